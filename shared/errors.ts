@@ -1,0 +1,71 @@
+// The product's error hierarchy: one base type with a stable `code`, a few subclasses, and one
+// normaliser. HTTP handlers map these to problem details (shared/http/problem.ts); queue triggers let
+// them escape so the platform retries and dead-letters.
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The input is malformed or breaks a limit. `issues` lists each problem by field path. */
+export class ValidationError extends AppError {
+  constructor(
+    message: string,
+    readonly issues: readonly { path: string; message: string }[] = [],
+  ) {
+    super('validation_failed', message, 400);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(message = 'No identity: sign in, or send the platform principal headers.') {
+    super('unauthenticated', message, 401);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'This resource belongs to another user.') {
+    super('forbidden', message, 403);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super('not_found', message, 404);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super('conflict', message, 409);
+  }
+}
+
+/** A dependency (database, broker, model) failed or is unreachable. */
+export class DependencyError extends AppError {
+  constructor(
+    readonly dependency: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('dependency_failed', message, 503, options);
+  }
+}
+
+/** Turns anything thrown into an Error, so callers can rely on `.message` and `.stack`. */
+export function ensureError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  if (typeof value === 'string') return new Error(value);
+  try {
+    return new Error(JSON.stringify(value));
+  } catch {
+    return new Error(String(value));
+  }
+}
