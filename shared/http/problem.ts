@@ -1,0 +1,70 @@
+// Maps any error to an RFC 9457 problem details response: one place decides what a client sees.
+// Known AppErrors keep their status and message; anything else is a 500 that reveals nothing internal.
+import type { HttpResponseInit, InvocationContext } from '@azure/functions';
+import { AppError, ValidationError, ensureError } from '../errors.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  errors?: readonly { path: string; message: string }[];
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function problemResponse(
+  status: number,
+  code: string,
+  detail: string,
+  extra: Partial<Pick<ProblemDetails, 'instance' | 'errors'>> = {},
+  headers: Record<string, string> = {},
+): HttpResponseInit {
+  const body: ProblemDetails = {
+    type: `https://httpstatuses.io/${status}`,
+    title: titles[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...extra,
+  };
+  return {
+    status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The one mapper from a thrown value to the HTTP response a client gets. Logs what it hides. */
+export function toProblemResponse(
+  value: unknown,
+  context: InvocationContext,
+  instance?: string,
+): HttpResponseInit {
+  if (value instanceof AppError) {
+    const errors = value instanceof ValidationError && value.issues.length > 0 ? value.issues : undefined;
+    if (value.status >= 500) context.error(`${value.code}: ${value.message}`, value.cause ?? '');
+    return problemResponse(value.status, value.code, value.message, { instance, errors });
+  }
+  const error = ensureError(value);
+  context.error(`Unhandled error: ${error.stack ?? error.message}`);
+  return problemResponse(500, 'internal_error', 'The request failed unexpectedly; it can be retried.', {
+    instance,
+  });
+}
