@@ -1,0 +1,325 @@
+// Contract tests of the local Cosmos DB server with the real @azure/cosmos client: CRUD, queries, patch,
+// optimistic concurrency, persistence across a restart, TTL expiry, corrupt data files and provisioning.
+import https from 'node:https';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Container, CosmosClient, ErrorResponse } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import {
+  CorruptDataFileError,
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import {
+  COSMOS_DATABASE,
+  cosmosContainers,
+  HOT_CONVERSATIONS_CONTAINER,
+  HOT_STORE_TTL_SECONDS,
+  SESSIONS_CONTAINER,
+  type ContainerDefinition,
+} from '../../shared/cosmos/schema.js';
+
+const TTL_CONTAINER = 'ttl-per-item';
+const schema: readonly ContainerDefinition[] = [
+  ...cosmosContainers,
+  { id: TTL_CONTAINER, partitionKey: '/pk', defaultTtlSeconds: -1, purpose: 'per-item ttl (test only)' },
+];
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'local-cosmos-contract-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts a server on `dataFile` with a client and the schema provisioned; `use` runs, then all is closed. */
+async function withCosmos(
+  dataFile: string,
+  use: (ctx: { local: LocalCosmos; client: CosmosClient }) => Promise<void>,
+): Promise<void> {
+  const local = await startLocalCosmos({ dataFile, flushDelayMs: 10 });
+  const client = createLocalCosmosClient(local);
+  try {
+    await provisionCosmos(client, COSMOS_DATABASE, schema);
+    await use({ local, client });
+  } finally {
+    client.dispose();
+    await local.stop();
+  }
+}
+
+function container(client: CosmosClient, id: string): Container {
+  return client.database(COSMOS_DATABASE).container(id);
+}
+
+async function statusOf(operation: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await operation;
+    return 200;
+  } catch (error) {
+    return (error as ErrorResponse).code as number | undefined;
+  }
+}
+
+describe('local Cosmos DB with the real @azure/cosmos client', () => {
+  let local: LocalCosmos;
+  let client: CosmosClient;
+  // TTL is judged by this clock, which the TTL test moves forward instead of sleeping.
+  let clockOffsetMs = 0;
+  const now = () => Date.now() + clockOffsetMs;
+
+  beforeAll(async () => {
+    local = await startLocalCosmos({ dataFile: join(dir, 'main.json'), flushDelayMs: 10, now });
+    client = createLocalCosmosClient(local);
+    await provisionCosmos(client, COSMOS_DATABASE, schema);
+  });
+
+  afterAll(async () => {
+    client?.dispose();
+    await local?.stop();
+  });
+
+  it('creates an item and reads it back by id and partition key', async () => {
+    const sessions = container(client, SESSIONS_CONTAINER);
+    const { resource: created, statusCode } = await sessions.items.create({
+      id: 's-1',
+      userId: 'u-1',
+      title: 'Hi',
+    });
+    expect(statusCode).toBe(201);
+
+    const { resource: read, etag } = await sessions.item('s-1', 'u-1').read<{ title: string }>();
+    expect(read?.title).toBe('Hi');
+    expect(etag).toBe(created?._etag);
+    expect((await sessions.item('missing', 'u-1').read()).statusCode).toBe(404);
+  });
+
+  it('runs parameterised queries with ORDER BY and TOP', async () => {
+    const sessions = container(client, SESSIONS_CONTAINER);
+    for (const [id, createdAt] of [
+      ['q-1', 10],
+      ['q-2', 30],
+      ['q-3', 20],
+    ] as const) {
+      await sessions.items.create({ id, userId: 'u-query', createdAt });
+    }
+    await sessions.items.create({ id: 'q-other', userId: 'u-someone-else', createdAt: 99 });
+
+    const { resources } = await sessions.items
+      .query<{ id: string }>(
+        {
+          query: 'SELECT TOP @n c.id FROM c WHERE c.userId = @userId ORDER BY c.createdAt DESC',
+          parameters: [
+            { name: '@n', value: 2 },
+            { name: '@userId', value: 'u-query' },
+          ],
+        },
+        { partitionKey: 'u-query' },
+      )
+      .fetchAll();
+    expect(resources.map((item) => item.id)).toEqual(['q-2', 'q-3']);
+  });
+
+  it('patches an item', async () => {
+    const sessions = container(client, SESSIONS_CONTAINER);
+    await sessions.items.create({ id: 'p-1', userId: 'u-1', turns: 1, title: 'old' });
+    const { resource } = await sessions.item('p-1', 'u-1').patch<{ turns: number; title: string }>([
+      { op: 'incr', path: '/turns', value: 2 },
+      { op: 'set', path: '/title', value: 'new' },
+    ]);
+    expect(resource).toMatchObject({ turns: 3, title: 'new' });
+  });
+
+  it('refuses a write with a stale ETag (412) and accepts the fresh one', async () => {
+    const sessions = container(client, SESSIONS_CONTAINER);
+    const { resource: first } = await sessions.items.create({ id: 'e-1', userId: 'u-1', v: 1 });
+    const staleEtag = first!._etag;
+    const { resource: second } = await sessions
+      .item('e-1', 'u-1')
+      .replace({ id: 'e-1', userId: 'u-1', v: 2 });
+    expect(second!._etag).not.toBe(staleEtag);
+
+    const ifMatch = (etag: string) => ({ accessCondition: { type: 'IfMatch', condition: etag } });
+    expect(
+      await statusOf(
+        sessions.item('e-1', 'u-1').replace({ id: 'e-1', userId: 'u-1', v: 3 }, ifMatch(staleEtag)),
+      ),
+    ).toBe(412);
+    expect(
+      await statusOf(
+        sessions.item('e-1', 'u-1').patch([{ op: 'set', path: '/v', value: 3 }], ifMatch(staleEtag)),
+      ),
+    ).toBe(412);
+    const { resource: third } = await sessions
+      .item('e-1', 'u-1')
+      .replace({ id: 'e-1', userId: 'u-1', v: 3 }, ifMatch(second!._etag));
+    expect(third).toMatchObject({ v: 3 });
+  });
+
+  it('saves writes to the data file shortly after they happen, without a stop', async () => {
+    await container(client, SESSIONS_CONTAINER).items.create({ id: 'saved-soon', userId: 'u-1' });
+    await vi.waitFor(
+      async () => expect(await readFile(join(dir, 'main.json'), 'utf8')).toContain('saved-soon'),
+      {
+        timeout: 2000,
+        interval: 10,
+      },
+    );
+  });
+
+  it('expires items after the container default TTL and after their own ttl', async () => {
+    const hot = container(client, HOT_CONVERSATIONS_CONTAINER);
+    const perItem = container(client, TTL_CONTAINER);
+    await hot.items.create({ id: 'h-expires', sessionId: 's-ttl' });
+    await hot.items.create({ id: 'h-forever', sessionId: 's-ttl', ttl: -1 });
+    await perItem.items.create({ id: 'i-short', pk: 'k', ttl: 2 });
+    await perItem.items.create({ id: 'i-no-ttl', pk: 'k' });
+
+    clockOffsetMs += 3_000;
+    expect((await perItem.item('i-short', 'k').read()).statusCode).toBe(404);
+    expect((await perItem.item('i-no-ttl', 'k').read()).statusCode).toBe(200);
+    expect((await hot.item('h-expires', 's-ttl').read()).statusCode).toBe(200);
+
+    clockOffsetMs += HOT_STORE_TTL_SECONDS * 1000;
+    const { resources } = await hot.items
+      .query<{ id: string }>({
+        query: 'SELECT c.id FROM c WHERE c.sessionId = @s',
+        parameters: [{ name: '@s', value: 's-ttl' }],
+      })
+      .fetchAll();
+    expect(resources.map((item) => item.id)).toEqual(['h-forever']);
+    expect((await hot.item('h-expires', 's-ttl').read()).statusCode).toBe(404);
+
+    await local.flush();
+    const saved = await readFile(join(dir, 'main.json'), 'utf8');
+    expect(saved).not.toContain('h-expires');
+    expect(saved).toContain('h-forever');
+  });
+
+  it('provisioning again is harmless: same containers, same settings, data kept', async () => {
+    await container(client, SESSIONS_CONTAINER).items.create({ id: 'prov-1', userId: 'u-prov' });
+    await provisionCosmos(client, COSMOS_DATABASE, schema);
+    await provisionCosmos(client, COSMOS_DATABASE, schema);
+
+    const { resources } = await client.database(COSMOS_DATABASE).containers.readAll().fetchAll();
+    expect(resources.map((c) => c.id).sort()).toEqual(schema.map((c) => c.id).sort());
+    const hot = resources.find((c) => c.id === HOT_CONVERSATIONS_CONTAINER);
+    expect(hot?.defaultTtl).toBe(HOT_STORE_TTL_SECONDS);
+    expect(hot?.partitionKey?.paths).toEqual(['/sessionId']);
+    expect(resources.find((c) => c.id === SESSIONS_CONTAINER)?.defaultTtl).toBeUndefined();
+    expect((await container(client, SESSIONS_CONTAINER).item('prov-1', 'u-prov').read()).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('provisioning brings a changed default TTL in line with the schema', async () => {
+    const ttlOf = async () => (await container(client, TTL_CONTAINER).read()).resource?.defaultTtl;
+    const changed = schema.map((c) => (c.id === TTL_CONTAINER ? { ...c, defaultTtlSeconds: 120 } : c));
+    await provisionCosmos(client, COSMOS_DATABASE, changed);
+    expect(await ttlOf()).toBe(120);
+    await provisionCosmos(client, COSMOS_DATABASE, schema);
+    expect(await ttlOf()).toBe(-1);
+  });
+
+  it('is trusted only through its own agent', async () => {
+    const get = (agent: https.Agent) =>
+      new Promise<number | string>((resolve) => {
+        https
+          .get(local.endpoint, { agent }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+    expect(await get(local.agent)).toBe(200);
+    const publicTrust = new https.Agent();
+    try {
+      expect(await get(publicTrust)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    } finally {
+      publicTrust.destroy();
+    }
+  });
+});
+
+describe('persistence across a restart', () => {
+  it('keeps containers, items and their ETags', async () => {
+    const dataFile = join(dir, 'restart.json');
+    let etagBefore = '';
+    let staleEtag = '';
+    await withCosmos(dataFile, async ({ client }) => {
+      const sessions = container(client, SESSIONS_CONTAINER);
+      const { resource: v1 } = await sessions.items.create({ id: 'r-1', userId: 'u-r', v: 1 });
+      staleEtag = v1!._etag;
+      const { resource: v2 } = await sessions.items.upsert({ id: 'r-1', userId: 'u-r', v: 2 });
+      etagBefore = v2!._etag;
+      await container(client, HOT_CONVERSATIONS_CONTAINER).items.create({ id: 'hot-1', sessionId: 's-r' });
+    });
+
+    const local = await startLocalCosmos({ dataFile });
+    const client = createLocalCosmosClient(local);
+    try {
+      const { resources } = await client.database(COSMOS_DATABASE).containers.readAll().fetchAll();
+      expect(resources.map((c) => c.id).sort()).toEqual(schema.map((c) => c.id).sort());
+      expect(resources.find((c) => c.id === HOT_CONVERSATIONS_CONTAINER)?.defaultTtl).toBe(
+        HOT_STORE_TTL_SECONDS,
+      );
+
+      const sessions = container(client, SESSIONS_CONTAINER);
+      const { resource, etag } = await sessions.item('r-1', 'u-r').read<{ v: number }>();
+      expect(resource?.v).toBe(2);
+      expect(etag).toBe(etagBefore);
+      expect(
+        (await container(client, HOT_CONVERSATIONS_CONTAINER).item('hot-1', 's-r').read()).statusCode,
+      ).toBe(200);
+
+      const ifMatch = (condition: string) => ({ accessCondition: { type: 'IfMatch', condition } });
+      expect(
+        await statusOf(
+          sessions.item('r-1', 'u-r').replace({ id: 'r-1', userId: 'u-r', v: 9 }, ifMatch(staleEtag)),
+        ),
+      ).toBe(412);
+      const { resource: v3 } = await sessions
+        .item('r-1', 'u-r')
+        .replace({ id: 'r-1', userId: 'u-r', v: 3 }, ifMatch(etagBefore));
+      expect(v3).toMatchObject({ v: 3 });
+
+      // New items get fresh resource ids, not ones already taken before the restart.
+      const { resource: other } = await sessions.items.create({ id: 'r-2', userId: 'u-r' });
+      expect(other!._rid).not.toBe(v3!._rid);
+      const { resources: all } = await sessions.items.readAll<{ id: string; _rid: string }>().fetchAll();
+      expect(new Set(all.map((item) => item._rid)).size).toBe(all.length);
+    } finally {
+      client.dispose();
+      await local.stop();
+    }
+  });
+});
+
+describe('a data file that cannot be loaded', () => {
+  it.each([
+    ['not JSON', '{"format": "local-cosmos-snapshot", '],
+    ['JSON of another shape', JSON.stringify({ databases: 'none' })],
+  ])(
+    'stops start-up with an error naming the file (%s), and leaves it untouched',
+    async (_label, content) => {
+      const dataFile = join(dir, `corrupt-${_label.replace(/\W+/g, '-')}.json`);
+      await writeFile(dataFile, content);
+
+      const error = await startLocalCosmos({ dataFile }).then(
+        (local) => local.stop().then(() => undefined),
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(CorruptDataFileError);
+      expect((error as Error).message).toContain(dataFile);
+      expect(await readFile(dataFile, 'utf8')).toBe(content);
+    },
+  );
+});
