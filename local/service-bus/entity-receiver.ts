@@ -1,0 +1,160 @@
+// Delivers one queue's or subscription's messages to a handler as the Functions host's Service Bus listener
+// does (peek-lock): complete on success, abandon on a throw, dead-letter once the deliveries run out. With
+// sessions, a receiver holds a session and hands out its messages one at a time until the session is empty.
+import { randomUUID } from 'node:crypto';
+import { ensureError } from '../../shared/errors.js';
+import type { ReceivedMessage } from '../../shared/messaging/service-bus-trigger.js';
+import { toReceivedMessage, type DeliveryQueue, type StoredMessage } from './delivery-queue.js';
+
+export interface EntityReceiverSettings {
+  maxDeliveryCount: number;
+  redeliveryDelayMs: number;
+  maxConcurrentSessions: number;
+  maxConcurrentCalls: number;
+  /** Called after each delivery settles, so the broker can tell when everything is idle. */
+  onSettled: () => void;
+}
+
+export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
+
+export const MAX_DELIVERY_COUNT_EXCEEDED = 'MaxDeliveryCountExceeded';
+
+type Outcome = 'completed' | 'dead-lettered' | 'failed';
+
+export class EntityReceiver {
+  private stopped = false;
+  /** Sessions held (with sessions) or deliveries under way (without). */
+  private slotsInUse = 0;
+  private readonly running = new Set<Promise<void>>();
+  /** Failed messages (no sessions) waiting out the redelivery delay, still locked. */
+  private readonly redeliveries = new Map<NodeJS.Timeout, StoredMessage>();
+  /** Session receivers waiting out a redelivery delay; stop() wakes them. */
+  private readonly sleepers = new Set<() => void>();
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly queue: DeliveryQueue,
+    private readonly handler: MessageHandler,
+    private readonly settings: EntityReceiverSettings,
+  ) {}
+
+  /** Hands out whatever can be handed out now; call it whenever messages arrive. */
+  pump(): void {
+    if (this.stopped) return;
+    if (this.queue.requiresSession) {
+      while (this.slotsInUse < this.settings.maxConcurrentSessions) {
+        const sessionId = this.queue.lockNextSession();
+        if (sessionId === undefined) return;
+        this.slotsInUse += 1;
+        this.track(this.receiveSession(sessionId));
+      }
+    } else {
+      while (this.slotsInUse < this.settings.maxConcurrentCalls) {
+        const message = this.queue.takeNext();
+        if (!message) return;
+        this.slotsInUse += 1;
+        this.track(this.receiveOne(message));
+      }
+    }
+  }
+
+  /** True while a handler runs or a failed message waits to be handed out again. */
+  get busy(): boolean {
+    return this.running.size > 0 || this.redeliveries.size > 0;
+  }
+
+  /** Stops handing out messages and resolves once the running handlers have settled. */
+  stop(): Promise<void> {
+    this.stopping ??= this.drain();
+    return this.stopping;
+  }
+
+  private async drain(): Promise<void> {
+    this.stopped = true;
+    for (const wake of this.sleepers) wake();
+    for (const [timer, message] of this.redeliveries) {
+      clearTimeout(timer);
+      this.queue.abandon(message);
+    }
+    this.redeliveries.clear();
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  private async receiveSession(sessionId: string): Promise<void> {
+    try {
+      // A broker delivers after the send has returned, never inside it.
+      await Promise.resolve();
+      while (!this.stopped) {
+        const message = this.queue.takeFromSession(sessionId);
+        if (!message) break;
+        if ((await this.deliver(message)) === 'failed') {
+          // Back to the head of its session, which this receiver keeps: order holds across retries.
+          this.queue.abandon(message);
+          await this.sleep(this.settings.redeliveryDelayMs);
+        }
+      }
+    } finally {
+      this.queue.unlockSession(sessionId);
+      this.slotsInUse -= 1;
+      this.pump();
+    }
+  }
+
+  private async receiveOne(message: StoredMessage): Promise<void> {
+    try {
+      await Promise.resolve();
+      if ((await this.deliver(message)) === 'failed') this.redeliverLater(message);
+    } finally {
+      this.slotsInUse -= 1;
+      this.pump();
+    }
+  }
+
+  private async deliver(message: StoredMessage): Promise<Outcome> {
+    message.deliveryCount += 1;
+    try {
+      await this.handler(toReceivedMessage(message, randomUUID()));
+      this.queue.complete(message);
+      return 'completed';
+    } catch (error) {
+      if (message.deliveryCount < this.settings.maxDeliveryCount) return 'failed';
+      this.queue.deadLetter(message, MAX_DELIVERY_COUNT_EXCEEDED, ensureError(error).message);
+      return 'dead-lettered';
+    }
+  }
+
+  private redeliverLater(message: StoredMessage): void {
+    if (this.stopped) {
+      this.queue.abandon(message);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.redeliveries.delete(timer);
+      this.queue.abandon(message);
+      this.pump();
+      this.settings.onSettled();
+    }, this.settings.redeliveryDelayMs);
+    this.redeliveries.set(timer, message);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+
+  private track(delivery: Promise<void>): void {
+    this.running.add(delivery);
+    void delivery.finally(() => {
+      this.running.delete(delivery);
+      this.settings.onSettled();
+    });
+  }
+}

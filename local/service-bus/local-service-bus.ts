@@ -1,0 +1,325 @@
+// The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
+// session id), duplicate detection by message id, abandon/redelivery with a delivery count and
+// dead-lettering, with the names, limits and reasons of Service Bus. It is also the local MessagePublisher.
+import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
+import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
+import {
+  DUPLICATE_DETECTION_WINDOW_MS,
+  MAX_DELIVERY_COUNT,
+  type QueueDefinition,
+  type TopicDefinition,
+} from '../../shared/resources.js';
+import { DeliveryQueue, type DeadLetteredMessage, type StoredMessage } from './delivery-queue.js';
+import { DuplicateDetector } from './duplicate-detector.js';
+import { EntityReceiver, type MessageHandler } from './entity-receiver.js';
+
+export type { DeadLetteredMessage } from './delivery-queue.js';
+export type { MessageHandler } from './entity-receiver.js';
+export type { ReceivedMessage } from '../../shared/messaging/service-bus-trigger.js';
+
+export interface LocalServiceBusOptions {
+  /** Deliveries before a message is dead-lettered; default MAX_DELIVERY_COUNT. */
+  maxDeliveryCount?: number;
+  /** Default DUPLICATE_DETECTION_WINDOW_MS. */
+  duplicateDetectionWindowMs?: number;
+  /** Pause before a failed message is handed out again (default 50; tests use 0..5). */
+  redeliveryDelayMs?: number;
+  /** Clock of the duplicate-detection window and of enqueuedTimeUtc (tests pass a fake one). */
+  now?: () => number;
+}
+
+export type MessageSource = { queueName: string } | { topicName: string; subscriptionName: string };
+
+export interface ReceiveOptions {
+  /** Sessions locked at once (the host's maxConcurrentSessions); default 8. */
+  maxConcurrentSessions?: number;
+  /** Messages handled at once on an entity without sessions (the host's maxConcurrentCalls); default 16. */
+  maxConcurrentCalls?: number;
+  /** When given, must match the entity, as the host's listener requires. */
+  isSessionsEnabled?: boolean;
+}
+
+/** Service Bus limit on message and session ids. */
+const MAX_ID_LENGTH = 128;
+const CONTENT_TYPE = 'application/json';
+
+interface Queue {
+  kind: 'queue';
+  name: string;
+  store: DeliveryQueue;
+  duplicates: DuplicateDetector;
+  lastSequenceNumber: number;
+}
+
+interface Topic {
+  kind: 'topic';
+  name: string;
+  subscriptions: Map<string, DeliveryQueue>;
+  duplicates: DuplicateDetector;
+  lastSequenceNumber: number;
+}
+
+export class LocalServiceBus implements MessagePublisher {
+  private readonly maxDeliveryCount: number;
+  private readonly windowMs: number;
+  private readonly redeliveryDelayMs: number;
+  private readonly now: () => number;
+  /** Queues and topics share one namespace; Service Bus names are case-insensitive. */
+  private readonly entities = new Map<string, Queue | Topic>();
+  private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+
+  constructor(options: LocalServiceBusOptions = {}) {
+    this.maxDeliveryCount = wholeNumber(
+      'maxDeliveryCount',
+      options.maxDeliveryCount ?? MAX_DELIVERY_COUNT,
+      1,
+    );
+    this.windowMs = wholeNumber(
+      'duplicateDetectionWindowMs',
+      options.duplicateDetectionWindowMs ?? DUPLICATE_DETECTION_WINDOW_MS,
+      0,
+    );
+    this.redeliveryDelayMs = wholeNumber('redeliveryDelayMs', options.redeliveryDelayMs ?? 50, 0);
+    this.now = options.now ?? Date.now;
+  }
+
+  createQueue(definition: QueueDefinition): void {
+    this.assertNewName(definition.name);
+    this.entities.set(definition.name.toLowerCase(), {
+      kind: 'queue',
+      name: definition.name,
+      store: new DeliveryQueue(definition.name, definition.requiresSession),
+      duplicates: new DuplicateDetector(this.windowMs, this.now),
+      lastSequenceNumber: 0,
+    });
+  }
+
+  createTopic(definition: TopicDefinition): void {
+    this.assertNewName(definition.name);
+    const subscriptions = new Map<string, DeliveryQueue>();
+    for (const subscription of definition.subscriptions) {
+      const key = subscription.name.toLowerCase();
+      if (subscriptions.has(key)) {
+        throw new ConflictError(
+          `Topic '${definition.name}' lists subscription '${subscription.name}' twice.`,
+        );
+      }
+      const path = `${definition.name}/Subscriptions/${subscription.name}`;
+      subscriptions.set(key, new DeliveryQueue(path, subscription.requiresSession));
+    }
+    this.entities.set(definition.name.toLowerCase(), {
+      kind: 'topic',
+      name: definition.name,
+      subscriptions,
+      duplicates: new DuplicateDetector(this.windowMs, this.now),
+      lastSequenceNumber: 0,
+    });
+  }
+
+  /** Accepts all the messages or none (like a Service Bus batch); duplicates within the window are dropped. */
+  publish(entityName: string, messages: OutgoingMessage | readonly OutgoingMessage[]): Promise<void> {
+    try {
+      this.accept(entityName, Array.isArray(messages) ? messages : [messages as OutgoingMessage]);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(ensureError(error));
+    }
+  }
+
+  /** Starts delivering an entity's messages to handler. The returned function stops it (awaiting running handlers). */
+  receive(source: MessageSource, handler: MessageHandler, options: ReceiveOptions = {}): () => Promise<void> {
+    if (this.closed) throw new DependencyError('Service Bus', 'The local Service Bus is closed.');
+    const store = this.storeOf(source);
+    if (options.isSessionsEnabled === true && !store.requiresSession) {
+      throw new DependencyError(
+        'Service Bus',
+        `A sessionful message receiver cannot be created on '${store.path}': the entity does not require sessions.`,
+      );
+    }
+    if (options.isSessionsEnabled === false && store.requiresSession) {
+      throw new DependencyError(
+        'Service Bus',
+        `'${store.path}' requires sessions: a non-sessionful receiver cannot be created on it.`,
+      );
+    }
+    if (this.receivers.has(store)) {
+      throw new ConflictError(
+        `'${store.path}' already has a receiver: two functions would compete for its messages.`,
+      );
+    }
+    const receiver = new EntityReceiver(store, handler, {
+      maxDeliveryCount: this.maxDeliveryCount,
+      redeliveryDelayMs: this.redeliveryDelayMs,
+      maxConcurrentSessions: wholeNumber('maxConcurrentSessions', options.maxConcurrentSessions ?? 8, 1),
+      maxConcurrentCalls: wholeNumber('maxConcurrentCalls', options.maxConcurrentCalls ?? 16, 1),
+      onSettled: () => this.checkIdle(),
+    });
+    this.receivers.set(store, receiver);
+    receiver.pump();
+    return () =>
+      receiver.stop().then(() => {
+        if (this.receivers.get(store) === receiver) this.receivers.delete(store);
+        this.checkIdle();
+      });
+  }
+
+  deadLetters(source: MessageSource): readonly DeadLetteredMessage[] {
+    return this.storeOf(source).deadLetters;
+  }
+
+  /** Messages waiting or being handled (not dead-lettered), like the entity's active message count. */
+  activeMessageCount(source: MessageSource): number {
+    return this.storeOf(source).activeMessageCount;
+  }
+
+  /**
+   * Resolves when no message is waiting for or being handled by a receiver, and none waits to be redelivered.
+   * Messages of an entity nobody receives from cannot move, so they do not count.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops every receiver (awaiting running handlers) and refuses further sends. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.receivers.values()].map((receiver) => receiver.stop()));
+    this.receivers.clear();
+    this.checkIdle();
+  }
+
+  private accept(entityName: string, messages: readonly OutgoingMessage[]): void {
+    if (this.closed) throw new DependencyError('Service Bus', 'The local Service Bus is closed.');
+    const entity = this.entities.get(entityName.toLowerCase());
+    if (!entity) {
+      const known = [...this.entities.values()].map((e) => e.name).join(', ') || 'none';
+      throw new DependencyError(
+        'Service Bus',
+        `The messaging entity '${entityName}' could not be found (local queues and topics: ${known}).`,
+      );
+    }
+    // Validate everything first: a refused batch leaves nothing behind.
+    const prepared = messages.map((message) => prepare(message, entity));
+
+    const touched = new Set<DeliveryQueue>();
+    for (const message of prepared) {
+      if (entity.duplicates.isDuplicate(message.messageId)) continue;
+      entity.lastSequenceNumber += 1;
+      const stored: StoredMessage = {
+        ...message,
+        sequenceNumber: entity.lastSequenceNumber,
+        enqueuedTimeUtc: new Date(this.now()),
+        deliveryCount: 0,
+      };
+      const stores = entity.kind === 'queue' ? [entity.store] : [...entity.subscriptions.values()];
+      for (const store of stores) {
+        // Each subscription gets its own copy: deliveries and settlement are per subscription.
+        store.enqueue({ ...stored });
+        touched.add(store);
+      }
+    }
+    for (const store of touched) this.receivers.get(store)?.pump();
+    this.checkIdle();
+  }
+
+  private storeOf(source: MessageSource): DeliveryQueue {
+    if ('queueName' in source) {
+      const entity = this.entities.get(source.queueName.toLowerCase());
+      if (entity?.kind === 'queue') return entity.store;
+      throw new DependencyError('Service Bus', `The queue '${source.queueName}' could not be found.`);
+    }
+    const entity = this.entities.get(source.topicName.toLowerCase());
+    const store =
+      entity?.kind === 'topic' ? entity.subscriptions.get(source.subscriptionName.toLowerCase()) : undefined;
+    if (store) return store;
+    throw new DependencyError(
+      'Service Bus',
+      `The subscription '${source.topicName}/Subscriptions/${source.subscriptionName}' could not be found.`,
+    );
+  }
+
+  private assertNewName(name: string): void {
+    if (this.entities.has(name.toLowerCase())) {
+      throw new ConflictError(`A queue or topic named '${name}' already exists.`);
+    }
+  }
+
+  private isIdle(): boolean {
+    for (const [store, receiver] of this.receivers) {
+      if (receiver.busy || store.hasWaiting) return false;
+    }
+    return true;
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || !this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+type PreparedMessage = Omit<StoredMessage, 'sequenceNumber' | 'enqueuedTimeUtc' | 'deliveryCount'>;
+
+/** Checks a message as Service Bus and its SDK would, and turns it into what travels over the wire. */
+function prepare(message: OutgoingMessage, entity: Queue | Topic): PreparedMessage {
+  const { messageId, sessionId } = message;
+  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH) {
+    throw new DependencyError('Service Bus', `A messageId must be 1 to ${MAX_ID_LENGTH} characters long.`);
+  }
+  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId.length > MAX_ID_LENGTH)) {
+    throw new DependencyError(
+      'Service Bus',
+      `Message '${messageId}': a sessionId is at most ${MAX_ID_LENGTH} characters.`,
+    );
+  }
+  if (entity.kind === 'queue' && entity.store.requiresSession && sessionId === undefined) {
+    throw new DependencyError(
+      'Service Bus',
+      `Message '${messageId}' has no sessionId, and queue '${entity.name}' requires sessions: ` +
+        'Service Bus refuses such a message.',
+    );
+  }
+  return {
+    bodyText: serializeBody(message),
+    messageId,
+    sessionId,
+    correlationId: message.correlationId,
+    subject: message.subject,
+    contentType: CONTENT_TYPE,
+    applicationProperties: { ...message.applicationProperties },
+  };
+}
+
+/** The body as @azure/service-bus encodes a non-binary body: JSON text, with undefined sent as null. */
+function serializeBody(message: OutgoingMessage): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(message.body ?? null);
+  } catch (error) {
+    throw new DependencyError(
+      'Service Bus',
+      `Message '${message.messageId}': the body is not JSON-serialisable.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (text === undefined) {
+    throw new DependencyError(
+      'Service Bus',
+      `Message '${message.messageId}': the body is not JSON-serialisable.`,
+    );
+  }
+  return text;
+}
+
+function wholeNumber(name: string, value: number, minimum: number): number {
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new RangeError(`${name} must be a whole number of at least ${minimum} (got ${value}).`);
+  }
+  return value;
+}
