@@ -1,0 +1,53 @@
+// The per-instance history the local driver replays, modelled on the Durable Task framework's events
+// but holding only what replay needs: names, sequence numbers and results (never activity inputs).
+
+export interface FailureInfo {
+  /** The error's `name` (e.g. `Error`, `ValidationError`); becomes TaskFailedError.failureDetails.errorType. */
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+/** Kinds of work that consume a sequence number and are recorded when scheduled. */
+export type ScheduledKind = 'activity' | 'timer' | 'subOrchestration';
+
+export type HistoryEvent =
+  /** Opens each episode; its timestamp is what `currentUtcDateTime` reads during that episode. */
+  | { type: 'orchestratorStarted'; at: string }
+  | { type: 'executionStarted' }
+  | { type: 'taskScheduled'; seq: number; kind: ScheduledKind; name: string }
+  | { type: 'taskCompleted'; seq: number; result?: unknown }
+  | { type: 'taskFailed'; seq: number; failure: FailureInfo }
+  | { type: 'timerFired'; seq: number }
+  | { type: 'eventRaised'; name: string; data?: unknown };
+
+export type TaskScheduledEvent = Extract<HistoryEvent, { type: 'taskScheduled' }>;
+
+/** Describes anything thrown, keeping what an orchestrator's catch block can use. */
+export function describeFailure(error: unknown): FailureInfo {
+  if (error instanceof Error) {
+    const info: FailureInfo = { name: error.name, message: error.message };
+    if (error.stack !== undefined) info.stack = error.stack;
+    return info;
+  }
+  return { name: 'Error', message: typeof error === 'string' ? error : safeStringify(error) };
+}
+
+/**
+ * Every value crossing the durable boundary (inputs, results, event data, output, custom status) is
+ * JSON in Azure. Round-tripping it here makes the local runtime show the same surprises (a Date arrives
+ * as a string, a Map as {}) and isolates the history from later mutation by the caller.
+ */
+export function toDurableJson(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
