@@ -1,0 +1,93 @@
+// Access tokens as the service checks them: HS256 JWTs signed with the access key (what the SDK's key
+// credential and getClientAccessToken produce), audience bound to the URL they were made for, exp/nbf enforced.
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { UnauthenticatedError } from '../../shared/errors.js';
+
+/** What a client token says about the connection it opens. */
+export interface ClientClaims {
+  userId: string | undefined;
+  roles: string[];
+  groups: string[];
+}
+
+export interface ClientTokenRequest {
+  audience: string;
+  userId?: string;
+  roles: readonly string[];
+  groups: readonly string[];
+  expiresInMinutes: number;
+}
+
+// Small allowance for clock skew between the app and this service (same host locally, but tokens cross processes).
+const clockToleranceSeconds = 5;
+
+export class AccessTokens {
+  private readonly key: Uint8Array;
+
+  constructor(accessKey: string) {
+    // jsonwebtoken (used by the SDK) signs with the UTF-8 bytes of the key string.
+    this.key = new TextEncoder().encode(accessKey);
+  }
+
+  /** Checks a REST bearer token; the SDK signs each request with its own URL as audience. */
+  async verifyServiceToken(token: string, audiences: readonly string[]): Promise<void> {
+    await this.verify(token, audiences);
+  }
+
+  async verifyClientToken(token: string, audiences: readonly string[]): Promise<ClientClaims> {
+    const payload = await this.verify(token, audiences);
+    return {
+      userId: typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined,
+      roles: stringList(payload['role']),
+      groups: stringList(payload['webpubsub.group']),
+    };
+  }
+
+  /** For `:generateToken`: the same token getClientAccessToken would sign locally. */
+  async signClientToken(request: ClientTokenRequest): Promise<string> {
+    const claims: JWTPayload = {};
+    if (request.roles.length > 0) claims['role'] = [...request.roles];
+    if (request.groups.length > 0) claims['webpubsub.group'] = [...request.groups];
+    const jwt = new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt()
+      .setAudience(request.audience)
+      .setExpirationTime(`${request.expiresInMinutes}m`);
+    if (request.userId !== undefined) jwt.setSubject(request.userId);
+    return jwt.sign(this.key);
+  }
+
+  private async verify(token: string, audiences: readonly string[]): Promise<JWTPayload> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        audience: [...audiences],
+        clockTolerance: clockToleranceSeconds,
+        requiredClaims: ['exp'],
+      });
+      return payload;
+    } catch (error) {
+      throw new UnauthenticatedError(describeTokenFailure(error, audiences));
+    }
+  }
+}
+
+function describeTokenFailure(error: unknown, audiences: readonly string[]): string {
+  if (error instanceof errors.JWTExpired) return 'The access token has expired.';
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return 'The access token signature is not valid for this access key.';
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return `The access token audience must be '${audiences[0] ?? ''}'.`;
+    if (error.claim === 'nbf') return 'The access token is not valid yet (nbf).';
+    return `The access token claim '${error.claim}' is not valid: ${error.message}`;
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token must be signed with HS256.';
+  return 'The access token is malformed.';
+}
+
+function stringList(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return [];
+}

@@ -1,0 +1,156 @@
+// One client connection as the service keeps it: identity, roles and groups, plus - for the reliable
+// subprotocol - the sequence-numbered messages the client has not acknowledged yet, which survive a dropped
+// socket and are replayed, in order and once, when the client resumes the session.
+import { connectedFrame, renderDelivery, type Delivery } from './client-messages.js';
+import { toSimpleFrame } from './payload.js';
+
+/** The socket under a connection; a resumed reliable connection gets a new one. */
+export interface ClientTransport {
+  send(frame: string | Buffer): void;
+  /** Closes with a close frame. */
+  close(code: number, reason: string): void;
+  /** Drops the socket without a close frame. */
+  terminate(): void;
+}
+
+/** `simple`: no subprotocol; `json`: json.webpubsub.azure.v1; `reliable`: json.reliable.webpubsub.azure.v1. */
+export type ClientKind = 'simple' | 'json' | 'reliable';
+
+export interface ConnectionLimits {
+  /** Unacknowledged messages (count, bytes) a reliable connection may hold before it is closed for good. */
+  maxUnackedMessages: number;
+  maxUnackedBytes: number;
+  /** How many processed ackIds are remembered to answer a resent request with `Duplicate`. */
+  rememberedAckIds: number;
+}
+
+export const defaultConnectionLimits: ConnectionLimits = {
+  // The service's documented capacity for unacknowledged messages.
+  maxUnackedMessages: 1000,
+  maxUnackedBytes: 16 * 1024 * 1024,
+  rememberedAckIds: 10_000,
+};
+
+export interface ConnectionInit {
+  id: string;
+  hub: string;
+  userId: string | undefined;
+  kind: ClientKind;
+  roles: Iterable<string>;
+  reconnectionToken?: string;
+  limits?: ConnectionLimits;
+}
+
+/** `overflow`: the reliable buffer is full; the caller closes the connection, as the service does. */
+export type DeliveryResult = 'sent' | 'buffered' | 'overflow';
+
+interface PendingMessage {
+  sequenceId: number;
+  frame: string;
+}
+
+export class ClientConnection {
+  readonly id: string;
+  readonly hub: string;
+  readonly userId: string | undefined;
+  readonly kind: ClientKind;
+  readonly reconnectionToken: string | undefined;
+  readonly roles: Set<string>;
+  readonly groups = new Set<string>();
+  private readonly limits: ConnectionLimits;
+  private transport: ClientTransport | undefined;
+  private lastSequenceId = 0;
+  private readonly unacked: PendingMessage[] = [];
+  private unackedBytes = 0;
+  private readonly processedAckIds = new Set<number>();
+
+  constructor(init: ConnectionInit) {
+    this.id = init.id;
+    this.hub = init.hub;
+    this.userId = init.userId;
+    this.kind = init.kind;
+    this.reconnectionToken = init.reconnectionToken;
+    this.roles = new Set(init.roles);
+    this.limits = init.limits ?? defaultConnectionLimits;
+  }
+
+  get attached(): boolean {
+    return this.transport !== undefined;
+  }
+
+  get pendingCount(): number {
+    return this.unacked.length;
+  }
+
+  isCurrent(transport: ClientTransport): boolean {
+    return this.transport === transport;
+  }
+
+  /**
+   * Puts the connection on a socket: announces it (`connected`, again on every resume, as the service does) and
+   * replays what the client has not acknowledged. Returns the socket it replaced, for the caller to drop.
+   */
+  attach(transport: ClientTransport): ClientTransport | undefined {
+    const previous = this.transport;
+    this.transport = transport;
+    if (this.kind !== 'simple') transport.send(connectedFrame(this.id, this.userId, this.reconnectionToken));
+    for (const pending of this.unacked) transport.send(pending.frame);
+    return previous;
+  }
+
+  detach(): ClientTransport | undefined {
+    const previous = this.transport;
+    this.transport = undefined;
+    return previous;
+  }
+
+  deliver(delivery: Delivery): DeliveryResult {
+    if (this.kind === 'simple') return this.sendNow(toSimpleFrame(delivery.payload));
+    if (this.kind === 'json') return this.sendNow(renderDelivery(delivery));
+    const sequenceId = ++this.lastSequenceId;
+    const frame = renderDelivery(delivery, sequenceId);
+    const bytes = Buffer.byteLength(frame);
+    if (
+      this.unacked.length >= this.limits.maxUnackedMessages ||
+      this.unackedBytes + bytes > this.limits.maxUnackedBytes
+    ) {
+      return 'overflow';
+    }
+    this.unacked.push({ sequenceId, frame });
+    this.unackedBytes += bytes;
+    if (!this.transport) return 'buffered';
+    this.transport.send(frame);
+    return 'sent';
+  }
+
+  /** Control frames (acks, pongs, system messages) are not sequenced: a detached connection just misses them. */
+  sendControl(frame: string): void {
+    this.transport?.send(frame);
+  }
+
+  /** The client has everything up to `sequenceId` (a cumulative ack). */
+  acknowledge(sequenceId: number): void {
+    while (this.unacked.length > 0 && this.unacked[0]!.sequenceId <= sequenceId) {
+      const done = this.unacked.shift()!;
+      this.unackedBytes -= Buffer.byteLength(done.frame);
+    }
+  }
+
+  wasProcessed(ackId: number): boolean {
+    return this.processedAckIds.has(ackId);
+  }
+
+  markProcessed(ackId: number): void {
+    this.processedAckIds.add(ackId);
+    if (this.processedAckIds.size > this.limits.rememberedAckIds) {
+      const oldest = this.processedAckIds.values().next().value;
+      if (oldest !== undefined) this.processedAckIds.delete(oldest);
+    }
+  }
+
+  private sendNow(frame: string | Buffer): DeliveryResult {
+    // Non-reliable connections are removed as soon as their socket goes, so there is nothing to buffer.
+    this.transport?.send(frame);
+    return 'sent';
+  }
+}

@@ -1,0 +1,121 @@
+// The frames of the JSON subprotocols (`json.webpubsub.azure.v1`, `json.reliable.webpubsub.azure.v1`): zod
+// schemas for what a client may send, and builders for what the service sends back.
+import { z } from 'zod';
+import { toWireData, type Payload } from './payload.js';
+
+export const JSON_SUBPROTOCOL = 'json.webpubsub.azure.v1';
+export const RELIABLE_JSON_SUBPROTOCOL = 'json.reliable.webpubsub.azure.v1';
+
+/** Group names are 1–1024 characters, as the REST API documents them. */
+export const groupName = z.string().min(1).max(1024);
+const ackId = z.number().int().nonnegative().optional();
+const dataType = z.string().optional();
+const sequenceId = z.union([
+  z.number().int().nonnegative(),
+  z
+    .string()
+    .regex(/^\d+$/)
+    .transform((value) => Number(value)),
+]);
+
+export const clientFrame = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('joinGroup'), group: groupName, ackId }),
+  z.object({ type: z.literal('leaveGroup'), group: groupName, ackId }),
+  z.object({
+    type: z.literal('sendToGroup'),
+    group: groupName,
+    ackId,
+    noEcho: z.boolean().optional(),
+    dataType,
+    data: z.unknown().optional(),
+  }),
+  z.object({
+    type: z.literal('event'),
+    event: z.string().min(1),
+    ackId,
+    dataType,
+    data: z.unknown().optional(),
+  }),
+  z.object({ type: z.literal('sequenceAck'), sequenceId }),
+  z.object({ type: z.literal('ping') }),
+  z.object({
+    type: z.literal('invoke'),
+    invocationId: z.string().min(1),
+    target: z.string().optional(),
+    event: z.string().optional(),
+    dataType,
+    data: z.unknown().optional(),
+  }),
+  z.object({ type: z.literal('cancelInvocation'), invocationId: z.string().min(1) }),
+]);
+export type ClientFrame = z.infer<typeof clientFrame>;
+
+export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; reason: string };
+
+export function parseClientFrame(text: string): ParsedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'The frame is not valid JSON.' };
+  }
+  const result = clientFrame.safeParse(value);
+  if (result.success) return { ok: true, frame: result.data };
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at '${issue.path.join('.')}'` : '';
+  return { ok: false, reason: `Unsupported or malformed frame${where}: ${issue?.message ?? 'invalid'}.` };
+}
+
+/** A data message on its way to a connection, before it is given a sequence id and serialised. */
+export type Delivery =
+  | { from: 'server'; payload: Payload }
+  | { from: 'group'; group: string; fromUserId?: string; payload: Payload };
+
+export function renderDelivery(delivery: Delivery, sequenceId?: number): string {
+  const sequence = sequenceId === undefined ? {} : { sequenceId };
+  const wire = toWireData(delivery.payload);
+  if (delivery.from === 'server')
+    return JSON.stringify({ ...sequence, type: 'message', from: 'server', ...wire });
+  return JSON.stringify({
+    ...sequence,
+    type: 'message',
+    from: 'group',
+    group: delivery.group,
+    ...(delivery.fromUserId === undefined ? {} : { fromUserId: delivery.fromUserId }),
+    ...wire,
+  });
+}
+
+export function connectedFrame(
+  connectionId: string,
+  userId: string | undefined,
+  reconnectionToken?: string,
+): string {
+  return JSON.stringify({
+    type: 'system',
+    event: 'connected',
+    ...(userId === undefined ? {} : { userId }),
+    connectionId,
+    ...(reconnectionToken === undefined ? {} : { reconnectionToken }),
+  });
+}
+
+export function disconnectedFrame(message: string): string {
+  return JSON.stringify({ type: 'system', event: 'disconnected', message });
+}
+
+export type AckErrorName = 'Forbidden' | 'InternalServerError' | 'Duplicate';
+
+export function ackFrame(ackId: number, error?: { name: AckErrorName; message: string }): string {
+  return JSON.stringify(
+    error ? { type: 'ack', ackId, success: false, error } : { type: 'ack', ackId, success: true },
+  );
+}
+
+export function pongFrame(): string {
+  return JSON.stringify({ type: 'pong' });
+}
+
+export function invokeErrorFrame(invocationId: string, name: string, message: string): string {
+  return JSON.stringify({ type: 'invokeResponse', invocationId, success: false, error: { name, message } });
+}

@@ -1,0 +1,108 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import type { ClientTransport } from './client-connection.js';
+import { HubService, SESSION_ENDED, type OpenRequest } from './hub-service.js';
+
+class RecordingTransport implements ClientTransport {
+  readonly frames: string[] = [];
+  closed: number | undefined;
+  terminated = false;
+  send(frame: string | Buffer): void {
+    this.frames.push(frame.toString());
+  }
+  close(code: number): void {
+    this.closed = code;
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  data(): unknown[] {
+    return this.frames
+      .map((f) => JSON.parse(f) as { type: string; data?: unknown })
+      .flatMap((f) => (f.type === 'message' ? [f.data] : []));
+  }
+}
+
+const reliable = (userId: string, groups: string[] = []): OpenRequest => ({
+  hub: 'chat',
+  kind: 'reliable',
+  userId,
+  roles: [],
+  groups,
+});
+
+const text = (data: string) => ({ dataType: 'text' as const, data });
+
+describe('HubService', () => {
+  it('keeps a dropped reliable session, with its groups, until the grace period ends', async () => {
+    const service = new HubService({ reconnectGraceMs: 30 });
+    const first = new RecordingTransport();
+    const c = service.open(reliable('u1', ['g']), first);
+    expect(service.drop(c.id)).toBe(true);
+    expect(first.terminated).toBe(true);
+    service.sendToGroup('chat', 'g', text('while away'), new Set());
+
+    const second = new RecordingTransport();
+    expect(service.resume('CHAT', c.id, c.reconnectionToken!, 'reliable', second).ok).toBe(true);
+    expect(second.data()).toEqual(['while away']);
+
+    service.socketClosed(c, second);
+    expect(service.connectionExists('chat', c.id)).toBe(true);
+    await sleep(80);
+    expect(service.connectionExists('chat', c.id)).toBe(false);
+    expect(service.groupExists('chat', 'g')).toBe(false);
+  });
+
+  it('refuses to resume with a wrong token, another subprotocol, or an unknown connection', () => {
+    const service = new HubService({ reconnectGraceMs: 1000 });
+    const c = service.open(reliable('u1'), new RecordingTransport());
+    expect(service.resume('chat', c.id, 'wrong', 'reliable', new RecordingTransport())).toMatchObject({
+      ok: false,
+    });
+    expect(
+      service.resume('chat', c.id, c.reconnectionToken!, 'json', new RecordingTransport()),
+    ).toMatchObject({
+      ok: false,
+    });
+    expect(
+      service.resume('other', c.id, c.reconnectionToken!, 'reliable', new RecordingTransport()),
+    ).toMatchObject({
+      ok: false,
+    });
+    service.shutdown('done');
+  });
+
+  it('forgets a non-reliable connection as soon as its socket closes', () => {
+    const service = new HubService({ reconnectGraceMs: 1000 });
+    const transport = new RecordingTransport();
+    const c = service.open({ ...reliable('u1'), kind: 'json' }, transport);
+    service.socketClosed(c, transport);
+    expect(service.userExists('chat', 'u1')).toBe(false);
+  });
+
+  it('closes a connection whose unacknowledged messages overflow, telling it why', () => {
+    const service = new HubService({
+      reconnectGraceMs: 1000,
+      limits: { maxUnackedMessages: 1, maxUnackedBytes: 1 << 20, rememberedAckIds: 10 },
+    });
+    const transport = new RecordingTransport();
+    const c = service.open(reliable('u1'), transport);
+    service.sendToUser('chat', 'u1', text('a'));
+    service.sendToUser('chat', 'u1', text('b'));
+    expect(transport.closed).toBe(SESSION_ENDED);
+    expect(JSON.parse(transport.frames.at(-1)!)).toMatchObject({ type: 'system', event: 'disconnected' });
+    expect(service.connectionExists('chat', c.id)).toBe(false);
+  });
+
+  it('does not echo a client publish to its sender when noEcho is set', () => {
+    const service = new HubService({ reconnectGraceMs: 1000 });
+    const senderTransport = new RecordingTransport();
+    const otherTransport = new RecordingTransport();
+    const sender = service.open(reliable('u1', ['g']), senderTransport);
+    service.open(reliable('u2', ['g']), otherTransport);
+    service.publishFromClient(sender, 'g', text('hi'), true);
+    expect(senderTransport.data()).toEqual([]);
+    expect(otherTransport.data()).toEqual(['hi']);
+    service.shutdown('done');
+  });
+});
