@@ -1,0 +1,271 @@
+// The offline model: a deterministic STAND-IN for an LLM (not a language model), served as an
+// OpenAI-compatible HTTP API so the local runtime runs the real openai client and stream parsing unchanged.
+//
+// Rules (also in README.md), applied to the request's messages:
+// - response_format json_schema → JSON built from the schema (see "arguments" below); json_object → {"reply": …}.
+// - The last messages are tool results → text using them: `add_numbers returned 5.` (one sentence per result).
+// - The last message is the user's and names offered tools (their function names appear as words in it) →
+//   one call per named tool, in the order named (several → parallel calls); tool_choice "none" disables this,
+//   "required" calls the first tool when none is named, {function:{name}} forces that tool.
+//   Arguments follow the tool's JSON schema: number/integer properties take the numbers found in the text in
+//   order, strings take quoted phrases in order and then the text itself, enums the value the text names (else
+//   the first), booleans whether the text names the property, arrays one item; optional properties only when
+//   the text supplies a value for them.
+// - The latest user message contains "think"/"reason" → reasoning_content deltas come first.
+// - "reply with N words" → exactly N words. Otherwise a short fixed reply that quotes the message.
+// - max_tokens / max_completion_tokens cut reasoning and text (finish_reason "length").
+// Streaming: role chunk, one token per delta, tool calls as OpenAI fragments them, finish chunk, usage chunk
+// (with stream_options.include_usage), `data: [DONE]`. It waits ttftMs before the first token and then
+// paces tokens at tokensPerSecond (0 = no pacing). Embeddings are hashed bag-of-words vectors.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import {
+  completionBody,
+  pacedTokenCount,
+  streamEvents,
+  tokenizeReply,
+  type CompletionMeta,
+  type StreamEvent,
+} from './completion-chunks.js';
+import { encodeFloat32Base64, fnv1a, hashedEmbedding } from './hashed-embedding.js';
+import { planReply } from './reply-rules.js';
+import {
+  chatCompletionRequest,
+  embeddingRequest,
+  messageText,
+  type ChatCompletionRequest,
+} from './request-schema.js';
+import { countTokens } from './text-tokens.js';
+
+export const OFFLINE_CHAT_MODEL = 'offline-stand-in';
+export const OFFLINE_EMBEDDING_MODEL = 'offline-stand-in-embedding';
+
+export interface OfflineModelOptions {
+  /** Where the API is mounted, e.g. '/offline-model/v1'. */
+  pathPrefix: string;
+  /** Wait before the first token. Default 0. */
+  ttftMs?: number;
+  /** Pace of streamed tokens; 0 = as fast as possible. Default 0. */
+  tokensPerSecond?: number;
+  /** Length of embedding vectors unless a request asks for `dimensions`. Default 256. */
+  embeddingDimensions?: number;
+}
+
+export interface OfflineModel {
+  /** Serves a request under the prefix; resolves false (untouched) for any other path. */
+  handleRequest(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+class OpenAiStyleError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null = null,
+    readonly type = 'invalid_request_error',
+  ) {
+    super(message);
+  }
+}
+
+export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
+  const prefix = options.pathPrefix.replace(/\/+$/, '');
+  const pacing = {
+    ttftMs: Math.max(0, options.ttftMs ?? 0),
+    tokenIntervalMs: (options.tokensPerSecond ?? 0) > 0 ? 1000 / (options.tokensPerSecond ?? 1) : 0,
+  };
+  const embeddingDimensions = options.embeddingDimensions ?? 256;
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (path === '/models' || path.startsWith('/models/')) {
+      if (method !== 'GET') throw new OpenAiStyleError(405, `Use GET for ${prefix}${path}.`);
+      const id = path === '/models' ? undefined : decodeURIComponent(path.slice('/models/'.length));
+      if (id === undefined) return sendJson(res, 200, { object: 'list', data: modelList() });
+      const model = modelList().find((m) => m.id === id);
+      if (!model) throw new OpenAiStyleError(404, `The model '${id}' does not exist.`, 'model');
+      return sendJson(res, 200, model);
+    }
+    if (path === '/chat/completions') {
+      if (method !== 'POST') throw new OpenAiStyleError(405, `Use POST for ${prefix}${path}.`);
+      return chatCompletions(req, res, parse(chatCompletionRequest, await readJson(req)));
+    }
+    if (path === '/embeddings') {
+      if (method !== 'POST') throw new OpenAiStyleError(405, `Use POST for ${prefix}${path}.`);
+      const body = parse(embeddingRequest, await readJson(req));
+      const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+      const dimensions = body.dimensions ?? embeddingDimensions;
+      const data = inputs.map((text, index) => {
+        const vector = hashedEmbedding(text, dimensions);
+        return {
+          object: 'embedding',
+          index,
+          embedding: body.encoding_format === 'base64' ? encodeFloat32Base64(vector) : vector,
+        };
+      });
+      const tokens = inputs.reduce((n, text) => n + countTokens(text), 0);
+      return sendJson(res, 200, {
+        object: 'list',
+        data,
+        model: body.model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
+    }
+    throw new OpenAiStyleError(404, `Unknown offline-model route: ${method} ${prefix}${path}.`);
+  }
+
+  async function chatCompletions(req: IncomingMessage, res: ServerResponse, request: ChatCompletionRequest) {
+    const started = performance.now();
+    const plan = planReply(request);
+    const requestHash = fnv1a(JSON.stringify(request.messages));
+    const meta: CompletionMeta = {
+      id: `chatcmpl-offline-${stableId(`${requestHash}`, 20)}`,
+      created: Math.floor(Date.now() / 1000),
+      model: request.model,
+      promptTokens: request.messages.reduce((n, m) => n + countTokens(messageText(m)) + 3, 0),
+      toolCallIds: plan.toolCalls.map((_, i) => `call_${stableId(`${requestHash}:${i}`, 24)}`),
+      includeUsage: request.stream_options?.include_usage === true,
+    };
+    const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+    if (maxTokens != null) meta.maxTokens = maxTokens;
+    const reply = tokenizeReply(plan, meta);
+
+    // A client that goes away stops the pacing at once.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+
+    if (request.stream !== true) {
+      const tokens = pacedTokenCount(reply);
+      if (tokens > 0)
+        await waitUntil(started + pacing.ttftMs + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
+      return sendJson(res, 200, completionBody(reply, meta));
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-offline-model': 'stand-in',
+    });
+    res.flushHeaders();
+    await writeStream(res, streamEvents(reply, meta), started, gone.signal);
+  }
+
+  async function writeStream(res: ServerResponse, events: StreamEvent[], started: number, gone: AbortSignal) {
+    let pacedIndex = 0;
+    for (const event of events) {
+      if (event.paced) {
+        await waitUntil(started + pacing.ttftMs + pacedIndex * pacing.tokenIntervalMs, gone);
+        pacedIndex++;
+      }
+      if (gone.aborted) return;
+      if (!res.write(`data: ${JSON.stringify(event.chunk)}\n\n`)) await drained(res, gone);
+    }
+    if (!gone.aborted) res.end('data: [DONE]\n\n');
+  }
+
+  function modelList() {
+    const owned_by = 'offline-model (deterministic stand-in, not an LLM)';
+    return [
+      { id: OFFLINE_CHAT_MODEL, object: 'model', created: 0, owned_by },
+      { id: OFFLINE_EMBEDDING_MODEL, object: 'model', created: 0, owned_by },
+    ];
+  }
+
+  return {
+    async handleRequest(req, res) {
+      const path = new URL(req.url ?? '/', 'http://offline.local').pathname;
+      if (path !== prefix && !path.startsWith(`${prefix}/`)) return false;
+      try {
+        await route(req, res, path.slice(prefix.length));
+      } catch (error) {
+        const failure =
+          error instanceof OpenAiStyleError
+            ? error
+            : new OpenAiStyleError(
+                500,
+                `The offline model failed: ${(error as Error).message}`,
+                null,
+                'server_error',
+              );
+        if (res.headersSent) res.destroy();
+        else sendJson(res, failure.status, errorBody(failure));
+      }
+      return true;
+    },
+  };
+}
+
+function errorBody(error: OpenAiStyleError) {
+  return { error: { message: error.message, type: error.type, param: error.param, code: null } };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-offline-model': 'stand-in',
+  });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES)
+      throw new OpenAiStyleError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new OpenAiStyleError(400, 'The request body is not valid JSON.');
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const param = issue && issue.path.length > 0 ? issue.path.join('.') : null;
+  throw new OpenAiStyleError(
+    400,
+    `Invalid request: ${param ? `${param}: ` : ''}${issue?.message ?? 'malformed'}`,
+    param,
+  );
+}
+
+async function waitUntil(deadline: number, signal: AbortSignal): Promise<void> {
+  const delay = deadline - performance.now();
+  if (delay <= 0 || signal.aborted) return;
+  await sleep(delay, undefined, { signal }).catch(() => undefined);
+}
+
+function drained(res: ServerResponse, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      gone.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    gone.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A deterministic id of base-62 characters derived from a seed, like OpenAI's `call_` + 24 characters. */
+function stableId(seed: string, length: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let id = '';
+  for (let i = 0; id.length < length; i++) {
+    let hash = fnv1a(`${seed}#${i}`);
+    for (let k = 0; k < 4 && id.length < length; k++) {
+      id += alphabet[hash % 62];
+      hash = Math.floor(hash / 62);
+    }
+  }
+  return id;
+}

@@ -1,0 +1,131 @@
+// The offline model's documented rules, one by one.
+import { describe, expect, it } from 'vitest';
+import { planReply } from './reply-rules.js';
+import type { ChatCompletionRequest } from './request-schema.js';
+
+const addTool = {
+  type: 'function' as const,
+  function: {
+    name: 'add_numbers',
+    description: 'Adds two numbers',
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    },
+  },
+};
+const searchTool = {
+  type: 'function' as const,
+  function: {
+    name: 'search_knowledge_base',
+    description: 'Searches documents',
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string' }, top: { type: 'integer' } },
+      required: ['query'],
+    },
+  },
+};
+
+const request = (content: string, extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
+  model: 'offline-stand-in',
+  messages: [
+    { role: 'system', content: 'You are helpful.' },
+    { role: 'user', content },
+  ],
+  ...extra,
+});
+
+describe('planReply', () => {
+  it('quotes the question in a short reply that says it is a stand-in', () => {
+    expect(planReply(request('What is the capital of France?'))).toEqual({
+      reasoning: '',
+      content:
+        'This is the offline stand-in model, not a real LLM. You said: "What is the capital of France?"',
+      toolCalls: [],
+    });
+  });
+
+  it('calls every named tool, in the order named, with arguments from the text', () => {
+    const plan = planReply(
+      request('search_knowledge_base for "refund policy" then add_numbers 2 and 3', {
+        tools: [addTool, searchTool],
+      }),
+    );
+    expect(plan.content).toBe('');
+    expect(plan.toolCalls).toEqual([
+      { name: 'search_knowledge_base', arguments: '{"query":"refund policy","top":2}' },
+      { name: 'add_numbers', arguments: '{"a":2,"b":3}' },
+    ]);
+  });
+
+  it('does not call tools that are only part of a word, nor when tool_choice is none', () => {
+    expect(planReply(request('my address_numbers', { tools: [addTool] })).toolCalls).toEqual([]);
+    expect(
+      planReply(request('add_numbers 1 2', { tools: [addTool], tool_choice: 'none' })).toolCalls,
+    ).toEqual([]);
+  });
+
+  it('honours a forced or required tool choice', () => {
+    const forced = planReply(
+      request('anything 4 5', {
+        tools: [searchTool, addTool],
+        tool_choice: { type: 'function', function: { name: 'add_numbers' } },
+      }),
+    );
+    expect(forced.toolCalls).toEqual([{ name: 'add_numbers', arguments: '{"a":4,"b":5}' }]);
+    const required = planReply(request('find it', { tools: [searchTool], tool_choice: 'required' }));
+    expect(required.toolCalls.map((c) => c.name)).toEqual(['search_knowledge_base']);
+  });
+
+  it('answers tool results in text, naming each tool', () => {
+    const plan = planReply({
+      model: 'm',
+      tools: [addTool],
+      messages: [
+        { role: 'user', content: 'add_numbers 2 and 3, and search_knowledge_base' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'add_numbers', arguments: '{"a":2,"b":3}' } },
+            { id: 'c2', type: 'function', function: { name: 'search_knowledge_base', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: '5' },
+        { role: 'tool', tool_call_id: 'c2', content: '  [] ' },
+      ],
+    });
+    expect(plan).toEqual({
+      reasoning: '',
+      content: 'add_numbers returned 5. search_knowledge_base returned [].',
+      toolCalls: [],
+    });
+  });
+
+  it('reasons first when asked to think, and replies with exactly N words', () => {
+    const plan = planReply(request('Think hard, then reply with 12 words.'));
+    expect(plan.reasoning).toBe(
+      'The user wrote "Think hard, then reply with 12 words.". I will reply with 12 words.',
+    );
+    expect(plan.content.split(/\s+/)).toHaveLength(12);
+  });
+
+  it('answers json_schema requests with JSON that fits the schema, and json_object with an object', () => {
+    const schema = {
+      type: 'object',
+      properties: { title: { type: 'string', maxLength: 10 }, count: { type: 'integer' } },
+      required: ['title', 'count'],
+      additionalProperties: false,
+    };
+    const plan = planReply(
+      request('Title for 3 cats', {
+        response_format: { type: 'json_schema', json_schema: { name: 't', schema } },
+      }),
+    );
+    expect(JSON.parse(plan.content)).toEqual({ title: 'Title for ', count: 3 });
+    const object = planReply(request('hi', { response_format: { type: 'json_object' } }));
+    expect(JSON.parse(object.content)).toHaveProperty('reply');
+  });
+});
