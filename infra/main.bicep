@@ -1,0 +1,251 @@
+// Entry point of `azd up`: one resource group holding everything the chat backend needs, every service reached
+// by one user-assigned managed identity (no keys). Queue, topic, container, hub and app setting names come from
+// generated/definitions.json, which scripts/generate-infra-definitions.ts writes from the code.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment; it seeds the unique suffix of every resource name.')
+param environmentName string
+
+@minLength(1)
+@description('Region of all resources. Pick one that offers Flex Consumption (az functionapp list-flexconsumption-locations).')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Resource group name; empty = rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@allowed([
+  'Free_F1'
+  'Standard_S1'
+])
+@description('Web PubSub tier: Free_F1 (20 concurrent connections, for trials) or Standard_S1.')
+param webPubSubSku string = 'Standard_S1'
+
+@allowed([
+  512
+  2048
+  4096
+])
+@description('Memory of one function app instance, in MB.')
+param functionInstanceMemoryMB int = 2048
+
+@minValue(40)
+@maxValue(1000)
+@description('Most instances the function app scales out to.')
+param functionMaximumInstanceCount int = 100
+
+@description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
+param existingOpenAiEndpoint string = ''
+
+@description('Region of the Azure OpenAI resource (model availability differs by region); empty = location.')
+param openAiLocation string = ''
+
+@allowed([
+  'GlobalStandard'
+  'DataZoneStandard'
+  'Standard'
+])
+@description('Deployment type of both model deployments.')
+param openAiDeploymentSku string = 'GlobalStandard'
+
+param chatModelName string = 'gpt-4o-mini'
+param chatModelVersion string = '2024-07-18'
+param chatDeploymentName string = 'gpt-4o-mini'
+
+@description('Chat deployment capacity, in thousands of tokens per minute.')
+param chatDeploymentCapacity int = 30
+
+param embeddingModelName string = 'text-embedding-3-small'
+param embeddingModelVersion string = '1'
+param embeddingDeploymentName string = 'text-embedding-3-small'
+
+@description('Embedding deployment capacity, in thousands of tokens per minute.')
+param embeddingDeploymentCapacity int = 30
+
+@description('Azure OpenAI data-plane API version the app calls.')
+param azureOpenAiApiVersion string = '2024-10-21'
+
+@description('Retries of an LLM call on 429/5xx.')
+param llmMaxRetries int = 3
+
+@description('Timeout of one LLM request, in milliseconds.')
+param llmTimeoutMs int = 60000
+
+@description('Client (application) id of the Microsoft Entra ID app registration that signs users in. Empty = App Service authentication stays off.')
+param authClientId string = ''
+
+@description('Tenant of that app registration; empty = the tenant of this deployment.')
+param authTenantId string = ''
+
+@description('Token audiences accepted besides the client id and api://<client id>.')
+param authAllowedAudiences array = []
+
+@description('Browser origins allowed to call the API (the web client), e.g. https://chat.example.com.')
+param corsAllowedOrigins array = []
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+}
+var createOpenAi = empty(existingOpenAiEndpoint)
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-11-01' = {
+  name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity './modules/managed-identity.bicep' = {
+  name: 'managed-identity'
+  scope: rg
+  params: {
+    name: 'id-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module logAnalytics './modules/log-analytics.bicep' = {
+  name: 'log-analytics'
+  scope: rg
+  params: {
+    name: 'log-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module applicationInsights './modules/application-insights.bicep' = {
+  name: 'application-insights'
+  scope: rg
+  params: {
+    name: 'appi-${resourceToken}'
+    location: location
+    tags: tags
+    logAnalyticsWorkspaceId: logAnalytics.outputs.id
+    principalId: identity.outputs.principalId
+  }
+}
+
+module storage './modules/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: tags
+    deploymentContainerName: 'app-package-${resourceToken}'
+    principalId: identity.outputs.principalId
+  }
+}
+
+module cosmos './modules/cosmos-db.bicep' = {
+  name: 'cosmos-db'
+  scope: rg
+  params: {
+    name: 'cosmos-${resourceToken}'
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+  }
+}
+
+module serviceBus './modules/service-bus.bicep' = {
+  name: 'service-bus'
+  scope: rg
+  params: {
+    name: 'sb-${resourceToken}'
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+  }
+}
+
+module webPubSub './modules/web-pubsub.bicep' = {
+  name: 'web-pubsub'
+  scope: rg
+  params: {
+    name: 'wps-${resourceToken}'
+    location: location
+    tags: tags
+    skuName: webPubSubSku
+    principalId: identity.outputs.principalId
+  }
+}
+
+module openAi './modules/openai.bicep' = if (createOpenAi) {
+  name: 'openai'
+  scope: rg
+  params: {
+    name: 'oai-${resourceToken}'
+    location: !empty(openAiLocation) ? openAiLocation : location
+    tags: tags
+    deploymentSkuName: openAiDeploymentSku
+    chatDeploymentName: chatDeploymentName
+    chatModelName: chatModelName
+    chatModelVersion: chatModelVersion
+    chatDeploymentCapacity: chatDeploymentCapacity
+    embeddingDeploymentName: embeddingDeploymentName
+    embeddingModelName: embeddingModelName
+    embeddingModelVersion: embeddingModelVersion
+    embeddingDeploymentCapacity: embeddingDeploymentCapacity
+    principalId: identity.outputs.principalId
+  }
+}
+
+var openAiEndpoint = createOpenAi ? openAi.outputs.endpoint : existingOpenAiEndpoint
+
+module functionApp './modules/function-app.bicep' = {
+  name: 'function-app'
+  scope: rg
+  params: {
+    name: 'func-${resourceToken}'
+    planName: 'plan-${resourceToken}'
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    applicationInsightsName: applicationInsights.outputs.name
+    cosmosEndpoint: cosmos.outputs.endpoint
+    serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+    webPubSubEndpoint: webPubSub.outputs.endpoint
+    azureOpenAiEndpoint: openAiEndpoint
+    azureOpenAiApiVersion: azureOpenAiApiVersion
+    chatDeploymentName: chatDeploymentName
+    embeddingDeploymentName: embeddingDeploymentName
+    llmMaxRetries: llmMaxRetries
+    llmTimeoutMs: llmTimeoutMs
+    instanceMemoryMB: functionInstanceMemoryMB
+    maximumInstanceCount: functionMaximumInstanceCount
+    corsAllowedOrigins: corsAllowedOrigins
+    authClientId: authClientId
+    authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
+    authAllowedAudiences: authAllowedAudiences
+  }
+}
+
+// azd stores these in the environment (.azure/<env>/.env). Names and endpoints only: nothing here grants access.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output SERVICE_API_URI string = functionApp.outputs.uri
+output APP_SERVICE_AUTHENTICATION_ENABLED bool = functionApp.outputs.authenticationEnabled
+output APPLICATIONINSIGHTS_NAME string = applicationInsights.outputs.name
+output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
+output COSMOS_DATABASE string = cosmos.outputs.databaseName
+output SERVICE_BUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace
+output WEBPUBSUB_ENDPOINT string = webPubSub.outputs.endpoint
+output WEBPUBSUB_HUB string = webPubSub.outputs.hub
+output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
+output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
+output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName

@@ -1,0 +1,247 @@
+// The function app on Flex Consumption (Node 22), running as the user-assigned identity with identity-based
+// connections only. Its app settings are exactly the names in the generated definitions (the drift test checks),
+// and App Service authentication (Microsoft Entra ID) is configured when a client id is given.
+param name string
+param planName string
+param location string
+param tags object
+
+@description('Resource id of the user-assigned managed identity.')
+param identityId string
+
+@description('Client id of that identity: AZURE_CLIENT_ID and the `__clientId` connection settings.')
+param identityClientId string
+
+param storageAccountName string
+param deploymentContainerName string
+param applicationInsightsName string
+param cosmosEndpoint string
+param serviceBusFullyQualifiedNamespace string
+param webPubSubEndpoint string
+param azureOpenAiEndpoint string
+param azureOpenAiApiVersion string
+param chatDeploymentName string
+param embeddingDeploymentName string
+param llmMaxRetries int
+param llmTimeoutMs int
+
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+param corsAllowedOrigins array = []
+
+@description('Entra ID app registration that signs users in; empty = App Service authentication off.')
+param authClientId string = ''
+
+param authTenantId string = tenant().tenantId
+param authAllowedAudiences array = []
+
+var definitions = loadJsonContent('../generated/definitions.json')
+var authenticationEnabled = !empty(authClientId)
+var defaultAudiences = [
+  authClientId
+  'api://${authClientId}'
+]
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  // azd finds the app to deploy the `api` service to by this tag.
+  tags: union(tags, {
+    'azd-service-name': 'api'
+  })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        instanceMemoryMB: instanceMemoryMB
+        maximumInstanceCount: maximumInstanceCount
+      }
+      // Flex Consumption takes the language from here; FUNCTIONS_WORKER_RUNTIME is not an app setting on this plan.
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+    siteConfig: {
+      minTlsVersion: '1.2'
+      cors: {
+        allowedOrigins: corsAllowedOrigins
+      }
+      appSettings: [
+        {
+          name: 'AzureWebJobsStorage__accountName'
+          value: storage.name
+        }
+        {
+          name: 'AzureWebJobsStorage__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'AzureWebJobsStorage__clientId'
+          value: identityClientId
+        }
+        {
+          name: 'ServiceBusConnection__fullyQualifiedNamespace'
+          value: serviceBusFullyQualifiedNamespace
+        }
+        {
+          name: 'ServiceBusConnection__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'ServiceBusConnection__clientId'
+          value: identityClientId
+        }
+        {
+          name: 'APP_ENV'
+          value: 'azure'
+        }
+        {
+          name: 'AZURE_CLIENT_ID'
+          value: identityClientId
+        }
+        {
+          name: 'COSMOS_ENDPOINT'
+          value: cosmosEndpoint
+        }
+        {
+          name: 'COSMOS_DATABASE'
+          value: definitions.cosmos.databaseName
+        }
+        {
+          name: 'WEBPUBSUB_ENDPOINT'
+          value: webPubSubEndpoint
+        }
+        {
+          name: 'WEBPUBSUB_HUB'
+          value: definitions.webPubSub.hub
+        }
+        {
+          name: 'LLM_PROVIDER'
+          value: 'azure-openai'
+        }
+        {
+          name: 'AZURE_OPENAI_ENDPOINT'
+          value: azureOpenAiEndpoint
+        }
+        {
+          name: 'AZURE_OPENAI_API_VERSION'
+          value: azureOpenAiApiVersion
+        }
+        {
+          name: 'AZURE_OPENAI_CHAT_DEPLOYMENT'
+          value: chatDeploymentName
+        }
+        {
+          name: 'AZURE_OPENAI_EMBEDDING_DEPLOYMENT'
+          value: embeddingDeploymentName
+        }
+        {
+          name: 'LLM_MAX_RETRIES'
+          value: string(llmMaxRetries)
+        }
+        {
+          name: 'LLM_TIMEOUT_MS'
+          value: string(llmTimeoutMs)
+        }
+        {
+          name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+          value: appInsights.properties.ConnectionString
+        }
+        {
+          name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
+          value: 'ClientId=${identityClientId};Authorization=AAD'
+        }
+      ]
+    }
+  }
+}
+
+// Easy Auth validates Entra ID tokens and passes the principal headers on, but lets anonymous requests through:
+// the app answers those itself with a 401 problem+json, and keeps its health probe public.
+resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = if (authenticationEnabled) {
+  parent: functionApp
+  name: 'authsettingsV2'
+  properties: {
+    platform: {
+      enabled: true
+    }
+    globalValidation: {
+      requireAuthentication: false
+      unauthenticatedClientAction: 'AllowAnonymous'
+    }
+    httpSettings: {
+      requireHttps: true
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        registration: {
+          clientId: authClientId
+          openIdIssuer: '${environment().authentication.loginEndpoint}${authTenantId}/v2.0'
+        }
+        validation: {
+          allowedAudiences: concat(defaultAudiences, authAllowedAudiences)
+        }
+      }
+    }
+    login: {
+      tokenStore: {
+        enabled: false
+      }
+    }
+  }
+}
+
+output name string = functionApp.name
+output uri string = 'https://${functionApp.properties.defaultHostName}'
+output authenticationEnabled bool = authenticationEnabled

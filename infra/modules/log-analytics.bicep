@@ -1,0 +1,26 @@
+// Log Analytics workspace behind Application Insights; the portal's logs, alerts and workbooks query it.
+param name string
+param location string
+param tags object
+
+@description('Days of logs kept.')
+param retentionInDays int = 30
+
+resource workspace 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+  name: name
+  location: location
+  tags: tags
+  properties: {
+    sku: {
+      name: 'PerGB2018'
+    }
+    retentionInDays: retentionInDays
+    features: {
+      // No ingestion with workspace keys; telemetry arrives through Application Insights with Entra ID.
+      disableLocalAuth: true
+    }
+  }
+}
+
+output id string = workspace.id
+output name string = workspace.name

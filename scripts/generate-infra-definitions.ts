@@ -1,0 +1,164 @@
+// Writes infra/generated/definitions.json: the names and entity settings that live in code (queues, topics,
+// containers, the hub, app settings), in the shape the Bicep modules loop over. Run after changing any of them:
+//   npx tsx scripts/generate-infra-definitions.ts
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
+import { settingSpecs } from '../shared/config.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/schema.js';
+import {
+  DUPLICATE_DETECTION_WINDOW,
+  MAX_DELIVERY_COUNT,
+  WEB_PUBSUB_HUB,
+  serviceBusQueues,
+  serviceBusTopics,
+} from '../shared/resources.js';
+
+export const DEFINITIONS_PATH = fileURLToPath(
+  new URL('../infra/generated/definitions.json', import.meta.url),
+);
+export const GENERATE_COMMAND = 'npx tsx scripts/generate-infra-definitions.ts';
+
+/**
+ * Settings from shared/config.ts that the function app in Azure must NOT have, each with the reason. Keys and
+ * local stand-ins would defeat `disableLocalAuth`; Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME.
+ */
+export const settingsNotInAzure: Readonly<Record<string, string>> = {
+  FUNCTIONS_WORKER_RUNTIME:
+    'Flex Consumption takes the runtime from functionAppConfig.runtime and does not accept this app setting.',
+  PORT: 'Local runtime only.',
+  LOCAL_DATA_DIR: 'Local runtime only.',
+  LOG_LEVEL: 'Local runtime only.',
+  COSMOS_KEY:
+    'Keys are for the local runtime; in Azure the managed identity signs in (local auth is disabled).',
+  WEBPUBSUB_CONNECTION_STRING:
+    'Keys are for the local runtime; in Azure the managed identity signs in (local auth is disabled).',
+  AZURE_OPENAI_API_KEY: 'Azure OpenAI is reached with the managed identity (local auth is disabled).',
+  LLM_BASE_URL: 'For LLM_PROVIDER=openai-compatible; Azure uses azure-openai.',
+  LLM_API_KEY: 'For LLM_PROVIDER=openai-compatible; Azure uses azure-openai.',
+  LLM_CHAT_MODEL: 'For LLM_PROVIDER=openai-compatible; Azure uses azure-openai.',
+  LLM_EMBEDDING_MODEL: 'For LLM_PROVIDER=openai-compatible; Azure uses azure-openai.',
+  OFFLINE_MODEL_TTFT_MS: 'The offline stand-in model exists only in the local runtime.',
+  OFFLINE_MODEL_TOKENS_PER_SECOND: 'The offline stand-in model exists only in the local runtime.',
+};
+
+/** App settings that only the platform reads (the Functions host's telemetry), so the code does not declare them. */
+export const infraOnlyAppSettings: Readonly<Record<string, string>> = {
+  APPLICATIONINSIGHTS_CONNECTION_STRING:
+    'Where the Functions host sends telemetry (not a secret: ingestion needs Entra ID).',
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING:
+    'Makes the host authenticate to Application Insights with the managed identity (local auth is disabled there).',
+};
+
+export interface CosmosContainerInfra {
+  name: string;
+  partitionKeyPath: string;
+  /** Seconds; -1 = on, items opt in with `ttl`; null = time to live off. Every entry has the key so Bicep sees one shape. */
+  defaultTtl: number | null;
+}
+
+export interface QueueInfra {
+  name: string;
+  requiresSession: boolean;
+  requiresDuplicateDetection: boolean;
+  duplicateDetectionHistoryTimeWindow: string;
+  maxDeliveryCount: number;
+  deadLetteringOnMessageExpiration: boolean;
+}
+
+export interface SubscriptionInfra {
+  name: string;
+  requiresSession: boolean;
+  maxDeliveryCount: number;
+  deadLetteringOnMessageExpiration: boolean;
+}
+
+export interface TopicInfra {
+  name: string;
+  requiresDuplicateDetection: boolean;
+  duplicateDetectionHistoryTimeWindow: string;
+  subscriptions: SubscriptionInfra[];
+}
+
+export interface InfraDefinitions {
+  $comment: string;
+  cosmos: { databaseName: string; containers: CosmosContainerInfra[] };
+  serviceBus: { queues: QueueInfra[]; topics: TopicInfra[] };
+  webPubSub: { hub: string };
+  functionApp: {
+    /** Every app setting of the function app that the code reads, in local.settings.sample.json order. */
+    appSettingNames: string[];
+    infraOnlyAppSettings: Record<string, string>;
+    settingsNotInAzure: Record<string, string>;
+  };
+}
+
+/** Pure: what definitions.json must contain for the code as it is now. Throws when an exclusion names no setting. */
+export function buildInfraDefinitions(): InfraDefinitions {
+  const declared = new Set(settingSpecs.map((spec) => spec.name));
+  const stale = Object.keys(settingsNotInAzure).filter((name) => !declared.has(name));
+  if (stale.length > 0)
+    throw new Error(
+      `settingsNotInAzure names settings that shared/config.ts no longer declares: ${stale.join(', ')}. ` +
+        'Update scripts/generate-infra-definitions.ts.',
+    );
+
+  // Dead-lettering expired messages keeps the "nothing is dropped silently" rule for every entity.
+  const deadLetteringOnMessageExpiration = true;
+  return {
+    $comment: `Generated from shared/resources.ts, shared/cosmos/schema.ts and shared/config.ts. Do not edit: run \`${GENERATE_COMMAND}\`.`,
+    cosmos: {
+      databaseName: COSMOS_DATABASE,
+      containers: cosmosContainers.map((container) => ({
+        name: container.id,
+        partitionKeyPath: container.partitionKey,
+        defaultTtl: container.defaultTtlSeconds ?? null,
+      })),
+    },
+    serviceBus: {
+      queues: serviceBusQueues.map((queue) => ({
+        name: queue.name,
+        requiresSession: queue.requiresSession,
+        requiresDuplicateDetection: true,
+        duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
+        maxDeliveryCount: MAX_DELIVERY_COUNT,
+        deadLetteringOnMessageExpiration,
+      })),
+      topics: serviceBusTopics.map((topic) => ({
+        name: topic.name,
+        requiresDuplicateDetection: true,
+        duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
+        subscriptions: topic.subscriptions.map((subscription) => ({
+          name: subscription.name,
+          requiresSession: subscription.requiresSession,
+          maxDeliveryCount: MAX_DELIVERY_COUNT,
+          deadLetteringOnMessageExpiration,
+        })),
+      })),
+    },
+    webPubSub: { hub: WEB_PUBSUB_HUB },
+    functionApp: {
+      appSettingNames: settingSpecs.map((spec) => spec.name).filter((name) => !(name in settingsNotInAzure)),
+      infraOnlyAppSettings: { ...infraOnlyAppSettings },
+      settingsNotInAzure: { ...settingsNotInAzure },
+    },
+  };
+}
+
+/** The file text, formatted the way `prettier --check` expects it. */
+export async function renderInfraDefinitions(definitions: InfraDefinitions): Promise<string> {
+  const options = (await resolveConfig(DEFINITIONS_PATH)) ?? {};
+  return format(JSON.stringify(definitions), { ...options, filepath: DEFINITIONS_PATH });
+}
+
+async function main(): Promise<void> {
+  await mkdir(path.dirname(DEFINITIONS_PATH), { recursive: true });
+  await writeFile(DEFINITIONS_PATH, await renderInfraDefinitions(buildInfraDefinitions()));
+  console.log(`Wrote ${path.relative(process.cwd(), DEFINITIONS_PATH)}`);
+}
+
+// Importing this module (the drift test does) must not write anything.
+const invokedDirectly =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) await main();

@@ -1,0 +1,491 @@
+// Keeps infra/ in step with the code without a Bicep compiler: the generated definitions match shared/, the templates
+// read only what the definitions hold, the function app has exactly the settings the code declares, and no template
+// hands out or allows keys. These are checks of the template text, so they name the file and line to fix.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  buildInfraDefinitions,
+  DEFINITIONS_PATH,
+  GENERATE_COMMAND,
+  type InfraDefinitions,
+} from '../../scripts/generate-infra-definitions.js';
+import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/schema.js';
+import { serviceBusQueues, serviceBusTopics, WEB_PUBSUB_HUB } from '../../shared/resources.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const infraDir = path.join(repoRoot, 'infra');
+const mainTemplate = path.join(infraDir, 'main.bicep');
+const functionAppTemplate = path.join(infraDir, 'modules', 'function-app.bicep');
+
+const read = (file: string) => readFileSync(file, 'utf8');
+const relative = (file: string) => path.relative(repoRoot, file);
+
+function bicepFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return bicepFiles(full);
+    return entry.name.endsWith('.bicep') ? [full] : [];
+  });
+}
+
+// --- A small reader of Bicep text: comments out, strings kept, brackets matched. -----------------------------------
+
+/** Blanks out // and /* *\/ comments (keeping offsets and line breaks) without touching '...' strings. */
+function stripComments(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (inString) {
+      out += char;
+      if (char === '\\') out += text[++i] ?? '';
+      else if (char === "'") inString = false;
+    } else if (char === "'") {
+      inString = true;
+      out += char;
+    } else if (text.startsWith('//', i)) {
+      const end = text.indexOf('\n', i);
+      const stop = end === -1 ? text.length : end;
+      out += ' '.repeat(stop - i);
+      i = stop - 1;
+    } else if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end === -1 ? text.length : end + 2;
+      out += text.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop - 1;
+    } else out += char;
+  }
+  return out;
+}
+
+/** Blanks the literal parts of '...' strings, keeping `${...}` interpolations: what is left is code. */
+function codeOnly(text: string): string {
+  let out = '';
+  // Each entry is the brace depth of an open interpolation; empty = outside any string.
+  const interpolations: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (inString) {
+      if (char === '\\') {
+        out += '  ';
+        i++;
+      } else if (char === "'") {
+        inString = false;
+        out += char;
+      } else if (text.startsWith('${', i)) {
+        inString = false;
+        interpolations.push(0);
+        out += '${';
+        i++;
+      } else out += char === '\n' ? char : ' ';
+      continue;
+    }
+    const depth = interpolations.length > 0 ? interpolations[interpolations.length - 1]! : undefined;
+    if (depth !== undefined && char === '}' && depth === 0) {
+      interpolations.pop();
+      inString = true;
+      out += char;
+      continue;
+    }
+    if (depth !== undefined && (char === '{' || char === '}'))
+      interpolations[interpolations.length - 1] = depth + (char === '{' ? 1 : -1);
+    if (char === "'") inString = true;
+    out += char;
+  }
+  return out;
+}
+
+/** The text from the bracket at `open` to its matching close, inclusive. */
+function bracketBlock(text: string, open: number): string {
+  const pairs: Record<string, string> = { '{': '}', '[': ']', '(': ')' };
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = open; i < text.length; i++) {
+    const char = text[i]!;
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === "'") inString = false;
+    } else if (char === "'") inString = true;
+    else if (pairs[char]) stack.push(pairs[char]);
+    else if (char === stack[stack.length - 1]) {
+      stack.pop();
+      if (stack.length === 0) return text.slice(open, i + 1);
+    }
+  }
+  throw new Error(`unbalanced bracket at offset ${open}`);
+}
+
+interface Template {
+  file: string;
+  /** Comment-free text. */
+  text: string;
+}
+
+const loadTemplate = (file: string): Template => ({ file, text: stripComments(read(file)) });
+const templates = bicepFiles(infraDir).map(loadTemplate);
+const lineOf = (template: Template, offset: number) =>
+  `${relative(template.file)}:${template.text.slice(0, offset).split('\n').length}`;
+
+interface Declaration {
+  symbol: string;
+  type: string;
+  existing: boolean;
+  body: string;
+  where: string;
+}
+
+function resourceDeclarations(template: Template): Declaration[] {
+  const header = /^resource\s+(\w+)\s+'([^'@]+)@[^']+'\s+(existing\s+)?=/gm;
+  return [...template.text.matchAll(header)].map((match) => {
+    const open = template.text.indexOf('{', match.index + match[0].length);
+    return {
+      symbol: match[1]!,
+      type: match[2]!,
+      existing: match[3] !== undefined,
+      body: bracketBlock(template.text, open),
+      where: lineOf(template, match.index),
+    };
+  });
+}
+
+interface ModuleCall {
+  symbol: string;
+  target: string;
+  body: string;
+  where: string;
+}
+
+function moduleCalls(template: Template): ModuleCall[] {
+  return [...template.text.matchAll(/^module\s+(\w+)\s+'([^']+)'\s*=/gm)].map((match) => {
+    const open = template.text.indexOf('{', match.index + match[0].length);
+    return {
+      symbol: match[1]!,
+      target: match[2]!,
+      body: bracketBlock(template.text, open),
+      where: lineOf(template, match.index),
+    };
+  });
+}
+
+/** The `key: value` lines directly inside the first `<property>: {` or `<property>: [` block of `text`. */
+function propertyBlock(text: string, property: string): string | undefined {
+  const match = new RegExp(`\\b${property}:\\s*([[{])`).exec(text);
+  return match ? bracketBlock(text, match.index + match[0].length - 1) : undefined;
+}
+
+// --- Which values from definitions.json flow into which template names. -------------------------------------------
+
+type Bindings = Map<string, unknown[]>;
+
+function resolve(values: unknown[], segments: string[], readAt: string, problems: string[]): unknown[] {
+  return values.flatMap((value) => {
+    let current: unknown = value;
+    for (const segment of segments) {
+      if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) {
+        problems.push(`${readAt}: "${segment}" is not in infra/generated/definitions.json`);
+        return [];
+      }
+      current = (current as Record<string, unknown>)[segment];
+    }
+    return [current];
+  });
+}
+
+/**
+ * Follows loadJsonContent variables, `for x in ...` loops over them and module parameters fed from them, and
+ * reports every property read that the JSON lacks. Returns how many reads it checked.
+ */
+function checkDefinitionReads(template: Template, inherited: Bindings, problems: string[]): number {
+  const bindings: Bindings = new Map(inherited);
+  const code = codeOnly(template.text);
+  for (const match of template.text.matchAll(/^var\s+(\w+)\s*=\s*loadJsonContent\('([^']+)'\)/gm)) {
+    const jsonFile = path.resolve(path.dirname(template.file), match[2]!);
+    if (existsSync(jsonFile)) bindings.set(match[1]!, [JSON.parse(read(jsonFile))]);
+  }
+  const boundExpression = /^([A-Za-z_]\w*)((?:\.\w+)*)$/;
+  const valuesOf = (expression: string, where: string): unknown[] | undefined => {
+    const parts = boundExpression.exec(expression);
+    const base = parts && bindings.get(parts[1]!);
+    if (!parts || !base) return undefined;
+    return resolve(base, parts[2]!.split('.').filter(Boolean), `${where} ${expression}`, problems);
+  };
+
+  for (const loop of code.matchAll(/\bfor\s+(?:\(\s*(\w+)\s*,\s*\w+\s*\)|(\w+))\s+in\s+([\w.]+)\s*:/g)) {
+    const where = lineOf(template, loop.index);
+    const values = valuesOf(loop[3]!, where);
+    if (!values) continue;
+    const items = values.flatMap((value) => {
+      if (Array.isArray(value)) return value as unknown[];
+      problems.push(`${where} loops over ${loop[3]}, which is not an array in definitions.json`);
+      return [];
+    });
+    bindings.set((loop[1] ?? loop[2])!, items);
+  }
+
+  let reads = 0;
+  for (const [name, values] of bindings) {
+    for (const access of code.matchAll(new RegExp(`(?<![\\w.])${name}((?:\\.\\w+)+)`, 'g'))) {
+      reads++;
+      resolve(
+        values,
+        access[1]!.split('.').filter(Boolean),
+        `${lineOf(template, access.index)} ${name}`,
+        problems,
+      );
+    }
+  }
+
+  for (const call of moduleCalls(template)) {
+    const target = path.resolve(path.dirname(template.file), call.target);
+    const params = propertyBlock(call.body, 'params');
+    if (!existsSync(target) || params === undefined) continue;
+    const passed: Bindings = new Map();
+    for (const line of params.matchAll(/^\s*(\w+):\s*([\w.]+)\s*$/gm)) {
+      const values = valuesOf(line[2]!, call.where);
+      if (values) passed.set(line[1]!, values);
+    }
+    reads += checkDefinitionReads(loadTemplate(target), passed, problems);
+  }
+  return reads;
+}
+
+// --- The checks. ----------------------------------------------------------------------------------------------------
+
+describe('infra/generated/definitions.json', () => {
+  const committed = JSON.parse(read(DEFINITIONS_PATH)) as InfraDefinitions;
+
+  it('is what scripts/generate-infra-definitions.ts generates from the code now', () => {
+    expect(
+      committed,
+      `${relative(DEFINITIONS_PATH)} is out of date with shared/: run \`${GENERATE_COMMAND}\` and commit the result`,
+    ).toEqual(buildInfraDefinitions());
+  });
+
+  it('declares the database, containers, queues, topics, subscriptions and hub of shared/', () => {
+    expect(committed.cosmos.databaseName).toBe(COSMOS_DATABASE);
+    expect(committed.cosmos.containers.map((c) => [c.name, c.partitionKeyPath, c.defaultTtl])).toEqual(
+      cosmosContainers.map((c) => [c.id, c.partitionKey, c.defaultTtlSeconds ?? null]),
+    );
+    expect(committed.serviceBus.queues.map((q) => [q.name, q.requiresSession])).toEqual(
+      serviceBusQueues.map((q) => [q.name, q.requiresSession]),
+    );
+    expect(
+      committed.serviceBus.topics.map((t) => [
+        t.name,
+        t.subscriptions.map((s) => [s.name, s.requiresSession]),
+      ]),
+    ).toEqual(serviceBusTopics.map((t) => [t.name, t.subscriptions.map((s) => [s.name, s.requiresSession])]));
+    expect(committed.webPubSub.hub).toBe(WEB_PUBSUB_HUB);
+  });
+
+  it('names only app settings that local.settings.sample.json lists', () => {
+    const sample = JSON.parse(read(path.join(repoRoot, 'local.settings.sample.json'))) as {
+      Values: Record<string, string>;
+    };
+    const missing = committed.functionApp.appSettingNames.filter((name) => !(name in sample.Values));
+    expect(missing, 'app settings unknown to local.settings.sample.json').toEqual([]);
+  });
+});
+
+describe('infra templates', () => {
+  it('reference only module files that exist, and every module file is used', () => {
+    const problems: string[] = [];
+    const used = new Set<string>();
+    for (const template of templates) {
+      for (const call of moduleCalls(template)) {
+        if (/^(br[:/]|ts[:/])/.test(call.target)) continue;
+        const target = path.resolve(path.dirname(template.file), call.target);
+        used.add(target);
+        if (!existsSync(target)) problems.push(`${call.where}: module '${call.target}' does not exist`);
+      }
+    }
+    const mainCalls = moduleCalls(loadTemplate(mainTemplate));
+    expect(mainCalls.length, 'main.bicep calls no modules').toBeGreaterThan(5);
+    const orphans = templates
+      .filter((t) => t.file !== mainTemplate && !used.has(t.file))
+      .map((t) => relative(t.file));
+    expect(problems).toEqual([]);
+    expect(orphans, 'module files no template calls').toEqual([]);
+  });
+
+  it('load JSON only from files that exist and parse', () => {
+    const loads = templates.flatMap((template) =>
+      [...template.text.matchAll(/loadJsonContent\('([^']+)'/g)].map((match) => ({
+        where: lineOf(template, match.index),
+        file: path.resolve(path.dirname(template.file), match[1]!),
+      })),
+    );
+    expect(loads.length).toBeGreaterThan(0);
+    for (const load of loads) {
+      expect(existsSync(load.file), `${load.where}: ${relative(load.file)} does not exist`).toBe(true);
+      expect(() => JSON.parse(read(load.file)) as unknown, `${load.where}: not JSON`).not.toThrow();
+    }
+  });
+
+  it('read only properties that definitions.json has', () => {
+    const problems: string[] = [];
+    const reads = checkDefinitionReads(loadTemplate(mainTemplate), new Map(), problems);
+    expect(problems).toEqual([]);
+    expect(reads, 'no template reads the definitions').toBeGreaterThan(20);
+  });
+
+  it('give the function app exactly the app settings the code declares, plus the telemetry ones', () => {
+    const definitions = buildInfraDefinitions();
+    const block = propertyBlock(stripComments(read(functionAppTemplate)), 'appSettings');
+    expect(block, 'function-app.bicep has no appSettings array').toBeDefined();
+    const names = [...block!.matchAll(/\bname:\s*'([^']+)'/g)].map((match) => match[1]!);
+    const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
+    expect(duplicates, 'app settings set twice').toEqual([]);
+    const expected = [
+      ...definitions.functionApp.appSettingNames,
+      ...Object.keys(definitions.functionApp.infraOnlyAppSettings),
+    ];
+    expect(
+      [...names].sort(),
+      `infra/modules/function-app.bicep app settings differ from shared/config.ts (see ${relative(DEFINITIONS_PATH)})`,
+    ).toEqual([...expected].sort());
+  });
+
+  it('connect the function app with its managed identity, never a key', () => {
+    const block = propertyBlock(stripComments(read(functionAppTemplate)), 'appSettings') ?? '';
+    const values = new Map(
+      [...block.matchAll(/\bname:\s*'([^']+)'\s*value:\s*([^\n]+?)\s*$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    const credentials = [...values].filter(([name]) => name.endsWith('__credential'));
+    expect(credentials.length).toBeGreaterThanOrEqual(2);
+    for (const [name, value] of credentials) expect(value, name).toBe("'managedidentity'");
+    for (const [name, value] of values)
+      if (name.endsWith('__clientId') || name === 'AZURE_CLIENT_ID')
+        expect(value, name).toBe('identityClientId');
+    expect(values.get('APP_ENV')).toBe("'azure'");
+    expect(values.get('LLM_PROVIDER')).toBe("'azure-openai'");
+    expect(values.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')).toContain('Authorization=AAD');
+  });
+
+  it('never mention the settings the code keeps out of Azure', () => {
+    const { settingsNotInAzure } = buildInfraDefinitions().functionApp;
+    const found = templates.flatMap((template) =>
+      Object.keys(settingsNotInAzure)
+        .filter((name) => template.text.includes(`'${name}'`))
+        .map((name) => `${relative(template.file)} sets ${name}: ${settingsNotInAzure[name]}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('run the function app on Flex Consumption with the Node runtime', () => {
+    const functionApp = loadTemplate(functionAppTemplate);
+    const plan = resourceDeclarations(functionApp).find((d) => d.type === 'Microsoft.Web/serverfarms');
+    expect(plan?.body).toMatch(/name:\s*'FC1'[\s\S]*tier:\s*'FlexConsumption'/);
+    const runtime = propertyBlock(functionApp.text, 'runtime');
+    expect(runtime).toMatch(/name:\s*'node'/);
+    expect(runtime).toMatch(/version:\s*'22'/);
+  });
+
+  it('output no key, secret, connection string or password', () => {
+    const problems: string[] = [];
+    let outputs = 0;
+    for (const template of templates) {
+      for (const match of template.text.matchAll(/^output\s+(\w+)\s+\w+\s*=\s*(.+)$/gm)) {
+        outputs++;
+        const [, name, value] = match;
+        if (/key|secret|connection_?string|password|token|credential|sas/i.test(name!))
+          problems.push(`${lineOf(template, match.index)}: output ${name} is named like a secret`);
+        if (/\blist\w*\(|connectionstring|primarykey|secondarykey|instrumentationkey|accesskey/i.test(value!))
+          problems.push(`${lineOf(template, match.index)}: output ${name} = ${value} exposes a key`);
+      }
+      for (const match of template.text.matchAll(
+        /\blist(Keys|ConnectionStrings|AccountSas|ServiceSas)\w*\(/gi,
+      ))
+        problems.push(`${lineOf(template, match.index)}: ${match[0]} reads a key; use the managed identity`);
+    }
+    expect(outputs).toBeGreaterThan(10);
+    expect(problems).toEqual([]);
+  });
+
+  it('switch off local (key) authentication on every resource that allows it', () => {
+    const keyless: Record<string, RegExp> = {
+      'Microsoft.DocumentDB/databaseAccounts': /\bdisableLocalAuth:\s*true\b/,
+      'Microsoft.ServiceBus/namespaces': /\bdisableLocalAuth:\s*true\b/,
+      'Microsoft.SignalRService/webPubSub': /\bdisableLocalAuth:\s*true\b/,
+      'Microsoft.CognitiveServices/accounts': /\bdisableLocalAuth:\s*true\b/,
+      'Microsoft.Insights/components': /\bDisableLocalAuth:\s*true\b/,
+      'Microsoft.OperationalInsights/workspaces': /\bfeatures:\s*\{[^}]*\bdisableLocalAuth:\s*true\b/,
+      'Microsoft.Storage/storageAccounts': /\ballowSharedKeyAccess:\s*false\b/,
+    };
+    const declared = templates.flatMap(resourceDeclarations).filter((d) => !d.existing);
+    for (const [type, rule] of Object.entries(keyless)) {
+      const ofType = declared.filter((d) => d.type.toLowerCase() === type.toLowerCase());
+      expect(ofType.length, `no ${type} is declared`).toBeGreaterThan(0);
+      for (const declaration of ofType)
+        expect(declaration.body, `${declaration.where}: ${type} must not accept keys`).toMatch(rule);
+    }
+    for (const template of templates) {
+      expect(template.text, relative(template.file)).not.toMatch(/disableLocalAuth:\s*false/i);
+      expect(template.text, relative(template.file)).not.toMatch(/allowSharedKeyAccess:\s*true/i);
+    }
+  });
+
+  it('name every role assignment with guid() and grant the roles the app needs', () => {
+    const assignments = templates
+      .flatMap(resourceDeclarations)
+      .filter((d) =>
+        /^Microsoft\.(Authorization\/roleAssignments|DocumentDB\/databaseAccounts\/sqlRoleAssignments)$/i.test(
+          d.type,
+        ),
+      );
+    expect(assignments.length).toBeGreaterThanOrEqual(6);
+    for (const assignment of assignments) {
+      expect(assignment.body, `${assignment.where}: name it with guid(...)`).toMatch(/^\s*name:\s*guid\(/m);
+      expect(assignment.body, `${assignment.where}: grant it to the principalId parameter`).toMatch(
+        /\bprincipalId:\s*principalId\b/,
+      );
+    }
+    const requiredRoles: Record<string, string> = {
+      'Storage Blob Data Owner': 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
+      'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
+      'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
+      'Azure Service Bus Data Sender': '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39',
+      'Azure Service Bus Data Receiver': '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0',
+      'Web PubSub Service Owner': '12cf5a90-567b-43ae-8102-96cf46c7d9b4',
+      'Cognitive Services OpenAI User': '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd',
+      'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
+      'Cosmos DB Built-in Data Contributor': '00000000-0000-0000-0000-000000000002',
+    };
+    const allText = templates.map((t) => t.text).join('\n');
+    const missing = Object.entries(requiredRoles)
+      .filter(([, id]) => !allText.includes(`'${id}'`))
+      .map(([role]) => role);
+    expect(missing, 'roles no template grants').toEqual([]);
+  });
+
+  it('get every required main.bicep parameter from main.parameters.json, and no unknown one', () => {
+    const params = [...loadTemplate(mainTemplate).text.matchAll(/^param\s+(\w+)\s+[\w[\]]+(\s*=)?/gm)].map(
+      (m) => ({
+        name: m[1]!,
+        required: m[2] === undefined,
+      }),
+    );
+    const supplied = Object.keys(
+      (
+        JSON.parse(read(path.join(infraDir, 'main.parameters.json'))) as {
+          parameters: Record<string, unknown>;
+        }
+      ).parameters,
+    );
+    expect(params.length).toBeGreaterThan(2);
+    expect(supplied.filter((name) => !params.some((p) => p.name === name))).toEqual([]);
+    expect(params.filter((p) => p.required && !supplied.includes(p.name)).map((p) => p.name)).toEqual([]);
+  });
+
+  it('deploy the project as the azd service the function app is tagged with', () => {
+    const azureYaml = read(path.join(repoRoot, 'azure.yaml'));
+    const api = /^ {2}api:\n((?: {4}.*\n?)+)/m.exec(azureYaml)?.[1] ?? '';
+    expect(api).toMatch(/^ {4}host: function$/m);
+    expect(api).toMatch(/^ {4}language: ts$/m);
+    expect(api).toMatch(/^ {4}project: \.$/m);
+    expect(read(functionAppTemplate)).toMatch(/'azd-service-name':\s*'api'/);
+  });
+});
