@@ -1,5 +1,5 @@
 // The Cosmos DB database and containers the product uses. The local runtime provisions them from this
-// definition and infra/ declares the same (infra/cosmos-schema.json is generated from it and checked by a test).
+// definition and infra/ declares the same (infra/generated/definitions.json is generated from it and checked by a test).
 
 export interface ContainerDefinition {
   /** Container id. */

@@ -1,0 +1,204 @@
+// The local runtime's HTTP front door: mounts every HTTP function definition at /api/{route} and hands
+// handlers the same HttpRequest / InvocationContext objects the Functions host builds, streaming response
+// bodies (SSE) as they are produced. Other local services (Web PubSub, the offline model) mount beside it.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import azureFunctions, { type LogHandler } from '@azure/functions';
+import type { HttpFunctionDefinition } from '../../functions/definition.js';
+import { problemResponse } from '../../shared/http/problem.js';
+import { compileRoute, matchRoute, type CompiledRoute } from './route-matcher.js';
+
+// Under Node's ESM loader the package's classes are reachable only through its default export.
+const { HttpRequest, HttpResponse, InvocationContext } = azureFunctions;
+type HttpResponse = InstanceType<typeof HttpResponse>;
+
+/** Another service sharing the port: it answers the requests under its own path and returns false for the rest. */
+export interface HttpMount {
+  handleRequest(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  handleUpgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+}
+
+export interface HttpHostOptions {
+  functions: readonly HttpFunctionDefinition[];
+  /** Largest request body accepted, as the host's limit would (bytes). */
+  maxRequestBytes: number;
+  logHandler: LogHandler;
+}
+
+export class HttpHost {
+  readonly server: Server;
+  private readonly routes: CompiledRoute<HttpFunctionDefinition>[];
+  private readonly mounts: HttpMount[] = [];
+  private ready = false;
+
+  constructor(private readonly options: HttpHostOptions) {
+    this.routes = options.functions.map((definition) =>
+      compileRoute(definition.route, definition.methods, definition),
+    );
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        options.logHandler('error', `HTTP host: ${error instanceof Error ? error.message : String(error)}`);
+        if (!res.headersSent)
+          void send(res, problemResponse(500, 'internal_error', 'The request failed unexpectedly.'));
+        else res.destroy();
+      });
+    });
+    this.server.on('upgrade', (req, socket, head) => {
+      if (!this.mounts.some((mount) => mount.handleUpgrade?.(req, socket, head) ?? false)) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      }
+    });
+  }
+
+  mount(mount: HttpMount): void {
+    this.mounts.push(mount);
+  }
+
+  /** Until then, function routes answer 503: the services behind them are still starting. */
+  markReady(): void {
+    this.ready = true;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.socket?.setNoDelay(true);
+    for (const mount of this.mounts) if (await mount.handleRequest(req, res)) return;
+
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    if (!url.pathname.toLowerCase().startsWith('/api/')) {
+      return send(res, problemResponse(404, 'not_found', `Nothing is served at ${url.pathname}.`));
+    }
+    const match = matchRoute(this.routes, req.method ?? 'GET', url.pathname.slice('/api'.length));
+    if (match.kind === 'not-found') {
+      return send(res, problemResponse(404, 'not_found', `No function is mapped to ${url.pathname}.`));
+    }
+    if (match.kind === 'method-not-allowed') {
+      return send(
+        res,
+        problemResponse(
+          405,
+          'method_not_allowed',
+          `Use ${match.allowed.join(' or ')} on ${url.pathname}.`,
+          {},
+          {
+            allow: match.allowed.join(', '),
+          },
+        ),
+      );
+    }
+    if (!this.ready) {
+      return send(
+        res,
+        problemResponse(503, 'starting', 'The local runtime is still starting.', {}, { 'retry-after': '1' }),
+      );
+    }
+
+    const body = await readBody(req, this.options.maxRequestBytes);
+    if (body === 'too-large') {
+      return send(
+        res,
+        problemResponse(
+          413,
+          'payload_too_large',
+          `Request bodies are limited to ${this.options.maxRequestBytes} bytes.`,
+        ),
+      );
+    }
+    const definition = match.target;
+    const request = new HttpRequest({
+      method: req.method ?? 'GET',
+      url: url.toString(),
+      headers: flattenHeaders(req),
+      params: match.params,
+      body: body.length > 0 ? { bytes: body } : undefined,
+    });
+    const context = new InvocationContext({
+      invocationId: randomUUID(),
+      functionName: definition.name,
+      logHandler: this.options.logHandler,
+    });
+    const result = await definition.handler(request, context);
+    await send(res, result instanceof HttpResponse ? result : new HttpResponse(result ?? { status: 204 }));
+  }
+}
+
+async function send(
+  res: ServerResponse,
+  response: HttpResponse | ConstructorParameters<typeof HttpResponse>[0],
+) {
+  const normalized = response instanceof HttpResponse ? response : new HttpResponse(response);
+  res.statusCode = normalized.status;
+  normalized.headers.forEach((value, name) => res.setHeader(name, value));
+  const cookies = normalized.cookies.map((cookie) => `${cookie.name}=${cookie.value}`);
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  const body = normalized.body;
+  if (!body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  // A client that goes away cancels the body, so a streaming handler can stop producing.
+  const onClose = () => {
+    if (!res.writableFinished) void reader.cancel().catch(() => undefined);
+  };
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) break;
+      res.write(value);
+    }
+  } finally {
+    res.off('close', onClose);
+    res.end();
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    return Promise.resolve('too-large');
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}

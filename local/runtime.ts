@@ -1,0 +1,231 @@
+// The local runtime: the whole product in one process with no Azure account. It starts local stand-ins
+// for Cosmos DB, Service Bus, Durable Functions, Web PubSub and (unless another LLM is configured) an
+// offline model, points the app's settings at them, and mounts the same function definitions the
+// Functions host registers. Production adapters (Cosmos client, Web PubSub SDK, openai) run unchanged.
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InvocationContext, LogHandler } from '@azure/functions';
+import type * as df from 'durable-functions';
+import type { FunctionDefinition, HttpFunctionDefinition } from '../functions/definition.js';
+import { functionDefinitions } from '../functions/table.js';
+import { loadConfig, type AppConfig } from '../shared/config.js';
+import { cosmosContainers } from '../shared/cosmos/schema.js';
+import {
+  createDependencies,
+  provideDependencies,
+  type Dependencies,
+  type Platform,
+} from '../shared/dependencies.js';
+import { serviceBusQueues, serviceBusTopics } from '../shared/resources.js';
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from './cosmos/local-cosmos.js';
+import { LocalDurableDriver } from './durable/local-durable-driver.js';
+import { HttpHost } from './http/http-host.js';
+import {
+  createOfflineModel,
+  OFFLINE_CHAT_MODEL,
+  OFFLINE_EMBEDDING_MODEL,
+} from './offline-model/offline-model.js';
+import { attachServiceBusTrigger } from './service-bus/attach-trigger.js';
+import { LocalServiceBus, type LocalServiceBusOptions } from './service-bus/local-service-bus.js';
+import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
+
+export const WEB_PUBSUB_PATH = '/webpubsub';
+export const OFFLINE_MODEL_PATH = '/offline-model/v1';
+
+/** Largest request body the local host accepts (the Functions host's own limit is far larger; the app's are smaller). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+export interface LocalRuntimeOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  /** Where Cosmos DB data is kept across restarts; undefined keeps everything in memory. */
+  dataDir: string | undefined;
+  /** App settings (process.env and local.settings.json Values); the runtime fills in its local endpoints. */
+  settings: Readonly<Record<string, string | undefined>>;
+  logHandler: LogHandler;
+  serviceBus?: LocalServiceBusOptions;
+  /** Defaults to the table the Functions host registers; tests may add definitions of their own. */
+  functions?: readonly FunctionDefinition[];
+}
+
+export interface LocalRuntime {
+  /** Base URL, e.g. http://127.0.0.1:7071 (the API is under /api). */
+  url: string;
+  config: AppConfig;
+  dependencies: Dependencies;
+  serviceBus: LocalServiceBus;
+  durable: LocalDurableDriver;
+  webPubSub: LocalWebPubSub;
+  cosmos: LocalCosmos;
+  stop(): Promise<void>;
+}
+
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const definitions = options.functions ?? functionDefinitions;
+  const host = options.host ?? '127.0.0.1';
+  const log = options.logHandler;
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
+
+  try {
+    const http = new HttpHost({
+      functions: definitions.filter((d): d is HttpFunctionDefinition => d.kind === 'http'),
+      maxRequestBytes: MAX_REQUEST_BYTES,
+      logHandler: log,
+    });
+    const address = await http.listen(options.port, host);
+    cleanups.push(() => http.close());
+    const url = `http://${host}:${address.port}`;
+
+    if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
+    const cosmos = await startLocalCosmos({
+      dataFile: options.dataDir === undefined ? undefined : join(options.dataDir, 'cosmos.json'),
+      host,
+    });
+    cleanups.push(() => cosmos.stop());
+
+    const webPubSub = new LocalWebPubSub({
+      accessKey: randomBytes(32).toString('base64'),
+      pathPrefix: WEB_PUBSUB_PATH,
+    });
+    http.mount(webPubSub);
+    cleanups.push(() => webPubSub.close());
+
+    const config = loadConfig(localSettings(options.settings, { url, cosmos, webPubSub }));
+    if (config.llm.provider === 'offline') {
+      http.mount(
+        createOfflineModel({
+          pathPrefix: OFFLINE_MODEL_PATH,
+          ttftMs: config.offlineModel.ttftMs,
+          tokensPerSecond: config.offlineModel.tokensPerSecond,
+        }),
+      );
+    }
+
+    await provisionCosmos(createLocalCosmosClient(cosmos), config.cosmos.databaseId, cosmosContainers);
+
+    const serviceBus = new LocalServiceBus(options.serviceBus);
+    serviceBusQueues.forEach((queue) => serviceBus.createQueue(queue));
+    serviceBusTopics.forEach((topic) => serviceBus.createTopic(topic));
+    cleanups.push(() => serviceBus.close());
+
+    const durable = new LocalDurableDriver(
+      {
+        orchestrations: new Map(
+          definitions.flatMap((d): [string, df.OrchestrationHandler][] =>
+            d.kind === 'orchestration' ? [[d.name, d.handler]] : [],
+          ),
+        ),
+        activities: new Map(
+          definitions.flatMap((d): [string, df.ActivityHandler][] =>
+            d.kind === 'activity' ? [[d.name, d.handler]] : [],
+          ),
+        ),
+      },
+      { logHandler: log },
+    );
+    cleanups.push(() => durable.close());
+
+    const platform: Platform = {
+      credential: undefined,
+      cosmosAgent: cosmos.agent,
+      allowInsecureWebPubSub: true,
+      publisher: serviceBus,
+      orchestrations: (_context: InvocationContext) => durable,
+      healthChecks: () => [
+        {
+          name: 'serviceBus',
+          check: () => Promise.resolve(localServiceBusSummary(serviceBus)),
+        },
+        {
+          name: 'durable',
+          check: async () => {
+            await durable.getStatus('health-probe');
+            return 'local orchestration driver running';
+          },
+        },
+      ],
+      close: () => Promise.resolve(),
+    };
+    const dependencies = createDependencies(config, platform);
+    provideDependencies(() => Promise.resolve(dependencies));
+    cleanups.push(() => dependencies.close());
+
+    // Triggers start last, once everything they call is in place; they stop first.
+    for (const definition of definitions) {
+      if (definition.kind !== 'serviceBus') continue;
+      const detach = attachServiceBusTrigger(serviceBus, {
+        functionName: definition.name,
+        source: definition.source,
+        isSessionsEnabled: definition.isSessionsEnabled,
+        handler: definition.handler,
+        logHandler: log,
+      });
+      cleanups.push(detach);
+    }
+    http.markReady();
+
+    return {
+      url,
+      config,
+      dependencies,
+      serviceBus,
+      durable,
+      webPubSub,
+      cosmos,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/**
+ * The app's settings for the local runtime: APP_ENV=local, the local services' endpoints and keys, and
+ * the offline model unless the user configured another LLM. Everything else is the user's.
+ */
+function localSettings(
+  settings: Readonly<Record<string, string | undefined>>,
+  local: { url: string; cosmos: LocalCosmos; webPubSub: LocalWebPubSub },
+): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = {
+    ...settings,
+    APP_ENV: 'local',
+    COSMOS_ENDPOINT: local.cosmos.endpoint,
+    COSMOS_KEY: local.cosmos.key,
+    WEBPUBSUB_CONNECTION_STRING: local.webPubSub.connectionString(local.url),
+    WEBPUBSUB_ENDPOINT: undefined,
+    ServiceBusConnection__fullyQualifiedNamespace: undefined,
+  };
+  if ((merged.LLM_PROVIDER ?? 'offline') === 'offline') {
+    Object.assign(merged, {
+      LLM_PROVIDER: 'offline',
+      LLM_BASE_URL: `${local.url}${OFFLINE_MODEL_PATH}`,
+      LLM_API_KEY: undefined,
+      LLM_CHAT_MODEL: OFFLINE_CHAT_MODEL,
+      LLM_EMBEDDING_MODEL: OFFLINE_EMBEDDING_MODEL,
+    });
+  }
+  return merged;
+}
+
+function localServiceBusSummary(bus: LocalServiceBus): string {
+  const sources = [
+    ...serviceBusQueues.map((queue) => ({ queueName: queue.name })),
+    ...serviceBusTopics.flatMap((topic) =>
+      topic.subscriptions.map((sub) => ({ topicName: topic.name, subscriptionName: sub.name })),
+    ),
+  ];
+  const deadLettered = sources.reduce((sum, source) => sum + bus.deadLetters(source).length, 0);
+  return `in-process broker: ${sources.length} entities, ${deadLettered} dead-lettered`;
+}

@@ -1,0 +1,47 @@
+// `npm start`: runs the whole product locally and prints one line once it is ready.
+import { ConfigError } from '../shared/config.js';
+import { createLogHandler } from './log.js';
+import { startLocalRuntime } from './runtime.js';
+import { parseLocalRuntimeSettings, readSettings } from './settings.js';
+
+async function main(): Promise<void> {
+  const settings = await readSettings('local.settings.json', process.env);
+  const local = parseLocalRuntimeSettings(settings);
+  const runtime = await startLocalRuntime({
+    port: local.port,
+    host: '127.0.0.1',
+    dataDir: local.dataDir,
+    settings,
+    logHandler: createLogHandler(local.logLevel),
+  });
+  const llm =
+    runtime.config.llm.provider === 'offline'
+      ? 'the offline model (a deterministic stand-in, not a real LLM)'
+      : `${runtime.config.llm.provider} (${runtime.config.llm.connection.kind === 'azure-openai' ? runtime.config.llm.connection.endpoint : runtime.config.llm.connection.baseUrl})`;
+  const shownUrl = runtime.url.replace('127.0.0.1', 'localhost');
+  console.log(
+    `Chat backend (local runtime) listening on ${shownUrl}/api — health: ${shownUrl}/api/health; LLM: ${llm}; data: ${local.dataDir}`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`${signal}: stopping the local runtime`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('The local runtime failed to start:', error);
+  process.exit(1);
+});

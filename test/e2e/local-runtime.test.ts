@@ -1,0 +1,175 @@
+// The local runtime as a client and the app's own adapters see it: health, HTTP errors, the function
+// table's triggers, orchestrations and activities wired together, and data that survives a restart.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InvocationContext } from '@azure/functions';
+import { WebPubSubClient } from '@azure/web-pubsub-client';
+import type * as df from 'durable-functions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionDefinition } from '../../functions/definition.js';
+import { functionDefinitions } from '../../functions/table.js';
+import type { LocalRuntime } from '../../local/runtime.js';
+import { SESSIONS_CONTAINER } from '../../shared/cosmos/schema.js';
+import { getDependencies } from '../../shared/dependencies.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/resources.js';
+import { startTestRuntime } from '../support/local-runtime.js';
+
+// A small pipeline written exactly like production definitions: a queue trigger starts an orchestration
+// that fans out to activities and stores its result in Cosmos DB.
+const received: { body: unknown; metadata: unknown }[] = [];
+const probeFunctions: FunctionDefinition[] = [
+  {
+    kind: 'serviceBus',
+    name: 'probeWorker',
+    source: { queueName: USER_MESSAGES_QUEUE },
+    isSessionsEnabled: true,
+    usesDurableClient: true,
+    handler: async (message: unknown, context: InvocationContext) => {
+      received.push({ body: message, metadata: context.triggerMetadata });
+      const { orchestrations } = await getDependencies();
+      const body = message as { id: string; words: string[] };
+      await orchestrations(context).startNew('probeOrchestration', {
+        instanceId: `probe-${body.id}`,
+        input: body,
+      });
+    },
+  },
+  {
+    kind: 'orchestration',
+    name: 'probeOrchestration',
+    handler: function* (context: df.OrchestrationContext) {
+      const input = context.df.getInput<{ id: string; words: string[] }>();
+      const upper = (yield context.df.Task.all(
+        input.words.map((word) => context.df.callActivity('probeUpper', word)),
+      )) as string[];
+      yield context.df.callActivity('probeStore', { id: input.id, text: upper.join(' ') });
+      return upper.join(' ');
+    },
+  },
+  { kind: 'activity', name: 'probeUpper', handler: (word: unknown) => String(word).toUpperCase() },
+  {
+    kind: 'activity',
+    name: 'probeStore',
+    handler: async (input: unknown) => {
+      const { database } = await getDependencies();
+      const { id, text } = input as { id: string; text: string };
+      await database.container(SESSIONS_CONTAINER).items.upsert({ id, userId: 'probe', text });
+    },
+  },
+];
+
+describe('local runtime', () => {
+  let dataDir: string;
+  let runtime: LocalRuntime;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'chat-runtime-'));
+    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('reports every dependency up on GET /api/health', async () => {
+    const response = await fetch(`${runtime.url}/api/health`);
+    expect(response.status).toBe(200);
+    const report = (await response.json()) as {
+      status: string;
+      environment: string;
+      dependencies: Record<string, { status: string; detail: string }>;
+    };
+    expect(report.status).toBe('ok');
+    expect(report.environment).toBe('local');
+    expect(Object.keys(report.dependencies).sort()).toEqual([
+      'cosmos',
+      'durable',
+      'llm',
+      'serviceBus',
+      'webPubSub',
+    ]);
+    for (const dependency of Object.values(report.dependencies)) expect(dependency.status).toBe('up');
+    expect(report.dependencies.llm?.detail).toMatch(/offline stand-in/);
+  });
+
+  it('answers unknown routes and wrong methods with problem details', async () => {
+    const missing = await fetch(`${runtime.url}/api/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found' });
+
+    const wrongMethod = await fetch(`${runtime.url}/api/health`, { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+  });
+
+  it('runs a queue trigger, an orchestration with fan-out and activities from the table', async () => {
+    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+      messageId: 'm-1',
+      sessionId: 's-1',
+      body: { id: 'm-1', words: ['fan', 'out', 'works'] },
+    });
+    const status = await waitFor(async () => {
+      const current = await runtime.durable.getStatus('probe-m-1');
+      return current?.runtimeStatus === 'Completed' ? current : undefined;
+    });
+    expect(status.output).toBe('FAN OUT WORKS');
+    expect(received[0]?.body).toEqual({ id: 'm-1', words: ['fan', 'out', 'works'] });
+    expect(received[0]?.metadata).toMatchObject({ messageId: 'm-1', sessionId: 's-1', deliveryCount: 1 });
+    const { resource } = await runtime.dependencies.database
+      .container(SESSIONS_CONTAINER)
+      .item('m-1', 'probe')
+      .read<{ text: string }>();
+    expect(resource?.text).toBe('FAN OUT WORKS');
+  });
+
+  it('lets the Web PubSub server SDK reach a client holding a token it issued', async () => {
+    const token = await runtime.dependencies.webPubSub.getClientAccessToken({ userId: 'user_001' });
+    const client = new WebPubSubClient(token.url);
+    const messages: unknown[] = [];
+    client.on('server-message', (event) => messages.push(event.message.data));
+    await client.start();
+    try {
+      await runtime.dependencies.webPubSub.sendToUser('user_001', { hello: 'world' });
+      await waitFor(() => Promise.resolve(messages.length > 0 || undefined));
+      expect(messages).toEqual([{ hello: 'world' }]);
+    } finally {
+      client.stop();
+    }
+  });
+
+  it('streams a chat completion from the configured model through the app’s LLM gateway', async () => {
+    const deltas: string[] = [];
+    const result = await runtime.dependencies.llm.streamChat(
+      { messages: [{ role: 'user', content: 'reply with 5 words' }] },
+      (delta) => {
+        if (delta.type === 'content') deltas.push(delta.text);
+      },
+    );
+    expect(result.content.split(' ')).toHaveLength(5);
+    expect(deltas.join('')).toBe(result.content);
+  });
+
+  it('keeps Cosmos DB data across a restart', async () => {
+    const container = runtime.dependencies.database.container(SESSIONS_CONTAINER);
+    await container.items.create({ id: 'kept', userId: 'user_002', note: 'survives' });
+    await runtime.stop();
+    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+    const { resource } = await runtime.dependencies.database
+      .container(SESSIONS_CONTAINER)
+      .item('kept', 'user_002')
+      .read<{ note: string }>();
+    expect(resource?.note).toBe('survives');
+  });
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
