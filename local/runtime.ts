@@ -32,7 +32,12 @@ import {
   OFFLINE_EMBEDDING_MODEL,
 } from './offline-model/offline-model.js';
 import { attachServiceBusTrigger } from './service-bus/attach-trigger.js';
-import { LocalServiceBus, type LocalServiceBusOptions } from './service-bus/local-service-bus.js';
+import { createDeadLetterEndpoint } from './service-bus/dead-letter-endpoint.js';
+import {
+  LocalServiceBus,
+  type LocalServiceBusOptions,
+  type MessageSource,
+} from './service-bus/local-service-bus.js';
 import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 
 export const WEB_PUBSUB_PATH = '/webpubsub';
@@ -117,6 +122,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     serviceBusQueues.forEach((queue) => serviceBus.createQueue(queue));
     serviceBusTopics.forEach((topic) => serviceBus.createTopic(topic));
     cleanups.push(() => serviceBus.close());
+    const sources = serviceBusSources();
+    http.mount(createDeadLetterEndpoint(serviceBus, sources));
 
     const durable = new LocalDurableDriver(
       {
@@ -144,7 +151,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       healthChecks: () => [
         {
           name: 'serviceBus',
-          check: () => Promise.resolve(localServiceBusSummary(serviceBus)),
+          check: () => {
+            const deadLettered = sources.reduce(
+              (sum, source) => sum + serviceBus.deadLetters(source).length,
+              0,
+            );
+            return Promise.resolve(
+              `in-process broker: ${sources.length} entities, ${deadLettered} dead-lettered`,
+            );
+          },
         },
         {
           name: 'durable',
@@ -219,13 +234,12 @@ function localSettings(
   return merged;
 }
 
-function localServiceBusSummary(bus: LocalServiceBus): string {
-  const sources = [
+/** Every queue and topic subscription the app declares. */
+function serviceBusSources(): MessageSource[] {
+  return [
     ...serviceBusQueues.map((queue) => ({ queueName: queue.name })),
     ...serviceBusTopics.flatMap((topic) =>
       topic.subscriptions.map((sub) => ({ topicName: topic.name, subscriptionName: sub.name })),
     ),
   ];
-  const deadLettered = sources.reduce((sum, source) => sum + bus.deadLetters(source).length, 0);
-  return `in-process broker: ${sources.length} entities, ${deadLettered} dead-lettered`;
 }

@@ -12,7 +12,7 @@ import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { SESSIONS_CONTAINER } from '../../shared/cosmos/schema.js';
 import { getDependencies } from '../../shared/dependencies.js';
-import { USER_MESSAGES_QUEUE } from '../../shared/resources.js';
+import { MAX_DELIVERY_COUNT, USER_MESSAGES_QUEUE } from '../../shared/resources.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 
 // A small pipeline written exactly like production definitions: a queue trigger starts an orchestration
@@ -27,8 +27,9 @@ const probeFunctions: FunctionDefinition[] = [
     usesDurableClient: true,
     handler: async (message: unknown, context: InvocationContext) => {
       received.push({ body: message, metadata: context.triggerMetadata });
+      const body = message as { id: string; words: string[]; poison?: boolean };
+      if (body.poison) throw new Error(`cannot handle ${body.id}`);
       const { orchestrations } = await getDependencies();
-      const body = message as { id: string; words: string[] };
       await orchestrations(context).startNew('probeOrchestration', {
         instanceId: `probe-${body.id}`,
         input: body,
@@ -122,6 +123,37 @@ describe('local runtime', () => {
       .item('m-1', 'probe')
       .read<{ text: string }>();
     expect(resource?.text).toBe('FAN OUT WORKS');
+  });
+
+  it('dead-letters a message whose handler keeps failing, with the reason shown at /local/dead-letters', async () => {
+    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+      messageId: 'poison-1',
+      sessionId: 's-2',
+      body: { id: 'poison-1', words: [], poison: true },
+    });
+    await runtime.serviceBus.idle();
+    expect(received.filter((r) => (r.body as { id: string }).id === 'poison-1')).toHaveLength(
+      MAX_DELIVERY_COUNT,
+    );
+
+    const response = await fetch(`${runtime.url}/local/dead-letters`);
+    const { entities } = (await response.json()) as {
+      entities: { entity: string; deadLetters: Record<string, unknown>[] }[];
+    };
+    const queue = entities.find((e) => e.entity === USER_MESSAGES_QUEUE);
+    expect(queue?.deadLetters).toEqual([
+      expect.objectContaining({
+        messageId: 'poison-1',
+        sessionId: 's-2',
+        deliveryCount: MAX_DELIVERY_COUNT,
+        deadLetterReason: 'MaxDeliveryCountExceeded',
+        deadLetterErrorDescription: 'cannot handle poison-1',
+      }),
+    ]);
+    const health = (await (await fetch(`${runtime.url}/api/health`)).json()) as {
+      dependencies: { serviceBus: { detail: string } };
+    };
+    expect(health.dependencies.serviceBus.detail).toMatch(/1 dead-lettered/);
   });
 
   it('lets the Web PubSub server SDK reach a client holding a token it issued', async () => {

@@ -1,5 +1,6 @@
 // Starts the local runtime in-process for tests: a free loopback port, the offline model at full speed,
-// logs kept quiet unless a test fails loudly.
+// and only critical logs (tests provoke failures on purpose); TEST_LOG_LEVEL=information shows more.
+import type { LogLevel } from '@azure/functions';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { createLogHandler } from '../../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
@@ -15,7 +16,7 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
     port: 0,
     dataDir: options.dataDir,
     settings: { OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0', ...options.settings },
-    logHandler: createLogHandler('error'),
+    logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
     serviceBus: { redeliveryDelayMs: 5 },
     functions: options.functions,
   });
