@@ -1,15 +1,24 @@
-// `npm start`'s entry as a user runs it: one ready line, a healthy API, a clean stop on SIGTERM, and a
-// start-up refused with a message naming each bad setting.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The compiled entry points as Node runs them outside vitest (plain ESM, no TypeScript loader): `npm start`
+// prints one ready line, serves a healthy API and stops cleanly on SIGTERM; bad settings stop it with a
+// message naming each; and the Functions host entry loads and registers with valid settings.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const entry = fileURLToPath(new URL('../../local/start.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const startEntry = join(root, 'dist/local/start.js');
+const functionsEntry = join(root, 'dist/functions/index.js');
+
+/** `npm run build`, so the test runs what `npm start` and the Functions host run. */
+function build(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+}
 
 interface Run {
   child: ChildProcess;
@@ -18,8 +27,8 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-function run(cwd: string, env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['--import', tsx, entry], {
+function run(cwd: string, env: Record<string, string>, args: string[] = [startEntry]): Run {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,17 +41,23 @@ function run(cwd: string, env: Record<string, string>): Run {
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+/** Waits for a line on stdout; fails at once, with the process's stderr, if it exits first. */
+async function waitForOutput(started: Run, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
+  let exitCode: number | null | undefined;
+  void started.exited.then((code) => (exitCode = code));
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  while (!pattern.test(started.stdout())) {
+    if (exitCode !== undefined)
+      throw new Error(`exited with ${exitCode} before ${pattern}:\n${started.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
-describe('the start command', () => {
+describe('the compiled entry points', () => {
   let cwd: string;
   beforeAll(async () => {
+    build();
     cwd = await mkdtemp(join(tmpdir(), 'chat-start-'));
   });
   afterAll(async () => {
@@ -52,7 +67,7 @@ describe('the start command', () => {
   it('prints one line when ready, serves a healthy API and stops cleanly', async () => {
     const started = run(cwd, { PORT: '0', LOCAL_DATA_DIR: join(cwd, 'data') });
     try {
-      await until(() => /listening on/.test(started.stdout()), 'the ready line');
+      await waitForOutput(started, /listening on/);
       const lines = started.stdout().trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/offline model \(a deterministic stand-in, not a real LLM\)/);
@@ -90,5 +105,29 @@ describe('the start command', () => {
     } finally {
       await rm(join(cwd, 'local.settings.json'));
     }
+  });
+
+  it('loads the Functions host entry under Node with valid Azure settings, and refuses bad ones', async () => {
+    const load = `import(${JSON.stringify(functionsEntry)}).then(() => console.log('registered'))`;
+    const azure = {
+      APP_ENV: 'azure',
+      COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/',
+      ServiceBusConnection__fullyQualifiedNamespace: 'ns.servicebus.windows.net',
+      WEBPUBSUB_ENDPOINT: 'https://wps.webpubsub.azure.com',
+      LLM_PROVIDER: 'azure-openai',
+      AZURE_OPENAI_ENDPOINT: 'https://aoai.openai.azure.com',
+      AZURE_OPENAI_CHAT_DEPLOYMENT: 'chat',
+      AZURE_OPENAI_EMBEDDING_DEPLOYMENT: 'embeddings',
+    };
+    const loaded = run(cwd, azure, ['-e', load]);
+    expect(await loaded.exited).toBe(0);
+    expect(loaded.stdout()).toMatch(/registered/);
+    // Outside the host the package only announces each registration it skips: every table entry gets there.
+    expect(loaded.stdout() + loaded.stderr()).toMatch(/register function "health"/);
+
+    const refused = run(cwd, { ...azure, COSMOS_ENDPOINT: '', COSMOS_KEY: 'a-key' }, ['-e', load]);
+    expect(await refused.exited).not.toBe(0);
+    expect(refused.stderr()).toMatch(/COSMOS_ENDPOINT: missing/);
+    expect(refused.stderr()).toMatch(/COSMOS_KEY: must not be set in Azure/);
   });
 });
