@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DependencyError } from '../errors.js';
 import { LlmError } from './llm-errors.js';
@@ -312,36 +312,41 @@ describe('errors and retries', () => {
     expect(requests).toHaveLength(1); // a 401 is not retried
   });
 
+  // Fake timers make the wait observable without sleeping: the retry must come exactly when the server said.
   it('retries a 429 after the retry-after-ms the server asked for, then streams the answer', async () => {
     const sse = new Uint8Array(readFileSync(join(fixturesDir, 'ollama-openai-compat-text.sse')));
     const rateLimited = encoder.encode(
-      '{"error":{"code":"429","message":"Requests have exceeded the rate limit. Please retry after 1 second."}}',
+      '{"error":{"code":"429","message":"Requests have exceeded the rate limit. Please retry after 30 seconds."}}',
     );
     const { fetch, requests } = scriptedFetch([
       {
         status: 429,
-        headers: { 'retry-after-ms': '1', 'content-type': 'application/json' },
+        headers: { 'retry-after-ms': '30000', 'content-type': 'application/json' },
         chunks: [rateLimited],
       },
       { headers: { 'content-type': 'text/event-stream' }, chunks: [sse] },
     ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 2, timeoutMs: 5_000, fetch });
+    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 2, timeoutMs: 120_000, fetch });
 
-    const started = performance.now();
-    const result = await gateway.streamChat({ messages: [{ role: 'user', content: 'what is your name?' }] });
-    const elapsed = performance.now() - started;
-
-    expect(result.content).toBe('My name is Neo Vim.');
-    expect(requests).toHaveLength(2);
-    // Without the header the SDK's first backoff is at least 375 ms (0.5 s minus up to 25 % jitter).
-    expect(elapsed).toBeLessThan(375);
+    vi.useFakeTimers();
+    try {
+      const answer = gateway.streamChat({ messages: [{ role: 'user', content: 'what is your name?' }] });
+      await vi.advanceTimersByTimeAsync(29_999);
+      expect(requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      const result = await answer;
+      expect(result.content).toBe('My name is Neo Vim.');
+      expect(requests).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('honours retry-after in seconds as well', async () => {
     const { fetch, requests } = scriptedFetch([
       {
         status: 503,
-        headers: { 'retry-after': '0.001' },
+        headers: { 'retry-after': '20' },
         chunks: [encoder.encode('{"error":{"message":"busy"}}')],
       },
       {
@@ -350,11 +355,18 @@ describe('errors and retries', () => {
         ],
       },
     ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 1, timeoutMs: 5_000, fetch });
-    const started = performance.now();
-    expect(await gateway.embed(['x'])).toEqual([[0.5]]);
-    expect(performance.now() - started).toBeLessThan(375);
-    expect(requests).toHaveLength(2);
+    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 1, timeoutMs: 120_000, fetch });
+    vi.useFakeTimers();
+    try {
+      const embedded = gateway.embed(['x']);
+      await vi.advanceTimersByTimeAsync(19_999);
+      expect(requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await embedded).toEqual([[0.5]]);
+      expect(requests).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives up after maxRetries with a retryable LlmError carrying the 429', async () => {
