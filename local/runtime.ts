@@ -116,7 +116,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       );
     }
 
-    await provisionCosmos(createLocalCosmosClient(cosmos), config.cosmos.databaseId, cosmosContainers);
+    const provisioning = createLocalCosmosClient(cosmos);
+    try {
+      await provisionCosmos(provisioning, config.cosmos.databaseId, cosmosContainers);
+    } finally {
+      provisioning.dispose();
+    }
 
     const serviceBus = new LocalServiceBus(options.serviceBus);
     serviceBusQueues.forEach((queue) => serviceBus.createQueue(queue));
@@ -140,7 +145,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       },
       { logHandler: log },
     );
-    cleanups.push(() => durable.close());
 
     const platform: Platform = {
       credential: undefined,
@@ -174,6 +178,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const dependencies = createDependencies(config, platform);
     provideDependencies(() => Promise.resolve(dependencies));
     cleanups.push(() => dependencies.close());
+    // Running activities still use the dependencies: the driver stops before they are closed.
+    cleanups.push(() => durable.close());
 
     // Triggers start last, once everything they call is in place; they stop first.
     for (const definition of definitions) {
@@ -188,6 +194,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       cleanups.push(detach);
     }
     http.markReady();
+    // Cleanups run last-in first-out: new requests are refused before anything behind them stops.
+    cleanups.push(() => {
+      http.markUnavailable();
+      return Promise.resolve();
+    });
 
     return {
       url,

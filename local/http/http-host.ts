@@ -61,6 +61,11 @@ export class HttpHost {
     this.ready = true;
   }
 
+  /** From then on, function routes answer 503: the services behind them are stopping. */
+  markUnavailable(): void {
+    this.ready = false;
+  }
+
   listen(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
@@ -107,7 +112,13 @@ export class HttpHost {
     if (!this.ready) {
       return send(
         res,
-        problemResponse(503, 'starting', 'The local runtime is still starting.', {}, { 'retry-after': '1' }),
+        problemResponse(
+          503,
+          'unavailable',
+          'The local runtime is starting or stopping.',
+          {},
+          { 'retry-after': '1' },
+        ),
       );
     }
 
