@@ -4,12 +4,13 @@
 import type { Agent } from 'node:https';
 import { CosmosClient, type Database } from '@azure/cosmos';
 import type { InvocationContext } from '@azure/functions';
-import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import { DefaultAzureCredential, getBearerTokenProvider, type TokenCredential } from '@azure/identity';
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import type { AppConfig } from './config.js';
 import type { OrchestrationClient } from './durable/orchestration-client.js';
 import type { HealthCheck } from './health.js';
 import { createLlmGateway, type LlmGateway } from './llm/llm-gateway.js';
+import { AZURE_COGNITIVE_SERVICES_SCOPE } from './llm/openai-client-factory.js';
 import type { MessagePublisher } from './messaging/message-publisher.js';
 
 export interface Dependencies {
@@ -49,6 +50,10 @@ export function createDependencies(config: AppConfig, platform: Platform): Depen
   const llm = createLlmGateway(config.llm.connection, {
     maxRetries: config.llm.maxRetries,
     timeoutMs: config.llm.timeoutMs,
+    // One credential (and token cache) per process; without a platform credential the gateway makes its own.
+    azureAdTokenProvider: platform.credential
+      ? getBearerTokenProvider(platform.credential, AZURE_COGNITIVE_SERVICES_SCOPE)
+      : undefined,
   });
 
   const ownChecks: HealthCheck[] = [
