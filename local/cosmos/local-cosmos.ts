@@ -11,7 +11,12 @@ import { CosmosClient } from '@azure/cosmos';
 
 import { ensureError } from '../../shared/errors.js';
 
-import { restoreSnapshot, takeSnapshot, type AccountSnapshot } from './account-snapshot.js';
+import {
+  accountSnapshotSchema,
+  restoreSnapshot,
+  takeSnapshot,
+  type AccountSnapshot,
+} from './account-snapshot.js';
 import {
   createAccount,
   loadRouter,
@@ -19,13 +24,15 @@ import {
   type RouteParams,
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
-import { FlushScheduler } from './flush-scheduler.js';
+import { FlushScheduler } from '../persistence/flush-scheduler.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
-import { CorruptDataFileError, readSnapshotFile, writeSnapshotFile } from './snapshot-file.js';
+import { CorruptDataFileError, readDataFile, writeDataFile } from '../persistence/data-file.js';
 
 export { provisionCosmos } from './provision-cosmos.js';
-export { CorruptDataFileError } from './snapshot-file.js';
+export { CorruptDataFileError } from '../persistence/data-file.js';
+
+const DATA_FILE_KIND = 'local Cosmos DB data';
 
 export interface LocalCosmosOptions {
   /** Where the data is kept; undefined = memory only. */
@@ -62,7 +69,8 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
 
   // Read the file before listening, so a corrupt file stops start-up before anything can write over it.
-  const snapshot = dataFile === undefined ? undefined : await readSnapshotFile(dataFile);
+  const snapshot =
+    dataFile === undefined ? undefined : await readDataFile(dataFile, accountSnapshotSchema, DATA_FILE_KIND);
 
   const certificate = createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
   // The account is set once the server listens: it advertises the server's own endpoint, port included.
@@ -71,7 +79,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const scheduler = new FlushScheduler(
     () =>
       dataFile !== undefined && live.account
-        ? writeSnapshotFile(dataFile, takeSnapshot(live.account, new Date()))
+        ? writeDataFile(dataFile, takeSnapshot(live.account, new Date()))
         : Promise.resolve(),
     options.flushDelayMs ?? 200,
     (error) => console.error(`local Cosmos DB: saving ${dataFile} failed; the next write retries`, error),
@@ -179,6 +187,7 @@ function restoreInto(account: CosmosAccount, snapshot: AccountSnapshot, dataFile
   } catch (error) {
     throw new CorruptDataFileError(
       dataFile,
+      DATA_FILE_KIND,
       `its contents are inconsistent (${ensureError(error).message})`,
       {
         cause: error,
