@@ -30,4 +30,24 @@ describe('DuplicateDetector', () => {
     expect(detector.isDuplicate('a')).toBe(false);
     expect(detector.isDuplicate('a')).toBe(false);
   });
+
+  it('hands over its history within the window, and a new detector honours it', () => {
+    let time = 0;
+    const before = new DuplicateDetector(100, () => time);
+    before.isDuplicate('old');
+    time = 50;
+    before.isDuplicate('recent');
+    time = 120;
+    expect(before.history()).toEqual([['recent', 50]]);
+
+    const after = new DuplicateDetector(100, () => time);
+    after.restore([
+      ['old', 0],
+      ['recent', 50],
+    ]);
+    expect(after.isDuplicate('recent')).toBe(true);
+    expect(after.isDuplicate('old')).toBe(false);
+    time = 150;
+    expect(after.isDuplicate('recent')).toBe(false);
+  });
 });

@@ -13,6 +13,12 @@ export interface EntityReceiverSettings {
   maxConcurrentCalls: number;
   /** Called after each delivery settles, so the broker can tell when everything is idle. */
   onSettled: () => void;
+  /**
+   * With a data file: saves the new delivery count before the handler runs, so a delivery cut short by a
+   * crash still counts, as a lost lock does in Service Bus (a message that kills the process ends up
+   * dead-lettered instead of looping). Never rejects.
+   */
+  recordDelivery?: () => Promise<void>;
 }
 
 export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
@@ -112,6 +118,7 @@ export class EntityReceiver {
 
   private async deliver(message: StoredMessage): Promise<Outcome> {
     message.deliveryCount += 1;
+    if (this.settings.recordDelivery) await this.settings.recordDelivery();
     try {
       await this.handler(toReceivedMessage(message, randomUUID()));
       this.queue.complete(message);

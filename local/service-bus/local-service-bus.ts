@@ -1,6 +1,7 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
-// dead-lettering, with the names, limits and reasons of Service Bus. It is also the local MessagePublisher.
+// dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
+// It is also the local MessagePublisher.
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import {
@@ -9,9 +10,20 @@ import {
   type QueueDefinition,
   type TopicDefinition,
 } from '../../shared/resources.js';
+import { BusDataFile } from './bus-data-file.js';
+import {
+  fromHistorySnapshot,
+  restoreStore,
+  toHistorySnapshot,
+  toStoreSnapshot,
+  type EntitySnapshot,
+  type SubscriptionSnapshot,
+} from './bus-snapshot.js';
 import { DeliveryQueue, type DeadLetteredMessage, type StoredMessage } from './delivery-queue.js';
 import { DuplicateDetector } from './duplicate-detector.js';
 import { EntityReceiver, type MessageHandler } from './entity-receiver.js';
+
+export { CorruptDataFileError } from '../persistence/data-file.js';
 
 export type { DeadLetteredMessage } from './delivery-queue.js';
 export type { MessageHandler } from './entity-receiver.js';
@@ -26,6 +38,17 @@ export interface LocalServiceBusOptions {
   redeliveryDelayMs?: number;
   /** Clock of the duplicate-detection window and of enqueuedTimeUtc (tests pass a fake one). */
   now?: () => number;
+}
+
+export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {
+  /** Where the broker's state is kept across restarts; undefined = memory only. */
+  dataFile?: string;
+  queues?: readonly QueueDefinition[];
+  topics?: readonly TopicDefinition[];
+  /** Settlements are saved at most this long after they happen (default 200). */
+  flushDelayMs?: number;
+  /** Reports a failed background save (default: console.error); the next save writes everything again. */
+  onSaveError?: (error: unknown) => void;
 }
 
 export type MessageSource = { queueName: string } | { topicName: string; subscriptionName: string };
@@ -57,6 +80,8 @@ interface Topic {
   subscriptions: Map<string, DeliveryQueue>;
   duplicates: DuplicateDetector;
   lastSequenceNumber: number;
+  /** Subscriptions the data file holds and the app no longer declares: saved again as they were. */
+  keptSubscriptions: SubscriptionSnapshot[];
 }
 
 export class LocalServiceBus implements MessagePublisher {
@@ -69,6 +94,7 @@ export class LocalServiceBus implements MessagePublisher {
   private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  private dataFile: BusDataFile | undefined;
 
   constructor(options: LocalServiceBusOptions = {}) {
     this.maxDeliveryCount = wholeNumber(
@@ -85,19 +111,55 @@ export class LocalServiceBus implements MessagePublisher {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * A broker with the given entities. With a data file, the state it holds is restored into them: messages
+   * (those that were being handled are available again), dead letters, sequence numbers and the
+   * duplicate-detection history. A file that cannot be loaded stops this with CorruptDataFileError.
+   */
+  static async open(options: LocalServiceBusOpenOptions = {}): Promise<LocalServiceBus> {
+    const bus = new LocalServiceBus(options);
+    if (options.dataFile !== undefined) {
+      bus.dataFile = await BusDataFile.open(options.dataFile, {
+        liveEntities: () => bus.entitySnapshots(),
+        flushDelayMs: options.flushDelayMs ?? 200,
+        onSaveError: options.onSaveError,
+        windowMs: bus.windowMs,
+        now: bus.now,
+      });
+    }
+    try {
+      options.queues?.forEach((queue) => bus.createQueue(queue));
+      options.topics?.forEach((topic) => bus.createTopic(topic));
+    } catch (error) {
+      bus.dataFile?.cancel();
+      throw error;
+    }
+    return bus;
+  }
+
   createQueue(definition: QueueDefinition): void {
     this.assertNewName(definition.name);
-    this.entities.set(definition.name.toLowerCase(), {
+    const saved = this.dataFile?.savedQueue(definition);
+    const queue: Queue = {
       kind: 'queue',
       name: definition.name,
-      store: new DeliveryQueue(definition.name, definition.requiresSession),
+      store: this.newStore(definition.name, definition.requiresSession),
       duplicates: new DuplicateDetector(this.windowMs, this.now),
       lastSequenceNumber: 0,
-    });
+    };
+    if (saved) {
+      queue.lastSequenceNumber = saved.lastSequenceNumber;
+      queue.duplicates.restore(fromHistorySnapshot(saved.duplicateDetection));
+      this.restored(restoreStore(queue.store, saved, this.maxDeliveryCount));
+    }
+    this.entities.set(definition.name.toLowerCase(), queue);
+    this.dataFile?.adopt(definition.name);
   }
 
   createTopic(definition: TopicDefinition): void {
     this.assertNewName(definition.name);
+    const saved = this.dataFile?.savedTopic(definition);
+    const savedSubscriptions = new Map(saved?.subscriptions.map((s) => [s.name.toLowerCase(), s]));
     const subscriptions = new Map<string, DeliveryQueue>();
     for (const subscription of definition.subscriptions) {
       const key = subscription.name.toLowerCase();
@@ -107,25 +169,52 @@ export class LocalServiceBus implements MessagePublisher {
         );
       }
       const path = `${definition.name}/Subscriptions/${subscription.name}`;
-      subscriptions.set(key, new DeliveryQueue(path, subscription.requiresSession));
+      subscriptions.set(key, this.newStore(path, subscription.requiresSession));
     }
-    this.entities.set(definition.name.toLowerCase(), {
+    const topic: Topic = {
       kind: 'topic',
       name: definition.name,
       subscriptions,
       duplicates: new DuplicateDetector(this.windowMs, this.now),
       lastSequenceNumber: 0,
-    });
+      keptSubscriptions: [],
+    };
+    if (saved) {
+      topic.lastSequenceNumber = saved.lastSequenceNumber;
+      topic.duplicates.restore(fromHistorySnapshot(saved.duplicateDetection));
+      for (const [key, savedSubscription] of savedSubscriptions) {
+        const store = subscriptions.get(key);
+        if (store) this.restored(restoreStore(store, savedSubscription, this.maxDeliveryCount));
+        else topic.keptSubscriptions.push(savedSubscription);
+      }
+    }
+    this.entities.set(definition.name.toLowerCase(), topic);
+    this.dataFile?.adopt(definition.name);
   }
 
-  /** Accepts all the messages or none (like a Service Bus batch); duplicates within the window are dropped. */
+  /**
+   * Accepts all the messages or none (like a Service Bus batch); duplicates within the window are dropped.
+   * With a data file, resolves once the accepted messages are on disk (concurrent sends share one write),
+   * also when they were all dropped as duplicates, since the first send of an id may still be on its way.
+   */
   publish(entityName: string, messages: OutgoingMessage | readonly OutgoingMessage[]): Promise<void> {
     try {
       this.accept(entityName, Array.isArray(messages) ? messages : [messages as OutgoingMessage]);
-      return Promise.resolve();
     } catch (error) {
       return Promise.reject(ensureError(error));
     }
+    const dataFile = this.dataFile;
+    if (!dataFile) return Promise.resolve();
+    return dataFile.commit().catch((error: unknown) => {
+      // Like a send that timed out in Azure: the messages may still be delivered, and a retry with the
+      // same message ids is dropped as a duplicate yet resolves only once they are on disk.
+      throw new DependencyError(
+        'Service Bus',
+        `The messages sent to '${entityName}' could not be saved to ${dataFile.file}: ` +
+          `${ensureError(error).message}. Retry with the same message ids.`,
+        { cause: error },
+      );
+    });
   }
 
   /** Starts delivering an entity's messages to handler. The returned function stops it (awaiting running handlers). */
@@ -149,12 +238,14 @@ export class LocalServiceBus implements MessagePublisher {
         `'${store.path}' already has a receiver: two functions would compete for its messages.`,
       );
     }
+    const dataFile = this.dataFile;
     const receiver = new EntityReceiver(store, handler, {
       maxDeliveryCount: this.maxDeliveryCount,
       redeliveryDelayMs: this.redeliveryDelayMs,
       maxConcurrentSessions: wholeNumber('maxConcurrentSessions', options.maxConcurrentSessions ?? 8, 1),
       maxConcurrentCalls: wholeNumber('maxConcurrentCalls', options.maxConcurrentCalls ?? 16, 1),
       onSettled: () => this.checkIdle(),
+      recordDelivery: dataFile && (() => dataFile.commitInBackground()),
     });
     this.receivers.set(store, receiver);
     receiver.pump();
@@ -183,12 +274,45 @@ export class LocalServiceBus implements MessagePublisher {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops every receiver (awaiting running handlers) and refuses further sends. */
+  /** Saves the data file now (resolves at once without one). */
+  async flush(): Promise<void> {
+    await this.dataFile?.flush();
+  }
+
+  /** Stops every receiver (awaiting running handlers), refuses further sends, and saves the data file. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.receivers.values()].map((receiver) => receiver.stop()));
     this.receivers.clear();
     this.checkIdle();
+    await this.dataFile?.close();
+  }
+
+  /** The declared entities' state as the data file keeps it. */
+  private entitySnapshots(): EntitySnapshot[] {
+    return [...this.entities.values()].map((entity): EntitySnapshot => {
+      const common = {
+        name: entity.name,
+        lastSequenceNumber: entity.lastSequenceNumber,
+        duplicateDetection: toHistorySnapshot(entity.duplicates.history()),
+      };
+      if (entity.kind === 'queue') return { kind: 'queue', ...common, ...toStoreSnapshot(entity.store) };
+      const subscriptions = [...entity.subscriptions.values()].map((store) => ({
+        // The path keeps the name as declared; the map's keys are lower-cased.
+        name: store.path.slice(store.path.lastIndexOf('/') + 1),
+        ...toStoreSnapshot(store),
+      }));
+      return { kind: 'topic', ...common, subscriptions: [...subscriptions, ...entity.keptSubscriptions] };
+    });
+  }
+
+  private newStore(path: string, requiresSession: boolean): DeliveryQueue {
+    return new DeliveryQueue(path, requiresSession, () => this.dataFile?.markDirty());
+  }
+
+  /** Messages dead-lettered while restoring change the state the file holds. */
+  private restored(deadLettered: number): void {
+    if (deadLettered > 0) this.dataFile?.markDirty();
   }
 
   private accept(entityName: string, messages: readonly OutgoingMessage[]): void {
