@@ -23,6 +23,31 @@ export type HistoryEvent =
 
 export type TaskScheduledEvent = Extract<HistoryEvent, { type: 'taskScheduled' }>;
 
+/**
+ * The inbox's events minus results for work that already has one (in the history or earlier in the
+ * inbox). A result can arrive twice around a restart (a timer re-armed, a finished child adopted); the
+ * first is the outcome, so a replay never sees a second.
+ */
+export function withoutRepeatedResults(
+  history: readonly HistoryEvent[],
+  inbox: readonly HistoryEvent[],
+): HistoryEvent[] {
+  const settled = new Set<number>();
+  for (const event of history) if (isResult(event)) settled.add(event.seq);
+  return inbox.filter((event) => {
+    if (!isResult(event)) return true;
+    if (settled.has(event.seq)) return false;
+    settled.add(event.seq);
+    return true;
+  });
+}
+
+function isResult(
+  event: HistoryEvent,
+): event is Extract<HistoryEvent, { type: 'taskCompleted' | 'taskFailed' | 'timerFired' }> {
+  return event.type === 'taskCompleted' || event.type === 'taskFailed' || event.type === 'timerFired';
+}
+
 /** Describes anything thrown, keeping what an orchestrator's catch block can use. */
 export function describeFailure(error: unknown): FailureInfo {
   if (error instanceof Error) {

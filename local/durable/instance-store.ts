@@ -1,7 +1,8 @@
-// Where the local durable driver keeps each orchestration instance: its status and its replay history.
-// The driver owns the records; a store only persists them (in memory here; a file-backed store fits the same port).
+// Where the local durable driver keeps each orchestration instance: its status, its replay history and the
+// messages not yet replayed. The driver owns the records; a store only keeps them (in memory, or in a file).
 import type { OrchestrationRuntimeStatus } from '../../shared/durable/orchestration-client.js';
 import type { FailureInfo, HistoryEvent } from './history.js';
+import { expiredInstanceIds } from './retention.js';
 
 export interface InstanceRecord {
   instanceId: string;
@@ -19,15 +20,31 @@ export interface InstanceRecord {
   /** Set on sub-orchestrations: where to report the result. */
   parent?: { instanceId: string; executionId: string; seq: number };
   history: HistoryEvent[];
+  /**
+   * Delivered but not yet replayed (the start, raised events, results): the task hub's control-queue
+   * messages. Kept with the record so a message acknowledged to its sender survives a restart.
+   */
+  inbox: HistoryEvent[];
 }
 
 export interface InstanceStore {
   get(instanceId: string): Promise<InstanceRecord | undefined>;
   /** Inserts or replaces the record with this instance id. */
   put(record: InstanceRecord): Promise<void>;
+  /** Every record, for resuming instances after a restart. */
+  list(): Promise<InstanceRecord[]>;
+  /**
+   * Deletes finished instances last updated before `before` (keeping a child its running parent may still
+   * need) and returns their ids.
+   */
+  purgeFinished(before: Date): Promise<string[]>;
+  /** Resolves once every change made so far would survive a crash. */
+  flush(): Promise<void>;
+  /** Saves everything; the driver makes no changes after this. */
+  close(): Promise<void>;
 }
 
-/** Keeps copies, never the caller's objects, so it behaves like a store that serialises. */
+/** Keeps copies, never the caller's objects, so it behaves like a store that serialises. Nothing survives the process. */
 export class InMemoryInstanceStore implements InstanceStore {
   readonly #records = new Map<string, InstanceRecord>();
 
@@ -38,6 +55,24 @@ export class InMemoryInstanceStore implements InstanceStore {
 
   put(record: InstanceRecord): Promise<void> {
     this.#records.set(record.instanceId, structuredClone(record));
+    return Promise.resolve();
+  }
+
+  list(): Promise<InstanceRecord[]> {
+    return Promise.resolve([...this.#records.values()].map((record) => structuredClone(record)));
+  }
+
+  purgeFinished(before: Date): Promise<string[]> {
+    const expired = expiredInstanceIds(this.#records, before);
+    for (const instanceId of expired) this.#records.delete(instanceId);
+    return Promise.resolve(expired);
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
     return Promise.resolve();
   }
 }

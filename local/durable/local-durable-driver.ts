@@ -1,21 +1,29 @@
 // The local runtime's stand-in for the Durable Functions extension: it runs the same orchestrator
 // generators and activity handlers the host registers with df.app.*, by replaying each instance's history.
+// With a data file it keeps instances across restarts and resumes them by replay, as the task hub does.
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { LogHandler, LogLevel } from '@azure/functions';
 import type * as df from 'durable-functions';
 import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
-import type {
-  OrchestrationClient,
-  OrchestrationRuntimeStatus,
-  OrchestrationStatus,
-} from '../../shared/durable/orchestration-client.js';
+import type { OrchestrationClient, OrchestrationStatus } from '../../shared/durable/orchestration-client.js';
 import { runActivity } from './activity-runner.js';
-import { describeFailure, toDurableJson, type FailureInfo, type HistoryEvent } from './history.js';
+import { FileInstanceStore } from './file-instance-store.js';
+import {
+  describeFailure,
+  toDurableJson,
+  withoutRepeatedResults,
+  type FailureInfo,
+  type HistoryEvent,
+} from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
+import { isFinished } from './retention.js';
 
 export { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
+export { FileInstanceStore, type FileInstanceStoreOptions } from './file-instance-store.js';
+export { CorruptDataFileError } from '../persistence/data-file.js';
 export type { HistoryEvent } from './history.js';
 
 export interface DurableRegistry {
@@ -33,18 +41,30 @@ export interface LocalDurableDriverOptions {
   logHandler?: LogHandler;
 }
 
-/** In-memory state of an instance's current execution; the durable part lives in the store. */
+export interface LocalDurableDriverOpenOptions extends LocalDurableDriverOptions {
+  /** The JSON file instances are kept in across restarts; undefined = memory only (or `store`). */
+  dataFile?: string;
+  /** Finished instances last updated longer ago than this are purged (default 24 h; Infinity keeps them). */
+  retentionMs?: number;
+  /** How often the purge runs besides at open (default 60 s). */
+  purgeIntervalMs?: number;
+  /** History appends are saved at most this long after they happen (default 100 ms); starts and events at once. */
+  flushDelayMs?: number;
+}
+
+/** In-memory state of an instance's current execution; the durable part (history, inbox) lives in the store. */
 interface Execution {
   executionId: string;
-  /** New events (results, raised events) waiting for the next episode. */
-  inbox: HistoryEvent[];
   episodeQueued: boolean;
+  /** Set after a restart: the next episode replays even with no new message, to restart the pending work. */
+  resuming: boolean;
   /** Sequence numbers already started in this process, so a replay never starts the same work twice. */
   started: Set<number>;
   timers: Map<number, NodeJS.Timeout>;
 }
 
-const TERMINAL: readonly OrchestrationRuntimeStatus[] = ['Completed', 'Failed', 'Terminated'];
+const DEFAULT_RETENTION_MS = 24 * 60 * 60_000;
+const DEFAULT_PURGE_INTERVAL_MS = 60_000;
 
 export class LocalDurableDriver implements OrchestrationClient {
   readonly #registry: DurableRegistry;
@@ -60,6 +80,47 @@ export class LocalDurableDriver implements OrchestrationClient {
   #busy = 0;
   #idleWaiters: (() => void)[] = [];
   #closed = false;
+  #purgeTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Loads the instances (from `dataFile`, or the given store), purges finished ones past the retention,
+   * then resumes every Pending or Running instance by replay on a later turn of the event loop. A data
+   * file that cannot be read rejects with CorruptDataFileError and is left untouched.
+   */
+  static async open(
+    registry: DurableRegistry,
+    options: LocalDurableDriverOpenOptions = {},
+  ): Promise<LocalDurableDriver> {
+    const { dataFile, retentionMs, purgeIntervalMs, flushDelayMs, ...driverOptions } = options;
+    const retention = retentionMs ?? DEFAULT_RETENTION_MS;
+    if (!(retention > 0)) throw new ValidationError('retentionMs must be a positive number of milliseconds.');
+    let store = driverOptions.store;
+    if (dataFile !== undefined) {
+      if (store !== undefined) throw new ValidationError('Pass either dataFile or store, not both.');
+      const file = resolve(dataFile);
+      store = await FileInstanceStore.open(file, {
+        ...(flushDelayMs === undefined ? {} : { flushDelayMs }),
+        onSaveError: (error) =>
+          writeLog(
+            driverOptions.logHandler,
+            'error',
+            `Saving durable state to ${file} failed; retrying with the next change:`,
+            error,
+          ),
+      });
+    }
+    const driver = new LocalDurableDriver(registry, { ...driverOptions, ...(store ? { store } : {}) });
+    if (Number.isFinite(retention)) {
+      await driver.#purgeFinished(retention);
+      driver.#purgeTimer = setInterval(
+        () => void driver.#purgeFinished(retention),
+        purgeIntervalMs ?? DEFAULT_PURGE_INTERVAL_MS,
+      );
+      driver.#purgeTimer.unref();
+    }
+    await driver.#resumeAll();
+    return driver;
+  }
 
   constructor(registry: DurableRegistry, options: LocalDurableDriverOptions = {}) {
     this.#registry = registry;
@@ -69,12 +130,14 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#logHandler = options.logHandler;
   }
 
+  /** Resolves once the new instance is saved, as the host's client writes to storage before returning. */
   async startNew(name: string, options: { instanceId: string; input?: unknown }): Promise<string> {
     this.#assertOpen();
     if (typeof options.instanceId !== 'string' || options.instanceId === '') {
       throw new ValidationError('instanceId must be a non-empty string.');
     }
     await this.#createInstance(name, options.instanceId, toDurableJson(options.input));
+    await this.#store.flush();
     return options.instanceId;
   }
 
@@ -83,28 +146,32 @@ export class LocalDurableDriver implements OrchestrationClient {
     return record === undefined ? undefined : toStatus(record);
   }
 
+  /** Resolves once the event is saved with the instance. */
   async raiseEvent(instanceId: string, eventName: string, eventData?: unknown): Promise<void> {
     this.#assertOpen();
     if (!eventName) throw new ValidationError('eventName must be a non-empty string.');
     const record = await this.#requireRecord(instanceId);
     // Durable answers 410 Gone for a finished instance and drops the event; so does the driver.
-    if (isTerminal(record.runtimeStatus)) return;
-    this.#deliver(instanceId, record.executionId, [
+    if (isFinished(record.runtimeStatus)) return;
+    await this.#deliver(instanceId, record.executionId, [
       { type: 'eventRaised', name: eventName, data: toDurableJson(eventData) },
     ]);
+    await this.#store.flush();
   }
 
   async terminate(instanceId: string, reason: string): Promise<void> {
     await this.#exclusive(instanceId, async () => {
       const record = await this.#requireRecord(instanceId);
-      if (isTerminal(record.runtimeStatus)) return;
+      if (isFinished(record.runtimeStatus)) return;
       record.runtimeStatus = 'Terminated';
       record.output = reason;
+      record.inbox = [];
       record.lastUpdatedTime = this.#now().toISOString();
       await this.#store.put(record);
       // Activities already running finish, as in Durable; their results are dropped.
       this.#finish(record);
     });
+    await this.#store.flush();
   }
 
   /** Resolves with the status once the instance is Completed, Failed or Terminated; rejects after `timeoutMs`. */
@@ -133,7 +200,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       this.getStatus(instanceId).then(
         (status) => {
           if (status === undefined) settle(() => reject(notFound(instanceId)));
-          else if (isTerminal(status.runtimeStatus)) onFinished(status);
+          else if (isFinished(status.runtimeStatus)) onFinished(status);
         },
         (error: unknown) => settle(() => reject(ensureError(error))),
       );
@@ -146,9 +213,13 @@ export class LocalDurableDriver implements OrchestrationClient {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Stops accepting work and timers, cuts retry waits short, and waits for running activities. */
+  /**
+   * Stops accepting work and timers, cuts retry waits short, waits for running activities (their results
+   * are kept for the next start), then saves everything.
+   */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#purgeTimer);
     for (const execution of this.#executions.values()) clearTimers(execution);
     for (const sleep of this.#retrySleeps) {
       clearTimeout(sleep.timer);
@@ -156,6 +227,26 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
     this.#retrySleeps.clear();
     await this.idle();
+    await this.#store.close();
+  }
+
+  async #purgeFinished(retentionMs: number): Promise<void> {
+    try {
+      await this.#store.purgeFinished(new Date(this.#now().getTime() - retentionMs));
+    } catch (error) {
+      this.#log('error', 'Purging finished durable instances failed:', error);
+    }
+  }
+
+  /** Picks up every unfinished instance where its saved history left it. */
+  async #resumeAll(): Promise<void> {
+    for (const record of await this.#store.list()) {
+      if (isFinished(record.runtimeStatus)) continue;
+      const execution = newExecution(record.executionId);
+      execution.resuming = true;
+      this.#executions.set(record.instanceId, execution);
+      this.#queueEpisode(record.instanceId, execution);
+    }
   }
 
   async #createInstance(
@@ -169,9 +260,16 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
     await this.#exclusive(instanceId, async () => {
       const existing = await this.#store.get(instanceId);
+      if (existing !== undefined && parent !== undefined && isSameParent(existing.parent, parent)) {
+        // This step of the parent started the child before a restart: adopt it rather than run it twice.
+        if (isFinished(existing.runtimeStatus)) {
+          this.#post(parent.instanceId, parent.executionId, [childResult(existing, parent.seq)]);
+        }
+        return;
+      }
       // The extension's default (overridableExistingInstanceStates = NonRunningStates): only a finished
       // instance may be replaced.
-      if (existing !== undefined && !isTerminal(existing.runtimeStatus)) {
+      if (existing !== undefined && !isFinished(existing.runtimeStatus)) {
         throw new ConflictError(
           `Orchestration instance '${instanceId}' is already ${existing.runtimeStatus}; ` +
             'an instance id can be reused only once its instance has finished.',
@@ -189,27 +287,44 @@ export class LocalDurableDriver implements OrchestrationClient {
         createdTime: now,
         lastUpdatedTime: now,
         history: [],
+        inbox: [{ type: 'executionStarted' }],
         ...(parent ? { parent } : {}),
       };
       await this.#store.put(record);
       const previous = this.#executions.get(instanceId);
       if (previous !== undefined) clearTimers(previous);
-      this.#executions.set(instanceId, {
-        executionId: record.executionId,
-        inbox: [],
-        episodeQueued: false,
-        started: new Set(),
-        timers: new Map(),
-      });
-      this.#deliver(instanceId, record.executionId, [{ type: 'executionStarted' }]);
+      const execution = newExecution(record.executionId);
+      this.#executions.set(instanceId, execution);
+      this.#queueEpisode(instanceId, execution);
     });
   }
 
-  /** Queues events for the execution; stale deliveries (replaced or finished instance) are dropped. */
-  #deliver(instanceId: string, executionId: string, events: HistoryEvent[]): void {
-    const execution = this.#executions.get(instanceId);
-    if (execution === undefined || execution.executionId !== executionId) return;
-    execution.inbox.push(...events);
+  /**
+   * Adds events to the instance's saved inbox and queues an episode. Deliveries to a replaced or finished
+   * execution are dropped. After close() the events are still saved, for the next start to replay.
+   */
+  #deliver(instanceId: string, executionId: string, events: HistoryEvent[]): Promise<void> {
+    this.#busy++;
+    return this.#exclusive(instanceId, async () => {
+      const record = await this.#store.get(instanceId);
+      if (record === undefined || record.executionId !== executionId || isFinished(record.runtimeStatus)) {
+        return;
+      }
+      record.inbox.push(...events);
+      await this.#store.put(record);
+      const execution = this.#executions.get(instanceId);
+      if (execution?.executionId === executionId) this.#queueEpisode(instanceId, execution);
+    }).finally(() => this.#release());
+  }
+
+  /** #deliver for internal messages (results, timers), whose failure has no caller to report to. */
+  #post(instanceId: string, executionId: string, events: HistoryEvent[]): void {
+    this.#deliver(instanceId, executionId, events).catch((error: unknown) =>
+      this.#log('error', `Durable instance '${instanceId}' could not take a message:`, error),
+    );
+  }
+
+  #queueEpisode(instanceId: string, execution: Execution): void {
     if (execution.episodeQueued || this.#closed) return;
     execution.episodeQueued = true;
     this.#busy++;
@@ -226,16 +341,20 @@ export class LocalDurableDriver implements OrchestrationClient {
 
   async #runEpisode(instanceId: string, execution: Execution): Promise<void> {
     execution.episodeQueued = false;
-    const events = execution.inbox.splice(0);
-    if (events.length === 0 || this.#closed) return;
+    if (this.#closed) return;
+    const resuming = execution.resuming;
+    execution.resuming = false;
     const record = await this.#store.get(instanceId);
     if (
       record === undefined ||
       record.executionId !== execution.executionId ||
-      isTerminal(record.runtimeStatus)
+      isFinished(record.runtimeStatus) ||
+      (record.inbox.length === 0 && !resuming)
     ) {
       return;
     }
+    const events = withoutRepeatedResults(record.history, record.inbox);
+    record.inbox = [];
     const handler = this.#registry.orchestrations.get(record.name);
     const now = this.#now();
     const history: HistoryEvent[] = [
@@ -259,7 +378,9 @@ export class LocalDurableDriver implements OrchestrationClient {
         ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
       });
       outcome = result.outcome;
-      record.history = [...history, ...result.scheduled];
+      // A resume that brought nothing new leaves the history as it was.
+      if (events.length > 0 || result.scheduled.length > 0)
+        record.history = [...history, ...result.scheduled];
       try {
         record.customStatus = toDurableJson(result.customStatus) ?? null;
         if (outcome.status === 'completed')
@@ -335,7 +456,7 @@ export class LocalDurableDriver implements OrchestrationClient {
         const event: HistoryEvent = outcome.succeeded
           ? { type: 'taskCompleted', seq: work.seq, result: outcome.result }
           : { type: 'taskFailed', seq: work.seq, failure: outcome.failure };
-        this.#deliver(instanceId, execution.executionId, [event]);
+        return this.#deliver(instanceId, execution.executionId, [event]);
       })
       .catch((error: unknown) => this.#log('error', `Activity '${work.name}' could not be run:`, error))
       .finally(() => this.#release());
@@ -346,7 +467,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       execution.timers.delete(seq);
       const remaining = fireAt.getTime() - this.#now().getTime();
       if (remaining <= 0) {
-        this.#deliver(instanceId, execution.executionId, [{ type: 'timerFired', seq }]);
+        this.#post(instanceId, execution.executionId, [{ type: 'timerFired', seq }]);
         return;
       }
       // Short hops re-read the clock (a test clock can jump) and stay within setTimeout's range.
@@ -364,7 +485,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     const parent = { instanceId: parentId, executionId: execution.executionId, seq: work.seq };
     this.#createInstance(work.name, work.instanceId, toDurableJson(work.input), parent)
       .catch((error: unknown) => {
-        this.#deliver(parentId, execution.executionId, [
+        this.#post(parentId, execution.executionId, [
           { type: 'taskFailed', seq: work.seq, failure: describeFailure(error) },
         ]);
       })
@@ -382,7 +503,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     for (const waiter of [...(this.#completionWaiters.get(record.instanceId) ?? [])]) waiter(status);
     if (record.parent !== undefined) {
       const { instanceId, executionId, seq } = record.parent;
-      this.#deliver(instanceId, executionId, [childResult(record, seq)]);
+      this.#post(instanceId, executionId, [childResult(record, seq)]);
     }
   }
 
@@ -430,13 +551,23 @@ export class LocalDurableDriver implements OrchestrationClient {
   }
 
   #log(level: LogLevel, ...args: unknown[]): void {
-    if (this.#logHandler) this.#logHandler(level, ...args);
-    else console.error(...args);
+    writeLog(this.#logHandler, level, ...args);
   }
 }
 
-function isTerminal(status: OrchestrationRuntimeStatus): boolean {
-  return TERMINAL.includes(status);
+function writeLog(logHandler: LogHandler | undefined, level: LogLevel, ...args: unknown[]): void {
+  if (logHandler) logHandler(level, ...args);
+  else console.error(...args);
+}
+
+function newExecution(executionId: string): Execution {
+  return { executionId, episodeQueued: false, resuming: false, started: new Set(), timers: new Map() };
+}
+
+function isSameParent(a: InstanceRecord['parent'], b: NonNullable<InstanceRecord['parent']>): boolean {
+  return (
+    a !== undefined && a.instanceId === b.instanceId && a.executionId === b.executionId && a.seq === b.seq
+  );
 }
 
 function clearTimers(execution: Execution): void {

@@ -1,0 +1,79 @@
+// The JSON layout of the durable driver's data file and its check on load: every instance record with its
+// history and undelivered messages, so a restart can resume each instance by replay.
+import { z } from 'zod';
+import type { InstanceRecord } from './instance-store.js';
+
+export const INSTANCE_FILE_FORMAT = 'local-durable-instances';
+export const INSTANCE_FILE_VERSION = 1;
+
+const timestamp = z.iso.datetime();
+const seq = z.number().int().nonnegative();
+
+const failureSchema = z.object({ name: z.string(), message: z.string(), stack: z.string().optional() });
+
+const historyEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('orchestratorStarted'), at: timestamp }),
+  z.object({ type: z.literal('executionStarted') }),
+  z.object({
+    type: z.literal('taskScheduled'),
+    seq,
+    kind: z.enum(['activity', 'timer', 'subOrchestration']),
+    name: z.string(),
+  }),
+  z.object({ type: z.literal('taskCompleted'), seq, result: z.unknown().optional() }),
+  z.object({ type: z.literal('taskFailed'), seq, failure: failureSchema }),
+  z.object({ type: z.literal('timerFired'), seq }),
+  z.object({ type: z.literal('eventRaised'), name: z.string(), data: z.unknown().optional() }),
+]);
+
+const instanceRecordSchema = z.object({
+  instanceId: z.string().min(1),
+  executionId: z.string().min(1),
+  name: z.string().min(1),
+  // JSON drops undefined values: an instance started without input has none.
+  input: z.unknown().optional(),
+  runtimeStatus: z.enum(['Pending', 'Running', 'Completed', 'ContinuedAsNew', 'Failed', 'Terminated']),
+  output: z.unknown().optional(),
+  customStatus: z.unknown().optional(),
+  failure: failureSchema.optional(),
+  createdTime: timestamp,
+  lastUpdatedTime: timestamp,
+  parent: z.object({ instanceId: z.string(), executionId: z.string(), seq }).optional(),
+  history: z.array(historyEventSchema),
+  inbox: z.array(historyEventSchema),
+});
+
+export const instanceFileSchema = z.object({
+  format: z.literal(INSTANCE_FILE_FORMAT),
+  version: z.literal(INSTANCE_FILE_VERSION),
+  savedAt: timestamp,
+  instances: z.array(instanceRecordSchema),
+});
+
+export type InstanceFile = z.infer<typeof instanceFileSchema>;
+
+export function toInstanceFile(records: Iterable<InstanceRecord>, savedAt: Date): InstanceFile {
+  return {
+    format: INSTANCE_FILE_FORMAT,
+    version: INSTANCE_FILE_VERSION,
+    savedAt: savedAt.toISOString(),
+    instances: [...records],
+  };
+}
+
+/** The records of a checked file; throws when it holds something the driver could not have written. */
+export function fromInstanceFile(file: InstanceFile): InstanceRecord[] {
+  const seen = new Set<string>();
+  return file.instances.map((instance) => {
+    if (seen.has(instance.instanceId)) {
+      throw new Error(`instance '${instance.instanceId}' appears more than once`);
+    }
+    seen.add(instance.instanceId);
+    return {
+      ...instance,
+      input: instance.input,
+      output: instance.output ?? null,
+      customStatus: instance.customStatus ?? null,
+    };
+  });
+}

@@ -1,0 +1,59 @@
+// Which finished instances a purge may drop.
+import { describe, expect, it } from 'vitest';
+import type { InstanceRecord } from './instance-store.js';
+import { expiredInstanceIds } from './retention.js';
+
+function record(
+  instanceId: string,
+  runtimeStatus: InstanceRecord['runtimeStatus'],
+  lastUpdatedTime: string,
+  parent?: InstanceRecord['parent'],
+): [string, InstanceRecord] {
+  return [
+    instanceId,
+    {
+      instanceId,
+      executionId: `${instanceId}-exec`,
+      name: 'orch',
+      input: null,
+      runtimeStatus,
+      output: null,
+      customStatus: null,
+      createdTime: lastUpdatedTime,
+      lastUpdatedTime,
+      history: [],
+      inbox: [],
+      ...(parent ? { parent } : {}),
+    },
+  ];
+}
+
+const OLD = '2026-03-01T08:00:00.000Z';
+const NEW = '2026-03-01T11:00:00.000Z';
+const CUT_OFF = new Date('2026-03-01T10:00:00.000Z');
+
+describe('expiredInstanceIds', () => {
+  it('picks finished instances last updated before the cut-off, and nothing unfinished', () => {
+    const records = new Map([
+      record('completed', 'Completed', OLD),
+      record('failed', 'Failed', OLD),
+      record('terminated', 'Terminated', OLD),
+      record('recent', 'Completed', NEW),
+      record('running', 'Running', OLD),
+      record('pending', 'Pending', OLD),
+    ]);
+
+    expect(expiredInstanceIds(records, CUT_OFF)).toEqual(['completed', 'failed', 'terminated']);
+  });
+
+  it('keeps a finished child while its parent execution still runs', () => {
+    const records = new Map([
+      record('parent', 'Running', OLD),
+      record('child', 'Completed', OLD, { instanceId: 'parent', executionId: 'parent-exec', seq: 0 }),
+      // Its parent was replaced by a new execution: the old child is no longer awaited.
+      record('orphan', 'Completed', OLD, { instanceId: 'parent', executionId: 'earlier-exec', seq: 1 }),
+    ]);
+
+    expect(expiredInstanceIds(records, CUT_OFF)).toEqual(['orphan']);
+  });
+});
