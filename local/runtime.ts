@@ -81,6 +81,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
 
+  const dataFile = (name: string) =>
+    options.dataDir === undefined ? undefined : join(options.dataDir, name);
+
   try {
     const http = new HttpHost({
       functions: definitions.filter((d): d is HttpFunctionDefinition => d.kind === 'http'),
@@ -92,10 +95,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const url = `http://${host}:${address.port}`;
 
     if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
-    const cosmos = await startLocalCosmos({
-      dataFile: options.dataDir === undefined ? undefined : join(options.dataDir, 'cosmos.json'),
-      host,
-    });
+    const cosmos = await startLocalCosmos({ dataFile: dataFile('cosmos.json'), host });
     cleanups.push(() => cosmos.stop());
 
     const webPubSub = new LocalWebPubSub({
@@ -123,14 +123,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       provisioning.dispose();
     }
 
-    const serviceBus = new LocalServiceBus(options.serviceBus);
-    serviceBusQueues.forEach((queue) => serviceBus.createQueue(queue));
-    serviceBusTopics.forEach((topic) => serviceBus.createTopic(topic));
+    const serviceBus = await LocalServiceBus.open({
+      ...options.serviceBus,
+      dataFile: dataFile('service-bus.json'),
+      queues: serviceBusQueues,
+      topics: serviceBusTopics,
+      onSaveError: (error) => log('error', 'Local Service Bus: a save of its data file failed', error),
+    });
     cleanups.push(() => serviceBus.close());
     const sources = serviceBusSources();
     http.mount(createDeadLetterEndpoint(serviceBus, sources));
 
-    const durable = new LocalDurableDriver(
+    // open() resumes unfinished orchestrations on a later tick; their activities call getDependencies(), which
+    // is provided below without any await in between.
+    const durable = await LocalDurableDriver.open(
       {
         orchestrations: new Map(
           definitions.flatMap((d): [string, df.OrchestrationHandler][] =>
@@ -143,7 +149,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           ),
         ),
       },
-      { logHandler: log },
+      { logHandler: log, dataFile: dataFile('durable.json') },
     );
 
     const platform: Platform = {

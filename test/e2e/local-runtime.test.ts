@@ -18,6 +18,11 @@ import { startTestRuntime } from '../support/local-runtime.js';
 // A small pipeline written exactly like production definitions: a queue trigger starts an orchestration
 // that fans out to activities and stores its result in Cosmos DB.
 const received: { body: unknown; metadata: unknown }[] = [];
+// The activity for the word "slow" waits until the test lets it finish.
+let slowStarted: () => void = () => undefined;
+const slowRunning = new Promise<void>((resolve) => (slowStarted = resolve));
+let releaseSlow: () => void = () => undefined;
+const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
 const probeFunctions: FunctionDefinition[] = [
   {
     kind: 'serviceBus',
@@ -48,7 +53,17 @@ const probeFunctions: FunctionDefinition[] = [
       return upper.join(' ');
     },
   },
-  { kind: 'activity', name: 'probeUpper', handler: (word: unknown) => String(word).toUpperCase() },
+  {
+    kind: 'activity',
+    name: 'probeUpper',
+    handler: async (word: unknown) => {
+      if (word === 'slow') {
+        slowStarted();
+        await slowGate;
+      }
+      return String(word).toUpperCase();
+    },
+  },
   {
     kind: 'activity',
     name: 'probeStore',
@@ -181,6 +196,32 @@ describe('local runtime', () => {
     );
     expect(result.content.split(' ')).toHaveLength(5);
     expect(deltas.join('')).toBe(result.content);
+  });
+
+  it('finishes an orchestration that was running when the runtime restarted', async () => {
+    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+      messageId: 'm-restart',
+      sessionId: 's-3',
+      body: { id: 'm-restart', words: ['before', 'slow'] },
+    });
+    await slowRunning;
+    const stopping = runtime.stop();
+    releaseSlow();
+    await stopping;
+
+    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+    const status = await waitFor(async () => {
+      const current = await runtime.durable.getStatus('probe-m-restart');
+      return current?.runtimeStatus === 'Completed' ? current : undefined;
+    });
+    expect(status.output).toBe('BEFORE SLOW');
+    const { resource } = await runtime.dependencies.database
+      .container(SESSIONS_CONTAINER)
+      .item('m-restart', 'probe')
+      .read<{ text: string }>();
+    expect(resource?.text).toBe('BEFORE SLOW');
+    // The message was handled once: the restart resumed the orchestration, it did not redeliver the message.
+    expect(received.filter((r) => (r.body as { id: string }).id === 'm-restart')).toHaveLength(1);
   });
 
   it('keeps Cosmos DB data across a restart', async () => {
