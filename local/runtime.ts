@@ -25,6 +25,7 @@ import {
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
+import { lockDataFolder } from './persistence/data-folder-lock.js';
 import { HttpHost } from './http/http-host.js';
 import {
   createOfflineModel,
@@ -94,7 +95,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => http.close());
     const url = `http://${host}:${address.port}`;
 
-    if (options.dataDir !== undefined) await mkdir(options.dataDir, { recursive: true });
+    if (options.dataDir !== undefined) {
+      await mkdir(options.dataDir, { recursive: true });
+      const lock = await lockDataFolder(options.dataDir);
+      cleanups.push(() => lock.release());
+    }
     const cosmos = await startLocalCosmos({ dataFile: dataFile('cosmos.json'), host });
     cleanups.push(() => cosmos.stop());
 

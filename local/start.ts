@@ -1,6 +1,7 @@
 // `npm start`: runs the whole product locally and prints one line once it is ready.
 import { ConfigError } from '../shared/config.js';
 import { createLogHandler } from './log.js';
+import { DataFolderInUseError } from './persistence/data-folder-lock.js';
 import { startLocalRuntime } from './runtime.js';
 import { parseLocalRuntimeSettings, readSettings } from './settings.js';
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
+  if (error instanceof ConfigError || error instanceof DataFolderInUseError) console.error(error.message);
   else console.error('The local runtime failed to start:', error);
   process.exit(1);
 });

@@ -75,6 +75,12 @@ describe('the compiled entry points', () => {
       expect(url).toBeDefined();
       const health = await fetch(`${url!.replace('localhost', '127.0.0.1')}/api/health`);
       expect(health.status).toBe(200);
+
+      // A second runtime on the same data folder would overwrite its files: it is refused.
+      const second = run(cwd, { PORT: '0', LOCAL_DATA_DIR: join(cwd, 'data') });
+      expect(await second.exited).toBe(1);
+      expect(second.stderr()).toMatch(/is in use by another local runtime \(process \d+\)/);
+
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
     } finally {
