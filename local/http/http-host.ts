@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import azureFunctions, { type LogHandler } from '@azure/functions';
 import type { HttpFunctionDefinition } from '../../functions/definition.js';
 import { problemResponse } from '../../shared/http/problem.js';
+import { readRequestBody, TOO_LARGE } from './request-body.js';
 import { compileRoute, matchRoute, type CompiledRoute } from './route-matcher.js';
 
 // Under Node's ESM loader the package's classes are reachable only through its default export.
@@ -122,8 +123,8 @@ export class HttpHost {
       );
     }
 
-    const body = await readBody(req, this.options.maxRequestBytes);
-    if (body === 'too-large') {
+    const body = await readRequestBody(req, this.options.maxRequestBytes);
+    if (body === TOO_LARGE) {
       return send(
         res,
         problemResponse(
@@ -183,26 +184,6 @@ async function send(
     res.off('close', onClose);
     res.end();
   }
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    req.resume();
-    return Promise.resolve('too-large');
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function flattenHeaders(req: IncomingMessage): Record<string, string> {

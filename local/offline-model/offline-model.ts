@@ -28,6 +28,7 @@ import {
   type CompletionMeta,
   type StreamEvent,
 } from './completion-chunks.js';
+import { readRequestBody, TOO_LARGE } from '../http/request-body.js';
 import { encodeFloat32Base64, fnv1a, hashedEmbedding } from './hashed-embedding.js';
 import { planReply } from './reply-rules.js';
 import {
@@ -211,16 +212,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES)
-      throw new OpenAiStyleError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
+  const body = await readRequestBody(req, MAX_BODY_BYTES);
+  if (body === TOO_LARGE)
+    throw new OpenAiStyleError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new OpenAiStyleError(400, 'The request body is not valid JSON.');
   }

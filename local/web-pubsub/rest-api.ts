@@ -10,6 +10,7 @@ import {
   ValidationError,
   ensureError,
 } from '../../shared/errors.js';
+import { readRequestBody, TOO_LARGE } from '../http/request-body.js';
 import type { AccessTokens } from './access-tokens.js';
 import { groupName } from './client-messages.js';
 import type { HubService } from './hub-service.js';
@@ -375,15 +376,9 @@ async function groupsRequest(call: RestCall): Promise<{ groups: string[] }> {
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buffer.length;
-    if (size > limit) throw new AppError('payload_too_large', `The message exceeds ${limit} bytes.`, 413);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+  const body = await readRequestBody(req, limit);
+  if (body === TOO_LARGE) throw new AppError('payload_too_large', `The message exceeds ${limit} bytes.`, 413);
+  return body;
 }
 
 // --- responses ---------------------------------------------------------------------------------------------
