@@ -24,11 +24,7 @@ export function parseLocalRuntimeSettings(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
   const parsed = schema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({ setting: String(issue.path[0]), problem: issue.message })),
-    );
-  }
+  if (!parsed.success) throw ConfigError.fromIssues(parsed.error, present);
   return { port: parsed.data.PORT, dataDir: parsed.data.LOCAL_DATA_DIR, logLevel: parsed.data.LOG_LEVEL };
 }
 

@@ -234,6 +234,16 @@ export class ConfigError extends Error {
     );
     this.name = 'ConfigError';
   }
+
+  /** One problem per failed setting; a setting that is absent is reported as missing. */
+  static fromIssues(error: z.ZodError, env: Readonly<Record<string, string | undefined>>): ConfigError {
+    return new ConfigError(
+      error.issues.map((issue) => ({
+        setting: String(issue.path[0] ?? '(settings)'),
+        problem: env[String(issue.path[0])] === undefined ? 'missing' : issue.message,
+      })),
+    );
+  }
 }
 
 type Problem = { setting: string; problem: string };
@@ -241,14 +251,7 @@ type Problem = { setting: string; problem: string };
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): AppConfig {
   const parsed = rawSettings.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        setting: String(issue.path[0] ?? '(settings)'),
-        problem: env[String(issue.path[0])] === undefined ? 'missing' : issue.message,
-      })),
-    );
-  }
+  if (!parsed.success) throw ConfigError.fromIssues(parsed.error, env);
   const raw = parsed.data;
   const problems: Problem[] = [];
   const require = (setting: keyof RawSettings, value: string | undefined, why: string): string => {
