@@ -41,6 +41,16 @@ export const settingsNotInAzure: Readonly<Record<string, string>> = {
   LLM_EMBEDDING_MODEL: 'For LLM_PROVIDER=openai-compatible; Azure uses azure-openai.',
   OFFLINE_MODEL_TTFT_MS: 'The offline stand-in model exists only in the local runtime.',
   OFFLINE_MODEL_TOKENS_PER_SECOND: 'The offline stand-in model exists only in the local runtime.',
+  AUTH_ENTRA_ISSUER: 'Derived from AUTH_ENTRA_TENANT_ID; set it in the portal only for a non-public cloud.',
+  AUTH_ENTRA_JWKS_URL: 'Derived from AUTH_ENTRA_TENANT_ID; set it in the portal only for a non-public cloud.',
+  CHAT_MAX_TEXT_CHARS: 'Tuning: the code default applies; set it in the portal to change it.',
+  CHAT_MAX_TOOL_ROUNDS: 'Tuning: the code default applies; set it in the portal to change it.',
+  CHAT_PROMPT_TOKEN_BUDGET: 'Tuning: the code default applies; set it in the portal to change it.',
+  CHAT_MAX_OUTPUT_TOKENS: 'Tuning: the code default applies; set it in the portal to change it.',
+  CHAT_TURN_WAIT_MS: 'Tuning: the code default applies; set it in the portal to change it.',
+  STREAM_FLUSH_INTERVAL_MS: 'Tuning: the code default applies; set it in the portal to change it.',
+  STREAM_FLUSH_MAX_CHARS: 'Tuning: the code default applies; set it in the portal to change it.',
+  SSE_IDLE_TIMEOUT_MS: 'Tuning: the code default applies; set it in the portal to change it.',
 };
 
 /** App settings that only the platform reads (the Functions host's telemetry), so the code does not declare them. */

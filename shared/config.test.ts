@@ -12,6 +12,7 @@ const azure = {
   AZURE_OPENAI_ENDPOINT: 'https://aoai.openai.azure.com',
   AZURE_OPENAI_CHAT_DEPLOYMENT: 'gpt-4o-mini',
   AZURE_OPENAI_EMBEDDING_DEPLOYMENT: 'text-embedding-3-small',
+  WEBSITE_AUTH_ENABLED: 'True',
 };
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -43,9 +44,55 @@ describe('loadConfig', () => {
       'COSMOS_ENDPOINT',
       'ServiceBusConnection__fullyQualifiedNamespace',
       'WEBPUBSUB_ENDPOINT',
+      'AUTH_MODE',
       'AZURE_OPENAI_ENDPOINT',
       'AZURE_OPENAI_CHAT_DEPLOYMENT',
       'AZURE_OPENAI_EMBEDDING_DEPLOYMENT',
+    ]);
+  });
+
+  it('trusts principal headers only behind App Service authentication, and dev identities only locally', () => {
+    expect(loadConfig(azure).auth).toEqual({ mode: 'app-service' });
+    expect(problemsOf({ ...azure, WEBSITE_AUTH_ENABLED: undefined })).toEqual(['AUTH_MODE']);
+    expect(problemsOf({ ...azure, WEBSITE_AUTH_ENABLED: 'False' })).toEqual(['AUTH_MODE']);
+    expect(problemsOf({ ...azure, AUTH_MODE: 'dev' })).toEqual(['AUTH_MODE']);
+    expect(problemsOf({ ...azure, AUTH_MODE: 'anonymous' })).toEqual(['AUTH_MODE']);
+  });
+
+  it('validates Entra ID tokens against the tenant and the listed audiences', () => {
+    expect(problemsOf({ ...azure, AUTH_MODE: 'entra' })).toEqual([
+      'AUTH_ENTRA_TENANT_ID',
+      'AUTH_ENTRA_AUDIENCE',
+    ]);
+    const config = loadConfig({
+      ...azure,
+      WEBSITE_AUTH_ENABLED: undefined,
+      AUTH_MODE: 'entra',
+      AUTH_ENTRA_TENANT_ID: 'contoso.onmicrosoft.com',
+      AUTH_ENTRA_AUDIENCE: ' api://chat , 11111111-2222-3333-4444-555555555555 ',
+    });
+    expect(config.auth).toEqual({
+      mode: 'entra',
+      tenantId: 'contoso.onmicrosoft.com',
+      audiences: ['api://chat', '11111111-2222-3333-4444-555555555555'],
+      issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
+      jwksUrl: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/discovery/v2.0/keys',
+    });
+  });
+
+  it('reads the chat and streaming limits, with documented defaults', () => {
+    const config = loadConfig(azure);
+    expect(config.chat).toEqual({
+      maxTextChars: 8000,
+      maxToolRounds: 10,
+      promptTokenBudget: 16000,
+      maxOutputTokens: 4096,
+      turnWaitMs: 600000,
+    });
+    expect(config.streaming).toEqual({ flushIntervalMs: 50, flushMaxChars: 256, sseIdleTimeoutMs: 120000 });
+    expect(problemsOf({ ...azure, CHAT_PROMPT_TOKEN_BUDGET: '10', STREAM_FLUSH_MAX_CHARS: '0' })).toEqual([
+      'CHAT_PROMPT_TOKEN_BUDGET',
+      'STREAM_FLUSH_MAX_CHARS',
     ]);
   });
 

@@ -131,6 +131,71 @@ const appSettings: SettingSpec[] = [
     help: 'Local runtime: the offline model streams at this rate (0 = as fast as possible).',
     sample: '60',
   },
+  {
+    name: 'AUTH_MODE',
+    help: 'How callers are identified: "app-service" (App Service authentication principal headers; requires authentication to be on), "entra" (validated Entra ID bearer tokens) or "dev" (local only: x-ms-client-principal-id of a dev user). Default: app-service in Azure, dev locally.',
+    sample: 'app-service',
+  },
+  {
+    name: 'AUTH_ENTRA_TENANT_ID',
+    help: 'AUTH_MODE=entra: the tenant (directory) id tokens are issued by.',
+    sample: '',
+  },
+  {
+    name: 'AUTH_ENTRA_AUDIENCE',
+    help: "AUTH_MODE=entra: accepted token audiences, comma-separated (the API app's client id and/or api://... URI).",
+    sample: '',
+  },
+  {
+    name: 'AUTH_ENTRA_ISSUER',
+    help: 'AUTH_MODE=entra: expected issuer; default https://login.microsoftonline.com/<tenant>/v2.0.',
+    sample: '',
+  },
+  {
+    name: 'AUTH_ENTRA_JWKS_URL',
+    help: 'AUTH_MODE=entra: signing keys; default https://login.microsoftonline.com/<tenant>/discovery/v2.0/keys.',
+    sample: '',
+  },
+  {
+    name: 'CHAT_MAX_TEXT_CHARS',
+    help: 'Longest chat message accepted, in characters (longer ones get 400).',
+    sample: '8000',
+  },
+  {
+    name: 'CHAT_MAX_TOOL_ROUNDS',
+    help: 'Most rounds of tool calls in one turn; then the model must answer without tools.',
+    sample: '10',
+  },
+  {
+    name: 'CHAT_PROMPT_TOKEN_BUDGET',
+    help: 'Estimated tokens the prompt may use; the oldest turns are left out beyond it (the system prompt and the new message always stay).',
+    sample: '16000',
+  },
+  {
+    name: 'CHAT_MAX_OUTPUT_TOKENS',
+    help: 'Most tokens the model may generate in one call.',
+    sample: '4096',
+  },
+  {
+    name: 'CHAT_TURN_WAIT_MS',
+    help: "How long the chat worker holds a session for a running turn, so the session's next message waits for it.",
+    sample: '600000',
+  },
+  {
+    name: 'STREAM_FLUSH_INTERVAL_MS',
+    help: 'Text deltas are coalesced into one event for at most this long (the first delta of a turn is sent at once).',
+    sample: '50',
+  },
+  {
+    name: 'STREAM_FLUSH_MAX_CHARS',
+    help: 'A coalesced text event is sent as soon as it holds this many characters.',
+    sample: '256',
+  },
+  {
+    name: 'SSE_IDLE_TIMEOUT_MS',
+    help: 'An SSE stream that receives no event for this long ends; the client reconnects with Last-Event-ID.',
+    sample: '120000',
+  },
 ];
 
 // Read only by the local runtime (npm start); the Functions host ignores them.
@@ -202,6 +267,23 @@ const rawSettings = z.object({
   LLM_TIMEOUT_MS: positiveInt(60_000),
   OFFLINE_MODEL_TTFT_MS: positiveInt(200),
   OFFLINE_MODEL_TOKENS_PER_SECOND: positiveInt(60),
+  AUTH_MODE: optionalText.pipe(
+    z.enum(['app-service', 'entra', 'dev'], { error: 'must be "app-service", "entra" or "dev"' }).optional(),
+  ),
+  AUTH_ENTRA_TENANT_ID: optionalText,
+  AUTH_ENTRA_AUDIENCE: optionalText,
+  AUTH_ENTRA_ISSUER: optionalUrl,
+  AUTH_ENTRA_JWKS_URL: optionalUrl,
+  /** Set by App Service when its authentication is on; principal headers can only be trusted then. */
+  WEBSITE_AUTH_ENABLED: optionalText,
+  CHAT_MAX_TEXT_CHARS: positiveInt(8_000),
+  CHAT_MAX_TOOL_ROUNDS: positiveInt(10),
+  CHAT_PROMPT_TOKEN_BUDGET: positiveInt(16_000),
+  CHAT_MAX_OUTPUT_TOKENS: positiveInt(4_096),
+  CHAT_TURN_WAIT_MS: positiveInt(600_000),
+  STREAM_FLUSH_INTERVAL_MS: positiveInt(50),
+  STREAM_FLUSH_MAX_CHARS: positiveInt(256),
+  SSE_IDLE_TIMEOUT_MS: positiveInt(120_000),
 });
 type RawSettings = z.infer<typeof rawSettings>;
 
@@ -217,7 +299,21 @@ export interface AppConfig {
     timeoutMs: number;
   };
   offlineModel: { ttftMs: number; tokensPerSecond: number };
+  auth: AuthConfig;
+  chat: {
+    maxTextChars: number;
+    maxToolRounds: number;
+    promptTokenBudget: number;
+    maxOutputTokens: number;
+    turnWaitMs: number;
+  };
+  streaming: { flushIntervalMs: number; flushMaxChars: number; sseIdleTimeoutMs: number };
 }
+
+export type AuthConfig =
+  | { mode: 'app-service' }
+  | { mode: 'dev' }
+  | { mode: 'entra'; tenantId: string; audiences: string[]; issuer: string; jwksUrl: string };
 
 /** Start-up failure listing every bad setting, each with how to fix it. */
 export class ConfigError extends Error {
@@ -286,6 +382,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       problem: '"offline" is the local stand-in model and exists only locally',
     });
 
+  const auth = authConfig(raw, problems);
+  if (raw.CHAT_MAX_TEXT_CHARS < 1)
+    problems.push({ setting: 'CHAT_MAX_TEXT_CHARS', problem: 'must be at least 1' });
+  if (raw.CHAT_PROMPT_TOKEN_BUDGET < 256)
+    problems.push({ setting: 'CHAT_PROMPT_TOKEN_BUDGET', problem: 'must be at least 256' });
+  if (raw.CHAT_MAX_OUTPUT_TOKENS < 1)
+    problems.push({ setting: 'CHAT_MAX_OUTPUT_TOKENS', problem: 'must be at least 1' });
+  if (raw.STREAM_FLUSH_MAX_CHARS < 1)
+    problems.push({ setting: 'STREAM_FLUSH_MAX_CHARS', problem: 'must be at least 1' });
+
   let connection: LlmConnection | undefined;
   if (provider === 'azure-openai') {
     connection = {
@@ -308,7 +414,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     };
   }
 
-  if (problems.length > 0 || connection === undefined || provider === undefined)
+  if (problems.length > 0 || connection === undefined || provider === undefined || auth === undefined)
     throw new ConfigError(problems);
   return {
     env: raw.APP_ENV,
@@ -322,5 +428,63 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     llm: { provider, connection, maxRetries: raw.LLM_MAX_RETRIES, timeoutMs: raw.LLM_TIMEOUT_MS },
     offlineModel: { ttftMs: raw.OFFLINE_MODEL_TTFT_MS, tokensPerSecond: raw.OFFLINE_MODEL_TOKENS_PER_SECOND },
+    auth,
+    chat: {
+      maxTextChars: raw.CHAT_MAX_TEXT_CHARS,
+      maxToolRounds: raw.CHAT_MAX_TOOL_ROUNDS,
+      promptTokenBudget: raw.CHAT_PROMPT_TOKEN_BUDGET,
+      maxOutputTokens: raw.CHAT_MAX_OUTPUT_TOKENS,
+      turnWaitMs: raw.CHAT_TURN_WAIT_MS,
+    },
+    streaming: {
+      flushIntervalMs: raw.STREAM_FLUSH_INTERVAL_MS,
+      flushMaxChars: raw.STREAM_FLUSH_MAX_CHARS,
+      sseIdleTimeoutMs: raw.SSE_IDLE_TIMEOUT_MS,
+    },
+  };
+}
+
+/** Which identities the app trusts. Principal headers are trusted only where the platform sets them. */
+function authConfig(raw: RawSettings, problems: Problem[]): AuthConfig | undefined {
+  const mode = raw.AUTH_MODE ?? (raw.APP_ENV === 'local' ? 'dev' : 'app-service');
+  if (mode === 'dev') {
+    if (raw.APP_ENV === 'azure') {
+      problems.push({ setting: 'AUTH_MODE', problem: '"dev" identities exist only in the local runtime' });
+      return undefined;
+    }
+    return { mode };
+  }
+  if (mode === 'app-service') {
+    if (raw.APP_ENV === 'azure' && raw.WEBSITE_AUTH_ENABLED?.toLowerCase() !== 'true') {
+      problems.push({
+        setting: 'AUTH_MODE',
+        problem:
+          '"app-service" trusts the x-ms-client-principal headers, which only App Service authentication can vouch for, ' +
+          'and it is off here (WEBSITE_AUTH_ENABLED is not True): turn it on, or use AUTH_MODE=entra',
+      });
+      return undefined;
+    }
+    return { mode };
+  }
+  const missing = (setting: keyof RawSettings) =>
+    problems.push({ setting, problem: 'missing (AUTH_MODE is entra)' });
+  if (raw.AUTH_ENTRA_TENANT_ID === undefined) missing('AUTH_ENTRA_TENANT_ID');
+  const audiences = (raw.AUTH_ENTRA_AUDIENCE ?? '')
+    .split(',')
+    .map((audience) => audience.trim())
+    .filter((audience) => audience !== '');
+  if (audiences.length === 0) missing('AUTH_ENTRA_AUDIENCE');
+  const tenantId = raw.AUTH_ENTRA_TENANT_ID;
+  if (tenantId === undefined || audiences.length === 0) return undefined;
+  if (!/^[A-Za-z0-9.-]{1,100}$/.test(tenantId)) {
+    problems.push({ setting: 'AUTH_ENTRA_TENANT_ID', problem: 'must be a tenant id (GUID) or domain' });
+    return undefined;
+  }
+  return {
+    mode,
+    tenantId,
+    audiences,
+    issuer: raw.AUTH_ENTRA_ISSUER ?? `https://login.microsoftonline.com/${tenantId}/v2.0`,
+    jwksUrl: raw.AUTH_ENTRA_JWKS_URL ?? `https://login.microsoftonline.com/${tenantId}/discovery/v2.0/keys`,
   };
 }

@@ -194,6 +194,19 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           value: string(llmTimeoutMs)
         }
         {
+          // Principal headers are trusted only behind App Service authentication; without it, bearer tokens are validated.
+          name: 'AUTH_MODE'
+          value: authenticationEnabled ? 'app-service' : 'entra'
+        }
+        {
+          name: 'AUTH_ENTRA_TENANT_ID'
+          value: authTenantId
+        }
+        {
+          name: 'AUTH_ENTRA_AUDIENCE'
+          value: join(concat(authenticationEnabled ? defaultAudiences : [], authAllowedAudiences), ',')
+        }
+        {
           name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
           value: appInsights.properties.ConnectionString
         }

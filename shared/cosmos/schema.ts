@@ -17,6 +17,7 @@ export const COSMOS_DATABASE = 'chat';
 export const SESSIONS_CONTAINER = 'sessions';
 export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
 export const CONVERSATIONS_CONTAINER = 'conversations';
+export const TURN_EVENTS_CONTAINER = 'turn-events';
 
 /** 24 h, the hot store's time to live (seed 000: the hot cache keeps active conversations for a day). */
 export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
@@ -31,7 +32,15 @@ export const cosmosContainers: readonly ContainerDefinition[] = [
     id: HOT_CONVERSATIONS_CONTAINER,
     partitionKey: '/sessionId',
     defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
-    purpose: 'Working memory of active conversations (the hot store); expires 24 h after the last write.',
+    purpose:
+      'Working memory of active conversations (the hot store) and the state of their running turns; expires 24 h after the last write.',
+  },
+  {
+    id: TURN_EVENTS_CONTAINER,
+    partitionKey: '/sessionId',
+    defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
+    purpose:
+      'The streamed events of each turn, one document per event, so a client that joins late or reconnects gets the whole response; expires after 24 h.',
   },
   {
     id: CONVERSATIONS_CONTAINER,
