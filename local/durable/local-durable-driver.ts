@@ -7,7 +7,11 @@ import { performance } from 'node:perf_hooks';
 import type { LogHandler, LogLevel } from '@azure/functions';
 import type * as df from 'durable-functions';
 import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
-import type { OrchestrationClient, OrchestrationStatus } from '../../shared/durable/orchestration-client.js';
+import {
+  OrchestrationWaitTimeout,
+  type OrchestrationClient,
+  type OrchestrationStatus,
+} from '../../shared/durable/orchestration-client.js';
 import { runActivity } from './activity-runner.js';
 import { FileInstanceStore } from './file-instance-store.js';
 import {
@@ -189,10 +193,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       };
       const onFinished = (status: OrchestrationStatus) => settle(() => resolve(status));
       const timer = setTimeout(
-        () =>
-          settle(() =>
-            reject(new Error(`Orchestration '${instanceId}' did not finish within ${timeoutMs} ms.`)),
-          ),
+        () => settle(() => reject(new OrchestrationWaitTimeout(instanceId, timeoutMs))),
         timeoutMs,
       );
       waiters.add(onFinished);

@@ -4,6 +4,7 @@ import type * as df from 'durable-functions';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, DependencyError, NotFoundError } from '../errors.js';
 import { createDurableFunctionsClient, type DurableClientPort } from './durable-functions-client.js';
+import { OrchestrationWaitTimeout } from './orchestration-client.js';
 
 type Call = [method: string, ...args: unknown[]];
 
@@ -167,5 +168,36 @@ describe('createDurableFunctionsClient', () => {
     await expect(client.terminate('x', 'why')).rejects.toBeInstanceOf(NotFoundError);
     fake.failNext = new Error('socket hang up');
     await expect(client.terminate('x', 'why')).rejects.toBeInstanceOf(DependencyError);
+  });
+
+  it('waits for completion by polling the status with a growing interval, and gives up at the timeout', async () => {
+    let clock = 0;
+    const sleeps: number[] = [];
+    const fake = new FakeDurableClient();
+    const client = createDurableFunctionsClient(fake, {
+      now: () => clock,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+        // The instance finishes while the third wait runs.
+        if (sleeps.length === 3)
+          fake.statuses.set(
+            'turn',
+            status({ instanceId: 'turn', runtimeStatus: 'Completed' as df.OrchestrationRuntimeStatus }),
+          );
+        return Promise.resolve();
+      },
+    });
+    fake.statuses.set('turn', status({ instanceId: 'turn' }));
+    await expect(client.waitForCompletion('turn', 10_000)).resolves.toMatchObject({
+      runtimeStatus: 'Completed',
+    });
+    expect(sleeps).toEqual([100, 200, 400]);
+
+    fake.statuses.set('stuck', status({ instanceId: 'stuck' }));
+    sleeps.length = 0;
+    await expect(client.waitForCompletion('stuck', 250)).rejects.toBeInstanceOf(OrchestrationWaitTimeout);
+    expect(sleeps).toEqual([100, 150]);
+    await expect(client.waitForCompletion('missing', 250)).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -1,11 +1,14 @@
 // The OrchestrationClient port over durable-functions' DurableClient (Azure). durable-functions 3.x
 // reports HTTP outcomes of the extension's API only as Error messages; this maps them to the app's errors.
 import type * as df from 'durable-functions';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, DependencyError, NotFoundError, ensureError } from '../errors.js';
-import type {
-  OrchestrationClient,
-  OrchestrationRuntimeStatus,
-  OrchestrationStatus,
+import {
+  OrchestrationWaitTimeout,
+  isFinishedStatus,
+  type OrchestrationClient,
+  type OrchestrationRuntimeStatus,
+  type OrchestrationStatus,
 } from './orchestration-client.js';
 
 /** The part of df.DurableClient the adapter uses (so tests can hand-write a fake). */
@@ -13,8 +16,17 @@ export type DurableClientPort = Pick<df.DurableClient, 'startNew' | 'getStatus' 
 
 const DEPENDENCY = 'durable-functions';
 
-export function createDurableFunctionsClient(client: DurableClientPort): OrchestrationClient {
-  return {
+/** Status polls of waitForCompletion start this far apart and double up to the maximum. */
+const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 2_000;
+
+export function createDurableFunctionsClient(
+  client: DurableClientPort,
+  options: { now?: () => number; sleep?: (ms: number) => Promise<unknown> } = {},
+): OrchestrationClient {
+  const now = options.now ?? Date.now;
+  const wait = options.sleep ?? ((ms: number) => sleep(ms));
+  const adapter: OrchestrationClient = {
     async startNew(name, { instanceId, input }) {
       try {
         return await client.startNew(name, { instanceId, input });
@@ -40,6 +52,20 @@ export function createDurableFunctionsClient(client: DurableClientPort): Orchest
       return toOrchestrationStatus(status);
     },
 
+    // The extension's HTTP API has no long poll for a non-HTTP caller: poll the status with a growing interval.
+    async waitForCompletion(instanceId, timeoutMs) {
+      const deadline = now() + timeoutMs;
+      for (let interval = FIRST_POLL_MS; ; interval = Math.min(interval * 2, MAX_POLL_MS)) {
+        const status = await adapter.getStatus(instanceId);
+        if (status === undefined)
+          throw new NotFoundError(`No orchestration instance with id '${instanceId}'.`);
+        if (isFinishedStatus(status.runtimeStatus)) return status;
+        const left = deadline - now();
+        if (left <= 0) throw new OrchestrationWaitTimeout(instanceId, timeoutMs);
+        await wait(Math.min(interval, left));
+      }
+    },
+
     async raiseEvent(instanceId, eventName, eventData) {
       try {
         // A finished instance answers 410, which durable-functions resolves: the event is dropped.
@@ -61,6 +87,7 @@ export function createDurableFunctionsClient(client: DurableClientPort): Orchest
       }
     },
   };
+  return adapter;
 }
 
 export function toOrchestrationStatus(status: df.DurableOrchestrationStatus): OrchestrationStatus {

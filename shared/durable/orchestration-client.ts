@@ -23,6 +23,28 @@ export interface OrchestrationClient {
   startNew(name: string, options: { instanceId: string; input?: unknown }): Promise<string>;
   /** Undefined when no instance has that id. */
   getStatus(instanceId: string): Promise<OrchestrationStatus | undefined>;
+  /**
+   * Resolves with the status once the instance is Completed, Failed or Terminated. Rejects with
+   * OrchestrationWaitTimeout after `timeoutMs`, and with a NotFoundError when no instance has that id.
+   */
+  waitForCompletion(instanceId: string, timeoutMs: number): Promise<OrchestrationStatus>;
   raiseEvent(instanceId: string, eventName: string, eventData?: unknown): Promise<void>;
   terminate(instanceId: string, reason: string): Promise<void>;
+}
+
+/** waitForCompletion's time ran out while the instance was still pending or running. */
+export class OrchestrationWaitTimeout extends Error {
+  constructor(
+    readonly instanceId: string,
+    timeoutMs: number,
+  ) {
+    super(`Orchestration '${instanceId}' did not finish within ${timeoutMs} ms.`);
+    this.name = 'OrchestrationWaitTimeout';
+  }
+}
+
+const FINISHED: ReadonlySet<OrchestrationRuntimeStatus> = new Set(['Completed', 'Failed', 'Terminated']);
+
+export function isFinishedStatus(status: OrchestrationRuntimeStatus): boolean {
+  return FINISHED.has(status);
 }
