@@ -57,6 +57,8 @@ export interface LlmStepResult {
 export interface StreamChatRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  /** `none` keeps the tools (and earlier tool calls) in view but asks for a text answer. Default: auto. */
+  toolChoice?: 'auto' | 'none' | 'required';
   signal?: AbortSignal;
   maxTokens?: number;
 }

@@ -486,6 +486,7 @@ describe('Azure OpenAI routing and auth', () => {
     const result = await gateway.streamChat({
       messages: [{ role: 'user', content: 'temperature in SF?' }],
       tools: [{ name: 'get_current_temperature', description: 'temp', parameters: { type: 'object' } }],
+      toolChoice: 'none',
       maxTokens: 50,
     });
 
@@ -499,6 +500,7 @@ describe('Azure OpenAI routing and auth', () => {
       model: 'chat-dep',
       max_completion_tokens: 50,
       tools: [{ type: 'function', function: { name: 'get_current_temperature' } }],
+      tool_choice: 'none',
     });
   });
 

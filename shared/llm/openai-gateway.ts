@@ -86,7 +86,9 @@ class OpenAiGateway implements LlmGateway {
           messages: toWireMessages(request.messages),
           stream: true,
           stream_options: { include_usage: true },
-          ...(request.tools && request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
+          ...(request.tools && request.tools.length > 0
+            ? { tools: toWireTools(request.tools), tool_choice: request.toolChoice ?? 'auto' }
+            : {}),
           ...(request.maxTokens !== undefined ? maxTokensField(this.connection, request.maxTokens) : {}),
         },
         { signal: controller.signal },
