@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+
+import { assistantMessageId, userMessageId, type ConversationMessage } from './conversation.js';
+import { BASIC_SYSTEM_PROMPT, buildPrompt, estimateTokens } from './prompt.js';
+
+function user(chatMessageId: string, content: string): ConversationMessage {
+  return {
+    messageId: userMessageId(chatMessageId),
+    chatMessageId,
+    role: 'user',
+    content,
+    timestamp: '2025-01-01T00:00:00.000Z',
+  };
+}
+
+function assistant(chatMessageId: string, content: string): ConversationMessage {
+  return {
+    messageId: assistantMessageId(chatMessageId),
+    chatMessageId,
+    role: 'assistant',
+    content,
+    timestamp: '2025-01-01T00:00:01.000Z',
+  };
+}
+
+/** Tokens of one message as buildPrompt counts them (estimate plus per-message overhead). */
+const cost = (text: string) => estimateTokens(text) + 4;
+
+const history: ConversationMessage[] = [
+  user('c1', 'first question'),
+  assistant('c1', 'first answer'),
+  user('c2', 'second question'),
+  assistant('c2', 'second answer'),
+  user('c3', 'third question'),
+  assistant('c3', 'third answer'),
+];
+
+describe('estimateTokens', () => {
+  it('counts one token per 3 UTF-8 bytes, rounded up', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abc')).toBe(1);
+    expect(estimateTokens('abcd')).toBe(2);
+  });
+
+  it('gives CJK text about one token per character (3 bytes each)', () => {
+    expect(estimateTokens('你好世界')).toBe(4);
+    expect(estimateTokens('こんにちは')).toBe(5);
+  });
+});
+
+describe('buildPrompt', () => {
+  it('sends system, history and the new message unchanged when under budget', () => {
+    const built = buildPrompt({ systemPrompt: 'sys', history, userText: 'new', tokenBudget: 10_000 });
+    expect(built.messages).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'second question' },
+      { role: 'assistant', content: 'second answer' },
+      { role: 'user', content: 'third question' },
+      { role: 'assistant', content: 'third answer' },
+      { role: 'user', content: 'new' },
+    ]);
+    expect(built.includedMessages).toBe(6);
+    expect(built.droppedMessages).toBe(0);
+    const all = ['sys', 'new', ...history.map((m) => m.content)];
+    expect(built.estimatedTokens).toBe(all.reduce((total, text) => total + cost(text), 0));
+  });
+
+  it('replays only the text of earlier turns and leaves out assistant messages without text', () => {
+    const withTools: ConversationMessage[] = [
+      user('c1', 'add 2 and 3'),
+      {
+        ...assistant('c1', 'The sum is 5.'),
+        toolCalls: [
+          {
+            id: 't1',
+            name: 'add_numbers',
+            arguments: '{"a":2,"b":3}',
+            result: '{"sum":5}',
+            isError: false,
+            round: 1,
+          },
+        ],
+        finishReason: 'stop',
+      },
+      user('c2', 'and then?'),
+      assistant('c2', ''),
+    ];
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history: withTools,
+      userText: 'hello',
+      tokenBudget: 10_000,
+    });
+    expect(built.messages).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'add 2 and 3' },
+      { role: 'assistant', content: 'The sum is 5.' },
+      { role: 'user', content: 'and then?' },
+      { role: 'user', content: 'hello' },
+    ]);
+    expect(built.includedMessages).toBe(3);
+  });
+
+  it('drops the oldest whole turns first when over budget', () => {
+    const full = buildPrompt({ systemPrompt: 'sys', history, userText: 'new', tokenBudget: 10_000 });
+    // One token short of everything: the first turn (question and answer) goes, nothing else.
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history,
+      userText: 'new',
+      tokenBudget: full.estimatedTokens - 1,
+    });
+    expect(built.messages.map((m) => m.content)).toEqual([
+      'sys',
+      'second question',
+      'second answer',
+      'third question',
+      'third answer',
+      'new',
+    ]);
+    expect(built.droppedMessages).toBe(2);
+    expect(built.includedMessages).toBe(4);
+    expect(built.estimatedTokens).toBe(full.estimatedTokens - cost('first question') - cost('first answer'));
+    expect(built.estimatedTokens).toBeLessThanOrEqual(full.estimatedTokens - 1);
+  });
+
+  it('keeps everything when the total is exactly the budget, and trims at one token less', () => {
+    const full = buildPrompt({ systemPrompt: 'sys', history, userText: 'new', tokenBudget: 10_000 });
+    const exact = buildPrompt({
+      systemPrompt: 'sys',
+      history,
+      userText: 'new',
+      tokenBudget: full.estimatedTokens,
+    });
+    expect(exact.droppedMessages).toBe(0);
+    expect(exact.estimatedTokens).toBe(full.estimatedTokens);
+
+    const remaining = full.estimatedTokens - cost('first question') - cost('first answer');
+    const atTrimmed = buildPrompt({ systemPrompt: 'sys', history, userText: 'new', tokenBudget: remaining });
+    expect(atTrimmed.droppedMessages).toBe(2);
+    expect(atTrimmed.estimatedTokens).toBe(remaining);
+  });
+
+  it('drops a turn whose user message has no reply as a whole turn of its own', () => {
+    const failed: ConversationMessage[] = [
+      user('c1', 'lost question'),
+      user('c2', 'q'),
+      assistant('c2', 'a'),
+    ];
+    const budget = cost('sys') + cost('new') + cost('q') + cost('a');
+    const built = buildPrompt({ systemPrompt: 'sys', history: failed, userText: 'new', tokenBudget: budget });
+    expect(built.messages.map((m) => m.content)).toEqual(['sys', 'q', 'a', 'new']);
+    expect(built.droppedMessages).toBe(1);
+  });
+
+  it('never drops the system prompt or the new user message, even when they alone exceed the budget', () => {
+    const built = buildPrompt({
+      systemPrompt: BASIC_SYSTEM_PROMPT,
+      history,
+      userText: 'a long new message '.repeat(20),
+      tokenBudget: 10,
+    });
+    expect(built.messages).toEqual([
+      { role: 'system', content: BASIC_SYSTEM_PROMPT },
+      { role: 'user', content: 'a long new message '.repeat(20) },
+    ]);
+    expect(built.droppedMessages).toBe(6);
+    expect(built.includedMessages).toBe(0);
+    expect(built.estimatedTokens).toBe(cost(BASIC_SYSTEM_PROMPT) + cost('a long new message '.repeat(20)));
+  });
+
+  it('trims CJK history by its byte-based estimate', () => {
+    const cjk = [
+      user('c1', '你好世界'),
+      assistant('c1', '你好'),
+      user('c2', '再见'),
+      assistant('c2', '再见'),
+    ];
+    // System 'sys' (1+4) + new '谢谢' (2+4) + second turn (2+4)*2 = 23; the first turn (4+4 + 2+4) does not fit.
+    const built = buildPrompt({ systemPrompt: 'sys', history: cjk, userText: '谢谢', tokenBudget: 23 });
+    expect(built.messages.map((m) => m.content)).toEqual(['sys', '再见', '再见', '谢谢']);
+    expect(built.estimatedTokens).toBe(23);
+  });
+
+  it('has a basic system prompt that mentions tools', () => {
+    expect(BASIC_SYSTEM_PROMPT).toMatch(/tool/i);
+  });
+});

@@ -1,0 +1,94 @@
+// Prompt building for a chat turn: the system prompt, the conversation so far as plain user/assistant text,
+// and the new user message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
+import type { ChatMessage } from '../llm/llm-gateway.js';
+
+import type { ConversationMessage } from './conversation.js';
+
+/** The system prompt when nothing personal is known about the user (or the memory fetch did not answer). */
+export const BASIC_SYSTEM_PROMPT =
+  'You are a helpful, friendly assistant. Answer clearly and concisely, in the language the user writes in. ' +
+  'You may call the tools you are given when they help (for example to compute a result exactly); ' +
+  'use their results, and never invent a tool result.';
+
+/** What the API adds around each message (role, separators), in tokens. */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/**
+ * A conservative token estimate: one token per 3 UTF-8 bytes, rounded up. Real counts depend on the model's
+ * tokenizer, so no exact count is possible here; the estimate is meant never to fall short. It over-counts
+ * English (about 4 characters, i.e. 4 bytes, per token) and still fits CJK text, where a character takes 3
+ * bytes and usually about one token.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+}
+
+export interface PromptInput {
+  systemPrompt: string;
+  /** The conversation so far, oldest first. */
+  history: readonly ConversationMessage[];
+  userText: string;
+  tokenBudget: number;
+}
+
+export interface BuiltPrompt {
+  messages: ChatMessage[];
+  estimatedTokens: number;
+  /** History messages sent to the model. */
+  includedMessages: number;
+  /** History messages left out to fit the budget (not counting assistant messages without text). */
+  droppedMessages: number;
+}
+
+interface Turn {
+  messages: ChatMessage[];
+  tokens: number;
+}
+
+export function buildPrompt(input: PromptInput): BuiltPrompt {
+  const system: ChatMessage = { role: 'system', content: input.systemPrompt };
+  const user: ChatMessage = { role: 'user', content: input.userText };
+  const turns = groupTurns(input.history);
+
+  let tokens = messageTokens(system) + messageTokens(user) + sum(turns.map((turn) => turn.tokens));
+  let firstKept = 0;
+  while (tokens > input.tokenBudget && firstKept < turns.length) {
+    tokens -= turns[firstKept]!.tokens;
+    firstKept += 1;
+  }
+
+  const kept = turns.slice(firstKept).flatMap((turn) => turn.messages);
+  const dropped = turns.slice(0, firstKept).reduce((count, turn) => count + turn.messages.length, 0);
+  return {
+    messages: [system, ...kept, user],
+    estimatedTokens: tokens,
+    includedMessages: kept.length,
+    droppedMessages: dropped,
+  };
+}
+
+/** Splits the history into turns: a user message with the assistant reply that follows it. */
+function groupTurns(history: readonly ConversationMessage[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const stored of history) {
+    // Earlier tool traffic is not replayed; an assistant message without text adds nothing to the context.
+    if (stored.role === 'assistant' && stored.content === '') continue;
+    const message: ChatMessage = { role: stored.role, content: stored.content };
+    const current = turns.at(-1);
+    if (stored.role === 'user' || current === undefined) {
+      turns.push({ messages: [message], tokens: messageTokens(message) });
+    } else {
+      current.messages.push(message);
+      current.tokens += messageTokens(message);
+    }
+  }
+  return turns;
+}
+
+function messageTokens(message: { content: string }): number {
+  return estimateTokens(message.content) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

@@ -1,0 +1,162 @@
+// The tools a model may call during a chat turn: each is defined once with a zod schema for its arguments,
+// which gives both the JSON schema the model sees and the validation of what it sends. Executing a call never
+// throws: every problem (unknown tool, bad arguments, failure, timeout) becomes an error result the model can
+// read and act on.
+import { z } from 'zod';
+
+import { ensureError } from '../errors.js';
+import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RESULT_CHARS = 16_000;
+
+export interface ToolContext {
+  userId: string;
+  sessionId: string;
+  chatMessageId: string;
+  /** Aborted when the turn is cancelled or the tool runs out of time. */
+  signal?: AbortSignal;
+}
+
+export interface ToolDefinition<A = unknown> {
+  /** Letters, digits, `_` and `-`; at most 64 characters. */
+  name: string;
+  description: string;
+  arguments: z.ZodType<A>;
+  /** The result: a string is given to the model as it is, anything else as JSON. */
+  run(args: A, context: ToolContext): Promise<unknown>;
+}
+
+/** Checks the definition (the name must be one every model API accepts) and returns it. */
+export function defineTool<A>(definition: ToolDefinition<A>): ToolDefinition<A> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new Error(`Tool name "${definition.name}" must match ${String(TOOL_NAME)}.`);
+  }
+  return definition;
+}
+
+export interface ToolOutcome {
+  /** What the model is given; for an error, JSON `{"error": "..."}`. */
+  result: string;
+  isError: boolean;
+}
+
+export interface ToolRegistryOptions {
+  /** A run that takes longer fails (default 30 s); its signal is aborted. */
+  timeoutMs?: number;
+  /** Longer results are cut, with a marker saying so (default 16000). */
+  maxResultChars?: number;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+  private readonly toolSpecs: ToolSpec[];
+  private readonly timeoutMs: number;
+  private readonly maxResultChars: number;
+
+  constructor(tools: readonly ToolDefinition[], options: ToolRegistryOptions = {}) {
+    for (const tool of tools) {
+      if (this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is defined twice.`);
+      this.tools.set(tool.name, defineTool(tool));
+    }
+    this.toolSpecs = tools.map(toSpec);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  }
+
+  specs(): ToolSpec[] {
+    return this.toolSpecs.map((spec) => ({ ...spec }));
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  async execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
+    const tool = this.tools.get(call.name);
+    if (tool === undefined) {
+      const available = [...this.tools.keys()].join(', ') || 'none';
+      return this.failure(`Unknown tool "${call.name}". Available tools: ${available}.`);
+    }
+    const parsed = parseArguments(tool, call.arguments);
+    if (!parsed.ok) return this.failure(parsed.message);
+    try {
+      const value = await runBounded(
+        (signal) => tool.run(parsed.value, { ...context, signal }),
+        this.timeoutMs,
+        context.signal,
+      );
+      return { result: this.truncate(render(value)), isError: false };
+    } catch (error) {
+      return this.failure(`Tool ${tool.name} failed: ${ensureError(error).message}`);
+    }
+  }
+
+  private failure(message: string): ToolOutcome {
+    return { result: JSON.stringify({ error: this.truncate(message) }), isError: true };
+  }
+
+  private truncate(text: string): string {
+    if (text.length <= this.maxResultChars) return text;
+    const marker = `\n[truncated: the result had ${text.length} characters]`;
+    return text.slice(0, Math.max(0, this.maxResultChars - marker.length)) + marker;
+  }
+}
+
+function toSpec(tool: ToolDefinition): ToolSpec {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.arguments);
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** Empty arguments mean none (`{}`); a problem is described by argument, so the model can correct itself. */
+function parseArguments(tool: ToolDefinition, text: string): Parsed {
+  let json: unknown;
+  try {
+    json = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `The arguments of ${tool.name} are not valid JSON: ${ensureError(error).message}`,
+    };
+  }
+  const result = tool.arguments.safeParse(json);
+  if (result.success) return { ok: true, value: result.data };
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.length === 0 ? 'arguments' : issue.path.join('.')}: ${issue.message}`,
+  );
+  return { ok: false, message: `Invalid arguments for ${tool.name}: ${problems.join('; ')}` };
+}
+
+/** Runs with a signal that aborts on the caller's signal or after timeoutMs; rejects as soon as it aborts. */
+async function runBounded<T>(
+  run: (signal: AbortSignal) => Promise<T>,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+): Promise<T> {
+  const timeout = new AbortController();
+  const signal = outer === undefined ? timeout.signal : AbortSignal.any([outer, timeout.signal]);
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(ensureError(signal.reason));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`it did not finish within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  try {
+    return await Promise.race([run(signal), aborted]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function render(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value) ?? 'null';
+}

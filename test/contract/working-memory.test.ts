@@ -1,0 +1,252 @@
+// Contract tests of the Cosmos DB working memory (the hot store) against the local Cosmos DB with the real
+// @azure/cosmos client: empty new sessions, idempotent and concurrent appends, rebuild from the long-term
+// history on a miss, ownership and the message cap.
+import type { CosmosClient, Database, Item, RequestOptions } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import {
+  assistantMessageId,
+  userMessageId,
+  type ConversationMessage,
+} from '../../shared/chat/conversation.js';
+import { createCosmosWorkingMemoryStore } from '../../shared/chat/cosmos-working-memory.js';
+import { MAX_HOT_MESSAGES, type WorkingMemoryStore } from '../../shared/chat/working-memory.js';
+import {
+  COSMOS_DATABASE,
+  CONVERSATIONS_CONTAINER,
+  cosmosContainers,
+  HOT_CONVERSATIONS_CONTAINER,
+} from '../../shared/cosmos/schema.js';
+import { ForbiddenError } from '../../shared/errors.js';
+
+let local: LocalCosmos;
+let client: CosmosClient;
+let database: Database;
+let store: WorkingMemoryStore;
+
+beforeAll(async () => {
+  local = await startLocalCosmos({ flushDelayMs: 10 });
+  client = createLocalCosmosClient(local);
+  await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
+  database = client.database(COSMOS_DATABASE);
+  store = createCosmosWorkingMemoryStore(database);
+});
+
+afterAll(async () => {
+  client?.dispose();
+  await local?.stop();
+});
+
+/**
+ * The database, except that the first `count` point reads of the hot container all complete before any of
+ * them returns (later reads pass straight through): concurrent appends then all start from the same version,
+ * so all but one meet a conflict and must reload and retry.
+ */
+function readingTogether(database: Database, count: number): Database {
+  let waiting: (() => void)[] = [];
+  let open = false;
+  const together = () =>
+    open
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          if (waiting.length < count) return;
+          open = true;
+          waiting.forEach((release) => release());
+          waiting = [];
+        });
+  const holdReads = (item: Item): Item =>
+    new Proxy(item, {
+      get: (target, property) =>
+        property === 'read'
+          ? async (options?: RequestOptions) => {
+              const response = await target.read(options);
+              await together();
+              return response;
+            }
+          : (Reflect.get(target, property) as unknown),
+    });
+  const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+  const hotHoldingReads = new Proxy(hot, {
+    get: (target, property) =>
+      property === 'item'
+        ? (id: string, partitionKey: string) => holdReads(target.item(id, partitionKey))
+        : (Reflect.get(target, property) as unknown),
+  });
+  return new Proxy(database, {
+    get: (target, property) =>
+      property === 'container'
+        ? (id: string) => (id === HOT_CONVERSATIONS_CONTAINER ? hotHoldingReads : target.container(id))
+        : (Reflect.get(target, property) as unknown),
+  });
+}
+
+let turnCounter = 0;
+
+/** A user message and its assistant reply for a new turn. */
+function turn(text: string): [ConversationMessage, ConversationMessage] {
+  turnCounter += 1;
+  const chatMessageId = `turn-${turnCounter}`;
+  const timestamp = new Date(Date.UTC(2025, 0, 1, 0, 0, turnCounter)).toISOString();
+  return [
+    { messageId: userMessageId(chatMessageId), chatMessageId, role: 'user', content: text, timestamp },
+    {
+      messageId: assistantMessageId(chatMessageId),
+      chatMessageId,
+      role: 'assistant',
+      content: `reply to ${text}`,
+      timestamp,
+      finishReason: 'stop',
+    },
+  ];
+}
+
+describe('Cosmos DB working memory', () => {
+  it('loads a new session as an empty conversation of the caller', async () => {
+    expect(await store.load('user-new', 'session-new')).toEqual({
+      sessionId: 'session-new',
+      userId: 'user-new',
+      messages: [],
+    });
+  });
+
+  it('appends messages in order and loads them back', async () => {
+    const first = turn('hello');
+    const second = turn('again');
+    const afterFirst = await store.append('user-a', 'session-a', first);
+    expect(afterFirst.messages).toEqual(first);
+    const afterSecond = await store.append('user-a', 'session-a', second);
+    expect(afterSecond.messages).toEqual([...first, ...second]);
+
+    expect(await store.load('user-a', 'session-a')).toEqual({
+      sessionId: 'session-a',
+      userId: 'user-a',
+      messages: [...first, ...second],
+    });
+    const { resource } = await database
+      .container(HOT_CONVERSATIONS_CONTAINER)
+      .item('session-a', 'session-a')
+      .read<{ createdAt: string; lastActivity: string }>();
+    expect(resource).toMatchObject({ createdAt: first[0].timestamp, lastActivity: second[1].timestamp });
+  });
+
+  it('adds nothing twice when a commit is retried', async () => {
+    const [question, answer] = turn('retried');
+    await store.append('user-r', 'session-r', [question]);
+    const retried = await store.append('user-r', 'session-r', [question, answer]);
+    const again = await store.append('user-r', 'session-r', [question, answer]);
+    expect(retried.messages).toEqual([question, answer]);
+    expect(again.messages).toEqual([question, answer]);
+    expect((await store.load('user-r', 'session-r')).messages.map((m) => m.messageId)).toEqual([
+      question.messageId,
+      answer.messageId,
+    ]);
+  });
+
+  it('lands both of two concurrent appends to one session that read the same version', async () => {
+    const existing = turn('existing');
+    await store.append('user-c', 'session-c', existing);
+    const left = turn('left');
+    const right = turn('right');
+    const racing = createCosmosWorkingMemoryStore(readingTogether(database, 2));
+    await Promise.all([
+      racing.append('user-c', 'session-c', left),
+      racing.append('user-c', 'session-c', right),
+    ]);
+    const { messages } = await store.load('user-c', 'session-c');
+    expect(messages).toHaveLength(6);
+    expect(messages.slice(0, 2)).toEqual(existing);
+    expect(messages).toEqual(expect.arrayContaining([...left, ...right]));
+  });
+
+  it('lands every one of several concurrent appends that create a session', async () => {
+    const turns = [turn('one'), turn('two'), turn('three'), turn('four')];
+    const racing = createCosmosWorkingMemoryStore(readingTogether(database, turns.length));
+    await Promise.all(turns.map((messages) => racing.append('user-cc', 'session-cc', messages)));
+    const { messages } = await store.load('user-cc', 'session-cc');
+    expect(messages).toHaveLength(8);
+    expect(messages).toEqual(expect.arrayContaining(turns.flat()));
+  });
+
+  it('rebuilds from the long-term history on a miss and writes the hot copy', async () => {
+    const history = Array.from({ length: MAX_HOT_MESSAGES / 2 + 10 }, (_, i) => turn(`old ${i}`)).flat();
+    await database.container(CONVERSATIONS_CONTAINER).items.create({
+      id: 'session-l',
+      userId: 'user-l',
+      sessionId: 'session-l',
+      title: 'Old talk',
+      createdAt: history[0]!.timestamp,
+      lastActivity: history.at(-1)!.timestamp,
+      messages: history,
+    });
+
+    const loaded = await store.load('user-l', 'session-l');
+    expect(loaded.messages).toEqual(history.slice(-MAX_HOT_MESSAGES));
+    const hot = await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-l', 'session-l').read();
+    expect(hot.statusCode).toBe(200);
+    expect(hot.resource).toMatchObject({
+      userId: 'user-l',
+      createdAt: history[0]!.timestamp,
+      lastActivity: history.at(-1)!.timestamp,
+      messages: history.slice(-MAX_HOT_MESSAGES),
+    });
+
+    const next = turn('continued');
+    const appended = await store.append('user-l', 'session-l', next);
+    expect(appended.messages).toEqual([...history, ...next].slice(-MAX_HOT_MESSAGES));
+  });
+
+  it('continues a conversation from the long-term history when the hot copy expired before an append', async () => {
+    const history = turn('before expiry');
+    await database.container(CONVERSATIONS_CONTAINER).items.create({
+      id: 'session-x',
+      userId: 'user-x',
+      sessionId: 'session-x',
+      title: 'Expired',
+      createdAt: history[0].timestamp,
+      lastActivity: history[1].timestamp,
+      messages: history,
+    });
+    const next = turn('after expiry');
+    const appended = await store.append('user-x', 'session-x', next);
+    expect(appended.messages).toEqual([...history, ...next]);
+  });
+
+  it("refuses another user's session", async () => {
+    await store.append('owner', 'session-o', turn('mine'));
+    await expect(store.load('intruder', 'session-o')).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(store.append('intruder', 'session-o', turn('theirs'))).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
+    expect((await store.load('owner', 'session-o')).messages).toHaveLength(2);
+  });
+
+  it('keeps only the newest MAX_HOT_MESSAGES messages', async () => {
+    const all = Array.from({ length: MAX_HOT_MESSAGES / 2 + 5 }, (_, i) => turn(`many ${i}`)).flat();
+    await store.append('user-m', 'session-m', all.slice(0, 150));
+    const capped = await store.append('user-m', 'session-m', all.slice(150));
+    expect(capped.messages).toHaveLength(MAX_HOT_MESSAGES);
+    expect(capped.messages).toEqual(all.slice(-MAX_HOT_MESSAGES));
+    expect((await store.load('user-m', 'session-m')).messages).toEqual(all.slice(-MAX_HOT_MESSAGES));
+  });
+
+  it('reads and writes only the document whose id is the session id', async () => {
+    const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+    await hot.items.create({
+      id: 'session-d:turn-state',
+      sessionId: 'session-d',
+      userId: 'user-d',
+      other: 1,
+    });
+    expect((await store.load('user-d', 'session-d')).messages).toEqual([]);
+    await store.append('user-d', 'session-d', turn('beside'));
+    const { resource } = await hot.item('session-d:turn-state', 'session-d').read<{ other: number }>();
+    expect(resource?.other).toBe(1);
+  });
+});
