@@ -1,0 +1,29 @@
+// Web PubSub client access for a user: a client URL whose token names the user and grants no roles, so the
+// connection receives only what is sent to that user (and cannot join groups or send to them).
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { DependencyError } from '../errors.js';
+
+export const CLIENT_TOKEN_MINUTES = 60;
+
+export interface ClientAccess {
+  url: string;
+  expiresAt: string;
+}
+
+export async function negotiateClientAccess(
+  webPubSub: WebPubSubServiceClient,
+  userId: string,
+  now: () => Date = () => new Date(),
+): Promise<ClientAccess> {
+  const issuedAt = now().getTime();
+  try {
+    const { url } = await webPubSub.getClientAccessToken({
+      userId,
+      roles: [],
+      expirationTimeInMinutes: CLIENT_TOKEN_MINUTES,
+    });
+    return { url, expiresAt: new Date(issuedAt + CLIENT_TOKEN_MINUTES * 60_000).toISOString() };
+  } catch (error) {
+    throw new DependencyError('webPubSub', 'Could not issue a Web PubSub client token.', { cause: error });
+  }
+}

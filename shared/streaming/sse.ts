@@ -1,0 +1,48 @@
+// Server-Sent Events framing of a turn's events (DESIGN §5): one frame per event, with the event's seq as the
+// SSE id so a reconnecting client sends it back as Last-Event-ID and resumes after it.
+import type { ChatEvent } from '../chat/events.js';
+import { ValidationError } from '../errors.js';
+
+/** Response headers of an event stream. No `connection: keep-alive`: HTTP/2 forbids connection headers. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+});
+
+/** One event frame; JSON text never holds a raw line break, so the data stays on one line. */
+export function formatSseEvent(event: ChatEvent): string {
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** A comment frame (ignored by clients, keeps proxies from timing out); line breaks become spaces. */
+export function formatSseComment(text: string): string {
+  return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;
+}
+
+/** Tells the client how long to wait before reconnecting. */
+export function formatSseRetry(ms: number): string {
+  return `retry: ${Math.max(0, Math.trunc(ms))}\n\n`;
+}
+
+/**
+ * Last-Event-ID header (or the `lastEventId` query parameter browsers' EventSource polyfills use): absent → 0;
+ * a non-negative integer → it; anything else → ValidationError with a clear message. The header wins.
+ */
+export function parseLastEventId(header: string | null, query: string | null): number {
+  if (present(header)) return parseSeq(header, 'Last-Event-ID');
+  if (present(query)) return parseSeq(query, 'lastEventId');
+  return 0;
+}
+
+function present(value: string | null): value is string {
+  return value !== null && value.trim() !== '';
+}
+
+function parseSeq(raw: string, source: string): number {
+  const text = raw.trim();
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isSafeInteger(value)) return value;
+  const message = `${source} must be a non-negative integer (the id of the last event received), got ${JSON.stringify(text.slice(0, 40))}.`;
+  throw new ValidationError(message, [{ path: source, message }]);
+}

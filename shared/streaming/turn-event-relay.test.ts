@@ -1,0 +1,443 @@
+// The relay's exactly-once, in-order guarantee under late join, resume, and a live feed that is early, late,
+// out of order, repetitive or silent; and its timers: catch-up poll, gap lookup, keep-alive, idle timeout.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChatEvent } from '../chat/events.js';
+import type { FeedSubscription, TurnEventStore, UserEventFeed } from './ports.js';
+import { relayTurnEvents, type RelayOptions } from './turn-event-relay.js';
+
+const USER = 'user_001';
+const SESSION = 'session-1';
+const TURN = 'turn-1';
+
+/** A turn of `length` events: message-start, content deltas, message-end. */
+function turn(length: number, ids: { sessionId?: string; chatMessageId?: string } = {}): ChatEvent[] {
+  const base = { sessionId: ids.sessionId ?? SESSION, chatMessageId: ids.chatMessageId ?? TURN };
+  return Array.from({ length }, (_, i): ChatEvent => {
+    const seq = i + 1;
+    if (seq === 1)
+      return { ...base, seq, type: 'message-start', userMessageId: 'u', assistantMessageId: 'a' };
+    if (seq === length) return { ...base, seq, type: 'message-end', finishReason: 'stop' };
+    return { ...base, seq, type: 'content', delta: `d${seq}` };
+  });
+}
+
+/** Seqs are 1-based: `ev(events, 3)` is the event with seq 3. */
+function ev(events: readonly ChatEvent[], seq: number): ChatEvent {
+  const event = events[seq - 1];
+  if (!event) throw new Error(`no event ${seq}`);
+  return event;
+}
+
+class FakeStore implements TurnEventStore {
+  readonly events: ChatEvent[] = [];
+  /** The afterSeq of every read, in order. */
+  readonly reads: number[] = [];
+  /** How many of the next reads fail. */
+  failures = 0;
+  /** Runs at the start of each read: what the writer does while the relay reads. */
+  duringRead: (() => void) | undefined;
+
+  append(events: readonly ChatEvent[]): Promise<void> {
+    for (const event of events) {
+      const stored = this.events.some(
+        (e) =>
+          e.sessionId === event.sessionId && e.chatMessageId === event.chatMessageId && e.seq === event.seq,
+      );
+      if (!stored) this.events.push(event);
+    }
+    return Promise.resolve();
+  }
+
+  read(sessionId: string, chatMessageId: string, afterSeq: number): Promise<ChatEvent[]> {
+    this.reads.push(afterSeq);
+    this.duringRead?.();
+    if (this.failures > 0) {
+      this.failures--;
+      return Promise.reject(new Error('store unavailable'));
+    }
+    const found = this.events
+      .filter((e) => e.sessionId === sessionId && e.chatMessageId === chatMessageId && e.seq > afterSeq)
+      .sort((a, b) => a.seq - b.seq);
+    return Promise.resolve(found);
+  }
+}
+
+interface FakeSubscription {
+  userId: string;
+  onEvent: (event: ChatEvent) => void;
+  closed: boolean;
+}
+
+class FakeFeed implements UserEventFeed {
+  readonly subscriptions: FakeSubscription[] = [];
+  /** Resolves subscribe(); tests may replace it to hold the subscription back. */
+  ready: () => Promise<void> = () => Promise.resolve();
+
+  async subscribe(userId: string, onEvent: (event: ChatEvent) => void): Promise<FeedSubscription> {
+    await this.ready();
+    const subscription: FakeSubscription = { userId, onEvent, closed: false };
+    this.subscriptions.push(subscription);
+    return {
+      close: () => {
+        subscription.closed = true;
+        return Promise.resolve();
+      },
+    };
+  }
+
+  push(userId: string, ...events: ChatEvent[]): void {
+    for (const event of events) {
+      for (const s of this.subscriptions) if (!s.closed && s.userId === userId) s.onEvent(event);
+    }
+  }
+
+  get open(): number {
+    return this.subscriptions.filter((s) => !s.closed).length;
+  }
+}
+
+interface Capture {
+  /** The event frames, each checked to carry its seq as id and its type as event name. */
+  events: ChatEvent[];
+  comments: string[];
+  retries: number[];
+  done: boolean;
+  cancel(): Promise<void>;
+}
+
+/** Reads the stream's bytes as a client does, decoding UTF-8 across chunks and parsing SSE frames. */
+function capture(stream: ReadableStream<Uint8Array>): Capture {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const result: Capture = {
+    events: [],
+    comments: [],
+    retries: [],
+    done: false,
+    cancel: () => reader.cancel(),
+  };
+  const parser = createParser({
+    onEvent: (message: EventSourceMessage) => {
+      const event = JSON.parse(message.data) as ChatEvent;
+      expect(message.id).toBe(String(event.seq));
+      expect(message.event).toBe(event.type);
+      result.events.push(event);
+    },
+    onComment: (comment) => result.comments.push(comment.trim()),
+    onRetry: (retry) => result.retries.push(retry),
+  });
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+    result.done = true;
+  })();
+  return result;
+}
+
+let store: FakeStore;
+let feed: FakeFeed;
+let errors: unknown[];
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  store = new FakeStore();
+  feed = new FakeFeed();
+  errors = [];
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function relay(options: Partial<RelayOptions> = {}): Capture {
+  return capture(
+    relayTurnEvents({
+      userId: USER,
+      sessionId: SESSION,
+      chatMessageId: TURN,
+      afterSeq: 0,
+      store,
+      feed,
+      idleTimeoutMs: 60_000,
+      onError: (error) => errors.push(error),
+      ...options,
+    }),
+  );
+}
+
+/** Lets pending promises (subscribe, store reads, stream reads) settle, and runs timers due within `ms`. */
+async function advance(ms = 0): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+}
+
+/** The stream has ended and left nothing behind: no timer, no open subscription. */
+function expectCleanEnd(sse: Capture): void {
+  expect(sse.done).toBe(true);
+  expect(feed.open).toBe(0);
+  expect(vi.getTimerCount()).toBe(0);
+}
+
+describe('relayTurnEvents', () => {
+  it('sends retry first, then a finished turn in full to a late client, and closes at once', async () => {
+    const events = turn(5);
+    await store.append(events);
+
+    const sse = relay({ retryMs: 2500 });
+    await advance();
+
+    expect(sse.retries).toEqual([2500]);
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+    expect(feed.subscriptions).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('subscribes before it reads the store', async () => {
+    const order: string[] = [];
+    feed.ready = () => {
+      order.push('subscribe');
+      return Promise.resolve();
+    };
+    store.duringRead = () => order.push('read');
+
+    relay();
+    await advance();
+
+    expect(order).toEqual(['subscribe', 'read']);
+  });
+
+  it('joins mid-turn: backfills from the store, then relays live events, without duplicate or gap', async () => {
+    const events = turn(7);
+    await store.append(events.slice(0, 3));
+    // While the relay reads, the writer stores and sends event 4: the read and the feed both deliver it.
+    store.duringRead = () => {
+      store.duringRead = undefined;
+      void store.append([ev(events, 4)]);
+      feed.push(USER, ev(events, 4));
+    };
+
+    const sse = relay();
+    await advance();
+    expect(sse.events).toEqual(events.slice(0, 4));
+
+    for (const event of events.slice(4)) {
+      await store.append([event]);
+      feed.push(USER, event);
+      await advance();
+    }
+
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it('resumes after the Last-Event-ID, sending only the later events', async () => {
+    const events = turn(6);
+    await store.append(events.slice(0, 4));
+
+    const sse = relay({ afterSeq: 2 });
+    await advance();
+    expect(sse.events).toEqual(events.slice(2, 4));
+
+    await store.append(events.slice(4));
+    feed.push(USER, ...events.slice(4));
+    await advance();
+
+    expect(sse.events).toEqual(events.slice(2));
+    expectCleanEnd(sse);
+  });
+
+  it('closes at once, sending nothing, when the client resumes after the terminal event', async () => {
+    await store.append(turn(4));
+
+    const sse = relay({ afterSeq: 4 });
+    await advance();
+
+    expect(sse.events).toEqual([]);
+    expectCleanEnd(sse);
+  });
+
+  it('holds an event that reaches the feed before the one before it is stored, and fills the gap from the store', async () => {
+    const events = turn(5);
+    await store.append(events.slice(0, 2));
+    const sse = relay({ gapRetryMs: 50, catchUpIntervalMs: 600_000 });
+    await advance();
+    const readsBefore = store.reads.length;
+
+    // Event 4 arrives live; event 3 was sent too but is lost, and neither is stored yet.
+    feed.push(USER, ev(events, 4));
+    await advance(200);
+    expect(sse.events).toEqual(events.slice(0, 2));
+    expect(store.reads.slice(readsBefore)).toEqual([2, 2, 2, 2]);
+
+    await store.append([ev(events, 3), ev(events, 4)]);
+    await advance(50);
+    expect(sse.events).toEqual(events.slice(0, 4));
+
+    const readsAfterFill = store.reads.length;
+    await advance(500);
+    expect(store.reads.length).toBe(readsAfterFill);
+
+    feed.push(USER, ev(events, 5));
+    await advance();
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it('skips a seq the store still lacks once the terminal event is stored (a step that failed before sending it)', async () => {
+    const events = turn(6);
+    // seq 4 belonged to a tool call whose activity failed for good; the turn then ended with seq 6.
+    await store.append(events.filter((event) => event.seq !== 4));
+
+    const sse = relay();
+    await advance(200);
+
+    expect(sse.events.map((event) => event.seq)).toEqual([1, 2, 3, 5, 6]);
+    expectCleanEnd(sse);
+  });
+
+  it('orders live events that arrive out of order and drops the repeats', async () => {
+    const events = turn(6);
+    const sse = relay({ catchUpIntervalMs: 600_000 });
+    await advance();
+
+    feed.push(USER, ...[2, 1, 1, 3, 2, 5, 3].map((seq) => ev(events, seq)));
+    await advance();
+    expect(sse.events).toEqual(events.slice(0, 3));
+
+    feed.push(USER, ev(events, 6), ev(events, 4), ev(events, 5), ev(events, 4));
+    await advance();
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it('picks up from the store, on the catch-up poll, events the live feed never delivers', async () => {
+    const events = turn(5);
+    await store.append(events.slice(0, 2));
+    const sse = relay({ catchUpIntervalMs: 1000 });
+    await advance();
+
+    await store.append(events.slice(2, 4));
+    await advance(999);
+    expect(sse.events).toEqual(events.slice(0, 2));
+    await advance(1);
+    expect(sse.events).toEqual(events.slice(0, 4));
+    expect(store.reads.at(-1)).toBe(2);
+
+    await store.append([ev(events, 5)]);
+    await advance(1000);
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it("ignores other turns' events, of the same session or the same message id elsewhere", async () => {
+    const events = turn(3);
+    const sse = relay();
+    await advance();
+
+    feed.push(USER, ...turn(3, { chatMessageId: 'turn-2' }), ...turn(3, { sessionId: 'session-2' }));
+    await advance();
+    expect(sse.events).toEqual([]);
+    expect(sse.done).toBe(false);
+
+    feed.push(USER, ...events);
+    await advance();
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it('sends keep-alive comments while idle and ends with a comment after the idle timeout', async () => {
+    const events = turn(6);
+    await store.append(events.slice(0, 2));
+    const sse = relay({ idleTimeoutMs: 30_000, keepAliveMs: 10_000 });
+    await advance();
+
+    await advance(20_000);
+    expect(sse.comments).toEqual(['keep-alive', 'keep-alive']);
+    // A new event restarts the idle clock.
+    feed.push(USER, ev(events, 3));
+    await advance(29_999);
+    expect(sse.done).toBe(false);
+    expect(sse.comments).toHaveLength(4);
+
+    await advance(1);
+    expect(sse.events).toEqual(events.slice(0, 3));
+    expect(sse.comments.at(-1)).toBe('no event for 30000 ms; reconnect with Last-Event-ID 3');
+    expectCleanEnd(sse);
+  });
+
+  it('stops its timers and closes the subscription when the client disconnects', async () => {
+    const events = turn(5);
+    await store.append(events.slice(0, 2));
+    const sse = relay();
+    await advance();
+    expect(feed.open).toBe(1);
+
+    await sse.cancel();
+    const reads = store.reads.length;
+    feed.push(USER, ev(events, 3));
+    await advance(120_000);
+
+    expect(feed.open).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(store.reads.length).toBe(reads);
+  });
+
+  it('closes a subscription that completes after the client has gone', async () => {
+    let release = (): void => undefined;
+    feed.ready = () => new Promise<void>((resolve) => (release = resolve));
+    const sse = relay();
+    await advance();
+
+    await sse.cancel();
+    release();
+    await advance();
+
+    expect(feed.subscriptions).toHaveLength(1);
+    expect(feed.open).toBe(0);
+    expect(store.reads).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('reports store failures, retries on the next poll, and never skips ahead of a missing event', async () => {
+    const events = turn(4);
+    await store.append(events.slice(0, 2));
+    store.failures = 2;
+    const sse = relay({ catchUpIntervalMs: 1000, gapRetryMs: 50 });
+    await advance();
+    // Event 3 is sent live but not readable; event 2 is stored but the store is failing.
+    feed.push(USER, ev(events, 3));
+    await advance(50);
+    expect(sse.events).toEqual([]);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({ message: 'store unavailable' });
+
+    await advance(50);
+    expect(sse.events).toEqual(events.slice(0, 3));
+
+    feed.push(USER, ev(events, 4));
+    await advance();
+    expect(sse.events).toEqual(events);
+    expectCleanEnd(sse);
+  });
+
+  it('relays from the store alone when the feed cannot subscribe', async () => {
+    const events = turn(3);
+    await store.append(events.slice(0, 1));
+    const failure = new Error('feed unavailable');
+    feed.ready = () => Promise.reject(failure);
+    const sse = relay({ catchUpIntervalMs: 1000 });
+    await advance();
+    expect(sse.events).toEqual(events.slice(0, 1));
+    expect(errors).toEqual([failure]);
+
+    await store.append(events.slice(1));
+    await advance(1000);
+    expect(sse.events).toEqual(events);
+    expect(sse.done).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

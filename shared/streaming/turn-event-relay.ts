@@ -1,0 +1,218 @@
+// The SSE relay of one chat turn (DESIGN §5): the turn's events after the client's Last-Event-ID, exactly once
+// each and in seq order, ending after the terminal event. It subscribes to the user's live feed first and only
+// then reads the store, so nothing falls between the two; events that arrive ahead of a missing seq wait while
+// the store is asked for it, and a periodic store read covers anything the live feed never delivers.
+import { isTerminalEvent, type ChatEvent } from '../chat/events.js';
+import type { FeedSubscription, TurnEventStore, UserEventFeed } from './ports.js';
+import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';
+
+export interface RelayOptions {
+  userId: string;
+  sessionId: string;
+  chatMessageId: string;
+  /** The seq the client already has (from Last-Event-ID); 0 for the whole turn. */
+  afterSeq: number;
+  store: TurnEventStore;
+  feed: UserEventFeed;
+  /** No new event for this long → end the stream (with a comment saying so); the client reconnects. */
+  idleTimeoutMs: number;
+  /** Default 15000: comment frames so proxies keep the connection. */
+  keepAliveMs?: number;
+  /** Default 1000: store poll, a safety net if the live feed misses something. */
+  catchUpIntervalMs?: number;
+  /** Default 50: how soon a missing seq is looked up in the store again. */
+  gapRetryMs?: number;
+  /** Default 1000, sent first as `retry:`. */
+  retryMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/** The turn's events after afterSeq as SSE, exactly once each and in seq order, ending after the terminal event. */
+export function relayTurnEvents(options: RelayOptions): ReadableStream<Uint8Array> {
+  let relay: TurnEventRelay | undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      relay = new TurnEventRelay(options, controller);
+      relay.start();
+    },
+    cancel() {
+      return relay?.stop();
+    },
+  });
+}
+
+const encoder = new TextEncoder();
+
+type Timer = ReturnType<typeof setTimeout>;
+
+class TurnEventRelay {
+  /** The seq to emit next; everything below it has been emitted (or the client had it). */
+  private next: number;
+  /** Events at or above `next` that have arrived but cannot be emitted yet, by seq. */
+  private readonly pending = new Map<number, ChatEvent>();
+  private subscription: FeedSubscription | undefined;
+  private ended = false;
+  private reading = false;
+  private idleTimer: Timer | undefined;
+  private keepAliveTimer: Timer | undefined;
+  private gapTimer: Timer | undefined;
+  private catchUpTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly options: RelayOptions,
+    private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+  ) {
+    this.next = options.afterSeq + 1;
+  }
+
+  start(): void {
+    this.write(formatSseRetry(this.options.retryMs ?? 1000));
+    this.armIdleTimer();
+    void this.listenThenBackfill();
+  }
+
+  /** Ends the relay without closing the stream (the client went away). */
+  async stop(): Promise<void> {
+    if (this.ended) return;
+    this.end();
+    await this.closeSubscription();
+  }
+
+  private async listenThenBackfill(): Promise<void> {
+    try {
+      this.subscription = await this.options.feed.subscribe(this.options.userId, (event) =>
+        this.receiveLive(event),
+      );
+    } catch (error) {
+      // Without the live feed the store poll still delivers everything, only later.
+      this.report(error);
+    }
+    if (this.ended) {
+      await this.closeSubscription();
+      return;
+    }
+    this.catchUpTimer = setInterval(() => void this.readStore(), this.options.catchUpIntervalMs ?? 1000);
+    // One seq earlier than needed, to see whether the client's last event already ended the turn.
+    await this.readStore(Math.max(0, this.options.afterSeq - 1));
+  }
+
+  private receiveLive(event: ChatEvent): void {
+    if (event.sessionId !== this.options.sessionId || event.chatMessageId !== this.options.chatMessageId)
+      return;
+    this.accept([event]);
+  }
+
+  private async readStore(afterSeq = this.next - 1): Promise<void> {
+    if (this.reading || this.ended) return;
+    this.reading = true;
+    const terminalKnown = [...this.pending.values()].some(isTerminalEvent);
+    try {
+      const { store, sessionId, chatMessageId } = this.options;
+      this.accept(await store.read(sessionId, chatMessageId, afterSeq));
+      if (terminalKnown) this.skipHoles();
+    } catch (error) {
+      this.report(error);
+    } finally {
+      this.reading = false;
+      this.scheduleGapLookup();
+    }
+  }
+
+  private accept(events: readonly ChatEvent[]): void {
+    if (this.ended) return;
+    for (const event of events) {
+      if (event.seq >= this.next) this.pending.set(event.seq, event);
+      else if (event.seq === this.options.afterSeq && isTerminalEvent(event)) {
+        // The client resumed after the turn's last event: nothing is left to send.
+        this.finish();
+        return;
+      }
+    }
+    this.drain();
+  }
+
+  /** Emits pending events while the next seq is among them; a hole leaves the rest waiting for a lookup. */
+  private drain(): void {
+    for (let event = this.pending.get(this.next); event && !this.ended; event = this.pending.get(this.next)) {
+      this.pending.delete(this.next);
+      this.next++;
+      this.emit(event);
+    }
+    this.scheduleGapLookup();
+  }
+
+  /**
+   * The terminal event is written after every other event of the turn has been stored, so a seq that a store
+   * read started after the terminal event was known still lacks will never come (an activity that failed
+   * before sending it): it is skipped rather than waited for.
+   */
+  private skipHoles(): void {
+    while (!this.ended && this.pending.size > 0) {
+      if (!this.pending.has(this.next)) this.next = Math.min(...this.pending.keys());
+      this.drain();
+    }
+  }
+
+  private emit(event: ChatEvent): void {
+    this.write(formatSseEvent(event));
+    this.armIdleTimer();
+    if (isTerminalEvent(event)) this.finish();
+  }
+
+  private scheduleGapLookup(): void {
+    if (this.ended || this.pending.size === 0 || this.gapTimer) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      void this.readStore();
+    }, this.options.gapRetryMs ?? 50);
+  }
+
+  private armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    const ms = this.options.idleTimeoutMs;
+    this.idleTimer = setTimeout(() => {
+      this.write(formatSseComment(`no event for ${ms} ms; reconnect with Last-Event-ID ${this.next - 1}`));
+      this.finish();
+    }, ms);
+  }
+
+  private write(text: string): void {
+    this.controller.enqueue(encoder.encode(text));
+    clearTimeout(this.keepAliveTimer);
+    this.keepAliveTimer = setTimeout(
+      () => this.write(formatSseComment('keep-alive')),
+      this.options.keepAliveMs ?? 15_000,
+    );
+  }
+
+  /** Ends the relay and closes the stream. */
+  private finish(): void {
+    if (this.ended) return;
+    this.end();
+    this.controller.close();
+    void this.closeSubscription();
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.pending.clear();
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.keepAliveTimer);
+    clearTimeout(this.gapTimer);
+    clearInterval(this.catchUpTimer);
+  }
+
+  private async closeSubscription(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    try {
+      await subscription?.close();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private report(error: unknown): void {
+    this.options.onError?.(error);
+  }
+}

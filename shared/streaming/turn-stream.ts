@@ -1,0 +1,110 @@
+// What an activity uses to publish its part of a turn's event stream: it stamps each event with the turn's ids
+// and the next sequence number, coalesces text deltas, and delivers the events to the store and the sink
+// through one serial pipeline, so both see them in seq order.
+import type { ChatEvent, ChatEventBody } from '../chat/events.js';
+import { AppError, DependencyError, ensureError } from '../errors.js';
+import { DeltaCoalescer, type CoalescingOptions, type DeltaKind } from './delta-coalescer.js';
+import type { TurnEventSink, TurnEventStore } from './ports.js';
+
+export interface TurnStreamOptions {
+  userId: string;
+  sessionId: string;
+  chatMessageId: string;
+  /** seq of the first event this stream emits (the orchestration passes it on between activities). */
+  firstSeq: number;
+  store: TurnEventStore;
+  sink: TurnEventSink;
+  coalescing: CoalescingOptions;
+}
+
+export class TurnStream {
+  /** Events emitted so far (stamped), for the activity's own bookkeeping. */
+  readonly emitted: readonly ChatEvent[];
+  readonly #options: TurnStreamOptions;
+  readonly #coalescer: DeltaCoalescer;
+  readonly #events: ChatEvent[] = [];
+  /** Emitted events not yet taken into a batch. */
+  #queue: ChatEvent[] = [];
+  /** The delivery loop, while it runs. */
+  #delivery: Promise<void> | undefined;
+  #failure: AppError | undefined;
+  #nextSeq: number;
+  #closed = false;
+
+  constructor(options: TurnStreamOptions) {
+    this.#options = options;
+    this.#nextSeq = options.firstSeq;
+    this.emitted = this.#events;
+    this.#coalescer = new DeltaCoalescer(options.coalescing, (kind, text) =>
+      this.#publish(deltaBody(kind, text)),
+    );
+  }
+
+  /**
+   * Stamps sessionId, chatMessageId and the next seq on the event; content/reasoning-delta bodies go through
+   * the coalescer (the coalesced text becomes one event); any other body first flushes the coalescer.
+   */
+  emit(body: ChatEventBody): void {
+    if (this.#closed) throw new Error('This turn stream is closed: nothing more can be emitted.');
+    if (body.type === 'content') this.#coalescer.push('content', body.delta);
+    else if (body.type === 'reasoning-delta') this.#coalescer.push('reasoning', body.delta);
+    else {
+      this.#coalescer.flush();
+      this.#publish(body);
+    }
+  }
+
+  /** seq the next emitted event will get (after close(): the first seq of the next activity). */
+  get nextSeq(): number {
+    return this.#nextSeq;
+  }
+
+  /** Flushes, then resolves when every event is stored and sent; rejects with the first failure. */
+  async close(): Promise<void> {
+    if (!this.#closed) this.#coalescer.flush();
+    this.#closed = true;
+    while (this.#delivery) await this.#delivery;
+    if (this.#failure) throw this.#failure;
+  }
+
+  #publish(body: ChatEventBody): void {
+    const { sessionId, chatMessageId } = this.#options;
+    const event: ChatEvent = { ...body, sessionId, chatMessageId, seq: this.#nextSeq++ };
+    this.#events.push(event);
+    if (this.#failure) return;
+    this.#queue.push(event);
+    this.#delivery ??= this.#deliver();
+  }
+
+  /** Sends batches until the queue is empty; events emitted while a batch is in flight form the next one. */
+  async #deliver(): Promise<void> {
+    const { store, sink, userId } = this.#options;
+    try {
+      // Starting a microtask later lets events emitted in the same synchronous run travel together.
+      await Promise.resolve();
+      while (this.#queue.length > 0) {
+        const batch = this.#queue;
+        this.#queue = [];
+        await Promise.all([store.append(batch), sink.send(userId, batch)]);
+      }
+    } catch (error) {
+      this.#failure = toAppError(error, this.#options.chatMessageId);
+      this.#queue = [];
+    } finally {
+      this.#delivery = undefined;
+    }
+  }
+}
+
+function deltaBody(kind: DeltaKind, delta: string): ChatEventBody {
+  return kind === 'content' ? { type: 'content', delta } : { type: 'reasoning-delta', delta };
+}
+
+function toAppError(error: unknown, chatMessageId: string): AppError {
+  if (error instanceof AppError) return error;
+  return new DependencyError(
+    'turnEvents',
+    `Delivering the events of turn '${chatMessageId}' failed: ${ensureError(error).message}`,
+    { cause: error },
+  );
+}

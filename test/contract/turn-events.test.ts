@@ -1,0 +1,242 @@
+// Contract tests of the turn event adapters with the real SDKs: the Cosmos DB store against the local Cosmos
+// server (idempotent append, ordered reads after a seq, isolation between turns and sessions), and a
+// TurnStream writing through that store and the Web PubSub sink to a client connected as the user.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Container, CosmosClient } from '@azure/cosmos';
+import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { WebPubSubClient, WebPubSubJsonReliableProtocol } from '@azure/web-pubsub-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
+import type { ChatEvent } from '../../shared/chat/events.js';
+import { COSMOS_DATABASE, cosmosContainers, TURN_EVENTS_CONTAINER } from '../../shared/cosmos/schema.js';
+import { DependencyError } from '../../shared/errors.js';
+import { createCosmosTurnEventStore } from '../../shared/streaming/cosmos-turn-event-store.js';
+import type { TurnEventStore } from '../../shared/streaming/ports.js';
+import { TurnStream } from '../../shared/streaming/turn-stream.js';
+import { createWebPubSubEventSink } from '../../shared/streaming/web-pubsub-event-sink.js';
+
+const HUB = 'chat';
+const ACCESS_KEY = 'local-test-access-key-0123456789';
+
+let cosmos: LocalCosmos;
+let cosmosClient: CosmosClient;
+let container: Container;
+let store: TurnEventStore;
+
+beforeAll(async () => {
+  cosmos = await startLocalCosmos();
+  cosmosClient = createLocalCosmosClient(cosmos);
+  await provisionCosmos(cosmosClient, COSMOS_DATABASE, cosmosContainers);
+  container = cosmosClient.database(COSMOS_DATABASE).container(TURN_EVENTS_CONTAINER);
+  store = createCosmosTurnEventStore(container);
+});
+
+afterAll(async () => {
+  cosmosClient?.dispose();
+  await cosmos?.stop();
+});
+
+/** Content events seq `from`..`to` of one turn. */
+function contentEvents(sessionId: string, chatMessageId: string, from: number, to: number): ChatEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => ({
+    type: 'content',
+    delta: `piece ${from + i}`,
+    sessionId,
+    chatMessageId,
+    seq: from + i,
+  }));
+}
+
+async function documentCount(sessionId: string): Promise<number> {
+  const { resources } = await container.items
+    .query<number>(
+      {
+        query: 'SELECT VALUE COUNT(1) FROM c WHERE c.sessionId = @s',
+        parameters: [{ name: '@s', value: sessionId }],
+      },
+      { partitionKey: sessionId },
+    )
+    .fetchAll();
+  return resources[0] ?? 0;
+}
+
+describe('the Cosmos DB turn event store', () => {
+  it('stores each event once, however often it is appended', async () => {
+    const events: ChatEvent[] = [
+      {
+        type: 'message-start',
+        userMessageId: 'u-1',
+        assistantMessageId: 'a-1',
+        sessionId: 's-once',
+        chatMessageId: 'm-1',
+        seq: 1,
+      },
+      ...contentEvents('s-once', 'm-1', 2, 4),
+      { type: 'message-end', finishReason: 'stop', sessionId: 's-once', chatMessageId: 'm-1', seq: 5 },
+    ];
+    await store.append(events);
+    await store.append(events);
+    await store.append(events.slice(1, 3));
+
+    expect(await store.read('s-once', 'm-1', 0)).toEqual(events);
+    expect(await documentCount('s-once')).toBe(5);
+  });
+
+  it('reads only the events after a seq', async () => {
+    const events = contentEvents('s-after', 'm-1', 1, 6);
+    await store.append(events);
+
+    expect(await store.read('s-after', 'm-1', 4)).toEqual(events.slice(4));
+    expect(await store.read('s-after', 'm-1', 6)).toEqual([]);
+  });
+
+  it('returns events in numeric seq order, whatever order they were written in', async () => {
+    const events = contentEvents('s-order', 'm-1', 1, 120);
+    await store.append([...events].reverse().slice(0, 60));
+    await store.append([...events].reverse().slice(60));
+
+    expect((await store.read('s-order', 'm-1', 0)).map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+    expect(await store.read('s-order', 'm-1', 9)).toEqual(events.slice(9));
+  });
+
+  it('keeps turns and sessions apart', async () => {
+    const mine = contentEvents('s-a', 'm-1', 1, 3);
+    const otherTurn = contentEvents('s-a', 'm-2', 1, 3);
+    const otherSession = contentEvents('s-b', 'm-1', 1, 3);
+    await store.append([...mine, ...otherTurn, ...otherSession]);
+
+    expect(await store.read('s-a', 'm-1', 0)).toEqual(mine);
+    expect(await store.read('s-a', 'm-2', 0)).toEqual(otherTurn);
+    expect(await store.read('s-b', 'm-1', 0)).toEqual(otherSession);
+    expect(await store.read('s-c', 'm-1', 0)).toEqual([]);
+  });
+
+  it('reports a failing database as a DependencyError', async () => {
+    const missing = createCosmosTurnEventStore(
+      cosmosClient.database(COSMOS_DATABASE).container('no-such-container'),
+    );
+    await expect(missing.append(contentEvents('s-x', 'm-1', 1, 1))).rejects.toMatchObject({
+      constructor: DependencyError,
+      dependency: 'cosmos',
+    });
+    await expect(missing.read('s-x', 'm-1', 0)).rejects.toMatchObject({
+      constructor: DependencyError,
+      dependency: 'cosmos',
+    });
+  });
+});
+
+describe('a turn stream through the Cosmos DB store and the Web PubSub sink', () => {
+  let pubsub: LocalWebPubSub;
+  let server: Server;
+  let service: WebPubSubServiceClient;
+  const clients: WebPubSubClient[] = [];
+
+  beforeAll(async () => {
+    pubsub = new LocalWebPubSub({ accessKey: ACCESS_KEY, pathPrefix: '/webpubsub' });
+    server = createServer((req, res) => {
+      void pubsub.handleRequest(req, res).then((handled) => {
+        if (!handled) res.writeHead(404).end();
+      });
+    });
+    server.on('upgrade', (req, socket, head) => {
+      if (!pubsub.handleUpgrade(req, socket, head)) socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    service = new WebPubSubServiceClient(pubsub.connectionString(baseUrl), HUB, {
+      allowInsecureConnection: true,
+    });
+  });
+
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.stop();
+  });
+
+  afterAll(async () => {
+    await pubsub?.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  /** Connects as `userId`; `received` collects the data of every server message, in arrival order. */
+  async function connect(userId: string): Promise<{ connectionId: string; received: unknown[] }> {
+    const { url } = await service.getClientAccessToken({ userId });
+    const client = new WebPubSubClient(url, {
+      protocol: WebPubSubJsonReliableProtocol(),
+      autoReconnect: false,
+      messageRetryOptions: { maxRetries: 0 },
+    });
+    clients.push(client);
+    const received: unknown[] = [];
+    client.on('server-message', (e) => received.push(e.message.data));
+    const connected = new Promise<string>((resolve) =>
+      client.on('connected', (e) => resolve(e.connectionId)),
+    );
+    await client.start();
+    return { connectionId: await connected, received };
+  }
+
+  async function waitFor(condition: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('delivers to the user exactly the stored events, in order, and nothing to another user', async () => {
+    const alice = await connect('alice');
+    const bob = await connect('bob');
+    // A long interval: text is coalesced by size and by the other events only, so the cut is deterministic.
+    const stream = new TurnStream({
+      userId: 'alice',
+      sessionId: 's-live',
+      chatMessageId: 'm-live',
+      firstSeq: 1,
+      store,
+      sink: createWebPubSubEventSink(service),
+      coalescing: { flushIntervalMs: 60_000, flushMaxChars: 12 },
+    });
+    stream.emit({ type: 'message-start', userMessageId: 'u-live', assistantMessageId: 'a-live' });
+    for (const delta of 'Let me look that up for you.'.split(/(?= )/))
+      stream.emit({ type: 'content', delta });
+    stream.emit({ type: 'tool-call', round: 1, toolCallId: 'c1', name: 'search', arguments: '{"q":"x"}' });
+    stream.emit({
+      type: 'tool-result',
+      round: 1,
+      toolCallId: 'c1',
+      name: 'search',
+      result: 'found',
+      isError: false,
+    });
+    for (const delta of ['It ', 'is ', 'here.']) stream.emit({ type: 'content', delta });
+    stream.emit({ type: 'message-end', finishReason: 'stop' });
+    await stream.close();
+
+    const stored = await store.read('s-live', 'm-live', 0);
+    expect(stored).toEqual(stream.emitted);
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
+    expect(stored.length).toBeLessThan(2 + 7 + 2 + 3);
+    expect(
+      stored
+        .filter((e) => e.type === 'content')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('Let me look that up for you.It is here.');
+
+    // Messages to a connection arrive in order: once a marker sent now has arrived, so has everything before it.
+    for (const client of [alice, bob]) {
+      await service.sendToConnection(client.connectionId, 'marker', { contentType: 'text/plain' });
+      await waitFor(() => client.received.includes('marker'), 'the marker');
+    }
+    expect(alice.received).toEqual([...stored, 'marker']);
+    expect(bob.received).toEqual(['marker']);
+  });
+});
