@@ -12,6 +12,17 @@ import type { HealthCheck } from './health.js';
 import { createLlmGateway, type LlmGateway } from './llm/llm-gateway.js';
 import { AZURE_COGNITIVE_SERVICES_SCOPE } from './llm/openai-client-factory.js';
 import type { MessagePublisher } from './messaging/message-publisher.js';
+import { createCosmosWorkingMemoryStore } from './chat/cosmos-working-memory.js';
+import { createCosmosSessionStore, type SessionStore } from './chat/sessions.js';
+import { createCosmosTurnStateStore } from './chat/turn-state.js';
+import type { TurnServices } from './chat/turn-steps.js';
+import { TURN_EVENTS_CONTAINER } from './cosmos/schema.js';
+import { createIdentityResolver, type IdentityResolver } from './identity/caller.js';
+import { createCosmosTurnEventStore } from './streaming/cosmos-turn-event-store.js';
+import type { TurnEventStore, UserEventFeed } from './streaming/ports.js';
+import { createWebPubSubEventFeed } from './streaming/web-pubsub-event-feed.js';
+import { createWebPubSubEventSink } from './streaming/web-pubsub-event-sink.js';
+import { createChatTools } from './tools/index.js';
 
 export interface Dependencies {
   config: AppConfig;
@@ -19,6 +30,14 @@ export interface Dependencies {
   publisher: MessagePublisher;
   webPubSub: WebPubSubServiceClient;
   llm: LlmGateway;
+  identity: IdentityResolver;
+  sessions: SessionStore;
+  /** What the chatTurn activities work with (the invocation adds its logger). */
+  chatTurn: Omit<TurnServices, 'log'>;
+  /** The stored events of turns, read by the SSE relay. */
+  turnEvents: TurnEventStore;
+  /** Live events of a user (through Web PubSub), followed by the SSE relay. */
+  eventFeed: UserEventFeed;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations: (context: InvocationContext) => OrchestrationClient;
   healthChecks: (context: InvocationContext) => HealthCheck[];
@@ -56,6 +75,25 @@ export function createDependencies(config: AppConfig, platform: Platform): Depen
       : undefined,
   });
 
+  const turnEvents = createCosmosTurnEventStore(database.container(TURN_EVENTS_CONTAINER));
+  const chatTurn: Omit<TurnServices, 'log'> = {
+    workingMemory: createCosmosWorkingMemoryStore(database),
+    turns: createCosmosTurnStateStore(database),
+    events: turnEvents,
+    sink: createWebPubSubEventSink(webPubSub),
+    llm,
+    tools: createChatTools(),
+    publisher: platform.publisher,
+    settings: {
+      promptTokenBudget: config.chat.promptTokenBudget,
+      maxOutputTokens: config.chat.maxOutputTokens,
+      coalescing: {
+        flushIntervalMs: config.streaming.flushIntervalMs,
+        flushMaxChars: config.streaming.flushMaxChars,
+      },
+    },
+  };
+
   const ownChecks: HealthCheck[] = [
     {
       name: 'cosmos',
@@ -90,6 +128,11 @@ export function createDependencies(config: AppConfig, platform: Platform): Depen
     publisher: platform.publisher,
     webPubSub,
     llm,
+    identity: createIdentityResolver(config.auth),
+    sessions: createCosmosSessionStore(database),
+    chatTurn,
+    turnEvents,
+    eventFeed: createWebPubSubEventFeed(webPubSub),
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

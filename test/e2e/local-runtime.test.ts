@@ -75,13 +75,16 @@ const probeFunctions: FunctionDefinition[] = [
   },
 ];
 
+// The probe worker takes the place of the chat worker on the user-messages queue (one receiver per queue).
+const withProbes = [...functionDefinitions.filter((d) => d.name !== 'chatWorker'), ...probeFunctions];
+
 describe('local runtime', () => {
   let dataDir: string;
   let runtime: LocalRuntime;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'chat-runtime-'));
-    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+    runtime = await startTestRuntime({ dataDir, functions: withProbes });
   });
   afterAll(async () => {
     await runtime?.stop();
@@ -209,7 +212,7 @@ describe('local runtime', () => {
     releaseSlow();
     await stopping;
 
-    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+    runtime = await startTestRuntime({ dataDir, functions: withProbes });
     const status = await waitFor(async () => {
       const current = await runtime.durable.getStatus('probe-m-restart');
       return current?.runtimeStatus === 'Completed' ? current : undefined;
@@ -228,7 +231,7 @@ describe('local runtime', () => {
     const container = runtime.dependencies.database.container(SESSIONS_CONTAINER);
     await container.items.create({ id: 'kept', userId: 'user_002', note: 'survives' });
     await runtime.stop();
-    runtime = await startTestRuntime({ dataDir, functions: [...functionDefinitions, ...probeFunctions] });
+    runtime = await startTestRuntime({ dataDir, functions: withProbes });
     const { resource } = await runtime.dependencies.database
       .container(SESSIONS_CONTAINER)
       .item('kept', 'user_002')

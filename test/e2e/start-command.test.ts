@@ -124,6 +124,7 @@ describe('the compiled entry points', () => {
       AZURE_OPENAI_ENDPOINT: 'https://aoai.openai.azure.com',
       AZURE_OPENAI_CHAT_DEPLOYMENT: 'chat',
       AZURE_OPENAI_EMBEDDING_DEPLOYMENT: 'embeddings',
+      WEBSITE_AUTH_ENABLED: 'True',
     };
     const loaded = run(cwd, azure, ['-e', load]);
     expect(await loaded.exited).toBe(0);

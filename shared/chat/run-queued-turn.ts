@@ -1,0 +1,55 @@
+// The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
+// with it the Service Bus session) until the turn has finished, so the session's next message is answered after
+// it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn.
+import type { InvocationContext } from '@azure/functions';
+import { ConflictError } from '../errors.js';
+import {
+  OrchestrationWaitTimeout,
+  isFinishedStatus,
+  type OrchestrationClient,
+} from '../durable/orchestration-client.js';
+import type { QueuedChatMessage } from './chat-message.js';
+import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from './chat-turn-orchestration.js';
+import { turnInstanceId } from './ids.js';
+
+export interface RunQueuedTurnOptions {
+  maxToolRounds: number;
+  /** How long to hold the session for a running turn before letting the next message through. */
+  waitMs: number;
+}
+
+export type QueuedTurnOutcome = 'started' | 'already-finished' | 'already-running';
+
+export async function runQueuedTurn(
+  orchestrations: OrchestrationClient,
+  message: QueuedChatMessage,
+  options: RunQueuedTurnOptions,
+  log: Pick<InvocationContext, 'log' | 'warn'>,
+): Promise<QueuedTurnOutcome> {
+  const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
+  const existing = await orchestrations.getStatus(instanceId);
+  if (existing !== undefined && isFinishedStatus(existing.runtimeStatus)) {
+    log.log(
+      `Turn ${instanceId} already ${existing.runtimeStatus.toLowerCase()}: duplicate delivery ignored.`,
+    );
+    return 'already-finished';
+  }
+  let outcome: QueuedTurnOutcome = existing === undefined ? 'started' : 'already-running';
+  if (existing === undefined) {
+    const input: ChatTurnInput = { ...message, maxToolRounds: options.maxToolRounds };
+    try {
+      await orchestrations.startNew(CHAT_TURN_ORCHESTRATION, { instanceId, input });
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      outcome = 'already-running';
+    }
+  }
+  try {
+    await orchestrations.waitForCompletion(instanceId, options.waitMs);
+  } catch (error) {
+    if (!(error instanceof OrchestrationWaitTimeout)) throw error;
+    // The turn goes on; only the ordering guarantee for the next message of the session is given up.
+    log.warn(`Turn ${instanceId} still running after ${options.waitMs} ms: releasing its session.`);
+  }
+  return outcome;
+}

@@ -1,0 +1,58 @@
+// Reads a JSON request body with a size limit: a body over the limit is refused (413) without being held in
+// memory, a body of another media type gets 415, and malformed JSON gets 400 naming the problem.
+import type { HttpRequest } from '@azure/functions';
+import { AppError, ValidationError } from '../errors.js';
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super('payload_too_large', `The request body is larger than ${limitBytes} bytes.`, 413);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor() {
+    super('unsupported_media_type', 'The request body must be JSON (content-type: application/json).', 415);
+  }
+}
+
+/** The parsed body; with `optional`, an empty body gives undefined instead of a 400. */
+export async function readJsonBody(
+  request: HttpRequest,
+  maxBytes: number,
+  options: { optional?: boolean } = {},
+): Promise<unknown> {
+  const contentType = request.headers.get('content-type');
+  if (contentType !== null && !/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType.trim()))
+    throw new UnsupportedMediaTypeError();
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw new PayloadTooLargeError(maxBytes);
+
+  const text = await readText(request, maxBytes);
+  if (text.trim() === '') {
+    if (options.optional) return undefined;
+    throw new ValidationError('The request body is empty: send a JSON object.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ValidationError(`The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+async function readText(request: HttpRequest, maxBytes: number): Promise<string> {
+  if (request.body === null) return '';
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new PayloadTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
