@@ -26,6 +26,7 @@ import {
 } from './cosmos/local-cosmos.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
 import { lockDataFolder } from './persistence/data-folder-lock.js';
+import { readHostSettings } from './host-json.js';
 import { HttpHost } from './http/http-host.js';
 import {
   createOfflineModel,
@@ -192,7 +193,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Running activities still use the dependencies: the driver stops before they are closed.
     cleanups.push(() => durable.close());
 
-    // Triggers start last, once everything they call is in place; they stop first.
+    // Triggers start last, once everything they call is in place; they stop first. They take host.json's
+    // concurrency, as the Functions host does.
+    const hostJson = await readHostSettings();
     for (const definition of definitions) {
       if (definition.kind !== 'serviceBus') continue;
       const detach = attachServiceBusTrigger(serviceBus, {
@@ -201,6 +204,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         isSessionsEnabled: definition.isSessionsEnabled,
         handler: definition.handler,
         logHandler: log,
+        maxConcurrentSessions: hostJson.serviceBus.maxConcurrentSessions,
+        maxConcurrentCalls: hostJson.serviceBus.maxConcurrentCalls,
       });
       cleanups.push(detach);
     }

@@ -1,0 +1,60 @@
+// host.json as both hosts read it: the local runtime takes its Service Bus concurrency, and its time limits
+// must outlast a chat turn the worker waits for (or the session would be released, or the worker killed, mid-turn).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../shared/config.js';
+import { readHostSettings } from './host-json.js';
+
+const hostJson = JSON.parse(readFileSync(new URL('../host.json', import.meta.url), 'utf8')) as {
+  functionTimeout: string;
+  extensions: { serviceBus: { maxAutoLockRenewalDuration: string; maxConcurrentSessions: number } };
+};
+
+/** hh:mm:ss(.fff) → milliseconds. */
+function timeSpanMs(span: string): number {
+  const [hours = '0', minutes = '0', seconds = '0'] = span.split(':');
+  return ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000;
+}
+
+describe('host.json', () => {
+  it('is what the local runtime reads', async () => {
+    const settings = await readHostSettings();
+    expect(settings.serviceBus.maxConcurrentSessions).toBe(
+      hostJson.extensions.serviceBus.maxConcurrentSessions,
+    );
+  });
+
+  it('keeps the session lock and the function alive longer than the worker waits for a turn', () => {
+    const { chat } = loadConfig({
+      APP_ENV: 'local',
+      COSMOS_ENDPOINT: 'https://localhost:8081/',
+      WEBPUBSUB_CONNECTION_STRING: 'Endpoint=http://localhost;AccessKey=x;Version=1.0;',
+      LLM_BASE_URL: 'http://localhost:1/v1',
+      LLM_CHAT_MODEL: 'm',
+      LLM_EMBEDDING_MODEL: 'e',
+    });
+    expect(timeSpanMs(hostJson.extensions.serviceBus.maxAutoLockRenewalDuration)).toBeGreaterThan(
+      chat.turnWaitMs,
+    );
+    expect(timeSpanMs(hostJson.functionTimeout)).toBeGreaterThan(chat.turnWaitMs);
+  });
+
+  it('takes the host defaults where host.json sets nothing, and refuses a malformed one', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'host-json-'));
+    try {
+      const file = join(folder, 'host.json');
+      await writeFile(file, JSON.stringify({ version: '2.0' }));
+      expect(await readHostSettings(file)).toEqual({ serviceBus: {} });
+      await writeFile(
+        file,
+        JSON.stringify({ extensions: { serviceBus: { maxConcurrentSessions: 'many' } } }),
+      );
+      await expect(readHostSettings(file)).rejects.toThrow(/not a valid host.json/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
