@@ -9,7 +9,7 @@ export interface StoredToolCall {
   arguments: string;
   result: string;
   isError: boolean;
-  /** The tool round of the turn the call belongs to (1 = the first). */
+  /** The round of the turn the call belongs to (0 = the first, as in the tool-call and tool-result events). */
   round: number;
 }
 

@@ -1,0 +1,178 @@
+// A tiny OpenAI-compatible chat model for end-to-end tests: each streamed chat completion answers with what the
+// test's script returns for that request (reasoning, text, tool calls), in the real Chat Completions chunk
+// format, and every request body is recorded so a test can check what the product sent to the model.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A message of a recorded request, as the Chat Completions API names its fields. */
+export interface WireMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content?: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** The fields of a chat completion request the tests look at. */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: WireMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  tools?: { type: 'function'; function: { name: string } }[];
+  tool_choice?: unknown;
+}
+
+export interface ScriptedReply {
+  reasoning?: string;
+  content?: string;
+  /** `arguments` is the JSON text the model "produces". */
+  toolCalls?: { name: string; arguments: string }[];
+}
+
+/** What to answer; `call` counts every chat completion request the server received, from 0. */
+export type Script = (request: ChatCompletionRequest, call: number) => ScriptedReply;
+
+export interface ScriptedModel {
+  /** Ends in /v1, as an OpenAI client's baseURL. */
+  baseUrl: string;
+  /** Every chat completion request body, in arrival order. */
+  requests: ChatCompletionRequest[];
+  /** App settings that point the product at this model. */
+  settings: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export const SCRIPTED_MODEL = 'scripted-model';
+
+export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
+  const requests: ChatCompletionRequest[] = [];
+  const server = createServer((request, response) => {
+    handle(request, response, script, requests).catch((error: unknown) => {
+      if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  return {
+    baseUrl,
+    requests,
+    settings: {
+      LLM_PROVIDER: 'openai-compatible',
+      LLM_BASE_URL: baseUrl,
+      LLM_CHAT_MODEL: SCRIPTED_MODEL,
+      LLM_EMBEDDING_MODEL: `${SCRIPTED_MODEL}-embedding`,
+      // A scripted answer is never worth a retry: every request the product makes is one the test counts.
+      LLM_MAX_RETRIES: '0',
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  script: Script,
+  requests: ChatCompletionRequest[],
+): Promise<void> {
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  if (request.method === 'GET' && path === '/v1/models') {
+    sendJson(response, 200, {
+      object: 'list',
+      data: [{ id: SCRIPTED_MODEL, object: 'model', created: 0, owned_by: 'end-to-end tests' }],
+    });
+    return;
+  }
+  if (request.method !== 'POST' || path !== '/v1/chat/completions') {
+    sendJson(response, 404, { error: { message: `No route ${request.method} ${path}`, type: 'not_found' } });
+    return;
+  }
+  const body = JSON.parse(await readBody(request)) as ChatCompletionRequest;
+  const call = requests.length;
+  requests.push(body);
+  if (body.stream !== true) {
+    sendJson(response, 400, { error: { message: 'The scripted model only streams.', type: 'invalid' } });
+    return;
+  }
+  streamReply(response, body, script(body, call));
+}
+
+function streamReply(response: ServerResponse, request: ChatCompletionRequest, reply: ScriptedReply): void {
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = Math.floor(Date.now() / 1000);
+  const includeUsage = request.stream_options?.include_usage === true;
+  const chunk = (delta: object, finishReason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: request.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  const toolCalls = reply.toolCalls ?? [];
+  const chunks: object[] = [chunk({ role: 'assistant', content: toolCalls.length > 0 ? null : '' })];
+  for (const piece of pieces(reply.reasoning)) chunks.push(chunk({ reasoning_content: piece }));
+  for (const piece of pieces(reply.content)) chunks.push(chunk({ content: piece }));
+  toolCalls.forEach((call, index) => {
+    chunks.push(
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: `call_${randomUUID()}`,
+            type: 'function',
+            function: { name: call.name, arguments: '' },
+          },
+        ],
+      }),
+    );
+    // Arguments arrive in fragments, as OpenAI sends them.
+    for (const piece of halves(call.arguments))
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  chunks.push(chunk({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'));
+  if (includeUsage) {
+    const completionTokens = chunks.length;
+    chunks.push({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: request.model,
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: completionTokens, total_tokens: 10 + completionTokens },
+    });
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const item of chunks) response.write(`data: ${JSON.stringify(item)}\n\n`);
+  response.end('data: [DONE]\n\n');
+}
+
+/** A text as token-like deltas: each word with its leading whitespace. */
+function pieces(text: string | undefined): string[] {
+  return text === undefined || text === '' ? [] : (text.match(/\s*\S+/g) ?? [text]);
+}
+
+function halves(text: string): string[] {
+  const middle = Math.ceil(text.length / 2);
+  return [text.slice(0, middle), text.slice(middle)].filter((piece) => piece !== '');
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
