@@ -9,7 +9,7 @@ import { getDependencies } from '../shared/dependencies.js';
 import { toProblemResponse } from '../shared/http/problem.js';
 import { assertOwnUser } from '../shared/identity/caller.js';
 import { SSE_HEADERS, parseLastEventId } from '../shared/streaming/sse.js';
-import { relayTurnEvents } from '../shared/streaming/turn-event-relay.js';
+import { relayTurnEvents, resumePoint } from '../shared/streaming/turn-event-relay.js';
 import type { FunctionDefinition } from './definition.js';
 
 const streamParams = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
@@ -25,6 +25,8 @@ export async function streamTurn(
     const { sessionId, chatMessageId } = parseInput(streamParams, request.params, 'stream path');
     const afterSeq = parseLastEventId(request.headers.get('last-event-id'), request.query.get('lastEventId'));
     await requireSession(sessions, caller, sessionId);
+    if ((await resumePoint(turnEvents, { sessionId, chatMessageId }, afterSeq)) === 'ended')
+      return { status: 204, headers: { 'cache-control': 'no-store' } };
     const body = relayTurnEvents({
       userId: caller.userId,
       sessionId,

@@ -3,6 +3,7 @@
 // then reads the store, so nothing falls between the two; events that arrive ahead of a missing seq wait while
 // the store is asked for it, and a periodic store read covers anything the live feed never delivers.
 import { isTerminalEvent, type ChatEvent } from '../chat/events.js';
+import { ValidationError } from '../errors.js';
 import type { FeedSubscription, TurnEventStore, UserEventFeed } from './ports.js';
 import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';
 
@@ -215,4 +216,26 @@ class TurnEventRelay {
   private report(error: unknown): void {
     this.options.onError?.(error);
   }
+}
+
+/**
+ * Where a client resuming after `afterSeq` stands: `ended` when it already has the turn's terminal event (answer
+ * 204, which also stops an EventSource from reconnecting), else `relay`. A resume point past the terminal event
+ * is a ValidationError rather than a stream that would wait for events that never come.
+ */
+export async function resumePoint(
+  store: TurnEventStore,
+  turn: { sessionId: string; chatMessageId: string },
+  afterSeq: number,
+): Promise<'relay' | 'ended'> {
+  if (afterSeq === 0) return 'relay';
+  const [last] = await store.read(turn.sessionId, turn.chatMessageId, afterSeq - 1);
+  if (last !== undefined) return last.seq === afterSeq && isTerminalEvent(last) ? 'ended' : 'relay';
+  // Nothing at or after the resume point: the turn is still to come, or the client names an event it never had.
+  const terminal = (await store.read(turn.sessionId, turn.chatMessageId, 0)).find(isTerminalEvent);
+  if (terminal !== undefined && terminal.seq < afterSeq) {
+    const message = `Last-Event-ID ${afterSeq} is past the end of this turn (its last event is ${terminal.seq}).`;
+    throw new ValidationError(message, [{ path: 'Last-Event-ID', message }]);
+  }
+  return 'relay';
 }

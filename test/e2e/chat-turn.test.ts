@@ -216,8 +216,15 @@ describe('chat turn with the offline model', () => {
     expect(seqs(rest)).toEqual(oneTo(n).slice(k));
     expect(assembleText(full.slice(0, k)) + assembleText(rest)).toBe(assistant?.content);
 
-    const none = await alice.stream(sessionId, id, { lastEventId: String(n), timeoutMs: 3_000 });
-    expect(none).toEqual([]);
+    // A client that has the whole turn is told there is nothing more (204 also stops an EventSource reconnecting).
+    const ended = await alice.openStream(sessionId, id, { 'last-event-id': String(n) });
+    expect(ended.status).toBe(204);
+    const pastTheEnd = await alice.openStream(sessionId, id, { 'last-event-id': String(n + 3) });
+    expect(pastTheEnd.status).toBe(400);
+    expect(await pastTheEnd.json()).toMatchObject({
+      code: 'validation_failed',
+      detail: expect.stringContaining('past the end'),
+    });
   });
 
   it("keeps a user's sessions, streams and realtime events away from other users", async () => {
