@@ -115,7 +115,7 @@ let model: ScriptedModel;
 function services(): TurnServices {
   const publisher: MessagePublisher = {
     publish: (_entity, messages) => {
-      published.push(...(Array.isArray(messages) ? messages : [messages as OutgoingMessage]));
+      published.push(...([] as OutgoingMessage[]).concat(messages));
       return Promise.resolve();
     },
     close: () => Promise.resolve(),
