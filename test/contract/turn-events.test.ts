@@ -1,10 +1,8 @@
 // Contract tests of the turn event adapters with the real SDKs: the Cosmos DB store against the local Cosmos
 // server (idempotent append, ordered reads after a seq, isolation between turns and sessions), and a
 // TurnStream writing through that store and the Web PubSub sink to a client connected as the user.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Container, CosmosClient } from '@azure/cosmos';
-import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { WebPubSubClient, WebPubSubJsonReliableProtocol } from '@azure/web-pubsub-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +11,6 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
 import type { ChatEvent } from '../../shared/chat/events.js';
 import { COSMOS_DATABASE, cosmosContainers, TURN_EVENTS_CONTAINER } from '../../shared/cosmos/schema.js';
 import { DependencyError } from '../../shared/errors.js';
@@ -21,9 +18,11 @@ import { createCosmosTurnEventStore } from '../../shared/streaming/cosmos-turn-e
 import type { TurnEventStore } from '../../shared/streaming/ports.js';
 import { TurnStream } from '../../shared/streaming/turn-stream.js';
 import { createWebPubSubEventSink } from '../../shared/streaming/web-pubsub-event-sink.js';
-
-const HUB = 'chat';
-const ACCESS_KEY = 'local-test-access-key-0123456789';
+import {
+  startWebPubSubServer,
+  testServiceClient,
+  type WebPubSubTestServer,
+} from '../support/web-pubsub-server.js';
 
 let cosmos: LocalCosmos;
 let cosmosClient: CosmosClient;
@@ -134,26 +133,13 @@ describe('the Cosmos DB turn event store', () => {
 });
 
 describe('a turn stream through the Cosmos DB store and the Web PubSub sink', () => {
-  let pubsub: LocalWebPubSub;
-  let server: Server;
+  let webPubSubServer: WebPubSubTestServer;
   let service: WebPubSubServiceClient;
   const clients: WebPubSubClient[] = [];
 
   beforeAll(async () => {
-    pubsub = new LocalWebPubSub({ accessKey: ACCESS_KEY, pathPrefix: '/webpubsub' });
-    server = createServer((req, res) => {
-      void pubsub.handleRequest(req, res).then((handled) => {
-        if (!handled) res.writeHead(404).end();
-      });
-    });
-    server.on('upgrade', (req, socket, head) => {
-      if (!pubsub.handleUpgrade(req, socket, head)) socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    service = new WebPubSubServiceClient(pubsub.connectionString(baseUrl), HUB, {
-      allowInsecureConnection: true,
-    });
+    webPubSubServer = await startWebPubSubServer();
+    service = testServiceClient(webPubSubServer.connectionString);
   });
 
   afterEach(() => {
@@ -161,8 +147,7 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
   });
 
   afterAll(async () => {
-    await pubsub?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await webPubSubServer?.close();
   });
 
   /** Connects as `userId`; `received` collects the data of every server message, in arrival order. */

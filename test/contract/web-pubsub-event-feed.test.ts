@@ -1,39 +1,31 @@
 // Contract test of the Web PubSub event feed against the local Web PubSub, through the real
 // @azure/web-pubsub server SDK and @azure/web-pubsub-client; and the SSE relay end to end on top of it.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createParser } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
+import type { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
 import type { ChatEvent } from '../../shared/chat/events.js';
 import { DependencyError } from '../../shared/errors.js';
 import type { FeedSubscription, TurnEventStore } from '../../shared/streaming/ports.js';
 import { relayTurnEvents } from '../../shared/streaming/turn-event-relay.js';
 import { createWebPubSubEventFeed } from '../../shared/streaming/web-pubsub-event-feed.js';
+import {
+  TEST_ACCESS_KEY as ACCESS_KEY,
+  startWebPubSubServer,
+  testServiceClient,
+  type WebPubSubTestServer,
+} from '../support/web-pubsub-server.js';
 
-const HUB = 'chat';
-const ACCESS_KEY = 'local-test-access-key-0123456789';
-
+let webPubSubServer: WebPubSubTestServer;
 let pubsub: LocalWebPubSub;
-let server: Server;
 let baseUrl: string;
 let service: WebPubSubServiceClient;
 const subscriptions: FeedSubscription[] = [];
 
 beforeAll(async () => {
-  pubsub = new LocalWebPubSub({ accessKey: ACCESS_KEY, pathPrefix: '/webpubsub', reconnectGraceMs: 5_000 });
-  server = createServer((req, res) => {
-    void pubsub.handleRequest(req, res).then((handled) => {
-      if (!handled) res.writeHead(404).end();
-    });
-  });
-  server.on('upgrade', (req, socket, head) => {
-    if (!pubsub.handleUpgrade(req, socket, head)) socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  service = serviceClient(pubsub.connectionString(baseUrl));
+  webPubSubServer = await startWebPubSubServer({ reconnectGraceMs: 5_000 });
+  ({ pubsub, baseUrl } = webPubSubServer);
+  service = serviceClient(webPubSubServer.connectionString);
 });
 
 afterEach(async () => {
@@ -41,13 +33,10 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await pubsub?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await webPubSubServer?.close();
 });
 
-function serviceClient(connectionString: string): WebPubSubServiceClient {
-  return new WebPubSubServiceClient(connectionString, HUB, { allowInsecureConnection: true });
-}
+const serviceClient = (connectionString: string) => testServiceClient(connectionString);
 
 /** Subscribes through a fresh feed and records what reaches onEvent. */
 async function listen(userId: string): Promise<{ received: ChatEvent[]; subscription: FeedSubscription }> {

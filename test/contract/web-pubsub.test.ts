@@ -1,8 +1,7 @@
 // Contract test of the local Web PubSub: the real @azure/web-pubsub server SDK and @azure/web-pubsub-client
 // (plus a raw `ws` client where the wire itself is under test) against a node:http server that mounts it.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebPubSubServiceClient, type GenerateClientTokenOptions } from '@azure/web-pubsub';
+import type { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { type GenerateClientTokenOptions } from '@azure/web-pubsub';
 import {
   SendMessageError,
   WebPubSubClient,
@@ -12,31 +11,25 @@ import {
 } from '@azure/web-pubsub-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
+import type { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
+import {
+  TEST_ACCESS_KEY as ACCESS_KEY,
+  startWebPubSubServer,
+  testServiceClient,
+  type WebPubSubTestServer,
+} from '../support/web-pubsub-server.js';
 
-const HUB = 'chat';
-const ACCESS_KEY = 'local-test-access-key-0123456789';
-
+let webPubSubServer: WebPubSubTestServer;
 let pubsub: LocalWebPubSub;
-let server: Server;
 let baseUrl: string;
 let service: WebPubSubServiceClient;
 const started: WebPubSubClient[] = [];
 const rawSockets: WebSocket[] = [];
 
 beforeAll(async () => {
-  pubsub = new LocalWebPubSub({ accessKey: ACCESS_KEY, pathPrefix: '/webpubsub', reconnectGraceMs: 5_000 });
-  server = createServer((req, res) => {
-    void pubsub.handleRequest(req, res).then((handled) => {
-      if (!handled) res.writeHead(404).end();
-    });
-  });
-  server.on('upgrade', (req, socket, head) => {
-    if (!pubsub.handleUpgrade(req, socket, head)) socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  service = serviceClient(pubsub.connectionString(baseUrl));
+  webPubSubServer = await startWebPubSubServer({ reconnectGraceMs: 5_000 });
+  ({ pubsub, baseUrl } = webPubSubServer);
+  service = serviceClient(webPubSubServer.connectionString);
 });
 
 afterEach(() => {
@@ -45,13 +38,10 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await pubsub?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await webPubSubServer?.close();
 });
 
-function serviceClient(connectionString: string, hub = HUB): WebPubSubServiceClient {
-  return new WebPubSubServiceClient(connectionString, hub, { allowInsecureConnection: true });
-}
+const serviceClient = testServiceClient;
 
 interface TestClient {
   client: WebPubSubClient;
