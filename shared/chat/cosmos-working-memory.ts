@@ -1,9 +1,10 @@
 // Working memory on Cosmos DB: one document per session in the hot container (id = sessionId, 24 h TTL
 // refreshed by every write), rebuilt on a miss from the session's long-term document. Point reads and writes
 // only; concurrent appends are serialised with If-Match ETags.
-import type { Container, Database, ItemDefinition } from '@azure/cosmos';
+import type { Container, Database } from '@azure/cosmos';
 
-import { ConflictError, DependencyError, ensureError, ForbiddenError } from '../errors.js';
+import { ConflictError, ForbiddenError } from '../errors.js';
+import { cosmosFailure, cosmosStatus, readItem, type StoredItem } from '../cosmos/items.js';
 import { CONVERSATIONS_CONTAINER, HOT_CONVERSATIONS_CONTAINER } from '../cosmos/schema.js';
 
 import type { ConversationMessage } from './conversation.js';
@@ -30,14 +31,9 @@ interface LongTermDocument {
   createdAt: string;
 }
 
-interface Stored<T> {
-  resource: T;
-  etag: string;
-}
-
 /** The hot document as read, or, when there is none, what a new one starts from. */
 type HotState =
-  | { kind: 'stored'; document: Stored<HotDocument> }
+  | { kind: 'stored'; document: StoredItem<HotDocument> }
   | { kind: 'missing'; base: WorkingMemory; createdAt: string | undefined };
 
 export function createCosmosWorkingMemoryStore(database: Database): WorkingMemoryStore {
@@ -129,22 +125,6 @@ function toHotDocument(memory: WorkingMemory, createdAt: string | undefined): Ho
   };
 }
 
-async function readItem<T extends ItemDefinition>(
-  container: Container,
-  id: string,
-  partitionKey: string,
-  what: string,
-): Promise<Stored<T> | undefined> {
-  try {
-    const response = await container.item(id, partitionKey).read<T>();
-    if (response.statusCode === 404 || response.resource === undefined) return undefined;
-    return { resource: response.resource, etag: response.etag };
-  } catch (error) {
-    if (statusOf(error) === 404) return undefined;
-    throw cosmosError(`reading ${what}`, error);
-  }
-}
-
 /**
  * Creates the hot document (etag undefined) or replaces the version read (If-Match etag). 'conflict' when
  * another writer got there first (409 on create; 412, or 404 after an expiry, on replace).
@@ -163,19 +143,8 @@ async function writeHot(
             .replace(document, { accessCondition: { type: 'IfMatch', condition: etag } });
     return response.resource ?? document;
   } catch (error) {
-    const status = statusOf(error);
+    const status = cosmosStatus(error);
     if (status === 409 || status === 412 || status === 404) return 'conflict';
-    throw cosmosError('writing working memory', error);
+    throw cosmosFailure('writing working memory', error);
   }
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
-}
-
-function cosmosError(action: string, error: unknown): DependencyError {
-  return new DependencyError('cosmos', `Cosmos DB failed ${action}: ${ensureError(error).message}`, {
-    cause: error,
-  });
 }

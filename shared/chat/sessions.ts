@@ -3,7 +3,7 @@
 // (its existence is not revealed).
 import type { Container, Database } from '@azure/cosmos';
 import { SESSIONS_CONTAINER } from '../cosmos/schema.js';
-import { DependencyError } from '../errors.js';
+import { cosmosFailure, readItem } from '../cosmos/items.js';
 import { newSessionId } from './ids.js';
 
 export interface ChatSession {
@@ -33,20 +33,16 @@ export function createCosmosSessionStore(
       try {
         await container.items.create<SessionDocument>({ id: session.sessionId, ...session });
       } catch (error) {
-        throw new DependencyError('cosmos', 'Could not create the session.', { cause: error });
+        throw cosmosFailure('creating the session', error);
       }
       return session;
     },
 
     async find(userId, sessionId) {
-      try {
-        const { resource } = await container.item(sessionId, userId).read<SessionDocument>();
-        if (resource === undefined) return undefined;
-        return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
-      } catch (error) {
-        if ((error as { code?: unknown }).code === 404) return undefined;
-        throw new DependencyError('cosmos', 'Could not read the session.', { cause: error });
-      }
+      const stored = await readItem<SessionDocument>(container, sessionId, userId, 'the session');
+      if (stored === undefined) return undefined;
+      const { resource } = stored;
+      return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
     },
   };
 }

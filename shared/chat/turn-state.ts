@@ -2,7 +2,8 @@
 // same partition, 24 h TTL) so the orchestration's history holds only ids and small results: the prompt the
 // turn started from, each LLM round's output and each tool call's result. Every write is idempotent, so an
 // activity that runs again after a crash finds what it already did.
-import type { Container, Database } from '@azure/cosmos';
+import type { Database } from '@azure/cosmos';
+import { cosmosFailure, cosmosStatus, readItem } from '../cosmos/items.js';
 import { HOT_CONVERSATIONS_CONTAINER } from '../cosmos/schema.js';
 import { DependencyError } from '../errors.js';
 import type { ChatMessage, LlmUsage, ToolCall } from '../llm/llm-gateway.js';
@@ -72,7 +73,7 @@ export function createCosmosTurnStateStore(database: Database): TurnStateStore {
 
   return {
     async get(ref) {
-      return (await readDocument<TurnDocument>(container, turnId(ref), ref.sessionId))?.document;
+      return (await readItem<TurnDocument>(container, turnId(ref), ref.sessionId, 'the turn'))?.resource;
     },
 
     async create(record) {
@@ -81,37 +82,43 @@ export function createCosmosTurnStateStore(database: Database): TurnStateStore {
         await container.items.create(document);
         return record;
       } catch (error) {
-        if (statusOf(error) !== 409) throw cosmosFailure('store the turn', error);
+        if (cosmosStatus(error) !== 409) throw cosmosFailure('storing the turn', error);
       }
-      const stored = await readDocument<TurnDocument>(container, document.id, record.sessionId);
+      const stored = await readItem<TurnDocument>(container, document.id, record.sessionId, 'the turn');
       if (stored === undefined)
         throw new DependencyError('cosmos', 'The turn record vanished while being created.');
-      return stored.document;
+      return stored.resource;
     },
 
     async addRound(ref, round) {
       for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-        const stored = await readDocument<TurnDocument>(container, turnId(ref), ref.sessionId);
+        const stored = await readItem<TurnDocument>(container, turnId(ref), ref.sessionId, 'the turn');
         if (stored === undefined)
           throw new DependencyError('cosmos', `No turn record for ${ref.chatMessageId}.`);
-        const existing = stored.document.rounds.find((r) => r.round === round.round);
+        const existing = stored.resource.rounds.find((r) => r.round === round.round);
         if (existing) return existing;
-        const next = { ...stored.document, rounds: [...stored.document.rounds, round] };
+        const next = { ...stored.resource, rounds: [...stored.resource.rounds, round] };
         try {
           await container
             .item(next.id, ref.sessionId)
             .replace(next, { accessCondition: { type: 'IfMatch', condition: stored.etag } });
           return round;
         } catch (error) {
-          if (statusOf(error) !== 412) throw cosmosFailure('store the round', error);
+          if (cosmosStatus(error) !== 412) throw cosmosFailure('storing the round', error);
         }
       }
       throw new DependencyError('cosmos', 'The turn record kept changing while a round was stored.');
     },
 
     async getToolResult(ref, round, index) {
-      return (await readDocument<ToolResultDocument>(container, toolId(ref, round, index), ref.sessionId))
-        ?.document;
+      return (
+        await readItem<ToolResultDocument>(
+          container,
+          toolId(ref, round, index),
+          ref.sessionId,
+          'a tool result',
+        )
+      )?.resource;
     },
 
     async putToolResult(ref, result) {
@@ -126,31 +133,8 @@ export function createCosmosTurnStateStore(database: Database): TurnStateStore {
       try {
         await container.items.upsert(document);
       } catch (error) {
-        throw cosmosFailure('store the tool result', error);
+        throw cosmosFailure('storing the tool result', error);
       }
     },
   };
-}
-
-async function readDocument<T extends object>(
-  container: Container,
-  id: string,
-  partitionKey: string,
-): Promise<{ document: T; etag: string } | undefined> {
-  try {
-    const response = await container.item(id, partitionKey).read<T & { _etag: string }>();
-    if (response.resource === undefined) return undefined;
-    return { document: response.resource, etag: response.resource._etag };
-  } catch (error) {
-    if (statusOf(error) === 404) return undefined;
-    throw cosmosFailure('read the turn state', error);
-  }
-}
-
-function statusOf(error: unknown): unknown {
-  return (error as { code?: unknown }).code;
-}
-
-function cosmosFailure(what: string, error: unknown): DependencyError {
-  return new DependencyError('cosmos', `Could not ${what}.`, { cause: error });
 }

@@ -3,7 +3,7 @@
 // of the same document: a retried write never duplicates.
 import type { Container } from '@azure/cosmos';
 import type { ChatEvent } from '../chat/events.js';
-import { DependencyError, ensureError } from '../errors.js';
+import { cosmosFailure } from '../cosmos/items.js';
 import type { TurnEventStore } from './ports.js';
 
 interface TurnEventDocument {
@@ -25,7 +25,7 @@ export function createCosmosTurnEventStore(container: Container): TurnEventStore
       try {
         await Promise.all(events.map((event) => container.items.upsert(toDocument(event))));
       } catch (error) {
-        throw failure(`Storing ${events.length} turn event(s)`, error);
+        throw cosmosFailure(`storing ${events.length} turn event(s)`, error);
       }
     },
     async read(sessionId, chatMessageId, afterSeq) {
@@ -45,7 +45,7 @@ export function createCosmosTurnEventStore(container: Container): TurnEventStore
           .fetchAll();
         return resources.map((document) => document.event);
       } catch (error) {
-        throw failure(`Reading the events of turn '${chatMessageId}'`, error);
+        throw cosmosFailure(`reading the events of turn '${chatMessageId}'`, error);
       }
     },
   };
@@ -60,8 +60,4 @@ function toDocument(event: ChatEvent): TurnEventDocument {
     seq: event.seq,
     event,
   };
-}
-
-function failure(what: string, error: unknown): DependencyError {
-  return new DependencyError('cosmos', `${what} failed: ${ensureError(error).message}`, { cause: error });
 }
