@@ -230,8 +230,7 @@ export async function commitTurn(services: TurnServices, input: CommitTurnInput)
     messageId: assistantMessageId(input.chatMessageId),
     chatMessageId: input.chatMessageId,
     role: 'assistant',
-    // Exactly the text the client assembled from the turn's content events, across rounds.
-    content: turn.rounds.map((round) => round.content).join(''),
+    content: answerText(turn),
     timestamp: now,
     finishReason: input.finishReason,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
@@ -254,7 +253,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
       failure: input.failure,
     },
   ];
-  const partial = turn?.rounds.map((round) => round.content).join('') ?? '';
+  const partial = turn ? answerText(turn) : '';
   if (partial !== '') {
     messages.push({
       messageId: assistantMessageId(input.chatMessageId),
@@ -334,6 +333,11 @@ function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'post
     content: turn.userText,
     timestamp: turn.postedAt,
   };
+}
+
+/** Exactly the text a client assembles from the turn's content events, across its rounds. */
+function answerText(turn: TurnRecord): string {
+  return turn.rounds.map((round) => round.content).join('');
 }
 
 /** The turn is over once its assistant reply or its failure is stored. */
