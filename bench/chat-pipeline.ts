@@ -17,7 +17,7 @@ import {
 import { OFFLINE_MODEL_PATH, startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
 import { BASIC_SYSTEM_PROMPT } from '../shared/chat/prompt.js';
 import { readHostSettings } from '../local/host-json.js';
-import { provideDependencies } from '../shared/dependencies.js';
+import { provideApp } from '../shared/app/app.js';
 import { ChatApi, TurnGauge, TurnTrace, UserEvents } from './chat-clients.js';
 
 const MODEL_TTFT_MS = 300;
@@ -68,12 +68,12 @@ async function startTarget(name: string, settings: Record<string, string>): Prom
 }
 
 /**
- * The app keeps one set of dependencies per process (shared/dependencies.ts), and every runtime started here
- * provides its own: before a runtime serves turns, every runtime is left idle and its dependencies are chosen.
+ * The app is made once per process (shared/app/app.ts), and every runtime started here
+ * provides its own: before a runtime serves turns, every runtime is left idle and its app is chosen.
  */
 async function activate(target: Target): Promise<void> {
   await allIdle();
-  provideDependencies(() => Promise.resolve(target.runtime.dependencies));
+  provideApp(() => Promise.resolve(target.runtime.app));
 }
 
 function allIdle(): Promise<unknown> {
@@ -294,7 +294,7 @@ async function hostSessionConcurrency(): Promise<number | undefined> {
 }
 
 async function storedAssistantReplies(target: Target, turn: ConcurrentTurn): Promise<number> {
-  const memory = await target.runtime.dependencies.chatTurn.workingMemory.load(turn.userId, turn.sessionId);
+  const memory = await target.runtime.app.chat.turn.workingMemory.load(turn.userId, turn.sessionId);
   return memory.messages.filter((m) => m.chatMessageId === turn.chatMessageId && m.role === 'assistant')
     .length;
 }
@@ -341,7 +341,7 @@ async function measureConcurrency(target: Target) {
   }
   integrity.turnsDuplicated += duplicatedInMemory;
   integrity.turnsFailed += missingInMemory;
-  const ttft = target.runtime.config.offlineModel.ttftMs;
+  const ttft = MODEL_TTFT_MS;
   const added = turns.map((turn) => since(turn.sentAt, turn.trace) - ttft);
   const toStart = turns.map((turn) => (turn.trace.startAt ?? Number.NaN) - turn.sentAt);
   return {
@@ -484,9 +484,7 @@ async function stopTargets(): Promise<void> {
   for (const target of [...targets].reverse()) {
     for (const events of target.users.values()) events.stop();
     // A runtime left busy by a failure is stopped all the same.
-    await activate(target).catch(() =>
-      provideDependencies(() => Promise.resolve(target.runtime.dependencies)),
-    );
+    await activate(target).catch(() => provideApp(() => Promise.resolve(target.runtime.app)));
     await target.runtime.stop();
     targets.splice(targets.indexOf(target), 1);
   }

@@ -1,19 +1,22 @@
 // The chat turn's Durable side: the `user-messages` worker that starts (and waits for) the chatTurn
-// orchestration, the orchestration itself, and its activities. Each entry only adapts the trigger to a
-// use-case in shared/chat.
+// orchestration, the orchestration itself, and its activities. Each entry only adapts the trigger to a use-case
+// in shared/chat; every message and activity input is checked against its contract on the way in.
 import type { InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
-import { parseInput, queuedChatMessageSchema } from '../shared/chat/chat-message.js';
+import type { z } from 'zod';
+import { getApp } from '../shared/app/app.js';
+import { chatTurnOrchestrator } from '../shared/chat/chat-turn-orchestration.js';
 import {
   CHAT_TURN_ORCHESTRATION,
+  chatTurnInputSchema,
+  commitTurnInputSchema,
+  failTurnInputSchema,
+  llmStepInputSchema,
+  queuedChatMessageSchema,
+  runToolInputSchema,
   TURN_ACTIVITIES,
-  chatTurnOrchestrator,
-  type ChatTurnInput,
-  type CommitTurnInput,
-  type FailTurnInput,
-  type LlmStepInput,
-  type RunToolInput,
-} from '../shared/chat/chat-turn-orchestration.js';
+  USER_MESSAGES_QUEUE,
+} from '../shared/chat/contracts.js';
 import { runQueuedTurn } from '../shared/chat/run-queued-turn.js';
 import {
   commitTurn,
@@ -23,34 +26,32 @@ import {
   runTool,
   type TurnServices,
 } from '../shared/chat/turn-steps.js';
-import { getDependencies } from '../shared/dependencies.js';
-import { USER_MESSAGES_QUEUE } from '../shared/resources.js';
+import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 
 export async function chatWorker(message: unknown, context: InvocationContext): Promise<void> {
   // A malformed message throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const queued = parseInput(queuedChatMessageSchema, message, 'queued chat message');
-  const { config, orchestrations } = await getDependencies();
+  const app = await getApp();
   await runQueuedTurn(
-    orchestrations(context),
+    app.orchestrations(context),
     queued,
-    { maxToolRounds: config.chat.maxToolRounds, waitMs: config.chat.turnWaitMs },
+    { maxToolRounds: app.config.chat.maxToolRounds, waitMs: app.config.chat.turnWaitMs },
     context,
   );
 }
 
-async function services(context: InvocationContext): Promise<TurnServices> {
-  const { chatTurn } = await getDependencies();
-  return { ...chatTurn, log: context };
-}
-
-/** An activity entry: the durable input (JSON) handed to a use-case with the invocation's services. */
+/** An activity entry: its durable input checked against the contract, then handed to a use-case. */
 function activity<I>(
   name: string,
+  input: z.ZodType<I>,
   step: (services: TurnServices, input: I) => Promise<unknown>,
 ): FunctionDefinition {
-  const handler: df.ActivityHandler = async (input: unknown, context: InvocationContext) =>
-    step(await services(context), input as I);
+  const handler: df.ActivityHandler = async (value: unknown, context: InvocationContext) => {
+    const parsed = parseInput(input, value, `${name} input`);
+    const { chat } = await getApp();
+    return step({ ...chat.turn, log: context }, parsed);
+  };
   return { kind: 'activity', name, handler };
 }
 
@@ -64,9 +65,9 @@ export const chatTurnFunctions: FunctionDefinition[] = [
     handler: chatWorker,
   },
   { kind: 'orchestration', name: CHAT_TURN_ORCHESTRATION, handler: chatTurnOrchestrator },
-  activity<ChatTurnInput>(TURN_ACTIVITIES.prepare, prepareTurn),
-  activity<LlmStepInput>(TURN_ACTIVITIES.llmStep, llmStep),
-  activity<RunToolInput>(TURN_ACTIVITIES.runTool, runTool),
-  activity<CommitTurnInput>(TURN_ACTIVITIES.commit, commitTurn),
-  activity<FailTurnInput>(TURN_ACTIVITIES.fail, failTurn),
+  activity(TURN_ACTIVITIES.prepare, chatTurnInputSchema, prepareTurn),
+  activity(TURN_ACTIVITIES.llmStep, llmStepInputSchema, llmStep),
+  activity(TURN_ACTIVITIES.runTool, runToolInputSchema, runTool),
+  activity(TURN_ACTIVITIES.commit, commitTurnInputSchema, commitTurn),
+  activity(TURN_ACTIVITIES.fail, failTurnInputSchema, failTurn),
 ];

@@ -1,40 +1,49 @@
-// POST /api/chat: validates a chat message and puts it on the `user-messages` queue; 202 once it is there.
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+// The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
+// message and puts it on the `user-messages` queue, answering 202 once it is there.
+import { chatRequestSchema, startSessionBodySchema, type ChatAccepted } from '../shared/chat/contracts.js';
 import { postChatMessage } from '../shared/chat/post-chat-message.js';
-import { getDependencies } from '../shared/dependencies.js';
-import { readJsonBody } from '../shared/http/json-body.js';
-import { toProblemResponse } from '../shared/http/problem.js';
+import { startSession } from '../shared/chat/start-session.js';
 import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
 
-/** Room for the longest text in UTF-8 (4 bytes a character at most) plus the other fields. */
-const bodyLimit = (maxTextChars: number) => maxTextChars * 4 + 4 * 1024;
+export const startSessionEndpoint = endpoint({
+  name: 'startSession',
+  route: 'session/start',
+  methods: ['POST'],
+  summary: 'A new chat session owned by the caller (201).',
+  auth: 'caller',
+  body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
+  async handle({ app, caller }) {
+    return { status: 201, body: await startSession(app.chat.sessions, caller) };
+  },
+});
 
-export async function postChat(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
-  try {
-    const { config, identity, sessions, publisher } = await getDependencies();
-    const caller = await identity.resolve(request.headers);
-    const body = await readJsonBody(request, bodyLimit(config.chat.maxTextChars));
-    const queued = await postChatMessage(
-      { sessions, publisher, maxTextChars: config.chat.maxTextChars },
-      caller,
-      body,
-    );
+export const postChatEndpoint = endpoint({
+  name: 'postChat',
+  route: 'chat',
+  methods: ['POST'],
+  summary: 'Queues a chat message for its session; 202 with the URL its events stream at.',
+  auth: 'caller',
+  body: {
+    schema: (app) => chatRequestSchema(app.config.chat.maxTextChars),
+    // Room for the longest text in UTF-8 (4 bytes a character at most) plus the other fields.
+    maxBytes: (app) => app.config.chat.maxTextChars * 4 + 4 * 1024,
+    what: 'chat message',
+  },
+  async handle({ app, caller, body }) {
+    const queued = await postChatMessage(app.chat, caller, body);
     const stream = `/api/stream/${queued.sessionId}/${queued.chatMessageId}`;
-    return {
-      status: 202,
-      headers: { location: stream, 'cache-control': 'no-store' },
-      jsonBody: {
-        sessionId: queued.sessionId,
-        chatMessageId: queued.chatMessageId,
-        status: 'queued',
-        stream,
-      },
+    const accepted: ChatAccepted = {
+      sessionId: queued.sessionId,
+      chatMessageId: queued.chatMessageId,
+      status: 'queued',
+      stream,
     };
-  } catch (error) {
-    return toProblemResponse(error, context, request.url);
-  }
-}
+    return { status: 202, headers: { location: stream }, body: accepted };
+  },
+});
 
 export const chatFunctions: FunctionDefinition[] = [
-  { kind: 'http', name: 'postChat', route: 'chat', methods: ['POST'], handler: postChat },
+  httpFunction(startSessionEndpoint),
+  httpFunction(postChatEndpoint),
 ];

@@ -1,21 +1,33 @@
-// The shape of the one table of function definitions. The Functions host registers it with app.* and
-// df.app.* (functions/index.ts); the local runtime mounts the same entries itself (local/runtime.ts).
+// The shape of the one table of function definitions (functions/table.ts). The Functions host registers it with
+// app.* and df.app.* (functions/register.ts); the local runtime mounts the same entries (local/functions-host.ts).
+//
+// A new trigger kind (a timer, say) lands in three places, each a `switch` over `kind` that TypeScript checks
+// for exhaustiveness: its interface here and in the FunctionDefinition union, its registration in
+// functions/register.ts, and how the local runtime runs it in local/functions-host.ts. docs/architecture.md
+// walks through it.
 import type { HttpHandler, HttpMethod, InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
 
+/**
+ * An HTTP function. JSON endpoints are declared with `endpoint()` and made into one of these by
+ * `httpFunction()` (functions/endpoint.ts); an endpoint that is not JSON (MCP's Streamable HTTP, say) gives its
+ * own handler, which receives the same HttpRequest and may answer with a streamed body.
+ */
 export interface HttpFunctionDefinition {
   kind: 'http';
   name: string;
   /** Route under /api, in the host's template syntax: `stream/{sessionId}/{chatMessageId}`. */
   route: string;
   methods: HttpMethod[];
-  /** The handler calls `dependencies.orchestrations(context)`: bind a durable client input. */
+  /** The handler calls `app.orchestrations(context)`: bind a durable client input. */
   usesDurableClient?: boolean;
   handler: HttpHandler;
 }
 
+/** A queue, or a topic subscription (each consumer of a topic has its own). */
 export type ServiceBusSource = { queueName: string } | { topicName: string; subscriptionName: string };
 
+/** A Service Bus trigger; an error it throws makes the message be delivered again, then dead-lettered. */
 export interface ServiceBusFunctionDefinition {
   kind: 'serviceBus';
   name: string;

@@ -1,54 +1,56 @@
-// GET /api/stream/{sessionId}/{chatMessageId}: a turn's events as Server-Sent Events, from the start or after
-// Last-Event-ID, whether the turn is still running or long finished.
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+// Streaming to clients: GET /api/realtime/negotiate gives the Web PubSub client URL on which the caller receives
+// its own turns' events; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as Server-Sent Events,
+// from the start or after Last-Event-ID, whether the turn is still running or long finished.
 import { z } from 'zod';
-import { parseInput } from '../shared/chat/chat-message.js';
-import { chatMessageIdSchema, sessionIdSchema } from '../shared/chat/ids.js';
 import { requireSession } from '../shared/chat/post-chat-message.js';
-import { getDependencies } from '../shared/dependencies.js';
-import { toProblemResponse } from '../shared/http/problem.js';
-import { assertOwnUser } from '../shared/identity/caller.js';
+import { ownUserQuerySchema, streamParamsSchema } from '../shared/streaming/contracts.js';
 import { SSE_HEADERS, parseLastEventId } from '../shared/streaming/sse.js';
 import { relayTurnEvents, resumePoint } from '../shared/streaming/turn-event-relay.js';
 import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
 
-const streamParams = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
+export const negotiateEndpoint = endpoint({
+  name: 'negotiate',
+  route: 'realtime/negotiate',
+  methods: ['GET'],
+  summary: "A Web PubSub client URL (no roles) that receives the caller's own events.",
+  auth: 'caller',
+  query: ownUserQuerySchema,
+  async handle({ app, caller }) {
+    return { status: 200, body: await app.streaming.clientAccess.issue(caller.userId) };
+  },
+});
 
-export async function streamTurn(
-  request: HttpRequest,
-  context: InvocationContext,
-): Promise<HttpResponseInit> {
-  try {
-    const { config, identity, sessions, turnEvents, eventFeed } = await getDependencies();
-    const caller = await identity.resolve(request.headers);
-    assertOwnUser(caller, request.query.get('userId'));
-    const { sessionId, chatMessageId } = parseInput(streamParams, request.params, 'stream path');
-    const afterSeq = parseLastEventId(request.headers.get('last-event-id'), request.query.get('lastEventId'));
-    await requireSession(sessions, caller, sessionId);
+export const streamTurnEndpoint = endpoint({
+  name: 'streamTurn',
+  route: 'stream/{sessionId}/{chatMessageId}',
+  methods: ['GET'],
+  summary: "A turn's events as SSE, from the start or after Last-Event-ID (header or lastEventId query).",
+  auth: 'caller',
+  params: streamParamsSchema,
+  query: ownUserQuerySchema.extend({ lastEventId: z.string().optional() }),
+  async handle({ app, caller, params, query, headers, context }) {
+    const { sessionId, chatMessageId } = params;
+    const afterSeq = parseLastEventId(headers.get('last-event-id'), query.lastEventId ?? null);
+    await requireSession(app.chat.sessions, caller, sessionId);
+    const { turnEvents, feed } = app.streaming;
     if ((await resumePoint(turnEvents, { sessionId, chatMessageId }, afterSeq)) === 'ended')
-      return { status: 204, headers: { 'cache-control': 'no-store' } };
-    const body = relayTurnEvents({
+      return { status: 204 };
+    const stream = relayTurnEvents({
       userId: caller.userId,
       sessionId,
       chatMessageId,
       afterSeq,
       store: turnEvents,
-      feed: eventFeed,
-      idleTimeoutMs: config.streaming.sseIdleTimeoutMs,
+      feed,
+      idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
       onError: (error) => context.warn(`SSE relay of ${chatMessageId}:`, error),
     });
-    return { status: 200, headers: { ...SSE_HEADERS }, body };
-  } catch (error) {
-    return toProblemResponse(error, context, request.url);
-  }
-}
+    return { status: 200, headers: { ...SSE_HEADERS }, stream };
+  },
+});
 
 export const streamFunctions: FunctionDefinition[] = [
-  {
-    kind: 'http',
-    name: 'streamTurn',
-    route: 'stream/{sessionId}/{chatMessageId}',
-    methods: ['GET'],
-    handler: streamTurn,
-  },
+  httpFunction(negotiateEndpoint),
+  httpFunction(streamTurnEndpoint),
 ];

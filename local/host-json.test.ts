@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../shared/config.js';
+import { loadConfig } from '../shared/app/config.js';
 import { readHostSettings } from './host-json.js';
 
 const hostJson = JSON.parse(readFileSync(new URL('../host.json', import.meta.url), 'utf8')) as {

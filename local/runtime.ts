@@ -5,19 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Database } from '@azure/cosmos';
 import type { InvocationContext, LogHandler } from '@azure/functions';
-import type * as df from 'durable-functions';
-import type { FunctionDefinition, HttpFunctionDefinition } from '../functions/definition.js';
+import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
-import { loadConfig, type AppConfig } from '../shared/config.js';
-import { cosmosContainers } from '../shared/cosmos/schema.js';
-import {
-  createDependencies,
-  provideDependencies,
-  type Dependencies,
-  type Platform,
-} from '../shared/dependencies.js';
-import { serviceBusQueues, serviceBusTopics } from '../shared/resources.js';
+import { createApp, createAzureCredential, provideApp, type App, type Platform } from '../shared/app/app.js';
+import { loadConfig, type AppConfig } from '../shared/app/config.js';
+import { cosmosContainers } from '../shared/cosmos/containers.js';
+import { serviceBusQueues, serviceBusTopics } from '../shared/messaging/service-bus-entities.js';
 import {
   createLocalCosmosClient,
   provisionCosmos,
@@ -25,6 +21,7 @@ import {
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
+import { sortFunctions } from './functions-host.js';
 import { lockDataFolder } from './persistence/data-folder-lock.js';
 import { readHostSettings } from './host-json.js';
 import { HttpHost } from './http/http-host.js';
@@ -40,6 +37,7 @@ import {
   type LocalServiceBusOptions,
   type MessageSource,
 } from './service-bus/local-service-bus.js';
+import { parseLocalRuntimeSettings } from './settings.js';
 import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 
 export const WEB_PUBSUB_PATH = '/webpubsub';
@@ -66,16 +64,22 @@ export interface LocalRuntime {
   /** Base URL, e.g. http://127.0.0.1:7071 (the API is under /api). */
   url: string;
   config: AppConfig;
-  dependencies: Dependencies;
+  app: App;
   serviceBus: LocalServiceBus;
   durable: LocalDurableDriver;
   webPubSub: LocalWebPubSub;
   cosmos: LocalCosmos;
+  /**
+   * The real SDK clients, pointed at the local services, for tests, benchmarks and tools that look behind the
+   * app (the app itself reaches its data only through its ports).
+   */
+  clients: { database: Database; webPubSub: WebPubSubServiceClient };
   stop(): Promise<void>;
 }
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
-  const definitions = options.functions ?? functionDefinitions;
+  const functions = sortFunctions(options.functions ?? functionDefinitions);
+  const { offlineModel } = parseLocalRuntimeSettings(options.settings);
   const host = options.host ?? '127.0.0.1';
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
@@ -88,7 +92,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   try {
     const http = new HttpHost({
-      functions: definitions.filter((d): d is HttpFunctionDefinition => d.kind === 'http'),
+      functions: functions.http,
       maxRequestBytes: MAX_REQUEST_BYTES,
       logHandler: log,
     });
@@ -116,18 +120,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       http.mount(
         createOfflineModel({
           pathPrefix: OFFLINE_MODEL_PATH,
-          ttftMs: config.offlineModel.ttftMs,
-          tokensPerSecond: config.offlineModel.tokensPerSecond,
+          ttftMs: offlineModel.ttftMs,
+          tokensPerSecond: offlineModel.tokensPerSecond,
         }),
       );
     }
 
-    const provisioning = createLocalCosmosClient(cosmos);
-    try {
-      await provisionCosmos(provisioning, config.cosmos.databaseId, cosmosContainers);
-    } finally {
-      provisioning.dispose();
-    }
+    const cosmosClient = createLocalCosmosClient(cosmos);
+    cleanups.push(() => Promise.resolve(cosmosClient.dispose()));
+    await provisionCosmos(cosmosClient, config.cosmos.databaseId, cosmosContainers);
+    const clients = {
+      database: cosmosClient.database(config.cosmos.databaseId),
+      webPubSub: new WebPubSubServiceClient(webPubSub.connectionString(url), config.webPubSub.hub, {
+        allowInsecureConnection: true,
+      }),
+    };
 
     const serviceBus = await LocalServiceBus.open({
       ...options.serviceBus,
@@ -140,26 +147,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const sources = serviceBusSources();
     http.mount(createDeadLetterEndpoint(serviceBus, sources));
 
-    // open() resumes unfinished orchestrations on a later tick; their activities call getDependencies(), which
+    // open() resumes unfinished orchestrations on a later tick; their activities call getApp(), which
     // is provided below without any await in between.
     const durable = await LocalDurableDriver.open(
-      {
-        orchestrations: new Map(
-          definitions.flatMap((d): [string, df.OrchestrationHandler][] =>
-            d.kind === 'orchestration' ? [[d.name, d.handler]] : [],
-          ),
-        ),
-        activities: new Map(
-          definitions.flatMap((d): [string, df.ActivityHandler][] =>
-            d.kind === 'activity' ? [[d.name, d.handler]] : [],
-          ),
-        ),
-      },
+      { orchestrations: functions.orchestrations, activities: functions.activities },
       { logHandler: log, dataFile: dataFile('durable.json') },
     );
 
     const platform: Platform = {
-      credential: undefined,
+      // Used only when the configured LLM is Azure OpenAI without a key: the developer's `az login`.
+      credential: createAzureCredential(config),
       cosmosAgent: cosmos.agent,
       allowInsecureWebPubSub: true,
       publisher: serviceBus,
@@ -187,17 +184,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ],
       close: () => Promise.resolve(),
     };
-    const dependencies = createDependencies(config, platform);
-    provideDependencies(() => Promise.resolve(dependencies));
-    cleanups.push(() => dependencies.close());
+    const app = createApp(config, platform);
+    provideApp(() => Promise.resolve(app));
+    cleanups.push(() => app.close());
     // Running activities still use the dependencies: the driver stops before they are closed.
     cleanups.push(() => durable.close());
 
     // Triggers start last, once everything they call is in place; they stop first. They take host.json's
     // concurrency, as the Functions host does.
     const hostJson = await readHostSettings();
-    for (const definition of definitions) {
-      if (definition.kind !== 'serviceBus') continue;
+    for (const definition of functions.serviceBus) {
       const detach = attachServiceBusTrigger(serviceBus, {
         functionName: definition.name,
         source: definition.source,
@@ -219,11 +215,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     return {
       url,
       config,
-      dependencies,
+      app,
       serviceBus,
       durable,
       webPubSub,
       cosmos,
+      clients,
       stop: stopAll,
     };
   } catch (error) {
@@ -249,7 +246,8 @@ function localSettings(
     WEBPUBSUB_ENDPOINT: undefined,
     ServiceBusConnection__fullyQualifiedNamespace: undefined,
   };
-  if ((merged.LLM_PROVIDER ?? 'offline') === 'offline') {
+  // Blank counts as unset, as everywhere in settings: a copied local.settings.sample.json leaves it empty.
+  if ((merged.LLM_PROVIDER?.trim() || 'offline') === 'offline') {
     Object.assign(merged, {
       LLM_PROVIDER: 'offline',
       LLM_BASE_URL: `${local.url}${OFFLINE_MODEL_PATH}`,

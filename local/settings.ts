@@ -1,37 +1,93 @@
-// Settings of the local runtime itself (port, data folder, log level) and the local.settings.json file
-// that Functions Core Tools also reads: its Values apply unless the environment sets the same name.
+// Settings of the local runtime itself (port, data folder, log level, the offline model's pace), as rows like
+// the app's, and the local.settings.json file that Functions Core Tools also reads: its Values apply unless the
+// environment sets the same name.
 import { readFile } from 'node:fs/promises';
 import type { LogLevel } from '@azure/functions';
 import { z } from 'zod';
-import { ConfigError } from '../shared/config.js';
+import {
+  choiceSetting,
+  ConfigError,
+  defineSettings,
+  intSetting,
+  readSettings,
+  settingsOf,
+  SettingProblems,
+  textSetting,
+  type Environment,
+} from '../shared/settings/setting.js';
+
+const localOnly = { kind: 'never', reason: 'Local runtime only.' } as const;
+const offlineOnly = {
+  kind: 'never',
+  reason: 'The offline stand-in model exists only in the local runtime.',
+} as const;
+
+export const localRuntimeSettings = defineSettings({
+  PORT: intSetting({
+    default: 7071,
+    max: 65_535,
+    error: 'must be a port number',
+    help: 'Local runtime: HTTP port (default 7071, the Functions host default; 0 picks a free one).',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
+  LOCAL_DATA_DIR: textSetting({
+    default: '.local-data',
+    help: 'Local runtime: folder where Cosmos DB data, queued messages and orchestrations are kept across restarts.',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
+  LOG_LEVEL: choiceSetting(['trace', 'debug', 'information', 'warning', 'error'], {
+    default: 'warning',
+    help: 'Local runtime: least severe log level printed (trace, debug, information, warning, error).',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
+  OFFLINE_MODEL_TTFT_MS: intSetting({
+    default: 200,
+    help: 'Local runtime: the offline model waits this long before its first token.',
+    applies: 'local-only',
+    azure: offlineOnly,
+  }),
+  OFFLINE_MODEL_TOKENS_PER_SECOND: intSetting({
+    default: 60,
+    help: 'Local runtime: the offline model streams at this rate (0 = as fast as possible).',
+    applies: 'local-only',
+    azure: offlineOnly,
+  }),
+});
 
 export interface LocalRuntimeSettings {
   port: number;
   dataDir: string;
   logLevel: LogLevel;
+  offlineModel: { ttftMs: number; tokensPerSecond: number };
 }
 
-const schema = z.object({
-  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(7071),
-  LOCAL_DATA_DIR: z.string().min(1).default('.local-data'),
-  LOG_LEVEL: z.enum(['trace', 'debug', 'information', 'warning', 'error']).default('warning'),
+export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSettings {
+  const problems = new SettingProblems(settingsOf(localRuntimeSettings));
+  const values = readSettings(localRuntimeSettings, env, problems);
+  problems.throwIfAny();
+  return {
+    port: values.PORT,
+    dataDir: values.LOCAL_DATA_DIR,
+    logLevel: values.LOG_LEVEL,
+    offlineModel: {
+      ttftMs: values.OFFLINE_MODEL_TTFT_MS,
+      tokensPerSecond: values.OFFLINE_MODEL_TOKENS_PER_SECOND,
+    },
+  };
+}
+
+// Core Tools reads every value as text; numbers and booleans written without quotes are taken as their text.
+const settingsFile = z.object({
+  Values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).default({}),
 });
 
-export function parseLocalRuntimeSettings(
-  env: Readonly<Record<string, string | undefined>>,
-): LocalRuntimeSettings {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const parsed = schema.safeParse(present);
-  if (!parsed.success) throw ConfigError.fromIssues(parsed.error, present);
-  return { port: parsed.data.PORT, dataDir: parsed.data.LOCAL_DATA_DIR, logLevel: parsed.data.LOG_LEVEL };
-}
-
 /** The environment overlaid on local.settings.json's Values (the environment wins, as with Core Tools). */
-export async function readSettings(
+export async function readSettingsFile(
   file: string,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
 ): Promise<Record<string, string | undefined>> {
   let text: string;
   try {
@@ -40,15 +96,14 @@ export async function readSettings(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...env };
     throw error;
   }
-  const fileSchema = z.object({ Values: z.record(z.string(), z.string()).default({}) });
-  let parsed: z.infer<typeof fileSchema>;
+  let parsed: z.infer<typeof settingsFile>;
   try {
-    parsed = fileSchema.parse(JSON.parse(text));
+    parsed = settingsFile.parse(JSON.parse(text));
   } catch (error) {
     throw new ConfigError([
       {
         setting: file,
-        problem: `is not a valid settings file (${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}); it must be JSON with string "Values"`,
+        problem: `is not a valid settings file (${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}); it must be JSON whose "Values" are strings (or numbers and booleans)`,
       },
     ]);
   }

@@ -1,12 +1,12 @@
 // `npm start`: runs the whole product locally and prints one line once it is ready.
-import { ConfigError } from '../shared/config.js';
+import { ConfigError } from '../shared/settings/setting.js';
 import { createLogHandler } from './log.js';
 import { DataFolderInUseError } from './persistence/data-folder-lock.js';
 import { startLocalRuntime } from './runtime.js';
-import { parseLocalRuntimeSettings, readSettings } from './settings.js';
+import { parseLocalRuntimeSettings, readSettingsFile } from './settings.js';
 
 async function main(): Promise<void> {
-  const settings = await readSettings('local.settings.json', process.env);
+  const settings = await readSettingsFile('local.settings.json', process.env);
   const local = parseLocalRuntimeSettings(settings);
   const runtime = await startLocalRuntime({
     port: local.port,

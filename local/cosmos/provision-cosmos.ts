@@ -2,13 +2,13 @@
 // Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
 import type { ContainerDefinition as CosmosContainerDefinition, CosmosClient } from '@azure/cosmos';
 
-import type { ContainerDefinition } from '../../shared/cosmos/schema.js';
+import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
 import { ConflictError } from '../../shared/errors.js';
 
 export async function provisionCosmos(
   client: CosmosClient,
   databaseId: string,
-  containers: readonly ContainerDefinition[],
+  containers: readonly ContainerSpec[],
 ): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: databaseId });
   for (const definition of containers) {
@@ -34,7 +34,7 @@ export async function provisionCosmos(
   }
 }
 
-function toCosmosDefinition(definition: ContainerDefinition): CosmosContainerDefinition {
+function toCosmosDefinition(definition: ContainerSpec): CosmosContainerDefinition {
   return {
     id: definition.id,
     partitionKey: { paths: [definition.partitionKey] },

@@ -2,8 +2,8 @@
 // the body and InvocationContext the Functions host would build; a throw abandons the message for redelivery.
 import azureFunctions from '@azure/functions';
 import type { FunctionTrigger, InvocationContext, LogHandler } from '@azure/functions';
-import { toTriggerInvocation } from '../../shared/messaging/service-bus-trigger.js';
-import { SERVICE_BUS_CONNECTION } from '../../shared/resources.js';
+import { toTriggerInvocation } from './trigger-invocation.js';
+import { SERVICE_BUS_CONNECTION } from '../../shared/messaging/service-bus-entities.js';
 import type { LocalServiceBus, MessageSource } from './local-service-bus.js';
 
 export interface ServiceBusTriggerBinding {

@@ -3,7 +3,7 @@
 // (group commit), settlements are batched by the flush scheduler. Entities the app no longer declares stay.
 import { resolve } from 'node:path';
 import { ConflictError } from '../../shared/errors.js';
-import type { QueueDefinition, TopicDefinition } from '../../shared/resources.js';
+import type { QueueDefinition, TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
 import { CorruptDataFileError, readDataFile, writeDataFile } from '../persistence/data-file.js';
 import { FlushScheduler } from '../persistence/flush-scheduler.js';
 import {

@@ -1,6 +1,6 @@
 // The messages of one queue or subscription: what waits (per session, or in sequence order), what is out
 // under a lock, and what was dead-lettered. Bookkeeping only; entity-receiver.ts does the delivering.
-import type { ReceivedMessage } from '../../shared/messaging/service-bus-trigger.js';
+import type { ReceivedMessage } from './trigger-invocation.js';
 
 /** A message as the broker keeps it: the body as the JSON text that went over the wire. */
 export interface StoredMessage {

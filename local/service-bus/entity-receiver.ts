@@ -3,7 +3,7 @@
 // sessions, a receiver holds a session and hands out its messages one at a time until the session is empty.
 import { randomUUID } from 'node:crypto';
 import { ensureError } from '../../shared/errors.js';
-import type { ReceivedMessage } from '../../shared/messaging/service-bus-trigger.js';
+import type { ReceivedMessage } from './trigger-invocation.js';
 import { toReceivedMessage, type DeliveryQueue, type StoredMessage } from './delivery-queue.js';
 
 export interface EntityReceiverSettings {

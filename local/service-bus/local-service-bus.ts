@@ -9,7 +9,7 @@ import {
   MAX_DELIVERY_COUNT,
   type QueueDefinition,
   type TopicDefinition,
-} from '../../shared/resources.js';
+} from '../../shared/messaging/service-bus-entities.js';
 import { BusDataFile } from './bus-data-file.js';
 import {
   fromHistorySnapshot,
@@ -27,7 +27,7 @@ export { CorruptDataFileError } from '../persistence/data-file.js';
 
 export type { DeadLetteredMessage } from './delivery-queue.js';
 export type { MessageHandler } from './entity-receiver.js';
-export type { ReceivedMessage } from '../../shared/messaging/service-bus-trigger.js';
+export type { ReceivedMessage } from './trigger-invocation.js';
 
 export interface LocalServiceBusOptions {
   /** Deliveries before a message is dead-lettered; default MAX_DELIVERY_COUNT. */

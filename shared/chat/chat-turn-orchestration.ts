@@ -2,70 +2,19 @@
 // deterministic (it reads only its input and its activities' results) and passes ids, sequence numbers and
 // small results between activities; prompts, model output and tool results stay in the hot store.
 import * as df from 'durable-functions';
-import type { QueuedChatMessage } from './chat-message.js';
-import type { TurnRef } from './turn-state.js';
-
-export const CHAT_TURN_ORCHESTRATION = 'chatTurn';
-
-export const TURN_ACTIVITIES = {
-  prepare: 'prepareTurn',
-  llmStep: 'llmStep',
-  runTool: 'runTool',
-  commit: 'commitTurn',
-  fail: 'failTurn',
-} as const;
-
-export interface ChatTurnInput extends QueuedChatMessage {
-  maxToolRounds: number;
-}
-
-export interface PrepareTurnResult {
-  /** The message was answered (or failed) by an earlier instance: nothing more to do. */
-  alreadyDone: boolean;
-  nextSeq: number;
-}
-
-export interface LlmStepInput extends TurnRef {
-  round: number;
-  firstSeq: number;
-  /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
-  toolsAllowed: boolean;
-}
-
-export interface LlmStepResult {
-  nextSeq: number;
-  /** Tool calls to run (their arguments are in the turn record); empty when the model answered. */
-  toolCalls: { index: number; name: string }[];
-  finishReason: string;
-  /** The stream broke after events were sent: the turn cannot go on without a gap. */
-  failure?: TurnFailure;
-}
-
-export interface RunToolInput extends TurnRef {
-  round: number;
-  index: number;
-  seq: number;
-}
-
-export interface CommitTurnInput extends TurnRef {
-  seq: number;
-  finishReason: string;
-}
-
-export interface TurnFailure {
-  code: string;
-  message: string;
-}
-
-export interface FailTurnInput extends TurnRef {
-  seq: number;
-  userText: string;
-  postedAt: string;
-  failure: TurnFailure;
-}
-
-/** Finish reason when the model still wanted tools after maxToolRounds rounds. */
-export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
+import {
+  TOOL_ROUNDS_EXHAUSTED,
+  TURN_ACTIVITIES,
+  type ChatTurnInput,
+  type CommitTurnInput,
+  type FailTurnInput,
+  type LlmStepInput,
+  type LlmStepOutput,
+  type PrepareTurnOutput,
+  type RunToolInput,
+  type TurnFailure,
+  type TurnRef,
+} from './contracts.js';
 
 // Activities retry transient failures (a dependency blip); llmStep only throws when it has sent nothing.
 const retry = (() => {
@@ -88,7 +37,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       TURN_ACTIVITIES.prepare,
       retry,
       input,
-    )) as PrepareTurnResult;
+    )) as PrepareTurnOutput;
     if (prepared.alreadyDone) return 'duplicate';
     seq = prepared.nextSeq;
 
@@ -105,7 +54,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         TURN_ACTIVITIES.llmStep,
         retry,
         stepInput,
-      )) as LlmStepResult;
+      )) as LlmStepOutput;
       seq = step.nextSeq;
       if (step.failure) return yield* fail(step.failure);
 

@@ -1,18 +1,22 @@
-// The front door of a chat turn: checks the message and the caller's ownership of the session, then puts it on
-// the `user-messages` queue. The message id is the chatMessageId (Service Bus drops a re-post within the
-// duplicate detection window) and the session id is the chat session (its messages are handled in order).
-import type { Caller } from '../identity/caller.js';
-import { assertOwnUser } from '../identity/caller.js';
+// The front door of a chat turn: checks the caller's ownership of the session, then puts the message on the
+// `user-messages` queue. The message id is the chatMessageId (Service Bus drops a re-post within the duplicate
+// detection window) and the session id is the chat session (its messages are handled in order).
 import { NotFoundError } from '../errors.js';
+import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
-import { USER_MESSAGES_QUEUE } from '../resources.js';
-import { chatRequestSchema, parseInput, type QueuedChatMessage } from './chat-message.js';
-import type { SessionStore } from './sessions.js';
+import { parseInput } from '../validation.js';
+import {
+  queuedChatMessageSchema,
+  USER_MESSAGES_QUEUE,
+  type ChatRequest,
+  type ChatSession,
+  type QueuedChatMessage,
+} from './contracts.js';
+import type { SessionStore } from './session-store.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
   publisher: MessagePublisher;
-  maxTextChars: number;
   now?: () => Date;
 }
 
@@ -20,18 +24,20 @@ export interface PostChatMessageServices {
 export async function postChatMessage(
   services: PostChatMessageServices,
   caller: Caller,
-  body: unknown,
+  request: ChatRequest,
 ): Promise<QueuedChatMessage> {
-  const request = parseInput(chatRequestSchema(services.maxTextChars), body, 'chat message');
-  assertOwnUser(caller, request.userId);
   await requireSession(services.sessions, caller, request.sessionId);
-  const message: QueuedChatMessage = {
-    userId: caller.userId,
-    sessionId: request.sessionId,
-    chatMessageId: request.chatMessageId,
-    text: request.text,
-    postedAt: (services.now?.() ?? new Date()).toISOString(),
-  };
+  const message = parseInput(
+    queuedChatMessageSchema,
+    {
+      userId: caller.userId,
+      sessionId: request.sessionId,
+      chatMessageId: request.chatMessageId,
+      text: request.text,
+      postedAt: (services.now?.() ?? new Date()).toISOString(),
+    } satisfies QueuedChatMessage,
+    'queued chat message',
+  );
   await services.publisher.publish(USER_MESSAGES_QUEUE, {
     body: message,
     messageId: message.chatMessageId,
@@ -42,7 +48,11 @@ export async function postChatMessage(
 }
 
 /** The caller's session; another user's session is reported exactly like an unknown one. */
-export async function requireSession(sessions: SessionStore, caller: Caller, sessionId: string) {
+export async function requireSession(
+  sessions: SessionStore,
+  caller: Caller,
+  sessionId: string,
+): Promise<ChatSession> {
   const session = await sessions.find(caller.userId, sessionId);
   if (session === undefined)
     throw new NotFoundError(

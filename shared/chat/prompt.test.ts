@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { assistantMessageId, userMessageId, type ConversationMessage } from './conversation.js';
+import { assistantMessageId, userMessageId, type ConversationMessage } from './contracts.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, estimateTokens } from './prompt.js';
 
 function user(chatMessageId: string, content: string): ConversationMessage {

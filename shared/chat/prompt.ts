@@ -2,7 +2,7 @@
 // and the new user message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
 import type { ChatMessage } from '../llm/llm-gateway.js';
 
-import type { ConversationMessage } from './conversation.js';
+import type { ConversationMessage } from './contracts.js';
 
 /** The system prompt when nothing personal is known about the user (or the memory fetch did not answer). */
 export const BASIC_SYSTEM_PROMPT =

@@ -8,8 +8,7 @@ import {
   type OrchestrationRuntimeStatus,
   type OrchestrationStatus,
 } from '../durable/orchestration-client.js';
-import type { QueuedChatMessage } from './chat-message.js';
-import { turnInstanceId } from './ids.js';
+import { turnInstanceId, type QueuedChatMessage } from './contracts.js';
 import { runQueuedTurn } from './run-queued-turn.js';
 
 const message: QueuedChatMessage = {

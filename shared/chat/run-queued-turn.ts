@@ -1,16 +1,19 @@
 // The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
 // with it the Service Bus session) until the turn has finished, so the session's next message is answered after
 // it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn.
-import type { InvocationContext } from '@azure/functions';
-import { ConflictError } from '../errors.js';
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
   type OrchestrationClient,
 } from '../durable/orchestration-client.js';
-import type { QueuedChatMessage } from './chat-message.js';
-import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from './chat-turn-orchestration.js';
-import { turnInstanceId } from './ids.js';
+import { ConflictError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import {
+  CHAT_TURN_ORCHESTRATION,
+  turnInstanceId,
+  type ChatTurnInput,
+  type QueuedChatMessage,
+} from './contracts.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;
@@ -24,7 +27,7 @@ export async function runQueuedTurn(
   orchestrations: OrchestrationClient,
   message: QueuedChatMessage,
   options: RunQueuedTurnOptions,
-  log: Pick<InvocationContext, 'log' | 'warn'>,
+  log: Pick<Logger, 'log' | 'warn'>,
 ): Promise<QueuedTurnOutcome> {
   const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
   const existing = await orchestrations.getStatus(instanceId);

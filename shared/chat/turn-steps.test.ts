@@ -1,16 +1,22 @@
 // The chat turn's activities over in-memory ports: what each publishes, and that running any of them again —
 // as Durable does after a crash — neither calls the model twice, nor runs a tool twice, nor answers twice.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChatEvent } from './events.js';
-import type { LlmDelta, LlmGateway, LlmStepResult, StreamChatRequest } from '../llm/llm-gateway.js';
+import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
-import type { TurnEventSink, TurnEventStore } from '../streaming/ports.js';
+import type { ChatEvent } from '../streaming/contracts.js';
+import type { TurnEventSink } from '../streaming/turn-event-sink.js';
+import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import { createChatTools } from '../tools/index.js';
-import type { ChatTurnInput } from './chat-turn-orchestration.js';
-import type { ConversationMessage } from './conversation.js';
+import type {
+  ChatTurnInput,
+  ConversationMessage,
+  ToolResultRecord,
+  TurnRecord,
+  TurnRef,
+} from './contracts.js';
+import type { TurnStateStore } from './turn-state-store.js';
 import { commitTurn, failTurn, llmStep, prepareTurn, runTool, type TurnServices } from './turn-steps.js';
-import type { ToolResultRecord, TurnRecord, TurnRef, TurnStateStore } from './turn-state.js';
-import type { WorkingMemoryStore } from './working-memory.js';
+import type { WorkingMemoryStore } from './working-memory-store.js';
 
 const input: ChatTurnInput = {
   userId: 'user_001',
@@ -81,8 +87,8 @@ class MemoryWorkingMemory implements WorkingMemoryStore {
 /** A model that plays a script: each call streams the next reply's deltas, then returns it. */
 class ScriptedModel implements Pick<LlmGateway, 'streamChat'> {
   readonly requests: StreamChatRequest[] = [];
-  constructor(private readonly replies: (LlmStepResult | Error)[]) {}
-  streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmStepResult> {
+  constructor(private readonly replies: (LlmReply | Error)[]) {}
+  streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
     this.requests.push(request);
     const reply = this.replies.shift();
     if (reply === undefined) throw new Error('the script has no more replies');
@@ -93,13 +99,13 @@ class ScriptedModel implements Pick<LlmGateway, 'streamChat'> {
   }
 }
 
-const toolCallReply: LlmStepResult = {
+const toolCallReply: LlmReply = {
   content: '',
   reasoning: '',
   toolCalls: [{ id: 'call_1', name: 'add_numbers', arguments: '{"a":2,"b":3}' }],
   finishReason: 'tool_calls',
 };
-const answerReply: LlmStepResult = {
+const answerReply: LlmReply = {
   content: 'The sum is 5.',
   reasoning: 'Add them.',
   toolCalls: [],

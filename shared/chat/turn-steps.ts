@@ -2,33 +2,38 @@
 // call, run one tool call, commit the turn or record its failure. Each publishes its part of the turn's event
 // stream from the sequence number the orchestration hands it, and each can run again after a crash without
 // answering twice: what it already did is found in the hot store.
-import type { InvocationContext } from '@azure/functions';
 import type { ChatMessage, LlmGateway, LlmUsage } from '../llm/llm-gateway.js';
+import type { Logger } from '../logger.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../resources.js';
-import type { TurnEventSink, TurnEventStore } from '../streaming/ports.js';
 import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
+import type { TurnEventSink } from '../streaming/turn-event-sink.js';
+import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import { TurnStream } from '../streaming/turn-stream.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import type {
-  ChatTurnInput,
-  CommitTurnInput,
-  FailTurnInput,
-  LlmStepInput,
-  LlmStepResult,
-  PrepareTurnResult,
-  RunToolInput,
-} from './chat-turn-orchestration.js';
+import { parseInput } from '../validation.js';
 import {
   assistantMessageId,
+  completedMessageId,
+  messageCompletedSchema,
+  MESSAGE_COMPLETED_TOPIC,
   userMessageId,
+  type ChatTurnInput,
+  type CommitTurnInput,
   type ConversationMessage,
+  type FailTurnInput,
+  type LlmStepInput,
+  type LlmStepOutput,
+  type MessageCompleted,
+  type PrepareTurnOutput,
+  type RunToolInput,
+  type RunToolOutput,
   type StoredToolCall,
-} from './conversation.js';
-import { completedMessageId } from './ids.js';
+  type TurnRecord,
+  type TurnRef,
+} from './contracts.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt } from './prompt.js';
-import type { TurnRef, TurnStateStore, TurnRecord } from './turn-state.js';
-import type { WorkingMemoryStore } from './working-memory.js';
+import type { TurnStateStore } from './turn-state-store.js';
+import type { WorkingMemoryStore } from './working-memory-store.js';
 
 export interface TurnServices {
   workingMemory: WorkingMemoryStore;
@@ -41,16 +46,10 @@ export interface TurnServices {
   settings: { promptTokenBudget: number; maxOutputTokens: number; coalescing: CoalescingOptions };
   now?: () => Date;
   /** The invocation's logger. */
-  log?: Pick<InvocationContext, 'warn'>;
+  log?: Pick<Logger, 'warn'>;
 }
 
-/** The body of a `message-completed` message: which turn ended, and how. */
-export interface MessageCompleted extends TurnRef {
-  outcome: 'completed' | 'failed';
-  completedAt: string;
-}
-
-export async function prepareTurn(services: TurnServices, input: ChatTurnInput): Promise<PrepareTurnResult> {
+export async function prepareTurn(services: TurnServices, input: ChatTurnInput): Promise<PrepareTurnOutput> {
   const ref: TurnRef = {
     userId: input.userId,
     sessionId: input.sessionId,
@@ -90,7 +89,7 @@ export async function prepareTurn(services: TurnServices, input: ChatTurnInput):
   }
 }
 
-export async function llmStep(services: TurnServices, input: LlmStepInput): Promise<LlmStepResult> {
+export async function llmStep(services: TurnServices, input: LlmStepInput): Promise<LlmStepOutput> {
   const turn = await requireTurn(services, input);
   const done = turn.rounds.find((round) => round.round === input.round);
   if (done) return stepResult(done.nextSeq, done.toolCalls, done.finishReason, input.toolsAllowed);
@@ -174,7 +173,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   return stepResult(round.nextSeq, round.toolCalls, round.finishReason, input.toolsAllowed);
 }
 
-export async function runTool(services: TurnServices, input: RunToolInput): Promise<{ isError: boolean }> {
+export async function runTool(services: TurnServices, input: RunToolInput): Promise<RunToolOutput> {
   const turn = await requireTurn(services, input);
   const call = turn.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
   if (call === undefined)
@@ -317,7 +316,7 @@ function stepResult(
   toolCalls: readonly { name: string }[],
   finishReason: string,
   toolsAllowed: boolean,
-): LlmStepResult {
+): LlmStepOutput {
   return {
     nextSeq,
     toolCalls: toolsAllowed ? toolCalls.map((call, index) => ({ index, name: call.name })) : [],
@@ -361,7 +360,17 @@ async function announce(
   outcome: MessageCompleted['outcome'],
   completedAt: string,
 ): Promise<void> {
-  const body: MessageCompleted = { ...ref, outcome, completedAt };
+  const body = parseInput(
+    messageCompletedSchema,
+    {
+      userId: ref.userId,
+      sessionId: ref.sessionId,
+      chatMessageId: ref.chatMessageId,
+      outcome,
+      completedAt,
+    } satisfies MessageCompleted,
+    'message-completed body',
+  );
   await services.publisher.publish(MESSAGE_COMPLETED_TOPIC, {
     body,
     messageId: completedMessageId(ref.sessionId, ref.chatMessageId),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnauthenticatedError } from '../errors.js';
-import { createIdentityResolver } from './caller.js';
+import { createIdentityResolver } from './identity-resolver.js';
 
 const OID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const OID_CLAIM = 'http://schemas.microsoft.com/identity/claims/objectidentifier';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
-import { assertOwnUser, createIdentityResolver } from './caller.js';
+import { assertOwnUser } from './caller.js';
+import { createIdentityResolver } from './identity-resolver.js';
 import type { Caller } from './caller.js';
 
 const alice: Caller = { userId: 'user_001', name: 'Alice Johnson', identityProvider: 'dev' };

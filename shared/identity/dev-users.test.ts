@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnauthenticatedError } from '../errors.js';
-import { createIdentityResolver } from './caller.js';
+import { createIdentityResolver } from './identity-resolver.js';
 import { DEV_USERS } from './dev-users.js';
 
 const resolver = createIdentityResolver({ mode: 'dev' });

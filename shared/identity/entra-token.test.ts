@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
 import type { CryptoKey, JWK, JWTPayload } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AuthConfig } from '../config.js';
+import type { AuthConfig } from './settings.js';
 import { DependencyError, UnauthenticatedError } from '../errors.js';
-import { createIdentityResolver } from './caller.js';
+import { createIdentityResolver } from './identity-resolver.js';
 import { acceptedIssuers } from './entra-token.js';
 
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';

@@ -4,7 +4,7 @@
 // refetches at most once per 30 s cooldown).
 import { createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import type { AuthConfig } from '../config.js';
+import type { AuthConfig } from './settings.js';
 import { AppError, DependencyError, UnauthenticatedError } from '../errors.js';
 import type { Caller, IdentityResolverOptions } from './caller.js';
 

@@ -10,7 +10,7 @@
 // - reasoning arrives in `reasoning_content` or, on some servers (vLLM, newer Ollama), in `reasoning` (10);
 // - finish_reason may come with a last empty content delta, and reading goes on after it for usage (2, 11);
 // - deltas are never trimmed; empty strings are simply not reported (13).
-import type { LlmDelta, LlmStepResult, LlmUsage, ToolCall } from './llm-gateway.js';
+import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
 
 interface ToolCallSlot {
   index: number;
@@ -59,7 +59,7 @@ export class ChatStreamAssembler {
   }
 
   /** The assembled step; `finishReason` overrides the provider's (used for `cancelled`). */
-  result(finishReason?: string): LlmStepResult {
+  result(finishReason?: string): LlmReply {
     const toolCalls: ToolCall[] = [...this.#slots.values()]
       .sort((a, b) => a.index - b.index)
       .filter((slot) => slot.name !== '')
@@ -69,7 +69,7 @@ export class ChatStreamAssembler {
         // A call without arguments is sent as "" by some servers; "{}" is what a tool executor can parse.
         arguments: slot.arguments === '' ? '{}' : slot.arguments,
       }));
-    const result: LlmStepResult = {
+    const result: LlmReply = {
       content: this.#content,
       reasoning: this.#reasoning,
       toolCalls,

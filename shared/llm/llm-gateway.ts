@@ -1,22 +1,34 @@
-// The LLM port: message, tool and result shapes the chat turn speaks, and createLlmGateway to get one.
-// Shapes follow the Chat Completions vocabulary so they map one-to-one onto every OpenAI-compatible API.
-import type { z } from 'zod';
-
-export { createLlmGateway } from './openai-gateway.js';
-export { LlmError } from './llm-errors.js';
+// The LLM port: the messages, tools and replies a chat turn speaks, the gateway interface, and LlmError.
+// Shapes follow the Chat Completions vocabulary so they map one-to-one onto every OpenAI-compatible API. The
+// message, tool call and usage schemas are also what turn records store (shared/chat/contracts.ts).
+import { z } from 'zod';
+import { DependencyError } from '../errors.js';
 
 /** One assembled tool call. `arguments` is the JSON text exactly as the model produced it. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
+export const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+export type ToolCall = z.infer<typeof toolCallSchema>;
 
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
+export const chatMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    tool_calls: z.array(toolCallSchema).optional(),
+  }),
+  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+]);
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+
+export const llmUsageSchema = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  totalTokens: z.number(),
+  /** Present when the provider reports it (in completion_tokens_details or, for DeepSeek, at the top level). */
+  reasoningTokens: z.number().optional(),
+  cachedPromptTokens: z.number().optional(),
+});
+export type LlmUsage = z.infer<typeof llmUsageSchema>;
 
 /** A function the model may call; `parameters` is a JSON schema for its arguments. */
 export interface ToolSpec {
@@ -31,16 +43,8 @@ export type LlmDelta =
   | { type: 'reasoning'; text: string }
   | { type: 'tool-call'; index: number; id: string; name: string };
 
-export interface LlmUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  /** Present when the provider reports it (in completion_tokens_details or, for DeepSeek, at the top level). */
-  reasoningTokens?: number;
-  cachedPromptTokens?: number;
-}
-
-export interface LlmStepResult {
+/** What the model replied in one streamed call. */
+export interface LlmReply {
   content: string;
   reasoning: string;
   toolCalls: ToolCall[];
@@ -71,8 +75,8 @@ export interface CompleteJsonRequest<T> {
 }
 
 export interface LlmGateway {
-  /** Streams one chat completion; calls onDelta as text/reasoning arrive; resolves with the assembled step. */
-  streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmStepResult>;
+  /** Streams one chat completion; calls onDelta as text/reasoning arrive; resolves with the assembled reply. */
+  streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply>;
   /** JSON output validated by a zod schema (response_format json_schema derived with zod 4's z.toJSONSchema). */
   completeJson<T>(request: CompleteJsonRequest<T>): Promise<T>;
   embed(texts: string[]): Promise<number[][]>;
@@ -88,8 +92,9 @@ export type LlmConnection =
       apiVersion: string;
       chatDeployment: string;
       embeddingDeployment: string;
-      /** Absent → Entra ID: DefaultAzureCredential (managedIdentityClientId if given), scope cognitiveservices. */
+      /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */
       apiKey?: string;
+      /** The managed identity's client id, named in the hint when a token cannot be had. */
       managedIdentityClientId?: string;
     };
 
@@ -100,6 +105,29 @@ export interface LlmGatewayOptions {
   timeoutMs: number;
   /** Tests inject a scripted fetch. */
   fetch?: typeof fetch;
-  /** Replaces DefaultAzureCredential for Entra ID (azure-openai without apiKey); returns a bearer token. */
+  /** Entra ID bearer tokens for azure-openai without apiKey, from the app's one credential. */
   azureAdTokenProvider?: () => Promise<string>;
+}
+
+export interface LlmErrorDetails {
+  /** HTTP status the provider answered with; absent for connection errors and errors inside a stream. */
+  providerStatus?: number;
+  /** The provider's error code (`"401"`, `"RateLimitReached"`, `"context_length_exceeded"`, ...). */
+  providerCode?: string;
+  /** Whether trying again later may succeed (rate limits, timeouts, 5xx, cut streams). */
+  retryable: boolean;
+}
+
+/** Any failure of the LLM endpoint, with what the provider said and whether a retry may help. */
+export class LlmError extends DependencyError {
+  readonly providerStatus: number | undefined;
+  readonly providerCode: string | undefined;
+  readonly retryable: boolean;
+
+  constructor(message: string, details: LlmErrorDetails, options?: { cause?: unknown }) {
+    super('llm', message, options);
+    this.providerStatus = details.providerStatus;
+    this.providerCode = details.providerCode;
+    this.retryable = details.retryable;
+  }
 }

@@ -1,29 +1,8 @@
-// Web PubSub client access for a user: a client URL whose token names the user and grants no roles, so the
-// connection receives only what is sent to that user (and cannot join groups or send to them).
-import type { WebPubSubServiceClient } from '@azure/web-pubsub';
-import { DependencyError } from '../errors.js';
+// The port that lets a user's client connect to its live events: a client URL whose token names the user and
+// grants no roles. Adapter: Web PubSub (adapters/web-pubsub-client-access.ts).
+import type { ClientAccess } from './contracts.js';
 
-export const CLIENT_TOKEN_MINUTES = 60;
-
-export interface ClientAccess {
-  url: string;
-  expiresAt: string;
-}
-
-export async function negotiateClientAccess(
-  webPubSub: WebPubSubServiceClient,
-  userId: string,
-  now: () => Date = () => new Date(),
-): Promise<ClientAccess> {
-  const issuedAt = now().getTime();
-  try {
-    const { url } = await webPubSub.getClientAccessToken({
-      userId,
-      roles: [],
-      expirationTimeInMinutes: CLIENT_TOKEN_MINUTES,
-    });
-    return { url, expiresAt: new Date(issuedAt + CLIENT_TOKEN_MINUTES * 60_000).toISOString() };
-  } catch (error) {
-    throw new DependencyError('webPubSub', 'Could not issue a Web PubSub client token.', { cause: error });
-  }
+export interface ClientAccessIssuer {
+  /** A URL on which the user's client receives only what is sent to that user. */
+  issue(userId: string): Promise<ClientAccess>;
 }

@@ -1,7 +1,7 @@
 // SSE framing checked by a real EventSource parser, and the Last-Event-ID rules.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../chat/events.js';
+import type { ChatEvent } from './contracts.js';
 import { ValidationError } from '../errors.js';
 import { SSE_HEADERS, formatSseComment, formatSseEvent, formatSseRetry, parseLastEventId } from './sse.js';
 

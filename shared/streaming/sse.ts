@@ -1,6 +1,6 @@
 // Server-Sent Events framing of a turn's events (DESIGN §5): one frame per event, with the event's seq as the
 // SSE id so a reconnecting client sends it back as Last-Event-ID and resumes after it.
-import type { ChatEvent } from '../chat/events.js';
+import type { ChatEvent } from './contracts.js';
 import { ValidationError } from '../errors.js';
 
 /** Response headers of an event stream. No `connection: keep-alive`: HTTP/2 forbids connection headers. */

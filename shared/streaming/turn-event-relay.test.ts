@@ -2,8 +2,9 @@
 // out of order, repetitive or silent; and its timers: catch-up poll, gap lookup, keep-alive, idle timeout.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChatEvent } from '../chat/events.js';
-import type { FeedSubscription, TurnEventStore, UserEventFeed } from './ports.js';
+import type { ChatEvent } from './contracts.js';
+import type { TurnEventStore } from './turn-event-store.js';
+import type { FeedSubscription, UserEventFeed } from './user-event-feed.js';
 import { relayTurnEvents, type RelayOptions } from './turn-event-relay.js';
 
 const USER = 'user_001';

@@ -2,10 +2,11 @@
 // each and in seq order, ending after the terminal event. It subscribes to the user's live feed first and only
 // then reads the store, so nothing falls between the two; events that arrive ahead of a missing seq wait while
 // the store is asked for it, and a periodic store read covers anything the live feed never delivers.
-import { isTerminalEvent, type ChatEvent } from '../chat/events.js';
 import { ValidationError } from '../errors.js';
-import type { FeedSubscription, TurnEventStore, UserEventFeed } from './ports.js';
+import { isTerminalEvent, type ChatEvent } from './contracts.js';
 import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';
+import type { TurnEventStore } from './turn-event-store.js';
+import type { FeedSubscription, UserEventFeed } from './user-event-feed.js';
 
 export interface RelayOptions {
   userId: string;

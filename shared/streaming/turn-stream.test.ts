@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChatEvent } from '../chat/events.js';
+import type { ChatEvent } from './contracts.js';
 import { DependencyError, ValidationError } from '../errors.js';
-import type { TurnEventSink, TurnEventStore } from './ports.js';
+import type { TurnEventSink } from './turn-event-sink.js';
+import type { TurnEventStore } from './turn-event-store.js';
 import { TurnStream, type TurnStreamOptions } from './turn-stream.js';
 
 class MemoryStore implements TurnEventStore {

@@ -1,10 +1,11 @@
 // What an activity uses to publish its part of a turn's event stream: it stamps each event with the turn's ids
 // and the next sequence number, coalesces text deltas, and delivers the events to the store and the sink
 // through one serial pipeline, so both see them in seq order.
-import type { ChatEvent, ChatEventBody } from '../chat/events.js';
 import { AppError, DependencyError, ensureError } from '../errors.js';
+import type { ChatEvent, ChatEventBody } from './contracts.js';
 import { DeltaCoalescer, type CoalescingOptions, type DeltaKind } from './delta-coalescer.js';
-import type { TurnEventSink, TurnEventStore } from './ports.js';
+import type { TurnEventSink } from './turn-event-sink.js';
+import type { TurnEventStore } from './turn-event-store.js';
 
 export interface TurnStreamOptions {
   userId: string;

@@ -16,16 +16,15 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import {
-  COSMOS_DATABASE,
-  cosmosContainers,
   HOT_CONVERSATIONS_CONTAINER,
   HOT_STORE_TTL_SECONDS,
   SESSIONS_CONTAINER,
-  type ContainerDefinition,
-} from '../../shared/cosmos/schema.js';
+} from '../../shared/chat/contracts.js';
+import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 
 const TTL_CONTAINER = 'ttl-per-item';
-const schema: readonly ContainerDefinition[] = [
+const schema: readonly ContainerSpec[] = [
   ...cosmosContainers,
   { id: TTL_CONTAINER, partitionKey: '/pk', defaultTtlSeconds: -1, purpose: 'per-item ttl (test only)' },
 ];

@@ -6,13 +6,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  allSettings,
   buildInfraDefinitions,
+  buildSampleSettings,
+  SAMPLE_SETTINGS_PATH,
   DEFINITIONS_PATH,
   GENERATE_COMMAND,
   type InfraDefinitions,
-} from '../../scripts/generate-infra-definitions.js';
-import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/schema.js';
-import { serviceBusQueues, serviceBusTopics, WEB_PUBSUB_HUB } from '../../shared/resources.js';
+} from '../../scripts/generate-definitions.js';
+import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/containers.js';
+import { serviceBusQueues, serviceBusTopics } from '../../shared/messaging/service-bus-entities.js';
+import { WEB_PUBSUB_HUB } from '../../shared/streaming/contracts.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const infraDir = path.join(repoRoot, 'infra');
@@ -257,7 +261,7 @@ function checkDefinitionReads(template: Template, inherited: Bindings, problems:
 describe('infra/generated/definitions.json', () => {
   const committed = JSON.parse(read(DEFINITIONS_PATH)) as InfraDefinitions;
 
-  it('is what scripts/generate-infra-definitions.ts generates from the code now', () => {
+  it('is what scripts/generate-definitions.ts generates from the code now', () => {
     expect(
       committed,
       `${relative(DEFINITIONS_PATH)} is out of date with shared/: run \`${GENERATE_COMMAND}\` and commit the result`,
@@ -287,6 +291,21 @@ describe('infra/generated/definitions.json', () => {
     };
     const missing = committed.functionApp.appSettingNames.filter((name) => !(name in sample.Values));
     expect(missing, 'app settings unknown to local.settings.sample.json').toEqual([]);
+  });
+});
+
+describe('local.settings.sample.json', () => {
+  const sample = JSON.parse(read(SAMPLE_SETTINGS_PATH)) as {
+    IsEncrypted: boolean;
+    Values: Record<string, string>;
+  };
+
+  it('lists exactly the settings the app, its host and the local runtime read, as the rows say', () => {
+    expect(sample.IsEncrypted).toBe(false);
+    expect(Object.keys(sample.Values)).toEqual(
+      allSettings.filter((setting) => setting.azure.kind !== 'platform').map((setting) => setting.name),
+    );
+    expect(sample, `run \`${GENERATE_COMMAND}\` and commit the result`).toEqual(buildSampleSettings());
   });
 });
 
@@ -339,13 +358,10 @@ describe('infra templates', () => {
     const names = [...block!.matchAll(/\bname:\s*'([^']+)'/g)].map((match) => match[1]!);
     const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
     expect(duplicates, 'app settings set twice').toEqual([]);
-    const expected = [
-      ...definitions.functionApp.appSettingNames,
-      ...Object.keys(definitions.functionApp.infraOnlyAppSettings),
-    ];
+    const expected = definitions.functionApp.appSettingNames;
     expect(
       [...names].sort(),
-      `infra/modules/function-app.bicep app settings differ from shared/config.ts (see ${relative(DEFINITIONS_PATH)})`,
+      `infra/modules/function-app.bicep app settings differ from the setting rows (see ${relative(DEFINITIONS_PATH)})`,
     ).toEqual([...expected].sort());
   });
 

@@ -8,13 +8,8 @@ import {
   startOfflineModelServer,
   type OfflineModelServer,
 } from '../../local/offline-model/offline-model-server.js';
-import { LlmError } from '../../shared/llm/llm-errors.js';
-import {
-  createLlmGateway,
-  type LlmDelta,
-  type LlmGateway,
-  type ToolSpec,
-} from '../../shared/llm/llm-gateway.js';
+import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
+import { LlmError, type LlmDelta, type LlmGateway, type ToolSpec } from '../../shared/llm/llm-gateway.js';
 
 const PREFIX = '/offline-model/v1';
 

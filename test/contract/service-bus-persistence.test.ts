@@ -13,14 +13,10 @@ import {
 } from '../../local/service-bus/local-service-bus.js';
 import { ConflictError, DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
-import {
-  HISTORY_SUBSCRIPTION,
-  MEMORY_SUBSCRIPTION,
-  MESSAGE_COMPLETED_TOPIC,
-  USER_MESSAGES_QUEUE,
-  serviceBusQueues,
-  serviceBusTopics,
-} from '../../shared/resources.js';
+import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
+import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
+import { serviceBusQueues, serviceBusTopics } from '../../shared/messaging/service-bus-entities.js';
 
 const userMessages = { queueName: USER_MESSAGES_QUEUE };
 const history = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: HISTORY_SUBSCRIPTION };

@@ -7,15 +7,14 @@ import { attachServiceBusTrigger } from '../../local/service-bus/attach-trigger.
 import { LocalServiceBus, type LocalServiceBusOptions } from '../../local/service-bus/local-service-bus.js';
 import { DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
+import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
+import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
 import {
-  HISTORY_SUBSCRIPTION,
-  MEMORY_SUBSCRIPTION,
-  MESSAGE_COMPLETED_TOPIC,
   SERVICE_BUS_CONNECTION,
-  USER_MESSAGES_QUEUE,
   serviceBusQueues,
   serviceBusTopics,
-} from '../../shared/resources.js';
+} from '../../shared/messaging/service-bus-entities.js';
 
 const { InvocationContext: InvocationContextClass, trigger } = azureFunctions;
 

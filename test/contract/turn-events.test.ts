@@ -11,13 +11,14 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import type { ChatEvent } from '../../shared/chat/events.js';
-import { COSMOS_DATABASE, cosmosContainers, TURN_EVENTS_CONTAINER } from '../../shared/cosmos/schema.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import { DependencyError } from '../../shared/errors.js';
-import { createCosmosTurnEventStore } from '../../shared/streaming/cosmos-turn-event-store.js';
-import type { TurnEventStore } from '../../shared/streaming/ports.js';
+import { createCosmosTurnEventStore } from '../../shared/streaming/adapters/cosmos-turn-event-store.js';
+import type { TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import { TurnStream } from '../../shared/streaming/turn-stream.js';
-import { createWebPubSubEventSink } from '../../shared/streaming/web-pubsub-event-sink.js';
+import { createWebPubSubEventSink } from '../../shared/streaming/adapters/web-pubsub-event-sink.js';
 import {
   startWebPubSubServer,
   testServiceClient,

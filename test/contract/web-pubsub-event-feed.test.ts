@@ -4,11 +4,12 @@ import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createParser } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalWebPubSub } from '../../local/web-pubsub/local-web-pubsub.js';
-import type { ChatEvent } from '../../shared/chat/events.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import { DependencyError } from '../../shared/errors.js';
-import type { FeedSubscription, TurnEventStore } from '../../shared/streaming/ports.js';
+import type { TurnEventStore } from '../../shared/streaming/turn-event-store.js';
+import type { FeedSubscription } from '../../shared/streaming/user-event-feed.js';
 import { relayTurnEvents } from '../../shared/streaming/turn-event-relay.js';
-import { createWebPubSubEventFeed } from '../../shared/streaming/web-pubsub-event-feed.js';
+import { createWebPubSubEventFeed } from '../../shared/streaming/adapters/web-pubsub-event-feed.js';
 import {
   TEST_ACCESS_KEY as ACCESS_KEY,
   startWebPubSubServer,

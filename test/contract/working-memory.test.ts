@@ -12,17 +12,14 @@ import {
 } from '../../local/cosmos/local-cosmos.js';
 import {
   assistantMessageId,
+  HOT_CONVERSATIONS_CONTAINER,
   userMessageId,
   type ConversationMessage,
-} from '../../shared/chat/conversation.js';
-import { createCosmosWorkingMemoryStore } from '../../shared/chat/cosmos-working-memory.js';
-import { MAX_HOT_MESSAGES, type WorkingMemoryStore } from '../../shared/chat/working-memory.js';
-import {
-  COSMOS_DATABASE,
-  CONVERSATIONS_CONTAINER,
-  cosmosContainers,
-  HOT_CONVERSATIONS_CONTAINER,
-} from '../../shared/cosmos/schema.js';
+} from '../../shared/chat/contracts.js';
+import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
+import { MAX_HOT_MESSAGES, type WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { ForbiddenError } from '../../shared/errors.js';
 
 let local: LocalCosmos;
@@ -35,13 +32,21 @@ beforeAll(async () => {
   client = createLocalCosmosClient(local);
   await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
   database = client.database(COSMOS_DATABASE);
-  store = createCosmosWorkingMemoryStore(database);
+  store = storeOn(database);
 });
 
 afterAll(async () => {
   client?.dispose();
   await local?.stop();
 });
+
+/** The store over the database's hot and long-term containers. */
+function storeOn(db: Database): WorkingMemoryStore {
+  return createCosmosWorkingMemoryStore({
+    hot: db.container(HOT_CONVERSATIONS_CONTAINER),
+    longTerm: db.container(CONVERSATIONS_CONTAINER),
+  });
+}
 
 /**
  * The database, except that the first `count` point reads of the hot container all complete before any of
@@ -154,7 +159,7 @@ describe('Cosmos DB working memory', () => {
     await store.append('user-c', 'session-c', existing);
     const left = turn('left');
     const right = turn('right');
-    const racing = createCosmosWorkingMemoryStore(readingTogether(database, 2));
+    const racing = storeOn(readingTogether(database, 2));
     await Promise.all([
       racing.append('user-c', 'session-c', left),
       racing.append('user-c', 'session-c', right),
@@ -167,7 +172,7 @@ describe('Cosmos DB working memory', () => {
 
   it('lands every one of several concurrent appends that create a session', async () => {
     const turns = [turn('one'), turn('two'), turn('three'), turn('four')];
-    const racing = createCosmosWorkingMemoryStore(readingTogether(database, turns.length));
+    const racing = storeOn(readingTogether(database, turns.length));
     await Promise.all(turns.map((messages) => racing.append('user-cc', 'session-cc', messages)));
     const { messages } = await store.load('user-cc', 'session-cc');
     expect(messages).toHaveLength(8);

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { turnInstanceId } from '../../shared/chat/ids.js';
-import { USER_MESSAGES_QUEUE } from '../../shared/resources.js';
+import { turnInstanceId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
 import { ChatClient, DEV_IDENTITY_HEADER, type RealtimeListener } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 

@@ -7,10 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import type { QueuedChatMessage } from '../../shared/chat/chat-message.js';
-import type { ChatEvent } from '../../shared/chat/events.js';
-import { turnInstanceId } from '../../shared/chat/ids.js';
-import { USER_MESSAGES_QUEUE } from '../../shared/resources.js';
+import { turnInstanceId, USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import {
   ChatClient,
   assembleText,
@@ -28,7 +26,7 @@ import {
 
 /** The committed messages of one turn, oldest first. */
 async function committed(runtime: LocalRuntime, userId: string, sessionId: string, chatMessageId?: string) {
-  const memory = await runtime.dependencies.chatTurn.workingMemory.load(userId, sessionId);
+  const memory = await runtime.app.chat.turn.workingMemory.load(userId, sessionId);
   return memory.messages.filter(
     (message) => chatMessageId === undefined || message.chatMessageId === chatMessageId,
   );
@@ -54,7 +52,7 @@ function sseEvents(frames: readonly SseFrame[]): ChatEvent[] {
 /** Sends a marker to the user's connections and waits for it: every earlier send has arrived by then. */
 async function drainRealtime(runtime: LocalRuntime, userId: string, listener: RealtimeListener) {
   const marker = randomUUID();
-  await runtime.dependencies.webPubSub.sendToUser(userId, { marker });
+  await runtime.clients.webPubSub.sendToUser(userId, { marker });
   await listener.waitForMessage((data) => (data as { marker?: string }).marker === marker);
 }
 

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { SESSIONS_CONTAINER } from '../../shared/cosmos/schema.js';
-import { getDependencies } from '../../shared/dependencies.js';
-import { MAX_DELIVERY_COUNT, USER_MESSAGES_QUEUE } from '../../shared/resources.js';
+import { getApp } from '../../shared/app/app.js';
+import { SESSIONS_CONTAINER, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { MAX_DELIVERY_COUNT } from '../../shared/messaging/service-bus-entities.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 
 // A small pipeline written exactly like production definitions: a queue trigger starts an orchestration
@@ -34,8 +34,8 @@ const probeFunctions: FunctionDefinition[] = [
       received.push({ body: message, metadata: context.triggerMetadata });
       const body = message as { id: string; words: string[]; poison?: boolean };
       if (body.poison) throw new Error(`cannot handle ${body.id}`);
-      const { orchestrations } = await getDependencies();
-      await orchestrations(context).startNew('probeOrchestration', {
+      const app = await getApp();
+      await app.orchestrations(context).startNew('probeOrchestration', {
         instanceId: `probe-${body.id}`,
         input: body,
       });
@@ -68,12 +68,22 @@ const probeFunctions: FunctionDefinition[] = [
     kind: 'activity',
     name: 'probeStore',
     handler: async (input: unknown) => {
-      const { database } = await getDependencies();
+      // Activities may run while a runtime starts (resumed orchestrations): wait until the test holds it.
+      const { database } = (await started.promise).clients;
       const { id, text } = input as { id: string; text: string };
       await database.container(SESSIONS_CONTAINER).items.upsert({ id, userId: 'probe', text });
     },
   },
 ];
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => (resolve = settle));
+  return { promise, resolve };
+}
+
+/** The runtime the test is working with, once it has started. */
+let started = deferred<LocalRuntime>();
 
 // The probe worker takes the place of the chat worker on the user-messages queue (one receiver per queue).
 const withProbes = [...functionDefinitions.filter((d) => d.name !== 'chatWorker'), ...probeFunctions];
@@ -85,6 +95,7 @@ describe('local runtime', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'chat-runtime-'));
     runtime = await startTestRuntime({ dataDir, functions: withProbes });
+    started.resolve(runtime);
   });
   afterAll(async () => {
     await runtime?.stop();
@@ -124,7 +135,7 @@ describe('local runtime', () => {
   });
 
   it('runs a queue trigger, an orchestration with fan-out and activities from the table', async () => {
-    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+    await runtime.serviceBus.publish(USER_MESSAGES_QUEUE, {
       messageId: 'm-1',
       sessionId: 's-1',
       body: { id: 'm-1', words: ['fan', 'out', 'works'] },
@@ -136,7 +147,7 @@ describe('local runtime', () => {
     expect(status.output).toBe('FAN OUT WORKS');
     expect(received[0]?.body).toEqual({ id: 'm-1', words: ['fan', 'out', 'works'] });
     expect(received[0]?.metadata).toMatchObject({ messageId: 'm-1', sessionId: 's-1', deliveryCount: 1 });
-    const { resource } = await runtime.dependencies.database
+    const { resource } = await runtime.clients.database
       .container(SESSIONS_CONTAINER)
       .item('m-1', 'probe')
       .read<{ text: string }>();
@@ -144,7 +155,7 @@ describe('local runtime', () => {
   });
 
   it('dead-letters a message whose handler keeps failing, with the reason shown at /local/dead-letters', async () => {
-    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+    await runtime.serviceBus.publish(USER_MESSAGES_QUEUE, {
       messageId: 'poison-1',
       sessionId: 's-2',
       body: { id: 'poison-1', words: [], poison: true },
@@ -175,13 +186,13 @@ describe('local runtime', () => {
   });
 
   it('lets the Web PubSub server SDK reach a client holding a token it issued', async () => {
-    const token = await runtime.dependencies.webPubSub.getClientAccessToken({ userId: 'user_001' });
+    const token = await runtime.clients.webPubSub.getClientAccessToken({ userId: 'user_001' });
     const client = new WebPubSubClient(token.url);
     const messages: unknown[] = [];
     client.on('server-message', (event) => messages.push(event.message.data));
     await client.start();
     try {
-      await runtime.dependencies.webPubSub.sendToUser('user_001', { hello: 'world' });
+      await runtime.clients.webPubSub.sendToUser('user_001', { hello: 'world' });
       await waitFor(() => Promise.resolve(messages.length > 0 || undefined));
       expect(messages).toEqual([{ hello: 'world' }]);
     } finally {
@@ -191,7 +202,7 @@ describe('local runtime', () => {
 
   it('streams a chat completion from the configured model through the app’s LLM gateway', async () => {
     const deltas: string[] = [];
-    const result = await runtime.dependencies.llm.streamChat(
+    const result = await runtime.app.chat.turn.llm.streamChat(
       { messages: [{ role: 'user', content: 'reply with 5 words' }] },
       (delta) => {
         if (delta.type === 'content') deltas.push(delta.text);
@@ -202,7 +213,7 @@ describe('local runtime', () => {
   });
 
   it('finishes an orchestration that was running when the runtime restarted', async () => {
-    await runtime.dependencies.publisher.publish(USER_MESSAGES_QUEUE, {
+    await runtime.serviceBus.publish(USER_MESSAGES_QUEUE, {
       messageId: 'm-restart',
       sessionId: 's-3',
       body: { id: 'm-restart', words: ['before', 'slow'] },
@@ -212,13 +223,15 @@ describe('local runtime', () => {
     releaseSlow();
     await stopping;
 
+    started = deferred<LocalRuntime>();
     runtime = await startTestRuntime({ dataDir, functions: withProbes });
+    started.resolve(runtime);
     const status = await waitFor(async () => {
       const current = await runtime.durable.getStatus('probe-m-restart');
       return current?.runtimeStatus === 'Completed' ? current : undefined;
     });
     expect(status.output).toBe('BEFORE SLOW');
-    const { resource } = await runtime.dependencies.database
+    const { resource } = await runtime.clients.database
       .container(SESSIONS_CONTAINER)
       .item('m-restart', 'probe')
       .read<{ text: string }>();
@@ -228,11 +241,13 @@ describe('local runtime', () => {
   });
 
   it('keeps Cosmos DB data across a restart', async () => {
-    const container = runtime.dependencies.database.container(SESSIONS_CONTAINER);
+    const container = runtime.clients.database.container(SESSIONS_CONTAINER);
     await container.items.create({ id: 'kept', userId: 'user_002', note: 'survives' });
     await runtime.stop();
+    started = deferred<LocalRuntime>();
     runtime = await startTestRuntime({ dataDir, functions: withProbes });
-    const { resource } = await runtime.dependencies.database
+    started.resolve(runtime);
+    const { resource } = await runtime.clients.database
       .container(SESSIONS_CONTAINER)
       .item('kept', 'user_002')
       .read<{ note: string }>();

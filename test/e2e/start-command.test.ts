@@ -2,7 +2,7 @@
 // prints one ready line, serves a healthy API and stops cleanly on SIGTERM; bad settings stop it with a
 // message naming each; and the Functions host entry loads and registers with valid settings.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,24 @@ describe('the compiled entry points', () => {
       expect(await started.exited).toBe(0);
     } finally {
       started.child.kill('SIGKILL');
+    }
+  });
+
+  it('starts with local.settings.sample.json copied as local.settings.json, as it is', async () => {
+    await copyFile(join(root, 'local.settings.sample.json'), join(cwd, 'local.settings.json'));
+    // Only the port and the data folder come from the environment (it wins over the file), so tests never clash.
+    const started = run(cwd, { PORT: '0', LOCAL_DATA_DIR: join(cwd, 'sample-data') });
+    try {
+      await waitForOutput(started, /listening on/);
+      expect(started.stdout()).toMatch(/offline model \(a deterministic stand-in, not a real LLM\)/);
+      const url = /listening on (http:\/\/localhost:\d+)\/api/.exec(started.stdout())?.[1];
+      const health = await fetch(`${url!.replace('localhost', '127.0.0.1')}/api/health`);
+      expect(health.status).toBe(200);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    } finally {
+      started.child.kill('SIGKILL');
+      await rm(join(cwd, 'local.settings.json'));
     }
   });
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
-import { CHAT_EVENT_TYPES, isTerminalEvent, type ChatEvent } from '../../shared/chat/events.js';
+import { CHAT_EVENT_TYPES, isTerminalEvent, type ChatEvent } from '../../shared/streaming/contracts.js';
 
 export const DEV_IDENTITY_HEADER = 'x-ms-client-principal-id';
 

@@ -1,0 +1,62 @@
+// The local runtime's settings file and rows: local.settings.json as Core Tools reads it (numbers and booleans
+// written without quotes are their text; the environment wins), and the runtime's own settings.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../shared/settings/setting.js';
+import { parseLocalRuntimeSettings, readSettingsFile } from './settings.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'local-settings-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('readSettingsFile', () => {
+  it('takes numbers and booleans as their text, and lets the environment win', async () => {
+    const file = join(dir, 'numbers.json');
+    await writeFile(
+      file,
+      JSON.stringify({ Values: { PORT: 7072, CHAT_MAX_TEXT_CHARS: 4000, FLAG: true, X: 'a' } }),
+    );
+    expect(await readSettingsFile(file, { X: 'from env' })).toEqual({
+      PORT: '7072',
+      CHAT_MAX_TEXT_CHARS: '4000',
+      FLAG: 'true',
+      X: 'from env',
+    });
+  });
+
+  it('is the environment alone when there is no file', async () => {
+    expect(await readSettingsFile(join(dir, 'absent.json'), { A: '1' })).toEqual({ A: '1' });
+  });
+
+  it('refuses a file that is not JSON, or whose values are objects', async () => {
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{ "Values": ');
+    await expect(readSettingsFile(broken, {})).rejects.toBeInstanceOf(ConfigError);
+    const nested = join(dir, 'nested.json');
+    await writeFile(nested, JSON.stringify({ Values: { PORT: { value: 1 } } }));
+    await expect(readSettingsFile(nested, {})).rejects.toThrow(/is not a valid settings file/);
+  });
+});
+
+describe('parseLocalRuntimeSettings', () => {
+  it('applies the documented defaults', () => {
+    expect(parseLocalRuntimeSettings({})).toEqual({
+      port: 7071,
+      dataDir: '.local-data',
+      logLevel: 'warning',
+      offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
+    });
+  });
+
+  it('names each malformed setting at once', () => {
+    expect(() => parseLocalRuntimeSettings({ PORT: '70000', LOG_LEVEL: 'loud' })).toThrow(
+      /PORT: must be at most 65535[\s\S]*LOG_LEVEL: must be "trace", "debug", "information", "warning" or "error"/,
+    );
+  });
+});

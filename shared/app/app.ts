@@ -1,0 +1,198 @@
+// The composition root: builds the app once per process from validated configuration, by composing each area's
+// adapters over the shared clients (Cosmos DB, Web PubSub, the LLM) and the one Azure credential. What differs
+// between Azure and the local runtime (message broker, durable client, local TLS trust) comes from a Platform.
+// Triggers get use-case services from here, never an SDK client.
+import type { Agent } from 'node:https';
+import { CosmosClient } from '@azure/cosmos';
+import type { InvocationContext } from '@azure/functions';
+import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import { WebPubSubServiceClient } from '@azure/web-pubsub';
+import { createChatStores } from '../chat/adapters/chat-adapters.js';
+import type { SessionStore } from '../chat/session-store.js';
+import type { TurnServices } from '../chat/turn-steps.js';
+import type { OrchestrationClient } from '../durable/orchestration-client.js';
+import type { HealthCheck } from '../health.js';
+import type { IdentityResolver } from '../identity/caller.js';
+import { createIdentityResolver } from '../identity/identity-resolver.js';
+import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
+import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
+import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { MessagePublisher } from '../messaging/message-publisher.js';
+import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
+import type { ClientAccessIssuer } from '../streaming/client-access.js';
+import type { TurnEventStore } from '../streaming/turn-event-store.js';
+import type { UserEventFeed } from '../streaming/user-event-feed.js';
+import { createChatTools } from '../tools/index.js';
+import type { AppConfig } from './config.js';
+
+export interface ChatServices {
+  sessions: SessionStore;
+  publisher: MessagePublisher;
+  /** What the chatTurn activities work with (the invocation adds its logger). */
+  turn: Omit<TurnServices, 'log'>;
+}
+
+export interface StreamingServices {
+  /** The stored events of turns, read by the SSE relay. */
+  turnEvents: TurnEventStore;
+  /** Live events of a user (through Web PubSub), followed by the SSE relay. */
+  feed: UserEventFeed;
+  /** Web PubSub client URLs for GET /api/realtime/negotiate. */
+  clientAccess: ClientAccessIssuer;
+}
+
+/** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
+export interface App {
+  config: AppConfig;
+  identity: IdentityResolver;
+  chat: ChatServices;
+  streaming: StreamingServices;
+  /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
+  orchestrations(context: InvocationContext): OrchestrationClient;
+  healthChecks(context: InvocationContext): HealthCheck[];
+  close(): Promise<void>;
+}
+
+/** What the hosting platform provides. */
+export interface Platform {
+  /** The app's one Azure credential: its managed identity in Azure, the developer's `az login` locally. */
+  credential: TokenCredential;
+  publisher: MessagePublisher;
+  orchestrations(context: InvocationContext): OrchestrationClient;
+  /** Checks of the platform's own services (broker, orchestration store). */
+  healthChecks(context: InvocationContext): HealthCheck[];
+  /** Local runtime only: an agent that trusts the local Cosmos DB server's certificate. */
+  cosmosAgent?: Agent;
+  /** Local runtime only: Web PubSub is reached over plain HTTP on loopback. */
+  allowInsecureWebPubSub?: boolean;
+  close(): Promise<void>;
+}
+
+export function createApp(config: AppConfig, platform: Platform): App {
+  const cosmosClient = new CosmosClient(
+    config.cosmos.key !== undefined
+      ? { endpoint: config.cosmos.endpoint, key: config.cosmos.key, agent: platform.cosmosAgent }
+      : { endpoint: config.cosmos.endpoint, aadCredentials: platform.credential },
+  );
+  const database = cosmosClient.database(config.cosmos.databaseId);
+  const webPubSub = createWebPubSubClient(config, platform);
+  const llm = createLlm(config, platform.credential);
+
+  const stores = createChatStores(database);
+  const streaming = createStreamingAdapters(database, webPubSub);
+
+  const ownChecks: HealthCheck[] = [
+    {
+      name: 'cosmos',
+      check: async () => {
+        await database.read();
+        return `database "${config.cosmos.databaseId}" reachable`;
+      },
+    },
+    {
+      name: 'webPubSub',
+      check: async () => {
+        await webPubSub.groupExists('health-probe');
+        return `hub "${config.webPubSub.hub}" reachable`;
+      },
+    },
+    {
+      name: 'llm',
+      check: async () => {
+        const probe = await llm.probe();
+        if (!probe.ok) throw new Error(probe.detail);
+        // An anonymous caller learns that the model answers, not where it is.
+        return config.llm.provider === 'offline'
+          ? 'offline stand-in model reachable'
+          : `${config.llm.provider} endpoint reachable`;
+      },
+    },
+  ];
+
+  return {
+    config,
+    identity: createIdentityResolver(config.auth),
+    chat: {
+      sessions: stores.sessions,
+      publisher: platform.publisher,
+      turn: {
+        workingMemory: stores.workingMemory,
+        turns: stores.turns,
+        events: streaming.turnEvents,
+        sink: streaming.sink,
+        llm,
+        tools: createChatTools(),
+        publisher: platform.publisher,
+        settings: {
+          promptTokenBudget: config.chat.promptTokenBudget,
+          maxOutputTokens: config.chat.maxOutputTokens,
+          coalescing: {
+            flushIntervalMs: config.streaming.flushIntervalMs,
+            flushMaxChars: config.streaming.flushMaxChars,
+          },
+        },
+      },
+    },
+    streaming: {
+      turnEvents: streaming.turnEvents,
+      feed: streaming.feed,
+      clientAccess: streaming.clientAccess,
+    },
+    orchestrations: (context) => platform.orchestrations(context),
+    healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
+    close: async () => {
+      cosmosClient.dispose();
+      await platform.close();
+    },
+  };
+}
+
+function createWebPubSubClient(config: AppConfig, platform: Platform): WebPubSubServiceClient {
+  const options = { allowInsecureConnection: platform.allowInsecureWebPubSub === true };
+  if (config.webPubSub.connectionString !== undefined) {
+    return new WebPubSubServiceClient(config.webPubSub.connectionString, config.webPubSub.hub, options);
+  }
+  const endpoint = config.webPubSub.endpoint ?? '';
+  return new WebPubSubServiceClient(endpoint, platform.credential, config.webPubSub.hub, options);
+}
+
+function createLlm(config: AppConfig, credential: TokenCredential): LlmGateway {
+  const { connection } = config.llm;
+  return createLlmGateway(connection, {
+    maxRetries: config.llm.maxRetries,
+    timeoutMs: config.llm.timeoutMs,
+    ...(connection.kind === 'azure-openai' && connection.apiKey === undefined
+      ? { azureAdTokenProvider: azureOpenAiTokenProvider(credential, connection) }
+      : {}),
+  });
+}
+
+/**
+ * The app's Azure credential: its user-assigned managed identity when AZURE_CLIENT_ID is set; otherwise the
+ * default chain, which locally is the developer's `az login` (or VS Code / azd sign-in). Nothing is fetched
+ * until a token is first needed.
+ */
+export function createAzureCredential(config: AppConfig): TokenCredential {
+  return new DefaultAzureCredential(
+    config.managedIdentityClientId ? { managedIdentityClientId: config.managedIdentityClientId } : {},
+  );
+}
+
+// One app per process, created on first use (never at import time).
+let current: Promise<App> | undefined;
+let factory: (() => Promise<App>) | undefined;
+
+/** Chooses how the process's app is made: the Functions entry and the local runtime call this once. */
+export function provideApp(make: () => Promise<App>): void {
+  factory = make;
+  current = undefined;
+}
+
+export function getApp(): Promise<App> {
+  if (!factory) throw new Error('No app was provided: the entry point must call provideApp().');
+  current ??= factory().catch((error: unknown) => {
+    current = undefined; // a transient start-up failure is retried by the next invocation
+    throw error;
+  });
+  return current;
+}

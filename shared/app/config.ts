@@ -1,0 +1,101 @@
+// The app's configuration: every settings group the app reads, parsed once at start-up. A missing or malformed
+// setting stops start-up with one error that names each bad setting and says how to fix it.
+import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
+import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
+import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
+import {
+  readSettings,
+  settingsOf,
+  SettingProblems,
+  type Environment,
+  type Setting,
+} from '../settings/setting.js';
+import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
+import { hostSettings, platformSettings } from './settings.js';
+
+export type AppEnvironment = 'local' | 'azure';
+
+export interface AppConfig {
+  env: AppEnvironment;
+  /** Client id of the user-assigned managed identity (Azure); undefined = the default credential chain. */
+  managedIdentityClientId: string | undefined;
+  cosmos: { endpoint: string; databaseId: string; key: string | undefined };
+  serviceBus: { fullyQualifiedNamespace: string | undefined };
+  webPubSub: { hub: string; endpoint: string | undefined; connectionString: string | undefined };
+  llm: LlmConfig;
+  auth: AuthConfig;
+  chat: ChatConfig;
+  streaming: StreamingConfig;
+}
+
+/** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
+export const appSettings: readonly Setting<unknown>[] = settingsOf(
+  hostSettings,
+  platformSettings,
+  identitySettings,
+  llmSettings,
+  chatSettings,
+  streamingSettings,
+);
+
+/** Parses the settings from an environment (process.env in production). Throws ConfigError. */
+export function loadConfig(env: Environment): AppConfig {
+  const problems = new SettingProblems(appSettings);
+  const platform = readSettings(platformSettings, env, problems);
+  const identity = readSettings(identitySettings, env, problems);
+  const llm = readSettings(llmSettings, env, problems);
+  const chat = readSettings(chatSettings, env, problems);
+  const streaming = readSettings(streamingSettings, env, problems);
+  // Rules across settings only make sense once every value parsed.
+  problems.throwIfAny();
+
+  const appEnv = platform.APP_ENV;
+  const localOnly = (setting: 'COSMOS_KEY' | 'WEBPUBSUB_CONNECTION_STRING') => {
+    if (appEnv === 'azure' && platform[setting] !== undefined)
+      problems.add(
+        setting,
+        'must not be set in Azure: the app authenticates with its managed identity, never with keys',
+      );
+  };
+  localOnly('COSMOS_KEY');
+  localOnly('WEBPUBSUB_CONNECTION_STRING');
+  if (platform.COSMOS_ENDPOINT === undefined)
+    problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
+  if (appEnv === 'azure' && platform.ServiceBusConnection__fullyQualifiedNamespace === undefined)
+    problems.add(
+      'ServiceBusConnection__fullyQualifiedNamespace',
+      'missing (chat messages are queued on Service Bus)',
+    );
+  if (platform.WEBPUBSUB_ENDPOINT === undefined && platform.WEBPUBSUB_CONNECTION_STRING === undefined)
+    problems.add('WEBPUBSUB_ENDPOINT', 'missing (tokens stream to clients through Web PubSub)');
+
+  const auth = authConfig(identity, appEnv, problems);
+  const llmChoice = llmConfig(
+    llm,
+    { env: appEnv, managedIdentityClientId: platform.AZURE_CLIENT_ID },
+    problems,
+  );
+  problems.throwIfAny();
+  if (llmChoice === undefined || auth === undefined)
+    throw new Error('A settings rule returned no value without reporting a problem.');
+
+  return {
+    env: appEnv,
+    managedIdentityClientId: platform.AZURE_CLIENT_ID,
+    cosmos: {
+      endpoint: platform.COSMOS_ENDPOINT ?? '',
+      databaseId: platform.COSMOS_DATABASE,
+      key: platform.COSMOS_KEY,
+    },
+    serviceBus: { fullyQualifiedNamespace: platform.ServiceBusConnection__fullyQualifiedNamespace },
+    webPubSub: {
+      hub: platform.WEBPUBSUB_HUB,
+      endpoint: platform.WEBPUBSUB_ENDPOINT,
+      connectionString: platform.WEBPUBSUB_CONNECTION_STRING,
+    },
+    llm: llmChoice,
+    auth,
+    chat: chatConfig(chat),
+    streaming: streamingConfig(streaming),
+  };
+}

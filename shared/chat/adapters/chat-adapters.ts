@@ -1,0 +1,28 @@
+// The chat area's stores on Cosmos DB, each given the container it lives in.
+import type { Database } from '@azure/cosmos';
+import { CONVERSATIONS_CONTAINER } from '../../history/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
+import type { SessionStore } from '../session-store.js';
+import type { TurnStateStore } from '../turn-state-store.js';
+import type { WorkingMemoryStore } from '../working-memory-store.js';
+import { createCosmosSessionStore } from './cosmos-session-store.js';
+import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
+import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
+
+export interface ChatStores {
+  sessions: SessionStore;
+  workingMemory: WorkingMemoryStore;
+  turns: TurnStateStore;
+}
+
+export function createChatStores(database: Database): ChatStores {
+  const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+  return {
+    sessions: createCosmosSessionStore(database.container(SESSIONS_CONTAINER)),
+    workingMemory: createCosmosWorkingMemoryStore({
+      hot,
+      longTerm: database.container(CONVERSATIONS_CONTAINER),
+    }),
+    turns: createCosmosTurnStateStore(hot),
+  };
+}

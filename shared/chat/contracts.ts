@@ -1,0 +1,339 @@
+// The chat area's contracts: the zod schemas and types of what it accepts over HTTP, the messages it puts on
+// Service Bus (`user-messages`, `message-completed`), the documents it stores, and the inputs and outputs of the
+// chatTurn orchestration's activities. Other areas import these, never chat's adapters. Field names follow
+// seed 000 (`sessionId`, `chatMessageId`, `text`).
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { ContainerSpec } from '../cosmos/container-spec.js';
+import { chatMessageSchema, llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
+
+// --- Identifiers -------------------------------------------------------------------------------------------
+// Session ids are made by the server; chat message ids by the client (seed 000). Both are UUIDs, compared and
+// stored in lower case.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const uuidSchema = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .regex(UUID, `${what} must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e`)
+    .transform((value) => value.toLowerCase());
+
+export const sessionIdSchema = uuidSchema('sessionId');
+export const chatMessageIdSchema = uuidSchema('chatMessageId');
+export const userIdSchema = z.string().min(1).max(128);
+
+export function newSessionId(): string {
+  return randomUUID();
+}
+
+/** The chatTurn orchestration of a message: one instance per (session, message), so a duplicate is a no-op. */
+export function turnInstanceId(sessionId: string, chatMessageId: string): string {
+  return `chat-${sessionId}-${chatMessageId}`;
+}
+
+/** The `message-completed` message of a turn; its id makes a re-published announcement a duplicate. */
+export function completedMessageId(sessionId: string, chatMessageId: string): string {
+  return `${sessionId}.${chatMessageId}.completed`;
+}
+
+/** A stored message's id is `{chatMessageId}_{role}` (seed 000): every write of a turn is idempotent. */
+export function userMessageId(chatMessageId: string): string {
+  return `${chatMessageId}_user`;
+}
+
+export function assistantMessageId(chatMessageId: string): string {
+  return `${chatMessageId}_assistant`;
+}
+
+// --- Where chat's data lives ------------------------------------------------------------------------------
+
+/** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
+export const USER_MESSAGES_QUEUE = 'user-messages';
+/** Topic on which a finished turn is announced; each consumer (history, memory) has its own subscription. */
+export const MESSAGE_COMPLETED_TOPIC = 'message-completed';
+
+export const SESSIONS_CONTAINER = 'sessions';
+export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
+
+/** 24 h, the hot store's time to live (seed 000: the hot cache keeps active conversations for a day). */
+export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
+
+export const chatContainers: readonly ContainerSpec[] = [
+  {
+    id: SESSIONS_CONTAINER,
+    partitionKey: '/userId',
+    purpose: 'Chat sessions, one document per session, owned by a user.',
+  },
+  {
+    id: HOT_CONVERSATIONS_CONTAINER,
+    partitionKey: '/sessionId',
+    defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
+    purpose:
+      'Working memory of active conversations (the hot store) and the state of their running turns; expires 24 h after the last write.',
+  },
+];
+
+// --- HTTP -------------------------------------------------------------------------------------------------
+
+/** POST /api/session/start: seed 000's clients name their user; the body may also be empty. */
+export const startSessionBodySchema = z
+  .object(
+    { userId: z.string({ error: 'must be a string' }).max(128).optional() },
+    { error: 'the body must be a JSON object' },
+  )
+  .optional();
+
+/** A session as stored and as POST /api/session/start answers it (201). */
+export const chatSessionSchema = z.object({
+  sessionId: z.string(),
+  userId: userIdSchema,
+  createdAt: z.iso.datetime(),
+});
+export type ChatSession = z.infer<typeof chatSessionSchema>;
+
+/** A posted chat message, as validated from the request body of POST /api/chat. */
+export interface ChatRequest {
+  sessionId: string;
+  chatMessageId: string;
+  text: string;
+  /** Seed 000's clients send their user id; when present it must be the caller's. */
+  userId?: string;
+}
+
+/** `question` is accepted as another name for `text`. */
+export function chatRequestSchema(maxTextChars: number) {
+  const text = z
+    .string({ error: 'must be a string' })
+    .refine((value) => value.trim() !== '', 'must not be empty')
+    .refine((value) => value.length <= maxTextChars, `must be at most ${maxTextChars} characters`);
+  return z
+    .object(
+      {
+        sessionId: sessionIdSchema,
+        chatMessageId: chatMessageIdSchema,
+        text: text.optional(),
+        question: text.optional(),
+        userId: z.string({ error: 'must be a string' }).max(128).optional(),
+      },
+      { error: 'the body must be a JSON object' },
+    )
+    .superRefine((body, context) => {
+      if (body.text === undefined && body.question === undefined)
+        context.addIssue({ code: 'custom', path: ['text'], message: 'is required' });
+      else if (body.text !== undefined && body.question !== undefined && body.text !== body.question)
+        context.addIssue({
+          code: 'custom',
+          path: ['question'],
+          message: 'is another name for text: send one of them (or the same value in both)',
+        });
+    })
+    .transform((body): ChatRequest => ({
+      sessionId: body.sessionId,
+      chatMessageId: body.chatMessageId,
+      text: body.text ?? body.question ?? '',
+      userId: body.userId,
+    }));
+}
+
+/** POST /api/chat's 202 body: the message is queued and its events stream at `stream`. */
+export interface ChatAccepted {
+  sessionId: string;
+  chatMessageId: string;
+  status: 'queued';
+  stream: string;
+}
+
+// --- Messages ---------------------------------------------------------------------------------------------
+
+/** The body of a `user-messages` message: validated when the front door publishes it and when the worker takes it. */
+export const queuedChatMessageSchema = z.object({
+  userId: userIdSchema,
+  sessionId: sessionIdSchema,
+  chatMessageId: chatMessageIdSchema,
+  text: z.string().min(1),
+  /** When the front door accepted it (ISO 8601). */
+  postedAt: z.iso.datetime(),
+});
+export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
+
+export const turnRefSchema = z.object({
+  userId: userIdSchema,
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+});
+/** Which turn: the user, the session and the message it answers. */
+export type TurnRef = z.infer<typeof turnRefSchema>;
+
+/** The body of a `message-completed` message: which turn ended, and how. Consumed by history and memory. */
+export const messageCompletedSchema = turnRefSchema.extend({
+  outcome: z.enum(['completed', 'failed']),
+  completedAt: z.iso.datetime(),
+});
+export type MessageCompleted = z.infer<typeof messageCompletedSchema>;
+
+// --- Stored documents -------------------------------------------------------------------------------------
+
+export const sessionDocumentSchema = chatSessionSchema.extend({ id: z.string() });
+export type SessionDocument = z.infer<typeof sessionDocumentSchema>;
+
+export const turnFailureSchema = z.object({ code: z.string(), message: z.string() });
+/** What a client is told when a turn fails; the details stay in the logs. */
+export type TurnFailure = z.infer<typeof turnFailureSchema>;
+
+/** One tool call of a turn, with the result the model was given. */
+export const storedToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The JSON text of the arguments exactly as the model produced it. */
+  arguments: z.string(),
+  result: z.string(),
+  isError: z.boolean(),
+  /** The round of the turn the call belongs to (0 = the first, as in the tool-call and tool-result events). */
+  round: z.number().int().nonnegative(),
+});
+export type StoredToolCall = z.infer<typeof storedToolCallSchema>;
+
+/** A message of a conversation as the hot store, the long-term history and prompt building keep it. */
+export const conversationMessageSchema = z.object({
+  /** `${chatMessageId}_user` | `${chatMessageId}_assistant`. */
+  messageId: z.string(),
+  chatMessageId: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  /** ISO 8601. */
+  timestamp: z.string(),
+  /** Assistant only: the tool calls of the turn and their results. */
+  toolCalls: z.array(storedToolCallSchema).optional(),
+  /** Assistant only. */
+  finishReason: z.string().optional(),
+  /** User only: the turn failed; the user's message is kept. */
+  failure: turnFailureSchema.optional(),
+});
+export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
+
+/** Working memory: one document per session in the hot container (id = sessionId). */
+export const hotConversationDocumentSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  userId: userIdSchema,
+  /** Oldest first. */
+  messages: z.array(conversationMessageSchema),
+  createdAt: z.string(),
+  lastActivity: z.string(),
+});
+export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
+
+/** One LLM call of a turn, as the turn record keeps it. */
+export const roundRecordSchema = z.object({
+  round: z.number().int().nonnegative(),
+  content: z.string(),
+  reasoning: z.string(),
+  toolCalls: z.array(toolCallSchema),
+  finishReason: z.string(),
+  usage: llmUsageSchema.optional(),
+  /** seq the next activity starts from. */
+  nextSeq: z.number().int().positive(),
+});
+export type RoundRecord = z.infer<typeof roundRecordSchema>;
+
+/** The state of a running turn, beside the session's working memory in the hot container. */
+export const turnRecordSchema = turnRefSchema.extend({
+  userText: z.string(),
+  postedAt: z.string(),
+  /** System prompt, the history that fitted the budget, and the new user message. */
+  prompt: z.array(chatMessageSchema),
+  rounds: z.array(roundRecordSchema),
+});
+export type TurnRecord = z.infer<typeof turnRecordSchema>;
+
+export const turnDocumentSchema = turnRecordSchema.extend({ id: z.string(), kind: z.literal('turn') });
+export type TurnDocument = z.infer<typeof turnDocumentSchema>;
+
+export const toolResultRecordSchema = z.object({
+  round: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative(),
+  toolCallId: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  result: z.string(),
+  isError: z.boolean(),
+});
+export type ToolResultRecord = z.infer<typeof toolResultRecordSchema>;
+
+export const toolResultDocumentSchema = toolResultRecordSchema.extend({
+  ...turnRefSchema.shape,
+  id: z.string(),
+  kind: z.literal('tool-result'),
+});
+export type ToolResultDocument = z.infer<typeof toolResultDocumentSchema>;
+
+// --- The chatTurn orchestration and its activities ----------------------------------------------------------
+
+export const CHAT_TURN_ORCHESTRATION = 'chatTurn';
+
+export const TURN_ACTIVITIES = {
+  prepare: 'prepareTurn',
+  llmStep: 'llmStep',
+  runTool: 'runTool',
+  commit: 'commitTurn',
+  fail: 'failTurn',
+} as const;
+
+/** Finish reason when the model still wanted tools after maxToolRounds rounds. */
+export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
+
+/** The orchestration's input, and prepareTurn's. */
+export const chatTurnInputSchema = queuedChatMessageSchema.extend({
+  maxToolRounds: z.number().int().nonnegative(),
+});
+export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
+
+export const prepareTurnOutputSchema = z.object({
+  /** The message was answered (or failed) by an earlier instance: nothing more to do. */
+  alreadyDone: z.boolean(),
+  nextSeq: z.number().int().positive(),
+});
+export type PrepareTurnOutput = z.infer<typeof prepareTurnOutputSchema>;
+
+export const llmStepInputSchema = turnRefSchema.extend({
+  round: z.number().int().nonnegative(),
+  firstSeq: z.number().int().positive(),
+  /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
+  toolsAllowed: z.boolean(),
+});
+export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
+
+export const llmStepOutputSchema = z.object({
+  nextSeq: z.number().int().positive(),
+  /** Tool calls to run (their arguments are in the turn record); empty when the model answered. */
+  toolCalls: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),
+  finishReason: z.string(),
+  /** The stream broke after events were sent: the turn cannot go on without a gap. */
+  failure: turnFailureSchema.optional(),
+});
+export type LlmStepOutput = z.infer<typeof llmStepOutputSchema>;
+
+export const runToolInputSchema = turnRefSchema.extend({
+  round: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative(),
+  seq: z.number().int().positive(),
+});
+export type RunToolInput = z.infer<typeof runToolInputSchema>;
+
+export const runToolOutputSchema = z.object({ isError: z.boolean() });
+export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
+
+export const commitTurnInputSchema = turnRefSchema.extend({
+  seq: z.number().int().positive(),
+  finishReason: z.string(),
+});
+export type CommitTurnInput = z.infer<typeof commitTurnInputSchema>;
+
+export const failTurnInputSchema = turnRefSchema.extend({
+  seq: z.number().int().positive(),
+  userText: z.string(),
+  postedAt: z.string(),
+  failure: turnFailureSchema,
+});
+export type FailTurnInput = z.infer<typeof failTurnInputSchema>;

@@ -1,0 +1,56 @@
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, and how long the
+// worker holds a session for a running turn.
+import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
+
+const tuning = { kind: 'default' } as const;
+
+export const chatSettings = defineSettings({
+  CHAT_MAX_TEXT_CHARS: intSetting({
+    default: 8_000,
+    min: 1,
+    help: 'Longest chat message accepted, in characters (longer ones get 400).',
+    azure: tuning,
+  }),
+  CHAT_MAX_TOOL_ROUNDS: intSetting({
+    default: 10,
+    help: 'Most rounds of tool calls in one turn; then the model must answer without tools.',
+    azure: tuning,
+  }),
+  CHAT_PROMPT_TOKEN_BUDGET: intSetting({
+    default: 16_000,
+    min: 256,
+    help:
+      'Estimated tokens the prompt may use; the oldest turns are left out beyond it (the system prompt and the ' +
+      'new message always stay).',
+    azure: tuning,
+  }),
+  CHAT_MAX_OUTPUT_TOKENS: intSetting({
+    default: 4_096,
+    min: 1,
+    help: 'Most tokens the model may generate in one call.',
+    azure: tuning,
+  }),
+  CHAT_TURN_WAIT_MS: intSetting({
+    default: 600_000,
+    help: "How long the chat worker holds a session for a running turn, so the session's next message waits for it.",
+    azure: tuning,
+  }),
+});
+
+export interface ChatConfig {
+  maxTextChars: number;
+  maxToolRounds: number;
+  promptTokenBudget: number;
+  maxOutputTokens: number;
+  turnWaitMs: number;
+}
+
+export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConfig {
+  return {
+    maxTextChars: values.CHAT_MAX_TEXT_CHARS,
+    maxToolRounds: values.CHAT_MAX_TOOL_ROUNDS,
+    promptTokenBudget: values.CHAT_PROMPT_TOKEN_BUDGET,
+    maxOutputTokens: values.CHAT_MAX_OUTPUT_TOKENS,
+    turnWaitMs: values.CHAT_TURN_WAIT_MS,
+  };
+}

@@ -1,0 +1,18 @@
+// The Cosmos DB database and every container the product uses, gathered from the areas' contracts. The local
+// runtime provisions them from this list and infra/ declares the same (the drift test checks the generated file).
+import { chatContainers } from '../chat/contracts.js';
+import { historyContainers } from '../history/contracts.js';
+import { knowledgeContainers } from '../knowledge/contracts.js';
+import { memoryContainers } from '../memory/contracts.js';
+import { streamingContainers } from '../streaming/contracts.js';
+import type { ContainerSpec } from './container-spec.js';
+
+export const COSMOS_DATABASE = 'chat';
+
+export const cosmosContainers: readonly ContainerSpec[] = [
+  ...chatContainers,
+  ...streamingContainers,
+  ...historyContainers,
+  ...memoryContainers,
+  ...knowledgeContainers,
+];

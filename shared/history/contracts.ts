@@ -1,0 +1,33 @@
+// The history area's contracts. The history worker (a later issue) consumes `message-completed`
+// (shared/chat/contracts.ts) on the `history` subscription and keeps each conversation long-term; its message
+// and header documents, its HTTP bodies and its subscription are declared here when it lands.
+import { z } from 'zod';
+import { conversationMessageSchema, userIdSchema } from '../chat/contracts.js';
+import type { ContainerSpec } from '../cosmos/container-spec.js';
+
+/** The subscription of `message-completed` the history worker will read. */
+export const HISTORY_SUBSCRIPTION = 'history';
+
+export const CONVERSATIONS_CONTAINER = 'conversations';
+
+export const historyContainers: readonly ContainerSpec[] = [
+  {
+    id: CONVERSATIONS_CONTAINER,
+    partitionKey: '/userId',
+    purpose: 'Long-term conversation history, one document per session.',
+  },
+];
+
+/**
+ * A conversation kept long-term, as working memory reads it back when the hot copy has expired (id = sessionId,
+ * partition = userId).
+ */
+export const conversationDocumentSchema = z.object({
+  id: z.string(),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  /** Oldest first. */
+  messages: z.array(conversationMessageSchema),
+  createdAt: z.string(),
+});
+export type ConversationDocument = z.infer<typeof conversationDocumentSchema>;

@@ -1,0 +1,37 @@
+// How a turn's events are coalesced and how long an idle SSE stream stays open (STREAM_*, SSE_*).
+import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
+
+const tuning = { kind: 'default' } as const;
+
+export const streamingSettings = defineSettings({
+  STREAM_FLUSH_INTERVAL_MS: intSetting({
+    default: 50,
+    help: 'Text deltas are coalesced into one event for at most this long (the first delta of a turn is sent at once).',
+    azure: tuning,
+  }),
+  STREAM_FLUSH_MAX_CHARS: intSetting({
+    default: 256,
+    min: 1,
+    help: 'A coalesced text event is sent as soon as it holds this many characters.',
+    azure: tuning,
+  }),
+  SSE_IDLE_TIMEOUT_MS: intSetting({
+    default: 120_000,
+    help: 'An SSE stream that receives no event for this long ends; the client reconnects with Last-Event-ID.',
+    azure: tuning,
+  }),
+});
+
+export interface StreamingConfig {
+  flushIntervalMs: number;
+  flushMaxChars: number;
+  sseIdleTimeoutMs: number;
+}
+
+export function streamingConfig(values: SettingValues<typeof streamingSettings>): StreamingConfig {
+  return {
+    flushIntervalMs: values.STREAM_FLUSH_INTERVAL_MS,
+    flushMaxChars: values.STREAM_FLUSH_MAX_CHARS,
+    sseIdleTimeoutMs: values.SSE_IDLE_TIMEOUT_MS,
+  };
+}
