@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Flat config replaces (not merges) a rule's options per block, so every block that restricts imports repeats this.
+// Layering (which folder may import what) is checked on the whole import graph by scripts/check-layering.ts.
 const functionsClassImports = {
   name: '@azure/functions',
   importNames: ['HttpRequest', 'HttpResponse', 'InvocationContext'],
@@ -33,45 +33,6 @@ export default tseslint.config(
     languageOptions: { parserOptions: { project: null } },
   },
   { rules: { 'no-restricted-imports': ['error', { paths: [functionsClassImports] }] } },
-  // Layering (DESIGN §3): triggers only translate; the product never depends on a host.
-  {
-    files: ['functions/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            functionsClassImports,
-            ...['@azure/cosmos', '@azure/service-bus', '@azure/web-pubsub', '@azure/identity', 'openai'].map(
-              (name) => ({
-                name,
-                message: 'functions/ calls use-cases in shared/; SDK clients live in adapters.',
-              }),
-            ),
-          ],
-          patterns: [{ group: ['**/local/**'], message: 'functions/ must not depend on the local runtime.' }],
-        },
-      ],
-    },
-  },
-  {
-    files: ['shared/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [functionsClassImports],
-          patterns: [
-            {
-              group: ['**/local/**', '**/functions/**'],
-              message: 'shared/ must not depend on a host or trigger.',
-            },
-          ],
-        },
-      ],
-    },
-  },
   {
     files: ['local/start.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -1,0 +1,118 @@
+// The layering rules hold for the code as it is, and each of them fires on a small tree that breaks it (so a
+// rule that could never fail would show here).
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLayering, describeViolation, layeringRules } from '../../scripts/check-layering.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('the layering of this repository', () => {
+  it('has no import cycle, no SDK in a use-case, no host in shared/ and no adapter outside composition', async () => {
+    const violations = await checkLayering(repoRoot);
+    expect(violations.map(describeViolation)).toEqual([]);
+  });
+});
+
+describe('each layering rule', () => {
+  let tree: string;
+
+  /** Files of a small project, each breaking one rule (and nothing else). */
+  const files: Record<string, string> = {
+    // no-cycle
+    'shared/loop/first.ts': "import { second } from './second.js';\nexport const first = () => second;\n",
+    'shared/loop/second.ts':
+      "import type { first } from './first.js';\nexport const second = (f?: typeof first) => f;\n",
+    // shared-knows-no-host
+    'shared/knows-host.ts': "import { hosted } from '../local/host.js';\nexport const x = hosted;\n",
+    'local/host.ts': 'export const hosted = 1;\n',
+    // functions-know-no-local-runtime
+    'functions/uses-local.ts': "import { hosted } from '../local/host.js';\nexport const y = hosted;\n",
+    // no-sdk-in-use-cases
+    'shared/chat/use-case.ts':
+      "import type { Container } from '@azure/cosmos';\nexport type C = Container;\n",
+    // durable-functions-only-in-orchestrations
+    'shared/chat/steps.ts': "import type * as df from 'durable-functions';\nexport type T = df.Task;\n",
+    'shared/chat/turn-orchestration.ts':
+      "import type * as df from 'durable-functions';\nexport type U = df.Task;\n",
+    // functions-call-use-cases-not-sdks
+    'functions/uses-sdk.ts':
+      "import type { CosmosClient } from '@azure/cosmos';\nexport type D = CosmosClient;\n",
+    // adapters-only-from-composition
+    'shared/chat/adapters/cosmos-store.ts':
+      "import type { Container } from '@azure/cosmos';\nexport type S = Container;\n",
+    'functions/uses-adapter.ts':
+      "import type { S } from '../shared/chat/adapters/cosmos-store.js';\nexport type E = S;\n",
+    'shared/app/app.ts': "import type { S } from '../chat/adapters/cosmos-store.js';\nexport type F = S;\n",
+    // contracts-stay-declarations
+    'shared/memory/contracts.ts': "import { z } from '../chat/use-case-helper.js';\nexport const m = z;\n",
+    'shared/chat/use-case-helper.ts': 'export const z = 1;\n',
+  };
+
+  beforeAll(async () => {
+    tree = await mkdtemp(path.join(tmpdir(), 'layering-'));
+    await symlink(path.join(repoRoot, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+    await writeFile(
+      path.join(tree, 'tsconfig.check.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true },
+        include: ['**/*.ts'],
+      }),
+    );
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(tree, file)), { recursive: true });
+      await writeFile(path.join(tree, file), text);
+    }
+  });
+  afterAll(async () => {
+    if (tree) await rm(tree, { recursive: true, force: true });
+  });
+
+  it('fires where the tree breaks it, and only there', async () => {
+    const found = (await checkLayering(tree, ['functions', 'shared', 'local'])).map((v) => [
+      v.rule.name,
+      v.from,
+      v.to,
+    ]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['no-cycle', 'shared/loop/first.ts', 'shared/loop/second.ts'],
+        ['shared-knows-no-host', 'shared/knows-host.ts', 'local/host.ts'],
+        ['functions-know-no-local-runtime', 'functions/uses-local.ts', 'local/host.ts'],
+        [
+          'no-sdk-in-use-cases',
+          'shared/chat/use-case.ts',
+          expect.stringMatching(/^node_modules\/@azure\/cosmos\//),
+        ],
+        [
+          'durable-functions-only-in-orchestrations',
+          'shared/chat/steps.ts',
+          expect.stringMatching(/^node_modules\/durable-functions\//),
+        ],
+        [
+          'functions-call-use-cases-not-sdks',
+          'functions/uses-sdk.ts',
+          expect.stringMatching(/^node_modules\/@azure\/cosmos\//),
+        ],
+        [
+          'adapters-only-from-composition',
+          'functions/uses-adapter.ts',
+          'shared/chat/adapters/cosmos-store.ts',
+        ],
+        ['contracts-stay-declarations', 'shared/memory/contracts.ts', 'shared/chat/use-case-helper.ts'],
+      ]),
+    );
+    // Every rule is exercised above...
+    expect(new Set(found.map(([rule]) => rule))).toEqual(new Set(layeringRules.map((rule) => rule.name)));
+    // ...and what the rules allow passes: an orchestrator on durable-functions, an adapter on its SDK, the
+    // composition root on an adapter.
+    const allowedFrom = [
+      'shared/chat/turn-orchestration.ts',
+      'shared/chat/adapters/cosmos-store.ts',
+      'shared/app/app.ts',
+    ];
+    expect(found.filter(([, from]) => allowedFrom.includes(String(from)))).toEqual([]);
+  });
+});
