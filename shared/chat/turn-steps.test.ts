@@ -3,20 +3,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
-import type { ChatEvent } from '../streaming/contracts.js';
-import type { TurnEventSink } from '../streaming/turn-event-sink.js';
-import type { TurnEventStore } from '../streaming/turn-event-store.js';
+import { MemoryEvents, MemoryTurns, MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { createChatTools } from '../tools/index.js';
-import type {
-  ChatTurnInput,
-  ConversationMessage,
-  ToolResultRecord,
-  TurnRecord,
-  TurnRef,
-} from './contracts.js';
-import type { TurnStateStore } from './turn-state-store.js';
+import type { ChatTurnInput, TurnRef } from './contracts.js';
 import { commitTurn, failTurn, llmStep, prepareTurn, runTool, type TurnServices } from './turn-steps.js';
-import type { WorkingMemoryStore } from './working-memory-store.js';
 
 const input: ChatTurnInput = {
   userId: 'user_001',
@@ -27,62 +17,6 @@ const input: ChatTurnInput = {
   maxToolRounds: 10,
 };
 const ref: TurnRef = { userId: input.userId, sessionId: input.sessionId, chatMessageId: input.chatMessageId };
-
-class MemoryTurns implements TurnStateStore {
-  readonly turns = new Map<string, TurnRecord>();
-  readonly results = new Map<string, ToolResultRecord>();
-  get(r: TurnRef) {
-    return Promise.resolve(this.turns.get(r.chatMessageId));
-  }
-  create(record: TurnRecord) {
-    if (!this.turns.has(record.chatMessageId)) this.turns.set(record.chatMessageId, structuredClone(record));
-    return Promise.resolve(this.turns.get(record.chatMessageId) as TurnRecord);
-  }
-  addRound(r: TurnRef, round: TurnRecord['rounds'][number]) {
-    const turn = this.turns.get(r.chatMessageId) as TurnRecord;
-    const existing = turn.rounds.find((x) => x.round === round.round);
-    if (existing) return Promise.resolve(existing);
-    turn.rounds.push(round);
-    return Promise.resolve(round);
-  }
-  getToolResult(r: TurnRef, round: number, index: number) {
-    return Promise.resolve(this.results.get(`${r.chatMessageId}/${round}/${index}`));
-  }
-  putToolResult(r: TurnRef, result: ToolResultRecord) {
-    this.results.set(`${r.chatMessageId}/${result.round}/${result.index}`, result);
-    return Promise.resolve();
-  }
-}
-
-class MemoryEvents implements TurnEventStore, TurnEventSink {
-  readonly stored = new Map<number, ChatEvent>();
-  readonly sent: ChatEvent[] = [];
-  append(events: readonly ChatEvent[]) {
-    for (const event of events) this.stored.set(event.seq, event);
-    return Promise.resolve();
-  }
-  read(_sessionId: string, _chatMessageId: string, afterSeq: number) {
-    return Promise.resolve(
-      [...this.stored.values()].filter((e) => e.seq > afterSeq).sort((a, b) => a.seq - b.seq),
-    );
-  }
-  send(_userId: string, events: readonly ChatEvent[]) {
-    this.sent.push(...events);
-    return Promise.resolve();
-  }
-}
-
-class MemoryWorkingMemory implements WorkingMemoryStore {
-  messages: ConversationMessage[] = [];
-  load(userId: string, sessionId: string) {
-    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
-  }
-  append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
-    for (const message of messages)
-      if (!this.messages.some((m) => m.messageId === message.messageId)) this.messages.push(message);
-    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
-  }
-}
 
 /** A model that plays a script: each call streams the next reply's deltas, then returns it. */
 class ScriptedModel implements Pick<LlmGateway, 'streamChat'> {

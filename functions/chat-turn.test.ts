@@ -1,0 +1,66 @@
+// The chat turn's trigger entries: a queue message or an activity input that breaks its contract is refused
+// with a ValidationError (so Service Bus redelivers and then dead-letters it with the reason), before anything
+// runs; a valid message starts the turn's orchestration under its per-session instance id.
+import azureFunctions from '@azure/functions';
+import type * as df from 'durable-functions';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { provideApp } from '../shared/app/app.js';
+import { TURN_ACTIVITIES, turnInstanceId } from '../shared/chat/contracts.js';
+import { ValidationError } from '../shared/errors.js';
+import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import { chatTurnFunctions, chatWorker } from './chat-turn.js';
+
+const { InvocationContext } = azureFunctions;
+const context = () => new InvocationContext({ invocationId: '1', functionName: 'test' });
+
+const queued = {
+  userId: 'user_001',
+  sessionId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  chatMessageId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  text: 'hello',
+  postedAt: '2026-11-22T10:00:00.000Z',
+};
+
+let app: TestApp;
+beforeEach(() => {
+  app = createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } });
+  provideApp(() => Promise.resolve(app));
+});
+afterEach(() => provideApp(() => Promise.reject(new Error('no app outside a test'))));
+
+describe('chatWorker', () => {
+  it('starts the turn under its session-scoped instance id', async () => {
+    await chatWorker(queued, context());
+    const status = await app.fakes.orchestrations.getStatus(
+      turnInstanceId(queued.sessionId, queued.chatMessageId),
+    );
+    expect(status).toMatchObject({ name: 'chatTurn', input: { ...queued, maxToolRounds: 10 } });
+  });
+
+  it('refuses a message that breaks the user-messages contract, starting nothing', async () => {
+    for (const message of [{ ...queued, sessionId: 'nope' }, { ...queued, text: '' }, 'hello', null]) {
+      await expect(chatWorker(message, context())).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect(app.fakes.orchestrations.instances.size).toBe(0);
+  });
+});
+
+describe('the activities', () => {
+  it('refuse an input that breaks their contract before calling the use-case', async () => {
+    const commit = chatTurnFunctions.find((f) => f.name === TURN_ACTIVITIES.commit);
+    if (commit?.kind !== 'activity') throw new Error('commitTurn is not an activity');
+    const handler = commit.handler as (input: unknown, context: unknown) => Promise<unknown>;
+    await expect(handler({ ...queued, seq: 0, finishReason: 'stop' }, context())).rejects.toThrow(
+      /Invalid commitTurn input: seq/,
+    );
+    expect(app.fakes.workingMemory.messages).toEqual([]);
+    expect(app.fakes.publisher.published).toEqual([]);
+  });
+
+  it('are all declared with an input contract', () => {
+    const activities = chatTurnFunctions.filter(
+      (f): f is { kind: 'activity'; name: string; handler: df.ActivityHandler } => f.kind === 'activity',
+    );
+    expect(activities.map((a) => a.name).sort()).toEqual(Object.values(TURN_ACTIVITIES).sort());
+  });
+});

@@ -1,0 +1,261 @@
+// Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
+// process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
+// Each keeps what it was given so a test can look at it.
+import { randomUUID } from 'node:crypto';
+import type { App } from '../../shared/app/app.js';
+import { loadConfig, type AppConfig } from '../../shared/app/config.js';
+import type {
+  ChatSession,
+  ConversationMessage,
+  RoundRecord,
+  ToolResultRecord,
+  TurnRecord,
+  TurnRef,
+} from '../../shared/chat/contracts.js';
+import type { SessionStore } from '../../shared/chat/session-store.js';
+import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
+import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import {
+  isFinishedStatus,
+  type OrchestrationClient,
+  type OrchestrationStatus,
+} from '../../shared/durable/orchestration-client.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
+import type { HealthCheck } from '../../shared/health.js';
+import { createIdentityResolver } from '../../shared/identity/identity-resolver.js';
+import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
+import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
+import type { ClientAccessIssuer } from '../../shared/streaming/client-access.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
+import type { TurnEventStore } from '../../shared/streaming/turn-event-store.js';
+import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
+import { createChatTools } from '../../shared/tools/index.js';
+
+export class MemorySessions implements SessionStore {
+  readonly sessions: ChatSession[] = [];
+  constructor(private readonly now: () => Date = () => new Date('2026-11-22T10:00:00.000Z')) {}
+  create(userId: string) {
+    const session = { sessionId: randomUUID(), userId, createdAt: this.now().toISOString() };
+    this.sessions.push(session);
+    return Promise.resolve(session);
+  }
+  find(userId: string, sessionId: string) {
+    return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
+  }
+}
+
+export class MemoryTurns implements TurnStateStore {
+  readonly turns = new Map<string, TurnRecord>();
+  readonly results = new Map<string, ToolResultRecord>();
+  get(r: TurnRef) {
+    return Promise.resolve(this.turns.get(r.chatMessageId));
+  }
+  create(record: TurnRecord) {
+    if (!this.turns.has(record.chatMessageId)) this.turns.set(record.chatMessageId, structuredClone(record));
+    return Promise.resolve(this.turns.get(record.chatMessageId) as TurnRecord);
+  }
+  addRound(r: TurnRef, round: RoundRecord) {
+    const turn = this.turns.get(r.chatMessageId) as TurnRecord;
+    const existing = turn.rounds.find((x) => x.round === round.round);
+    if (existing) return Promise.resolve(existing);
+    turn.rounds.push(round);
+    return Promise.resolve(round);
+  }
+  getToolResult(r: TurnRef, round: number, index: number) {
+    return Promise.resolve(this.results.get(`${r.chatMessageId}/${round}/${index}`));
+  }
+  putToolResult(r: TurnRef, result: ToolResultRecord) {
+    this.results.set(`${r.chatMessageId}/${result.round}/${result.index}`, result);
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The event store and the live sink in one, for one turn: what was stored (by seq), and what was sent live, in
+ * order. Events of a second turn are refused rather than mixed in.
+ */
+export class MemoryEvents implements TurnEventStore, TurnEventSink {
+  readonly stored = new Map<number, ChatEvent>();
+  readonly sent: ChatEvent[] = [];
+  append(events: readonly ChatEvent[]) {
+    for (const event of events) {
+      const other = [...this.stored.values()].find((e) => e.chatMessageId !== event.chatMessageId);
+      if (other) return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
+      this.stored.set(event.seq, event);
+    }
+    return Promise.resolve();
+  }
+  read(sessionId: string, chatMessageId: string, afterSeq: number) {
+    return Promise.resolve(
+      [...this.stored.values()]
+        .filter((e) => e.sessionId === sessionId && e.chatMessageId === chatMessageId && e.seq > afterSeq)
+        .sort((a, b) => a.seq - b.seq),
+    );
+  }
+  send(_userId: string, events: readonly ChatEvent[]) {
+    this.sent.push(...events);
+    return Promise.resolve();
+  }
+}
+
+export class MemoryWorkingMemory implements WorkingMemoryStore {
+  messages: ConversationMessage[] = [];
+  load(userId: string, sessionId: string) {
+    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
+  }
+  append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
+    for (const message of messages)
+      if (!this.messages.some((m) => m.messageId === message.messageId)) this.messages.push(message);
+    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
+  }
+}
+
+export class RecordingPublisher implements MessagePublisher {
+  readonly published: { entity: string; message: OutgoingMessage }[] = [];
+  publish(entity: string, messages: OutgoingMessage | readonly OutgoingMessage[]) {
+    for (const message of ([] as OutgoingMessage[]).concat(messages))
+      this.published.push({ entity, message });
+    return Promise.resolve();
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+/** A feed whose subscribers get what the test pushes. */
+export class MemoryFeed implements UserEventFeed {
+  private readonly listeners = new Map<string, Set<(event: ChatEvent) => void>>();
+  subscribe(userId: string, onEvent: (event: ChatEvent) => void) {
+    const forUser = this.listeners.get(userId) ?? new Set();
+    this.listeners.set(userId, forUser);
+    forUser.add(onEvent);
+    return Promise.resolve({ close: () => Promise.resolve(void forUser.delete(onEvent)) });
+  }
+  push(userId: string, event: ChatEvent): void {
+    for (const listener of this.listeners.get(userId) ?? []) listener(event);
+  }
+}
+
+/** Client URLs named after the user, as the service's would be. */
+export class FakeClientAccess implements ClientAccessIssuer {
+  issue(userId: string) {
+    return Promise.resolve({
+      url: `ws://web-pubsub.test/client/hubs/chat?user=${encodeURIComponent(userId)}`,
+      expiresAt: '2026-11-22T11:00:00.000Z',
+    });
+  }
+}
+
+/** Orchestrations that start, and finish when the test says so. */
+export class FakeOrchestrations implements OrchestrationClient {
+  readonly instances = new Map<string, OrchestrationStatus>();
+  startNew(name: string, options: { instanceId: string; input?: unknown }) {
+    const existing = this.instances.get(options.instanceId);
+    if (existing && !isFinishedStatus(existing.runtimeStatus))
+      return Promise.reject(new ConflictError(`${options.instanceId} is running`));
+    const at = new Date(0);
+    this.instances.set(options.instanceId, {
+      instanceId: options.instanceId,
+      name,
+      runtimeStatus: 'Running',
+      input: options.input,
+      output: null,
+      customStatus: null,
+      createdTime: at,
+      lastUpdatedTime: at,
+    });
+    return Promise.resolve(options.instanceId);
+  }
+  getStatus(instanceId: string) {
+    return Promise.resolve(this.instances.get(instanceId));
+  }
+  async waitForCompletion(instanceId: string) {
+    const status = this.instances.get(instanceId);
+    if (status === undefined) throw new NotFoundError(instanceId);
+    return Promise.resolve(status);
+  }
+  raiseEvent() {
+    return Promise.resolve();
+  }
+  terminate() {
+    return Promise.resolve();
+  }
+}
+
+/** The settings the local runtime gives the app, plus the test's own. */
+export function testConfig(settings: Record<string, string> = {}): AppConfig {
+  return loadConfig({
+    APP_ENV: 'local',
+    COSMOS_ENDPOINT: 'https://127.0.0.1:8081/',
+    COSMOS_KEY: 'a-key',
+    WEBPUBSUB_CONNECTION_STRING: 'Endpoint=http://127.0.0.1:7071/webpubsub;AccessKey=a-key;Version=1.0;',
+    LLM_BASE_URL: 'http://127.0.0.1:7071/offline-model/v1',
+    LLM_CHAT_MODEL: 'offline',
+    LLM_EMBEDDING_MODEL: 'offline-embedding',
+    ...settings,
+  });
+}
+
+export interface TestApp extends App {
+  fakes: {
+    sessions: MemorySessions;
+    publisher: RecordingPublisher;
+    events: MemoryEvents;
+    feed: MemoryFeed;
+    workingMemory: MemoryWorkingMemory;
+    turns: MemoryTurns;
+    orchestrations: FakeOrchestrations;
+  };
+}
+
+/** An App over in-memory ports (dev identities), with the real use-cases above them. */
+export function createTestApp(
+  options: { settings?: Record<string, string>; healthChecks?: HealthCheck[]; llm?: LlmGateway } = {},
+): TestApp {
+  const config = testConfig(options.settings);
+  const fakes = {
+    sessions: new MemorySessions(),
+    publisher: new RecordingPublisher(),
+    events: new MemoryEvents(),
+    feed: new MemoryFeed(),
+    workingMemory: new MemoryWorkingMemory(),
+    turns: new MemoryTurns(),
+    orchestrations: new FakeOrchestrations(),
+  };
+  const unreachableModel = (): never => {
+    throw new Error('This test app has no model: pass one as `llm`.');
+  };
+  return {
+    config,
+    identity: createIdentityResolver(config.auth),
+    chat: {
+      sessions: fakes.sessions,
+      publisher: fakes.publisher,
+      turn: {
+        workingMemory: fakes.workingMemory,
+        turns: fakes.turns,
+        events: fakes.events,
+        sink: fakes.events,
+        llm: options.llm ?? {
+          streamChat: unreachableModel,
+          completeJson: unreachableModel,
+          embed: unreachableModel,
+          probe: unreachableModel,
+        },
+        tools: createChatTools(),
+        publisher: fakes.publisher,
+        settings: {
+          promptTokenBudget: config.chat.promptTokenBudget,
+          maxOutputTokens: config.chat.maxOutputTokens,
+          coalescing: { flushIntervalMs: 0, flushMaxChars: config.streaming.flushMaxChars },
+        },
+      },
+    },
+    streaming: { turnEvents: fakes.events, feed: fakes.feed, clientAccess: new FakeClientAccess() },
+    orchestrations: () => fakes.orchestrations,
+    healthChecks: () => options.healthChecks ?? [],
+    close: () => Promise.resolve(),
+    fakes,
+  };
+}
