@@ -13,7 +13,7 @@ var definitions = loadJsonContent('../generated/definitions.json')
 // containers, so containers exist only because they are declared here.
 var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'
 
-resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+resource account 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' = {
   name: name
   location: location
   tags: tags
@@ -46,7 +46,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
   }
 }
 
-resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2025-10-15' = {
   parent: account
   name: definitions.cosmos.databaseName
   properties: {
@@ -57,7 +57,7 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15
   }
 }
 
-resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = [for container in definitions.cosmos.containers: {
+resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-10-15' = [for container in definitions.cosmos.containers: {
   parent: database
   name: container.name
   properties: {
@@ -78,7 +78,7 @@ resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containe
   }
 }]
 
-resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2025-10-15' = {
   parent: account
   name: guid(account.id, principalId, dataContributorRoleId)
   properties: {
