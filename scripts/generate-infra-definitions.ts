@@ -10,6 +10,7 @@ import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/schema.js';
 import {
   DUPLICATE_DETECTION_WINDOW,
   MAX_DELIVERY_COUNT,
+  SUBSCRIPTION_MESSAGE_TTL,
   WEB_PUBSUB_HUB,
   serviceBusQueues,
   serviceBusTopics,
@@ -80,7 +81,13 @@ export interface QueueInfra {
 export interface SubscriptionInfra {
   name: string;
   requiresSession: boolean;
+}
+
+/** Entity settings every subscription of a topic shares; on the topic, so the JSON has them with no subscription. */
+export interface SubscriptionSettingsInfra {
   maxDeliveryCount: number;
+  /** ISO 8601. */
+  defaultMessageTimeToLive: string;
   deadLetteringOnMessageExpiration: boolean;
 }
 
@@ -88,6 +95,7 @@ export interface TopicInfra {
   name: string;
   requiresDuplicateDetection: boolean;
   duplicateDetectionHistoryTimeWindow: string;
+  subscriptionSettings: SubscriptionSettingsInfra;
   subscriptions: SubscriptionInfra[];
 }
 
@@ -114,8 +122,18 @@ export function buildInfraDefinitions(): InfraDefinitions {
         'Update scripts/generate-infra-definitions.ts.',
     );
 
-  // Dead-lettering expired messages keeps the "nothing is dropped silently" rule for every entity.
-  const deadLetteringOnMessageExpiration = true;
+  // Queues never expire messages (no defaultMessageTimeToLive), so dead-lettering on expiration only keeps the
+  // "nothing is dropped silently" rule should one ever be given a time to live.
+  const queueDeadLetteringOnMessageExpiration = true;
+  // Subscriptions drop what expires. A dead-letter queue never expires and counts toward the topic's size quota
+  // like the subscription itself, so dead-lettering would turn the bounded backlog of a subscription whose consumer
+  // stopped into an unbounded one, until the full topic refuses the chat turn's own sends. A message a consumer
+  // failed on still dead-letters after MAX_DELIVERY_COUNT deliveries, with its reason.
+  const subscriptionSettings: SubscriptionSettingsInfra = {
+    maxDeliveryCount: MAX_DELIVERY_COUNT,
+    defaultMessageTimeToLive: SUBSCRIPTION_MESSAGE_TTL,
+    deadLetteringOnMessageExpiration: false,
+  };
   return {
     $comment: `Generated from shared/resources.ts, shared/cosmos/schema.ts and shared/config.ts. Do not edit: run \`${GENERATE_COMMAND}\`.`,
     cosmos: {
@@ -133,17 +151,16 @@ export function buildInfraDefinitions(): InfraDefinitions {
         requiresDuplicateDetection: true,
         duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
         maxDeliveryCount: MAX_DELIVERY_COUNT,
-        deadLetteringOnMessageExpiration,
+        deadLetteringOnMessageExpiration: queueDeadLetteringOnMessageExpiration,
       })),
       topics: serviceBusTopics.map((topic) => ({
         name: topic.name,
         requiresDuplicateDetection: true,
         duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
+        subscriptionSettings: { ...subscriptionSettings },
         subscriptions: topic.subscriptions.map((subscription) => ({
           name: subscription.name,
           requiresSession: subscription.requiresSession,
-          maxDeliveryCount: MAX_DELIVERY_COUNT,
-          deadLetteringOnMessageExpiration,
         })),
       })),
     },

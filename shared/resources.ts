@@ -6,8 +6,23 @@ export const USER_MESSAGES_QUEUE = 'user-messages';
 
 /** Service Bus topic on which a committed turn is announced; each consumer has its own subscription. */
 export const MESSAGE_COMPLETED_TOPIC = 'message-completed';
+/**
+ * The subscriptions of the history and memory workers. They are declared in `serviceBusTopics` together with
+ * their consumers: a subscription nobody receives from keeps every message until it expires, and a full topic
+ * refuses the sends of the chat turn itself.
+ */
 export const HISTORY_SUBSCRIPTION = 'history';
 export const MEMORY_SUBSCRIPTION = 'memory';
+
+/**
+ * How long a message waits in a topic subscription before Service Bus drops it (ISO 8601). Long enough to outlast
+ * a consumer's outage over a long weekend and its fix; short enough that a subscription whose consumer is gone holds
+ * at most a week of events, which bounds its share of the topic's size quota (1 GB by default: a week of some
+ * 100,000 turns a day at about 1 KB an event). Expired messages are not dead-lettered (see
+ * scripts/generate-infra-definitions.ts). Queues keep Service Bus's default, no expiry: each is declared with its
+ * consumer, and a user's message answered late is better than one that vanished.
+ */
+export const SUBSCRIPTION_MESSAGE_TTL = 'P7D';
 
 /** Max deliveries before Service Bus dead-letters a message (the entity setting in infra/ and locally). */
 export const MAX_DELIVERY_COUNT = 10;
@@ -39,12 +54,7 @@ export const serviceBusQueues: readonly QueueDefinition[] = [
   { name: USER_MESSAGES_QUEUE, requiresSession: true },
 ];
 
+/** Publishing to a topic without subscriptions succeeds and the message is dropped, in Azure and locally. */
 export const serviceBusTopics: readonly TopicDefinition[] = [
-  {
-    name: MESSAGE_COMPLETED_TOPIC,
-    subscriptions: [
-      { name: HISTORY_SUBSCRIPTION, requiresSession: true },
-      { name: MEMORY_SUBSCRIPTION, requiresSession: true },
-    ],
-  },
+  { name: MESSAGE_COMPLETED_TOPIC, subscriptions: [] },
 ];

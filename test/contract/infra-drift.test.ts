@@ -12,7 +12,13 @@ import {
   type InfraDefinitions,
 } from '../../scripts/generate-infra-definitions.js';
 import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/schema.js';
-import { serviceBusQueues, serviceBusTopics, WEB_PUBSUB_HUB } from '../../shared/resources.js';
+import {
+  MAX_DELIVERY_COUNT,
+  serviceBusQueues,
+  serviceBusTopics,
+  SUBSCRIPTION_MESSAGE_TTL,
+  WEB_PUBSUB_HUB,
+} from '../../shared/resources.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const infraDir = path.join(repoRoot, 'infra');
@@ -278,6 +284,12 @@ describe('infra/generated/definitions.json', () => {
         t.subscriptions.map((s) => [s.name, s.requiresSession]),
       ]),
     ).toEqual(serviceBusTopics.map((t) => [t.name, t.subscriptions.map((s) => [s.name, s.requiresSession])]));
+    for (const topic of committed.serviceBus.topics)
+      expect(topic.subscriptionSettings, topic.name).toEqual({
+        maxDeliveryCount: MAX_DELIVERY_COUNT,
+        defaultMessageTimeToLive: SUBSCRIPTION_MESSAGE_TTL,
+        deadLetteringOnMessageExpiration: false,
+      });
     expect(committed.webPubSub.hub).toBe(WEB_PUBSUB_HUB);
   });
 
@@ -373,6 +385,21 @@ describe('infra templates', () => {
         .map((name) => `${relative(template.file)} sets ${name}: ${settingsNotInAzure[name]}`),
     );
     expect(found).toEqual([]);
+  });
+
+  it('give every topic subscription the time to live and dead-letter settings of the definitions', () => {
+    const topicTemplate = loadTemplate(path.join(infraDir, 'modules', 'service-bus-topic.bicep'));
+    const subscription = resourceDeclarations(topicTemplate).find(
+      (d) => d.type === 'Microsoft.ServiceBus/namespaces/topics/subscriptions',
+    );
+    for (const setting of [
+      'maxDeliveryCount',
+      'defaultMessageTimeToLive',
+      'deadLetteringOnMessageExpiration',
+    ])
+      expect(subscription?.body, setting).toMatch(
+        new RegExp(`\\b${setting}:\\s*topic\\.subscriptionSettings\\.${setting}\\b`),
+      );
   });
 
   it('run the function app on Flex Consumption with the Node runtime', () => {
