@@ -474,8 +474,8 @@ describe('infra templates', () => {
       'Storage Blob Data Owner': 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
       'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
       'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
-      'Azure Service Bus Data Sender': '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39',
-      'Azure Service Bus Data Receiver': '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0',
+      // Sends, receives and lets the scale controller read message counts (service-bus.bicep says why).
+      'Azure Service Bus Data Owner': '090c5cfd-751d-490a-894a-3ce6f1109419',
       'Web PubSub Service Owner': '12cf5a90-567b-43ae-8102-96cf46c7d9b4',
       'Cognitive Services OpenAI User': '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd',
       'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
