@@ -40,6 +40,14 @@ param functionInstanceMemoryMB int = 2048
 @description('Most instances the function app scales out to.')
 param functionMaximumInstanceCount int = 100
 
+// 100, not the platform's 16 at 2,048 MB: most HTTP invocations are SSE streams that wait on I/O for minutes, and
+// 100 matches the Service Bus sessions one instance serves (host.json maxConcurrentSessions). An instance's Node
+// event loop and memory carry that many idle streams with room to spare; lower it if handlers become CPU-bound.
+@minValue(1)
+@maxValue(1000)
+@description('HTTP requests (SSE streams included) one function app instance serves at once before another is added.')
+param functionHttpPerInstanceConcurrency int = 100
+
 @description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
 param existingOpenAiEndpoint string = ''
 
@@ -199,7 +207,8 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
   }
 }
 
-var openAiEndpoint = createOpenAi ? openAi.outputs.endpoint : existingOpenAiEndpoint
+// The module exists only when createOpenAi; `!` states it (without it Bicep warns that the output may be null).
+var openAiEndpoint = createOpenAi ? openAi!.outputs.endpoint : existingOpenAiEndpoint
 
 module functionApp './modules/function-app.bicep' = {
   name: 'function-app'
@@ -225,6 +234,7 @@ module functionApp './modules/function-app.bicep' = {
     llmTimeoutMs: llmTimeoutMs
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: functionMaximumInstanceCount
+    httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
     corsAllowedOrigins: corsAllowedOrigins
     authClientId: authClientId
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId

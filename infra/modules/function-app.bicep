@@ -36,6 +36,11 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
+@minValue(1)
+@maxValue(1000)
+@description('HTTP requests one instance serves at once before Flex Consumption adds an instance.')
+param httpPerInstanceConcurrency int = 100
+
 param corsAllowedOrigins array = []
 
 @description('Entra ID app registration that signs users in; empty = App Service authentication off.')
@@ -104,6 +109,15 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         instanceMemoryMB: instanceMemoryMB
         maximumInstanceCount: maximumInstanceCount
+        triggers: {
+          http: {
+            // The platform default follows instance memory (16 at 2,048 MB) and suits CPU-bound handlers. Here an
+            // open SSE stream holds its invocation for its whole life (up to SSE_IDLE_TIMEOUT_MS, 120 s, and longer
+            // while a turn streams) while the Node worker only waits on I/O; at 16 a few hundred readers would
+            // scale out to dozens of idle instances, each billed for its memory.
+            perInstanceConcurrency: httpPerInstanceConcurrency
+          }
+        }
       }
       // Flex Consumption takes the language from here; FUNCTIONS_WORKER_RUNTIME is not an app setting on this plan.
       runtime: {
