@@ -85,13 +85,24 @@ param llmMaxRetries int = 3
 @description('Timeout of one LLM request, in milliseconds.')
 param llmTimeoutMs int = 60000
 
-@description('Client (application) id of the Microsoft Entra ID app registration that signs users in. Empty = App Service authentication stays off.')
-param authClientId string = ''
+// Required, with no default: an app without an audience to check tokens against cannot identify anyone, and
+// shared/config.ts stops it at start-up. azd asks for it when AUTH_CLIENT_ID is not set (main.parameters.json).
+@minLength(36)
+@maxLength(36)
+@description('Client (application) id, a GUID, of the Microsoft Entra ID app registration that stands for this API: callers present tokens issued for it. Create one with `az ad app create --display-name memory-chat-api --sign-in-audience AzureADMyOrg --query appId -o tsv`, give it the identifier URI api://<appId> with `az ad app update --id <appId> --identifier-uris api://<appId>`, then `azd env set AUTH_CLIENT_ID <appId>`.')
+param authClientId string
+
+@allowed([
+  'app-service'
+  'entra'
+])
+@description('Who validates callers\' Entra ID tokens: "app-service" = App Service authentication (Easy Auth) validates them and hands the app the principal headers (AUTH_MODE=app-service); "entra" = App Service authentication off, the app validates bearer tokens itself (AUTH_MODE=entra).')
+param authMode string = 'app-service'
 
 @description('Tenant of that app registration; empty = the tenant of this deployment.')
 param authTenantId string = ''
 
-@description('Token audiences accepted besides the client id and api://<client id>.')
+@description('Token audiences accepted besides the client id and api://<client id> (no commas in a value).')
 param authAllowedAudiences array = []
 
 @description('Browser origins allowed to call the API (the web client), e.g. https://chat.example.com.')
@@ -237,6 +248,7 @@ module functionApp './modules/function-app.bicep' = {
     httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
     corsAllowedOrigins: corsAllowedOrigins
     authClientId: authClientId
+    authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
   }

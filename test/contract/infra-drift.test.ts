@@ -11,6 +11,7 @@ import {
   GENERATE_COMMAND,
   type InfraDefinitions,
 } from '../../scripts/generate-infra-definitions.js';
+import { loadConfig } from '../../shared/config.js';
 import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/schema.js';
 import {
   MAX_DELIVERY_COUNT,
@@ -375,6 +376,56 @@ describe('infra templates', () => {
     expect(values.get('APP_ENV')).toBe("'azure'");
     expect(values.get('LLM_PROVIDER')).toBe("'azure-openai'");
     expect(values.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')).toContain('Authorization=AAD');
+  });
+
+  it('give the app AUTH_* settings that shared/config.ts accepts for every auth mode the template allows', () => {
+    const functionApp = loadTemplate(functionAppTemplate);
+    const block = propertyBlock(functionApp.text, 'appSettings') ?? '';
+    const values = new Map(
+      [...block.matchAll(/\bname:\s*'([^']+)'\s*value:\s*([^\n]+?)\s*$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    // What the template writes, as expressions of its parameters; the values below follow them.
+    expect(values.get('AUTH_MODE')).toBe('authMode');
+    expect(values.get('AUTH_ENTRA_TENANT_ID')).toBe('authTenantId');
+    expect(values.get('AUTH_ENTRA_AUDIENCE')).toBe("join(audiences, ',')");
+    expect(functionApp.text).toMatch(
+      /^var audiences = union\(\s*\[\s*authClientId\s+'api:\/\/\$\{authClientId\}'\s*\],\s*authAllowedAudiences\s*\)/m,
+    );
+    expect(functionApp.text).toMatch(
+      /^@minLength\(36\)\s*@maxLength\(36\)\s*(@description\([^\n]*\)\s*)?param authClientId string$/m,
+    );
+    // App Service authentication is on exactly in app-service mode, which is what sets WEBSITE_AUTH_ENABLED.
+    expect(functionApp.text).toMatch(/^var appServiceAuthentication = authMode == 'app-service'$/m);
+    const authSettings = resourceDeclarations(functionApp).find(
+      (d) => d.type === 'Microsoft.Web/sites/config',
+    );
+    expect(authSettings?.body).toMatch(/platform:\s*\{\s*enabled:\s*appServiceAuthentication\s*\}/);
+
+    const allowed = /@allowed\(\[([^\]]*)\]\)\s*(?:@description\([^\n]*\)\s*)?param authMode string/.exec(
+      functionApp.text,
+    );
+    const modes = [...(allowed?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+    expect(modes.length).toBeGreaterThan(0);
+    const clientId = '0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b2c';
+    for (const mode of modes) {
+      const env = {
+        APP_ENV: 'azure',
+        AZURE_CLIENT_ID: '5d3e2f1a-0b9c-4d8e-a7f6-e5d4c3b2a190',
+        COSMOS_ENDPOINT: 'https://cosmos-x.documents.azure.com:443/',
+        ServiceBusConnection__fullyQualifiedNamespace: 'sb-x.servicebus.windows.net',
+        WEBPUBSUB_ENDPOINT: 'https://wps-x.webpubsub.azure.com',
+        LLM_PROVIDER: 'azure-openai',
+        AZURE_OPENAI_ENDPOINT: 'https://oai-x.openai.azure.com/',
+        AZURE_OPENAI_CHAT_DEPLOYMENT: 'chat',
+        AZURE_OPENAI_EMBEDDING_DEPLOYMENT: 'embedding',
+        AUTH_MODE: mode,
+        AUTH_ENTRA_TENANT_ID: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+        AUTH_ENTRA_AUDIENCE: [clientId, `api://${clientId}`].join(','),
+        // App Service sets it when its authentication is on.
+        ...(mode === 'app-service' ? { WEBSITE_AUTH_ENABLED: 'True' } : {}),
+      };
+      expect(() => loadConfig(env), `AUTH_MODE=${mode}`).not.toThrow();
+    }
   });
 
   it('never mention the settings the code keeps out of Azure', () => {
