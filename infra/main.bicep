@@ -62,22 +62,53 @@ param openAiLocation string = ''
 @description('Deployment type of both model deployments.')
 param openAiDeploymentSku string = 'GlobalStandard'
 
-param chatModelName string = 'gpt-4o-mini'
-param chatModelVersion string = '2024-07-18'
-param chatDeploymentName string = 'gpt-4o-mini'
+// Chat model: gpt-5.4-mini 2026-03-17, generally available on GlobalStandard, with Chat Completions, streaming and
+// tool calling, and not retiring before 2027-09 (gpt-4o-mini takes no new deployments; gpt-4.1-mini and gpt-5-mini
+// retire earlier). It is a reasoning model: the app sends max_completion_tokens, never max_tokens or temperature.
+// A subscription at the lowest Azure OpenAI quota tier may get no quota for it: pick gpt-5-mini 2025-08-07 then.
+@minLength(1)
+@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiDeploymentSku in the Azure OpenAI region.')
+param chatModelName string = 'gpt-5.4-mini'
+
+@minLength(1)
+@description('Version of the chat model (azd: AZURE_OPENAI_CHAT_MODEL_VERSION).')
+param chatModelVersion string = '2026-03-17'
+
+@minLength(1)
+@description('Name of the chat deployment the app calls (AZURE_OPENAI_CHAT_DEPLOYMENT); default: the model name.')
+param chatDeploymentName string = chatModelName
 
 @description('Chat deployment capacity, in thousands of tokens per minute.')
 param chatDeploymentCapacity int = 30
 
+@minLength(1)
+@description('Embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL).')
 param embeddingModelName string = 'text-embedding-3-small'
+
+@minLength(1)
+@description('Version of the embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL_VERSION).')
 param embeddingModelVersion string = '1'
-param embeddingDeploymentName string = 'text-embedding-3-small'
+
+@minLength(1)
+@description('Name of the embedding deployment the app calls (AZURE_OPENAI_EMBEDDING_DEPLOYMENT); default: the model name.')
+param embeddingDeploymentName string = embeddingModelName
 
 @description('Embedding deployment capacity, in thousands of tokens per minute.')
 param embeddingDeploymentCapacity int = 30
 
-@description('Azure OpenAI data-plane API version the app calls.')
-param azureOpenAiApiVersion string = '2024-10-21'
+// Fixed when the Cosmos DB containers are created: their vector policies cannot change later (a new value needs new
+// containers). 1536 is text-embedding-3-small's full length; 4096 is the most a quantizedFlat or diskANN index takes.
+@minValue(1)
+@maxValue(4096)
+@description('Length of the embedding vectors (azd: LLM_EMBEDDING_DIMENSIONS): the Cosmos DB vector policies and the app (LLM_EMBEDDING_DIMENSIONS) use it. The embedding model must produce vectors of this length.')
+param embeddingDimensions int = 1536
+
+// The AzureOpenAI client calls /openai/deployments/{deployment}/...?api-version=. GPT-5-series models need
+// 2025-04-01-preview or later there: the newest dated version, and the last one before the v1 API (/openai/v1/),
+// which needs no api-version.
+@minLength(1)
+@description('Azure OpenAI data-plane API version the app calls (AZURE_OPENAI_API_VERSION).')
+param azureOpenAiApiVersion string = '2025-04-01-preview'
 
 @description('Retries of an LLM call on 429/5xx.')
 param llmMaxRetries int = 3
@@ -241,6 +272,7 @@ module functionApp './modules/function-app.bicep' = {
     azureOpenAiApiVersion: azureOpenAiApiVersion
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
+    embeddingDimensions: embeddingDimensions
     llmMaxRetries: llmMaxRetries
     llmTimeoutMs: llmTimeoutMs
     instanceMemoryMB: functionInstanceMemoryMB

@@ -116,6 +116,11 @@ const appSettings: SettingSpec[] = [
     sample: '',
   },
   {
+    name: 'LLM_EMBEDDING_DIMENSIONS',
+    help: 'Length of the embedding vectors the app asks for and stores; the Cosmos DB vector policies were created with it.',
+    sample: '1536',
+  },
+  {
     name: 'LLM_MAX_RETRIES',
     help: 'Retries of an LLM call on 429/5xx (retry-after is honoured).',
     sample: '3',
@@ -263,6 +268,7 @@ const rawSettings = z.object({
   LLM_API_KEY: optionalText,
   LLM_CHAT_MODEL: optionalText,
   LLM_EMBEDDING_MODEL: optionalText,
+  LLM_EMBEDDING_DIMENSIONS: positiveInt(1536),
   LLM_MAX_RETRIES: positiveInt(3),
   LLM_TIMEOUT_MS: positiveInt(60_000),
   OFFLINE_MODEL_TTFT_MS: positiveInt(200),

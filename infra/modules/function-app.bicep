@@ -22,6 +22,9 @@ param azureOpenAiEndpoint string
 param azureOpenAiApiVersion string
 param chatDeploymentName string
 param embeddingDeploymentName string
+
+@description('Length of the embedding vectors, as the Cosmos DB vector policies were created with it.')
+param embeddingDimensions int
 param llmMaxRetries int
 param llmTimeoutMs int
 
@@ -211,6 +214,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AZURE_OPENAI_EMBEDDING_DEPLOYMENT'
           value: embeddingDeploymentName
+        }
+        {
+          name: 'LLM_EMBEDDING_DIMENSIONS'
+          value: string(embeddingDimensions)
         }
         {
           name: 'LLM_MAX_RETRIES'
