@@ -183,6 +183,36 @@ resource bus 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     ]);
   });
 
+  it('checks the literal arguments of union() and concat(), without requiring what another argument may add', () => {
+    const template = `
+param ttl int
+resource container 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-10-15' = {
+  name: 'messages'
+  properties: {
+    resource: union(
+      {
+        id: 'messages'
+        indexingPolicy: {
+          excludedPaths: concat([
+            {
+              paths: '/x/*'
+            }
+          ], [])
+        }
+      },
+      ttl < 0 ? {} : {
+        defaultTtll: ttl
+      }
+    )
+  }
+}
+`;
+    expect(check(template)).toEqual([
+      "snippet.bicep:12 properties.resource.indexingPolicy.excludedPaths[0].paths is not a property of ExcludedPath (did you mean 'path'?)",
+      "snippet.bicep:18 properties.resource.defaultTtll is not a property of SqlContainerResourceOrSqlContainerGetPropertiesResource (did you mean 'defaultTtl'?)",
+    ]);
+  });
+
   it('checks only the top-level names of an existing resource', () => {
     const template = `
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {

@@ -243,6 +243,11 @@ interface Context {
   problems: SchemaProblem[];
   /** Object types being checked, to stop on a recursive definition (none of the vendored ones recurse on values). */
   depth: number;
+  /**
+   * Inside an argument of union(): the object is only part of the value (union merges objects deeply), so a missing
+   * property may come from another argument. Unknown names and wrong values are still wrong.
+   */
+  partial: boolean;
 }
 
 function report(context: Context, node: Node, propertyPath: string, message: string): void {
@@ -298,6 +303,7 @@ function checkValue(context: Context, raw: Node, typeRef: TypeRef, propertyPath:
     }
     return;
   }
+  if (node.type === 'call_expression') return checkCall(context, node, typeRef, propertyPath);
   if (node.type === 'null' || !isLiteral(node)) return;
   const type = context.types.resolve(typeRef);
   switch (type.$type) {
@@ -306,7 +312,7 @@ function checkValue(context: Context, raw: Node, typeRef: TypeRef, propertyPath:
     case 'ObjectType':
     case 'DiscriminatedObjectType':
       if (node.type !== 'object') return mismatch(context, node, propertyPath, `an object (${type.name})`);
-      return checkObject(context, node, type, propertyPath, { checkRequired: true });
+      return checkObject(context, node, type, propertyPath, { checkRequired: !context.partial });
     case 'ArrayType':
       if (node.type === 'for_statement') {
         const body = node.childForFieldName('body');
@@ -352,6 +358,28 @@ function checkValue(context: Context, raw: Node, typeRef: TypeRef, propertyPath:
       return;
     default:
       return;
+  }
+}
+
+/**
+ * union(a, b, ...) and concat(a, b, ...) build their value from their arguments, so each literal argument must fit
+ * the type on its own (as part of an object for union, as items of the array for concat). Any other call is skipped.
+ */
+function checkCall(context: Context, node: Node, typeRef: TypeRef, propertyPath: string): void {
+  const name = node.childForFieldName('function')?.text;
+  const args =
+    node.childForFieldName('arguments')?.namedChildren.filter((arg) => arg.type !== 'comment') ?? [];
+  if (name === 'concat') {
+    for (const arg of args) checkValue(context, arg, typeRef, propertyPath);
+    return;
+  }
+  if (name !== 'union') return;
+  const partial = context.partial;
+  context.partial = true;
+  try {
+    for (const arg of args) checkValue(context, arg, typeRef, propertyPath);
+  } finally {
+    context.partial = partial;
   }
 }
 
@@ -601,7 +629,7 @@ export function checkBicep(file: string, text: string, index: TypeIndex): Schema
     }
     const body = definition.body;
     if (!resource.body || (body.$type !== 'ObjectType' && body.$type !== 'DiscriminatedObjectType')) continue;
-    const context: Context = { ...base, types: definition.file, problems, depth: 0 };
+    const context: Context = { ...base, types: definition.file, problems, depth: 0, partial: false };
     checkObject(context, resource.body, body, '', {
       checkRequired: !resource.existing,
       keysOnly: resource.existing,
