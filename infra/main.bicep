@@ -203,6 +203,7 @@ module cosmos './modules/cosmos-db.bicep' = {
     location: location
     tags: tags
     principalId: identity.outputs.principalId
+    embeddingDimensions: embeddingDimensions
   }
 }
 

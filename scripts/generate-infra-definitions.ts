@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { settingSpecs } from '../shared/config.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/schema.js';
+import { COSMOS_DATABASE, cosmosContainers, type ContainerSpec } from '../shared/cosmos/schema.js';
 import {
   DUPLICATE_DETECTION_WINDOW,
   MAX_DELIVERY_COUNT,
@@ -62,11 +62,23 @@ export const infraOnlyAppSettings: Readonly<Record<string, string>> = {
     'Makes the host authenticate to Application Insights with the managed identity (local auth is disabled there).',
 };
 
+/**
+ * One container, in the one shape every entry shares (null or [] where a container has none), so that Bicep reads
+ * the same properties of each. Vector lengths are not here: infra's embeddingDimensions parameter adds them.
+ */
 export interface CosmosContainerInfra {
   name: string;
-  partitionKeyPath: string;
-  /** Seconds; -1 = on, items opt in with `ttl`; null = time to live off. Every entry has the key so Bicep sees one shape. */
+  /** As Azure takes it: Hash for one path, MultiHash (hierarchical) for two or three. */
+  partitionKey: { paths: string[]; kind: 'Hash' | 'MultiHash'; version: 2 };
+  /** Seconds; -1 = on, items opt in with `ttl`; null = time to live off. */
   defaultTtl: number | null;
+  vectorEmbeddings: { path: string; dataType: string; distanceFunction: string }[];
+  vectorIndexes: { path: string; type: string }[];
+  fullTextPaths: { path: string; language: string }[];
+  /** One per full-text path: FullTextScore and FullTextContains use the index, not a scan. */
+  fullTextIndexes: { path: string }[];
+  /** Vector paths leave the range index: indexing every number of an embedding would only cost RUs. */
+  excludedPaths: { path: string }[];
 }
 
 export interface QueueInfra {
@@ -138,11 +150,7 @@ export function buildInfraDefinitions(): InfraDefinitions {
     $comment: `Generated from shared/resources.ts, shared/cosmos/schema.ts and shared/config.ts. Do not edit: run \`${GENERATE_COMMAND}\`.`,
     cosmos: {
       databaseName: COSMOS_DATABASE,
-      containers: cosmosContainers.map((container) => ({
-        name: container.id,
-        partitionKeyPath: container.partitionKey,
-        defaultTtl: container.defaultTtlSeconds ?? null,
-      })),
+      containers: cosmosContainers.map(containerInfra),
     },
     serviceBus: {
       queues: serviceBusQueues.map((queue) => ({
@@ -170,6 +178,27 @@ export function buildInfraDefinitions(): InfraDefinitions {
       infraOnlyAppSettings: { ...infraOnlyAppSettings },
       settingsNotInAzure: { ...settingsNotInAzure },
     },
+  };
+}
+
+/** Pure: a container's entry. Throws when the spec is one Azure would refuse, naming the container. */
+export function containerInfra(container: ContainerSpec): CosmosContainerInfra {
+  const problem = (text: string) => new Error(`shared/cosmos/schema.ts container '${container.id}': ${text}`);
+  const paths = [...container.partitionKeyPaths];
+  if (paths.length < 1 || paths.length > 3) throw problem('a partition key has one to three paths');
+  const vectorPaths = (container.vectorEmbeddings ?? []).map((v) => v.path);
+  for (const index of container.vectorIndexes ?? [])
+    if (!vectorPaths.includes(index.path))
+      throw problem(`vector index ${index.path} has no vector embedding`);
+  return {
+    name: container.id,
+    partitionKey: { paths, kind: paths.length === 1 ? 'Hash' : 'MultiHash', version: 2 },
+    defaultTtl: container.defaultTtlSeconds ?? null,
+    vectorEmbeddings: (container.vectorEmbeddings ?? []).map((v) => ({ ...v })),
+    vectorIndexes: (container.vectorIndexes ?? []).map((v) => ({ ...v })),
+    fullTextPaths: (container.fullTextPaths ?? []).map((f) => ({ ...f })),
+    fullTextIndexes: (container.fullTextPaths ?? []).map((f) => ({ path: f.path })),
+    excludedPaths: vectorPaths.map((path) => ({ path: `${path}/*` })),
   };
 }
 

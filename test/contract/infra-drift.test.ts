@@ -273,9 +273,26 @@ describe('infra/generated/definitions.json', () => {
 
   it('declares the database, containers, queues, topics, subscriptions and hub of shared/', () => {
     expect(committed.cosmos.databaseName).toBe(COSMOS_DATABASE);
-    expect(committed.cosmos.containers.map((c) => [c.name, c.partitionKeyPath, c.defaultTtl])).toEqual(
-      cosmosContainers.map((c) => [c.id, c.partitionKey, c.defaultTtlSeconds ?? null]),
+    expect(committed.cosmos.containers.map((c) => [c.name, c.partitionKey.paths, c.defaultTtl])).toEqual(
+      cosmosContainers.map((c) => [c.id, c.partitionKeyPaths, c.defaultTtlSeconds ?? null]),
     );
+    for (const [i, spec] of cosmosContainers.entries()) {
+      const entry = committed.cosmos.containers[i]!;
+      expect(entry.partitionKey.kind, spec.id).toBe(
+        spec.partitionKeyPaths.length === 1 ? 'Hash' : 'MultiHash',
+      );
+      expect(entry.vectorEmbeddings, spec.id).toEqual(spec.vectorEmbeddings ?? []);
+      expect(entry.vectorIndexes, spec.id).toEqual(spec.vectorIndexes ?? []);
+      expect(entry.fullTextPaths, spec.id).toEqual(spec.fullTextPaths ?? []);
+      expect(
+        entry.fullTextIndexes.map((index) => index.path),
+        spec.id,
+      ).toEqual(entry.fullTextPaths.map((p) => p.path));
+      expect(
+        entry.excludedPaths.map((excluded) => excluded.path),
+        spec.id,
+      ).toEqual(entry.vectorEmbeddings.map((vector) => `${vector.path}/*`));
+    }
     expect(committed.serviceBus.queues.map((q) => [q.name, q.requiresSession])).toEqual(
       serviceBusQueues.map((q) => [q.name, q.requiresSession]),
     );
@@ -451,6 +468,33 @@ describe('infra templates', () => {
       expect(subscription?.body, setting).toMatch(
         new RegExp(`\\b${setting}:\\s*topic\\.subscriptionSettings\\.${setting}\\b`),
       );
+  });
+
+  it('create each Cosmos DB container with the key, vector and full-text policies of the definitions', () => {
+    const cosmos = loadTemplate(path.join(infraDir, 'modules', 'cosmos-db.bicep'));
+    const containers = resourceDeclarations(cosmos).find(
+      (d) => d.type === 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers',
+    );
+    const body = containers?.body ?? '';
+    for (const rule of [
+      /\bpartitionKey:\s*container\.partitionKey\b/,
+      /\bvectorIndexes:\s*container\.vectorIndexes\b/,
+      /\bfullTextIndexes:\s*container\.fullTextIndexes\b/,
+      /\bcontainer\.excludedPaths\b/,
+      /\bvectorEmbeddingPolicy:\s*\{\s*vectorEmbeddings:\s*map\(container\.vectorEmbeddings,/,
+      /\bdimensions:\s*embeddingDimensions\b/,
+      /\bfullTextPolicy:\s*\{[^}]*\bfullTextPaths:\s*container\.fullTextPaths\b/,
+    ])
+      expect(body, String(rule)).toMatch(rule);
+    // One vector length for the containers and the app, from the one main.bicep parameter.
+    const main = loadTemplate(mainTemplate);
+    for (const module of ['cosmos', 'functionApp'])
+      expect(moduleCalls(main).find((call) => call.symbol === module)?.body, module).toMatch(
+        /^\s*embeddingDimensions:\s*embeddingDimensions$/m,
+      );
+    expect(propertyBlock(loadTemplate(functionAppTemplate).text, 'appSettings')).toMatch(
+      /name:\s*'LLM_EMBEDDING_DIMENSIONS'\s*value:\s*string\(embeddingDimensions\)/,
+    );
   });
 
   it('run the function app on Flex Consumption with the Node runtime', () => {
