@@ -1,6 +1,6 @@
 // Entry point of `azd up`: one resource group holding everything the chat backend needs, every service reached
 // by one user-assigned managed identity (no keys). Queue, topic, container, hub and app setting names come from
-// generated/definitions.json, which scripts/generate-infra-definitions.ts writes from the code.
+// generated/definitions.json, which scripts/generate-definitions.ts writes from the code.
 targetScope = 'subscription'
 
 @minLength(1)
@@ -40,6 +40,14 @@ param functionInstanceMemoryMB int = 2048
 @description('Most instances the function app scales out to.')
 param functionMaximumInstanceCount int = 100
 
+// 100, not the platform's 16 at 2,048 MB: most HTTP invocations are SSE streams that wait on I/O for minutes, and
+// 100 matches the Service Bus sessions one instance serves (host.json maxConcurrentSessions). An instance's Node
+// event loop and memory carry that many idle streams with room to spare; lower it if handlers become CPU-bound.
+@minValue(1)
+@maxValue(1000)
+@description('HTTP requests (SSE streams included) one function app instance serves at once before another is added.')
+param functionHttpPerInstanceConcurrency int = 100
+
 @description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
 param existingOpenAiEndpoint string = ''
 
@@ -54,22 +62,53 @@ param openAiLocation string = ''
 @description('Deployment type of both model deployments.')
 param openAiDeploymentSku string = 'GlobalStandard'
 
-param chatModelName string = 'gpt-4o-mini'
-param chatModelVersion string = '2024-07-18'
-param chatDeploymentName string = 'gpt-4o-mini'
+// Chat model: gpt-5.4-mini 2026-03-17, generally available on GlobalStandard, with Chat Completions, streaming and
+// tool calling, and not retiring before 2027-09 (gpt-4o-mini takes no new deployments; gpt-4.1-mini and gpt-5-mini
+// retire earlier). It is a reasoning model: the app sends max_completion_tokens, never max_tokens or temperature.
+// A subscription at the lowest Azure OpenAI quota tier may get no quota for it: pick gpt-5-mini 2025-08-07 then.
+@minLength(1)
+@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiDeploymentSku in the Azure OpenAI region.')
+param chatModelName string = 'gpt-5.4-mini'
+
+@minLength(1)
+@description('Version of the chat model (azd: AZURE_OPENAI_CHAT_MODEL_VERSION).')
+param chatModelVersion string = '2026-03-17'
+
+@minLength(1)
+@description('Name of the chat deployment the app calls (AZURE_OPENAI_CHAT_DEPLOYMENT); default: the model name.')
+param chatDeploymentName string = chatModelName
 
 @description('Chat deployment capacity, in thousands of tokens per minute.')
 param chatDeploymentCapacity int = 30
 
+@minLength(1)
+@description('Embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL).')
 param embeddingModelName string = 'text-embedding-3-small'
+
+@minLength(1)
+@description('Version of the embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL_VERSION).')
 param embeddingModelVersion string = '1'
-param embeddingDeploymentName string = 'text-embedding-3-small'
+
+@minLength(1)
+@description('Name of the embedding deployment the app calls (AZURE_OPENAI_EMBEDDING_DEPLOYMENT); default: the model name.')
+param embeddingDeploymentName string = embeddingModelName
 
 @description('Embedding deployment capacity, in thousands of tokens per minute.')
 param embeddingDeploymentCapacity int = 30
 
-@description('Azure OpenAI data-plane API version the app calls.')
-param azureOpenAiApiVersion string = '2024-10-21'
+// Fixed when the Cosmos DB containers are created: their vector policies cannot change later (a new value needs new
+// containers). 1536 is text-embedding-3-small's full length; 4096 is the most a quantizedFlat or diskANN index takes.
+@minValue(1)
+@maxValue(4096)
+@description('Length of the embedding vectors (azd: LLM_EMBEDDING_DIMENSIONS): the Cosmos DB vector policies and the app (LLM_EMBEDDING_DIMENSIONS) use it. The embedding model must produce vectors of this length.')
+param embeddingDimensions int = 1536
+
+// The AzureOpenAI client calls /openai/deployments/{deployment}/...?api-version=. GPT-5-series models need
+// 2025-04-01-preview or later there: the newest dated version, and the last one before the v1 API (/openai/v1/),
+// which needs no api-version.
+@minLength(1)
+@description('Azure OpenAI data-plane API version the app calls (AZURE_OPENAI_API_VERSION).')
+param azureOpenAiApiVersion string = '2025-04-01-preview'
 
 @description('Retries of an LLM call on 429/5xx.')
 param llmMaxRetries int = 3
@@ -77,13 +116,24 @@ param llmMaxRetries int = 3
 @description('Timeout of one LLM request, in milliseconds.')
 param llmTimeoutMs int = 60000
 
-@description('Client (application) id of the Microsoft Entra ID app registration that signs users in. Empty = App Service authentication stays off.')
-param authClientId string = ''
+// Required, with no default: an app without an audience to check tokens against cannot identify anyone, and
+// shared/config.ts stops it at start-up. azd asks for it when AUTH_CLIENT_ID is not set (main.parameters.json).
+@minLength(36)
+@maxLength(36)
+@description('Client (application) id, a GUID, of the Microsoft Entra ID app registration that stands for this API: callers present tokens issued for it. Create one with `az ad app create --display-name memory-chat-api --sign-in-audience AzureADMyOrg --query appId -o tsv`, give it the identifier URI api://<appId> with `az ad app update --id <appId> --identifier-uris api://<appId>`, then `azd env set AUTH_CLIENT_ID <appId>`.')
+param authClientId string
+
+@allowed([
+  'app-service'
+  'entra'
+])
+@description('Who validates callers\' Entra ID tokens: "app-service" = App Service authentication (Easy Auth) validates them and hands the app the principal headers (AUTH_MODE=app-service); "entra" = App Service authentication off, the app validates bearer tokens itself (AUTH_MODE=entra).')
+param authMode string = 'app-service'
 
 @description('Tenant of that app registration; empty = the tenant of this deployment.')
 param authTenantId string = ''
 
-@description('Token audiences accepted besides the client id and api://<client id>.')
+@description('Token audiences accepted besides the client id and api://<client id> (no commas in a value).')
 param authAllowedAudiences array = []
 
 @description('Browser origins allowed to call the API (the web client), e.g. https://chat.example.com.')
@@ -153,6 +203,7 @@ module cosmos './modules/cosmos-db.bicep' = {
     location: location
     tags: tags
     principalId: identity.outputs.principalId
+    embeddingDimensions: embeddingDimensions
   }
 }
 
@@ -199,7 +250,8 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
   }
 }
 
-var openAiEndpoint = createOpenAi ? openAi.outputs.endpoint : existingOpenAiEndpoint
+// The module exists only when createOpenAi; `!` states it (without it Bicep warns that the output may be null).
+var openAiEndpoint = createOpenAi ? openAi!.outputs.endpoint : existingOpenAiEndpoint
 
 module functionApp './modules/function-app.bicep' = {
   name: 'function-app'
@@ -221,12 +273,15 @@ module functionApp './modules/function-app.bicep' = {
     azureOpenAiApiVersion: azureOpenAiApiVersion
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
+    embeddingDimensions: embeddingDimensions
     llmMaxRetries: llmMaxRetries
     llmTimeoutMs: llmTimeoutMs
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: functionMaximumInstanceCount
+    httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
     corsAllowedOrigins: corsAllowedOrigins
     authClientId: authClientId
+    authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
   }

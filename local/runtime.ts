@@ -122,6 +122,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           pathPrefix: OFFLINE_MODEL_PATH,
           ttftMs: offlineModel.ttftMs,
           tokensPerSecond: offlineModel.tokensPerSecond,
+          // Its vectors have the length the app's vector indexes are declared with.
+          embeddingDimensions: config.llm.embeddingDimensions,
         }),
       );
     }

@@ -7,10 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { localRuntimeSettings } from '../local/settings.js';
 import { appSettings } from '../shared/app/config.js';
+import type { ContainerSpec } from '../shared/cosmos/container-spec.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/containers.js';
 import {
   DUPLICATE_DETECTION_WINDOW,
   MAX_DELIVERY_COUNT,
+  SUBSCRIPTION_MESSAGE_TTL,
   serviceBusQueues,
   serviceBusTopics,
 } from '../shared/messaging/service-bus-entities.js';
@@ -40,11 +42,23 @@ function whyNotInAzure(setting: Setting<unknown>): string | undefined {
   }
 }
 
+/**
+ * One container, in the one shape every entry shares (null or [] where a container has none), so that Bicep reads
+ * the same properties of each. Vector lengths are not here: infra's embeddingDimensions parameter adds them.
+ */
 export interface CosmosContainerInfra {
   name: string;
-  partitionKeyPath: string;
-  /** Seconds; -1 = on, items opt in with `ttl`; null = time to live off. Every entry has the key so Bicep sees one shape. */
+  /** As Azure takes it: Hash for one path, MultiHash (hierarchical) for two or three. */
+  partitionKey: { paths: string[]; kind: 'Hash' | 'MultiHash'; version: 2 };
+  /** Seconds; -1 = on, items opt in with `ttl`; null = time to live off. */
   defaultTtl: number | null;
+  vectorEmbeddings: { path: string; dataType: string; distanceFunction: string }[];
+  vectorIndexes: { path: string; type: string }[];
+  fullTextPaths: { path: string; language: string }[];
+  /** One per full-text path: FullTextScore and FullTextContains use the index, not a scan. */
+  fullTextIndexes: { path: string }[];
+  /** Vector paths leave the range index: indexing every number of an embedding would only cost RUs. */
+  excludedPaths: { path: string }[];
 }
 
 export interface QueueInfra {
@@ -59,7 +73,13 @@ export interface QueueInfra {
 export interface SubscriptionInfra {
   name: string;
   requiresSession: boolean;
+}
+
+/** Entity settings every subscription of a topic shares; on the topic, so the JSON has them with no subscription. */
+export interface SubscriptionSettingsInfra {
   maxDeliveryCount: number;
+  /** ISO 8601. */
+  defaultMessageTimeToLive: string;
   deadLetteringOnMessageExpiration: boolean;
 }
 
@@ -67,6 +87,7 @@ export interface TopicInfra {
   name: string;
   requiresDuplicateDetection: boolean;
   duplicateDetectionHistoryTimeWindow: string;
+  subscriptionSettings: SubscriptionSettingsInfra;
   subscriptions: SubscriptionInfra[];
 }
 
@@ -85,17 +106,23 @@ export interface InfraDefinitions {
 
 /** Pure: what definitions.json must contain for the code as it is now. */
 export function buildInfraDefinitions(): InfraDefinitions {
-  // Dead-lettering expired messages keeps the "nothing is dropped silently" rule for every entity.
-  const deadLetteringOnMessageExpiration = true;
+  // Queues never expire messages (no defaultMessageTimeToLive), so dead-lettering on expiration only keeps the
+  // "nothing is dropped silently" rule should one ever be given a time to live.
+  const queueDeadLetteringOnMessageExpiration = true;
+  // Subscriptions drop what expires. A dead-letter queue never expires and counts toward the topic's size quota
+  // like the subscription itself, so dead-lettering would turn the bounded backlog of a subscription whose consumer
+  // stopped into an unbounded one, until the full topic refuses the chat turn's own sends. A message a consumer
+  // failed on still dead-letters after MAX_DELIVERY_COUNT deliveries, with its reason.
+  const subscriptionSettings: SubscriptionSettingsInfra = {
+    maxDeliveryCount: MAX_DELIVERY_COUNT,
+    defaultMessageTimeToLive: SUBSCRIPTION_MESSAGE_TTL,
+    deadLetteringOnMessageExpiration: false,
+  };
   return {
     $comment: `Generated from the containers, Service Bus entities and setting rows in shared/ and local/. Do not edit: run \`${GENERATE_COMMAND}\`.`,
     cosmos: {
       databaseName: COSMOS_DATABASE,
-      containers: cosmosContainers.map((container) => ({
-        name: container.id,
-        partitionKeyPath: container.partitionKey,
-        defaultTtl: container.defaultTtlSeconds ?? null,
-      })),
+      containers: cosmosContainers.map(containerInfra),
     },
     serviceBus: {
       queues: serviceBusQueues.map((queue) => ({
@@ -104,17 +131,16 @@ export function buildInfraDefinitions(): InfraDefinitions {
         requiresDuplicateDetection: true,
         duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
         maxDeliveryCount: MAX_DELIVERY_COUNT,
-        deadLetteringOnMessageExpiration,
+        deadLetteringOnMessageExpiration: queueDeadLetteringOnMessageExpiration,
       })),
       topics: serviceBusTopics.map((topic) => ({
         name: topic.name,
         requiresDuplicateDetection: true,
         duplicateDetectionHistoryTimeWindow: DUPLICATE_DETECTION_WINDOW,
+        subscriptionSettings: { ...subscriptionSettings },
         subscriptions: topic.subscriptions.map((subscription) => ({
           name: subscription.name,
           requiresSession: subscription.requiresSession,
-          maxDeliveryCount: MAX_DELIVERY_COUNT,
-          deadLetteringOnMessageExpiration,
         })),
       })),
     },
@@ -130,6 +156,27 @@ export function buildInfraDefinitions(): InfraDefinitions {
         }),
       ),
     },
+  };
+}
+
+/** Pure: a container's entry. Throws when the spec is one Azure would refuse, naming the container. */
+export function containerInfra(container: ContainerSpec): CosmosContainerInfra {
+  const problem = (text: string) => new Error(`Cosmos DB container '${container.id}': ${text}`);
+  const paths = [...container.partitionKeyPaths];
+  if (paths.length < 1 || paths.length > 3) throw problem('a partition key has one to three paths');
+  const vectorPaths = (container.vectorEmbeddings ?? []).map((v) => v.path);
+  for (const index of container.vectorIndexes ?? [])
+    if (!vectorPaths.includes(index.path))
+      throw problem(`vector index ${index.path} has no vector embedding`);
+  return {
+    name: container.id,
+    partitionKey: { paths, kind: paths.length === 1 ? 'Hash' : 'MultiHash', version: 2 },
+    defaultTtl: container.defaultTtlSeconds ?? null,
+    vectorEmbeddings: (container.vectorEmbeddings ?? []).map((v) => ({ ...v })),
+    vectorIndexes: (container.vectorIndexes ?? []).map((v) => ({ ...v })),
+    fullTextPaths: (container.fullTextPaths ?? []).map((f) => ({ ...f })),
+    fullTextIndexes: (container.fullTextPaths ?? []).map((f) => ({ path: f.path })),
+    excludedPaths: vectorPaths.map((path) => ({ path: `${path}/*` })),
   };
 }
 

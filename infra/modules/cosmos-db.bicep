@@ -1,4 +1,4 @@
-// Cosmos DB for NoSQL (serverless): the database and containers of shared/cosmos/schema.ts, read from the generated
+// Cosmos DB for NoSQL (serverless): the database and containers of shared/cosmos/containers.ts, read from the generated
 // definitions. Keys are off; the managed identity gets the data-plane role Cosmos DB Built-in Data Contributor.
 param name string
 param location string
@@ -7,13 +7,18 @@ param tags object
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+@minValue(1)
+@maxValue(4096)
+@description('Length of the vectors in every vector embedding policy; fixed once a container exists.')
+param embeddingDimensions int
+
 var definitions = loadJsonContent('../generated/definitions.json')
 
 // Built-in data-plane role (sqlRoleDefinitions), not an Azure RBAC role: it reads and writes items but cannot create
 // containers, so containers exist only because they are declared here.
 var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'
 
-resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+resource account 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' = {
   name: name
   location: location
   tags: tags
@@ -35,7 +40,9 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
         name: 'EnableServerless'
       }
       {
-        // Conversation search (VectorDistance) arrives with later issues; enabling it later races container creation.
+        // Vector policies and indexes (VectorDistance) need it, and the containers with them are created in this
+        // same deployment. Full-text search (FullTextContains, FullTextScore) is generally available and needs no
+        // capability: its GA documentation has no enablement step (EnableNoSQLFullTextSearch was the preview's).
         name: 'EnableNoSQLVectorSearch'
       }
     ]
@@ -46,7 +53,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
   }
 }
 
-resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2025-10-15' = {
   parent: account
   name: definitions.cosmos.databaseName
   properties: {
@@ -57,28 +64,59 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15
   }
 }
 
-resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = [for container in definitions.cosmos.containers: {
+// Partition keys, vector embedding policies and vector indexes cannot change once a container exists; the entries of
+// the definitions share one shape ([] where a container has no such policy), so one body serves them all.
+resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-10-15' = [for container in definitions.cosmos.containers: {
   parent: database
   name: container.name
   properties: {
-    // defaultTtl is left out, not sent as null, when the container has no time to live.
-    resource: union({
-      id: container.name
-      partitionKey: {
-        paths: [
-          container.partitionKeyPath
-        ]
-        kind: 'Hash'
-        version: 2
+    // Optional parts are left out, not sent as null or empty policies.
+    resource: union(
+      {
+        id: container.name
+        partitionKey: container.partitionKey
+        indexingPolicy: {
+          indexingMode: 'consistent'
+          automatic: true
+          includedPaths: [
+            {
+              path: '/*'
+            }
+          ]
+          excludedPaths: concat(
+            [
+              {
+                path: '/"_etag"/?'
+              }
+            ],
+            container.excludedPaths
+          )
+          vectorIndexes: container.vectorIndexes
+          fullTextIndexes: container.fullTextIndexes
+        }
+      },
+      container.defaultTtl == null ? {} : {
+        defaultTtl: container.defaultTtl
+      },
+      empty(container.vectorEmbeddings) ? {} : {
+        vectorEmbeddingPolicy: {
+          vectorEmbeddings: map(container.vectorEmbeddings, embedding => union(embedding, {
+            dimensions: embeddingDimensions
+          }))
+        }
+      },
+      empty(container.fullTextPaths) ? {} : {
+        fullTextPolicy: {
+          defaultLanguage: 'en-US'
+          fullTextPaths: container.fullTextPaths
+        }
       }
-    }, container.defaultTtl == null ? {} : {
-      defaultTtl: container.defaultTtl
-    })
+    )
     options: {}
   }
 }]
 
-resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2025-10-15' = {
   parent: account
   name: guid(account.id, principalId, dataContributorRoleId)
   properties: {

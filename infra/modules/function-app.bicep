@@ -1,6 +1,6 @@
 // The function app on Flex Consumption (Node 22), running as the user-assigned identity with identity-based
 // connections only. Its app settings are exactly the names in the generated definitions (the drift test checks),
-// and App Service authentication (Microsoft Entra ID) is configured when a client id is given.
+// and callers are identified either by App Service authentication (Microsoft Entra ID) or by the app itself.
 param name string
 param planName string
 param location string
@@ -22,6 +22,9 @@ param azureOpenAiEndpoint string
 param azureOpenAiApiVersion string
 param chatDeploymentName string
 param embeddingDeploymentName string
+
+@description('Length of the embedding vectors, as the Cosmos DB vector policies were created with it.')
+param embeddingDimensions int
 param llmMaxRetries int
 param llmTimeoutMs int
 
@@ -36,20 +39,38 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
+@minValue(1)
+@maxValue(1000)
+@description('HTTP requests one instance serves at once before Flex Consumption adds an instance.')
+param httpPerInstanceConcurrency int = 100
+
 param corsAllowedOrigins array = []
 
-@description('Entra ID app registration that signs users in; empty = App Service authentication off.')
-param authClientId string = ''
+@minLength(36)
+@maxLength(36)
+@description('Client id of the Entra ID app registration callers get tokens for.')
+param authClientId string
+
+@allowed([
+  'app-service'
+  'entra'
+])
+@description('"app-service": App Service authentication validates tokens; "entra": the app validates them itself.')
+param authMode string
 
 param authTenantId string = tenant().tenantId
 param authAllowedAudiences array = []
 
 var definitions = loadJsonContent('../generated/definitions.json')
-var authenticationEnabled = !empty(authClientId)
-var defaultAudiences = [
-  authClientId
-  'api://${authClientId}'
-]
+var appServiceAuthentication = authMode == 'app-service'
+// Never empty, whatever the parameters: shared/config.ts refuses AUTH_MODE=entra without an audience.
+var audiences = union(
+  [
+    authClientId
+    'api://${authClientId}'
+  ],
+  authAllowedAudiences
+)
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
@@ -104,6 +125,15 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         instanceMemoryMB: instanceMemoryMB
         maximumInstanceCount: maximumInstanceCount
+        triggers: {
+          http: {
+            // The platform default follows instance memory (16 at 2,048 MB) and suits CPU-bound handlers. Here an
+            // open SSE stream holds its invocation for its whole life (up to SSE_IDLE_TIMEOUT_MS, 120 s, and longer
+            // while a turn streams) while the Node worker only waits on I/O; at 16 a few hundred readers would
+            // scale out to dozens of idle instances, each billed for its memory.
+            perInstanceConcurrency: httpPerInstanceConcurrency
+          }
+        }
       }
       // Flex Consumption takes the language from here; FUNCTIONS_WORKER_RUNTIME is not an app setting on this plan.
       runtime: {
@@ -186,6 +216,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           value: embeddingDeploymentName
         }
         {
+          name: 'LLM_EMBEDDING_DIMENSIONS'
+          value: string(embeddingDimensions)
+        }
+        {
           name: 'LLM_MAX_RETRIES'
           value: string(llmMaxRetries)
         }
@@ -194,9 +228,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           value: string(llmTimeoutMs)
         }
         {
-          // Principal headers are trusted only behind App Service authentication; without it, bearer tokens are validated.
+          // "app-service" trusts the principal headers, which only App Service authentication (authSettings below,
+          // on exactly then) can vouch for; "entra" validates bearer tokens against the same tenant and audiences.
           name: 'AUTH_MODE'
-          value: authenticationEnabled ? 'app-service' : 'entra'
+          value: authMode
         }
         {
           name: 'AUTH_ENTRA_TENANT_ID'
@@ -204,7 +239,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         }
         {
           name: 'AUTH_ENTRA_AUDIENCE'
-          value: join(concat(authenticationEnabled ? defaultAudiences : [], authAllowedAudiences), ',')
+          value: join(audiences, ',')
         }
         {
           name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
@@ -220,13 +255,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
 }
 
 // Easy Auth validates Entra ID tokens and passes the principal headers on, but lets anonymous requests through:
-// the app answers those itself with a 401 problem+json, and keeps its health probe public.
-resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = if (authenticationEnabled) {
+// the app answers those itself with a 401 problem+json, and keeps its health probe public. Declared in both modes,
+// so that switching authMode to "entra" also turns App Service authentication off.
+resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: functionApp
   name: 'authsettingsV2'
   properties: {
     platform: {
-      enabled: true
+      enabled: appServiceAuthentication
     }
     globalValidation: {
       requireAuthentication: false
@@ -243,7 +279,7 @@ resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = if (authenticati
           openIdIssuer: '${environment().authentication.loginEndpoint}${authTenantId}/v2.0'
         }
         validation: {
-          allowedAudiences: concat(defaultAudiences, authAllowedAudiences)
+          allowedAudiences: audiences
         }
       }
     }
@@ -257,4 +293,4 @@ resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = if (authenticati
 
 output name string = functionApp.name
 output uri string = 'https://${functionApp.properties.defaultHostName}'
-output authenticationEnabled bool = authenticationEnabled
+output authenticationEnabled bool = appServiceAuthentication

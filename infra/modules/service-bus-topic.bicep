@@ -1,8 +1,16 @@
 // One Service Bus topic and its subscriptions, as listed in the generated definitions (service-bus.bicep loops it).
+// Every subscription takes the topic's subscriptionSettings: a time to live that bounds what a subscription whose
+// consumer stopped can hold, and no dead-lettering of what expires (shared/messaging/service-bus-entities.ts SUBSCRIPTION_MESSAGE_TTL and
+// scripts/generate-definitions.ts say why).
 type subscriptionDefinition = {
   name: string
   requiresSession: bool
+}
+
+type subscriptionSettings = {
   maxDeliveryCount: int
+  @description('ISO 8601 duration.')
+  defaultMessageTimeToLive: string
   deadLetteringOnMessageExpiration: bool
 }
 
@@ -10,6 +18,7 @@ type topicDefinition = {
   name: string
   requiresDuplicateDetection: bool
   duplicateDetectionHistoryTimeWindow: string
+  subscriptionSettings: subscriptionSettings
   subscriptions: subscriptionDefinition[]
 }
 
@@ -34,8 +43,9 @@ resource subscriptions 'Microsoft.ServiceBus/namespaces/topics/subscriptions@202
   name: sub.name
   properties: {
     requiresSession: sub.requiresSession
-    maxDeliveryCount: sub.maxDeliveryCount
-    deadLetteringOnMessageExpiration: sub.deadLetteringOnMessageExpiration
+    maxDeliveryCount: topic.subscriptionSettings.maxDeliveryCount
+    defaultMessageTimeToLive: topic.subscriptionSettings.defaultMessageTimeToLive
+    deadLetteringOnMessageExpiration: topic.subscriptionSettings.deadLetteringOnMessageExpiration
   }
 }]
 

@@ -1,5 +1,5 @@
 // Service Bus namespace (Standard: sessions, topics and duplicate detection need it) with the queues and topics of
-// shared/resources.ts, read from the generated definitions. Keys are off; the identity may send and receive.
+// shared/messaging/service-bus-entities.ts, read from the generated definitions. Keys are off; the identity owns the data plane.
 param name string
 param location string
 param tags object
@@ -9,15 +9,17 @@ param principalId string
 
 var definitions = loadJsonContent('../generated/definitions.json')
 
-// Granted on the namespace so that they cover every queue and topic subscription the triggers listen on.
+// Granted on the namespace so that it covers every queue and topic subscription the triggers listen on. Data Owner,
+// not only Data Sender and Data Receiver: the Functions scale controller sizes the app from each entity's message
+// count, which Service Bus serves only to the Manage right. The Azure Functions docs list Data Receiver or Data Owner
+// for the trigger (Service Bus bindings, "Identity-based connections": grant permission to the identity) and say
+// that with Listen rights alone "scaling isn't as accurate because the queue length can't be used" (Event-driven
+// scaling, "Scaling behaviors"); Data Owner is the Manage right of identity-based connections. It also covers the
+// app's own sends, so it is the one role.
 var roles = [
   {
-    name: 'Azure Service Bus Data Sender'
-    id: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
-  }
-  {
-    name: 'Azure Service Bus Data Receiver'
-    id: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
+    name: 'Azure Service Bus Data Owner'
+    id: '090c5cfd-751d-490a-894a-3ce6f1109419'
   }
 ]
 
@@ -64,7 +66,7 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role.id)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: '${role.name}: the chat API enqueues and the workers consume with the managed identity.'
+    description: '${role.name}: the chat API enqueues, the workers consume and the scale controller reads message counts with the managed identity.'
   }
 }]
 

@@ -1,6 +1,19 @@
-// Creates the product's Cosmos DB database and containers from shared/cosmos/schema.ts when they are missing.
+// Creates the product's Cosmos DB database and containers from shared/cosmos/containers.ts when they are missing.
 // Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
-import type { ContainerDefinition as CosmosContainerDefinition, CosmosClient } from '@azure/cosmos';
+//
+// What the local server (@vercel/cosmosdb-server) does with them, unlike Azure:
+// - Vector embedding and full-text policies and their indexes are not passed: the server would store them but not
+//   use them (no VectorDistance, FullTextContains or FullTextScore), and their vector length is an infra parameter.
+//   The adapters rank in process where these functions are missing.
+// - A hierarchical (MultiHash) key is created and reported as in Azure, and an item round-trips with its full key,
+//   but the server files items under the first path only: an id is unique per first-level value (per user, not per
+//   user and session), a point read does not check the later components, and a query's partitionKey option filters
+//   nothing (as with single-path keys), so queries name the key paths in their WHERE clause.
+import {
+  PartitionKeyKind,
+  type ContainerDefinition as CosmosContainerDefinition,
+  type CosmosClient,
+} from '@azure/cosmos';
 
 import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
 import { ConflictError } from '../../shared/errors.js';
@@ -11,33 +24,35 @@ export async function provisionCosmos(
   containers: readonly ContainerSpec[],
 ): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: databaseId });
-  for (const definition of containers) {
-    const wanted = toCosmosDefinition(definition);
+  for (const spec of containers) {
+    const wanted = toCosmosDefinition(spec);
     const { container, resource } = await database.containers.createIfNotExists(wanted);
     if (!resource) continue;
     const existingPaths = resource.partitionKey?.paths ?? [];
-    if (existingPaths.length !== 1 || existingPaths[0] !== definition.partitionKey) {
+    if (existingPaths.join(',') !== spec.partitionKeyPaths.join(',')) {
       throw new ConflictError(
-        `Container '${definition.id}' in database '${databaseId}' has partition key ${existingPaths.join(', ') || '(none)'} ` +
-          `but the schema says ${definition.partitionKey}. A partition key cannot change: delete the container ` +
-          '(locally: its data file) to re-create it.',
+        `Container '${spec.id}' in database '${databaseId}' has partition key ${existingPaths.join(', ') || '(none)'} ` +
+          `but the schema says ${spec.partitionKeyPaths.join(', ')}. A partition key cannot change: delete the ` +
+          'container (locally: its data file) to re-create it.',
       );
     }
-    if (resource.defaultTtl !== definition.defaultTtlSeconds) {
+    if (resource.defaultTtl !== spec.defaultTtlSeconds) {
       const { defaultTtl: _previous, ...rest } = resource;
       await container.replace(
-        definition.defaultTtlSeconds === undefined
-          ? rest
-          : { ...rest, defaultTtl: definition.defaultTtlSeconds },
+        spec.defaultTtlSeconds === undefined ? rest : { ...rest, defaultTtl: spec.defaultTtlSeconds },
       );
     }
   }
 }
 
-function toCosmosDefinition(definition: ContainerSpec): CosmosContainerDefinition {
+function toCosmosDefinition(spec: ContainerSpec): CosmosContainerDefinition {
+  const paths = [...spec.partitionKeyPaths];
   return {
-    id: definition.id,
-    partitionKey: { paths: [definition.partitionKey] },
-    ...(definition.defaultTtlSeconds === undefined ? {} : { defaultTtl: definition.defaultTtlSeconds }),
+    id: spec.id,
+    partitionKey: {
+      paths,
+      ...(paths.length > 1 ? { kind: PartitionKeyKind.MultiHash, version: 2 } : {}),
+    },
+    ...(spec.defaultTtlSeconds === undefined ? {} : { defaultTtl: spec.defaultTtlSeconds }),
   };
 }

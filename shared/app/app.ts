@@ -161,6 +161,7 @@ function createLlm(config: AppConfig, credential: TokenCredential): LlmGateway {
   return createLlmGateway(connection, {
     maxRetries: config.llm.maxRetries,
     timeoutMs: config.llm.timeoutMs,
+    embeddingDimensions: config.llm.embeddingDimensions,
     ...(connection.kind === 'azure-openai' && connection.apiKey === undefined
       ? { azureAdTokenProvider: azureOpenAiTokenProvider(credential, connection) }
       : {}),

@@ -62,12 +62,12 @@ export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
 export const chatContainers: readonly ContainerSpec[] = [
   {
     id: SESSIONS_CONTAINER,
-    partitionKey: '/userId',
+    partitionKeyPaths: ['/userId'],
     purpose: 'Chat sessions, one document per session, owned by a user.',
   },
   {
     id: HOT_CONVERSATIONS_CONTAINER,
-    partitionKey: '/sessionId',
+    partitionKeyPaths: ['/sessionId'],
     defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
     purpose:
       'Working memory of active conversations (the hot store) and the state of their running turns; expires 24 h after the last write.',

@@ -107,6 +107,8 @@ export interface LlmGatewayOptions {
   fetch?: typeof fetch;
   /** Entra ID bearer tokens for azure-openai without apiKey, from the app's one credential. */
   azureAdTokenProvider?: () => Promise<string>;
+  /** When set, an embedding of another length is refused: the vector indexes were created with this one. */
+  embeddingDimensions?: number;
 }
 
 export interface LlmErrorDetails {

@@ -17,6 +17,8 @@ export interface LlmConfig {
   connection: LlmConnection;
   maxRetries: number;
   timeoutMs: number;
+  /** The length every embedding must have: the vector indexes were created with it. */
+  embeddingDimensions: number;
 }
 
 const notForAzureOpenAi = {
@@ -71,6 +73,15 @@ export const llmSettings = defineSettings({
     help: 'Embedding model name at the OpenAI-compatible endpoint.',
     azure: notForAzureOpenAi,
   }),
+  LLM_EMBEDDING_DIMENSIONS: intSetting({
+    default: 1536,
+    min: 1,
+    max: 4096,
+    help:
+      'Length of the embedding vectors the app stores; the Cosmos DB vector policies were created with it, so the ' +
+      'embedding model must produce vectors of this length (text-embedding-3-small: 1536).',
+    azure: { kind: 'bicep' },
+  }),
   LLM_MAX_RETRIES: intSetting({
     default: 3,
     help: 'Retries of an LLM call on 429/5xx (retry-after is honoured).',
@@ -120,5 +131,11 @@ export function llmConfig(
           chatModel: require('LLM_CHAT_MODEL', values.LLM_CHAT_MODEL),
           embeddingModel: require('LLM_EMBEDDING_MODEL', values.LLM_EMBEDDING_MODEL),
         };
-  return { provider, connection, maxRetries: values.LLM_MAX_RETRIES, timeoutMs: values.LLM_TIMEOUT_MS };
+  return {
+    provider,
+    connection,
+    maxRetries: values.LLM_MAX_RETRIES,
+    timeoutMs: values.LLM_TIMEOUT_MS,
+    embeddingDimensions: values.LLM_EMBEDDING_DIMENSIONS,
+  };
 }

@@ -15,7 +15,7 @@ export const TURN_EVENTS_CONTAINER = 'turn-events';
 export const streamingContainers: readonly ContainerSpec[] = [
   {
     id: TURN_EVENTS_CONTAINER,
-    partitionKey: '/sessionId',
+    partitionKeyPaths: ['/sessionId'],
     defaultTtlSeconds: 24 * 60 * 60,
     purpose:
       'The streamed events of each turn, one document per event, so a client that joins late or reconnects gets the whole response; expires after 24 h.',

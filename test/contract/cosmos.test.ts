@@ -22,11 +22,17 @@ import {
 } from '../../shared/chat/contracts.js';
 import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { CONVERSATION_MESSAGES_CONTAINER } from '../../shared/history/contracts.js';
 
 const TTL_CONTAINER = 'ttl-per-item';
 const schema: readonly ContainerSpec[] = [
   ...cosmosContainers,
-  { id: TTL_CONTAINER, partitionKey: '/pk', defaultTtlSeconds: -1, purpose: 'per-item ttl (test only)' },
+  {
+    id: TTL_CONTAINER,
+    partitionKeyPaths: ['/pk'],
+    defaultTtlSeconds: -1,
+    purpose: 'per-item ttl (test only)',
+  },
 ];
 
 let dir: string;
@@ -99,6 +105,56 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(read?.title).toBe('Hi');
     expect(etag).toBe(created?._etag);
     expect((await sessions.item('missing', 'u-1').read()).statusCode).toBe(404);
+  });
+
+  it('round-trips items in a container with a hierarchical (MultiHash) key, as provisioned from the schema', async () => {
+    const messages = container(client, CONVERSATION_MESSAGES_CONTAINER);
+    const { resource: definition } = await messages.read();
+    expect(definition?.partitionKey).toMatchObject({ paths: ['/userId', '/sessionId'], kind: 'MultiHash' });
+
+    // Ids unique per user: the local server files items under the first key path only (provision-cosmos.ts).
+    for (const [id, sessionId, content] of [
+      ['m-1_user', 'hk-s1', 'first session'],
+      ['m-2_user', 'hk-s2', 'second session'],
+    ] as const) {
+      const { statusCode } = await messages.items.create({ id, userId: 'hk-u1', sessionId, content });
+      expect(statusCode).toBe(201);
+    }
+    await messages.items.create({
+      id: 'm-3_user',
+      userId: 'hk-u2',
+      sessionId: 'hk-s3',
+      content: 'other user',
+    });
+
+    const { resource } = await messages.item('m-2_user', ['hk-u1', 'hk-s2']).read<{ content: string }>();
+    expect(resource?.content).toBe('second session');
+    expect((await messages.item('m-2_user', ['hk-u2', 'hk-s2']).read()).statusCode).toBe(404);
+
+    const inUser = await messages.items
+      .query<{ id: string }>(
+        {
+          query: 'SELECT c.id FROM c WHERE c.userId = @userId ORDER BY c.id',
+          parameters: [{ name: '@userId', value: 'hk-u1' }],
+        },
+        { partitionKey: ['hk-u1'] },
+      )
+      .fetchAll();
+    expect(inUser.resources.map((item) => item.id)).toEqual(['m-1_user', 'm-2_user']);
+
+    const inSession = await messages.items
+      .query<{ id: string }>(
+        {
+          query: 'SELECT c.id FROM c WHERE c.userId = @userId AND c.sessionId = @sessionId',
+          parameters: [
+            { name: '@userId', value: 'hk-u1' },
+            { name: '@sessionId', value: 'hk-s1' },
+          ],
+        },
+        { partitionKey: ['hk-u1', 'hk-s1'] },
+      )
+      .fetchAll();
+    expect(inSession.resources.map((item) => item.id)).toEqual(['m-1_user']);
   });
 
   it('runs parameterised queries with ORDER BY and TOP', async () => {

@@ -14,8 +14,14 @@ import {
   GENERATE_COMMAND,
   type InfraDefinitions,
 } from '../../scripts/generate-definitions.js';
+import { loadConfig } from '../../shared/app/config.js';
 import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/containers.js';
-import { serviceBusQueues, serviceBusTopics } from '../../shared/messaging/service-bus-entities.js';
+import {
+  MAX_DELIVERY_COUNT,
+  serviceBusQueues,
+  serviceBusTopics,
+  SUBSCRIPTION_MESSAGE_TTL,
+} from '../../shared/messaging/service-bus-entities.js';
 import { WEB_PUBSUB_HUB } from '../../shared/streaming/contracts.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -270,9 +276,26 @@ describe('infra/generated/definitions.json', () => {
 
   it('declares the database, containers, queues, topics, subscriptions and hub of shared/', () => {
     expect(committed.cosmos.databaseName).toBe(COSMOS_DATABASE);
-    expect(committed.cosmos.containers.map((c) => [c.name, c.partitionKeyPath, c.defaultTtl])).toEqual(
-      cosmosContainers.map((c) => [c.id, c.partitionKey, c.defaultTtlSeconds ?? null]),
+    expect(committed.cosmos.containers.map((c) => [c.name, c.partitionKey.paths, c.defaultTtl])).toEqual(
+      cosmosContainers.map((c) => [c.id, c.partitionKeyPaths, c.defaultTtlSeconds ?? null]),
     );
+    for (const [i, spec] of cosmosContainers.entries()) {
+      const entry = committed.cosmos.containers[i]!;
+      expect(entry.partitionKey.kind, spec.id).toBe(
+        spec.partitionKeyPaths.length === 1 ? 'Hash' : 'MultiHash',
+      );
+      expect(entry.vectorEmbeddings, spec.id).toEqual(spec.vectorEmbeddings ?? []);
+      expect(entry.vectorIndexes, spec.id).toEqual(spec.vectorIndexes ?? []);
+      expect(entry.fullTextPaths, spec.id).toEqual(spec.fullTextPaths ?? []);
+      expect(
+        entry.fullTextIndexes.map((index) => index.path),
+        spec.id,
+      ).toEqual(entry.fullTextPaths.map((p) => p.path));
+      expect(
+        entry.excludedPaths.map((excluded) => excluded.path),
+        spec.id,
+      ).toEqual(entry.vectorEmbeddings.map((vector) => `${vector.path}/*`));
+    }
     expect(committed.serviceBus.queues.map((q) => [q.name, q.requiresSession])).toEqual(
       serviceBusQueues.map((q) => [q.name, q.requiresSession]),
     );
@@ -282,6 +305,12 @@ describe('infra/generated/definitions.json', () => {
         t.subscriptions.map((s) => [s.name, s.requiresSession]),
       ]),
     ).toEqual(serviceBusTopics.map((t) => [t.name, t.subscriptions.map((s) => [s.name, s.requiresSession])]));
+    for (const topic of committed.serviceBus.topics)
+      expect(topic.subscriptionSettings, topic.name).toEqual({
+        maxDeliveryCount: MAX_DELIVERY_COUNT,
+        defaultMessageTimeToLive: SUBSCRIPTION_MESSAGE_TTL,
+        deadLetteringOnMessageExpiration: false,
+      });
     expect(committed.webPubSub.hub).toBe(WEB_PUBSUB_HUB);
   });
 
@@ -381,6 +410,56 @@ describe('infra templates', () => {
     expect(values.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')).toContain('Authorization=AAD');
   });
 
+  it('give the app AUTH_* settings that shared/config.ts accepts for every auth mode the template allows', () => {
+    const functionApp = loadTemplate(functionAppTemplate);
+    const block = propertyBlock(functionApp.text, 'appSettings') ?? '';
+    const values = new Map(
+      [...block.matchAll(/\bname:\s*'([^']+)'\s*value:\s*([^\n]+?)\s*$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    // What the template writes, as expressions of its parameters; the values below follow them.
+    expect(values.get('AUTH_MODE')).toBe('authMode');
+    expect(values.get('AUTH_ENTRA_TENANT_ID')).toBe('authTenantId');
+    expect(values.get('AUTH_ENTRA_AUDIENCE')).toBe("join(audiences, ',')");
+    expect(functionApp.text).toMatch(
+      /^var audiences = union\(\s*\[\s*authClientId\s+'api:\/\/\$\{authClientId\}'\s*\],\s*authAllowedAudiences\s*\)/m,
+    );
+    expect(functionApp.text).toMatch(
+      /^@minLength\(36\)\s*@maxLength\(36\)\s*(@description\([^\n]*\)\s*)?param authClientId string$/m,
+    );
+    // App Service authentication is on exactly in app-service mode, which is what sets WEBSITE_AUTH_ENABLED.
+    expect(functionApp.text).toMatch(/^var appServiceAuthentication = authMode == 'app-service'$/m);
+    const authSettings = resourceDeclarations(functionApp).find(
+      (d) => d.type === 'Microsoft.Web/sites/config',
+    );
+    expect(authSettings?.body).toMatch(/platform:\s*\{\s*enabled:\s*appServiceAuthentication\s*\}/);
+
+    const allowed = /@allowed\(\[([^\]]*)\]\)\s*(?:@description\([^\n]*\)\s*)?param authMode string/.exec(
+      functionApp.text,
+    );
+    const modes = [...(allowed?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+    expect(modes.length).toBeGreaterThan(0);
+    const clientId = '0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b2c';
+    for (const mode of modes) {
+      const env = {
+        APP_ENV: 'azure',
+        AZURE_CLIENT_ID: '5d3e2f1a-0b9c-4d8e-a7f6-e5d4c3b2a190',
+        COSMOS_ENDPOINT: 'https://cosmos-x.documents.azure.com:443/',
+        ServiceBusConnection__fullyQualifiedNamespace: 'sb-x.servicebus.windows.net',
+        WEBPUBSUB_ENDPOINT: 'https://wps-x.webpubsub.azure.com',
+        LLM_PROVIDER: 'azure-openai',
+        AZURE_OPENAI_ENDPOINT: 'https://oai-x.openai.azure.com/',
+        AZURE_OPENAI_CHAT_DEPLOYMENT: 'chat',
+        AZURE_OPENAI_EMBEDDING_DEPLOYMENT: 'embedding',
+        AUTH_MODE: mode,
+        AUTH_ENTRA_TENANT_ID: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+        AUTH_ENTRA_AUDIENCE: [clientId, `api://${clientId}`].join(','),
+        // App Service sets it when its authentication is on.
+        ...(mode === 'app-service' ? { WEBSITE_AUTH_ENABLED: 'True' } : {}),
+      };
+      expect(() => loadConfig(env), `AUTH_MODE=${mode}`).not.toThrow();
+    }
+  });
+
   it('never mention the settings the code keeps out of Azure', () => {
     const { settingsNotInAzure } = buildInfraDefinitions().functionApp;
     const found = templates.flatMap((template) =>
@@ -389,6 +468,48 @@ describe('infra templates', () => {
         .map((name) => `${relative(template.file)} sets ${name}: ${settingsNotInAzure[name]}`),
     );
     expect(found).toEqual([]);
+  });
+
+  it('give every topic subscription the time to live and dead-letter settings of the definitions', () => {
+    const topicTemplate = loadTemplate(path.join(infraDir, 'modules', 'service-bus-topic.bicep'));
+    const subscription = resourceDeclarations(topicTemplate).find(
+      (d) => d.type === 'Microsoft.ServiceBus/namespaces/topics/subscriptions',
+    );
+    for (const setting of [
+      'maxDeliveryCount',
+      'defaultMessageTimeToLive',
+      'deadLetteringOnMessageExpiration',
+    ])
+      expect(subscription?.body, setting).toMatch(
+        new RegExp(`\\b${setting}:\\s*topic\\.subscriptionSettings\\.${setting}\\b`),
+      );
+  });
+
+  it('create each Cosmos DB container with the key, vector and full-text policies of the definitions', () => {
+    const cosmos = loadTemplate(path.join(infraDir, 'modules', 'cosmos-db.bicep'));
+    const containers = resourceDeclarations(cosmos).find(
+      (d) => d.type === 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers',
+    );
+    const body = containers?.body ?? '';
+    for (const rule of [
+      /\bpartitionKey:\s*container\.partitionKey\b/,
+      /\bvectorIndexes:\s*container\.vectorIndexes\b/,
+      /\bfullTextIndexes:\s*container\.fullTextIndexes\b/,
+      /\bcontainer\.excludedPaths\b/,
+      /\bvectorEmbeddingPolicy:\s*\{\s*vectorEmbeddings:\s*map\(container\.vectorEmbeddings,/,
+      /\bdimensions:\s*embeddingDimensions\b/,
+      /\bfullTextPolicy:\s*\{[^}]*\bfullTextPaths:\s*container\.fullTextPaths\b/,
+    ])
+      expect(body, String(rule)).toMatch(rule);
+    // One vector length for the containers and the app, from the one main.bicep parameter.
+    const main = loadTemplate(mainTemplate);
+    for (const module of ['cosmos', 'functionApp'])
+      expect(moduleCalls(main).find((call) => call.symbol === module)?.body, module).toMatch(
+        /^\s*embeddingDimensions:\s*embeddingDimensions$/m,
+      );
+    expect(propertyBlock(loadTemplate(functionAppTemplate).text, 'appSettings')).toMatch(
+      /name:\s*'LLM_EMBEDDING_DIMENSIONS'\s*value:\s*string\(embeddingDimensions\)/,
+    );
   });
 
   it('run the function app on Flex Consumption with the Node runtime', () => {
@@ -463,8 +584,8 @@ describe('infra templates', () => {
       'Storage Blob Data Owner': 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
       'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
       'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
-      'Azure Service Bus Data Sender': '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39',
-      'Azure Service Bus Data Receiver': '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0',
+      // Sends, receives and lets the scale controller read message counts (service-bus.bicep says why).
+      'Azure Service Bus Data Owner': '090c5cfd-751d-490a-894a-3ce6f1109419',
       'Web PubSub Service Owner': '12cf5a90-567b-43ae-8102-96cf46c7d9b4',
       'Cognitive Services OpenAI User': '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd',
       'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',

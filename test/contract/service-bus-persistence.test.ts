@@ -16,11 +16,26 @@ import type { OutgoingMessage } from '../../shared/messaging/message-publisher.j
 import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
-import { serviceBusQueues, serviceBusTopics } from '../../shared/messaging/service-bus-entities.js';
+import {
+  serviceBusQueues,
+  serviceBusTopics,
+  type TopicDefinition,
+} from '../../shared/messaging/service-bus-entities.js';
 
 const userMessages = { queueName: USER_MESSAGES_QUEUE };
 const history = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: HISTORY_SUBSCRIPTION };
 const memory = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: MEMORY_SUBSCRIPTION };
+
+/** The fan-out topic with the subscriptions its consumers (the history and memory workers) will declare. */
+const completedTopics: readonly TopicDefinition[] = [
+  {
+    name: MESSAGE_COMPLETED_TOPIC,
+    subscriptions: [
+      { name: HISTORY_SUBSCRIPTION, requiresSession: true },
+      { name: MEMORY_SUBSCRIPTION, requiresSession: true },
+    ],
+  },
+];
 
 let dir: string;
 let dataFile: string;
@@ -41,12 +56,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A broker with the app's queues and topics on the test's data file, as the local runtime opens it. */
+/** A broker with the app's queues and the fan-out topic with its consumers' subscriptions, on the test's data file. */
 async function openBus(options: LocalServiceBusOpenOptions = {}): Promise<LocalServiceBus> {
   const bus = await LocalServiceBus.open({
     dataFile,
     queues: serviceBusQueues,
-    topics: serviceBusTopics,
+    topics: completedTopics,
     redeliveryDelayMs: 1,
     flushDelayMs: 5,
     ...options,
@@ -307,13 +322,32 @@ describe('what the file holds', () => {
     expect(received).toMatchObject([{ messageId: 'old', body: 'kept', deliveryCount: 1 }]);
   });
 
+  it('opens a topic declared without the subscriptions it once had, keeps their messages, and takes sends', async () => {
+    const first = await openBus();
+    await first.publish(MESSAGE_COMPLETED_TOPIC, chatMessage('s1', 1));
+    await first.close();
+
+    // The app's own declaration: the topic, no subscriptions yet (they come with their consumers).
+    const second = await openBus({ topics: serviceBusTopics });
+    await expect(second.publish(MESSAGE_COMPLETED_TOPIC, chatMessage('s1', 2))).resolves.toBeUndefined();
+    expect(() => second.activeMessageCount(history)).toThrow(/could not be found/);
+    await second.close();
+
+    const third = await openBus();
+    const received = collect(third, history);
+    await third.idle();
+    // The message sent while no subscription existed was dropped, as Service Bus drops it.
+    expect(received.map((m) => m.messageId)).toEqual(['s1-1']);
+    expect(third.activeMessageCount(memory)).toBe(1);
+  });
+
   it('refuses a declaration whose sessions setting differs from the saved entity, as Service Bus does', async () => {
     const first = await openBus();
     await first.publish(USER_MESSAGES_QUEUE, chatMessage('s1', 1));
     await first.close();
 
     const changed = [{ name: USER_MESSAGES_QUEUE, requiresSession: false }];
-    const opening = LocalServiceBus.open({ dataFile, queues: changed, topics: serviceBusTopics });
+    const opening = LocalServiceBus.open({ dataFile, queues: changed, topics: completedTopics });
     await expect(opening).rejects.toBeInstanceOf(ConflictError);
     await expect(opening).rejects.toThrow(/requiresSession cannot change/);
   });

@@ -14,6 +14,7 @@ import {
   SERVICE_BUS_CONNECTION,
   serviceBusQueues,
   serviceBusTopics,
+  type TopicDefinition,
 } from '../../shared/messaging/service-bus-entities.js';
 
 const { InvocationContext: InvocationContextClass, trigger } = azureFunctions;
@@ -22,16 +23,27 @@ const userMessages = { queueName: USER_MESSAGES_QUEUE };
 const history = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: HISTORY_SUBSCRIPTION };
 const memory = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: MEMORY_SUBSCRIPTION };
 
+/** The fan-out topic with the subscriptions its consumers (the history and memory workers) will declare. */
+const completedTopics: readonly TopicDefinition[] = [
+  {
+    name: MESSAGE_COMPLETED_TOPIC,
+    subscriptions: [
+      { name: HISTORY_SUBSCRIPTION, requiresSession: true },
+      { name: MEMORY_SUBSCRIPTION, requiresSession: true },
+    ],
+  },
+];
+
 const buses: LocalServiceBus[] = [];
 afterEach(async () => {
   await Promise.all(buses.splice(0).map((bus) => bus.close()));
 });
 
-/** A broker with the app's queues and topics, as the local runtime creates them. */
+/** A broker with the app's queues and the fan-out topic with the subscriptions its consumers will declare. */
 function appBus(options: LocalServiceBusOptions = {}): LocalServiceBus {
   const bus = new LocalServiceBus({ redeliveryDelayMs: 1, ...options });
   serviceBusQueues.forEach((queue) => bus.createQueue(queue));
-  serviceBusTopics.forEach((topic) => bus.createTopic(topic));
+  completedTopics.forEach((topic) => bus.createTopic(topic));
   buses.push(bus);
   return bus;
 }
@@ -357,6 +369,24 @@ describe('topics', () => {
       ['s1-7', 2],
     ]);
     expect(byFunction.historyWorker![0]!.body).toEqual({ sessionId: 's1', n: 7 });
+  });
+
+  it('accepts a message sent to a topic without subscriptions and drops it, as Service Bus does', async () => {
+    // The app's declaration: the topic's subscriptions arrive with their consumers.
+    expect(serviceBusTopics.find((topic) => topic.name === MESSAGE_COMPLETED_TOPIC)?.subscriptions).toEqual(
+      [],
+    );
+    const bus = new LocalServiceBus({ redeliveryDelayMs: 1 });
+    buses.push(bus);
+    serviceBusQueues.forEach((queue) => bus.createQueue(queue));
+    serviceBusTopics.forEach((topic) => bus.createTopic(topic));
+
+    await expect(bus.publish(MESSAGE_COMPLETED_TOPIC, chatMessage('s1', 1))).resolves.toBeUndefined();
+    await expect(
+      bus.publish(MESSAGE_COMPLETED_TOPIC, [chatMessage('s1', 2), chatMessage('s1', 3)]),
+    ).resolves.toBeUndefined();
+    await bus.idle();
+    expect(() => bus.activeMessageCount(history)).toThrow(/could not be found/);
   });
 
   it('fails a send to an unknown entity', async () => {

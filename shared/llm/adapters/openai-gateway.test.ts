@@ -268,6 +268,22 @@ describe('embeddings', () => {
     expect(requests[0]?.body).toMatchObject({ model: 'embed-dep', encoding_format: 'base64' });
   });
 
+  it('refuses vectors whose length is not the one the vector indexes were created with', async () => {
+    const body = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-embeddings.body')));
+    const respond = () => ({ headers: { 'content-type': 'application/json' }, chunks: [body] });
+    const expecting = (embeddingDimensions: number) =>
+      createLlmGateway(azureWithKey, {
+        maxRetries: 0,
+        timeoutMs: 5_000,
+        fetch: scriptedFetch([respond()]).fetch,
+        embeddingDimensions,
+      });
+    await expect(expecting(1536).embed(['The quick brown fox'])).rejects.toThrow(
+      /returned embeddings of 3072 dimensions .*LLM_EMBEDDING_DIMENSIONS is 1536/,
+    );
+    expect(await expecting(3072).embed(['The quick brown fox'])).toHaveLength(1);
+  });
+
   it('also accepts float arrays from servers that ignore encoding_format, in index order', async () => {
     const body = JSON.stringify({
       object: 'list',

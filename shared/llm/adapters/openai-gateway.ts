@@ -196,7 +196,18 @@ class OpenAiGateway implements LlmGateway {
           },
         );
       }
-      for (const item of data) vectors.push(decodeEmbedding(item.embedding));
+      for (const item of data) {
+        const vector = decodeEmbedding(item.embedding);
+        const expected = this.options.embeddingDimensions;
+        if (expected !== undefined && vector.length !== expected)
+          throw new LlmError(
+            `${this.#endpoint} returned embeddings of ${vector.length} dimensions from "${this.#embeddingModel}"; ` +
+              `LLM_EMBEDDING_DIMENSIONS is ${expected}, the length the vector indexes were created with. Use a ` +
+              'model (or a dimensions setting of it) that produces that length.',
+            { retryable: false },
+          );
+        vectors.push(vector);
+      }
     }
     return vectors;
   }
