@@ -17,8 +17,6 @@ export interface InstanceRecord {
   /** ISO timestamps, so a record is plain JSON. */
   createdTime: string;
   lastUpdatedTime: string;
-  /** Set on sub-orchestrations: where to report the result. */
-  parent?: { instanceId: string; executionId: string; seq: number };
   history: HistoryEvent[];
   /**
    * Delivered but not yet replayed (the start, raised events, results): the task hub's control-queue
@@ -33,10 +31,7 @@ export interface InstanceStore {
   put(record: InstanceRecord): Promise<void>;
   /** Every record, for resuming instances after a restart. */
   list(): Promise<InstanceRecord[]>;
-  /**
-   * Deletes finished instances last updated before `before` (keeping a child its running parent may still
-   * need) and returns their ids.
-   */
+  /** Deletes finished instances last updated before `before` and returns their ids. */
   purgeFinished(before: Date): Promise<string[]>;
   /** Resolves once every change made so far would survive a crash. */
   flush(): Promise<void>;

@@ -14,13 +14,7 @@ import {
 } from '../../shared/durable/orchestration-client.js';
 import { runActivity } from './activity-runner.js';
 import { FileInstanceStore } from './file-instance-store.js';
-import {
-  describeFailure,
-  toDurableJson,
-  withoutRepeatedResults,
-  type FailureInfo,
-  type HistoryEvent,
-} from './history.js';
+import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
 import { isFinished } from './retention.js';
@@ -250,24 +244,12 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
   }
 
-  async #createInstance(
-    name: string,
-    instanceId: string,
-    input: unknown,
-    parent?: InstanceRecord['parent'],
-  ): Promise<void> {
+  async #createInstance(name: string, instanceId: string, input: unknown): Promise<void> {
     if (!this.#registry.orchestrations.has(name)) {
       throw new NotFoundError(`No orchestration named '${name}' is registered.`);
     }
     await this.#exclusive(instanceId, async () => {
       const existing = await this.#store.get(instanceId);
-      if (existing !== undefined && parent !== undefined && isSameParent(existing.parent, parent)) {
-        // This step of the parent started the child before a restart: adopt it rather than run it twice.
-        if (isFinished(existing.runtimeStatus)) {
-          this.#post(parent.instanceId, parent.executionId, [childResult(existing, parent.seq)]);
-        }
-        return;
-      }
       // The extension's default (overridableExistingInstanceStates = NonRunningStates): only a finished
       // instance may be replaced.
       if (existing !== undefined && !isFinished(existing.runtimeStatus)) {
@@ -289,7 +271,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         lastUpdatedTime: now,
         history: [],
         inbox: [{ type: 'executionStarted' }],
-        ...(parent ? { parent } : {}),
       };
       await this.#store.put(record);
       const previous = this.#executions.get(instanceId);
@@ -373,7 +354,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         name: record.name,
         instanceId,
         input: record.input,
-        ...(record.parent ? { parentInstanceId: record.parent.instanceId } : {}),
         history,
         invocationId: randomUUID(),
         ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
@@ -431,9 +411,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         case 'timer':
           this.#armTimer(record.instanceId, execution, work.seq, work.fireAt);
           break;
-        case 'subOrchestration':
-          this.#startSubOrchestration(record.instanceId, execution, work);
-          break;
       }
     }
   }
@@ -477,23 +454,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     check();
   }
 
-  #startSubOrchestration(
-    parentId: string,
-    execution: Execution,
-    work: Extract<PendingWork, { kind: 'subOrchestration' }>,
-  ): void {
-    this.#busy++;
-    const parent = { instanceId: parentId, executionId: execution.executionId, seq: work.seq };
-    this.#createInstance(work.name, work.instanceId, toDurableJson(work.input), parent)
-      .catch((error: unknown) => {
-        this.#post(parentId, execution.executionId, [
-          { type: 'taskFailed', seq: work.seq, failure: describeFailure(error) },
-        ]);
-      })
-      .finally(() => this.#release());
-  }
-
-  /** Stops the finished execution's timers, wakes waiters, and reports to a parent orchestration. */
+  /** Stops the finished execution's timers and wakes the waiters. */
   #finish(record: InstanceRecord): void {
     const execution = this.#executions.get(record.instanceId);
     if (execution !== undefined && execution.executionId === record.executionId) {
@@ -502,10 +463,6 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
     const status = toStatus(record);
     for (const waiter of [...(this.#completionWaiters.get(record.instanceId) ?? [])]) waiter(status);
-    if (record.parent !== undefined) {
-      const { instanceId, executionId, seq } = record.parent;
-      this.#post(instanceId, executionId, [childResult(record, seq)]);
-    }
   }
 
   #sleep(ms: number): Promise<boolean> {
@@ -565,12 +522,6 @@ function newExecution(executionId: string): Execution {
   return { executionId, episodeQueued: false, resuming: false, started: new Set(), timers: new Map() };
 }
 
-function isSameParent(a: InstanceRecord['parent'], b: NonNullable<InstanceRecord['parent']>): boolean {
-  return (
-    a !== undefined && a.instanceId === b.instanceId && a.executionId === b.executionId && a.seq === b.seq
-  );
-}
-
 function clearTimers(execution: Execution): void {
   for (const timer of execution.timers.values()) clearTimeout(timer);
   execution.timers.clear();
@@ -582,18 +533,6 @@ function failedWith(error: unknown): ReplayOutcome {
 
 function notFound(instanceId: string): NotFoundError {
   return new NotFoundError(`No orchestration instance with id '${instanceId}'.`);
-}
-
-function childResult(child: InstanceRecord, seq: number): HistoryEvent {
-  if (child.runtimeStatus === 'Completed') return { type: 'taskCompleted', seq, result: child.output };
-  const failure: FailureInfo =
-    child.runtimeStatus === 'Failed' && child.failure !== undefined
-      ? child.failure
-      : {
-          name: 'Error',
-          message: `Sub-orchestration '${child.instanceId}' was terminated: ${String(child.output)}`,
-        };
-  return { type: 'taskFailed', seq, failure };
 }
 
 function toStatus(record: InstanceRecord): OrchestrationStatus {

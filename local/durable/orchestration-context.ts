@@ -7,7 +7,8 @@ import { toRetryPolicy } from './retry-policy.js';
 import { AtomicTask, LocalTimerTask, WhenAllTask, WhenAnyTask, toLocalTasks } from './tasks.js';
 
 export class LocalDurableOrchestrationContext implements df.DurableOrchestrationContext {
-  readonly parentInstanceId: string | undefined;
+  /** Only sub-orchestrations have a parent, and the driver runs none. */
+  readonly parentInstanceId: string | undefined = undefined;
   readonly version: string | undefined = undefined;
   isReplaying = false;
   /** Placeholder until the executor reads the first orchestratorStarted event. */
@@ -23,10 +24,8 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
   constructor(
     readonly instanceId: string,
     input: unknown,
-    parentInstanceId?: string,
   ) {
     this.#input = input;
-    this.parentInstanceId = parentInstanceId;
   }
 
   getInput<T>(): T {
@@ -39,12 +38,6 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
 
   callActivityWithRetry(name: string, retryOptions: df.RetryOptions, input?: unknown): df.Task {
     return new AtomicTask({ kind: 'activity', name, input, retry: toRetryPolicy(retryOptions) });
-  }
-
-  callSubOrchestrator(name: string, input?: unknown, instanceId?: string): df.Task {
-    if (!name) throw new Error('A sub-orchestration function name must be provided.');
-    const action = { kind: 'subOrchestration' as const, name, input, ...(instanceId ? { instanceId } : {}) };
-    return new AtomicTask(action);
   }
 
   createTimer(fireAt: Date): df.TimerTask {
@@ -61,6 +54,10 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
 
   newGuid(input: string): string {
     return deterministicGuid(newGuidName(input, this.currentUtcDateTime, this.#newGuidCounter++));
+  }
+
+  callSubOrchestrator(): df.Task {
+    return unsupported('callSubOrchestrator');
   }
 
   callSubOrchestratorWithRetry(): df.Task {

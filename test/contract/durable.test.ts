@@ -486,43 +486,6 @@ describe('LocalDurableDriver', () => {
     await expect(driver.raiseEvent('nobody', 'x')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('runs sub-orchestrations and throws their failures into the parent', async () => {
-    const driver = driverFor(
-      registry(
-        {
-          parent: function* (context: df.OrchestrationContext) {
-            const doubled: unknown = yield context.df.callSubOrchestrator('child', 21);
-            try {
-              yield context.df.callSubOrchestrator('child', -1, 'child-explicit');
-            } catch (error) {
-              return { doubled, caught: (error as Error).message };
-            }
-            return 'unreachable';
-          },
-          child: function* (context: df.OrchestrationContext) {
-            return (yield context.df.callActivity('double', context.df.getInput())) as unknown;
-          },
-        },
-        {
-          double: (n: number) => {
-            if (n < 0) throw new RangeError('negative input');
-            return n * 2;
-          },
-        },
-      ),
-    );
-
-    await driver.startNew('parent', { instanceId: 'parent-1' });
-    const status = await driver.waitForCompletion('parent-1', WAIT_MS);
-
-    expect(status.output).toMatchObject({
-      doubled: 42,
-      caught: expect.stringContaining('RangeError: negative input'),
-    });
-    expect(await driver.getStatus('parent-1:0')).toMatchObject({ runtimeStatus: 'Completed', output: 42 });
-    expect((await driver.getStatus('child-explicit'))?.runtimeStatus).toBe('Failed');
-  });
-
   it('rejects unknown orchestrations and stops accepting work once closed', async () => {
     const driver = driverFor(registry({}));
     await expect(driver.startNew('missing', { instanceId: 'x' })).rejects.toBeInstanceOf(NotFoundError);
