@@ -1,8 +1,10 @@
 // Where the local durable driver keeps each orchestration instance: its status, its replay history and the
 // messages not yet replayed. The driver owns the records; a store only keeps them (in memory, or in a file).
-import type { OrchestrationRuntimeStatus } from '../../shared/durable/orchestration-client.js';
+import {
+  isFinishedStatus,
+  type OrchestrationRuntimeStatus,
+} from '../../shared/durable/orchestration-client.js';
 import type { FailureInfo, HistoryEvent } from './history.js';
-import { expiredInstanceIds } from './retention.js';
 
 export interface InstanceRecord {
   instanceId: string;
@@ -37,6 +39,20 @@ export interface InstanceStore {
   flush(): Promise<void>;
   /** Saves everything; the driver makes no changes after this. */
   close(): Promise<void>;
+}
+
+/**
+ * Which instances a purge forgets, as a task hub's history purge does: finished ones last updated before
+ * `before`.
+ */
+export function expiredInstanceIds(records: ReadonlyMap<string, InstanceRecord>, before: Date): string[] {
+  const cutOff = before.getTime();
+  const expired: string[] = [];
+  for (const record of records.values()) {
+    if (isFinishedStatus(record.runtimeStatus) && Date.parse(record.lastUpdatedTime) < cutOff)
+      expired.push(record.instanceId);
+  }
+  return expired;
 }
 
 /** Keeps copies, never the caller's objects, so it behaves like a store that serialises. Nothing survives the process. */

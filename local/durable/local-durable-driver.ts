@@ -9,6 +9,7 @@ import type * as df from 'durable-functions';
 import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
 import {
   OrchestrationWaitTimeout,
+  isFinishedStatus,
   type OrchestrationClient,
   type OrchestrationStatus,
 } from '../../shared/durable/orchestration-client.js';
@@ -17,7 +18,6 @@ import { FileInstanceStore } from './file-instance-store.js';
 import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
-import { isFinished } from './retention.js';
 
 export { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 export { FileInstanceStore, type FileInstanceStoreOptions } from './file-instance-store.js';
@@ -150,7 +150,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (!eventName) throw new ValidationError('eventName must be a non-empty string.');
     const record = await this.#requireRecord(instanceId);
     // Durable answers 410 Gone for a finished instance and drops the event; so does the driver.
-    if (isFinished(record.runtimeStatus)) return;
+    if (isFinishedStatus(record.runtimeStatus)) return;
     await this.#deliver(instanceId, record.executionId, [
       { type: 'eventRaised', name: eventName, data: toDurableJson(eventData) },
     ]);
@@ -160,7 +160,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   async terminate(instanceId: string, reason: string): Promise<void> {
     await this.#exclusive(instanceId, async () => {
       const record = await this.#requireRecord(instanceId);
-      if (isFinished(record.runtimeStatus)) return;
+      if (isFinishedStatus(record.runtimeStatus)) return;
       record.runtimeStatus = 'Terminated';
       record.output = reason;
       record.inbox = [];
@@ -195,7 +195,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       this.getStatus(instanceId).then(
         (status) => {
           if (status === undefined) settle(() => reject(notFound(instanceId)));
-          else if (isFinished(status.runtimeStatus)) onFinished(status);
+          else if (isFinishedStatus(status.runtimeStatus)) onFinished(status);
         },
         (error: unknown) => settle(() => reject(ensureError(error))),
       );
@@ -236,7 +236,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   /** Picks up every unfinished instance where its saved history left it. */
   async #resumeAll(): Promise<void> {
     for (const record of await this.#store.list()) {
-      if (isFinished(record.runtimeStatus)) continue;
+      if (isFinishedStatus(record.runtimeStatus)) continue;
       const execution = newExecution(record.executionId);
       execution.resuming = true;
       this.#executions.set(record.instanceId, execution);
@@ -252,7 +252,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       const existing = await this.#store.get(instanceId);
       // The extension's default (overridableExistingInstanceStates = NonRunningStates): only a finished
       // instance may be replaced.
-      if (existing !== undefined && !isFinished(existing.runtimeStatus)) {
+      if (existing !== undefined && !isFinishedStatus(existing.runtimeStatus)) {
         throw new ConflictError(
           `Orchestration instance '${instanceId}' is already ${existing.runtimeStatus}; ` +
             'an instance id can be reused only once its instance has finished.',
@@ -289,7 +289,11 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#busy++;
     return this.#exclusive(instanceId, async () => {
       const record = await this.#store.get(instanceId);
-      if (record === undefined || record.executionId !== executionId || isFinished(record.runtimeStatus)) {
+      if (
+        record === undefined ||
+        record.executionId !== executionId ||
+        isFinishedStatus(record.runtimeStatus)
+      ) {
         return;
       }
       record.inbox.push(...events);
@@ -330,7 +334,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (
       record === undefined ||
       record.executionId !== execution.executionId ||
-      isFinished(record.runtimeStatus) ||
+      isFinishedStatus(record.runtimeStatus) ||
       (record.inbox.length === 0 && !resuming)
     ) {
       return;

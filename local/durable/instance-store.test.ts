@@ -1,7 +1,6 @@
 // Which finished instances a purge may drop.
 import { describe, expect, it } from 'vitest';
-import type { InstanceRecord } from './instance-store.js';
-import { expiredInstanceIds } from './retention.js';
+import { expiredInstanceIds, type InstanceRecord } from './instance-store.js';
 
 function record(
   instanceId: string,
