@@ -19,6 +19,7 @@ import {
 } from './account-snapshot.js';
 import {
   createAccount,
+  findContainer,
   loadRouter,
   type CosmosAccount,
   type RouteParams,
@@ -145,7 +146,7 @@ function expiryAndPersistenceHooks(
 ): RequestHooks {
   const containerOf = (params: RouteParams) =>
     live.account && params.dbId !== undefined && params.collId !== undefined
-      ? live.account.database(params.dbId).collection(params.collId)
+      ? findContainer(live.account, params.dbId, params.collId)
       : undefined;
   return {
     beforeHandle(params) {
