@@ -73,7 +73,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const snapshot =
     dataFile === undefined ? undefined : await readDataFile(dataFile, accountSnapshotSchema, DATA_FILE_KIND);
 
-  const certificate = createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
+  const certificate = await createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
   // The account is set once the server listens: it advertises the server's own endpoint, port included.
   const live: LiveAccount = {};
   const sweeper = new ExpirySweeper(options.now ?? Date.now);
