@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { InstanceRecord } from './instance-store.js';
 
-export const INSTANCE_FILE_FORMAT = 'local-durable-instances';
-export const INSTANCE_FILE_VERSION = 1;
+const INSTANCE_FILE_FORMAT = 'local-durable-instances';
+const INSTANCE_FILE_VERSION = 1;
 
 const timestamp = z.iso.datetime();
 const seq = z.number().int().nonnegative();

@@ -19,10 +19,8 @@ import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEve
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
 
-export { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
-export { FileInstanceStore, type FileInstanceStoreOptions } from './file-instance-store.js';
+export { InMemoryInstanceStore, type InstanceRecord } from './instance-store.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
-export type { HistoryEvent } from './history.js';
 
 export interface DurableRegistry {
   orchestrations: ReadonlyMap<string, df.OrchestrationHandler>;
