@@ -2,7 +2,6 @@
 // v3's DurableOrchestrationContext that orchestrators use, typed as the real class so the same generator
 // functions compile and run unchanged. Calls only create tasks; the replay executor decides what they mean.
 import type * as df from 'durable-functions';
-import { deterministicGuid, newGuidName } from './deterministic-guid.js';
 import { toRetryPolicy } from './retry-policy.js';
 import { AtomicTask, LocalTimerTask, WhenAllTask, WhenAnyTask, toLocalTasks } from './tasks.js';
 
@@ -19,7 +18,6 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
     any: (tasks: df.Task[]): df.Task => new WhenAnyTask(toLocalTasks(tasks, 'Task.any')),
   };
   readonly #input: unknown;
-  #newGuidCounter = 0;
 
   constructor(
     readonly instanceId: string,
@@ -52,8 +50,8 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
     this.customStatus = customStatusObject;
   }
 
-  newGuid(input: string): string {
-    return deterministicGuid(newGuidName(input, this.currentUtcDateTime, this.#newGuidCounter++));
+  newGuid(): string {
+    return unsupported('newGuid');
   }
 
   callSubOrchestrator(): df.Task {

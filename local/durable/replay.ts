@@ -273,7 +273,7 @@ class ReplayExecutor {
       `Non-deterministic orchestrator '${this.#request.name}' (instance '${this.#request.instanceId}'): on replay ` +
       `its step ${seq} is ${describe(kind, name)}, but the history recorded ${describe(recorded.kind, recorded.name)}. ` +
       'An orchestrator must make the same calls in the same order on every replay: take the time from ' +
-      'context.df.currentUtcDateTime and ids from context.df.newGuid, and leave I/O to activities ' +
+      'context.df.currentUtcDateTime, pass ids in the input or activity results, and leave I/O to activities ' +
       '(no Date.now, Math.random or I/O in orchestrator code).';
     this.#outcome = {
       status: 'failed',
