@@ -3,10 +3,11 @@
 import { z } from 'zod';
 
 import {
-  storedResources,
+  containers,
+  databases,
+  findContainer,
   type CosmosAccount,
-  type ItemStore,
-  type ResourceNode,
+  type ResourceStore,
 } from './cosmosdb-server-internals.js';
 
 export const SNAPSHOT_FORMAT = 'local-cosmos-snapshot';
@@ -45,41 +46,51 @@ export const accountSnapshotSchema = z.object({
 export type AccountSnapshot = z.infer<typeof accountSnapshotSchema>;
 
 export function takeSnapshot(account: CosmosAccount, savedAt: Date): AccountSnapshot {
+  const databaseStore = databases(account);
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     savedAt: savedAt.toISOString(),
-    databaseRidCount: account.databases._ridCount,
-    databases: storedResources(account.databases).map(([database, databaseResource]) => ({
-      resource: databaseResource,
-      containerRidCount: database.collections._ridCount,
-      containers: storedResources(database.collections).map(([container, containerResource]) => ({
-        resource: containerResource,
-        documentRidCount: container.documents._ridCount,
-        documents: storedResources(container.documents).map(([, document]) => document),
-      })),
-    })),
+    databaseRidCount: databaseStore.ridCount,
+    databases: databaseStore.list().map((database) => {
+      const containerStore = containers(account, database.id);
+      return {
+        resource: database,
+        containerRidCount: containerStore.ridCount,
+        containers: containerStore.list().map((container) => {
+          const documents = documentsOf(account, database.id, container.id);
+          return { resource: container, documentRidCount: documents.ridCount, documents: documents.list() };
+        }),
+      };
+    }),
   };
 }
 
 /** Loads a snapshot into an empty account (the one the server was just created with). */
 export function restoreSnapshot(account: CosmosAccount, snapshot: AccountSnapshot): void {
-  if (account.databases._data.size > 0) throw new Error('restoreSnapshot needs an empty account.');
+  const databaseStore = databases(account);
+  if (databaseStore.size > 0) throw new Error('restoreSnapshot needs an empty account.');
   for (const databaseSnapshot of snapshot.databases) {
-    account.databases._set(databaseSnapshot.resource);
-    const database = account.database(databaseSnapshot.resource.id);
+    databaseStore.insert(databaseSnapshot.resource);
+    const containerStore = containers(account, databaseSnapshot.resource.id);
     for (const containerSnapshot of databaseSnapshot.containers) {
-      database.collections._set(containerSnapshot.resource);
-      const container = database.collection(containerSnapshot.resource.id);
-      for (const document of containerSnapshot.documents) container.documents._set(document);
-      raiseRidCount(container.documents, containerSnapshot.documentRidCount);
+      containerStore.insert(containerSnapshot.resource);
+      const documents = documentsOf(account, databaseSnapshot.resource.id, containerSnapshot.resource.id);
+      for (const document of containerSnapshot.documents) documents.insert(document);
+      raiseRidCount(documents, containerSnapshot.documentRidCount);
     }
-    raiseRidCount(database.collections, databaseSnapshot.containerRidCount);
+    raiseRidCount(containerStore, databaseSnapshot.containerRidCount);
   }
-  raiseRidCount(account.databases, snapshot.databaseRidCount);
+  raiseRidCount(databaseStore, snapshot.databaseRidCount);
 }
 
-function raiseRidCount<TNode extends ResourceNode>(store: ItemStore<TNode>, savedCount: number): void {
+function documentsOf(account: CosmosAccount, databaseId: string, containerId: string): ResourceStore {
+  const container = findContainer(account, databaseId, containerId);
+  if (!container) throw new Error(`Container '${databaseId}/${containerId}' does not exist.`);
+  return container.documents;
+}
+
+function raiseRidCount(store: ResourceStore, savedCount: number): void {
   // Never below the number of stored resources, so a hand-edited file cannot make rids collide.
-  store._ridCount = Math.max(store._ridCount, savedCount, store._data.size);
+  store.raiseRidCount(Math.max(savedCount, store.size));
 }

@@ -1,6 +1,7 @@
-// Typed access to the parts of @vercel/cosmosdb-server that its public API hides: the in-memory account and
-// the request router. The package's createHttpsServer keeps the account in a closure, so persistence and TTL
-// need their own server around these pieces. Pinned to the package's 1.x internals (lib/account, lib/routes).
+// The one place that reaches into @vercel/cosmosdb-server past its public API: the in-memory account and the
+// request router. The package's createHttpsServer keeps the account in a closure, so persistence and TTL need
+// their own server around these pieces. Pinned to the package's 1.x internals (lib/account, lib/routes); the
+// rest of local/cosmos uses only the small API below, never an underscore field or a package path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 
@@ -14,43 +15,41 @@ export interface StoredResource {
   [property: string]: unknown;
 }
 
-/** One node of the package's resource tree; `read()` is undefined for a resource that does not exist. */
-export interface ResourceNode<T extends StoredResource = StoredResource> {
-  read(): T | undefined;
-}
-
-/** The package's `Items` collection class: resources by `_rid`, plus a unique-key index. */
-export interface ItemStore<TNode extends ResourceNode> {
-  _data: Map<string, TNode>;
-  /** Counter behind new `_rid`s: must survive a restart so new rids never collide with stored ones. */
-  _ridCount: number;
-  /** Adds a new resource, giving it fresh system properties (what a create request does). */
-  create(data: { id: string; [property: string]: unknown }): StoredResource;
-  /** Inserts a resource as is (system properties included) and indexes it. */
-  _set(data: StoredResource): StoredResource;
-  _getPartition(data: StoredResource): unknown;
-  delete(idOrRid: string, partition: unknown): void;
-}
-
-export type DocumentNode = ResourceNode;
-
-export interface CollectionNode extends ResourceNode {
-  documents: ItemStore<DocumentNode>;
-}
-
-export interface DatabaseNode extends ResourceNode {
-  collections: ItemStore<CollectionNode>;
-  collection(idOrRid: string): CollectionNode;
-}
-
+/** The package's in-memory account; only this module looks inside it. */
 export interface CosmosAccount {
-  databases: ItemStore<DatabaseNode>;
-  database(idOrRid: string): DatabaseNode;
+  readonly [accountBrand]: true;
+}
+declare const accountBrand: unique symbol;
+
+/**
+ * One level of the account's resource tree: its databases, a database's containers or a container's
+ * documents. A view: the resources live in the account.
+ */
+export interface ResourceStore {
+  /** The stored resources, in insertion order. */
+  list(): StoredResource[];
+  readonly size: number;
+  /** Adds a new resource with fresh system properties, as a create request does. */
+  create(data: { id: string; [property: string]: unknown }): StoredResource;
+  /** Inserts a resource as it is, system properties included, and indexes it so requests find it. */
+  insert(resource: StoredResource): void;
+  /** Deletes a stored resource (found by its id within its partition). */
+  remove(resource: StoredResource): void;
+  /** The counter behind new `_rid`s: it must survive a restart so new rids never collide with stored ones. */
+  readonly ridCount: number;
+  /** Raises the counter to `count` if it is lower. */
+  raiseRidCount(count: number): void;
+}
+
+/** A container: its own resource (settings such as `defaultTtl`, and `_rid`) and its documents. */
+export interface AccountContainer {
+  readonly settings: StoredResource;
+  readonly documents: ResourceStore;
 }
 
 export type RouteParams = Readonly<Record<string, string | undefined>>;
 
-export type RouteHandler = (
+type RouteHandler = (
   account: CosmosAccount,
   req: IncomingMessage,
   res: ServerResponse,
@@ -60,7 +59,127 @@ export type RouteHandler = (
 /** Finds the handler for a request, or undefined when no route matches. */
 export type Router = (req: IncomingMessage) => [RouteParams, RouteHandler] | undefined;
 
-type AccountConstructor = new (host: string, port: number) => CosmosAccount;
+/** A fresh, empty account; `host` and `port` are what it advertises as its endpoint. */
+export function createAccount(host: string, port: number): CosmosAccount {
+  const Account = loadDefault<new (host: string, port: number) => AccountNode>(
+    '@vercel/cosmosdb-server/lib/account/index.js',
+  );
+  return new Account(host, port) as unknown as CosmosAccount;
+}
+
+export function loadRouter(): Router {
+  return loadDefault<Router>('@vercel/cosmosdb-server/lib/routes.js');
+}
+
+export function databases(account: CosmosAccount): ResourceStore {
+  return new ItemStoreView(nodeOf(account).databases);
+}
+
+/** The containers of a database, which must exist. */
+export function containers(account: CosmosAccount, databaseId: string): ResourceStore {
+  const database = nodeOf(account).database(databaseId);
+  if (database.read() === undefined) throw new Error(`Database '${databaseId}' does not exist.`);
+  return new ItemStoreView(database.collections);
+}
+
+/** A container by id or `_rid` (as request paths name them), or undefined when it or its database is missing. */
+export function findContainer(
+  account: CosmosAccount,
+  databaseIdOrRid: string,
+  containerIdOrRid: string,
+): AccountContainer | undefined {
+  return containerOf(nodeOf(account).database(databaseIdOrRid).collection(containerIdOrRid));
+}
+
+/** Every container of every database. */
+export function allContainers(account: CosmosAccount): AccountContainer[] {
+  return stored(nodeOf(account).databases).flatMap(([database]) =>
+    stored(database.collections).flatMap(([container]) => containerOf(container) ?? []),
+  );
+}
+
+// --- the package's shapes, as far as this module uses them ------------------------------------------------
+
+interface ResourceNode {
+  read(): StoredResource | undefined;
+}
+
+/** The package's `Items` class: resources by `_rid`, plus a unique-key index. */
+interface ItemStore<TNode extends ResourceNode> {
+  _data: Map<string, TNode>;
+  _ridCount: number;
+  create(data: { id: string; [property: string]: unknown }): StoredResource;
+  _set(data: StoredResource): StoredResource;
+  _getPartition(data: StoredResource): unknown;
+  delete(idOrRid: string, partition: unknown): void;
+}
+
+interface CollectionNode extends ResourceNode {
+  documents: ItemStore<ResourceNode>;
+}
+
+interface DatabaseNode extends ResourceNode {
+  collections: ItemStore<CollectionNode>;
+  /** An empty node (read() undefined) when there is no such container. */
+  collection(idOrRid: string): CollectionNode;
+}
+
+interface AccountNode {
+  databases: ItemStore<DatabaseNode>;
+  /** An empty node (read() undefined) when there is no such database. */
+  database(idOrRid: string): DatabaseNode;
+}
+
+class ItemStoreView implements ResourceStore {
+  constructor(private readonly items: ItemStore<ResourceNode>) {}
+
+  list(): StoredResource[] {
+    return stored(this.items).map(([, resource]) => resource);
+  }
+
+  get size(): number {
+    return this.items._data.size;
+  }
+
+  create(data: { id: string; [property: string]: unknown }): StoredResource {
+    return this.items.create(data);
+  }
+
+  insert(resource: StoredResource): void {
+    this.items._set(resource);
+  }
+
+  remove(resource: StoredResource): void {
+    this.items.delete(resource.id, this.items._getPartition(resource));
+  }
+
+  get ridCount(): number {
+    return this.items._ridCount;
+  }
+
+  raiseRidCount(count: number): void {
+    this.items._ridCount = Math.max(this.items._ridCount, count);
+  }
+}
+
+function nodeOf(account: CosmosAccount): AccountNode {
+  return account as unknown as AccountNode;
+}
+
+function containerOf(node: CollectionNode): AccountContainer | undefined {
+  const settings = node.read();
+  return settings === undefined ? undefined : { settings, documents: new ItemStoreView(node.documents) };
+}
+
+/** The nodes of a store that hold a resource, with it, in insertion order. */
+function stored<TNode extends ResourceNode>(items: ItemStore<TNode>): [TNode, StoredResource][] {
+  const result: [TNode, StoredResource][] = [];
+  for (const node of items._data.values()) {
+    const resource = node.read();
+    if (resource) result.push([node, resource]);
+  }
+  return result;
+}
 
 // createRequire, not `import`: these are CommonJS files with an `exports.default`, and loaders differ in how
 // they map that onto an ES default import.
@@ -72,26 +191,4 @@ function loadDefault<T>(specifier: string): T {
     throw new Error(`${specifier} has no default export: @vercel/cosmosdb-server's layout has changed.`);
   }
   return loaded.default;
-}
-
-/** A fresh, empty account; `host` and `port` are what it advertises as its endpoint. */
-export function createAccount(host: string, port: number): CosmosAccount {
-  const Account = loadDefault<AccountConstructor>('@vercel/cosmosdb-server/lib/account/index.js');
-  return new Account(host, port);
-}
-
-export function loadRouter(): Router {
-  return loadDefault<Router>('@vercel/cosmosdb-server/lib/routes.js');
-}
-
-/** The resources held by a store, in insertion order, skipping deleted ones. */
-export function storedResources<TNode extends ResourceNode>(
-  store: ItemStore<TNode>,
-): [TNode, StoredResource][] {
-  const result: [TNode, StoredResource][] = [];
-  for (const node of store._data.values()) {
-    const resource = node.read();
-    if (resource) result.push([node, resource]);
-  }
-  return result;
 }

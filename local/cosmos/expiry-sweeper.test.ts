@@ -1,24 +1,31 @@
 import { describe, expect, it } from 'vitest';
 
-import { createAccount, type CollectionNode } from './cosmosdb-server-internals.js';
+import {
+  containers,
+  createAccount,
+  databases,
+  findContainer,
+  type AccountContainer,
+} from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 
-function containerWith(defaultTtl: number | undefined): CollectionNode {
+function containerWith(defaultTtl: number | undefined): AccountContainer {
   const account = createAccount('localhost', 1);
-  account.databases.create({ id: 'db' });
-  account.database('db').collections.create({ id: 'c', partitionKey: { paths: ['/pk'] }, defaultTtl });
-  return account.database('db').collection('c');
+  databases(account).create({ id: 'db' });
+  containers(account, 'db').create({ id: 'c', partitionKey: { paths: ['/pk'] }, defaultTtl });
+  const container = findContainer(account, 'db', 'c');
+  if (!container) throw new Error('no container db/c');
+  return container;
 }
 
 /** Inserts a document as if written at `ts` (seconds). */
-function put(container: CollectionNode, id: string, ts: number, ttl?: number): void {
+function put(container: AccountContainer, id: string, ts: number, ttl?: number): void {
   const created = container.documents.create({ id, pk: 'p', ...(ttl === undefined ? {} : { ttl }) });
-  container.documents.delete(id, 'p');
-  container.documents._set({ ...created, _ts: ts });
+  container.documents.remove(created);
+  container.documents.insert({ ...created, _ts: ts });
 }
 
-const ids = (container: CollectionNode) =>
-  [...container.documents._data.values()].map((node) => node.read()?.id);
+const ids = (container: AccountContainer) => container.documents.list().map((document) => document.id);
 
 describe('ExpirySweeper', () => {
   it('removes items whose time to live has passed and keeps the others', () => {

@@ -19,6 +19,7 @@ import {
 } from './account-snapshot.js';
 import {
   createAccount,
+  findContainer,
   loadRouter,
   type CosmosAccount,
   type RouteParams,
@@ -33,18 +34,16 @@ export { provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
 
 const DATA_FILE_KIND = 'local Cosmos DB data';
+/** How often expired items are swept even when nothing reads them. */
+const TTL_SWEEP_INTERVAL_MS = 1000;
 
 export interface LocalCosmosOptions {
   /** Where the data is kept; undefined = memory only. */
   dataFile?: string;
-  /** Default '127.0.0.1'. */
+  /** Default '127.0.0.1'. The port is a free one. */
   host?: string;
-  /** Default 0 (a free port). */
-  port?: number;
   /** Writes are saved at most this long after they happen (default 200). */
   flushDelayMs?: number;
-  /** How often expired items are swept even when nothing reads them (default 1000). */
-  ttlSweepIntervalMs?: number;
   /** The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). */
   now?: () => number;
 }
@@ -56,8 +55,6 @@ export interface LocalCosmos {
   key: string;
   /** Trusts this server's certificate, and only it. */
   agent: https.Agent;
-  /** The server's certificate (PEM), for a client that builds its own agent. */
-  certificatePem: string;
   /** Save now. */
   flush(): Promise<void>;
   /** Save and close. */
@@ -72,7 +69,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const snapshot =
     dataFile === undefined ? undefined : await readDataFile(dataFile, accountSnapshotSchema, DATA_FILE_KIND);
 
-  const certificate = createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
+  const certificate = await createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
   // The account is set once the server listens: it advertises the server's own endpoint, port included.
   const live: LiveAccount = {};
   const sweeper = new ExpirySweeper(options.now ?? Date.now);
@@ -93,7 +90,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     ),
   );
 
-  const port = await listen(server, options.port ?? 0, host);
+  const port = await listen(server, 0, host);
   const advertisedHost = advertisedHostFor(host);
   const account = createAccount(advertisedHost, port);
   try {
@@ -107,7 +104,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
 
   const sweepTimer = setInterval(() => {
     if (sweeper.sweepAccount(account) > 0) scheduler.markDirty();
-  }, options.ttlSweepIntervalMs ?? 1000);
+  }, TTL_SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
   const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true });
@@ -118,7 +115,6 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     // The package does not check request signatures; the client still needs a well-formed key to sign with.
     key: randomBytes(64).toString('base64'),
     agent,
-    certificatePem: certificate.certPem,
     flush: () => scheduler.flush(),
     stop() {
       stopping ??= (async () => {
@@ -145,7 +141,7 @@ function expiryAndPersistenceHooks(
 ): RequestHooks {
   const containerOf = (params: RouteParams) =>
     live.account && params.dbId !== undefined && params.collId !== undefined
-      ? live.account.database(params.dbId).collection(params.collId)
+      ? findContainer(live.account, params.dbId, params.collId)
       : undefined;
   return {
     beforeHandle(params) {

@@ -3,8 +3,7 @@
 import { CorruptDataFileError, readDataFile, writeDataFile } from '../persistence/data-file.js';
 import { FlushScheduler } from '../persistence/flush-scheduler.js';
 import { fromInstanceFile, instanceFileSchema, toInstanceFile } from './instance-file.js';
-import type { InstanceRecord, InstanceStore } from './instance-store.js';
-import { expiredInstanceIds } from './retention.js';
+import { expiredInstanceIds, type InstanceRecord, type InstanceStore } from './instance-store.js';
 
 const DATA_FILE_KIND = 'local Durable Functions state';
 

@@ -8,7 +8,7 @@ describe('withoutRepeatedResults', () => {
       { type: 'executionStarted' },
       { type: 'taskScheduled', seq: 0, kind: 'activity', name: 'a' },
       { type: 'taskScheduled', seq: 1, kind: 'timer', name: 'timer' },
-      { type: 'taskScheduled', seq: 2, kind: 'subOrchestration', name: 'child' },
+      { type: 'taskScheduled', seq: 2, kind: 'activity', name: 'b' },
       { type: 'taskCompleted', seq: 0, result: 'first' },
     ];
     const inbox: HistoryEvent[] = [
@@ -16,7 +16,7 @@ describe('withoutRepeatedResults', () => {
       { type: 'timerFired', seq: 1 },
       { type: 'eventRaised', name: 'go', data: 1 },
       { type: 'timerFired', seq: 1 },
-      { type: 'taskFailed', seq: 2, failure: { name: 'Error', message: 'child failed' } },
+      { type: 'taskFailed', seq: 2, failure: { name: 'Error', message: 'b failed' } },
       { type: 'taskCompleted', seq: 2, result: 'late' },
       { type: 'eventRaised', name: 'go', data: 1 },
     ];
@@ -24,7 +24,7 @@ describe('withoutRepeatedResults', () => {
     expect(withoutRepeatedResults(history, inbox)).toEqual([
       { type: 'timerFired', seq: 1 },
       { type: 'eventRaised', name: 'go', data: 1 },
-      { type: 'taskFailed', seq: 2, failure: { name: 'Error', message: 'child failed' } },
+      { type: 'taskFailed', seq: 2, failure: { name: 'Error', message: 'b failed' } },
       // Raised events are never duplicates of one another: each raise is a message of its own.
       { type: 'eventRaised', name: 'go', data: 1 },
     ]);

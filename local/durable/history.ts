@@ -9,7 +9,7 @@ export interface FailureInfo {
 }
 
 /** Kinds of work that consume a sequence number and are recorded when scheduled. */
-export type ScheduledKind = 'activity' | 'timer' | 'subOrchestration';
+export type ScheduledKind = 'activity' | 'timer';
 
 export type HistoryEvent =
   /** Opens each episode; its timestamp is what `currentUtcDateTime` reads during that episode. */
@@ -25,7 +25,7 @@ export type TaskScheduledEvent = Extract<HistoryEvent, { type: 'taskScheduled' }
 
 /**
  * The inbox's events minus results for work that already has one (in the history or earlier in the
- * inbox). A result can arrive twice around a restart (a timer re-armed, a finished child adopted); the
+ * inbox). A result can arrive twice around a restart (a timer re-armed after a restart); the
  * first is the outcome, so a replay never sees a second.
  */
 export function withoutRepeatedResults(

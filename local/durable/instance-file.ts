@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { InstanceRecord } from './instance-store.js';
 
-export const INSTANCE_FILE_FORMAT = 'local-durable-instances';
-export const INSTANCE_FILE_VERSION = 1;
+const INSTANCE_FILE_FORMAT = 'local-durable-instances';
+const INSTANCE_FILE_VERSION = 1;
 
 const timestamp = z.iso.datetime();
 const seq = z.number().int().nonnegative();
@@ -17,7 +17,7 @@ const historyEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('taskScheduled'),
     seq,
-    kind: z.enum(['activity', 'timer', 'subOrchestration']),
+    kind: z.enum(['activity', 'timer']),
     name: z.string(),
   }),
   z.object({ type: z.literal('taskCompleted'), seq, result: z.unknown().optional() }),
@@ -38,7 +38,6 @@ const instanceRecordSchema = z.object({
   failure: failureSchema.optional(),
   createdTime: timestamp,
   lastUpdatedTime: timestamp,
-  parent: z.object({ instanceId: z.string(), executionId: z.string(), seq }).optional(),
   history: z.array(historyEventSchema),
   inbox: z.array(historyEventSchema),
 });

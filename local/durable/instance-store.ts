@@ -1,8 +1,10 @@
 // Where the local durable driver keeps each orchestration instance: its status, its replay history and the
 // messages not yet replayed. The driver owns the records; a store only keeps them (in memory, or in a file).
-import type { OrchestrationRuntimeStatus } from '../../shared/durable/orchestration-client.js';
+import {
+  isFinishedStatus,
+  type OrchestrationRuntimeStatus,
+} from '../../shared/durable/orchestration-client.js';
 import type { FailureInfo, HistoryEvent } from './history.js';
-import { expiredInstanceIds } from './retention.js';
 
 export interface InstanceRecord {
   instanceId: string;
@@ -17,8 +19,6 @@ export interface InstanceRecord {
   /** ISO timestamps, so a record is plain JSON. */
   createdTime: string;
   lastUpdatedTime: string;
-  /** Set on sub-orchestrations: where to report the result. */
-  parent?: { instanceId: string; executionId: string; seq: number };
   history: HistoryEvent[];
   /**
    * Delivered but not yet replayed (the start, raised events, results): the task hub's control-queue
@@ -33,15 +33,26 @@ export interface InstanceStore {
   put(record: InstanceRecord): Promise<void>;
   /** Every record, for resuming instances after a restart. */
   list(): Promise<InstanceRecord[]>;
-  /**
-   * Deletes finished instances last updated before `before` (keeping a child its running parent may still
-   * need) and returns their ids.
-   */
+  /** Deletes finished instances last updated before `before` and returns their ids. */
   purgeFinished(before: Date): Promise<string[]>;
   /** Resolves once every change made so far would survive a crash. */
   flush(): Promise<void>;
   /** Saves everything; the driver makes no changes after this. */
   close(): Promise<void>;
+}
+
+/**
+ * Which instances a purge forgets, as a task hub's history purge does: finished ones last updated before
+ * `before`.
+ */
+export function expiredInstanceIds(records: ReadonlyMap<string, InstanceRecord>, before: Date): string[] {
+  const cutOff = before.getTime();
+  const expired: string[] = [];
+  for (const record of records.values()) {
+    if (isFinishedStatus(record.runtimeStatus) && Date.parse(record.lastUpdatedTime) < cutOff)
+      expired.push(record.instanceId);
+  }
+  return expired;
 }
 
 /** Keeps copies, never the caller's objects, so it behaves like a store that serialises. Nothing survives the process. */

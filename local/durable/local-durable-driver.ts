@@ -9,26 +9,18 @@ import type * as df from 'durable-functions';
 import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
 import {
   OrchestrationWaitTimeout,
+  isFinishedStatus,
   type OrchestrationClient,
   type OrchestrationStatus,
 } from '../../shared/durable/orchestration-client.js';
 import { runActivity } from './activity-runner.js';
 import { FileInstanceStore } from './file-instance-store.js';
-import {
-  describeFailure,
-  toDurableJson,
-  withoutRepeatedResults,
-  type FailureInfo,
-  type HistoryEvent,
-} from './history.js';
+import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
-import { isFinished } from './retention.js';
 
-export { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
-export { FileInstanceStore, type FileInstanceStoreOptions } from './file-instance-store.js';
+export { InMemoryInstanceStore, type InstanceRecord } from './instance-store.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
-export type { HistoryEvent } from './history.js';
 
 export interface DurableRegistry {
   orchestrations: ReadonlyMap<string, df.OrchestrationHandler>;
@@ -156,7 +148,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (!eventName) throw new ValidationError('eventName must be a non-empty string.');
     const record = await this.#requireRecord(instanceId);
     // Durable answers 410 Gone for a finished instance and drops the event; so does the driver.
-    if (isFinished(record.runtimeStatus)) return;
+    if (isFinishedStatus(record.runtimeStatus)) return;
     await this.#deliver(instanceId, record.executionId, [
       { type: 'eventRaised', name: eventName, data: toDurableJson(eventData) },
     ]);
@@ -166,7 +158,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   async terminate(instanceId: string, reason: string): Promise<void> {
     await this.#exclusive(instanceId, async () => {
       const record = await this.#requireRecord(instanceId);
-      if (isFinished(record.runtimeStatus)) return;
+      if (isFinishedStatus(record.runtimeStatus)) return;
       record.runtimeStatus = 'Terminated';
       record.output = reason;
       record.inbox = [];
@@ -201,7 +193,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       this.getStatus(instanceId).then(
         (status) => {
           if (status === undefined) settle(() => reject(notFound(instanceId)));
-          else if (isFinished(status.runtimeStatus)) onFinished(status);
+          else if (isFinishedStatus(status.runtimeStatus)) onFinished(status);
         },
         (error: unknown) => settle(() => reject(ensureError(error))),
       );
@@ -242,7 +234,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   /** Picks up every unfinished instance where its saved history left it. */
   async #resumeAll(): Promise<void> {
     for (const record of await this.#store.list()) {
-      if (isFinished(record.runtimeStatus)) continue;
+      if (isFinishedStatus(record.runtimeStatus)) continue;
       const execution = newExecution(record.executionId);
       execution.resuming = true;
       this.#executions.set(record.instanceId, execution);
@@ -250,27 +242,15 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
   }
 
-  async #createInstance(
-    name: string,
-    instanceId: string,
-    input: unknown,
-    parent?: InstanceRecord['parent'],
-  ): Promise<void> {
+  async #createInstance(name: string, instanceId: string, input: unknown): Promise<void> {
     if (!this.#registry.orchestrations.has(name)) {
       throw new NotFoundError(`No orchestration named '${name}' is registered.`);
     }
     await this.#exclusive(instanceId, async () => {
       const existing = await this.#store.get(instanceId);
-      if (existing !== undefined && parent !== undefined && isSameParent(existing.parent, parent)) {
-        // This step of the parent started the child before a restart: adopt it rather than run it twice.
-        if (isFinished(existing.runtimeStatus)) {
-          this.#post(parent.instanceId, parent.executionId, [childResult(existing, parent.seq)]);
-        }
-        return;
-      }
       // The extension's default (overridableExistingInstanceStates = NonRunningStates): only a finished
       // instance may be replaced.
-      if (existing !== undefined && !isFinished(existing.runtimeStatus)) {
+      if (existing !== undefined && !isFinishedStatus(existing.runtimeStatus)) {
         throw new ConflictError(
           `Orchestration instance '${instanceId}' is already ${existing.runtimeStatus}; ` +
             'an instance id can be reused only once its instance has finished.',
@@ -289,7 +269,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         lastUpdatedTime: now,
         history: [],
         inbox: [{ type: 'executionStarted' }],
-        ...(parent ? { parent } : {}),
       };
       await this.#store.put(record);
       const previous = this.#executions.get(instanceId);
@@ -308,7 +287,11 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#busy++;
     return this.#exclusive(instanceId, async () => {
       const record = await this.#store.get(instanceId);
-      if (record === undefined || record.executionId !== executionId || isFinished(record.runtimeStatus)) {
+      if (
+        record === undefined ||
+        record.executionId !== executionId ||
+        isFinishedStatus(record.runtimeStatus)
+      ) {
         return;
       }
       record.inbox.push(...events);
@@ -349,7 +332,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (
       record === undefined ||
       record.executionId !== execution.executionId ||
-      isFinished(record.runtimeStatus) ||
+      isFinishedStatus(record.runtimeStatus) ||
       (record.inbox.length === 0 && !resuming)
     ) {
       return;
@@ -373,7 +356,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         name: record.name,
         instanceId,
         input: record.input,
-        ...(record.parent ? { parentInstanceId: record.parent.instanceId } : {}),
         history,
         invocationId: randomUUID(),
         ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
@@ -431,9 +413,6 @@ export class LocalDurableDriver implements OrchestrationClient {
         case 'timer':
           this.#armTimer(record.instanceId, execution, work.seq, work.fireAt);
           break;
-        case 'subOrchestration':
-          this.#startSubOrchestration(record.instanceId, execution, work);
-          break;
       }
     }
   }
@@ -477,23 +456,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     check();
   }
 
-  #startSubOrchestration(
-    parentId: string,
-    execution: Execution,
-    work: Extract<PendingWork, { kind: 'subOrchestration' }>,
-  ): void {
-    this.#busy++;
-    const parent = { instanceId: parentId, executionId: execution.executionId, seq: work.seq };
-    this.#createInstance(work.name, work.instanceId, toDurableJson(work.input), parent)
-      .catch((error: unknown) => {
-        this.#post(parentId, execution.executionId, [
-          { type: 'taskFailed', seq: work.seq, failure: describeFailure(error) },
-        ]);
-      })
-      .finally(() => this.#release());
-  }
-
-  /** Stops the finished execution's timers, wakes waiters, and reports to a parent orchestration. */
+  /** Stops the finished execution's timers and wakes the waiters. */
   #finish(record: InstanceRecord): void {
     const execution = this.#executions.get(record.instanceId);
     if (execution !== undefined && execution.executionId === record.executionId) {
@@ -502,10 +465,6 @@ export class LocalDurableDriver implements OrchestrationClient {
     }
     const status = toStatus(record);
     for (const waiter of [...(this.#completionWaiters.get(record.instanceId) ?? [])]) waiter(status);
-    if (record.parent !== undefined) {
-      const { instanceId, executionId, seq } = record.parent;
-      this.#post(instanceId, executionId, [childResult(record, seq)]);
-    }
   }
 
   #sleep(ms: number): Promise<boolean> {
@@ -565,12 +524,6 @@ function newExecution(executionId: string): Execution {
   return { executionId, episodeQueued: false, resuming: false, started: new Set(), timers: new Map() };
 }
 
-function isSameParent(a: InstanceRecord['parent'], b: NonNullable<InstanceRecord['parent']>): boolean {
-  return (
-    a !== undefined && a.instanceId === b.instanceId && a.executionId === b.executionId && a.seq === b.seq
-  );
-}
-
 function clearTimers(execution: Execution): void {
   for (const timer of execution.timers.values()) clearTimeout(timer);
   execution.timers.clear();
@@ -582,18 +535,6 @@ function failedWith(error: unknown): ReplayOutcome {
 
 function notFound(instanceId: string): NotFoundError {
   return new NotFoundError(`No orchestration instance with id '${instanceId}'.`);
-}
-
-function childResult(child: InstanceRecord, seq: number): HistoryEvent {
-  if (child.runtimeStatus === 'Completed') return { type: 'taskCompleted', seq, result: child.output };
-  const failure: FailureInfo =
-    child.runtimeStatus === 'Failed' && child.failure !== undefined
-      ? child.failure
-      : {
-          name: 'Error',
-          message: `Sub-orchestration '${child.instanceId}' was terminated: ${String(child.output)}`,
-        };
-  return { type: 'taskFailed', seq, failure };
 }
 
 function toStatus(record: InstanceRecord): OrchestrationStatus {

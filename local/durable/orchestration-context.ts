@@ -2,12 +2,12 @@
 // v3's DurableOrchestrationContext that orchestrators use, typed as the real class so the same generator
 // functions compile and run unchanged. Calls only create tasks; the replay executor decides what they mean.
 import type * as df from 'durable-functions';
-import { deterministicGuid, newGuidName } from './deterministic-guid.js';
 import { toRetryPolicy } from './retry-policy.js';
 import { AtomicTask, LocalTimerTask, WhenAllTask, WhenAnyTask, toLocalTasks } from './tasks.js';
 
 export class LocalDurableOrchestrationContext implements df.DurableOrchestrationContext {
-  readonly parentInstanceId: string | undefined;
+  /** Only sub-orchestrations have a parent, and the driver runs none. */
+  readonly parentInstanceId: string | undefined = undefined;
   readonly version: string | undefined = undefined;
   isReplaying = false;
   /** Placeholder until the executor reads the first orchestratorStarted event. */
@@ -18,15 +18,12 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
     any: (tasks: df.Task[]): df.Task => new WhenAnyTask(toLocalTasks(tasks, 'Task.any')),
   };
   readonly #input: unknown;
-  #newGuidCounter = 0;
 
   constructor(
     readonly instanceId: string,
     input: unknown,
-    parentInstanceId?: string,
   ) {
     this.#input = input;
-    this.parentInstanceId = parentInstanceId;
   }
 
   getInput<T>(): T {
@@ -41,12 +38,6 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
     return new AtomicTask({ kind: 'activity', name, input, retry: toRetryPolicy(retryOptions) });
   }
 
-  callSubOrchestrator(name: string, input?: unknown, instanceId?: string): df.Task {
-    if (!name) throw new Error('A sub-orchestration function name must be provided.');
-    const action = { kind: 'subOrchestration' as const, name, input, ...(instanceId ? { instanceId } : {}) };
-    return new AtomicTask(action);
-  }
-
   createTimer(fireAt: Date): df.TimerTask {
     return new LocalTimerTask(new Date(fireAt));
   }
@@ -59,8 +50,12 @@ export class LocalDurableOrchestrationContext implements df.DurableOrchestration
     this.customStatus = customStatusObject;
   }
 
-  newGuid(input: string): string {
-    return deterministicGuid(newGuidName(input, this.currentUtcDateTime, this.#newGuidCounter++));
+  newGuid(): string {
+    return unsupported('newGuid');
+  }
+
+  callSubOrchestrator(): df.Task {
+    return unsupported('callSubOrchestrator');
   }
 
   callSubOrchestratorWithRetry(): df.Task {

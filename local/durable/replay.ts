@@ -14,7 +14,6 @@ export interface ReplayRequest {
   name: string;
   instanceId: string;
   input: unknown;
-  parentInstanceId?: string;
   history: readonly HistoryEvent[];
   /** A fresh id per episode, as the host gives each orchestrator invocation. */
   invocationId: string;
@@ -24,8 +23,7 @@ export interface ReplayRequest {
 /** Work the orchestrator waits on that has no result yet; the driver starts what is not already running. */
 export type PendingWork =
   | { kind: 'activity'; seq: number; name: string; input: unknown; retry?: RetryPolicy }
-  | { kind: 'timer'; seq: number; fireAt: Date }
-  | { kind: 'subOrchestration'; seq: number; name: string; input: unknown; instanceId: string };
+  | { kind: 'timer'; seq: number; fireAt: Date };
 
 export type ReplayOutcome =
   | { status: 'running'; pending: PendingWork[] }
@@ -72,11 +70,7 @@ class ReplayExecutor {
 
   constructor(request: ReplayRequest) {
     this.#request = request;
-    this.#df = new LocalDurableOrchestrationContext(
-      request.instanceId,
-      request.input,
-      request.parentInstanceId,
-    );
+    this.#df = new LocalDurableOrchestrationContext(request.instanceId, request.input);
     const invocation = new functions.InvocationContext({
       invocationId: request.invocationId,
       functionName: request.name,
@@ -263,16 +257,6 @@ class ReplayExecutor {
           if (!(task instanceof LocalTimerTask && task.isCanceled))
             pending.push({ kind: 'timer', seq, fireAt: action.fireAt });
           break;
-        case 'subOrchestration':
-          pending.push({
-            kind: 'subOrchestration',
-            seq,
-            name: action.name,
-            input: action.input,
-            // The extension's default id for a sub-orchestration: `<parent instance id>:<sequence number>`.
-            instanceId: action.instanceId ?? `${this.#request.instanceId}:${seq}`,
-          });
-          break;
         case 'event':
           break;
       }
@@ -289,7 +273,7 @@ class ReplayExecutor {
       `Non-deterministic orchestrator '${this.#request.name}' (instance '${this.#request.instanceId}'): on replay ` +
       `its step ${seq} is ${describe(kind, name)}, but the history recorded ${describe(recorded.kind, recorded.name)}. ` +
       'An orchestrator must make the same calls in the same order on every replay: take the time from ' +
-      'context.df.currentUtcDateTime and ids from context.df.newGuid, and leave I/O to activities ' +
+      'context.df.currentUtcDateTime, pass ids in the input or activity results, and leave I/O to activities ' +
       '(no Date.now, Math.random or I/O in orchestrator code).';
     this.#outcome = {
       status: 'failed',
@@ -300,8 +284,7 @@ class ReplayExecutor {
 }
 
 function describe(kind: ScheduledKind, name: string): string {
-  if (kind === 'timer') return 'a timer';
-  return `${kind === 'activity' ? 'activity' : 'sub-orchestration'} '${name}'`;
+  return kind === 'timer' ? 'a timer' : `activity '${name}'`;
 }
 
 function isGenerator(value: unknown): value is Generator<df.Task, unknown, unknown> {

@@ -7,8 +7,7 @@ import type { RetryPolicy } from './retry-policy.js';
 export type TaskAction =
   | { kind: 'activity'; name: string; input: unknown; retry?: RetryPolicy }
   | { kind: 'timer'; fireAt: Date }
-  | { kind: 'event'; name: string }
-  | { kind: 'subOrchestration'; name: string; input: unknown; instanceId?: string };
+  | { kind: 'event'; name: string };
 
 type TaskState = 'running' | 'completed' | 'failed';
 

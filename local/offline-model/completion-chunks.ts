@@ -3,7 +3,7 @@
 import type { ReplyPlan } from './reply-rules.js';
 import { splitJsonFragments, splitWords } from './text-tokens.js';
 
-export const SYSTEM_FINGERPRINT = 'offline-stand-in';
+const SYSTEM_FINGERPRINT = 'offline-stand-in';
 
 export interface CompletionMeta {
   id: string;

@@ -63,7 +63,7 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
   return answer(defaultReply(question), 'I will reply briefly.');
 }
 
-export function defaultReply(question: string): string {
+function defaultReply(question: string): string {
   return `This is the offline stand-in model, not a real LLM. You said: "${quote(question)}"`;
 }
 

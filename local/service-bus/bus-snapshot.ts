@@ -133,7 +133,7 @@ function storeInconsistencies(path: string, store: StoreSnapshot, lastSequenceNu
   return problems;
 }
 
-export function toMessageSnapshot(message: StoredMessage): MessageSnapshot {
+function toMessageSnapshot(message: StoredMessage): MessageSnapshot {
   return {
     sequenceNumber: message.sequenceNumber,
     messageId: message.messageId,
@@ -148,7 +148,7 @@ export function toMessageSnapshot(message: StoredMessage): MessageSnapshot {
   };
 }
 
-export function fromMessageSnapshot(snapshot: MessageSnapshot): StoredMessage {
+function fromMessageSnapshot(snapshot: MessageSnapshot): StoredMessage {
   return {
     bodyText: snapshot.bodyText,
     messageId: snapshot.messageId,
@@ -163,7 +163,7 @@ export function fromMessageSnapshot(snapshot: MessageSnapshot): StoredMessage {
   };
 }
 
-export function toDeadLetterSnapshot(record: DeadLetterRecord): StoreSnapshot['deadLetters'][number] {
+function toDeadLetterSnapshot(record: DeadLetterRecord): StoreSnapshot['deadLetters'][number] {
   return {
     ...toMessageSnapshot(record.message),
     deadLetterReason: record.reason,
@@ -171,7 +171,7 @@ export function toDeadLetterSnapshot(record: DeadLetterRecord): StoreSnapshot['d
   };
 }
 
-export function fromDeadLetterSnapshot(snapshot: StoreSnapshot['deadLetters'][number]): DeadLetterRecord {
+function fromDeadLetterSnapshot(snapshot: StoreSnapshot['deadLetters'][number]): DeadLetterRecord {
   return {
     message: fromMessageSnapshot(snapshot),
     reason: snapshot.deadLetterReason,

@@ -4,9 +4,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpMount } from '../http/http-host.js';
 import type { LocalServiceBus, MessageSource } from './local-service-bus.js';
 
-export const DEAD_LETTERS_PATH = '/local/dead-letters';
+const DEAD_LETTERS_PATH = '/local/dead-letters';
 
-export function entityPath(source: MessageSource): string {
+function entityPath(source: MessageSource): string {
   return 'queueName' in source
     ? source.queueName
     : `${source.topicName}/subscriptions/${source.subscriptionName}`;

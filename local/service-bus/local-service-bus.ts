@@ -25,8 +25,6 @@ import { EntityReceiver, type MessageHandler } from './entity-receiver.js';
 
 export { CorruptDataFileError } from '../persistence/data-file.js';
 
-export type { DeadLetteredMessage } from './delivery-queue.js';
-export type { MessageHandler } from './entity-receiver.js';
 export type { ReceivedMessage } from './trigger-invocation.js';
 
 export interface LocalServiceBusOptions {

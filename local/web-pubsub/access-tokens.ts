@@ -1,21 +1,14 @@
 // Access tokens as the service checks them: HS256 JWTs signed with the access key (what the SDK's key
 // credential and getClientAccessToken produce), audience bound to the URL they were made for, exp/nbf enforced.
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { UnauthenticatedError } from '../../shared/errors.js';
 
-/** What a client token says about the connection it opens. */
-export interface ClientClaims {
+/**
+ * What a client token says about the connection it opens. Its roles and groups claims are not read: clients
+ * cannot join or send to groups locally.
+ */
+interface ClientClaims {
   userId: string | undefined;
-  roles: string[];
-  groups: string[];
-}
-
-export interface ClientTokenRequest {
-  audience: string;
-  userId?: string;
-  roles: readonly string[];
-  groups: readonly string[];
-  expiresInMinutes: number;
 }
 
 // Small allowance for clock skew between the app and this service (same host locally, but tokens cross processes).
@@ -36,25 +29,7 @@ export class AccessTokens {
 
   async verifyClientToken(token: string, audiences: readonly string[]): Promise<ClientClaims> {
     const payload = await this.verify(token, audiences);
-    return {
-      userId: typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined,
-      roles: stringList(payload['role']),
-      groups: stringList(payload['webpubsub.group']),
-    };
-  }
-
-  /** For `:generateToken`: the same token getClientAccessToken would sign locally. */
-  async signClientToken(request: ClientTokenRequest): Promise<string> {
-    const claims: JWTPayload = {};
-    if (request.roles.length > 0) claims['role'] = [...request.roles];
-    if (request.groups.length > 0) claims['webpubsub.group'] = [...request.groups];
-    const jwt = new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuedAt()
-      .setAudience(request.audience)
-      .setExpirationTime(`${request.expiresInMinutes}m`);
-    if (request.userId !== undefined) jwt.setSubject(request.userId);
-    return jwt.sign(this.key);
+    return { userId: typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined };
   }
 
   private async verify(token: string, audiences: readonly string[]): Promise<JWTPayload> {
@@ -84,10 +59,4 @@ function describeTokenFailure(error: unknown, audiences: readonly string[]): str
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token must be signed with HS256.';
   return 'The access token is malformed.';
-}
-
-function stringList(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
-  return [];
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ClientConnection, type ClientKind, type ClientTransport } from './client-connection.js';
-import type { Delivery } from './client-messages.js';
+import type { Payload } from './payload.js';
 
 class RecordingTransport implements ClientTransport {
-  readonly frames: (string | Buffer)[] = [];
+  readonly frames: string[] = [];
   closed: { code: number; reason: string } | undefined;
   terminated = false;
-  send(frame: string | Buffer): void {
+  send(frame: string): void {
     this.frames.push(frame);
   }
   close(code: number, reason: string): void {
@@ -16,7 +16,7 @@ class RecordingTransport implements ClientTransport {
     this.terminated = true;
   }
   json(): Record<string, unknown>[] {
-    return this.frames.map((f) => JSON.parse(f.toString()) as Record<string, unknown>);
+    return this.frames.map((f) => JSON.parse(f) as Record<string, unknown>);
   }
 }
 
@@ -26,13 +26,12 @@ function connection(kind: ClientKind, maxUnackedMessages = 1000): ClientConnecti
     hub: 'chat',
     userId: 'u1',
     kind,
-    roles: [],
     reconnectionToken: kind === 'reliable' ? 'secret' : undefined,
-    limits: { maxUnackedMessages, maxUnackedBytes: 1024 * 1024, rememberedAckIds: 2 },
+    limits: { maxUnackedMessages, maxUnackedBytes: 1024 * 1024 },
   });
 }
 
-const text = (data: string): Delivery => ({ from: 'server', payload: { dataType: 'text', data } });
+const text = (data: string): Payload => ({ dataType: 'text', data });
 
 describe('ClientConnection', () => {
   it('numbers reliable messages and replays only the unacknowledged ones, in order, after a resume', () => {
@@ -66,38 +65,17 @@ describe('ClientConnection', () => {
     ]);
   });
 
-  it('sends plain JSON messages without sequence ids and raw frames to simple clients', () => {
+  it('sends plain JSON messages without sequence ids, binary data as base64', () => {
     const json = connection('json');
     const jsonTransport = new RecordingTransport();
     json.attach(jsonTransport);
-    json.deliver({
-      from: 'group',
-      group: 'g',
-      fromUserId: 'u2',
-      payload: { dataType: 'binary', data: Buffer.from([1]) },
-    });
+    json.deliver({ dataType: 'binary', data: Buffer.from([1]) });
     expect(jsonTransport.json()[1]).toEqual({
       type: 'message',
-      from: 'group',
-      group: 'g',
-      fromUserId: 'u2',
+      from: 'server',
       dataType: 'binary',
       data: 'AQ==',
     });
-
-    const simple = connection('simple');
-    const simpleTransport = new RecordingTransport();
-    simple.attach(simpleTransport);
-    simple.deliver({ from: 'server', payload: { dataType: 'json', data: { a: 1 } } });
-    simple.deliver({ from: 'server', payload: { dataType: 'binary', data: Buffer.from([7]) } });
-    expect(simpleTransport.frames).toEqual(['{"a":1}', Buffer.from([7])]);
-  });
-
-  it('remembers a bounded number of processed ackIds, oldest forgotten first', () => {
-    const c = connection('json');
-    c.markProcessed(1);
-    c.markProcessed(2);
-    c.markProcessed(3);
-    expect([c.wasProcessed(1), c.wasProcessed(2), c.wasProcessed(3)]).toEqual([false, true, true]);
+    expect(json.pendingCount).toBe(0);
   });
 });

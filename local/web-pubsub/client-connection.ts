@@ -1,42 +1,38 @@
-// One client connection as the service keeps it: identity, roles and groups, plus - for the reliable
-// subprotocol - the sequence-numbered messages the client has not acknowledged yet, which survive a dropped
-// socket and are replayed, in order and once, when the client resumes the session.
-import { connectedFrame, renderDelivery, type Delivery } from './client-messages.js';
-import { toSimpleFrame } from './payload.js';
+// One client connection as the service keeps it: its identity plus - for the reliable subprotocol - the
+// sequence-numbered messages the client has not acknowledged yet, which survive a dropped socket and are
+// replayed, in order and once, when the client resumes the session.
+import { connectedFrame, serverMessageFrame } from './client-messages.js';
+import type { Payload } from './payload.js';
 
 /** The socket under a connection; a resumed reliable connection gets a new one. */
 export interface ClientTransport {
-  send(frame: string | Buffer): void;
+  send(frame: string): void;
   /** Closes with a close frame. */
   close(code: number, reason: string): void;
   /** Drops the socket without a close frame. */
   terminate(): void;
 }
 
-/** `simple`: no subprotocol; `json`: json.webpubsub.azure.v1; `reliable`: json.reliable.webpubsub.azure.v1. */
-export type ClientKind = 'simple' | 'json' | 'reliable';
+/** `json`: json.webpubsub.azure.v1; `reliable`: json.reliable.webpubsub.azure.v1. */
+export type ClientKind = 'json' | 'reliable';
 
 export interface ConnectionLimits {
   /** Unacknowledged messages (count, bytes) a reliable connection may hold before it is closed for good. */
   maxUnackedMessages: number;
   maxUnackedBytes: number;
-  /** How many processed ackIds are remembered to answer a resent request with `Duplicate`. */
-  rememberedAckIds: number;
 }
 
-export const defaultConnectionLimits: ConnectionLimits = {
+const defaultConnectionLimits: ConnectionLimits = {
   // The service's documented capacity for unacknowledged messages.
   maxUnackedMessages: 1000,
   maxUnackedBytes: 16 * 1024 * 1024,
-  rememberedAckIds: 10_000,
 };
 
-export interface ConnectionInit {
+interface ConnectionInit {
   id: string;
   hub: string;
   userId: string | undefined;
   kind: ClientKind;
-  roles: Iterable<string>;
   reconnectionToken?: string;
   limits?: ConnectionLimits;
 }
@@ -55,14 +51,11 @@ export class ClientConnection {
   readonly userId: string | undefined;
   readonly kind: ClientKind;
   readonly reconnectionToken: string | undefined;
-  readonly roles: Set<string>;
-  readonly groups = new Set<string>();
   private readonly limits: ConnectionLimits;
   private transport: ClientTransport | undefined;
   private lastSequenceId = 0;
   private readonly unacked: PendingMessage[] = [];
   private unackedBytes = 0;
-  private readonly processedAckIds = new Set<number>();
 
   constructor(init: ConnectionInit) {
     this.id = init.id;
@@ -70,7 +63,6 @@ export class ClientConnection {
     this.userId = init.userId;
     this.kind = init.kind;
     this.reconnectionToken = init.reconnectionToken;
-    this.roles = new Set(init.roles);
     this.limits = init.limits ?? defaultConnectionLimits;
   }
 
@@ -93,7 +85,7 @@ export class ClientConnection {
   attach(transport: ClientTransport): ClientTransport | undefined {
     const previous = this.transport;
     this.transport = transport;
-    if (this.kind !== 'simple') transport.send(connectedFrame(this.id, this.userId, this.reconnectionToken));
+    transport.send(connectedFrame(this.id, this.userId, this.reconnectionToken));
     for (const pending of this.unacked) transport.send(pending.frame);
     return previous;
   }
@@ -104,11 +96,15 @@ export class ClientConnection {
     return previous;
   }
 
-  deliver(delivery: Delivery): DeliveryResult {
-    if (this.kind === 'simple') return this.sendNow(toSimpleFrame(delivery.payload));
-    if (this.kind === 'json') return this.sendNow(renderDelivery(delivery));
+  /** A server message; a plain JSON connection gets it now or never, a reliable one until it acknowledges it. */
+  deliver(payload: Payload): DeliveryResult {
+    if (this.kind === 'json') {
+      // Plain JSON connections are forgotten as soon as their socket goes, so there is nothing to buffer.
+      this.transport?.send(serverMessageFrame(payload));
+      return 'sent';
+    }
     const sequenceId = ++this.lastSequenceId;
-    const frame = renderDelivery(delivery, sequenceId);
+    const frame = serverMessageFrame(payload, sequenceId);
     const bytes = Buffer.byteLength(frame);
     if (
       this.unacked.length >= this.limits.maxUnackedMessages ||
@@ -134,23 +130,5 @@ export class ClientConnection {
       const done = this.unacked.shift()!;
       this.unackedBytes -= Buffer.byteLength(done.frame);
     }
-  }
-
-  wasProcessed(ackId: number): boolean {
-    return this.processedAckIds.has(ackId);
-  }
-
-  markProcessed(ackId: number): void {
-    this.processedAckIds.add(ackId);
-    if (this.processedAckIds.size > this.limits.rememberedAckIds) {
-      const oldest = this.processedAckIds.values().next().value;
-      if (oldest !== undefined) this.processedAckIds.delete(oldest);
-    }
-  }
-
-  private sendNow(frame: string | Buffer): DeliveryResult {
-    // Non-reliable connections are removed as soon as their socket goes, so there is nothing to buffer.
-    this.transport?.send(frame);
-    return 'sent';
   }
 }

@@ -7,9 +7,8 @@ export const JSON_SUBPROTOCOL = 'json.webpubsub.azure.v1';
 export const RELIABLE_JSON_SUBPROTOCOL = 'json.reliable.webpubsub.azure.v1';
 
 /** Group names are 1–1024 characters, as the REST API documents them. */
-export const groupName = z.string().min(1).max(1024);
+const groupName = z.string().min(1).max(1024);
 const ackId = z.number().int().nonnegative().optional();
-const dataType = z.string().optional();
 const sequenceId = z.union([
   z.number().int().nonnegative(),
   z
@@ -18,41 +17,22 @@ const sequenceId = z.union([
     .transform((value) => Number(value)),
 ]);
 
-export const clientFrame = z.discriminatedUnion('type', [
+// The payload fields of sendToGroup and event frames are not read: those requests are refused whatever they carry.
+const clientFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('joinGroup'), group: groupName, ackId }),
   z.object({ type: z.literal('leaveGroup'), group: groupName, ackId }),
-  z.object({
-    type: z.literal('sendToGroup'),
-    group: groupName,
-    ackId,
-    noEcho: z.boolean().optional(),
-    dataType,
-    data: z.unknown().optional(),
-  }),
-  z.object({
-    type: z.literal('event'),
-    event: z.string().min(1),
-    ackId,
-    dataType,
-    data: z.unknown().optional(),
-  }),
+  z.object({ type: z.literal('sendToGroup'), group: groupName, ackId }),
+  z.object({ type: z.literal('event'), event: z.string().min(1), ackId }),
   z.object({ type: z.literal('sequenceAck'), sequenceId }),
   z.object({ type: z.literal('ping') }),
-  z.object({
-    type: z.literal('invoke'),
-    invocationId: z.string().min(1),
-    target: z.string().optional(),
-    event: z.string().optional(),
-    dataType,
-    data: z.unknown().optional(),
-  }),
+  z.object({ type: z.literal('invoke'), invocationId: z.string().min(1), event: z.string().optional() }),
   z.object({ type: z.literal('cancelInvocation'), invocationId: z.string().min(1) }),
 ]);
-export type ClientFrame = z.infer<typeof clientFrame>;
+type ClientFrame = z.infer<typeof clientFrame>;
 
-export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; reason: string };
-
-export function parseClientFrame(text: string): ParsedFrame {
+export function parseClientFrame(
+  text: string,
+): { ok: true; frame: ClientFrame } | { ok: false; reason: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,24 +46,10 @@ export function parseClientFrame(text: string): ParsedFrame {
   return { ok: false, reason: `Unsupported or malformed frame${where}: ${issue?.message ?? 'invalid'}.` };
 }
 
-/** A data message on its way to a connection, before it is given a sequence id and serialised. */
-export type Delivery =
-  | { from: 'server'; payload: Payload }
-  | { from: 'group'; group: string; fromUserId?: string; payload: Payload };
-
-export function renderDelivery(delivery: Delivery, sequenceId?: number): string {
+/** A server message (sendToUser) to a connection; the reliable subprotocol numbers it. */
+export function serverMessageFrame(payload: Payload, sequenceId?: number): string {
   const sequence = sequenceId === undefined ? {} : { sequenceId };
-  const wire = toWireData(delivery.payload);
-  if (delivery.from === 'server')
-    return JSON.stringify({ ...sequence, type: 'message', from: 'server', ...wire });
-  return JSON.stringify({
-    ...sequence,
-    type: 'message',
-    from: 'group',
-    group: delivery.group,
-    ...(delivery.fromUserId === undefined ? {} : { fromUserId: delivery.fromUserId }),
-    ...wire,
-  });
+  return JSON.stringify({ ...sequence, type: 'message', from: 'server', ...toWireData(payload) });
 }
 
 export function connectedFrame(
@@ -104,12 +70,10 @@ export function disconnectedFrame(message: string): string {
   return JSON.stringify({ type: 'system', event: 'disconnected', message });
 }
 
-export type AckErrorName = 'Forbidden' | 'InternalServerError' | 'Duplicate';
+type AckErrorName = 'Forbidden' | 'InternalServerError';
 
-export function ackFrame(ackId: number, error?: { name: AckErrorName; message: string }): string {
-  return JSON.stringify(
-    error ? { type: 'ack', ackId, success: false, error } : { type: 'ack', ackId, success: true },
-  );
+export function ackErrorFrame(ackId: number, name: AckErrorName, message: string): string {
+  return JSON.stringify({ type: 'ack', ackId, success: false, error: { name, message } });
 }
 
 export function pongFrame(): string {

@@ -7,8 +7,8 @@ class RecordingTransport implements ClientTransport {
   readonly frames: string[] = [];
   closed: number | undefined;
   terminated = false;
-  send(frame: string | Buffer): void {
-    this.frames.push(frame.toString());
+  send(frame: string): void {
+    this.frames.push(frame);
   }
   close(code: number): void {
     this.closed = code;
@@ -23,24 +23,18 @@ class RecordingTransport implements ClientTransport {
   }
 }
 
-const reliable = (userId: string, groups: string[] = []): OpenRequest => ({
-  hub: 'chat',
-  kind: 'reliable',
-  userId,
-  roles: [],
-  groups,
-});
+const reliable = (userId: string): OpenRequest => ({ hub: 'chat', kind: 'reliable', userId });
 
 const text = (data: string) => ({ dataType: 'text' as const, data });
 
 describe('HubService', () => {
-  it('keeps a dropped reliable session, with its groups, until the grace period ends', async () => {
+  it('keeps a dropped reliable session, with its messages, until the grace period ends', async () => {
     const service = new HubService({ reconnectGraceMs: 30 });
     const first = new RecordingTransport();
-    const c = service.open(reliable('u1', ['g']), first);
+    const c = service.open(reliable('u1'), first);
     expect(service.drop(c.id)).toBe(true);
     expect(first.terminated).toBe(true);
-    service.sendToGroup('chat', 'g', text('while away'), new Set());
+    service.sendToUser('chat', 'u1', text('while away'));
 
     const second = new RecordingTransport();
     expect(service.resume('CHAT', c.id, c.reconnectionToken!, 'reliable', second).ok).toBe(true);
@@ -50,7 +44,6 @@ describe('HubService', () => {
     expect(service.connectionExists('chat', c.id)).toBe(true);
     await sleep(80);
     expect(service.connectionExists('chat', c.id)).toBe(false);
-    expect(service.groupExists('chat', 'g')).toBe(false);
   });
 
   it('refuses to resume with a wrong token, another subprotocol, or an unknown connection', () => {
@@ -77,13 +70,13 @@ describe('HubService', () => {
     const transport = new RecordingTransport();
     const c = service.open({ ...reliable('u1'), kind: 'json' }, transport);
     service.socketClosed(c, transport);
-    expect(service.userExists('chat', 'u1')).toBe(false);
+    expect(service.connectionExists('chat', c.id)).toBe(false);
   });
 
   it('closes a connection whose unacknowledged messages overflow, telling it why', () => {
     const service = new HubService({
       reconnectGraceMs: 1000,
-      limits: { maxUnackedMessages: 1, maxUnackedBytes: 1 << 20, rememberedAckIds: 10 },
+      limits: { maxUnackedMessages: 1, maxUnackedBytes: 1 << 20 },
     });
     const transport = new RecordingTransport();
     const c = service.open(reliable('u1'), transport);
@@ -92,17 +85,5 @@ describe('HubService', () => {
     expect(transport.closed).toBe(SESSION_ENDED);
     expect(JSON.parse(transport.frames.at(-1)!)).toMatchObject({ type: 'system', event: 'disconnected' });
     expect(service.connectionExists('chat', c.id)).toBe(false);
-  });
-
-  it('does not echo a client publish to its sender when noEcho is set', () => {
-    const service = new HubService({ reconnectGraceMs: 1000 });
-    const senderTransport = new RecordingTransport();
-    const otherTransport = new RecordingTransport();
-    const sender = service.open(reliable('u1', ['g']), senderTransport);
-    service.open(reliable('u2', ['g']), otherTransport);
-    service.publishFromClient(sender, 'g', text('hi'), true);
-    expect(senderTransport.data()).toEqual([]);
-    expect(otherTransport.data()).toEqual(['hi']);
-    service.shutdown('done');
   });
 });

@@ -1,6 +1,7 @@
-// The local runtime's Azure Web PubSub: the data-plane REST API and the client WebSocket endpoint (JSON and
-// reliable JSON subprotocols) served in-process, so the real @azure/web-pubsub and @azure/web-pubsub-client SDKs
-// work against it unchanged through a connection string whose endpoint is local.
+// The local runtime's Azure Web PubSub: the part of the data-plane REST API the app calls (sendToUser, and
+// groupExists as a health probe) and the client WebSocket endpoint (JSON and reliable JSON subprotocols)
+// served in-process, so the real @azure/web-pubsub and @azure/web-pubsub-client SDKs work against it unchanged
+// through a connection string whose endpoint is local.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -87,7 +88,6 @@ export class LocalWebPubSub {
       tokens: this.tokens,
       maxBodyBytes: maxMessageBytes,
       requestAudiences: (req) => originsOf(req).map((origin) => `${origin}${req.url ?? ''}`),
-      clientAudience: (req, hub) => `${originsOf(req)[0] ?? ''}${this.prefix}/client/hubs/${hub}`,
     };
   }
 
@@ -97,7 +97,7 @@ export class LocalWebPubSub {
     const path = url && this.pathUnderPrefix(url.pathname);
     if (path === undefined) return false;
     if (path.startsWith('/api/')) {
-      await handleRestRequest(req, res, path.slice('/api/'.length), url!.searchParams, this.rest);
+      await handleRestRequest(req, res, path.slice('/api/'.length), this.rest);
     } else if (path.startsWith('/client/')) {
       plainError(res, 426, 'UpgradeRequired', 'The client endpoint accepts WebSocket connections only.');
     } else {
@@ -127,7 +127,11 @@ export class LocalWebPubSub {
     } else if (hub === undefined || !hubName.test(hub)) {
       refuseUpgrade(socket, 400, `Hub '${match[1]!}' is not a valid hub name.`);
     } else if (!offersSupportedSubprotocol(req)) {
-      refuseUpgrade(socket, 400, `Supported subprotocols: ${supportedSubprotocols.join(', ')} (or none).`);
+      refuseUpgrade(
+        socket,
+        400,
+        `Connect with one of the subprotocols ${supportedSubprotocols.join(', ')}: the local Web PubSub serves no other clients.`,
+      );
     } else {
       this.acceptClient(req, socket, head, hub, url!).catch((error: unknown) => {
         console.error('Local Web PubSub could not accept a client', error);
@@ -144,8 +148,8 @@ export class LocalWebPubSub {
     return `Endpoint=${endpoint};AccessKey=${this.accessKey};Version=1.0;`;
   }
 
-  /** For GET /api/health: open client sockets and hubs that have connections. */
-  stats(): { connections: number; hubs: number } {
+  /** Open client sockets (tests wait on it). */
+  stats(): { connections: number } {
     return this.service.stats();
   }
 
@@ -175,7 +179,7 @@ export class LocalWebPubSub {
         const result = this.service.resume(hub, resumeId, token, kind, transport);
         if (!result.ok) {
           // Close code 1008 tells the client to stop recovering and start a new connection.
-          if (kind !== 'simple') ws.send(disconnectedFrame(result.reason));
+          ws.send(disconnectedFrame(result.reason));
           ws.close(SESSION_ENDED, 'Connection cannot be resumed');
           return;
         }
@@ -205,10 +209,7 @@ export class LocalWebPubSub {
     if (socket.destroyed) return;
     this.upgrade(req, socket, head, (ws, kind) => {
       const transport = transportOf(ws);
-      const connection = this.service.open(
-        { hub, kind, userId: claims.userId, roles: claims.roles, groups: claims.groups },
-        transport,
-      );
+      const connection = this.service.open({ hub, kind, userId: claims.userId }, transport);
       this.bind(ws, connection, transport);
     });
   }
@@ -233,11 +234,6 @@ export class LocalWebPubSub {
   private bind(ws: WebSocket, connection: ClientConnection, transport: ClientTransport): void {
     ws.on('message', (data: RawData) => {
       if (!connection.isCurrent(transport)) return;
-      if (connection.kind === 'simple') {
-        // A simple client's frames are `message` events; with no event handler the service drops the client.
-        this.service.disconnect(connection, 'No event handler is configured for the message event locally.');
-        return;
-      }
       try {
         handleClientFrame(this.service, connection, rawText(data));
       } catch (error) {
@@ -265,15 +261,13 @@ function transportOf(ws: WebSocket): ClientTransport {
   };
 }
 
+/** The upgrade offered a supported subprotocol, so ws picked one of the two. */
 function kindOf(protocol: string): ClientKind {
-  if (protocol === RELIABLE_JSON_SUBPROTOCOL) return 'reliable';
-  if (protocol === JSON_SUBPROTOCOL) return 'json';
-  return 'simple';
+  return protocol === RELIABLE_JSON_SUBPROTOCOL ? 'reliable' : 'json';
 }
 
 function offersSupportedSubprotocol(req: IncomingMessage): boolean {
-  const header = req.headers['sec-websocket-protocol'];
-  if (header === undefined || header.trim() === '') return true;
+  const header = req.headers['sec-websocket-protocol'] ?? '';
   return header.split(',').some((p) => supportedSubprotocols.includes(p.trim()));
 }
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../../shared/errors.js';
 import { parseClientFrame } from './client-messages.js';
-import { payloadFromClientFrame, payloadFromHttpBody } from './payload.js';
-import { hasPermission } from './permissions.js';
+import { payloadFromHttpBody } from './payload.js';
 
 describe('payloadFromHttpBody', () => {
   it('takes the data type from the Content-Type, as the service does', () => {
@@ -23,19 +22,6 @@ describe('payloadFromHttpBody', () => {
   });
 });
 
-describe('payloadFromClientFrame', () => {
-  it('defaults to json and checks text and base64 data', () => {
-    expect(payloadFromClientFrame(undefined, { a: 1 })).toEqual({ dataType: 'json', data: { a: 1 } });
-    expect(payloadFromClientFrame('binary', 'AQI=')).toEqual({
-      dataType: 'binary',
-      data: Buffer.from([1, 2]),
-    });
-    expect(() => payloadFromClientFrame('text', 5)).toThrow(ValidationError);
-    expect(() => payloadFromClientFrame('binary', 'not base64!')).toThrow(ValidationError);
-    expect(() => payloadFromClientFrame('protobuf', 'AQI=')).toThrow(ValidationError);
-  });
-});
-
 describe('parseClientFrame', () => {
   it('accepts the protocol frames and a sequenceAck id given as a string', () => {
     expect(parseClientFrame('{"type":"sequenceAck","sequenceId":"12"}')).toEqual({
@@ -51,14 +37,5 @@ describe('parseClientFrame', () => {
       ok: false,
       reason: expect.stringContaining("'group'") as string,
     });
-  });
-});
-
-describe('hasPermission', () => {
-  it('grants a permission for every group or for the named group only', () => {
-    expect(hasPermission(new Set(['webpubsub.sendToGroup']), 'sendToGroup', 'any')).toBe(true);
-    expect(hasPermission(new Set(['webpubsub.sendToGroup.a']), 'sendToGroup', 'a')).toBe(true);
-    expect(hasPermission(new Set(['webpubsub.sendToGroup.a']), 'sendToGroup', 'b')).toBe(false);
-    expect(hasPermission(new Set(['webpubsub.sendToGroup']), 'joinLeaveGroup', 'a')).toBe(false);
   });
 });

@@ -3,8 +3,7 @@ import { RestRoutes } from './rest-routes.js';
 
 const routes = new RestRoutes([
   { method: 'POST', template: 'hubs/{hub}/users/{userId}/:send', target: 'sendToUser' },
-  { method: 'HEAD', template: 'hubs/{hub}/users/{userId}', target: 'userExists' },
-  { method: 'PUT', template: 'hubs/{hub}/users/{userId}/groups/{group}', target: 'addUserToGroup' },
+  { method: 'HEAD', template: 'hubs/{hub}/groups/{group}', target: 'groupExists' },
 ]);
 
 describe('RestRoutes', () => {
@@ -17,11 +16,11 @@ describe('RestRoutes', () => {
   });
 
   it('tells a wrong method from an unknown path, and refuses broken encoding', () => {
-    expect(routes.match('GET', 'hubs/chat/users/u')).toEqual({
+    expect(routes.match('GET', 'hubs/chat/groups/g')).toEqual({
       kind: 'method-not-allowed',
       allowed: ['HEAD'],
     });
     expect(routes.match('POST', 'hubs/chat/users/u/:shout')).toEqual({ kind: 'not-found' });
-    expect(routes.match('HEAD', 'hubs/chat/users/%E0%A4%A')).toEqual({ kind: 'bad-encoding' });
+    expect(routes.match('HEAD', 'hubs/chat/groups/%E0%A4%A')).toEqual({ kind: 'bad-encoding' });
   });
 });

@@ -279,35 +279,6 @@ describe('LocalDurableDriver with a data file', () => {
     });
   });
 
-  it('resumes a sub-orchestration without starting the child twice', async () => {
-    const parent: df.OrchestrationHandler = function* (context: df.OrchestrationContext) {
-      const doubled: unknown = yield context.df.callSubOrchestrator('child', 21, 'child-1');
-      return { doubled };
-    };
-    const child: df.OrchestrationHandler = function* (context: df.OrchestrationContext) {
-      return (yield context.df.callActivity('double', context.df.getInput())) as unknown;
-    };
-    const doubleStarted = gate();
-    const file = join(dir, 'durable.json');
-    const first = await openDriver(registry({ parent, child }, { double: hangs(doubleStarted) }), {
-      dataFile: file,
-    });
-    await first.startNew('parent', { instanceId: 'parent-1' });
-    await doubleStarted.promise;
-    await waitForSave(file, 'child-1', (r) => r.history.some((e) => e.type === 'taskScheduled'));
-    const afterCrash = await crash(file);
-
-    let doubled = 0;
-    const second = await openDriver(
-      registry({ parent, child }, { double: (n: number) => (doubled++, n * 2) }),
-      { dataFile: afterCrash },
-    );
-
-    expect((await second.waitForCompletion('parent-1', WAIT_MS)).output).toEqual({ doubled: 42 });
-    expect(await second.getStatus('child-1')).toMatchObject({ runtimeStatus: 'Completed', output: 42 });
-    expect(doubled).toBe(1);
-  });
-
   it('still detects a non-deterministic orchestrator when it resumes', async () => {
     const file = join(dir, 'durable.json');
     const first = await openDriver(registry({ chain }, { A: hangs() }), { dataFile: file });

@@ -217,9 +217,12 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
         .join(''),
     ).toBe('Let me look that up for you.It is here.');
 
-    // Messages to a connection arrive in order: once a marker sent now has arrived, so has everything before it.
-    for (const client of [alice, bob]) {
-      await service.sendToConnection(client.connectionId, 'marker', { contentType: 'text/plain' });
+    // Messages to a user arrive in order: once a marker sent now has arrived, so has everything before it.
+    for (const [userId, client] of [
+      ['alice', alice],
+      ['bob', bob],
+    ] as const) {
+      await service.sendToUser(userId, 'marker', { contentType: 'text/plain' });
       await waitFor(() => client.received.includes('marker'), 'the marker');
     }
     expect(alice.received).toEqual([...stored, 'marker']);

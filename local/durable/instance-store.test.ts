@@ -1,13 +1,11 @@
 // Which finished instances a purge may drop.
 import { describe, expect, it } from 'vitest';
-import type { InstanceRecord } from './instance-store.js';
-import { expiredInstanceIds } from './retention.js';
+import { expiredInstanceIds, type InstanceRecord } from './instance-store.js';
 
 function record(
   instanceId: string,
   runtimeStatus: InstanceRecord['runtimeStatus'],
   lastUpdatedTime: string,
-  parent?: InstanceRecord['parent'],
 ): [string, InstanceRecord] {
   return [
     instanceId,
@@ -23,7 +21,6 @@ function record(
       lastUpdatedTime,
       history: [],
       inbox: [],
-      ...(parent ? { parent } : {}),
     },
   ];
 }
@@ -44,16 +41,5 @@ describe('expiredInstanceIds', () => {
     ]);
 
     expect(expiredInstanceIds(records, CUT_OFF)).toEqual(['completed', 'failed', 'terminated']);
-  });
-
-  it('keeps a finished child while its parent execution still runs', () => {
-    const records = new Map([
-      record('parent', 'Running', OLD),
-      record('child', 'Completed', OLD, { instanceId: 'parent', executionId: 'parent-exec', seq: 0 }),
-      // Its parent was replaced by a new execution: the old child is no longer awaited.
-      record('orphan', 'Completed', OLD, { instanceId: 'parent', executionId: 'earlier-exec', seq: 1 }),
-    ]);
-
-    expect(expiredInstanceIds(records, CUT_OFF)).toEqual(['orphan']);
   });
 });
