@@ -38,8 +38,9 @@ export const llmSettings = defineSettings({
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_API_VERSION: textSetting({
-    default: '2024-10-21',
-    help: 'Azure OpenAI data-plane API version.',
+    // The first dated version that serves the GPT-5 family (infra's default chat model) on the deployments route.
+    default: '2025-04-01-preview',
+    help: 'Azure OpenAI data-plane API version (infra/main.bicep passes its azureOpenAiApiVersion).',
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_CHAT_DEPLOYMENT: textSetting({
