@@ -3,6 +3,8 @@
 // small results between activities; prompts, model output and tool results stay in the hot store.
 import * as df from 'durable-functions';
 import {
+  llmStepOutputSchema,
+  prepareTurnOutputSchema,
   TOOL_ROUNDS_EXHAUSTED,
   TURN_ACTIVITIES,
   type ChatTurnInput,
@@ -33,11 +35,9 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
   let seq = 1;
   let stage: keyof typeof TURN_ACTIVITIES = 'prepare';
   try {
-    const prepared = (yield context.df.callActivityWithRetry(
-      TURN_ACTIVITIES.prepare,
-      retry,
-      input,
-    )) as PrepareTurnOutput;
+    const prepared: PrepareTurnOutput = prepareTurnOutputSchema.parse(
+      yield context.df.callActivityWithRetry(TURN_ACTIVITIES.prepare, retry, input),
+    );
     if (prepared.alreadyDone) return 'duplicate';
     seq = prepared.nextSeq;
 
@@ -50,11 +50,9 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         firstSeq: seq,
         toolsAllowed: toolRounds < input.maxToolRounds,
       };
-      const step = (yield context.df.callActivityWithRetry(
-        TURN_ACTIVITIES.llmStep,
-        retry,
-        stepInput,
-      )) as LlmStepOutput;
+      const step: LlmStepOutput = llmStepOutputSchema.parse(
+        yield context.df.callActivityWithRetry(TURN_ACTIVITIES.llmStep, retry, stepInput),
+      );
       seq = step.nextSeq;
       if (step.failure) return yield* fail(step.failure);
 
