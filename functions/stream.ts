@@ -2,10 +2,9 @@
 // its own turns' events; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as Server-Sent Events,
 // from the start or after Last-Event-ID, whether the turn is still running or long finished.
 import { z } from 'zod';
-import { requireSession } from '../shared/chat/post-chat-message.js';
 import { ownUserQuerySchema, streamParamsSchema } from '../shared/streaming/contracts.js';
+import { openTurnStream } from '../shared/streaming/open-turn-stream.js';
 import { SSE_HEADERS, parseLastEventId } from '../shared/streaming/sse.js';
-import { relayTurnEvents, resumePoint } from '../shared/streaming/turn-event-relay.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -30,23 +29,19 @@ export const streamTurnEndpoint = endpoint({
   params: streamParamsSchema,
   query: ownUserQuerySchema.extend({ lastEventId: z.string().optional() }),
   async handle({ app, caller, params, query, headers, context }) {
-    const { sessionId, chatMessageId } = params;
     const afterSeq = parseLastEventId(headers.get('last-event-id'), query.lastEventId ?? null);
-    await requireSession(app.chat.sessions, caller, sessionId);
-    const { turnEvents, feed } = app.streaming;
-    if ((await resumePoint(turnEvents, { sessionId, chatMessageId }, afterSeq)) === 'ended')
-      return { status: 204 };
-    const stream = relayTurnEvents({
-      userId: caller.userId,
-      sessionId,
-      chatMessageId,
-      afterSeq,
-      store: turnEvents,
-      feed,
-      idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
-      onError: (error) => context.warn(`SSE relay of ${chatMessageId}:`, error),
-    });
-    return { status: 200, headers: { ...SSE_HEADERS }, stream };
+    const stream = await openTurnStream(
+      {
+        sessions: app.chat.sessions,
+        turnEvents: app.streaming.turnEvents,
+        feed: app.streaming.feed,
+        idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
+      },
+      caller,
+      { ...params, afterSeq },
+      (error) => context.warn(`SSE relay of ${params.chatMessageId}:`, error),
+    );
+    return stream === 'ended' ? { status: 204 } : { status: 200, headers: { ...SSE_HEADERS }, stream };
   },
 });
 

@@ -30,7 +30,8 @@ export const historyContainers: readonly ContainerSpec[] = [
 
 /**
  * A conversation kept long-term, as working memory reads it back when the hot copy has expired (id = sessionId,
- * partition = userId).
+ * partition = userId). The history worker, when it lands, writes the header and one item per message instead
+ * (the containers above), and working memory's rebuild follows it.
  */
 export const conversationDocumentSchema = z.object({
   id: z.string(),
