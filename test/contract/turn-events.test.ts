@@ -118,6 +118,20 @@ describe('the Cosmos DB turn event store', () => {
     expect(await store.read('s-c', 'm-1', 0)).toEqual([]);
   });
 
+  it('refuses a stored event that breaks the event contract, rather than relay it', async () => {
+    await container.items.upsert({
+      id: 'm-bad:00000001',
+      sessionId: 's-bad',
+      chatMessageId: 'm-bad',
+      seq: 1,
+      event: { type: 'content', sessionId: 's-bad', chatMessageId: 'm-bad', seq: 1 },
+    });
+    await expect(store.read('s-bad', 'm-bad', 0)).rejects.toMatchObject({
+      constructor: DependencyError,
+      message: expect.stringMatching(/events of turn 'm-bad' this version does not read/) as unknown,
+    });
+  });
+
   it('reports a failing database as a DependencyError', async () => {
     const missing = createCosmosTurnEventStore(
       cosmosClient.database(COSMOS_DATABASE).container('no-such-container'),
