@@ -56,6 +56,8 @@ export const platformSettings = defineSettings({
   }),
 });
 
+const setByBicepForTheHost = { applies: 'host', azure: { kind: 'bicep' } } as const;
+
 /** Read by the Functions host (triggers, the Durable task hub), never by the app's code. */
 export const hostSettings = defineSettings({
   FUNCTIONS_WORKER_RUNTIME: textSetting({
@@ -81,39 +83,32 @@ export const hostSettings = defineSettings({
   }),
   AzureWebJobsStorage__accountName: textSetting({
     help: 'Storage account of the Functions host and the Durable task hub (identity-based).',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   AzureWebJobsStorage__credential: textSetting({
     help: '"managedidentity" in Azure; leave it empty locally to sign in as yourself (az login).',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   AzureWebJobsStorage__clientId: textSetting({
     help: 'Client id of the user-assigned managed identity used for storage (Azure only).',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   ServiceBusConnection__credential: textSetting({
     help: '"managedidentity" for the Service Bus triggers in Azure; leave it empty locally (az login).',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   ServiceBusConnection__clientId: textSetting({
     help: 'Client id of the user-assigned managed identity used by the Service Bus triggers (Azure only).',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   APPLICATIONINSIGHTS_CONNECTION_STRING: textSetting({
     help: 'Where the Functions host sends telemetry (not a secret: ingestion needs Entra ID); empty locally.',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: textSetting({
     help:
       'Makes the host authenticate to Application Insights with the managed identity (local auth is disabled ' +
       'there); empty locally.',
-    applies: 'host',
-    azure: { kind: 'bicep' },
+    ...setByBicepForTheHost,
   }),
 });

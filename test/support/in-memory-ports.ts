@@ -78,10 +78,12 @@ export class MemoryTurns implements TurnStateStore {
 export class MemoryEvents implements TurnEventStore, TurnEventSink {
   readonly stored = new Map<number, ChatEvent>();
   readonly sent: ChatEvent[] = [];
+  #turn: string | undefined;
   append(events: readonly ChatEvent[]) {
     for (const event of events) {
-      const other = [...this.stored.values()].find((e) => e.chatMessageId !== event.chatMessageId);
-      if (other) return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
+      this.#turn ??= event.chatMessageId;
+      if (event.chatMessageId !== this.#turn)
+        return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
       this.stored.set(event.seq, event);
     }
     return Promise.resolve();
