@@ -47,12 +47,12 @@ describe('chatWorker', () => {
 
 describe('the activities', () => {
   it('refuse an input that breaks their contract before calling the use-case', async () => {
-    const commit = chatTurnFunctions.find((f) => f.name === TURN_ACTIVITIES.commit);
-    if (commit?.kind !== 'activity') throw new Error('commitTurn is not an activity');
-    const handler = commit.handler as (input: unknown, context: unknown) => Promise<unknown>;
-    await expect(handler({ ...queued, seq: 0, finishReason: 'stop' }, context())).rejects.toThrow(
-      /Invalid commitTurn input: seq/,
-    );
+    const step = chatTurnFunctions.find((f) => f.name === TURN_ACTIVITIES.llmStep);
+    if (step?.kind !== 'activity') throw new Error('llmStep is not an activity');
+    const handler = step.handler as (input: unknown, context: unknown) => Promise<unknown>;
+    await expect(
+      handler({ ...queued, round: 0, firstSeq: 0, toolsAllowed: true }, context()),
+    ).rejects.toThrow(/Invalid llmStep input: firstSeq/);
     expect(app.fakes.workingMemory.messages).toEqual([]);
     expect(app.fakes.publisher.published).toEqual([]);
   });

@@ -8,8 +8,6 @@ import { getApp } from '../shared/app/app.js';
 import { chatTurnOrchestrator } from '../shared/chat/chat-turn-orchestration.js';
 import {
   CHAT_TURN_ORCHESTRATION,
-  chatTurnInputSchema,
-  commitTurnInputSchema,
   failTurnInputSchema,
   llmStepInputSchema,
   queuedChatMessageSchema,
@@ -18,14 +16,7 @@ import {
   USER_MESSAGES_QUEUE,
 } from '../shared/chat/contracts.js';
 import { runQueuedTurn } from '../shared/chat/run-queued-turn.js';
-import {
-  commitTurn,
-  failTurn,
-  llmStep,
-  prepareTurn,
-  runTool,
-  type TurnServices,
-} from '../shared/chat/turn-steps.js';
+import { failTurn, llmStep, runTool, type TurnServices } from '../shared/chat/turn-steps.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 
@@ -65,9 +56,7 @@ export const chatTurnFunctions: FunctionDefinition[] = [
     handler: chatWorker,
   },
   { kind: 'orchestration', name: CHAT_TURN_ORCHESTRATION, handler: chatTurnOrchestrator },
-  activity(TURN_ACTIVITIES.prepare, chatTurnInputSchema, prepareTurn),
   activity(TURN_ACTIVITIES.llmStep, llmStepInputSchema, llmStep),
   activity(TURN_ACTIVITIES.runTool, runToolInputSchema, runTool),
-  activity(TURN_ACTIVITIES.commit, commitTurnInputSchema, commitTurn),
   activity(TURN_ACTIVITIES.fail, failTurnInputSchema, failTurn),
 ];

@@ -78,7 +78,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const webPubSub = createWebPubSubClient(config, platform);
   const llm = createLlm(config, platform.credential);
 
-  const stores = createChatStores(database);
+  const stores = createChatStores(database, { promptTokenBudget: config.chat.promptTokenBudget });
   const streaming = createStreamingAdapters(database, webPubSub);
 
   const ownChecks: HealthCheck[] = [

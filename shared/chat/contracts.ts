@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
-import { chatMessageSchema, llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
+import { llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
 
 // --- Identifiers -------------------------------------------------------------------------------------------
 // Session ids are made by the server; chat message ids by the client (seed 000). Both are UUIDs, compared and
@@ -207,6 +207,8 @@ export const conversationMessageSchema = z.object({
   toolCalls: z.array(storedToolCallSchema).optional(),
   /** Assistant only. */
   finishReason: z.string().optional(),
+  /** Assistant only: the tokens the turn's model calls used, as its `message-end` event reports them. */
+  usage: llmUsageSchema.optional(),
   /** User only: the turn failed; the user's message is kept. */
   failure: turnFailureSchema.optional(),
 });
@@ -224,7 +226,7 @@ export const hotConversationDocumentSchema = z.object({
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 
-/** One LLM call of a turn, as the turn record keeps it. */
+/** One LLM call of a turn, as the turn record keeps it once the call asked for tools. */
 export const roundRecordSchema = z.object({
   round: z.number().int().nonnegative(),
   content: z.string(),
@@ -237,12 +239,22 @@ export const roundRecordSchema = z.object({
 });
 export type RoundRecord = z.infer<typeof roundRecordSchema>;
 
-/** The state of a running turn, beside the session's working memory in the hot container. */
+/**
+ * The working-memory messages a turn's prompt holds, first and last by messageId: a reference, never a copy, so
+ * the turn record stays small however long the conversation is.
+ */
+export const historyRangeSchema = z.object({ fromMessageId: z.string(), toMessageId: z.string() });
+export type HistoryRange = z.infer<typeof historyRangeSchema>;
+
+/**
+ * The state of a turn whose model asked for tools, beside the session's working memory in the hot container.
+ * A turn answered in its first round never needs one.
+ */
 export const turnRecordSchema = turnRefSchema.extend({
   userText: z.string(),
   postedAt: z.string(),
-  /** System prompt, the history that fitted the budget, and the new user message. */
-  prompt: z.array(chatMessageSchema),
+  /** The history the prompt was built from; null when the conversation had none. */
+  history: historyRangeSchema.nullable(),
   rounds: z.array(roundRecordSchema),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
@@ -273,44 +285,41 @@ export type ToolResultDocument = z.infer<typeof toolResultDocumentSchema>;
 export const CHAT_TURN_ORCHESTRATION = 'chatTurn';
 
 export const TURN_ACTIVITIES = {
-  prepare: 'prepareTurn',
   llmStep: 'llmStep',
   runTool: 'runTool',
-  commit: 'commitTurn',
   fail: 'failTurn',
 } as const;
 
 /** Finish reason when the model still wanted tools after maxToolRounds rounds. */
 export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
 
-/** The orchestration's input, and prepareTurn's. */
+/** The orchestration's input. */
 export const chatTurnInputSchema = queuedChatMessageSchema.extend({
   maxToolRounds: z.number().int().nonnegative(),
 });
 export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 
-export const prepareTurnOutputSchema = z.object({
-  /** The message was answered (or failed) by an earlier instance: nothing more to do. */
-  alreadyDone: z.boolean(),
-  nextSeq: z.number().int().positive(),
-});
-export type PrepareTurnOutput = z.infer<typeof prepareTurnOutputSchema>;
-
+/**
+ * One model round. Round 0 also prepares the turn (it gets the user's message); the round whose model answers
+ * without tools also commits the turn.
+ */
 export const llmStepInputSchema = turnRefSchema.extend({
   round: z.number().int().nonnegative(),
   firstSeq: z.number().int().positive(),
   /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
   toolsAllowed: z.boolean(),
+  /** Round 0 only. */
+  message: z.object({ text: z.string(), postedAt: z.string() }).optional(),
 });
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
 
 export const llmStepOutputSchema = z.object({
+  /** `answered`: the turn is committed and its stream ended; `tools`: run toolCalls, then the next round. */
+  outcome: z.enum(['answered', 'tools']),
   nextSeq: z.number().int().positive(),
   /** Tool calls to run (their arguments are in the turn record); empty when the model answered. */
   toolCalls: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),
   finishReason: z.string(),
-  /** The stream broke after events were sent: the turn cannot go on without a gap. */
-  failure: turnFailureSchema.optional(),
 });
 export type LlmStepOutput = z.infer<typeof llmStepOutputSchema>;
 
@@ -324,14 +333,8 @@ export type RunToolInput = z.infer<typeof runToolInputSchema>;
 export const runToolOutputSchema = z.object({ isError: z.boolean() });
 export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
 
-export const commitTurnInputSchema = turnRefSchema.extend({
-  seq: z.number().int().positive(),
-  finishReason: z.string(),
-});
-export type CommitTurnInput = z.infer<typeof commitTurnInputSchema>;
-
+/** The turn could not be answered: keep the user's message and what was shown, and end the stream with `error`. */
 export const failTurnInputSchema = turnRefSchema.extend({
-  seq: z.number().int().positive(),
   userText: z.string(),
   postedAt: z.string(),
   failure: turnFailureSchema,

@@ -2,7 +2,7 @@
 // and the new user message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
 import type { ChatMessage } from '../llm/llm-gateway.js';
 
-import type { ConversationMessage } from './contracts.js';
+import type { ConversationMessage, HistoryRange } from './contracts.js';
 
 /** The system prompt when nothing personal is known about the user (or the memory fetch did not answer). */
 export const BASIC_SYSTEM_PROMPT =
@@ -38,11 +38,16 @@ export interface BuiltPrompt {
   includedMessages: number;
   /** History messages left out to fit the budget (not counting assistant messages without text). */
   droppedMessages: number;
+  /** The stored messages the prompt's history spans (a reference a later round rebuilds it from); null if none. */
+  history: HistoryRange | null;
 }
 
 interface Turn {
   messages: ChatMessage[];
   tokens: number;
+  /** The first and last stored messages of the turn. */
+  fromMessageId: string;
+  toMessageId: string;
 }
 
 export function buildPrompt(input: PromptInput): BuiltPrompt {
@@ -57,14 +62,32 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     firstKept += 1;
   }
 
-  const kept = turns.slice(firstKept).flatMap((turn) => turn.messages);
+  const keptTurns = turns.slice(firstKept);
+  const kept = keptTurns.flatMap((turn) => turn.messages);
   const dropped = turns.slice(0, firstKept).reduce((count, turn) => count + turn.messages.length, 0);
+  const first = keptTurns[0];
+  const last = keptTurns.at(-1);
   return {
     messages: [system, ...kept, user],
     estimatedTokens: tokens,
     includedMessages: kept.length,
     droppedMessages: dropped,
+    history: first && last ? { fromMessageId: first.fromMessageId, toMessageId: last.toMessageId } : null,
   };
+}
+
+/**
+ * The stored messages a history range spans, for rebuilding a turn's prompt in a later round (buildPrompt with
+ * them and an unbounded budget gives the same messages). Empty when the range is null or no longer stored.
+ */
+export function historyInRange(
+  messages: readonly ConversationMessage[],
+  range: HistoryRange | null,
+): ConversationMessage[] {
+  if (range === null) return [];
+  const from = messages.findIndex((message) => message.messageId === range.fromMessageId);
+  const to = messages.findIndex((message) => message.messageId === range.toMessageId);
+  return from === -1 || to < from ? [] : messages.slice(from, to + 1);
 }
 
 /** Splits the history into turns: a user message with the assistant reply that follows it. */
@@ -76,10 +99,16 @@ function groupTurns(history: readonly ConversationMessage[]): Turn[] {
     const message: ChatMessage = { role: stored.role, content: stored.content };
     const current = turns.at(-1);
     if (stored.role === 'user' || current === undefined) {
-      turns.push({ messages: [message], tokens: messageTokens(message) });
+      turns.push({
+        messages: [message],
+        tokens: messageTokens(message),
+        fromMessageId: stored.messageId,
+        toMessageId: stored.messageId,
+      });
     } else {
       current.messages.push(message);
       current.tokens += messageTokens(message);
+      current.toMessageId = stored.messageId;
     }
   }
   return turns;

@@ -1,12 +1,15 @@
-// The chat turn's activities over in-memory ports: what each publishes, and that running any of them again —
-// as Durable does after a crash — neither calls the model twice, nor runs a tool twice, nor answers twice.
+// The chat turn's activities over in-memory ports: the events each stores (always before they are sent), and that
+// running any of them again — as Durable does after a crash — neither answers twice nor leaves clients with text
+// that differs from the committed answer: a round that had streamed part of its answer is voided and streamed anew.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
 import { MemoryEvents, MemoryTurns, MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
+import { answerText } from '../streaming/turn-transcript.js';
+import { EventSeqTakenError } from '../streaming/turn-event-store.js';
 import { createChatTools } from '../tools/index.js';
-import type { ChatTurnInput, TurnRef } from './contracts.js';
-import { commitTurn, failTurn, llmStep, prepareTurn, runTool, type TurnServices } from './turn-steps.js';
+import type { ChatTurnInput, LlmStepInput, TurnRef } from './contracts.js';
+import { failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
 
 const input: ChatTurnInput = {
   userId: 'user_001',
@@ -17,18 +20,42 @@ const input: ChatTurnInput = {
   maxToolRounds: 10,
 };
 const ref: TurnRef = { userId: input.userId, sessionId: input.sessionId, chatMessageId: input.chatMessageId };
+const round0: LlmStepInput = {
+  ...ref,
+  round: 0,
+  firstSeq: 1,
+  toolsAllowed: true,
+  message: { text: input.text, postedAt: input.postedAt },
+};
 
-/** A model that plays a script: each call streams the next reply's deltas, then returns it. */
+/** Stops a scripted reply after some deltas, as a process that dies mid-answer would. */
+class Crash extends Error {
+  constructor(readonly afterDeltas: number) {
+    super(`the process died after ${afterDeltas} deltas`);
+  }
+}
+
+/** A model that plays a script: each call streams the next reply's deltas (word by word), then returns it. */
 class ScriptedModel implements Pick<LlmGateway, 'streamChat'> {
   readonly requests: StreamChatRequest[] = [];
-  constructor(private readonly replies: (LlmReply | Error)[]) {}
+  constructor(private readonly replies: (LlmReply | Error | { reply: LlmReply; crash: Crash })[]) {}
   streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
     this.requests.push(request);
-    const reply = this.replies.shift();
-    if (reply === undefined) throw new Error('the script has no more replies');
-    if (reply instanceof Error) return Promise.reject(reply);
-    if (reply.reasoning) onDelta?.({ type: 'reasoning', text: reply.reasoning });
-    for (const word of reply.content.split(/(?= )/)) if (word) onDelta?.({ type: 'content', text: word });
+    const next = this.replies.shift();
+    if (next === undefined) return Promise.reject(new Error('the script has no more replies'));
+    if (next instanceof Error) return Promise.reject(next);
+    const [reply, crash] = 'crash' in next ? [next.reply, next.crash] : [next, undefined];
+    const deltas: LlmDelta[] = [
+      ...(reply.reasoning ? [{ type: 'reasoning' as const, text: reply.reasoning }] : []),
+      ...reply.content
+        .split(/(?= )/)
+        .filter(Boolean)
+        .map((text) => ({ type: 'content' as const, text })),
+    ];
+    for (const [index, delta] of deltas.entries()) {
+      if (crash && index === crash.afterDeltas) return Promise.reject(crash);
+      onDelta?.(delta);
+    }
     return Promise.resolve(reply);
   }
 }
@@ -44,6 +71,7 @@ const answerReply: LlmReply = {
   reasoning: 'Add them.',
   toolCalls: [],
   finishReason: 'stop',
+  usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
 };
 
 let turns: MemoryTurns;
@@ -85,14 +113,17 @@ beforeEach(() => {
   model = new ScriptedModel([toolCallReply, answerReply]);
 });
 
+function storedEvents() {
+  return [...events.stored.values()].sort((a, b) => a.seq - b.seq);
+}
+
+function committedAnswer() {
+  return memory.messages.find((m) => m.messageId === `${input.chatMessageId}_assistant`);
+}
+
 async function runWholeTurn(): Promise<void> {
-  const prepared = await prepareTurn(services(), input);
-  const first = await llmStep(services(), {
-    ...ref,
-    round: 0,
-    firstSeq: prepared.nextSeq,
-    toolsAllowed: true,
-  });
+  const first = await llmStep(services(), round0);
+  expect(first.outcome).toBe('tools');
   await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
   const second = await llmStep(services(), {
     ...ref,
@@ -100,13 +131,13 @@ async function runWholeTurn(): Promise<void> {
     firstSeq: first.nextSeq + 1,
     toolsAllowed: true,
   });
-  await commitTurn(services(), { ...ref, seq: second.nextSeq, finishReason: second.finishReason });
+  expect(second.outcome).toBe('answered');
 }
 
 describe('chat turn steps', () => {
-  it('publish one gap-free event sequence and commit exactly what the client assembled', async () => {
+  it('store one gap-free event sequence before sending it, and commit exactly what the client assembled', async () => {
     await runWholeTurn();
-    const stream = [...events.stored.values()].sort((a, b) => a.seq - b.seq);
+    const stream = storedEvents();
     expect(stream.map((e) => e.seq)).toEqual(stream.map((_, i) => i + 1));
     expect(stream.map((e) => e.type)).toEqual([
       'message-start',
@@ -120,11 +151,15 @@ describe('chat turn steps', () => {
       'content',
       'message-end',
     ]);
+    // MemoryEvents refuses a send of an event it has not stored; everything stored was sent, in order.
     expect(events.sent).toEqual(stream);
-    const text = stream.map((e) => (e.type === 'content' ? e.delta : '')).join('');
-    const assistant = memory.messages.find((m) => m.role === 'assistant');
-    expect(assistant?.content).toBe(text);
-    expect(assistant?.toolCalls).toEqual([
+    expect(stream.at(-1)).toMatchObject({
+      type: 'message-end',
+      finishReason: 'stop',
+      usage: answerReply.usage,
+    });
+    expect(committedAnswer()?.content).toBe(answerText(stream));
+    expect(committedAnswer()?.toolCalls).toEqual([
       {
         id: 'call_1',
         name: 'add_numbers',
@@ -143,82 +178,158 @@ describe('chat turn steps', () => {
       sessionId: input.sessionId,
       body: { outcome: 'completed', ...ref },
     });
-    // The second call saw the tool call and its result.
+    // The second call saw the tool call and its result, after the same prompt as the first.
+    expect(model.requests[1]?.messages.slice(0, 2)).toEqual(model.requests[0]?.messages);
     expect(model.requests[1]?.messages.slice(-2)).toEqual([
       { role: 'assistant', content: '', tool_calls: toolCallReply.toolCalls },
       { role: 'tool', tool_call_id: 'call_1', content: '{"sum":5}' },
     ]);
   });
 
-  it('run again after a crash without calling the model, running the tool or answering a second time', async () => {
+  it('answer a turn without tools in one step that keeps no turn record', async () => {
+    model = new ScriptedModel([answerReply]);
+    const coalescing = { flushIntervalMs: 60_000, flushMaxChars: 256 };
+    const step = await llmStep({ ...services(), settings: { ...services().settings, coalescing } }, round0);
+    expect(step).toMatchObject({ outcome: 'answered', finishReason: 'stop' });
+    expect(turns.turns.size).toBe(0);
+    // The first text goes out at once; the rest is held and travels with message-end, in one stored batch.
+    expect(storedEvents().map((e) => e.type)).toEqual([
+      'message-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'content',
+      'content',
+      'message-end',
+    ]);
+    expect(events.batches.get(step.nextSeq - 2)?.map((e) => e.type)).toEqual(['content', 'message-end']);
+    expect(answerText(storedEvents())).toBe(committedAnswer()?.content);
+  });
+
+  it('run again after the turn ended without calling the model, running the tool or adding an event', async () => {
     await runWholeTurn();
     const stored = new Map(events.stored);
-    // Every step once more, as Durable does when a result was not recorded before the crash.
     model = new ScriptedModel([]);
-    await runWholeTurn().catch(() => undefined);
-    const again = await prepareTurn(services(), input);
-    expect(again.alreadyDone).toBe(true);
+    expect(await llmStep(services(), round0)).toMatchObject({ outcome: 'answered' });
+    await runTool(services(), { ...ref, round: 0, index: 0, seq: 3 });
+    const round1 = { ...ref, round: 1, firstSeq: 4, toolsAllowed: true };
+    expect(await llmStep(services(), round1)).toMatchObject({ outcome: 'answered' });
     expect(model.requests).toHaveLength(0);
     expect(memory.messages).toHaveLength(2);
     expect(events.stored).toEqual(stored);
+    // Announced again under the same message id: Service Bus drops the duplicate.
+    expect(new Set(published.map((m) => m.messageId)).size).toBe(1);
   });
 
-  it('retry a model call that failed before anything was sent, and end a turn whose stream broke midway', async () => {
-    const prepared = await prepareTurn(services(), input);
-    model = new ScriptedModel([new Error('429 rate limited')]);
-    await expect(
-      llmStep(services(), { ...ref, round: 0, firstSeq: prepared.nextSeq, toolsAllowed: true }),
-    ).rejects.toThrow('429');
-    expect(events.stored.size).toBe(1); // only message-start
+  it('continue a round that died midway: the streamed part is discarded and the answer streamed whole', async () => {
+    model = new ScriptedModel([{ reply: answerReply, crash: new Crash(3) }, answerReply]);
+    await expect(llmStep(services(), round0)).rejects.toThrow('died');
+    const partial = storedEvents();
+    expect(partial.map((e) => e.type)).toEqual([
+      'message-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'content',
+      'content',
+    ]);
+    // What a live client had by then.
+    const live = [...events.sent];
 
-    // An earlier attempt streamed two events and died: a retry must not stream a different answer over them.
+    const step = await llmStep(services(), round0);
+    expect(step.outcome).toBe('answered');
+    const all = storedEvents();
+    expect(all.slice(0, partial.length)).toEqual(partial); // no seq ever gets other content
+    expect(all[partial.length]).toMatchObject({ type: 'discard', fromSeq: 2, toSeq: 5 });
+    expect(answerText(all)).toBe('The sum is 5.');
+    expect(committedAnswer()?.content).toBe('The sum is 5.');
+    // The live client receives only what follows, and ends up with the committed answer too.
+    expect(events.sent.slice(0, live.length)).toEqual(live);
+    expect(answerText(events.sent)).toBe('The sum is 5.');
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('finish the stream of a turn committed just before a crash, from what its clients already have', async () => {
+    model = new ScriptedModel([answerReply]);
+    await llmStep(services(), round0);
+    const all = storedEvents();
+    // As if the process died after the commit, before its last batch ([content, message-end]) was stored.
+    const lastBatch = all.length - 2;
+    for (const event of all.slice(lastBatch)) events.stored.delete(event.seq);
+    events.batches.delete(all[lastBatch]!.seq);
+
+    model = new ScriptedModel([]);
+    const step = await llmStep(services(), round0);
+    expect(step.outcome).toBe('answered');
+    const finished = storedEvents();
+    expect(finished.map((e) => e.type).slice(-2)).toEqual(['content', 'message-end']);
+    expect(answerText(finished)).toBe(committedAnswer()?.content);
+    expect(finished.at(-1)).toMatchObject({ usage: answerReply.usage });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('stop when another attempt of the step is writing the same seqs', async () => {
+    model = new ScriptedModel([answerReply]);
     await events.append([
-      { ...ref, seq: 2, type: 'content', delta: 'The' },
-      { ...ref, seq: 3, type: 'content', delta: ' sum' },
+      { ...ref, seq: 1, type: 'message-start', userMessageId: 'x_user', assistantMessageId: 'x_assistant' },
     ]);
-    const step = await llmStep(services(), {
-      ...ref,
-      round: 0,
-      firstSeq: prepared.nextSeq,
-      toolsAllowed: true,
-    });
-    expect(step.failure?.code).toBe('stream_interrupted');
-    expect(step.nextSeq).toBe(4);
-    expect(model.requests).toHaveLength(1);
+    await expect(llmStep(services(), round0)).rejects.toBeInstanceOf(EventSeqTakenError);
   });
 
-  it('record a failed turn: the user message kept with its failure, an error event, and the announcement', async () => {
-    await failTurn(services(), {
-      ...ref,
-      seq: 2,
-      userText: input.text,
-      postedAt: input.postedAt,
-      failure: { code: 'llm_unavailable', message: 'The model did not answer.' },
-    });
-    expect(memory.messages).toEqual([
-      expect.objectContaining({
-        role: 'user',
-        content: input.text,
-        failure: { code: 'llm_unavailable', message: 'The model did not answer.' },
-      }),
+  it('record a failed turn with the text its client was shown, end the stream with error, and announce it', async () => {
+    model = new ScriptedModel([
+      { reply: answerReply, crash: new Crash(3) },
+      { reply: answerReply, crash: new Crash(4) },
     ]);
-    expect(events.stored.get(2)).toMatchObject({ type: 'error', code: 'llm_unavailable' });
+    await expect(llmStep(services(), round0)).rejects.toThrow('died');
+    await expect(llmStep(services(), round0)).rejects.toThrow('died');
+    const shown = answerText(storedEvents());
+    expect(shown).toBe('The sum is');
+
+    const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+    const failInput = { ...ref, userText: input.text, postedAt: input.postedAt, failure };
+    await failTurn(services(), failInput);
+    expect(memory.messages).toEqual([
+      expect.objectContaining({ role: 'user', content: input.text, failure }),
+      expect.objectContaining({ role: 'assistant', content: shown, finishReason: 'error' }),
+    ]);
+    const stream = storedEvents();
+    expect(stream.at(-1)).toMatchObject({ type: 'error', code: 'llm_unavailable', seq: stream.length });
     expect(published[0]).toMatchObject({ body: { outcome: 'failed' } });
-    // The same message posted again is not answered again.
-    expect((await prepareTurn(services(), input)).alreadyDone).toBe(true);
+
+    // Running it again adds nothing.
+    await failTurn(services(), failInput);
+    expect(storedEvents()).toEqual(stream);
+    expect(memory.messages).toHaveLength(2);
   });
 
   it('ask for a text answer, and run no tools, once the tool rounds are used up', async () => {
     model = new ScriptedModel([toolCallReply]);
-    const prepared = await prepareTurn(services(), input);
-    const step = await llmStep(services(), {
-      ...ref,
-      round: 0,
-      firstSeq: prepared.nextSeq,
-      toolsAllowed: false,
-    });
+    const step = await llmStep(services(), { ...round0, toolsAllowed: false });
     expect(model.requests[0]?.toolChoice).toBe('none');
-    expect(step.toolCalls).toEqual([]);
-    expect([...events.stored.values()].some((e) => e.type === 'tool-call')).toBe(false);
+    expect(step).toMatchObject({ outcome: 'answered', toolCalls: [], finishReason: 'tool_rounds_exhausted' });
+    expect(storedEvents().some((e) => e.type === 'tool-call')).toBe(false);
+  });
+
+  it('build the prompt from the history in the budget, and rebuild the same one in a later round', async () => {
+    memory.messages = [
+      { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'earlier question', timestamp: 't' },
+      {
+        messageId: 'a_assistant',
+        chatMessageId: 'a',
+        role: 'assistant',
+        content: 'earlier answer',
+        timestamp: 't',
+      },
+    ];
+    await runWholeTurn();
+    expect(turns.turns.get(input.chatMessageId)?.history).toEqual({
+      fromMessageId: 'a_user',
+      toMessageId: 'a_assistant',
+    });
+    expect(model.requests[0]?.messages.map((m) => m.content).slice(1)).toEqual([
+      'earlier question',
+      'earlier answer',
+      input.text,
+    ]);
+    expect(model.requests[1]?.messages.slice(0, 4)).toEqual(model.requests[0]?.messages);
   });
 });

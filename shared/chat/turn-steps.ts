@@ -1,14 +1,18 @@
-// The activities of the chatTurn orchestration, as use-cases over ports: prepare the prompt, stream one LLM
-// call, run one tool call, commit the turn or record its failure. Each publishes its part of the turn's event
-// stream from the sequence number the orchestration hands it, and each can run again after a crash without
-// answering twice: what it already did is found in the hot store.
-import type { ChatMessage, LlmGateway, LlmUsage } from '../llm/llm-gateway.js';
+// The activities of the chatTurn orchestration, as use-cases over ports: one model round (the first also prepares
+// the turn, the one that answers also commits it), one tool call, and the record of a turn that failed. The
+// turn's event log is the truth (DESIGN §5): each step stores its events before clients see them, and a step that
+// runs again after a crash reads what it already stored and goes on from there. A model round that had streamed
+// part of its answer is voided with a `discard` event and streamed anew, so the answer is always completed.
+import type { ChatMessage, LlmGateway, LlmReply, LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import type { ChatEvent, ChatEventBody } from '../streaming/contracts.js';
+import { isTerminalEvent } from '../streaming/contracts.js';
 import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import { TurnStream } from '../streaming/turn-stream.js';
+import { answerText, discardRange } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import {
@@ -16,24 +20,24 @@ import {
   completedMessageId,
   messageCompletedSchema,
   MESSAGE_COMPLETED_TOPIC,
+  TOOL_ROUNDS_EXHAUSTED,
   userMessageId,
-  type ChatTurnInput,
-  type CommitTurnInput,
   type ConversationMessage,
   type FailTurnInput,
   type LlmStepInput,
   type LlmStepOutput,
   type MessageCompleted,
-  type PrepareTurnOutput,
+  type RoundRecord,
   type RunToolInput,
   type RunToolOutput,
   type StoredToolCall,
+  type ToolResultRecord,
   type TurnRecord,
   type TurnRef,
 } from './contracts.js';
-import { BASIC_SYSTEM_PROMPT, buildPrompt } from './prompt.js';
-import type { TurnStateStore } from './turn-state-store.js';
-import type { WorkingMemoryStore } from './working-memory-store.js';
+import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange } from './prompt.js';
+import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
+import type { WorkingMemory, WorkingMemoryStore } from './working-memory-store.js';
 
 export interface TurnServices {
   workingMemory: WorkingMemoryStore;
@@ -49,133 +53,97 @@ export interface TurnServices {
   log?: Pick<Logger, 'warn'>;
 }
 
-export async function prepareTurn(services: TurnServices, input: ChatTurnInput): Promise<PrepareTurnOutput> {
-  const ref: TurnRef = {
-    userId: input.userId,
-    sessionId: input.sessionId,
-    chatMessageId: input.chatMessageId,
-  };
-  // The client learns at once that its message is being answered; the prompt is built meanwhile.
-  const stream = openStream(services, ref, 1);
-  stream.emit({
-    type: 'message-start',
-    userMessageId: userMessageId(input.chatMessageId),
-    assistantMessageId: assistantMessageId(input.chatMessageId),
-  });
-  const delivered = stream.close();
-  try {
-    const memory = await services.workingMemory.load(input.userId, input.sessionId);
-    if (
-      memory.messages.some((message) => message.chatMessageId === input.chatMessageId && isFinal(message))
-    ) {
-      return { alreadyDone: true, nextSeq: stream.nextSeq };
-    }
-    const prompt = buildPrompt({
-      systemPrompt: BASIC_SYSTEM_PROMPT,
-      history: memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId),
-      userText: input.text,
-      tokenBudget: services.settings.promptTokenBudget,
-    });
-    await services.turns.create({
-      ...ref,
-      userText: input.text,
-      postedAt: input.postedAt,
-      prompt: prompt.messages,
-      rounds: [],
-    });
-    return { alreadyDone: false, nextSeq: stream.nextSeq };
-  } finally {
-    await delivered;
-  }
+/** What a model round starts from, read once at the start of the step. */
+interface RoundState {
+  memory: WorkingMemory;
+  /** The turn's record; undefined until a round asked for tools. */
+  turn: StoredTurn | undefined;
+  /** Events already stored from this round's first seq on: what an earlier attempt of the step left. */
+  stored: ChatEvent[];
+  /** seq the next stored event takes. */
+  nextSeq: number;
+  /** The live send of what the step stored before streaming; later sends go after it, keeping seq order. */
+  sent?: Promise<void>;
 }
 
+/**
+ * One model round: streams the model's answer (or its tool calls) as events, then either records the tool calls
+ * for the orchestration to run, or commits the turn and ends its stream. Safe to run again at any point.
+ */
 export async function llmStep(services: TurnServices, input: LlmStepInput): Promise<LlmStepOutput> {
-  const turn = await requireTurn(services, input);
-  const done = turn.rounds.find((round) => round.round === input.round);
-  if (done) return stepResult(done.nextSeq, done.toolCalls, done.finishReason, input.toolsAllowed);
+  const state = await readRoundState(services, input);
+  const { memory, turn } = state;
 
-  // Events from this step's seq on mean an earlier attempt streamed and then died: a second answer would
-  // contradict what the client already shows, so the turn ends here.
-  const sent = await services.events.read(input.sessionId, input.chatMessageId, input.firstSeq - 1);
-  if (sent.length > 0) {
-    const last = sent[sent.length - 1];
-    return {
-      nextSeq: (last?.seq ?? input.firstSeq - 1) + 1,
-      toolCalls: [],
-      finishReason: 'error',
-      failure: {
-        code: 'stream_interrupted',
-        message: 'The answer was interrupted. Your message is kept; send it again.',
-      },
-    };
-  }
+  const committed = memory.messages.find(
+    (message) => message.messageId === assistantMessageId(input.chatMessageId),
+  );
+  if (committed) return finishCommitted(services, input, state, committed);
+  const recorded = turn?.rounds.find((round) => round.round === input.round);
+  if (recorded) return toolsOutcome(recorded);
 
-  const stream = openStream(services, input, input.firstSeq);
-  let reasoningOpen = false;
-  const messages = [...turn.prompt, ...(await roundMessages(services, input, turn))];
-  let result;
-  try {
-    result = await services.llm.streamChat(
-      {
-        messages,
-        tools: services.tools.specs(),
-        toolChoice: input.toolsAllowed ? 'auto' : 'none',
-        maxTokens: services.settings.maxOutputTokens,
-      },
-      (delta) => {
-        if (delta.type === 'reasoning') {
-          reasoningOpen = true;
-          stream.emit({ type: 'reasoning-delta', delta: delta.text });
-        } else if (delta.type === 'content') {
-          if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
-          reasoningOpen = false;
-          stream.emit({ type: 'content', delta: delta.text });
-        }
-      },
-    );
-  } catch (error) {
-    const partial = stream.emitted.length > 0;
+  const record: TurnRecord = turn ?? newTurnRecord(input, memory, services);
+  const stream = openStream(services, input, state.nextSeq, state.sent);
+  // What an earlier attempt of this round showed is voided before the round is streamed again.
+  const voided = discardRange(state.stored);
+  if (voided) stream.emit({ type: 'discard', ...voided });
+
+  const toolResults = input.round > 0 ? await services.turns.listToolResults(input) : [];
+  const reply = await streamRound(services, input, stream, promptOf(memory, record, toolResults));
+
+  const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
+  if (toolCalls.length > 0) {
+    for (const call of toolCalls)
+      stream.emit({
+        type: 'tool-call',
+        round: input.round,
+        toolCallId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      });
     await stream.close();
-    // Nothing sent yet: the orchestration's retry calls the model again. Otherwise the turn fails cleanly.
-    if (!partial) throw error;
-    services.log?.warn(`The model's stream broke after ${stream.emitted.length} events:`, error);
-    return {
-      nextSeq: stream.nextSeq,
-      toolCalls: [],
-      finishReason: 'error',
-      failure: {
-        code: 'llm_stream_failed',
-        message: 'The model stopped answering midway. Your message is kept; send it again.',
-      },
-    };
-  }
-  if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
-  const toolCalls = input.toolsAllowed ? result.toolCalls : [];
-  for (const call of toolCalls) {
-    stream.emit({
-      type: 'tool-call',
+    const round = await services.turns.addRound(record, {
       round: input.round,
-      toolCallId: call.id,
-      name: call.name,
-      arguments: call.arguments,
+      content: reply.content,
+      reasoning: reply.reasoning,
+      toolCalls,
+      finishReason: reply.finishReason,
+      ...(reply.usage ? { usage: reply.usage } : {}),
+      nextSeq: stream.nextSeq,
     });
+    return toolsOutcome(round);
   }
+
+  // The answer is complete: commit it, then end the stream. The last coalesced text is still held, so it goes
+  // out with `message-end` in one stored batch.
+  await stream.settle();
+  const finishReason =
+    !input.toolsAllowed && reply.finishReason === 'tool_calls' ? TOOL_ROUNDS_EXHAUSTED : reply.finishReason;
+  const usage = totalUsage([...record.rounds.map((round) => round.usage), reply.usage]);
+  const assistant: ConversationMessage = {
+    messageId: assistantMessageId(input.chatMessageId),
+    chatMessageId: input.chatMessageId,
+    role: 'assistant',
+    content: record.rounds.map((round) => round.content).join('') + reply.content,
+    timestamp: now(services),
+    finishReason,
+    ...(usage ? { usage } : {}),
+    ...toolCallsField(record, toolResults),
+  };
+  await services.workingMemory.append(
+    input.userId,
+    input.sessionId,
+    [userMessage(record), assistant],
+    memory,
+  );
+  stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  const round = await services.turns.addRound(input, {
-    round: input.round,
-    content: result.content,
-    reasoning: result.reasoning,
-    toolCalls,
-    finishReason: result.finishReason,
-    ...(result.usage ? { usage: result.usage } : {}),
-    nextSeq: stream.nextSeq,
-  });
-  return stepResult(round.nextSeq, round.toolCalls, round.finishReason, input.toolsAllowed);
+  await announce(services, input, 'completed', assistant.timestamp);
+  return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
 export async function runTool(services: TurnServices, input: RunToolInput): Promise<RunToolOutput> {
-  const turn = await requireTurn(services, input);
-  const call = turn.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
+  const turn = await services.turns.get(input);
+  const call = turn?.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
   if (call === undefined)
     throw new Error(`Turn ${input.chatMessageId} has no tool call ${input.index} in round ${input.round}.`);
   let stored = await services.turns.getToolResult(input, input.round, input.index);
@@ -195,6 +163,7 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
     };
     await services.turns.putToolResult(input, stored);
   }
+  // The event is the same however often this runs, so storing it again is a no-op.
   const stream = openStream(services, input, input.seq);
   stream.emit({
     type: 'tool-result',
@@ -208,99 +177,174 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
   return { isError: stored.isError };
 }
 
-export async function commitTurn(services: TurnServices, input: CommitTurnInput): Promise<void> {
-  const turn = await requireTurn(services, input);
-  const now = (services.now?.() ?? new Date()).toISOString();
-  const toolCalls: StoredToolCall[] = [];
-  for (const round of turn.rounds) {
-    for (const [index, call] of round.toolCalls.entries()) {
-      const result = await services.turns.getToolResult(input, round.round, index);
-      toolCalls.push({
-        id: call.id,
-        name: call.name,
-        arguments: call.arguments,
-        result: result?.result ?? '',
-        isError: result?.isError ?? true,
-        round: round.round,
-      });
-    }
-  }
-  const assistant: ConversationMessage = {
-    messageId: assistantMessageId(input.chatMessageId),
-    chatMessageId: input.chatMessageId,
-    role: 'assistant',
-    content: answerText(turn),
-    timestamp: now,
-    finishReason: input.finishReason,
-    ...(toolCalls.length > 0 ? { toolCalls } : {}),
-  };
-  await services.workingMemory.append(input.userId, input.sessionId, [userMessage(turn), assistant]);
-
-  const stream = openStream(services, input, input.seq);
-  const usage = totalUsage(turn.rounds.map((round) => round.usage));
-  stream.emit({ type: 'message-end', finishReason: input.finishReason, ...(usage ? { usage } : {}) });
-  await stream.close();
-  await announce(services, input, 'completed', now);
-}
-
+/**
+ * Ends a turn that could not be answered: the user's message is kept with the failure, and so is the text the
+ * client was shown (the stream's kept content), as the assistant's partial message; the stream ends with `error`.
+ */
 export async function failTurn(services: TurnServices, input: FailTurnInput): Promise<void> {
-  const turn = await services.turns.get(input);
-  const now = (services.now?.() ?? new Date()).toISOString();
-  const messages: ConversationMessage[] = [
-    {
-      ...userMessage(turn ?? { ...input, prompt: [], rounds: [] }),
-      failure: input.failure,
-    },
-  ];
-  const partial = turn ? answerText(turn) : '';
-  if (partial !== '') {
-    messages.push({
-      messageId: assistantMessageId(input.chatMessageId),
-      chatMessageId: input.chatMessageId,
-      role: 'assistant',
-      content: partial,
-      timestamp: now,
-      finishReason: 'error',
-    });
+  const [memory, events] = await Promise.all([
+    services.workingMemory.load(input.userId, input.sessionId),
+    services.events.read(input.sessionId, input.chatMessageId, 0),
+  ]);
+  const at = now(services);
+  if (!memory.messages.some((message) => message.chatMessageId === input.chatMessageId)) {
+    const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
+    const shown = answerText(events);
+    if (shown !== '')
+      messages.push({
+        messageId: assistantMessageId(input.chatMessageId),
+        chatMessageId: input.chatMessageId,
+        role: 'assistant',
+        content: shown,
+        timestamp: at,
+        finishReason: 'error',
+      });
+    await services.workingMemory.append(input.userId, input.sessionId, messages, memory);
   }
-  await services.workingMemory.append(input.userId, input.sessionId, messages);
-  const stream = openStream(services, input, input.seq);
-  stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
-  await stream.close();
-  await announce(services, input, 'failed', now);
+  if (!events.some(isTerminalEvent)) {
+    const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
+    if (events.length === 0)
+      stream.emit({
+        type: 'message-start',
+        userMessageId: userMessageId(input.chatMessageId),
+        assistantMessageId: assistantMessageId(input.chatMessageId),
+      });
+    stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
+    await stream.close();
+  }
+  await announce(services, input, 'failed', at);
 }
 
-function openStream(services: TurnServices, ref: TurnRef, firstSeq: number): TurnStream {
-  return new TurnStream({
-    ...ref,
-    firstSeq,
-    store: services.events,
-    sink: services.sink,
-    coalescing: services.settings.coalescing,
-  });
+/** The step's starting state, read in parallel: working memory, the turn record and what is already stored. */
+async function readRoundState(services: TurnServices, input: LlmStepInput): Promise<RoundState> {
+  const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
+  if (input.round === 0 && input.firstSeq === 1) {
+    // The first round opens the stream. Whether its `message-start` was stored already tells whether an earlier
+    // attempt ran: only then is anything more to be read.
+    const start = stamp(input, 1, {
+      type: 'message-start',
+      userMessageId: userMessageId(input.chatMessageId),
+      assistantMessageId: assistantMessageId(input.chatMessageId),
+    });
+    const [memory, written] = await Promise.all([memoryRead, services.events.append([start])]);
+    if (written === 'stored')
+      return { memory, turn: undefined, stored: [], nextSeq: 2, sent: sendLive(services, input, [start]) };
+    const [turn, stored] = await Promise.all([
+      services.turns.get(input),
+      services.events.read(input.sessionId, input.chatMessageId, 1),
+    ]);
+    return { memory, turn, stored, nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
+  }
+  const [memory, turn, stored] = await Promise.all([
+    memoryRead,
+    services.turns.get(input),
+    services.events.read(input.sessionId, input.chatMessageId, input.firstSeq - 1),
+  ]);
+  return { memory, turn, stored, nextSeq: Math.max(input.firstSeq, (stored.at(-1)?.seq ?? 0) + 1) };
 }
 
-async function requireTurn(services: TurnServices, ref: TurnRef): Promise<TurnRecord> {
-  const turn = await services.turns.get(ref);
-  if (turn === undefined) throw new Error(`No turn record for ${ref.chatMessageId}.`);
-  return turn;
-}
-
-/** The assistant and tool messages of the rounds before `input.round`, so the model sees its tool results. */
-async function roundMessages(
+/**
+ * The turn was committed by an earlier attempt of this step, which may have died before ending the stream: the
+ * stream is brought to the committed answer (the text still missing, or the round voided and sent whole) and
+ * ended, and the turn is announced again (a duplicate announcement is dropped by its message id).
+ */
+async function finishCommitted(
   services: TurnServices,
   input: LlmStepInput,
-  turn: TurnRecord,
-): Promise<ChatMessage[]> {
-  const messages: ChatMessage[] = [];
-  for (const round of turn.rounds.filter((r) => r.round < input.round).sort((a, b) => a.round - b.round)) {
+  state: RoundState,
+  committed: ConversationMessage,
+): Promise<LlmStepOutput> {
+  const finishReason = committed.finishReason ?? 'stop';
+  if (!state.stored.some(isTerminalEvent)) {
+    const earlier = (state.turn?.rounds ?? [])
+      .filter((round) => round.round < input.round)
+      .map((round) => round.content)
+      .join('');
+    const roundText = committed.content.slice(earlier.length);
+    const shown = answerText(state.stored);
+    const stream = openStream(services, input, state.nextSeq);
+    if (roundText.startsWith(shown)) {
+      if (roundText.length > shown.length)
+        stream.emit({ type: 'content', delta: roundText.slice(shown.length) });
+    } else {
+      const voided = discardRange(state.stored);
+      if (voided) stream.emit({ type: 'discard', ...voided });
+      if (roundText !== '') stream.emit({ type: 'content', delta: roundText });
+    }
+    stream.emit({
+      type: 'message-end',
+      finishReason,
+      ...(committed.usage ? { usage: committed.usage } : {}),
+    });
+    await stream.close();
+  }
+  await announce(services, input, 'completed', committed.timestamp);
+  const last = state.stored.at(-1)?.seq ?? state.nextSeq - 1;
+  return { outcome: 'answered', nextSeq: Math.max(last + 1, state.nextSeq), toolCalls: [], finishReason };
+}
+
+/** Streams one model call into the turn's events; a broken call throws after what it streamed is stored. */
+async function streamRound(
+  services: TurnServices,
+  input: LlmStepInput,
+  stream: TurnStream,
+  messages: ChatMessage[],
+): Promise<LlmReply> {
+  let reasoningOpen = false;
+  try {
+    const reply = await services.llm.streamChat(
+      {
+        messages,
+        tools: services.tools.specs(),
+        toolChoice: input.toolsAllowed ? 'auto' : 'none',
+        maxTokens: services.settings.maxOutputTokens,
+      },
+      (delta) => {
+        if (delta.type === 'reasoning') {
+          reasoningOpen = true;
+          stream.emit({ type: 'reasoning-delta', delta: delta.text });
+        } else if (delta.type === 'content') {
+          if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
+          reasoningOpen = false;
+          stream.emit({ type: 'content', delta: delta.text });
+        }
+      },
+    );
+    if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
+    return reply;
+  } catch (error) {
+    // Stored now, the partial text is what the retried round voids (or what a failed turn keeps).
+    await stream.close().catch(() => undefined);
+    services.log?.warn(
+      `The model's stream broke after ${stream.emitted.length} events of turn ${input.chatMessageId}:`,
+      error,
+    );
+    throw error;
+  }
+}
+
+/** The prompt of a round: the turn's history (by its range), the user's message, then earlier rounds' traffic. */
+function promptOf(
+  memory: WorkingMemory,
+  record: TurnRecord,
+  toolResults: readonly ToolResultRecord[],
+): ChatMessage[] {
+  const prompt = buildPrompt({
+    systemPrompt: BASIC_SYSTEM_PROMPT,
+    history: historyInRange(memory.messages, record.history),
+    userText: record.userText,
+    // The range was chosen to fit the budget when the turn began; the same messages are sent again.
+    tokenBudget: Number.POSITIVE_INFINITY,
+  });
+  const messages = prompt.messages;
+  for (const round of [...record.rounds].sort((a, b) => a.round - b.round)) {
     messages.push({
       role: 'assistant',
       content: round.content,
       ...(round.toolCalls.length > 0 ? { tool_calls: round.toolCalls } : {}),
     });
     for (const [index, call] of round.toolCalls.entries()) {
-      const result = await services.turns.getToolResult(input, round.round, index);
+      const result = toolResults.find((r) => r.round === round.round && r.index === index);
       messages.push({
         role: 'tool',
         tool_call_id: call.id,
@@ -311,17 +355,85 @@ async function roundMessages(
   return messages;
 }
 
-function stepResult(
-  nextSeq: number,
-  toolCalls: readonly { name: string }[],
-  finishReason: string,
-  toolsAllowed: boolean,
-): LlmStepOutput {
+/** The record a turn starts from: the message, and which history fits the prompt's budget. */
+function newTurnRecord(input: LlmStepInput, memory: WorkingMemory, services: TurnServices): TurnRecord {
+  if (input.message === undefined)
+    throw new Error(`Round ${input.round} of turn ${input.chatMessageId} has no turn record to go on from.`);
+  const history = memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
+  const { history: range } = buildPrompt({
+    systemPrompt: BASIC_SYSTEM_PROMPT,
+    history,
+    userText: input.message.text,
+    tokenBudget: services.settings.promptTokenBudget,
+  });
   return {
-    nextSeq,
-    toolCalls: toolsAllowed ? toolCalls.map((call, index) => ({ index, name: call.name })) : [],
-    finishReason,
+    userId: input.userId,
+    sessionId: input.sessionId,
+    chatMessageId: input.chatMessageId,
+    userText: input.message.text,
+    postedAt: input.message.postedAt,
+    history: range,
+    rounds: [],
   };
+}
+
+function toolsOutcome(round: RoundRecord): LlmStepOutput {
+  return {
+    outcome: 'tools',
+    nextSeq: round.nextSeq,
+    toolCalls: round.toolCalls.map((call, index) => ({ index, name: call.name })),
+    finishReason: round.finishReason,
+  };
+}
+
+function toolCallsField(
+  record: TurnRecord,
+  results: readonly ToolResultRecord[],
+): { toolCalls?: StoredToolCall[] } {
+  const toolCalls: StoredToolCall[] = record.rounds.flatMap((round) =>
+    round.toolCalls.map((call, index) => {
+      const result = results.find((r) => r.round === round.round && r.index === index);
+      return {
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        result: result?.result ?? '',
+        isError: result?.isError ?? true,
+        round: round.round,
+      };
+    }),
+  );
+  return toolCalls.length > 0 ? { toolCalls } : {};
+}
+
+function openStream(
+  services: TurnServices,
+  ref: TurnRef,
+  firstSeq: number,
+  sendAfter?: Promise<void>,
+): TurnStream {
+  return new TurnStream({
+    ...ref,
+    firstSeq,
+    ...(sendAfter ? { sendAfter } : {}),
+    store: services.events,
+    sink: services.sink,
+    coalescing: services.settings.coalescing,
+    onSendError: (error) => services.log?.warn(`Live delivery of turn ${ref.chatMessageId} failed:`, error),
+  });
+}
+
+function stamp(ref: TurnRef, seq: number, body: ChatEventBody): ChatEvent {
+  return { ...body, sessionId: ref.sessionId, chatMessageId: ref.chatMessageId, seq };
+}
+
+/** Live delivery of events already stored; a failure is logged (clients recover them from the log). */
+function sendLive(services: TurnServices, ref: TurnRef, events: ChatEvent[]): Promise<void> {
+  return services.sink
+    .send({ userId: ref.userId, sessionId: ref.sessionId }, events)
+    .catch((error: unknown) =>
+      services.log?.warn(`Live delivery of turn ${ref.chatMessageId} failed:`, error),
+    );
 }
 
 function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'postedAt'>): ConversationMessage {
@@ -334,23 +446,23 @@ function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'post
   };
 }
 
-/** Exactly the text a client assembles from the turn's content events, across its rounds. */
-function answerText(turn: TurnRecord): string {
-  return turn.rounds.map((round) => round.content).join('');
-}
-
-/** The turn is over once its assistant reply or its failure is stored. */
-function isFinal(message: ConversationMessage): boolean {
-  return message.role === 'assistant' || message.failure !== undefined;
+function now(services: TurnServices): string {
+  return (services.now?.() ?? new Date()).toISOString();
 }
 
 function totalUsage(usages: readonly (LlmUsage | undefined)[]): LlmUsage | undefined {
   const known = usages.filter((usage): usage is LlmUsage => usage !== undefined);
   if (known.length === 0) return undefined;
+  const sum = (pick: (usage: LlmUsage) => number | undefined) =>
+    known.reduce((total, usage) => total + (pick(usage) ?? 0), 0);
+  const reasoning = known.some((usage) => usage.reasoningTokens !== undefined);
+  const cached = known.some((usage) => usage.cachedPromptTokens !== undefined);
   return {
-    promptTokens: known.reduce((sum, usage) => sum + usage.promptTokens, 0),
-    completionTokens: known.reduce((sum, usage) => sum + usage.completionTokens, 0),
-    totalTokens: known.reduce((sum, usage) => sum + usage.totalTokens, 0),
+    promptTokens: sum((usage) => usage.promptTokens),
+    completionTokens: sum((usage) => usage.completionTokens),
+    totalTokens: sum((usage) => usage.totalTokens),
+    ...(reasoning ? { reasoningTokens: sum((usage) => usage.reasoningTokens) } : {}),
+    ...(cached ? { cachedPromptTokens: sum((usage) => usage.cachedPromptTokens) } : {}),
   };
 }
 

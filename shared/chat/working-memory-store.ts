@@ -1,16 +1,17 @@
-// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation, read
-// and extended with one point read and one point write per turn. Adapter: Cosmos DB
-// (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place without touching callers.
+// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation, bounded
+// by the prompt's token budget (hot-window.ts), read and extended with one point read and one point write per
+// turn. Adapter: Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
 import type { ConversationMessage } from './contracts.js';
-
-/** The hot store keeps at most this many messages of a conversation, the newest. */
-export const MAX_HOT_MESSAGES = 200;
 
 export interface WorkingMemory {
   sessionId: string;
   userId: string;
   /** Oldest first. */
   messages: ConversationMessage[];
+  /** When the conversation began; absent when nothing is stored yet. */
+  createdAt?: string;
+  /** The stored version this was read at (opaque); absent when nothing is stored yet. */
+  version?: string;
 }
 
 export interface WorkingMemoryStore {
@@ -20,9 +21,15 @@ export interface WorkingMemoryStore {
    */
   load(userId: string, sessionId: string): Promise<WorkingMemory>;
   /**
-   * Appends the messages whose messageId is not stored yet (a retried commit adds nothing twice), in order,
-   * with optimistic concurrency (If-Match etag; on 412 reload and retry, up to 5 times); keeps the newest
-   * MAX_HOT_MESSAGES; every write refreshes the 24 h TTL. Returns the messages as stored after the commit.
+   * Appends the messages whose messageId is not stored yet (a retried commit adds nothing twice), in order, then
+   * keeps the window that fits the byte budget; every write refreshes the 24 h TTL. `base`, the memory as this
+   * caller loaded it, saves a read: it is written over only if still current (else reload and retry, up to 5
+   * times). Returns the messages as stored after the commit.
    */
-  append(userId: string, sessionId: string, messages: readonly ConversationMessage[]): Promise<WorkingMemory>;
+  append(
+    userId: string,
+    sessionId: string,
+    messages: readonly ConversationMessage[],
+    base?: WorkingMemory,
+  ): Promise<WorkingMemory>;
 }

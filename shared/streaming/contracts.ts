@@ -37,6 +37,12 @@ const eventBodies = {
     result: z.string(),
     isError: z.boolean(),
   },
+  /**
+   * The `content`, `reasoning-delta`, `reasoning-end` and `tool-call` events with fromSeq ≤ seq ≤ toSeq came from
+   * an attempt at a model round that did not finish (its process crashed, or the model's stream broke): a client
+   * drops what they showed. The round is then streamed anew, so the text that remains is the committed answer.
+   */
+  discard: { fromSeq: z.number().int().min(1), toSeq: z.number().int().min(1) },
   'message-end': { finishReason: z.string(), usage: llmUsageSchema.optional() },
   error: { code: z.string(), message: z.string() },
 } as const;
@@ -68,6 +74,7 @@ export const chatEventBodySchema = z.discriminatedUnion('type', [
   body('content'),
   body('tool-call'),
   body('tool-result'),
+  body('discard'),
   body('message-end'),
   body('error'),
 ]);
@@ -81,6 +88,7 @@ export const chatEventSchema = z.discriminatedUnion('type', [
   event('content'),
   event('tool-call'),
   event('tool-result'),
+  event('discard'),
   event('message-end'),
   event('error'),
 ]);
@@ -93,15 +101,20 @@ export function isTerminalEvent(event: { type: ChatEventType }): boolean {
 
 // --- Stored documents -------------------------------------------------------------------------------------
 
-/** One event in the `turn-events` container; the id is derived from the turn and seq, so a rewrite is an upsert. */
-export const turnEventDocumentSchema = z.object({
+/**
+ * One stored batch of a turn's events (the events one flush delivered, contiguous seqs) in the `turn-events`
+ * container. Its id is derived from the turn and the batch's first seq, and it is created, never replaced: a
+ * retried write of the same batch finds it, and a different batch can never take seqs that are already stored.
+ */
+export const turnEventBatchDocumentSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
   chatMessageId: z.string(),
-  seq: z.number().int().min(1),
-  event: chatEventSchema,
+  firstSeq: z.number().int().min(1),
+  lastSeq: z.number().int().min(1),
+  events: z.array(chatEventSchema).min(1),
 });
-export type TurnEventDocument = z.infer<typeof turnEventDocumentSchema>;
+export type TurnEventBatchDocument = z.infer<typeof turnEventBatchDocumentSchema>;
 
 // --- HTTP -------------------------------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ class FakeStore implements TurnEventStore {
   /** Runs at the start of each read: what the writer does while the relay reads. */
   duringRead: (() => void) | undefined;
 
-  append(events: readonly ChatEvent[]): Promise<void> {
+  append(events: readonly ChatEvent[]): Promise<'stored'> {
     for (const event of events) {
       const stored = this.events.some(
         (e) =>
@@ -47,7 +47,7 @@ class FakeStore implements TurnEventStore {
       );
       if (!stored) this.events.push(event);
     }
-    return Promise.resolve();
+    return Promise.resolve('stored');
   }
 
   read(sessionId: string, chatMessageId: string, afterSeq: number): Promise<ChatEvent[]> {

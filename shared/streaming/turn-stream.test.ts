@@ -8,33 +8,27 @@ import { TurnStream, type TurnStreamOptions } from './turn-stream.js';
 class MemoryStore implements TurnEventStore {
   readonly batches: ChatEvent[][] = [];
   failWith: Error | undefined;
-  append(events: readonly ChatEvent[]): Promise<void> {
-    if (this.failWith !== undefined) return Promise.reject(this.failWith);
+  /** When set, each write waits until the test releases it. */
+  readonly #pending: (() => void)[] = [];
+  slow = false;
+  inFlight = 0;
+  maxInFlight = 0;
+  async append(events: readonly ChatEvent[]): Promise<'stored'> {
+    if (this.failWith !== undefined) throw this.failWith;
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    if (this.slow) await new Promise<void>((resolve) => this.#pending.push(resolve));
     this.batches.push([...events]);
-    return Promise.resolve();
+    this.inFlight -= 1;
+    return 'stored';
   }
   read(): Promise<ChatEvent[]> {
     return Promise.resolve(this.batches.flat());
   }
-}
-
-/** A sink whose sends complete only when the test releases them, one at a time. */
-class SlowSink implements TurnEventSink {
-  readonly batches: { userId: string; events: ChatEvent[] }[] = [];
-  readonly #pending: (() => void)[] = [];
-  inFlight = 0;
-  maxInFlight = 0;
-  async send(userId: string, events: readonly ChatEvent[]): Promise<void> {
-    this.inFlight += 1;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    await new Promise<void>((resolve) => this.#pending.push(resolve));
-    this.batches.push({ userId, events: [...events] });
-    this.inFlight -= 1;
-  }
-  /** Lets the oldest send complete, then lets the stream take its next step. */
+  /** Lets the oldest write complete, then lets the stream take its next step. */
   async release(): Promise<void> {
     const next = this.#pending.shift();
-    if (!next) throw new Error('no send is waiting');
+    if (!next) throw new Error('no write is waiting');
     next();
     await settle();
   }
@@ -43,10 +37,17 @@ class SlowSink implements TurnEventSink {
   }
 }
 
-class InstantSink implements TurnEventSink {
-  readonly batches: { userId: string; events: ChatEvent[] }[] = [];
-  send(userId: string, events: readonly ChatEvent[]): Promise<void> {
-    this.batches.push({ userId, events: [...events] });
+/** Records what is sent, and refuses (as a test failure) an event its store has not stored yet. */
+class CheckingSink implements TurnEventSink {
+  readonly batches: { userId: string; sessionId: string; events: ChatEvent[] }[] = [];
+  failWith: Error | undefined;
+  constructor(private readonly store: MemoryStore) {}
+  send(turn: { userId: string; sessionId: string }, events: readonly ChatEvent[]): Promise<void> {
+    const stored = new Set(this.store.batches.flat().map((e) => e.seq));
+    for (const event of events)
+      if (!stored.has(event.seq)) throw new Error(`seq ${event.seq} sent before stored`);
+    if (this.failWith !== undefined) return Promise.reject(this.failWith);
+    this.batches.push({ ...turn, events: [...events] });
     return Promise.resolve();
   }
 }
@@ -56,13 +57,14 @@ async function settle(): Promise<void> {
 }
 
 function options(overrides: Partial<TurnStreamOptions> = {}): TurnStreamOptions {
+  const store = (overrides.store as MemoryStore | undefined) ?? new MemoryStore();
   return {
     userId: 'user_001',
     sessionId: 'session-1',
     chatMessageId: 'turn-1',
     firstSeq: 1,
-    store: new MemoryStore(),
-    sink: new InstantSink(),
+    store,
+    sink: new CheckingSink(store),
     coalescing: { flushIntervalMs: 50, flushMaxChars: 1000 },
     ...overrides,
   };
@@ -79,7 +81,7 @@ describe('TurnStream', () => {
 
   it('stamps the turn ids and consecutive seqs from firstSeq, and stores and sends every event', async () => {
     const store = new MemoryStore();
-    const sink = new InstantSink();
+    const sink = new CheckingSink(store);
     const stream = new TurnStream(options({ firstSeq: 7, store, sink }));
     stream.emit({ type: 'tool-call', round: 1, toolCallId: 'c1', name: 'clock', arguments: '{}' });
     stream.emit({
@@ -118,7 +120,7 @@ describe('TurnStream', () => {
     ]);
     expect(store.batches.flat()).toEqual(stream.emitted);
     expect(sink.batches.flatMap((b) => b.events)).toEqual(stream.emitted);
-    expect(sink.batches.every((b) => b.userId === 'user_001')).toBe(true);
+    expect(sink.batches.every((b) => b.userId === 'user_001' && b.sessionId === 'session-1')).toBe(true);
     expect(stream.nextSeq).toBe(9);
   });
 
@@ -148,8 +150,9 @@ describe('TurnStream', () => {
   });
 
   it('sends buffered text when the coalescing interval passes, without waiting for close', async () => {
-    const sink = new InstantSink();
-    const stream = new TurnStream(options({ sink }));
+    const store = new MemoryStore();
+    const sink = new CheckingSink(store);
+    const stream = new TurnStream(options({ store, sink }));
     stream.emit({ type: 'content', delta: 'a' });
     stream.emit({ type: 'content', delta: 'b' });
     stream.emit({ type: 'content', delta: 'c' });
@@ -164,38 +167,41 @@ describe('TurnStream', () => {
     await stream.close();
   });
 
-  it('sends one batch at a time; events emitted while a batch is in flight form the next one', async () => {
+  it('stores one batch at a time and sends it only once stored; what comes meanwhile forms the next batch', async () => {
     const store = new MemoryStore();
-    const sink = new SlowSink();
+    store.slow = true;
+    const sink = new CheckingSink(store);
     const stream = new TurnStream(options({ store, sink }));
     stream.emit({ type: 'message-start', userMessageId: 'u', assistantMessageId: 'a' });
     stream.emit({ type: 'content', delta: 'Hi' });
     await settle();
-    expect(sink.waiting).toBe(1);
+    expect(store.waiting).toBe(1);
+    expect(sink.batches).toEqual([]);
 
     for (let round = 1; round <= 3; round++) {
       stream.emit({ type: 'tool-call', round, toolCallId: `c${round}`, name: 't', arguments: '{}' });
       await settle();
     }
-    expect(sink.waiting).toBe(1);
-    await sink.release();
-    expect(sink.waiting).toBe(1);
+    expect(store.waiting).toBe(1);
+    await store.release();
+    expect(sink.batches.map((b) => b.events.map((e) => e.seq))).toEqual([[1, 2]]);
+    expect(store.waiting).toBe(1);
     stream.emit({ type: 'message-end', finishReason: 'stop' });
 
     const closed = stream.close();
-    await sink.release();
-    await sink.release();
+    await store.release();
+    await store.release();
     await closed;
 
     const seqs = (batches: readonly (readonly ChatEvent[])[]) => batches.map((b) => b.map((e) => e.seq));
-    expect(seqs(sink.batches.map((b) => b.events))).toEqual([[1, 2], [3, 4, 5], [6]]);
     expect(seqs(store.batches)).toEqual([[1, 2], [3, 4, 5], [6]]);
-    expect(sink.maxInFlight).toBe(1);
+    expect(seqs(sink.batches.map((b) => b.events))).toEqual([[1, 2], [3, 4, 5], [6]]);
+    expect(store.maxInFlight).toBe(1);
   });
 
-  it('stops sending after a failure and rejects close with it, wrapped as a DependencyError', async () => {
+  it('sends nothing that could not be stored: after a store failure it stops and close rejects', async () => {
     const store = new MemoryStore();
-    const sink = new InstantSink();
+    const sink = new CheckingSink(store);
     const stream = new TurnStream(options({ store, sink }));
     stream.emit({ type: 'message-start', userMessageId: 'u', assistantMessageId: 'a' });
     await settle();
@@ -213,10 +219,23 @@ describe('TurnStream', () => {
     expect(error).toBeInstanceOf(DependencyError);
     expect((error as DependencyError).cause).toBe(cause);
     expect((error as DependencyError).message).toContain('disk full');
-    expect(sink.batches.flatMap((b) => b.events).map((e) => e.seq)).toEqual([1, 2]);
+    expect(sink.batches.flatMap((b) => b.events).map((e) => e.seq)).toEqual([1]);
     expect(store.batches.flat().map((e) => e.seq)).toEqual([1]);
     expect(stream.emitted.map((e) => e.seq)).toEqual([1, 2, 3]);
     await expect(stream.close()).rejects.toBe(error);
+  });
+
+  it('goes on when a live send fails: the events are stored, and the failure is reported', async () => {
+    const store = new MemoryStore();
+    const sink = new CheckingSink(store);
+    sink.failWith = new Error('hub unreachable');
+    const reported: unknown[] = [];
+    const stream = new TurnStream(options({ store, sink, onSendError: (error) => reported.push(error) }));
+    stream.emit({ type: 'message-start', userMessageId: 'u', assistantMessageId: 'a' });
+    stream.emit({ type: 'message-end', finishReason: 'stop' });
+    await stream.close();
+    expect(store.batches.flat().map((e) => e.seq)).toEqual([1, 2]);
+    expect(reported).toEqual([sink.failWith]);
   });
 
   it('passes an AppError from a port through as it is', async () => {
@@ -229,8 +248,9 @@ describe('TurnStream', () => {
   });
 
   it('resolves close at once when nothing was emitted, and refuses events after close', async () => {
-    const sink = new InstantSink();
-    const stream = new TurnStream(options({ firstSeq: 4, sink }));
+    const store = new MemoryStore();
+    const sink = new CheckingSink(store);
+    const stream = new TurnStream(options({ firstSeq: 4, store, sink }));
     await stream.close();
     expect(stream.nextSeq).toBe(4);
     expect(sink.batches).toEqual([]);

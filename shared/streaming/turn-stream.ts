@@ -1,6 +1,7 @@
 // What an activity uses to publish its part of a turn's event stream: it stamps each event with the turn's ids
-// and the next sequence number, coalesces text deltas, and delivers the events to the store and the sink
-// through one serial pipeline, so both see them in seq order.
+// and the next sequence number, coalesces text deltas, and delivers the events in batches through one serial
+// pipeline: each batch is stored first and only then sent live, so no client ever sees an event the log lacks
+// (DESIGN §5). Events emitted while a batch is being stored travel together in the next one.
 import { AppError, DependencyError, ensureError } from '../errors.js';
 import type { ChatEvent, ChatEventBody } from './contracts.js';
 import { DeltaCoalescer, type CoalescingOptions, type DeltaKind } from './delta-coalescer.js';
@@ -16,6 +17,13 @@ export interface TurnStreamOptions {
   store: TurnEventStore;
   sink: TurnEventSink;
   coalescing: CoalescingOptions;
+  /**
+   * A live send failed. The events are stored, so clients still get them from the log (the SSE relay fills
+   * gaps from it); the turn goes on.
+   */
+  onSendError?: (error: unknown) => void;
+  /** Live sends wait for this one (an event the step sent before opening the stream), so seq order holds. */
+  sendAfter?: Promise<void>;
 }
 
 export class TurnStream {
@@ -26,8 +34,10 @@ export class TurnStream {
   readonly #events: ChatEvent[] = [];
   /** Emitted events not yet taken into a batch. */
   #queue: ChatEvent[] = [];
-  /** The delivery loop, while it runs. */
+  /** The store loop, while it runs. */
   #delivery: Promise<void> | undefined;
+  /** Live sends, chained so they go out in seq order while the next batch is being stored. */
+  #sending: Promise<void> = Promise.resolve();
   #failure: AppError | undefined;
   #nextSeq: number;
   #closed = false;
@@ -35,6 +45,7 @@ export class TurnStream {
   constructor(options: TurnStreamOptions) {
     this.#options = options;
     this.#nextSeq = options.firstSeq;
+    if (options.sendAfter) this.#sending = options.sendAfter.catch(() => undefined);
     this.emitted = this.#events;
     this.#coalescer = new DeltaCoalescer(options.coalescing, (kind, text) =>
       this.#publish(deltaBody(kind, text)),
@@ -60,12 +71,23 @@ export class TurnStream {
     return this.#nextSeq;
   }
 
-  /** Flushes, then resolves when every event is stored and sent; rejects with the first failure. */
+  /** The first failure to store, if any (emitting goes on; close() rejects with it). */
+  get failure(): AppError | undefined {
+    return this.#failure;
+  }
+
+  /** Resolves when every event emitted so far is stored and sent, without flushing held text. */
+  async settle(): Promise<void> {
+    while (this.#delivery) await this.#delivery;
+    await this.#sending;
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Flushes, then resolves when every event is stored and sent; rejects with the first store failure. */
   async close(): Promise<void> {
     if (!this.#closed) this.#coalescer.flush();
     this.#closed = true;
-    while (this.#delivery) await this.#delivery;
-    if (this.#failure) throw this.#failure;
+    await this.settle();
   }
 
   #publish(body: ChatEventBody): void {
@@ -77,16 +99,21 @@ export class TurnStream {
     this.#delivery ??= this.#deliver();
   }
 
-  /** Sends batches until the queue is empty; events emitted while a batch is in flight form the next one. */
+  /** Stores batches until the queue is empty, handing each stored batch to the live send chain. */
   async #deliver(): Promise<void> {
-    const { store, sink, userId } = this.#options;
+    const { store, sink, userId, sessionId } = this.#options;
     try {
       // Starting a microtask later lets events emitted in the same synchronous run travel together.
       await Promise.resolve();
       while (this.#queue.length > 0) {
         const batch = this.#queue;
         this.#queue = [];
-        await Promise.all([store.append(batch), sink.send(userId, batch)]);
+        await store.append(batch);
+        this.#sending = this.#sending.then(() =>
+          sink
+            .send({ userId, sessionId }, batch)
+            .catch((error: unknown) => this.#options.onSendError?.(error)),
+        );
       }
     } catch (error) {
       this.#failure = toAppError(error, this.#options.chatMessageId);
@@ -105,7 +132,7 @@ function toAppError(error: unknown, chatMessageId: string): AppError {
   if (error instanceof AppError) return error;
   return new DependencyError(
     'turnEvents',
-    `Delivering the events of turn '${chatMessageId}' failed: ${ensureError(error).message}`,
+    `Storing the events of turn '${chatMessageId}' failed: ${ensureError(error).message}`,
     { cause: error },
   );
 }

@@ -16,7 +16,7 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/container
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import { DependencyError } from '../../shared/errors.js';
 import { createCosmosTurnEventStore } from '../../shared/streaming/adapters/cosmos-turn-event-store.js';
-import type { TurnEventStore } from '../../shared/streaming/turn-event-store.js';
+import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import { TurnStream } from '../../shared/streaming/turn-stream.js';
 import { createWebPubSubEventSink } from '../../shared/streaming/adapters/web-pubsub-event-sink.js';
 import {
@@ -68,7 +68,7 @@ async function documentCount(sessionId: string): Promise<number> {
 }
 
 describe('the Cosmos DB turn event store', () => {
-  it('stores each event once, however often it is appended', async () => {
+  it('stores a batch as one document, once, however often the same batch is appended', async () => {
     const events: ChatEvent[] = [
       {
         type: 'message-start',
@@ -81,26 +81,43 @@ describe('the Cosmos DB turn event store', () => {
       ...contentEvents('s-once', 'm-1', 2, 4),
       { type: 'message-end', finishReason: 'stop', sessionId: 's-once', chatMessageId: 'm-1', seq: 5 },
     ];
-    await store.append(events);
-    await store.append(events);
-    await store.append(events.slice(1, 3));
+    expect(await store.append(events)).toBe('stored');
+    expect(await store.append(events)).toBe('already-stored');
 
     expect(await store.read('s-once', 'm-1', 0)).toEqual(events);
-    expect(await documentCount('s-once')).toBe(5);
+    expect(await documentCount('s-once')).toBe(1);
   });
 
-  it('reads only the events after a seq', async () => {
+  it('never lets a seq take other content: a different batch from a stored first seq is refused', async () => {
+    const first = contentEvents('s-taken', 'm-1', 1, 3);
+    await store.append(first);
+    const rival = first.map((event) => ({ ...event, delta: 'other text' }));
+    await expect(store.append(rival)).rejects.toBeInstanceOf(EventSeqTakenError);
+    await expect(store.append(first.slice(0, 2))).rejects.toBeInstanceOf(EventSeqTakenError);
+    expect(await store.read('s-taken', 'm-1', 0)).toEqual(first);
+  });
+
+  it('refuses a batch that mixes turns or skips a seq, storing nothing', async () => {
+    const gap = [...contentEvents('s-gap', 'm-1', 1, 1), ...contentEvents('s-gap', 'm-1', 3, 3)];
+    await expect(store.append(gap)).rejects.toThrow(/contiguous/);
+    const mixed = [...contentEvents('s-gap', 'm-1', 1, 1), ...contentEvents('s-gap', 'm-2', 2, 2)];
+    await expect(store.append(mixed)).rejects.toThrow(/contiguous/);
+    expect(await documentCount('s-gap')).toBe(0);
+  });
+
+  it('reads only the events after a seq, including from the middle of a batch', async () => {
     const events = contentEvents('s-after', 'm-1', 1, 6);
-    await store.append(events);
+    await store.append(events.slice(0, 3));
+    await store.append(events.slice(3));
 
     expect(await store.read('s-after', 'm-1', 4)).toEqual(events.slice(4));
-    expect(await store.read('s-after', 'm-1', 6)).toEqual([]);
+    expect(await store.read('s-after', 'm-1', 2)).toEqual(events.slice(2));
+    expect(await store.read('s-after', 'a-1', 6)).toEqual([]);
   });
 
-  it('returns events in numeric seq order, whatever order they were written in', async () => {
+  it('returns events in numeric seq order, whatever order their batches were written in', async () => {
     const events = contentEvents('s-order', 'm-1', 1, 120);
-    await store.append([...events].reverse().slice(0, 60));
-    await store.append([...events].reverse().slice(60));
+    for (let from = 110; from >= 0; from -= 10) await store.append(events.slice(from, from + 10));
 
     expect((await store.read('s-order', 'm-1', 0)).map((e) => e.seq)).toEqual(events.map((e) => e.seq));
     expect(await store.read('s-order', 'm-1', 9)).toEqual(events.slice(9));
@@ -110,7 +127,7 @@ describe('the Cosmos DB turn event store', () => {
     const mine = contentEvents('s-a', 'm-1', 1, 3);
     const otherTurn = contentEvents('s-a', 'm-2', 1, 3);
     const otherSession = contentEvents('s-b', 'm-1', 1, 3);
-    await store.append([...mine, ...otherTurn, ...otherSession]);
+    for (const batch of [mine, otherTurn, otherSession]) await store.append(batch);
 
     expect(await store.read('s-a', 'm-1', 0)).toEqual(mine);
     expect(await store.read('s-a', 'm-2', 0)).toEqual(otherTurn);
@@ -123,8 +140,9 @@ describe('the Cosmos DB turn event store', () => {
       id: 'm-bad:00000001',
       sessionId: 's-bad',
       chatMessageId: 'm-bad',
-      seq: 1,
-      event: { type: 'content', sessionId: 's-bad', chatMessageId: 'm-bad', seq: 1 },
+      firstSeq: 1,
+      lastSeq: 1,
+      events: [{ type: 'content', sessionId: 's-bad', chatMessageId: 'm-bad', seq: 1 }],
     });
     await expect(store.read('s-bad', 'm-bad', 0)).rejects.toMatchObject({
       constructor: DependencyError,

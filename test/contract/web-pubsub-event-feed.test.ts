@@ -69,12 +69,12 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000
 class MemoryTurnEventStore implements TurnEventStore {
   private readonly events = new Map<string, ChatEvent>();
 
-  append(events: readonly ChatEvent[]): Promise<void> {
+  append(events: readonly ChatEvent[]): Promise<'stored'> {
     for (const e of events) {
       const key = `${e.sessionId}/${e.chatMessageId}/${e.seq}`;
       if (!this.events.has(key)) this.events.set(key, e);
     }
-    return Promise.resolve();
+    return Promise.resolve('stored');
   }
 
   read(sessionId: string, chatMessageId: string, afterSeq: number): Promise<ChatEvent[]> {

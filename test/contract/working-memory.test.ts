@@ -17,7 +17,8 @@ import {
   type ConversationMessage,
 } from '../../shared/chat/contracts.js';
 import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
-import { MAX_HOT_MESSAGES, type WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import { fitHotWindow } from '../../shared/chat/hot-window.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { ForbiddenError } from '../../shared/errors.js';
@@ -45,8 +46,13 @@ function storeOn(db: Database): WorkingMemoryStore {
   return createCosmosWorkingMemoryStore({
     hot: db.container(HOT_CONVERSATIONS_CONTAINER),
     longTerm: db.container(CONVERSATIONS_CONTAINER),
+    windowBytes: WINDOW_BYTES,
   });
 }
+
+/** Room for about 60 of the test's small turns. */
+const WINDOW_BYTES = 20_000;
+const inWindow = (messages: Parameters<typeof fitHotWindow>[0]) => fitHotWindow(messages, WINDOW_BYTES);
 
 /**
  * The database, except that the first `count` point reads of the hot container all complete before any of
@@ -129,7 +135,7 @@ describe('Cosmos DB working memory', () => {
     const afterSecond = await store.append('user-a', 'session-a', second);
     expect(afterSecond.messages).toEqual([...first, ...second]);
 
-    expect(await store.load('user-a', 'session-a')).toEqual({
+    expect(await store.load('user-a', 'session-a')).toMatchObject({
       sessionId: 'session-a',
       userId: 'user-a',
       messages: [...first, ...second],
@@ -180,7 +186,7 @@ describe('Cosmos DB working memory', () => {
   });
 
   it('rebuilds from the long-term history on a miss and writes the hot copy', async () => {
-    const history = Array.from({ length: MAX_HOT_MESSAGES / 2 + 10 }, (_, i) => turn(`old ${i}`)).flat();
+    const history = Array.from({ length: 110 }, (_, i) => turn(`old ${i}`)).flat();
     await database.container(CONVERSATIONS_CONTAINER).items.create({
       id: 'session-l',
       userId: 'user-l',
@@ -192,19 +198,19 @@ describe('Cosmos DB working memory', () => {
     });
 
     const loaded = await store.load('user-l', 'session-l');
-    expect(loaded.messages).toEqual(history.slice(-MAX_HOT_MESSAGES));
+    expect(loaded.messages).toEqual(inWindow(history));
     const hot = await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-l', 'session-l').read();
     expect(hot.statusCode).toBe(200);
     expect(hot.resource).toMatchObject({
       userId: 'user-l',
       createdAt: history[0]!.timestamp,
       lastActivity: history.at(-1)!.timestamp,
-      messages: history.slice(-MAX_HOT_MESSAGES),
+      messages: inWindow(history),
     });
 
     const next = turn('continued');
     const appended = await store.append('user-l', 'session-l', next);
-    expect(appended.messages).toEqual([...history, ...next].slice(-MAX_HOT_MESSAGES));
+    expect(appended.messages).toEqual(inWindow([...history, ...next]));
   });
 
   it('continues a conversation from the long-term history when the hot copy expired before an append', async () => {
@@ -232,13 +238,34 @@ describe('Cosmos DB working memory', () => {
     expect((await store.load('owner', 'session-o')).messages).toHaveLength(2);
   });
 
-  it('keeps only the newest MAX_HOT_MESSAGES messages', async () => {
-    const all = Array.from({ length: MAX_HOT_MESSAGES / 2 + 5 }, (_, i) => turn(`many ${i}`)).flat();
+  it('keeps only the newest whole turns that fit its byte window, so the document stops growing', async () => {
+    const all = Array.from({ length: 105 }, (_, i) => turn(`many ${i}`)).flat();
     await store.append('user-m', 'session-m', all.slice(0, 150));
     const capped = await store.append('user-m', 'session-m', all.slice(150));
-    expect(capped.messages).toHaveLength(MAX_HOT_MESSAGES);
-    expect(capped.messages).toEqual(all.slice(-MAX_HOT_MESSAGES));
-    expect((await store.load('user-m', 'session-m')).messages).toEqual(all.slice(-MAX_HOT_MESSAGES));
+    expect(capped.messages).toEqual(inWindow(all));
+    expect(capped.messages.length).toBeLessThan(all.length);
+    expect(capped.messages[0]?.role).toBe('user');
+    expect(Buffer.byteLength(JSON.stringify(capped.messages))).toBeLessThanOrEqual(WINDOW_BYTES);
+    expect((await store.load('user-m', 'session-m')).messages).toEqual(inWindow(all));
+  });
+
+  it('writes over the version the caller loaded without reading again, and reloads when it is stale', async () => {
+    const loaded = await store.load('user-v', 'session-v');
+    const first = await store.append('user-v', 'session-v', turn('one'), loaded);
+    expect(first.version).toBeDefined();
+    // Written with the version the first append returned: no read needed, and it is current.
+    const second = await store.append('user-v', 'session-v', turn('two'), first);
+    expect(second.messages).toHaveLength(4);
+    // `first` is stale now: the write is refused, the store reloads and keeps both.
+    const third = await store.append('user-v', 'session-v', turn('three'), first);
+    expect(third.messages.map((m) => m.content)).toEqual([
+      'one',
+      'reply to one',
+      'two',
+      'reply to two',
+      'three',
+      'reply to three',
+    ]);
   });
 
   it('reads and writes only the document whose id is the session id', async () => {

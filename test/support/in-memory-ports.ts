@@ -2,6 +2,7 @@
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../../shared/app/config.js';
 import type {
@@ -28,7 +29,7 @@ import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/m
 import type { ClientAccessIssuer } from '../../shared/streaming/client-access.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
-import type { TurnEventStore } from '../../shared/streaming/turn-event-store.js';
+import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { createChatTools } from '../../shared/tools/index.js';
 
@@ -48,19 +49,32 @@ export class MemorySessions implements SessionStore {
 export class MemoryTurns implements TurnStateStore {
   readonly turns = new Map<string, TurnRecord>();
   readonly results = new Map<string, ToolResultRecord>();
+  #versions = 0;
   get(r: TurnRef) {
-    return Promise.resolve(this.turns.get(r.chatMessageId));
+    const turn = this.turns.get(r.chatMessageId);
+    return Promise.resolve(
+      turn === undefined ? undefined : { ...structuredClone(turn), version: String(++this.#versions) },
+    );
   }
-  create(record: TurnRecord) {
-    if (!this.turns.has(record.chatMessageId)) this.turns.set(record.chatMessageId, structuredClone(record));
-    return Promise.resolve(this.turns.get(record.chatMessageId) as TurnRecord);
-  }
-  addRound(r: TurnRef, round: RoundRecord) {
-    const turn = this.turns.get(r.chatMessageId) as TurnRecord;
-    const existing = turn.rounds.find((x) => x.round === round.round);
+  addRound(turn: TurnRecord, round: RoundRecord) {
+    const stored = this.turns.get(turn.chatMessageId);
+    if (stored === undefined) {
+      const { version: _version, ...record } = turn as TurnRecord & { version?: string };
+      this.turns.set(turn.chatMessageId, { ...structuredClone(record), rounds: [round] });
+      return Promise.resolve(round);
+    }
+    const existing = stored.rounds.find((x) => x.round === round.round);
     if (existing) return Promise.resolve(existing);
-    turn.rounds.push(round);
+    stored.rounds.push(round);
     return Promise.resolve(round);
+  }
+  listToolResults(r: TurnRef) {
+    return Promise.resolve(
+      [...this.results.entries()]
+        .filter(([key]) => key.startsWith(`${r.chatMessageId}/`))
+        .map(([, result]) => result)
+        .sort((a, b) => a.round - b.round || a.index - b.index),
+    );
   }
   getToolResult(r: TurnRef, round: number, index: number) {
     return Promise.resolve(this.results.get(`${r.chatMessageId}/${round}/${index}`));
@@ -72,21 +86,35 @@ export class MemoryTurns implements TurnStateStore {
 }
 
 /**
- * The event store and the live sink in one, for one turn: what was stored (by seq), and what was sent live, in
- * order. Events of a second turn are refused rather than mixed in.
+ * The event store and the live sink in one, for one turn: the stored batches (by first seq, created once, as the
+ * Cosmos adapter does), and what was sent live, in order. Events of a second turn are refused rather than mixed
+ * in.
  */
 export class MemoryEvents implements TurnEventStore, TurnEventSink {
   readonly stored = new Map<number, ChatEvent>();
+  readonly batches = new Map<number, ChatEvent[]>();
   readonly sent: ChatEvent[] = [];
+  /** Store writes that were refused or found their batch: how often a step ran again. */
+  readonly rewrites: number[] = [];
   #turn: string | undefined;
   append(events: readonly ChatEvent[]) {
-    for (const event of events) {
-      this.#turn ??= event.chatMessageId;
-      if (event.chatMessageId !== this.#turn)
-        return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
-      this.stored.set(event.seq, event);
+    const first = events[0];
+    if (first === undefined) return Promise.reject(new Error('An empty batch cannot be stored.'));
+    this.#turn ??= first.chatMessageId;
+    if (events.some((event) => event.chatMessageId !== this.#turn))
+      return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
+    const existing = this.batches.get(first.seq);
+    if (existing !== undefined) {
+      this.rewrites.push(first.seq);
+      return isDeepStrictEqual(existing, [...events])
+        ? Promise.resolve('already-stored' as const)
+        : Promise.reject(new EventSeqTakenError(first.chatMessageId, first.seq));
     }
-    return Promise.resolve();
+    if (events.some((event) => this.stored.has(event.seq)))
+      return Promise.reject(new Error(`A batch from seq ${first.seq} overlaps stored events.`));
+    this.batches.set(first.seq, structuredClone([...events]));
+    for (const event of events) this.stored.set(event.seq, event);
+    return Promise.resolve('stored' as const);
   }
   read(sessionId: string, chatMessageId: string, afterSeq: number) {
     return Promise.resolve(
@@ -95,7 +123,10 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
         .sort((a, b) => a.seq - b.seq),
     );
   }
-  send(_userId: string, events: readonly ChatEvent[]) {
+  send(_turn: { userId: string; sessionId: string }, events: readonly ChatEvent[]) {
+    for (const event of events)
+      if (!this.stored.has(event.seq))
+        return Promise.reject(new Error(`Event ${event.seq} was sent before stored.`));
     this.sent.push(...events);
     return Promise.resolve();
   }
@@ -103,13 +134,25 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
 
 export class MemoryWorkingMemory implements WorkingMemoryStore {
   messages: ConversationMessage[] = [];
+  #version = 0;
   load(userId: string, sessionId: string) {
-    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
+    return Promise.resolve({
+      userId,
+      sessionId,
+      messages: [...this.messages],
+      version: String(this.#version),
+    });
   }
   append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
     for (const message of messages)
       if (!this.messages.some((m) => m.messageId === message.messageId)) this.messages.push(message);
-    return Promise.resolve({ userId, sessionId, messages: [...this.messages] });
+    this.#version += 1;
+    return Promise.resolve({
+      userId,
+      sessionId,
+      messages: [...this.messages],
+      version: String(this.#version),
+    });
   }
 }
 

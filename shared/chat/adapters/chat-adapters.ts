@@ -5,6 +5,7 @@ import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js
 import type { SessionStore } from '../session-store.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
+import { hotWindowBytes } from '../hot-window.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
 import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
 import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
@@ -15,13 +16,14 @@ export interface ChatStores {
   turns: TurnStateStore;
 }
 
-export function createChatStores(database: Database): ChatStores {
+export function createChatStores(database: Database, options: { promptTokenBudget: number }): ChatStores {
   const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
   return {
     sessions: createCosmosSessionStore(database.container(SESSIONS_CONTAINER)),
     workingMemory: createCosmosWorkingMemoryStore({
       hot,
       longTerm: database.container(CONVERSATIONS_CONTAINER),
+      windowBytes: hotWindowBytes(options.promptTokenBudget),
     }),
     turns: createCosmosTurnStateStore(hot),
   };

@@ -1,63 +1,103 @@
 // The Cosmos DB adapter of TurnStateStore: the turn record (`turn.{chatMessageId}`) and one document per tool
 // result (`turn.{chatMessageId}.round.{r}.tool.{i}`) in the hot container, in the session's partition, with its
-// 24 h TTL. The record grows by one round per LLM call, written with If-Match so a concurrent retry adds nothing.
+// 24 h TTL. The record is created with its first round and grows by one round per model call that asked for
+// tools, written with If-Match so a concurrent retry adds nothing.
 import type { Container } from '@azure/cosmos';
+import { z } from 'zod';
 import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
 import {
   toolResultDocumentSchema,
   turnDocumentSchema,
+  type RoundRecord,
   type ToolResultDocument,
+  type ToolResultRecord,
   type TurnDocument,
+  type TurnRecord,
   type TurnRef,
 } from '../contracts.js';
-import type { TurnStateStore } from '../turn-state-store.js';
+import type { StoredTurn, TurnStateStore } from '../turn-state-store.js';
 
 const MAX_CONFLICT_RETRIES = 5;
+
+const TOOL_RESULTS_QUERY =
+  "SELECT * FROM c WHERE c.sessionId = @s AND c.chatMessageId = @m AND c.kind = 'tool-result'";
 
 export function createCosmosTurnStateStore(container: Container): TurnStateStore {
   const turnId = (ref: TurnRef) => `turn.${ref.chatMessageId}`;
   const toolId = (ref: TurnRef, round: number, index: number) =>
     `turn.${ref.chatMessageId}.round.${round}.tool.${index}`;
 
+  async function get(ref: TurnRef): Promise<StoredTurn | undefined> {
+    const stored = await readItem(container, turnId(ref), ref.sessionId, 'the turn', turnDocumentSchema);
+    return stored === undefined ? undefined : { ...toRecord(stored.resource), version: stored.etag };
+  }
+
+  /** Writes the record with the round added; false when another writer changed (or created) it first. */
+  async function write(turn: TurnRecord | StoredTurn, round: RoundRecord): Promise<boolean> {
+    const { version, ...record } = turn as TurnRecord & { version?: string };
+    const document: TurnDocument = {
+      ...record,
+      id: turnId(turn),
+      kind: 'turn',
+      rounds: version === undefined ? [round] : [...record.rounds, round],
+    };
+    try {
+      if (version === undefined) await container.items.create(document);
+      else
+        await container
+          .item(document.id, turn.sessionId)
+          .replace(document, { accessCondition: { type: 'IfMatch', condition: version } });
+      return true;
+    } catch (error) {
+      const status = cosmosStatus(error);
+      if (status === 409 || status === 412) return false;
+      throw cosmosFailure('storing a round of the turn', error);
+    }
+  }
+
   return {
-    async get(ref) {
-      const stored = await readItem(container, turnId(ref), ref.sessionId, 'the turn', turnDocumentSchema);
-      return stored === undefined ? undefined : toRecord(stored.resource);
-    },
+    get,
 
-    async create(record) {
-      const document: TurnDocument = { id: turnId(record), kind: 'turn', ...record };
-      try {
-        await container.items.create(document);
-        return record;
-      } catch (error) {
-        if (cosmosStatus(error) !== 409) throw cosmosFailure('storing the turn', error);
-      }
-      const stored = await readItem(container, document.id, record.sessionId, 'the turn', turnDocumentSchema);
-      if (stored === undefined)
-        throw new DependencyError('cosmos', 'The turn record vanished while being created.');
-      return toRecord(stored.resource);
-    },
-
-    async addRound(ref, round) {
+    async addRound(turn, round) {
+      let current: TurnRecord | StoredTurn = turn;
       for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-        const stored = await readItem(container, turnId(ref), ref.sessionId, 'the turn', turnDocumentSchema);
-        if (stored === undefined)
-          throw new DependencyError('cosmos', `No turn record for ${ref.chatMessageId}.`);
-        const existing = stored.resource.rounds.find((r) => r.round === round.round);
+        const existing =
+          'version' in current ? current.rounds.find((r) => r.round === round.round) : undefined;
         if (existing) return existing;
-        const next = { ...stored.resource, rounds: [...stored.resource.rounds, round] };
-        try {
-          await container
-            .item(next.id, ref.sessionId)
-            .replace(next, { accessCondition: { type: 'IfMatch', condition: stored.etag } });
-          return round;
-        } catch (error) {
-          if (cosmosStatus(error) !== 412) throw cosmosFailure('storing the round', error);
-        }
+        if (await write(current, round)) return round;
+        const reread = await get(turn);
+        if (reread === undefined)
+          throw new DependencyError('cosmos', `The record of turn ${turn.chatMessageId} vanished.`);
+        current = reread;
       }
       throw new DependencyError('cosmos', 'The turn record kept changing while a round was stored.');
+    },
+
+    async listToolResults(ref) {
+      let resources: unknown[];
+      try {
+        ({ resources } = await container.items
+          .query(
+            {
+              query: TOOL_RESULTS_QUERY,
+              parameters: [
+                { name: '@s', value: ref.sessionId },
+                { name: '@m', value: ref.chatMessageId },
+              ],
+            },
+            { partitionKey: ref.sessionId },
+          )
+          .fetchAll());
+      } catch (error) {
+        throw cosmosFailure(`reading the tool results of turn '${ref.chatMessageId}'`, error);
+      }
+      const parsed = z.array(toolResultDocumentSchema).safeParse(resources);
+      if (!parsed.success)
+        throw new DependencyError('cosmos', 'Cosmos DB holds tool results this version does not read.', {
+          cause: parsed.error,
+        });
+      return parsed.data.map(toToolResult).sort((a, b) => a.round - b.round || a.index - b.index);
     },
 
     async getToolResult(ref, round, index) {
@@ -68,16 +108,7 @@ export function createCosmosTurnStateStore(container: Container): TurnStateStore
         'a tool result',
         toolResultDocumentSchema,
       );
-      if (stored === undefined) return undefined;
-      const {
-        id: _id,
-        kind: _kind,
-        userId: _user,
-        sessionId: _session,
-        chatMessageId: _turn,
-        ...result
-      } = stored.resource;
-      return result;
+      return stored === undefined ? undefined : toToolResult(stored.resource);
     },
 
     async putToolResult(ref, result) {
@@ -98,7 +129,19 @@ export function createCosmosTurnStateStore(container: Container): TurnStateStore
   };
 }
 
-function toRecord(document: TurnDocument) {
+function toRecord(document: TurnDocument): TurnRecord {
   const { id: _id, kind: _kind, ...record } = document;
   return record;
+}
+
+function toToolResult(document: ToolResultDocument): ToolResultRecord {
+  const {
+    id: _id,
+    kind: _kind,
+    userId: _user,
+    sessionId: _session,
+    chatMessageId: _turn,
+    ...result
+  } = document;
+  return result;
 }

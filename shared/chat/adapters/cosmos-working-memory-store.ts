@@ -1,6 +1,6 @@
 // The Cosmos DB adapter of WorkingMemoryStore: one document per session in the hot container (id = sessionId,
-// 24 h TTL refreshed by every write), rebuilt on a miss from the session's long-term document (history's
-// contract). Point reads and writes only; concurrent appends are serialised with If-Match ETags.
+// 24 h TTL refreshed by every write), bounded by a byte budget, rebuilt on a miss from the session's long-term
+// document (history's contract). Point reads and writes only; concurrent appends are serialised with If-Match.
 import type { Container } from '@azure/cosmos';
 import {
   cosmosFailure,
@@ -15,26 +15,35 @@ import {
   type ConversationMessage,
   type HotConversationDocument as HotDocument,
 } from '../contracts.js';
-import { MAX_HOT_MESSAGES, type WorkingMemory, type WorkingMemoryStore } from '../working-memory-store.js';
+import { fitHotWindow } from '../hot-window.js';
+import type { WorkingMemory, WorkingMemoryStore } from '../working-memory-store.js';
 
 /** Reloads and retries after a concurrent write took the document first. */
 const MAX_RETRIES = 5;
 
-/** The hot document as read, or, when there is none, what a new one starts from. */
+/** The hot document as read (or as the caller loaded it), or, when there is none, what a new one starts from. */
 type HotState =
   | { kind: 'stored'; document: StoredItem<HotDocument> }
+  | { kind: 'known'; memory: WorkingMemory; etag: string }
   | { kind: 'missing'; base: WorkingMemory; createdAt: string | undefined };
 
-export function createCosmosWorkingMemoryStore(containers: {
+function currentMemory(state: HotState): WorkingMemory {
+  if (state.kind === 'stored') return toWorkingMemory(state.document.resource, state.document.etag);
+  return state.kind === 'known' ? state.memory : state.base;
+}
+
+export function createCosmosWorkingMemoryStore(options: {
   /** The hot store (`hot-conversations`). */
   hot: Container;
   /** The long-term history (`conversations`). */
   longTerm: Container;
+  /** The most bytes of messages the hot document keeps (hot-window.ts). */
+  windowBytes: number;
 }): WorkingMemoryStore {
-  const { hot, longTerm } = containers;
+  const { hot, longTerm, windowBytes } = options;
 
   /** The hot document, or else the newest messages of the long-term history; another user's → Forbidden. */
-  async function readState(userId: string, sessionId: string): Promise<HotState> {
+  async function readState(userId: string, sessionId: string): Promise<Exclude<HotState, { kind: 'known' }>> {
     const document = await readItem(
       hot,
       sessionId,
@@ -53,35 +62,43 @@ export function createCosmosWorkingMemoryStore(containers: {
       'conversation history',
       conversationDocumentSchema,
     );
-    const messages = history?.resource.messages.slice(-MAX_HOT_MESSAGES) ?? [];
+    const messages = fitHotWindow(history?.resource.messages ?? [], windowBytes);
     return { kind: 'missing', base: { sessionId, userId, messages }, createdAt: history?.resource.createdAt };
   }
 
   async function load(userId: string, sessionId: string): Promise<WorkingMemory> {
     const state = await readState(userId, sessionId);
-    if (state.kind === 'stored') return toWorkingMemory(state.document.resource);
+    if (state.kind === 'stored') return toWorkingMemory(state.document.resource, state.document.etag);
     if (state.base.messages.length === 0) return state.base;
     const created = await writeHot(hot, toHotDocument(state.base, state.createdAt), undefined);
     // 'conflict': another writer created the hot copy first, and theirs is at least as new: read it.
-    return created === 'conflict' ? load(userId, sessionId) : toWorkingMemory(created);
+    return created === 'conflict' ? load(userId, sessionId) : toWorkingMemory(created.resource, created.etag);
   }
 
   return {
     load,
 
-    async append(userId, sessionId, messages) {
+    async append(userId, sessionId, messages, base) {
+      // The caller's copy stands in for the first read when it was stored (a missing one may have been rebuilt).
+      let known: HotState | undefined =
+        base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
+          ? { kind: 'known', memory: base, etag: base.version }
+          : undefined;
       for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
-        const state = await readState(userId, sessionId);
-        const current = state.kind === 'stored' ? toWorkingMemory(state.document.resource) : state.base;
-        const merged = mergeMessages(current.messages, messages);
+        const state = known ?? (await readState(userId, sessionId));
+        known = undefined;
+        const current = currentMemory(state);
+        const merged = mergeMessages(current.messages, messages, windowBytes);
         if (merged === undefined) return current;
         const next: WorkingMemory = { sessionId, userId, messages: merged };
         const [etag, createdAt] =
           state.kind === 'stored'
             ? [state.document.etag, state.document.resource.createdAt]
-            : [undefined, state.createdAt];
+            : state.kind === 'known'
+              ? [state.etag, state.memory.createdAt]
+              : [undefined, state.createdAt];
         const written = await writeHot(hot, toHotDocument(next, createdAt), etag);
-        if (written !== 'conflict') return toWorkingMemory(written);
+        if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
       }
       throw new ConflictError(
         `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,
@@ -90,10 +107,11 @@ export function createCosmosWorkingMemoryStore(containers: {
   };
 }
 
-/** The stored messages followed by the new ones not stored yet, capped; undefined when nothing is new. */
+/** The stored messages followed by the new ones not stored yet, in the window; undefined when nothing is new. */
 function mergeMessages(
   stored: readonly ConversationMessage[],
   incoming: readonly ConversationMessage[],
+  windowBytes: number,
 ): ConversationMessage[] | undefined {
   const seen = new Set(stored.map((message) => message.messageId));
   const added: ConversationMessage[] = [];
@@ -102,15 +120,21 @@ function mergeMessages(
     seen.add(message.messageId);
     added.push(message);
   }
-  return added.length === 0 ? undefined : [...stored, ...added].slice(-MAX_HOT_MESSAGES);
+  return added.length === 0 ? undefined : fitHotWindow([...stored, ...added], windowBytes);
 }
 
 function assertOwner(document: HotDocument, userId: string): void {
   if (document.userId !== userId) throw new ForbiddenError('This conversation belongs to another user.');
 }
 
-function toWorkingMemory(document: HotDocument): WorkingMemory {
-  return { sessionId: document.sessionId, userId: document.userId, messages: document.messages };
+function toWorkingMemory(document: HotDocument, etag?: string): WorkingMemory {
+  return {
+    sessionId: document.sessionId,
+    userId: document.userId,
+    messages: document.messages,
+    createdAt: document.createdAt,
+    ...(etag === undefined ? {} : { version: etag }),
+  };
 }
 
 /**
@@ -138,7 +162,7 @@ async function writeHot(
   container: Container,
   document: HotDocument,
   etag: string | undefined,
-): Promise<HotDocument | 'conflict'> {
+): Promise<StoredItem<HotDocument> | 'conflict'> {
   try {
     const response =
       etag === undefined
@@ -146,7 +170,7 @@ async function writeHot(
         : await container
             .item(document.id, document.sessionId)
             .replace(document, { accessCondition: { type: 'IfMatch', condition: etag } });
-    return response.resource ?? document;
+    return { resource: response.resource ?? document, etag: response.etag };
   } catch (error) {
     const status = cosmosStatus(error);
     if (status === 409 || status === 412 || status === 404) return 'conflict';

@@ -1,29 +1,45 @@
-// The Cosmos DB adapter of TurnEventStore: one document per event in the `turn-events` container (partition
-// key /sessionId, 24 h TTL). The id is derived from the turn and seq, so storing an event again is an upsert
-// of the same document: a retried write never duplicates.
+// The Cosmos DB adapter of TurnEventStore: one document per stored batch in the `turn-events` container
+// (partition key /sessionId, 24 h TTL), so a turn costs one write per flush, not one per event. A batch is
+// created, never upserted: its id is the turn and first seq, so a retried write finds its own batch (a no-op) and
+// a rival attempt's different batch is refused instead of silently replacing what clients already saw.
 import type { Container } from '@azure/cosmos';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { cosmosFailure } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
-import { turnEventDocumentSchema, type ChatEvent, type TurnEventDocument } from '../contracts.js';
-import type { TurnEventStore } from '../turn-event-store.js';
+import { turnEventBatchDocumentSchema, type ChatEvent, type TurnEventBatchDocument } from '../contracts.js';
+import { EventSeqTakenError, type TurnEventStore } from '../turn-event-store.js';
 
 // The partition key option already scopes the query to the session; the filter on it says so in the query
-// too, which the local Cosmos server needs (it does not scope queries by the partition key option).
+// too, for servers that do not scope queries by the partition key option.
 const READ_QUERY =
-  'SELECT c.event FROM c WHERE c.sessionId = @s AND c.chatMessageId = @m AND c.seq > @after ORDER BY c.seq';
+  'SELECT c.events FROM c WHERE c.sessionId = @s AND c.chatMessageId = @m AND c.lastSeq > @after ORDER BY c.firstSeq';
 
-const storedEvents = z.array(turnEventDocumentSchema.pick({ event: true }));
+const storedBatches = z.array(turnEventBatchDocumentSchema.pick({ events: true }));
 
 export function createCosmosTurnEventStore(container: Container): TurnEventStore {
   return {
-    async append(events) {
+    async append(batch) {
+      const document = toDocument(batch);
       try {
-        await Promise.all(events.map((event) => container.items.upsert(toDocument(event))));
+        await container.items.create(document);
+        return 'stored';
       } catch (error) {
-        throw cosmosFailure(`storing ${events.length} turn event(s)`, error);
+        if (cosmosStatus(error) !== 409) throw cosmosFailure(`storing ${batch.length} turn event(s)`, error);
       }
+      // Already there: the same batch from a retried write, or another attempt's.
+      const stored = await readItem(
+        container,
+        document.id,
+        document.sessionId,
+        'a batch of turn events',
+        turnEventBatchDocumentSchema,
+      );
+      if (stored === undefined || !isDeepStrictEqual(stored.resource.events, document.events))
+        throw new EventSeqTakenError(document.chatMessageId, document.firstSeq);
+      return 'already-stored';
     },
+
     async read(sessionId, chatMessageId, afterSeq) {
       let resources: unknown[];
       try {
@@ -44,27 +60,34 @@ export function createCosmosTurnEventStore(container: Container): TurnEventStore
         throw cosmosFailure(`reading the events of turn '${chatMessageId}'`, error);
       }
       // Every stored event is checked against the vocabulary before a client can see it.
-      const parsed = storedEvents.safeParse(resources);
+      const parsed = storedBatches.safeParse(resources);
       if (!parsed.success)
         throw new DependencyError(
           'cosmos',
           `Cosmos DB holds events of turn '${chatMessageId}' this version does not read.`,
-          {
-            cause: parsed.error,
-          },
+          { cause: parsed.error },
         );
-      return parsed.data.map((document) => document.event);
+      return parsed.data.flatMap((document) => document.events).filter((event) => event.seq > afterSeq);
     },
   };
 }
 
-/** The document of one event; the zero-padded seq keeps ids of one turn sorted as their seq. */
-function toDocument(event: ChatEvent): TurnEventDocument {
+/** The document of one batch; the zero-padded first seq keeps ids of one turn sorted as their seqs. */
+function toDocument(batch: readonly ChatEvent[]): TurnEventBatchDocument {
+  const first = batch[0];
+  const last = batch.at(-1);
+  if (first === undefined || last === undefined)
+    throw new Error('An empty batch of events cannot be stored.');
+  for (const [index, event] of batch.entries()) {
+    if (event.chatMessageId !== first.chatMessageId || event.seq !== first.seq + index)
+      throw new Error(`A stored batch holds one turn's events with contiguous seqs (seq ${event.seq}).`);
+  }
   return {
-    id: `${event.chatMessageId}:${String(event.seq).padStart(8, '0')}`,
-    sessionId: event.sessionId,
-    chatMessageId: event.chatMessageId,
-    seq: event.seq,
-    event,
+    id: `${first.chatMessageId}:${String(first.seq).padStart(8, '0')}`,
+    sessionId: first.sessionId,
+    chatMessageId: first.chatMessageId,
+    firstSeq: first.seq,
+    lastSeq: last.seq,
+    events: [...batch],
   };
 }

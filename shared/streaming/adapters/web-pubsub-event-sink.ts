@@ -6,7 +6,7 @@ import type { TurnEventSink } from '../turn-event-sink.js';
 
 export function createWebPubSubEventSink(client: WebPubSubServiceClient): TurnEventSink {
   return {
-    async send(userId, events) {
+    async send({ userId }, events) {
       for (const event of events) {
         try {
           await client.sendToUser(userId, event);
