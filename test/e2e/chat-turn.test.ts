@@ -9,6 +9,7 @@ import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { turnInstanceId, USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { answerText } from '../../shared/streaming/turn-transcript.js';
 import {
   ChatClient,
   assembleText,
@@ -272,6 +273,7 @@ function userText(request: ChatCompletionRequest): string | null | undefined {
 
 const LOOP = '[always call tools]';
 const CRASH_BEFORE = '[worker crashes before the turn]';
+const BREAK = '[the stream breaks once]';
 const CRASH_AFTER = '[worker crashes after the turn]';
 
 describe('chat turn with a scripted model', () => {
@@ -299,6 +301,8 @@ describe('chat turn with a scripted model', () => {
     model = await startScriptedModel((request) => {
       const text = userText(request) ?? '';
       if (text.includes(LOOP)) return { toolCalls: [{ name: 'add_numbers', arguments: '{"a":1,"b":2}' }] };
+      if (text.includes(BREAK) && requestsFor(text).length === 1)
+        return { content: `A first attempt at "${text}" that never ends`, breakAfterChunks: 4 };
       return { content: `Answer to "${text}".` };
     });
     runtime = await startTestRuntime({
@@ -370,6 +374,28 @@ describe('chat turn with a scripted model', () => {
       ['assistant', `Answer to "${text}".`],
     ]);
   }
+
+  it('streams a round anew after the model stream broke, and every client ends with the committed answer', async () => {
+    const sessionId = await alice.startSession();
+    const text = `hello ${BREAK}`;
+    const id = await alice.send(sessionId, text);
+    const live = await aliceLive.waitForTerminal(id);
+
+    expect(requestsFor(text)).toHaveLength(2);
+    expect(seqs(live)).toEqual(oneTo(live.length));
+    const discard = ofType(live, 'discard');
+    expect(discard).toHaveLength(1);
+    const voided = live.filter((e) => e.seq >= discard[0]!.fromSeq && e.seq <= discard[0]!.toSeq);
+    expect(voided.map((e) => (e.type === 'content' ? e.delta : '')).join('')).toContain('A first attempt');
+    expect(live.at(-1)).toMatchObject({ type: 'message-end', finishReason: 'stop' });
+    expect(answerText(live)).toBe(`Answer to "${text}".`);
+
+    // A replay gives the same events, and the stored answer is the text the protocol shows.
+    const replay = sseEvents(await alice.stream(sessionId, id));
+    expect(replay).toEqual(live);
+    const [, assistant] = await committed(runtime, 'user_001', sessionId, id);
+    expect(assistant?.content).toBe(answerText(live));
+  });
 
   it('answers two quick messages of a session in order, the second seeing the first', async () => {
     const sessionId = await alice.startSession();

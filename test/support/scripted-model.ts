@@ -28,6 +28,8 @@ export interface ScriptedReply {
   content?: string;
   /** `arguments` is the JSON text the model "produces". */
   toolCalls?: { name: string; arguments: string }[];
+  /** Cut the connection after this many chunks, as a provider (or the network) dropping a stream does. */
+  breakAfterChunks?: number;
 }
 
 /** What to answer; `call` counts every chat completion request the server received, from 0. */
@@ -149,6 +151,13 @@ function streamReply(response: ServerResponse, request: ChatCompletionRequest, r
     });
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (reply.breakAfterChunks !== undefined) {
+    for (const item of chunks.slice(0, reply.breakAfterChunks))
+      response.write(`data: ${JSON.stringify(item)}\n\n`);
+    // Let the chunks reach the client before the connection drops.
+    setTimeout(() => response.destroy(), 50);
+    return;
+  }
   for (const item of chunks) response.write(`data: ${JSON.stringify(item)}\n\n`);
   response.end('data: [DONE]\n\n');
 }
