@@ -2,9 +2,11 @@
 import type { Database } from '@azure/cosmos';
 import { CONVERSATIONS_CONTAINER } from '../../history/contracts.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
+import type { PostedMessageStore } from '../posted-message-store.js';
 import type { SessionStore } from '../session-store.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
+import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
 import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
 import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
@@ -13,6 +15,7 @@ export interface ChatStores {
   sessions: SessionStore;
   workingMemory: WorkingMemoryStore;
   turns: TurnStateStore;
+  posted: PostedMessageStore;
 }
 
 export function createChatStores(database: Database): ChatStores {
@@ -24,5 +27,6 @@ export function createChatStores(database: Database): ChatStores {
       longTerm: database.container(CONVERSATIONS_CONTAINER),
     }),
     turns: createCosmosTurnStateStore(hot),
+    posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),
   };
 }
