@@ -76,7 +76,7 @@ function chatInPage(page: Page, api: string, userId: string): Promise<PageChat> 
         const on = (name: string, handle: (data: Record<string, unknown>) => void) =>
           source.addEventListener(name, (event) => {
             events.push(name);
-            handle(JSON.parse((event as MessageEvent<string>).data) as Record<string, unknown>);
+            handle(JSON.parse((event as unknown as { data: string }).data) as Record<string, unknown>);
           });
         on('content', (data) => deltas.set(data.seq as number, data.delta as string));
         // Text of a crashed attempt is withdrawn by seq range (DESIGN §5).
