@@ -1,8 +1,10 @@
 // POST /api/session/start and POST /api/chat in process: real HttpRequest objects, the real use-cases, and
 // in-memory sessions and queue. Each refusal is problem+json and leaves the queue untouched.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
+import { chatBodyMaxBytes, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
+import { DependencyError } from '../shared/errors.js';
+import { hashStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
 import { postChatEndpoint, startSessionEndpoint } from './chat.js';
@@ -92,23 +94,35 @@ describe('POST /api/chat', () => {
   const post = (json: unknown, user = 'user_001') =>
     callEndpoint(postChatEndpoint, app, { headers: asUser(user), json });
 
-  it('queues the message with its session and id, and answers 202 with the stream URL', async () => {
+  it('queues the message under a session-scoped id, and answers 202 with a stream URL holding a ticket', async () => {
     const chatMessageId = randomUUID().toUpperCase();
     const reply = await post({ sessionId, chatMessageId, text: 'hello' });
     expect(reply.status).toBe(202);
-    const stream = `/api/stream/${sessionId}/${chatMessageId.toLowerCase()}`;
-    expect(reply.headers.get('location')).toBe(stream);
-    expect(await reply.json()).toEqual({
+    const path = `/api/stream/${sessionId}/${chatMessageId.toLowerCase()}`;
+    const body = await reply.json<{ stream: string }>();
+    expect(body).toEqual({
       sessionId,
       chatMessageId: chatMessageId.toLowerCase(),
       status: 'queued',
-      stream,
+      stream: expect.stringMatching(new RegExp(`^${path}\\?ticket=[A-Za-z0-9_-]{43}$`)) as unknown,
     });
+    expect(reply.headers.get('location')).toBe(body.stream);
+    // Only the ticket's hash is kept, bound to this turn of this user.
+    const ticket = new URL(body.stream, 'http://x').searchParams.get('ticket') ?? '';
+    expect([...app.fakes.tickets.grants.keys()]).toEqual([`${sessionId}/${hashStreamTicket(ticket)}`]);
+    expect([...app.fakes.tickets.grants.values()]).toEqual([
+      {
+        userId: 'user_001',
+        sessionId,
+        chatMessageId: chatMessageId.toLowerCase(),
+        expiresAt: expect.stringMatching(/^\d{4}-/) as unknown,
+      },
+    ]);
     expect(app.fakes.publisher.published).toEqual([
       {
         entity: USER_MESSAGES_QUEUE,
         message: {
-          messageId: chatMessageId.toLowerCase(),
+          messageId: `${sessionId}.${chatMessageId.toLowerCase()}`,
           sessionId,
           subject: 'chat-message',
           body: {
@@ -161,13 +175,131 @@ describe('POST /api/chat', () => {
     expect(app.fakes.publisher.published).toEqual([]);
   });
 
-  it('limits the body to four bytes a character of text plus 4 KiB (413)', async () => {
+  it('limits the body by the longest text JSON can spell, so the character limit is the one a client meets', async () => {
+    // 100 characters, each sent as a \\uXXXX escape (6 bytes), in both text and question: accepted.
+    const escaped = '\\u4e2d'.repeat(100);
+    const raw = `{"sessionId":"${sessionId}","chatMessageId":"${randomUUID()}","text":"${escaped}","question":"${escaped}"}`;
+    const accepted = await callEndpoint(postChatEndpoint, app, {
+      headers: asUser('user_001', { 'content-type': 'application/json' }),
+      body: raw,
+    });
+    expect(accepted.status).toBe(202);
+    expect(app.fakes.publisher.published.at(-1)?.message.body).toMatchObject({ text: '中'.repeat(100) });
+    // One character more is refused by the character limit (400), not the byte limit.
+    const tooLong = await callEndpoint(postChatEndpoint, app, {
+      headers: asUser('user_001', { 'content-type': 'application/json' }),
+      body: raw
+        .replace(`"text":"${escaped}"`, `"text":"${escaped}\\u4e2d"`)
+        .replace(`,"question":"${escaped}"`, ''),
+    });
+    await expectProblem(tooLong, 400, 'validation_failed');
     const reply = await post({
       sessionId,
       chatMessageId: randomUUID(),
       text: 'x',
-      padding: 'y'.repeat(100 * 4 + 4096),
+      padding: 'y'.repeat(chatBodyMaxBytes(100)),
     });
     await expectProblem(reply, 413, 'payload_too_large');
+  });
+
+  it('names a bad id once in the problem (no "chatMessageId chatMessageId")', async () => {
+    const problem = await expectProblem(
+      await post({ sessionId, chatMessageId: '12345', text: 'x' }),
+      400,
+      'validation_failed',
+    );
+    expect(problem.detail).toBe(
+      'Invalid chat message: chatMessageId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e.',
+    );
+  });
+});
+
+describe('POST /api/chat: idempotency per session', () => {
+  const post = (json: unknown, user = 'user_001') =>
+    callEndpoint(postChatEndpoint, app, { headers: asUser(user), json });
+  const queued = () =>
+    app.fakes.publisher.published.map(({ message }) => ({ id: message.messageId, body: message.body }));
+
+  it('re-publishes a re-post with the same text identically, and gives a fresh ticket to the same stream', async () => {
+    const { sessionId } = await app.fakes.sessions.create('user_001');
+    const chatMessageId = randomUUID();
+    const first = await post({ sessionId, chatMessageId, text: 'hello' });
+    const again = await post({ sessionId, chatMessageId, text: 'hello' });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    const [a, b] = [await first.json<{ stream: string }>(), await again.json<{ stream: string }>()];
+    const path = (stream: string) => stream.split('?')[0];
+    expect(path(b.stream)).toBe(path(a.stream));
+    expect(b.stream).not.toBe(a.stream);
+    // The same message twice (same id, same postedAt): the broker and the turn's instance id keep it to one turn.
+    const [one, two] = queued();
+    expect(two).toEqual(one);
+    expect(one?.id).toBe(`${sessionId}.${chatMessageId}`);
+  });
+
+  it('refuses the same id with another text (409) and queues nothing more', async () => {
+    const { sessionId } = await app.fakes.sessions.create('user_001');
+    const chatMessageId = randomUUID();
+    expect((await post({ sessionId, chatMessageId, text: 'hello' })).status).toBe(202);
+    const conflict = await expectProblem(
+      await post({ sessionId, chatMessageId, text: 'something else' }),
+      409,
+      'conflict',
+    );
+    expect(conflict.detail).toMatch(/already posted in this session with a different text/);
+    expect(queued()).toHaveLength(1);
+  });
+
+  it("keeps the same id in two sessions, or two users' sessions, apart", async () => {
+    const chatMessageId = randomUUID();
+    const own1 = (await app.fakes.sessions.create('user_001')).sessionId;
+    const own2 = (await app.fakes.sessions.create('user_001')).sessionId;
+    const bobs = (await app.fakes.sessions.create('user_002')).sessionId;
+    expect((await post({ sessionId: bobs, chatMessageId, text: 'from bob' }, 'user_002')).status).toBe(202);
+    expect((await post({ sessionId: own1, chatMessageId, text: 'first' })).status).toBe(202);
+    expect((await post({ sessionId: own2, chatMessageId, text: 'second' })).status).toBe(202);
+    expect(queued().map((message) => message.id)).toEqual([
+      `${bobs}.${chatMessageId}`,
+      `${own1}.${chatMessageId}`,
+      `${own2}.${chatMessageId}`,
+    ]);
+  });
+
+  it('queues nothing when the record of posted messages fails, and a retry goes through', async () => {
+    const { sessionId } = await app.fakes.sessions.create('user_001');
+    const chatMessageId = randomUUID();
+    app.fakes.posted.failNext = new DependencyError(
+      'cosmos',
+      'Cosmos DB failed recording the posted message.',
+    );
+    await expectProblem(await post({ sessionId, chatMessageId, text: 'hello' }), 503, 'dependency_failed');
+    expect(queued()).toEqual([]);
+    expect((await post({ sessionId, chatMessageId, text: 'hello' })).status).toBe(202);
+    expect(queued()).toHaveLength(1);
+  });
+
+  it('publishes again after a crash between recording and publishing, with the first postedAt', async () => {
+    const { sessionId } = await app.fakes.sessions.create('user_001');
+    const chatMessageId = randomUUID();
+    // The first attempt recorded the message, then died before it reached the queue.
+    await app.fakes.posted.claim({
+      userId: 'user_001',
+      sessionId,
+      chatMessageId,
+      textSha256: createHash('sha256').update('hello').digest('hex'),
+      postedAt: '2026-11-22T09:00:00.000Z',
+    });
+    expect((await post({ sessionId, chatMessageId, text: 'hello' })).status).toBe(202);
+    expect(queued()).toEqual([
+      {
+        id: `${sessionId}.${chatMessageId}`,
+        body: {
+          userId: 'user_001',
+          sessionId,
+          chatMessageId,
+          text: 'hello',
+          postedAt: '2026-11-22T09:00:00.000Z',
+        },
+      },
+    ]);
   });
 });

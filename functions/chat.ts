@@ -1,6 +1,12 @@
 // The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
-// message and puts it on the `user-messages` queue, answering 202 once it is there.
-import { chatRequestSchema, startSessionBodySchema, type ChatAccepted } from '../shared/chat/contracts.js';
+// message and puts it on the `user-messages` queue, answering 202 once it is there with the URL of the turn's
+// stream: a path on this API with a ticket, so a browser's native EventSource opens it without headers.
+import {
+  chatBodyMaxBytes,
+  chatRequestSchema,
+  startSessionBodySchema,
+  type ChatAccepted,
+} from '../shared/chat/contracts.js';
 import { postChatMessage } from '../shared/chat/post-chat-message.js';
 import { startSession } from '../shared/chat/start-session.js';
 import type { FunctionDefinition } from './definition.js';
@@ -26,16 +32,26 @@ export const postChatEndpoint = endpoint({
   auth: 'caller',
   body: {
     schema: (app) => chatRequestSchema(app.config.chat.maxTextChars),
-    // Room for the longest text in UTF-8 (4 bytes a character at most) plus the other fields.
-    maxBytes: (app) => app.config.chat.maxTextChars * 4 + 4 * 1024,
+    // Room for the longest text however JSON spells it: the character limit is the one a client meets.
+    maxBytes: (app) => chatBodyMaxBytes(app.config.chat.maxTextChars),
     what: 'chat message',
   },
   async handle({ app, caller, body }) {
-    const queued = await postChatMessage(app.chat, caller, body);
-    const stream = `/api/stream/${queued.sessionId}/${queued.chatMessageId}`;
+    const { message, ticket } = await postChatMessage(
+      {
+        sessions: app.chat.sessions,
+        posted: app.chat.posted,
+        publisher: app.chat.publisher,
+        tickets: app.streaming.tickets,
+        ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
+      },
+      caller,
+      body,
+    );
+    const stream = `/api/stream/${message.sessionId}/${message.chatMessageId}?ticket=${ticket.ticket}`;
     const accepted: ChatAccepted = {
-      sessionId: queued.sessionId,
-      chatMessageId: queued.chatMessageId,
+      sessionId: message.sessionId,
+      chatMessageId: message.chatMessageId,
       status: 'queued',
       stream,
     };

@@ -1,9 +1,12 @@
 // Streaming to clients: GET /api/realtime/negotiate gives the Web PubSub client URL on which the caller receives
 // its own turns' events; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as Server-Sent Events,
-// from the start or after Last-Event-ID, whether the turn is still running or long finished.
+// from the start or after Last-Event-ID, whether the turn is still running or long finished. The stream is opened
+// with the caller's identity, or with the ticket of POST /api/chat's stream URL (a native EventSource sends no
+// headers).
 import { z } from 'zod';
 import { ownUserQuerySchema, streamParamsSchema } from '../shared/streaming/contracts.js';
 import { openTurnStream } from '../shared/streaming/open-turn-stream.js';
+import { redeemStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { SSE_HEADERS, parseLastEventId } from '../shared/streaming/sse.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -24,10 +27,17 @@ export const streamTurnEndpoint = endpoint({
   name: 'streamTurn',
   route: 'stream/{sessionId}/{chatMessageId}',
   methods: ['GET'],
-  summary: "A turn's events as SSE, from the start or after Last-Event-ID (header or lastEventId query).",
-  auth: 'caller',
+  summary:
+    "A turn's events as SSE, from the start or after Last-Event-ID (header or lastEventId query); opened with " +
+    "the caller's identity or the ticket of POST /api/chat's stream URL.",
+  auth: 'caller-or-ticket',
+  ticket: {
+    queryParameter: 'ticket',
+    redeem: ({ app, ticket, params }) =>
+      redeemStreamTicket(app.streaming.tickets, ticket, params, new Date()),
+  },
   params: streamParamsSchema,
-  query: ownUserQuerySchema.extend({ lastEventId: z.string().optional() }),
+  query: ownUserQuerySchema.extend({ lastEventId: z.string().optional(), ticket: z.string().optional() }),
   async handle({ app, caller, params, query, headers, context }) {
     const afterSeq = parseLastEventId(headers.get('last-event-id'), query.lastEventId ?? null);
     const stream = await openTurnStream(

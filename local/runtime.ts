@@ -79,7 +79,7 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const functions = sortFunctions(options.functions ?? functionDefinitions);
-  const { offlineModel } = parseLocalRuntimeSettings(options.settings);
+  const { offlineModel, corsAllowedOrigins } = parseLocalRuntimeSettings(options.settings);
   const host = options.host ?? '127.0.0.1';
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
@@ -95,6 +95,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       functions: functions.http,
       maxRequestBytes: MAX_REQUEST_BYTES,
       logHandler: log,
+      corsAllowedOrigins,
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());

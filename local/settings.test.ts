@@ -50,8 +50,22 @@ describe('parseLocalRuntimeSettings', () => {
       port: 7071,
       dataDir: '.local-data',
       logLevel: 'warning',
+      corsAllowedOrigins: [],
       offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
     });
+  });
+
+  it('reads CORS origins as a comma-separated list or *, and refuses anything else', () => {
+    const origins = (text: string) =>
+      parseLocalRuntimeSettings({ CORS_ALLOWED_ORIGINS: text }).corsAllowedOrigins;
+    expect(origins(' http://localhost:5173 , https://chat.example.com ')).toEqual([
+      'http://localhost:5173',
+      'https://chat.example.com',
+    ]);
+    expect(origins('*')).toEqual(['*']);
+    expect(origins('')).toEqual([]);
+    for (const bad of ['localhost:5173', 'http://a.test/path', 'ftp://a.test', 'http://a.test,,'])
+      expect(() => origins(bad)).toThrow(/CORS_ALLOWED_ORIGINS: must be origins such as/);
   });
 
   it('names each malformed setting at once', () => {

@@ -1,9 +1,10 @@
-// Settings of the local runtime itself (port, data folder, log level, the offline model's pace), as rows like
+// Settings of the local runtime itself (port, data folder, log level, CORS, the offline model's pace), as rows like
 // the app's, and the local.settings.json file that Functions Core Tools also reads: its Values apply unless the
 // environment sets the same name.
 import { readFile } from 'node:fs/promises';
 import type { LogLevel } from '@azure/functions';
 import { z } from 'zod';
+import { parseCorsOrigins } from './http/cors.js';
 import {
   choiceSetting,
   ConfigError,
@@ -43,6 +44,21 @@ export const localRuntimeSettings = defineSettings({
     applies: 'local-only',
     azure: localOnly,
   }),
+  CORS_ALLOWED_ORIGINS: textSetting({
+    default: '',
+    pattern: [
+      /^(\*|https?:\/\/[^\s/,]+\/?)(\s*,\s*(\*|https?:\/\/[^\s/,]+\/?))*$/,
+      'must be origins such as http://localhost:5173, separated by commas, or *',
+    ],
+    help:
+      'Local runtime: browser origins allowed to call the API, comma-separated (e.g. http://localhost:5173), or * ' +
+      "for any; empty = none. In Azure the function app's CORS does this (infra parameter corsAllowedOrigins).",
+    applies: 'local-only',
+    azure: {
+      kind: 'never',
+      reason: "In Azure the function app's CORS setting does this: set infra's corsAllowedOrigins parameter.",
+    },
+  }),
   OFFLINE_MODEL_TTFT_MS: intSetting({
     default: 200,
     help: 'Local runtime: the offline model waits this long before its first token.',
@@ -61,6 +77,8 @@ export interface LocalRuntimeSettings {
   port: number;
   dataDir: string;
   logLevel: LogLevel;
+  /** Origins (or '*') whose pages may call the API; empty = none. */
+  corsAllowedOrigins: string[];
   offlineModel: { ttftMs: number; tokensPerSecond: number };
 }
 
@@ -72,6 +90,7 @@ export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSetting
     port: values.PORT,
     dataDir: values.LOCAL_DATA_DIR,
     logLevel: values.LOG_LEVEL,
+    corsAllowedOrigins: parseCorsOrigins(values.CORS_ALLOWED_ORIGINS),
     offlineModel: {
       ttftMs: values.OFFLINE_MODEL_TTFT_MS,
       tokensPerSecond: values.OFFLINE_MODEL_TOKENS_PER_SECOND,

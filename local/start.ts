@@ -1,6 +1,7 @@
 // `npm start`: runs the whole product locally and prints one line once it is ready.
 import { ConfigError } from '../shared/settings/setting.js';
 import { createLogHandler } from './log.js';
+import { PortInUseError } from './http/http-host.js';
 import { DataFolderInUseError } from './persistence/data-folder-lock.js';
 import { startLocalRuntime } from './runtime.js';
 import { parseLocalRuntimeSettings, readSettingsFile } from './settings.js';
@@ -42,7 +43,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataFolderInUseError) console.error(error.message);
+  // What the user can fix gets one line (or one list) saying how; anything else keeps its stack.
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataFolderInUseError ||
+    error instanceof PortInUseError
+  )
+    console.error(error.message);
   else console.error('The local runtime failed to start:', error);
   process.exit(1);
 });

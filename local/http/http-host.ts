@@ -1,6 +1,7 @@
 // The local runtime's HTTP front door: mounts every HTTP function definition at /api/{route} and hands
 // handlers the same HttpRequest / InvocationContext objects the Functions host builds, streaming response
-// bodies (SSE) as they are produced. Other local services (Web PubSub, the offline model) mount beside it.
+// bodies (SSE) as they are produced, and applies CORS to them as the Function App does in Azure. Other local
+// services (Web PubSub, the offline model) mount beside it.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import azureFunctions, { type LogHandler } from '@azure/functions';
 import type { HttpFunctionDefinition } from '../../functions/definition.js';
 import { problemResponse } from '../../shared/http/problem.js';
+import { createCorsPolicy, type CorsPolicy } from './cors.js';
 import { readRequestBody, TOO_LARGE } from './request-body.js';
 import { compileRoute, matchRoute, type CompiledRoute } from './route-matcher.js';
 
@@ -26,15 +28,35 @@ export interface HttpHostOptions {
   /** Largest request body accepted, as the host's limit would (bytes). */
   maxRequestBytes: number;
   logHandler: LogHandler;
+  /** Origins (or '*') whose pages may call the function routes; none when absent or empty. */
+  corsAllowedOrigins?: readonly string[];
+}
+
+/** The port is taken: `npm start` says so in one line instead of a stack. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly host: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `Port ${port} on ${host} is already in use (is another local runtime running?): stop what listens on it, ` +
+        'or set PORT in local.settings.json or the environment to another port (0 picks a free one).',
+      options,
+    );
+    this.name = 'PortInUseError';
+  }
 }
 
 export class HttpHost {
   readonly server: Server;
   private readonly routes: CompiledRoute<HttpFunctionDefinition>[];
   private readonly mounts: HttpMount[] = [];
+  private readonly cors: CorsPolicy;
   private ready = false;
 
   constructor(private readonly options: HttpHostOptions) {
+    this.cors = createCorsPolicy(options.corsAllowedOrigins ?? []);
     this.routes = options.functions.map((definition) =>
       compileRoute(definition.route, definition.methods, definition),
     );
@@ -69,9 +91,11 @@ export class HttpHost {
 
   listen(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
+      const fail = (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, host, { cause: error }) : error);
+      this.server.once('error', fail);
       this.server.listen(port, host, () => {
-        this.server.off('error', reject);
+        this.server.off('error', fail);
         resolve(this.server.address() as AddressInfo);
       });
     });
@@ -86,15 +110,46 @@ export class HttpHost {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.socket?.setNoDelay(true);
+    // Every service behind this port reads the request's URL: one that cannot be parsed is the client's error.
+    const url = requestUrl(req);
+    if (url === undefined) {
+      return send(
+        res,
+        problemResponse(
+          400,
+          'bad_request',
+          'The request target or the Host header is malformed: send a path such as /api/health and a host name.',
+        ),
+      );
+    }
     for (const mount of this.mounts) if (await mount.handleRequest(req, res)) return;
 
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     if (!url.pathname.toLowerCase().startsWith('/api/')) {
       return send(res, problemResponse(404, 'not_found', `Nothing is served at ${url.pathname}.`));
     }
-    const match = matchRoute(this.routes, req.method ?? 'GET', url.pathname.slice('/api'.length));
+    const origin = req.headers.origin;
+    const cors = this.cors.responseHeaders(origin);
+    const preflightMethod = req.headers['access-control-request-method'];
+    const method = req.method === 'OPTIONS' && preflightMethod !== undefined ? preflightMethod : req.method;
+    const match = matchRoute(this.routes, method ?? 'GET', url.pathname.slice('/api'.length));
     if (match.kind === 'not-found') {
-      return send(res, problemResponse(404, 'not_found', `No function is mapped to ${url.pathname}.`));
+      return send(res, problemResponse(404, 'not_found', `No function is mapped to ${url.pathname}.`), cors);
+    }
+    if (req.method === 'OPTIONS' && preflightMethod !== undefined) {
+      // A preflight: answered here, as the platform answers it in Azure, never by the function.
+      if (origin === undefined || !this.cors.allows(origin)) {
+        return send(
+          res,
+          problemResponse(
+            403,
+            'origin_not_allowed',
+            `Origin ${origin ?? '(none)'} may not call this API: add it to CORS_ALLOWED_ORIGINS.`,
+          ),
+          cors,
+        );
+      }
+      const methods = match.kind === 'matched' ? match.target.methods : match.allowed;
+      return send(res, { status: 204, headers: this.cors.preflightHeaders(origin, methods) });
     }
     if (match.kind === 'method-not-allowed') {
       return send(
@@ -108,6 +163,7 @@ export class HttpHost {
             allow: match.allowed.join(', '),
           },
         ),
+        cors,
       );
     }
     if (!this.ready) {
@@ -120,6 +176,7 @@ export class HttpHost {
           {},
           { 'retry-after': '1' },
         ),
+        cors,
       );
     }
 
@@ -132,6 +189,7 @@ export class HttpHost {
           'payload_too_large',
           `Request bodies are limited to ${this.options.maxRequestBytes} bytes.`,
         ),
+        cors,
       );
     }
     const definition = match.target;
@@ -148,17 +206,33 @@ export class HttpHost {
       logHandler: this.options.logHandler,
     });
     const result = await definition.handler(request, context);
-    await send(res, result instanceof HttpResponse ? result : new HttpResponse(result ?? { status: 204 }));
+    await send(
+      res,
+      result instanceof HttpResponse ? result : new HttpResponse(result ?? { status: 204 }),
+      cors,
+    );
   }
 }
 
+/** The request's URL, or undefined when its target or Host header cannot make one. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a response; `extraHeaders` (CORS) are added to the function's own. */
 async function send(
   res: ServerResponse,
   response: HttpResponse | ConstructorParameters<typeof HttpResponse>[0],
+  extraHeaders: Record<string, string> = {},
 ) {
   const normalized = response instanceof HttpResponse ? response : new HttpResponse(response);
   res.statusCode = normalized.status;
   normalized.headers.forEach((value, name) => res.setHeader(name, value));
+  for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
   const cookies = normalized.cookies.map((cookie) => `${cookie.name}=${cookie.value}`);
   if (cookies.length > 0) res.setHeader('set-cookie', cookies);
   const body = normalized.body;

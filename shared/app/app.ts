@@ -8,6 +8,7 @@ import type { InvocationContext } from '@azure/functions';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createChatStores } from '../chat/adapters/chat-adapters.js';
+import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
@@ -19,7 +20,10 @@ import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
+import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
+import { TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
+import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
@@ -27,6 +31,8 @@ import type { AppConfig } from './config.js';
 
 export interface ChatServices {
   sessions: SessionStore;
+  /** The messages accepted in each session, so a re-post is recognised. */
+  posted: PostedMessageStore;
   publisher: MessagePublisher;
   /** What the chatTurn activities work with (the invocation adds its logger). */
   turn: Omit<TurnServices, 'log'>;
@@ -39,6 +45,8 @@ export interface StreamingServices {
   feed: UserEventFeed;
   /** Web PubSub client URLs for GET /api/realtime/negotiate. */
   clientAccess: ClientAccessIssuer;
+  /** Tickets that open one turn's stream without headers (POST /api/chat gives them). */
+  tickets: StreamTicketStore;
 }
 
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
@@ -114,6 +122,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     identity: createIdentityResolver(config.auth),
     chat: {
       sessions: stores.sessions,
+      posted: stores.posted,
       publisher: platform.publisher,
       turn: {
         workingMemory: stores.workingMemory,
@@ -137,6 +146,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       turnEvents: streaming.turnEvents,
       feed: streaming.feed,
       clientAccess: streaming.clientAccess,
+      tickets: createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER)),
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

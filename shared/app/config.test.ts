@@ -89,7 +89,12 @@ describe('loadConfig', () => {
       maxOutputTokens: 4096,
       turnWaitMs: 600000,
     });
-    expect(config.streaming).toEqual({ flushIntervalMs: 50, flushMaxChars: 256, sseIdleTimeoutMs: 120000 });
+    expect(config.streaming).toEqual({
+      flushIntervalMs: 50,
+      flushMaxChars: 256,
+      sseIdleTimeoutMs: 120000,
+      ticketTtlSeconds: 900,
+    });
     expect(problemsOf({ ...azure, CHAT_PROMPT_TOKEN_BUDGET: '10', STREAM_FLUSH_MAX_CHARS: '0' })).toEqual([
       'CHAT_PROMPT_TOKEN_BUDGET',
       'STREAM_FLUSH_MAX_CHARS',

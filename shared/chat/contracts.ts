@@ -13,14 +13,15 @@ import { llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const uuidSchema = (what: string) =>
+// The messages say what is wrong, not which field: the error formatter names the field (shared/validation.ts).
+export const uuidSchema = () =>
   z
-    .string({ error: `${what} must be a string` })
-    .regex(UUID, `${what} must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e`)
+    .string({ error: 'must be a string' })
+    .regex(UUID, 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e')
     .transform((value) => value.toLowerCase());
 
-export const sessionIdSchema = uuidSchema('sessionId');
-export const chatMessageIdSchema = uuidSchema('chatMessageId');
+export const sessionIdSchema = uuidSchema();
+export const chatMessageIdSchema = uuidSchema();
 export const userIdSchema = z.string().min(1).max(128);
 
 export function newSessionId(): string {
@@ -340,3 +341,44 @@ export const failTurnInputSchema = turnRefSchema.extend({
   failure: turnFailureSchema,
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;
+
+// --- Idempotency of posted messages, per session -------------------------------------------------------------
+// A client's chatMessageId is unique only within its session (DESIGN §6): every key derived from it names the
+// session too, so one user, or one session, reusing an id never swallows or blocks another's message.
+
+/** The `user-messages` message id: Service Bus duplicate detection is per queue, so it names the session. */
+export function queuedMessageId(sessionId: string, chatMessageId: string): string {
+  return `${sessionId}.${chatMessageId}`;
+}
+
+/** The id of a posted message's record in the `sessions` container (beside its session, in the owner's partition). */
+export function postedMessageDocumentId(sessionId: string, chatMessageId: string): string {
+  return `posted.${sessionId}.${chatMessageId}`;
+}
+
+/** What the front door remembers of an accepted message: enough to tell a re-post from a different message. */
+export const postedMessageSchema = z.object({
+  userId: userIdSchema,
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** SHA-256 of the text (hex): a re-post is recognised without keeping the text twice. */
+  textSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** When it was first accepted; a re-post is re-published with it, so it is the same message. */
+  postedAt: z.iso.datetime(),
+});
+export type PostedMessage = z.infer<typeof postedMessageSchema>;
+
+export const postedMessageDocumentSchema = postedMessageSchema.extend({
+  id: z.string(),
+  kind: z.literal('posted-message'),
+});
+export type PostedMessageDocument = z.infer<typeof postedMessageDocumentSchema>;
+
+/**
+ * POST /api/chat's body limit in bytes. JSON may spell any UTF-16 unit of the text as a 6-byte `\uXXXX` escape
+ * (a surrogate pair is two units, 12 bytes), and `question` may repeat the text: so the text limit, counted in
+ * characters, is the one a client meets, never the byte limit. The rest is room for the ids and field names.
+ */
+export function chatBodyMaxBytes(maxTextChars: number): number {
+  return maxTextChars * 6 * 2 + 4 * 1024;
+}

@@ -1,23 +1,46 @@
-// The front door of a chat turn: checks the caller's ownership of the session, then puts the message on the
-// `user-messages` queue. The message id is the chatMessageId (Service Bus drops a re-post within the duplicate
-// detection window) and the session id is the chat session (its messages are handled in order).
-import { NotFoundError } from '../errors.js';
+// The front door of a chat turn: checks the caller's ownership of the session, records the message as accepted
+// in its session, gives the caller a ticket to the turn's stream, then puts the message on the `user-messages`
+// queue. Every idempotency key is scoped to the session (DESIGN §6): the record's id and the queue message id
+// name the session and the chatMessageId, so another session's, or another user's, message with the same id is
+// a different message. The same id re-posted with the same text is the same message: it is published again,
+// identical (original postedAt), which covers a crash between recording and publishing, while the broker's
+// duplicate detection and the turn's orchestration instance id keep it to one answer. With another text: 409.
+import { createHash } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import {
+  issueStreamTicket,
+  type IssuedStreamTicket,
+  type StreamTicketStore,
+} from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
 import {
   queuedChatMessageSchema,
+  queuedMessageId,
   USER_MESSAGES_QUEUE,
   type ChatRequest,
   type ChatSession,
   type QueuedChatMessage,
 } from './contracts.js';
+import type { PostedMessageStore } from './posted-message-store.js';
 import type { SessionStore } from './session-store.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
+  posted: PostedMessageStore;
   publisher: MessagePublisher;
+  tickets: StreamTicketStore;
+  /** How long the stream ticket of the answer opens its stream. */
+  ticketTtlSeconds: number;
   now?: () => Date;
+}
+
+export interface PostedChatMessage {
+  /** The message as queued: for a re-post, the first post's (same postedAt). */
+  message: QueuedChatMessage;
+  /** Opens the turn's stream without headers; a fresh one on every post. */
+  ticket: IssuedStreamTicket;
 }
 
 /** Resolves once the message is on the queue. Nothing is queued when any check fails. */
@@ -25,8 +48,22 @@ export async function postChatMessage(
   services: PostChatMessageServices,
   caller: Caller,
   request: ChatRequest,
-): Promise<QueuedChatMessage> {
+): Promise<PostedChatMessage> {
+  const now = services.now?.() ?? new Date();
   await requireSession(services.sessions, caller, request.sessionId);
+  const textSha256 = createHash('sha256').update(request.text, 'utf8').digest('hex');
+  const accepted = await services.posted.claim({
+    userId: caller.userId,
+    sessionId: request.sessionId,
+    chatMessageId: request.chatMessageId,
+    textSha256,
+    postedAt: now.toISOString(),
+  });
+  if (accepted.textSha256 !== textSha256)
+    throw new ConflictError(
+      `chatMessageId '${request.chatMessageId}' was already posted in this session with a different text: ` +
+        'send a new message with a new chatMessageId (re-posting the same text with the same id is safe).',
+    );
   const message = parseInput(
     queuedChatMessageSchema,
     {
@@ -34,17 +71,21 @@ export async function postChatMessage(
       sessionId: request.sessionId,
       chatMessageId: request.chatMessageId,
       text: request.text,
-      postedAt: (services.now?.() ?? new Date()).toISOString(),
+      postedAt: accepted.postedAt,
     } satisfies QueuedChatMessage,
     'queued chat message',
   );
+  const ticket = await issueStreamTicket(services.tickets, message, {
+    ttlSeconds: services.ticketTtlSeconds,
+    now,
+  });
   await services.publisher.publish(USER_MESSAGES_QUEUE, {
     body: message,
-    messageId: message.chatMessageId,
+    messageId: queuedMessageId(message.sessionId, message.chatMessageId),
     sessionId: message.sessionId,
     subject: 'chat-message',
   });
-  return message;
+  return { message, ticket };
 }
 
 /** The caller's session; another user's session is reported exactly like an unknown one. */

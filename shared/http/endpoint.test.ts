@@ -5,7 +5,7 @@ import azureFunctions from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { asUser, callEndpoint } from '../../test/support/call-endpoint.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError, UnauthenticatedError } from '../errors.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { defineEndpoint, httpHandler } from './endpoint.js';
@@ -143,5 +143,53 @@ describe('httpHandler', () => {
     );
     expect(response).toMatchObject({ status: 200, jsonBody: { caller: null } });
     expect(resolved).toBe(0);
+  });
+
+  it("takes a ticket in the query instead of identity headers with auth 'caller-or-ticket'", async () => {
+    const redeemed: unknown[] = [];
+    const ticketed = endpoint({
+      name: 'ticketed',
+      route: 'things/{thingId}',
+      methods: ['GET'],
+      summary: 'A caller, or the bearer of a ticket for this thing.',
+      auth: 'caller-or-ticket',
+      ticket: {
+        queryParameter: 'ticket',
+        redeem({ ticket, params }) {
+          redeemed.push({ ticket, params });
+          if (ticket !== `for-${params.thingId}`)
+            return Promise.reject(new UnauthenticatedError('Bad ticket.'));
+          return Promise.resolve({ userId: 'user_003', identityProvider: 'stream-ticket' });
+        },
+      },
+      params: z.object({ thingId: z.coerce.number().int() }),
+      handle({ caller }) {
+        return Promise.resolve({
+          status: 200,
+          body: { caller: caller.userId, via: caller.identityProvider },
+        });
+      },
+    });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      callEndpoint(ticketed, app(), { path, params: { thingId: '7' }, headers });
+
+    // The ticket is redeemed with the parsed path, and wins over identity headers.
+    const byTicket = await get('/api/things/7?ticket=for-7', asUser('user_001'));
+    expect(await byTicket.json()).toEqual({ caller: 'user_003', via: 'stream-ticket' });
+    expect(redeemed).toEqual([{ ticket: 'for-7', params: { thingId: 7 } }]);
+    expect((await get('/api/things/7?ticket=for-8')).status).toBe(401);
+    // A ticket's caller is held to a userId the query names, like any caller.
+    expect((await get('/api/things/7?ticket=for-7&userId=user_001')).status).toBe(403);
+    // Without a ticket (or with an empty one), the identity headers as usual.
+    expect(await (await get('/api/things/7', asUser('user_001'))).json()).toEqual({
+      caller: 'user_001',
+      via: 'dev',
+    });
+    expect((await get('/api/things/7?ticket=')).status).toBe(401);
+
+    // Declaring the mode without saying how to redeem tickets fails when the handler is made, not per request.
+    expect(() => httpHandler({ ...ticketed, ticket: undefined }, () => Promise.resolve(app()))).toThrow(
+      /needs a `ticket`/,
+    );
   });
 });

@@ -1,8 +1,9 @@
 // Declared HTTP endpoints. A definition names its route, its methods, the zod schemas of its path parameters,
 // query and body, and the use-case it calls; httpHandler() turns it into the handler the Functions host and the
-// local runtime mount. That one handler resolves the caller, refuses a userId that is not the caller's, enforces
-// the body limit, parses, calls, maps any error to problem+json and sets the cache headers, so an endpoint's own
-// code only translates between HTTP and its use-case.
+// local runtime mount. That one handler resolves the caller (from the identity headers, or from a ticket in the
+// query for a client that cannot send headers), refuses a userId that is not the caller's, enforces the body
+// limit, parses, calls, maps any error to problem+json and sets the cache headers, so an endpoint's own code only
+// translates between HTTP and its use-case.
 import type {
   HttpHandler,
   HttpMethod,
@@ -32,13 +33,25 @@ export interface StreamResult {
 
 export type EndpointResult = JsonResult | StreamResult;
 
-/** Who may call: a resolved caller (the default), or anyone (the health probe). */
-export type EndpointAuth = 'caller' | 'anonymous';
+/**
+ * Who may call: a caller resolved from the identity headers (the default); anyone (the health probe); or a
+ * caller from the identity headers or, when the query holds a ticket, the caller the endpoint's `ticket` redeems
+ * it for (a browser's native EventSource cannot send headers).
+ */
+export type EndpointAuth = 'caller' | 'anonymous' | 'caller-or-ticket';
+
+/** How an endpoint with auth 'caller-or-ticket' turns the ticket in its query into a caller. */
+export interface TicketAuth<TApp, P> {
+  /** The query parameter that carries the ticket. */
+  queryParameter: string;
+  /** The caller the ticket stands for on this path; throws UnauthenticatedError when it is not valid here. */
+  redeem(request: { app: TApp; ticket: string; params: P }): Promise<Caller>;
+}
 
 /** The parsed request an endpoint's `handle` receives. */
 export interface EndpointRequest<TApp, P, Q, B, A extends EndpointAuth> {
   app: TApp;
-  caller: A extends 'caller' ? Caller : undefined;
+  caller: A extends 'anonymous' ? undefined : Caller;
   params: P;
   query: Q;
   body: B;
@@ -72,6 +85,8 @@ export interface EndpointDefinition<
   /** One line on what it does, for docs/api.http and the portal. */
   summary: string;
   auth: A;
+  /** Required with auth 'caller-or-ticket' (checked when the handler is made). */
+  ticket?: TicketAuth<TApp, P>;
   /** The handler uses `app.orchestrations(context)`: the host must bind a durable client input. */
   usesDurableClient?: boolean;
   params?: z.ZodType<P>;
@@ -97,16 +112,26 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
   definition: EndpointDefinition<TApp, P, Q, B, A>,
   getApp: () => Promise<TApp>,
 ): HttpHandler {
+  const ticketAuth = definition.auth === 'caller-or-ticket' ? definition.ticket : undefined;
+  if (definition.auth === 'caller-or-ticket' && ticketAuth === undefined)
+    throw new Error(
+      `Endpoint ${definition.name}: auth 'caller-or-ticket' needs a \`ticket\` to redeem tickets.`,
+    );
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
       const app = await getApp();
-      const caller = definition.auth === 'caller' ? await app.identity.resolve(request.headers) : undefined;
-      // A user id named anywhere in the request (path, query or body) must be the caller's (DESIGN §6).
-      if (caller !== undefined) {
-        assertOwnUser(caller, request.params['userId']);
-        assertOwnUser(caller, request.query.get('userId'));
-      }
+      const ticket = ticketAuth === undefined ? undefined : ticketIn(request, ticketAuth.queryParameter);
+      let caller =
+        definition.auth === 'anonymous' || ticket !== undefined
+          ? undefined
+          : await app.identity.resolve(request.headers);
+      if (caller !== undefined) assertOwnUserInRequest(caller, request);
       const params = parsePart(definition.params, request.params, 'path');
+      // A ticket is bound to what the path names, so it is redeemed once the path is parsed.
+      if (ticketAuth !== undefined && ticket !== undefined) {
+        caller = await ticketAuth.redeem({ app, ticket, params });
+        assertOwnUserInRequest(caller, request);
+      }
       const query = parsePart(definition.query, Object.fromEntries(request.query), 'query');
       const body = await readBody(definition.body, app, request);
       if (caller !== undefined) assertOwnUser(caller, userIdOf(body));
@@ -141,6 +166,17 @@ async function readBody<TApp, B>(
 /** A part the endpoint declares no schema for is undefined to it, whatever the request holds. */
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string): T {
   return schema === undefined ? (undefined as T) : parseInput(schema, value, what);
+}
+
+/** A user id named in the path or the query must be the caller's (DESIGN §6); the body's is checked once read. */
+function assertOwnUserInRequest(caller: Caller, request: HttpRequest): void {
+  assertOwnUser(caller, request.params['userId']);
+  assertOwnUser(caller, request.query.get('userId'));
+}
+
+function ticketIn(request: HttpRequest, parameter: string): string | undefined {
+  const value = request.query.get(parameter);
+  return value === null || value === '' ? undefined : value;
 }
 
 function userIdOf(part: unknown): string | undefined {

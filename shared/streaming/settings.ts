@@ -1,4 +1,5 @@
-// How a turn's events are coalesced and how long an idle SSE stream stays open (STREAM_*, SSE_*).
+// How a turn's events are coalesced, how long an idle SSE stream stays open and how long a stream ticket opens
+// one (STREAM_*, SSE_*).
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
 const tuning = { kind: 'default' } as const;
@@ -20,12 +21,22 @@ export const streamingSettings = defineSettings({
     help: 'An SSE stream that receives no event for this long ends; the client reconnects with Last-Event-ID.',
     azure: tuning,
   }),
+  STREAM_TICKET_TTL_SECONDS: intSetting({
+    default: 900,
+    min: 10,
+    max: 24 * 60 * 60,
+    help:
+      "How long the ticket in POST /api/chat's stream URL opens that turn's stream (a browser's EventSource " +
+      'reconnects with it); a re-post of the same message gets a fresh one.',
+    azure: tuning,
+  }),
 });
 
 export interface StreamingConfig {
   flushIntervalMs: number;
   flushMaxChars: number;
   sseIdleTimeoutMs: number;
+  ticketTtlSeconds: number;
 }
 
 export function streamingConfig(values: SettingValues<typeof streamingSettings>): StreamingConfig {
@@ -33,5 +44,6 @@ export function streamingConfig(values: SettingValues<typeof streamingSettings>)
     flushIntervalMs: values.STREAM_FLUSH_INTERVAL_MS,
     flushMaxChars: values.STREAM_FLUSH_MAX_CHARS,
     sseIdleTimeoutMs: values.SSE_IDLE_TIMEOUT_MS,
+    ticketTtlSeconds: values.STREAM_TICKET_TTL_SECONDS,
   };
 }

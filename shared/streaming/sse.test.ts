@@ -3,7 +3,14 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from './contracts.js';
 import { ValidationError } from '../errors.js';
-import { SSE_HEADERS, formatSseComment, formatSseEvent, formatSseRetry, parseLastEventId } from './sse.js';
+import {
+  SSE_HEADERS,
+  SSE_TURN_ERROR_EVENT,
+  formatSseComment,
+  formatSseEvent,
+  formatSseRetry,
+  parseLastEventId,
+} from './sse.js';
 
 function parse(text: string): { events: EventSourceMessage[]; comments: string[]; retries: number[] } {
   const result = { events: [] as EventSourceMessage[], comments: [] as string[], retries: [] as number[] };
@@ -32,6 +39,21 @@ describe('formatSseEvent', () => {
     const parsed = parse(frame).events;
     expect(parsed).toEqual([{ id: '7', event: 'content', data: JSON.stringify(event) }]);
     expect(JSON.parse(parsed[0]!.data)).toEqual(event);
+  });
+
+  it("sends a turn's error as turn-error, never EventSource's own error event, and keeps its type in the data", () => {
+    const event: ChatEvent = {
+      type: 'error',
+      sessionId: 's1',
+      chatMessageId: 'm1',
+      seq: 3,
+      code: 'llm_failed',
+      message: 'The model failed.',
+    };
+    const parsed = parse(formatSseEvent(event)).events;
+    expect(SSE_TURN_ERROR_EVENT).toBe('turn-error');
+    expect(parsed).toEqual([{ id: '3', event: 'turn-error', data: JSON.stringify(event) }]);
+    expect(JSON.parse(parsed[0]!.data)).toMatchObject({ type: 'error' });
   });
 });
 

@@ -1,6 +1,8 @@
 // Server-Sent Events framing of a turn's events (DESIGN §5): one frame per event, with the event's seq as the
-// SSE id so a reconnecting client sends it back as Last-Event-ID and resumes after it.
-import type { ChatEvent } from './contracts.js';
+// SSE id so a reconnecting client sends it back as Last-Event-ID and resumes after it. The frame's event name is
+// the event's type, except that a turn's `error` goes out as `turn-error`: a browser's EventSource fires its own
+// `error` event when the connection drops, and a listener for `error` could not tell the two apart.
+import type { ChatEvent, ChatEventType } from './contracts.js';
 import { ValidationError } from '../errors.js';
 
 /** Response headers of an event stream. No `connection: keep-alive`: HTTP/2 forbids connection headers. */
@@ -10,9 +12,17 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-accel-buffering': 'no',
 });
 
+/** The SSE event name a turn's error is sent under (its data keeps `type: 'error'`). */
+export const SSE_TURN_ERROR_EVENT = 'turn-error';
+
+/** The SSE event name of an event of this type: its type, but never EventSource's own `error`. */
+export function sseEventName(type: ChatEventType): string {
+  return type === 'error' ? SSE_TURN_ERROR_EVENT : type;
+}
+
 /** One event frame; JSON text never holds a raw line break, so the data stays on one line. */
 export function formatSseEvent(event: ChatEvent): string {
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return `id: ${event.seq}\nevent: ${sseEventName(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /** A comment frame (ignored by clients, keeps proxies from timing out); line breaks become spaces. */

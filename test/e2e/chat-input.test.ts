@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { turnInstanceId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { chatBodyMaxBytes, turnInstanceId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
 import { ChatClient, DEV_IDENTITY_HEADER, type RealtimeListener } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 
 const MAX_TEXT_CHARS = 100;
-/** functions/chat.ts: room for the longest text in UTF-8 plus the other fields. */
-const BODY_LIMIT_BYTES = MAX_TEXT_CHARS * 4 + 4 * 1024;
+/** functions/chat.ts: room for the longest text however JSON spells it, plus the other fields. */
+const BODY_LIMIT_BYTES = chatBodyMaxBytes(MAX_TEXT_CHARS);
 
 interface Problem {
   status: number;
@@ -134,9 +134,12 @@ describe('chat input validation', () => {
     }
   });
 
-  it('refuses ids that are not UUIDs (400)', async () => {
+  it('refuses ids that are not UUIDs (400), naming each field once', async () => {
     const badSession = await postRefused({ ...valid(), sessionId: 'session-1' }, 400, 'validation_failed');
     expect(paths(badSession)).toEqual(['sessionId']);
+    expect(badSession.detail).toBe(
+      'Invalid chat message: sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e.',
+    );
     const badMessage = await postRefused({ ...valid(), chatMessageId: '12345' }, 400, 'validation_failed');
     expect(paths(badMessage)).toEqual(['chatMessageId']);
     const notText = await postRefused({ ...valid(), chatMessageId: 42 }, 400, 'validation_failed');
@@ -214,7 +217,9 @@ describe('chat input validation', () => {
       sessionId,
       chatMessageId,
       status: 'queued',
-      stream: `/api/stream/${sessionId}/${chatMessageId}`,
+      stream: expect.stringMatching(
+        new RegExp(`^/api/stream/${sessionId}/${chatMessageId}\\?ticket=[A-Za-z0-9_-]{43}$`),
+      ) as unknown,
     });
     await aliceLive.waitForTerminal(chatMessageId);
     await runtime.serviceBus.idle();

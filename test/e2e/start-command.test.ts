@@ -1,9 +1,11 @@
 // The compiled entry points as Node runs them outside vitest (plain ESM, no TypeScript loader): `npm start`
 // prints one ready line, serves a healthy API and stops cleanly on SIGTERM; bad settings stop it with a
-// message naming each; and the Functions host entry loads and registers with valid settings.
+// message naming each, and a taken port with one line; and the Functions host entry loads and registers with
+// valid settings.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +105,22 @@ describe('the compiled entry points', () => {
     } finally {
       started.child.kill('SIGKILL');
       await rm(join(cwd, 'local.settings.json'));
+    }
+  });
+
+  it('says in one line that the port is taken, naming PORT, instead of a stack', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const failed = run(cwd, { PORT: String(port) });
+      expect(await failed.exited).toBe(1);
+      expect(failed.stderr().trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use.*set PORT`)),
+      ]);
+      expect(failed.stderr()).not.toMatch(/EADDRINUSE|\n\s+at /);
+    } finally {
+      taken.close();
     }
   });
 

@@ -8,11 +8,13 @@ import { loadConfig, type AppConfig } from '../../shared/app/config.js';
 import type {
   ChatSession,
   ConversationMessage,
+  PostedMessage,
   RoundRecord,
   ToolResultRecord,
   TurnRecord,
   TurnRef,
 } from '../../shared/chat/contracts.js';
+import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
 import type { SessionStore } from '../../shared/chat/session-store.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
 import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
@@ -28,6 +30,7 @@ import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import type { ClientAccessIssuer } from '../../shared/streaming/client-access.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import type { StreamTicketGrant, StreamTicketStore } from '../../shared/streaming/stream-tickets.js';
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
@@ -43,6 +46,35 @@ export class MemorySessions implements SessionStore {
   }
   find(userId: string, sessionId: string) {
     return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
+  }
+}
+
+/** Posted messages by session and chatMessageId; the first claim of a key wins, as with Cosmos DB's create. */
+export class MemoryPostedMessages implements PostedMessageStore {
+  readonly records = new Map<string, PostedMessage>();
+  /** Set to make the next claim fail, as a store outage would. */
+  failNext: Error | undefined;
+  claim(message: PostedMessage) {
+    if (this.failNext !== undefined) {
+      const error = this.failNext;
+      this.failNext = undefined;
+      return Promise.reject(error);
+    }
+    const key = `${message.userId}/${message.sessionId}/${message.chatMessageId}`;
+    if (!this.records.has(key)) this.records.set(key, { ...message });
+    return Promise.resolve({ ...(this.records.get(key) as PostedMessage) });
+  }
+}
+
+/** Stream tickets by hash, per session (the partition), as the Cosmos DB adapter keeps them. */
+export class MemoryStreamTickets implements StreamTicketStore {
+  readonly grants = new Map<string, StreamTicketGrant>();
+  save(ticketSha256: string, grant: StreamTicketGrant) {
+    this.grants.set(`${grant.sessionId}/${ticketSha256}`, { ...grant });
+    return Promise.resolve();
+  }
+  find(sessionId: string, ticketSha256: string) {
+    return Promise.resolve(this.grants.get(`${sessionId}/${ticketSha256}`));
   }
 }
 
@@ -245,6 +277,8 @@ export function testConfig(settings: Record<string, string> = {}): AppConfig {
 export interface TestApp extends App {
   fakes: {
     sessions: MemorySessions;
+    posted: MemoryPostedMessages;
+    tickets: MemoryStreamTickets;
     publisher: RecordingPublisher;
     events: MemoryEvents;
     feed: MemoryFeed;
@@ -261,6 +295,8 @@ export function createTestApp(
   const config = testConfig(options.settings);
   const fakes = {
     sessions: new MemorySessions(),
+    posted: new MemoryPostedMessages(),
+    tickets: new MemoryStreamTickets(),
     publisher: new RecordingPublisher(),
     events: new MemoryEvents(),
     feed: new MemoryFeed(),
@@ -276,6 +312,7 @@ export function createTestApp(
     identity: createIdentityResolver(config.auth),
     chat: {
       sessions: fakes.sessions,
+      posted: fakes.posted,
       publisher: fakes.publisher,
       turn: {
         workingMemory: fakes.workingMemory,
@@ -297,7 +334,12 @@ export function createTestApp(
         },
       },
     },
-    streaming: { turnEvents: fakes.events, feed: fakes.feed, clientAccess: new FakeClientAccess() },
+    streaming: {
+      turnEvents: fakes.events,
+      feed: fakes.feed,
+      clientAccess: new FakeClientAccess(),
+      tickets: fakes.tickets,
+    },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

@@ -2,10 +2,12 @@
 import type { Database } from '@azure/cosmos';
 import { CONVERSATIONS_CONTAINER } from '../../history/contracts.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
+import type { PostedMessageStore } from '../posted-message-store.js';
 import type { SessionStore } from '../session-store.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
 import { hotWindowBytes } from '../hot-window.js';
+import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
 import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
 import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
@@ -14,6 +16,7 @@ export interface ChatStores {
   sessions: SessionStore;
   workingMemory: WorkingMemoryStore;
   turns: TurnStateStore;
+  posted: PostedMessageStore;
 }
 
 export function createChatStores(database: Database, options: { promptTokenBudget: number }): ChatStores {
@@ -26,5 +29,6 @@ export function createChatStores(database: Database, options: { promptTokenBudge
       windowBytes: hotWindowBytes(options.promptTokenBudget),
     }),
     turns: createCosmosTurnStateStore(hot),
+    posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),
   };
 }

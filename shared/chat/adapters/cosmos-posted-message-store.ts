@@ -1,0 +1,41 @@
+// The Cosmos DB adapter of PostedMessageStore: one small item per accepted message in the `sessions` container,
+// in its owner's partition, created with `create` so that the first post wins and a 409 means "already here".
+import type { Container } from '@azure/cosmos';
+import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import {
+  postedMessageDocumentId,
+  postedMessageDocumentSchema,
+  type PostedMessage,
+  type PostedMessageDocument,
+} from '../contracts.js';
+import type { PostedMessageStore } from '../posted-message-store.js';
+
+export function createCosmosPostedMessageStore(container: Container): PostedMessageStore {
+  return {
+    async claim(message) {
+      const id = postedMessageDocumentId(message.sessionId, message.chatMessageId);
+      try {
+        await container.items.create<PostedMessageDocument>({ id, kind: 'posted-message', ...message });
+        return message;
+      } catch (error) {
+        if (cosmosStatus(error) !== 409) throw cosmosFailure('recording the posted message', error);
+      }
+      const stored = await readItem(
+        container,
+        id,
+        message.userId,
+        'a posted message',
+        postedMessageDocumentSchema,
+      );
+      // Records are never deleted while their session lives, so a 409 is followed by a hit.
+      if (stored === undefined)
+        throw cosmosFailure('reading the posted message', new Error(`${id} vanished after a conflict`));
+      return toPostedMessage(stored.resource);
+    },
+  };
+}
+
+function toPostedMessage(document: PostedMessageDocument): PostedMessage {
+  const { userId, sessionId, chatMessageId, textSha256, postedAt } = document;
+  return { userId, sessionId, chatMessageId, textSha256, postedAt };
+}
