@@ -117,3 +117,16 @@ export const streamParamsSchema = z.object({
 
 /** `userId` may be named in the query (seed 000's clients do); it must be the caller's. */
 export const ownUserQuerySchema = z.object({ userId: z.string().max(128).optional() });
+
+// --- Live delivery ----------------------------------------------------------------------------------------
+
+/** GET /api/realtime/negotiate?sessionId=...: the client URL follows one of the caller's own sessions. */
+export const negotiateQuerySchema = ownUserQuerySchema.extend({ sessionId: sessionIdSchema });
+
+/**
+ * The Web PubSub group of a session's live events: every connection that follows the session is in it, so a
+ * turn's events reach those connections only (not the user's other tabs on other sessions).
+ */
+export function sessionGroup(sessionId: string): string {
+  return `session-${sessionId}`;
+}

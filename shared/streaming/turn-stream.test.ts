@@ -19,16 +19,18 @@ class MemoryStore implements TurnEventStore {
 }
 
 /** A sink whose sends complete only when the test releases them, one at a time. */
+type Turn = { userId: string; sessionId: string };
+
 class SlowSink implements TurnEventSink {
-  readonly batches: { userId: string; events: ChatEvent[] }[] = [];
+  readonly batches: { turn: Turn; events: ChatEvent[] }[] = [];
   readonly #pending: (() => void)[] = [];
   inFlight = 0;
   maxInFlight = 0;
-  async send(userId: string, events: readonly ChatEvent[]): Promise<void> {
+  async send(turn: Turn, events: readonly ChatEvent[]): Promise<void> {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     await new Promise<void>((resolve) => this.#pending.push(resolve));
-    this.batches.push({ userId, events: [...events] });
+    this.batches.push({ turn, events: [...events] });
     this.inFlight -= 1;
   }
   /** Lets the oldest send complete, then lets the stream take its next step. */
@@ -44,9 +46,9 @@ class SlowSink implements TurnEventSink {
 }
 
 class InstantSink implements TurnEventSink {
-  readonly batches: { userId: string; events: ChatEvent[] }[] = [];
-  send(userId: string, events: readonly ChatEvent[]): Promise<void> {
-    this.batches.push({ userId, events: [...events] });
+  readonly batches: { turn: Turn; events: ChatEvent[] }[] = [];
+  send(turn: Turn, events: readonly ChatEvent[]): Promise<void> {
+    this.batches.push({ turn, events: [...events] });
     return Promise.resolve();
   }
 }
@@ -118,7 +120,9 @@ describe('TurnStream', () => {
     ]);
     expect(store.batches.flat()).toEqual(stream.emitted);
     expect(sink.batches.flatMap((b) => b.events)).toEqual(stream.emitted);
-    expect(sink.batches.every((b) => b.userId === 'user_001')).toBe(true);
+    expect(sink.batches.map((b) => b.turn)).toEqual(
+      sink.batches.map(() => ({ userId: 'user_001', sessionId: 'session-1' })),
+    );
     expect(stream.nextSeq).toBe(9);
   });
 

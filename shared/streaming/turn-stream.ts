@@ -79,14 +79,14 @@ export class TurnStream {
 
   /** Sends batches until the queue is empty; events emitted while a batch is in flight form the next one. */
   async #deliver(): Promise<void> {
-    const { store, sink, userId } = this.#options;
+    const { store, sink, userId, sessionId } = this.#options;
     try {
       // Starting a microtask later lets events emitted in the same synchronous run travel together.
       await Promise.resolve();
       while (this.#queue.length > 0) {
         const batch = this.#queue;
         this.#queue = [];
-        await Promise.all([store.append(batch), sink.send(userId, batch)]);
+        await Promise.all([store.append(batch), sink.send({ userId, sessionId }, batch)]);
       }
     } catch (error) {
       this.#failure = toAppError(error, this.#options.chatMessageId);
