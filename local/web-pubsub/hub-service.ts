@@ -146,6 +146,17 @@ export class HubService {
     return this.registry.inGroup(hub, group).length > 0;
   }
 
+  connectionIds(): string[] {
+    return this.registry.all().map((connection) => connection.id);
+  }
+
+  /** Closes a connection for good (REST closeConnection); false when there is no such connection. */
+  closeConnection(hub: string, connectionId: string, reason: string): boolean {
+    const connection = this.registry.find(hub, connectionId);
+    if (connection) this.disconnect(connection, reason);
+    return connection !== undefined;
+  }
+
   /** Whether the service still holds the connection (with a socket, or waiting for a resume). */
   connectionExists(hub: string, connectionId: string): boolean {
     return this.registry.find(hub, connectionId) !== undefined;

@@ -153,6 +153,11 @@ export class LocalWebPubSub {
     return this.service.stats();
   }
 
+  /** Test hook: the ids of the connections the service holds (with a socket or waiting for a resume). */
+  connectionIds(): string[] {
+    return this.service.connectionIds();
+  }
+
   /** Test hook: drop a connection abruptly (no close frame), as a network failure would. */
   dropConnection(connectionId: string): void {
     if (!this.service.drop(connectionId))

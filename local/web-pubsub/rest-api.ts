@@ -43,6 +43,7 @@ const routes = new RestRoutes<Handler>([
   { method: 'POST', template: 'hubs/{hub}/users/{userId}/:send', target: sendToUser },
   { method: 'HEAD', template: 'hubs/{hub}/groups/{group}', target: groupExists },
   { method: 'POST', template: 'hubs/{hub}/groups/{group}/:send', target: sendToGroup },
+  { method: 'DELETE', template: 'hubs/{hub}/connections/{connectionId}', target: closeConnection },
   { method: 'PUT', template: 'hubs/{hub}/groups/{group}/connections/{connectionId}', target: addToGroup },
   {
     method: 'DELETE',
@@ -51,7 +52,8 @@ const routes = new RestRoutes<Handler>([
   },
 ]);
 
-const SERVED = 'sendToUser, sendToGroup, addConnectionToGroup, removeConnectionFromGroup and groupExists';
+const SERVED =
+  'sendToUser, sendToGroup, addConnectionToGroup, removeConnectionFromGroup, closeConnection and groupExists';
 
 /** Serves one REST request; `apiPath` is the raw path after `{prefix}/api/`. */
 export async function handleRestRequest(
@@ -102,6 +104,14 @@ async function sendToGroup(call: RestCall): Promise<RestResult> {
     throw new ValidationError("The local Web PubSub does not evaluate 'filter': send without it.");
   call.ctx.service.sendToGroup(hub(call), group(call), await payload(call), query.getAll('excluded'));
   return { status: 202 };
+}
+
+/** Ends a connection for good, telling the client why (`reason`); one that is already gone is closed too. */
+function closeConnection(call: RestCall): RestResult {
+  const reason =
+    new URL(call.req.url ?? '/', 'http://local').searchParams.get('reason') ?? 'Closed by the server.';
+  call.ctx.service.closeConnection(hub(call), connectionId(call), reason);
+  return { status: 204 };
 }
 
 function addToGroup(call: RestCall): RestResult {
