@@ -159,6 +159,19 @@ describe('createWebPubSubEventFeed', () => {
     expect(pubsub.stats().connections).toBe(1);
   });
 
+  it('keeps following a session when a stream closes and another opens at the same moment (a reconnect)', async () => {
+    const feed = newFeed();
+    const leaving = await listen(feed, 'session-r');
+    const closing = leaving.subscription.close();
+    const arriving = await listen(feed, 'session-r');
+    await closing;
+    expect(feed.followedSessions).toBe(1);
+    const [event] = turn(1, 'session-r');
+    await sink().send({ userId: 'alice', sessionId: 'session-r' }, [event!]);
+    await waitFor(() => arriving.received.length === 1, 'the event on the new stream');
+    expect(leaving.received).toEqual([]);
+  });
+
   it('passes on only chat events of the followed session, from batches (JSON arrays)', async () => {
     const feed = newFeed();
     const d = await listen(feed, 'session-d');
