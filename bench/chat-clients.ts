@@ -1,5 +1,6 @@
 // The chat benchmark's clients, as a browser would use the API: dev-user HTTP calls, one Web PubSub client per
-// user that records every turn's events with their arrival times, and an SSE reader of one turn's stream.
+// session a user starts (negotiated for that session; each message a batch of events) that records every turn's
+// events with their arrival times, and an SSE reader of one turn's stream.
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
@@ -114,19 +115,28 @@ export class TurnTrace {
 }
 
 export class ChatApi {
+  /** Per user: what follows a session the user starts (its UserEvents), before startSession returns. */
+  readonly #followers = new Map<string, (sessionId: string) => Promise<void>>();
+
   constructor(private readonly baseUrl: string) {}
 
   async startSession(userId: string): Promise<string> {
     const body = await this.#call(userId, 'POST', '/api/session/start', 201);
-    return z.object({ sessionId: z.string() }).parse(body).sessionId;
+    const sessionId = z.object({ sessionId: z.string() }).parse(body).sessionId;
+    await this.#followers.get(userId)?.(sessionId);
+    return sessionId;
+  }
+
+  onSession(userId: string, follow: (sessionId: string) => Promise<void>): void {
+    this.#followers.set(userId, follow);
   }
 
   async postChat(userId: string, sessionId: string, chatMessageId: string, text: string): Promise<void> {
     await this.#call(userId, 'POST', '/api/chat', 202, { sessionId, chatMessageId, text });
   }
 
-  async negotiate(userId: string): Promise<string> {
-    const body = await this.#call(userId, 'GET', '/api/realtime/negotiate', 200);
+  async negotiate(userId: string, sessionId: string): Promise<string> {
+    const body = await this.#call(userId, 'GET', `/api/realtime/negotiate?sessionId=${sessionId}`, 200);
     return z.object({ url: z.string() }).parse(body).url;
   }
 
@@ -180,25 +190,30 @@ export class ChatApi {
   }
 }
 
-/** A user's Web PubSub connection, recording the events of every turn it receives. */
+/** A user's Web PubSub connections (one per session it starts), recording the events of every turn they receive. */
 export class UserEvents {
   readonly #traces = new Map<string, TurnTrace>();
+  readonly #clients: WebPubSubClient[] = [];
 
-  private constructor(
-    private readonly client: WebPubSubClient,
-    private readonly gauge: TurnGauge | undefined,
-  ) {
-    client.on('server-message', (e) => {
-      const at = performance.now();
-      const event = chatEventSchema.safeParse(e.message.data);
-      if (event.success) this.trace(event.data.chatMessageId).record(event.data, at);
+  private constructor(private readonly gauge: TurnGauge | undefined) {}
+
+  static connect(api: ChatApi, userId: string, gauge?: TurnGauge): Promise<UserEvents> {
+    const events = new UserEvents(gauge);
+    api.onSession(userId, async (sessionId) => {
+      const client = new WebPubSubClient(await api.negotiate(userId, sessionId));
+      events.#clients.push(client);
+      // A session's events come to its group as batches: JSON arrays of events.
+      client.on('group-message', (e) => {
+        const at = performance.now();
+        const batch = Array.isArray(e.message.data) ? (e.message.data as unknown[]) : [];
+        for (const item of batch) {
+          const event = chatEventSchema.safeParse(item);
+          if (event.success) events.trace(event.data.chatMessageId).record(event.data, at);
+        }
+      });
+      await client.start();
     });
-  }
-
-  static async connect(api: ChatApi, userId: string, gauge?: TurnGauge): Promise<UserEvents> {
-    const events = new UserEvents(new WebPubSubClient(await api.negotiate(userId)), gauge);
-    await events.client.start();
-    return events;
+    return Promise.resolve(events);
   }
 
   /** The trace of a turn (created on first use, so events that arrive first are kept). */
@@ -212,6 +227,6 @@ export class UserEvents {
   }
 
   stop(): void {
-    this.client.stop();
+    for (const client of this.#clients) client.stop();
   }
 }

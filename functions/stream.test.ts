@@ -14,20 +14,38 @@ beforeEach(() => {
 });
 
 describe('GET /api/realtime/negotiate', () => {
-  it("gives the caller a client URL for its own events, and refuses another user's (403) or nobody (401)", async () => {
-    const reply = await callEndpoint(negotiateEndpoint, app, { headers: asUser('user_002') });
+  const negotiate = (user: string | undefined, query: string) =>
+    callEndpoint(negotiateEndpoint, app, {
+      ...(user === undefined ? {} : { headers: asUser(user) }),
+      path: `/api/realtime/negotiate${query}`,
+    });
+
+  it("gives the caller a client URL that follows one of its own sessions, and nobody's else (404)", async () => {
+    const { sessionId } = await app.fakes.sessions.create('user_002');
+    const reply = await negotiate('user_002', `?sessionId=${sessionId}`);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('cache-control')).toBe('no-store');
     expect(await reply.json()).toEqual({
-      url: 'ws://web-pubsub.test/client/hubs/chat?user=user_002',
+      url: `ws://web-pubsub.test/client/hubs/chat?user=user_002&session=${sessionId}`,
       expiresAt: '2026-11-22T11:00:00.000Z',
     });
-    const other = await callEndpoint(negotiateEndpoint, app, {
-      headers: asUser('user_002'),
-      path: '/api/realtime/negotiate?userId=user_001',
-    });
-    expect(other.status).toBe(403);
-    expect((await callEndpoint(negotiateEndpoint, app)).status).toBe(401);
+
+    // Another user's session is answered exactly like one that does not exist.
+    const theirs = await negotiate('user_001', `?sessionId=${sessionId}`);
+    const unknown = await negotiate('user_001', `?sessionId=${randomUUID()}`);
+    for (const refused of [theirs, unknown]) {
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toMatchObject({ code: 'not_found' });
+    }
+  });
+
+  it('requires a session id (400), the caller (401), and refuses to name another user (403)', async () => {
+    const missing = await negotiate('user_002', '');
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ code: 'validation_failed' });
+    expect((await negotiate('user_002', '?sessionId=not-a-uuid')).status).toBe(400);
+    expect((await negotiate(undefined, `?sessionId=${randomUUID()}`)).status).toBe(401);
+    expect((await negotiate('user_002', `?sessionId=${randomUUID()}&userId=user_001`)).status).toBe(403);
   });
 });
 

@@ -1,10 +1,15 @@
-// Streaming to clients: GET /api/realtime/negotiate gives the Web PubSub client URL on which the caller receives
-// its own turns' events; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as Server-Sent Events,
-// from the start or after Last-Event-ID, whether the turn is still running or long finished. The stream is opened
-// with the caller's identity, or with the ticket of POST /api/chat's stream URL (a native EventSource sends no
-// headers).
+// Streaming to clients: GET /api/realtime/negotiate?sessionId= gives the Web PubSub client URL on which the caller
+// receives the live events of one of its own sessions; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's
+// events as Server-Sent Events, from the start or after Last-Event-ID, whether the turn is still running or long
+// finished. The stream is opened with the caller's identity, or with the ticket of POST /api/chat's stream URL (a
+// native EventSource sends no headers).
 import { z } from 'zod';
-import { ownUserQuerySchema, streamParamsSchema } from '../shared/streaming/contracts.js';
+import {
+  negotiateQuerySchema,
+  ownUserQuerySchema,
+  streamParamsSchema,
+} from '../shared/streaming/contracts.js';
+import { negotiateRealtime } from '../shared/streaming/negotiate-realtime.js';
 import { openTurnStream } from '../shared/streaming/open-turn-stream.js';
 import { redeemStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { SSE_HEADERS, parseLastEventId } from '../shared/streaming/sse.js';
@@ -15,11 +20,13 @@ export const negotiateEndpoint = endpoint({
   name: 'negotiate',
   route: 'realtime/negotiate',
   methods: ['GET'],
-  summary: "A Web PubSub client URL (no roles) that receives the caller's own events.",
+  summary:
+    "A Web PubSub client URL that follows one of the caller's sessions: it joins that session's group and no other, and cannot send.",
   auth: 'caller',
-  query: ownUserQuerySchema,
-  async handle({ app, caller }) {
-    return { status: 200, body: await app.streaming.clientAccess.issue(caller.userId) };
+  query: negotiateQuerySchema,
+  async handle({ app, caller, query }) {
+    const services = { sessions: app.chat.sessions, clientAccess: app.streaming.clientAccess };
+    return { status: 200, body: await negotiateRealtime(services, caller, query.sessionId) };
   },
 });
 

@@ -1,15 +1,23 @@
 // Access tokens as the service checks them: HS256 JWTs signed with the access key (what the SDK's key
 // credential and getClientAccessToken produce), audience bound to the URL they were made for, exp/nbf enforced.
 import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { z } from 'zod';
 import { UnauthenticatedError } from '../../shared/errors.js';
 
-/**
- * What a client token says about the connection it opens. Its roles and groups claims are not read: clients
- * cannot join or send to groups locally.
- */
-interface ClientClaims {
+/** What a client token says about the connection it opens: who it is, what it may do, which groups it joins. */
+export interface ClientClaims {
   userId: string | undefined;
+  /** The `role` claim: e.g. `webpubsub.joinLeaveGroup` or `webpubsub.joinLeaveGroup.<group>`. */
+  roles: string[];
+  /** The `webpubsub.group` claim: groups the connection joins as it opens. */
+  groups: string[];
 }
+
+// The SDK writes these claims as arrays; a single string is read as a list of one, as the service does.
+const listClaim = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value) => (value === undefined ? [] : ([] as string[]).concat(value)));
 
 // Small allowance for clock skew between the app and this service (same host locally, but tokens cross processes).
 const clockToleranceSeconds = 5;
@@ -29,7 +37,17 @@ export class AccessTokens {
 
   async verifyClientToken(token: string, audiences: readonly string[]): Promise<ClientClaims> {
     const payload = await this.verify(token, audiences);
-    return { userId: typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined };
+    const roles = listClaim.safeParse(payload['role']);
+    const groups = listClaim.safeParse(payload['webpubsub.group']);
+    if (!roles.success || !groups.success)
+      throw new UnauthenticatedError(
+        "The access token's 'role' and 'webpubsub.group' claims must be string arrays.",
+      );
+    return {
+      userId: typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined,
+      roles: roles.data,
+      groups: groups.data.filter((group) => group !== ''),
+    };
   }
 
   private async verify(token: string, audiences: readonly string[]): Promise<JWTPayload> {

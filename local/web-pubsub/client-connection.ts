@@ -1,7 +1,7 @@
-// One client connection as the service keeps it: its identity plus - for the reliable subprotocol - the
-// sequence-numbered messages the client has not acknowledged yet, which survive a dropped socket and are
-// replayed, in order and once, when the client resumes the session.
-import { connectedFrame, serverMessageFrame } from './client-messages.js';
+// One client connection as the service keeps it: its identity, roles and groups, plus - for the reliable
+// subprotocol - the sequence-numbered messages the client has not acknowledged yet, which survive a dropped socket
+// and are replayed, in order and once, when the client resumes the session.
+import { connectedFrame, groupMessageFrame, serverMessageFrame } from './client-messages.js';
 import type { Payload } from './payload.js';
 
 /** The socket under a connection; a resumed reliable connection gets a new one. */
@@ -33,9 +33,14 @@ interface ConnectionInit {
   hub: string;
   userId: string | undefined;
   kind: ClientKind;
+  /** The token's roles (permissions of the connection itself). */
+  roles?: readonly string[];
   reconnectionToken?: string;
   limits?: ConnectionLimits;
 }
+
+/** The role that lets a connection join and leave any group; `<role>.<group>` allows that one group. */
+export const JOIN_LEAVE_GROUP_ROLE = 'webpubsub.joinLeaveGroup';
 
 /** `overflow`: the reliable buffer is full; the caller closes the connection, as the service does. */
 export type DeliveryResult = 'sent' | 'buffered' | 'overflow';
@@ -50,6 +55,9 @@ export class ClientConnection {
   readonly hub: string;
   readonly userId: string | undefined;
   readonly kind: ClientKind;
+  readonly roles: readonly string[];
+  /** Groups the connection is in (group names are case-sensitive, as in the service). */
+  readonly groups = new Set<string>();
   readonly reconnectionToken: string | undefined;
   private readonly limits: ConnectionLimits;
   private transport: ClientTransport | undefined;
@@ -62,6 +70,7 @@ export class ClientConnection {
     this.hub = init.hub;
     this.userId = init.userId;
     this.kind = init.kind;
+    this.roles = init.roles ?? [];
     this.reconnectionToken = init.reconnectionToken;
     this.limits = init.limits ?? defaultConnectionLimits;
   }
@@ -96,15 +105,29 @@ export class ClientConnection {
     return previous;
   }
 
-  /** A server message; a plain JSON connection gets it now or never, a reliable one until it acknowledges it. */
-  deliver(payload: Payload): DeliveryResult {
+  /** Whether the token lets this connection join or leave `group` itself (client joinGroup/leaveGroup). */
+  mayJoinOrLeave(group: string): boolean {
+    return this.roles.some(
+      (role) => role === JOIN_LEAVE_GROUP_ROLE || role === `${JOIN_LEAVE_GROUP_ROLE}.${group}`,
+    );
+  }
+
+  /**
+   * A message sent to the connection's user or to one of its groups (`group` set); a plain JSON connection gets
+   * it now or never, a reliable one until it acknowledges it.
+   */
+  deliver(payload: Payload, group?: string): DeliveryResult {
+    const frameOf = (sequenceId?: number) =>
+      group === undefined
+        ? serverMessageFrame(payload, sequenceId)
+        : groupMessageFrame(group, payload, sequenceId);
     if (this.kind === 'json') {
       // Plain JSON connections are forgotten as soon as their socket goes, so there is nothing to buffer.
-      this.transport?.send(serverMessageFrame(payload));
+      this.transport?.send(frameOf());
       return 'sent';
     }
     const sequenceId = ++this.lastSequenceId;
-    const frame = serverMessageFrame(payload, sequenceId);
+    const frame = frameOf(sequenceId);
     const bytes = Buffer.byteLength(frame);
     if (
       this.unacked.length >= this.limits.maxUnackedMessages ||

@@ -15,16 +15,38 @@ class RecordingTransport implements ClientTransport {
   terminate(): void {}
 }
 
-function setup() {
+function setup(roles: string[] = []) {
   const service = new HubService({ reconnectGraceMs: 1000 });
   const transport = new RecordingTransport();
-  const connection = service.open({ hub: 'chat', kind: 'json', userId: 'u1' }, transport);
+  const connection = service.open({ hub: 'chat', kind: 'json', userId: 'u1', roles }, transport);
   const send = (frame: object) => handleClientFrame(service, connection, JSON.stringify(frame));
   return { service, transport, connection, send };
 }
 
 describe('handleClientFrame', () => {
-  it('refuses group requests with Forbidden, and answers nothing when no ackId was asked for', () => {
+  it('joins and leaves the group its role names, acknowledging each, and refuses any other group', () => {
+    const { service, transport, send } = setup(['webpubsub.joinLeaveGroup.g']);
+    send({ type: 'joinGroup', group: 'g', ackId: 1 });
+    expect(service.groupExists('chat', 'g')).toBe(true);
+    send({ type: 'joinGroup', group: 'h', ackId: 2 });
+    expect(service.groupExists('chat', 'h')).toBe(false);
+    send({ type: 'leaveGroup', group: 'g', ackId: 3 });
+    expect(service.groupExists('chat', 'g')).toBe(false);
+    send({ type: 'joinGroup', group: 'g' });
+    expect(service.groupExists('chat', 'g')).toBe(true);
+    expect(transport.frames.slice(1)).toEqual([
+      { type: 'ack', ackId: 1, success: true },
+      {
+        type: 'ack',
+        ackId: 2,
+        success: false,
+        error: { name: 'Forbidden', message: expect.stringContaining("'h'") as string },
+      },
+      { type: 'ack', ackId: 3, success: true },
+    ]);
+  });
+
+  it('refuses group requests without a role with Forbidden, and answers nothing when no ackId was asked for', () => {
     const { transport, send } = setup();
     send({ type: 'joinGroup', group: 'g', ackId: 1 });
     send({ type: 'leaveGroup', group: 'g', ackId: 2 });

@@ -1,8 +1,9 @@
-// Answers the frames a JSON-subprotocol client sends: sequence acks and pings are served; group requests are
-// refused with `Forbidden`, as the service refuses them to the app's clients (whose tokens grant no roles); and
-// upstream events fail, because the local service has no event handler.
+// Answers the frames a JSON-subprotocol client sends: sequence acks and pings are served; joinGroup/leaveGroup
+// succeed when the token's roles allow that group and are refused with `Forbidden` otherwise, as the service does;
+// sendToGroup is refused (the app grants no client the right to send); upstream events fail, because the local
+// service has no event handler.
 import type { ClientConnection } from './client-connection.js';
-import { ackErrorFrame, invokeErrorFrame, parseClientFrame, pongFrame } from './client-messages.js';
+import { ackErrorFrame, ackFrame, invokeErrorFrame, parseClientFrame, pongFrame } from './client-messages.js';
 import type { HubService } from './hub-service.js';
 
 export function handleClientFrame(service: HubService, connection: ClientConnection, text: string): void {
@@ -21,7 +22,25 @@ export function handleClientFrame(service: HubService, connection: ClientConnect
       if (connection.kind === 'reliable') connection.acknowledge(frame.sequenceId);
       return;
     case 'joinGroup':
-    case 'leaveGroup':
+    case 'leaveGroup': {
+      const allowed = connection.mayJoinOrLeave(frame.group);
+      if (allowed && frame.type === 'joinGroup')
+        service.addToGroup(connection.hub, frame.group, connection.id);
+      if (allowed && frame.type === 'leaveGroup')
+        service.removeFromGroup(connection.hub, frame.group, connection.id);
+      // Without an ackId the client asked for no answer, and the service sends none.
+      if (frame.ackId === undefined) return;
+      connection.sendControl(
+        allowed
+          ? ackFrame(frame.ackId)
+          : ackErrorFrame(
+              frame.ackId,
+              'Forbidden',
+              `The connection has no permission to ${frame.type} '${frame.group}': its token needs the role 'webpubsub.joinLeaveGroup' or 'webpubsub.joinLeaveGroup.${frame.group}'.`,
+            ),
+      );
+      return;
+    }
     case 'sendToGroup':
       // Without an ackId the client asked for no answer, and the service sends none.
       if (frame.ackId !== undefined) {
@@ -29,7 +48,7 @@ export function handleClientFrame(service: HubService, connection: ClientConnect
           ackErrorFrame(
             frame.ackId,
             'Forbidden',
-            `The connection has no permission to ${frame.type} '${frame.group}': the local Web PubSub grants no group permissions.`,
+            `The connection has no permission to sendToGroup '${frame.group}': the local Web PubSub lets no client send to groups.`,
           ),
         );
       }

@@ -17,7 +17,8 @@ const sequenceId = z.union([
     .transform((value) => Number(value)),
 ]);
 
-// The payload fields of sendToGroup and event frames are not read: those requests are refused whatever they carry.
+// The payload fields of sendToGroup and event frames are not read: those requests are refused whatever they carry
+// (the app's clients never send; the local service has no upstream).
 const clientFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('joinGroup'), group: groupName, ackId }),
   z.object({ type: z.literal('leaveGroup'), group: groupName, ackId }),
@@ -52,6 +53,12 @@ export function serverMessageFrame(payload: Payload, sequenceId?: number): strin
   return JSON.stringify({ ...sequence, type: 'message', from: 'server', ...toWireData(payload) });
 }
 
+/** A message sent to a group the connection is in (by REST, so no `fromUserId`); the reliable subprotocol numbers it. */
+export function groupMessageFrame(group: string, payload: Payload, sequenceId?: number): string {
+  const sequence = sequenceId === undefined ? {} : { sequenceId };
+  return JSON.stringify({ ...sequence, type: 'message', from: 'group', group, ...toWireData(payload) });
+}
+
 export function connectedFrame(
   connectionId: string,
   userId: string | undefined,
@@ -71,6 +78,10 @@ export function disconnectedFrame(message: string): string {
 }
 
 type AckErrorName = 'Forbidden' | 'InternalServerError';
+
+export function ackFrame(ackId: number): string {
+  return JSON.stringify({ type: 'ack', ackId, success: true });
+}
 
 export function ackErrorFrame(ackId: number, name: AckErrorName, message: string): string {
   return JSON.stringify({ type: 'ack', ackId, success: false, error: { name, message } });

@@ -65,6 +65,25 @@ describe('HubService', () => {
     service.shutdown('done');
   });
 
+  it("joins a connection to its token's groups as it opens, and takes it out of them when it is gone", async () => {
+    const service = new HubService({ reconnectGraceMs: 20 });
+    const transport = new RecordingTransport();
+    const c = service.open({ ...reliable('u1'), groups: ['s1'] }, transport);
+    const other = new RecordingTransport();
+    service.open({ ...reliable('u1'), groups: ['s2'] }, other);
+    service.sendToGroup('chat', 's1', text('to s1'));
+    expect(transport.data()).toEqual(['to s1']);
+    expect(other.data()).toEqual([]);
+
+    expect(service.drop(c.id)).toBe(true);
+    // Still in the group while it may resume ...
+    expect(service.groupExists('chat', 's1')).toBe(true);
+    await sleep(60);
+    // ... and out of it once its session has expired.
+    expect(service.groupExists('chat', 's1')).toBe(false);
+    expect(service.addToGroup('chat', 's1', c.id)).toBe(false);
+  });
+
   it('forgets a non-reliable connection as soon as its socket closes', () => {
     const service = new HubService({ reconnectGraceMs: 1000 });
     const transport = new RecordingTransport();

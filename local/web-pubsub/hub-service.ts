@@ -1,5 +1,5 @@
-// What the service does to connections, whoever asks (REST or a client frame): sends to a user, and a
-// connection's life across sockets - open, drop, resume within the grace period, expiry.
+// What the service does to connections, whoever asks (REST or a client frame): sends to a user or a group, group
+// membership, and a connection's life across sockets - open, drop, resume within the grace period, expiry.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   ClientConnection,
@@ -21,6 +21,10 @@ export interface OpenRequest {
   hub: string;
   kind: ClientKind;
   userId: string | undefined;
+  /** The token's roles. */
+  roles?: readonly string[];
+  /** Groups the token joins the connection to as it opens (`webpubsub.group`). */
+  groups?: readonly string[];
 }
 
 type ResumeResult = { ok: true; connection: ClientConnection } | { ok: false; reason: string };
@@ -48,10 +52,13 @@ export class HubService {
       hub: request.hub,
       userId: request.userId,
       kind: request.kind,
+      ...(request.roles ? { roles: request.roles } : {}),
       reconnectionToken: request.kind === 'reliable' ? randomBytes(32).toString('base64url') : undefined,
       ...(this.options.limits ? { limits: this.options.limits } : {}),
     });
     this.registry.add(connection);
+    // Joined before `connected` goes out, so a group message sent once the client is connected reaches it.
+    for (const group of request.groups ?? []) this.registry.join(connection, group);
     connection.attach(transport);
     return connection;
   }
@@ -112,11 +119,42 @@ export class HubService {
   // --- sends and queries ----------------------------------------------------------------------------------
 
   sendToUser(hub: string, userId: string, payload: Payload): void {
-    for (const connection of this.registry.ofUser(hub, userId)) {
-      if (connection.deliver(payload) === 'overflow') {
-        this.disconnect(connection, 'Too many unacknowledged messages: the client must send sequenceAck.');
-      }
+    for (const connection of this.registry.ofUser(hub, userId)) this.deliver(connection, payload);
+  }
+
+  /** Sends to every connection in the group except the `excluded` connection ids. */
+  sendToGroup(hub: string, group: string, payload: Payload, excluded: readonly string[] = []): void {
+    for (const connection of this.registry.inGroup(hub, group)) {
+      if (!excluded.includes(connection.id)) this.deliver(connection, payload, group);
     }
+  }
+
+  /** Adds a connection to a group (REST or a permitted client joinGroup); false when there is no such connection. */
+  addToGroup(hub: string, group: string, connectionId: string): boolean {
+    const connection = this.registry.find(hub, connectionId);
+    return connection !== undefined && this.registry.join(connection, group);
+  }
+
+  /** Removes a connection from a group; a connection that is not in it (or gone) is already out. */
+  removeFromGroup(hub: string, group: string, connectionId: string): void {
+    const connection = this.registry.find(hub, connectionId);
+    if (connection) this.registry.leave(connection, group);
+  }
+
+  /** Whether any connection is in the group. */
+  groupExists(hub: string, group: string): boolean {
+    return this.registry.inGroup(hub, group).length > 0;
+  }
+
+  connectionIds(): string[] {
+    return this.registry.all().map((connection) => connection.id);
+  }
+
+  /** Closes a connection for good (REST closeConnection); false when there is no such connection. */
+  closeConnection(hub: string, connectionId: string, reason: string): boolean {
+    const connection = this.registry.find(hub, connectionId);
+    if (connection) this.disconnect(connection, reason);
+    return connection !== undefined;
   }
 
   /** Whether the service still holds the connection (with a socket, or waiting for a resume). */
@@ -125,6 +163,12 @@ export class HubService {
   }
 
   // --- internals -------------------------------------------------------------------------------------------
+
+  private deliver(connection: ClientConnection, payload: Payload, group?: string): void {
+    if (connection.deliver(payload, group) === 'overflow') {
+      this.disconnect(connection, 'Too many unacknowledged messages: the client must send sequenceAck.');
+    }
+  }
 
   private afterDetach(connection: ClientConnection): void {
     if (connection.kind !== 'reliable') {

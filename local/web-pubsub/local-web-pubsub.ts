@@ -1,5 +1,5 @@
-// The local runtime's Azure Web PubSub: the part of the data-plane REST API the app calls (sendToUser, and
-// groupExists as a health probe) and the client WebSocket endpoint (JSON and reliable JSON subprotocols)
+// The local runtime's Azure Web PubSub: the part of the data-plane REST API the app calls (send to a user or a
+// group, group membership, groupExists as a health probe) and the client WebSocket endpoint (JSON and reliable JSON subprotocols)
 // served in-process, so the real @azure/web-pubsub and @azure/web-pubsub-client SDKs work against it unchanged
 // through a connection string whose endpoint is local.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -153,6 +153,11 @@ export class LocalWebPubSub {
     return this.service.stats();
   }
 
+  /** Test hook: the ids of the connections the service holds (with a socket or waiting for a resume). */
+  connectionIds(): string[] {
+    return this.service.connectionIds();
+  }
+
   /** Test hook: drop a connection abruptly (no close frame), as a network failure would. */
   dropConnection(connectionId: string): void {
     if (!this.service.drop(connectionId))
@@ -209,7 +214,8 @@ export class LocalWebPubSub {
     if (socket.destroyed) return;
     this.upgrade(req, socket, head, (ws, kind) => {
       const transport = transportOf(ws);
-      const connection = this.service.open({ hub, kind, userId: claims.userId }, transport);
+      const { userId, roles, groups } = claims;
+      const connection = this.service.open({ hub, kind, userId, roles, groups }, transport);
       this.bind(ws, connection, transport);
     });
   }

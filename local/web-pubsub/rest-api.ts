@@ -1,5 +1,5 @@
-// The data-plane REST API the app's @azure/web-pubsub client calls (`{prefix}/api/...`): sendToUser, and
-// groupExists as its health probe. Bearer-token check, request parsing and validation; errors answer in the
+// The data-plane REST API the app's @azure/web-pubsub client calls (`{prefix}/api/...`): send to a user or a
+// group, add/remove a connection to/from a group, and groupExists (also the app's health probe). Bearer-token check, request parsing and validation; errors answer in the
 // service's shape, `{ code, message }`, with the code in `x-ms-error-code`. Other operations answer 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -42,7 +42,18 @@ const hubName = /^[A-Za-z][A-Za-z0-9_`,.[\]]{0,127}$/;
 const routes = new RestRoutes<Handler>([
   { method: 'POST', template: 'hubs/{hub}/users/{userId}/:send', target: sendToUser },
   { method: 'HEAD', template: 'hubs/{hub}/groups/{group}', target: groupExists },
+  { method: 'POST', template: 'hubs/{hub}/groups/{group}/:send', target: sendToGroup },
+  { method: 'DELETE', template: 'hubs/{hub}/connections/{connectionId}', target: closeConnection },
+  { method: 'PUT', template: 'hubs/{hub}/groups/{group}/connections/{connectionId}', target: addToGroup },
+  {
+    method: 'DELETE',
+    template: 'hubs/{hub}/groups/{group}/connections/{connectionId}',
+    target: removeFromGroup,
+  },
 ]);
+
+const SERVED =
+  'sendToUser, sendToGroup, addConnectionToGroup, removeConnectionFromGroup, closeConnection and groupExists';
 
 /** Serves one REST request; `apiPath` is the raw path after `{prefix}/api/`. */
 export async function handleRestRequest(
@@ -59,7 +70,7 @@ export async function handleRestRequest(
       throw new ValidationError('The request path is not valid percent-encoding.');
     if (match.kind === 'not-found')
       throw new NotFoundError(
-        `No Web PubSub REST operation at '/api/${apiPath}': the local Web PubSub serves sendToUser and groupExists only.`,
+        `No Web PubSub REST operation at '/api/${apiPath}': the local Web PubSub serves ${SERVED} only.`,
       );
     if (match.kind === 'method-not-allowed') {
       res.setHeader('Allow', match.allowed.join(', '));
@@ -82,10 +93,37 @@ async function sendToUser(call: RestCall): Promise<RestResult> {
   return { status: 202 };
 }
 
-/** Clients cannot join groups locally, so no group has members: the answer is always "no" (404). */
+/** A group exists while a connection is in it: 200, else 404. */
 function groupExists(call: RestCall): RestResult {
-  hub(call);
-  return { status: 404 };
+  return { status: call.ctx.service.groupExists(hub(call), group(call)) ? 200 : 404 };
+}
+
+async function sendToGroup(call: RestCall): Promise<RestResult> {
+  const query = new URL(call.req.url ?? '/', 'http://local').searchParams;
+  if (query.has('filter'))
+    throw new ValidationError("The local Web PubSub does not evaluate 'filter': send without it.");
+  call.ctx.service.sendToGroup(hub(call), group(call), await payload(call), query.getAll('excluded'));
+  return { status: 202 };
+}
+
+/** Ends a connection for good, telling the client why (`reason`); one that is already gone is closed too. */
+function closeConnection(call: RestCall): RestResult {
+  const reason =
+    new URL(call.req.url ?? '/', 'http://local').searchParams.get('reason') ?? 'Closed by the server.';
+  call.ctx.service.closeConnection(hub(call), connectionId(call), reason);
+  return { status: 204 };
+}
+
+function addToGroup(call: RestCall): RestResult {
+  const id = connectionId(call);
+  if (!call.ctx.service.addToGroup(hub(call), group(call), id))
+    throw new NotFoundError(`No connection '${id}' in this hub.`);
+  return { status: 200 };
+}
+
+function removeFromGroup(call: RestCall): RestResult {
+  call.ctx.service.removeFromGroup(hub(call), group(call), connectionId(call));
+  return { status: 204 };
 }
 
 // --- request parts -----------------------------------------------------------------------------------------
@@ -113,6 +151,18 @@ function userId(call: RestCall): string {
   const value = call.params['userId'] ?? '';
   if (value === '' || value.length > 1024)
     throw new ValidationError(`'userId' must be 1 to 1024 characters.`);
+  return value;
+}
+
+function group(call: RestCall): string {
+  const value = call.params['group'] ?? '';
+  if (value === '' || value.length > 1024) throw new ValidationError(`'group' must be 1 to 1024 characters.`);
+  return value;
+}
+
+function connectionId(call: RestCall): string {
+  const value = call.params['connectionId'] ?? '';
+  if (value === '') throw new ValidationError(`'connectionId' must not be empty.`);
   return value;
 }
 

@@ -151,6 +151,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
+      await streaming.close();
       cosmosClient.dispose();
       await platform.close();
     },

@@ -1,8 +1,9 @@
-// The port that lets a user's client connect to its live events: a client URL whose token names the user and
-// grants no roles. Adapter: Web PubSub (adapters/web-pubsub-client-access.ts).
+// The port that lets a user's client follow a session's live events: a client URL whose token names the user,
+// joins the session's group as it connects, and may join or leave that group only (never send).
+// Adapter: Web PubSub (adapters/web-pubsub-client-access.ts).
 import type { ClientAccess } from './contracts.js';
 
 export interface ClientAccessIssuer {
-  /** A URL on which the user's client receives only what is sent to that user. */
-  issue(userId: string): Promise<ClientAccess>;
+  /** A URL on which the client receives the live events of that session (the caller checked it is the user's). */
+  issue(turn: { userId: string; sessionId: string }): Promise<ClientAccess>;
 }

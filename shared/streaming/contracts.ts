@@ -156,3 +156,16 @@ export type StreamTicketDocument = z.infer<typeof streamTicketDocumentSchema>;
 
 /** The `ticket` query parameter of a stream URL: 32 random bytes, base64url (43 characters). */
 export const STREAM_TICKET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+// --- Live delivery ----------------------------------------------------------------------------------------
+
+/** GET /api/realtime/negotiate?sessionId=...: the client URL follows one of the caller's own sessions. */
+export const negotiateQuerySchema = ownUserQuerySchema.extend({ sessionId: sessionIdSchema });
+
+/**
+ * The Web PubSub group of a session's live events: every connection that follows the session is in it, so a
+ * turn's events reach those connections only (not the user's other tabs on other sessions).
+ */
+export function sessionGroup(sessionId: string): string {
+  return `session-${sessionId}`;
+}

@@ -1,5 +1,6 @@
 // The relay's exactly-once, in-order guarantee under late join, resume, and a live feed that is early, late,
-// out of order, repetitive or silent; and its timers: catch-up poll, gap lookup, keep-alive, idle timeout.
+// out of order, repetitive or silent; and its timers: gap lookup, quiet-period reads with backoff, keep-alive, idle
+// timeout; and what it costs: store reads only to fill a gap, counted over simulated minutes.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatEvent } from './contracts.js';
@@ -65,7 +66,7 @@ class FakeStore implements TurnEventStore {
 }
 
 interface FakeSubscription {
-  userId: string;
+  turn: { userId: string; sessionId: string };
   onEvent: (event: ChatEvent) => void;
   closed: boolean;
 }
@@ -75,9 +76,12 @@ class FakeFeed implements UserEventFeed {
   /** Resolves subscribe(); tests may replace it to hold the subscription back. */
   ready: () => Promise<void> = () => Promise.resolve();
 
-  async subscribe(userId: string, onEvent: (event: ChatEvent) => void): Promise<FeedSubscription> {
+  async subscribe(
+    turn: { userId: string; sessionId: string },
+    onEvent: (event: ChatEvent) => void,
+  ): Promise<FeedSubscription> {
     await this.ready();
-    const subscription: FakeSubscription = { userId, onEvent, closed: false };
+    const subscription: FakeSubscription = { turn: { ...turn }, onEvent, closed: false };
     this.subscriptions.push(subscription);
     return {
       close: () => {
@@ -87,9 +91,10 @@ class FakeFeed implements UserEventFeed {
     };
   }
 
-  push(userId: string, ...events: ChatEvent[]): void {
+  /** Delivers to every open subscription, whatever it follows: the relay must pick its own turn's events. */
+  push(...events: ChatEvent[]): void {
     for (const event of events) {
-      for (const s of this.subscriptions) if (!s.closed && s.userId === userId) s.onEvent(event);
+      for (const s of this.subscriptions) if (!s.closed) s.onEvent(event);
     }
   }
 
@@ -193,7 +198,7 @@ describe('relayTurnEvents', () => {
     expect(sse.retries).toEqual([2500]);
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
-    expect(feed.subscriptions).toHaveLength(1);
+    expect(feed.subscriptions.map((s) => s.turn)).toEqual([{ userId: USER, sessionId: SESSION }]);
     expect(errors).toEqual([]);
   });
 
@@ -218,7 +223,7 @@ describe('relayTurnEvents', () => {
     store.duringRead = () => {
       store.duringRead = undefined;
       void store.append([ev(events, 4)]);
-      feed.push(USER, ev(events, 4));
+      feed.push(ev(events, 4));
     };
 
     const sse = relay();
@@ -227,7 +232,7 @@ describe('relayTurnEvents', () => {
 
     for (const event of events.slice(4)) {
       await store.append([event]);
-      feed.push(USER, event);
+      feed.push(event);
       await advance();
     }
 
@@ -244,7 +249,7 @@ describe('relayTurnEvents', () => {
     expect(sse.events).toEqual(events.slice(2, 4));
 
     await store.append(events.slice(4));
-    feed.push(USER, ...events.slice(4));
+    feed.push(...events.slice(4));
     await advance();
 
     expect(sse.events).toEqual(events.slice(2));
@@ -264,25 +269,26 @@ describe('relayTurnEvents', () => {
   it('holds an event that reaches the feed before the one before it is stored, and fills the gap from the store', async () => {
     const events = turn(5);
     await store.append(events.slice(0, 2));
-    const sse = relay({ gapRetryMs: 50, catchUpIntervalMs: 600_000 });
+    const sse = relay({ gapRetryMs: 50, quietReadMs: 600_000 });
     await advance();
     const readsBefore = store.reads.length;
 
     // Event 4 arrives live; event 3 was sent too but is lost, and neither is stored yet.
-    feed.push(USER, ev(events, 4));
-    await advance(200);
+    feed.push(ev(events, 4));
+    await advance(350);
     expect(sse.events).toEqual(events.slice(0, 2));
-    expect(store.reads.slice(readsBefore)).toEqual([2, 2, 2, 2]);
+    // Looked up 50 ms after the gap showed, then 100 and 200 ms later: a gap that stays costs less and less.
+    expect(store.reads.slice(readsBefore)).toEqual([2, 2, 2]);
 
     await store.append([ev(events, 3), ev(events, 4)]);
-    await advance(50);
+    await advance(400);
     expect(sse.events).toEqual(events.slice(0, 4));
 
     const readsAfterFill = store.reads.length;
     await advance(500);
     expect(store.reads.length).toBe(readsAfterFill);
 
-    feed.push(USER, ev(events, 5));
+    feed.push(ev(events, 5));
     await advance();
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
@@ -302,23 +308,23 @@ describe('relayTurnEvents', () => {
 
   it('orders live events that arrive out of order and drops the repeats', async () => {
     const events = turn(6);
-    const sse = relay({ catchUpIntervalMs: 600_000 });
+    const sse = relay({ quietReadMs: 600_000 });
     await advance();
 
-    feed.push(USER, ...[2, 1, 1, 3, 2, 5, 3].map((seq) => ev(events, seq)));
+    feed.push(...[2, 1, 1, 3, 2, 5, 3].map((seq) => ev(events, seq)));
     await advance();
     expect(sse.events).toEqual(events.slice(0, 3));
 
-    feed.push(USER, ev(events, 6), ev(events, 4), ev(events, 5), ev(events, 4));
+    feed.push(ev(events, 6), ev(events, 4), ev(events, 5), ev(events, 4));
     await advance();
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
   });
 
-  it('picks up from the store, on the catch-up poll, events the live feed never delivers', async () => {
+  it('picks up from the store, after a quiet period, events the live feed never delivers, waiting longer each time', async () => {
     const events = turn(5);
     await store.append(events.slice(0, 2));
-    const sse = relay({ catchUpIntervalMs: 1000 });
+    const sse = relay({ quietReadMs: 1000 });
     await advance();
 
     await store.append(events.slice(2, 4));
@@ -329,9 +335,61 @@ describe('relayTurnEvents', () => {
     expect(store.reads.at(-1)).toBe(2);
 
     await store.append([ev(events, 5)]);
-    await advance(1000);
+    await advance(1999);
+    expect(sse.events).toEqual(events.slice(0, 4));
+    await advance(1);
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
+  });
+
+  it('reads the store only for the backfill while live events flow, for a whole minute', async () => {
+    const events = turn(122);
+    await store.append(events.slice(0, 1));
+    const sse = relay({ idleTimeoutMs: 600_000 });
+    await advance();
+    expect(store.reads).toEqual([0]);
+
+    // One batch every 500 ms (stored, then sent), for 60 s.
+    for (const event of events.slice(1, 121)) {
+      await store.append([event]);
+      feed.push(event);
+      await advance(500);
+    }
+    expect(sse.events).toEqual(events.slice(0, 121));
+    expect(store.reads).toEqual([0]);
+
+    await store.append([ev(events, 122)]);
+    feed.push(ev(events, 122));
+    await advance();
+    expect(sse.events).toEqual(events);
+    expect(store.reads).toEqual([0]);
+    expectCleanEnd(sse);
+  });
+
+  it('backs off its quiet-period reads from 2 s to 30 s, and starts over when a live event arrives', async () => {
+    const events = turn(4);
+    await store.append(events.slice(0, 1));
+    const sse = relay({ idleTimeoutMs: 3_600_000, keepAliveMs: 3_600_000 });
+    await advance();
+    expect(store.reads).toHaveLength(1);
+
+    // Quiet for a minute: reads 2, 6, 14, 30 and 60 s after the backfill.
+    await advance(60_000);
+    expect(store.reads).toHaveLength(1 + 5);
+    // At the cap: two reads a minute.
+    await advance(60_000);
+    expect(store.reads).toHaveLength(1 + 5 + 2);
+
+    // A live event: the next quiet read comes 2 s after it, not 30 s.
+    await store.append([ev(events, 2)]);
+    feed.push(ev(events, 2));
+    await advance(1_999);
+    expect(store.reads).toHaveLength(8);
+    await advance(1);
+    expect(store.reads).toHaveLength(9);
+    expect(sse.events).toEqual(events.slice(0, 2));
+    expect(sse.done).toBe(false);
+    await sse.cancel();
   });
 
   it("ignores other turns' events, of the same session or the same message id elsewhere", async () => {
@@ -339,12 +397,12 @@ describe('relayTurnEvents', () => {
     const sse = relay();
     await advance();
 
-    feed.push(USER, ...turn(3, { chatMessageId: 'turn-2' }), ...turn(3, { sessionId: 'session-2' }));
+    feed.push(...turn(3, { chatMessageId: 'turn-2' }), ...turn(3, { sessionId: 'session-2' }));
     await advance();
     expect(sse.events).toEqual([]);
     expect(sse.done).toBe(false);
 
-    feed.push(USER, ...events);
+    feed.push(...events);
     await advance();
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
@@ -359,7 +417,7 @@ describe('relayTurnEvents', () => {
     await advance(20_000);
     expect(sse.comments).toEqual(['keep-alive', 'keep-alive']);
     // A new event restarts the idle clock.
-    feed.push(USER, ev(events, 3));
+    feed.push(ev(events, 3));
     await advance(29_999);
     expect(sse.done).toBe(false);
     expect(sse.comments).toHaveLength(4);
@@ -379,7 +437,7 @@ describe('relayTurnEvents', () => {
 
     await sse.cancel();
     const reads = store.reads.length;
-    feed.push(USER, ev(events, 3));
+    feed.push(ev(events, 3));
     await advance(120_000);
 
     expect(feed.open).toBe(0);
@@ -407,34 +465,36 @@ describe('relayTurnEvents', () => {
     const events = turn(4);
     await store.append(events.slice(0, 2));
     store.failures = 2;
-    const sse = relay({ catchUpIntervalMs: 1000, gapRetryMs: 50 });
+    const sse = relay({ quietReadMs: 1000, gapRetryMs: 50 });
     await advance();
     // Event 3 is sent live but not readable; event 2 is stored but the store is failing.
-    feed.push(USER, ev(events, 3));
+    feed.push(ev(events, 3));
     await advance(50);
     expect(sse.events).toEqual([]);
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatchObject({ message: 'store unavailable' });
 
-    await advance(50);
+    await advance(100);
     expect(sse.events).toEqual(events.slice(0, 3));
 
-    feed.push(USER, ev(events, 4));
+    feed.push(ev(events, 4));
     await advance();
     expect(sse.events).toEqual(events);
     expectCleanEnd(sse);
   });
 
-  it('relays from the store alone when the feed cannot subscribe', async () => {
+  it('relays from the store alone, without backing off, when the feed cannot subscribe', async () => {
     const events = turn(3);
     await store.append(events.slice(0, 1));
     const failure = new Error('feed unavailable');
     feed.ready = () => Promise.reject(failure);
-    const sse = relay({ catchUpIntervalMs: 1000 });
+    const sse = relay({ quietReadMs: 1000 });
     await advance();
     expect(sse.events).toEqual(events.slice(0, 1));
     expect(errors).toEqual([failure]);
 
+    await advance(3000);
+    expect(store.reads).toHaveLength(1 + 3);
     await store.append(events.slice(1));
     await advance(1000);
     expect(sse.events).toEqual(events);

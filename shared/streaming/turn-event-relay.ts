@@ -1,7 +1,10 @@
 // The SSE relay of one chat turn (DESIGN §5): the turn's events after the client's Last-Event-ID, exactly once
-// each and in seq order, ending after the terminal event. It subscribes to the user's live feed first and only
-// then reads the store, so nothing falls between the two; events that arrive ahead of a missing seq wait while
-// the store is asked for it, and a periodic store read covers anything the live feed never delivers.
+// each and in seq order, ending after the terminal event. It follows the session's live feed first and only then
+// reads the store (the backfill), so nothing falls between the two. After that it reads the store only to fill a
+// gap: when events arrive ahead of a missing seq (looked up at once, then less often while the gap stays), and,
+// as a safety net for a feed that lost something, after a quiet period with no live event (2 s, doubling to 30 s,
+// back to 2 s when a live event arrives). Events are stored before they are sent live, so whatever the feed shows
+// is already readable. An open stream that is following a live turn costs no store read at all.
 import { ValidationError } from '../errors.js';
 import { isTerminalEvent, type ChatEvent } from './contracts.js';
 import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';
@@ -20,9 +23,11 @@ export interface RelayOptions {
   idleTimeoutMs: number;
   /** Default 15000: comment frames so proxies keep the connection. */
   keepAliveMs?: number;
-  /** Default 1000: store poll, a safety net if the live feed misses something. */
-  catchUpIntervalMs?: number;
-  /** Default 50: how soon a missing seq is looked up in the store again. */
+  /** Default 2000: with no live event for this long, the store is read (then again after twice as long, ...). */
+  quietReadMs?: number;
+  /** Default 30000: the longest wait between two quiet-period reads, and between two lookups of the same gap. */
+  quietReadMaxMs?: number;
+  /** Default 50: how soon a missing seq is first looked up in the store (then twice as long each time it is not there). */
   gapRetryMs?: number;
   /** Default 1000, sent first as `retry:`. */
   retryMs?: number;
@@ -58,13 +63,33 @@ class TurnEventRelay {
   private idleTimer: Timer | undefined;
   private keepAliveTimer: Timer | undefined;
   private gapTimer: Timer | undefined;
-  private catchUpTimer: ReturnType<typeof setInterval> | undefined;
+  private quietTimer: Timer | undefined;
+  /** Wait before the next quiet-period read: doubles on each, back to quietReadMs on a live event. */
+  private quietDelay: number;
+  /** Wait before the next lookup of a missing seq: doubles while the gap stays, back to gapRetryMs when it fills. */
+  private gapDelay: number;
+  /** Whether the live feed is followed; without it, the quiet-period reads do not back off. */
+  private live = false;
 
   constructor(
     private readonly options: RelayOptions,
     private readonly controller: ReadableStreamDefaultController<Uint8Array>,
   ) {
     this.next = options.afterSeq + 1;
+    this.quietDelay = this.quietReadMs;
+    this.gapDelay = this.gapRetryMs;
+  }
+
+  private get quietReadMs(): number {
+    return this.options.quietReadMs ?? 2000;
+  }
+
+  private get quietReadMaxMs(): number {
+    return Math.max(this.options.quietReadMaxMs ?? 30_000, this.quietReadMs);
+  }
+
+  private get gapRetryMs(): number {
+    return this.options.gapRetryMs ?? 50;
   }
 
   start(): void {
@@ -81,27 +106,43 @@ class TurnEventRelay {
   }
 
   private async listenThenBackfill(): Promise<void> {
+    const { userId, sessionId } = this.options;
     try {
-      this.subscription = await this.options.feed.subscribe(this.options.userId, (event) =>
+      this.subscription = await this.options.feed.subscribe({ userId, sessionId }, (event) =>
         this.receiveLive(event),
       );
+      this.live = true;
     } catch (error) {
-      // Without the live feed the store poll still delivers everything, only later.
+      // Without the live feed the quiet-period reads still deliver everything, only later.
       this.report(error);
     }
     if (this.ended) {
       await this.closeSubscription();
       return;
     }
-    this.catchUpTimer = setInterval(() => void this.readStore(), this.options.catchUpIntervalMs ?? 1000);
     // One seq earlier than needed, to see whether the client's last event already ended the turn.
     await this.readStore(Math.max(0, this.options.afterSeq - 1));
+    this.armQuietRead();
   }
 
   private receiveLive(event: ChatEvent): void {
     if (event.sessionId !== this.options.sessionId || event.chatMessageId !== this.options.chatMessageId)
       return;
+    // The feed is alive: the safety net starts over from its shortest wait.
+    this.quietDelay = this.quietReadMs;
+    this.armQuietRead();
     this.accept([event]);
+  }
+
+  /** (Re)starts the wait for a quiet-period read. */
+  private armQuietRead(): void {
+    if (this.ended) return;
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      if (this.live) this.quietDelay = Math.min(this.quietDelay * 2, this.quietReadMaxMs);
+      void this.readStore().then(() => this.armQuietRead());
+    }, this.quietDelay);
   }
 
   private async readStore(afterSeq = this.next - 1): Promise<void> {
@@ -138,6 +179,7 @@ class TurnEventRelay {
     for (let event = this.pending.get(this.next); event && !this.ended; event = this.pending.get(this.next)) {
       this.pending.delete(this.next);
       this.next++;
+      this.gapDelay = this.gapRetryMs;
       this.emit(event);
     }
     this.scheduleGapLookup();
@@ -163,10 +205,13 @@ class TurnEventRelay {
 
   private scheduleGapLookup(): void {
     if (this.ended || this.pending.size === 0 || this.gapTimer) return;
+    const delay = this.gapDelay;
     this.gapTimer = setTimeout(() => {
       this.gapTimer = undefined;
+      // A gap the store cannot fill yet is looked up less and less often (a filled one resets this in drain).
+      this.gapDelay = Math.min(delay * 2, this.quietReadMaxMs);
       void this.readStore();
-    }, this.options.gapRetryMs ?? 50);
+    }, delay);
   }
 
   private armIdleTimer(): void {
@@ -201,7 +246,7 @@ class TurnEventRelay {
     clearTimeout(this.idleTimer);
     clearTimeout(this.keepAliveTimer);
     clearTimeout(this.gapTimer);
-    clearInterval(this.catchUpTimer);
+    clearTimeout(this.quietTimer);
   }
 
   private async closeSubscription(): Promise<void> {

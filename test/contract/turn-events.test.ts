@@ -1,6 +1,6 @@
 // Contract tests of the turn event adapters with the real SDKs: the Cosmos DB store against the local Cosmos
 // server (idempotent append, ordered reads after a seq, isolation between turns and sessions), and a
-// TurnStream writing through that store and the Web PubSub sink to a client connected as the user.
+// TurnStream writing through that store and the Web PubSub sink to a client that follows the session.
 import type { Container, CosmosClient } from '@azure/cosmos';
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { WebPubSubClient, WebPubSubJsonReliableProtocol } from '@azure/web-pubsub-client';
@@ -11,7 +11,7 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { sessionGroup, type ChatEvent } from '../../shared/streaming/contracts.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import { DependencyError } from '../../shared/errors.js';
@@ -183,9 +183,12 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
     await webPubSubServer?.close();
   });
 
-  /** Connects as `userId`; `received` collects the data of every server message, in arrival order. */
-  async function connect(userId: string): Promise<{ connectionId: string; received: unknown[] }> {
-    const { url } = await service.getClientAccessToken({ userId });
+  /** Connects as `userId` following `sessionId`; `received` collects the data of every message, in arrival order. */
+  async function connect(
+    userId: string,
+    sessionId: string,
+  ): Promise<{ connectionId: string; received: unknown[] }> {
+    const { url } = await service.getClientAccessToken({ userId, groups: [sessionGroup(sessionId)] });
     const client = new WebPubSubClient(url, {
       protocol: WebPubSubJsonReliableProtocol(),
       autoReconnect: false,
@@ -194,6 +197,7 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
     clients.push(client);
     const received: unknown[] = [];
     client.on('server-message', (e) => received.push(e.message.data));
+    client.on('group-message', (e) => received.push(e.message.data));
     const connected = new Promise<string>((resolve) =>
       client.on('connected', (e) => resolve(e.connectionId)),
     );
@@ -209,9 +213,9 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
     }
   }
 
-  it('delivers to the user exactly the stored events, in order, and nothing to another user', async () => {
-    const alice = await connect('alice');
-    const bob = await connect('bob');
+  it("delivers to the session's followers exactly the stored events, in order, and nothing to another session", async () => {
+    const alice = await connect('alice', 's-live');
+    const otherTab = await connect('alice', 's-other');
     // A long interval: text is coalesced by size and by the other events only, so the cut is deterministic.
     const stream = new TurnStream({
       userId: 'alice',
@@ -249,15 +253,19 @@ describe('a turn stream through the Cosmos DB store and the Web PubSub sink', ()
         .join(''),
     ).toBe('Let me look that up for you.It is here.');
 
-    // Messages to a user arrive in order: once a marker sent now has arrived, so has everything before it.
-    for (const [userId, client] of [
-      ['alice', alice],
-      ['bob', bob],
+    // Messages to a connection arrive in order: once a marker sent now has arrived, so has everything before it.
+    for (const [group, client] of [
+      ['s-live', alice],
+      ['s-other', otherTab],
     ] as const) {
-      await service.sendToUser(userId, 'marker', { contentType: 'text/plain' });
+      await service.group(sessionGroup(group)).sendToAll('marker', { contentType: 'text/plain' });
       await waitFor(() => client.received.includes('marker'), 'the marker');
     }
-    expect(alice.received).toEqual([...stored, 'marker']);
-    expect(bob.received).toEqual(['marker']);
+    // Each message is one batch of the stream, a JSON array; together they are the stored events.
+    const batches = alice.received.slice(0, -1) as ChatEvent[][];
+    expect(batches.every((batch) => Array.isArray(batch) && batch.length > 0)).toBe(true);
+    expect(batches.flat()).toEqual(stored);
+    expect(alice.received.at(-1)).toBe('marker');
+    expect(otherTab.received).toEqual(['marker']);
   });
 });

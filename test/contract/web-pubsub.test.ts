@@ -46,7 +46,7 @@ const serviceClient = testServiceClient;
 interface TestClient {
   client: WebPubSubClient;
   connectionId: string;
-  /** Every server message, in arrival order, as `server:<data>`. */
+  /** Every message, in arrival order, as `server:<data>` or `group <name>:<data>`. */
   received: string[];
   connectedEvents: number;
   disconnectedEvents: number;
@@ -70,6 +70,7 @@ async function connect(
     disconnectedEvents: 0,
   };
   client.on('server-message', (e) => result.received.push(`server:${text(e.message.data)}`));
+  client.on('group-message', (e) => result.received.push(`group ${e.message.group}:${text(e.message.data)}`));
   client.on('disconnected', () => result.disconnectedEvents++);
   const connected = new Promise<void>((resolve) =>
     client.on('connected', (e) => {
@@ -128,25 +129,101 @@ describe('local Web PubSub with the real SDKs', () => {
     expect(aliceReliable.connectionId).not.toBe(aliceJson.connectionId);
   });
 
-  it('refuses group requests from clients with Forbidden, even when the token names roles', async () => {
-    const plain = await connect({ userId: 'erin' });
-    const withRoles = await connect({
-      userId: 'frank',
-      roles: ['webpubsub.joinLeaveGroup', 'webpubsub.sendToGroup'],
-    });
+  it("sends to a group only the connections in it, on both subprotocols: a session's events stay in that session", async () => {
+    // One user, two sessions (two browser tabs), each connection joined to its session's group by its token.
+    const tabA = await connect({ userId: 'alice', groups: ['session-A'] });
+    const tabAJson = await connect({ userId: 'alice', groups: ['session-A'] }, WebPubSubJsonProtocol());
+    const tabB = await connect({ userId: 'alice', groups: ['session-B'] });
+    const stranger = await connect({ userId: 'bob' });
+    expect(await service.groupExists('session-A')).toBe(true);
 
-    for (const client of [plain, withRoles]) {
-      const refusals = [
-        await client.client.joinGroup('private').catch((error: unknown) => error),
-        await client.client.sendToGroup('private', 'psst', 'text').catch((error: unknown) => error),
-        await client.client.leaveGroup('private').catch((error: unknown) => error),
-      ];
-      for (const refused of refusals) {
-        expect(refused).toBeInstanceOf(SendMessageError);
-        expect((refused as SendMessageError).errorDetail?.name).toBe('Forbidden');
-      }
+    await service.group('session-A').sendToAll([{ seq: 1 }, { seq: 2 }]);
+    await service.group('session-B').sendToAll([{ seq: 9 }]);
+    await service.group('session-A').sendToAll('end-a', { contentType: 'text/plain' });
+    await service.group('session-B').sendToAll('end-b', { contentType: 'text/plain' });
+    for (const client of [tabA, tabAJson]) {
+      await waitFor(() => client.received.includes('group session-A:end-a'), 'the end of session A');
+      expect(client.received).toEqual(['group session-A:[{"seq":1},{"seq":2}]', 'group session-A:end-a']);
     }
-    expect(await service.groupExists('private')).toBe(false);
+    await waitFor(() => tabB.received.includes('group session-B:end-b'), 'the end of session B');
+    expect(tabB.received).toEqual(['group session-B:[{"seq":9}]', 'group session-B:end-b']);
+    // A user-addressed send still reaches every connection of the user, and only those.
+    await flush('bob', [stranger], 'end-bob');
+    expect(stranger.received).toEqual(['server:end-bob']);
+  });
+
+  it('lets a client join and leave only the group its role names: another group is Forbidden, sending too', async () => {
+    const tab = await connect({
+      userId: 'carol',
+      groups: ['session-C'],
+      roles: ['webpubsub.joinLeaveGroup.session-C'],
+    });
+    await tab.client.leaveGroup('session-C');
+    expect(await service.groupExists('session-C')).toBe(false);
+    await service.group('session-C').sendToAll('while out', { contentType: 'text/plain' });
+    await tab.client.joinGroup('session-C');
+    await service.group('session-C').sendToAll('back in', { contentType: 'text/plain' });
+    await waitFor(() => tab.received.includes('group session-C:back in'), 'the message after re-joining');
+    expect(tab.received).toEqual(['group session-C:back in']);
+
+    const refusals = [
+      await tab.client.joinGroup('session-D').catch((error: unknown) => error),
+      await tab.client.leaveGroup('session-D').catch((error: unknown) => error),
+      await tab.client.sendToGroup('session-C', 'psst', 'text').catch((error: unknown) => error),
+    ];
+    for (const refused of refusals) {
+      expect(refused).toBeInstanceOf(SendMessageError);
+      expect((refused as SendMessageError).errorDetail?.name).toBe('Forbidden');
+    }
+    expect(await service.groupExists('session-D')).toBe(false);
+
+    // A token without roles can join nothing, not even with a group claim of its own.
+    const plain = await connect({ userId: 'dan' });
+    const refused = await plain.client.joinGroup('session-C').catch((error: unknown) => error);
+    expect((refused as SendMessageError).errorDetail?.name).toBe('Forbidden');
+  });
+
+  it('lets a token with the general role join any group, and the server add and remove connections', async () => {
+    const relay = await connect({ roles: ['webpubsub.joinLeaveGroup'] });
+    await relay.client.joinGroup('session-E');
+    await relay.client.joinGroup('session-F');
+    const viewer = await connect({ userId: 'erin' });
+    await service.group('session-E').addConnection(viewer.connectionId);
+
+    await service.group('session-E').sendToAll('e1', { contentType: 'text/plain' });
+    await service.group('session-F').sendToAll('f1', { contentType: 'text/plain' });
+    await waitFor(() => relay.received.length === 2 && viewer.received.length === 1, 'e1 and f1');
+    expect(relay.received).toEqual(['group session-E:e1', 'group session-F:f1']);
+    expect(viewer.received).toEqual(['group session-E:e1']);
+
+    await service.group('session-E').removeConnection(viewer.connectionId);
+    await relay.client.leaveGroup('session-F');
+    await service.group('session-E').sendToAll('e2', { contentType: 'text/plain' });
+    await service.group('session-F').sendToAll('f2', { contentType: 'text/plain' });
+    await waitFor(() => relay.received.length === 3, 'e2');
+    await flush('erin', [viewer], 'end-erin');
+    expect(relay.received).toEqual(['group session-E:e1', 'group session-F:f1', 'group session-E:e2']);
+    expect(viewer.received).toEqual(['group session-E:e1', 'server:end-erin']);
+    expect(await service.groupExists('session-F')).toBe(false);
+
+    const missing = await service
+      .group('session-E')
+      .addConnection('no-such-connection')
+      .catch((e: unknown) => e);
+    expect(missing).toMatchObject({ name: 'RestError', statusCode: 404 });
+  });
+
+  it('sends to a group except the excluded connections', async () => {
+    const first = await connect({ userId: 'fay', groups: ['session-G'] });
+    const second = await connect({ userId: 'fay', groups: ['session-G'] });
+    await service.group('session-G').sendToAll('not for first', {
+      contentType: 'text/plain',
+      excludedConnections: [first.connectionId],
+    });
+    await service.group('session-G').sendToAll('for both', { contentType: 'text/plain' });
+    await waitFor(() => first.received.length === 1 && second.received.length === 2, 'the messages');
+    expect(first.received).toEqual(['group session-G:for both']);
+    expect(second.received).toEqual(['group session-G:not for first', 'group session-G:for both']);
   });
 
   it('answers a client event with an error, since no event handler is configured locally', async () => {
@@ -191,7 +268,7 @@ describe('local Web PubSub with the real SDKs', () => {
     expect(unserved).toMatchObject({
       name: 'RestError',
       statusCode: 404,
-      message: expect.stringMatching(/sendToUser and groupExists only/) as string,
+      message: expect.stringMatching(/sendToUser, sendToGroup, .* and groupExists only/) as string,
     });
   });
 
@@ -217,6 +294,17 @@ describe('local Web PubSub with the real SDKs', () => {
     // The same session came back: no second connected event and no disconnected event.
     expect(ivy.connectedEvents).toBe(1);
     expect(ivy.disconnectedEvents).toBe(0);
+  });
+
+  it('keeps a resumed reliable connection in its groups, with the group messages sent while it was away', async () => {
+    const tab = await connect({ userId: 'ivan', groups: ['session-H'] });
+    pubsub.dropConnection(tab.connectionId);
+    await service.group('session-H').sendToAll('h1', { contentType: 'text/plain' });
+    await waitFor(() => tab.received.length === 1, 'h1 after the resume');
+    await service.group('session-H').sendToAll('h2', { contentType: 'text/plain' });
+    await waitFor(() => tab.received.length === 2, 'h2');
+    expect(tab.received).toEqual(['group session-H:h1', 'group session-H:h2']);
+    expect(tab.connectedEvents).toBe(1);
   });
 });
 
@@ -291,6 +379,37 @@ describe('the reliable subprotocol on the wire', () => {
       { sequenceId: 2, type: 'message', from: 'server', dataType: 'json', data: { n: 2 } },
       { sequenceId: 3, type: 'message', from: 'server', dataType: 'text', data: 'm3' },
       { sequenceId: 4, type: 'message', from: 'server', dataType: 'text', data: 'm4' },
+    ]);
+  });
+
+  it('frames group messages and join/leave acks as the service does', async () => {
+    const { url } = await service.getClientAccessToken({
+      userId: 'kim',
+      groups: ['session-K'],
+      roles: ['webpubsub.joinLeaveGroup.session-K'],
+    });
+    const raw = await openRaw(url);
+    await waitFor(() => raw.frames.length === 1, 'connected');
+    await service.group('session-K').sendToAll([{ seq: 1 }]);
+    raw.socket.send(JSON.stringify({ type: 'leaveGroup', group: 'session-K', ackId: 7 }));
+    raw.socket.send(JSON.stringify({ type: 'joinGroup', group: 'session-L', ackId: 8 }));
+    const frames = await settle(raw);
+    expect(frames.slice(1)).toEqual([
+      {
+        sequenceId: 1,
+        type: 'message',
+        from: 'group',
+        group: 'session-K',
+        dataType: 'json',
+        data: [{ seq: 1 }],
+      },
+      { type: 'ack', ackId: 7, success: true },
+      {
+        type: 'ack',
+        ackId: 8,
+        success: false,
+        error: { name: 'Forbidden', message: expect.stringContaining('webpubsub.joinLeaveGroup') as string },
+      },
     ]);
   });
 

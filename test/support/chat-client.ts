@@ -1,6 +1,7 @@
 // A chat client for end-to-end tests that talks to the running product exactly as a browser app would: HTTP
-// with a dev identity, the turn's events over Web PubSub (negotiate, then the real client SDK) and over SSE
-// (fetch, parsed with eventsource-parser), and the helpers to wait for a turn's end and read its text.
+// with a dev identity, a session's events over Web PubSub (negotiate for the session, then the real client SDK;
+// each message is a batch, a JSON array of events) and over SSE (fetch, parsed with eventsource-parser), and the
+// helpers to wait for a turn's end and read its text.
 import { randomUUID } from 'node:crypto';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
@@ -18,6 +19,9 @@ export interface SseFrame {
 }
 
 export class ChatClient {
+  /** Listeners that follow every session this client starts (see listen()). */
+  private readonly listeners = new Set<RealtimeListener>();
+
   constructor(
     readonly baseUrl: string,
     readonly userId: string,
@@ -35,6 +39,8 @@ export class ChatClient {
     });
     const body = await expectStatus<{ sessionId: string; userId: string }>(response, 201);
     if (body.userId !== this.userId) throw new Error(`session of ${body.userId}, expected ${this.userId}`);
+    // As a web client does when it opens a session: it connects to that session's live events first.
+    await Promise.all([...this.listeners].map((listener) => listener.follow(body.sessionId)));
     return body.sessionId;
   }
 
@@ -85,51 +91,73 @@ export class ChatClient {
     return readSseFrames(response, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
-  /** GET /api/realtime/negotiate; the Web PubSub client URL. */
-  async negotiate(): Promise<string> {
-    const response = await fetch(`${this.baseUrl}/api/realtime/negotiate`, { headers: this.headers() });
+  /** GET /api/realtime/negotiate?sessionId=; the Web PubSub client URL that follows that session. */
+  async negotiate(sessionId: string): Promise<string> {
+    const response = await fetch(
+      `${this.baseUrl}/api/realtime/negotiate?sessionId=${encodeURIComponent(sessionId)}`,
+      { headers: this.headers() },
+    );
     const { url } = await expectStatus<{ url: string; expiresAt: string }>(response, 200);
     return url;
   }
 
-  /** Negotiates and connects a Web PubSub client that records every event it receives. */
-  async listen(): Promise<RealtimeListener> {
-    const listener = new RealtimeListener(new WebPubSubClient(await this.negotiate()));
-    await listener.start();
+  /**
+   * A listener that records every event it receives, following the given sessions now and every session this
+   * client starts from then on (one Web PubSub connection per session, as one browser tab per session has).
+   */
+  async listen(...sessionIds: string[]): Promise<RealtimeListener> {
+    const listener = new RealtimeListener(
+      (sessionId) => this.negotiate(sessionId),
+      () => this.listeners.delete(listener),
+    );
+    this.listeners.add(listener);
+    for (const sessionId of sessionIds) await listener.follow(sessionId);
     return listener;
   }
 }
 
-/** The events a Web PubSub connection receives, in arrival order and per turn de-duplicated by seq. */
+/** The events the Web PubSub connections of a listener receive, in arrival order and per turn de-duplicated by seq. */
 export class RealtimeListener {
   /** Every chat event as it arrived, duplicates included. */
   readonly arrivals: ChatEvent[] = [];
-  /** Every other message the connection received. */
-  readonly others: unknown[] = [];
+  /** Every other message, with the connection (index into the followed sessions) that received it. */
+  readonly others: { connection: number; data: unknown }[] = [];
+  private readonly clients: WebPubSubClient[] = [];
   private readonly turns = new Map<string, Map<number, ChatEvent>>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(private readonly client: WebPubSubClient) {
-    client.on('server-message', ({ message }) => {
-      const data = message.data;
-      if (isChatEvent(data)) {
-        this.arrivals.push(data);
-        const turn = this.turns.get(data.chatMessageId) ?? new Map<number, ChatEvent>();
-        this.turns.set(data.chatMessageId, turn);
-        if (!turn.has(data.seq)) turn.set(data.seq, data);
-      } else {
-        this.others.push(data);
-      }
-      for (const waiter of [...this.waiters]) waiter();
-    });
-  }
+  constructor(
+    private readonly negotiate: (sessionId: string) => Promise<string>,
+    private readonly onStop: () => void,
+  ) {}
 
-  async start(): Promise<void> {
-    await this.client.start();
+  /** Connects to the session's live events; resolves once connected (and so in the session's group). */
+  async follow(sessionId: string): Promise<void> {
+    const client = new WebPubSubClient(await this.negotiate(sessionId));
+    const connection = this.clients.length;
+    this.clients.push(client);
+    // The app sends a session's events as batches (JSON arrays) to its group; other messages come one by one.
+    client.on('group-message', ({ message }) => this.receive(connection, message.data));
+    client.on('server-message', ({ message }) => this.receive(connection, message.data));
+    await client.start();
   }
 
   stop(): void {
-    this.client.stop();
+    this.onStop();
+    for (const client of this.clients) client.stop();
+  }
+
+  private receive(connection: number, data: unknown): void {
+    const batch =
+      Array.isArray(data) && data.every(isChatEvent) ? data : isChatEvent(data) ? [data] : undefined;
+    if (batch === undefined) this.others.push({ connection, data });
+    for (const event of batch ?? []) {
+      this.arrivals.push(event);
+      const turn = this.turns.get(event.chatMessageId) ?? new Map<number, ChatEvent>();
+      this.turns.set(event.chatMessageId, turn);
+      if (!turn.has(event.seq)) turn.set(event.seq, event);
+    }
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   /** A turn's events received so far, once each, in seq order. */
@@ -157,9 +185,20 @@ export class RealtimeListener {
     );
   }
 
-  /** Resolves once a non-event message matching the predicate has arrived. */
+  /**
+   * Resolves once a non-event message matching the predicate has arrived on every connection of the listener
+   * (messages to a connection arrive in order, so a marker tells that everything sent before it has arrived).
+   */
   waitForMessage(predicate: (data: unknown) => boolean, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<unknown> {
-    return this.waitFor(() => this.others.find(predicate), timeoutMs, 'a matching message');
+    return this.waitFor(
+      () => {
+        const matching = this.others.filter((other) => predicate(other.data));
+        const everywhere = this.clients.every((_, index) => matching.some((m) => m.connection === index));
+        return everywhere ? (matching[0]?.data ?? true) : undefined;
+      },
+      timeoutMs,
+      'a matching message',
+    );
   }
 
   private waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {

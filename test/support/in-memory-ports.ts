@@ -200,10 +200,10 @@ export class RecordingPublisher implements MessagePublisher {
   }
 }
 
-/** A feed whose subscribers get what the test pushes. */
+/** A feed whose subscribers get what the test pushes to their user. */
 export class MemoryFeed implements UserEventFeed {
   private readonly listeners = new Map<string, Set<(event: ChatEvent) => void>>();
-  subscribe(userId: string, onEvent: (event: ChatEvent) => void) {
+  subscribe({ userId }: { userId: string; sessionId: string }, onEvent: (event: ChatEvent) => void) {
     const forUser = this.listeners.get(userId) ?? new Set();
     this.listeners.set(userId, forUser);
     forUser.add(onEvent);
@@ -214,11 +214,11 @@ export class MemoryFeed implements UserEventFeed {
   }
 }
 
-/** Client URLs named after the user, as the service's would be. */
+/** Client URLs named after the user and session, as the service's would be. */
 export class FakeClientAccess implements ClientAccessIssuer {
-  issue(userId: string) {
+  issue({ userId, sessionId }: { userId: string; sessionId: string }) {
     return Promise.resolve({
-      url: `ws://web-pubsub.test/client/hubs/chat?user=${encodeURIComponent(userId)}`,
+      url: `ws://web-pubsub.test/client/hubs/chat?user=${encodeURIComponent(userId)}&session=${sessionId}`,
       expiresAt: '2026-11-22T11:00:00.000Z',
     });
   }

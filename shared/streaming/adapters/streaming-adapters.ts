@@ -1,5 +1,5 @@
-// The streaming area's adapters: the turn event store on Cosmos DB, and live delivery, the SSE relay's feed and
-// client access on Web PubSub.
+// The streaming area's adapters: the turn event store on Cosmos DB, and live delivery (a group per session), the
+// SSE relay's feed (one shared connection per process) and client access on Web PubSub.
 import type { Database } from '@azure/cosmos';
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import type { ClientAccessIssuer } from '../client-access.js';
@@ -17,16 +17,20 @@ export interface StreamingAdapters {
   sink: TurnEventSink;
   feed: UserEventFeed;
   clientAccess: ClientAccessIssuer;
+  /** Closes the feed's shared Web PubSub connection (the process is shutting down). */
+  close(): Promise<void>;
 }
 
 export function createStreamingAdapters(
   database: Database,
   webPubSub: WebPubSubServiceClient,
 ): StreamingAdapters {
+  const feed = createWebPubSubEventFeed(webPubSub);
   return {
     turnEvents: createCosmosTurnEventStore(database.container(TURN_EVENTS_CONTAINER)),
     sink: createWebPubSubEventSink(webPubSub),
-    feed: createWebPubSubEventFeed(webPubSub),
+    feed,
     clientAccess: createWebPubSubClientAccess(webPubSub),
+    close: () => feed.close(),
   };
 }
