@@ -70,10 +70,12 @@ describe('ExpirySweeper', () => {
     const first = container.documents.list().find((document) => document.id === 'item-0')!;
     container.documents.insert({ ...first, _ts: 1045 });
     now = 1_141_000;
-    expect(sweeper.sweepContainer(container)).toBe(5000);
-    expect(indexes.expiryEntriesExamined).toBe(1 + 5001);
+    expect(sweeper.sweepContainer(container)).toBe(4999);
+    expect(indexes.expiryEntriesExamined).toBe(1 + 4999 + 1); // the stale entry of item-0 included
+
     now = 1_146_000;
     expect(sweeper.sweepContainer(container)).toBe(1);
+    expect(indexes.expiryEntriesExamined).toBe(1 + 4999 + 1 + 1);
     expect(ids(container)).toEqual([]);
   });
 

@@ -56,6 +56,11 @@ async function handle(
   } else if (!route) {
     res.statusCode = 400;
     body = { code: 'BadRequest', message: `No route for ${req.method ?? '?'} ${req.url ?? '?'}` };
+  } else if (headerIsTrue(req, 'x-ms-cosmos-is-query-plan-request')) {
+    // The SDK asks for a plan beside every query and uses it only when the query itself fails for want of one.
+    // The package would run the whole query over the whole container to answer it; the same shape, empty, will do.
+    res.statusCode = 200;
+    body = { Documents: [], _count: 0 };
   } else {
     const [params, handler] = route;
     hooks.beforeHandle(params);
