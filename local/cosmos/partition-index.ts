@@ -32,7 +32,7 @@ export class PartitionIndex {
     const keys = values.map((_, depth) => keyOf(values.slice(0, depth + 1)));
     for (const key of keys) {
       let bucket = this.#buckets.get(key);
-      if (!bucket) this.#buckets.set(key, (bucket = new Map()));
+      if (!bucket) this.#buckets.set(key, (bucket = new Map<string, StoredResource>()));
       bucket.set(document._rid, document);
     }
     this.#keysOf.set(document._rid, keys);

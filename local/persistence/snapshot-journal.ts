@@ -147,7 +147,7 @@ export class SnapshotJournal<TRecord> {
     await syncFolder(folder);
     const journal = new SnapshotJournal<TRecord>(
       file,
-      options as SnapshotJournalOptions<unknown, TRecord>,
+      options,
       active,
       activeGeneration,
       writers,
