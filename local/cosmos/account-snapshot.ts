@@ -66,6 +66,47 @@ export function takeSnapshot(account: CosmosAccount, savedAt: Date): AccountSnap
   };
 }
 
+/**
+ * The snapshot as JSON text in pieces (one per document), for writing in chunks while requests go on. The account's
+ * lists are copied now; documents are never changed in place (the package stores a new object on every write), so
+ * the pieces describe the account as of this call however late they are produced.
+ */
+export function snapshotPieces(account: CosmosAccount, savedAt: Date): Iterable<string> {
+  const databaseStore = databases(account);
+  const captured = databaseStore.list().map((database) => {
+    const containerStore = containers(account, database.id);
+    return {
+      resource: database,
+      containerRidCount: containerStore.ridCount,
+      containers: containerStore.list().map((container) => {
+        const documents = documentsOf(account, database.id, container.id);
+        return { resource: container, documentRidCount: documents.ridCount, documents: documents.list() };
+      }),
+    };
+  });
+  const head = {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    savedAt: savedAt.toISOString(),
+    databaseRidCount: databaseStore.ridCount,
+  };
+  return (function* () {
+    yield `${JSON.stringify(head).slice(0, -1)},"databases":[`;
+    for (const [d, database] of captured.entries()) {
+      yield `${d > 0 ? ',' : ''}{"resource":${JSON.stringify(database.resource)},"containerRidCount":${database.containerRidCount},"containers":[`;
+      for (const [c, container] of database.containers.entries()) {
+        yield `${c > 0 ? ',' : ''}{"resource":${JSON.stringify(container.resource)},"documentRidCount":${container.documentRidCount},"documents":[`;
+        for (const [i, document] of container.documents.entries()) {
+          yield `${i > 0 ? ',' : ''}${JSON.stringify(document)}`;
+        }
+        yield ']}';
+      }
+      yield ']}';
+    }
+    yield ']}';
+  })();
+}
+
 /** Loads a snapshot into an empty account (the one the server was just created with). */
 export function restoreSnapshot(account: CosmosAccount, snapshot: AccountSnapshot): void {
   const databaseStore = databases(account);

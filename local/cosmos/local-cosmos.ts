@@ -1,6 +1,7 @@
 // The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over loopback
-// HTTPS, with the data kept in a JSON file across restarts and TTL expiry as in Azure. The real @azure/cosmos
-// client talks to it, trusting its certificate through the client's own `agent` option only.
+// HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal: every write is
+// journalled and on disk before its response goes out. The real @azure/cosmos client talks to it, trusting its
+// certificate through the client's own `agent` option only.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
@@ -11,24 +12,29 @@ import { CosmosClient } from '@azure/cosmos';
 
 import { ensureError } from '../../shared/errors.js';
 
-import {
-  accountSnapshotSchema,
-  restoreSnapshot,
-  takeSnapshot,
-  type AccountSnapshot,
-} from './account-snapshot.js';
+import { accountJournalRecordSchema, toJournalRecord, toReplayedChange } from './account-journal.js';
+import { accountSnapshotSchema, restoreSnapshot, snapshotPieces } from './account-snapshot.js';
+import { ContainerIndexes } from './container-indexes.js';
 import {
   createAccount,
   findContainer,
   loadRouter,
+  observeAccount,
+  replayChange,
   type CosmosAccount,
   type RouteParams,
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
-import { FlushScheduler } from '../persistence/flush-scheduler.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
-import { CorruptDataFileError, readDataFile, writeDataFile } from '../persistence/data-file.js';
+import { CorruptDataFileError } from '../persistence/data-file.js';
+import {
+  SnapshotJournal,
+  type OpenedSnapshotJournal,
+  type SnapshotJournalStats,
+} from '../persistence/snapshot-journal.js';
+import type { AccountSnapshot } from './account-snapshot.js';
+import type { AccountJournalRecord } from './account-journal.js';
 
 export { provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
@@ -38,14 +44,37 @@ const DATA_FILE_KIND = 'local Cosmos DB data';
 const TTL_SWEEP_INTERVAL_MS = 1000;
 
 export interface LocalCosmosOptions {
-  /** Where the data is kept; undefined = memory only. */
+  /** The snapshot file; its journals sit beside it (`<dataFile>.<n>.journal`). Undefined = memory only. */
   dataFile?: string;
   /** Default '127.0.0.1'. The port is a free one. */
   host?: string;
-  /** Writes are saved at most this long after they happen (default 200). */
+  /** No longer used: every write is on disk before it is acknowledged. Accepted so older callers still compile. */
   flushDelayMs?: number;
   /** The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). */
   now?: () => number;
+  /** When the journal is compacted into a new snapshot (defaults: 4 MiB and 1 × the snapshot's size). */
+  compaction?: { minJournalBytes?: number; journalToSnapshotRatio?: number };
+}
+
+/** Requests the server answered since start (or resetStats), for benchmarks. */
+export interface LocalCosmosStats {
+  requests: number;
+  /** Bytes of request bodies received. */
+  requestBytes: number;
+  /** Bytes of response bodies sent. */
+  responseBytes: number;
+  /** Requests by operation, `<resource>.<verb>`: `item.create`, `item.upsert`, `item.read`, `item.query`, ... */
+  byOperation: Record<string, number>;
+}
+
+/** What the server did inside, for tests and benchmarks. */
+export interface LocalCosmosDiagnostics {
+  /** Documents queries were run over: with a partition key, only that partition's. */
+  queryDocumentsScanned: number;
+  /** Expiry schedule entries looked at: grows with expiries, never with the number of stored items. */
+  expiryEntriesExamined: number;
+  /** The data file's journal; undefined when memory only. */
+  journal: SnapshotJournalStats | undefined;
 }
 
 export interface LocalCosmos {
@@ -55,9 +84,14 @@ export interface LocalCosmos {
   key: string;
   /** Trusts this server's certificate, and only it. */
   agent: https.Agent;
-  /** Save now. */
+  /** Resolves once every change so far is on disk (an acknowledged write already is). */
   flush(): Promise<void>;
-  /** Save and close. */
+  /** Writes a snapshot and starts a new journal now (it also happens by itself as the journal grows). */
+  compact(): Promise<void>;
+  stats(): LocalCosmosStats;
+  resetStats(): void;
+  diagnostics(): LocalCosmosDiagnostics;
+  /** Closes the server, compacts and closes the data files. */
   stop(): Promise<void>;
 }
 
@@ -65,46 +99,73 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
 
-  // Read the file before listening, so a corrupt file stops start-up before anything can write over it.
-  const snapshot =
-    dataFile === undefined ? undefined : await readDataFile(dataFile, accountSnapshotSchema, DATA_FILE_KIND);
+  // Read the files before listening, so corrupt data stops start-up before anything can write over it.
+  const opened: OpenedSnapshotJournal<AccountSnapshot, AccountJournalRecord> | undefined =
+    dataFile === undefined
+      ? undefined
+      : await SnapshotJournal.open({
+          file: dataFile,
+          what: DATA_FILE_KIND,
+          stateSchema: accountSnapshotSchema,
+          recordSchema: accountJournalRecordSchema,
+          ...options.compaction,
+          onBackgroundError: (error) =>
+            console.error(
+              `local Cosmos DB: compacting ${dataFile} failed; the journal keeps everything`,
+              error,
+            ),
+        });
+  const journal = opened?.journal;
 
   const certificate = await createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
   // The account is set once the server listens: it advertises the server's own endpoint, port included.
   const live: LiveAccount = {};
-  const sweeper = new ExpirySweeper(options.now ?? Date.now);
-  const scheduler = new FlushScheduler(
-    () =>
-      dataFile !== undefined && live.account
-        ? writeDataFile(dataFile, takeSnapshot(live.account, new Date()))
-        : Promise.resolve(),
-    options.flushDelayMs ?? 200,
-    (error) => console.error(`local Cosmos DB: saving ${dataFile} failed; the next write retries`, error),
-  );
+  const indexes = new ContainerIndexes();
+  const sweeper = new ExpirySweeper(options.now ?? Date.now, indexes);
+  const counters = { stats: emptyStats(), queryDocumentsScanned: 0 };
   const server = https.createServer(
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
     createRequestListener(
       () => live.account,
       loadRouter(),
-      expiryAndPersistenceHooks(live, sweeper, scheduler),
+      requestHooks(live, sweeper, journal, counters.stats),
     ),
   );
 
-  const port = await listen(server, 0, host);
-  const advertisedHost = advertisedHostFor(host);
-  const account = createAccount(advertisedHost, port);
+  let port: number;
   try {
-    if (snapshot && dataFile !== undefined) restoreInto(account, snapshot, dataFile);
+    port = await listen(server, 0, host);
   } catch (error) {
-    await closeServer(server);
+    await journal?.close({ compact: false });
     throw error;
   }
-  sweeper.sweepAccount(account); // items that expired while the server was down
+  const advertisedHost = advertisedHostFor(host);
+  const account = createAccount(advertisedHost, port);
+  let journalling = false;
+  observeAccount(account, {
+    changed(change) {
+      indexes.changed(change);
+      // A failed append is retried by compaction; the response that waits for it reports a failure meanwhile.
+      if (journalling && journal) journal.append(toJournalRecord(change)).catch(() => undefined);
+    },
+    partitionItems: (containerRid, header) => indexes.partitionItems(containerRid, header),
+    queried(documentCount) {
+      counters.queryDocumentsScanned += documentCount;
+    },
+  });
+  try {
+    if (opened && dataFile !== undefined) loadInto(account, opened, dataFile);
+  } catch (error) {
+    await closeServer(server);
+    await journal?.close({ compact: false });
+    throw error;
+  }
+  journalling = true;
+  sweeper.sweepAccount(account); // items that expired while the server was down (journalled like any delete)
+  journal?.start(() => snapshotPieces(account, new Date()));
   live.account = account;
 
-  const sweepTimer = setInterval(() => {
-    if (sweeper.sweepAccount(account) > 0) scheduler.markDirty();
-  }, TTL_SWEEP_INTERVAL_MS);
+  const sweepTimer = setInterval(() => sweeper.sweepAccount(account), TTL_SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
   const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true });
@@ -115,14 +176,23 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     // The package does not check request signatures; the client still needs a well-formed key to sign with.
     key: randomBytes(64).toString('base64'),
     agent,
-    flush: () => scheduler.flush(),
+    flush: () => journal?.durable() ?? Promise.resolve(),
+    compact: () => journal?.compact() ?? Promise.resolve(),
+    stats: () => structuredClone(counters.stats),
+    resetStats() {
+      Object.assign(counters.stats, emptyStats());
+    },
+    diagnostics: () => ({
+      queryDocumentsScanned: counters.queryDocumentsScanned,
+      expiryEntriesExamined: indexes.expiryEntriesExamined,
+      journal: journal?.stats(),
+    }),
     stop() {
       stopping ??= (async () => {
         clearInterval(sweepTimer);
-        scheduler.cancel();
         await closeServer(server);
         agent.destroy();
-        await scheduler.flush();
+        await journal?.close();
       })();
       return stopping;
     },
@@ -133,11 +203,16 @@ interface LiveAccount {
   account?: CosmosAccount;
 }
 
-/** Expired items go before a request sees their container; a successful write schedules a save. */
-function expiryAndPersistenceHooks(
+function emptyStats(): LocalCosmosStats {
+  return { requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {} };
+}
+
+/** Expired items go before a request sees their container; every response waits for the journal. */
+function requestHooks(
   live: LiveAccount,
   sweeper: ExpirySweeper,
-  scheduler: FlushScheduler,
+  journal: SnapshotJournal<AccountJournalRecord> | undefined,
+  stats: LocalCosmosStats,
 ): RequestHooks {
   const containerOf = (params: RouteParams) =>
     live.account && params.dbId !== undefined && params.collId !== undefined
@@ -146,12 +221,14 @@ function expiryAndPersistenceHooks(
   return {
     beforeHandle(params) {
       const container = containerOf(params);
-      if (container && sweeper.sweepContainer(container) > 0) scheduler.markDirty();
+      if (container) sweeper.sweepContainer(container);
     },
-    afterWrite(params) {
-      const container = containerOf(params);
-      if (container) sweeper.invalidate(container);
-      scheduler.markDirty();
+    durable: () => journal?.durable() ?? Promise.resolve(),
+    served(operation, requestBytes, responseBytes) {
+      stats.requests++;
+      stats.requestBytes += requestBytes;
+      stats.responseBytes += responseBytes;
+      stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
     },
   };
 }
@@ -177,17 +254,21 @@ function listen(server: https.Server, port: number, host: string): Promise<numbe
   });
 }
 
-function restoreInto(account: CosmosAccount, snapshot: AccountSnapshot, dataFile: string): void {
+/** The snapshot, then the journalled changes since it, in order. */
+function loadInto(
+  account: CosmosAccount,
+  opened: OpenedSnapshotJournal<AccountSnapshot, AccountJournalRecord>,
+  dataFile: string,
+): void {
   try {
-    restoreSnapshot(account, snapshot);
+    if (opened.state) restoreSnapshot(account, opened.state);
+    for (const record of opened.records) replayChange(account, toReplayedChange(record));
   } catch (error) {
     throw new CorruptDataFileError(
       dataFile,
       DATA_FILE_KIND,
       `its contents are inconsistent (${ensureError(error).message})`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
 }

@@ -7,8 +7,8 @@
 //   The adapters rank in process where these functions are missing.
 // - A hierarchical (MultiHash) key is created and reported as in Azure, and an item round-trips with its full key,
 //   but the server files items under the first path only: an id is unique per first-level value (per user, not per
-//   user and session), a point read does not check the later components, and a query's partitionKey option filters
-//   nothing (as with single-path keys), so queries name the key paths in their WHERE clause.
+//   user and session) and a point read does not check the later components. A query's partitionKey option (the full
+//   key or a prefix) does scope it, as in Azure, through local-cosmos's partition index.
 import {
   PartitionKeyKind,
   type ContainerDefinition as CosmosContainerDefinition,

@@ -1,15 +1,23 @@
-// The HTTP request listener of the local Cosmos DB server: the package's own routes and handlers over our
-// account, with hooks that let TTL expiry run before a request and persistence follow a write.
+// The HTTP request listener of the local Cosmos DB server: the package's own routes and handlers over our account,
+// with hooks that let TTL expiry run before a request, hold every response until the changes made so far are on
+// disk (so an acknowledged write survives a crash), and count requests and bytes per operation.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
-import type { CosmosAccount, RouteParams, Router } from './cosmosdb-server-internals.js';
+import {
+  withPartitionKey,
+  type CosmosAccount,
+  type RouteParams,
+  type Router,
+} from './cosmosdb-server-internals.js';
 
 export interface RequestHooks {
   /** Runs before the handler, with the route's parameters (`dbId`, `collId`, `docId` where present). */
   beforeHandle(params: RouteParams): void;
-  /** Runs after a request that may have changed data has succeeded. */
-  afterWrite(params: RouteParams): void;
+  /** Resolves once every change made so far is on disk; each response waits for it. */
+  durable(): Promise<void>;
+  /** A request was answered: its operation (`item.create`, `item.query`, ...) and body sizes in bytes. */
+  served(operation: string, requestBytes: number, responseBytes: number): void;
 }
 
 export function createRequestListener(
@@ -18,21 +26,28 @@ export function createRequestListener(
   hooks: RequestHooks,
 ): RequestListener {
   return (req, res) => {
-    handle(getAccount(), router, hooks, req, res).catch((error: unknown) => {
-      console.error('local Cosmos DB: request failed', error);
-      if (!res.headersSent) res.statusCode = 500;
-      res.end();
-    });
+    let requestBytes = 0;
+    // Attached before the handler reads the body, in the same tick, so both see every chunk.
+    req.on('data', (chunk: Buffer) => (requestBytes += chunk.length));
+    handle(getAccount(), router, hooks, req, res).then(
+      (responseBytes) => hooks.served(operationOf(req), requestBytes, responseBytes),
+      (error: unknown) => {
+        console.error('local Cosmos DB: request failed', error);
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      },
+    );
   };
 }
 
+/** Answers the request; returns the response body's size in bytes. */
 async function handle(
   account: CosmosAccount | undefined,
   router: Router,
   hooks: RequestHooks,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<void> {
+): Promise<number> {
   let body: unknown;
   const route = account ? router(req) : undefined;
   if (!account) {
@@ -41,29 +56,69 @@ async function handle(
   } else if (!route) {
     res.statusCode = 400;
     body = { code: 'BadRequest', message: `No route for ${req.method ?? '?'} ${req.url ?? '?'}` };
+  } else if (headerIsTrue(req, 'x-ms-cosmos-is-query-plan-request')) {
+    // The SDK asks for a plan beside every query and uses it only when the query itself fails for want of one.
+    // The package would run the whole query over the whole container to answer it; the same shape, empty, will do.
+    res.statusCode = 200;
+    body = { Documents: [], _count: 0 };
   } else {
     const [params, handler] = route;
     hooks.beforeHandle(params);
     try {
-      body = await handler(account, req, res, params);
+      body = await withPartitionKey(partitionKeyHeader(req), () => handler(account, req, res, params));
     } catch (error) {
       console.error('local Cosmos DB: handler failed', error);
       res.statusCode = 500;
       body = { code: 'InternalServerError', message: String(error) };
     }
-    if (isWrite(req) && res.statusCode < 400) hooks.afterWrite(params);
+    try {
+      // A write is acknowledged only once on disk; a read waits too, so it never shows a change a crash could undo.
+      await hooks.durable();
+    } catch (error) {
+      console.error('local Cosmos DB: saving a change failed', error);
+      res.statusCode = 500;
+      body = { code: 'InternalServerError', message: `The change could not be saved: ${String(error)}` };
+    }
   }
-  send(req, res, body);
+  return send(req, res, body);
 }
 
-function isWrite(req: IncomingMessage): boolean {
+function partitionKeyHeader(req: IncomingMessage): string | undefined {
+  const value = req.headers['x-ms-documentdb-partitionkey'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const RESOURCE_NAMES: Readonly<Record<string, string>> = {
+  dbs: 'database',
+  colls: 'container',
+  docs: 'item',
+  pkranges: 'partitionKeyRange',
+  udfs: 'userDefinedFunction',
+};
+
+/** The Cosmos DB operation a request is, as `<resource>.<verb>`: `item.create`, `item.query`, `container.read`. */
+export function operationOf(req: IncomingMessage): string {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const segments = path.split('/').filter((segment) => segment !== '');
+  const isFeed = segments.length % 2 === 1;
+  const type =
+    segments.length === 0 ? 'account' : (segments[isFeed ? segments.length - 1 : segments.length - 2] ?? '');
+  const resource = RESOURCE_NAMES[type] ?? (type || 'account');
   const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD') return false;
-  const isQuery =
-    method === 'POST' &&
-    (headerIsTrue(req, 'x-ms-documentdb-isquery') ||
-      req.headers['content-type'] === 'application/query+json');
-  return !isQuery;
+  let verb: string;
+  if (method === 'GET') verb = isFeed ? 'readAll' : 'read';
+  else if (method === 'POST') {
+    if (
+      headerIsTrue(req, 'x-ms-documentdb-isquery') ||
+      req.headers['content-type'] === 'application/query+json'
+    )
+      verb = 'query';
+    else if (headerIsTrue(req, 'x-ms-documentdb-is-upsert')) verb = 'upsert';
+    else if (headerIsTrue(req, 'x-ms-cosmos-is-batch-request')) verb = 'batch';
+    else verb = 'create';
+  } else if (method === 'PUT') verb = 'replace';
+  else verb = method.toLowerCase();
+  return `${resource}.${verb}`;
 }
 
 function headerIsTrue(req: IncomingMessage, name: string): boolean {
@@ -73,7 +128,7 @@ function headerIsTrue(req: IncomingMessage, name: string): boolean {
 }
 
 // Mirrors the package's response decoration, which the SDK relies on (etag, activity id, request charge).
-function send(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+function send(req: IncomingMessage, res: ServerResponse, body: unknown): number {
   const payload: unknown =
     res.statusCode > 399 && isRecord(body) && !body.message ? { ...body, message: '' } : body;
   if (isRecord(payload) && typeof payload._etag === 'string') res.setHeader('etag', payload._etag);
@@ -85,7 +140,9 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     if (req.headers['if-none-match']) res.statusCode = 304;
     res.setHeader('etag', '1');
   }
-  res.end(JSON.stringify(payload));
+  const text = JSON.stringify(payload) ?? '';
+  res.end(text);
+  return Buffer.byteLength(text);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

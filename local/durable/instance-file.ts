@@ -26,7 +26,7 @@ const historyEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('eventRaised'), name: z.string(), data: z.unknown().optional() }),
 ]);
 
-const instanceRecordSchema = z.object({
+export const instanceRecordSchema = z.object({
   instanceId: z.string().min(1),
   executionId: z.string().min(1),
   name: z.string().min(1),
@@ -51,6 +51,21 @@ export const instanceFileSchema = z.object({
 
 export type InstanceFile = z.infer<typeof instanceFileSchema>;
 
+/** One journal record: an instance stored (created or changed), or instances purged. */
+export const instanceJournalRecordSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('put'), record: instanceRecordSchema }),
+  z.object({ op: z.literal('delete'), instanceIds: z.array(z.string()) }),
+]);
+
+export type InstanceJournalRecord = z.infer<typeof instanceJournalRecordSchema>;
+
+/** The file's JSON text in pieces, one per instance, for writing in chunks (the records are copied by the caller). */
+export function* instanceFilePieces(records: readonly InstanceRecord[], savedAt: Date): Generator<string> {
+  yield `{"format":"${INSTANCE_FILE_FORMAT}","version":${INSTANCE_FILE_VERSION},"savedAt":"${savedAt.toISOString()}","instances":[`;
+  for (const [index, record] of records.entries()) yield `${index > 0 ? ',' : ''}${JSON.stringify(record)}`;
+  yield ']}';
+}
+
 export function toInstanceFile(records: Iterable<InstanceRecord>, savedAt: Date): InstanceFile {
   return {
     format: INSTANCE_FILE_FORMAT,
@@ -68,11 +83,16 @@ export function fromInstanceFile(file: InstanceFile): InstanceRecord[] {
       throw new Error(`instance '${instance.instanceId}' appears more than once`);
     }
     seen.add(instance.instanceId);
-    return {
-      ...instance,
-      input: instance.input,
-      output: instance.output ?? null,
-      customStatus: instance.customStatus ?? null,
-    };
+    return fromSavedRecord(instance);
   });
+}
+
+/** A checked record as the driver keeps it (JSON dropped its undefined and null-defaulted fields). */
+export function fromSavedRecord(instance: z.infer<typeof instanceRecordSchema>): InstanceRecord {
+  return {
+    ...instance,
+    input: instance.input,
+    output: instance.output ?? null,
+    customStatus: instance.customStatus ?? null,
+  };
 }

@@ -1,12 +1,13 @@
 // Contract tests of the local Cosmos DB server with the real @azure/cosmos client: CRUD, queries, patch,
-// optimistic concurrency, persistence across a restart, TTL expiry, corrupt data files and provisioning.
+// optimistic concurrency, persistence across a restart (snapshot + journal), TTL expiry, partition-scoped queries,
+// request counters, corrupt data files and provisioning.
 import https from 'node:https';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { Container, CosmosClient, ErrorResponse } from '@azure/cosmos';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   CorruptDataFileError,
@@ -50,7 +51,7 @@ async function withCosmos(
   dataFile: string,
   use: (ctx: { local: LocalCosmos; client: CosmosClient }) => Promise<void>,
 ): Promise<void> {
-  const local = await startLocalCosmos({ dataFile, flushDelayMs: 10 });
+  const local = await startLocalCosmos({ dataFile });
   const client = createLocalCosmosClient(local);
   try {
     await provisionCosmos(client, COSMOS_DATABASE, schema);
@@ -63,6 +64,14 @@ async function withCosmos(
 
 function container(client: CosmosClient, id: string): Container {
   return client.database(COSMOS_DATABASE).container(id);
+}
+
+/** The text of the journals beside a data file (`<file>.<n>.journal`). */
+async function journalText(dataFile: string): Promise<string> {
+  const prefix = `${dataFile.split('/').at(-1)}.`;
+  const names = (await readdir(dir)).filter((name) => name.startsWith(prefix) && name.endsWith('.journal'));
+  const texts = await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')));
+  return texts.join('');
 }
 
 async function statusOf(operation: Promise<unknown>): Promise<number | undefined> {
@@ -82,7 +91,7 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
   const now = () => Date.now() + clockOffsetMs;
 
   beforeAll(async () => {
-    local = await startLocalCosmos({ dataFile: join(dir, 'main.json'), flushDelayMs: 10, now });
+    local = await startLocalCosmos({ dataFile: join(dir, 'main.json'), now });
     client = createLocalCosmosClient(local);
     await provisionCosmos(client, COSMOS_DATABASE, schema);
   });
@@ -219,15 +228,9 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(third).toMatchObject({ v: 3 });
   });
 
-  it('saves writes to the data file shortly after they happen, without a stop', async () => {
-    await container(client, SESSIONS_CONTAINER).items.create({ id: 'saved-soon', userId: 'u-1' });
-    await vi.waitFor(
-      async () => expect(await readFile(join(dir, 'main.json'), 'utf8')).toContain('saved-soon'),
-      {
-        timeout: 2000,
-        interval: 10,
-      },
-    );
+  it('has a write on disk, in the journal, by the time it is acknowledged', async () => {
+    await container(client, SESSIONS_CONTAINER).items.create({ id: 'saved-at-once', userId: 'u-1' });
+    expect(await journalText(join(dir, 'main.json'))).toContain('saved-at-once');
   });
 
   it('expires items after the container default TTL and after their own ttl', async () => {
@@ -253,7 +256,8 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(resources.map((item) => item.id)).toEqual(['h-forever']);
     expect((await hot.item('h-expires', 's-ttl').read()).statusCode).toBe(404);
 
-    await local.flush();
+    // The expiry deletion is journalled like any delete: a compacted snapshot no longer holds the item.
+    await local.compact();
     const saved = await readFile(join(dir, 'main.json'), 'utf8');
     expect(saved).not.toContain('h-expires');
     expect(saved).toContain('h-forever');
@@ -282,6 +286,70 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(await ttlOf()).toBe(120);
     await provisionCosmos(client, COSMOS_DATABASE, schema);
     expect(await ttlOf()).toBe(-1);
+  });
+
+  it('looks only at the partition a query names, for a full hierarchical key and for its prefix', async () => {
+    const messages = container(client, CONVERSATION_MESSAGES_CONTAINER);
+    for (let user = 0; user < 40; user++) {
+      for (const session of ['s1', 's2']) {
+        for (const turn of [1, 2]) {
+          await messages.items.create({
+            id: `pq-${session}-${turn}`,
+            userId: `pq-u${user}`,
+            sessionId: session,
+          });
+        }
+      }
+    }
+    const scanned = async (run: () => Promise<string[]>) => {
+      const before = local.diagnostics().queryDocumentsScanned;
+      const ids = await run();
+      return { ids, scanned: local.diagnostics().queryDocumentsScanned - before };
+    };
+    const ids = (query: string, partitionKey?: string[]) => async () =>
+      (
+        await messages.items.query<{ id: string }>(query, partitionKey ? { partitionKey } : {}).fetchAll()
+      ).resources.map((item) => item.id);
+
+    const session = await scanned(ids('SELECT c.id FROM c ORDER BY c.id', ['pq-u7', 's2']));
+    expect(session).toEqual({ ids: ['pq-s2-1', 'pq-s2-2'], scanned: 2 });
+    const user = await scanned(ids('SELECT c.id FROM c ORDER BY c.id', ['pq-u7']));
+    expect(user).toEqual({ ids: ['pq-s1-1', 'pq-s1-2', 'pq-s2-1', 'pq-s2-2'], scanned: 4 });
+
+    // A deleted item leaves its partition's index at once.
+    await messages.item('pq-s2-1', ['pq-u7', 's2']).delete();
+    expect(await scanned(ids('SELECT c.id FROM c', ['pq-u7', 's2']))).toEqual({
+      ids: ['pq-s2-2'],
+      scanned: 1,
+    });
+
+    // Without a partition key the query still works, over the whole container.
+    const everywhere = await scanned(ids("SELECT c.id FROM c WHERE c.sessionId = 's1' AND c.id = 'pq-s1-1'"));
+    expect(everywhere.ids).toHaveLength(40);
+    expect(everywhere.scanned).toBeGreaterThanOrEqual(40 * 4 - 1);
+  });
+
+  it('counts the requests it answers, with body bytes, by operation', async () => {
+    const sessions = container(client, SESSIONS_CONTAINER);
+    local.resetStats();
+    expect(local.stats()).toEqual({ requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {} });
+    const { resource } = await sessions.items.create({
+      id: 'counted',
+      userId: 'u-count',
+      text: 'x'.repeat(500),
+    });
+    await sessions.items.upsert({ ...resource, text: 'y' });
+    await sessions.item('counted', 'u-count').read();
+    await sessions.items.query({ query: 'SELECT * FROM c' }, { partitionKey: 'u-count' }).fetchAll();
+
+    const stats = local.stats();
+    expect(stats.byOperation).toMatchObject({ 'item.create': 1, 'item.upsert': 1, 'item.read': 1 });
+    expect(stats.byOperation['item.query']).toBeGreaterThanOrEqual(1);
+    expect(stats.requests).toBe(Object.values(stats.byOperation).reduce((sum, count) => sum + count, 0));
+    expect(stats.requestBytes).toBeGreaterThan(500);
+    expect(stats.responseBytes).toBeGreaterThan(500 * 1);
+    local.resetStats();
+    expect(local.stats().requests).toBe(0);
   });
 
   it('is trusted only through its own agent', async () => {
@@ -355,6 +423,67 @@ describe('persistence across a restart', () => {
       client.dispose();
       await local.stop();
     }
+  });
+});
+
+describe('the data file and its journal', () => {
+  it('replays the journal on top of a compacted snapshot, and compacts again on a clean stop', async () => {
+    const dataFile = join(dir, 'journal.json');
+    await withCosmos(dataFile, async ({ local, client }) => {
+      const sessions = container(client, SESSIONS_CONTAINER);
+      await sessions.items.create({ id: 'before-compaction', userId: 'u-j' });
+      await local.compact();
+      await sessions.items.create({ id: 'after-compaction', userId: 'u-j' });
+      await sessions.item('before-compaction', 'u-j').delete();
+      expect(await journalText(dataFile)).toContain('after-compaction');
+      expect(local.diagnostics().journal?.compactions).toBe(1);
+    });
+    // The clean stop wrote one snapshot holding everything, and left an empty journal.
+    expect(await readFile(dataFile, 'utf8')).toContain('after-compaction');
+    expect(await journalText(dataFile)).toBe('');
+    await withCosmos(dataFile, async ({ client }) => {
+      const sessions = container(client, SESSIONS_CONTAINER);
+      expect((await sessions.item('after-compaction', 'u-j').read()).statusCode).toBe(200);
+      expect((await sessions.item('before-compaction', 'u-j').read()).statusCode).toBe(404);
+    });
+  });
+
+  it('compacts by itself once the journal outgrows its threshold', async () => {
+    const dataFile = join(dir, 'auto-compaction.json');
+    const local = await startLocalCosmos({ dataFile, compaction: { minJournalBytes: 20_000 } });
+    const client = createLocalCosmosClient(local);
+    try {
+      await provisionCosmos(client, COSMOS_DATABASE, schema);
+      const sessions = container(client, SESSIONS_CONTAINER);
+      for (let i = 0; i < 60; i++)
+        await sessions.items.upsert({ id: 'rewritten', userId: 'u-a', text: 'z'.repeat(1000), i });
+      await local.flush();
+      expect(local.diagnostics().journal?.compactions).toBeGreaterThanOrEqual(1);
+      expect(local.diagnostics().journal?.journalBytes).toBeLessThan(60 * 1000);
+    } finally {
+      client.dispose();
+      await local.stop();
+    }
+    await withCosmos(dataFile, async ({ client }) => {
+      const { resource } = await container(client, SESSIONS_CONTAINER)
+        .item('rewritten', 'u-a')
+        .read<{ i: number }>();
+      expect(resource?.i).toBe(59);
+    });
+  });
+
+  it('reads a data file written before journals existed (a plain snapshot)', async () => {
+    const dataFile = join(dir, 'legacy.json');
+    await withCosmos(dataFile, async ({ client }) => {
+      await container(client, SESSIONS_CONTAINER).items.create({ id: 'legacy-item', userId: 'u-l' });
+    });
+    const envelope = JSON.parse(await readFile(dataFile, 'utf8')) as { state: unknown };
+    await writeFile(dataFile, JSON.stringify(envelope.state));
+    await withCosmos(dataFile, async ({ client }) => {
+      expect((await container(client, SESSIONS_CONTAINER).item('legacy-item', 'u-l').read()).statusCode).toBe(
+        200,
+      );
+    });
   });
 });
 

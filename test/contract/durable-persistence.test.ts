@@ -1,6 +1,6 @@
 // The local durable driver across restarts and crashes, with orchestrators written as for df.app.*: what a
 // client was told is saved survives, a saved result is never re-run, and everything else is redone by replay.
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogHandler } from '@azure/functions';
@@ -13,6 +13,7 @@ import {
   type InstanceRecord,
   type LocalDurableDriverOpenOptions,
 } from '../../local/durable/local-durable-driver.js';
+import { FileInstanceStore } from '../../local/durable/file-instance-store.js';
 
 const WAIT_MS = 5_000;
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -84,22 +85,28 @@ function hangs(started?: ReturnType<typeof gate>): df.ActivityHandler {
 }
 
 /**
- * What a crash leaves on disk is the data file as it is at that instant (saves are atomic renames). The
- * second driver opens a copy taken now, so the first one, still alive in this process, cannot write over it.
+ * What a crash leaves on disk is the snapshot and its journals as they are at that instant (every change is
+ * appended to the journal at once). The second driver opens a copy taken now, so the first one, still alive in
+ * this process, cannot write over it.
  */
 async function crash(file: string): Promise<string> {
   const copy = join(dir, `after-crash-${++copies}.json`);
-  await copyFile(file, copy);
+  const name = file.split('/').at(-1)!;
+  for (const entry of await readdir(dir)) {
+    if (entry === name) await copyFile(file, copy);
+    else if (entry.startsWith(`${name}.`) && entry.endsWith('.journal'))
+      await copyFile(join(dir, entry), `${copy}${entry.slice(name.length)}`);
+  }
   return copy;
 }
 
+/** The record as a restart would load it now (from a copy, so nothing of the original changes). */
 async function savedRecord(file: string, instanceId: string): Promise<InstanceRecord | undefined> {
+  const store = await FileInstanceStore.open(await crash(file));
   try {
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { instances: InstanceRecord[] };
-    return saved.instances.find((record) => record.instanceId === instanceId);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    return await store.get(instanceId);
+  } finally {
+    await store.close();
   }
 }
 
@@ -472,8 +479,14 @@ describe('LocalDurableDriver with a data file', () => {
       const file = join(dir, 'durable.json');
       const first = await openDriver(registry({ chain }, { A: hangs() }), { dataFile: file });
       await first.startNew('chain', { instanceId: 'dup', input: 'x' });
-      const saved = JSON.parse(await readFile(file, 'utf8')) as { instances: unknown[] };
-      const text = JSON.stringify({ ...saved, instances: [...saved.instances, ...saved.instances] });
+      const saved = await savedRecord(file, 'dup');
+      // A snapshot of the shape written before journals existed, holding the instance twice.
+      const text = JSON.stringify({
+        format: 'local-durable-instances',
+        version: 1,
+        savedAt: '2026-03-01T10:00:00.000Z',
+        instances: [saved, saved],
+      });
       const broken = join(dir, 'broken.json');
       await writeFile(broken, text);
 
