@@ -106,7 +106,7 @@ export class CrashableRuntime {
         resolve();
       }),
     );
-    const deadline = Date.now() + (this.options.startTimeoutMs ?? 30_000);
+    const deadline = Date.now() + (this.options.startTimeoutMs ?? 60_000);
     for (;;) {
       const url = /listening on (http:\/\/localhost:(\d+))\/api/.exec(stdout);
       if (url) {
