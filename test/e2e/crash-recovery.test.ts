@@ -566,7 +566,7 @@ function describeKill(kill: KillRecord): string {
     kill.streaming.length > 0
       ? `mid-answer: ${kill.streaming.join(' ')}`
       : kill.midAnswer
-        ? 'meant mid-answer, but nothing streamed for 15 s'
+        ? 'meant mid-answer, but no answer was streaming at that moment'
         : 'meant between answers';
   return `${time(kill.atMs)} (${what}; up again ${kill.upAgainAtMs === undefined ? 'never' : time(kill.upAgainAtMs)})`;
 }
