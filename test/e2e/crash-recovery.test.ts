@@ -420,6 +420,13 @@ describe('crash recovery of the running product', () => {
         ...failures,
       ].join('\n'),
     ).toBe(0);
+    // What the run went through, for the record: how often a crashed round was voided and streamed anew.
+    const discarded = sessions
+      .flatMap((session) => session.turns)
+      .filter((turn) =>
+        [...(turn.followed?.events.values() ?? [])].some((event) => event.type === 'discard'),
+      );
+    console.info(`${header.join('\n')}\nturns that streamed a discard: ${discarded.length} of ${TURNS}`);
     // A passing verdict means something only if the run did crash the runtime, mid-answer too.
     expect(kills.length, header.join('\n')).toBeGreaterThanOrEqual(3);
     expect(
