@@ -426,7 +426,7 @@ describe('crash recovery of the running product', () => {
       .filter((turn) =>
         [...(turn.followed?.events.values() ?? [])].some((event) => event.type === 'discard'),
       );
-    console.info(`${header.join('\n')}\nturns that streamed a discard: ${discarded.length} of ${TURNS}`);
+    console.warn(`${header.join('\n')}\nturns that streamed a discard: ${discarded.length} of ${TURNS}`);
     // A passing verdict means something only if the run did crash the runtime, mid-answer too.
     expect(kills.length, header.join('\n')).toBeGreaterThanOrEqual(3);
     expect(
