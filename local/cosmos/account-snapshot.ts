@@ -46,13 +46,20 @@ export const accountSnapshotSchema = z.object({
 export type AccountSnapshot = z.infer<typeof accountSnapshotSchema>;
 
 export function takeSnapshot(account: CosmosAccount, savedAt: Date): AccountSnapshot {
-  const databaseStore = databases(account);
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     savedAt: savedAt.toISOString(),
-    databaseRidCount: databaseStore.ridCount,
-    databases: databaseStore.list().map((database) => {
+    databaseRidCount: databases(account).ridCount,
+    databases: captureDatabases(account),
+  };
+}
+
+/** The account's databases, containers and documents as of now (lists copied; documents never change in place). */
+function captureDatabases(account: CosmosAccount): AccountSnapshot['databases'] {
+  return databases(account)
+    .list()
+    .map((database) => {
       const containerStore = containers(account, database.id);
       return {
         resource: database,
@@ -62,8 +69,7 @@ export function takeSnapshot(account: CosmosAccount, savedAt: Date): AccountSnap
           return { resource: container, documentRidCount: documents.ridCount, documents: documents.list() };
         }),
       };
-    }),
-  };
+    });
 }
 
 /**
@@ -72,23 +78,12 @@ export function takeSnapshot(account: CosmosAccount, savedAt: Date): AccountSnap
  * the pieces describe the account as of this call however late they are produced.
  */
 export function snapshotPieces(account: CosmosAccount, savedAt: Date): Iterable<string> {
-  const databaseStore = databases(account);
-  const captured = databaseStore.list().map((database) => {
-    const containerStore = containers(account, database.id);
-    return {
-      resource: database,
-      containerRidCount: containerStore.ridCount,
-      containers: containerStore.list().map((container) => {
-        const documents = documentsOf(account, database.id, container.id);
-        return { resource: container, documentRidCount: documents.ridCount, documents: documents.list() };
-      }),
-    };
-  });
+  const captured = captureDatabases(account);
   const head = {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     savedAt: savedAt.toISOString(),
-    databaseRidCount: databaseStore.ridCount,
+    databaseRidCount: databases(account).ridCount,
   };
   return (function* () {
     yield `${JSON.stringify(head).slice(0, -1)},"databases":[`;

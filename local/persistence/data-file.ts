@@ -43,8 +43,13 @@ export async function readDataFile<T>(
       cause: error,
     });
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
+  return parseDataFile(schema, json, file, what);
+}
+
+/** `value`, read from `file`, checked against `schema`; CorruptDataFileError naming the file when it does not fit. */
+export function parseDataFile<T>(schema: z.ZodType<T>, value: unknown, file: string, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
     throw new CorruptDataFileError(
       file,
       what,
@@ -53,7 +58,6 @@ export async function readDataFile<T>(
         cause: parsed.error,
       },
     );
-  }
   return parsed.data;
 }
 

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 
-import { CorruptDataFileError, readDataFile } from './data-file.js';
+import { parseDataFile, readDataFile } from './data-file.js';
 import { JournalWriter, readJournal, writeAll } from './journal-file.js';
 
 export interface SnapshotJournalOptions<TState, TRecord> {
@@ -115,9 +115,9 @@ export class SnapshotJournal<TRecord> {
     let generation = 0;
     if (raw !== undefined) {
       const isEnvelope = typeof raw === 'object' && raw !== null && 'journalGeneration' in raw;
-      const envelope = isEnvelope ? parseOrThrow(envelopeSchema, raw, file, what) : undefined;
+      const envelope = isEnvelope ? parseDataFile(envelopeSchema, raw, file, what) : undefined;
       generation = envelope?.journalGeneration ?? 0;
-      state = parseOrThrow(options.stateSchema, envelope ? envelope.state : raw, file, what);
+      state = parseDataFile(options.stateSchema, envelope ? envelope.state : raw, file, what);
     }
     const snapshotBytes = raw === undefined ? 0 : (await stat(file)).size;
 
@@ -129,7 +129,8 @@ export class SnapshotJournal<TRecord> {
       const path = journalPath(file, entry);
       const read = await readJournal(path, what);
       if (read === undefined) continue;
-      for (const record of read.records) records.push(parseOrThrow(options.recordSchema, record, path, what));
+      for (const record of read.records)
+        records.push(parseDataFile(options.recordSchema, record, path, what));
       contents.push({ generation: entry, validBytes: read.validBytes });
     }
 
@@ -355,19 +356,4 @@ async function syncFolder(folder: string): Promise<void> {
   } catch {
     // Some platforms cannot open or fsync a folder; the file's own fsync is what they offer.
   }
-}
-
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, file: string, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new CorruptDataFileError(
-      file,
-      what,
-      `its contents are not valid:\n${z.prettifyError(parsed.error)}`,
-      {
-        cause: parsed.error,
-      },
-    );
-  }
-  return parsed.data;
 }
