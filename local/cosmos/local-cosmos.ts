@@ -27,11 +27,13 @@ import {
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { FlushScheduler } from '../persistence/flush-scheduler.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
+import { CosmosRequestStats, type CosmosStats } from './request-stats.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
 import { CorruptDataFileError, readDataFile, writeDataFile } from '../persistence/data-file.js';
 
 export { provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
+export type { CosmosStats } from './request-stats.js';
 
 const DATA_FILE_KIND = 'local Cosmos DB data';
 /** How often expired items are swept even when nothing reads them. */
@@ -55,6 +57,9 @@ export interface LocalCosmos {
   key: string;
   /** Trusts this server's certificate, and only it. */
   agent: https.Agent;
+  /** Requests served and their bytes since start or the last resetStats(), for benchmarks. */
+  stats(): CosmosStats;
+  resetStats(): void;
   /** Save now. */
   flush(): Promise<void>;
   /** Save and close. */
@@ -81,12 +86,14 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     options.flushDelayMs ?? 200,
     (error) => console.error(`local Cosmos DB: saving ${dataFile} failed; the next write retries`, error),
   );
+  const requestStats = new CosmosRequestStats();
   const server = https.createServer(
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
     createRequestListener(
       () => live.account,
       loadRouter(),
       expiryAndPersistenceHooks(live, sweeper, scheduler),
+      requestStats,
     ),
   );
 
@@ -115,6 +122,8 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     // The package does not check request signatures; the client still needs a well-formed key to sign with.
     key: randomBytes(64).toString('base64'),
     agent,
+    stats: () => requestStats.snapshot(),
+    resetStats: () => requestStats.reset(),
     flush: () => scheduler.flush(),
     stop() {
       stopping ??= (async () => {

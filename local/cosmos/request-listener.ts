@@ -4,6 +4,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { randomUUID } from 'node:crypto';
 
 import type { CosmosAccount, RouteParams, Router } from './cosmosdb-server-internals.js';
+import { contentLength, cosmosOperation, type CosmosRequestStats } from './request-stats.js';
 
 export interface RequestHooks {
   /** Runs before the handler, with the route's parameters (`dbId`, `collId`, `docId` where present). */
@@ -16,9 +17,10 @@ export function createRequestListener(
   getAccount: () => CosmosAccount | undefined,
   router: Router,
   hooks: RequestHooks,
+  stats?: CosmosRequestStats,
 ): RequestListener {
   return (req, res) => {
-    handle(getAccount(), router, hooks, req, res).catch((error: unknown) => {
+    handle(getAccount(), router, hooks, req, res, stats).catch((error: unknown) => {
       console.error('local Cosmos DB: request failed', error);
       if (!res.headersSent) res.statusCode = 500;
       res.end();
@@ -32,6 +34,7 @@ async function handle(
   hooks: RequestHooks,
   req: IncomingMessage,
   res: ServerResponse,
+  stats: CosmosRequestStats | undefined,
 ): Promise<void> {
   let body: unknown;
   const route = account ? router(req) : undefined;
@@ -53,7 +56,8 @@ async function handle(
     }
     if (isWrite(req) && res.statusCode < 400) hooks.afterWrite(params);
   }
-  send(req, res, body);
+  const sent = send(req, res, body);
+  stats?.record(cosmosOperation(req, route?.[0]), contentLength(req), sent);
 }
 
 function isWrite(req: IncomingMessage): boolean {
@@ -73,7 +77,8 @@ function headerIsTrue(req: IncomingMessage, name: string): boolean {
 }
 
 // Mirrors the package's response decoration, which the SDK relies on (etag, activity id, request charge).
-function send(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+/** Returns the bytes of the body sent. */
+function send(req: IncomingMessage, res: ServerResponse, body: unknown): number {
   const payload: unknown =
     res.statusCode > 399 && isRecord(body) && !body.message ? { ...body, message: '' } : body;
   if (isRecord(payload) && typeof payload._etag === 'string') res.setHeader('etag', payload._etag);
@@ -85,7 +90,9 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     if (req.headers['if-none-match']) res.statusCode = 304;
     res.setHeader('etag', '1');
   }
-  res.end(JSON.stringify(payload));
+  const text = JSON.stringify(payload);
+  res.end(text);
+  return Buffer.byteLength(text ?? '');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
