@@ -159,9 +159,19 @@ function check(trace: TurnTrace, expectedWords: number): boolean {
   return lost === 0 && extra === 0 && !duplicated && !failed;
 }
 
+/** POST → first content; NaN for a turn that streamed none (check() counts it as failed). */
 function firstContentAfter(sentAt: number, trace: TurnTrace): number {
-  if (trace.firstContentAt === undefined) throw new Error('a turn ended without content');
-  return trace.firstContentAt - sentAt;
+  return trace.firstContentAt === undefined ? Number.NaN : trace.firstContentAt - sentAt;
+}
+
+/** The distinct error events of some turns, the most frequent first (a few, for the report). */
+function errorSummary(traces: readonly TurnTrace[]): string[] {
+  const counts = new Map<string, number>();
+  for (const message of traces.flatMap((t) => t.errors)) counts.set(message, (counts.get(message) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 5)
+    .map(([message, count]) => `${count}× ${message}`);
 }
 
 // ---- the model alone ----
@@ -220,6 +230,7 @@ interface BatchSamples {
   turnsDuplicated: number;
   turnsIncomplete: number;
   assistantRepliesMissing: number;
+  errors: string[];
 }
 
 interface BatchSession {
@@ -258,8 +269,15 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
     sessions.map(async (s) => {
       s.sentAt = performance.now();
       const streamUrl = await target.api.postChat(s.userId, s.sessionId, s.chatMessageId, reply(REPLY_WORDS));
-      await withTimeout(target.api.readStream(s.userId, streamUrl, s.sse), BATCH_TIMEOUT_MS, 'SSE turn');
-      await s.ws?.finished(BATCH_TIMEOUT_MS, 'Web PubSub turn');
+      // A stream that breaks is counted against the turn (check() below), and the batch goes on.
+      await withTimeout(
+        target.api.readStream(s.userId, streamUrl, s.sse),
+        BATCH_TIMEOUT_MS,
+        'SSE turn',
+      ).catch((error: unknown) => s.sse.errors.push(`SSE client: ${String(error)}`));
+      await s.ws
+        ?.finished(BATCH_TIMEOUT_MS, 'Web PubSub turn')
+        .catch((error: unknown) => s.ws?.errors.push(`Web PubSub client: ${String(error)}`));
     }),
   );
   const wallMs = Math.max(...sessions.map((s) => s.sse.endedAt ?? Number.NaN)) - startedAt;
@@ -298,6 +316,7 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
     turnsDuplicated: duplicatedInMemory + traces.filter((t) => t.starts > 1 || t.ends > 1).length,
     turnsIncomplete: incomplete,
     assistantRepliesMissing: missing,
+    errors: errorSummary(traces),
   };
 }
 
@@ -343,6 +362,8 @@ interface ConcurrencyRow {
   turnsDuplicated: number;
   turnsIncomplete: number;
   assistantRepliesMissing: number;
+  /** Error events the clients received, counted by message. */
+  errors: string[];
 }
 
 async function modelAtConcurrency(model: OpenAI, n: number): Promise<Percentiles> {
@@ -389,6 +410,7 @@ async function measureConcurrency(target: Target, model: OpenAI, sessions: numbe
     turnsDuplicated: sumOf(batches, (b) => b.turnsDuplicated),
     turnsIncomplete: sumOf(batches, (b) => b.turnsIncomplete),
     assistantRepliesMissing: sumOf(batches, (b) => b.assistantRepliesMissing),
+    errors: batches.flatMap((b) => b.errors),
   };
 }
 
@@ -626,6 +648,7 @@ function printConcurrency(rows: ConcurrencyRow[]): void {
       'tokens lost / turns duplicated / incomplete / replies missing',
       `${r.tokensLost} / ${r.turnsDuplicated} / ${r.turnsIncomplete} / ${r.assistantRepliesMissing}`,
     );
+    for (const error of r.errors) row('  error events', error);
   }
 }
 

@@ -9,6 +9,7 @@ describe('percentile', () => {
     expect(percentile(values, 99)).toBe(99);
     expect(percentile([7], 99)).toBe(7);
     expect(percentile([], 50)).toBeNaN();
+    expect(percentile([Number.NaN, 3, 1], 99)).toBe(3);
     expect(percentiles([1, 2, 3])).toEqual({ p50: 2, p90: 3, p99: 3 });
   });
 });

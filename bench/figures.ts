@@ -6,9 +6,9 @@ export interface Percentiles {
   p99: number;
 }
 
-/** Nearest-rank percentile; NaN for no values. */
+/** Nearest-rank percentile of the finite values (a turn that never streamed has none); NaN for none. */
 export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
