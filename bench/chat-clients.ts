@@ -2,11 +2,14 @@
 // client per session that records each turn's events with their arrival times, and SSE readers of one turn's
 // stream (the product's, and the direct baseline's). A turn's text follows the protocol: events de-duplicated by
 // seq, and the text of a `discard`ed seq range dropped.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
 
 const IDENTITY_HEADER = 'x-ms-client-principal-id';
+const MAX_RECONNECTS = 100;
+const RECONNECT_DELAY_MS = 250;
 
 const chatEventSchema = z.object({
   type: z.string(),
@@ -69,6 +72,8 @@ export class TurnTrace {
   repeatedEvents = 0;
   /** Content events whose text a `discard` dropped. */
   discardedEvents = 0;
+  /** Times an SSE client opened the stream again after it ended before the turn did. */
+  reconnects = 0;
   startAt: number | undefined;
   firstContentAt: number | undefined;
   endedAt: number | undefined;
@@ -112,6 +117,11 @@ export class TurnTrace {
       if (this.ends === 1) this.gauge?.leave();
       this.#finish();
     }
+  }
+
+  /** The highest seq received, what a reconnecting SSE client sends as Last-Event-ID. */
+  get lastSeq(): number | undefined {
+    return this.#seen.size === 0 ? undefined : Math.max(...this.#seen);
   }
 
   /** The answer as a client following the protocol shows it. */
@@ -197,19 +207,31 @@ export class ChatApi {
     return z.object({ url: z.string() }).parse(body).url;
   }
 
-  /** Reads a turn's SSE stream into trace until its terminal event. */
-  readStream(userId: string, streamUrl: string, trace: TurnTrace): Promise<void> {
-    return readSse(streamUrl, { method: 'GET', headers: { [IDENTITY_HEADER]: userId } }, trace);
+  /**
+   * Reads a turn's SSE stream into trace until its terminal event. A stream that ends before the turn does
+   * (an idle timeout while the turn waits in the queue, say) is opened again with Last-Event-ID, as a browser's
+   * EventSource does.
+   */
+  async readStream(userId: string, streamUrl: string, trace: TurnTrace): Promise<void> {
+    for (;;) {
+      const lastSeq = trace.lastSeq;
+      const headers: Record<string, string> = { [IDENTITY_HEADER]: userId };
+      if (lastSeq !== undefined) headers['last-event-id'] = String(lastSeq);
+      const open = await readSse(streamUrl, { method: 'GET', headers }, trace);
+      if (trace.ends > 0 || open === 'ended' || trace.reconnects >= MAX_RECONNECTS) return;
+      trace.reconnects += 1;
+      await sleep(RECONNECT_DELAY_MS);
+    }
   }
 
   /** The direct baseline: one HTTP function that calls the model and streams its text back as SSE. */
-  directChat(userId: string, path: string, text: string, trace: TurnTrace): Promise<void> {
+  async directChat(userId: string, path: string, text: string, trace: TurnTrace): Promise<void> {
     const init = {
       method: 'POST',
       headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
       body: JSON.stringify({ text }),
     };
-    return readSse(new URL(path, this.baseUrl).href, init, trace);
+    await readSse(new URL(path, this.baseUrl).href, init, trace);
   }
 
   async #call(
@@ -230,9 +252,11 @@ export class ChatApi {
   }
 }
 
-async function readSse(url: string, init: RequestInit, trace: TurnTrace): Promise<void> {
+/** Reads one SSE response into trace; 'ended' when the server says the turn has nothing more (204). */
+async function readSse(url: string, init: RequestInit, trace: TurnTrace): Promise<'read' | 'ended'> {
   const headers = { ...(init.headers as Record<string, string>), accept: 'text/event-stream' };
   const response = await fetch(url, { ...init, headers });
+  if (response.status === 204) return 'ended';
   if (response.status !== 200 || !response.body) {
     throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
   }
@@ -252,6 +276,7 @@ async function readSse(url: string, init: RequestInit, trace: TurnTrace): Promis
   } finally {
     await reader.cancel();
   }
+  return 'read';
 }
 
 /** One session's Web PubSub connection, recording the events of every turn it receives. */

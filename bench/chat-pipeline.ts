@@ -231,6 +231,7 @@ interface BatchSamples {
   turnsIncomplete: number;
   assistantRepliesMissing: number;
   errors: string[];
+  sseReconnects: number;
 }
 
 interface BatchSession {
@@ -280,7 +281,7 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
         .catch((error: unknown) => s.ws?.errors.push(`Web PubSub client: ${String(error)}`));
     }),
   );
-  const wallMs = Math.max(...sessions.map((s) => s.sse.endedAt ?? Number.NaN)) - startedAt;
+  const wallMs = Math.max(...sessions.map((s) => s.sse.endedAt ?? 0)) - startedAt;
   const streamed = await usage(target);
   await idle(target);
   const after = await usage(target);
@@ -317,6 +318,7 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
     turnsIncomplete: incomplete,
     assistantRepliesMissing: missing,
     errors: errorSummary(traces),
+    sseReconnects: sumOf(sessions, (s) => s.sse.reconnects),
   };
 }
 
@@ -364,6 +366,8 @@ interface ConcurrencyRow {
   assistantRepliesMissing: number;
   /** Error events the clients received, counted by message. */
   errors: string[];
+  /** SSE streams that ended before their turn and were opened again with Last-Event-ID. */
+  sseReconnects: number;
 }
 
 async function modelAtConcurrency(model: OpenAI, n: number): Promise<Percentiles> {
@@ -411,6 +415,7 @@ async function measureConcurrency(target: Target, model: OpenAI, sessions: numbe
     turnsIncomplete: sumOf(batches, (b) => b.turnsIncomplete),
     assistantRepliesMissing: sumOf(batches, (b) => b.assistantRepliesMissing),
     errors: batches.flatMap((b) => b.errors),
+    sseReconnects: sumOf(batches, (b) => b.sseReconnects),
   };
 }
 
@@ -644,6 +649,7 @@ function printConcurrency(rows: ConcurrencyRow[]): void {
     );
     row('most turns streaming at once (seen by SSE clients)', r.peakTurnsStreaming);
     row('wall time (first POST → last message-end)', `${r.wallMs} ms`);
+    row('SSE streams reopened with Last-Event-ID (ended before the turn)', r.sseReconnects);
     row(
       'tokens lost / turns duplicated / incomplete / replies missing',
       `${r.tokensLost} / ${r.turnsDuplicated} / ${r.turnsIncomplete} / ${r.assistantRepliesMissing}`,
