@@ -1,104 +1,136 @@
-// What the chat pipeline adds around the model, measured in one run against the local runtime with the offline
-// model at a realistic speed: (a) time to first token at a WebSocket and an SSE client beside the model's own,
-// (b) Web PubSub messages and latency with and without coalescing, (c) 100 sessions posted at once. Prints a
-// report and writes it to bench/results/chat-pipeline.json. It asserts nothing about speed: it exits non-zero
-// only when a turn lost or duplicated tokens or turns, or something broke.
+// What the chat turn core costs, measured in one run against the local runtime (in a child process of its own)
+// with the offline model (in another) at a realistic pace: time to first token added at 1, 100 and 500 sessions
+// at once beside a direct baseline (one HTTP function that streams the model), coalescing, CPU per turn, Cosmos
+// and Web PubSub traffic per turn at turn 1 and turn 300 of a conversation, and repeated batches. Prints a report
+// and writes bench/results/chat-pipeline.json. It asserts nothing about speed: it exits non-zero only when a
+// turn lost or duplicated tokens or turns, or something broke. BENCH_QUICK=1 runs a smaller smoke version.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import OpenAI from 'openai';
 import { format, resolveConfig } from 'prettier';
-import { createLogHandler } from '../local/log.js';
-import { OFFLINE_CHAT_MODEL } from '../local/offline-model/offline-model.js';
-import {
-  startOfflineModelServer,
-  type OfflineModelServer,
-} from '../local/offline-model/offline-model-server.js';
-import { OFFLINE_MODEL_PATH, startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import { OFFLINE_CHAT_MODEL, OFFLINE_EMBEDDING_MODEL } from '../local/offline-model/offline-model.js';
 import { BASIC_SYSTEM_PROMPT } from '../shared/chat/prompt.js';
-import { readHostSettings } from '../local/host-json.js';
-import { provideApp } from '../shared/app/app.js';
-import { ChatApi, TurnGauge, TurnTrace, UserEvents } from './chat-clients.js';
+import { BenchChild } from './child-process.js';
+import { ChatApi, SessionEvents, TurnGauge, TurnTrace } from './chat-clients.js';
+import {
+  cpuMsPer,
+  mapLimit,
+  mean,
+  percentile,
+  percentiles,
+  ratio,
+  round,
+  sumOf,
+  utilisation,
+  type Percentiles,
+} from './figures.js';
+import type { ModelReady } from './model-process.js';
+import type { RuntimeReady, RuntimeUsage } from './runtime-process.js';
 
+const QUICK = process.env.BENCH_QUICK === '1';
 const MODEL_TTFT_MS = 300;
 const MODEL_TOKENS_PER_SECOND = 50;
-const USERS = ['user_001', 'user_002', 'user_003'] as const;
-const TTFT_TURNS = 15;
-const TTFT_WARMUP_TURNS = 2;
-const TTFT_WORDS = 20;
-const COALESCING_ROUNDS = 2;
-const COALESCING_WORDS = 500;
-const CONCURRENT_SESSIONS = 100;
-const CONCURRENT_WORDS = 60;
+const EMBEDDING_DIMENSIONS = 1536;
+const PLAN = QUICK
+  ? {
+      concurrency: [1, 10, 25],
+      singleSessionRepeats: 3,
+      coalescing: { rounds: 1, words: 100 },
+      repeated: { batches: 3, sessions: 10 },
+      turnCost: { turns: 20, sampled: [1, 2, 10, 20] },
+    }
+  : {
+      concurrency: [1, 100, 500],
+      singleSessionRepeats: 15,
+      coalescing: { rounds: 2, words: 500 },
+      repeated: { batches: 6, sessions: 50 },
+      turnCost: { turns: 300, sampled: [1, 2, 50, 300] },
+    };
+/** Batches up to this size are also read over Web PubSub (one connection per session). */
+const WEB_PUBSUB_MAX_SESSIONS = 100;
+const REPLY_WORDS = 20;
+const MODEL_SAMPLES = 3;
 const TURN_TIMEOUT_MS = 60_000;
-const CONCURRENT_TIMEOUT_MS = 150_000;
-const RESULTS_FILE = 'bench/results/chat-pipeline.json';
+const BATCH_TIMEOUT_MS = 300_000;
+const RESULTS_FILE = QUICK ? 'bench/results/chat-pipeline-quick.json' : 'bench/results/chat-pipeline.json';
+const RUN_ID = randomUUID().slice(0, 8);
 
-/** A runtime with its own clients: the API, and one Web PubSub connection per dev user. */
+type Runtime = BenchChild<RuntimeReady>;
+
+/** A runtime process and a client of its API. */
 interface Target {
   name: string;
-  runtime: LocalRuntime;
+  runtime: Runtime;
   api: ChatApi;
-  users: Map<string, UserEvents>;
-  gauge: TurnGauge;
 }
 
 /** Turns whose events broke the rules; any count above 0 fails the run. */
-const integrity = { turnsChecked: 0, tokensLost: 0, tokensExtra: 0, turnsDuplicated: 0, turnsFailed: 0 };
-const targets: Target[] = [];
-
-async function startTarget(name: string, settings: Record<string, string>): Promise<Target> {
-  await allIdle();
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: undefined,
-    settings: {
-      OFFLINE_MODEL_TTFT_MS: String(MODEL_TTFT_MS),
-      OFFLINE_MODEL_TOKENS_PER_SECOND: String(MODEL_TOKENS_PER_SECOND),
-      ...settings,
-    },
-    logHandler: createLogHandler('error'),
-  });
-  const api = new ChatApi(runtime.url);
-  const gauge = new TurnGauge();
-  const target: Target = { name, runtime, api, users: new Map(), gauge };
-  targets.push(target);
-  for (const userId of USERS) target.users.set(userId, await UserEvents.connect(api, userId, gauge));
-  return target;
-}
-
-/**
- * The app is made once per process (shared/app/app.ts), and every runtime started here
- * provides its own: before a runtime serves turns, every runtime is left idle and its app is chosen.
- */
-async function activate(target: Target): Promise<void> {
-  await allIdle();
-  provideApp(() => Promise.resolve(target.runtime.app));
-}
-
-function allIdle(): Promise<unknown> {
-  const idle = Promise.all(targets.map((t) => t.runtime.serviceBus.idle()));
-  return withTimeout(idle, TURN_TIMEOUT_MS, 'waiting for the runtimes to go idle');
-}
-
-function userEvents(target: Target, userId: string): UserEvents {
-  const events = target.users.get(userId);
-  if (!events) throw new Error(`no Web PubSub client for ${userId}`);
-  return events;
-}
-
-function check(trace: TurnTrace, expectedWords: number): void {
-  integrity.turnsChecked += 1;
-  const words = trace.wordArrivals.length;
-  integrity.tokensLost += Math.max(0, expectedWords - words);
-  integrity.tokensExtra += Math.max(0, words - expectedWords);
-  if (trace.starts > 1 || trace.ends > 1) integrity.turnsDuplicated += 1;
-  if (trace.errors.length > 0 || trace.starts === 0) integrity.turnsFailed += 1;
-}
+const integrity = {
+  turnsChecked: 0,
+  tokensLost: 0,
+  tokensExtra: 0,
+  turnsDuplicated: 0,
+  turnsFailed: 0,
+  /** Rejections unhandled at the end of their tick in a runtime process (each would have ended `npm start`). */
+  runtimeUnhandledRejections: 0,
+};
+const children: BenchChild<unknown>[] = [];
+const realtimeClients: SessionEvents[] = [];
 
 function reply(words: number): string {
   return `Please reply with ${words} words.`;
 }
+
+let userCount = 0;
+/** A fresh signed-in user (App Service authentication), so each session's Web PubSub traffic is its own. */
+function newUser(label: string): string {
+  userCount += 1;
+  return `bench-${RUN_ID}-${label}-${userCount}`;
+}
+
+async function startChild<R>(file: string, label: string, options: unknown): Promise<BenchChild<R>> {
+  const child = await BenchChild.start<R>(file, label, options);
+  children.push(child);
+  return child;
+}
+
+async function stopChild(child: BenchChild<unknown>): Promise<void> {
+  children.splice(children.indexOf(child), 1);
+  await child.stop();
+}
+
+/** The app's settings for a runtime that calls the model process as any OpenAI-compatible endpoint. */
+function remoteModelSettings(model: ModelReady): Record<string, string> {
+  return {
+    LLM_PROVIDER: 'openai-compatible',
+    LLM_BASE_URL: model.baseUrl,
+    LLM_API_KEY: 'unused-by-the-offline-model',
+    LLM_CHAT_MODEL: OFFLINE_CHAT_MODEL,
+    LLM_EMBEDDING_MODEL: OFFLINE_EMBEDDING_MODEL,
+    LLM_EMBEDDING_DIMENSIONS: String(EMBEDDING_DIMENSIONS),
+  };
+}
+
+async function startTarget(name: string, settings: Record<string, string>): Promise<Target> {
+  const runtime = await startChild<RuntimeReady>('./runtime-process.ts', `runtime "${name}"`, {
+    // Callers are App Service principals, so the bench can sign in as many users as it has sessions.
+    settings: { AUTH_MODE: 'app-service', ...settings },
+  });
+  return { name, runtime, api: new ChatApi(runtime.ready.url) };
+}
+
+/** Stops a runtime, counting the failures nothing handled while it ran. */
+async function retire(target: Target): Promise<void> {
+  integrity.runtimeUnhandledRejections += (await usage(target)).unhandledRejections;
+  await stopChild(target.runtime);
+}
+
+function idle(target: Target): Promise<void> {
+  return withTimeout(target.runtime.call('idle'), BATCH_TIMEOUT_MS, `${target.name} going idle`);
+}
+
+const usage = (target: Target) => target.runtime.call<RuntimeUsage>('usage');
 
 async function withTimeout<T>(work: Promise<T>, ms: number, label: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -112,32 +144,37 @@ async function withTimeout<T>(work: Promise<T>, ms: number, label: string): Prom
   }
 }
 
-// ---- statistics ----
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+/** Counts a stream's losses and duplicates; returns whether it was whole. */
+function check(trace: TurnTrace, expectedWords: number): boolean {
+  integrity.turnsChecked += 1;
+  const words = trace.wordArrivals.length;
+  const lost = Math.max(0, expectedWords - words);
+  const extra = Math.max(0, words - expectedWords);
+  const duplicated = trace.starts > 1 || trace.ends > 1;
+  const failed = trace.errors.length > 0 || trace.starts === 0;
+  integrity.tokensLost += lost;
+  integrity.tokensExtra += extra;
+  if (duplicated) integrity.turnsDuplicated += 1;
+  if (failed) integrity.turnsFailed += 1;
+  return lost === 0 && extra === 0 && !duplicated && !failed;
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
+/** POST → first content; NaN for a turn that streamed none (check() counts it as failed). */
+function firstContentAfter(sentAt: number, trace: TurnTrace): number {
+  return trace.firstContentAt === undefined ? Number.NaN : trace.firstContentAt - sentAt;
 }
 
-function round(value: number, digits = 1): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
+/** The distinct error events of some turns, the most frequent first (a few, for the report). */
+function errorSummary(traces: readonly TurnTrace[]): string[] {
+  const counts = new Map<string, number>();
+  for (const message of traces.flatMap((t) => t.errors)) counts.set(message, (counts.get(message) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 5)
+    .map(([message, count]) => `${count}× ${message}`);
 }
 
-interface Spread {
-  median: number;
-  p90: number;
-}
-
-function spread(values: readonly number[]): Spread {
-  return { median: round(percentile(values, 50)), p90: round(percentile(values, 90)) };
-}
-
-// ---- (a) time to first token ----
+// ---- the model alone ----
 
 async function modelTtft(client: OpenAI, text: string): Promise<number> {
   const started = performance.now();
@@ -157,78 +194,252 @@ async function modelTtft(client: OpenAI, text: string): Promise<number> {
   return first - started;
 }
 
-interface TtftSample {
-  ws: number;
-  sse: number;
-  model: number;
+/** The model's own TTFT at rest: a few calls one after another, median. */
+async function modelAtRest(client: OpenAI): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < MODEL_SAMPLES; i += 1) samples.push(await modelTtft(client, reply(REPLY_WORDS)));
+  return samples;
 }
 
-async function ttftTurn(target: Target, model: OpenAI, sessionId: string): Promise<TtftSample> {
-  const text = reply(TTFT_WORDS);
-  const modelMs = await modelTtft(model, text);
-  const userId = USERS[0];
-  const chatMessageId = randomUUID();
-  const ws = userEvents(target, userId).trace(chatMessageId);
-  const sse = new TurnTrace();
-  const sentAt = performance.now();
-  await target.api.postChat(userId, sessionId, chatMessageId, text);
-  const streamed = target.api.readStream(userId, sessionId, chatMessageId, sse);
-  await Promise.all([
-    ws.finished(TURN_TIMEOUT_MS, 'WebSocket turn'),
-    withTimeout(streamed, TURN_TIMEOUT_MS, 'SSE turn'),
-  ]);
-  check(ws, TTFT_WORDS);
-  check(sse, TTFT_WORDS);
-  // Each turn starts once the previous one and its background work (history, memory) are done.
-  await allIdle();
-  return { ws: since(sentAt, ws), sse: since(sentAt, sse), model: modelMs };
+// ---- one batch: N sessions, one message each, at once ----
+
+interface BatchOptions {
+  label: string;
+  sessions: number;
+  webPubSub: boolean;
+  direct: boolean;
+  /** Direct baseline first (else the pipeline first), so drifting load weighs on both alike. */
+  directFirst: boolean;
 }
 
-function since(sentAt: number, trace: TurnTrace): number {
-  if (trace.firstContentAt === undefined) throw new Error('a turn ended without content');
-  return trace.firstContentAt - sentAt;
+interface BatchSamples {
+  sessions: number;
+  /** Model TTFT at rest, measured just before and just after the batch. */
+  modelAloneMs: number[];
+  /** POST → first content, per session. */
+  sseMs: number[];
+  webSocketMs: number[];
+  directMs: number[];
+  postToMessageStartMs: number[];
+  cpuMsPerTurn: number;
+  directCpuMsPerTurn: number | undefined;
+  eventLoopUtilisation: number;
+  peakTurnsStreaming: number;
+  wallMs: number;
+  tokensLost: number;
+  turnsDuplicated: number;
+  turnsIncomplete: number;
+  assistantRepliesMissing: number;
+  errors: string[];
+  sseReconnects: number;
 }
 
-async function measureTtft(target: Target, modelServer: OfflineModelServer) {
-  await activate(target);
-  const model = new OpenAI({ baseURL: modelServer.baseUrl, apiKey: 'unused' });
-  const sessionId = await target.api.startSession(USERS[0]);
-  const samples: TtftSample[] = [];
-  for (let turn = 0; turn < TTFT_WARMUP_TURNS + TTFT_TURNS; turn += 1) {
-    const sample = await ttftTurn(target, model, sessionId);
-    if (turn >= TTFT_WARMUP_TURNS) samples.push(sample);
-  }
-  const ws = spread(samples.map((s) => s.ws));
-  const sse = spread(samples.map((s) => s.sse));
-  const modelOnly = spread(samples.map((s) => s.model));
-  const added = (pipeline: Spread) => ({
-    median: round(pipeline.median - modelOnly.median),
-    p90: round(pipeline.p90 - modelOnly.p90),
+interface BatchSession {
+  userId: string;
+  sessionId: string;
+  chatMessageId: string;
+  sse: TurnTrace;
+  ws: TurnTrace | undefined;
+  sentAt: number;
+}
+
+async function runBatch(target: Target, model: OpenAI, options: BatchOptions): Promise<BatchSamples> {
+  const n = options.sessions;
+  const gauge = new TurnGauge();
+  const connections: SessionEvents[] = [];
+  const sessions = await mapLimit(Array.from({ length: n }), 50, async (): Promise<BatchSession> => {
+    const userId = newUser(options.label);
+    const sessionId = await target.api.startSession(userId);
+    const chatMessageId = randomUUID();
+    let ws: TurnTrace | undefined;
+    if (options.webPubSub) {
+      const events = await SessionEvents.connect(target.api, userId, sessionId);
+      connections.push(events);
+      ws = events.trace(chatMessageId);
+    }
+    return { userId, sessionId, chatMessageId, sse: new TurnTrace(gauge), ws, sentAt: 0 };
   });
+  await idle(target);
+  const modelBefore = await modelAtRest(model);
+
+  let direct: { ms: number[]; cpuMsPerTurn: number } | undefined;
+  if (options.direct && options.directFirst) direct = await runDirect(target, n);
+  const before = await usage(target);
+  const startedAt = performance.now();
+  await Promise.all(
+    sessions.map(async (s) => {
+      s.sentAt = performance.now();
+      const streamUrl = await target.api.postChat(s.userId, s.sessionId, s.chatMessageId, reply(REPLY_WORDS));
+      // A stream that breaks is counted against the turn (check() below), and the batch goes on.
+      await withTimeout(
+        target.api.readStream(s.userId, streamUrl, s.sse),
+        BATCH_TIMEOUT_MS,
+        'SSE turn',
+      ).catch((error: unknown) => s.sse.errors.push(`SSE client: ${String(error)}`));
+      await s.ws
+        ?.finished(BATCH_TIMEOUT_MS, 'Web PubSub turn')
+        .catch((error: unknown) => s.ws?.errors.push(`Web PubSub client: ${String(error)}`));
+    }),
+  );
+  const wallMs = Math.max(...sessions.map((s) => s.sse.endedAt ?? 0)) - startedAt;
+  const streamed = await usage(target);
+  await idle(target);
+  const after = await usage(target);
+  if (options.direct && !options.directFirst) direct = await runDirect(target, n);
+  const modelAfter = await modelAtRest(model);
+  for (const events of connections) events.stop();
+
+  let missing = 0;
+  let duplicatedInMemory = 0;
+  await mapLimit(sessions, 20, async (s) => {
+    const replies = await target.runtime.call<number>('storedReplies', s);
+    if (replies === 0) missing += 1;
+    if (replies > 1) duplicatedInMemory += 1;
+  });
+  integrity.turnsFailed += missing;
+  integrity.turnsDuplicated += duplicatedInMemory;
+  const traces = sessions.flatMap((s) => (s.ws ? [s.sse, s.ws] : [s.sse]));
+  const incomplete = traces.filter((trace) => !check(trace, REPLY_WORDS)).length;
   return {
-    turns: samples.length,
-    warmupTurns: TTFT_WARMUP_TURNS,
-    replyWords: TTFT_WORDS,
-    webSocketMs: ws,
-    sseMs: sse,
-    modelOnlyMs: modelOnly,
-    addedWebSocketMs: added(ws),
-    addedSseMs: added(sse),
+    sessions: n,
+    modelAloneMs: [...modelBefore, ...modelAfter],
+    sseMs: sessions.map((s) => firstContentAfter(s.sentAt, s.sse)),
+    webSocketMs: sessions.flatMap((s) => (s.ws ? [firstContentAfter(s.sentAt, s.ws)] : [])),
+    directMs: direct?.ms ?? [],
+    postToMessageStartMs: sessions.map((s) => (s.sse.startAt ?? Number.NaN) - s.sentAt),
+    // Everything the turns made the runtime do, background work (history, memory) included.
+    cpuMsPerTurn: cpuMsPer(before.cpu, after.cpu, n),
+    directCpuMsPerTurn: direct?.cpuMsPerTurn,
+    eventLoopUtilisation: utilisation(before.eventLoop, streamed.eventLoop),
+    peakTurnsStreaming: gauge.peak,
+    wallMs: round(wallMs, 0),
+    tokensLost: sumOf(traces, (t) => Math.max(0, REPLY_WORDS - t.wordArrivals.length)),
+    turnsDuplicated: duplicatedInMemory + traces.filter((t) => t.starts > 1 || t.ends > 1).length,
+    turnsIncomplete: incomplete,
+    assistantRepliesMissing: missing,
+    errors: errorSummary(traces),
+    sseReconnects: sumOf(sessions, (s) => s.sse.reconnects),
   };
+}
+
+/** The direct baseline at the same concurrency: N calls of the one HTTP function that streams the model. */
+async function runDirect(target: Target, n: number): Promise<{ ms: number[]; cpuMsPerTurn: number }> {
+  const before = await usage(target);
+  const ms = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const trace = new TurnTrace();
+      const sentAt = performance.now();
+      const path = target.runtime.ready.directChatPath;
+      await withTimeout(
+        target.api.directChat(newUser('direct'), path, reply(REPLY_WORDS), trace),
+        BATCH_TIMEOUT_MS,
+        'direct turn',
+      );
+      if (trace.errors.length > 0 || trace.wordArrivals.length !== REPLY_WORDS)
+        throw new Error(`the direct baseline streamed a broken reply: ${trace.errors.join('; ')}`);
+      return firstContentAfter(sentAt, trace);
+    }),
+  );
+  const after = await usage(target);
+  return { ms, cpuMsPerTurn: cpuMsPer(before.cpu, after.cpu, n) };
+}
+
+// ---- (a) and (1): added time to first token at 1, 100 and 500 sessions ----
+
+interface ConcurrencyRow {
+  sessions: number;
+  batches: number;
+  modelAloneMs: Percentiles;
+  /** The model's own TTFT with N calls at once, straight from the bench (no function in between). */
+  modelAtConcurrencyMs: Percentiles | undefined;
+  addedMs: { sse: Percentiles; webSocket: Percentiles | undefined; direct: Percentiles };
+  /** Architecture's added TTFT ÷ the direct baseline's, at p50 and p99 (null when the baseline adds ~0). */
+  addedRatioOverDirect: { sseP50: number | null; sseP99: number | null; webSocketP50: number | null };
+  postToMessageStartMs: Percentiles;
+  cpuMsPerTurn: { pipeline: number; direct: number | undefined };
+  runtimeEventLoopUtilisation: number;
+  peakTurnsStreaming: number;
+  wallMs: number;
+  tokensLost: number;
+  turnsDuplicated: number;
+  turnsIncomplete: number;
+  assistantRepliesMissing: number;
+  /** Error events the clients received, counted by message. */
+  errors: string[];
+  /** SSE streams that ended before their turn and were opened again with Last-Event-ID. */
+  sseReconnects: number;
+}
+
+async function modelAtConcurrency(model: OpenAI, n: number): Promise<Percentiles> {
+  return percentiles(
+    await Promise.all(Array.from({ length: n }, () => modelTtft(model, reply(REPLY_WORDS)))),
+  );
+}
+
+async function measureConcurrency(target: Target, model: OpenAI, sessions: number): Promise<ConcurrencyRow> {
+  const repeats = sessions === 1 ? PLAN.singleSessionRepeats : 1;
+  // One warm-up turn each way, so the first sample is not the JIT's.
+  if (sessions === 1) await runBatch(target, model, batchOptions('warmup', 1, true));
+  const batches: BatchSamples[] = [];
+  for (let r = 0; r < repeats; r += 1) {
+    batches.push(await runBatch(target, model, { ...batchOptions(`c${sessions}`, sessions, r % 2 === 0) }));
+  }
+  const modelAlone = batches.flatMap((b) => b.modelAloneMs);
+  const atRest = percentile(modelAlone, 50);
+  const added = (values: number[]) => percentiles(values.map((v) => v - atRest));
+  const sse = added(batches.flatMap((b) => b.sseMs));
+  const wsValues = batches.flatMap((b) => b.webSocketMs);
+  const webSocket = wsValues.length > 0 ? added(wsValues) : undefined;
+  const direct = added(batches.flatMap((b) => b.directMs));
+  return {
+    sessions,
+    batches: repeats,
+    modelAloneMs: percentiles(modelAlone),
+    modelAtConcurrencyMs: sessions > 1 ? await modelAtConcurrency(model, sessions) : undefined,
+    addedMs: { sse, webSocket, direct },
+    addedRatioOverDirect: {
+      sseP50: ratio(sse.p50, direct.p50),
+      sseP99: ratio(sse.p99, direct.p99),
+      webSocketP50: webSocket ? ratio(webSocket.p50, direct.p50) : null,
+    },
+    postToMessageStartMs: percentiles(batches.flatMap((b) => b.postToMessageStartMs)),
+    cpuMsPerTurn: {
+      pipeline: round(mean(batches.map((b) => b.cpuMsPerTurn)), 2),
+      direct: round(mean(batches.map((b) => b.directCpuMsPerTurn ?? Number.NaN)), 2),
+    },
+    runtimeEventLoopUtilisation: round(mean(batches.map((b) => b.eventLoopUtilisation)), 3),
+    peakTurnsStreaming: Math.max(...batches.map((b) => b.peakTurnsStreaming)),
+    wallMs: round(mean(batches.map((b) => b.wallMs)), 0),
+    tokensLost: sumOf(batches, (b) => b.tokensLost),
+    turnsDuplicated: sumOf(batches, (b) => b.turnsDuplicated),
+    turnsIncomplete: sumOf(batches, (b) => b.turnsIncomplete),
+    assistantRepliesMissing: sumOf(batches, (b) => b.assistantRepliesMissing),
+    errors: batches.flatMap((b) => b.errors),
+    sseReconnects: sumOf(batches, (b) => b.sseReconnects),
+  };
+}
+
+function batchOptions(label: string, sessions: number, directFirst: boolean): BatchOptions {
+  return { label, sessions, webPubSub: sessions <= WEB_PUBSUB_MAX_SESSIONS, direct: true, directFirst };
 }
 
 // ---- (b) coalescing ----
 
-async function coalescingTurn(target: Target): Promise<TurnTrace> {
-  await activate(target);
-  const userId = USERS[1];
+async function coalescingTurn(target: Target, words: number): Promise<TurnTrace> {
+  const userId = newUser('coalescing');
   const sessionId = await target.api.startSession(userId);
-  const chatMessageId = randomUUID();
-  const trace = userEvents(target, userId).trace(chatMessageId);
-  await target.api.postChat(userId, sessionId, chatMessageId, reply(COALESCING_WORDS));
-  await trace.finished(TURN_TIMEOUT_MS, `${target.name} turn`);
-  check(trace, COALESCING_WORDS);
-  return trace;
+  const events = await SessionEvents.connect(target.api, userId, sessionId);
+  try {
+    const chatMessageId = randomUUID();
+    const trace = events.trace(chatMessageId);
+    await target.api.postChat(userId, sessionId, chatMessageId, reply(words));
+    await trace.finished(TURN_TIMEOUT_MS, `${target.name} turn`);
+    check(trace, words);
+    await idle(target);
+    return trace;
+  } finally {
+    events.stop();
+  }
 }
 
 /** Each word's arrival relative to the turn's first content event. */
@@ -238,22 +449,23 @@ function relativeArrivals(trace: TurnTrace): number[] {
 }
 
 async function measureCoalescing(coalesced: Target, uncoalesced: Target) {
+  const { rounds, words } = PLAN.coalescing;
   const turns = { coalesced: [] as TurnTrace[], uncoalesced: [] as TurnTrace[] };
-  for (let r = 0; r < COALESCING_ROUNDS; r += 1) {
+  for (let r = 0; r < rounds; r += 1) {
     // ABBA order, so a drift in machine load weighs on both alike.
     if (r % 2 === 0) {
-      turns.coalesced.push(await coalescingTurn(coalesced));
-      turns.uncoalesced.push(await coalescingTurn(uncoalesced));
+      turns.coalesced.push(await coalescingTurn(coalesced, words));
+      turns.uncoalesced.push(await coalescingTurn(uncoalesced, words));
     } else {
-      turns.uncoalesced.push(await coalescingTurn(uncoalesced));
-      turns.coalesced.push(await coalescingTurn(coalesced));
+      turns.uncoalesced.push(await coalescingTurn(uncoalesced, words));
+      turns.coalesced.push(await coalescingTurn(coalesced, words));
     }
   }
   const perThousand = (traces: TurnTrace[], tokens: (trace: TurnTrace) => number) =>
     round((sumOf(traces, (t) => t.contentEvents) / sumOf(traces, tokens)) * 1000);
   const messages = (traces: TurnTrace[]) => ({
-    contentMessagesPer1000Tokens: perThousand(traces, (t) => t.wordArrivals.length),
-    contentMessagesPer1000ModelTokens: perThousand(traces, (t) => t.completionTokens ?? Number.NaN),
+    contentEventsPer1000Tokens: perThousand(traces, (t) => t.wordArrivals.length),
+    contentEventsPer1000ModelTokens: perThousand(traces, (t) => t.completionTokens ?? Number.NaN),
   });
   const differences = turns.coalesced.flatMap((trace, r) => {
     const other = turns.uncoalesced[r];
@@ -261,13 +473,13 @@ async function measureCoalescing(coalesced: Target, uncoalesced: Target) {
     const later = relativeArrivals(other);
     return relativeArrivals(trace).flatMap((at, i) => (later[i] === undefined ? [] : [at - later[i]]));
   });
-  const settings = ({ runtime }: Target) => {
-    const { flushIntervalMs, flushMaxChars } = runtime.config.streaming;
-    return { flushIntervalMs, flushMaxChars };
-  };
+  const settings = ({ runtime }: Target) => ({
+    flushIntervalMs: runtime.ready.flushIntervalMs,
+    flushMaxChars: runtime.ready.flushMaxChars,
+  });
   return {
-    turnsEach: COALESCING_ROUNDS,
-    replyWords: COALESCING_WORDS,
+    turnsEach: rounds,
+    replyWords: words,
     coalesced: { settings: settings(coalesced), ...messages(turns.coalesced) },
     uncoalesced: { settings: settings(uncoalesced), ...messages(turns.uncoalesced) },
     addedWordLatencyMs: {
@@ -278,173 +490,268 @@ async function measureCoalescing(coalesced: Target, uncoalesced: Target) {
   };
 }
 
-// ---- (c) concurrent sessions ----
+// ---- (3) per-turn cost along one conversation ----
 
-interface ConcurrentTurn {
-  userId: string;
-  sessionId: string;
-  chatMessageId: string;
-  trace: TurnTrace;
-  sentAt: number;
+interface TurnCost {
+  turn: number;
+  cosmosRequests: number;
+  cosmosRequestBytes: number;
+  cosmosResponseBytes: number;
+  cosmosByOperation: Record<string, number>;
+  webPubSubSends: number;
+  webPubSubSendBytes: number;
+  webPubSubRestCalls: number;
+  durableReplays: number;
+  durableActivities: number;
+  cpuMs: number;
 }
 
-/** The session concurrency the local runtime gives the triggers: host.json's, read as the runtime reads it. */
-async function hostSessionConcurrency(): Promise<number | undefined> {
-  return (await readHostSettings()).serviceBus.maxConcurrentSessions;
-}
-
-async function storedAssistantReplies(target: Target, turn: ConcurrentTurn): Promise<number> {
-  const memory = await target.runtime.app.chat.turn.workingMemory.load(turn.userId, turn.sessionId);
-  return memory.messages.filter((m) => m.chatMessageId === turn.chatMessageId && m.role === 'assistant')
-    .length;
-}
-
-async function measureConcurrency(target: Target) {
-  await activate(target);
-  const sessions = await Promise.all(
-    Array.from({ length: CONCURRENT_SESSIONS }, async (_, i) => {
-      const userId = USERS[i % USERS.length] ?? USERS[0];
-      return { userId, sessionId: await target.api.startSession(userId) };
-    }),
-  );
-  const turns: ConcurrentTurn[] = sessions.map(({ userId, sessionId }) => {
-    const chatMessageId = randomUUID();
-    return {
-      userId,
-      sessionId,
-      chatMessageId,
-      trace: userEvents(target, userId).trace(chatMessageId),
-      sentAt: 0,
-    };
-  });
-  target.gauge.reset();
-  const loopBefore = performance.eventLoopUtilization();
+async function measureTurnCost(target: Target) {
+  const { turns, sampled } = PLAN.turnCost;
+  const userId = newUser('long');
+  const sessionId = await target.api.startSession(userId);
+  const events = await SessionEvents.connect(target.api, userId, sessionId);
+  realtimeClients.push(events);
+  const costs: TurnCost[] = [];
   const startedAt = performance.now();
-  await Promise.all(
-    turns.map((turn) => {
-      turn.sentAt = performance.now();
-      return target.api.postChat(turn.userId, turn.sessionId, turn.chatMessageId, reply(CONCURRENT_WORDS));
-    }),
-  );
-  await Promise.all(turns.map((turn) => turn.trace.finished(CONCURRENT_TIMEOUT_MS, 'concurrent turn')));
-  const wallMs = Math.max(...turns.map((turn) => turn.trace.endedAt ?? Number.NaN)) - startedAt;
-  const loop = performance.eventLoopUtilization(loopBefore);
-  await allIdle();
-
-  let duplicatedInMemory = 0;
-  let missingInMemory = 0;
-  for (const turn of turns) {
-    check(turn.trace, CONCURRENT_WORDS);
-    const replies = await storedAssistantReplies(target, turn);
-    if (replies > 1) duplicatedInMemory += 1;
-    if (replies === 0) missingInMemory += 1;
+  for (let turn = 1; turn <= turns; turn += 1) {
+    await idle(target);
+    await target.runtime.call('resetStats');
+    const before = await usage(target);
+    const chatMessageId = randomUUID();
+    const trace = events.trace(chatMessageId);
+    await target.api.postChat(userId, sessionId, chatMessageId, reply(REPLY_WORDS));
+    await trace.finished(TURN_TIMEOUT_MS, `turn ${turn} of the long conversation`);
+    check(trace, REPLY_WORDS);
+    // The turn's background work (history, memory) belongs to its cost.
+    await idle(target);
+    if (!sampled.includes(turn)) continue;
+    const after = await usage(target);
+    costs.push({
+      turn,
+      cosmosRequests: after.cosmos.requests,
+      cosmosRequestBytes: after.cosmos.requestBytes,
+      cosmosResponseBytes: after.cosmos.responseBytes,
+      cosmosByOperation: after.cosmos.byOperation,
+      webPubSubSends: after.webPubSub.sends,
+      webPubSubSendBytes: after.webPubSub.sendBytes,
+      webPubSubRestCalls: after.webPubSub.restCalls,
+      durableReplays: after.durable.replays,
+      durableActivities: after.durable.activities,
+      cpuMs: cpuMsPer(before.cpu, after.cpu, 1),
+    });
   }
-  integrity.turnsDuplicated += duplicatedInMemory;
-  integrity.turnsFailed += missingInMemory;
-  const ttft = MODEL_TTFT_MS;
-  const added = turns.map((turn) => since(turn.sentAt, turn.trace) - ttft);
-  const toStart = turns.map((turn) => (turn.trace.startAt ?? Number.NaN) - turn.sentAt);
+  const first = costs[0];
+  const last = costs[costs.length - 1];
+  const over = (value: (cost: TurnCost) => number) =>
+    first && last ? ratio(value(last), value(first), 1e-9) : null;
   return {
-    sessions: CONCURRENT_SESSIONS,
-    users: USERS.length,
-    replyWords: CONCURRENT_WORDS,
-    sessionConcurrency: {
-      hostJson: (await hostSessionConcurrency()) ?? 'host default',
-      observedPeakTurns: target.gauge.peak,
+    turns,
+    replyWords: REPLY_WORDS,
+    wallMs: round(performance.now() - startedAt, 0),
+    costs,
+    lastOverFirst: {
+      turns: `${last?.turn ?? '?'}/${first?.turn ?? '?'}`,
+      cosmosRequests: over((c) => c.cosmosRequests),
+      cosmosBytes: over((c) => c.cosmosRequestBytes + c.cosmosResponseBytes),
+      webPubSubSends: over((c) => c.webPubSubSends),
+      durableReplays: over((c) => c.durableReplays),
+      cpuMs: over((c) => c.cpuMs),
     },
-    addedTtftMs: { p50: round(percentile(added, 50)), p99: round(percentile(added, 99)) },
-    postToMessageStartMs: { p50: round(percentile(toStart, 50)), p99: round(percentile(toStart, 99)) },
-    tokensLost: sumOf(turns, (t) => Math.max(0, CONCURRENT_WORDS - t.trace.wordArrivals.length)),
-    turnsDuplicated: duplicatedInMemory + turns.filter((t) => t.trace.starts > 1 || t.trace.ends > 1).length,
-    assistantRepliesMissing: missingInMemory,
-    eventLoopUtilisation: round(loop.utilization, 3),
-    wallMs: round(wallMs, 0),
   };
 }
 
-function sumOf<T>(items: readonly T[], value: (item: T) => number): number {
-  return items.reduce((sum, item) => sum + value(item), 0);
+// ---- (4) repeated batches ----
+
+async function measureRepeatedBatches(target: Target, model: OpenAI) {
+  const { batches, sessions } = PLAN.repeated;
+  const rows = [];
+  for (let b = 1; b <= batches; b += 1) {
+    const samples = await runBatch(target, model, {
+      label: `repeat${b}`,
+      sessions,
+      webPubSub: false,
+      direct: false,
+      directFirst: false,
+    });
+    const atRest = percentile(samples.modelAloneMs, 50);
+    const after = await usage(target);
+    rows.push({
+      batch: b,
+      wallMs: samples.wallMs,
+      addedTtftP50Ms: round(percentile(samples.sseMs, 50) - atRest),
+      addedTtftP99Ms: round(percentile(samples.sseMs, 99) - atRest),
+      cpuMsPerTurn: samples.cpuMsPerTurn,
+      runtimeRssMb: round(after.rssBytes / 2 ** 20, 0),
+      tokensLost: samples.tokensLost,
+      turnsDuplicated: samples.turnsDuplicated,
+    });
+  }
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  return {
+    batches,
+    sessions,
+    replyWords: REPLY_WORDS,
+    rows,
+    lastOverFirst: {
+      wallMs: first && last ? ratio(last.wallMs, first.wallMs) : null,
+      addedTtftP50: first && last ? ratio(last.addedTtftP50Ms, first.addedTtftP50Ms) : null,
+    },
+  };
 }
 
 // ---- report ----
 
 type Results = {
-  machine: { cpus: number; node: string };
-  model: { ttftMs: number; tokensPerSecond: number };
-  ttft: Awaited<ReturnType<typeof measureTtft>>;
+  quick: boolean;
+  machine: { cpus: number; node: string; note: string };
+  model: { ttftMs: number; tokensPerSecond: number; where: string };
+  concurrency: ConcurrencyRow[];
   coalescing: Awaited<ReturnType<typeof measureCoalescing>>;
-  concurrency: Awaited<ReturnType<typeof measureConcurrency>>;
+  turnCost: Awaited<ReturnType<typeof measureTurnCost>>;
+  repeatedBatches: Awaited<ReturnType<typeof measureRepeatedBatches>>;
   integrity: typeof integrity;
 };
 
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const spreadText = (s: Spread) => `median ${ms(s.median)}, p90 ${ms(s.p90)}`;
-const row = (label: string, value: string | number) => console.log(`    ${label.padEnd(56)} ${value}`);
+const ms = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(1)} ms`);
+const pct = (p: Percentiles | undefined) => (p ? `p50 ${ms(p.p50)}, p99 ${ms(p.p99)}` : '—');
+const times = (value: number | null) => (value === null ? 'n/a (baseline adds ~0)' : `${value}×`);
+const row = (label: string, value: string | number) => console.log(`    ${label.padEnd(58)} ${value}`);
 
-function printTtft(t: Results['ttft']): void {
-  console.log(`\n(a) Time to first token: POST /api/chat → first content event`);
+function printConcurrency(rows: ConcurrencyRow[]): void {
   console.log(
-    `    ${t.turns} sequential turns of "${reply(t.replyWords)}" after ${t.warmupTurns} warm-up turns`,
+    `\n(a)(c) Time to first token added around the model: POST → first content − model alone at rest ` +
+      `("${reply(REPLY_WORDS)}", one message per session, all posted at once)`,
   );
-  row('WebSocket client (connected before the POST)', spreadText(t.webSocketMs));
-  row('SSE client (opened when the POST returned)', spreadText(t.sseMs));
-  row('model alone (openai client, same prompt, interleaved)', spreadText(t.modelOnlyMs));
-  row('added by the pipeline, WebSocket (pipeline − model)', spreadText(t.addedWebSocketMs));
-  row('added by the pipeline, SSE (pipeline − model)', spreadText(t.addedSseMs));
+  for (const r of rows) {
+    const batches = r.batches > 1 ? ` (${r.batches} batches, one after another)` : '';
+    console.log(`  ${r.sessions} session${r.sessions > 1 ? 's' : ''} at once${batches}`);
+    row('model alone at rest (interleaved with the batches)', pct(r.modelAloneMs));
+    if (r.modelAtConcurrencyMs) row(`model alone, ${r.sessions} calls at once`, pct(r.modelAtConcurrencyMs));
+    row('added: direct baseline (one HTTP function → SSE)', pct(r.addedMs.direct));
+    row('added: pipeline, SSE client (opened when POST returned)', pct(r.addedMs.sse));
+    if (r.addedMs.webSocket)
+      row('added: pipeline, Web PubSub client (connected before)', pct(r.addedMs.webSocket));
+    const ratios = r.addedRatioOverDirect;
+    row(
+      'pipeline added ÷ baseline added (SSE p50 / SSE p99 / WS p50)',
+      `${times(ratios.sseP50)} / ${times(ratios.sseP99)} / ${times(ratios.webSocketP50)}`,
+    );
+    row('POST → message-start (queue, worker, prepareTurn)', pct(r.postToMessageStartMs));
+    row(
+      'runtime CPU per turn: pipeline (until idle) / direct',
+      `${r.cpuMsPerTurn.pipeline} ms / ${r.cpuMsPerTurn.direct ?? '—'} ms`,
+    );
+    row(
+      'runtime event-loop utilisation while streaming',
+      `${(r.runtimeEventLoopUtilisation * 100).toFixed(0)} %`,
+    );
+    row('most turns streaming at once (seen by SSE clients)', r.peakTurnsStreaming);
+    row('wall time (first POST → last message-end)', `${r.wallMs} ms`);
+    row('SSE streams reopened with Last-Event-ID (ended before the turn)', r.sseReconnects);
+    row(
+      'tokens lost / turns duplicated / incomplete / replies missing',
+      `${r.tokensLost} / ${r.turnsDuplicated} / ${r.turnsIncomplete} / ${r.assistantRepliesMissing}`,
+    );
+    for (const error of r.errors) row('  error events', error);
+  }
 }
 
 function printCoalescing(c: Results['coalescing']): void {
   const settings = (s: { flushIntervalMs: number; flushMaxChars: number }) =>
     `(flush ${s.flushIntervalMs} ms / ${s.flushMaxChars} chars)`;
-  console.log(`\n(b) Coalescing: "${reply(c.replyWords)}", ${c.turnsEach} turns per runtime, interleaved`);
-  console.log('    content messages per 1,000 tokens (tokens = words; per 1,000 model tokens in brackets)');
-  const perThousand = (m: {
-    contentMessagesPer1000Tokens: number;
-    contentMessagesPer1000ModelTokens: number;
-  }) => `${m.contentMessagesPer1000Tokens} (${m.contentMessagesPer1000ModelTokens})`;
+  console.log(`\n(b) Coalescing: "${reply(c.replyWords)}", ${c.turnsEach} turn(s) per runtime, interleaved`);
+  console.log('    content events per 1,000 tokens (tokens = words; per 1,000 model tokens in brackets)');
+  const perThousand = (m: { contentEventsPer1000Tokens: number; contentEventsPer1000ModelTokens: number }) =>
+    `${m.contentEventsPer1000Tokens} (${m.contentEventsPer1000ModelTokens})`;
   row(`  coalescing ${settings(c.coalesced.settings)}`, perThousand(c.coalesced));
   row(`  no coalescing ${settings(c.uncoalesced.settings)}`, perThousand(c.uncoalesced));
-  const ratio = c.uncoalesced.contentMessagesPer1000Tokens / c.coalesced.contentMessagesPer1000Tokens;
-  row('  messages saved by coalescing', `${ratio.toFixed(1)}× fewer`);
+  const saved = c.uncoalesced.contentEventsPer1000Tokens / c.coalesced.contentEventsPer1000Tokens;
+  row('  events saved by coalescing', `${saved.toFixed(1)}× fewer`);
   console.log(
-    `    latency coalescing adds to each word (arrival after the turn's first content event, ` +
-      `coalescing − none, ${c.addedWordLatencyMs.words} words)`,
+    `    latency coalescing adds to each word (coalescing − none, ${c.addedWordLatencyMs.words} words)`,
   );
   row('  per-word difference', `mean ${ms(c.addedWordLatencyMs.mean)}, p99 ${ms(c.addedWordLatencyMs.p99)}`);
 }
 
-function printConcurrency(c: Results['concurrency'], modelTtftMs: number): void {
-  const p = (v: { p50: number; p99: number }) => `p50 ${ms(v.p50)}, p99 ${ms(v.p99)}`;
+function printTurnCost(t: Results['turnCost']): void {
   console.log(
-    `\n(c) ${c.sessions} sessions over ${c.users} dev users, one "${reply(c.replyWords)}" each, posted at once`,
+    `\n(3) Cost of one turn along one conversation of ${t.turns} turns (fast model; each turn measured ` +
+      `from its POST until the runtime is idle again, background work included; ${t.wallMs} ms in all)`,
   );
-  const sc = c.sessionConcurrency;
-  row('session concurrency (host.json maxConcurrentSessions)', String(sc.hostJson));
-  row('  most turns seen streaming at once', sc.observedPeakTurns);
-  row(`added TTFT (POST → first content − ${modelTtftMs} ms)`, p(c.addedTtftMs));
-  row('  POST → message-start (queue, worker, prepareTurn)', p(c.postToMessageStartMs));
+  const header = [
+    'turn',
+    'cosmos req',
+    'cosmos bytes',
+    'WPS sends',
+    'WPS bytes',
+    'replays',
+    'activities',
+    'CPU ms',
+  ];
+  console.log(`    ${header.map((h) => h.padStart(12)).join('')}`);
+  for (const c of t.costs) {
+    const cells = [
+      c.turn,
+      c.cosmosRequests,
+      c.cosmosRequestBytes + c.cosmosResponseBytes,
+      c.webPubSubSends,
+      c.webPubSubSendBytes,
+      c.durableReplays,
+      c.durableActivities,
+      c.cpuMs,
+    ];
+    console.log(`    ${cells.map((cell) => String(cell).padStart(12)).join('')}`);
+  }
+  const r = t.lastOverFirst;
   row(
-    'event loop utilisation of the process (runtime+clients)',
-    `${(c.eventLoopUtilisation * 100).toFixed(0)} %`,
+    `turn ${r.turns}: Cosmos requests / bytes / WPS sends / replays / CPU`,
+    [r.cosmosRequests, r.cosmosBytes, r.webPubSubSends, r.durableReplays, r.cpuMs].map(times).join(' / '),
   );
-  row('tokens lost', c.tokensLost);
-  row('turns duplicated (events or working memory)', c.turnsDuplicated);
-  row('assistant replies missing from working memory', c.assistantRepliesMissing);
-  row('wall time (first POST → last message-end)', `${c.wallMs} ms`);
+  console.log('    Cosmos requests by operation');
+  const operations = [...new Set(t.costs.flatMap((c) => Object.keys(c.cosmosByOperation)))].sort();
+  for (const operation of operations) {
+    row(
+      `  ${operation}`,
+      t.costs.map((c) => `t${c.turn}: ${c.cosmosByOperation[operation] ?? 0}`).join('  '),
+    );
+  }
+}
+
+function printRepeated(r: Results['repeatedBatches']): void {
+  console.log(
+    `\n(4) The same batch (${r.sessions} new sessions, one message each) ${r.batches} times on one runtime`,
+  );
+  for (const b of r.rows) {
+    row(
+      `  batch ${b.batch}`,
+      `wall ${b.wallMs} ms, added TTFT p50 ${ms(b.addedTtftP50Ms)} (p99 ${ms(b.addedTtftP99Ms)}), ` +
+        `CPU ${b.cpuMsPerTurn} ms/turn, RSS ${b.runtimeRssMb} MB, lost ${b.tokensLost}, dup ${b.turnsDuplicated}`,
+    );
+  }
+  row(
+    'last ÷ first: wall time / added TTFT p50',
+    `${times(r.lastOverFirst.wallMs)} / ${times(r.lastOverFirst.addedTtftP50)}`,
+  );
 }
 
 function printReport(r: Results): void {
   console.log(
-    `\nChat pipeline benchmark: local runtime, offline model at TTFT ${r.model.ttftMs} ms and ` +
-      `${r.model.tokensPerSecond} tokens/s (${r.machine.cpus} CPUs, Node ${r.machine.node})`,
+    `\nChat turn core benchmark${r.quick ? ' (BENCH_QUICK: smoke sizes)' : ''}: offline model at TTFT ` +
+      `${r.model.ttftMs} ms and ${r.model.tokensPerSecond} tokens/s (${r.model.where}); ` +
+      `${r.machine.cpus} CPUs, Node ${r.machine.node}`,
   );
-  printTtft(r.ttft);
+  console.log(`  ${r.machine.note}`);
+  printConcurrency(r.concurrency);
   printCoalescing(r.coalescing);
-  printConcurrency(r.concurrency, r.model.ttftMs);
+  printTurnCost(r.turnCost);
+  printRepeated(r.repeatedBatches);
   const i = r.integrity;
-  console.log(`\nIntegrity over all ${i.turnsChecked} turn streams (WebSocket and SSE)`);
+  console.log(`\nIntegrity over all ${i.turnsChecked} turn streams (Web PubSub and SSE)`);
   row('tokens lost / extra', `${i.tokensLost} / ${i.tokensExtra}`);
   row('turns duplicated / failed', `${i.turnsDuplicated} / ${i.turnsFailed}`);
+  row('rejections left unhandled in a runtime (npm start exits)', i.runtimeUnhandledRejections);
 }
 
 async function writeResults(results: Results): Promise<void> {
@@ -454,48 +761,85 @@ async function writeResults(results: Results): Promise<void> {
   console.log(`\nWritten to ${RESULTS_FILE}`);
 }
 
-async function main(): Promise<boolean> {
-  const modelServer = await startOfflineModelServer({
-    pathPrefix: OFFLINE_MODEL_PATH,
-    ttftMs: MODEL_TTFT_MS,
-    tokensPerSecond: MODEL_TOKENS_PER_SECOND,
-  });
-  try {
-    const coalesced = await startTarget('coalescing', {});
-    const uncoalesced = await startTarget('no coalescing', { STREAM_FLUSH_INTERVAL_MS: '0' });
-    const results: Results = {
-      machine: { cpus: availableParallelism(), node: process.version },
-      model: { ttftMs: MODEL_TTFT_MS, tokensPerSecond: MODEL_TOKENS_PER_SECOND },
-      ttft: await measureTtft(coalesced, modelServer),
-      coalescing: await measureCoalescing(coalesced, uncoalesced),
-      concurrency: await measureConcurrency(coalesced),
-      integrity,
-    };
-    printReport(results);
-    await writeResults(results);
-    return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
-  } finally {
-    await stopTargets();
-    await modelServer.close();
-  }
+function progress(step: string): void {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${step}`);
 }
 
-async function stopTargets(): Promise<void> {
-  for (const target of [...targets].reverse()) {
-    for (const events of target.users.values()) events.stop();
-    // A runtime left busy by a failure is stopped all the same.
-    await activate(target).catch(() => provideApp(() => Promise.resolve(target.runtime.app)));
-    await target.runtime.stop();
-    targets.splice(targets.indexOf(target), 1);
+async function main(): Promise<boolean> {
+  progress('starting the model and the runtimes');
+  const modelProcess = await startChild<ModelReady>('./model-process.ts', 'model', {
+    ttftMs: MODEL_TTFT_MS,
+    tokensPerSecond: MODEL_TOKENS_PER_SECOND,
+    embeddingDimensions: EMBEDDING_DIMENSIONS,
+  });
+  const model = new OpenAI({ baseURL: modelProcess.ready.baseUrl, apiKey: 'unused', maxRetries: 0 });
+  const remote = remoteModelSettings(modelProcess.ready);
+  const coalesced = await startTarget('coalescing', remote);
+  const uncoalesced = await startTarget('no coalescing', { ...remote, STREAM_FLUSH_INTERVAL_MS: '0' });
+
+  progress('(b) coalescing');
+  const coalescing = await measureCoalescing(coalesced, uncoalesced);
+  await retire(uncoalesced);
+
+  const concurrency: ConcurrencyRow[] = [];
+  for (const sessions of PLAN.concurrency) {
+    progress(`(a)(c) ${sessions} session(s) at once`);
+    concurrency.push(await measureConcurrency(coalesced, model, sessions));
   }
+  await retire(coalesced);
+
+  progress('(4) repeated batches on a fresh runtime');
+  const repeatedTarget = await startTarget('repeated batches', remote);
+  const repeatedBatches = await measureRepeatedBatches(repeatedTarget, model);
+  await retire(repeatedTarget);
+
+  progress(`(3) one conversation of ${PLAN.turnCost.turns} turns with a fast model`);
+  const fast = await startTarget('fast model', {
+    OFFLINE_MODEL_TTFT_MS: '0',
+    OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+  });
+  const turnCost = await measureTurnCost(fast);
+  await retire(fast);
+
+  const results: Results = {
+    quick: QUICK,
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      note:
+        'Runtime, model and clients run in three processes on this machine (CPU figures are the runtime ' +
+        "process's own); timings are noisy when other work shares the CPUs.",
+    },
+    model: {
+      ttftMs: MODEL_TTFT_MS,
+      tokensPerSecond: MODEL_TOKENS_PER_SECOND,
+      where: 'its own process, called as an OpenAI-compatible endpoint',
+    },
+    concurrency,
+    coalescing,
+    turnCost,
+    repeatedBatches,
+    integrity,
+  };
+  printReport(results);
+  await writeResults(results);
+  return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
+}
+
+async function stopAll(): Promise<void> {
+  for (const client of realtimeClients.splice(0)) client.stop();
+  for (const child of [...children].reverse()) await stopChild(child);
 }
 
 try {
-  if (!(await main())) {
+  const whole = await main();
+  await stopAll();
+  if (!whole) {
     console.error('FAILED: tokens were lost or turns duplicated or failed (see the report above).');
     process.exitCode = 1;
   }
 } catch (error) {
   console.error('FAILED:', error);
+  await stopAll().catch(() => undefined);
   process.exit(1);
 }

@@ -65,6 +65,8 @@ export class LocalWebPubSub {
   private readonly sockets = new Set<WebSocket>();
   private readonly rest: RestContext;
   private closed = false;
+  /** REST calls served, for benchmarks: every call, and the sends among them with their body bytes. */
+  private restStats = { restCalls: 0, sends: 0, sendBytes: 0 };
 
   constructor(options: LocalWebPubSubOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -97,6 +99,7 @@ export class LocalWebPubSub {
     const path = url && this.pathUnderPrefix(url.pathname);
     if (path === undefined) return false;
     if (path.startsWith('/api/')) {
+      this.countRestCall(req, path);
       await handleRestRequest(req, res, path.slice('/api/'.length), this.rest);
     } else if (path.startsWith('/client/')) {
       plainError(res, 426, 'UpgradeRequired', 'The client endpoint accepts WebSocket connections only.');
@@ -109,6 +112,18 @@ export class LocalWebPubSub {
       );
     }
     return true;
+  }
+
+  /** REST calls since the last resetStats() (the open connections stay counted). */
+  resetStats(): void {
+    this.restStats = { restCalls: 0, sends: 0, sendBytes: 0 };
+  }
+
+  private countRestCall(req: IncomingMessage, path: string): void {
+    this.restStats.restCalls += 1;
+    if (req.method !== 'POST' || !path.endsWith('/:send')) return;
+    this.restStats.sends += 1;
+    this.restStats.sendBytes += Number(req.headers['content-length'] ?? 0) || 0;
   }
 
   /** Accepts WebSocket upgrades under `${pathPrefix}/client/hubs/{hub}`; returns false when not its path. */
@@ -148,9 +163,12 @@ export class LocalWebPubSub {
     return `Endpoint=${endpoint};AccessKey=${this.accessKey};Version=1.0;`;
   }
 
-  /** Open client sockets (tests wait on it). */
-  stats(): { connections: number } {
-    return this.service.stats();
+  /**
+   * Open client sockets (tests wait on it), and the REST calls served since start or the last resetStats():
+   * `sends` are the `:send` calls (one message each), `sendBytes` their bodies (benchmarks read these).
+   */
+  stats(): { connections: number; restCalls: number; sends: number; sendBytes: number } {
+    return { ...this.service.stats(), ...this.restStats };
   }
 
   /** Test hook: the ids of the connections the service holds (with a socket or waiting for a resume). */
