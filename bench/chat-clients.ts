@@ -287,12 +287,15 @@ export class SessionEvents {
     private readonly client: WebPubSubClient,
     private readonly gauge: TurnGauge | undefined,
   ) {
-    client.on('server-message', (e) => {
+    // A turn's events arrive as messages to the session's group (older services sent them to the user).
+    const receive = (data: unknown) => {
       const at = performance.now();
-      for (const event of eventsOf(e.message.data)) {
+      for (const event of eventsOf(data)) {
         if (event.chatMessageId !== undefined) this.trace(event.chatMessageId).record(event, at);
       }
-    });
+    };
+    client.on('group-message', (e) => receive(e.message.data));
+    client.on('server-message', (e) => receive(e.message.data));
   }
 
   static async connect(
