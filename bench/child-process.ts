@@ -47,7 +47,14 @@ export class BenchChild<Ready> {
   /** Starts `bench/<file>` with tsx, passing options as JSON, and waits for its ready message. */
   static start<Ready>(file: string, label: string, options: unknown): Promise<BenchChild<Ready>> {
     const child = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-      execArgv: ['--import', 'tsx'],
+      // BENCH_CPU_PROF_DIR=<folder> writes a V8 CPU profile of each child (runtime, model) there on exit.
+      execArgv: [
+        '--import',
+        'tsx',
+        ...(process.env.BENCH_CPU_PROF_DIR
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+          : []),
+      ],
       env: { ...process.env, BENCH_CHILD_OPTIONS: JSON.stringify(options) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -140,6 +140,24 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown): number 
     if (req.headers['if-none-match']) res.statusCode = 304;
     res.setHeader('etag', '1');
   }
+  // As Cosmos DB does: a point read whose If-None-Match names the current version answers 304 without the item,
+  // and a write sent with `Prefer: return=minimal` (contentResponseOnWriteEnabled: false) answers without it.
+  const unchanged =
+    req.method === 'GET' &&
+    res.statusCode === 200 &&
+    isRecord(payload) &&
+    typeof payload._etag === 'string' &&
+    req.headers['if-none-match'] === payload._etag;
+  const minimal =
+    req.method !== 'GET' &&
+    res.statusCode < 300 &&
+    req.headers.prefer === 'return=minimal' &&
+    !headerIsTrue(req, 'x-ms-documentdb-isquery');
+  if (unchanged) res.statusCode = 304;
+  if (unchanged || minimal) {
+    res.end();
+    return 0;
+  }
   const text = JSON.stringify(payload) ?? '';
   res.end(text);
   return Buffer.byteLength(text);

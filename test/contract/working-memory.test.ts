@@ -268,6 +268,21 @@ describe('Cosmos DB working memory', () => {
     ]);
   });
 
+  it('costs bytes for the new messages only once the window is full: a conditional read and a patch', async () => {
+    for (let i = 0; i < 60; i++) await store.append('user-b', 'session-b', turn(`filler ${i} `.repeat(20)));
+    const window = Buffer.byteLength(JSON.stringify((await store.load('user-b', 'session-b')).messages));
+    const next = turn('one more');
+    local.resetStats();
+    const loaded = await store.load('user-b', 'session-b');
+    await store.append('user-b', 'session-b', next, loaded);
+    const { requests, requestBytes, responseBytes } = local.stats();
+    expect(requests).toBe(2);
+    // A window of many kilobytes, but the turn moves about the size of its own messages (and what left the window).
+    expect(window).toBeGreaterThan(10_000);
+    expect(requestBytes + responseBytes).toBeLessThan(Buffer.byteLength(JSON.stringify(next)) * 3);
+    expect((await storeOn(database).load('user-b', 'session-b')).messages.slice(-2)).toEqual(next);
+  });
+
   it('reads and writes only the document whose id is the session id', async () => {
     const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
     await hot.items.create({

@@ -1,14 +1,14 @@
 // The Cosmos DB adapter of WorkingMemoryStore: one document per session in the hot container (id = sessionId,
 // 24 h TTL refreshed by every write), bounded by a byte budget, rebuilt on a miss from the session's long-term
 // document (history's contract). Point reads and writes only; concurrent appends are serialised with If-Match.
-import type { Container } from '@azure/cosmos';
+import type { Container, PatchOperation } from '@azure/cosmos';
 import {
   cosmosFailure,
   cosmosStatus,
   readItem,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { ConflictError, ForbiddenError } from '../../errors.js';
+import { ConflictError, DependencyError, ForbiddenError } from '../../errors.js';
 import { conversationDocumentSchema } from '../../history/contracts.js';
 import {
   hotConversationDocumentSchema,
@@ -39,18 +39,15 @@ export function createCosmosWorkingMemoryStore(options: {
   longTerm: Container;
   /** The most bytes of messages the hot document keeps (hot-window.ts). */
   windowBytes: number;
+  /** How many sessions' documents this process remembers for conditional reads (default 1,000). */
+  cachedSessions?: number;
 }): WorkingMemoryStore {
   const { hot, longTerm, windowBytes } = options;
+  const cache = new HotCache(options.cachedSessions ?? 1_000);
 
   /** The hot document, or else the newest messages of the long-term history; another user's → Forbidden. */
   async function readState(userId: string, sessionId: string): Promise<Exclude<HotState, { kind: 'known' }>> {
-    const document = await readItem(
-      hot,
-      sessionId,
-      sessionId,
-      'working memory',
-      hotConversationDocumentSchema,
-    );
+    const document = await readHot(hot, cache, sessionId);
     if (document !== undefined) {
       assertOwner(document.resource, userId);
       return { kind: 'stored', document };
@@ -70,7 +67,7 @@ export function createCosmosWorkingMemoryStore(options: {
     const state = await readState(userId, sessionId);
     if (state.kind === 'stored') return toWorkingMemory(state.document.resource, state.document.etag);
     if (state.base.messages.length === 0) return state.base;
-    const created = await writeHot(hot, toHotDocument(state.base, state.createdAt), undefined);
+    const created = await writeHot(hot, cache, toHotDocument(state.base, state.createdAt), undefined);
     // 'conflict': another writer created the hot copy first, and theirs is at least as new: read it.
     return created === 'conflict' ? load(userId, sessionId) : toWorkingMemory(created.resource, created.etag);
   }
@@ -91,13 +88,19 @@ export function createCosmosWorkingMemoryStore(options: {
         const merged = mergeMessages(current.messages, messages, windowBytes);
         if (merged === undefined) return current;
         const next: WorkingMemory = { sessionId, userId, messages: merged };
-        const [etag, createdAt] =
+        const previous =
           state.kind === 'stored'
-            ? [state.document.etag, state.document.resource.createdAt]
+            ? { etag: state.document.etag, messages: state.document.resource.messages }
             : state.kind === 'known'
-              ? [state.etag, state.memory.createdAt]
-              : [undefined, state.createdAt];
-        const written = await writeHot(hot, toHotDocument(next, createdAt), etag);
+              ? { etag: state.etag, messages: state.memory.messages }
+              : undefined;
+        const createdAt =
+          state.kind === 'stored'
+            ? state.document.resource.createdAt
+            : state.kind === 'known'
+              ? state.memory.createdAt
+              : state.createdAt;
+        const written = await writeHot(hot, cache, toHotDocument(next, createdAt), previous);
         if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
       }
       throw new ConflictError(
@@ -105,6 +108,64 @@ export function createCosmosWorkingMemoryStore(options: {
       );
     },
   };
+}
+
+/**
+ * The hot documents this process last read or wrote, by session, so a read can be conditional (If-None-Match: an
+ * unchanged document answers 304 with no body) and a write can send only what changed. Bounded; least recently
+ * used first out.
+ */
+class HotCache {
+  readonly #entries = new Map<string, StoredItem<HotDocument>>();
+  constructor(private readonly capacity: number) {}
+  get(sessionId: string): StoredItem<HotDocument> | undefined {
+    return this.#entries.get(sessionId);
+  }
+  set(sessionId: string, item: StoredItem<HotDocument>): void {
+    this.#entries.delete(sessionId);
+    this.#entries.set(sessionId, item);
+    if (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+  delete(sessionId: string): void {
+    this.#entries.delete(sessionId);
+  }
+}
+
+/** A point read of the hot document, conditional when this process knows a version of it. */
+async function readHot(
+  container: Container,
+  cache: HotCache,
+  sessionId: string,
+): Promise<StoredItem<HotDocument> | undefined> {
+  const cached = cache.get(sessionId);
+  let response;
+  try {
+    response = await container
+      .item(sessionId, sessionId)
+      .read(cached ? { accessCondition: { type: 'IfNoneMatch', condition: cached.etag } } : {});
+  } catch (error) {
+    if (cosmosStatus(error) !== 404) throw cosmosFailure('reading working memory', error);
+    response = undefined;
+  }
+  if (response?.statusCode === 304 && cached) {
+    cache.set(sessionId, cached);
+    return cached;
+  }
+  if (response === undefined || response.statusCode === 404 || response.resource === undefined) {
+    cache.delete(sessionId);
+    return undefined;
+  }
+  const parsed = hotConversationDocumentSchema.safeParse(response.resource);
+  if (!parsed.success)
+    throw new DependencyError('cosmos', 'Cosmos DB holds working memory this version does not read.', {
+      cause: parsed.error,
+    });
+  const item = { resource: parsed.data, etag: response.etag };
+  cache.set(sessionId, item);
+  return item;
 }
 
 /** The stored messages followed by the new ones not stored yet, in the window; undefined when nothing is new. */
@@ -131,7 +192,7 @@ function toWorkingMemory(document: HotDocument, etag?: string): WorkingMemory {
   return {
     sessionId: document.sessionId,
     userId: document.userId,
-    messages: document.messages,
+    messages: [...document.messages],
     createdAt: document.createdAt,
     ...(etag === undefined ? {} : { version: etag }),
   };
@@ -154,26 +215,67 @@ function toHotDocument(memory: WorkingMemory, createdAt: string | undefined): Ho
   };
 }
 
+/** Cosmos DB applies at most this many operations in one patch. */
+const MAX_PATCH_OPERATIONS = 10;
+
 /**
- * Creates the hot document (etag undefined) or replaces the version read (If-Match etag). 'conflict' when
- * another writer got there first (409 on create; 412, or 404 after an expiry, on replace).
+ * Creates the hot document (no previous version) or changes the version read (If-Match): a patch that removes the
+ * messages that left the window and adds the new ones, so a turn sends and receives bytes for its own messages
+ * only, not the whole window (a replace when a patch would take too many operations). 'conflict' when another
+ * writer got there first (409 on create; 412, or 404 after an expiry, on change).
  */
 async function writeHot(
   container: Container,
+  cache: HotCache,
   document: HotDocument,
-  etag: string | undefined,
+  previous: { etag: string; messages: readonly ConversationMessage[] } | undefined,
 ): Promise<StoredItem<HotDocument> | 'conflict'> {
+  // The REST API's `Prefer: return=minimal` (what other SDKs call EnableContentResponseOnWrite = false): a change
+  // answers with headers only. This SDK's own option covers batch and bulk only, hence the header; its create
+  // reads the created item's id from the answer, so a create (once per conversation) gets the usual one.
+  const minimal = { initialHeaders: { Prefer: 'return=minimal' } };
   try {
-    const response =
-      etag === undefined
-        ? await container.items.create(document)
-        : await container
-            .item(document.id, document.sessionId)
-            .replace(document, { accessCondition: { type: 'IfMatch', condition: etag } });
-    return { resource: response.resource ?? document, etag: response.etag };
+    let etag: string;
+    if (previous === undefined) {
+      ({ etag } = await container.items.create(document));
+    } else {
+      const ifMatch = { ...minimal, accessCondition: { type: 'IfMatch', condition: previous.etag } } as const;
+      const operations = patchOperations(previous.messages, document);
+      ({ etag } =
+        operations === undefined
+          ? await container.item(document.id, document.sessionId).replace(document, ifMatch)
+          : await container.item(document.id, document.sessionId).patch(operations, ifMatch));
+    }
+    const item = { resource: document, etag };
+    cache.set(document.sessionId, item);
+    return item;
   } catch (error) {
     const status = cosmosStatus(error);
-    if (status === 409 || status === 412 || status === 404) return 'conflict';
+    if (status === 409 || status === 412 || status === 404) {
+      cache.delete(document.sessionId);
+      return 'conflict';
+    }
     throw cosmosFailure('writing working memory', error);
   }
+}
+
+/** The patch that turns the stored messages into the document's, or undefined when a patch cannot say it briefly. */
+function patchOperations(
+  stored: readonly ConversationMessage[],
+  document: HotDocument,
+): PatchOperation[] | undefined {
+  const next = document.messages;
+  // The window keeps a suffix of stored + added: find how many stored messages left it.
+  const removed = stored.findIndex((message) => message.messageId === next[0]?.messageId);
+  const dropped = removed === -1 ? stored.length : removed;
+  const kept = stored.length - dropped;
+  if (next.slice(0, kept).some((message, i) => message.messageId !== stored[dropped + i]?.messageId))
+    return undefined;
+  const added = next.slice(kept);
+  const operations: PatchOperation[] = [
+    ...Array.from({ length: dropped }, (): PatchOperation => ({ op: 'remove', path: '/messages/0' })),
+    ...added.map((message): PatchOperation => ({ op: 'add', path: '/messages/-', value: message })),
+    { op: 'set', path: '/lastActivity', value: document.lastActivity },
+  ];
+  return operations.length <= MAX_PATCH_OPERATIONS ? operations : undefined;
 }
