@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['shared/**/*.test.ts', 'local/**/*.test.ts', 'functions/**/*.test.ts'],
+          include: [
+            'shared/**/*.test.ts',
+            'local/**/*.test.ts',
+            'functions/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
         },
       },
       {

@@ -131,6 +131,11 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
       requestHooks(live, sweeper, journal, counters.stats),
     ),
   );
+  // The client's agent keeps idle sockets without a limit; a server that closed them after Node's default 5 s
+  // would race a request the client starts on one at that moment (ECONNRESET on a write, under load). The
+  // client's idle sockets are closed first instead (the agent's timeout below).
+  server.keepAliveTimeout = 10 * 60_000;
+  server.headersTimeout = 10 * 60_000 + 1_000;
 
   let port: number;
   try {
@@ -168,7 +173,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const sweepTimer = setInterval(() => sweeper.sweepAccount(account), TTL_SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
-  const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true });
+  const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true, timeout: 5 * 60_000 });
   let stopping: Promise<void> | undefined;
 
   return {
