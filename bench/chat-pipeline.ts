@@ -212,7 +212,21 @@ interface BatchOptions {
   directFirst: boolean;
 }
 
-interface BatchSamples {
+/** What every batch reports about its streams, and how long it took. */
+interface BatchIntegrity {
+  peakTurnsStreaming: number;
+  wallMs: number;
+  tokensLost: number;
+  turnsDuplicated: number;
+  turnsIncomplete: number;
+  assistantRepliesMissing: number;
+  /** Error events the clients received, counted by message. */
+  errors: string[];
+  /** SSE streams that ended before their turn and were opened again with Last-Event-ID. */
+  sseReconnects: number;
+}
+
+interface BatchSamples extends BatchIntegrity {
   sessions: number;
   /** Model TTFT at rest, measured just before and just after the batch. */
   modelAloneMs: number[];
@@ -224,14 +238,6 @@ interface BatchSamples {
   cpuMsPerTurn: number;
   directCpuMsPerTurn: number | undefined;
   eventLoopUtilisation: number;
-  peakTurnsStreaming: number;
-  wallMs: number;
-  tokensLost: number;
-  turnsDuplicated: number;
-  turnsIncomplete: number;
-  assistantRepliesMissing: number;
-  errors: string[];
-  sseReconnects: number;
 }
 
 interface BatchSession {
@@ -346,7 +352,7 @@ async function runDirect(target: Target, n: number): Promise<{ ms: number[]; cpu
 
 // ---- (a) and (1): added time to first token at 1, 100 and 500 sessions ----
 
-interface ConcurrencyRow {
+interface ConcurrencyRow extends BatchIntegrity {
   sessions: number;
   batches: number;
   modelAloneMs: Percentiles;
@@ -358,16 +364,6 @@ interface ConcurrencyRow {
   postToMessageStartMs: Percentiles;
   cpuMsPerTurn: { pipeline: number; direct: number | undefined };
   runtimeEventLoopUtilisation: number;
-  peakTurnsStreaming: number;
-  wallMs: number;
-  tokensLost: number;
-  turnsDuplicated: number;
-  turnsIncomplete: number;
-  assistantRepliesMissing: number;
-  /** Error events the clients received, counted by message. */
-  errors: string[];
-  /** SSE streams that ended before their turn and were opened again with Last-Event-ID. */
-  sseReconnects: number;
 }
 
 async function modelAtConcurrency(model: OpenAI, n: number): Promise<Percentiles> {
