@@ -3,8 +3,7 @@
 // 24 h TTL. The record is created with its first round and grows by one round per model call that asked for
 // tools, written with If-Match so a concurrent retry adds nothing.
 import type { Container } from '@azure/cosmos';
-import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
 import {
   toolResultDocumentSchema,
@@ -75,29 +74,20 @@ export function createCosmosTurnStateStore(container: Container): TurnStateStore
     },
 
     async listToolResults(ref) {
-      let resources: unknown[];
-      try {
-        ({ resources } = await container.items
-          .query(
-            {
-              query: TOOL_RESULTS_QUERY,
-              parameters: [
-                { name: '@s', value: ref.sessionId },
-                { name: '@m', value: ref.chatMessageId },
-              ],
-            },
-            { partitionKey: ref.sessionId },
-          )
-          .fetchAll());
-      } catch (error) {
-        throw cosmosFailure(`reading the tool results of turn '${ref.chatMessageId}'`, error);
-      }
-      const parsed = z.array(toolResultDocumentSchema).safeParse(resources);
-      if (!parsed.success)
-        throw new DependencyError('cosmos', 'Cosmos DB holds tool results this version does not read.', {
-          cause: parsed.error,
-        });
-      return parsed.data.map(toToolResult).sort((a, b) => a.round - b.round || a.index - b.index);
+      const documents = await queryItems(
+        container,
+        {
+          query: TOOL_RESULTS_QUERY,
+          parameters: [
+            { name: '@s', value: ref.sessionId },
+            { name: '@m', value: ref.chatMessageId },
+          ],
+        },
+        ref.sessionId,
+        `the tool results of turn '${ref.chatMessageId}'`,
+        toolResultDocumentSchema,
+      );
+      return documents.map(toToolResult).sort((a, b) => a.round - b.round || a.index - b.index);
     },
 
     async getToolResult(ref, round, index) {

@@ -6,9 +6,10 @@ import {
   cosmosFailure,
   cosmosStatus,
   readItem,
+  readItemIfChanged,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { ConflictError, DependencyError, ForbiddenError } from '../../errors.js';
+import { ConflictError, ForbiddenError } from '../../errors.js';
 import { conversationDocumentSchema } from '../../history/contracts.js';
 import {
   hotConversationDocumentSchema,
@@ -21,16 +22,13 @@ import type { WorkingMemory, WorkingMemoryStore } from '../working-memory-store.
 /** Reloads and retries after a concurrent write took the document first. */
 const MAX_RETRIES = 5;
 
-/** The hot document as read (or as the caller loaded it), or, when there is none, what a new one starts from. */
+/**
+ * The hot document as read (or as the caller loaded it: `version` is its etag), or, when there is none, what a
+ * new one starts from.
+ */
 type HotState =
-  | { kind: 'stored'; document: StoredItem<HotDocument> }
-  | { kind: 'known'; memory: WorkingMemory; etag: string }
-  | { kind: 'missing'; base: WorkingMemory; createdAt: string | undefined };
-
-function currentMemory(state: HotState): WorkingMemory {
-  if (state.kind === 'stored') return toWorkingMemory(state.document.resource, state.document.etag);
-  return state.kind === 'known' ? state.memory : state.base;
-}
+  | { kind: 'stored'; memory: WorkingMemory & { version: string } }
+  | { kind: 'missing'; memory: WorkingMemory };
 
 export function createCosmosWorkingMemoryStore(options: {
   /** The hot store (`hot-conversations`). */
@@ -46,11 +44,11 @@ export function createCosmosWorkingMemoryStore(options: {
   const cache = new HotCache(options.cachedSessions ?? 1_000);
 
   /** The hot document, or else the newest messages of the long-term history; another user's → Forbidden. */
-  async function readState(userId: string, sessionId: string): Promise<Exclude<HotState, { kind: 'known' }>> {
+  async function readState(userId: string, sessionId: string): Promise<HotState> {
     const document = await readHot(hot, cache, sessionId);
     if (document !== undefined) {
       assertOwner(document.resource, userId);
-      return { kind: 'stored', document };
+      return { kind: 'stored', memory: toWorkingMemory(document.resource, document.etag) };
     }
     const history = await readItem(
       longTerm,
@@ -60,14 +58,14 @@ export function createCosmosWorkingMemoryStore(options: {
       conversationDocumentSchema,
     );
     const messages = fitHotWindow(history?.resource.messages ?? [], windowBytes);
-    return { kind: 'missing', base: { sessionId, userId, messages }, createdAt: history?.resource.createdAt };
+    const createdAt = history?.resource.createdAt;
+    return { kind: 'missing', memory: { sessionId, userId, messages, ...(createdAt ? { createdAt } : {}) } };
   }
 
   async function load(userId: string, sessionId: string): Promise<WorkingMemory> {
     const state = await readState(userId, sessionId);
-    if (state.kind === 'stored') return toWorkingMemory(state.document.resource, state.document.etag);
-    if (state.base.messages.length === 0) return state.base;
-    const created = await writeHot(hot, cache, toHotDocument(state.base, state.createdAt), undefined);
+    if (state.kind === 'stored' || state.memory.messages.length === 0) return state.memory;
+    const created = await writeHot(hot, cache, toHotDocument(state.memory), undefined);
     // 'conflict': another writer created the hot copy first, and theirs is at least as new: read it.
     return created === 'conflict' ? load(userId, sessionId) : toWorkingMemory(created.resource, created.etag);
   }
@@ -79,28 +77,18 @@ export function createCosmosWorkingMemoryStore(options: {
       // The caller's copy stands in for the first read when it was stored (a missing one may have been rebuilt).
       let known: HotState | undefined =
         base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
-          ? { kind: 'known', memory: base, etag: base.version }
+          ? { kind: 'stored', memory: { ...base, version: base.version } }
           : undefined;
       for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
         const state = known ?? (await readState(userId, sessionId));
         known = undefined;
-        const current = currentMemory(state);
+        const current = state.memory;
         const merged = mergeMessages(current.messages, messages, windowBytes);
         if (merged === undefined) return current;
-        const next: WorkingMemory = { sessionId, userId, messages: merged };
+        const next: WorkingMemory = { ...current, messages: merged };
         const previous =
-          state.kind === 'stored'
-            ? { etag: state.document.etag, messages: state.document.resource.messages }
-            : state.kind === 'known'
-              ? { etag: state.etag, messages: state.memory.messages }
-              : undefined;
-        const createdAt =
-          state.kind === 'stored'
-            ? state.document.resource.createdAt
-            : state.kind === 'known'
-              ? state.memory.createdAt
-              : state.createdAt;
-        const written = await writeHot(hot, cache, toHotDocument(next, createdAt), previous);
+          state.kind === 'stored' ? { etag: state.memory.version, messages: current.messages } : undefined;
+        const written = await writeHot(hot, cache, toHotDocument(next), previous);
         if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
       }
       throw new ConflictError(
@@ -141,31 +129,18 @@ async function readHot(
   sessionId: string,
 ): Promise<StoredItem<HotDocument> | undefined> {
   const cached = cache.get(sessionId);
-  let response;
-  try {
-    response = await container
-      .item(sessionId, sessionId)
-      .read(cached ? { accessCondition: { type: 'IfNoneMatch', condition: cached.etag } } : {});
-  } catch (error) {
-    if (cosmosStatus(error) !== 404) throw cosmosFailure('reading working memory', error);
-    response = undefined;
-  }
-  if (response?.statusCode === 304 && cached) {
-    cache.set(sessionId, cached);
-    return cached;
-  }
-  if (response === undefined || response.statusCode === 404 || response.resource === undefined) {
-    cache.delete(sessionId);
-    return undefined;
-  }
-  const parsed = hotConversationDocumentSchema.safeParse(response.resource);
-  if (!parsed.success)
-    throw new DependencyError('cosmos', 'Cosmos DB holds working memory this version does not read.', {
-      cause: parsed.error,
-    });
-  const item = { resource: parsed.data, etag: response.etag };
-  cache.set(sessionId, item);
-  return item;
+  const read = await readItemIfChanged(
+    container,
+    sessionId,
+    sessionId,
+    'working memory',
+    hotConversationDocumentSchema,
+    cached?.etag,
+  );
+  const current = read === 'unchanged' ? cached : read;
+  if (current === undefined) cache.delete(sessionId);
+  else cache.set(sessionId, current);
+  return current;
 }
 
 /** The stored messages followed by the new ones not stored yet, in the window; undefined when nothing is new. */
@@ -188,13 +163,13 @@ function assertOwner(document: HotDocument, userId: string): void {
   if (document.userId !== userId) throw new ForbiddenError('This conversation belongs to another user.');
 }
 
-function toWorkingMemory(document: HotDocument, etag?: string): WorkingMemory {
+function toWorkingMemory(document: HotDocument, etag: string): WorkingMemory & { version: string } {
   return {
     sessionId: document.sessionId,
     userId: document.userId,
     messages: [...document.messages],
     createdAt: document.createdAt,
-    ...(etag === undefined ? {} : { version: etag }),
+    version: etag,
   };
 }
 
@@ -202,7 +177,7 @@ function toWorkingMemory(document: HotDocument, etag?: string): WorkingMemory {
  * Dates come from the stored conversation or the messages themselves (no clock): created when the
  * conversation was (else with its first message), active at its last message.
  */
-function toHotDocument(memory: WorkingMemory, createdAt: string | undefined): HotDocument {
+function toHotDocument(memory: WorkingMemory): HotDocument {
   const first = memory.messages[0]?.timestamp ?? '';
   const last = memory.messages.at(-1)?.timestamp ?? first;
   return {
@@ -210,7 +185,7 @@ function toHotDocument(memory: WorkingMemory, createdAt: string | undefined): Ho
     sessionId: memory.sessionId,
     userId: memory.userId,
     messages: memory.messages,
-    createdAt: createdAt ?? first,
+    createdAt: memory.createdAt ?? first,
     lastActivity: last,
   };
 }

@@ -1,8 +1,9 @@
-// What every Cosmos DB adapter needs around the SDK: the HTTP status of a failure, a point read that treats 404
-// as "absent" and checks the stored document against its contract, and one DependencyError for a failed call.
+// What every Cosmos DB adapter needs around the SDK: the HTTP status of a failure, point reads (plain or conditional)
+// that treat 404 as "absent", single-partition queries, each checking what is stored against its contract, and one
+// DependencyError for a failed call.
 // The SDK's own message stays in `cause` (for the logs): clients only see which operation failed.
-import type { Container } from '@azure/cosmos';
-import type { z } from 'zod';
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import { z } from 'zod';
 import { DependencyError } from '../../errors.js';
 
 /** The HTTP status the SDK put on a failure (`code`), if any. */
@@ -32,21 +33,59 @@ export async function readItem<T>(
   what: string,
   schema: z.ZodType<T>,
 ): Promise<StoredItem<T> | undefined> {
-  let resource: unknown;
-  let etag: string;
+  const read = await readItemIfChanged(container, id, partitionKey, what, schema, undefined);
+  if (read === 'unchanged') throw new Error('An unconditional read cannot answer "unchanged".');
+  return read;
+}
+
+/**
+ * As readItem, conditional on a version the caller holds (If-None-Match): 'unchanged' when that version is still
+ * the stored one, which Cosmos DB answers with 304 and no body.
+ */
+export async function readItemIfChanged<T>(
+  container: Container,
+  id: string,
+  partitionKey: string,
+  what: string,
+  schema: z.ZodType<T>,
+  etag: string | undefined,
+): Promise<StoredItem<T> | undefined | 'unchanged'> {
+  let response;
   try {
-    const response = await container.item(id, partitionKey).read();
-    if (response.statusCode === 404 || response.resource === undefined) return undefined;
-    resource = response.resource;
-    etag = response.etag;
+    response = await container
+      .item(id, partitionKey)
+      .read(etag === undefined ? {} : { accessCondition: { type: 'IfNoneMatch', condition: etag } });
   } catch (error) {
     if (cosmosStatus(error) === 404) return undefined;
     throw cosmosFailure(`reading ${what}`, error);
   }
-  const parsed = schema.safeParse(resource);
+  if (response.statusCode === 304 && etag !== undefined) return 'unchanged';
+  if (response.statusCode === 404 || response.resource === undefined) return undefined;
+  return { resource: parseStored(schema, response.resource, what), etag: response.etag };
+}
+
+/** A single-partition query; every item must match `schema` (its contract), as for readItem. */
+export async function queryItems<T>(
+  container: Container,
+  query: SqlQuerySpec,
+  partitionKey: string,
+  what: string,
+  schema: z.ZodType<T>,
+): Promise<T[]> {
+  let resources: unknown[];
+  try {
+    ({ resources } = await container.items.query(query, { partitionKey }).fetchAll());
+  } catch (error) {
+    throw cosmosFailure(`reading ${what}`, error);
+  }
+  return parseStored(z.array(schema), resources, what);
+}
+
+function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
   if (!parsed.success)
-    throw new DependencyError('cosmos', `Cosmos DB holds ${what} in a shape this version does not read.`, {
+    throw new DependencyError('cosmos', `Cosmos DB holds ${what} this version does not read.`, {
       cause: parsed.error,
     });
-  return { resource: parsed.data, etag };
+  return parsed.data;
 }

@@ -4,9 +4,7 @@
 // a rival attempt's different batch is refused instead of silently replacing what clients already saw.
 import type { Container } from '@azure/cosmos';
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
-import { DependencyError } from '../../errors.js';
+import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { turnEventBatchDocumentSchema, type ChatEvent, type TurnEventBatchDocument } from '../contracts.js';
 import { EventSeqTakenError, type TurnEventStore } from '../turn-event-store.js';
 
@@ -14,8 +12,6 @@ import { EventSeqTakenError, type TurnEventStore } from '../turn-event-store.js'
 // too, for servers that do not scope queries by the partition key option.
 const READ_QUERY =
   'SELECT c.events FROM c WHERE c.sessionId = @s AND c.chatMessageId = @m AND c.lastSeq > @after ORDER BY c.firstSeq';
-
-const storedBatches = z.array(turnEventBatchDocumentSchema.pick({ events: true }));
 
 export function createCosmosTurnEventStore(container: Container): TurnEventStore {
   return {
@@ -41,33 +37,22 @@ export function createCosmosTurnEventStore(container: Container): TurnEventStore
     },
 
     async read(sessionId, chatMessageId, afterSeq) {
-      let resources: unknown[];
-      try {
-        ({ resources } = await container.items
-          .query(
-            {
-              query: READ_QUERY,
-              parameters: [
-                { name: '@s', value: sessionId },
-                { name: '@m', value: chatMessageId },
-                { name: '@after', value: afterSeq },
-              ],
-            },
-            { partitionKey: sessionId },
-          )
-          .fetchAll());
-      } catch (error) {
-        throw cosmosFailure(`reading the events of turn '${chatMessageId}'`, error);
-      }
       // Every stored event is checked against the vocabulary before a client can see it.
-      const parsed = storedBatches.safeParse(resources);
-      if (!parsed.success)
-        throw new DependencyError(
-          'cosmos',
-          `Cosmos DB holds events of turn '${chatMessageId}' this version does not read.`,
-          { cause: parsed.error },
-        );
-      return parsed.data.flatMap((document) => document.events).filter((event) => event.seq > afterSeq);
+      const batches = await queryItems(
+        container,
+        {
+          query: READ_QUERY,
+          parameters: [
+            { name: '@s', value: sessionId },
+            { name: '@m', value: chatMessageId },
+            { name: '@after', value: afterSeq },
+          ],
+        },
+        sessionId,
+        `the events of turn '${chatMessageId}'`,
+        turnEventBatchDocumentSchema.pick({ events: true }),
+      );
+      return batches.flatMap((document) => document.events).filter((event) => event.seq > afterSeq);
     },
   };
 }
