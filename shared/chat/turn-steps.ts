@@ -6,8 +6,7 @@
 import type { ChatMessage, LlmGateway, LlmReply, LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
-import type { ChatEvent, ChatEventBody } from '../streaming/contracts.js';
-import { isTerminalEvent } from '../streaming/contracts.js';
+import { isTerminalEvent, type ChatEvent, type ChatEventBody } from '../streaming/contracts.js';
 import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
@@ -60,6 +59,8 @@ interface RoundState {
   turn: StoredTurn | undefined;
   /** Events already stored from this round's first seq on: what an earlier attempt of the step left. */
   stored: ChatEvent[];
+  /** The tool results of the earlier rounds (none in round 0). */
+  toolResults: ToolResultRecord[];
   /** seq the next stored event takes. */
   nextSeq: number;
   /** The live send of what the step stored before streaming; later sends go after it, keeping seq order. */
@@ -87,7 +88,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   const voided = discardRange(state.stored);
   if (voided) stream.emit({ type: 'discard', ...voided });
 
-  const toolResults = input.round > 0 ? await services.turns.listToolResults(input) : [];
+  const { toolResults } = state;
   const reply = await streamRound(services, input, stream, promptOf(memory, record, toolResults));
 
   const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
@@ -228,19 +229,33 @@ async function readRoundState(services: TurnServices, input: LlmStepInput): Prom
     });
     const [memory, written] = await Promise.all([memoryRead, services.events.append([start])]);
     if (written === 'stored')
-      return { memory, turn: undefined, stored: [], nextSeq: 2, sent: sendLive(services, input, [start]) };
+      return {
+        memory,
+        turn: undefined,
+        stored: [],
+        toolResults: [],
+        nextSeq: 2,
+        sent: sendLive(services, input, [start]),
+      };
     const [turn, stored] = await Promise.all([
       services.turns.get(input),
       services.events.read(input.sessionId, input.chatMessageId, 1),
     ]);
-    return { memory, turn, stored, nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
+    return { memory, turn, stored, toolResults: [], nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
   }
-  const [memory, turn, stored] = await Promise.all([
+  const [memory, turn, stored, toolResults] = await Promise.all([
     memoryRead,
     services.turns.get(input),
     services.events.read(input.sessionId, input.chatMessageId, input.firstSeq - 1),
+    services.turns.listToolResults(input),
   ]);
-  return { memory, turn, stored, nextSeq: Math.max(input.firstSeq, (stored.at(-1)?.seq ?? 0) + 1) };
+  return {
+    memory,
+    turn,
+    stored,
+    toolResults,
+    nextSeq: Math.max(input.firstSeq, (stored.at(-1)?.seq ?? 0) + 1),
+  };
 }
 
 /**
@@ -255,6 +270,7 @@ async function finishCommitted(
   committed: ConversationMessage,
 ): Promise<LlmStepOutput> {
   const finishReason = committed.finishReason ?? 'stop';
+  let nextSeq = state.nextSeq;
   if (!state.stored.some(isTerminalEvent)) {
     const earlier = (state.turn?.rounds ?? [])
       .filter((round) => round.round < input.round)
@@ -277,10 +293,10 @@ async function finishCommitted(
       ...(committed.usage ? { usage: committed.usage } : {}),
     });
     await stream.close();
+    nextSeq = stream.nextSeq;
   }
   await announce(services, input, 'completed', committed.timestamp);
-  const last = state.stored.at(-1)?.seq ?? state.nextSeq - 1;
-  return { outcome: 'answered', nextSeq: Math.max(last + 1, state.nextSeq), toolCalls: [], finishReason };
+  return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
 /** Streams one model call into the turn's events; a broken call throws after what it streamed is stored. */

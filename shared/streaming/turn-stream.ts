@@ -71,11 +71,6 @@ export class TurnStream {
     return this.#nextSeq;
   }
 
-  /** The first failure to store, if any (emitting goes on; close() rejects with it). */
-  get failure(): AppError | undefined {
-    return this.#failure;
-  }
-
   /** Resolves when every event emitted so far is stored and sent, without flushing held text. */
   async settle(): Promise<void> {
     while (this.#delivery) await this.#delivery;

@@ -126,8 +126,6 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
   readonly stored = new Map<number, ChatEvent>();
   readonly batches = new Map<number, ChatEvent[]>();
   readonly sent: ChatEvent[] = [];
-  /** Store writes that were refused or found their batch: how often a step ran again. */
-  readonly rewrites: number[] = [];
   #turn: string | undefined;
   append(events: readonly ChatEvent[]) {
     const first = events[0];
@@ -137,7 +135,6 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
       return Promise.reject(new Error('MemoryEvents holds the events of one turn only.'));
     const existing = this.batches.get(first.seq);
     if (existing !== undefined) {
-      this.rewrites.push(first.seq);
       return isDeepStrictEqual(existing, [...events])
         ? Promise.resolve('already-stored' as const)
         : Promise.reject(new EventSeqTakenError(first.chatMessageId, first.seq));
