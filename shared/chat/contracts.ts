@@ -166,13 +166,6 @@ export const turnRefSchema = z.object({
 /** Which turn: the user, the session and the message it answers. */
 export type TurnRef = z.infer<typeof turnRefSchema>;
 
-/** The body of a `message-completed` message: which turn ended, and how. Consumed by history and memory. */
-export const messageCompletedSchema = turnRefSchema.extend({
-  outcome: z.enum(['completed', 'failed']),
-  completedAt: z.iso.datetime(),
-});
-export type MessageCompleted = z.infer<typeof messageCompletedSchema>;
-
 // --- Stored documents -------------------------------------------------------------------------------------
 
 export const sessionDocumentSchema = chatSessionSchema.extend({ id: z.string() });
@@ -212,8 +205,34 @@ export const conversationMessageSchema = z.object({
   usage: llmUsageSchema.optional(),
   /** User only: the turn failed; the user's message is kept. */
   failure: turnFailureSchema.optional(),
+  /**
+   * The message's place in the conversation (0, 1, 2, ...), given by working memory when it commits the message;
+   * absent only in the input of that commit. Long-term history orders and pages by it.
+   */
+  ordinal: z.number().int().nonnegative().optional(),
 });
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
+
+/**
+ * A `message-completed` body larger than this carries its messages with tool results cut (`complete: false`):
+ * a Service Bus Standard message holds 256 KB with its headers.
+ */
+export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
+
+/**
+ * The body of a `message-completed` message: which turn ended, how, and its messages as committed (the user's,
+ * and the assistant's with its tool calls and results, or the failure), with their ordinals. The consumers
+ * (history, memory) need nothing else, so they never read working memory. When the messages would make the body
+ * larger than MESSAGE_COMPLETED_MAX_BYTES, their tool results are cut and `complete` is false: a consumer that
+ * needs them whole reads the turn from working memory.
+ */
+export const messageCompletedSchema = turnRefSchema.extend({
+  outcome: z.enum(['completed', 'failed']),
+  completedAt: z.iso.datetime(),
+  messages: z.array(conversationMessageSchema.extend({ ordinal: z.number().int().nonnegative() })),
+  complete: z.boolean(),
+});
+export type MessageCompleted = z.infer<typeof messageCompletedSchema>;
 
 /** Working memory: one document per session in the hot container (id = sessionId). */
 export const hotConversationDocumentSchema = z.object({
@@ -224,6 +243,8 @@ export const hotConversationDocumentSchema = z.object({
   messages: z.array(conversationMessageSchema),
   createdAt: z.string(),
   lastActivity: z.string(),
+  /** Messages the conversation has had in all (the next ordinal); the window holds only the newest. */
+  messageCount: z.number().int().nonnegative().optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 

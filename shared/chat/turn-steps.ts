@@ -18,6 +18,7 @@ import {
   assistantMessageId,
   completedMessageId,
   messageCompletedSchema,
+  MESSAGE_COMPLETED_MAX_BYTES,
   MESSAGE_COMPLETED_TOPIC,
   TOOL_ROUNDS_EXHAUSTED,
   userMessageId,
@@ -130,7 +131,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     ...(usage ? { usage } : {}),
     ...toolCallsField(record, toolResults),
   };
-  await services.workingMemory.append(
+  const stored = await services.workingMemory.append(
     input.userId,
     input.sessionId,
     [userMessage(record), assistant],
@@ -138,7 +139,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   );
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp);
+  await announce(services, input, 'completed', assistant.timestamp, stored.messages);
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -188,6 +189,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     services.events.read(input.sessionId, input.chatMessageId, 0),
   ]);
   const at = now(services);
+  let stored = memory;
   if (!memory.messages.some((message) => message.chatMessageId === input.chatMessageId)) {
     const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
     const shown = answerText(events);
@@ -200,7 +202,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
         timestamp: at,
         finishReason: 'error',
       });
-    await services.workingMemory.append(input.userId, input.sessionId, messages, memory);
+    stored = await services.workingMemory.append(input.userId, input.sessionId, messages, memory);
   }
   if (!events.some(isTerminalEvent)) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
@@ -213,7 +215,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
   }
-  await announce(services, input, 'failed', at);
+  await announce(services, input, 'failed', at, stored.messages);
 }
 
 /** The step's starting state, read in parallel: working memory, the turn record and what is already stored. */
@@ -295,7 +297,7 @@ async function finishCommitted(
     await stream.close();
     nextSeq = stream.nextSeq;
   }
-  await announce(services, input, 'completed', committed.timestamp);
+  await announce(services, input, 'completed', committed.timestamp, state.memory.messages);
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
@@ -482,21 +484,18 @@ function totalUsage(usages: readonly (LlmUsage | undefined)[]): LlmUsage | undef
   };
 }
 
+/** Announces the turn with its committed messages (found among `stored`, working memory after the commit). */
 async function announce(
   services: TurnServices,
   ref: TurnRef,
   outcome: MessageCompleted['outcome'],
   completedAt: string,
+  stored: readonly ConversationMessage[],
 ): Promise<void> {
+  const turn = stored.filter((message) => message.chatMessageId === ref.chatMessageId);
   const body = parseInput(
     messageCompletedSchema,
-    {
-      userId: ref.userId,
-      sessionId: ref.sessionId,
-      chatMessageId: ref.chatMessageId,
-      outcome,
-      completedAt,
-    } satisfies MessageCompleted,
+    completedBody({ ...ref, outcome, completedAt }, turn),
     'message-completed body',
   );
   await services.publisher.publish(MESSAGE_COMPLETED_TOPIC, {
@@ -505,4 +504,30 @@ async function announce(
     sessionId: ref.sessionId,
     subject: outcome,
   });
+}
+
+/**
+ * The `message-completed` body: the turn's messages whole, or, when they would not fit a Service Bus message,
+ * with their tool results cut (complete: false).
+ */
+export function completedBody(
+  head: Omit<MessageCompleted, 'messages' | 'complete'>,
+  messages: readonly ConversationMessage[],
+): MessageCompleted {
+  const withOrdinals = messages.map((message) => ({ ...message, ordinal: message.ordinal ?? 0 }));
+  const whole: MessageCompleted = { ...head, messages: withOrdinals, complete: true };
+  if (Buffer.byteLength(JSON.stringify(whole), 'utf8') <= MESSAGE_COMPLETED_MAX_BYTES) return whole;
+  const cut = withOrdinals.map((message) =>
+    message.toolCalls
+      ? {
+          ...message,
+          toolCalls: message.toolCalls.map((call) => ({
+            ...call,
+            arguments: call.arguments.slice(0, 1_000),
+            result: call.result.slice(0, 1_000),
+          })),
+        }
+      : message,
+  );
+  return { ...head, messages: cut, complete: false };
 }

@@ -6,8 +6,10 @@ import type { ConversationMessage } from './contracts.js';
 export interface WorkingMemory {
   sessionId: string;
   userId: string;
-  /** Oldest first. */
+  /** Oldest first; each with its ordinal once stored. */
   messages: ConversationMessage[];
+  /** Messages the conversation has had in all, in or out of the window: the next message's ordinal. */
+  messageCount: number;
   /** When the conversation began; absent when nothing is stored yet. */
   createdAt?: string;
   /** The stored version this was read at (opaque); absent when nothing is stored yet. */
@@ -21,7 +23,8 @@ export interface WorkingMemoryStore {
    */
   load(userId: string, sessionId: string): Promise<WorkingMemory>;
   /**
-   * Appends the messages whose messageId is not stored yet (a retried commit adds nothing twice), in order, then
+   * Appends the messages whose messageId is not stored yet (a retried commit adds nothing twice), in order, each
+   * given the next ordinal, then
    * keeps the window that fits the byte budget; every write refreshes the 24 h TTL. `base`, the memory as this
    * caller loaded it, saves a read: it is written over only if still current (else reload and retry, up to 5
    * times). Returns the messages as stored after the commit.

@@ -1,11 +1,17 @@
-// The history area's contracts. The history worker (a later issue) consumes `message-completed`
-// (shared/chat/contracts.ts) on the `history` subscription and keeps each conversation long-term; its message
-// and header documents, its HTTP bodies and its subscription are declared here when it lands.
+// The history area's contracts: the long-term history of every conversation (seed 000 "Conversational history
+// architecture", DESIGN §2 "Data model"). The history worker consumes `message-completed` (shared/chat/contracts.ts)
+// on the `history` subscription and keeps each conversation as one small header plus one item per message, with
+// a one-line index entry per exchange and a rolling summary of what fell out of the prompt (seed 003). The turn's
+// commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
+// History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
 import { conversationMessageSchema, userIdSchema } from '../chat/contracts.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
-/** The subscription of `message-completed` the history worker will read. */
+/**
+ * The subscription of `message-completed` the history worker reads. Sessions on: a conversation's turns are
+ * persisted in order, which keeps the header's counters exact under redelivery (see conversationHeaderSchema).
+ */
 export const HISTORY_SUBSCRIPTION = 'history';
 
 export const CONVERSATIONS_CONTAINER = 'conversations';
@@ -24,14 +30,200 @@ export const historyContainers: readonly ContainerSpec[] = [
     partitionKeyPaths: ['/userId', '/sessionId'],
     fullTextPaths: [englishText('/content')],
     purpose:
-      'Long-term history: one item per message, so no item grows with the conversation; keyed by user then session, so a heavy user is not capped at 20 GB; message text is full-text searchable (history search).',
+      "Long-term history: one item per message, one index entry per exchange and the conversation's rolling summary, so no item grows with the conversation; keyed by user then session, so a heavy user is not capped at 20 GB; message text is full-text searchable (history search).",
   },
 ];
 
+// --- Limits -----------------------------------------------------------------------------------------------
+
+/** A title, whoever set it (seed 001 cuts the first message to 80 characters; a user may write a longer one). */
+export const MAX_TITLE_CHARS = 200;
+/** The title taken at once from the first user message (seed 001). */
+export const FIRST_MESSAGE_TITLE_CHARS = 80;
+/** The preview of a conversation in the list: the start of its last message. */
+export const PREVIEW_CHARS = 160;
+/** Messages per page of GET /api/history/conversations/{sessionId}. */
+export const DEFAULT_MESSAGE_PAGE = 100;
+export const MAX_MESSAGE_PAGE = 500;
+/** Conversations per page of the list. */
+export const DEFAULT_CONVERSATION_PAGE = 20;
+export const MAX_CONVERSATION_PAGE = 100;
+/** The index lines of folded exchanges the prompt shows (the newest); the past-answer tools reach the rest. */
+export const PROMPT_EXCHANGE_LINES = 20;
+
+// --- Stored documents -------------------------------------------------------------------------------------
+
+/** Who set a conversation's title: taken from the first message, written by the model, or by the user. */
+export const titleSourceSchema = z.enum(['first-message', 'model', 'user']);
+export type TitleSource = z.infer<typeof titleSourceSchema>;
+
+export const tokenTotalsSchema = z.object({
+  prompt: z.number().int().nonnegative(),
+  completion: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+export type TokenTotals = z.infer<typeof tokenTotalsSchema>;
+
 /**
- * A conversation kept long-term, as working memory reads it back when the hot copy has expired (id = sessionId,
- * partition = userId). The history worker, when it lands, writes the header and one item per message instead
- * (the containers above), and working memory's rebuild follows it.
+ * A conversation's header (container `conversations`, partition userId, id = sessionId). Two writers, each with
+ * its own fields, each write a patch of its fields only:
+ * - the turn's commit (before `message-end`): creates it at the first turn (title from the first message), then
+ *   sets `lastActivity`, `messageCount` and `preview` (only forward: messageCount never decreases);
+ * - the history worker: `persistedCount`, `persistedAt`, `tokens` (added once per turn: the patch is conditioned
+ *   on persistedCount being below the turn's end, and the subscription delivers a session's turns in order),
+ *   and the model's title (never over a user's);
+ * - PUT .../title sets `title` with `titleSource: 'user'`.
+ */
+export const conversationHeaderSchema = z.object({
+  id: z.string(),
+  kind: z.literal('conversation'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  title: z.string(),
+  titleSource: titleSourceSchema,
+  createdAt: z.string(),
+  /** The newest message's timestamp. */
+  lastActivity: z.string(),
+  /** Messages in the conversation, committed (the next message's ordinal). */
+  messageCount: z.number().int().nonnegative(),
+  /** The start of the newest message's text. */
+  preview: z.string(),
+  /** Messages the history worker has stored as items (ordinals below this are in `conversation-messages`). */
+  persistedCount: z.number().int().nonnegative(),
+  /** When the history worker last stored a turn; null until it has. */
+  persistedAt: z.string().nullable(),
+  /** Tokens the conversation's turns used, as their `message-end` events reported them. */
+  tokens: tokenTotalsSchema,
+});
+export type ConversationHeader = z.infer<typeof conversationHeaderSchema>;
+
+/**
+ * A message kept long-term (container `conversation-messages`, partition [userId, sessionId], id = messageId).
+ * `ordinal` is its place in the conversation (0, 1, 2, ...), given when working memory committed it.
+ */
+export const storedMessageSchema = conversationMessageSchema.extend({
+  id: z.string(),
+  kind: z.literal('message'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  ordinal: z.number().int().nonnegative(),
+});
+export type StoredMessage = z.infer<typeof storedMessageSchema>;
+
+/** One line on one exchange (a user message and its answer), with topic tags (seed 003's Q&A index). */
+export const exchangeEntrySchema = z.object({
+  /** The exchange's chatMessageId; retrieve_past_answer takes it. */
+  exchangeId: z.string(),
+  /** The ordinal of the exchange's user message. */
+  ordinal: z.number().int().nonnegative(),
+  line: z.string(),
+  tags: z.array(z.string()),
+  /** When the exchange's answer was committed. */
+  at: z.string(),
+});
+export type ExchangeEntry = z.infer<typeof exchangeEntrySchema>;
+
+/** An exchange's index entry as stored (container `conversation-messages`, id `exchange.{chatMessageId}`). */
+export const exchangeDocumentSchema = exchangeEntrySchema.extend({
+  id: z.string(),
+  kind: z.literal('exchange'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+});
+export type ExchangeDocument = z.infer<typeof exchangeDocumentSchema>;
+
+export function exchangeDocumentId(chatMessageId: string): string {
+  return `exchange.${chatMessageId}`;
+}
+
+/** A turn persisted but not folded into the summary yet, with its size in the prompt. */
+export const pendingTurnSchema = z.object({
+  chatMessageId: z.string(),
+  fromOrdinal: z.number().int().nonnegative(),
+  toOrdinal: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+});
+export type PendingTurn = z.infer<typeof pendingTurnSchema>;
+
+/**
+ * The conversation's rolling memory beyond the prompt (seed 003 layers 2 and 3; container
+ * `conversation-messages`, id `digest`): a summary of every message with an ordinal below `summarizedThrough`,
+ * the index lines of the newest folded exchanges, and the persisted turns not folded yet. Bounded: the summary
+ * is kept short by the model, the lines to PROMPT_EXCHANGE_LINES, the pending turns to what the prompt holds.
+ * The history worker writes it; each turn reads it (a conditional point read) to build its prompt.
+ */
+export const sessionDigestSchema = z.object({
+  summary: z.string(),
+  /** Messages with a lower ordinal are in the summary and left out of the prompt's history. */
+  summarizedThrough: z.number().int().nonnegative(),
+  /** Newest last. */
+  recentExchanges: z.array(exchangeEntrySchema),
+  /** Oldest first. */
+  pending: z.array(pendingTurnSchema),
+  updatedAt: z.string(),
+});
+export type SessionDigest = z.infer<typeof sessionDigestSchema>;
+
+export const SESSION_DIGEST_ID = 'digest';
+
+export const sessionDigestDocumentSchema = sessionDigestSchema.extend({
+  id: z.literal(SESSION_DIGEST_ID),
+  kind: z.literal('digest'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+});
+export type SessionDigestDocument = z.infer<typeof sessionDigestDocumentSchema>;
+
+// --- What the History API answers ---------------------------------------------------------------------------
+
+/** A conversation in the list (seed 000's fields). */
+export interface ConversationSummary {
+  sessionId: string;
+  title: string;
+  titleSource: TitleSource;
+  createdAt: string;
+  lastActivity: string;
+  messageCount: number;
+  preview: string;
+}
+
+export interface ConversationPage {
+  conversations: ConversationSummary[];
+  /** Pass back as `continuationToken` for the next page; absent on the last page. */
+  continuationToken?: string;
+}
+
+/** A message as the History API returns it (tool calls and results included). */
+export type HistoryMessage = z.infer<typeof conversationMessageSchema> & { ordinal: number };
+
+export interface ConversationWithMessages extends ConversationSummary {
+  messages: HistoryMessage[];
+  continuationToken?: string;
+}
+
+export interface HistoryStats {
+  userId: string;
+  conversations: number;
+  messages: number;
+  tokens: TokenTotals;
+}
+
+/** PUT /api/history/conversations/{sessionId}/title. */
+export const titleBodySchema = z.object(
+  {
+    title: z
+      .string({ error: 'must be a string' })
+      .transform((value) => value.trim())
+      .refine((value) => value !== '', 'must not be empty')
+      .refine((value) => value.length <= MAX_TITLE_CHARS, `must be at most ${MAX_TITLE_CHARS} characters`)
+      .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'must not contain control characters'),
+  },
+  { error: 'the body must be a JSON object' },
+);
+
+/**
+ * The conversation as the hot store rebuilt it before history kept one item per message. Read only by working
+ * memory's rebuild until that reads the items (this issue); then removed.
  */
 export const conversationDocumentSchema = z.object({
   id: z.string(),

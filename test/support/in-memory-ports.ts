@@ -169,17 +169,20 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
       userId,
       sessionId,
       messages: [...this.messages],
+      messageCount: this.messages.length,
       version: String(this.#version),
     });
   }
   append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
     for (const message of messages)
-      if (!this.messages.some((m) => m.messageId === message.messageId)) this.messages.push(message);
+      if (!this.messages.some((m) => m.messageId === message.messageId))
+        this.messages.push({ ...message, ordinal: this.messages.length });
     this.#version += 1;
     return Promise.resolve({
       userId,
       sessionId,
       messages: [...this.messages],
+      messageCount: this.messages.length,
       version: String(this.#version),
     });
   }

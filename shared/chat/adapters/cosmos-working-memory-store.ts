@@ -57,9 +57,13 @@ export function createCosmosWorkingMemoryStore(options: {
       'conversation history',
       conversationDocumentSchema,
     );
-    const messages = fitHotWindow(history?.resource.messages ?? [], windowBytes);
+    const all = (history?.resource.messages ?? []).map((message, ordinal) => ({ ...message, ordinal }));
+    const messages = fitHotWindow(all, windowBytes);
     const createdAt = history?.resource.createdAt;
-    return { kind: 'missing', memory: { sessionId, userId, messages, ...(createdAt ? { createdAt } : {}) } };
+    return {
+      kind: 'missing',
+      memory: { sessionId, userId, messages, messageCount: all.length, ...(createdAt ? { createdAt } : {}) },
+    };
   }
 
   async function load(userId: string, sessionId: string): Promise<WorkingMemory> {
@@ -83,9 +87,9 @@ export function createCosmosWorkingMemoryStore(options: {
         const state = known ?? (await readState(userId, sessionId));
         known = undefined;
         const current = state.memory;
-        const merged = mergeMessages(current.messages, messages, windowBytes);
+        const merged = mergeMessages(current, messages, windowBytes);
         if (merged === undefined) return current;
-        const next: WorkingMemory = { ...current, messages: merged };
+        const next: WorkingMemory = { ...current, ...merged };
         const previous =
           state.kind === 'stored' ? { etag: state.memory.version, messages: current.messages } : undefined;
         const written = await writeHot(hot, cache, toHotDocument(next), previous);
@@ -143,20 +147,27 @@ async function readHot(
   return current;
 }
 
-/** The stored messages followed by the new ones not stored yet, in the window; undefined when nothing is new. */
+/**
+ * The stored messages followed by the new ones not stored yet, each given the next ordinal, in the window;
+ * undefined when nothing is new.
+ */
 function mergeMessages(
-  stored: readonly ConversationMessage[],
+  current: WorkingMemory,
   incoming: readonly ConversationMessage[],
   windowBytes: number,
-): ConversationMessage[] | undefined {
-  const seen = new Set(stored.map((message) => message.messageId));
+): { messages: ConversationMessage[]; messageCount: number } | undefined {
+  const seen = new Set(current.messages.map((message) => message.messageId));
   const added: ConversationMessage[] = [];
   for (const message of incoming) {
     if (seen.has(message.messageId)) continue;
     seen.add(message.messageId);
-    added.push(message);
+    added.push({ ...message, ordinal: current.messageCount + added.length });
   }
-  return added.length === 0 ? undefined : fitHotWindow([...stored, ...added], windowBytes);
+  if (added.length === 0) return undefined;
+  return {
+    messages: fitHotWindow([...current.messages, ...added], windowBytes),
+    messageCount: current.messageCount + added.length,
+  };
 }
 
 function assertOwner(document: HotDocument, userId: string): void {
@@ -168,6 +179,7 @@ function toWorkingMemory(document: HotDocument, etag: string): WorkingMemory & {
     sessionId: document.sessionId,
     userId: document.userId,
     messages: [...document.messages],
+    messageCount: document.messageCount ?? document.messages.length,
     createdAt: document.createdAt,
     version: etag,
   };
@@ -187,6 +199,7 @@ function toHotDocument(memory: WorkingMemory): HotDocument {
     messages: memory.messages,
     createdAt: memory.createdAt ?? first,
     lastActivity: last,
+    messageCount: memory.messageCount,
   };
 }
 
@@ -251,6 +264,7 @@ function patchOperations(
     ...Array.from({ length: dropped }, (): PatchOperation => ({ op: 'remove', path: '/messages/0' })),
     ...added.map((message): PatchOperation => ({ op: 'add', path: '/messages/-', value: message })),
     { op: 'set', path: '/lastActivity', value: document.lastActivity },
+    { op: 'set', path: '/messageCount', value: document.messageCount },
   ];
   return operations.length <= MAX_PATCH_OPERATIONS ? operations : undefined;
 }

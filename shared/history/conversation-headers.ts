@@ -1,0 +1,75 @@
+// The port of conversation headers (container `conversations`): one small document per conversation with its
+// title, dates, counts and preview, listed by user. The turn's commit keeps the live fields, the history worker
+// the persisted ones, the History API the user's title (contracts.ts says who writes what). Adapter: Cosmos DB
+// (adapters/cosmos-conversation-headers.ts).
+import type { ConversationHeader, TitleSource, TokenTotals } from './contracts.js';
+
+/** What a turn's commit knows of its conversation once working memory holds the turn. */
+export interface HeaderTouch {
+  userId: string;
+  sessionId: string;
+  /** When the conversation began (its first message). */
+  createdAt: string;
+  /** The newest message's timestamp. */
+  lastActivity: string;
+  /** Messages committed in all (working memory's messageCount). */
+  messageCount: number;
+  /** The start of the newest message's text. */
+  preview: string;
+  /** The text of the conversation's first user message: the title of a header created now. */
+  firstUserText: string;
+}
+
+export interface PersistedTurn {
+  /** The ordinal after the turn's last message: persistedCount becomes this. */
+  upTo: number;
+  at: string;
+  /** The turn's tokens, added to the header's once. */
+  tokens: TokenTotals;
+}
+
+export interface HeaderListOptions {
+  limit: number;
+  /** Opaque, from an earlier page; an invalid one → BadRequestError. */
+  continuationToken?: string;
+  /** Only conversations whose title matches (full-text: every word of q), or whose session is in `sessionIds`. */
+  match?: { q: string; sessionIds: readonly string[] };
+}
+
+export interface ConversationHeaders {
+  /** The caller's header; undefined when the caller has no conversation with that id. */
+  get(userId: string, sessionId: string): Promise<ConversationHeader | undefined>;
+  /**
+   * Keeps the header live after a commit: creates it (title from the first user message, cut to 80 characters at
+   * a word) when missing, else moves lastActivity, messageCount and preview forward; a touch older than the
+   * stored count changes nothing, so a retried commit is harmless.
+   */
+  touch(touch: HeaderTouch): Promise<void>;
+  /**
+   * Records a turn as stored by the history worker, once: persistedCount, persistedAt and tokens change only if
+   * persistedCount < upTo. 'missing' when the conversation has no header (it was deleted).
+   */
+  recordPersisted(
+    userId: string,
+    sessionId: string,
+    turn: PersistedTurn,
+  ): Promise<'recorded' | 'already-recorded' | 'missing'>;
+  /**
+   * Sets the title. A 'model' title never replaces a 'user' one ('kept'); 'missing' when there is no header.
+   */
+  setTitle(
+    userId: string,
+    sessionId: string,
+    title: string,
+    source: TitleSource,
+  ): Promise<'set' | 'kept' | 'missing'>;
+  /** The caller's conversations, newest activity first, one page at a time. */
+  list(
+    userId: string,
+    options: HeaderListOptions,
+  ): Promise<{ headers: ConversationHeader[]; continuationToken?: string }>;
+  /** Totals over the caller's conversations. */
+  totals(userId: string): Promise<{ conversations: number; messages: number; tokens: TokenTotals }>;
+  /** Removes the header; false when there was none. */
+  delete(userId: string, sessionId: string): Promise<boolean>;
+}

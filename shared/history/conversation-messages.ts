@@ -1,0 +1,27 @@
+// The port of a conversation's messages kept long-term (container `conversation-messages`, partition
+// [userId, sessionId]): one item per message, ordered by ordinal, so storing a turn writes a constant number of
+// small items however long the conversation is. Adapter: Cosmos DB (adapters/cosmos-conversation-messages.ts).
+import type { StoredMessage } from './contracts.js';
+
+export interface MessagePageOptions {
+  /** `asc`: ordinals above `after` (from the start when absent); `desc`: ordinals below `before` (from the end). */
+  order: 'asc' | 'desc';
+  after?: number;
+  before?: number;
+  limit: number;
+}
+
+export interface ConversationMessages {
+  /** Stores the messages whose item does not exist yet (by id); the others are left as they are. Returns how many were new. */
+  put(messages: readonly StoredMessage[]): Promise<number>;
+  /** One page of the conversation's messages, in the order asked for. */
+  page(userId: string, sessionId: string, options: MessagePageOptions): Promise<StoredMessage[]>;
+  get(userId: string, sessionId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /**
+   * The user's sessions with a message whose text matches every word of `q` (Cosmos DB full-text search in Azure;
+   * the same matching in process where the server lacks it), at most `limit`.
+   */
+  sessionsMatching(userId: string, q: string, limit: number): Promise<string[]>;
+  /** Removes every item of the conversation (messages, exchange entries, digest); returns how many. */
+  deleteAll(userId: string, sessionId: string): Promise<number>;
+}

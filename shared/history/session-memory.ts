@@ -1,0 +1,34 @@
+// The port of a conversation's memory beyond the prompt (seed 003): the one-line index entry of each exchange and
+// the rolling digest (summary, newest folded index lines, turns not folded yet). Both live beside the messages
+// (container `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn
+// reads the digest for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
+// Adapter: Cosmos DB (adapters/cosmos-session-memory.ts).
+import type { ExchangeEntry, SessionDigest } from './contracts.js';
+
+export interface StoredDigest {
+  digest: SessionDigest;
+  /** Opaque version a later write is conditioned on. */
+  version: string;
+}
+
+export interface SessionMemory {
+  /** Stores an exchange's entry (a second put of the same exchange replaces it). */
+  putExchange(userId: string, sessionId: string, entry: ExchangeEntry): Promise<void>;
+  getExchange(userId: string, sessionId: string, exchangeId: string): Promise<ExchangeEntry | undefined>;
+  /**
+   * The conversation's entries about `topic` (case-insensitive: a tag equal to it, or its words in the line),
+   * newest first, at most `limit`.
+   */
+  findExchanges(userId: string, sessionId: string, topic: string, limit: number): Promise<ExchangeEntry[]>;
+  /** The digest; cheap when unchanged since this process last read it (a conditional read). */
+  getDigest(userId: string, sessionId: string): Promise<StoredDigest | undefined>;
+  /**
+   * Writes the digest if it is still at `version` (undefined: only if there is none yet); 'conflict' otherwise.
+   */
+  putDigest(
+    userId: string,
+    sessionId: string,
+    digest: SessionDigest,
+    version: string | undefined,
+  ): Promise<'written' | 'conflict'>;
+}

@@ -1,0 +1,233 @@
+// Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
+// session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
+import {
+  FIRST_MESSAGE_TITLE_CHARS,
+  type ConversationHeader,
+  type ExchangeEntry,
+  type SessionDigest,
+  type StoredMessage,
+  type TitleSource,
+} from '../../shared/history/contracts.js';
+import type {
+  ConversationHeaders,
+  HeaderListOptions,
+  HeaderTouch,
+  PersistedTurn,
+} from '../../shared/history/conversation-headers.js';
+import type { ConversationMessages, MessagePageOptions } from '../../shared/history/conversation-messages.js';
+import type { SessionMemory, StoredDigest } from '../../shared/history/session-memory.js';
+import { ValidationError } from '../../shared/errors.js';
+
+const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const matchesAll = (text: string, q: string) => {
+  const have = new Set(words(text));
+  return words(q).every((word) => have.has(word));
+};
+
+export class MemoryConversationHeaders implements ConversationHeaders {
+  readonly headers = new Map<string, ConversationHeader>();
+
+  get(userId: string, sessionId: string) {
+    const header = this.headers.get(key(userId, sessionId));
+    return Promise.resolve(header ? structuredClone(header) : undefined);
+  }
+
+  touch(touch: HeaderTouch) {
+    const k = key(touch.userId, touch.sessionId);
+    const header = this.headers.get(k);
+    if (header === undefined) {
+      this.headers.set(k, {
+        id: touch.sessionId,
+        kind: 'conversation',
+        userId: touch.userId,
+        sessionId: touch.sessionId,
+        title: touch.firstUserText.trim().slice(0, FIRST_MESSAGE_TITLE_CHARS),
+        titleSource: 'first-message',
+        createdAt: touch.createdAt,
+        lastActivity: touch.lastActivity,
+        messageCount: touch.messageCount,
+        preview: touch.preview,
+        persistedCount: 0,
+        persistedAt: null,
+        tokens: { prompt: 0, completion: 0, total: 0 },
+      });
+    } else if (touch.messageCount >= header.messageCount) {
+      Object.assign(header, {
+        lastActivity: touch.lastActivity,
+        messageCount: touch.messageCount,
+        preview: touch.preview,
+      });
+    }
+    return Promise.resolve();
+  }
+
+  recordPersisted(userId: string, sessionId: string, turn: PersistedTurn) {
+    const header = this.headers.get(key(userId, sessionId));
+    if (header === undefined) return Promise.resolve('missing' as const);
+    if (header.persistedCount >= turn.upTo) return Promise.resolve('already-recorded' as const);
+    header.persistedCount = turn.upTo;
+    header.persistedAt = turn.at;
+    header.tokens = {
+      prompt: header.tokens.prompt + turn.tokens.prompt,
+      completion: header.tokens.completion + turn.tokens.completion,
+      total: header.tokens.total + turn.tokens.total,
+    };
+    return Promise.resolve('recorded' as const);
+  }
+
+  setTitle(userId: string, sessionId: string, title: string, source: TitleSource) {
+    const header = this.headers.get(key(userId, sessionId));
+    if (header === undefined) return Promise.resolve('missing' as const);
+    if (source === 'model' && header.titleSource === 'user') return Promise.resolve('kept' as const);
+    header.title = title;
+    header.titleSource = source;
+    return Promise.resolve('set' as const);
+  }
+
+  list(userId: string, options: HeaderListOptions) {
+    let offset = 0;
+    if (options.continuationToken !== undefined) {
+      offset = Number(options.continuationToken);
+      if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('Invalid continuationToken.');
+    }
+    const all = [...this.headers.values()]
+      .filter((header) => header.userId === userId)
+      .filter(
+        (header) =>
+          options.match === undefined ||
+          matchesAll(header.title, options.match.q) ||
+          options.match.sessionIds.includes(header.sessionId),
+      )
+      .sort((a, b) => b.lastActivity.localeCompare(a.lastActivity) || b.sessionId.localeCompare(a.sessionId));
+    const headers = all.slice(offset, offset + options.limit).map((header) => structuredClone(header));
+    const next = offset + options.limit;
+    return Promise.resolve(next < all.length ? { headers, continuationToken: String(next) } : { headers });
+  }
+
+  totals(userId: string) {
+    const mine = [...this.headers.values()].filter((header) => header.userId === userId);
+    return Promise.resolve({
+      conversations: mine.length,
+      messages: mine.reduce((sum, header) => sum + header.messageCount, 0),
+      tokens: {
+        prompt: mine.reduce((sum, header) => sum + header.tokens.prompt, 0),
+        completion: mine.reduce((sum, header) => sum + header.tokens.completion, 0),
+        total: mine.reduce((sum, header) => sum + header.tokens.total, 0),
+      },
+    });
+  }
+
+  delete(userId: string, sessionId: string) {
+    return Promise.resolve(this.headers.delete(key(userId, sessionId)));
+  }
+}
+
+export class MemoryConversationMessages implements ConversationMessages {
+  /** By conversation, then messageId. */
+  readonly items = new Map<string, Map<string, StoredMessage>>();
+  /** Set by MemorySessionMemory when both share a conversation's partition, so deleteAll removes its items too. */
+  onDeleteAll?: (userId: string, sessionId: string) => number;
+
+  put(messages: readonly StoredMessage[]) {
+    let added = 0;
+    for (const message of messages) {
+      const k = key(message.userId, message.sessionId);
+      const conversation = this.items.get(k) ?? new Map<string, StoredMessage>();
+      this.items.set(k, conversation);
+      if (conversation.has(message.id)) continue;
+      conversation.set(message.id, structuredClone(message));
+      added += 1;
+    }
+    return Promise.resolve(added);
+  }
+
+  page(userId: string, sessionId: string, options: MessagePageOptions) {
+    const all = [...(this.items.get(key(userId, sessionId))?.values() ?? [])].sort(
+      (a, b) => a.ordinal - b.ordinal,
+    );
+    const selected =
+      options.order === 'asc'
+        ? all.filter((m) => options.after === undefined || m.ordinal > options.after).slice(0, options.limit)
+        : all
+            .filter((m) => options.before === undefined || m.ordinal < options.before)
+            .reverse()
+            .slice(0, options.limit);
+    return Promise.resolve(selected.map((message) => structuredClone(message)));
+  }
+
+  get(userId: string, sessionId: string, messageId: string) {
+    const message = this.items.get(key(userId, sessionId))?.get(messageId);
+    return Promise.resolve(message ? structuredClone(message) : undefined);
+  }
+
+  sessionsMatching(userId: string, q: string, limit: number) {
+    const sessions = new Set<string>();
+    for (const conversation of this.items.values())
+      for (const message of conversation.values())
+        if (message.userId === userId && matchesAll(message.content, q)) sessions.add(message.sessionId);
+    return Promise.resolve([...sessions].slice(0, limit));
+  }
+
+  deleteAll(userId: string, sessionId: string) {
+    const k = key(userId, sessionId);
+    const count = this.items.get(k)?.size ?? 0;
+    this.items.delete(k);
+    return Promise.resolve(count + (this.onDeleteAll?.(userId, sessionId) ?? 0));
+  }
+}
+
+export class MemorySessionMemory implements SessionMemory {
+  readonly exchanges = new Map<string, Map<string, ExchangeEntry>>();
+  readonly digests = new Map<string, StoredDigest>();
+  #version = 0;
+
+  /** Shares the conversation's partition with `messages`: its deleteAll removes entries and digest too. */
+  constructor(messages?: MemoryConversationMessages) {
+    if (messages)
+      messages.onDeleteAll = (userId, sessionId) => {
+        const k = key(userId, sessionId);
+        const count = (this.exchanges.get(k)?.size ?? 0) + (this.digests.has(k) ? 1 : 0);
+        this.exchanges.delete(k);
+        this.digests.delete(k);
+        return count;
+      };
+  }
+
+  putExchange(userId: string, sessionId: string, entry: ExchangeEntry) {
+    const k = key(userId, sessionId);
+    const conversation = this.exchanges.get(k) ?? new Map<string, ExchangeEntry>();
+    this.exchanges.set(k, conversation);
+    conversation.set(entry.exchangeId, structuredClone(entry));
+    return Promise.resolve();
+  }
+
+  getExchange(userId: string, sessionId: string, exchangeId: string) {
+    const entry = this.exchanges.get(key(userId, sessionId))?.get(exchangeId);
+    return Promise.resolve(entry ? structuredClone(entry) : undefined);
+  }
+
+  findExchanges(userId: string, sessionId: string, topic: string, limit: number) {
+    const wanted = topic.trim().toLowerCase();
+    const found = [...(this.exchanges.get(key(userId, sessionId))?.values() ?? [])]
+      .filter(
+        (entry) => entry.tags.some((tag) => tag.toLowerCase() === wanted) || matchesAll(entry.line, topic),
+      )
+      .sort((a, b) => b.ordinal - a.ordinal)
+      .slice(0, limit);
+    return Promise.resolve(found.map((entry) => structuredClone(entry)));
+  }
+
+  getDigest(userId: string, sessionId: string) {
+    const stored = this.digests.get(key(userId, sessionId));
+    return Promise.resolve(stored ? structuredClone(stored) : undefined);
+  }
+
+  putDigest(userId: string, sessionId: string, digest: SessionDigest, version: string | undefined) {
+    const k = key(userId, sessionId);
+    if (this.digests.get(k)?.version !== version) return Promise.resolve('conflict' as const);
+    this.#version += 1;
+    this.digests.set(k, { digest: structuredClone(digest), version: String(this.#version) });
+    return Promise.resolve('written' as const);
+  }
+}
