@@ -45,8 +45,12 @@ const PLAN = QUICK
       singleSessionRepeats: 15,
       coalescing: { rounds: 2, words: 500 },
       repeated: { batches: 6, sessions: 50 },
-      turnCost: { turns: 300, sampled: [1, 2, 50, 300] },
+      turnCost: { turns: 500, sampled: [1, 2, 250, 500] },
     };
+/** `turn-cost`: only (3), the cost of one turn along one long conversation (npm run bench:turn-cost). */
+const ONLY = process.env.BENCH_ONLY;
+/** Turns averaged at each end of the long conversation, so a turn that folds the summary does not stand alone. */
+const TURN_COST_WINDOW = 10;
 /** Batches up to this size are also read over Web PubSub (one connection per session). */
 const WEB_PUBSUB_MAX_SESSIONS = 100;
 const REPLY_WORDS = 20;
@@ -54,6 +58,7 @@ const MODEL_SAMPLES = 3;
 const TURN_TIMEOUT_MS = 60_000;
 const BATCH_TIMEOUT_MS = 300_000;
 const RESULTS_FILE = QUICK ? 'bench/results/chat-pipeline-quick.json' : 'bench/results/chat-pipeline.json';
+const TURN_COST_RESULTS_FILE = QUICK ? 'bench/results/turn-cost-quick.json' : 'bench/results/turn-cost.json';
 const RUN_ID = randomUUID().slice(0, 8);
 
 type Runtime = BenchChild<RuntimeReady>;
@@ -490,6 +495,8 @@ async function measureCoalescing(coalesced: Target, uncoalesced: Target) {
 
 interface TurnCost {
   turn: number;
+  /** From the POST until the runtime is idle again (the turn, then its history and memory work). */
+  wallMs: number;
   cosmosRequests: number;
   cosmosRequestBytes: number;
   cosmosResponseBytes: number;
@@ -509,11 +516,13 @@ async function measureTurnCost(target: Target) {
   const events = await SessionEvents.connect(target.api, userId, sessionId);
   realtimeClients.push(events);
   const costs: TurnCost[] = [];
+  const every: TurnCost[] = [];
   const startedAt = performance.now();
   for (let turn = 1; turn <= turns; turn += 1) {
     await idle(target);
     await target.runtime.call('resetStats');
     const before = await usage(target);
+    const turnStartedAt = performance.now();
     const chatMessageId = randomUUID();
     const trace = events.trace(chatMessageId);
     await target.api.postChat(userId, sessionId, chatMessageId, reply(REPLY_WORDS));
@@ -521,10 +530,11 @@ async function measureTurnCost(target: Target) {
     check(trace, REPLY_WORDS);
     // The turn's background work (history, memory) belongs to its cost.
     await idle(target);
-    if (!sampled.includes(turn)) continue;
+    const wallMs = round(performance.now() - turnStartedAt);
     const after = await usage(target);
-    costs.push({
+    const cost: TurnCost = {
       turn,
+      wallMs,
       cosmosRequests: after.cosmos.requests,
       cosmosRequestBytes: after.cosmos.requestBytes,
       cosmosResponseBytes: after.cosmos.responseBytes,
@@ -535,25 +545,55 @@ async function measureTurnCost(target: Target) {
       durableReplays: after.durable.replays,
       durableActivities: after.durable.activities,
       cpuMs: cpuMsPer(before.cpu, after.cpu, 1),
-    });
+    };
+    every.push(cost);
+    if (sampled.includes(turn)) costs.push(cost);
   }
   const first = costs[0];
   const last = costs[costs.length - 1];
-  const over = (value: (cost: TurnCost) => number) =>
-    first && last ? ratio(value(last), value(first), 1e-9) : null;
+  const ratios = (a: TurnCost | undefined, b: TurnCost | undefined) => {
+    const over = (value: (cost: TurnCost) => number) => (a && b ? ratio(value(b), value(a), 1e-9) : null);
+    return {
+      turns: `${b?.turn ?? '?'}/${a?.turn ?? '?'}`,
+      cosmosRequests: over((c) => c.cosmosRequests),
+      cosmosBytes: over((c) => c.cosmosRequestBytes + c.cosmosResponseBytes),
+      wallMs: over((c) => c.wallMs),
+      webPubSubSends: over((c) => c.webPubSubSends),
+      durableReplays: over((c) => c.durableReplays),
+      cpuMs: over((c) => c.cpuMs),
+    };
+  };
+  const window = Math.min(TURN_COST_WINDOW, Math.floor(turns / 2));
+  const firstWindow = meanCost(every.slice(0, window), `1–${window}`);
+  const lastWindow = meanCost(every.slice(-window), `${turns - window + 1}–${turns}`);
   return {
     turns,
     replyWords: REPLY_WORDS,
     wallMs: round(performance.now() - startedAt, 0),
     costs,
-    lastOverFirst: {
-      turns: `${last?.turn ?? '?'}/${first?.turn ?? '?'}`,
-      cosmosRequests: over((c) => c.cosmosRequests),
-      cosmosBytes: over((c) => c.cosmosRequestBytes + c.cosmosResponseBytes),
-      webPubSubSends: over((c) => c.webPubSubSends),
-      durableReplays: over((c) => c.durableReplays),
-      cpuMs: over((c) => c.cpuMs),
-    },
+    lastOverFirst: ratios(first, last),
+    windows: { first: firstWindow, last: lastWindow, lastOverFirst: ratios(firstWindow, lastWindow) },
+  };
+}
+
+/** The mean cost of some turns (its `turn` is the first's; `label` names the range). */
+function meanCost(costs: readonly TurnCost[], label: string): TurnCost & { label: string } {
+  const mean = (value: (cost: TurnCost) => number) =>
+    round(costs.reduce((sum, cost) => sum + value(cost), 0) / Math.max(1, costs.length));
+  return {
+    label,
+    turn: costs[0]?.turn ?? 0,
+    wallMs: mean((c) => c.wallMs),
+    cosmosRequests: mean((c) => c.cosmosRequests),
+    cosmosRequestBytes: mean((c) => c.cosmosRequestBytes),
+    cosmosResponseBytes: mean((c) => c.cosmosResponseBytes),
+    cosmosByOperation: {},
+    webPubSubSends: mean((c) => c.webPubSubSends),
+    webPubSubSendBytes: mean((c) => c.webPubSubSendBytes),
+    webPubSubRestCalls: mean((c) => c.webPubSubRestCalls),
+    durableReplays: mean((c) => c.durableReplays),
+    durableActivities: mean((c) => c.durableActivities),
+    cpuMs: mean((c) => c.cpuMs),
   };
 }
 
@@ -678,6 +718,7 @@ function printTurnCost(t: Results['turnCost']): void {
   );
   const header = [
     'turn',
+    'wall ms',
     'cosmos req',
     'cosmos bytes',
     'WPS sends',
@@ -687,9 +728,10 @@ function printTurnCost(t: Results['turnCost']): void {
     'CPU ms',
   ];
   console.log(`    ${header.map((h) => h.padStart(12)).join('')}`);
-  for (const c of t.costs) {
+  for (const c of [...t.costs, t.windows.first, t.windows.last]) {
     const cells = [
-      c.turn,
+      'label' in c ? `mean ${String(c.label)}` : c.turn,
+      c.wallMs,
       c.cosmosRequests,
       c.cosmosRequestBytes + c.cosmosResponseBytes,
       c.webPubSubSends,
@@ -700,11 +742,13 @@ function printTurnCost(t: Results['turnCost']): void {
     ];
     console.log(`    ${cells.map((cell) => String(cell).padStart(12)).join('')}`);
   }
-  const r = t.lastOverFirst;
-  row(
-    `turn ${r.turns}: Cosmos requests / bytes / WPS sends / replays / CPU`,
-    [r.cosmosRequests, r.cosmosBytes, r.webPubSubSends, r.durableReplays, r.cpuMs].map(times).join(' / '),
-  );
+  for (const r of [t.lastOverFirst, t.windows.lastOverFirst])
+    row(
+      `turn ${r.turns}: Cosmos requests / bytes / wall / WPS sends / replays / CPU`,
+      [r.cosmosRequests, r.cosmosBytes, r.wallMs, r.webPubSubSends, r.durableReplays, r.cpuMs]
+        .map(times)
+        .join(' / '),
+    );
   console.log('    Cosmos requests by operation');
   const operations = [...new Set(t.costs.flatMap((c) => Object.keys(c.cosmosByOperation)))].sort();
   for (const operation of operations) {
@@ -761,7 +805,24 @@ function progress(step: string): void {
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${step}`);
 }
 
+/** Only (3): a runtime with the offline model at full speed, one long conversation. */
+async function mainTurnCost(): Promise<boolean> {
+  progress(`(3) one conversation of ${PLAN.turnCost.turns} turns with a fast model`);
+  const fast = await startTarget('fast model', {
+    OFFLINE_MODEL_TTFT_MS: '0',
+    OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+  });
+  const turnCost = await measureTurnCost(fast);
+  await retire(fast);
+  printTurnCost(turnCost);
+  await mkdir('bench/results', { recursive: true });
+  await writeFile(TURN_COST_RESULTS_FILE, `${JSON.stringify({ quick: QUICK, turnCost, integrity }, null, 2)}\n`);
+  console.log(`\nResults written to ${TURN_COST_RESULTS_FILE}`);
+  return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
+}
+
 async function main(): Promise<boolean> {
+  if (ONLY === 'turn-cost') return mainTurnCost();
   progress('starting the model and the runtimes');
   const modelProcess = await startChild<ModelReady>('./model-process.ts', 'model', {
     ttftMs: MODEL_TTFT_MS,
