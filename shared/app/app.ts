@@ -138,8 +138,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: streaming.turnEvents,
         sink: streaming.sink,
         llm,
-        tools: createChatTools(),
+        tools: createChatTools({
+          messages: history.messages,
+          sessionMemory: history.sessionMemory,
+          workingMemory: stores.workingMemory,
+        }),
         publisher: platform.publisher,
+        headers: history.headers,
+        sessionMemory: history.sessionMemory,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
