@@ -13,6 +13,7 @@ import type { SessionStore } from '../chat/session-store.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
+import { createHistoryStores } from '../history/adapters/history-adapters.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
@@ -86,7 +87,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const webPubSub = createWebPubSubClient(config, platform);
   const llm = createLlm(config, platform.credential);
 
-  const stores = createChatStores(database, { promptTokenBudget: config.chat.promptTokenBudget });
+  // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so it is matched in process there.
+  const history = createHistoryStores(database, {
+    fullText: config.env === 'azure' ? 'cosmos' : 'in-process',
+  });
+  const stores = createChatStores(database, {
+    promptTokenBudget: config.chat.promptTokenBudget,
+    history: { headers: history.headers, messages: history.messages },
+  });
   const streaming = createStreamingAdapters(database, webPubSub);
 
   const ownChecks: HealthCheck[] = [
@@ -130,8 +138,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: streaming.turnEvents,
         sink: streaming.sink,
         llm,
-        tools: createChatTools(),
+        tools: createChatTools({
+          messages: history.messages,
+          sessionMemory: history.sessionMemory,
+          workingMemory: stores.workingMemory,
+        }),
         publisher: platform.publisher,
+        headers: history.headers,
+        sessionMemory: history.sessionMemory,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { assistantMessageId, userMessageId, type ConversationMessage } from './contracts.js';
-import { BASIC_SYSTEM_PROMPT, buildPrompt, estimateTokens } from './prompt.js';
+import {
+  BASIC_SYSTEM_PROMPT,
+  buildPrompt,
+  digestMessage,
+  estimateTokens,
+  type PromptDigest,
+} from './prompt.js';
 
 function user(chatMessageId: string, content: string): ConversationMessage {
   return {
@@ -186,5 +192,137 @@ describe('buildPrompt', () => {
 
   it('has a basic system prompt that mentions tools', () => {
     expect(BASIC_SYSTEM_PROMPT).toMatch(/tool/i);
+  });
+});
+
+describe('buildPrompt with the conversation digest', () => {
+  /** The history as committed: c1 is ordinals 0-1, c2 2-3, c3 4-5. */
+  const committed = history.map((message, ordinal) => ({ ...message, ordinal }));
+  const digest: PromptDigest = {
+    summary: 'The user asked about two things.',
+    summarizedThrough: 2,
+    recentExchanges: [
+      {
+        exchangeId: 'c1',
+        ordinal: 0,
+        line: 'Q: first question; A: first answer',
+        tags: ['first', 'intro'],
+        at: 't',
+      },
+    ],
+  };
+
+  it('adds the summary and the exchange lines as a second system message, and leaves out what it summarises', () => {
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history: committed,
+      userText: 'new',
+      tokenBudget: 10_000,
+      digest,
+    });
+    expect(built.messages.map((m) => m.role)).toEqual([
+      'system',
+      'system',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
+    const memory = built.messages[1]!.content;
+    expect(memory).toContain(
+      'Summary of the earlier part of this conversation: The user asked about two things.',
+    );
+    expect(memory).toContain(
+      'Earlier exchanges (id: line [tags]):\n- c1: Q: first question; A: first answer [first, intro]',
+    );
+    expect(memory).toMatch(/retrieve_past_answer with its exchange id/);
+    expect(memory).toMatch(/lookup_past_conversation with the topic/);
+    expect(built.messages.slice(2).map((m) => m.content)).toEqual([
+      'second question',
+      'second answer',
+      'third question',
+      'third answer',
+      'new',
+    ]);
+    expect(built.includedMessages).toBe(4);
+    expect(built.droppedMessages).toBe(0);
+    expect(built.history).toEqual({ fromMessageId: 'c2_user', toMessageId: 'c3_assistant' });
+  });
+
+  it('counts the digest message in the budget', () => {
+    const full = buildPrompt({
+      systemPrompt: 'sys',
+      history: committed,
+      userText: 'new',
+      tokenBudget: 10_000,
+      digest,
+    });
+    const memoryCost = cost(full.messages[1]!.content);
+    expect(full.estimatedTokens).toBe(
+      cost('sys') +
+        memoryCost +
+        cost('new') +
+        ['second question', 'second answer', 'third question', 'third answer'].reduce(
+          (t, x) => t + cost(x),
+          0,
+        ),
+    );
+    const trimmed = buildPrompt({
+      systemPrompt: 'sys',
+      history: committed,
+      userText: 'new',
+      tokenBudget: full.estimatedTokens - 1,
+      digest,
+    });
+    expect(trimmed.messages.map((m) => m.content).slice(2)).toEqual([
+      'third question',
+      'third answer',
+      'new',
+    ]);
+    expect(trimmed.droppedMessages).toBe(2);
+  });
+
+  it('keeps messages without an ordinal, which are not committed yet', () => {
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history: [...committed.slice(0, 4), ...history.slice(4)],
+      userText: 'new',
+      tokenBudget: 10_000,
+      digest: { ...digest, summarizedThrough: 6 },
+    });
+    expect(built.messages.slice(2).map((m) => m.content)).toEqual(['third question', 'third answer', 'new']);
+  });
+
+  it('adds nothing for an empty digest, and shows only the lines when there is no summary yet', () => {
+    const empty = { summary: '', summarizedThrough: 0, recentExchanges: [] };
+    expect(digestMessage(empty)).toBeUndefined();
+    expect(
+      buildPrompt({
+        systemPrompt: 'sys',
+        history: committed,
+        userText: 'new',
+        tokenBudget: 10_000,
+        digest: empty,
+      }),
+    ).toEqual(buildPrompt({ systemPrompt: 'sys', history: committed, userText: 'new', tokenBudget: 10_000 }));
+    const linesOnly = digestMessage({ ...digest, summary: ' ' })?.content;
+    expect(linesOnly).not.toContain('Summary');
+    expect(linesOnly).toContain('- c1: ');
+  });
+
+  it('shows only the newest exchange lines', () => {
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      exchangeId: `x${i}`,
+      ordinal: i * 2,
+      line: `line ${i}`,
+      tags: [],
+      at: 't',
+    }));
+    const content =
+      digestMessage({ summary: 's', summarizedThrough: 60, recentExchanges: many })?.content ?? '';
+    expect(content).not.toContain('- x9: ');
+    expect(content).toContain('- x10: line 10 []');
+    expect(content).toContain('- x29: line 29 []');
   });
 });

@@ -1,5 +1,8 @@
-// Prompt building for a chat turn: the system prompt, the conversation so far as plain user/assistant text,
-// and the new user message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
+// Prompt building for a chat turn (seed 003's three layers): the system prompt, the conversation's memory beyond
+// the prompt (its rolling summary and the index lines of earlier exchanges), the recent conversation as plain
+// user/assistant text, and the new user message, trimmed to a token budget by dropping the oldest whole turns
+// first. Pure.
+import { PROMPT_EXCHANGE_LINES, type SessionDigest } from '../history/contracts.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 
 import type { ConversationMessage, HistoryRange } from './contracts.js';
@@ -23,12 +26,20 @@ export function estimateTokens(text: string): number {
   return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
 }
 
+/** What the prompt takes of the conversation's digest (history's contract). */
+export type PromptDigest = Pick<SessionDigest, 'summary' | 'summarizedThrough' | 'recentExchanges'>;
+
 export interface PromptInput {
   systemPrompt: string;
   /** The conversation so far, oldest first. */
   history: readonly ConversationMessage[];
   userText: string;
   tokenBudget: number;
+  /**
+   * The memory beyond the prompt: its summary and exchange lines become a second system message, and history
+   * messages it already summarises (ordinal below summarizedThrough) are left out.
+   */
+  digest?: PromptDigest;
 }
 
 export interface BuiltPrompt {
@@ -52,10 +63,12 @@ interface Turn {
 
 export function buildPrompt(input: PromptInput): BuiltPrompt {
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
+  const memory = digestMessage(input.digest);
   const user: ChatMessage = { role: 'user', content: input.userText };
-  const turns = groupTurns(input.history);
+  const turns = groupTurns(unsummarized(input.history, input.digest));
+  const fixed = [system, ...(memory ? [memory] : [])];
 
-  let tokens = messageTokens(system) + messageTokens(user) + sum(turns.map((turn) => turn.tokens));
+  let tokens = sum([...fixed, user].map(messageTokens)) + sum(turns.map((turn) => turn.tokens));
   let firstKept = 0;
   while (tokens > input.tokenBudget && firstKept < turns.length) {
     tokens -= turns[firstKept]!.tokens;
@@ -68,7 +81,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   const first = keptTurns[0];
   const last = keptTurns.at(-1);
   return {
-    messages: [system, ...kept, user],
+    messages: [...fixed, ...kept, user],
     estimatedTokens: tokens,
     includedMessages: kept.length,
     droppedMessages: dropped,
@@ -88,6 +101,42 @@ export function historyInRange(
   const from = messages.findIndex((message) => message.messageId === range.fromMessageId);
   const to = messages.findIndex((message) => message.messageId === range.toMessageId);
   return from === -1 || to < from ? [] : messages.slice(from, to + 1);
+}
+
+/**
+ * The digest as the model reads it: the summary of what the prompt no longer holds, the newest index lines
+ * (with the ids the past-answer tool takes), and how to reach the rest. Undefined when it has nothing yet.
+ */
+export function digestMessage(digest: PromptDigest | undefined): ChatMessage | undefined {
+  if (digest === undefined) return undefined;
+  const parts: string[] = [];
+  if (digest.summary.trim() !== '')
+    parts.push(`Summary of the earlier part of this conversation: ${digest.summary.trim()}`);
+  const lines = digest.recentExchanges.slice(-PROMPT_EXCHANGE_LINES);
+  if (lines.length > 0)
+    parts.push(
+      [
+        'Earlier exchanges (id: line [tags]):',
+        ...lines.map((entry) => `- ${entry.exchangeId}: ${entry.line} [${entry.tags.join(', ')}]`),
+      ].join('\n'),
+    );
+  if (parts.length === 0) return undefined;
+  parts.push(
+    'For the full text of an earlier answer, call retrieve_past_answer with its exchange id; to find earlier ' +
+      'exchanges about a topic, call lookup_past_conversation with the topic.',
+  );
+  return { role: 'system', content: parts.join('\n\n') };
+}
+
+/** The history the summary does not cover; a message without an ordinal (not committed yet) is always new. */
+function unsummarized(
+  history: readonly ConversationMessage[],
+  digest: PromptDigest | undefined,
+): readonly ConversationMessage[] {
+  if (digest === undefined || digest.summarizedThrough === 0) return history;
+  return history.filter(
+    (message) => message.ordinal === undefined || message.ordinal >= digest.summarizedThrough,
+  );
 }
 
 /** Splits the history into turns: a user message with the assistant reply that follows it. */

@@ -5,6 +5,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
 import { MemoryEvents, MemoryTurns, MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
+import {
+  MemoryConversationHeaders,
+  MemoryConversationMessages,
+  MemorySessionMemory,
+} from '../../test/support/in-memory-history.js';
+import type { SessionDigest } from '../history/contracts.js';
+import type { HeaderTouch } from '../history/conversation-headers.js';
 import { answerText } from '../streaming/turn-transcript.js';
 import { EventSeqTakenError } from '../streaming/turn-event-store.js';
 import { createChatTools } from '../tools/index.js';
@@ -74,7 +81,19 @@ const answerReply: LlmReply = {
   usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
 };
 
+/** Headers that note, with each touch, the events stored by then: a touch must come before the stream's end. */
+class RecordingHeaders extends MemoryConversationHeaders {
+  readonly touches: { touch: HeaderTouch; storedBefore: string[] }[] = [];
+  override touch(touch: HeaderTouch) {
+    this.touches.push({ touch: structuredClone(touch), storedBefore: storedEvents().map((e) => e.type) });
+    return super.touch(touch);
+  }
+}
+
 let turns: MemoryTurns;
+let headers: RecordingHeaders;
+let longTerm: MemoryConversationMessages;
+let sessionMemory: MemorySessionMemory;
 let events: MemoryEvents;
 let memory: MemoryWorkingMemory;
 let published: OutgoingMessage[];
@@ -94,8 +113,10 @@ function services(): TurnServices {
     events,
     sink: events,
     llm: model as unknown as LlmGateway,
-    tools: createChatTools(),
+    tools: createChatTools({ messages: longTerm, sessionMemory, workingMemory: memory }),
     publisher,
+    headers,
+    sessionMemory,
     settings: {
       promptTokenBudget: 4_000,
       maxOutputTokens: 256,
@@ -109,6 +130,9 @@ beforeEach(() => {
   turns = new MemoryTurns();
   events = new MemoryEvents();
   memory = new MemoryWorkingMemory();
+  headers = new RecordingHeaders();
+  longTerm = new MemoryConversationMessages();
+  sessionMemory = new MemorySessionMemory(longTerm);
   published = [];
   model = new ScriptedModel([toolCallReply, answerReply]);
 });
@@ -331,5 +355,135 @@ describe('chat turn steps', () => {
       input.text,
     ]);
     expect(model.requests[1]?.messages.slice(0, 4)).toEqual(model.requests[0]?.messages);
+  });
+
+  it('touch the header once per commit, before the stream ends, so a client that saw the end can list it', async () => {
+    await runWholeTurn();
+    expect(headers.touches).toHaveLength(1);
+    expect(headers.touches[0]!.storedBefore).not.toContain('message-end');
+    expect(headers.touches[0]!.touch).toEqual({
+      userId: input.userId,
+      sessionId: input.sessionId,
+      createdAt: input.postedAt,
+      lastActivity: '2026-11-21T10:00:05.000Z',
+      messageCount: 2,
+      preview: 'The sum is 5.',
+      firstUserText: input.text,
+    });
+    expect(await headers.get(input.userId, input.sessionId)).toMatchObject({
+      title: input.text,
+      titleSource: 'first-message',
+      messageCount: 2,
+    });
+    // The announcement comes after the touch: the history worker finds the header it needs.
+    expect(published).toHaveLength(1);
+  });
+
+  it('touch the header again, before message-end, when finishing a turn committed just before a crash', async () => {
+    model = new ScriptedModel([answerReply]);
+    await llmStep(services(), round0);
+    const all = storedEvents();
+    const end = all.at(-1)!;
+    events.stored.delete(end.seq);
+    events.batches.delete(end.seq);
+
+    model = new ScriptedModel([]);
+    await llmStep(services(), round0);
+    expect(headers.touches).toHaveLength(2);
+    expect(headers.touches[1]!.storedBefore).not.toContain('message-end');
+    expect(storedEvents().at(-1)?.type).toBe('message-end');
+    expect(headers.touches[1]!.touch).toEqual(headers.touches[0]!.touch);
+
+    // Once the stream has ended, a later run still touches once (harmless) and adds no event.
+    await llmStep(services(), round0);
+    expect(headers.touches).toHaveLength(3);
+    expect(storedEvents()).toHaveLength(all.length);
+  });
+
+  it('touch the header of a failed turn before its error is stored, with the text its client was shown', async () => {
+    model = new ScriptedModel([{ reply: answerReply, crash: new Crash(3) }]);
+    await expect(llmStep(services(), round0)).rejects.toThrow('died');
+    const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+    await failTurn(services(), { ...ref, userText: input.text, postedAt: input.postedAt, failure });
+    expect(headers.touches).toHaveLength(1);
+    expect(headers.touches[0]!.storedBefore).not.toContain('error');
+    expect(headers.touches[0]!.touch).toMatchObject({
+      messageCount: 2,
+      preview: 'The sum',
+      firstUserText: input.text,
+    });
+  });
+
+  it('give the model the digest and leave out the history it summarises, in every round', async () => {
+    memory.messages = [
+      {
+        messageId: 'a_user',
+        chatMessageId: 'a',
+        role: 'user',
+        content: 'old question',
+        timestamp: 't',
+        ordinal: 0,
+      },
+      {
+        messageId: 'a_assistant',
+        chatMessageId: 'a',
+        role: 'assistant',
+        content: 'old answer',
+        timestamp: 't',
+        ordinal: 1,
+      },
+      {
+        messageId: 'b_user',
+        chatMessageId: 'b',
+        role: 'user',
+        content: 'recent question',
+        timestamp: 't',
+        ordinal: 2,
+      },
+      {
+        messageId: 'b_assistant',
+        chatMessageId: 'b',
+        role: 'assistant',
+        content: 'recent answer',
+        timestamp: 't',
+        ordinal: 3,
+      },
+    ];
+    const digest: SessionDigest = {
+      summary: 'Earlier the user asked an old question.',
+      summarizedThrough: 2,
+      recentExchanges: [
+        { exchangeId: 'a', ordinal: 0, line: 'old question, old answer', tags: ['old'], at: 't' },
+      ],
+      pending: [],
+      updatedAt: 't',
+    };
+    await sessionMemory.putDigest(input.userId, input.sessionId, digest, undefined);
+    await runWholeTurn();
+    const sent = model.requests[0]!.messages;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant', 'user']);
+    expect(sent[1]?.content).toContain('Summary of the earlier part of this conversation: ' + digest.summary);
+    expect(sent[1]?.content).toContain('- a: old question, old answer [old]');
+    expect(sent.slice(2).map((m) => m.content)).toEqual(['recent question', 'recent answer', input.text]);
+    expect(sent.some((m) => m.content === 'old question')).toBe(false);
+    // The turn record keeps the range of the history it sent, and the next round sends the same prompt.
+    expect(turns.turns.get(input.chatMessageId)?.history).toEqual({
+      fromMessageId: 'b_user',
+      toMessageId: 'b_assistant',
+    });
+    expect(model.requests[1]?.messages.slice(0, 5)).toEqual(sent);
+  });
+
+  it('answer without the digest when it cannot be read', async () => {
+    model = new ScriptedModel([answerReply]);
+    sessionMemory.getDigest = () => Promise.reject(new Error('the store is down'));
+    const warnings: unknown[] = [];
+    const step = await llmStep(
+      { ...services(), log: { warn: (...args: unknown[]) => void warnings.push(args) } },
+      round0,
+    );
+    expect(step.outcome).toBe('answered');
+    expect(model.requests[0]?.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(warnings).toHaveLength(1);
   });
 });

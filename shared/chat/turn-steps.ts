@@ -2,7 +2,10 @@
 // the turn, the one that answers also commits it), one tool call, and the record of a turn that failed. The
 // turn's event log is the truth (DESIGN §5): each step stores its events before clients see them, and a step that
 // runs again after a crash reads what it already stored and goes on from there. A model round that had streamed
-// part of its answer is voided with a `discard` event and streamed anew, so the answer is always completed.
+// part of its answer is voided with a `discard` event and streamed anew, so the answer is always completed. Every
+// commit touches the conversation's header before the stream ends, so a client that saw the end can list it.
+import type { ConversationHeaders } from '../history/conversation-headers.js';
+import type { SessionMemory } from '../history/session-memory.js';
 import type { ChatMessage, LlmGateway, LlmReply, LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
@@ -35,7 +38,8 @@ import {
   type TurnRecord,
   type TurnRef,
 } from './contracts.js';
-import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange } from './prompt.js';
+import { headerTouch } from './header-touch.js';
+import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import type { WorkingMemory, WorkingMemoryStore } from './working-memory-store.js';
 
@@ -47,6 +51,10 @@ export interface TurnServices {
   llm: LlmGateway;
   tools: ToolRegistry;
   publisher: MessagePublisher;
+  /** Conversation headers: each commit keeps its conversation's live fields. */
+  headers: Pick<ConversationHeaders, 'touch'>;
+  /** The conversation's memory beyond the prompt: its digest goes into each round's prompt. */
+  sessionMemory: Pick<SessionMemory, 'getDigest'>;
   settings: { promptTokenBudget: number; maxOutputTokens: number; coalescing: CoalescingOptions };
   now?: () => Date;
   /** The invocation's logger. */
@@ -56,6 +64,8 @@ export interface TurnServices {
 /** What a model round starts from, read once at the start of the step. */
 interface RoundState {
   memory: WorkingMemory;
+  /** The conversation's summary and exchange lines; undefined while there are none (or they could not be read). */
+  digest: PromptDigest | undefined;
   /** The turn's record; undefined until a round asked for tools. */
   turn: StoredTurn | undefined;
   /** Events already stored from this round's first seq on: what an earlier attempt of the step left. */
@@ -83,14 +93,14 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   const recorded = turn?.rounds.find((round) => round.round === input.round);
   if (recorded) return toolsOutcome(recorded);
 
-  const record: TurnRecord = turn ?? newTurnRecord(input, memory, services);
+  const record: TurnRecord = turn ?? newTurnRecord(input, state, services);
   const stream = openStream(services, input, state.nextSeq, state.sent);
   // What an earlier attempt of this round showed is voided before the round is streamed again.
   const voided = discardRange(state.stored);
   if (voided) stream.emit({ type: 'discard', ...voided });
 
   const { toolResults } = state;
-  const reply = await streamRound(services, input, stream, promptOf(memory, record, toolResults));
+  const reply = await streamRound(services, input, stream, promptOf(state, record, toolResults));
 
   const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
   if (toolCalls.length > 0) {
@@ -137,6 +147,8 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     [userMessage(record), assistant],
     memory,
   );
+  // The header before message-end (list read-your-writes), while text emitted during the commit is stored.
+  await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
   await announce(services, input, 'completed', assistant.timestamp, stored.messages);
@@ -204,6 +216,8 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
       });
     stored = await services.workingMemory.append(input.userId, input.sessionId, messages, memory);
   }
+  // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
+  await touchHeader(services, input, stored);
   if (!events.some(isTerminalEvent)) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
     if (events.length === 0)
@@ -218,9 +232,13 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   await announce(services, input, 'failed', at, stored.messages);
 }
 
-/** The step's starting state, read in parallel: working memory, the turn record and what is already stored. */
+/**
+ * The step's starting state, read in parallel: working memory, the digest, the turn record and what is already
+ * stored.
+ */
 async function readRoundState(services: TurnServices, input: LlmStepInput): Promise<RoundState> {
   const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
+  const digestRead = readDigest(services, input);
   if (input.round === 0 && input.firstSeq === 1) {
     // The first round opens the stream. Whether its `message-start` was stored already tells whether an earlier
     // attempt ran: only then is anything more to be read.
@@ -229,10 +247,15 @@ async function readRoundState(services: TurnServices, input: LlmStepInput): Prom
       userMessageId: userMessageId(input.chatMessageId),
       assistantMessageId: assistantMessageId(input.chatMessageId),
     });
-    const [memory, written] = await Promise.all([memoryRead, services.events.append([start])]);
+    const [memory, digest, written] = await Promise.all([
+      memoryRead,
+      digestRead,
+      services.events.append([start]),
+    ]);
     if (written === 'stored')
       return {
         memory,
+        digest,
         turn: undefined,
         stored: [],
         toolResults: [],
@@ -243,16 +266,18 @@ async function readRoundState(services: TurnServices, input: LlmStepInput): Prom
       services.turns.get(input),
       services.events.read(input.sessionId, input.chatMessageId, 1),
     ]);
-    return { memory, turn, stored, toolResults: [], nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
+    return { memory, digest, turn, stored, toolResults: [], nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
   }
-  const [memory, turn, stored, toolResults] = await Promise.all([
+  const [memory, digest, turn, stored, toolResults] = await Promise.all([
     memoryRead,
+    digestRead,
     services.turns.get(input),
     services.events.read(input.sessionId, input.chatMessageId, input.firstSeq - 1),
     services.turns.listToolResults(input),
   ]);
   return {
     memory,
+    digest,
     turn,
     stored,
     toolResults,
@@ -272,6 +297,9 @@ async function finishCommitted(
   committed: ConversationMessage,
 ): Promise<LlmStepOutput> {
   const finishReason = committed.finishReason ?? 'stop';
+  // The earlier attempt may have died before touching the header (touching again is harmless); first, so the
+  // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
+  await touchHeader(services, input, state.memory);
   let nextSeq = state.nextSeq;
   if (!state.stored.some(isTerminalEvent)) {
     const earlier = (state.turn?.rounds ?? [])
@@ -341,15 +369,19 @@ async function streamRound(
   }
 }
 
-/** The prompt of a round: the turn's history (by its range), the user's message, then earlier rounds' traffic. */
+/**
+ * The prompt of a round: the digest, the turn's history (by its range), the user's message, then earlier rounds'
+ * traffic.
+ */
 function promptOf(
-  memory: WorkingMemory,
+  state: Pick<RoundState, 'memory' | 'digest'>,
   record: TurnRecord,
   toolResults: readonly ToolResultRecord[],
 ): ChatMessage[] {
   const prompt = buildPrompt({
     systemPrompt: BASIC_SYSTEM_PROMPT,
-    history: historyInRange(memory.messages, record.history),
+    history: historyInRange(state.memory.messages, record.history),
+    ...(state.digest ? { digest: state.digest } : {}),
     userText: record.userText,
     // The range was chosen to fit the budget when the turn began; the same messages are sent again.
     tokenBudget: Number.POSITIVE_INFINITY,
@@ -374,13 +406,18 @@ function promptOf(
 }
 
 /** The record a turn starts from: the message, and which history fits the prompt's budget. */
-function newTurnRecord(input: LlmStepInput, memory: WorkingMemory, services: TurnServices): TurnRecord {
+function newTurnRecord(
+  input: LlmStepInput,
+  state: Pick<RoundState, 'memory' | 'digest'>,
+  services: TurnServices,
+): TurnRecord {
   if (input.message === undefined)
     throw new Error(`Round ${input.round} of turn ${input.chatMessageId} has no turn record to go on from.`);
-  const history = memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
+  const history = state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
   const { history: range } = buildPrompt({
     systemPrompt: BASIC_SYSTEM_PROMPT,
     history,
+    ...(state.digest ? { digest: state.digest } : {}),
     userText: input.message.text,
     tokenBudget: services.settings.promptTokenBudget,
   });
@@ -439,6 +476,29 @@ function openStream(
     coalescing: services.settings.coalescing,
     onSendError: (error) => services.log?.warn(`Live delivery of turn ${ref.chatMessageId} failed:`, error),
   });
+}
+
+/**
+ * The digest for the prompt, read beside the round's other reads. A digest that cannot be read leaves the prompt
+ * without it (the recent history alone, as before any summary), rather than failing the turn.
+ */
+function readDigest(services: TurnServices, ref: TurnRef): Promise<PromptDigest | undefined> {
+  return services.sessionMemory.getDigest(ref.userId, ref.sessionId).then(
+    (stored) => stored?.digest,
+    (error: unknown) => {
+      services.log?.warn(
+        `The digest of session ${ref.sessionId} could not be read; the turn goes on without it:`,
+        error,
+      );
+      return undefined;
+    },
+  );
+}
+
+/** Keeps the conversation's header live after a commit, from working memory as the commit left it. */
+async function touchHeader(services: TurnServices, ref: TurnRef, memory: WorkingMemory): Promise<void> {
+  const touch = headerTouch(ref, memory);
+  if (touch !== undefined) await services.headers.touch(touch);
 }
 
 function stamp(ref: TurnRef, seq: number, body: ChatEventBody): ChatEvent {

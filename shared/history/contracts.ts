@@ -220,17 +220,3 @@ export const titleBodySchema = z.object(
   },
   { error: 'the body must be a JSON object' },
 );
-
-/**
- * The conversation as the hot store rebuilt it before history kept one item per message. Read only by working
- * memory's rebuild until that reads the items (this issue); then removed.
- */
-export const conversationDocumentSchema = z.object({
-  id: z.string(),
-  userId: userIdSchema,
-  sessionId: z.string(),
-  /** Oldest first. */
-  messages: z.array(conversationMessageSchema),
-  createdAt: z.string(),
-});
-export type ConversationDocument = z.infer<typeof conversationDocumentSchema>;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
+import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
+import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { addNumbersTool } from './add-numbers.js';
 import { createChatTools } from './index.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -49,6 +51,12 @@ describe('add_numbers', () => {
   });
 
   it('is one of the chat tools', () => {
-    expect(createChatTools().has('add_numbers')).toBe(true);
+    const messages = new MemoryConversationMessages();
+    const deps = {
+      messages,
+      sessionMemory: new MemorySessionMemory(messages),
+      workingMemory: new MemoryWorkingMemory(),
+    };
+    expect(createChatTools(deps).has('add_numbers')).toBe(true);
   });
 });

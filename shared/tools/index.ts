@@ -1,11 +1,14 @@
-// The tools of a chat turn, in one registry; tools that later features bring (memory, history, knowledge)
-// are added here.
+// The tools of a chat turn, in one registry, given the ports they read; tools that later features bring
+// (memory, knowledge) are added here.
 import { addNumbersTool } from './add-numbers.js';
+import { pastConversationTools, type PastConversationDeps } from './past-conversation.js';
 import { ToolRegistry } from './tool-registry.js';
 
 export { ToolRegistry, defineTool } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
 
-export function createChatTools(): ToolRegistry {
-  return new ToolRegistry([addNumbersTool]);
+export type ChatToolDeps = PastConversationDeps;
+
+export function createChatTools(deps: ChatToolDeps): ToolRegistry {
+  return new ToolRegistry([addNumbersTool, ...pastConversationTools(deps)]);
 }

@@ -1,6 +1,7 @@
 // Contract tests of the Cosmos DB working memory (the hot store) against the local Cosmos DB with the real
-// @azure/cosmos client: empty new sessions, idempotent and concurrent appends, rebuild from the long-term
-// history on a miss, ownership and the message cap.
+// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent appends,
+// rebuild from long-term history on a miss, ownership and the message cap. The long-term side is history's
+// in-memory fakes (its Cosmos adapters have their own contract tests); the hot side is the real local Cosmos DB.
 import type { CosmosClient, Database, Item, RequestOptions } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,13 +21,16 @@ import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmo
 import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
 import { fitHotWindow } from '../../shared/chat/hot-window.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
-import { CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
+import type { StoredMessage } from '../../shared/history/contracts.js';
 import { ForbiddenError } from '../../shared/errors.js';
+import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';
 
 let local: LocalCosmos;
 let client: CosmosClient;
 let database: Database;
 let store: WorkingMemoryStore;
+const headers = new MemoryConversationHeaders();
+const longTerm = new MemoryConversationMessages();
 
 beforeAll(async () => {
   local = await startLocalCosmos({ flushDelayMs: 10 });
@@ -41,12 +45,43 @@ afterAll(async () => {
   await local?.stop();
 });
 
-/** The store over the database's hot and long-term containers. */
+/** The store over the database's hot container and the long-term history. */
 function storeOn(db: Database): WorkingMemoryStore {
   return createCosmosWorkingMemoryStore({
     hot: db.container(HOT_CONVERSATIONS_CONTAINER),
-    longTerm: db.container(CONVERSATIONS_CONTAINER),
+    history: { headers, messages: longTerm },
     windowBytes: WINDOW_BYTES,
+  });
+}
+
+/** Messages as committed: each with its place in the conversation. */
+const numbered = (messages: readonly ConversationMessage[], from = 0): ConversationMessage[] =>
+  messages.map((message, i) => ({ ...message, ordinal: from + i }));
+
+/** A conversation as long-term history keeps it once the history worker stored every message. */
+async function inLongTerm(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
+  const stored: StoredMessage[] = numbered(messages).map((message) => ({
+    ...message,
+    ordinal: message.ordinal ?? 0,
+    id: message.messageId,
+    kind: 'message',
+    userId,
+    sessionId,
+  }));
+  await headers.touch({
+    userId,
+    sessionId,
+    createdAt: messages[0]!.timestamp,
+    lastActivity: messages.at(-1)!.timestamp,
+    messageCount: messages.length,
+    preview: messages.at(-1)!.content,
+    firstUserText: messages[0]!.content,
+  });
+  await longTerm.put(stored);
+  await headers.recordPersisted(userId, sessionId, {
+    upTo: messages.length,
+    at: messages.at(-1)!.timestamp,
+    tokens: { prompt: 0, completion: 0, total: 0 },
   });
 }
 
@@ -98,6 +133,8 @@ function readingTogether(database: Database, count: number): Database {
   });
 }
 
+const withoutOrdinal = ({ ordinal: _ordinal, ...message }: ConversationMessage) => message;
+
 let turnCounter = 0;
 
 /** A user message and its assistant reply for a new turn. */
@@ -124,6 +161,7 @@ describe('Cosmos DB working memory', () => {
       sessionId: 'session-new',
       userId: 'user-new',
       messages: [],
+      messageCount: 0,
     });
   });
 
@@ -131,14 +169,18 @@ describe('Cosmos DB working memory', () => {
     const first = turn('hello');
     const second = turn('again');
     const afterFirst = await store.append('user-a', 'session-a', first);
-    expect(afterFirst.messages).toEqual(first);
+    expect(afterFirst.messages).toEqual(numbered(first));
+    expect(afterFirst.messageCount).toBe(2);
     const afterSecond = await store.append('user-a', 'session-a', second);
-    expect(afterSecond.messages).toEqual([...first, ...second]);
+    expect(afterSecond.messages).toEqual(numbered([...first, ...second]));
+    expect(afterSecond.messageCount).toBe(4);
 
     expect(await store.load('user-a', 'session-a')).toMatchObject({
       sessionId: 'session-a',
       userId: 'user-a',
-      messages: [...first, ...second],
+      messages: numbered([...first, ...second]),
+      messageCount: 4,
+      createdAt: first[0].timestamp,
     });
     const { resource } = await database
       .container(HOT_CONVERSATIONS_CONTAINER)
@@ -152,12 +194,16 @@ describe('Cosmos DB working memory', () => {
     await store.append('user-r', 'session-r', [question]);
     const retried = await store.append('user-r', 'session-r', [question, answer]);
     const again = await store.append('user-r', 'session-r', [question, answer]);
-    expect(retried.messages).toEqual([question, answer]);
-    expect(again.messages).toEqual([question, answer]);
+    // A retried message keeps the ordinal it was first given; no ordinal is spent twice.
+    expect(retried.messages).toEqual(numbered([question, answer]));
+    expect(again.messages).toEqual(numbered([question, answer]));
+    expect(again.messageCount).toBe(2);
     expect((await store.load('user-r', 'session-r')).messages.map((m) => m.messageId)).toEqual([
       question.messageId,
       answer.messageId,
     ]);
+    const [next] = turn('after the retry');
+    expect((await store.append('user-r', 'session-r', [next])).messages.at(-1)?.ordinal).toBe(2);
   });
 
   it('lands both of two concurrent appends to one session that read the same version', async () => {
@@ -170,10 +216,12 @@ describe('Cosmos DB working memory', () => {
       racing.append('user-c', 'session-c', left),
       racing.append('user-c', 'session-c', right),
     ]);
-    const { messages } = await store.load('user-c', 'session-c');
+    const { messages, messageCount } = await store.load('user-c', 'session-c');
     expect(messages).toHaveLength(6);
-    expect(messages.slice(0, 2)).toEqual(existing);
-    expect(messages).toEqual(expect.arrayContaining([...left, ...right]));
+    expect(messageCount).toBe(6);
+    expect(messages.slice(0, 2)).toEqual(numbered(existing));
+    expect(messages.map((m) => m.ordinal)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(messages.map(withoutOrdinal)).toEqual(expect.arrayContaining([...left, ...right]));
   });
 
   it('lands every one of several concurrent appends that create a session', async () => {
@@ -182,51 +230,71 @@ describe('Cosmos DB working memory', () => {
     await Promise.all(turns.map((messages) => racing.append('user-cc', 'session-cc', messages)));
     const { messages } = await store.load('user-cc', 'session-cc');
     expect(messages).toHaveLength(8);
-    expect(messages).toEqual(expect.arrayContaining(turns.flat()));
+    expect(messages.map((m) => m.ordinal)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(messages.map(withoutOrdinal)).toEqual(expect.arrayContaining(turns.flat()));
   });
 
-  it('rebuilds from the long-term history on a miss and writes the hot copy', async () => {
+  it('rebuilds from long-term history on a miss and writes the hot copy', async () => {
     const history = Array.from({ length: 110 }, (_, i) => turn(`old ${i}`)).flat();
-    await database.container(CONVERSATIONS_CONTAINER).items.create({
-      id: 'session-l',
-      userId: 'user-l',
-      sessionId: 'session-l',
-      title: 'Old talk',
-      createdAt: history[0]!.timestamp,
-      lastActivity: history.at(-1)!.timestamp,
-      messages: history,
-    });
+    await inLongTerm('user-l', 'session-l', history);
 
     const loaded = await store.load('user-l', 'session-l');
-    expect(loaded.messages).toEqual(inWindow(history));
+    expect(loaded.messages).toEqual(inWindow(numbered(history)));
+    expect(loaded.messages.length).toBeLessThan(history.length);
+    expect(loaded).toMatchObject({ messageCount: 220, createdAt: history[0]!.timestamp });
     const hot = await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-l', 'session-l').read();
     expect(hot.statusCode).toBe(200);
     expect(hot.resource).toMatchObject({
       userId: 'user-l',
       createdAt: history[0]!.timestamp,
       lastActivity: history.at(-1)!.timestamp,
-      messages: inWindow(history),
+      messageCount: 220,
+      messages: inWindow(numbered(history)),
     });
 
     const next = turn('continued');
     const appended = await store.append('user-l', 'session-l', next);
-    expect(appended.messages).toEqual(inWindow([...history, ...next]));
+    expect(appended.messages).toEqual(inWindow(numbered([...history, ...next])));
+    expect(appended.messages.at(-1)?.ordinal).toBe(221);
   });
 
-  it('continues a conversation from the long-term history when the hot copy expired before an append', async () => {
+  it('continues a conversation from long-term history when the hot copy expired before an append', async () => {
     const history = turn('before expiry');
-    await database.container(CONVERSATIONS_CONTAINER).items.create({
-      id: 'session-x',
-      userId: 'user-x',
-      sessionId: 'session-x',
-      title: 'Expired',
-      createdAt: history[0].timestamp,
-      lastActivity: history[1].timestamp,
-      messages: history,
-    });
+    await inLongTerm('user-x', 'session-x', history);
     const next = turn('after expiry');
     const appended = await store.append('user-x', 'session-x', next);
-    expect(appended.messages).toEqual([...history, ...next]);
+    expect(appended.messages).toEqual(numbered([...history, ...next]));
+    expect(appended).toMatchObject({ messageCount: 4, createdAt: history[0].timestamp });
+  });
+
+  it('counts on from the header when the history worker has not stored the newest messages yet', async () => {
+    const stored = turn('stored');
+    await inLongTerm('user-lag', 'session-lag', stored);
+    // Two more messages were committed (the header has them) before the hot copy went; the worker lags.
+    await headers.touch({
+      userId: 'user-lag',
+      sessionId: 'session-lag',
+      createdAt: stored[0].timestamp,
+      lastActivity: stored[1].timestamp,
+      messageCount: 4,
+      preview: '',
+      firstUserText: stored[0].content,
+    });
+    const appended = await store.append('user-lag', 'session-lag', turn('next'));
+    expect(appended.messages.map((m) => m.ordinal)).toEqual([0, 1, 4, 5]);
+    expect(appended.messageCount).toBe(6);
+  });
+
+  it('refuses to rebuild from a header of another user', async () => {
+    await inLongTerm('owner-h', 'session-h', turn('theirs'));
+    // A header store that answered with another user's header (the port must never; the store checks anyway).
+    const foreign = { get: (_userId: string, sessionId: string) => headers.get('owner-h', sessionId) };
+    const guarded = createCosmosWorkingMemoryStore({
+      hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+      history: { headers: foreign, messages: longTerm },
+      windowBytes: WINDOW_BYTES,
+    });
+    await expect(guarded.load('intruder-h', 'session-h')).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it("refuses another user's session", async () => {
@@ -242,11 +310,17 @@ describe('Cosmos DB working memory', () => {
     const all = Array.from({ length: 105 }, (_, i) => turn(`many ${i}`)).flat();
     await store.append('user-m', 'session-m', all.slice(0, 150));
     const capped = await store.append('user-m', 'session-m', all.slice(150));
-    expect(capped.messages).toEqual(inWindow(all));
+    expect(capped.messages).toEqual(inWindow(numbered(all)));
+    // The count is of the whole conversation, not of the window: ordinals go on from it.
+    expect(capped.messageCount).toBe(210);
+    expect(capped.messages.at(-1)?.ordinal).toBe(209);
     expect(capped.messages.length).toBeLessThan(all.length);
     expect(capped.messages[0]?.role).toBe('user');
-    expect(Buffer.byteLength(JSON.stringify(capped.messages))).toBeLessThanOrEqual(WINDOW_BYTES);
-    expect((await store.load('user-m', 'session-m')).messages).toEqual(inWindow(all));
+    // The window counts each message's stored JSON (fitHotWindow's measure).
+    const windowBytes = capped.messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
+    expect(windowBytes).toBeLessThanOrEqual(WINDOW_BYTES);
+    expect((await store.load('user-m', 'session-m')).messages).toEqual(inWindow(numbered(all)));
+    expect((await storeOn(database).load('user-m', 'session-m')).messageCount).toBe(210);
   });
 
   it('writes over the version the caller loaded without reading again, and reloads when it is stale', async () => {
@@ -280,7 +354,9 @@ describe('Cosmos DB working memory', () => {
     // A window of many kilobytes, but the turn moves about the size of its own messages (and what left the window).
     expect(window).toBeGreaterThan(10_000);
     expect(requestBytes + responseBytes).toBeLessThan(Buffer.byteLength(JSON.stringify(next)) * 3);
-    expect((await storeOn(database).load('user-b', 'session-b')).messages.slice(-2)).toEqual(next);
+    expect((await storeOn(database).load('user-b', 'session-b')).messages.slice(-2)).toEqual(
+      numbered(next, 120),
+    );
   });
 
   it('reads and writes only the document whose id is the session id', async () => {

@@ -35,6 +35,11 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { createChatTools } from '../../shared/tools/index.js';
+import {
+  MemoryConversationHeaders,
+  MemoryConversationMessages,
+  MemorySessionMemory,
+} from './in-memory-history.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -285,6 +290,10 @@ export interface TestApp extends App {
     workingMemory: MemoryWorkingMemory;
     turns: MemoryTurns;
     orchestrations: FakeOrchestrations;
+    /** Long-term history, as the chat turn sees it (headers it touches, the digest and the past-answer tools). */
+    headers: MemoryConversationHeaders;
+    longTermMessages: MemoryConversationMessages;
+    sessionMemory: MemorySessionMemory;
   };
 }
 
@@ -293,6 +302,7 @@ export function createTestApp(
   options: { settings?: Record<string, string>; healthChecks?: HealthCheck[]; llm?: LlmGateway } = {},
 ): TestApp {
   const config = testConfig(options.settings);
+  const longTermMessages = new MemoryConversationMessages();
   const fakes = {
     sessions: new MemorySessions(),
     posted: new MemoryPostedMessages(),
@@ -303,6 +313,10 @@ export function createTestApp(
     workingMemory: new MemoryWorkingMemory(),
     turns: new MemoryTurns(),
     orchestrations: new FakeOrchestrations(),
+    headers: new MemoryConversationHeaders(),
+    longTermMessages,
+    // Beside the messages, as in Cosmos DB: deleting a conversation's messages deletes its index and digest.
+    sessionMemory: new MemorySessionMemory(longTermMessages),
   };
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
@@ -325,8 +339,14 @@ export function createTestApp(
           embed: unreachableModel,
           probe: unreachableModel,
         },
-        tools: createChatTools(),
+        tools: createChatTools({
+          messages: fakes.longTermMessages,
+          sessionMemory: fakes.sessionMemory,
+          workingMemory: fakes.workingMemory,
+        }),
         publisher: fakes.publisher,
+        headers: fakes.headers,
+        sessionMemory: fakes.sessionMemory,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,

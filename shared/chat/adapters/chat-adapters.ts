@@ -1,10 +1,11 @@
-// The chat area's stores on Cosmos DB, each given the container it lives in.
+// The chat area's stores on Cosmos DB, each given the container it lives in; working memory is rebuilt on a miss
+// through long-term history's ports, which the composition passes in.
 import type { Database } from '@azure/cosmos';
-import { CONVERSATIONS_CONTAINER } from '../../history/contracts.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
 import type { PostedMessageStore } from '../posted-message-store.js';
 import type { SessionStore } from '../session-store.js';
 import type { TurnStateStore } from '../turn-state-store.js';
+import type { LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
 import { hotWindowBytes } from '../hot-window.js';
 import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
@@ -19,13 +20,16 @@ export interface ChatStores {
   posted: PostedMessageStore;
 }
 
-export function createChatStores(database: Database, options: { promptTokenBudget: number }): ChatStores {
+export function createChatStores(
+  database: Database,
+  options: { promptTokenBudget: number; history: LongTermHistory },
+): ChatStores {
   const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
   return {
     sessions: createCosmosSessionStore(database.container(SESSIONS_CONTAINER)),
     workingMemory: createCosmosWorkingMemoryStore({
       hot,
-      longTerm: database.container(CONVERSATIONS_CONTAINER),
+      history: options.history,
       windowBytes: hotWindowBytes(options.promptTokenBudget),
     }),
     turns: createCosmosTurnStateStore(hot),

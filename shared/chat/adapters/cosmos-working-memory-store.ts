@@ -1,22 +1,22 @@
 // The Cosmos DB adapter of WorkingMemoryStore: one document per session in the hot container (id = sessionId,
-// 24 h TTL refreshed by every write), bounded by a byte budget, rebuilt on a miss from the session's long-term
-// document (history's contract). Point reads and writes only; concurrent appends are serialised with If-Match.
+// 24 h TTL refreshed by every write), bounded by a byte budget, rebuilt on a miss from long-term history (its
+// header and newest messages, through history's ports). Point reads and writes only on the hot side; concurrent
+// appends are serialised with If-Match.
 import type { Container, PatchOperation } from '@azure/cosmos';
 import {
   cosmosFailure,
   cosmosStatus,
-  readItem,
   readItemIfChanged,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
-import { conversationDocumentSchema } from '../../history/contracts.js';
 import {
   hotConversationDocumentSchema,
   type ConversationMessage,
   type HotConversationDocument as HotDocument,
 } from '../contracts.js';
 import { fitHotWindow } from '../hot-window.js';
+import { rebuildWorkingMemory, type LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../working-memory-store.js';
 
 /** Reloads and retries after a concurrent write took the document first. */
@@ -33,14 +33,14 @@ type HotState =
 export function createCosmosWorkingMemoryStore(options: {
   /** The hot store (`hot-conversations`). */
   hot: Container;
-  /** The long-term history (`conversations`). */
-  longTerm: Container;
+  /** Long-term history (its headers and messages), read on a miss. */
+  history: LongTermHistory;
   /** The most bytes of messages the hot document keeps (hot-window.ts). */
   windowBytes: number;
   /** How many sessions' documents this process remembers for conditional reads (default 1,000). */
   cachedSessions?: number;
 }): WorkingMemoryStore {
-  const { hot, longTerm, windowBytes } = options;
+  const { hot, history, windowBytes } = options;
   const cache = new HotCache(options.cachedSessions ?? 1_000);
 
   /** The hot document, or else the newest messages of the long-term history; another user's → Forbidden. */
@@ -50,20 +50,7 @@ export function createCosmosWorkingMemoryStore(options: {
       assertOwner(document.resource, userId);
       return { kind: 'stored', memory: toWorkingMemory(document.resource, document.etag) };
     }
-    const history = await readItem(
-      longTerm,
-      sessionId,
-      userId,
-      'conversation history',
-      conversationDocumentSchema,
-    );
-    const all = (history?.resource.messages ?? []).map((message, ordinal) => ({ ...message, ordinal }));
-    const messages = fitHotWindow(all, windowBytes);
-    const createdAt = history?.resource.createdAt;
-    return {
-      kind: 'missing',
-      memory: { sessionId, userId, messages, messageCount: all.length, ...(createdAt ? { createdAt } : {}) },
-    };
+    return { kind: 'missing', memory: await rebuildWorkingMemory(history, userId, sessionId, windowBytes) };
   }
 
   async function load(userId: string, sessionId: string): Promise<WorkingMemory> {

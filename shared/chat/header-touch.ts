@@ -1,0 +1,36 @@
+// What a turn's commit tells the conversation's header (history's contract): its start, last activity, message
+// count, preview and first user text, all read off working memory as the commit left it, so the list shows the
+// turn as soon as its stream ends, before the history worker has run. Pure.
+import { PREVIEW_CHARS } from '../history/contracts.js';
+import type { HeaderTouch } from '../history/conversation-headers.js';
+import type { TurnRef } from './contracts.js';
+import type { WorkingMemory } from './working-memory-store.js';
+
+/** The touch after a commit; undefined when working memory holds no message (nothing was committed). */
+export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | undefined {
+  const { messages } = memory;
+  const first = messages[0];
+  const newest = messages.at(-1);
+  if (first === undefined || newest === undefined) return undefined;
+  // The preview is of the newest message with text (an answer made only of tool calls has none).
+  const shown = messages.findLast((message) => message.content.trim() !== '') ?? newest;
+  // The title of a header created now. The first user message is in the window while the conversation is short,
+  // which is when its header is created; later the header exists and ignores this.
+  const firstUser =
+    messages.find((message) => message.role === 'user' && message.ordinal === 0) ??
+    messages.find((message) => message.role === 'user');
+  return {
+    userId: ref.userId,
+    sessionId: ref.sessionId,
+    createdAt: memory.createdAt ?? first.timestamp,
+    lastActivity: newest.timestamp,
+    messageCount: Math.max(memory.messageCount, messages.length),
+    preview: preview(shown.content),
+    firstUserText: firstUser?.content ?? '',
+  };
+}
+
+/** The start of a text on one line, at most PREVIEW_CHARS characters (never half a surrogate pair). */
+export function preview(text: string): string {
+  return Array.from(text.replace(/\s+/g, ' ').trim()).slice(0, PREVIEW_CHARS).join('');
+}

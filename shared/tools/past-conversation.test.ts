@@ -1,0 +1,159 @@
+// The past-conversation tools over history's in-memory ports: an earlier exchange whole by its id (from
+// long-term history, or from working memory before the history worker stored it), exchanges by topic, and that
+// neither reaches outside the calling turn's own user and session.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
+import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
+import type { ConversationMessage } from '../chat/contracts.js';
+import type { ExchangeEntry } from '../history/contracts.js';
+import { createChatTools } from './index.js';
+import type { ToolContext } from './tool-registry.js';
+
+const mine: ToolContext = { userId: 'user-1', sessionId: 'session-1', chatMessageId: 'now' };
+
+let messages: MemoryConversationMessages;
+let sessionMemory: MemorySessionMemory;
+let workingMemory: MemoryWorkingMemory;
+
+function exchange(
+  chatMessageId: string,
+  question: string,
+  answer: string,
+  at: string,
+): ConversationMessage[] {
+  return [
+    { messageId: `${chatMessageId}_user`, chatMessageId, role: 'user', content: question, timestamp: at },
+    {
+      messageId: `${chatMessageId}_assistant`,
+      chatMessageId,
+      role: 'assistant',
+      content: answer,
+      timestamp: at,
+      finishReason: 'stop',
+    },
+  ];
+}
+
+async function persist(context: ToolContext, conversation: ConversationMessage[]) {
+  await messages.put(
+    conversation.map((message, ordinal) => ({
+      ...message,
+      ordinal,
+      id: message.messageId,
+      kind: 'message' as const,
+      userId: context.userId,
+      sessionId: context.sessionId,
+    })),
+  );
+}
+
+function entry(exchangeId: string, ordinal: number, line: string, tags: string[]): ExchangeEntry {
+  return { exchangeId, ordinal, line, tags, at: `2025-01-01T00:00:0${ordinal}.000Z` };
+}
+
+async function call(name: string, args: unknown, context: ToolContext = mine) {
+  const registry = createChatTools({ messages, sessionMemory, workingMemory });
+  const outcome = await registry.execute({ id: 'call-1', name, arguments: JSON.stringify(args) }, context);
+  return { isError: outcome.isError, value: JSON.parse(outcome.result) as Record<string, unknown> };
+}
+
+beforeEach(() => {
+  messages = new MemoryConversationMessages();
+  sessionMemory = new MemorySessionMemory(messages);
+  workingMemory = new MemoryWorkingMemory();
+});
+
+describe('retrieve_past_answer', () => {
+  it('gives an earlier exchange whole: the question, the full answer and when it was given', async () => {
+    const long = 'The long answer. '.repeat(200);
+    await persist(mine, [
+      ...exchange('e1', 'What is GDPR?', long, '2025-01-01T00:00:01.000Z'),
+      ...exchange('e2', 'And the AI Act?', 'Another answer.', '2025-01-01T00:00:02.000Z'),
+    ]);
+    expect(await call('retrieve_past_answer', { exchangeId: 'e1' })).toEqual({
+      isError: false,
+      value: { exchangeId: 'e1', at: '2025-01-01T00:00:01.000Z', question: 'What is GDPR?', answer: long },
+    });
+  });
+
+  it('finds an exchange in working memory before the history worker stored it', async () => {
+    await workingMemory.append(
+      mine.userId,
+      mine.sessionId,
+      exchange('fresh', 'Just asked', 'Just answered', '2025-01-02T00:00:00.000Z'),
+    );
+    expect((await call('retrieve_past_answer', { exchangeId: 'fresh' })).value).toMatchObject({
+      question: 'Just asked',
+      answer: 'Just answered',
+    });
+  });
+
+  it('says so, in a result the model can read, when the conversation has no such exchange', async () => {
+    const outcome = await call('retrieve_past_answer', { exchangeId: 'nope' });
+    expect(outcome.isError).toBe(true);
+    expect(outcome.value.error).toMatch(/no exchange "nope".*lookup_past_conversation/);
+  });
+
+  it("never reaches another session's or another user's exchange, even by its id", async () => {
+    await persist({ ...mine, sessionId: 'session-2' }, exchange('other-session', 'q', 'secret a', 't'));
+    await persist({ ...mine, userId: 'user-2' }, exchange('other-user', 'q', 'secret b', 't'));
+    for (const exchangeId of ['other-session', 'other-user']) {
+      const outcome = await call('retrieve_past_answer', { exchangeId });
+      expect(outcome.isError).toBe(true);
+      expect(JSON.stringify(outcome.value)).not.toContain('secret');
+    }
+  });
+
+  it('tells a failed turn from an answer', async () => {
+    const [question] = exchange('failed', 'Will this work?', '', 't');
+    await persist(mine, [{ ...question!, failure: { code: 'llm_unavailable', message: 'No model.' } }]);
+    expect((await call('retrieve_past_answer', { exchangeId: 'failed' })).value.answer).toBe(
+      '(This turn failed: No model.)',
+    );
+  });
+
+  it('refuses an empty id', async () => {
+    expect((await call('retrieve_past_answer', { exchangeId: '' })).isError).toBe(true);
+  });
+});
+
+describe('lookup_past_conversation', () => {
+  it('gives up to five entries about the topic, newest first, with their ids', async () => {
+    for (let i = 0; i < 7; i++)
+      await sessionMemory.putExchange(
+        mine.userId,
+        mine.sessionId,
+        entry(`g${i}`, i, `GDPR point ${i}`, ['gdpr']),
+      );
+    await sessionMemory.putExchange(mine.userId, mine.sessionId, entry('w', 9, 'The weather', ['weather']));
+    const { isError, value } = await call('lookup_past_conversation', { topic: 'GDPR' });
+    expect(isError).toBe(false);
+    expect(value.topic).toBe('GDPR');
+    expect(value.exchanges).toEqual(
+      [6, 5, 4, 3, 2].map((i) => ({
+        exchangeId: `g${i}`,
+        line: `GDPR point ${i}`,
+        tags: ['gdpr'],
+        at: `2025-01-01T00:00:0${i}.000Z`,
+      })),
+    );
+  });
+
+  it("says when nothing is found, and never looks into another session's index", async () => {
+    await sessionMemory.putExchange('user-1', 'session-2', entry('x', 0, 'GDPR elsewhere', ['gdpr']));
+    await sessionMemory.putExchange('user-2', 'session-1', entry('y', 0, 'GDPR of another user', ['gdpr']));
+    const { value } = await call('lookup_past_conversation', { topic: 'gdpr' });
+    expect(value.exchanges).toEqual([]);
+    expect(value.note).toMatch(/No earlier exchange/);
+  });
+
+  it('is described to the model beside retrieve_past_answer', () => {
+    const specs = createChatTools({ messages, sessionMemory, workingMemory }).specs();
+    expect(specs.map((spec) => spec.name)).toEqual([
+      'add_numbers',
+      'retrieve_past_answer',
+      'lookup_past_conversation',
+    ]);
+    expect(specs[2]?.parameters).toMatchObject({ required: ['topic'] });
+  });
+});

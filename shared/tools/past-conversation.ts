@@ -1,0 +1,93 @@
+// The tools that reach the part of a conversation the prompt no longer holds (seed 003): retrieve_past_answer
+// gives an earlier exchange whole by its id (the ids are in the prompt's exchange lines), and
+// lookup_past_conversation finds exchanges by topic in the conversation's Q&A index. Both read only the calling
+// turn's own user and session (ToolContext), so an id of another conversation is simply not found.
+import { z } from 'zod';
+
+import { assistantMessageId, userMessageId, type ConversationMessage } from '../chat/contracts.js';
+import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import type { ConversationMessages } from '../history/conversation-messages.js';
+import type { SessionMemory } from '../history/session-memory.js';
+import { defineTool, type ToolDefinition } from './tool-registry.js';
+
+/** Entries lookup_past_conversation gives at most. */
+export const LOOKUP_LIMIT = 5;
+
+export interface PastConversationDeps {
+  /** Long-term history: an exchange's messages once the history worker stored them. */
+  messages: Pick<ConversationMessages, 'get'>;
+  /** The conversation's Q&A index. */
+  sessionMemory: Pick<SessionMemory, 'findExchanges'>;
+  /** Where an exchange committed moments ago still is, before the history worker stored it. */
+  workingMemory: Pick<WorkingMemoryStore, 'load'>;
+}
+
+export function pastConversationTools(deps: PastConversationDeps): ToolDefinition[] {
+  const retrievePastAnswer = defineTool({
+    name: 'retrieve_past_answer',
+    description:
+      'Returns an earlier exchange of this conversation in full: the user question and the complete answer. ' +
+      'Use it when the summary or an exchange line is not detailed enough.',
+    arguments: z.object({
+      exchangeId: z
+        .string()
+        .min(1)
+        .max(200)
+        .describe(
+          'The id of the exchange, as the earlier exchange lines or lookup_past_conversation give it.',
+        ),
+    }),
+    async run({ exchangeId }, { userId, sessionId }) {
+      let [question, answer]: (ConversationMessage | undefined)[] = await Promise.all([
+        deps.messages.get(userId, sessionId, userMessageId(exchangeId)),
+        deps.messages.get(userId, sessionId, assistantMessageId(exchangeId)),
+      ]);
+      if (question === undefined) {
+        // Not stored long-term yet: a recent exchange is still in working memory.
+        const recent = (await deps.workingMemory.load(userId, sessionId)).messages;
+        question = recent.find((message) => message.messageId === userMessageId(exchangeId));
+        answer = recent.find((message) => message.messageId === assistantMessageId(exchangeId));
+      }
+      if (question === undefined)
+        throw new Error(
+          `This conversation has no exchange "${exchangeId}". Call lookup_past_conversation with a topic to ` +
+            'find the ids of earlier exchanges.',
+        );
+      return {
+        exchangeId,
+        at: (answer ?? question).timestamp,
+        question: question.content,
+        answer: answerOf(question, answer),
+      };
+    },
+  });
+
+  const lookupPastConversation = defineTool({
+    name: 'lookup_past_conversation',
+    description:
+      'Finds earlier exchanges of this conversation about a topic (a word or a few words), newest first, each ' +
+      'with its id and a one-line summary. Pass an id to retrieve_past_answer for the full answer.',
+    arguments: z.object({
+      topic: z.string().trim().min(1).max(200).describe('What the earlier exchanges were about.'),
+    }),
+    async run({ topic }, { userId, sessionId }) {
+      const found = await deps.sessionMemory.findExchanges(userId, sessionId, topic, LOOKUP_LIMIT);
+      return {
+        topic,
+        exchanges: found.map(({ exchangeId, line, tags, at }) => ({ exchangeId, line, tags, at })),
+        ...(found.length === 0
+          ? { note: 'No earlier exchange of this conversation is about that topic.' }
+          : {}),
+      };
+    },
+  });
+
+  return [retrievePastAnswer, lookupPastConversation];
+}
+
+/** The answer's text; a turn that failed says so, as the model would otherwise read an empty answer. */
+function answerOf(question: ConversationMessage, answer: ConversationMessage | undefined): string {
+  if (question.failure !== undefined)
+    return `(This turn failed: ${question.failure.message})${answer?.content ? ` Partial answer: ${answer.content}` : ''}`;
+  return answer?.content ?? '(No answer was given.)';
+}
