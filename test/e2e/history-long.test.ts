@@ -57,7 +57,8 @@ describe('a conversation of 10,000 messages', () => {
       preview: last.content,
       firstUserText: messages[0]!.content,
     });
-    for (let from = 0; from < MESSAGES; from += 500) await stores.messages.put(messages.slice(from, from + 500));
+    for (let from = 0; from < MESSAGES; from += 500)
+      await stores.messages.put(messages.slice(from, from + 500));
     await stores.headers.recordPersisted(USER, sessionId, {
       upTo: MESSAGES,
       at: last.timestamp,
@@ -74,7 +75,11 @@ describe('a conversation of 10,000 messages', () => {
 
   it('is listed with its count', async () => {
     const page = await expectStatus<ConversationPage>(await call(`history/users/${USER}/conversations`), 200);
-    expect(page.conversations[0]).toMatchObject({ sessionId, messageCount: MESSAGES, title: 'Question number 0' });
+    expect(page.conversations[0]).toMatchObject({
+      sessionId,
+      messageCount: MESSAGES,
+      title: 'Question number 0',
+    });
   });
 
   it('reads page by page to the end, oldest first and newest first', async () => {

@@ -49,7 +49,11 @@ function structured(request: Body): object {
       .filter((exchange) => /boat/i.test(exchange.question))
       .map(() => "The user's boat is called Aurora, moored in Porto at berth 12.");
     const tides = (input.exchanges ?? []).length;
-    return { summary: [input.previousSummary ?? '', ...facts, `${tides} more tide facts were given.`].join(' ').trim() };
+    return {
+      summary: [input.previousSummary ?? '', ...facts, `${tides} more tide facts were given.`]
+        .join(' ')
+        .trim(),
+    };
   }
   throw new Error(`unexpected structured request ${String(name)}`);
 }
@@ -82,7 +86,9 @@ describe('a conversation beyond the prompt budget', () => {
           : { content: 'I cannot find it.' };
       }
       if (question === 'Did we talk about mooring?')
-        return { toolCalls: [{ name: 'lookup_past_conversation', arguments: JSON.stringify({ topic: 'mooring' }) }] };
+        return {
+          toolCalls: [{ name: 'lookup_past_conversation', arguments: JSON.stringify({ topic: 'mooring' }) }],
+        };
       return { content: 'OK.' };
     });
     runtime = await startTestRuntime({ settings: { ...model.settings, CHAT_PROMPT_TOKEN_BUDGET: '400' } });
@@ -102,14 +108,18 @@ describe('a conversation beyond the prompt budget', () => {
     }
   }
 
-  async function ask(sessionId: string, text: string): Promise<{ id: string; answer: string; request: ChatCompletionRequest }> {
+  async function ask(
+    sessionId: string,
+    text: string,
+  ): Promise<{ id: string; answer: string; request: ChatCompletionRequest }> {
     const from = model.requests.length;
     const id = await client.send(sessionId, text);
     const events = await live.waitForTerminal(id);
     expect(events.at(-1)?.type).toBe('message-end');
     await settled();
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
-    const answer = memory.messages.find((m) => m.chatMessageId === id && m.role === 'assistant')?.content ?? '';
+    const answer =
+      memory.messages.find((m) => m.chatMessageId === id && m.role === 'assistant')?.content ?? '';
     const request = model.requests.slice(from).find((r) => r.stream === true && contents(r).includes(text));
     return { id, answer, request: request! };
   }
@@ -122,7 +132,10 @@ describe('a conversation beyond the prompt budget', () => {
     const { answer, request } = await ask(sessionId, 'What is my boat called?');
     // The first turn is no longer in the prompt's history, but the summary the model wrote carries it.
     expect(request.messages.some((m) => m.role === 'user' && m.content === BOAT)).toBe(false);
-    const memory = request.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n');
+    const memory = request.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content ?? '')
+      .join('\n');
     expect(memory).toMatch(/Summary of the earlier part of this conversation: .*Aurora/s);
     expect(memory).toContain(`- ${boatExchangeId}: Q: My boat is called Aurora`);
     expect(answer).toBe('Your boat is called Aurora.');
@@ -135,7 +148,9 @@ describe('a conversation beyond the prompt budget', () => {
 
     // The model titled the conversation once it had enough to go on.
     const conversation = (await (
-      await fetch(`${runtime.url}/api/history/conversations/${sessionId}?limit=1`, { headers: client.headers() })
+      await fetch(`${runtime.url}/api/history/conversations/${sessionId}?limit=1`, {
+        headers: client.headers(),
+      })
     ).json()) as { title: string; titleSource: string };
     expect(conversation).toMatchObject({ title: 'Boat and tides', titleSource: 'model' });
   });

@@ -206,7 +206,10 @@ describe('conversation history with the offline model', () => {
       ]);
       const { resources } = await runtime.clients.database
         .container(CONVERSATION_MESSAGES_CONTAINER)
-        .items.query({ query: 'SELECT c.id FROM c WHERE c.sessionId = @s', parameters: [{ name: '@s', value: sessionId }] })
+        .items.query({
+          query: 'SELECT c.id FROM c WHERE c.sessionId = @s',
+          parameters: [{ name: '@s', value: sessionId }],
+        })
         .fetchAll();
       expect(resources).toEqual([]);
     } finally {
@@ -234,7 +237,10 @@ describe('conversation history with the offline model', () => {
       complete: true,
     };
     const call = api(runtime, alice);
-    const before = await expectStatus<ConversationWithMessages>(await call(`history/conversations/${sessionId}`), 200);
+    const before = await expectStatus<ConversationWithMessages>(
+      await call(`history/conversations/${sessionId}`),
+      200,
+    );
     // Redeliveries as the broker makes them after a lost lock: new message ids, the same body.
     for (let i = 0; i < 5; i += 1)
       await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
@@ -251,7 +257,10 @@ describe('conversation history with the offline model', () => {
       })
       .fetchAll();
     expect(resources.map((item) => item.id).sort()).toEqual([`${id}_assistant`, `${id}_user`]);
-    const after = await expectStatus<ConversationWithMessages>(await call(`history/conversations/${sessionId}`), 200);
+    const after = await expectStatus<ConversationWithMessages>(
+      await call(`history/conversations/${sessionId}`),
+      200,
+    );
     expect(after.messages).toEqual(before.messages);
     const stats = await expectStatus<HistoryStats>(await call('history/users/user_001/stats'), 200);
     expect(stats.tokens.total).toBeGreaterThanOrEqual(0);
@@ -285,15 +294,22 @@ describe('conversation history with the offline model', () => {
       const theirs = await asBob(path);
       const none = await asBob(path.replace(sessionId, unknown));
       expect(theirs.status).toBe(404);
-      expect(await theirs.json()).toEqual({ ...((await none.json()) as object), instance: expect.any(String) });
+      expect(await theirs.json()).toEqual({
+        ...((await none.json()) as object),
+        instance: expect.any(String),
+      });
     }
     expect(
-      (await asBob(`history/conversations/${sessionId}/title`, { method: 'PUT', body: '{"title":"mine"}' })).status,
+      (await asBob(`history/conversations/${sessionId}/title`, { method: 'PUT', body: '{"title":"mine"}' }))
+        .status,
     ).toBe(404);
     expect((await asBob(`history/conversations/${sessionId}`, { method: 'DELETE' })).status).toBe(404);
     expect((await asBob('history/users/user_001/conversations')).status).toBe(403);
     expect((await asBob('history/users/user_001/stats')).status).toBe(403);
-    const bobs = await expectStatus<ConversationPage>(await asBob('history/users/user_002/conversations'), 200);
+    const bobs = await expectStatus<ConversationPage>(
+      await asBob('history/users/user_002/conversations'),
+      200,
+    );
     expect(bobs.conversations.map((c) => c.sessionId)).not.toContain(sessionId);
 
     const call = api(runtime, alice);
@@ -303,14 +319,20 @@ describe('conversation history with the offline model', () => {
       [`history/conversations/${sessionId}?continuationToken=eyJ2Ijo5fQ`, {}],
       [`history/conversations/${sessionId}/export?format=pdf`, {}],
       [`history/conversations/${sessionId}/title`, { method: 'PUT', body: '{"title":"   "}' }],
-      [`history/conversations/${sessionId}/title`, { method: 'PUT', body: JSON.stringify({ title: 'x'.repeat(500) }) }],
+      [
+        `history/conversations/${sessionId}/title`,
+        { method: 'PUT', body: JSON.stringify({ title: 'x'.repeat(500) }) },
+      ],
     ] as const) {
       const response = await call(path, init);
       expect(response.status, path).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     }
     // Nothing changed.
-    const conversation = await expectStatus<ConversationWithMessages>(await call(`history/conversations/${sessionId}`), 200);
+    const conversation = await expectStatus<ConversationWithMessages>(
+      await call(`history/conversations/${sessionId}`),
+      200,
+    );
     expect(conversation.title).toBe('A private conversation');
   });
 
@@ -337,7 +359,10 @@ describe('conversation history with the offline model', () => {
       [4, 'user'],
       [5, 'assistant'],
     ]);
-    const conversation = await expectStatus<ConversationWithMessages>(await call(`history/conversations/${sessionId}`), 200);
+    const conversation = await expectStatus<ConversationWithMessages>(
+      await call(`history/conversations/${sessionId}`),
+      200,
+    );
     expect(conversation.messageCount).toBe(6);
     expect(conversation.messages[0]?.content).toBe('My favourite colour is teal');
   });
