@@ -106,3 +106,12 @@ export function fullTextMatches(text: string, q: string): boolean {
   const have = new Set(words(text).map(stem));
   return wanted.every((word) => have.has(word));
 }
+
+/**
+ * Whether an exchange's index entry is about `topic` (SessionMemory.findExchanges): a tag equal to it, ignoring
+ * case, or every word of it in the line.
+ */
+export function exchangeIsAbout(entry: { line: string; tags: readonly string[] }, topic: string): boolean {
+  const wanted = topic.trim().toLowerCase();
+  return entry.tags.some((tag) => tag.toLowerCase() === wanted) || fullTextMatches(entry.line, topic);
+}

@@ -16,7 +16,7 @@ import type {
 import type { ConversationMessages, MessagePageOptions } from '../../shared/history/conversation-messages.js';
 import type { SessionMemory, StoredDigest } from '../../shared/history/session-memory.js';
 import { ValidationError } from '../../shared/errors.js';
-import { fullTextMatches } from '../../shared/history/full-text.js';
+import { exchangeIsAbout, fullTextMatches } from '../../shared/history/full-text.js';
 import { firstMessageTitle } from '../../shared/history/titles.js';
 
 const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
@@ -206,11 +206,8 @@ export class MemorySessionMemory implements SessionMemory {
   }
 
   findExchanges(userId: string, sessionId: string, topic: string, limit: number) {
-    const wanted = topic.trim().toLowerCase();
     const found = [...(this.exchanges.get(key(userId, sessionId))?.values() ?? [])]
-      .filter(
-        (entry) => entry.tags.some((tag) => tag.toLowerCase() === wanted) || matchesAll(entry.line, topic),
-      )
+      .filter((entry) => exchangeIsAbout(entry, topic))
       .sort((a, b) => b.ordinal - a.ordinal)
       .slice(0, limit);
     return Promise.resolve(found.map((entry) => structuredClone(entry)));
