@@ -195,6 +195,8 @@ interface ResourceNode {
 /** The package's `Items` class: resources by `_rid`, plus a unique-key index. */
 interface ItemStore<TNode extends ResourceNode> {
   _data: Map<string, TNode>;
+  /** The container's partition key paths (`/userId`, ...); the package files documents by the first only. */
+  _partitionKeyPath?: readonly string[];
   _ridCount: number;
   _parent: ResourceNode;
   create(data: { id: string; [property: string]: unknown }): StoredResource;
@@ -365,6 +367,8 @@ function reportChildrenRemoved(node: ResourceNode | undefined, observer: Account
 function hookDocuments(collection: CollectionNode, databaseRid: string, observer: AccountObserver): void {
   const store = collection.documents;
   const containerRid = ridOf(collection);
+  const paths = store._partitionKeyPath ?? [];
+  if (paths.length > 1) fileByWholeKey(store, paths);
   hookStore(store, 'document', () => [databaseRid, containerRid], observer);
   const fullScan = store.query.bind(store);
   // The package's query, over the partition's documents only when the request names a partition key.
@@ -392,6 +396,43 @@ function hookDocuments(collection: CollectionNode, databaseRid: string, observer
       throw error;
     }
   };
+}
+
+/**
+ * The package files a document under the value of its first partition key path only: under a hierarchical key
+ * ([/userId, /sessionId]) two sessions of one user could not both hold an item with the same id (`digest`), and a
+ * point read of one found the other's. This files the documents of such a container under their whole key, as
+ * Cosmos DB does: the key of a stored document from its properties, and the key a request names from its
+ * `x-ms-documentdb-partitionkey` header (the package's handlers pass on its first value only). Installed before
+ * the container holds documents.
+ */
+function fileByWholeKey(store: ItemStore<ResourceNode>, paths: readonly string[]): void {
+  const segments = paths.map((path) => path.split('/').filter((segment) => segment !== ''));
+  // The SDK sends `{}` for a component a document lacks.
+  const wholeKey = (values: readonly unknown[]) =>
+    JSON.stringify(values.map((value) => (value === undefined ? {} : value)));
+  store._getPartition = (data) => wholeKey(segments.map((path) => valueAt(data, path)));
+  const item = store._item.bind(store);
+  store._item = (keyPath, value, partition) => {
+    const header = requestPartitionKey.getStore();
+    let named: unknown;
+    try {
+      named = header === undefined ? undefined : JSON.parse(header);
+    } catch {
+      named = undefined;
+    }
+    const requested = Array.isArray(named) && named.length === paths.length ? wholeKey(named) : undefined;
+    return item(keyPath, value, requested ?? partition);
+  };
+}
+
+function valueAt(document: unknown, path: readonly string[]): unknown {
+  let value = document;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
 }
 
 function nodeOf(account: CosmosAccount): AccountNode {

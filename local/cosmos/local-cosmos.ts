@@ -25,6 +25,7 @@ import {
   type RouteParams,
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
+import { withPatchConditions } from './patch-conditions.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
 import { CorruptDataFileError } from '../persistence/data-file.js';
@@ -127,7 +128,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
     createRequestListener(
       () => live.account,
-      loadRouter(),
+      withPatchConditions(loadRouter()),
       requestHooks(live, sweeper, journal, counters.stats),
     ),
   );

@@ -1,7 +1,6 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
 import {
-  FIRST_MESSAGE_TITLE_CHARS,
   type ConversationHeader,
   type ExchangeEntry,
   type SessionDigest,
@@ -17,13 +16,12 @@ import type {
 import type { ConversationMessages, MessagePageOptions } from '../../shared/history/conversation-messages.js';
 import type { SessionMemory, StoredDigest } from '../../shared/history/session-memory.js';
 import { ValidationError } from '../../shared/errors.js';
+import { exchangeIsAbout, fullTextMatches } from '../../shared/history/full-text.js';
+import { firstMessageTitle } from '../../shared/history/titles.js';
 
 const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
-const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-const matchesAll = (text: string, q: string) => {
-  const have = new Set(words(text));
-  return words(q).every((word) => have.has(word));
-};
+/** Every word of q in text, as the Cosmos DB adapters match (full-text search, or its in-process stand-in). */
+const matchesAll = fullTextMatches;
 
 export class MemoryConversationHeaders implements ConversationHeaders {
   readonly headers = new Map<string, ConversationHeader>();
@@ -42,7 +40,7 @@ export class MemoryConversationHeaders implements ConversationHeaders {
         kind: 'conversation',
         userId: touch.userId,
         sessionId: touch.sessionId,
-        title: touch.firstUserText.trim().slice(0, FIRST_MESSAGE_TITLE_CHARS),
+        title: firstMessageTitle(touch.firstUserText),
         titleSource: 'first-message',
         createdAt: touch.createdAt,
         lastActivity: touch.lastActivity,
@@ -208,11 +206,8 @@ export class MemorySessionMemory implements SessionMemory {
   }
 
   findExchanges(userId: string, sessionId: string, topic: string, limit: number) {
-    const wanted = topic.trim().toLowerCase();
     const found = [...(this.exchanges.get(key(userId, sessionId))?.values() ?? [])]
-      .filter(
-        (entry) => entry.tags.some((tag) => tag.toLowerCase() === wanted) || matchesAll(entry.line, topic),
-      )
+      .filter((entry) => exchangeIsAbout(entry, topic))
       .sort((a, b) => b.ordinal - a.ordinal)
       .slice(0, limit);
     return Promise.resolve(found.map((entry) => structuredClone(entry)));

@@ -2,7 +2,7 @@
 // that treat 404 as "absent", single-partition queries, each checking what is stored against its contract, and one
 // DependencyError for a failed call.
 // The SDK's own message stays in `cause` (for the logs): clients only see which operation failed.
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, PartitionKey, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { DependencyError } from '../../errors.js';
 
@@ -29,7 +29,7 @@ export interface StoredItem<T> {
 export async function readItem<T>(
   container: Container,
   id: string,
-  partitionKey: string,
+  partitionKey: PartitionKey,
   what: string,
   schema: z.ZodType<T>,
 ): Promise<StoredItem<T> | undefined> {
@@ -45,7 +45,7 @@ export async function readItem<T>(
 export async function readItemIfChanged<T>(
   container: Container,
   id: string,
-  partitionKey: string,
+  partitionKey: PartitionKey,
   what: string,
   schema: z.ZodType<T>,
   etag: string | undefined,
@@ -68,7 +68,7 @@ export async function readItemIfChanged<T>(
 export async function queryItems<T>(
   container: Container,
   query: SqlQuerySpec,
-  partitionKey: string,
+  partitionKey: PartitionKey,
   what: string,
   schema: z.ZodType<T>,
 ): Promise<T[]> {

@@ -1,10 +1,14 @@
-// The history area's stores on Cosmos DB (conversation headers, long-term messages, session memory). A stand-in
-// on this branch: the real composition comes with the Cosmos adapters of the history ports; until then the app
-// cannot be built over Cosmos DB with history.
+// The history area's stores on Cosmos DB, each given the container it lives in. `fullText` says where search is
+// answered: Cosmos DB's full-text functions (Azure) or in process (the local server, which lacks them).
 import type { Database } from '@azure/cosmos';
+import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../contracts.js';
 import type { ConversationHeaders } from '../conversation-headers.js';
 import type { ConversationMessages } from '../conversation-messages.js';
+import type { FullTextMode } from '../full-text.js';
 import type { SessionMemory } from '../session-memory.js';
+import { createCosmosConversationHeaders } from './cosmos-conversation-headers.js';
+import { createCosmosConversationMessages } from './cosmos-conversation-messages.js';
+import { createCosmosSessionMemory } from './cosmos-session-memory.js';
 
 export interface HistoryStores {
   headers: ConversationHeaders;
@@ -13,8 +17,16 @@ export interface HistoryStores {
 }
 
 export function createHistoryStores(
-  _database: Database,
-  _options: { fullText: 'cosmos' | 'in-process' },
+  database: Database,
+  options: { fullText: FullTextMode; cachedSessions?: number },
 ): HistoryStores {
-  throw new Error('not implemented');
+  const messages = database.container(CONVERSATION_MESSAGES_CONTAINER);
+  return {
+    headers: createCosmosConversationHeaders(database.container(CONVERSATIONS_CONTAINER), options),
+    messages: createCosmosConversationMessages(messages, options),
+    sessionMemory: createCosmosSessionMemory(
+      messages,
+      options.cachedSessions === undefined ? {} : { cachedSessions: options.cachedSessions },
+    ),
+  };
 }

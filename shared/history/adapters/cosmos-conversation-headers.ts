@@ -1,0 +1,256 @@
+// The Cosmos DB adapter of ConversationHeaders (container `conversations`, partition userId, id = sessionId). Every
+// change is a patch of its writer's fields, conditioned on the stored header where a late or repeated write must
+// not win (a commit older than the stored count, a turn already recorded, a model title over a user's). The list is
+// one single-partition query newest first, paged with Cosmos DB's own continuation inside our opaque token.
+import { createHash } from 'node:crypto';
+import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import { z } from 'zod';
+import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { DependencyError, ValidationError } from '../../errors.js';
+import { conversationHeaderSchema, type ConversationHeader } from '../contracts.js';
+import type { ConversationHeaders, HeaderListOptions, HeaderTouch } from '../conversation-headers.js';
+import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
+import { firstMessageTitle } from '../titles.js';
+import { conditionNumber, patchItem } from './cosmos-patch.js';
+
+/** The words of a search sent to Cosmos DB; more add cost and hardly narrow a title search. */
+const MAX_SEARCH_WORDS = 16;
+
+export function createCosmosConversationHeaders(
+  container: Container,
+  options: { fullText: FullTextMode },
+): ConversationHeaders {
+  const what = 'the conversation header';
+
+  /** Moves the live fields forward unless the stored header already counts more messages. */
+  async function patchLive(touch: HeaderTouch): Promise<'patched' | 'unmet' | 'missing'> {
+    const operations: PatchOperation[] = [
+      { op: 'set', path: '/lastActivity', value: touch.lastActivity },
+      { op: 'set', path: '/messageCount', value: touch.messageCount },
+      { op: 'set', path: '/preview', value: touch.preview },
+    ];
+    const condition = `FROM c WHERE c.messageCount <= ${conditionNumber(touch.messageCount)}`;
+    return patchItem(container, touch.sessionId, touch.userId, operations, condition, what);
+  }
+
+  return {
+    async get(userId, sessionId) {
+      const read = await readItem(container, sessionId, userId, what, conversationHeaderSchema);
+      return read?.resource.userId === userId ? read.resource : undefined;
+    },
+
+    async touch(touch) {
+      // Patch first: every turn but the first finds its header, so a commit costs one round trip.
+      if ((await patchLive(touch)) !== 'missing') return;
+      try {
+        await container.items.create(newHeader(touch));
+        return;
+      } catch (error) {
+        if (cosmosStatus(error) !== 409) throw cosmosFailure(`creating ${what}`, error);
+      }
+      // Another commit of the same conversation created it meanwhile: move it forward as usual ('missing' now
+      // means it was deleted since, which a late touch must not undo).
+      await patchLive(touch);
+    },
+
+    async recordPersisted(userId, sessionId, turn) {
+      const operations: PatchOperation[] = [
+        { op: 'set', path: '/persistedCount', value: turn.upTo },
+        { op: 'set', path: '/persistedAt', value: turn.at },
+        { op: 'incr', path: '/tokens/prompt', value: turn.tokens.prompt },
+        { op: 'incr', path: '/tokens/completion', value: turn.tokens.completion },
+        { op: 'incr', path: '/tokens/total', value: turn.tokens.total },
+      ];
+      // The tokens are added once: a redelivered turn finds persistedCount already at its end.
+      const condition = `FROM c WHERE c.persistedCount < ${conditionNumber(turn.upTo)}`;
+      const patched = await patchItem(container, sessionId, userId, operations, condition, what);
+      return patched === 'patched' ? 'recorded' : patched === 'unmet' ? 'already-recorded' : 'missing';
+    },
+
+    async setTitle(userId, sessionId, title, source) {
+      const operations: PatchOperation[] = [
+        { op: 'set', path: '/title', value: title },
+        { op: 'set', path: '/titleSource', value: source },
+      ];
+      // A model's title never replaces the user's, even one the user set a moment before this write.
+      const condition = source === 'model' ? "FROM c WHERE c.titleSource != 'user'" : undefined;
+      const patched = await patchItem(container, sessionId, userId, operations, condition, what);
+      return patched === 'patched' ? 'set' : patched === 'unmet' ? 'kept' : 'missing';
+    },
+
+    async list(userId, listOptions) {
+      const limit = Math.max(1, Math.floor(listOptions.limit));
+      const key = listKey(userId, listOptions.match?.q);
+      const query = listQuery(listOptions.match, options.fullText);
+      if (query === undefined) return { headers: [] };
+      const keep = (header: ConversationHeader) =>
+        options.fullText === 'cosmos' ||
+        listOptions.match === undefined ||
+        listOptions.match.sessionIds.includes(header.sessionId) ||
+        fullTextMatches(header.title, listOptions.match.q);
+
+      let continuation =
+        listOptions.continuationToken === undefined
+          ? undefined
+          : decodeListToken(listOptions.continuationToken, key);
+      let fromCaller = continuation !== undefined;
+      const headers: ConversationHeader[] = [];
+      // Cosmos DB may answer a page short (even empty) with more to come: read on until the page is full.
+      do {
+        let page;
+        try {
+          page = await container.items
+            .query(query, {
+              partitionKey: userId,
+              maxItemCount: limit - headers.length,
+              ...(continuation === undefined ? {} : { continuationToken: continuation }),
+            })
+            .fetchNext();
+        } catch (error) {
+          if (fromCaller && (cosmosStatus(error) === 400 || error instanceof SyntaxError))
+            throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
+          throw cosmosFailure('listing conversations', error);
+        }
+        fromCaller = false;
+        headers.push(...parseHeaders(page.resources).filter(keep));
+        continuation = page.continuationToken || undefined;
+      } while (headers.length < limit && continuation !== undefined);
+      return continuation === undefined
+        ? { headers }
+        : { headers, continuationToken: encodeListToken(key, continuation) };
+    },
+
+    async totals(userId) {
+      const query =
+        "SELECT COUNT(1) AS conversations, SUM(c.messageCount) AS messages, SUM(c.tokens.prompt) AS prompt, SUM(c.tokens.completion) AS completion, SUM(c.tokens.total) AS total FROM c WHERE c.kind = 'conversation'";
+      let resources: unknown[];
+      try {
+        ({ resources } = await container.items.query(query, { partitionKey: userId }).fetchAll());
+      } catch (error) {
+        throw cosmosFailure('counting conversations', error);
+      }
+      const rows = z.array(totalsRowSchema).safeParse(resources);
+      if (!rows.success)
+        throw new DependencyError(
+          'cosmos',
+          'Cosmos DB answered the totals in a shape this version does not read.',
+          {
+            cause: rows.error,
+          },
+        );
+      // One row in a single partition; partial rows (a long-running aggregate) add up to the same.
+      const sum = (field: keyof z.infer<typeof totalsRowSchema>) =>
+        rows.data.reduce((total, row) => total + (row[field] ?? 0), 0);
+      return {
+        conversations: sum('conversations'),
+        messages: sum('messages'),
+        tokens: { prompt: sum('prompt'), completion: sum('completion'), total: sum('total') },
+      };
+    },
+
+    async delete(userId, sessionId) {
+      try {
+        await container.item(sessionId, userId).delete();
+        return true;
+      } catch (error) {
+        if (cosmosStatus(error) === 404) return false;
+        throw cosmosFailure(`deleting ${what}`, error);
+      }
+    },
+  };
+}
+
+function newHeader(touch: HeaderTouch): ConversationHeader {
+  return {
+    id: touch.sessionId,
+    kind: 'conversation',
+    userId: touch.userId,
+    sessionId: touch.sessionId,
+    title: firstMessageTitle(touch.firstUserText),
+    titleSource: 'first-message',
+    createdAt: touch.createdAt,
+    lastActivity: touch.lastActivity,
+    messageCount: touch.messageCount,
+    preview: touch.preview,
+    persistedCount: 0,
+    persistedAt: null,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+  };
+}
+
+const totalsRowSchema = z.object({
+  conversations: z.number().optional(),
+  messages: z.number().optional(),
+  prompt: z.number().optional(),
+  completion: z.number().optional(),
+  total: z.number().optional(),
+});
+
+function parseHeaders(resources: unknown[]): ConversationHeader[] {
+  const parsed = z.array(conversationHeaderSchema).safeParse(resources);
+  if (!parsed.success)
+    throw new DependencyError('cosmos', 'Cosmos DB holds conversation headers this version does not read.', {
+      cause: parsed.error,
+    });
+  return parsed.data;
+}
+
+/**
+ * The list's query, newest activity first. With a search: Cosmos DB's full-text search on the title, or (in
+ * process) a narrowing on the stems as substrings that the caller completes with fullTextMatches; either way a
+ * conversation whose messages matched (`sessionIds`) is in. Undefined when nothing can match.
+ */
+function listQuery(match: HeaderListOptions['match'], mode: FullTextMode): SqlQuerySpec | undefined {
+  const base = "SELECT * FROM c WHERE c.kind = 'conversation'";
+  const order = 'ORDER BY c.lastActivity DESC';
+  if (match === undefined) return { query: `${base} ${order}` };
+  const terms = (mode === 'cosmos' ? queryWords(match.q) : queryStems(match.q)).slice(0, MAX_SEARCH_WORDS);
+  const parameters: SqlParameter[] = terms.map((term, i) => ({ name: `@t${i}`, value: term }));
+  const titleMatches =
+    terms.length === 0
+      ? undefined
+      : mode === 'cosmos'
+        ? `FullTextContainsAll(c.title, ${terms.map((_, i) => `@t${i}`).join(', ')})`
+        : `(${terms.map((_, i) => `CONTAINS(LOWER(c.title), @t${i})`).join(' AND ')})`;
+  const sessionMatches =
+    match.sessionIds.length === 0 ? undefined : 'ARRAY_CONTAINS(@sessionIds, c.sessionId)';
+  if (sessionMatches !== undefined) parameters.push({ name: '@sessionIds', value: [...match.sessionIds] });
+  const either = [titleMatches, sessionMatches].filter((clause) => clause !== undefined);
+  if (either.length === 0) return undefined;
+  return { query: `${base} AND (${either.join(' OR ')}) ${order}`, parameters };
+}
+
+// --- The list's continuation token ----------------------------------------------------------------------------
+
+const INVALID_TOKEN =
+  'Invalid continuationToken: pass back the continuationToken of the previous page of this same list, unchanged.';
+
+/**
+ * What the caller holds between pages (base64url JSON): our version, which list it continues (a hash of the user
+ * and the search, so a token of another list is refused rather than misread), and Cosmos DB's own continuation.
+ */
+const listTokenSchema = z.object({ v: z.literal(1), list: z.string(), cosmos: z.string().min(1) });
+
+function listKey(userId: string, q: string | undefined): string {
+  return createHash('sha256')
+    .update(JSON.stringify([userId, q ?? null]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+function encodeListToken(list: string, cosmos: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, list, cosmos })).toString('base64url');
+}
+
+function decodeListToken(token: string, list: string): string {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  const parsed = listTokenSchema.safeParse(decoded);
+  if (!parsed.success || parsed.data.list !== list)
+    throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
+  return parsed.data.cosmos;
+}

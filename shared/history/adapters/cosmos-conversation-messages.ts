@@ -1,0 +1,166 @@
+// The Cosmos DB adapter of ConversationMessages (container `conversation-messages`, partition [userId, sessionId],
+// id = messageId): one small item per message, so storing a turn writes a constant number of items and a page
+// reads only its own. Search over a user's messages queries the prefix partition [userId] (a partial hierarchical
+// key): Cosmos DB's full-text search in Azure, its in-process stand-in (full-text.ts) on the local server.
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import { z } from 'zod';
+import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { DependencyError } from '../../errors.js';
+import { storedMessageSchema } from '../contracts.js';
+import type { ConversationMessages } from '../conversation-messages.js';
+import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
+import { mapLimited } from './cosmos-patch.js';
+
+/** Writes or deletes in flight at once for one call: enough to hide round trips, few enough to spare the RUs. */
+const PARALLEL_WRITES = 20;
+/** The words of a search sent to Cosmos DB. */
+const MAX_SEARCH_WORDS = 16;
+/** Items per page while searching: the search stops reading once it has `limit` sessions. */
+const SEARCH_PAGE = 200;
+
+export function createCosmosConversationMessages(
+  container: Container,
+  options: { fullText: FullTextMode },
+): ConversationMessages {
+  return {
+    async put(messages) {
+      const created = await mapLimited(messages, PARALLEL_WRITES, async (message) => {
+        try {
+          await container.items.create(storedMessageSchema.parse(message));
+          return 1;
+        } catch (error) {
+          // Already stored (a redelivered turn): an item is written once and never changes.
+          if (cosmosStatus(error) === 409) return 0;
+          throw cosmosFailure('storing a message of the conversation', error);
+        }
+      });
+      return created.reduce((sum: number, one) => sum + one, 0);
+    },
+
+    async page(userId, sessionId, pageOptions) {
+      const limit = Math.max(1, Math.floor(pageOptions.limit));
+      const query: SqlQuerySpec =
+        pageOptions.order === 'asc'
+          ? {
+              query:
+                "SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal > @after ORDER BY c.ordinal ASC",
+              parameters: [
+                { name: '@limit', value: limit },
+                { name: '@after', value: pageOptions.after ?? -1 },
+              ],
+            }
+          : {
+              query:
+                "SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal < @before ORDER BY c.ordinal DESC",
+              parameters: [
+                { name: '@limit', value: limit },
+                { name: '@before', value: pageOptions.before ?? Number.MAX_SAFE_INTEGER },
+              ],
+            };
+      return queryItems(
+        container,
+        query,
+        [userId, sessionId],
+        "the conversation's messages",
+        storedMessageSchema,
+      );
+    },
+
+    async get(userId, sessionId, messageId) {
+      const where = [userId, sessionId];
+      const read = await readItem(container, messageId, where, 'a message of the conversation', kindSchema);
+      // The partition also holds the exchange entries and the digest: only a message is one.
+      if (read?.resource.kind !== 'message') return undefined;
+      return parseStored(storedMessageSchema, read.resource, 'a message');
+    },
+
+    async sessionsMatching(userId, q, limit) {
+      const max = Math.max(0, Math.floor(limit));
+      if (max === 0) return [];
+      const inProcess = options.fullText === 'in-process';
+      const terms = (inProcess ? queryStems(q) : queryWords(q)).slice(0, MAX_SEARCH_WORDS);
+      if (terms.length === 0) return [];
+      const parameters = terms.map((term, i) => ({ name: `@t${i}`, value: term }));
+      const names = terms.map((_, i) => `@t${i}`);
+      // In process: the stems as substrings narrow the items (a superset), fullTextMatches decides.
+      const query: SqlQuerySpec = inProcess
+        ? {
+            query: `SELECT c.sessionId, c.content FROM c WHERE c.kind = 'message' AND ${names.map((name) => `CONTAINS(LOWER(c.content), ${name})`).join(' AND ')}`,
+            parameters,
+          }
+        : {
+            query: `SELECT DISTINCT VALUE c.sessionId FROM c WHERE c.kind = 'message' AND FullTextContainsAll(c.content, ${names.join(', ')})`,
+            parameters,
+          };
+      const found = new Set<string>();
+      try {
+        const pages = container.items
+          .query(query, { partitionKey: [userId], maxItemCount: SEARCH_PAGE })
+          .getAsyncIterator();
+        for await (const page of pages) {
+          for (const sessionId of matchingSessions(page.resources, inProcess, q)) {
+            found.add(sessionId);
+            if (found.size >= max) return [...found];
+          }
+        }
+      } catch (error) {
+        if (error instanceof DependencyError) throw error;
+        throw cosmosFailure('searching the messages', error);
+      }
+      return [...found];
+    },
+
+    async deleteAll(userId, sessionId) {
+      const partitionKey = [userId, sessionId];
+      const ids = await queryItems(
+        container,
+        { query: 'SELECT VALUE c.id FROM c' },
+        partitionKey,
+        "the conversation's items",
+        z.string(),
+      );
+      const deleted = await mapLimited(ids, PARALLEL_WRITES, async (id) => {
+        try {
+          await container.item(id, partitionKey).delete();
+          return 1;
+        } catch (error) {
+          // Gone already (a retried delete, or an expiry): what was asked for holds.
+          if (cosmosStatus(error) === 404) return 0;
+          throw cosmosFailure("deleting the conversation's items", error);
+        }
+      });
+      return deleted.reduce((sum: number, one) => sum + one, 0);
+    },
+  };
+}
+
+const kindSchema = z.looseObject({ kind: z.string() });
+
+function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new DependencyError('cosmos', `Cosmos DB holds ${what} this version does not read.`, {
+      cause: parsed.error,
+    });
+  return parsed.data;
+}
+
+const searchedMessageSchema = z.object({ sessionId: z.string(), content: z.string() });
+
+/** The sessions of a search page: as Cosmos DB matched them, or decided here (in process). */
+function matchingSessions(resources: unknown[], inProcess: boolean, q: string): string[] {
+  const parsed = inProcess
+    ? z.array(searchedMessageSchema).safeParse(resources)
+    : z.array(z.string()).safeParse(resources);
+  if (!parsed.success)
+    throw new DependencyError(
+      'cosmos',
+      'Cosmos DB answered a search in a shape this version does not read.',
+      {
+        cause: parsed.error,
+      },
+    );
+  return parsed.data.flatMap((row) =>
+    typeof row === 'string' ? [row] : fullTextMatches(row.content, q) ? [row.sessionId] : [],
+  );
+}

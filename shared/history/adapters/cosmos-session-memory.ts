@@ -1,0 +1,193 @@
+// The Cosmos DB adapter of SessionMemory: a conversation's exchange index entries (id `exchange.{chatMessageId}`)
+// and its rolling digest (id `digest`), beside its messages in `conversation-messages` (partition
+// [userId, sessionId]). Every turn reads the digest for its prompt, so the read is conditional on the version this
+// process last saw (304 without a body when unchanged); the history worker writes it conditioned on the version
+// it read, so two writers never lose each other's fold.
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import {
+  cosmosFailure,
+  cosmosStatus,
+  readItem,
+  readItemIfChanged,
+  type StoredItem,
+} from '../../cosmos/adapters/cosmos-items.js';
+import { DependencyError } from '../../errors.js';
+import {
+  exchangeDocumentId,
+  exchangeDocumentSchema,
+  exchangeEntrySchema,
+  SESSION_DIGEST_ID,
+  sessionDigestDocumentSchema,
+  type ExchangeDocument,
+  type ExchangeEntry,
+  type SessionDigest,
+  type SessionDigestDocument,
+} from '../contracts.js';
+import { exchangeIsAbout } from '../full-text.js';
+import type { SessionMemory, StoredDigest } from '../session-memory.js';
+import { RETURN_MINIMAL } from './cosmos-patch.js';
+
+/** Entries per page while looking for a topic: the lookup stops reading once it has `limit`. */
+const FIND_PAGE = 100;
+
+export function createCosmosSessionMemory(
+  container: Container,
+  options: { cachedSessions?: number } = {},
+): SessionMemory {
+  const digests = new DigestCache(options.cachedSessions ?? 1_000);
+
+  return {
+    async putExchange(userId, sessionId, entry) {
+      const document: ExchangeDocument = {
+        ...exchangeEntrySchema.parse(entry),
+        id: exchangeDocumentId(entry.exchangeId),
+        kind: 'exchange',
+        userId,
+        sessionId,
+      };
+      try {
+        // Not `return=minimal`: the SDK's upsert, like its create, reads the item's id from the answer.
+        await container.items.upsert(document);
+      } catch (error) {
+        throw cosmosFailure("storing an exchange's index entry", error);
+      }
+    },
+
+    async getExchange(userId, sessionId, exchangeId) {
+      const read = await readItem(
+        container,
+        exchangeDocumentId(exchangeId),
+        [userId, sessionId],
+        "an exchange's index entry",
+        exchangeDocumentSchema,
+      );
+      return read === undefined ? undefined : toEntry(read.resource);
+    },
+
+    async findExchanges(userId, sessionId, topic, limit) {
+      const max = Math.max(0, Math.floor(limit));
+      if (max === 0) return [];
+      // A conversation has as many entries as exchanges, each a line: reading their lines newest first and
+      // matching here answers alike in Azure and on the local server (which has no full-text functions).
+      const query: SqlQuerySpec = {
+        query:
+          "SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' ORDER BY c.ordinal DESC",
+      };
+      const found: ExchangeEntry[] = [];
+      try {
+        const pages = container.items
+          .query(query, { partitionKey: [userId, sessionId], maxItemCount: FIND_PAGE })
+          .getAsyncIterator();
+        for await (const page of pages) {
+          const entries = exchangeEntrySchema.array().safeParse(page.resources);
+          if (!entries.success)
+            throw new DependencyError(
+              'cosmos',
+              'Cosmos DB holds exchange entries this version does not read.',
+              {
+                cause: entries.error,
+              },
+            );
+          for (const entry of entries.data) {
+            if (!exchangeIsAbout(entry, topic)) continue;
+            found.push(entry);
+            if (found.length >= max) return found;
+          }
+        }
+      } catch (error) {
+        if (error instanceof DependencyError) throw error;
+        throw cosmosFailure("looking up the conversation's exchanges", error);
+      }
+      return found;
+    },
+
+    async getDigest(userId, sessionId) {
+      const key = digestKey(userId, sessionId);
+      const cached = digests.get(key);
+      const read = await readItemIfChanged(
+        container,
+        SESSION_DIGEST_ID,
+        [userId, sessionId],
+        "the conversation's digest",
+        sessionDigestDocumentSchema,
+        cached?.etag,
+      );
+      const current = read === 'unchanged' ? cached : read;
+      if (current === undefined) {
+        digests.delete(key);
+        return undefined;
+      }
+      digests.set(key, current);
+      return toStoredDigest(current);
+    },
+
+    async putDigest(userId, sessionId, digest, version) {
+      const key = digestKey(userId, sessionId);
+      const document: SessionDigestDocument = {
+        ...digest,
+        id: SESSION_DIGEST_ID,
+        kind: 'digest',
+        userId,
+        sessionId,
+      };
+      try {
+        const { etag } =
+          version === undefined
+            ? await container.items.create(document)
+            : await container.item(SESSION_DIGEST_ID, [userId, sessionId]).replace(document, {
+                ...RETURN_MINIMAL,
+                accessCondition: { type: 'IfMatch', condition: version },
+              });
+        digests.set(key, { resource: structuredClone(document), etag });
+        return 'written';
+      } catch (error) {
+        const status = cosmosStatus(error);
+        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
+        if (status === 409 || status === 412 || status === 404) {
+          digests.delete(key);
+          return 'conflict';
+        }
+        throw cosmosFailure("writing the conversation's digest", error);
+      }
+    },
+  };
+}
+
+function toEntry(document: ExchangeDocument): ExchangeEntry {
+  const { exchangeId, ordinal, line, tags, at } = document;
+  return { exchangeId, ordinal, line, tags: [...tags], at };
+}
+
+function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
+  const { summary, summarizedThrough, recentExchanges, pending, updatedAt } = item.resource;
+  const digest: SessionDigest = { summary, summarizedThrough, recentExchanges, pending, updatedAt };
+  // A copy: the caller may change what it was given without changing what this process remembers.
+  return { digest: structuredClone(digest), version: item.etag };
+}
+
+function digestKey(userId: string, sessionId: string): string {
+  return JSON.stringify([userId, sessionId]);
+}
+
+/**
+ * The digests this process last read or wrote, by conversation, so the next read is conditional. Bounded; least
+ * recently used first out.
+ */
+class DigestCache {
+  readonly #entries = new Map<string, StoredItem<SessionDigestDocument>>();
+  constructor(private readonly capacity: number) {}
+  get(key: string): StoredItem<SessionDigestDocument> | undefined {
+    return this.#entries.get(key);
+  }
+  set(key: string, item: StoredItem<SessionDigestDocument>): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, item);
+    if (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
