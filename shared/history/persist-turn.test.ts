@@ -226,8 +226,10 @@ describe('persistTurn', () => {
   it('redone after failing before the turn was recorded, adds nothing twice', async () => {
     const record = headers.recordPersisted.bind(headers);
     let failures = 1;
-    headers.recordPersisted = (...args) =>
-      failures-- > 0 ? Promise.reject(new Error('Cosmos DB unavailable')) : record(...args);
+    headers.recordPersisted = ((...args: Parameters<typeof record>) =>
+      failures-- > 0
+        ? Promise.reject(new Error('Cosmos DB unavailable'))
+        : record(...args)) as typeof headers.recordPersisted;
 
     await expect(persistTurn(services, turn(0), log)).rejects.toThrow('Cosmos DB unavailable');
     expect(await persistTurn(services, turn(0), log)).toBe('persisted');

@@ -35,6 +35,11 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { createChatTools } from '../../shared/tools/index.js';
+import {
+  MemoryConversationHeaders,
+  MemoryConversationMessages,
+  MemorySessionMemory,
+} from './in-memory-history.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -285,6 +290,9 @@ export interface TestApp extends App {
     workingMemory: MemoryWorkingMemory;
     turns: MemoryTurns;
     orchestrations: FakeOrchestrations;
+    headers: MemoryConversationHeaders;
+    conversationMessages: MemoryConversationMessages;
+    sessionMemory: MemorySessionMemory;
   };
 }
 
@@ -293,6 +301,7 @@ export function createTestApp(
   options: { settings?: Record<string, string>; healthChecks?: HealthCheck[]; llm?: LlmGateway } = {},
 ): TestApp {
   const config = testConfig(options.settings);
+  const conversationMessages = new MemoryConversationMessages();
   const fakes = {
     sessions: new MemorySessions(),
     posted: new MemoryPostedMessages(),
@@ -303,9 +312,18 @@ export function createTestApp(
     workingMemory: new MemoryWorkingMemory(),
     turns: new MemoryTurns(),
     orchestrations: new FakeOrchestrations(),
+    headers: new MemoryConversationHeaders(),
+    conversationMessages,
+    sessionMemory: new MemorySessionMemory(conversationMessages),
   };
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
+  };
+  const llm: LlmGateway = options.llm ?? {
+    streamChat: unreachableModel,
+    completeJson: unreachableModel,
+    embed: unreachableModel,
+    probe: unreachableModel,
   };
   return {
     config,
@@ -319,12 +337,7 @@ export function createTestApp(
         turns: fakes.turns,
         events: fakes.events,
         sink: fakes.events,
-        llm: options.llm ?? {
-          streamChat: unreachableModel,
-          completeJson: unreachableModel,
-          embed: unreachableModel,
-          probe: unreachableModel,
-        },
+        llm,
         tools: createChatTools(),
         publisher: fakes.publisher,
         settings: {
@@ -339,6 +352,16 @@ export function createTestApp(
       feed: fakes.feed,
       clientAccess: new FakeClientAccess(),
       tickets: fakes.tickets,
+    },
+    history: {
+      worker: {
+        headers: fakes.headers,
+        messages: fakes.conversationMessages,
+        sessionMemory: fakes.sessionMemory,
+        llm,
+        workingMemory: fakes.workingMemory,
+        settings: { promptTokenBudget: config.chat.promptTokenBudget },
+      },
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
