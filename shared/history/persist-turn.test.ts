@@ -219,8 +219,21 @@ describe('persistTurn', () => {
       tokens: { prompt: 20, completion: 10, total: 30 },
     });
     expect((await digest())?.pending.map((p) => p.chatMessageId)).toEqual([chatId(0), chatId(1)]);
-    // A redelivery after the turn was recorded costs one header read: no model call.
+    // A redelivery after the turn was recorded costs two point reads: no model call.
     expect(model.requests).toHaveLength(2);
+  });
+
+  it('stores an older turn replayed after later ones (from the dead-letter queue), without its tokens', async () => {
+    await persistTurn(services, turn(1), log);
+    expect(await persistTurn(services, turn(0), log)).toBe('persisted');
+    expect(
+      stored()
+        .map((m) => m.ordinal)
+        .sort(),
+    ).toEqual([0, 1, 2, 3]);
+    expect((await digest())?.pending.map((p) => p.chatMessageId)).toEqual([chatId(0), chatId(1)]);
+    expect(await header()).toMatchObject({ persistedCount: 4, tokens: { total: 15 } });
+    expect(log.lines.join('\n')).toMatch(/arrived after later turns/);
   });
 
   it('redone after failing before the turn was recorded, adds nothing twice', async () => {

@@ -70,8 +70,13 @@ export async function persistTurn(
     log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
     return 'conversation-deleted';
   }
-  // recordPersisted is the last step: a header past this turn means every step before it was done.
-  if (header.persistedCount >= upTo) return 'already-persisted';
+  // recordPersisted is the last step: a header past this turn means every step before it was done — unless this
+  // is an older event replayed (from the dead-letter queue, say) after later turns: its last item tells.
+  if (header.persistedCount >= upTo) {
+    const last = event.messages.reduce((a, b) => (b.ordinal > a.ordinal ? b : a));
+    if (await services.messages.get(userId, sessionId, last.messageId)) return 'already-persisted';
+    log.warn(`History: ${turnLabel} arrived after later turns were persisted; storing it now.`);
+  }
 
   const messages = event.complete ? event.messages : await wholeMessages(services, event, log);
   const user = messages.find((message) => message.role === 'user');
