@@ -129,3 +129,98 @@ describe('planReply', () => {
     expect(JSON.parse(object.content)).toHaveProperty('reply');
   });
 });
+
+describe('the history stand-in rules', () => {
+  const indexRequest = (input: object, withTitle = false) =>
+    request(JSON.stringify(input), {
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'exchange_index',
+          schema: {
+            type: 'object',
+            properties: {
+              line: { type: 'string' },
+              tags: { type: 'array', items: { type: 'string' } },
+              ...(withTitle ? { title: { type: 'string' } } : {}),
+            },
+            required: withTitle ? ['line', 'tags', 'title'] : ['line', 'tags'],
+          },
+        },
+      },
+    });
+
+  it('indexes an exchange: the question and the answer start on one line, the most frequent words as tags', () => {
+    const plan = planReply(
+      indexRequest({
+        question: 'What is the capital of Italy?\nI mean the city.',
+        answer: 'The capital of Italy is Rome, a city of ' + 'x'.repeat(200),
+      }),
+    );
+    const value = JSON.parse(plan.content) as { line: string; tags: string[] };
+    expect(value.line).toMatch(
+      /^Q: What is the capital of Italy\? I mean the city\. → A: The capital of Italy is Rome/,
+    );
+    expect([...value.line].length).toBeLessThanOrEqual(240);
+    expect(value.tags).toEqual(['capital', 'italy', 'city']);
+    expect(value).not.toHaveProperty('title');
+  });
+
+  it('titles from the first words of the first question when the schema asks for a title', () => {
+    const plan = planReply(
+      indexRequest(
+        {
+          firstQuestion:
+            'Help me plan a week in Rome with two children who love museums and ice cream please',
+          question: 'And hotels?',
+          answer: 'Near Termini.',
+        },
+        true,
+      ),
+    );
+    expect(JSON.parse(plan.content)).toEqual({
+      line: 'Q: And hotels? → A: Near Termini.',
+      tags: ['hotels', 'near', 'termini'],
+      title: 'Help me plan a week in Rome with two children who love',
+    });
+  });
+
+  it('summarises by joining the previous summary and the folded questions, keeping the newest 200 words', () => {
+    const summarise = (input: object) =>
+      JSON.parse(
+        planReply(
+          request(JSON.stringify(input), {
+            response_format: { type: 'json_schema', json_schema: { name: 'session_summary', schema: {} } },
+          }),
+        ).content,
+      ) as { summary: string };
+    expect(
+      summarise({
+        previousSummary: 'Asked about Rome.',
+        exchanges: [
+          { question: 'Hotels?', answer: 'a' },
+          { question: 'Trains?', answer: '', failed: true },
+        ],
+      }),
+    ).toEqual({ summary: 'Asked about Rome.; Hotels?; Trains?' });
+
+    const long = summarise({
+      previousSummary: 'old '.repeat(300),
+      exchanges: [{ question: 'newest question' }],
+    });
+    const words = long.summary.split(' ');
+    expect(words).toHaveLength(201);
+    expect(words[0]).toBe('…');
+    expect(long.summary).toMatch(/old; newest question$/);
+  });
+
+  it('falls back to the schema rules when the input is not the expected JSON', () => {
+    const plan = planReply(indexRequest({}));
+    expect(JSON.parse(plan.content)).toEqual({ line: 'Q: (empty)', tags: ['conversation'] });
+    const text = planReply({
+      ...indexRequest({}),
+      messages: [{ role: 'user', content: 'not json' }],
+    });
+    expect(JSON.parse(text.content)).toEqual({ line: 'not json', tags: ['not json'] });
+  });
+});

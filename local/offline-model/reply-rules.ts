@@ -34,6 +34,12 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
 
   const format = request.response_format;
   if (format?.type === 'json_schema') {
+    const history = historyFormatValue(format.json_schema.name, format.json_schema.schema, question);
+    if (history !== undefined)
+      return answer(
+        JSON.stringify(history),
+        `I will answer "${format.json_schema.name}" by its stand-in rule.`,
+      );
     const value = valueForSchema(format.json_schema.schema ?? {}, valueSourceFrom(question));
     return answer(JSON.stringify(value), `I will answer with JSON for "${format.json_schema.name}".`);
   }
@@ -120,4 +126,103 @@ function quote(text: string, limit = QUOTE_LIMIT): string {
   // One line: line breaks become spaces; other whitespace (tabs, U+202F, ...) is quoted as written.
   const chars = [...text.replace(/\s*[\r\n]+\s*/g, ' ').trim()];
   return chars.length <= limit ? chars.join('') : `${chars.slice(0, limit - 1).join('')}…`;
+}
+
+// --- Stand-in rules for the history worker's formats (shared/history/history-llm.ts) ------------------------
+// Its requests carry their input as JSON in the user message; these answers are built from that input by fixed
+// rules, so a local conversation gets index lines, tags, titles and summaries that say what was asked.
+
+const INDEX_PART_CHARS = 100;
+const MAX_STAND_IN_TAGS = 3;
+const TAG_CHARS = 40;
+const TITLE_CHARS = 60;
+const SUMMARY_QUESTION_CHARS = 100;
+const SUMMARY_WORDS = 200;
+const SUMMARY_CHARS = 2_000;
+const STOP_WORDS = new Set(
+  (
+    'the and for are but not you your with this that what which who how why when where was were has have had ' +
+    'can could would should will just from about into than then them they their there here its it is be of ' +
+    'to in on at by an a or as do does did me my we our us i he she his her so if no yes please tell'
+  ).split(' '),
+);
+
+/** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
+function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
+  if (name !== 'exchange_index' && name !== 'session_summary') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const fields = parsed as Record<string, unknown>;
+  const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
+  if (name === 'session_summary') {
+    const exchanges = Array.isArray(fields['exchanges']) ? (fields['exchanges'] as unknown[]) : [];
+    const questions = exchanges.map((exchange) =>
+      typeof exchange === 'object' &&
+      exchange !== null &&
+      typeof (exchange as { question?: unknown }).question === 'string'
+        ? quote((exchange as { question: string }).question, SUMMARY_QUESTION_CHARS)
+        : '',
+    );
+    return { summary: standInSummary(text('previousSummary'), questions) };
+  }
+  const question = text('question');
+  const answerText = text('answer');
+  const value: Record<string, unknown> = {
+    line: standInLine(question, answerText),
+    tags: standInTags(`${question} ${answerText}`),
+  };
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (properties?.['title'] !== undefined) value['title'] = standInTitle(text('firstQuestion') || question);
+  return value;
+}
+
+/** `Q: <question> → A: <answer start>`, each part on one line and cut to 100 characters. */
+export function standInLine(question: string, answer: string): string {
+  const q = quote(question, INDEX_PART_CHARS) || '(empty)';
+  return answer.trim() === '' ? `Q: ${q}` : `Q: ${q} → A: ${quote(answer, INDEX_PART_CHARS)}`;
+}
+
+/** The most frequent content words (3+ letters, no stop words, cut to 40), at most 3, ties by first appearance. */
+export function standInTags(text: string): string[] {
+  const counts = new Map<string, number>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    if ([...word].length >= 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([word]) => word);
+  const tags = ranked.slice(0, MAX_STAND_IN_TAGS).map((word) => [...word].slice(0, TAG_CHARS).join(''));
+  return tags.length > 0 ? tags : ['conversation'];
+}
+
+/** The first words of the question, at most 60 characters (cut at a word when it can be). */
+export function standInTitle(question: string): string {
+  const line = quote(question, Number.MAX_SAFE_INTEGER);
+  if ([...line].length <= TITLE_CHARS) return line || 'Conversation';
+  const start = [...line].slice(0, TITLE_CHARS).join('');
+  const atWord = start.slice(0, start.lastIndexOf(' '));
+  return (atWord.length >= TITLE_CHARS / 2 ? atWord : start).trim();
+}
+
+/**
+ * The previous summary and the folded questions, joined with "; ", keeping the newest words: at most 200 of them
+ * in at most 2,000 characters.
+ */
+export function standInSummary(previous: string, questions: readonly string[]): string {
+  const parts = [previous.trim(), ...questions].filter((part) => part !== '');
+  const words = parts
+    .join('; ')
+    .split(/\s+/)
+    .filter((word) => word !== '');
+  if (words.length === 0) return 'Nothing was asked yet.';
+  const kept: string[] = [];
+  let chars = 0;
+  for (const word of words.reverse()) {
+    chars += [...word].length + 1;
+    if (kept.length >= SUMMARY_WORDS || chars > SUMMARY_CHARS) break;
+    kept.unshift(word);
+  }
+  return kept.length === words.length ? kept.join(' ') : `… ${kept.join(' ')}`;
 }

@@ -14,6 +14,7 @@ import type { TurnServices } from '../chat/turn-steps.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
 import { createHistoryStores } from '../history/adapters/history-adapters.js';
+import type { HistoryWorkerServices } from '../history/persist-turn.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
@@ -50,12 +51,18 @@ export interface StreamingServices {
   tickets: StreamTicketStore;
 }
 
+export interface HistoryServices {
+  /** What the history worker persists a finished turn with (the invocation gives its logger). */
+  worker: HistoryWorkerServices;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
   identity: IdentityResolver;
   chat: ChatServices;
   streaming: StreamingServices;
+  history: HistoryServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -161,6 +168,16 @@ export function createApp(config: AppConfig, platform: Platform): App {
       feed: streaming.feed,
       clientAccess: streaming.clientAccess,
       tickets: createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER)),
+    },
+    history: {
+      worker: {
+        headers: history.headers,
+        messages: history.messages,
+        sessionMemory: history.sessionMemory,
+        llm,
+        workingMemory: stores.workingMemory,
+        settings: { promptTokenBudget: config.chat.promptTokenBudget },
+      },
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -2,6 +2,7 @@
 // entities in its contracts; this list gathers them for the local runtime's broker and for infra/ (through
 // scripts/generate-definitions.ts and the drift test).
 import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../chat/contracts.js';
+import { HISTORY_SUBSCRIPTION } from '../history/contracts.js';
 
 /** Max deliveries before Service Bus dead-letters a message (the entity setting in infra/ and locally). */
 export const MAX_DELIVERY_COUNT = 10;
@@ -47,5 +48,5 @@ export const serviceBusQueues: readonly QueueDefinition[] = [
  * and locally.
  */
 export const serviceBusTopics: readonly TopicDefinition[] = [
-  { name: MESSAGE_COMPLETED_TOPIC, subscriptions: [] },
+  { name: MESSAGE_COMPLETED_TOPIC, subscriptions: [{ name: HISTORY_SUBSCRIPTION, requiresSession: true }] },
 ];

@@ -16,11 +16,7 @@ import type { OutgoingMessage } from '../../shared/messaging/message-publisher.j
 import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
-import {
-  serviceBusQueues,
-  serviceBusTopics,
-  type TopicDefinition,
-} from '../../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues, type TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
 
 const userMessages = { queueName: USER_MESSAGES_QUEUE };
 const history = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: HISTORY_SUBSCRIPTION };
@@ -327,8 +323,8 @@ describe('what the file holds', () => {
     await first.publish(MESSAGE_COMPLETED_TOPIC, chatMessage('s1', 1));
     await first.close();
 
-    // The app's own declaration: the topic, no subscriptions yet (they come with their consumers).
-    const second = await openBus({ topics: serviceBusTopics });
+    // The topic declared without its subscriptions (as before their consumers came).
+    const second = await openBus({ topics: [{ name: MESSAGE_COMPLETED_TOPIC, subscriptions: [] }] });
     await expect(second.publish(MESSAGE_COMPLETED_TOPIC, chatMessage('s1', 2))).resolves.toBeUndefined();
     expect(() => second.activeMessageCount(history)).toThrow(/could not be found/);
     await second.close();

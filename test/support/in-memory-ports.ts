@@ -321,6 +321,12 @@ export function createTestApp(
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
   };
+  const llm: LlmGateway = options.llm ?? {
+    streamChat: unreachableModel,
+    completeJson: unreachableModel,
+    embed: unreachableModel,
+    probe: unreachableModel,
+  };
   return {
     config,
     identity: createIdentityResolver(config.auth),
@@ -333,12 +339,7 @@ export function createTestApp(
         turns: fakes.turns,
         events: fakes.events,
         sink: fakes.events,
-        llm: options.llm ?? {
-          streamChat: unreachableModel,
-          completeJson: unreachableModel,
-          embed: unreachableModel,
-          probe: unreachableModel,
-        },
+        llm,
         tools: createChatTools({
           messages: fakes.longTermMessages,
           sessionMemory: fakes.sessionMemory,
@@ -359,6 +360,16 @@ export function createTestApp(
       feed: fakes.feed,
       clientAccess: new FakeClientAccess(),
       tickets: fakes.tickets,
+    },
+    history: {
+      worker: {
+        headers: fakes.headers,
+        messages: fakes.longTermMessages,
+        sessionMemory: fakes.sessionMemory,
+        llm,
+        workingMemory: fakes.workingMemory,
+        settings: { promptTokenBudget: config.chat.promptTokenBudget },
+      },
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],

@@ -1,6 +1,7 @@
-// A tiny OpenAI-compatible chat model for end-to-end tests: each streamed chat completion answers with what the
-// test's script returns for that request (reasoning, text, tool calls), in the real Chat Completions chunk
-// format, and every request body is recorded so a test can check what the product sent to the model.
+// A tiny OpenAI-compatible chat model for end-to-end tests: each chat completion answers with what the test's
+// script returns for that request (reasoning, text, tool calls), in the real Chat Completions format — streamed
+// chunks, or one chat.completion object when the request does not stream (structured output) — and every request
+// body is recorded so a test can check what the product sent to the model.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,8 @@ export interface ChatCompletionRequest {
   stream_options?: { include_usage?: boolean };
   tools?: { type: 'function'; function: { name: string } }[];
   tool_choice?: unknown;
+  /** Structured output: `{ type: 'json_schema', json_schema: { name, schema, strict } }`. */
+  response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
 }
 
 export interface ScriptedReply {
@@ -28,7 +31,10 @@ export interface ScriptedReply {
   content?: string;
   /** `arguments` is the JSON text the model "produces". */
   toolCalls?: { name: string; arguments: string }[];
-  /** Cut the connection after this many chunks, as a provider (or the network) dropping a stream does. */
+  /**
+   * Cut the connection after this many chunks, as a provider (or the network) dropping a stream does; a
+   * non-streamed answer is cut before it is sent.
+   */
   breakAfterChunks?: number;
 }
 
@@ -98,11 +104,9 @@ async function handle(
   const body = JSON.parse(await readBody(request)) as ChatCompletionRequest;
   const call = requests.length;
   requests.push(body);
-  if (body.stream !== true) {
-    sendJson(response, 400, { error: { message: 'The scripted model only streams.', type: 'invalid' } });
-    return;
-  }
-  streamReply(response, body, script(body, call));
+  const reply = script(body, call);
+  if (body.stream === true) streamReply(response, body, reply);
+  else completeReply(response, body, reply);
 }
 
 function streamReply(response: ServerResponse, request: ChatCompletionRequest, reply: ScriptedReply): void {
@@ -160,6 +164,40 @@ function streamReply(response: ServerResponse, request: ChatCompletionRequest, r
   }
   for (const item of chunks) response.write(`data: ${JSON.stringify(item)}\n\n`);
   response.end('data: [DONE]\n\n');
+}
+
+/** A non-streamed answer: one `chat.completion` object, as OpenAI sends it (structured output asks for these). */
+function completeReply(response: ServerResponse, request: ChatCompletionRequest, reply: ScriptedReply): void {
+  if (reply.breakAfterChunks !== undefined) {
+    response.destroy();
+    return;
+  }
+  const toolCalls = (reply.toolCalls ?? []).map((call) => ({
+    id: `call_${randomUUID()}`,
+    type: 'function' as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const completionTokens = pieces(reply.reasoning).length + pieces(reply.content).length + toolCalls.length;
+  sendJson(response, 200, {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: toolCalls.length > 0 && !reply.content ? null : (reply.content ?? ''),
+          refusal: null,
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: 10, completion_tokens: completionTokens, total_tokens: 10 + completionTokens },
+  });
 }
 
 /** A text as token-like deltas: each word with its leading whitespace. */

@@ -1,0 +1,445 @@
+// The history worker's use-case over the in-memory history ports and a recording model: a turn is stored once
+// however often its event is delivered, failed turns keep their failure, a deleted conversation gets nothing,
+// the user's title wins over the model's, old turns fold into the summary past the budget, and a model that
+// answers badly never stops a turn from being persisted.
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ConversationMessage, MessageCompleted } from '../chat/contracts.js';
+import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
+import {
+  MemoryConversationHeaders,
+  MemoryConversationMessages,
+  MemorySessionMemory,
+} from '../../test/support/in-memory-history.js';
+import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from './history-llm.js';
+import { persistTurn, type HistoryWorkerServices } from './persist-turn.js';
+
+const userId = 'user_001';
+const sessionId = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const at = '2026-11-22T10:00:00.000Z';
+
+type Answer = (name: string, input: Record<string, unknown>) => unknown;
+
+/** A model that answers completeJson from the test's function and validates as the real gateway does. */
+class RecordingModel implements LlmGateway {
+  readonly requests: CompleteJsonRequest<unknown>[] = [];
+  constructor(public answer: Answer) {}
+  completeJson<T>(request: CompleteJsonRequest<T>): Promise<T> {
+    this.requests.push(request);
+    const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
+    const parsed = request.schema.safeParse(this.answer(request.name, input));
+    return parsed.success
+      ? Promise.resolve(parsed.data)
+      : Promise.reject(new LlmError(`unusable "${request.name}" JSON`, { retryable: true }));
+  }
+  inputs(name: string): Record<string, unknown>[] {
+    return this.requests
+      .filter((request) => request.name === name)
+      .map((request) => JSON.parse(request.messages.at(-1)?.content ?? '{}') as Record<string, unknown>);
+  }
+  streamChat(): Promise<LlmReply> {
+    return Promise.reject(new Error('not used'));
+  }
+  embed(): Promise<number[][]> {
+    return Promise.reject(new Error('not used'));
+  }
+  probe() {
+    return Promise.resolve({ ok: true, detail: 'recording model' });
+  }
+}
+
+const goodAnswer: Answer = (name, input) =>
+  name === SESSION_SUMMARY_FORMAT
+    ? {
+        summary: [
+          input['previousSummary'],
+          ...(input['exchanges'] as { question: string }[]).map((e) => `asked ${e.question}`),
+        ]
+          .filter((part) => part !== '')
+          .join('; '),
+      }
+    : 'firstQuestion' in input
+      ? { line: lineFor(input), tags: ['Topic', 'topic'], title: 'Model title' }
+      : { line: lineFor(input), tags: ['topic'] };
+const lineFor = (input: Record<string, unknown>) => `line: ${String(input['question']).slice(0, 20)}`;
+
+class SilentLog {
+  readonly lines: string[] = [];
+  log = (...args: unknown[]) => void this.lines.push(args.join(' '));
+  warn = (...args: unknown[]) => void this.lines.push(args.join(' '));
+}
+
+let headers: MemoryConversationHeaders;
+let messages: MemoryConversationMessages;
+let memory: MemorySessionMemory;
+let model: RecordingModel;
+let services: HistoryWorkerServices;
+let log: SilentLog;
+let hot: ConversationMessage[];
+
+beforeEach(async () => {
+  headers = new MemoryConversationHeaders();
+  messages = new MemoryConversationMessages();
+  memory = new MemorySessionMemory(messages);
+  model = new RecordingModel(goodAnswer);
+  log = new SilentLog();
+  hot = [];
+  services = {
+    headers,
+    messages,
+    sessionMemory: memory,
+    llm: model,
+    workingMemory: {
+      load: () => Promise.resolve({ userId, sessionId, messages: hot, messageCount: hot.length }),
+    },
+    settings: { promptTokenBudget: 4_000 },
+    now: () => new Date(at),
+  };
+  await startConversation('What is the capital of France?');
+});
+
+function startConversation(firstUserText: string) {
+  return headers.touch({
+    userId,
+    sessionId,
+    createdAt: at,
+    lastActivity: at,
+    messageCount: 2,
+    preview: 'p',
+    firstUserText,
+  });
+}
+
+const chatId = (n: number) => `7c9e6679-7425-40de-944b-${String(n).padStart(12, '0')}`;
+
+/** Turn n: the user's message at ordinal 2n and the answer at 2n + 1. */
+function turn(
+  n: number,
+  options: { question?: string; answer?: string; outcome?: 'completed' | 'failed' } = {},
+): MessageCompleted {
+  const chatMessageId = chatId(n);
+  const question = options.question ?? `question ${n}`;
+  const failed = options.outcome === 'failed';
+  return {
+    userId,
+    sessionId,
+    chatMessageId,
+    outcome: options.outcome ?? 'completed',
+    completedAt: at,
+    complete: true,
+    messages: [
+      {
+        messageId: `${chatMessageId}_user`,
+        chatMessageId,
+        role: 'user',
+        content: question,
+        timestamp: at,
+        ordinal: 2 * n,
+        ...(failed ? { failure: { code: 'model_unavailable', message: 'The model did not answer.' } } : {}),
+      },
+      ...(failed
+        ? []
+        : [
+            {
+              messageId: `${chatMessageId}_assistant`,
+              chatMessageId,
+              role: 'assistant' as const,
+              content: options.answer ?? `answer ${n}`,
+              timestamp: at,
+              finishReason: 'stop',
+              toolCalls: [
+                {
+                  id: 'c1',
+                  name: 'add_numbers',
+                  arguments: '{"a":1}',
+                  result: '1',
+                  isError: false,
+                  round: 0,
+                },
+              ],
+              usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+              ordinal: 2 * n + 1,
+            },
+          ]),
+    ],
+  };
+}
+
+const stored = () => [...(messages.items.get(`${userId}\u0000${sessionId}`)?.values() ?? [])];
+const header = async () => (await headers.get(userId, sessionId))!;
+const digest = async () => (await memory.getDigest(userId, sessionId))?.digest;
+
+describe('persistTurn', () => {
+  it('stores each message as an item with its tool calls, the exchange entry, and records the turn', async () => {
+    expect(await persistTurn(services, turn(0), log)).toBe('persisted');
+
+    expect(stored()).toEqual([
+      expect.objectContaining({
+        id: `${chatId(0)}_user`,
+        kind: 'message',
+        userId,
+        sessionId,
+        ordinal: 0,
+        content: 'question 0',
+      }),
+      expect.objectContaining({
+        id: `${chatId(0)}_assistant`,
+        kind: 'message',
+        ordinal: 1,
+        toolCalls: [expect.objectContaining({ name: 'add_numbers', result: '1' })],
+      }),
+    ]);
+    expect(await memory.getExchange(userId, sessionId, chatId(0))).toEqual({
+      exchangeId: chatId(0),
+      ordinal: 0,
+      line: 'line: question 0',
+      tags: ['topic'],
+      at,
+    });
+    expect(await header()).toMatchObject({
+      persistedCount: 2,
+      persistedAt: at,
+      tokens: { prompt: 10, completion: 5, total: 15 },
+    });
+    expect((await digest())?.pending).toEqual([
+      { chatMessageId: chatId(0), fromOrdinal: 0, toOrdinal: 1, tokens: expect.any(Number) as number },
+    ]);
+  });
+
+  it('stores items once and adds tokens once, however often the event is delivered', async () => {
+    for (let i = 0; i < 4; i++) await persistTurn(services, turn(0), log);
+    await persistTurn(services, turn(1), log);
+    for (let i = 0; i < 3; i++) {
+      await persistTurn(services, turn(1), log);
+      await persistTurn(services, turn(0), log);
+    }
+
+    expect(stored()).toHaveLength(4);
+    expect(await header()).toMatchObject({
+      persistedCount: 4,
+      tokens: { prompt: 20, completion: 10, total: 30 },
+    });
+    expect((await digest())?.pending.map((p) => p.chatMessageId)).toEqual([chatId(0), chatId(1)]);
+    // A redelivery after the turn was recorded costs two point reads: no model call.
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('stores an older turn replayed after later ones (from the dead-letter queue), without its tokens', async () => {
+    await persistTurn(services, turn(1), log);
+    expect(await persistTurn(services, turn(0), log)).toBe('persisted');
+    expect(
+      stored()
+        .map((m) => m.ordinal)
+        .sort(),
+    ).toEqual([0, 1, 2, 3]);
+    expect((await digest())?.pending.map((p) => p.chatMessageId)).toEqual([chatId(0), chatId(1)]);
+    expect(await header()).toMatchObject({ persistedCount: 4, tokens: { total: 15 } });
+    expect(log.lines.join('\n')).toMatch(/arrived after later turns/);
+  });
+
+  it('redone after failing before the turn was recorded, adds nothing twice', async () => {
+    const record = headers.recordPersisted.bind(headers);
+    let failures = 1;
+    headers.recordPersisted = ((...args: Parameters<typeof record>) =>
+      failures-- > 0
+        ? Promise.reject(new Error('Cosmos DB unavailable'))
+        : record(...args)) as typeof headers.recordPersisted;
+
+    await expect(persistTurn(services, turn(0), log)).rejects.toThrow('Cosmos DB unavailable');
+    expect(await persistTurn(services, turn(0), log)).toBe('persisted');
+
+    expect(stored()).toHaveLength(2);
+    expect((await digest())?.pending).toHaveLength(1);
+    expect((await header()).tokens.total).toBe(15);
+  });
+
+  it('stores a failed turn with its failure, without an exchange entry', async () => {
+    await persistTurn(services, turn(0, { outcome: 'failed' }), log);
+
+    expect(stored()).toEqual([
+      expect.objectContaining({
+        ordinal: 0,
+        failure: { code: 'model_unavailable', message: 'The model did not answer.' },
+      }),
+    ]);
+    expect(memory.exchanges.size).toBe(0);
+    expect(model.requests).toHaveLength(0);
+    expect(await header()).toMatchObject({ persistedCount: 1, tokens: { total: 0 } });
+    expect((await digest())?.pending).toMatchObject([
+      { chatMessageId: chatId(0), fromOrdinal: 0, toOrdinal: 0 },
+    ]);
+  });
+
+  it('writes nothing for a deleted conversation', async () => {
+    await headers.delete(userId, sessionId);
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(messages.items.size).toBe(0);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('removes what it wrote when the conversation is deleted while it runs', async () => {
+    model.answer = (name, input) => {
+      void headers.delete(userId, sessionId);
+      return goodAnswer(name, input);
+    };
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+  });
+
+  describe('titles', () => {
+    it('asks for a title with the second exchange, from how the conversation began', async () => {
+      await persistTurn(services, turn(0), log);
+      expect((await header()).titleSource).toBe('first-message');
+      await persistTurn(services, turn(1), log);
+
+      expect(model.inputs(EXCHANGE_INDEX_FORMAT)[1]).toEqual({
+        firstQuestion: 'What is the capital of France?',
+        question: 'question 1',
+        answer: 'answer 1',
+      });
+      expect(await header()).toMatchObject({ title: 'Model title', titleSource: 'model' });
+      expect((await memory.getExchange(userId, sessionId, chatId(1)))?.tags).toEqual(['topic']);
+
+      await persistTurn(services, turn(2), log);
+      expect(model.inputs(EXCHANGE_INDEX_FORMAT)[2]).not.toHaveProperty('firstQuestion');
+    });
+
+    it('asks at the first exchange when it has enough text', async () => {
+      await persistTurn(services, turn(0, { answer: 'x'.repeat(200) }), log);
+      expect(await header()).toMatchObject({ title: 'Model title', titleSource: 'model' });
+    });
+
+    it("never puts the model's title over the user's", async () => {
+      await headers.setTitle(userId, sessionId, 'My trip', 'user');
+      await persistTurn(services, turn(0, { answer: 'x'.repeat(300) }), log);
+      await persistTurn(services, turn(1), log);
+      expect(model.inputs(EXCHANGE_INDEX_FORMAT).some((input) => 'firstQuestion' in input)).toBe(false);
+      expect(await header()).toMatchObject({ title: 'My trip', titleSource: 'user' });
+    });
+
+    it("keeps the user's title set while the model was titling", async () => {
+      model.answer = (name, input) => {
+        void headers.setTitle(userId, sessionId, 'Renamed meanwhile', 'user');
+        return goodAnswer(name, input);
+      };
+      await persistTurn(services, turn(0, { answer: 'x'.repeat(300) }), log);
+      expect(await header()).toMatchObject({ title: 'Renamed meanwhile', titleSource: 'user' });
+    });
+  });
+
+  it('persists the turn when the model answers out of schema: the question stands in, the title stays', async () => {
+    model.answer = () => ({ line: '', tags: [], title: 'x'.repeat(500) });
+    expect(
+      await persistTurn(services, turn(0, { question: 'Where  is\nRome?', answer: 'y'.repeat(300) }), log),
+    ).toBe('persisted');
+
+    expect(stored()).toHaveLength(2);
+    expect(await memory.getExchange(userId, sessionId, chatId(0))).toMatchObject({
+      line: 'Q: Where is Rome?',
+      tags: [],
+    });
+    expect(await header()).toMatchObject({
+      title: 'What is the capital of France?',
+      titleSource: 'first-message',
+      persistedCount: 2,
+    });
+    expect(log.lines.join('\n')).toMatch(/no index line from the model/);
+  });
+
+  describe('the rolling summary', () => {
+    // Each turn: a 300-byte question and a 300-byte answer, (100 + 4) * 2 = 208 tokens. Budget 1000: a fold
+    // starts when pending passes 500 (the third turn) and leaves at most 250.
+    const long = (n: number) =>
+      turn(n, { question: `question ${n} `.padEnd(300, 'q'), answer: `answer ${n} `.padEnd(300, 'a') });
+
+    beforeEach(() => {
+      services.settings.promptTokenBudget = 1_000;
+    });
+
+    it('folds the oldest turns into the summary once they pass half the budget', async () => {
+      await persistTurn(services, long(0), log);
+      await persistTurn(services, long(1), log);
+      expect(model.requests.filter((r) => r.name === SESSION_SUMMARY_FORMAT)).toHaveLength(0);
+
+      await persistTurn(services, long(2), log);
+
+      expect(model.inputs(SESSION_SUMMARY_FORMAT)).toEqual([
+        {
+          previousSummary: '',
+          exchanges: [
+            { question: long(0).messages[0]?.content, answer: long(0).messages[1]?.content },
+            { question: long(1).messages[0]?.content, answer: long(1).messages[1]?.content },
+          ],
+        },
+      ]);
+      const after = await digest();
+      expect(after).toMatchObject({
+        summary: `asked ${long(0).messages[0]?.content}; asked ${long(1).messages[0]?.content}`,
+        summarizedThrough: 4,
+        pending: [{ chatMessageId: chatId(2), fromOrdinal: 4, toOrdinal: 5, tokens: 208 }],
+      });
+      expect(after?.recentExchanges.map((e) => e.exchangeId)).toEqual([chatId(0), chatId(1)]);
+      expect(after?.recentExchanges[0]?.line).toBe('line: question 0 qqqqqqqqq');
+
+      // The next fold starts from the summary so far and reads only the folded turns.
+      await persistTurn(services, long(3), log);
+      await persistTurn(services, long(4), log);
+      const second = model.inputs(SESSION_SUMMARY_FORMAT)[1];
+      expect(second?.['previousSummary']).toBe(after?.summary);
+      expect((second?.['exchanges'] as unknown[]).length).toBe(2);
+      expect(await digest()).toMatchObject({ summarizedThrough: 8, pending: [{ chatMessageId: chatId(4) }] });
+    });
+
+    it('folds once under redelivery', async () => {
+      for (const n of [0, 1, 2]) await persistTurn(services, long(n), log);
+      const before = await memory.getDigest(userId, sessionId);
+      await headers.setTitle(userId, sessionId, 'x', 'user');
+      // As if the header had not been recorded: the event runs all its steps again.
+      headers.headers.get(`${userId}\u0000${sessionId}`)!.persistedCount = 4;
+      await persistTurn(services, long(2), log);
+
+      expect(model.requests.filter((r) => r.name === SESSION_SUMMARY_FORMAT)).toHaveLength(1);
+      expect(await memory.getDigest(userId, sessionId)).toEqual(before);
+    });
+
+    it('keeps the turns pending when the summary is out of schema, and tries again next turn', async () => {
+      model.answer = (name, input) =>
+        name === SESSION_SUMMARY_FORMAT ? { summary: 'word '.repeat(400) } : goodAnswer(name, input);
+      for (const n of [0, 1, 2]) await persistTurn(services, long(n), log);
+      expect(await digest()).toMatchObject({ summary: '', summarizedThrough: 0 });
+      expect((await digest())?.pending).toHaveLength(3);
+      expect(log.lines.join('\n')).toMatch(/keeps 2 turns pending/);
+
+      model.answer = goodAnswer;
+      await persistTurn(services, long(3), log);
+      expect(await digest()).toMatchObject({ summarizedThrough: 6, pending: [{ chatMessageId: chatId(3) }] });
+    });
+
+    it('redoes its update when the digest changed under it', async () => {
+      const put = memory.putDigest.bind(memory);
+      let conflicts = 2;
+      memory.putDigest = (...args) => (conflicts-- > 0 ? Promise.resolve('conflict') : put(...args));
+      await persistTurn(services, long(0), log);
+      expect((await digest())?.pending).toHaveLength(1);
+    });
+  });
+
+  it('takes tool results whole from working memory when the event carries them cut', async () => {
+    const event = turn(0);
+    const whole = structuredClone(event.messages);
+    whole[1]!.toolCalls![0]!.result = 'r'.repeat(5_000);
+    event.messages[1]!.toolCalls![0]!.result = 'r'.repeat(1_000);
+    hot = whole;
+    await persistTurn(services, { ...event, complete: false }, log);
+    expect(stored()[1]?.toolCalls?.[0]?.result).toHaveLength(5_000);
+
+    hot = [];
+    await headers.delete(userId, sessionId);
+    await startConversation('again');
+    messages.items.clear();
+    await persistTurn(services, { ...event, complete: false }, log);
+    expect(stored()[1]?.toolCalls?.[0]?.result).toHaveLength(1_000);
+    expect(log.lines.join('\n')).toMatch(/tool results cut/);
+  });
+});

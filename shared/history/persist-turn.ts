@@ -1,0 +1,278 @@
+// The history worker's use-case: persists one finished turn (a `message-completed` event) to long-term history —
+// one item per message, the exchange's index entry, the rolling digest (folding old turns into the summary when
+// they outgrow the prompt), the model's title once the conversation has enough content — and then records it on
+// the header. Every step is idempotent, so a redelivered event changes nothing; every read and write is bounded
+// by the turn (or by the folded turns), never by the length of the conversation (DESIGN §2).
+import type { ConversationMessage, MessageCompleted } from '../chat/contracts.js';
+import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { Logger } from '../logger.js';
+import type {
+  ConversationHeader,
+  ExchangeEntry,
+  PendingTurn,
+  SessionDigest,
+  StoredMessage,
+  TokenTotals,
+} from './contracts.js';
+import type { ConversationHeaders } from './conversation-headers.js';
+import type { ConversationMessages } from './conversation-messages.js';
+import {
+  emptyDigest,
+  foldedDigest,
+  foldedSpan,
+  holdsTurn,
+  pendingTurnOf,
+  turnsToFold,
+  withPendingTurn,
+} from './digest.js';
+import { fallbackIndexLine, foldSummary, indexExchange, type ExchangeIndex } from './history-llm.js';
+import type { SessionMemory } from './session-memory.js';
+
+export interface HistoryWorkerServices {
+  headers: ConversationHeaders;
+  messages: ConversationMessages;
+  sessionMemory: SessionMemory;
+  llm: LlmGateway;
+  /** Read only when the event's tool results were cut: the hot store may still hold them whole. */
+  workingMemory: Pick<WorkingMemoryStore, 'load'>;
+  settings: { promptTokenBudget: number };
+  now?: () => Date;
+}
+
+export type PersistOutcome =
+  'persisted' | 'already-persisted' | 'conversation-deleted' | 'nothing-to-persist';
+
+/** A conversation has enough content for a model title once an exchange holds this much text (or at its second). */
+export const TITLE_MIN_CHARS = 200;
+
+/** Conditional digest writes tried before giving up (the event is then redelivered). */
+const DIGEST_ATTEMPTS = 3;
+
+type Log = Pick<Logger, 'log' | 'warn'>;
+type TurnMessage = ConversationMessage & { ordinal: number };
+
+export async function persistTurn(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  log: Log,
+): Promise<PersistOutcome> {
+  const { userId, sessionId, chatMessageId } = event;
+  const turnLabel = `turn ${chatMessageId} of session ${sessionId}`;
+  if (event.messages.length === 0) {
+    log.warn(`History: ${turnLabel} was announced without messages; nothing to persist.`);
+    return 'nothing-to-persist';
+  }
+  const upTo = Math.max(...event.messages.map((message) => message.ordinal)) + 1;
+
+  const header = await services.headers.get(userId, sessionId);
+  if (header === undefined) {
+    log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
+    return 'conversation-deleted';
+  }
+  // recordPersisted is the last step: a header past this turn means every step before it was done — unless this
+  // is an older event replayed (from the dead-letter queue, say) after later turns: its last item tells.
+  if (header.persistedCount >= upTo) {
+    const last = event.messages.reduce((a, b) => (b.ordinal > a.ordinal ? b : a));
+    if (await services.messages.get(userId, sessionId, last.messageId)) return 'already-persisted';
+    log.warn(`History: ${turnLabel} arrived after later turns were persisted; storing it now.`);
+  }
+
+  const messages = event.complete ? event.messages : await wholeMessages(services, event, log);
+  const user = messages.find((message) => message.role === 'user');
+  const assistant = messages.find((message) => message.role === 'assistant');
+  const completed = event.outcome === 'completed' && user !== undefined && assistant !== undefined;
+  const at = (services.now?.() ?? new Date()).toISOString();
+
+  // Independent of each other: the digest never folds this turn (digest.ts), so it needs no index line of it.
+  await Promise.all([
+    services.messages.put(messages.map((message) => storedMessage(event, message))),
+    completed ? indexTurn(services, event, header, { user, assistant }, log) : Promise.resolve(),
+    updateDigest(services, event, messages, at, log),
+  ]);
+
+  const recorded = await services.headers.recordPersisted(userId, sessionId, {
+    upTo,
+    at,
+    tokens: tokenTotals(assistant),
+  });
+  if (recorded === 'missing') {
+    // Deleted while this ran: the delete may have passed before these writes landed.
+    const removed = await services.messages.deleteAll(userId, sessionId);
+    log.log(`History: ${turnLabel}: the conversation was deleted meanwhile; removed ${removed} items again.`);
+    return 'conversation-deleted';
+  }
+  return 'persisted';
+}
+
+/**
+ * The turn's messages with their tool results whole when the hot store still holds them (it expires after 24 h);
+ * else the event's, cut, which is logged.
+ */
+async function wholeMessages(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  log: Log,
+): Promise<TurnMessage[]> {
+  const memory = await services.workingMemory.load(event.userId, event.sessionId);
+  const whole = new Map(memory.messages.map((message) => [message.messageId, message]));
+  let cut = 0;
+  const messages = event.messages.map((message) => {
+    const found = whole.get(message.messageId);
+    if (found?.toolCalls === undefined || message.toolCalls === undefined) {
+      if (message.toolCalls !== undefined) cut += 1;
+      return message;
+    }
+    return { ...message, toolCalls: found.toolCalls };
+  });
+  if (cut > 0)
+    log.warn(
+      `History: turn ${event.chatMessageId} of session ${event.sessionId} is stored with its tool results cut ` +
+        '(the event was too large and working memory no longer holds them).',
+    );
+  return messages;
+}
+
+function storedMessage(event: MessageCompleted, message: TurnMessage): StoredMessage {
+  return {
+    ...message,
+    id: message.messageId,
+    kind: 'message',
+    userId: event.userId,
+    sessionId: event.sessionId,
+  };
+}
+
+function tokenTotals(assistant: ConversationMessage | undefined): TokenTotals {
+  const usage = assistant?.usage;
+  return usage
+    ? { prompt: usage.promptTokens, completion: usage.completionTokens, total: usage.totalTokens }
+    : { prompt: 0, completion: 0, total: 0 };
+}
+
+/**
+ * The exchange's index entry, and the model's title when one is due: one model call. A failed or invalid answer
+ * does not stop persistence: the line falls back to the question, and the title stays (to be tried next turn).
+ */
+async function indexTurn(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  header: ConversationHeader,
+  exchange: { user: TurnMessage; assistant: TurnMessage },
+  log: Log,
+): Promise<void> {
+  const { user, assistant } = exchange;
+  const titleDue =
+    header.titleSource === 'first-message' &&
+    (user.ordinal >= 2 || user.content.length + assistant.content.length >= TITLE_MIN_CHARS);
+  let index: ExchangeIndex;
+  try {
+    index = await indexExchange(
+      services.llm,
+      { question: user.content, answer: assistant.content },
+      titleDue ? { firstQuestion: header.title } : undefined,
+    );
+  } catch (error) {
+    log.warn(
+      `History: no index line from the model for turn ${event.chatMessageId} of session ${event.sessionId}; ` +
+        `the question stands in. ${describe(error)}`,
+    );
+    index = { line: fallbackIndexLine(user.content), tags: [] };
+  }
+  const entry: ExchangeEntry = {
+    exchangeId: event.chatMessageId,
+    ordinal: user.ordinal,
+    line: index.line,
+    tags: index.tags,
+    at: assistant.timestamp,
+  };
+  const [, titled] = await Promise.all([
+    services.sessionMemory.putExchange(event.userId, event.sessionId, entry),
+    index.title === undefined
+      ? undefined
+      : services.headers.setTitle(event.userId, event.sessionId, index.title, 'model'),
+  ]);
+  if (titled === 'kept')
+    log.log(`History: session ${event.sessionId} keeps the title its user set; the model's is not used.`);
+}
+
+/**
+ * Adds the turn to the digest's pending turns and folds the oldest into the summary when they outgrow the prompt
+ * budget; a conditional write, redone on a conflict. A redelivered turn the digest holds changes nothing.
+ */
+async function updateDigest(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  messages: readonly TurnMessage[],
+  at: string,
+  log: Log,
+): Promise<void> {
+  const turn = pendingTurnOf(event.chatMessageId, messages);
+  for (let attempt = 1; ; attempt++) {
+    const stored = await services.sessionMemory.getDigest(event.userId, event.sessionId);
+    const current = stored?.digest ?? emptyDigest(at);
+    if (holdsTurn(current, turn)) return;
+    let next = withPendingTurn(current, turn, at);
+    const folding = turnsToFold(next.pending, services.settings.promptTokenBudget);
+    if (folding.length > 0) next = (await fold(services, event, next, folding, at, log)) ?? next;
+    const written = await services.sessionMemory.putDigest(
+      event.userId,
+      event.sessionId,
+      next,
+      stored?.version,
+    );
+    if (written === 'written') return;
+    if (attempt >= DIGEST_ATTEMPTS)
+      throw new Error(
+        `The digest of session ${event.sessionId} changed under ${DIGEST_ATTEMPTS} writes in a row; ` +
+          'the event will be delivered again.',
+      );
+  }
+}
+
+/**
+ * The digest with `folding` in its summary: one page read of the folded turns' messages, their index entries
+ * (point reads), one model call. Undefined when the model gives no usable summary: the turns stay pending and
+ * the next turn tries again (the prompt fits the history to its budget meanwhile).
+ */
+async function fold(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  digest: SessionDigest,
+  folding: readonly PendingTurn[],
+  at: string,
+  log: Log,
+): Promise<SessionDigest | undefined> {
+  const { userId, sessionId } = event;
+  const span = foldedSpan(folding);
+  const [stored, entries] = await Promise.all([
+    services.messages.page(userId, sessionId, { order: 'asc', after: span.after, limit: span.count }),
+    Promise.all(
+      folding.map((turn) => services.sessionMemory.getExchange(userId, sessionId, turn.chatMessageId)),
+    ),
+  ]);
+  const exchanges = folding.map((turn) => {
+    const own = stored.filter((message) => message.chatMessageId === turn.chatMessageId);
+    const question = own.find((message) => message.role === 'user');
+    return {
+      question: question?.content ?? '',
+      answer: own.find((message) => message.role === 'assistant')?.content ?? '',
+      failed: question?.failure !== undefined,
+    };
+  });
+  try {
+    const summary = await foldSummary(services.llm, digest.summary, exchanges);
+    const lines = entries.filter((entry): entry is ExchangeEntry => entry !== undefined);
+    return foldedDigest(digest, { turns: folding, summary, lines }, at);
+  } catch (error) {
+    log.warn(
+      `History: session ${sessionId} keeps ${folding.length} turns pending: no summary from the model. ` +
+        describe(error),
+    );
+    return undefined;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
