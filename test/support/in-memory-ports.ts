@@ -255,8 +255,18 @@ export class FakeOrchestrations implements OrchestrationClient {
   raiseEvent() {
     return Promise.resolve();
   }
-  terminate() {
+  terminate(instanceId: string, reason: string) {
+    const status = this.instances.get(instanceId);
+    if (status === undefined) return Promise.reject(new NotFoundError(instanceId));
+    if (!isFinishedStatus(status.runtimeStatus))
+      Object.assign(status, { runtimeStatus: 'Terminated', output: reason });
     return Promise.resolve();
+  }
+  purge(instanceId: string) {
+    const status = this.instances.get(instanceId);
+    if (status !== undefined && !isFinishedStatus(status.runtimeStatus))
+      return Promise.reject(new ConflictError(`${instanceId} is ${status.runtimeStatus}`));
+    return Promise.resolve(this.instances.delete(instanceId));
   }
 }
 
