@@ -44,8 +44,22 @@ export class MemorySessions implements SessionStore {
     this.sessions.push(session);
     return Promise.resolve(session);
   }
+  /** Sessions whose conversation is being deleted (`${userId}/${sessionId}`). */
+  readonly deleting = new Set<string>();
   find(userId: string, sessionId: string) {
+    if (this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(undefined);
     return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
+  }
+  markDeleting(userId: string, sessionId: string) {
+    const found = this.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+    if (found) this.deleting.add(`${userId}/${sessionId}`);
+    return Promise.resolve(found);
+  }
+  delete(userId: string, sessionId: string) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    this.deleting.delete(`${userId}/${sessionId}`);
+    if (index >= 0) this.sessions.splice(index, 1);
+    return Promise.resolve(index >= 0);
   }
 }
 
