@@ -4,6 +4,7 @@ import { chatTurnFunctions } from './chat-turn.js';
 import { chatFunctions } from './chat.js';
 import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
+import { historyApiFunctions } from './history-api.js';
 import { streamFunctions } from './stream.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
@@ -11,4 +12,5 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...chatFunctions,
   ...streamFunctions,
   ...chatTurnFunctions,
+  ...historyApiFunctions,
 ];

@@ -11,8 +11,16 @@ import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
 import type { TurnServices } from '../chat/turn-steps.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
+import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
+import { createCosmosConversationEraser } from '../history/adapters/cosmos-conversation-eraser.js';
+import { createHistoryStores } from '../history/adapters/history-adapters.js';
+import type { ConversationEraser } from '../history/conversation-eraser.js';
+import type { ConversationHeaders } from '../history/conversation-headers.js';
+import type { ConversationMessages } from '../history/conversation-messages.js';
+import type { SessionMemory } from '../history/session-memory.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
@@ -49,12 +57,28 @@ export interface StreamingServices {
   tickets: StreamTicketStore;
 }
 
+export interface HistoryServices {
+  /** One small header per conversation: the list, titles, counts, totals. */
+  headers: ConversationHeaders;
+  /** One item per message kept long-term. */
+  messages: ConversationMessages;
+  /** Exchange index entries and the rolling digest (beside the messages). */
+  sessionMemory: SessionMemory;
+  /** The conversation API reads the committed messages the history worker has not stored yet from here. */
+  workingMemory: WorkingMemoryStore;
+  /** Deleting a conversation marks, then removes, its session. */
+  sessions: SessionStore;
+  /** What a deleted conversation left outside history's containers. */
+  eraser: ConversationEraser;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
   identity: IdentityResolver;
   chat: ChatServices;
   streaming: StreamingServices;
+  history: HistoryServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -73,6 +97,11 @@ export interface Platform {
   cosmosAgent?: Agent;
   /** Local runtime only: Web PubSub is reached over plain HTTP on loopback. */
   allowInsecureWebPubSub?: boolean;
+  /**
+   * Local runtime only: the local Cosmos DB server has no full-text search, so history search matches words in
+   * process (the same results); in Azure it is Cosmos DB's full-text search.
+   */
+  fullTextSearch?: 'in-process';
   close(): Promise<void>;
 }
 
@@ -88,6 +117,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   const stores = createChatStores(database, { promptTokenBudget: config.chat.promptTokenBudget });
   const streaming = createStreamingAdapters(database, webPubSub);
+  const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
 
   const ownChecks: HealthCheck[] = [
     {
@@ -147,6 +177,18 @@ export function createApp(config: AppConfig, platform: Platform): App {
       feed: streaming.feed,
       clientAccess: streaming.clientAccess,
       tickets: createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER)),
+    },
+    history: {
+      headers: history.headers,
+      messages: history.messages,
+      sessionMemory: history.sessionMemory,
+      workingMemory: stores.workingMemory,
+      sessions: stores.sessions,
+      eraser: createCosmosConversationEraser({
+        hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+        turnEvents: database.container(TURN_EVENTS_CONTAINER),
+        sessions: database.container(SESSIONS_CONTAINER),
+      }),
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -35,6 +35,12 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { createChatTools } from '../../shared/tools/index.js';
+import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
+import {
+  MemoryConversationHeaders,
+  MemoryConversationMessages,
+  MemorySessionMemory,
+} from './in-memory-history.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -284,6 +290,56 @@ export class FakeOrchestrations implements OrchestrationClient {
   }
 }
 
+/**
+ * The eraser over the other fakes, as the Cosmos DB adapter is over their containers: a session's turn data (its
+ * working memory, turn records, tool results, events and stream tickets) and its posted records.
+ */
+export class MemoryConversationEraser implements ConversationEraser {
+  constructor(
+    private readonly fakes: {
+      posted: MemoryPostedMessages;
+      tickets: MemoryStreamTickets;
+      events: MemoryEvents;
+      turns: MemoryTurns;
+      workingMemory: MemoryWorkingMemory;
+    },
+  ) {}
+  postedMessageIds(userId: string, sessionId: string) {
+    return Promise.resolve(
+      [...this.fakes.posted.records.values()]
+        .filter((record) => record.userId === userId && record.sessionId === sessionId)
+        .sort((a, b) => a.postedAt.localeCompare(b.postedAt))
+        .map((record) => record.chatMessageId),
+    );
+  }
+  eraseTurnData(sessionId: string) {
+    const { tickets, events, turns, workingMemory } = this.fakes;
+    let count = 0;
+    const drop = <V>(map: Map<string | number, V>, belongs: (key: string | number, value: V) => boolean) => {
+      for (const [key, value] of [...map]) if (belongs(key, value) && map.delete(key)) count += 1;
+    };
+    const turnIds = new Set(
+      [...turns.turns.values()].filter((t) => t.sessionId === sessionId).map((t) => t.chatMessageId),
+    );
+    drop(turns.turns, (_key, turn) => turn.sessionId === sessionId);
+    drop(turns.results, (key) => turnIds.has(String(key).split('/')[0] ?? ''));
+    drop(events.stored, (_key, event) => event.sessionId === sessionId);
+    drop(events.batches, (_key, batch) => batch[0]?.sessionId === sessionId);
+    drop(tickets.grants, (key) => String(key).startsWith(`${sessionId}/`));
+    // The fake working memory holds one conversation.
+    if (workingMemory.messages.length > 0) count += 1;
+    workingMemory.messages = [];
+    return Promise.resolve(count);
+  }
+  erasePosted(userId: string, sessionId: string) {
+    let count = 0;
+    for (const [key, record] of [...this.fakes.posted.records])
+      if (record.userId === userId && record.sessionId === sessionId && this.fakes.posted.records.delete(key))
+        count += 1;
+    return Promise.resolve(count);
+  }
+}
+
 /** The settings the local runtime gives the app, plus the test's own. */
 export function testConfig(settings: Record<string, string> = {}): AppConfig {
   return loadConfig({
@@ -309,6 +365,10 @@ export interface TestApp extends App {
     workingMemory: MemoryWorkingMemory;
     turns: MemoryTurns;
     orchestrations: FakeOrchestrations;
+    headers: MemoryConversationHeaders;
+    messages: MemoryConversationMessages;
+    sessionMemory: MemorySessionMemory;
+    eraser: MemoryConversationEraser;
   };
 }
 
@@ -327,6 +387,15 @@ export function createTestApp(
     workingMemory: new MemoryWorkingMemory(),
     turns: new MemoryTurns(),
     orchestrations: new FakeOrchestrations(),
+    headers: new MemoryConversationHeaders(),
+    messages: new MemoryConversationMessages(),
+  };
+  const history = {
+    headers: fakes.headers,
+    messages: fakes.messages,
+    // Shares the messages' partition, so deleteAll removes its entries and digest too.
+    sessionMemory: new MemorySessionMemory(fakes.messages),
+    eraser: new MemoryConversationEraser(fakes),
   };
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
@@ -364,9 +433,17 @@ export function createTestApp(
       clientAccess: new FakeClientAccess(),
       tickets: fakes.tickets,
     },
+    history: {
+      headers: history.headers,
+      messages: history.messages,
+      sessionMemory: history.sessionMemory,
+      workingMemory: fakes.workingMemory,
+      sessions: fakes.sessions,
+      eraser: history.eraser,
+    },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),
-    fakes,
+    fakes: { ...fakes, ...history },
   };
 }
