@@ -216,6 +216,7 @@ export const titleBodySchema = z.object(
       .transform((value) => value.trim())
       .refine((value) => value !== '', 'must not be empty')
       .refine((value) => value.length <= MAX_TITLE_CHARS, `must be at most ${MAX_TITLE_CHARS} characters`)
+      // eslint-disable-next-line no-control-regex -- control characters are what it refuses
       .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'must not contain control characters'),
   },
   { error: 'the body must be a JSON object' },
