@@ -212,6 +212,9 @@ describe('GET /api/history/users/{userId}/conversations', () => {
     expect((await expectProblem(await list('?q=%20%20'), 400, 'validation_failed')).detail).toBe(
       'Invalid query: q must not be empty.',
     );
+    expect((await expectProblem(await list('?q=%21%3F'), 400, 'validation_failed')).detail).toBe(
+      'Invalid query: q must contain a letter or a digit.',
+    );
     expect((await expectProblem(await list(`?q=${'x'.repeat(201)}`), 400, 'validation_failed')).detail).toBe(
       'Invalid query: q must be at most 200 characters.',
     );

@@ -90,6 +90,8 @@ export const listConversationsQuerySchema = z.object({
     .transform((value) => value.trim())
     .refine((value) => value !== '', 'must not be empty')
     .refine((value) => value.length <= MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
+    // Matching is by words: a q with none would match everything.
+    .refine((value) => value === '' || /[\p{L}\p{N}]/u.test(value), 'must contain a letter or a digit')
     .optional(),
 });
 export type ListConversationsQuery = z.infer<typeof listConversationsQuerySchema>;
