@@ -5,6 +5,7 @@ import { chatFunctions } from './chat.js';
 import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
+import { historyApiFunctions } from './history-api.js';
 import { streamFunctions } from './stream.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
@@ -13,4 +14,5 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...streamFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
+  ...historyApiFunctions,
 ];

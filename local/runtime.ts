@@ -162,6 +162,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       credential: createAzureCredential(config),
       cosmosAgent: cosmos.agent,
       allowInsecureWebPubSub: true,
+      fullTextSearch: 'in-process',
       publisher: serviceBus,
       orchestrations: (_context: InvocationContext) => durable,
       healthChecks: () => [

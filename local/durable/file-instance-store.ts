@@ -107,6 +107,12 @@ export class FileInstanceStore implements InstanceStore {
     return Promise.resolve([...this.#records.values()].map((record) => structuredClone(record)));
   }
 
+  delete(instanceId: string): Promise<boolean> {
+    if (this.#closed || !this.#records.delete(instanceId)) return Promise.resolve(false);
+    this.#append({ op: 'delete', instanceIds: [instanceId] });
+    return Promise.resolve(true);
+  }
+
   purgeFinished(before: Date): Promise<string[]> {
     const expired = this.#closed ? [] : expiredInstanceIds(this.#records, before);
     for (const instanceId of expired) this.#records.delete(instanceId);

@@ -33,6 +33,8 @@ export interface InstanceStore {
   put(record: InstanceRecord): Promise<void>;
   /** Every record, for resuming instances after a restart. */
   list(): Promise<InstanceRecord[]>;
+  /** Deletes the instance's record; false when there was none. */
+  delete(instanceId: string): Promise<boolean>;
   /** Deletes finished instances last updated before `before` and returns their ids. */
   purgeFinished(before: Date): Promise<string[]>;
   /** Resolves once every change made so far would survive a crash. */
@@ -71,6 +73,10 @@ export class InMemoryInstanceStore implements InstanceStore {
 
   list(): Promise<InstanceRecord[]> {
     return Promise.resolve([...this.#records.values()].map((record) => structuredClone(record)));
+  }
+
+  delete(instanceId: string): Promise<boolean> {
+    return Promise.resolve(this.#records.delete(instanceId));
   }
 
   purgeFinished(before: Date): Promise<string[]> {

@@ -170,6 +170,22 @@ export class LocalDurableDriver implements OrchestrationClient {
     await this.#store.flush();
   }
 
+  /** Forgets a finished instance, as the task hub's purge does; a Pending or Running one is refused. */
+  async purge(instanceId: string): Promise<boolean> {
+    this.#assertOpen();
+    const purged = await this.#exclusive(instanceId, async () => {
+      const record = await this.#store.get(instanceId);
+      if (record === undefined) return false;
+      if (!isFinishedStatus(record.runtimeStatus))
+        throw new ConflictError(
+          `Orchestration instance '${instanceId}' is ${record.runtimeStatus}: terminate it before purging it.`,
+        );
+      return this.#store.delete(instanceId);
+    });
+    await this.#store.flush();
+    return purged;
+  }
+
   /** Resolves with the status once the instance is Completed, Failed or Terminated; rejects after `timeoutMs`. */
   waitForCompletion(instanceId: string, timeoutMs: number): Promise<OrchestrationStatus> {
     return new Promise((resolve, reject) => {

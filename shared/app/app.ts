@@ -11,10 +11,17 @@ import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
 import type { TurnServices } from '../chat/turn-steps.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
+import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
-import { createHistoryStores } from '../history/adapters/history-adapters.js';
 import type { HistoryWorkerServices } from '../history/persist-turn.js';
+import { createCosmosConversationEraser } from '../history/adapters/cosmos-conversation-eraser.js';
+import { createHistoryStores } from '../history/adapters/history-adapters.js';
+import type { ConversationEraser } from '../history/conversation-eraser.js';
+import type { ConversationHeaders } from '../history/conversation-headers.js';
+import type { ConversationMessages } from '../history/conversation-messages.js';
+import type { SessionMemory } from '../history/session-memory.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
@@ -54,6 +61,18 @@ export interface StreamingServices {
 export interface HistoryServices {
   /** What the history worker persists a finished turn with (the invocation gives its logger). */
   worker: HistoryWorkerServices;
+  /** One small header per conversation: the list, titles, counts, totals. */
+  headers: ConversationHeaders;
+  /** One item per message kept long-term. */
+  messages: ConversationMessages;
+  /** Exchange index entries and the rolling digest (beside the messages). */
+  sessionMemory: SessionMemory;
+  /** The conversation API reads the committed messages the history worker has not stored yet from here. */
+  workingMemory: WorkingMemoryStore;
+  /** Deleting a conversation marks, then removes, its session. */
+  sessions: SessionStore;
+  /** What a deleted conversation left outside history's containers. */
+  eraser: ConversationEraser;
 }
 
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
@@ -81,6 +100,11 @@ export interface Platform {
   cosmosAgent?: Agent;
   /** Local runtime only: Web PubSub is reached over plain HTTP on loopback. */
   allowInsecureWebPubSub?: boolean;
+  /**
+   * Local runtime only: the local Cosmos DB server has no full-text search, so history search matches words in
+   * process (the same results); in Azure it is Cosmos DB's full-text search.
+   */
+  fullTextSearch?: 'in-process';
   close(): Promise<void>;
 }
 
@@ -94,10 +118,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const webPubSub = createWebPubSubClient(config, platform);
   const llm = createLlm(config, platform.credential);
 
-  // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so it is matched in process there.
-  const history = createHistoryStores(database, {
-    fullText: config.env === 'azure' ? 'cosmos' : 'in-process',
-  });
+  // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
+  const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
   const stores = createChatStores(database, {
     promptTokenBudget: config.chat.promptTokenBudget,
     history: { headers: history.headers, messages: history.messages },
@@ -178,6 +200,16 @@ export function createApp(config: AppConfig, platform: Platform): App {
         workingMemory: stores.workingMemory,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
       },
+      headers: history.headers,
+      messages: history.messages,
+      sessionMemory: history.sessionMemory,
+      workingMemory: stores.workingMemory,
+      sessions: stores.sessions,
+      eraser: createCosmosConversationEraser({
+        hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+        turnEvents: database.container(TURN_EVENTS_CONTAINER),
+        sessions: database.container(SESSIONS_CONTAINER),
+      }),
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -168,7 +168,11 @@ export type TurnRef = z.infer<typeof turnRefSchema>;
 
 // --- Stored documents -------------------------------------------------------------------------------------
 
-export const sessionDocumentSchema = chatSessionSchema.extend({ id: z.string() });
+export const sessionDocumentSchema = chatSessionSchema.extend({
+  id: z.string(),
+  /** Set when DELETE of its conversation began: from then on the session is not found (the delete resumes). */
+  deletingAt: z.iso.datetime().optional(),
+});
 export type SessionDocument = z.infer<typeof sessionDocumentSchema>;
 
 export const turnFailureSchema = z.object({ code: z.string(), message: z.string() });

@@ -41,6 +41,7 @@ function fakeClient(existing: OrchestrationStatus | undefined, overrides: Partia
     waitForCompletion: vi.fn(() => Promise.resolve(status('Completed'))),
     raiseEvent: vi.fn(() => Promise.resolve()),
     terminate: vi.fn(() => Promise.resolve()),
+    purge: vi.fn(() => Promise.resolve(false)),
     ...overrides,
   } satisfies OrchestrationClient;
 }

@@ -30,6 +30,12 @@ export interface OrchestrationClient {
   waitForCompletion(instanceId: string, timeoutMs: number): Promise<OrchestrationStatus>;
   raiseEvent(instanceId: string, eventName: string, eventData?: unknown): Promise<void>;
   terminate(instanceId: string, reason: string): Promise<void>;
+  /**
+   * Forgets a finished instance: its status, input, output and history (a deleted conversation keeps nothing in
+   * the task hub). False when no instance has that id. A Pending or Running instance → ConflictError: terminate
+   * it and purge once it has finished.
+   */
+  purge(instanceId: string): Promise<boolean>;
 }
 
 /** waitForCompletion's time ran out while the instance was still pending or running. */

@@ -192,4 +192,29 @@ describe('httpHandler', () => {
       /needs a `ticket`/,
     );
   });
+  it('answers a text result as it is, with its own content-type and headers, and no-store', async () => {
+    const text = endpoint({
+      name: 'text',
+      route: 'text',
+      methods: ['GET'],
+      summary: 'Answers Markdown.',
+      auth: 'caller',
+      handle() {
+        return Promise.resolve({
+          status: 200,
+          text: '# Title\n\nNot JSON: "quoted"\n',
+          headers: {
+            'content-type': 'text/markdown; charset=utf-8',
+            'content-disposition': 'attachment; filename="title.md"',
+          },
+        });
+      },
+    });
+    const reply = await callEndpoint(text, app(), { headers: asUser('user_001') });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename="title.md"');
+    expect(reply.headers.get('cache-control')).toBe('no-store');
+    expect(await reply.text()).toBe('# Title\n\nNot JSON: "quoted"\n');
+  });
 });

@@ -31,7 +31,17 @@ export interface StreamResult {
   headers: Record<string, string>;
 }
 
-export type EndpointResult = JsonResult | StreamResult;
+/**
+ * A text answer that is not JSON (an export as Markdown, say): `text` goes out as it is, with the endpoint's
+ * headers, which name its content-type.
+ */
+export interface TextResult {
+  status: number;
+  text: string;
+  headers: Record<string, string>;
+}
+
+export type EndpointResult = JsonResult | StreamResult | TextResult;
 
 /**
  * Who may call: a caller resolved from the identity headers (the default); anyone (the health probe); or a
@@ -187,6 +197,7 @@ function userIdOf(part: unknown): string | undefined {
 function toResponse(result: EndpointResult): HttpResponseInit {
   if ('stream' in result) return { status: result.status, headers: result.headers, body: result.stream };
   const headers = { 'cache-control': 'no-store', ...result.headers };
+  if ('text' in result) return { status: result.status, headers, body: result.text };
   return result.body === undefined
     ? { status: result.status, headers }
     : { status: result.status, headers, jsonBody: result.body };

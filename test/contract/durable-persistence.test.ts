@@ -372,6 +372,26 @@ describe('LocalDurableDriver with a data file', () => {
     expect(failed.output).toContain('the model is unreachable');
   });
 
+  it('forgets a purged instance for good: a crash right after the purge does not bring it back', async () => {
+    const file = join(dir, 'durable.json');
+    const reg = registry({
+      quick: function* () {
+        yield* [];
+        return 'ok';
+      },
+    });
+    const driver = await openDriver(reg, { dataFile: file });
+    await driver.startNew('quick', { instanceId: 'purged-1' });
+    await driver.startNew('quick', { instanceId: 'kept-1' });
+    await driver.waitForCompletion('purged-1', WAIT_MS);
+    await driver.waitForCompletion('kept-1', WAIT_MS);
+    expect(await driver.purge('purged-1')).toBe(true);
+
+    // purge resolved once the deletion was saved.
+    expect(await savedRecord(file, 'purged-1')).toBeUndefined();
+    expect(await savedRecord(file, 'kept-1')).toMatchObject({ runtimeStatus: 'Completed' });
+  });
+
   describe('retention', () => {
     const quick: df.OrchestrationHandler = function* () {
       yield* [];

@@ -484,6 +484,28 @@ describe('LocalDurableDriver', () => {
     await expect(driver.raiseEvent('nobody', 'x')).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('purges a finished instance and refuses to purge a running one', async () => {
+    const driver = driverFor(
+      registry({
+        forever: function* (context: df.OrchestrationContext) {
+          yield context.df.waitForExternalEvent('never');
+          return 'unreachable';
+        },
+      }),
+    );
+
+    await driver.startNew('forever', { instanceId: 'purge-1' });
+    await driver.idle();
+    await expect(driver.purge('purge-1')).rejects.toBeInstanceOf(ConflictError);
+    await driver.terminate('purge-1', 'conversation deleted');
+    await expect(driver.purge('purge-1')).resolves.toBe(true);
+    expect(await driver.getStatus('purge-1')).toBeUndefined();
+    await expect(driver.purge('purge-1')).resolves.toBe(false);
+    // The id may be used again, as after a task hub purge.
+    await driver.startNew('forever', { instanceId: 'purge-1' });
+    expect((await driver.getStatus('purge-1'))?.runtimeStatus).toMatch(/Pending|Running/);
+  });
+
   it('rejects unknown orchestrations and stops accepting work once closed', async () => {
     const driver = driverFor(registry({}));
     await expect(driver.startNew('missing', { instanceId: 'x' })).rejects.toBeInstanceOf(NotFoundError);

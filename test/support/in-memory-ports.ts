@@ -35,6 +35,7 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { createChatTools } from '../../shared/tools/index.js';
+import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import {
   MemoryConversationHeaders,
   MemoryConversationMessages,
@@ -49,8 +50,22 @@ export class MemorySessions implements SessionStore {
     this.sessions.push(session);
     return Promise.resolve(session);
   }
+  /** Sessions whose conversation is being deleted (`${userId}/${sessionId}`). */
+  readonly deleting = new Set<string>();
   find(userId: string, sessionId: string) {
+    if (this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(undefined);
     return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
+  }
+  markDeleting(userId: string, sessionId: string) {
+    const found = this.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+    if (found) this.deleting.add(`${userId}/${sessionId}`);
+    return Promise.resolve(found);
+  }
+  delete(userId: string, sessionId: string) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    this.deleting.delete(`${userId}/${sessionId}`);
+    if (index >= 0) this.sessions.splice(index, 1);
+    return Promise.resolve(index >= 0);
   }
 }
 
@@ -260,8 +275,68 @@ export class FakeOrchestrations implements OrchestrationClient {
   raiseEvent() {
     return Promise.resolve();
   }
-  terminate() {
+  terminate(instanceId: string, reason: string) {
+    const status = this.instances.get(instanceId);
+    if (status === undefined) return Promise.reject(new NotFoundError(instanceId));
+    if (!isFinishedStatus(status.runtimeStatus))
+      Object.assign(status, { runtimeStatus: 'Terminated', output: reason });
     return Promise.resolve();
+  }
+  purge(instanceId: string) {
+    const status = this.instances.get(instanceId);
+    if (status !== undefined && !isFinishedStatus(status.runtimeStatus))
+      return Promise.reject(new ConflictError(`${instanceId} is ${status.runtimeStatus}`));
+    return Promise.resolve(this.instances.delete(instanceId));
+  }
+}
+
+/**
+ * The eraser over the other fakes, as the Cosmos DB adapter is over their containers: a session's turn data (its
+ * working memory, turn records, tool results, events and stream tickets) and its posted records.
+ */
+export class MemoryConversationEraser implements ConversationEraser {
+  constructor(
+    private readonly fakes: {
+      posted: MemoryPostedMessages;
+      tickets: MemoryStreamTickets;
+      events: MemoryEvents;
+      turns: MemoryTurns;
+      workingMemory: MemoryWorkingMemory;
+    },
+  ) {}
+  postedMessageIds(userId: string, sessionId: string) {
+    return Promise.resolve(
+      [...this.fakes.posted.records.values()]
+        .filter((record) => record.userId === userId && record.sessionId === sessionId)
+        .sort((a, b) => a.postedAt.localeCompare(b.postedAt))
+        .map((record) => record.chatMessageId),
+    );
+  }
+  eraseTurnData(sessionId: string) {
+    const { tickets, events, turns, workingMemory } = this.fakes;
+    let count = 0;
+    const drop = <V>(map: Map<string | number, V>, belongs: (key: string | number, value: V) => boolean) => {
+      for (const [key, value] of [...map]) if (belongs(key, value) && map.delete(key)) count += 1;
+    };
+    const turnIds = new Set(
+      [...turns.turns.values()].filter((t) => t.sessionId === sessionId).map((t) => t.chatMessageId),
+    );
+    drop(turns.turns, (_key, turn) => turn.sessionId === sessionId);
+    drop(turns.results, (key) => turnIds.has(String(key).split('/')[0] ?? ''));
+    drop(events.stored, (_key, event) => event.sessionId === sessionId);
+    drop(events.batches, (_key, batch) => batch[0]?.sessionId === sessionId);
+    drop(tickets.grants, (key) => String(key).startsWith(`${sessionId}/`));
+    // The fake working memory holds one conversation.
+    if (workingMemory.messages.length > 0) count += 1;
+    workingMemory.messages = [];
+    return Promise.resolve(count);
+  }
+  erasePosted(userId: string, sessionId: string) {
+    let count = 0;
+    for (const [key, record] of [...this.fakes.posted.records])
+      if (record.userId === userId && record.sessionId === sessionId && this.fakes.posted.records.delete(key))
+        count += 1;
+    return Promise.resolve(count);
   }
 }
 
@@ -290,10 +365,11 @@ export interface TestApp extends App {
     workingMemory: MemoryWorkingMemory;
     turns: MemoryTurns;
     orchestrations: FakeOrchestrations;
-    /** Long-term history, as the chat turn sees it (headers it touches, the digest and the past-answer tools). */
+    /** Long-term history, as the chat turn, the history worker and the History API see it. */
     headers: MemoryConversationHeaders;
     longTermMessages: MemoryConversationMessages;
     sessionMemory: MemorySessionMemory;
+    eraser: MemoryConversationEraser;
   };
 }
 
@@ -317,6 +393,12 @@ export function createTestApp(
     longTermMessages,
     // Beside the messages, as in Cosmos DB: deleting a conversation's messages deletes its index and digest.
     sessionMemory: new MemorySessionMemory(longTermMessages),
+  };
+  const history = {
+    headers: fakes.headers,
+    messages: fakes.longTermMessages,
+    sessionMemory: fakes.sessionMemory,
+    eraser: new MemoryConversationEraser(fakes),
   };
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
@@ -370,10 +452,16 @@ export function createTestApp(
         workingMemory: fakes.workingMemory,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
       },
+      headers: history.headers,
+      messages: history.messages,
+      sessionMemory: history.sessionMemory,
+      workingMemory: fakes.workingMemory,
+      sessions: fakes.sessions,
+      eraser: history.eraser,
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),
-    fakes,
+    fakes: { ...fakes, ...history },
   };
 }

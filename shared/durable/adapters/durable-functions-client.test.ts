@@ -43,6 +43,12 @@ class FakeDurableClient implements DurableClientPort {
     return this.#answer(undefined);
   }
 
+  purgeInstanceHistory(instanceId: string): Promise<df.PurgeHistoryResult> {
+    this.calls.push(['purgeInstanceHistory', instanceId]);
+    const deleted = this.statuses.delete(instanceId) ? 1 : 0;
+    return this.#answer({ instancesDeleted: deleted });
+  }
+
   #answer<T>(value: T): Promise<T> {
     const failure = this.failNext;
     this.failNext = undefined;
@@ -168,6 +174,31 @@ describe('createDurableFunctionsClient', () => {
     await expect(client.terminate('x', 'why')).rejects.toBeInstanceOf(NotFoundError);
     fake.failNext = new Error('socket hang up');
     await expect(client.terminate('x', 'why')).rejects.toBeInstanceOf(DependencyError);
+  });
+
+  it('purges a finished instance, refuses a running one, and answers false for an unknown id', async () => {
+    const fake = new FakeDurableClient();
+    const client = createDurableFunctionsClient(fake);
+    fake.statuses.set(
+      'done',
+      status({ instanceId: 'done', runtimeStatus: 'Completed' as df.OrchestrationRuntimeStatus }),
+    );
+    fake.statuses.set('busy', status({ instanceId: 'busy' }));
+
+    await expect(client.purge('done')).resolves.toBe(true);
+    await expect(client.purge('done')).resolves.toBe(false);
+    await expect(client.purge('busy')).rejects.toBeInstanceOf(ConflictError);
+    expect(fake.calls.filter(([method]) => method === 'purgeInstanceHistory')).toEqual([
+      ['purgeInstanceHistory', 'done'],
+    ]);
+
+    fake.statuses.set(
+      'failing',
+      status({ instanceId: 'failing', runtimeStatus: 'Failed' as df.OrchestrationRuntimeStatus }),
+    );
+    const purge = client.purge('failing');
+    fake.failNext = new Error('socket hang up'); // the status read has been sent; the purge call fails
+    await expect(purge).rejects.toBeInstanceOf(DependencyError);
   });
 
   it('waits for completion by polling the status with a growing interval, and gives up at the timeout', async () => {

@@ -1,0 +1,129 @@
+// The History API (seed 000): a user's conversations, newest activity first (optionally searched); one
+// conversation with its messages, a page at a time; renaming, exporting (Markdown or JSON) and deleting it; and
+// the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
+// conversation is answered exactly like an unknown one (404).
+import { z } from 'zod';
+import { sessionIdSchema } from '../shared/chat/contracts.js';
+import { titleBodySchema } from '../shared/history/contracts.js';
+import { deleteConversation } from '../shared/history/delete-conversation.js';
+import {
+  exportConversation,
+  exportQuerySchema,
+  getConversation,
+  getConversationQuerySchema,
+  historyStats,
+  listConversations,
+  listConversationsQuerySchema,
+  renameConversation,
+} from '../shared/history/history-api.js';
+import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
+
+const userParamsSchema = z.object({ userId: z.string().min(1).max(128) });
+const sessionParamsSchema = z.object({ sessionId: sessionIdSchema });
+
+export const listConversationsEndpoint = endpoint({
+  name: 'listConversations',
+  route: 'history/users/{userId}/conversations',
+  methods: ['GET'],
+  summary:
+    "The caller's conversations, newest activity first: ?limit, ?continuationToken, and ?q to match words of titles and messages.",
+  auth: 'caller',
+  params: userParamsSchema,
+  query: listConversationsQuerySchema,
+  async handle({ app, caller, query }) {
+    return { status: 200, body: await listConversations(app.history, caller.userId, query) };
+  },
+});
+
+export const getConversationEndpoint = endpoint({
+  name: 'getConversation',
+  route: 'history/conversations/{sessionId}',
+  methods: ['GET'],
+  summary:
+    'One conversation with its messages (tool calls and results included), a page at a time: ?limit, ?continuationToken, ?order=asc|desc.',
+  auth: 'caller',
+  params: sessionParamsSchema,
+  query: getConversationQuerySchema,
+  async handle({ app, caller, params, query }) {
+    return { status: 200, body: await getConversation(app.history, caller.userId, params.sessionId, query) };
+  },
+});
+
+export const renameConversationEndpoint = endpoint({
+  name: 'renameConversation',
+  route: 'history/conversations/{sessionId}/title',
+  methods: ['PUT'],
+  summary: "Sets the conversation's title {title}; a title the user set is never replaced by the model's.",
+  auth: 'caller',
+  params: sessionParamsSchema,
+  body: { schema: titleBodySchema, maxBytes: 4 * 1024, what: 'title' },
+  async handle({ app, caller, params, body }) {
+    return {
+      status: 200,
+      body: await renameConversation(app.history.headers, caller.userId, params.sessionId, body.title),
+    };
+  },
+});
+
+export const deleteConversationEndpoint = endpoint({
+  name: 'deleteConversation',
+  route: 'history/conversations/{sessionId}',
+  methods: ['DELETE'],
+  summary:
+    'Deletes the conversation everywhere it lives (history, hot store, turn events, turns); a later POST /api/chat to it → 404.',
+  auth: 'caller',
+  usesDurableClient: true,
+  params: sessionParamsSchema,
+  async handle({ app, caller, params, context }) {
+    const deleted = await deleteConversation(
+      { ...app.history, orchestrations: app.orchestrations(context) },
+      caller.userId,
+      params.sessionId,
+    );
+    context.log(`Deleted conversation ${params.sessionId}:`, deleted);
+    return { status: 204 };
+  },
+});
+
+export const exportConversationEndpoint = endpoint({
+  name: 'exportConversation',
+  route: 'history/conversations/{sessionId}/export',
+  methods: ['GET'],
+  summary: 'The whole conversation as a file: ?format=markdown (the default) or json.',
+  auth: 'caller',
+  params: sessionParamsSchema,
+  query: exportQuerySchema,
+  async handle({ app, caller, params, query }) {
+    const file = await exportConversation(app.history, caller.userId, params.sessionId, query.format);
+    return {
+      status: 200,
+      text: file.text,
+      headers: {
+        'content-type': file.contentType,
+        'content-disposition': `attachment; filename="${file.fileName}"`,
+      },
+    };
+  },
+});
+
+export const historyStatsEndpoint = endpoint({
+  name: 'historyStats',
+  route: 'history/users/{userId}/stats',
+  methods: ['GET'],
+  summary: "The caller's totals: conversations, messages and tokens used.",
+  auth: 'caller',
+  params: userParamsSchema,
+  async handle({ app, caller }) {
+    return { status: 200, body: await historyStats(app.history.headers, caller.userId) };
+  },
+});
+
+export const historyApiFunctions: FunctionDefinition[] = [
+  httpFunction(listConversationsEndpoint),
+  httpFunction(getConversationEndpoint),
+  httpFunction(renameConversationEndpoint),
+  httpFunction(deleteConversationEndpoint),
+  httpFunction(exportConversationEndpoint),
+  httpFunction(historyStatsEndpoint),
+];

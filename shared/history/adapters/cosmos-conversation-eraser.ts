@@ -1,0 +1,89 @@
+// The Cosmos DB adapter of ConversationEraser: a session's items in `hot-conversations` and `turn-events` are its
+// whole partition there (partition key /sessionId: working memory, turn records, tool results, events and stream
+// tickets), listed by id and deleted a few at a time; its posted records are `posted.{sessionId}.*` in the owner's
+// partition of `sessions`. An item already gone (a retried delete, or its TTL) counts as done.
+import type { Container } from '@azure/cosmos';
+import { z } from 'zod';
+import { forEachBounded } from '../../bounded-parallel.js';
+import { postedMessageDocumentId } from '../../chat/contracts.js';
+import { cosmosFailure, cosmosStatus, queryItems } from '../../cosmos/adapters/cosmos-items.js';
+import type { ConversationEraser } from '../conversation-eraser.js';
+
+/** Deletes in flight at once: quick for a long conversation without a burst that throttles the account. */
+const DELETE_PARALLELISM = 16;
+
+export interface EraserContainers {
+  /** `hot-conversations` (partition /sessionId). */
+  hot: Container;
+  /** `turn-events` (partition /sessionId). */
+  turnEvents: Container;
+  /** `sessions` (partition /userId). */
+  sessions: Container;
+}
+
+const idSchema = z.object({ id: z.string() });
+const postedSchema = z.object({ id: z.string(), chatMessageId: z.string() });
+
+export function createCosmosConversationEraser(containers: EraserContainers): ConversationEraser {
+  const postedPrefix = (sessionId: string) => postedMessageDocumentId(sessionId, '');
+
+  const listPosted = (userId: string, sessionId: string) =>
+    queryItems(
+      containers.sessions,
+      {
+        query:
+          'SELECT c.id, c.chatMessageId, c.postedAt FROM c WHERE STARTSWITH(c.id, @prefix) ORDER BY c.postedAt',
+        parameters: [{ name: '@prefix', value: postedPrefix(sessionId) }],
+      },
+      userId,
+      "the session's posted messages",
+      postedSchema,
+    );
+
+  return {
+    async postedMessageIds(userId, sessionId) {
+      return (await listPosted(userId, sessionId)).map((posted) => posted.chatMessageId);
+    },
+
+    async eraseTurnData(sessionId) {
+      const counts = await Promise.all([
+        erasePartition(containers.hot, sessionId, 'the hot store'),
+        erasePartition(containers.turnEvents, sessionId, 'turn-events'),
+      ]);
+      return counts[0] + counts[1];
+    },
+
+    async erasePosted(userId, sessionId) {
+      const posted = await listPosted(userId, sessionId);
+      await deleteEach(containers.sessions, posted, userId, 'a posted message');
+      return posted.length;
+    },
+  };
+}
+
+async function erasePartition(container: Container, partitionKey: string, where: string): Promise<number> {
+  const items = await queryItems(
+    container,
+    { query: 'SELECT c.id FROM c' },
+    partitionKey,
+    `the session's items in ${where}`,
+    idSchema,
+  );
+  await deleteEach(container, items, partitionKey, `an item of ${where}`);
+  return items.length;
+}
+
+async function deleteEach(
+  container: Container,
+  items: readonly { id: string }[],
+  partitionKey: string,
+  what: string,
+): Promise<void> {
+  await forEachBounded(items, DELETE_PARALLELISM, async ({ id }) => {
+    try {
+      await container.item(id, partitionKey).delete();
+    } catch (error) {
+      if (cosmosStatus(error) !== 404) throw cosmosFailure(`deleting ${what}`, error);
+    }
+  });
+}

@@ -1,0 +1,88 @@
+// DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives. The session is
+// marked first, so from then on POST /api/chat to it answers 404 and no new turn starts; its turns'
+// orchestrations are stopped and purged; then the header goes (the list no longer shows it, and a history worker
+// still running on it learns it was deleted and removes what it wrote), then the turns' data, the long-term items
+// and the posted records; the session document goes last, so a DELETE that failed half-way is retried and resumes
+// where it stopped.
+import { turnInstanceId } from '../chat/contracts.js';
+import type { SessionStore } from '../chat/session-store.js';
+import { forEachBounded } from '../bounded-parallel.js';
+import {
+  isFinishedStatus,
+  OrchestrationWaitTimeout,
+  type OrchestrationClient,
+} from '../durable/orchestration-client.js';
+import { DependencyError, NotFoundError } from '../errors.js';
+import type { ConversationEraser } from './conversation-eraser.js';
+import type { ConversationHeaders } from './conversation-headers.js';
+import type { ConversationMessages } from './conversation-messages.js';
+
+export interface DeleteConversationServices {
+  headers: ConversationHeaders;
+  messages: ConversationMessages;
+  sessions: SessionStore;
+  eraser: ConversationEraser;
+  orchestrations: OrchestrationClient;
+}
+
+/** Turns stopped and purged at once: a long conversation's turns go quickly without flooding the task hub. */
+const PURGE_PARALLELISM = 8;
+/** How long a running turn is given to stop once terminated. */
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface DeletedConversation {
+  /** Turns whose orchestration was purged. */
+  turns: number;
+  /** Items removed from the hot store and turn-events. */
+  turnItems: number;
+  /** Items removed from the long-term store (messages, exchange entries, digest). */
+  historyItems: number;
+}
+
+/** Unknown, or another user's (neither a header nor a session of the caller) → NotFoundError. */
+export async function deleteConversation(
+  services: DeleteConversationServices,
+  userId: string,
+  sessionId: string,
+): Promise<DeletedConversation> {
+  const [header, marked] = await Promise.all([
+    services.headers.get(userId, sessionId),
+    services.sessions.markDeleting(userId, sessionId),
+  ]);
+  if (header === undefined && !marked)
+    throw new NotFoundError(`No conversation '${sessionId}' for this user.`);
+
+  const posted = await services.eraser.postedMessageIds(userId, sessionId);
+  let turns = 0;
+  await forEachBounded(posted, PURGE_PARALLELISM, async (chatMessageId) => {
+    if (await stopAndPurge(services.orchestrations, turnInstanceId(sessionId, chatMessageId))) turns += 1;
+  });
+  await services.headers.delete(userId, sessionId);
+  const turnItems = await services.eraser.eraseTurnData(sessionId);
+  const historyItems = await services.messages.deleteAll(userId, sessionId);
+  await services.eraser.erasePosted(userId, sessionId);
+  await services.sessions.delete(userId, sessionId);
+  return { turns, turnItems, historyItems };
+}
+
+/** Terminates the turn if it still runs, waits for it to stop, then purges it; false when there was none. */
+async function stopAndPurge(orchestrations: OrchestrationClient, instanceId: string): Promise<boolean> {
+  const status = await orchestrations.getStatus(instanceId);
+  if (status === undefined) return false;
+  if (!isFinishedStatus(status.runtimeStatus)) {
+    try {
+      await orchestrations.terminate(instanceId, 'The conversation was deleted.');
+      await orchestrations.waitForCompletion(instanceId, STOP_TIMEOUT_MS);
+    } catch (error) {
+      if (error instanceof NotFoundError) return false; // purged meanwhile, by a concurrent delete
+      if (error instanceof OrchestrationWaitTimeout)
+        throw new DependencyError(
+          'durable-functions',
+          'A turn of the conversation is still stopping: retry the delete in a moment.',
+          { cause: error },
+        );
+      throw error;
+    }
+  }
+  return orchestrations.purge(instanceId);
+}

@@ -1,0 +1,169 @@
+// The History API's pure parts: the export renderers (Markdown and JSON, exact text), the export's file name, and
+// the message page cursor (opaque, validated).
+import { describe, expect, it } from 'vitest';
+import {
+  decodeMessageCursor,
+  encodeMessageCursor,
+  exportFileName,
+  renderJsonExport,
+  renderMarkdownExport,
+  type ExportableConversation,
+} from './history-api.js';
+
+const conversation: ExportableConversation = {
+  sessionId: '6f1c1c9e-2b5a-4c1e-9a53-0d2a5e1f7b10',
+  title: 'Adding\nnumbers',
+  titleSource: 'model',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  lastActivity: '2026-11-22T10:01:05.000Z',
+  messageCount: 4,
+  preview: 'It failed.',
+  messages: [
+    {
+      messageId: 'a_user',
+      chatMessageId: 'a',
+      role: 'user',
+      content: 'add 2 and 3',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      ordinal: 0,
+    },
+    {
+      messageId: 'a_assistant',
+      chatMessageId: 'a',
+      role: 'assistant',
+      content: '2 + 3 = **5**.\n',
+      timestamp: '2026-11-22T10:00:02.000Z',
+      toolCalls: [
+        {
+          id: 'call_1',
+          name: 'add_numbers',
+          arguments: '{"a":2,"b":3}',
+          result: '5',
+          isError: false,
+          round: 0,
+        },
+        {
+          id: 'call_2',
+          name: 'shell',
+          arguments: 'not json ``` here',
+          result: 'unknown tool',
+          isError: true,
+          round: 1,
+        },
+      ],
+      finishReason: 'stop',
+      ordinal: 1,
+    },
+    {
+      messageId: 'b_user',
+      chatMessageId: 'b',
+      role: 'user',
+      content: 'and now?',
+      timestamp: '2026-11-22T10:01:05.000Z',
+      failure: { code: 'model_unavailable', message: 'The model did not answer.\nTry again.' },
+      ordinal: 2,
+    },
+  ],
+};
+
+describe('renderMarkdownExport', () => {
+  it('renders the title, each message with role and time, tool calls in fences, and failures', () => {
+    expect(renderMarkdownExport(conversation)).toBe(
+      [
+        '# Adding numbers',
+        '',
+        '- Conversation: `6f1c1c9e-2b5a-4c1e-9a53-0d2a5e1f7b10`',
+        '- Started: 2026-11-22T10:00:00.000Z',
+        '- Last activity: 2026-11-22T10:01:05.000Z',
+        '- Messages: 3',
+        '',
+        '## User · 2026-11-22T10:00:00.000Z',
+        '',
+        'add 2 and 3',
+        '',
+        '## Assistant · 2026-11-22T10:00:02.000Z',
+        '',
+        '2 + 3 = **5**.',
+        '',
+        '**Tool call** `add_numbers` (round 0), arguments:',
+        '',
+        '```json',
+        '{',
+        '  "a": 2,',
+        '  "b": 3',
+        '}',
+        '```',
+        '',
+        'Result:',
+        '',
+        '```text',
+        '5',
+        '```',
+        '',
+        '**Tool call** `shell` (round 1), arguments:',
+        '',
+        // The text holds a run of three backticks: the fence is longer, so it cannot be closed early.
+        '````text',
+        'not json ``` here',
+        '````',
+        '',
+        'Result (error):',
+        '',
+        '```text',
+        'unknown tool',
+        '```',
+        '',
+        '## User · 2026-11-22T10:01:05.000Z',
+        '',
+        'and now?',
+        '',
+        '> **This turn failed** (model_unavailable): The model did not answer. Try again.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives an untitled, empty conversation a heading of its own', () => {
+    expect(renderMarkdownExport({ ...conversation, title: '  ', messages: [] })).toMatch(
+      /^# Conversation\n\n.*- Messages: 0\n$/s,
+    );
+  });
+});
+
+describe('renderJsonExport', () => {
+  it('is the summary and every message, as the conversation API answers them', () => {
+    const text = renderJsonExport(conversation);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual(conversation);
+  });
+});
+
+describe('exportFileName', () => {
+  it('keeps letters, digits and a few signs, folds accents, and is never empty', () => {
+    expect(exportFileName('Adding numbers', 'md')).toBe('Adding-numbers.md');
+    expect(exportFileName('Crème brûlée: "recipe" / v2', 'json')).toBe('Creme-brulee-recipe-v2.json');
+    expect(exportFileName('..\\..//etc/passwd', 'md')).toBe('etc-passwd.md');
+    expect(exportFileName('日本語', 'md')).toBe('conversation.md');
+    expect(exportFileName('x'.repeat(200), 'md')).toBe(`${'x'.repeat(80)}.md`);
+  });
+});
+
+describe('message cursor', () => {
+  it('round-trips, and refuses anything it did not make', () => {
+    const token = encodeMessageCursor({ ordinal: 41, order: 'desc' });
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeMessageCursor(token)).toEqual({ ordinal: 41, order: 'desc' });
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const bad of [
+      'not a token!',
+      '',
+      b64({ v: 2, o: 1, d: 'asc' }),
+      b64({ v: 1, o: -1, d: 'asc' }),
+      b64({ v: 1, o: 1.5, d: 'asc' }),
+      b64({ v: 1, o: 1, d: 'sideways' }),
+      b64([1, 2]),
+      Buffer.from('{"v":1,').toString('base64url'),
+    ])
+      expect(decodeMessageCursor(bad), bad).toBeUndefined();
+  });
+});

@@ -1,0 +1,380 @@
+// The History API's use-cases (seed 000 "History APIs"): list a user's conversations (newest activity first,
+// optionally matching words of their titles or messages), read one with its messages a page at a time, rename
+// it, export it whole as Markdown or JSON, and total a user's use. Every read goes through the caller's header:
+// another user's conversation is not found, exactly like an unknown one. Reads are read-your-writes: the turn's
+// commit keeps the header live, and the messages the history worker has not stored yet are taken from working
+// memory (by ordinal, never twice).
+import { z } from 'zod';
+import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import {
+  DEFAULT_CONVERSATION_PAGE,
+  DEFAULT_MESSAGE_PAGE,
+  MAX_CONVERSATION_PAGE,
+  MAX_MESSAGE_PAGE,
+  type ConversationHeader,
+  type ConversationPage,
+  type ConversationSummary,
+  type ConversationWithMessages,
+  type HistoryMessage,
+  type HistoryStats,
+  type StoredMessage,
+} from './contracts.js';
+import type { ConversationHeaders } from './conversation-headers.js';
+import type { ConversationMessages } from './conversation-messages.js';
+
+export interface HistoryReadServices {
+  headers: ConversationHeaders;
+  messages: ConversationMessages;
+  workingMemory: WorkingMemoryStore;
+}
+
+/** Sessions whose messages match `q` that the list considers (beyond them, only titles match). */
+export const MAX_MATCHING_SESSIONS = 500;
+/** Longest search text. */
+export const MAX_QUERY_CHARS = 200;
+
+// --- Request parts ----------------------------------------------------------------------------------------
+
+/** A page size in a query string: a whole number from 1 to `max`, `fallback` when absent. */
+function pageLimitSchema(max: number, fallback: number) {
+  const message = `must be a whole number from 1 to ${max}`;
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,6}$/, message)
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= max, message)
+    .optional()
+    .transform((value) => value ?? fallback);
+}
+
+/** Where a page of messages ends, for the next one: opaque to clients (base64url JSON). */
+export interface MessageCursor {
+  /** The ordinal of the page's last message. */
+  ordinal: number;
+  order: 'asc' | 'desc';
+}
+
+const cursorSchema = z.object({
+  v: z.literal(1),
+  o: z.number().int().nonnegative(),
+  d: z.enum(['asc', 'desc']),
+});
+
+export function encodeMessageCursor(cursor: MessageCursor): string {
+  return Buffer.from(JSON.stringify({ v: 1, o: cursor.ordinal, d: cursor.order }), 'utf8').toString(
+    'base64url',
+  );
+}
+
+/** undefined when `token` is not one encodeMessageCursor made. */
+export function decodeMessageCursor(token: string): MessageCursor | undefined {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(token)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = cursorSchema.safeParse(json);
+  return parsed.success ? { ordinal: parsed.data.o, order: parsed.data.d } : undefined;
+}
+
+const BAD_TOKEN = 'is not a token this API gave: pass back the continuationToken of the previous page';
+
+export const listConversationsQuerySchema = z.object({
+  limit: pageLimitSchema(MAX_CONVERSATION_PAGE, DEFAULT_CONVERSATION_PAGE),
+  continuationToken: z.string().min(1, BAD_TOKEN).max(4096, BAD_TOKEN).optional(),
+  q: z
+    .string()
+    .transform((value) => value.trim())
+    .refine((value) => value !== '', 'must not be empty')
+    .refine((value) => value.length <= MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
+    // Matching is by words: a q with none would match everything.
+    .refine((value) => value === '' || /[\p{L}\p{N}]/u.test(value), 'must contain a letter or a digit')
+    .optional(),
+});
+export type ListConversationsQuery = z.infer<typeof listConversationsQuerySchema>;
+
+export const getConversationQuerySchema = z.object({
+  limit: pageLimitSchema(MAX_MESSAGE_PAGE, DEFAULT_MESSAGE_PAGE),
+  continuationToken: z
+    .string()
+    .transform((value, context) => {
+      const cursor = decodeMessageCursor(value);
+      if (cursor === undefined) context.addIssue({ code: 'custom', message: BAD_TOKEN });
+      return cursor ?? z.NEVER;
+    })
+    .optional(),
+  order: z.enum(['asc', 'desc'], { error: "must be 'asc' or 'desc'" }).default('asc'),
+});
+export type GetConversationQuery = z.infer<typeof getConversationQuerySchema>;
+
+export const exportFormatSchema = z.enum(['markdown', 'json'], { error: "must be 'markdown' or 'json'" });
+export type ExportFormat = z.infer<typeof exportFormatSchema>;
+
+export const exportQuerySchema = z.object({ format: exportFormatSchema.default('markdown') });
+
+// --- Use-cases --------------------------------------------------------------------------------------------
+
+export async function listConversations(
+  services: Pick<HistoryReadServices, 'headers' | 'messages'>,
+  userId: string,
+  query: ListConversationsQuery,
+): Promise<ConversationPage> {
+  const match =
+    query.q === undefined
+      ? undefined
+      : {
+          q: query.q,
+          sessionIds: await services.messages.sessionsMatching(userId, query.q, MAX_MATCHING_SESSIONS),
+        };
+  const page = await services.headers.list(userId, {
+    limit: query.limit,
+    ...(query.continuationToken === undefined ? {} : { continuationToken: query.continuationToken }),
+    ...(match === undefined ? {} : { match }),
+  });
+  return {
+    conversations: page.headers.map(toSummary),
+    ...(page.continuationToken === undefined ? {} : { continuationToken: page.continuationToken }),
+  };
+}
+
+export async function getConversation(
+  services: HistoryReadServices,
+  userId: string,
+  sessionId: string,
+  query: GetConversationQuery,
+): Promise<ConversationWithMessages> {
+  const header = await requireHeader(services.headers, userId, sessionId);
+  const cursor = query.continuationToken;
+  if (cursor !== undefined && cursor.order !== query.order)
+    throw new ValidationError(
+      `Invalid query: continuationToken continues a page in order '${cursor.order}': ask with order=${cursor.order}.`,
+      [{ path: 'continuationToken', message: `continues a page in order '${cursor.order}'` }],
+    );
+  const pending = await unpersistedMessages(services.workingMemory, header);
+  const page = await readPage(services.messages, header, pending, {
+    order: query.order,
+    limit: query.limit,
+    ...(cursor === undefined ? {} : { from: cursor.ordinal }),
+  });
+  return {
+    ...toSummary(header),
+    messages: page.messages,
+    ...(page.next === undefined ? {} : { continuationToken: encodeMessageCursor(page.next) }),
+  };
+}
+
+export async function renameConversation(
+  headers: ConversationHeaders,
+  userId: string,
+  sessionId: string,
+  title: string,
+): Promise<ConversationSummary> {
+  if ((await headers.setTitle(userId, sessionId, title, 'user')) === 'missing') throw notFound(sessionId);
+  return toSummary(await requireHeader(headers, userId, sessionId));
+}
+
+export async function historyStats(headers: ConversationHeaders, userId: string): Promise<HistoryStats> {
+  return { userId, ...(await headers.totals(userId)) };
+}
+
+export interface ExportedConversation {
+  /** A file name safe in a content-disposition header, with its extension. */
+  fileName: string;
+  contentType: string;
+  text: string;
+}
+
+/** The whole conversation, every page read in order, rendered as Markdown or JSON. */
+export async function exportConversation(
+  services: HistoryReadServices,
+  userId: string,
+  sessionId: string,
+  format: ExportFormat,
+): Promise<ExportedConversation> {
+  const header = await requireHeader(services.headers, userId, sessionId);
+  const pending = await unpersistedMessages(services.workingMemory, header);
+  const messages: HistoryMessage[] = [];
+  let from: number | undefined;
+  for (;;) {
+    const page = await readPage(services.messages, header, pending, {
+      order: 'asc',
+      limit: MAX_MESSAGE_PAGE,
+      ...(from === undefined ? {} : { from }),
+    });
+    messages.push(...page.messages);
+    if (page.next === undefined) break;
+    from = page.next.ordinal;
+  }
+  const conversation = { ...toSummary(header), messages };
+  return format === 'json'
+    ? {
+        fileName: exportFileName(header.title, 'json'),
+        contentType: 'application/json',
+        text: renderJsonExport(conversation),
+      }
+    : {
+        fileName: exportFileName(header.title, 'md'),
+        contentType: 'text/markdown; charset=utf-8',
+        text: renderMarkdownExport(conversation),
+      };
+}
+
+// --- Reading pages ----------------------------------------------------------------------------------------
+
+async function requireHeader(
+  headers: ConversationHeaders,
+  userId: string,
+  sessionId: string,
+): Promise<ConversationHeader> {
+  const header = await headers.get(userId, sessionId);
+  if (header === undefined) throw notFound(sessionId);
+  return header;
+}
+
+function notFound(sessionId: string): NotFoundError {
+  return new NotFoundError(`No conversation '${sessionId}' for this user.`);
+}
+
+function toSummary(header: ConversationHeader): ConversationSummary {
+  const { sessionId, title, titleSource, createdAt, lastActivity, messageCount, preview } = header;
+  return { sessionId, title, titleSource, createdAt, lastActivity, messageCount, preview };
+}
+
+/**
+ * The committed messages the history worker has not stored yet (ordinal >= persistedCount), from working memory.
+ * Read only when the header says there are some: a conversation wholly stored costs no hot-store read.
+ */
+async function unpersistedMessages(
+  workingMemory: WorkingMemoryStore,
+  header: ConversationHeader,
+): Promise<HistoryMessage[]> {
+  if (header.messageCount <= header.persistedCount) return [];
+  const memory = await workingMemory.load(header.userId, header.sessionId);
+  return memory.messages.filter(
+    (message): message is HistoryMessage =>
+      message.ordinal !== undefined && message.ordinal >= header.persistedCount,
+  );
+}
+
+interface PageRequest {
+  order: 'asc' | 'desc';
+  limit: number;
+  /** The previous page's last ordinal: asc continues above it, desc below it. */
+  from?: number;
+}
+
+/**
+ * One page of the stored items merged with the unpersisted messages, by ordinal, each ordinal once (the stored
+ * item wins: the worker may have stored a turn before the header says so). One item more than the page is read,
+ * so a next page is announced only when there is one.
+ */
+export async function readPage(
+  messages: ConversationMessages,
+  header: ConversationHeader,
+  pending: readonly HistoryMessage[],
+  request: PageRequest,
+): Promise<{ messages: HistoryMessage[]; next?: MessageCursor }> {
+  const ascending = request.order === 'asc';
+  const stored = await messages.page(header.userId, header.sessionId, {
+    order: request.order,
+    limit: request.limit + 1,
+    ...(request.from === undefined ? {} : ascending ? { after: request.from } : { before: request.from }),
+  });
+  const inRange = (ordinal: number) =>
+    request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from);
+  const byOrdinal = new Map<number, HistoryMessage>();
+  for (const message of pending) if (inRange(message.ordinal)) byOrdinal.set(message.ordinal, message);
+  for (const item of stored) byOrdinal.set(item.ordinal, toHistoryMessage(item));
+  const merged = [...byOrdinal.values()].sort((a, b) =>
+    ascending ? a.ordinal - b.ordinal : b.ordinal - a.ordinal,
+  );
+  const page = merged.slice(0, request.limit);
+  const last = page.at(-1);
+  return merged.length > request.limit && last !== undefined
+    ? { messages: page, next: { ordinal: last.ordinal, order: request.order } }
+    : { messages: page };
+}
+
+function toHistoryMessage(item: StoredMessage): HistoryMessage {
+  const { id: _id, kind: _kind, userId: _userId, sessionId: _sessionId, ...message } = item;
+  return message;
+}
+
+// --- Export renderers (pure) ------------------------------------------------------------------------------
+
+export type ExportableConversation = ConversationSummary & { messages: readonly HistoryMessage[] };
+
+/** The conversation as JSON: its summary and every message, tool calls and results included. */
+export function renderJsonExport(conversation: ExportableConversation): string {
+  return `${JSON.stringify(conversation, null, 2)}\n`;
+}
+
+/**
+ * The conversation as Markdown: the title as heading, then each message with its role and timestamp, its text,
+ * its tool calls with their arguments and results in fenced blocks, and a failed turn's failure.
+ */
+export function renderMarkdownExport(conversation: ExportableConversation): string {
+  const lines = [
+    `# ${oneLine(conversation.title) || 'Conversation'}`,
+    '',
+    `- Conversation: \`${conversation.sessionId}\``,
+    `- Started: ${conversation.createdAt}`,
+    `- Last activity: ${conversation.lastActivity}`,
+    `- Messages: ${conversation.messages.length}`,
+  ];
+  for (const message of conversation.messages) {
+    lines.push('', `## ${message.role === 'user' ? 'User' : 'Assistant'} · ${message.timestamp}`);
+    if (message.content !== '') lines.push('', message.content.trimEnd());
+    for (const call of message.toolCalls ?? []) {
+      lines.push(
+        '',
+        `**Tool call** \`${call.name}\` (round ${call.round}), arguments:`,
+        '',
+        ...fenced(prettyJson(call.arguments) ?? call.arguments, prettyJson(call.arguments) ? 'json' : 'text'),
+        '',
+        call.isError ? 'Result (error):' : 'Result:',
+        '',
+        ...fenced(prettyJson(call.result) ?? call.result, prettyJson(call.result) ? 'json' : 'text'),
+      );
+    }
+    if (message.failure !== undefined)
+      lines.push('', `> **This turn failed** (${message.failure.code}): ${oneLine(message.failure.message)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A file name for the export: the title's letters, digits and a few safe signs, never empty, at most 80. */
+export function exportFileName(title: string, extension: 'md' | 'json'): string {
+  const base = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 80)
+    .replace(/[-.]+$/, '');
+  return `${base === '' ? 'conversation' : base}.${extension}`;
+}
+
+/** A fence longer than any run of backticks in the text, so the text cannot close it. */
+function fenced(text: string, language: string): string[] {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${language}`, text, fence];
+}
+
+function prettyJson(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? JSON.stringify(value, null, 2) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,147 @@
+// Contract tests of what DELETE of a conversation removes outside history's containers, against the local Cosmos DB
+// with the real @azure/cosmos client: the eraser (the session's partition of hot-conversations and turn-events,
+// stream tickets included; its posted records in the owner's partition of sessions) and the session store's
+// deleting mark. Other sessions' and other users' items are left alone.
+import { randomUUID } from 'node:crypto';
+import type { Container, CosmosClient, Database } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
+import { createCosmosSessionStore } from '../../shared/chat/adapters/cosmos-session-store.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
+import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
+import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
+import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
+
+let local: LocalCosmos;
+let client: CosmosClient;
+let database: Database;
+let eraser: ConversationEraser;
+
+beforeAll(async () => {
+  local = await startLocalCosmos({ flushDelayMs: 10 });
+  client = createLocalCosmosClient(local);
+  await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
+  database = client.database(COSMOS_DATABASE);
+  eraser = createCosmosConversationEraser({
+    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    turnEvents: database.container(TURN_EVENTS_CONTAINER),
+    sessions: database.container(SESSIONS_CONTAINER),
+  });
+});
+afterAll(async () => {
+  client?.dispose();
+  await local?.stop();
+});
+
+const digest = (n: number) => n.toString(16).padStart(64, '0');
+
+async function ids(container: Container, partitionKey: string): Promise<string[]> {
+  const { resources } = await container.items
+    .query<{ id: string }>('SELECT c.id FROM c', { partitionKey })
+    .fetchAll();
+  return resources.map((item) => item.id).sort();
+}
+
+/** What a session with `turns` turns leaves in the hot store, turn-events and sessions. */
+async function seedSession(userId: string, turns: number): Promise<{ sessionId: string; posted: string[] }> {
+  const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+  const posted = createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER));
+  const tickets = createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER));
+  const { sessionId } = await sessions.create(userId);
+  const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+  const events = database.container(TURN_EVENTS_CONTAINER);
+  await hot.items.create({ id: sessionId, sessionId, userId, messages: [] });
+  const chatMessageIds: string[] = [];
+  for (let turn = 0; turn < turns; turn += 1) {
+    const chatMessageId = randomUUID();
+    chatMessageIds.push(chatMessageId);
+    await posted.claim({
+      userId,
+      sessionId,
+      chatMessageId,
+      textSha256: digest(turn),
+      postedAt: new Date(Date.UTC(2026, 10, 22, 10, turn)).toISOString(),
+    });
+    await hot.items.create({ id: `turn.${chatMessageId}`, sessionId, rounds: [] });
+    await hot.items.create({ id: `tool.${chatMessageId}.0.0`, sessionId, result: '5' });
+    for (let seq = 1; seq <= 3; seq += 1)
+      await events.items.create({ id: `${chatMessageId}.${seq}`, sessionId, chatMessageId, seq });
+    await tickets.save(digest(1000 + turn), {
+      userId,
+      sessionId,
+      chatMessageId,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+  }
+  return { sessionId, posted: chatMessageIds };
+}
+
+describe('Cosmos DB conversation eraser', () => {
+  it("names the posted messages, then removes the session's turn data and posted records, and nothing else", async () => {
+    const mine = await seedSession('user_001', 3);
+    const sibling = await seedSession('user_001', 1);
+    const others = await seedSession('user_002', 1);
+    const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+    const events = database.container(TURN_EVENTS_CONTAINER);
+    const sessions = database.container(SESSIONS_CONTAINER);
+
+    expect(await eraser.postedMessageIds('user_001', mine.sessionId)).toEqual(mine.posted);
+    // Posted records are read through their owner's partition only.
+    expect(await eraser.postedMessageIds('user_002', mine.sessionId)).toEqual([]);
+    // Before: working memory + a turn record and a tool result per turn; 3 events and a ticket per turn.
+    expect(await ids(hot, mine.sessionId)).toHaveLength(1 + 3 * 2);
+    expect(await ids(events, mine.sessionId)).toHaveLength(3 * 4);
+
+    expect(await eraser.eraseTurnData(mine.sessionId)).toBe(7 + 12);
+    expect(await eraser.erasePosted('user_001', mine.sessionId)).toBe(3);
+
+    expect(await ids(hot, mine.sessionId)).toEqual([]);
+    expect(await ids(events, mine.sessionId)).toEqual([]);
+    // The session document itself is the session store's to remove.
+    expect(await ids(sessions, 'user_001')).toEqual(
+      [
+        mine.sessionId,
+        sibling.sessionId,
+        ...sibling.posted.map((id) => `posted.${sibling.sessionId}.${id}`),
+      ].sort(),
+    );
+    expect(await ids(hot, sibling.sessionId)).toHaveLength(3);
+    expect(await ids(events, sibling.sessionId)).toHaveLength(4);
+    expect(await ids(hot, others.sessionId)).toHaveLength(3);
+    expect(await ids(sessions, 'user_002')).toHaveLength(2);
+
+    // A retried delete finds nothing left and succeeds.
+    expect(await eraser.eraseTurnData(mine.sessionId)).toBe(0);
+    expect(await eraser.erasePosted('user_001', mine.sessionId)).toBe(0);
+    expect(await eraser.postedMessageIds('user_001', mine.sessionId)).toEqual([]);
+  });
+});
+
+describe('Cosmos DB session store: deleting a session', () => {
+  it('hides a session marked as being deleted, then removes it; another user cannot mark or remove it', async () => {
+    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+    const { sessionId } = await sessions.create('user_001');
+
+    expect(await sessions.markDeleting('user_002', sessionId)).toBe(false);
+    expect(await sessions.delete('user_002', sessionId)).toBe(false);
+    expect(await sessions.find('user_001', sessionId)).toMatchObject({ sessionId });
+
+    expect(await sessions.markDeleting('user_001', sessionId)).toBe(true);
+    expect(await sessions.find('user_001', sessionId)).toBeUndefined();
+    // Marking again (a retried delete) is harmless.
+    expect(await sessions.markDeleting('user_001', sessionId)).toBe(true);
+
+    expect(await sessions.delete('user_001', sessionId)).toBe(true);
+    expect(await sessions.delete('user_001', sessionId)).toBe(false);
+    expect(await sessions.markDeleting('user_001', sessionId)).toBe(false);
+    expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
+  });
+});
