@@ -816,7 +816,10 @@ async function mainTurnCost(): Promise<boolean> {
   await retire(fast);
   printTurnCost(turnCost);
   await mkdir('bench/results', { recursive: true });
-  await writeFile(TURN_COST_RESULTS_FILE, `${JSON.stringify({ quick: QUICK, turnCost, integrity }, null, 2)}\n`);
+  await writeFile(
+    TURN_COST_RESULTS_FILE,
+    `${JSON.stringify({ quick: QUICK, turnCost, integrity }, null, 2)}\n`,
+  );
   console.log(`\nResults written to ${TURN_COST_RESULTS_FILE}`);
   return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
 }

@@ -24,6 +24,11 @@ const queued = {
 let app: TestApp;
 beforeEach(() => {
   app = createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } });
+  app.fakes.sessions.sessions.push({
+    sessionId: queued.sessionId,
+    userId: queued.userId,
+    createdAt: '2026-11-22T09:00:00.000Z',
+  });
   provideApp(() => Promise.resolve(app));
 });
 afterEach(() => provideApp(() => Promise.reject(new Error('no app outside a test'))));
@@ -35,6 +40,12 @@ describe('chatWorker', () => {
       turnInstanceId(queued.sessionId, queued.chatMessageId),
     );
     expect(status).toMatchObject({ name: 'chatTurn', input: { ...queued, maxToolRounds: 10 } });
+  });
+
+  it('starts nothing for a message whose conversation was deleted while it waited', async () => {
+    await app.fakes.sessions.markDeleting(queued.userId, queued.sessionId);
+    await chatWorker(queued, context());
+    expect(app.fakes.orchestrations.instances.size).toBe(0);
   });
 
   it('refuses a message that breaks the user-messages contract, starting nothing', async () => {

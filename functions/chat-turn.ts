@@ -25,7 +25,7 @@ export async function chatWorker(message: unknown, context: InvocationContext): 
   const queued = parseInput(queuedChatMessageSchema, message, 'queued chat message');
   const app = await getApp();
   await runQueuedTurn(
-    app.orchestrations(context),
+    { orchestrations: app.orchestrations(context), sessions: app.chat.sessions },
     queued,
     { maxToolRounds: app.config.chat.maxToolRounds, waitMs: app.config.chat.turnWaitMs },
     context,

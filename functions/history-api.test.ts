@@ -83,7 +83,9 @@ async function seed(
   });
   const persisted = options.persisted ?? messages.length;
   if (persisted > 0) {
-    await app.fakes.longTermMessages.put(messages.slice(0, persisted).map((m) => stored(userId, sessionId, m)));
+    await app.fakes.longTermMessages.put(
+      messages.slice(0, persisted).map((m) => stored(userId, sessionId, m)),
+    );
     await app.fakes.headers.recordPersisted(userId, sessionId, {
       upTo: persisted,
       at: last.timestamp,

@@ -67,9 +67,7 @@ describe('historyWorker', () => {
 
   it('persists a valid event', async () => {
     await historyWorker(failedEvent, context());
-    expect(
-      await app.fakes.longTermMessages.get(userId, sessionId, `${chatMessageId}_user`),
-    ).toMatchObject({
+    expect(await app.fakes.longTermMessages.get(userId, sessionId, `${chatMessageId}_user`)).toMatchObject({
       failure: { code: 'model_unavailable' },
     });
     expect(await app.fakes.headers.get(userId, sessionId)).toMatchObject({ persistedCount: 1 });

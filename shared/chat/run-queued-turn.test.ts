@@ -47,12 +47,21 @@ function fakeClient(existing: OrchestrationStatus | undefined, overrides: Partia
 }
 
 const log = { log: vi.fn(), warn: vi.fn() };
+const session = {
+  sessionId: message.sessionId,
+  userId: message.userId,
+  createdAt: '2026-11-21T09:00:00.000Z',
+};
+/** The session is there, as it is unless its conversation was deleted. */
+const live = { find: () => Promise.resolve(session) };
 const options = { maxToolRounds: 4, waitMs: 1_000 };
 
 describe('runQueuedTurn', () => {
   it('starts the turn under the id of its session and message, with the tool round limit, and waits for it', async () => {
     const client = fakeClient(undefined);
-    await expect(runQueuedTurn(client, message, options, log)).resolves.toBe('started');
+    await expect(
+      runQueuedTurn({ orchestrations: client, sessions: live }, message, options, log),
+    ).resolves.toBe('started');
     expect(client.startNew).toHaveBeenCalledWith('chatTurn', {
       instanceId,
       input: { ...message, maxToolRounds: 4 },
@@ -64,7 +73,9 @@ describe('runQueuedTurn', () => {
     'starts nothing for a message whose turn is %s',
     async (state) => {
       const client = fakeClient(status(state));
-      await expect(runQueuedTurn(client, message, options, log)).resolves.toBe('already-finished');
+      await expect(
+        runQueuedTurn({ orchestrations: client, sessions: live }, message, options, log),
+      ).resolves.toBe('already-finished');
       expect(client.startNew).not.toHaveBeenCalled();
       expect(client.waitForCompletion).not.toHaveBeenCalled();
     },
@@ -72,14 +83,18 @@ describe('runQueuedTurn', () => {
 
   it('waits for a turn that is still running (a redelivery after a crash), without starting another', async () => {
     const client = fakeClient(status('Running'));
-    await expect(runQueuedTurn(client, message, options, log)).resolves.toBe('already-running');
+    await expect(
+      runQueuedTurn({ orchestrations: client, sessions: live }, message, options, log),
+    ).resolves.toBe('already-running');
     expect(client.startNew).not.toHaveBeenCalled();
     expect(client.waitForCompletion).toHaveBeenCalledOnce();
   });
 
   it('treats losing the race to start as already running', async () => {
     const client = fakeClient(undefined, { startNew: () => Promise.reject(new ConflictError('running')) });
-    await expect(runQueuedTurn(client, message, options, log)).resolves.toBe('already-running');
+    await expect(
+      runQueuedTurn({ orchestrations: client, sessions: live }, message, options, log),
+    ).resolves.toBe('already-running');
     expect(client.waitForCompletion).toHaveBeenCalledOnce();
   });
 
@@ -87,12 +102,34 @@ describe('runQueuedTurn', () => {
     const slow = fakeClient(undefined, {
       waitForCompletion: () => Promise.reject(new OrchestrationWaitTimeout(instanceId, 1_000)),
     });
-    await expect(runQueuedTurn(slow, message, options, log)).resolves.toBe('started');
+    await expect(
+      runQueuedTurn({ orchestrations: slow, sessions: live }, message, options, log),
+    ).resolves.toBe('started');
     expect(log.warn).toHaveBeenCalledWith(expect.stringContaining('still running'));
 
     const broken = fakeClient(undefined, {
       startNew: () => Promise.reject(new Error('task hub unreachable')),
     });
-    await expect(runQueuedTurn(broken, message, options, log)).rejects.toThrow('task hub unreachable');
+    await expect(
+      runQueuedTurn({ orchestrations: broken, sessions: live }, message, options, log),
+    ).rejects.toThrow('task hub unreachable');
+  });
+
+  it('starts nothing for a message whose conversation was deleted while it waited', async () => {
+    const client = fakeClient(undefined);
+    const gone = { find: () => Promise.resolve(undefined) };
+    await expect(
+      runQueuedTurn({ orchestrations: client, sessions: gone }, message, options, log),
+    ).resolves.toBe('session-deleted');
+    expect(client.startNew).not.toHaveBeenCalled();
+  });
+
+  it('still waits for a turn that was running when its conversation was deleted (the delete stops it)', async () => {
+    const client = fakeClient(status('Running'));
+    const gone = { find: () => Promise.resolve(undefined) };
+    await expect(
+      runQueuedTurn({ orchestrations: client, sessions: gone }, message, options, log),
+    ).resolves.toBe('already-running');
+    expect(client.startNew).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,7 @@
 // The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
 // with it the Service Bus session) until the turn has finished, so the session's next message is answered after
-// it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn.
+// it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn. A message
+// whose conversation was deleted while it waited in the queue starts nothing (a turn would bring it back).
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
@@ -14,6 +15,7 @@ import {
   type ChatTurnInput,
   type QueuedChatMessage,
 } from './contracts.js';
+import type { SessionStore } from './session-store.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;
@@ -21,16 +23,30 @@ export interface RunQueuedTurnOptions {
   waitMs: number;
 }
 
-export type QueuedTurnOutcome = 'started' | 'already-finished' | 'already-running';
+export type QueuedTurnOutcome = 'started' | 'already-finished' | 'already-running' | 'session-deleted';
+
+export interface QueuedTurnServices {
+  orchestrations: OrchestrationClient;
+  /** Finds no session once its conversation is being deleted. */
+  sessions: Pick<SessionStore, 'find'>;
+}
 
 export async function runQueuedTurn(
-  orchestrations: OrchestrationClient,
+  { orchestrations, sessions }: QueuedTurnServices,
   message: QueuedChatMessage,
   options: RunQueuedTurnOptions,
   log: Pick<Logger, 'log' | 'warn'>,
 ): Promise<QueuedTurnOutcome> {
   const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
-  const existing = await orchestrations.getStatus(instanceId);
+  // Both reads at once: the session check adds no wait to the turn.
+  const [existing, session] = await Promise.all([
+    orchestrations.getStatus(instanceId),
+    sessions.find(message.userId, message.sessionId),
+  ]);
+  if (existing === undefined && session === undefined) {
+    log.log(`Turn ${instanceId} not started: its conversation was deleted while the message waited.`);
+    return 'session-deleted';
+  }
   if (existing !== undefined && isFinishedStatus(existing.runtimeStatus)) {
     log.log(
       `Turn ${instanceId} already ${existing.runtimeStatus.toLowerCase()}: duplicate delivery ignored.`,
