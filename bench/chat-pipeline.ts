@@ -501,6 +501,7 @@ interface TurnCost {
   cosmosRequestBytes: number;
   cosmosResponseBytes: number;
   cosmosByOperation: Record<string, number>;
+  cosmosByContainer: Record<string, { requests: number; bytes: number }>;
   webPubSubSends: number;
   webPubSubSendBytes: number;
   webPubSubRestCalls: number;
@@ -544,6 +545,7 @@ async function measureTurnCost(target: Target) {
       cosmosRequestBytes: after.cosmos.requestBytes,
       cosmosResponseBytes: after.cosmos.responseBytes,
       cosmosByOperation: after.cosmos.byOperation,
+      cosmosByContainer: after.cosmos.byContainer,
       webPubSubSends: after.webPubSub.sends,
       webPubSubSendBytes: after.webPubSub.sendBytes,
       webPubSubRestCalls: after.webPubSub.restCalls,
@@ -593,6 +595,7 @@ function meanCost(costs: readonly TurnCost[], label: string): TurnCost & { label
     cosmosRequestBytes: mean((c) => c.cosmosRequestBytes),
     cosmosResponseBytes: mean((c) => c.cosmosResponseBytes),
     cosmosByOperation: {},
+    cosmosByContainer: {},
     webPubSubSends: mean((c) => c.webPubSubSends),
     webPubSubSendBytes: mean((c) => c.webPubSubSendBytes),
     webPubSubRestCalls: mean((c) => c.webPubSubRestCalls),
@@ -754,6 +757,19 @@ function printTurnCost(t: Results['turnCost']): void {
         .map(times)
         .join(' / '),
     );
+  console.log('    Cosmos requests (bytes) by container and operation');
+  const places = [...new Set(t.costs.flatMap((c) => Object.keys(c.cosmosByContainer)))].sort();
+  for (const place of places) {
+    row(
+      `  ${place}`,
+      t.costs
+        .map((c) => {
+          const entry = c.cosmosByContainer[place];
+          return `t${c.turn}: ${entry?.requests ?? 0} (${entry?.bytes ?? 0})`;
+        })
+        .join('  '),
+    );
+  }
   console.log('    Cosmos requests by operation');
   const operations = [...new Set(t.costs.flatMap((c) => Object.keys(c.cosmosByOperation)))].sort();
   for (const operation of operations) {
@@ -810,8 +826,8 @@ function progress(step: string): void {
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${step}`);
 }
 
-/** Only (3): a runtime with the offline model at full speed, one long conversation. */
-async function mainTurnCost(): Promise<boolean> {
+/** (3) on its own runtime, with the offline model at full speed: one long conversation. */
+async function runTurnCost() {
   progress(`(3) one conversation of ${PLAN.turnCost.turns} turns with a fast model`);
   const fast = await startTarget('fast model', {
     OFFLINE_MODEL_TTFT_MS: '0',
@@ -819,6 +835,12 @@ async function mainTurnCost(): Promise<boolean> {
   });
   const turnCost = await measureTurnCost(fast);
   await retire(fast);
+  return turnCost;
+}
+
+/** Only (3) (npm run bench:turn-cost). */
+async function mainTurnCost(): Promise<boolean> {
+  const turnCost = await runTurnCost();
   printTurnCost(turnCost);
   await mkdir('bench/results', { recursive: true });
   await writeFile(
@@ -858,13 +880,7 @@ async function main(): Promise<boolean> {
   const repeatedBatches = await measureRepeatedBatches(repeatedTarget, model);
   await retire(repeatedTarget);
 
-  progress(`(3) one conversation of ${PLAN.turnCost.turns} turns with a fast model`);
-  const fast = await startTarget('fast model', {
-    OFFLINE_MODEL_TTFT_MS: '0',
-    OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-  });
-  const turnCost = await measureTurnCost(fast);
-  await retire(fast);
+  const turnCost = await runTurnCost();
 
   const results: Results = {
     quick: QUICK,

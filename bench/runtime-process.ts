@@ -34,6 +34,7 @@ export interface RuntimeUsage {
     requestBytes: number;
     responseBytes: number;
     byOperation: Record<string, number>;
+    byContainer: Record<string, { requests: number; bytes: number }>;
   };
   webPubSub: { restCalls: number; sends: number; sendBytes: number };
   durable: { replays: number; activities: number };

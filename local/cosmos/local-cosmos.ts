@@ -66,6 +66,8 @@ export interface LocalCosmosStats {
   responseBytes: number;
   /** Requests by operation, `<resource>.<verb>`: `item.create`, `item.upsert`, `item.read`, `item.query`, ... */
   byOperation: Record<string, number>;
+  /** Requests and bytes (request and response bodies) by container and operation: `turn-events item.create`. */
+  byContainer: Record<string, { requests: number; bytes: number }>;
 }
 
 /** What the server did inside, for tests and benchmarks. */
@@ -210,7 +212,7 @@ interface LiveAccount {
 }
 
 function emptyStats(): LocalCosmosStats {
-  return { requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {} };
+  return { requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {}, byContainer: {} };
 }
 
 /** Expired items go before a request sees their container; every response waits for the journal. */
@@ -230,11 +232,15 @@ function requestHooks(
       if (container) sweeper.sweepContainer(container);
     },
     durable: () => journal?.durable() ?? Promise.resolve(),
-    served(operation, requestBytes, responseBytes) {
+    served(operation, requestBytes, responseBytes, container) {
       stats.requests++;
       stats.requestBytes += requestBytes;
       stats.responseBytes += responseBytes;
       stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
+      const key = `${container ?? '-'} ${operation}`;
+      const entry = (stats.byContainer[key] ??= { requests: 0, bytes: 0 });
+      entry.requests += 1;
+      entry.bytes += requestBytes + responseBytes;
     },
   };
 }

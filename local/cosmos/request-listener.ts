@@ -17,7 +17,8 @@ export interface RequestHooks {
   /** Resolves once every change made so far is on disk; each response waits for it. */
   durable(): Promise<void>;
   /** A request was answered: its operation (`item.create`, `item.query`, ...) and body sizes in bytes. */
-  served(operation: string, requestBytes: number, responseBytes: number): void;
+  /** `container`: the collection the request named, if any. */
+  served(operation: string, requestBytes: number, responseBytes: number, container?: string): void;
 }
 
 export function createRequestListener(
@@ -30,7 +31,8 @@ export function createRequestListener(
     // Attached before the handler reads the body, in the same tick, so both see every chunk.
     req.on('data', (chunk: Buffer) => (requestBytes += chunk.length));
     handle(getAccount(), router, hooks, req, res).then(
-      (responseBytes) => hooks.served(operationOf(req), requestBytes, responseBytes),
+      (responseBytes) =>
+        hooks.served(operationOf(req), requestBytes, responseBytes, collectionOf(req.url ?? '')),
       (error: unknown) => {
         console.error('local Cosmos DB: request failed', error);
         if (!res.headersSent) res.statusCode = 500;
@@ -165,4 +167,10 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown): number 
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The collection a request's path names (`/dbs/{db}/colls/{coll}/...`), decoded. */
+function collectionOf(url: string): string | undefined {
+  const match = /\/colls\/([^/?]+)/.exec(url);
+  return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
 }

@@ -3,6 +3,7 @@
 // the persisted ones, the History API the user's title (contracts.ts says who writes what). Adapter: Cosmos DB
 // (adapters/cosmos-conversation-headers.ts).
 import type { ConversationHeader, TitleSource, TokenTotals } from './contracts.js';
+import { firstMessageTitle } from './titles.js';
 
 /** What a turn's commit knows of its conversation once working memory holds the turn. */
 export interface HeaderTouch {
@@ -72,4 +73,23 @@ export interface ConversationHeaders {
   totals(userId: string): Promise<{ conversations: number; messages: number; tokens: TokenTotals }>;
   /** Removes the header; false when there was none. */
   delete(userId: string, sessionId: string): Promise<boolean>;
+}
+
+/** The header a conversation's first commit creates: titled from its first message, nothing persisted yet. */
+export function newConversationHeader(touch: HeaderTouch): ConversationHeader {
+  return {
+    id: touch.sessionId,
+    kind: 'conversation',
+    userId: touch.userId,
+    sessionId: touch.sessionId,
+    title: firstMessageTitle(touch.firstUserText),
+    titleSource: 'first-message',
+    createdAt: touch.createdAt,
+    lastActivity: touch.lastActivity,
+    messageCount: touch.messageCount,
+    preview: touch.preview,
+    persistedCount: 0,
+    persistedAt: null,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+  };
 }

@@ -7,17 +7,17 @@ import {
   type StoredMessage,
   type TitleSource,
 } from '../../shared/history/contracts.js';
-import type {
-  ConversationHeaders,
-  HeaderListOptions,
-  HeaderTouch,
-  PersistedTurn,
+import {
+  newConversationHeader,
+  type ConversationHeaders,
+  type HeaderListOptions,
+  type HeaderTouch,
+  type PersistedTurn,
 } from '../../shared/history/conversation-headers.js';
 import type { ConversationMessages, MessagePageOptions } from '../../shared/history/conversation-messages.js';
 import type { SessionMemory, StoredDigest } from '../../shared/history/session-memory.js';
 import { ValidationError } from '../../shared/errors.js';
 import { exchangeIsAbout, fullTextMatches } from '../../shared/history/full-text.js';
-import { firstMessageTitle } from '../../shared/history/titles.js';
 
 const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
 /** Every word of q in text, as the Cosmos DB adapters match (full-text search, or its in-process stand-in). */
@@ -35,21 +35,7 @@ export class MemoryConversationHeaders implements ConversationHeaders {
     const k = key(touch.userId, touch.sessionId);
     const header = this.headers.get(k);
     if (header === undefined) {
-      this.headers.set(k, {
-        id: touch.sessionId,
-        kind: 'conversation',
-        userId: touch.userId,
-        sessionId: touch.sessionId,
-        title: firstMessageTitle(touch.firstUserText),
-        titleSource: 'first-message',
-        createdAt: touch.createdAt,
-        lastActivity: touch.lastActivity,
-        messageCount: touch.messageCount,
-        preview: touch.preview,
-        persistedCount: 0,
-        persistedAt: null,
-        tokens: { prompt: 0, completion: 0, total: 0 },
-      });
+      this.headers.set(k, newConversationHeader(touch));
     } else if (touch.messageCount >= header.messageCount) {
       Object.assign(header, {
         lastActivity: touch.lastActivity,

@@ -81,7 +81,8 @@ export async function queryItems<T>(
   return parseStored(z.array(schema), resources, what);
 }
 
-function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+/** A stored document parsed with its contract; one this version cannot read is a dependency failure. */
+export function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new DependencyError('cosmos', `Cosmos DB holds ${what} this version does not read.`, {

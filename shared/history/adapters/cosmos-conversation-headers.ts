@@ -8,9 +8,13 @@ import { z } from 'zod';
 import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError, ValidationError } from '../../errors.js';
 import { conversationHeaderSchema, type ConversationHeader } from '../contracts.js';
-import type { ConversationHeaders, HeaderListOptions, HeaderTouch } from '../conversation-headers.js';
+import {
+  newConversationHeader,
+  type ConversationHeaders,
+  type HeaderListOptions,
+  type HeaderTouch,
+} from '../conversation-headers.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
-import { firstMessageTitle } from '../titles.js';
 import { conditionNumber, patchItem } from './cosmos-patch.js';
 
 /** The words of a search sent to Cosmos DB; more add cost and hardly narrow a title search. */
@@ -43,7 +47,7 @@ export function createCosmosConversationHeaders(
       // Patch first: every turn but the first finds its header, so a commit costs one round trip.
       if ((await patchLive(touch)) !== 'missing') return;
       try {
-        await container.items.create(newHeader(touch));
+        await container.items.create(newConversationHeader(touch));
         return;
       } catch (error) {
         if (cosmosStatus(error) !== 409) throw cosmosFailure(`creating ${what}`, error);
@@ -160,23 +164,6 @@ export function createCosmosConversationHeaders(
   };
 }
 
-function newHeader(touch: HeaderTouch): ConversationHeader {
-  return {
-    id: touch.sessionId,
-    kind: 'conversation',
-    userId: touch.userId,
-    sessionId: touch.sessionId,
-    title: firstMessageTitle(touch.firstUserText),
-    titleSource: 'first-message',
-    createdAt: touch.createdAt,
-    lastActivity: touch.lastActivity,
-    messageCount: touch.messageCount,
-    preview: touch.preview,
-    persistedCount: 0,
-    persistedAt: null,
-    tokens: { prompt: 0, completion: 0, total: 0 },
-  };
-}
 
 const totalsRowSchema = z.object({
   conversations: z.number().optional(),

@@ -4,7 +4,7 @@
 // key): Cosmos DB's full-text search in Azure, its in-process stand-in (full-text.ts) on the local server.
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, parseStored, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
 import { storedMessageSchema } from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
@@ -136,14 +136,6 @@ export function createCosmosConversationMessages(
 
 const kindSchema = z.looseObject({ kind: z.string() });
 
-function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success)
-    throw new DependencyError('cosmos', `Cosmos DB holds ${what} this version does not read.`, {
-      cause: parsed.error,
-    });
-  return parsed.data;
-}
 
 const searchedMessageSchema = z.object({ sessionId: z.string(), content: z.string() });
 
