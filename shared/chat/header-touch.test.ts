@@ -38,6 +38,8 @@ describe('headerTouch', () => {
       messageCount: 4,
       preview: 'Second answer',
       firstUserText: 'First question',
+      // The ref's turn is not the one that opened the conversation: its header is patched.
+      opensConversation: false,
     });
   });
 

@@ -27,6 +27,9 @@ export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | 
     messageCount: Math.max(memory.messageCount, messages.length),
     preview: preview(shown.content),
     firstUserText: firstUser?.content ?? '',
+    opensConversation: messages.some(
+      (message) => message.chatMessageId === ref.chatMessageId && message.ordinal === 0,
+    ),
   };
 }
 

@@ -369,6 +369,7 @@ describe('chat turn steps', () => {
       messageCount: 2,
       preview: 'The sum is 5.',
       firstUserText: input.text,
+      opensConversation: true,
     });
     expect(await headers.get(input.userId, input.sessionId)).toMatchObject({
       title: input.text,

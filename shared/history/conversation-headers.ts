@@ -19,6 +19,8 @@ export interface HeaderTouch {
   preview: string;
   /** The text of the conversation's first user message: the title of a header created now. */
   firstUserText: string;
+  /** The turn holds the conversation's first message: its header is created now, not patched (absent: patch first). */
+  opensConversation?: boolean;
 }
 
 export interface PersistedTurn {

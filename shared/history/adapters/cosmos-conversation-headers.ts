@@ -44,8 +44,9 @@ export function createCosmosConversationHeaders(
     },
 
     async touch(touch) {
-      // Patch first: every turn but the first finds its header, so a commit costs one round trip.
-      if ((await patchLive(touch)) !== 'missing') return;
+      // One round trip a commit: the first turn creates the header, every later one patches it (and creates it
+      // only if it is missing after all).
+      if (!touch.opensConversation && (await patchLive(touch)) !== 'missing') return;
       try {
         await container.items.create(newConversationHeader(touch));
         return;
@@ -163,7 +164,6 @@ export function createCosmosConversationHeaders(
     },
   };
 }
-
 
 const totalsRowSchema = z.object({
   conversations: z.number().optional(),
