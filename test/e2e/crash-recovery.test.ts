@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCommittedAnswers, sessionExists } from '../support/committed-answers.js';
+import { readCommittedAnswers, readPersistedAnswers, sessionExists } from '../support/committed-answers.js';
 import { buildRuntime, CrashableRuntime, sleep, StartFailure } from '../support/crashable-runtime.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import {
@@ -362,13 +362,20 @@ describe('crash recovery of the running product', () => {
     // What was committed, read from the data folder by a runtime started in this process.
     const reader = await startTestRuntime({ dataDir });
     const committed = new Map<SessionRun, Map<string, string[]>>();
+    const persisted = new Map<SessionRun, Awaited<ReturnType<typeof readPersistedAnswers>>>();
     const stored = new Map<SessionRun, boolean>();
     try {
+      // The history worker finishes what the killed runtimes left queued.
+      for (let round = 0; round < 3; round += 1) {
+        await reader.serviceBus.idle();
+        await reader.durable.idle();
+      }
       for (const session of sessions) {
         if (session.sessionId === undefined) continue;
         const database = reader.clients.database;
         stored.set(session, await sessionExists(database, session.userId, session.sessionId));
         committed.set(session, await readCommittedAnswers(database, session.sessionId));
+        persisted.set(session, await readPersistedAnswers(database, session.userId, session.sessionId));
       }
     } finally {
       await reader.stop();
@@ -384,12 +391,20 @@ describe('crash recovery of the running product', () => {
         failures.push(
           `${session.label} (${session.userId}): 201 at ${time(session.createdAtMs!)}, but the session is not stored after the run`,
         );
-      for (const turn of session.turns) {
-        const problems = judgeTurn(
-          turn,
-          replays.get(turn),
-          committed.get(session)?.get(turn.chatMessageId) ?? [],
+      // Long-term history holds every committed answer once, as committed, and counts every message.
+      const history = persisted.get(session);
+      if (history !== undefined && history.messageCount !== history.persistedCount)
+        failures.push(
+          `${session.label}: the history header counts ${history.messageCount} messages but ${history.persistedCount} were persisted`,
         );
+      for (const turn of session.turns) {
+        const answers = committed.get(session)?.get(turn.chatMessageId) ?? [];
+        const kept = history?.answers.get(turn.chatMessageId) ?? [];
+        if (answers.length > 0 && JSON.stringify(kept) !== JSON.stringify(answers))
+          failures.push(
+            `${turn.label}: long-term history holds ${kept.length} answer(s) ${kept.map(quote).join(', ')} for the committed ${answers.map(quote).join(', ')}`,
+          );
+        const problems = judgeTurn(turn, replays.get(turn), answers);
         if (problems.length === 0) continue;
         failedTurns.push(problems);
         const timeline = [

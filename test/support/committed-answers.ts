@@ -3,6 +3,7 @@
 // place because the answers' home may move (the long-term history) without the tests' questions changing.
 import type { Database } from '@azure/cosmos';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 
 /** The assistant messages stored for each turn of a session, by chatMessageId (more than one is a duplicate). */
 export async function readCommittedAnswers(
@@ -26,4 +27,32 @@ export async function readCommittedAnswers(
 export async function sessionExists(database: Database, userId: string, sessionId: string): Promise<boolean> {
   const { resource } = await database.container(SESSIONS_CONTAINER).item(sessionId, userId).read();
   return resource !== undefined;
+}
+
+/**
+ * What the history worker stored long-term for a session: its assistant messages by chatMessageId, and the
+ * header's committed and persisted message counts (undefined when there is no header).
+ */
+export async function readPersistedAnswers(
+  database: Database,
+  userId: string,
+  sessionId: string,
+): Promise<{ answers: Map<string, string[]>; messageCount?: number; persistedCount?: number }> {
+  const { resources } = await database
+    .container(CONVERSATION_MESSAGES_CONTAINER)
+    .items.query<{ chatMessageId: string; content: string }>(
+      {
+        query: "SELECT c.chatMessageId, c.content FROM c WHERE c.kind = 'message' AND c.role = 'assistant'",
+      },
+      { partitionKey: [userId, sessionId] },
+    )
+    .fetchAll();
+  const answers = new Map<string, string[]>();
+  for (const item of resources)
+    answers.set(item.chatMessageId, [...(answers.get(item.chatMessageId) ?? []), item.content]);
+  const { resource } = await database
+    .container(CONVERSATIONS_CONTAINER)
+    .item(sessionId, userId)
+    .read<{ messageCount: number; persistedCount: number }>();
+  return { answers, messageCount: resource?.messageCount, persistedCount: resource?.persistedCount };
 }
