@@ -4,7 +4,13 @@
 // key): Cosmos DB's full-text search in Azure, its in-process stand-in (full-text.ts) on the local server.
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, parseStored, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import {
+  cosmosFailure,
+  cosmosStatus,
+  parseStored,
+  queryItems,
+  readItem,
+} from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
 import { storedMessageSchema } from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
@@ -135,7 +141,6 @@ export function createCosmosConversationMessages(
 }
 
 const kindSchema = z.looseObject({ kind: z.string() });
-
 
 const searchedMessageSchema = z.object({ sessionId: z.string(), content: z.string() });
 
