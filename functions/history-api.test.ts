@@ -90,6 +90,7 @@ async function seed(
       upTo: persisted,
       at: last.timestamp,
       tokens: { prompt: 6 * persisted, completion: 4 * persisted, total: 10 * persisted },
+      textTokens: 0,
     });
   }
   return { sessionId, messages };

@@ -456,7 +456,7 @@ describe('chat turn steps', () => {
       recentExchanges: [
         { exchangeId: 'a', ordinal: 0, line: 'old question, old answer', tags: ['old'], at: 't' },
       ],
-      pending: [],
+      summarizedTokens: 0,
       updatedAt: 't',
     };
     await sessionMemory.putDigest(input.userId, input.sessionId, digest, undefined);

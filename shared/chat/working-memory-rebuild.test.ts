@@ -68,6 +68,7 @@ async function history(messages: readonly ConversationMessage[], persisted = mes
     upTo: persisted,
     at: 'now',
     tokens: { prompt: 0, completion: 0, total: 0 },
+    textTokens: 0,
   });
   return { headers, messages: items };
 }

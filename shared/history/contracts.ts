@@ -69,9 +69,9 @@ export type TokenTotals = z.infer<typeof tokenTotalsSchema>;
  * its own fields, each write a patch of its fields only:
  * - the turn's commit (before `message-end`): creates it at the first turn (title from the first message), then
  *   sets `lastActivity`, `messageCount` and `preview` (only forward: messageCount never decreases);
- * - the history worker: `persistedCount`, `persistedAt`, `tokens` (added once per turn: the patch is conditioned
- *   on persistedCount being below the turn's end, and the subscription delivers a session's turns in order),
- *   and the model's title (never over a user's);
+ * - the history worker: `persistedCount`, `persistedAt`, `tokens` and `textTokens` (added once per turn: the patch
+ *   is conditioned on persistedCount being below the turn's end, and the subscription delivers a session's turns
+ *   in order), and the model's title (never over a user's);
  * - PUT .../title sets `title` with `titleSource: 'user'`.
  */
 export const conversationHeaderSchema = z.object({
@@ -94,6 +94,13 @@ export const conversationHeaderSchema = z.object({
   persistedAt: z.string().nullable(),
   /** Tokens the conversation's turns used, as their `message-end` events reported them. */
   tokens: tokenTotalsSchema,
+  /**
+   * The prompt-size estimate of the text of every persisted turn (digest.ts `turnTokens`), summed. Against the
+   * digest's `summarizedTokens` it tells how much history is not folded into the summary yet, so the worker decides
+   * to fold without keeping a list of unfolded turns. Headers stored before it existed read as 0: their older
+   * turns then count as folded, which at worst delays a fold (the prompt fits its history to the budget anyway).
+   */
+  textTokens: z.number().int().nonnegative().default(0),
 });
 export type ConversationHeader = z.infer<typeof conversationHeaderSchema>;
 
@@ -136,30 +143,25 @@ export function exchangeDocumentId(chatMessageId: string): string {
   return `exchange.${chatMessageId}`;
 }
 
-/** A turn persisted but not folded into the summary yet, with its size in the prompt. */
-export const pendingTurnSchema = z.object({
-  chatMessageId: z.string(),
-  fromOrdinal: z.number().int().nonnegative(),
-  toOrdinal: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
-});
-export type PendingTurn = z.infer<typeof pendingTurnSchema>;
-
 /**
  * The conversation's rolling memory beyond the prompt (seed 003 layers 2 and 3; container
  * `conversation-messages`, id `digest`): a summary of every message with an ordinal below `summarizedThrough`,
- * the index lines of the newest folded exchanges, and the persisted turns not folded yet. Bounded: the summary
- * is kept short by the model, the lines to PROMPT_EXCHANGE_LINES, the pending turns to what the prompt holds.
- * The history worker writes it; each turn reads it (a conditional point read) to build its prompt.
+ * what those messages weigh in the prompt, and the index lines of the newest folded exchanges. Bounded: the
+ * summary is kept short by the model, the lines to PROMPT_EXCHANGE_LINES; nothing in it grows with the
+ * conversation. The history worker writes it only when it folds (every few turns, not every turn), so the turns'
+ * conditional reads of it mostly find it unchanged; each turn reads it to build its prompt.
  */
 export const sessionDigestSchema = z.object({
   summary: z.string(),
   /** Messages with a lower ordinal are in the summary and left out of the prompt's history. */
   summarizedThrough: z.number().int().nonnegative(),
+  /**
+   * The header's `textTokens` of the folded turns: the header's count less this is what is not folded yet.
+   * Digests stored before it existed read as 0.
+   */
+  summarizedTokens: z.number().int().nonnegative().default(0),
   /** Newest last. */
   recentExchanges: z.array(exchangeEntrySchema),
-  /** Oldest first. */
-  pending: z.array(pendingTurnSchema),
   updatedAt: z.string(),
 });
 export type SessionDigest = z.infer<typeof sessionDigestSchema>;

@@ -29,6 +29,8 @@ export interface PersistedTurn {
   at: string;
   /** The turn's tokens, added to the header's once. */
   tokens: TokenTotals;
+  /** The prompt-size estimate of the turn's text (digest.ts `turnTokens`), added to the header's once. */
+  textTokens: number;
 }
 
 export interface HeaderListOptions {
@@ -49,8 +51,8 @@ export interface ConversationHeaders {
    */
   touch(touch: HeaderTouch): Promise<void>;
   /**
-   * Records a turn as stored by the history worker, once: persistedCount, persistedAt and tokens change only if
-   * persistedCount < upTo. 'missing' when the conversation has no header (it was deleted).
+   * Records a turn as stored by the history worker, once: persistedCount, persistedAt, tokens and textTokens change
+   * only if persistedCount < upTo. 'missing' when the conversation has no header (it was deleted).
    */
   recordPersisted(
     userId: string,
@@ -93,5 +95,6 @@ export function newConversationHeader(touch: HeaderTouch): ConversationHeader {
     persistedCount: 0,
     persistedAt: null,
     tokens: { prompt: 0, completion: 0, total: 0 },
+    textTokens: 0,
   };
 }

@@ -1,20 +1,20 @@
-// The digest's bookkeeping: a turn is pending once, folding starts past half the prompt budget and stops at a
-// quarter (never folding the newest turn), and a fold moves the turns into the summary and their lines forward.
+// The digest's bookkeeping: the unfolded history is the header's count less the digest's (a turn counted once),
+// folding starts past half the prompt budget and stops at a quarter, stored messages group into whole turns, and a
+// fold moves the turns into the summary, their tokens into its count and their lines forward.
 import { describe, expect, it } from 'vitest';
-import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type PendingTurn } from './contracts.js';
-import {
-  emptyDigest,
-  foldedDigest,
-  foldedSpan,
-  holdsTurn,
-  pendingTurnOf,
-  turnsToFold,
-  turnTokens,
-  withPendingTurn,
-} from './digest.js';
+import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type SessionDigest } from './contracts.js';
+import { foldedDigest, foldIsDue, groupTurns, turnsToFold, turnTokens, unfoldedTokens } from './digest.js';
 
 const at = '2026-11-22T10:00:00.000Z';
-const turn = (n: number, tokens = 100): PendingTurn => ({
+const digestOf = (fields: Partial<SessionDigest> = {}): SessionDigest => ({
+  summary: '',
+  summarizedThrough: 0,
+  summarizedTokens: 0,
+  recentExchanges: [],
+  updatedAt: at,
+  ...fields,
+});
+const turn = (n: number, tokens = 100) => ({
   chatMessageId: `m${n}`,
   fromOrdinal: n * 2,
   toOrdinal: n * 2 + 1,
@@ -35,82 +35,116 @@ describe('turnTokens', () => {
   });
 });
 
-describe('pendingTurnOf', () => {
-  it('spans the ordinals of the turn', () => {
-    expect(
-      pendingTurnOf('m', [
-        { content: 'abc', ordinal: 7 },
-        { content: 'abc', ordinal: 8 },
-      ]),
-    ).toEqual({ chatMessageId: 'm', fromOrdinal: 7, toOrdinal: 8, tokens: 10 });
+describe('unfoldedTokens', () => {
+  it("is the header's count with this turn, less what the digest folded", () => {
+    const header = { textTokens: 900, persistedCount: 10 };
+    expect(unfoldedTokens(header, { upTo: 12, tokens: 50 }, undefined)).toBe(950);
+    expect(unfoldedTokens(header, { upTo: 12, tokens: 50 }, digestOf({ summarizedTokens: 600 }))).toBe(350);
+  });
+
+  it('counts a turn the header already recorded once (a redelivery)', () => {
+    const header = { textTokens: 950, persistedCount: 12 };
+    expect(unfoldedTokens(header, { upTo: 12, tokens: 50 }, digestOf({ summarizedTokens: 600 }))).toBe(350);
   });
 });
 
-describe('withPendingTurn', () => {
-  it('adds a turn once, oldest first', () => {
-    let digest = withPendingTurn(emptyDigest(at), turn(1), at);
-    digest = withPendingTurn(digest, turn(0), at);
-    expect(withPendingTurn(digest, turn(1), 'later')).toBe(digest);
-    expect(digest.pending.map((p) => p.chatMessageId)).toEqual(['m0', 'm1']);
+describe('foldIsDue', () => {
+  it('past half the budget only', () => {
+    expect(foldIsDue(500, 1000)).toBe(false);
+    expect(foldIsDue(501, 1000)).toBe(true);
+  });
+});
+
+describe('groupTurns', () => {
+  const message = (chatMessageId: string, ordinal: number, content = 'abc') => ({
+    chatMessageId,
+    ordinal,
+    content,
   });
 
-  it('leaves out a turn the summary already covers', () => {
-    const digest = { ...emptyDigest(at), summarizedThrough: 4 };
-    expect(holdsTurn(digest, turn(1))).toBe(true);
-    expect(holdsTurn(digest, turn(2))).toBe(false);
-    expect(withPendingTurn(digest, turn(1), at)).toBe(digest);
+  it('groups consecutive messages of one chatMessageId into a turn with its span and size', () => {
+    const turns = groupTurns([
+      message('a', 4),
+      message('a', 5),
+      message('a', 6, ''),
+      message('b', 7),
+      message('c', 8),
+      message('c', 9),
+    ]);
+    expect(
+      turns.map(({ chatMessageId, fromOrdinal, toOrdinal, tokens }) => [
+        chatMessageId,
+        fromOrdinal,
+        toOrdinal,
+        tokens,
+      ]),
+    ).toEqual([
+      ['a', 4, 6, 10],
+      ['b', 7, 7, 5],
+      ['c', 8, 9, 10],
+    ]);
+    expect(turns[0]?.messages.map((m) => m.ordinal)).toEqual([4, 5, 6]);
+    expect(groupTurns([])).toEqual([]);
   });
 });
 
 describe('turnsToFold', () => {
-  it('folds nothing while the pending turns take at most half the budget', () => {
-    expect(turnsToFold([turn(0, 250), turn(1, 250)], 1000)).toEqual([]);
+  it('takes the oldest until the rest is at most a quarter of the budget', () => {
+    // 600 unfolded: folding m0 leaves 400, m1 leaves 200 (≤ 250).
+    const turns = [turn(0, 200), turn(1, 200), turn(2, 100)];
+    expect(turnsToFold(turns, 600, 1000)).toEqual({ fold: [turn(0, 200), turn(1, 200)], enough: true });
   });
 
-  it('folds the oldest until the rest take at most a quarter of the budget', () => {
-    // 600 pending: folding m0 leaves 400, m1 leaves 200 (≤ 250).
-    const pending = [turn(0, 200), turn(1, 200), turn(2, 100), turn(3, 100)];
-    expect(turnsToFold(pending, 1000).map((t) => t.chatMessageId)).toEqual(['m0', 'm1']);
+  it('takes every turn given, and says so, when they are not enough yet (more to read)', () => {
+    expect(turnsToFold([turn(0, 100), turn(1, 100)], 900, 1000)).toEqual({
+      fold: [turn(0, 100), turn(1, 100)],
+      enough: false,
+    });
+    expect(turnsToFold([], 900, 1000)).toEqual({ fold: [], enough: false });
   });
 
-  it('never folds the newest turn, however large', () => {
-    expect(turnsToFold([turn(0, 100), turn(1, 5000)], 1000).map((t) => t.chatMessageId)).toEqual(['m0']);
-    expect(turnsToFold([turn(0, 5000)], 1000)).toEqual([]);
-  });
-});
-
-describe('foldedSpan', () => {
-  it('is one ascending page from the first folded ordinal to the last', () => {
-    expect(foldedSpan([turn(0), turn(1)])).toEqual({ after: undefined, count: 4 });
-    expect(foldedSpan([turn(3), turn(4)])).toEqual({ after: 5, count: 4 });
+  it('takes nothing when the rest is already small enough', () => {
+    expect(turnsToFold([turn(0)], 250, 1000)).toEqual({ fold: [], enough: true });
   });
 });
 
 describe('foldedDigest', () => {
-  it('moves the folded turns into the summary and their lines into the newest lines', () => {
-    const digest = { ...emptyDigest(at), pending: [turn(0), turn(1), turn(2)] };
+  it('creates the first digest from a fold', () => {
     const next = foldedDigest(
-      digest,
-      { turns: [turn(0), turn(1)], summary: 'S', lines: [line(1), line(0)] },
+      undefined,
+      { turns: [turn(0, 120), turn(1, 80)], summary: 'S', lines: [line(1), line(0)] },
       'later',
     );
     expect(next).toEqual({
       summary: 'S',
       summarizedThrough: 4,
+      summarizedTokens: 200,
       recentExchanges: [line(0), line(1)],
-      pending: [turn(2)],
+      updatedAt: 'later',
+    });
+  });
+
+  it("moves on from the previous digest: its summary's end, its count, its lines", () => {
+    const previous = digestOf({
+      summary: 'old',
+      summarizedThrough: 4,
+      summarizedTokens: 200,
+      recentExchanges: [line(0), line(1)],
+    });
+    expect(
+      foldedDigest(previous, { turns: [turn(2, 50)], summary: 'S2', lines: [line(2)] }, 'later'),
+    ).toEqual({
+      summary: 'S2',
+      summarizedThrough: 6,
+      summarizedTokens: 250,
+      recentExchanges: [line(0), line(1), line(2)],
       updatedAt: 'later',
     });
   });
 
   it('keeps the newest PROMPT_EXCHANGE_LINES lines', () => {
     const old = Array.from({ length: PROMPT_EXCHANGE_LINES }, (_, n) => line(n));
-    const digest = {
-      ...emptyDigest(at),
-      recentExchanges: old,
-      summarizedThrough: PROMPT_EXCHANGE_LINES * 2,
-      pending: [turn(PROMPT_EXCHANGE_LINES)],
-    };
+    const digest = digestOf({ recentExchanges: old, summarizedThrough: PROMPT_EXCHANGE_LINES * 2 });
     const next = foldedDigest(
       digest,
       { turns: [turn(PROMPT_EXCHANGE_LINES)], summary: 'S', lines: [line(PROMPT_EXCHANGE_LINES)] },

@@ -10,7 +10,6 @@ import type { Logger } from '../logger.js';
 import type {
   ConversationHeader,
   ExchangeEntry,
-  PendingTurn,
   SessionDigest,
   StoredMessage,
   TokenTotals,
@@ -18,13 +17,13 @@ import type {
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
 import {
-  emptyDigest,
   foldedDigest,
-  foldedSpan,
-  holdsTurn,
-  pendingTurnOf,
+  foldIsDue,
+  groupTurns,
   turnsToFold,
-  withPendingTurn,
+  turnTokens,
+  unfoldedTokens,
+  type StoredTurn,
 } from './digest.js';
 import { fallbackIndexLine, foldSummary, indexExchange, type ExchangeIndex } from './history-llm.js';
 import type { SessionMemory } from './session-memory.js';
@@ -48,6 +47,9 @@ export const TITLE_MIN_CHARS = 200;
 
 /** Conditional digest writes tried before giving up (the event is then redelivered). */
 const DIGEST_ATTEMPTS = 3;
+
+/** Stored messages read per page while a fold looks for the turns to fold. */
+export const FOLD_PAGE = 50;
 
 type Log = Pick<Logger, 'log' | 'warn'>;
 type TurnMessage = ConversationMessage & { ordinal: number };
@@ -83,18 +85,25 @@ export async function persistTurn(
   const assistant = messages.find((message) => message.role === 'assistant');
   const completed = event.outcome === 'completed' && user !== undefined && assistant !== undefined;
   const at = (services.now?.() ?? new Date()).toISOString();
+  const turn: ThisTurn = {
+    firstOrdinal: Math.min(...messages.map((message) => message.ordinal)),
+    upTo,
+    tokens: turnTokens(messages),
+  };
 
-  // Independent of each other: the digest never folds this turn (digest.ts), so it needs no index line of it.
+  // Independent of each other: a fold never takes this turn (it reads only the turns stored before it), so it
+  // needs neither its items nor its index line.
   await Promise.all([
     services.messages.put(messages.map((message) => storedMessage(event, message))),
     completed ? indexTurn(services, event, header, { user, assistant }, log) : Promise.resolve(),
-    updateDigest(services, event, messages, at, log),
+    updateDigest(services, event, header, turn, at, log),
   ]);
 
   const recorded = await services.headers.recordPersisted(userId, sessionId, {
     upTo,
     at,
     tokens: tokenTotals(assistant),
+    textTokens: turn.tokens,
   });
   if (recorded === 'missing') {
     // Deleted while this ran: the delete may have passed before these writes landed.
@@ -196,80 +205,125 @@ async function indexTurn(
     log.log(`History: session ${event.sessionId} keeps the title its user set; the model's is not used.`);
 }
 
+/** What the digest's bookkeeping needs of the turn being persisted. */
+interface ThisTurn {
+  /** The ordinal of its first message: a fold reads and takes only what lies below. */
+  firstOrdinal: number;
+  upTo: number;
+  /** Its size in the prompt (turnTokens), which the header counts once the turn is recorded. */
+  tokens: number;
+}
+
 /**
- * Adds the turn to the digest's pending turns and folds the oldest into the summary when they outgrow the prompt
- * budget; a conditional write, redone on a conflict. A redelivered turn the digest holds changes nothing.
+ * Folds the oldest unfolded turns into the summary when the unfolded history passes half the prompt budget, and
+ * writes the digest then only: a turn that does not fold costs one conditional read of it (mostly unchanged) and
+ * no write. The write is conditional, redone from a fresh read on a conflict. The decision rests on the header
+ * read at the start (only this worker changes its counts, one turn at a time) and the digest, so a redelivered
+ * turn whose fold is done finds the digest's count advanced and folds nothing more.
  */
 async function updateDigest(
   services: HistoryWorkerServices,
   event: MessageCompleted,
-  messages: readonly TurnMessage[],
+  header: ConversationHeader,
+  turn: ThisTurn,
   at: string,
   log: Log,
 ): Promise<void> {
-  const turn = pendingTurnOf(event.chatMessageId, messages);
+  const { userId, sessionId } = event;
   for (let attempt = 1; ; attempt++) {
-    const stored = await services.sessionMemory.getDigest(event.userId, event.sessionId);
-    const current = stored?.digest ?? emptyDigest(at);
-    if (holdsTurn(current, turn)) return;
-    let next = withPendingTurn(current, turn, at);
-    const folding = turnsToFold(next.pending, services.settings.promptTokenBudget);
-    if (folding.length > 0) next = (await fold(services, event, next, folding, at, log)) ?? next;
-    const written = await services.sessionMemory.putDigest(
-      event.userId,
-      event.sessionId,
-      next,
-      stored?.version,
+    const stored = await services.sessionMemory.getDigest(userId, sessionId);
+    const unfolded = unfoldedTokens(header, turn, stored?.digest);
+    if (!foldIsDue(unfolded, services.settings.promptTokenBudget)) return;
+    const next = await fold(
+      services,
+      event,
+      stored?.digest,
+      { tokens: unfolded, before: turn.firstOrdinal },
+      at,
+      log,
     );
+    if (next === undefined) return;
+    const written = await services.sessionMemory.putDigest(userId, sessionId, next, stored?.version);
     if (written === 'written') return;
     if (attempt >= DIGEST_ATTEMPTS)
       throw new Error(
-        `The digest of session ${event.sessionId} changed under ${DIGEST_ATTEMPTS} writes in a row; ` +
+        `The digest of session ${sessionId} changed under ${DIGEST_ATTEMPTS} writes in a row; ` +
           'the event will be delivered again.',
       );
   }
 }
 
 /**
- * The digest with `folding` in its summary: one page read of the folded turns' messages, their index entries
- * (point reads), one model call. Undefined when the model gives no usable summary: the turns stay pending and
- * the next turn tries again (the prompt fits the history to its budget meanwhile).
+ * The digest with the oldest unfolded turns in its summary: the pages of just those turns' messages, their index
+ * entries (point reads), one model call. Undefined when there is nothing to fold or the model gives no usable
+ * summary: the digest stays as it is and the next turn tries again (the prompt fits the history to its budget
+ * meanwhile).
  */
 async function fold(
   services: HistoryWorkerServices,
   event: MessageCompleted,
-  digest: SessionDigest,
-  folding: readonly PendingTurn[],
+  digest: SessionDigest | undefined,
+  unfolded: { tokens: number; before: number },
   at: string,
   log: Log,
 ): Promise<SessionDigest | undefined> {
   const { userId, sessionId } = event;
-  const span = foldedSpan(folding);
-  const [stored, entries] = await Promise.all([
-    services.messages.page(userId, sessionId, { order: 'asc', after: span.after, limit: span.count }),
-    Promise.all(
-      folding.map((turn) => services.sessionMemory.getExchange(userId, sessionId, turn.chatMessageId)),
-    ),
-  ]);
+  const folding = await oldestUnfoldedTurns(services, event, digest?.summarizedThrough ?? 0, unfolded);
+  if (folding.length === 0) return undefined;
+  const entries = await Promise.all(
+    folding.map((turn) => services.sessionMemory.getExchange(userId, sessionId, turn.chatMessageId)),
+  );
   const exchanges = folding.map((turn) => {
-    const own = stored.filter((message) => message.chatMessageId === turn.chatMessageId);
-    const question = own.find((message) => message.role === 'user');
+    const question = turn.messages.find((message) => message.role === 'user');
     return {
       question: question?.content ?? '',
-      answer: own.find((message) => message.role === 'assistant')?.content ?? '',
+      answer: turn.messages.find((message) => message.role === 'assistant')?.content ?? '',
       failed: question?.failure !== undefined,
     };
   });
   try {
-    const summary = await foldSummary(services.llm, digest.summary, exchanges);
+    const summary = await foldSummary(services.llm, digest?.summary ?? '', exchanges);
     const lines = entries.filter((entry): entry is ExchangeEntry => entry !== undefined);
     return foldedDigest(digest, { turns: folding, summary, lines }, at);
   } catch (error) {
     log.warn(
-      `History: session ${sessionId} keeps ${folding.length} turns pending: no summary from the model. ` +
-        describe(error),
+      `History: session ${sessionId} keeps ${folding.length} turns out of its summary for now: no summary ` +
+        `from the model. ${describe(error)}`,
     );
     return undefined;
+  }
+}
+
+/**
+ * The turns to fold: the stored messages from where the summary ends, a page at a time in ordinal order, grouped
+ * into turns, the oldest taken until the rest of the unfolded history is at most a quarter of the budget. The
+ * reading stops there, at the current turn (`before`: never folded), or where the stored messages end; so a fold
+ * reads about a quarter of the budget's worth of messages plus at most one partial page, never the conversation.
+ */
+async function oldestUnfoldedTurns(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  summarizedThrough: number,
+  { tokens: unfolded, before }: { tokens: number; before: number },
+): Promise<StoredTurn<StoredMessage>[]> {
+  const read: StoredMessage[] = [];
+  let after = summarizedThrough === 0 ? undefined : summarizedThrough - 1;
+  for (;;) {
+    const page = await services.messages.page(event.userId, event.sessionId, {
+      order: 'asc',
+      after,
+      limit: FOLD_PAGE,
+    });
+    const below = page.filter((message) => message.ordinal < before);
+    read.push(...below);
+    const last = page.at(-1);
+    const ended = last === undefined || page.length < FOLD_PAGE || below.length < page.length;
+    const turns = groupTurns(read);
+    // The last turn read may go on in the next page: whole turns only until the reading has ended.
+    const whole = ended ? turns : turns.slice(0, -1);
+    const { fold, enough } = turnsToFold(whole, unfolded, services.settings.promptTokenBudget);
+    if (enough || ended) return fold;
+    after = last.ordinal;
   }
 }
 

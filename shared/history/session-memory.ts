@@ -1,5 +1,5 @@
 // The port of a conversation's memory beyond the prompt (seed 003): the one-line index entry of each exchange and
-// the rolling digest (summary, newest folded index lines, turns not folded yet). Both live beside the messages
+// the rolling digest (summary, what it covers, newest folded index lines). Both live beside the messages
 // (container `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn
 // reads the digest for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
 // Adapter: Cosmos DB (adapters/cosmos-session-memory.ts).

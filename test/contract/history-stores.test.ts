@@ -16,6 +16,8 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/container
 import { ValidationError } from '../../shared/errors.js';
 import { createHistoryStores, type HistoryStores } from '../../shared/history/adapters/history-adapters.js';
 import {
+  CONVERSATION_MESSAGES_CONTAINER,
+  CONVERSATIONS_CONTAINER,
   FIRST_MESSAGE_TITLE_CHARS,
   type ExchangeEntry,
   type SessionDigest,
@@ -91,7 +93,7 @@ const digest = (summary: string): SessionDigest => ({
   summary,
   summarizedThrough: 4,
   recentExchanges: [entry(0, 'Asked about Paris', ['travel'])],
-  pending: [{ chatMessageId: 'turn-3', fromOrdinal: 6, toOrdinal: 7, tokens: 120 }],
+  summarizedTokens: 240,
   updatedAt: at(9),
 });
 
@@ -110,6 +112,7 @@ describe('Cosmos DB conversation headers', () => {
       persistedCount: 0,
       persistedAt: null,
       tokens: { prompt: 0, completion: 0, total: 0 },
+      textTokens: 0,
     });
     expect(created?.title.length).toBeLessThanOrEqual(FIRST_MESSAGE_TITLE_CHARS);
     expect(created?.title).toMatch(/^Please explain how the history worker .*…$/);
@@ -142,19 +145,33 @@ describe('Cosmos DB conversation headers', () => {
 
   it('records a persisted turn once, however often it is redelivered', async () => {
     await stores.headers.touch(touchOf('hu-5', 'hs-5', 4));
-    const turn = { upTo: 2, at: at(3), tokens: { prompt: 100, completion: 20, total: 120 } };
+    const turn = { upTo: 2, at: at(3), tokens: { prompt: 100, completion: 20, total: 120 }, textTokens: 40 };
     expect(await stores.headers.recordPersisted('hu-5', 'hs-5', turn)).toBe('recorded');
     expect(await stores.headers.recordPersisted('hu-5', 'hs-5', turn)).toBe('already-recorded');
-    const next = { upTo: 4, at: at(5), tokens: { prompt: 200, completion: 30, total: 230 } };
+    const next = { upTo: 4, at: at(5), tokens: { prompt: 200, completion: 30, total: 230 }, textTokens: 25 };
     expect(await stores.headers.recordPersisted('hu-5', 'hs-5', next)).toBe('recorded');
     expect(await stores.headers.recordPersisted('hu-5', 'hs-5', turn)).toBe('already-recorded');
     expect(await stores.headers.get('hu-5', 'hs-5')).toMatchObject({
       persistedCount: 4,
       persistedAt: at(5),
       tokens: { prompt: 300, completion: 50, total: 350 },
+      textTokens: 65,
       messageCount: 4,
     });
     expect(await stores.headers.recordPersisted('hu-5', 'hs-gone', turn)).toBe('missing');
+  });
+
+  it('reads a header stored before textTokens existed as 0, and counts from there', async () => {
+    await stores.headers.touch(touchOf('hu-old', 'hs-old', 2));
+    const container = database.container(CONVERSATIONS_CONTAINER);
+    const { resource } = await container.item('hs-old', 'hu-old').read<Record<string, unknown>>();
+    const { textTokens, ...older } = resource ?? { textTokens: undefined };
+    expect(textTokens).toBe(0);
+    await container.item('hs-old', 'hu-old').replace(older);
+    expect(await stores.headers.get('hu-old', 'hs-old')).toMatchObject({ textTokens: 0 });
+    const turn = { upTo: 2, at: at(3), tokens: { prompt: 1, completion: 1, total: 2 }, textTokens: 30 };
+    expect(await stores.headers.recordPersisted('hu-old', 'hs-old', turn)).toBe('recorded');
+    expect(await stores.headers.get('hu-old', 'hs-old')).toMatchObject({ persistedCount: 2, textTokens: 30 });
   });
 
   it("never lets a model's title replace the user's", async () => {
@@ -268,11 +285,13 @@ describe('Cosmos DB conversation headers', () => {
       upTo: 4,
       at: at(4),
       tokens: { prompt: 10, completion: 5, total: 15 },
+      textTokens: 0,
     });
     await stores.headers.recordPersisted('hu-t', 'ht-b', {
       upTo: 2,
       at: at(4),
       tokens: { prompt: 1, completion: 2, total: 3 },
+      textTokens: 0,
     });
     expect(await stores.headers.totals('hu-t')).toEqual({
       conversations: 2,
@@ -436,6 +455,23 @@ describe('Cosmos DB session memory', () => {
     expect(await sessionMemory.putDigest('su-3', 'ss-3', digest('three'), latest?.version)).toBe('written');
     expect((await elsewhere.getDigest('su-3', 'ss-3'))?.digest.summary).toBe('three');
     expect(await sessionMemory.getDigest('su-4', 'ss-3')).toBeUndefined();
+  });
+
+  it('reads a digest stored before summarizedTokens existed (with its list of unfolded turns) as 0', async () => {
+    const { summarizedTokens, ...current } = digest('older');
+    expect(summarizedTokens).toBeGreaterThan(0);
+    await database.container(CONVERSATION_MESSAGES_CONTAINER).items.create({
+      ...current,
+      pending: [{ chatMessageId: 'turn-3', fromOrdinal: 6, toOrdinal: 7, tokens: 120 }],
+      id: 'digest',
+      kind: 'digest',
+      userId: 'su-old',
+      sessionId: 'ss-old',
+    });
+    expect((await stores.sessionMemory.getDigest('su-old', 'ss-old'))?.digest).toEqual({
+      ...current,
+      summarizedTokens: 0,
+    });
   });
 });
 

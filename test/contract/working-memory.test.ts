@@ -82,6 +82,7 @@ async function inLongTerm(userId: string, sessionId: string, messages: readonly 
     upTo: messages.length,
     at: messages.at(-1)!.timestamp,
     tokens: { prompt: 0, completion: 0, total: 0 },
+    textTokens: 0,
   });
 }
 

@@ -63,6 +63,7 @@ describe('a conversation of 10,000 messages', () => {
       upTo: MESSAGES,
       at: last.timestamp,
       tokens: { prompt: 0, completion: 0, total: 0 },
+      textTokens: 0,
     });
   }, 300_000);
   afterAll(async () => {

@@ -57,6 +57,7 @@ export class MemoryConversationHeaders implements ConversationHeaders {
       completion: header.tokens.completion + turn.tokens.completion,
       total: header.tokens.total + turn.tokens.total,
     };
+    header.textTokens += turn.textTokens;
     return Promise.resolve('recorded' as const);
   }
 

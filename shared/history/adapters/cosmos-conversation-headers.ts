@@ -65,6 +65,8 @@ export function createCosmosConversationHeaders(
         { op: 'incr', path: '/tokens/prompt', value: turn.tokens.prompt },
         { op: 'incr', path: '/tokens/completion', value: turn.tokens.completion },
         { op: 'incr', path: '/tokens/total', value: turn.tokens.total },
+        // Creates the field on a header stored before it existed (which reads it as 0).
+        { op: 'incr', path: '/textTokens', value: turn.textTokens },
       ];
       // The tokens are added once: a redelivered turn finds persistedCount already at its end.
       const condition = `FROM c WHERE c.persistedCount < ${conditionNumber(turn.upTo)}`;

@@ -159,8 +159,8 @@ function toEntry(document: ExchangeDocument): ExchangeEntry {
 }
 
 function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
-  const { summary, summarizedThrough, recentExchanges, pending, updatedAt } = item.resource;
-  const digest: SessionDigest = { summary, summarizedThrough, recentExchanges, pending, updatedAt };
+  const { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt } = item.resource;
+  const digest: SessionDigest = { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt };
   // A copy: the caller may change what it was given without changing what this process remembers.
   return { digest: structuredClone(digest), version: item.etag };
 }
