@@ -329,10 +329,16 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(everywhere.scanned).toBeGreaterThanOrEqual(40 * 4 - 1);
   });
 
-  it('counts the requests it answers, with body bytes, by operation', async () => {
+  it('counts the requests it answers, with body bytes, by operation and by container', async () => {
     const sessions = container(client, SESSIONS_CONTAINER);
     local.resetStats();
-    expect(local.stats()).toEqual({ requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {} });
+    expect(local.stats()).toEqual({
+      requests: 0,
+      requestBytes: 0,
+      responseBytes: 0,
+      byOperation: {},
+      byContainer: {},
+    });
     const { resource } = await sessions.items.create({
       id: 'counted',
       userId: 'u-count',
@@ -348,6 +354,12 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     expect(stats.requests).toBe(Object.values(stats.byOperation).reduce((sum, count) => sum + count, 0));
     expect(stats.requestBytes).toBeGreaterThan(500);
     expect(stats.responseBytes).toBeGreaterThan(500 * 1);
+    const created = stats.byContainer[`${SESSIONS_CONTAINER} item.create`];
+    expect(created?.requests).toBe(1);
+    expect(created?.bytes).toBeGreaterThan(500);
+    expect(Object.values(stats.byContainer).reduce((sum, entry) => sum + entry.bytes, 0)).toBe(
+      stats.requestBytes + stats.responseBytes,
+    );
     local.resetStats();
     expect(local.stats().requests).toBe(0);
   });
