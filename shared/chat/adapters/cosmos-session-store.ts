@@ -2,7 +2,7 @@
 // owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
 // deleted carries `deletingAt` and is found no more.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { newSessionId, sessionDocumentSchema, type ChatSession, type SessionDocument } from '../contracts.js';
 import type { SessionStore } from '../session-store.js';
 
@@ -41,14 +41,8 @@ export function createCosmosSessionStore(
       }
     },
 
-    async delete(userId, sessionId) {
-      try {
-        await container.item(sessionId, userId).delete();
-        return true;
-      } catch (error) {
-        if (cosmosStatus(error) === 404) return false;
-        throw cosmosFailure('deleting the session', error);
-      }
+    delete(userId, sessionId) {
+      return deleteItem(container, sessionId, userId, 'the session');
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   cosmosFailure,
   cosmosStatus,
   readItemIfChanged,
+  StoredItemCache,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
@@ -41,7 +42,7 @@ export function createCosmosWorkingMemoryStore(options: {
   cachedSessions?: number;
 }): WorkingMemoryStore {
   const { hot, history, windowBytes } = options;
-  const cache = new HotCache(options.cachedSessions ?? 1_000);
+  const cache = new StoredItemCache<HotDocument>(options.cachedSessions ?? 1_000);
 
   /** The hot document, or else the newest messages of the long-term history; another user's → Forbidden. */
   async function readState(userId: string, sessionId: string): Promise<HotState> {
@@ -89,34 +90,10 @@ export function createCosmosWorkingMemoryStore(options: {
   };
 }
 
-/**
- * The hot documents this process last read or wrote, by session, so a read can be conditional (If-None-Match: an
- * unchanged document answers 304 with no body) and a write can send only what changed. Bounded; least recently
- * used first out.
- */
-class HotCache {
-  readonly #entries = new Map<string, StoredItem<HotDocument>>();
-  constructor(private readonly capacity: number) {}
-  get(sessionId: string): StoredItem<HotDocument> | undefined {
-    return this.#entries.get(sessionId);
-  }
-  set(sessionId: string, item: StoredItem<HotDocument>): void {
-    this.#entries.delete(sessionId);
-    this.#entries.set(sessionId, item);
-    if (this.#entries.size > this.capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-  }
-  delete(sessionId: string): void {
-    this.#entries.delete(sessionId);
-  }
-}
-
 /** A point read of the hot document, conditional when this process knows a version of it. */
 async function readHot(
   container: Container,
-  cache: HotCache,
+  cache: StoredItemCache<HotDocument>,
   sessionId: string,
 ): Promise<StoredItem<HotDocument> | undefined> {
   const cached = cache.get(sessionId);
@@ -201,7 +178,7 @@ const MAX_PATCH_OPERATIONS = 10;
  */
 async function writeHot(
   container: Container,
-  cache: HotCache,
+  cache: StoredItemCache<HotDocument>,
   document: HotDocument,
   previous: { etag: string; messages: readonly ConversationMessage[] } | undefined,
 ): Promise<StoredItem<HotDocument> | 'conflict'> {

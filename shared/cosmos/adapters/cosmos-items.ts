@@ -90,3 +90,42 @@ export function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: strin
     });
   return parsed.data;
 }
+
+/** Deletes an item; false when it was not there (a repeated delete is no failure). */
+export async function deleteItem(
+  container: Container,
+  id: string,
+  partitionKey: PartitionKey,
+  what: string,
+): Promise<boolean> {
+  try {
+    await container.item(id, partitionKey).delete();
+    return true;
+  } catch (error) {
+    if (cosmosStatus(error) === 404) return false;
+    throw cosmosFailure(`deleting ${what}`, error);
+  }
+}
+
+/**
+ * The stored versions of items this process last read or wrote, by key, so the next read can be conditional
+ * (If-None-Match: an unchanged item answers 304 with no body). Bounded; least recently used first out.
+ */
+export class StoredItemCache<T> {
+  readonly #entries = new Map<string, StoredItem<T>>();
+  constructor(private readonly capacity: number) {}
+  get(key: string): StoredItem<T> | undefined {
+    return this.#entries.get(key);
+  }
+  set(key: string, item: StoredItem<T>): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, item);
+    if (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}

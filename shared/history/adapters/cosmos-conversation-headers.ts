@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError, ValidationError } from '../../errors.js';
 import { conversationHeaderSchema, type ConversationHeader } from '../contracts.js';
 import {
@@ -155,14 +155,8 @@ export function createCosmosConversationHeaders(
       };
     },
 
-    async delete(userId, sessionId) {
-      try {
-        await container.item(sessionId, userId).delete();
-        return true;
-      } catch (error) {
-        if (cosmosStatus(error) === 404) return false;
-        throw cosmosFailure(`deleting ${what}`, error);
-      }
+    delete(userId, sessionId) {
+      return deleteItem(container, sessionId, userId, what);
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   cosmosStatus,
   readItem,
   readItemIfChanged,
+  StoredItemCache,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { DependencyError } from '../../errors.js';
@@ -34,7 +35,7 @@ export function createCosmosSessionMemory(
   container: Container,
   options: { cachedSessions?: number } = {},
 ): SessionMemory {
-  const digests = new DigestCache(options.cachedSessions ?? 1_000);
+  const digests = new StoredItemCache<SessionDigestDocument>(options.cachedSessions ?? 1_000);
 
   return {
     async putExchange(userId, sessionId, entry) {
@@ -167,27 +168,4 @@ function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
 
 function digestKey(userId: string, sessionId: string): string {
   return JSON.stringify([userId, sessionId]);
-}
-
-/**
- * The digests this process last read or wrote, by conversation, so the next read is conditional. Bounded; least
- * recently used first out.
- */
-class DigestCache {
-  readonly #entries = new Map<string, StoredItem<SessionDigestDocument>>();
-  constructor(private readonly capacity: number) {}
-  get(key: string): StoredItem<SessionDigestDocument> | undefined {
-    return this.#entries.get(key);
-  }
-  set(key: string, item: StoredItem<SessionDigestDocument>): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, item);
-    if (this.#entries.size > this.capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-  }
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
 }
