@@ -1,27 +1,30 @@
-// forEachBounded: every item once, never more than the limit at a time, and the first failure reported.
+// mapBounded: every item once, never more than the limit at a time, results in order, and the first failure
+// reported.
 import { describe, expect, it } from 'vitest';
-import { forEachBounded } from './bounded-parallel.js';
+import { mapBounded } from './bounded-parallel.js';
 
-describe('forEachBounded', () => {
+describe('mapBounded', () => {
   it('does every item once with at most `limit` in flight', async () => {
     let inFlight = 0;
     let most = 0;
     const done: number[] = [];
-    await forEachBounded([1, 2, 3, 4, 5, 6, 7], 3, async (item) => {
+    const results = await mapBounded([1, 2, 3, 4, 5, 6, 7], 3, async (item) => {
       inFlight += 1;
       most = Math.max(most, inFlight);
       await new Promise((resolve) => setTimeout(resolve, item % 3));
       done.push(item);
       inFlight -= 1;
+      return item * 10;
     });
     expect(done.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(results).toEqual([10, 20, 30, 40, 50, 60, 70]);
     expect(most).toBe(3);
-    await forEachBounded([], 4, () => Promise.reject(new Error('never called')));
+    await mapBounded([], 4, () => Promise.reject(new Error('never called')));
   });
 
   it('rejects with the first failure', async () => {
     await expect(
-      forEachBounded([1, 2, 3], 2, (item) =>
+      mapBounded([1, 2, 3], 2, (item) =>
         item === 2 ? Promise.reject(new Error('item 2 failed')) : Promise.resolve(),
       ),
     ).rejects.toThrow('item 2 failed');

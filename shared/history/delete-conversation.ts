@@ -6,7 +6,7 @@
 // where it stopped.
 import { turnInstanceId } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
-import { forEachBounded } from '../bounded-parallel.js';
+import { mapBounded } from '../bounded-parallel.js';
 import {
   isFinishedStatus,
   OrchestrationWaitTimeout,
@@ -53,10 +53,10 @@ export async function deleteConversation(
     throw new NotFoundError(`No conversation '${sessionId}' for this user.`);
 
   const posted = await services.eraser.postedMessageIds(userId, sessionId);
-  let turns = 0;
-  await forEachBounded(posted, PURGE_PARALLELISM, async (chatMessageId) => {
-    if (await stopAndPurge(services.orchestrations, turnInstanceId(sessionId, chatMessageId))) turns += 1;
-  });
+  const purged = await mapBounded(posted, PURGE_PARALLELISM, (chatMessageId) =>
+    stopAndPurge(services.orchestrations, turnInstanceId(sessionId, chatMessageId)),
+  );
+  const turns = purged.filter(Boolean).length;
   await services.headers.delete(userId, sessionId);
   const turnItems = await services.eraser.eraseTurnData(sessionId);
   const historyItems = await services.messages.deleteAll(userId, sessionId);

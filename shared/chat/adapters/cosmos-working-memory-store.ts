@@ -6,10 +6,11 @@ import type { Container, PatchOperation } from '@azure/cosmos';
 import {
   cosmosFailure,
   cosmosStatus,
-  readItemIfChanged,
+  readThroughCache,
   StoredItemCache,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
+import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
 import {
   hotConversationDocumentSchema,
@@ -91,24 +92,20 @@ export function createCosmosWorkingMemoryStore(options: {
 }
 
 /** A point read of the hot document, conditional when this process knows a version of it. */
-async function readHot(
+function readHot(
   container: Container,
   cache: StoredItemCache<HotDocument>,
   sessionId: string,
 ): Promise<StoredItem<HotDocument> | undefined> {
-  const cached = cache.get(sessionId);
-  const read = await readItemIfChanged(
+  return readThroughCache(
+    cache,
+    sessionId,
     container,
     sessionId,
     sessionId,
     'working memory',
     hotConversationDocumentSchema,
-    cached?.etag,
   );
-  const current = read === 'unchanged' ? cached : read;
-  if (current === undefined) cache.delete(sessionId);
-  else cache.set(sessionId, current);
-  return current;
 }
 
 /**
@@ -182,16 +179,17 @@ async function writeHot(
   document: HotDocument,
   previous: { etag: string; messages: readonly ConversationMessage[] } | undefined,
 ): Promise<StoredItem<HotDocument> | 'conflict'> {
-  // The REST API's `Prefer: return=minimal` (what other SDKs call EnableContentResponseOnWrite = false): a change
-  // answers with headers only. This SDK's own option covers batch and bulk only, hence the header; its create
-  // reads the created item's id from the answer, so a create (once per conversation) gets the usual one.
-  const minimal = { initialHeaders: { Prefer: 'return=minimal' } };
+  // A change answers with headers only (RETURN_MINIMAL); a create, once per conversation, gets the usual answer,
+  // since the SDK reads the created item's id from it.
   try {
     let etag: string;
     if (previous === undefined) {
       ({ etag } = await container.items.create(document));
     } else {
-      const ifMatch = { ...minimal, accessCondition: { type: 'IfMatch', condition: previous.etag } } as const;
+      const ifMatch = {
+        ...RETURN_MINIMAL,
+        accessCondition: { type: 'IfMatch', condition: previous.etag },
+      } as const;
       const operations = patchOperations(previous.messages, document);
       ({ etag } =
         operations === undefined

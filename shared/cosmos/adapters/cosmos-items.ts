@@ -4,6 +4,7 @@
 // The SDK's own message stays in `cause` (for the logs): clients only see which operation failed.
 import type { Container, PartitionKey, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
+import { mapBounded } from '../../bounded-parallel.js';
 import { DependencyError } from '../../errors.js';
 
 /** The HTTP status the SDK put on a failure (`code`), if any. */
@@ -91,6 +92,54 @@ export function parseStored<T>(schema: z.ZodType<T>, value: unknown, what: strin
   return parsed.data;
 }
 
+/**
+ * A conditional point read through the process's cache of stored versions: the cached item when the stored one
+ * is unchanged (304, no body), else the item read (cached in its turn), or undefined when there is none.
+ */
+export async function readThroughCache<T>(
+  cache: StoredItemCache<T>,
+  key: string,
+  container: Container,
+  id: string,
+  partitionKey: PartitionKey,
+  what: string,
+  schema: z.ZodType<T>,
+): Promise<StoredItem<T> | undefined> {
+  const cached = cache.get(key);
+  const read = await readItemIfChanged(container, id, partitionKey, what, schema, cached?.etag);
+  const current = read === 'unchanged' ? cached : read;
+  if (current === undefined) cache.delete(key);
+  else cache.set(key, current);
+  return current;
+}
+
+/**
+ * A single-partition query read a page at a time, for a scan that may stop early; every item must match `schema`
+ * (its contract), as for queryItems.
+ */
+export async function* queryPages<T>(
+  container: Container,
+  query: SqlQuerySpec,
+  options: { partitionKey: PartitionKey; pageSize: number },
+  what: string,
+  schema: z.ZodType<T>,
+): AsyncGenerator<T[]> {
+  const feed = container.items
+    .query(query, { partitionKey: options.partitionKey, maxItemCount: options.pageSize })
+    .getAsyncIterator();
+  const pages = feed[Symbol.asyncIterator]();
+  for (;;) {
+    let page;
+    try {
+      page = await pages.next();
+    } catch (error) {
+      throw cosmosFailure(`reading ${what}`, error);
+    }
+    if (page.done === true) return;
+    yield parseStored(z.array(schema), page.value.resources, what);
+  }
+}
+
 /** Deletes an item; false when it was not there (a repeated delete is no failure). */
 export async function deleteItem(
   container: Container,
@@ -106,6 +155,31 @@ export async function deleteItem(
     throw cosmosFailure(`deleting ${what}`, error);
   }
 }
+
+/**
+ * Deletes every item of a partition (or, for a hierarchical key, of a prefix of it), a bounded number at a time;
+ * returns how many it deleted (an item already gone, by a retried delete or its TTL, is not counted).
+ */
+export async function deletePartitionItems(
+  container: Container,
+  partitionKey: PartitionKey,
+  what: string,
+): Promise<number> {
+  const ids = await queryItems(
+    container,
+    { query: 'SELECT VALUE c.id FROM c' },
+    partitionKey,
+    what,
+    z.string(),
+  );
+  const deleted = await mapBounded(ids, PARALLEL_DELETES, (id) =>
+    deleteItem(container, id, partitionKey, `an item of ${what}`),
+  );
+  return deleted.filter(Boolean).length;
+}
+
+/** Deletes in flight at once: quick for a long conversation without a burst that throttles the account. */
+const PARALLEL_DELETES = 20;
 
 /**
  * The stored versions of items this process last read or wrote, by key, so the next read can be conditional

@@ -4,12 +4,12 @@
 // partition of `sessions`. An item already gone (a retried delete, or its TTL) counts as done.
 import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
-import { forEachBounded } from '../../bounded-parallel.js';
+import { mapBounded } from '../../bounded-parallel.js';
 import { postedMessageDocumentId } from '../../chat/contracts.js';
-import { cosmosFailure, cosmosStatus, queryItems } from '../../cosmos/adapters/cosmos-items.js';
+import { deleteItem, deletePartitionItems, queryItems } from '../../cosmos/adapters/cosmos-items.js';
 import type { ConversationEraser } from '../conversation-eraser.js';
 
-/** Deletes in flight at once: quick for a long conversation without a burst that throttles the account. */
+/** Posted records deleted at once. */
 const DELETE_PARALLELISM = 16;
 
 export interface EraserContainers {
@@ -21,7 +21,6 @@ export interface EraserContainers {
   sessions: Container;
 }
 
-const idSchema = z.object({ id: z.string() });
 const postedSchema = z.object({ id: z.string(), chatMessageId: z.string() });
 
 export function createCosmosConversationEraser(containers: EraserContainers): ConversationEraser {
@@ -47,43 +46,18 @@ export function createCosmosConversationEraser(containers: EraserContainers): Co
 
     async eraseTurnData(sessionId) {
       const counts = await Promise.all([
-        erasePartition(containers.hot, sessionId, 'the hot store'),
-        erasePartition(containers.turnEvents, sessionId, 'turn-events'),
+        deletePartitionItems(containers.hot, sessionId, "the session's items in the hot store"),
+        deletePartitionItems(containers.turnEvents, sessionId, "the session's items in turn-events"),
       ]);
       return counts[0] + counts[1];
     },
 
     async erasePosted(userId, sessionId) {
       const posted = await listPosted(userId, sessionId);
-      await deleteEach(containers.sessions, posted, userId, 'a posted message');
+      await mapBounded(posted, DELETE_PARALLELISM, ({ id }) =>
+        deleteItem(containers.sessions, id, userId, 'a posted message'),
+      );
       return posted.length;
     },
   };
-}
-
-async function erasePartition(container: Container, partitionKey: string, where: string): Promise<number> {
-  const items = await queryItems(
-    container,
-    { query: 'SELECT c.id FROM c' },
-    partitionKey,
-    `the session's items in ${where}`,
-    idSchema,
-  );
-  await deleteEach(container, items, partitionKey, `an item of ${where}`);
-  return items.length;
-}
-
-async function deleteEach(
-  container: Container,
-  items: readonly { id: string }[],
-  partitionKey: string,
-  what: string,
-): Promise<void> {
-  await forEachBounded(items, DELETE_PARALLELISM, async ({ id }) => {
-    try {
-      await container.item(id, partitionKey).delete();
-    } catch (error) {
-      if (cosmosStatus(error) !== 404) throw cosmosFailure(`deleting ${what}`, error);
-    }
-  });
 }

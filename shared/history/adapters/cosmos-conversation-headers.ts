@@ -5,8 +5,15 @@
 import { createHash } from 'node:crypto';
 import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
-import { DependencyError, ValidationError } from '../../errors.js';
+import {
+  cosmosFailure,
+  cosmosStatus,
+  deleteItem,
+  parseStored,
+  queryItems,
+  readItem,
+} from '../../cosmos/adapters/cosmos-items.js';
+import { ValidationError } from '../../errors.js';
 import { conversationHeaderSchema, type ConversationHeader } from '../contracts.js';
 import {
   newConversationHeader,
@@ -15,7 +22,7 @@ import {
   type HeaderTouch,
 } from '../conversation-headers.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
-import { conditionNumber, patchItem } from './cosmos-patch.js';
+import { conditionNumber, patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 
 /** The words of a search sent to Cosmos DB; more add cost and hardly narrow a title search. */
 const MAX_SEARCH_WORDS = 16;
@@ -130,24 +137,10 @@ export function createCosmosConversationHeaders(
     async totals(userId) {
       const query =
         "SELECT COUNT(1) AS conversations, SUM(c.messageCount) AS messages, SUM(c.tokens.prompt) AS prompt, SUM(c.tokens.completion) AS completion, SUM(c.tokens.total) AS total FROM c WHERE c.kind = 'conversation'";
-      let resources: unknown[];
-      try {
-        ({ resources } = await container.items.query(query, { partitionKey: userId }).fetchAll());
-      } catch (error) {
-        throw cosmosFailure('counting conversations', error);
-      }
-      const rows = z.array(totalsRowSchema).safeParse(resources);
-      if (!rows.success)
-        throw new DependencyError(
-          'cosmos',
-          'Cosmos DB answered the totals in a shape this version does not read.',
-          {
-            cause: rows.error,
-          },
-        );
+      const rows = await queryItems(container, { query }, userId, 'the conversation totals', totalsRowSchema);
       // One row in a single partition; partial rows (a long-running aggregate) add up to the same.
       const sum = (field: keyof z.infer<typeof totalsRowSchema>) =>
-        rows.data.reduce((total, row) => total + (row[field] ?? 0), 0);
+        rows.reduce((total, row) => total + (row[field] ?? 0), 0);
       return {
         conversations: sum('conversations'),
         messages: sum('messages'),
@@ -170,12 +163,7 @@ const totalsRowSchema = z.object({
 });
 
 function parseHeaders(resources: unknown[]): ConversationHeader[] {
-  const parsed = z.array(conversationHeaderSchema).safeParse(resources);
-  if (!parsed.success)
-    throw new DependencyError('cosmos', 'Cosmos DB holds conversation headers this version does not read.', {
-      cause: parsed.error,
-    });
-  return parsed.data;
+  return parseStored(z.array(conversationHeaderSchema), resources, 'conversation headers');
 }
 
 /**

@@ -7,15 +7,16 @@ import { z } from 'zod';
 import {
   cosmosFailure,
   cosmosStatus,
+  deletePartitionItems,
   parseStored,
   queryItems,
+  queryPages,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { DependencyError } from '../../errors.js';
 import { storedMessageSchema } from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
-import { mapLimited } from './cosmos-patch.js';
+import { mapBounded } from '../../bounded-parallel.js';
 
 /** Writes or deletes in flight at once for one call: enough to hide round trips, few enough to spare the RUs. */
 const PARALLEL_WRITES = 20;
@@ -30,7 +31,7 @@ export function createCosmosConversationMessages(
 ): ConversationMessages {
   return {
     async put(messages) {
-      const created = await mapLimited(messages, PARALLEL_WRITES, async (message) => {
+      const created = await mapBounded(messages, PARALLEL_WRITES, async (message) => {
         try {
           await container.items.create(storedMessageSchema.parse(message));
           return 1;
@@ -99,65 +100,32 @@ export function createCosmosConversationMessages(
             parameters,
           };
       const found = new Set<string>();
-      try {
-        const pages = container.items
-          .query(query, { partitionKey: [userId], maxItemCount: SEARCH_PAGE })
-          .getAsyncIterator();
-        for await (const page of pages) {
-          for (const sessionId of matchingSessions(page.resources, inProcess, q)) {
-            found.add(sessionId);
-            if (found.size >= max) return [...found];
-          }
+      const pages = queryPages(
+        container,
+        query,
+        { partitionKey: [userId], pageSize: SEARCH_PAGE },
+        'the messages searched',
+        inProcess ? searchedMessageSchema : matchedSessionSchema,
+      );
+      for await (const rows of pages)
+        for (const row of rows) {
+          // In process, each row is a candidate to decide; Cosmos DB's rows are the sessions it matched.
+          if (typeof row !== 'string' && !fullTextMatches(row.content, q)) continue;
+          found.add(typeof row === 'string' ? row : row.sessionId);
+          if (found.size >= max) return [...found];
         }
-      } catch (error) {
-        if (error instanceof DependencyError) throw error;
-        throw cosmosFailure('searching the messages', error);
-      }
       return [...found];
     },
 
-    async deleteAll(userId, sessionId) {
-      const partitionKey = [userId, sessionId];
-      const ids = await queryItems(
-        container,
-        { query: 'SELECT VALUE c.id FROM c' },
-        partitionKey,
-        "the conversation's items",
-        z.string(),
-      );
-      const deleted = await mapLimited(ids, PARALLEL_WRITES, async (id) => {
-        try {
-          await container.item(id, partitionKey).delete();
-          return 1;
-        } catch (error) {
-          // Gone already (a retried delete, or an expiry): what was asked for holds.
-          if (cosmosStatus(error) === 404) return 0;
-          throw cosmosFailure("deleting the conversation's items", error);
-        }
-      });
-      return deleted.reduce((sum: number, one) => sum + one, 0);
+    deleteAll(userId, sessionId) {
+      return deletePartitionItems(container, [userId, sessionId], "the conversation's items");
     },
   };
 }
 
 const kindSchema = z.looseObject({ kind: z.string() });
 
-const searchedMessageSchema = z.object({ sessionId: z.string(), content: z.string() });
-
-/** The sessions of a search page: as Cosmos DB matched them, or decided here (in process). */
-function matchingSessions(resources: unknown[], inProcess: boolean, q: string): string[] {
-  const parsed = inProcess
-    ? z.array(searchedMessageSchema).safeParse(resources)
-    : z.array(z.string()).safeParse(resources);
-  if (!parsed.success)
-    throw new DependencyError(
-      'cosmos',
-      'Cosmos DB answered a search in a shape this version does not read.',
-      {
-        cause: parsed.error,
-      },
-    );
-  return parsed.data.flatMap((row) =>
-    typeof row === 'string' ? [row] : fullTextMatches(row.content, q) ? [row.sessionId] : [],
-  );
-}
+/** A search's rows: in process, a message to decide on; from Cosmos DB, a session it matched. */
+type SearchRow = string | { sessionId: string; content: string };
+const searchedMessageSchema: z.ZodType<SearchRow> = z.object({ sessionId: z.string(), content: z.string() });
+const matchedSessionSchema: z.ZodType<SearchRow> = z.string();

@@ -7,12 +7,12 @@ import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import {
   cosmosFailure,
   cosmosStatus,
+  queryPages,
   readItem,
-  readItemIfChanged,
+  readThroughCache,
   StoredItemCache,
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { DependencyError } from '../../errors.js';
 import {
   exchangeDocumentId,
   exchangeDocumentSchema,
@@ -26,7 +26,7 @@ import {
 } from '../contracts.js';
 import { exchangeIsAbout } from '../full-text.js';
 import type { SessionMemory, StoredDigest } from '../session-memory.js';
-import { RETURN_MINIMAL } from './cosmos-patch.js';
+import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 
 /** Entries per page while looking for a topic: the lookup stops reading once it has `limit`. */
 const FIND_PAGE = 100;
@@ -75,51 +75,33 @@ export function createCosmosSessionMemory(
           "SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' ORDER BY c.ordinal DESC",
       };
       const found: ExchangeEntry[] = [];
-      try {
-        const pages = container.items
-          .query(query, { partitionKey: [userId, sessionId], maxItemCount: FIND_PAGE })
-          .getAsyncIterator();
-        for await (const page of pages) {
-          const entries = exchangeEntrySchema.array().safeParse(page.resources);
-          if (!entries.success)
-            throw new DependencyError(
-              'cosmos',
-              'Cosmos DB holds exchange entries this version does not read.',
-              {
-                cause: entries.error,
-              },
-            );
-          for (const entry of entries.data) {
-            if (!exchangeIsAbout(entry, topic)) continue;
-            found.push(entry);
-            if (found.length >= max) return found;
-          }
+      const pages = queryPages(
+        container,
+        query,
+        { partitionKey: [userId, sessionId], pageSize: FIND_PAGE },
+        "the conversation's exchange entries",
+        exchangeEntrySchema,
+      );
+      for await (const entries of pages)
+        for (const entry of entries) {
+          if (!exchangeIsAbout(entry, topic)) continue;
+          found.push(entry);
+          if (found.length >= max) return found;
         }
-      } catch (error) {
-        if (error instanceof DependencyError) throw error;
-        throw cosmosFailure("looking up the conversation's exchanges", error);
-      }
       return found;
     },
 
     async getDigest(userId, sessionId) {
-      const key = digestKey(userId, sessionId);
-      const cached = digests.get(key);
-      const read = await readItemIfChanged(
+      const current = await readThroughCache(
+        digests,
+        digestKey(userId, sessionId),
         container,
         SESSION_DIGEST_ID,
         [userId, sessionId],
         "the conversation's digest",
         sessionDigestDocumentSchema,
-        cached?.etag,
       );
-      const current = read === 'unchanged' ? cached : read;
-      if (current === undefined) {
-        digests.delete(key);
-        return undefined;
-      }
-      digests.set(key, current);
-      return toStoredDigest(current);
+      return current === undefined ? undefined : toStoredDigest(current);
     },
 
     async putDigest(userId, sessionId, digest, version) {

@@ -1,7 +1,7 @@
-// Patches of the history adapters: the changed fields only, optionally conditioned on the stored document
-// (Cosmos DB's conditional patch, `filterPredicate`), answering without the document (`Prefer: return=minimal`).
+// Patches: the changed fields only, optionally conditioned on the stored document (Cosmos DB's conditional patch,
+// `filterPredicate`), answering without the document (`Prefer: return=minimal`).
 import type { Container, PartitionKey, PatchOperation } from '@azure/cosmos';
-import { cosmosFailure, cosmosStatus } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus } from './cosmos-items.js';
 
 /**
  * The REST API's `Prefer: return=minimal`: a write answers with headers only (this SDK's own option covers batch
@@ -38,23 +38,4 @@ export async function patchItem(
 export function conditionNumber(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`A condition needs a whole number, not ${value}.`);
   return String(value);
-}
-
-/** Runs `work` on every item, at most `limit` at a time; resolves with the results in order. */
-export async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
