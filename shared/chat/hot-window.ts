@@ -27,12 +27,15 @@ export function fitHotWindow(
     const chatMessageId = messages[start - 1]!.chatMessageId;
     let turnStart = start - 1;
     while (turnStart > 0 && messages[turnStart - 1]!.chatMessageId === chatMessageId) turnStart -= 1;
-    const turnBytes = messages
-      .slice(turnStart, start)
-      .reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message), 'utf8'), 0);
+    const turnBytes = storedBytes(messages.slice(turnStart, start));
     if (start < messages.length && bytes + turnBytes > maxBytes) break;
     bytes += turnBytes;
     start = turnStart;
   }
   return messages.slice(start);
+}
+
+/** The bytes messages take as stored (their JSON, UTF-8). */
+export function storedBytes(messages: readonly ConversationMessage[]): number {
+  return messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message), 'utf8'), 0);
 }

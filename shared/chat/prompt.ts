@@ -163,7 +163,8 @@ function groupTurns(history: readonly ConversationMessage[]): Turn[] {
   return turns;
 }
 
-function messageTokens(message: { content: string }): number {
+/** A message's size in the prompt: its text's estimate and what the API adds around it. */
+export function messageTokens(message: { content: string }): number {
   return estimateTokens(message.content) + MESSAGE_OVERHEAD_TOKENS;
 }
 

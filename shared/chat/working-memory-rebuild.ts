@@ -2,11 +2,11 @@
 // the header gives the message count and start date, and the newest stored messages, read a page at a time from
 // the end, fill the window. What is read is bounded by the window, never by the length of the conversation.
 import { ForbiddenError } from '../errors.js';
-import type { StoredMessage } from '../history/contracts.js';
+import { fromStoredMessage } from '../history/contracts.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { ConversationMessage } from './contracts.js';
-import { fitHotWindow } from './hot-window.js';
+import { fitHotWindow, storedBytes } from './hot-window.js';
 import type { WorkingMemory } from './working-memory-store.js';
 
 /** Messages per page read from the end; a window of the default budget is usually one or two pages. */
@@ -44,11 +44,11 @@ export async function rebuildWorkingMemory(
       limit: pageSize,
       ...(before === undefined ? {} : { before }),
     });
-    newestFirst.push(...page.map(toConversationMessage));
+    newestFirst.push(...page.map(fromStoredMessage));
     const oldest = page.at(-1)?.ordinal ?? 0;
     atStart = page.length < pageSize || oldest === 0;
     // Full once the whole turns read (all but the oldest, which a page boundary may have cut) exceed the window.
-    if (atStart || bytesOf(withoutOldestTurn(newestFirst)) > windowBytes) break;
+    if (atStart || storedBytes(withoutOldestTurn(newestFirst)) > windowBytes) break;
     before = oldest;
   }
 
@@ -67,14 +67,4 @@ export async function rebuildWorkingMemory(
 function withoutOldestTurn(newestFirst: readonly ConversationMessage[]): ConversationMessage[] {
   const oldest = newestFirst.at(-1)?.chatMessageId;
   return newestFirst.filter((message) => message.chatMessageId !== oldest);
-}
-
-function bytesOf(messages: readonly ConversationMessage[]): number {
-  return messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message), 'utf8'), 0);
-}
-
-/** The message as working memory keeps it: the item's keys dropped, its ordinal kept. */
-function toConversationMessage(stored: StoredMessage): ConversationMessage {
-  const { id: _id, kind: _kind, userId: _userId, sessionId: _sessionId, ...message } = stored;
-  return message;
 }

@@ -5,7 +5,7 @@
 // commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
-import { conversationMessageSchema, userIdSchema } from '../chat/contracts.js';
+import { conversationMessageSchema, userIdSchema, type ConversationMessage } from '../chat/contracts.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -116,6 +116,21 @@ export const storedMessageSchema = conversationMessageSchema.extend({
   ordinal: z.number().int().nonnegative(),
 });
 export type StoredMessage = z.infer<typeof storedMessageSchema>;
+
+/** A committed message (with its ordinal) as its long-term item. */
+export function toStoredMessage(
+  userId: string,
+  sessionId: string,
+  message: ConversationMessage & { ordinal: number },
+): StoredMessage {
+  return { ...message, id: message.messageId, kind: 'message', userId, sessionId };
+}
+
+/** The message a long-term item holds, the item's own keys dropped. */
+export function fromStoredMessage(item: StoredMessage): ConversationMessage & { ordinal: number } {
+  const { id: _id, kind: _kind, userId: _userId, sessionId: _sessionId, ...message } = item;
+  return message;
+}
 
 /** One line on one exchange (a user message and its answer), with topic tags (seed 003's Q&A index). */
 export const exchangeEntrySchema = z.object({

@@ -1,11 +1,8 @@
 // Pure bookkeeping of a conversation's rolling digest (seed 003 layers 2 and 3): how much history is not folded
 // into the summary yet (the header's running count less the digest's), when to fold and which stored turns, and
 // the digest after a fold. The history worker (persist-turn.ts) reads and writes the digest; nothing here does I/O.
-import { estimateTokens } from '../chat/prompt.js';
+import { messageTokens } from '../chat/prompt.js';
 import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type SessionDigest } from './contracts.js';
-
-/** What the API adds around each message, in tokens, as prompt.ts counts it. */
-const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /**
  * A turn's size in the prompt: its user and assistant text, counted as prompt.ts counts history (a message without
@@ -14,7 +11,7 @@ const MESSAGE_OVERHEAD_TOKENS = 4;
 export function turnTokens(messages: readonly { content: string }[]): number {
   return messages
     .filter((message) => message.content !== '')
-    .reduce((sum, message) => sum + estimateTokens(message.content) + MESSAGE_OVERHEAD_TOKENS, 0);
+    .reduce((sum, message) => sum + messageTokens(message), 0);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   type ConversationWithMessages,
   type HistoryMessage,
   type HistoryStats,
-  type StoredMessage,
+  fromStoredMessage,
 } from './contracts.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
@@ -287,7 +287,7 @@ export async function readPage(
     request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from);
   const byOrdinal = new Map<number, HistoryMessage>();
   for (const message of pending) if (inRange(message.ordinal)) byOrdinal.set(message.ordinal, message);
-  for (const item of stored) byOrdinal.set(item.ordinal, toHistoryMessage(item));
+  for (const item of stored) byOrdinal.set(item.ordinal, fromStoredMessage(item));
   const merged = [...byOrdinal.values()].sort((a, b) =>
     ascending ? a.ordinal - b.ordinal : b.ordinal - a.ordinal,
   );
@@ -296,11 +296,6 @@ export async function readPage(
   return merged.length > request.limit && last !== undefined
     ? { messages: page, next: { ordinal: last.ordinal, order: request.order } }
     : { messages: page };
-}
-
-function toHistoryMessage(item: StoredMessage): HistoryMessage {
-  const { id: _id, kind: _kind, userId: _userId, sessionId: _sessionId, ...message } = item;
-  return message;
 }
 
 // --- Export renderers (pure) ------------------------------------------------------------------------------
@@ -333,11 +328,11 @@ export function renderMarkdownExport(conversation: ExportableConversation): stri
         '',
         `**Tool call** \`${call.name}\` (round ${call.round}), arguments:`,
         '',
-        ...fenced(prettyJson(call.arguments) ?? call.arguments, prettyJson(call.arguments) ? 'json' : 'text'),
+        ...codeBlock(call.arguments),
         '',
         call.isError ? 'Result (error):' : 'Result:',
         '',
-        ...fenced(prettyJson(call.result) ?? call.result, prettyJson(call.result) ? 'json' : 'text'),
+        ...codeBlock(call.result),
       );
     }
     if (message.failure !== undefined)
@@ -357,6 +352,12 @@ export function exportFileName(title: string, extension: 'md' | 'json'): string 
     .slice(0, 80)
     .replace(/[-.]+$/, '');
   return `${base === '' ? 'conversation' : base}.${extension}`;
+}
+
+/** A tool's arguments or result as a fenced block: pretty JSON when it is a JSON object or array, else as text. */
+function codeBlock(text: string): string[] {
+  const json = prettyJson(text);
+  return json === undefined ? fenced(text, 'text') : fenced(json, 'json');
 }
 
 /** A fence longer than any run of backticks in the text, so the text cannot close it. */

@@ -7,12 +7,13 @@ import type { ConversationMessage, MessageCompleted } from '../chat/contracts.js
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
-import type {
-  ConversationHeader,
-  ExchangeEntry,
-  SessionDigest,
-  StoredMessage,
-  TokenTotals,
+import {
+  toStoredMessage,
+  type ConversationHeader,
+  type ExchangeEntry,
+  type SessionDigest,
+  type StoredMessage,
+  type TokenTotals,
 } from './contracts.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
@@ -94,7 +95,7 @@ export async function persistTurn(
   // Independent of each other: a fold never takes this turn (it reads only the turns stored before it), so it
   // needs neither its items nor its index line.
   await Promise.all([
-    services.messages.put(messages.map((message) => storedMessage(event, message))),
+    services.messages.put(messages.map((message) => toStoredMessage(event.userId, event.sessionId, message))),
     completed ? indexTurn(services, event, header, { user, assistant }, log) : Promise.resolve(),
     updateDigest(services, event, header, turn, at, log),
   ]);
@@ -140,16 +141,6 @@ async function wholeMessages(
         '(the event was too large and working memory no longer holds them).',
     );
   return messages;
-}
-
-function storedMessage(event: MessageCompleted, message: TurnMessage): StoredMessage {
-  return {
-    ...message,
-    id: message.messageId,
-    kind: 'message',
-    userId: event.userId,
-    sessionId: event.sessionId,
-  };
 }
 
 function tokenTotals(assistant: ConversationMessage | undefined): TokenTotals {
