@@ -3,7 +3,7 @@
 // the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
 // conversation is answered exactly like an unknown one (404).
 import { z } from 'zod';
-import { sessionIdSchema } from '../shared/chat/contracts.js';
+import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
 import { titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
 import {
@@ -19,7 +19,7 @@ import {
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
-const userParamsSchema = z.object({ userId: z.string().min(1).max(128) });
+const userParamsSchema = z.object({ userId: userIdSchema });
 const sessionParamsSchema = z.object({ sessionId: sessionIdSchema });
 
 export const listConversationsEndpoint = endpoint({

@@ -185,26 +185,23 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
   messages: ConversationMessage[] = [];
   #version = 0;
   load(userId: string, sessionId: string) {
-    return Promise.resolve({
-      userId,
-      sessionId,
-      messages: [...this.messages],
-      messageCount: this.messages.length,
-      version: String(this.#version),
-    });
+    return Promise.resolve(this.#memory(userId, sessionId));
   }
   append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
     for (const message of messages)
       if (!this.messages.some((m) => m.messageId === message.messageId))
         this.messages.push({ ...message, ordinal: this.messages.length });
     this.#version += 1;
-    return Promise.resolve({
+    return Promise.resolve(this.#memory(userId, sessionId));
+  }
+  #memory(userId: string, sessionId: string) {
+    return {
       userId,
       sessionId,
       messages: [...this.messages],
       messageCount: this.messages.length,
       version: String(this.#version),
-    });
+    };
   }
 }
 
