@@ -100,6 +100,11 @@ export interface ChatRequest {
   text: string;
   /** Seed 000's clients send their user id; when present it must be the caller's. */
   userId?: string;
+  /**
+   * Seed 003's `use_memory` (also accepted as `useMemory`), default true. False: the turn neither reads nor writes
+   * long-term memory (no profile in its prompt, no conversation search, nothing consolidated from it).
+   */
+  useMemory: boolean;
 }
 
 /** `question` is accepted as another name for `text`. */
@@ -116,6 +121,8 @@ export function chatRequestSchema(maxTextChars: number) {
         text: text.optional(),
         question: text.optional(),
         userId: z.string({ error: 'must be a string' }).max(128).optional(),
+        use_memory: z.boolean({ error: 'must be true or false' }).optional(),
+        useMemory: z.boolean({ error: 'must be true or false' }).optional(),
       },
       { error: 'the body must be a JSON object' },
     )
@@ -128,12 +135,19 @@ export function chatRequestSchema(maxTextChars: number) {
           path: ['question'],
           message: 'is another name for text: send one of them (or the same value in both)',
         });
+      if (body.use_memory !== undefined && body.useMemory !== undefined && body.use_memory !== body.useMemory)
+        context.addIssue({
+          code: 'custom',
+          path: ['useMemory'],
+          message: 'is another name for use_memory: send one of them (or the same value in both)',
+        });
     })
     .transform((body): ChatRequest => ({
       sessionId: body.sessionId,
       chatMessageId: body.chatMessageId,
       text: body.text ?? body.question ?? '',
       userId: body.userId,
+      useMemory: body.use_memory ?? body.useMemory ?? true,
     }));
 }
 
@@ -155,6 +169,8 @@ export const queuedChatMessageSchema = z.object({
   text: z.string().min(1),
   /** When the front door accepted it (ISO 8601). */
   postedAt: z.iso.datetime(),
+  /** False: the turn neither reads nor writes long-term memory (ChatRequest.useMemory). Absent means true. */
+  useMemory: z.boolean().optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
@@ -191,6 +207,18 @@ export const storedToolCallSchema = z.object({
   round: z.number().int().nonnegative(),
 });
 export type StoredToolCall = z.infer<typeof storedToolCallSchema>;
+
+/**
+ * A conversation's system prompt as sent to the model: the conversation's first message (seed 000 stores the
+ * personalised prompt first), kept apart from the numbered messages. `personalised`: rendered with the profile.
+ */
+export const systemPromptSchema = z.object({
+  content: z.string(),
+  personalised: z.boolean(),
+  /** When the first turn rendered it. */
+  createdAt: z.iso.datetime(),
+});
+export type SystemPrompt = z.infer<typeof systemPromptSchema>;
 
 /** A message of a conversation as the hot store, the long-term history and prompt building keep it. */
 export const conversationMessageSchema = z.object({
@@ -235,6 +263,10 @@ export const messageCompletedSchema = turnRefSchema.extend({
   completedAt: z.iso.datetime(),
   messages: z.array(conversationMessageSchema.extend({ ordinal: z.number().int().nonnegative() })),
   complete: z.boolean(),
+  /** False: the turn was posted with use_memory false; the memory worker leaves it out. Absent means true. */
+  useMemory: z.boolean().optional(),
+  /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */
+  systemPrompt: systemPromptSchema.optional(),
 });
 export type MessageCompleted = z.infer<typeof messageCompletedSchema>;
 
@@ -249,6 +281,11 @@ export const hotConversationDocumentSchema = z.object({
   lastActivity: z.string(),
   /** Messages the conversation has had in all (the next ordinal); the window holds only the newest. */
   messageCount: z.number().int().nonnegative().optional(),
+  /**
+   * The system prompt as the conversation's first turn sent it (personalised from the profile, or the basic one):
+   * the conversation's first message, kept apart from the window so trimming never drops it.
+   */
+  systemPrompt: systemPromptSchema.optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 
@@ -282,6 +319,10 @@ export const turnRecordSchema = turnRefSchema.extend({
   /** The history the prompt was built from; null when the conversation had none. */
   history: historyRangeSchema.nullable(),
   rounds: z.array(roundRecordSchema),
+  /** A new conversation's system prompt, as its first round rendered it: later rounds send the same. */
+  systemPrompt: systemPromptSchema.optional(),
+  /** False: the turn was posted with use_memory false. Absent means true. */
+  useMemory: z.boolean().optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 
@@ -336,6 +377,8 @@ export const llmStepInputSchema = turnRefSchema.extend({
   toolsAllowed: z.boolean(),
   /** Round 0 only. */
   message: z.object({ text: z.string(), postedAt: z.string() }).optional(),
+  /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
+  useMemory: z.boolean().optional(),
 });
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
 
@@ -353,6 +396,8 @@ export const runToolInputSchema = turnRefSchema.extend({
   round: z.number().int().nonnegative(),
   index: z.number().int().nonnegative(),
   seq: z.number().int().positive(),
+  /** False: memory tools refuse (use_memory false). Absent means true. */
+  useMemory: z.boolean().optional(),
 });
 export type RunToolInput = z.infer<typeof runToolInputSchema>;
 
@@ -364,6 +409,7 @@ export const failTurnInputSchema = turnRefSchema.extend({
   userText: z.string(),
   postedAt: z.string(),
   failure: turnFailureSchema,
+  useMemory: z.boolean().optional(),
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;
 

@@ -1,20 +1,35 @@
-// The memory area's contracts. The memory worker (a later issue) consumes `message-completed`
-// (shared/chat/contracts.ts) on the `memory` subscription and keeps conversation summaries and the user's profile;
-// its documents, tools' inputs and outputs and HTTP bodies are declared here when it lands.
-import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
+// The memory area's contracts: long-term memory across conversations (seed 000 "Memory Architecture", "Memory Data
+// Structures", "Memory APIs"; DESIGN §2). The memory worker consumes `message-completed` (shared/chat/contracts.ts)
+// on the `memory` subscription and keeps one summary per conversation (with its embedding, searched by vector and
+// full text) and the user's profile as individual facts with provenance and validity. A new conversation's turn
+// renders the profile into its system prompt; the tool search_conversation_history, the memory REST API and the
+// MCP server search the summaries. Documents, HTTP bodies, tool arguments and limits are declared here.
+import { z } from 'zod';
+import { userIdSchema } from '../chat/contracts.js';
+import { englishText, type ContainerSpec, type VectorEmbeddingSpec } from '../cosmos/container-spec.js';
 
-/** The subscription of `message-completed` the memory worker will read. */
+/**
+ * The subscription of `message-completed` the memory worker reads. Sessions on: a conversation's turns are
+ * consolidated in order, so its summary grows turn by turn.
+ */
 export const MEMORY_SUBSCRIPTION = 'memory';
 
 export const CONVERSATION_SUMMARIES_CONTAINER = 'conversation-summaries';
 export const PROFILE_FACTS_CONTAINER = 'profile-facts';
 
+/** The summaries' embedding, under seed 000's name for it. */
+export const SUMMARY_EMBEDDING: VectorEmbeddingSpec = {
+  path: '/vector_embedding',
+  dataType: 'float32',
+  distanceFunction: 'cosine',
+};
+
 export const memoryContainers: readonly ContainerSpec[] = [
   {
     id: CONVERSATION_SUMMARIES_CONTAINER,
     partitionKeyPaths: ['/userId'],
-    vectorEmbeddings: [EMBEDDING],
-    vectorIndexes: [{ path: EMBEDDING.path, type: 'quantizedFlat' }],
+    vectorEmbeddings: [SUMMARY_EMBEDDING],
+    vectorIndexes: [{ path: SUMMARY_EMBEDDING.path, type: 'quantizedFlat' }],
     fullTextPaths: [englishText('/summary')],
     purpose:
       "Long-term memory: a summary of each past conversation (themes, persons, places, sentiment) with its embedding, searched within one user's summaries by vector, full text or both (hybrid).",
@@ -23,6 +38,226 @@ export const memoryContainers: readonly ContainerSpec[] = [
     id: PROFILE_FACTS_CONTAINER,
     partitionKeyPaths: ['/userId'],
     purpose:
-      "Long-term memory: the user's structured profile, one item per fact (preference, interest, knowledge, goal, ...) with its provenance and validity.",
+      "Long-term memory: the user's structured profile, one item per fact (preference, interest, knowledge, goal, ...) with its provenance and validity, and the record of what each turn changed in it.",
   },
 ];
+
+// --- Limits -----------------------------------------------------------------------------------------------
+
+/** Seed 000: the profile fetch of a new conversation's turn gives up after 2 s; the turn goes on without it. */
+export const PROFILE_FETCH_BUDGET_MS = 2_000;
+/** Facts the profile holds at once (active); the merge replaces or retracts to stay under it. */
+export const MAX_ACTIVE_FACTS = 200;
+/** A fact's statement, in characters. */
+export const MAX_FACT_CHARS = 300;
+/** A conversation summary, in characters. */
+export const MAX_SUMMARY_CHARS = 2_000;
+/** Themes, persons, places: entries each, and characters per entry. */
+export const MAX_SUMMARY_LIST = 12;
+export const MAX_SUMMARY_LIST_ITEM_CHARS = 80;
+/** Search: results per query, and the query's length. */
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
+export const MAX_SEARCH_QUERY_CHARS = 1_000;
+/** Summaries per page of GET .../memories. */
+export const DEFAULT_SUMMARY_PAGE = 50;
+export const MAX_SUMMARY_PAGE = 200;
+/** Reciprocal rank fusion's constant (Cosmos DB's RRF uses the customary 60). */
+export const RRF_K = 60;
+
+// --- The profile (seed 000 `user-memories`, kept as one item per fact) ------------------------------------
+
+/** Seed 000's profile attributes; each fact belongs to one. */
+export const profileCategorySchema = z.enum([
+  'output_preferences',
+  'personal_preferences',
+  'assistant_preferences',
+  'knowledge',
+  'interests',
+  'dislikes',
+  'family_and_friends',
+  'work_profile',
+  'goals',
+]);
+export type ProfileCategory = z.infer<typeof profileCategorySchema>;
+export const PROFILE_CATEGORIES = profileCategorySchema.options;
+
+/** Where a fact was said: the user's message in a conversation. */
+export const factSourceSchema = z.object({
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** `${chatMessageId}_user`. */
+  messageId: z.string(),
+  /** When the user said it (the message's timestamp). */
+  at: z.iso.datetime(),
+});
+export type FactSource = z.infer<typeof factSourceSchema>;
+
+/**
+ * - `active`: true now, rendered into prompts;
+ * - `superseded`: replaced by a newer fact (`supersededBy`), kept with when (`validUntil`) and why (`changeReason`);
+ * - `retracted`: contradicted by the user with nothing to replace it, kept with when and why.
+ */
+export const factStatusSchema = z.enum(['active', 'superseded', 'retracted']);
+export type FactStatus = z.infer<typeof factStatusSchema>;
+
+/** A fact of the user's profile (container `profile-facts`, partition userId, id = factId). */
+export const profileFactSchema = z.object({
+  id: z.string(),
+  kind: z.literal('fact'),
+  userId: userIdSchema,
+  category: profileCategorySchema,
+  /** The fact in one sentence about the user, e.g. "Prefers answers as bullet points." */
+  statement: z.string().min(1).max(MAX_FACT_CHARS),
+  status: factStatusSchema,
+  /** When it became true: when the user first said it. */
+  validFrom: z.iso.datetime(),
+  /** When it stopped being true (superseded or retracted). */
+  validUntil: z.iso.datetime().optional(),
+  /** The fact that replaced it. */
+  supersededBy: z.string().optional(),
+  /** Why it was superseded or retracted, in the model's words. */
+  changeReason: z.string().optional(),
+  /** Every message that stated (or restated) it, oldest first; never empty. */
+  provenance: z.array(factSourceSchema).min(1),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type ProfileFact = z.infer<typeof profileFactSchema>;
+
+/**
+ * One change a turn makes to the profile, as the merge decided it. Fact ids of new facts are chosen when the
+ * change is decided, so applying it again writes the same items.
+ */
+export const profileChangeSchema = z.discriminatedUnion('op', [
+  z.object({
+    op: z.literal('add'),
+    factId: z.string(),
+    category: profileCategorySchema,
+    statement: z.string().min(1).max(MAX_FACT_CHARS),
+  }),
+  /** The user said again what an active fact says: the message joins its provenance. */
+  z.object({ op: z.literal('reaffirm'), factId: z.string() }),
+  z.object({
+    op: z.literal('replace'),
+    factId: z.string(),
+    newFactId: z.string(),
+    category: profileCategorySchema,
+    statement: z.string().min(1).max(MAX_FACT_CHARS),
+    reason: z.string(),
+  }),
+  z.object({ op: z.literal('retract'), factId: z.string(), reason: z.string() }),
+]);
+export type ProfileChange = z.infer<typeof profileChangeSchema>;
+
+/**
+ * What a turn changed in the profile (container `profile-facts`, id = consolidationId(sessionId, chatMessageId)):
+ * written before the changes are applied, so a redelivered turn applies the same changes, never new ones.
+ */
+export const consolidationRecordSchema = z.object({
+  id: z.string(),
+  kind: z.literal('consolidation'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** The user's message the changes came from. */
+  source: factSourceSchema,
+  changes: z.array(profileChangeSchema),
+  createdAt: z.iso.datetime(),
+  /** Set once every change is applied. */
+  appliedAt: z.iso.datetime().optional(),
+});
+export type ConsolidationRecord = z.infer<typeof consolidationRecordSchema>;
+
+export function consolidationId(sessionId: string, chatMessageId: string): string {
+  return `consolidation.${sessionId}.${chatMessageId}`;
+}
+
+// --- Conversation summaries (seed 000 `conversations` collection) ------------------------------------------
+
+export const userSentimentSchema = z.enum(['positive', 'neutral', 'negative', 'mixed']);
+export type UserSentiment = z.infer<typeof userSentimentSchema>;
+
+/** What the model writes about a conversation (seed 000's fields, without the embedding and timestamp). */
+export const summaryContentSchema = z.object({
+  summary: z.string().min(1).max(MAX_SUMMARY_CHARS),
+  themes: z.array(z.string().max(MAX_SUMMARY_LIST_ITEM_CHARS)).max(MAX_SUMMARY_LIST),
+  persons: z.array(z.string().max(MAX_SUMMARY_LIST_ITEM_CHARS)).max(MAX_SUMMARY_LIST),
+  places: z.array(z.string().max(MAX_SUMMARY_LIST_ITEM_CHARS)).max(MAX_SUMMARY_LIST),
+  user_sentiment: userSentimentSchema,
+});
+export type SummaryContent = z.infer<typeof summaryContentSchema>;
+
+/**
+ * A conversation's summary (container `conversation-summaries`, partition userId, id = sessionId): one per
+ * conversation, rewritten as it grows, never duplicated.
+ */
+export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
+  id: z.string(),
+  kind: z.literal('conversation-summary'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  /** When the summary was last written (seed 000). */
+  timestamp: z.iso.datetime(),
+  /** The embedding of `summary` (seed 000's `vector_embedding`), of the configured embedding model's length. */
+  vector_embedding: z.array(z.number()),
+  /** The highest ordinal of the messages it covers: a turn at or below it is already in. */
+  coveredThrough: z.number().int().nonnegative(),
+  /** The exchanges it covers. */
+  exchanges: z.number().int().nonnegative(),
+  createdAt: z.iso.datetime(),
+});
+export type ConversationSummaryDocument = z.infer<typeof conversationSummaryDocumentSchema>;
+
+/** A summary as the API, MCP and tools show it: no vector, no bookkeeping. */
+export type ConversationSummaryView = SummaryContent & {
+  sessionId: string;
+  timestamp: string;
+  createdAt: string;
+};
+
+// --- Search -----------------------------------------------------------------------------------------------
+
+/** One conversation found by search_conversation_history, POST .../conversations/search and the MCP search tool. */
+export interface ConversationSearchHit extends ConversationSummaryView {
+  /** The conversation's title from its history header (absent when it has none). */
+  title?: string;
+  /** The conversation's date: its summary's timestamp. */
+  date: string;
+  /**
+   * Relevance, higher is better: the reciprocal-rank-fusion score of the vector and full-text ranks (hybrid),
+   * comparable within one result list only.
+   */
+  score: number;
+  /** The cosine similarity of the query to the summary (-1..1). */
+  similarity: number;
+}
+
+export const searchQuerySchema = z
+  .string({ error: 'must be a string' })
+  .refine((value) => value.trim() !== '', 'must not be empty')
+  .refine(
+    (value) => value.length <= MAX_SEARCH_QUERY_CHARS,
+    `must be at most ${MAX_SEARCH_QUERY_CHARS} characters`,
+  );
+
+export const searchLimitSchema = z
+  .number({ error: 'must be a number' })
+  .int('must be an integer')
+  .min(1, 'must be at least 1')
+  .max(MAX_SEARCH_LIMIT, `must be at most ${MAX_SEARCH_LIMIT}`);
+
+/** POST /api/memory/users/{userId}/conversations/search (seed 000). */
+export const conversationSearchBodySchema = z.object(
+  { query: searchQuerySchema, limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT) },
+  { error: 'the body must be a JSON object' },
+);
+export type ConversationSearchBody = z.infer<typeof conversationSearchBodySchema>;
+
+/** The arguments of the tool search_conversation_history (seed 000 §5). */
+export const searchConversationHistoryArgsSchema = z.object({
+  search_query: searchQuerySchema,
+  limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT),
+});
+export type SearchConversationHistoryArgs = z.infer<typeof searchConversationHistoryArgsSchema>;
+export const SEARCH_CONVERSATION_HISTORY_TOOL = 'search_conversation_history';

@@ -1,0 +1,46 @@
+// The port of conversation summaries (container `conversation-summaries`, partition userId): one per conversation,
+// written by the memory worker, searched by the tool search_conversation_history, the memory API and MCP.
+// Adapter: Cosmos DB (adapters/cosmos-conversation-summaries.ts), ranking by RRF of VectorDistance and
+// FullTextScore in Cosmos DB, or in process (ranking.ts) where the server lacks them (the local runtime).
+import type { ConversationSummaryDocument, ConversationSummaryView } from './contracts.js';
+
+export interface StoredSummary {
+  summary: ConversationSummaryDocument;
+  /** Opaque version a later write is conditioned on. */
+  version: string;
+}
+
+export interface SummaryQuery {
+  /** The query's words, for the full-text rank. */
+  text: string;
+  /** The query's embedding, for the vector rank. */
+  vector: number[];
+  limit: number;
+}
+
+export interface SummaryMatch {
+  summary: ConversationSummaryView;
+  /** RRF score of the two ranks (higher is better). */
+  score: number;
+  /** Cosine similarity of the query's vector to the summary's. */
+  similarity: number;
+}
+
+export interface SummaryPage {
+  summaries: ConversationSummaryView[];
+  continuationToken?: string;
+}
+
+export interface ConversationSummaries {
+  get(userId: string, sessionId: string): Promise<StoredSummary | undefined>;
+  /** Writes the summary if still at `version` (undefined: only if there is none yet); 'conflict' otherwise. */
+  put(summary: ConversationSummaryDocument, version: string | undefined): Promise<'written' | 'conflict'>;
+  /** The user's summaries ranked for the query (hybrid: vector and full text), best first, at most `limit`. */
+  search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]>;
+  /** The user's summaries, newest first, without vectors; the token is opaque and bound to the user. */
+  list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage>;
+  /** Removes one conversation's summary; false when there was none. */
+  delete(userId: string, sessionId: string): Promise<boolean>;
+  /** Removes all of the user's summaries; returns how many. */
+  deleteAll(userId: string): Promise<number>;
+}

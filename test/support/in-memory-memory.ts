@@ -1,0 +1,200 @@
+// Hand-written in-memory implementations of the memory area's ports (conversation summaries, profile facts), with
+// the semantics their Cosmos DB adapters have, for tests of use-cases in process. Search ranks by the product's
+// own in-process hybrid ranking, as the adapter does where Cosmos DB lacks VectorDistance and FullTextScore.
+import type {
+  ConsolidationRecord,
+  ConversationSummaryDocument,
+  ConversationSummaryView,
+  FactStatus,
+  ProfileFact,
+} from '../../shared/memory/contracts.js';
+import { consolidationId } from '../../shared/memory/contracts.js';
+import type {
+  ConversationSummaries,
+  StoredSummary,
+  SummaryMatch,
+  SummaryPage,
+  SummaryQuery,
+} from '../../shared/memory/conversation-summaries.js';
+import type { ProfileFacts } from '../../shared/memory/profile-facts.js';
+import { ValidationError } from '../../shared/errors.js';
+
+const key = (userId: string, id: string) => `${userId}\u0000${id}`;
+
+export function summaryView(document: ConversationSummaryDocument): ConversationSummaryView {
+  return {
+    sessionId: document.sessionId,
+    summary: document.summary,
+    themes: document.themes,
+    persons: document.persons,
+    places: document.places,
+    user_sentiment: document.user_sentiment,
+    timestamp: document.timestamp,
+    createdAt: document.createdAt,
+  };
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+export class MemoryConversationSummaries implements ConversationSummaries {
+  readonly documents = new Map<string, { document: ConversationSummaryDocument; version: number }>();
+  private nextVersion = 1;
+
+  get(userId: string, sessionId: string): Promise<StoredSummary | undefined> {
+    const stored = this.documents.get(key(userId, sessionId));
+    return Promise.resolve(
+      stored ? { summary: structuredClone(stored.document), version: String(stored.version) } : undefined,
+    );
+  }
+
+  put(summary: ConversationSummaryDocument, version: string | undefined): Promise<'written' | 'conflict'> {
+    const k = key(summary.userId, summary.sessionId);
+    const stored = this.documents.get(k);
+    if (
+      version === undefined
+        ? stored !== undefined
+        : stored === undefined || String(stored.version) !== version
+    )
+      return Promise.resolve('conflict');
+    this.documents.set(k, { document: structuredClone(summary), version: this.nextVersion++ });
+    return Promise.resolve('written');
+  }
+
+  /** Cosine similarity alone; the Cosmos DB adapter's hybrid ranking is tested against the local server. */
+  search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
+    const mine = [...this.documents.values()].filter((s) => s.document.userId === userId);
+    const matches = mine
+      .map(({ document }) => {
+        const similarity = cosine(query.vector, document.vector_embedding);
+        return { summary: summaryView(document), score: similarity, similarity };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, query.limit);
+    return Promise.resolve(matches);
+  }
+
+  list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage> {
+    const mine = [...this.documents.values()]
+      .map((s) => s.document)
+      .filter((document) => document.userId === userId)
+      .sort((a, b) => b.timestamp.localeCompare(a.timestamp) || a.sessionId.localeCompare(b.sessionId));
+    let offset = 0;
+    if (options.continuationToken !== undefined) {
+      const match = /^mem:(.+):(\d+)$/.exec(options.continuationToken);
+      if (match?.[1] !== userId) throw new ValidationError('continuationToken is not valid for this list');
+      offset = Number(match[2]);
+    }
+    const page = mine.slice(offset, offset + options.limit);
+    const next = offset + page.length;
+    return Promise.resolve({
+      summaries: page.map(summaryView),
+      ...(next < mine.length ? { continuationToken: `mem:${userId}:${next}` } : {}),
+    });
+  }
+
+  delete(userId: string, sessionId: string): Promise<boolean> {
+    return Promise.resolve(this.documents.delete(key(userId, sessionId)));
+  }
+
+  deleteAll(userId: string): Promise<number> {
+    let removed = 0;
+    for (const [k, stored] of this.documents)
+      if (stored.document.userId === userId) {
+        this.documents.delete(k);
+        removed++;
+      }
+    return Promise.resolve(removed);
+  }
+}
+
+export class MemoryProfileFacts implements ProfileFacts {
+  readonly facts = new Map<string, ProfileFact>();
+  readonly records = new Map<string, ConsolidationRecord>();
+  /** Order of creation, so list() answers oldest first as the adapter does (by createdAt, then id). */
+  private order = 0;
+  private readonly created = new Map<string, number>();
+
+  list(userId: string, options: { statuses?: readonly FactStatus[] } = {}): Promise<ProfileFact[]> {
+    const facts = [...this.facts.entries()]
+      .filter(([, fact]) => fact.userId === userId)
+      .filter(([, fact]) => options.statuses === undefined || options.statuses.includes(fact.status))
+      .sort(
+        ([ka, a], [kb, b]) =>
+          a.createdAt.localeCompare(b.createdAt) || (this.created.get(ka) ?? 0) - (this.created.get(kb) ?? 0),
+      )
+      .map(([, fact]) => structuredClone(fact));
+    return Promise.resolve(facts);
+  }
+
+  get(userId: string, factId: string): Promise<ProfileFact | undefined> {
+    const fact = this.facts.get(key(userId, factId));
+    return Promise.resolve(fact ? structuredClone(fact) : undefined);
+  }
+
+  put(fact: ProfileFact): Promise<void> {
+    const k = key(fact.userId, fact.id);
+    if (!this.created.has(k)) this.created.set(k, this.order++);
+    this.facts.set(k, structuredClone(fact));
+    return Promise.resolve();
+  }
+
+  delete(userId: string, factId: string): Promise<boolean> {
+    return Promise.resolve(this.facts.delete(key(userId, factId)));
+  }
+
+  fromSession(userId: string, sessionId: string): Promise<ProfileFact[]> {
+    return this.list(userId).then((facts) =>
+      facts.filter((fact) => fact.provenance.some((source) => source.sessionId === sessionId)),
+    );
+  }
+
+  getConsolidation(userId: string, sessionId: string, chatMessageId: string) {
+    const record = this.records.get(key(userId, consolidationId(sessionId, chatMessageId)));
+    return Promise.resolve(record ? structuredClone(record) : undefined);
+  }
+
+  createConsolidation(record: ConsolidationRecord): Promise<ConsolidationRecord> {
+    const k = key(record.userId, record.id);
+    const existing = this.records.get(k);
+    if (existing) return Promise.resolve(structuredClone(existing));
+    this.records.set(k, structuredClone(record));
+    return Promise.resolve(structuredClone(record));
+  }
+
+  markApplied(userId: string, recordId: string, appliedAt: string): Promise<void> {
+    const record = this.records.get(key(userId, recordId));
+    if (record) record.appliedAt = appliedAt;
+    return Promise.resolve();
+  }
+
+  deleteConsolidations(userId: string, sessionId: string): Promise<number> {
+    let removed = 0;
+    for (const [k, record] of this.records)
+      if (record.userId === userId && record.sessionId === sessionId) {
+        this.records.delete(k);
+        removed++;
+      }
+    return Promise.resolve(removed);
+  }
+
+  deleteAll(userId: string): Promise<number> {
+    let removed = 0;
+    for (const map of [this.facts, this.records] as Map<string, { userId: string }>[])
+      for (const [k, item] of map)
+        if (item.userId === userId) {
+          map.delete(k);
+          removed++;
+        }
+    return Promise.resolve(removed);
+  }
+}
