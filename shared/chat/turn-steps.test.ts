@@ -475,6 +475,28 @@ describe('chat turn steps', () => {
     expect(model.requests[1]?.messages.slice(0, 5)).toEqual(sent);
   });
 
+  it('keep use_memory false in the turn record and on the announcement of a completed or failed turn', async () => {
+    const off = { useMemory: false } as const;
+    const first = await llmStep(services(), { ...round0, ...off });
+    expect(turns.turns.get(input.chatMessageId)?.useMemory).toBe(false);
+    await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq, ...off });
+    await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true, ...off });
+    expect(published[0]?.body).toMatchObject({ outcome: 'completed', useMemory: false });
+
+    published = [];
+    const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+    const other = { ...ref, chatMessageId: 'b0e8e7a2-7f4f-4b0a-9d55-4b1b6a0e2f10' };
+    events = new MemoryEvents();
+    await failTurn(services(), { ...other, userText: 'hi', postedAt: input.postedAt, failure, ...off });
+    expect(published[0]?.body).toMatchObject({ outcome: 'failed', useMemory: false });
+  });
+
+  it('leave useMemory off the announcement of a turn that may use memory (absent means true)', async () => {
+    await runWholeTurn();
+    expect(turns.turns.get(input.chatMessageId)).not.toHaveProperty('useMemory');
+    expect(published[0]?.body).not.toHaveProperty('useMemory');
+  });
+
   it('answer without the digest when it cannot be read', async () => {
     model = new ScriptedModel([answerReply]);
     sessionMemory.getDigest = () => Promise.reject(new Error('the store is down'));

@@ -151,7 +151,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp, stored.messages);
+  await announce(services, input, 'completed', assistant.timestamp, stored.messages, memoryFlag(input));
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -229,7 +229,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
   }
-  await announce(services, input, 'failed', at, stored.messages);
+  await announce(services, input, 'failed', at, stored.messages, memoryFlag(input));
 }
 
 /**
@@ -325,7 +325,7 @@ async function finishCommitted(
     await stream.close();
     nextSeq = stream.nextSeq;
   }
-  await announce(services, input, 'completed', committed.timestamp, state.memory.messages);
+  await announce(services, input, 'completed', committed.timestamp, state.memory.messages, memoryFlag(input));
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
@@ -429,7 +429,13 @@ function newTurnRecord(
     postedAt: input.message.postedAt,
     history: range,
     rounds: [],
+    ...memoryFlag(input),
   };
+}
+
+/** `useMemory: false` when the turn was posted with use_memory false; nothing otherwise (absent means true). */
+function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
+  return input.useMemory === false ? { useMemory: false } : {};
 }
 
 function toolsOutcome(round: RoundRecord): LlmStepOutput {
@@ -551,11 +557,12 @@ async function announce(
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: readonly ConversationMessage[],
+  extra: Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>,
 ): Promise<void> {
   const turn = stored.filter((message) => message.chatMessageId === ref.chatMessageId);
   const body = parseInput(
     messageCompletedSchema,
-    completedBody({ ...ref, outcome, completedAt }, turn),
+    completedBody({ ...ref, outcome, completedAt, ...extra }, turn),
     'message-completed body',
   );
   await services.publisher.publish(MESSAGE_COMPLETED_TOPIC, {
