@@ -175,6 +175,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
         publisher: platform.publisher,
         headers: history.headers,
         sessionMemory: history.sessionMemory,
+        // Until the memory stores are composed here, a new conversation finds an empty profile (the basic prompt).
+        profile: { list: () => Promise.resolve([]) },
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -182,6 +184,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             flushIntervalMs: config.streaming.flushIntervalMs,
             flushMaxChars: config.streaming.flushMaxChars,
           },
+          profileTimeoutMs: config.chat.profileTimeoutMs,
         },
       },
     },

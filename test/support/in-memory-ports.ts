@@ -10,6 +10,7 @@ import type {
   ConversationMessage,
   PostedMessage,
   RoundRecord,
+  SystemPrompt,
   ToolResultRecord,
   TurnRecord,
   TurnRef,
@@ -17,7 +18,11 @@ import type {
 import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
 import type { SessionStore } from '../../shared/chat/session-store.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
-import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import type {
+  AppendOptions,
+  WorkingMemory,
+  WorkingMemoryStore,
+} from '../../shared/chat/working-memory-store.js';
 import {
   isFinishedStatus,
   type OrchestrationClient,
@@ -41,6 +46,7 @@ import {
   MemoryConversationMessages,
   MemorySessionMemory,
 } from './in-memory-history.js';
+import { MemoryProfileFacts } from './in-memory-memory.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -183,24 +189,35 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
 
 export class MemoryWorkingMemory implements WorkingMemoryStore {
   messages: ConversationMessage[] = [];
+  /** The conversation's system prompt, once a commit gave one (the first stays, as in the Cosmos DB adapter). */
+  systemPrompt: SystemPrompt | undefined;
   #version = 0;
   load(userId: string, sessionId: string) {
     return Promise.resolve(this.#memory(userId, sessionId));
   }
-  append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
+  append(
+    userId: string,
+    sessionId: string,
+    messages: readonly ConversationMessage[],
+    _base?: WorkingMemory,
+    options?: AppendOptions,
+  ) {
+    const before = this.messages.length;
     for (const message of messages)
       if (!this.messages.some((m) => m.messageId === message.messageId))
         this.messages.push({ ...message, ordinal: this.messages.length });
+    if (this.messages.length > before) this.systemPrompt ??= options?.systemPrompt;
     this.#version += 1;
     return Promise.resolve(this.#memory(userId, sessionId));
   }
-  #memory(userId: string, sessionId: string) {
+  #memory(userId: string, sessionId: string): WorkingMemory {
     return {
       userId,
       sessionId,
       messages: [...this.messages],
       messageCount: this.messages.length,
       version: String(this.#version),
+      ...(this.systemPrompt ? { systemPrompt: structuredClone(this.systemPrompt) } : {}),
     };
   }
 }
@@ -326,6 +343,7 @@ export class MemoryConversationEraser implements ConversationEraser {
     // The fake working memory holds one conversation.
     if (workingMemory.messages.length > 0) count += 1;
     workingMemory.messages = [];
+    workingMemory.systemPrompt = undefined;
     return Promise.resolve(count);
   }
   erasePosted(userId: string, sessionId: string) {
@@ -367,6 +385,8 @@ export interface TestApp extends App {
     longTermMessages: MemoryConversationMessages;
     sessionMemory: MemorySessionMemory;
     eraser: MemoryConversationEraser;
+    /** The user's long-term profile, as a new conversation's turn reads it. */
+    profile: MemoryProfileFacts;
   };
 }
 
@@ -390,6 +410,7 @@ export function createTestApp(
     longTermMessages,
     // Beside the messages, as in Cosmos DB: deleting a conversation's messages deletes its index and digest.
     sessionMemory: new MemorySessionMemory(longTermMessages),
+    profile: new MemoryProfileFacts(),
   };
   const history = {
     headers: fakes.headers,
@@ -427,10 +448,12 @@ export function createTestApp(
         publisher: fakes.publisher,
         headers: fakes.headers,
         sessionMemory: fakes.sessionMemory,
+        profile: fakes.profile,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
           coalescing: { flushIntervalMs: 0, flushMaxChars: config.streaming.flushMaxChars },
+          profileTimeoutMs: config.chat.profileTimeoutMs,
         },
       },
     },
