@@ -171,6 +171,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
           messages: history.messages,
           sessionMemory: history.sessionMemory,
           workingMemory: stores.workingMemory,
+          // Until the memory area's search use-case is composed here, no earlier conversation is found.
+          searchConversations: () => Promise.resolve([]),
         }),
         publisher: platform.publisher,
         headers: history.headers,

@@ -102,6 +102,7 @@ let memory: MemoryWorkingMemory;
 let published: OutgoingMessage[];
 let model: ScriptedModel;
 let profile: MemoryProfileFacts;
+let searches: unknown[];
 
 function services(): TurnServices {
   const publisher: MessagePublisher = {
@@ -117,7 +118,15 @@ function services(): TurnServices {
     events,
     sink: events,
     llm: model as unknown as LlmGateway,
-    tools: createChatTools({ messages: longTerm, sessionMemory, workingMemory: memory }),
+    tools: createChatTools({
+      messages: longTerm,
+      sessionMemory,
+      workingMemory: memory,
+      searchConversations: (userId, query, limit, options) => {
+        searches.push({ userId, query, limit, options });
+        return Promise.resolve([]);
+      },
+    }),
     publisher,
     headers,
     sessionMemory,
@@ -142,6 +151,7 @@ beforeEach(() => {
   published = [];
   model = new ScriptedModel([toolCallReply, answerReply]);
   profile = new MemoryProfileFacts();
+  searches = [];
 });
 
 function storedEvents() {
@@ -496,6 +506,38 @@ describe('chat turn steps', () => {
     events = new MemoryEvents();
     await failTurn(services(), { ...other, userText: 'hi', postedAt: input.postedAt, failure, ...off });
     expect(published[0]?.body).toMatchObject({ outcome: 'failed', useMemory: false });
+  });
+
+  it('offer the conversation search only when the turn may use memory, and refuse a call to it otherwise', async () => {
+    const searchCall: LlmReply = {
+      ...toolCallReply,
+      toolCalls: [
+        { id: 'call_s', name: 'search_conversation_history', arguments: '{"search_query":"boat"}' },
+      ],
+    };
+    model = new ScriptedModel([searchCall, answerReply]);
+    const first = await llmStep(services(), round0);
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).toContain('search_conversation_history');
+    await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+    expect(searches).toEqual([
+      { userId: input.userId, query: 'boat', limit: 5, options: { excludeSessionId: input.sessionId } },
+    ]);
+
+    // A use_memory false turn: not offered; a model that calls it anyway gets an error result.
+    const other = { ...ref, chatMessageId: 'b0e8e7a2-7f4f-4b0a-9d55-4b1b6a0e2f10' };
+    events = new MemoryEvents();
+    model = new ScriptedModel([searchCall, answerReply]);
+    const off = { useMemory: false } as const;
+    const step = await llmStep(services(), { ...round0, ...other, ...off });
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).not.toContain('search_conversation_history');
+    expect(await runTool(services(), { ...other, round: 0, index: 0, seq: step.nextSeq, ...off })).toEqual({
+      isError: true,
+    });
+    expect(searches).toHaveLength(1);
+    expect(storedEvents().find((e) => e.type === 'tool-result')).toMatchObject({
+      isError: true,
+      result: expect.stringContaining('use_memory false') as unknown,
+    });
   });
 
   it('leave useMemory off the announcement of a turn that may use memory (absent means true)', async () => {

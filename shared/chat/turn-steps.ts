@@ -177,10 +177,12 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
     throw new Error(`Turn ${input.chatMessageId} has no tool call ${input.index} in round ${input.round}.`);
   let stored = await services.turns.getToolResult(input, input.round, input.index);
   if (stored === undefined) {
+    // A use_memory false turn is not offered the memory tools; the registry refuses a call to one anyway.
     const outcome = await services.tools.execute(call, {
       userId: input.userId,
       sessionId: input.sessionId,
       chatMessageId: input.chatMessageId,
+      ...memoryFlag(input),
     });
     stored = {
       round: input.round,
@@ -365,7 +367,7 @@ async function streamRound(
     const reply = await services.llm.streamChat(
       {
         messages,
-        tools: services.tools.specs(),
+        tools: services.tools.specs(memoryFlag(input)),
         toolChoice: input.toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
       },

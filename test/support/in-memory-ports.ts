@@ -444,6 +444,8 @@ export function createTestApp(
           messages: fakes.longTermMessages,
           sessionMemory: fakes.sessionMemory,
           workingMemory: fakes.workingMemory,
+          // Until the memory area's search use-case is composed here, no earlier conversation is found.
+          searchConversations: () => Promise.resolve([]),
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
