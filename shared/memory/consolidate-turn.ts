@@ -88,7 +88,7 @@ export async function consolidateTurn(
   }
 
   // Independent: a failure of one never keeps the other from being done (and skipped on the redelivery).
-  const model = modelPolicy(delivery, log);
+  const model = modelPolicy(label, delivery, log);
   const [summary, profile] = await Promise.allSettled([
     updateSummary(services, event, turn, model),
     consolidateProfile(services, event, turn, model, log),
@@ -144,7 +144,7 @@ function readTurn(event: MessageCompleted, label: string): Turn {
  */
 type ModelCall = <T>(part: string, call: () => Promise<T>) => Promise<T | undefined>;
 
-function modelPolicy(delivery: Delivery, log: Log): ModelCall {
+function modelPolicy(label: string, delivery: Delivery, log: Log): ModelCall {
   return async (part, call) => {
     try {
       return await call();
@@ -152,7 +152,7 @@ function modelPolicy(delivery: Delivery, log: Log): ModelCall {
       if (!(error instanceof LlmError)) throw error;
       if (error.retryable && delivery.deliveryCount < MODEL_DELIVERIES) throw error;
       const why = error.retryable ? `after ${delivery.deliveryCount} deliveries` : 'for good';
-      log.warn(`Memory: ${part} is left out: the model failed ${why}. ${error.message}`);
+      log.warn(`Memory: ${label} is left out of ${part}: the model failed ${why}. ${error.message}`);
       return undefined;
     }
   };
@@ -173,8 +173,7 @@ async function updateSummary(
   for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS; attempt++) {
     const stored = await services.summaries.get(userId, sessionId);
     if (stored !== undefined && stored.summary.coveredThrough >= turn.lastOrdinal) return 'already-covered';
-    const part = `the summary of ${turn.label}`;
-    const content = await model(part, () =>
+    const content = await model('the summary', () =>
       summariseConversation(services.llm, {
         previous: stored?.summary,
         userText: turn.userText,
@@ -182,10 +181,10 @@ async function updateSummary(
       }),
     );
     if (content === undefined) return 'left-out';
-    const vectors = await model(part, () => services.llm.embed([content.summary]));
+    const vectors = await model('the summary', () => services.llm.embed([content.summary]));
     if (vectors === undefined) return 'left-out';
     const [vector] = vectors;
-    if (vector === undefined) throw new Error(`No embedding came back for ${part}.`);
+    if (vector === undefined) throw new Error(`No embedding came back for the summary of ${turn.label}.`);
     const now = (services.now?.() ?? new Date()).toISOString();
     const document: ConversationSummaryDocument = {
       id: sessionId,
@@ -225,7 +224,7 @@ async function consolidateProfile(
   if (record?.appliedAt !== undefined) return 'already-applied';
   if (record === undefined) {
     const active = await services.facts.list(userId, { statuses: ['active'] });
-    const proposed = await model(`the profile changes of ${turn.label}`, () =>
+    const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );
     if (proposed === undefined) return 'left-out';
