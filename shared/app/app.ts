@@ -27,6 +27,11 @@ import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
+import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
+import type { ConversationSummaries } from '../memory/conversation-summaries.js';
+import type { ProfileFacts } from '../memory/profile-facts.js';
+import { searchConversations } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
@@ -75,6 +80,15 @@ export interface HistoryServices {
   eraser: ConversationEraser;
 }
 
+export interface MemoryServices {
+  /** What the memory worker consolidates a finished turn with (the invocation gives its logger). */
+  worker: MemoryWorkerServices;
+  /** One summary per past conversation, with its embedding: what conversation search ranks. */
+  summaries: ConversationSummaries;
+  /** The user's profile, one item per fact, and the record of what each turn changed in it. */
+  facts: ProfileFacts;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
@@ -82,6 +96,7 @@ export interface App {
   chat: ChatServices;
   streaming: StreamingServices;
   history: HistoryServices;
+  memory: MemoryServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -101,8 +116,8 @@ export interface Platform {
   /** Local runtime only: Web PubSub is reached over plain HTTP on loopback. */
   allowInsecureWebPubSub?: boolean;
   /**
-   * Local runtime only: the local Cosmos DB server has no full-text search, so history search matches words in
-   * process (the same results); in Azure it is Cosmos DB's full-text search.
+   * Local runtime only: the local Cosmos DB server has no full-text or vector search, so history search matches
+   * words and memory search ranks summaries in process (the same results); in Azure Cosmos DB does both.
    */
   fullTextSearch?: 'in-process';
   close(): Promise<void>;
@@ -125,6 +140,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
+  // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
+  const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
 
   const ownChecks: HealthCheck[] = [
     {
@@ -171,14 +188,19 @@ export function createApp(config: AppConfig, platform: Platform): App {
           messages: history.messages,
           sessionMemory: history.sessionMemory,
           workingMemory: stores.workingMemory,
-          // Until the memory area's search use-case is composed here, no earlier conversation is found.
-          searchConversations: () => Promise.resolve([]),
+          searchConversations: (userId, query, limit, options) =>
+            searchConversations(
+              { summaries: memory.summaries, headers: history.headers, llm },
+              userId,
+              query,
+              limit,
+              options,
+            ),
         }),
         publisher: platform.publisher,
         headers: history.headers,
         sessionMemory: history.sessionMemory,
-        // Until the memory stores are composed here, a new conversation finds an empty profile (the basic prompt).
-        profile: { list: () => Promise.resolve([]) },
+        profile: memory.facts,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -215,6 +237,11 @@ export function createApp(config: AppConfig, platform: Platform): App {
         turnEvents: database.container(TURN_EVENTS_CONTAINER),
         sessions: database.container(SESSIONS_CONTAINER),
       }),
+    },
+    memory: {
+      worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },
+      summaries: memory.summaries,
+      facts: memory.facts,
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -39,6 +39,7 @@ import type { StreamTicketGrant, StreamTicketStore } from '../../shared/streamin
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
+import { searchConversations } from '../../shared/memory/search-conversations.js';
 import { createChatTools } from '../../shared/tools/index.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import {
@@ -46,7 +47,7 @@ import {
   MemoryConversationMessages,
   MemorySessionMemory,
 } from './in-memory-history.js';
-import { MemoryProfileFacts } from './in-memory-memory.js';
+import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -385,8 +386,9 @@ export interface TestApp extends App {
     longTermMessages: MemoryConversationMessages;
     sessionMemory: MemorySessionMemory;
     eraser: MemoryConversationEraser;
-    /** The user's long-term profile, as a new conversation's turn reads it. */
-    profile: MemoryProfileFacts;
+    /** Long-term memory: conversation summaries and the profile's facts. */
+    summaries: MemoryConversationSummaries;
+    facts: MemoryProfileFacts;
   };
 }
 
@@ -410,7 +412,8 @@ export function createTestApp(
     longTermMessages,
     // Beside the messages, as in Cosmos DB: deleting a conversation's messages deletes its index and digest.
     sessionMemory: new MemorySessionMemory(longTermMessages),
-    profile: new MemoryProfileFacts(),
+    summaries: new MemoryConversationSummaries(),
+    facts: new MemoryProfileFacts(),
   };
   const history = {
     headers: fakes.headers,
@@ -444,13 +447,19 @@ export function createTestApp(
           messages: fakes.longTermMessages,
           sessionMemory: fakes.sessionMemory,
           workingMemory: fakes.workingMemory,
-          // Until the memory area's search use-case is composed here, no earlier conversation is found.
-          searchConversations: () => Promise.resolve([]),
+          searchConversations: (userId, query, limit, options) =>
+            searchConversations(
+              { summaries: fakes.summaries, headers: fakes.headers, llm },
+              userId,
+              query,
+              limit,
+              options,
+            ),
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
         sessionMemory: fakes.sessionMemory,
-        profile: fakes.profile,
+        profile: fakes.facts,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -480,6 +489,11 @@ export function createTestApp(
       workingMemory: fakes.workingMemory,
       sessions: fakes.sessions,
       eraser: history.eraser,
+    },
+    memory: {
+      worker: { summaries: fakes.summaries, facts: fakes.facts, llm, sessions: fakes.sessions },
+      summaries: fakes.summaries,
+      facts: fakes.facts,
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
