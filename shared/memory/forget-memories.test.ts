@@ -3,12 +3,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import {
-  consolidationId,
-  type ConsolidationRecord,
-  type ConversationSummaryDocument,
-  type FactSource,
-  type ProfileFact,
-} from './contracts.js';
+  consolidationRecord,
+  factSource,
+  onDay,
+  profileFact,
+  summaryDocument,
+} from '../../test/support/memory-fixtures.js';
+import { consolidationId, type FactSource, type ProfileFact } from './contracts.js';
 import { forgetAll, forgetConversation, forgetFact, type ForgetServices } from './forget-memories.js';
 
 const S1 = '11111111-1111-4111-8111-111111111111';
@@ -24,60 +25,14 @@ beforeEach(() => {
   services = { summaries, facts, now: () => NOW };
 });
 
-const at = (day: number) => new Date(Date.UTC(2026, 10, day, 10)).toISOString();
-
-function source(sessionId: string, day: number, turn = 'turn'): FactSource {
-  const chatMessageId = `${turn}-${sessionId.slice(0, 4)}-${day}`;
-  return { sessionId, chatMessageId, messageId: `${chatMessageId}_user`, at: at(day) };
-}
-
-function fact(id: string, provenance: FactSource[], userId = 'user_001'): ProfileFact {
-  return {
-    id,
-    kind: 'fact',
-    userId,
-    category: 'interests',
-    statement: `Statement ${id}.`,
-    status: 'active',
-    validFrom: provenance[0]!.at,
-    provenance,
-    createdAt: provenance[0]!.at,
-    updatedAt: provenance.at(-1)!.at,
-  };
-}
-
-function summary(sessionId: string, userId = 'user_001'): ConversationSummaryDocument {
-  return {
-    id: sessionId,
-    kind: 'conversation-summary',
-    userId,
-    sessionId,
-    summary: `About ${sessionId}.`,
-    themes: ['travel'],
-    persons: [],
-    places: ['Lisbon'],
-    user_sentiment: 'positive',
-    timestamp: at(3),
-    vector_embedding: [1, 0, 0],
-    coveredThrough: 1,
-    exchanges: 1,
-    createdAt: at(3),
-  };
-}
-
-function record(sessionId: string, chatMessageId: string, userId = 'user_001'): ConsolidationRecord {
-  return {
-    id: consolidationId(sessionId, chatMessageId),
-    kind: 'consolidation',
-    userId,
-    sessionId,
-    chatMessageId,
-    source: source(sessionId, 1),
-    changes: [],
-    createdAt: at(1),
-    appliedAt: at(1),
-  };
-}
+const at = onDay;
+const source = (sessionId: string, day: number, turn = 'turn'): FactSource =>
+  factSource(sessionId, day, `${turn}-${sessionId.slice(0, 4)}-${day}`);
+const fact = (id: string, provenance: FactSource[], userId = 'user_001'): ProfileFact =>
+  profileFact(userId, id, provenance);
+const summary = (sessionId: string, userId = 'user_001') => summaryDocument(userId, sessionId);
+const record = (sessionId: string, chatMessageId: string, userId = 'user_001') =>
+  consolidationRecord(userId, sessionId, chatMessageId);
 
 describe('forgetAll', () => {
   it("removes every summary, fact and record of the user, and nobody else's", async () => {
