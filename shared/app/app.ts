@@ -27,6 +27,9 @@ import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
+import type { ConversationSummaries } from '../memory/conversation-summaries.js';
+import type { ProfileFacts } from '../memory/profile-facts.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
@@ -75,6 +78,13 @@ export interface HistoryServices {
   eraser: ConversationEraser;
 }
 
+export interface MemoryServices {
+  /** One summary per past conversation, with its embedding: what conversation search ranks. */
+  summaries: ConversationSummaries;
+  /** The user's profile, one item per fact, and the record of what each turn changed in it. */
+  facts: ProfileFacts;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
@@ -82,6 +92,7 @@ export interface App {
   chat: ChatServices;
   streaming: StreamingServices;
   history: HistoryServices;
+  memory: MemoryServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -101,8 +112,8 @@ export interface Platform {
   /** Local runtime only: Web PubSub is reached over plain HTTP on loopback. */
   allowInsecureWebPubSub?: boolean;
   /**
-   * Local runtime only: the local Cosmos DB server has no full-text search, so history search matches words in
-   * process (the same results); in Azure it is Cosmos DB's full-text search.
+   * Local runtime only: the local Cosmos DB server has no full-text or vector search, so history search matches
+   * words and memory search ranks summaries in process (the same results); in Azure Cosmos DB does both.
    */
   fullTextSearch?: 'in-process';
   close(): Promise<void>;
@@ -125,6 +136,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
+  // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
+  const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
 
   const ownChecks: HealthCheck[] = [
     {
@@ -211,6 +224,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         sessions: database.container(SESSIONS_CONTAINER),
       }),
     },
+    memory: { summaries: memory.summaries, facts: memory.facts },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

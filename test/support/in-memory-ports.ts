@@ -41,6 +41,7 @@ import {
   MemoryConversationMessages,
   MemorySessionMemory,
 } from './in-memory-history.js';
+import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -367,6 +368,9 @@ export interface TestApp extends App {
     longTermMessages: MemoryConversationMessages;
     sessionMemory: MemorySessionMemory;
     eraser: MemoryConversationEraser;
+    /** Long-term memory: conversation summaries and the profile's facts. */
+    summaries: MemoryConversationSummaries;
+    facts: MemoryProfileFacts;
   };
 }
 
@@ -390,6 +394,8 @@ export function createTestApp(
     longTermMessages,
     // Beside the messages, as in Cosmos DB: deleting a conversation's messages deletes its index and digest.
     sessionMemory: new MemorySessionMemory(longTermMessages),
+    summaries: new MemoryConversationSummaries(),
+    facts: new MemoryProfileFacts(),
   };
   const history = {
     headers: fakes.headers,
@@ -456,6 +462,7 @@ export function createTestApp(
       sessions: fakes.sessions,
       eraser: history.eraser,
     },
+    memory: { summaries: fakes.summaries, facts: fakes.facts },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

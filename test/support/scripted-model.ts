@@ -1,10 +1,12 @@
 // A tiny OpenAI-compatible chat model for end-to-end tests: each chat completion answers with what the test's
 // script returns for that request (reasoning, text, tool calls), in the real Chat Completions format — streamed
 // chunks, or one chat.completion object when the request does not stream (structured output) — and every request
-// body is recorded so a test can check what the product sent to the model.
+// body is recorded so a test can check what the product sent to the model. Embeddings are hashed bag-of-words
+// vectors, as the offline model's.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { encodeFloat32Base64, hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
 
 /** A message of a recorded request, as the Chat Completions API names its fields. */
 export interface WireMessage {
@@ -46,17 +48,26 @@ export interface ScriptedModel {
   baseUrl: string;
   /** Every chat completion request body, in arrival order. */
   requests: ChatCompletionRequest[];
+  /** Every embedding request body's texts, in arrival order. */
+  embeddingRequests: string[][];
   /** App settings that point the product at this model. */
   settings: Record<string, string>;
   close(): Promise<void>;
 }
 
+/**
+ * The length of the embeddings it answers with (hashed bag-of-words vectors, as the offline model's: texts that
+ * share words are near), and the product's default LLM_EMBEDDING_DIMENSIONS.
+ */
+export const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
+
 export const SCRIPTED_MODEL = 'scripted-model';
 
 export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
   const requests: ChatCompletionRequest[] = [];
+  const embeddingRequests: string[][] = [];
   const server = createServer((request, response) => {
-    handle(request, response, script, requests).catch((error: unknown) => {
+    handle(request, response, script, requests, embeddingRequests).catch((error: unknown) => {
       if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
       else response.destroy();
     });
@@ -67,11 +78,13 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
   return {
     baseUrl,
     requests,
+    embeddingRequests,
     settings: {
       LLM_PROVIDER: 'openai-compatible',
       LLM_BASE_URL: baseUrl,
       LLM_CHAT_MODEL: SCRIPTED_MODEL,
       LLM_EMBEDDING_MODEL: `${SCRIPTED_MODEL}-embedding`,
+      LLM_EMBEDDING_DIMENSIONS: String(SCRIPTED_EMBEDDING_DIMENSIONS),
       // A scripted answer is never worth a retry: every request the product makes is one the test counts.
       LLM_MAX_RETRIES: '0',
     },
@@ -88,8 +101,32 @@ async function handle(
   response: ServerResponse,
   script: Script,
   requests: ChatCompletionRequest[],
+  embeddingRequests: string[][],
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  if (request.method === 'POST' && path === '/v1/embeddings') {
+    const body = JSON.parse(await readBody(request)) as {
+      model: string;
+      input: string | string[];
+      encoding_format?: string;
+    };
+    const texts = typeof body.input === 'string' ? [body.input] : body.input;
+    embeddingRequests.push(texts);
+    sendJson(response, 200, {
+      object: 'list',
+      data: texts.map((text, index) => {
+        const vector = hashedEmbedding(text, SCRIPTED_EMBEDDING_DIMENSIONS);
+        return {
+          object: 'embedding',
+          index,
+          embedding: body.encoding_format === 'base64' ? encodeFloat32Base64(vector) : vector,
+        };
+      }),
+      model: body.model,
+      usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+    });
+    return;
+  }
   if (request.method === 'GET' && path === '/v1/models') {
     sendJson(response, 200, {
       object: 'list',

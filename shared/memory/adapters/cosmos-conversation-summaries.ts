@@ -1,0 +1,382 @@
+// The Cosmos DB adapter of ConversationSummaries (container `conversation-summaries`, partition userId, id =
+// sessionId). Writes are conditioned on the version read (If-Match); the list is one single-partition query newest
+// first behind an opaque token bound to the user; search is hybrid (RRF of vector and full-text ranks), answered by
+// Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
+import { createHash } from 'node:crypto';
+import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import { z } from 'zod';
+import {
+  cosmosFailure,
+  cosmosStatus,
+  deleteItem,
+  deletePartitionItems,
+  parseStored,
+  queryItems,
+  queryPages,
+  readItem,
+} from '../../cosmos/adapters/cosmos-items.js';
+import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
+import { ValidationError } from '../../errors.js';
+import type { FullTextMode } from '../../history/full-text.js';
+import { queryWords } from '../../history/full-text.js';
+import {
+  conversationSummaryDocumentSchema,
+  RRF_K,
+  summaryContentSchema,
+  type ConversationSummaryDocument,
+  type ConversationSummaryView,
+} from '../contracts.js';
+import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
+import { queryTerms, rankHybrid, termCounts, type RankCandidate, type TermCounts } from '../ranking.js';
+
+const KIND = 'conversation-summary';
+const what = 'the conversation summary';
+
+/** The fields a summary is shown with: every field but the vector and the bookkeeping (never sent back). */
+const VIEW_FIELDS = [
+  'sessionId',
+  'summary',
+  'themes',
+  'persons',
+  'places',
+  'user_sentiment',
+  'timestamp',
+  'createdAt',
+] as const;
+const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
+
+export const summaryViewSchema = summaryContentSchema.extend({
+  sessionId: z.string(),
+  timestamp: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+}) satisfies z.ZodType<ConversationSummaryView>;
+
+/** The words of a search sent to Cosmos DB's FullTextScore; more add cost and hardly change the ranking. */
+export const MAX_SEARCH_TERMS = 16;
+
+export interface SummaryStoreOptions {
+  /** Where search is ranked: Cosmos DB's own functions (Azure), or in process (the local server). */
+  ranking: FullTextMode;
+  /** Summaries whose vector and terms this process keeps for in-process ranking (default 20,000). */
+  cachedSummaries?: number;
+}
+
+export function createCosmosConversationSummaries(
+  container: Container,
+  options: SummaryStoreOptions,
+): ConversationSummaries {
+  const candidates = new CandidateCache(options.cachedSummaries ?? DEFAULT_CACHED_SUMMARIES);
+
+  async function searchInProcess(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
+    // The ids and versions of the user's summaries, read every time: a deleted or rewritten summary leaves or
+    // changes the results at once. Only the summaries this process has not seen at that version are read whole.
+    const stored = await queryItems(
+      container,
+      {
+        query: 'SELECT c.id, c._etag FROM c WHERE c.kind = @kind',
+        parameters: [{ name: '@kind', value: KIND }],
+      },
+      userId,
+      'the conversation summaries',
+      versionRowSchema,
+    );
+    const known = new Map<string, Candidate>();
+    const missing: string[] = [];
+    for (const row of stored) {
+      const cached = candidates.get(userId, row.id, row._etag);
+      if (cached === undefined) missing.push(row.id);
+      else known.set(row.id, cached);
+    }
+    for (const candidate of await readCandidates(container, userId, missing)) {
+      candidates.set(userId, candidate);
+      known.set(candidate.id, candidate);
+    }
+    const ranked = rankHybrid(
+      [...known.values()],
+      { vector: query.vector, terms: queryTerms(query.text) },
+      query.limit,
+    );
+    return ranked.map(({ id, score, similarity }) => ({
+      summary: structuredClone((known.get(id) as Candidate).view),
+      score,
+      similarity,
+    }));
+  }
+
+  async function searchInCosmos(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
+    const spec = hybridSearchQuery(query);
+    const rows = await queryItems(
+      container,
+      spec.query,
+      userId,
+      'the conversation summaries',
+      searchRowSchema,
+    );
+    return rows.map(({ similarity, ...view }, position) => ({
+      summary: view,
+      score: spec.components / (RRF_K + position + 1),
+      similarity,
+    }));
+  }
+
+  return {
+    async get(userId, sessionId) {
+      const read = await readItem(container, sessionId, userId, what, conversationSummaryDocumentSchema);
+      return read?.resource.userId === userId ? { summary: read.resource, version: read.etag } : undefined;
+    },
+
+    async put(summary, version) {
+      const document = { ...summary, id: summary.sessionId, kind: KIND };
+      try {
+        if (version === undefined) await container.items.create(document);
+        else
+          await container.item(document.id, summary.userId).replace(document, {
+            ...RETURN_MINIMAL,
+            accessCondition: { type: 'IfMatch', condition: version },
+          });
+        return 'written';
+      } catch (error) {
+        const status = cosmosStatus(error);
+        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
+        if (status === 409 || status === 412 || status === 404) return 'conflict';
+        throw cosmosFailure(`writing ${what}`, error);
+      }
+    },
+
+    search(userId, query) {
+      if (query.limit < 1) return Promise.resolve([]);
+      return options.ranking === 'cosmos' ? searchInCosmos(userId, query) : searchInProcess(userId, query);
+    },
+
+    async list(userId, listOptions) {
+      const limit = Math.max(1, Math.floor(listOptions.limit));
+      const key = listKey(userId);
+      let continuation =
+        listOptions.continuationToken === undefined
+          ? undefined
+          : decodeListToken(listOptions.continuationToken, key);
+      let fromCaller = continuation !== undefined;
+      const summaries: ConversationSummaryView[] = [];
+      const query: SqlQuerySpec = {
+        query: `SELECT ${VIEW_PROJECTION} FROM c WHERE c.kind = @kind ORDER BY c.timestamp DESC`,
+        parameters: [{ name: '@kind', value: KIND }],
+      };
+      // Cosmos DB may answer a page short (even empty) with more to come: read on until the page is full.
+      do {
+        let page;
+        try {
+          page = await container.items
+            .query(query, {
+              partitionKey: userId,
+              maxItemCount: limit - summaries.length,
+              ...(continuation === undefined ? {} : { continuationToken: continuation }),
+            })
+            .fetchNext();
+        } catch (error) {
+          if (fromCaller && (cosmosStatus(error) === 400 || error instanceof SyntaxError))
+            throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
+          throw cosmosFailure('listing conversation summaries', error);
+        }
+        fromCaller = false;
+        summaries.push(...parseStored(z.array(summaryViewSchema), page.resources, 'conversation summaries'));
+        continuation = page.continuationToken || undefined;
+      } while (summaries.length < limit && continuation !== undefined);
+      return continuation === undefined
+        ? { summaries }
+        : { summaries, continuationToken: encodeListToken(key, continuation) };
+    },
+
+    async delete(userId, sessionId) {
+      candidates.delete(userId, sessionId);
+      return deleteItem(container, sessionId, userId, what);
+    },
+
+    async deleteAll(userId) {
+      candidates.deleteUser(userId);
+      return deletePartitionItems(container, userId, "the user's conversation summaries");
+    },
+  };
+}
+
+// --- Search in Cosmos DB -------------------------------------------------------------------------------------
+
+const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
+
+/**
+ * The hybrid query Cosmos DB answers, scoped to the user's partition by the request's partition key:
+ *   SELECT TOP n <view fields>, VectorDistance(c.vector_embedding, @vector) AS similarity FROM c
+ *   WHERE c.kind = @kind
+ *   ORDER BY RANK RRF(VectorDistance(c.vector_embedding, @vector), FullTextScore(c.summary, @t0, @t1, ...))
+ * Syntax as documented (learn.microsoft.com/azure/cosmos-db/nosql/query/rrf and .../order-by-rank):
+ * - FullTextScore takes each term as its own string argument; the array form `[...]` of early previews was
+ *   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
+ *   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
+ *   component queries it derives from a hybrid query (HybridQueryExecutionContext).
+ * - TOP is a literal: with ORDER BY RANK the gateway's plan takes TOP/OFFSET/LIMIT as constants (EF Core's Cosmos
+ *   provider rewrites parameters there to constants for this reason, dotnet/efcore PR #35868).
+ * - RRF's optional weights are left out: both ranks count alike, as in process.
+ * - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
+ * With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (ORDER BY VectorDistance,
+ * most similar first), as the in-process ranking does. `components` is how many ranks are fused (1 or 2).
+ */
+export function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
+  const limit = Math.max(1, Math.floor(query.limit));
+  const terms = queryWords(query.text).slice(0, MAX_SEARCH_TERMS);
+  const parameters: SqlParameter[] = [
+    { name: '@kind', value: KIND },
+    { name: '@vector', value: query.vector },
+    ...terms.map((term, i) => ({ name: `@t${i}`, value: term })),
+  ];
+  const distance = 'VectorDistance(c.vector_embedding, @vector)';
+  const order =
+    terms.length === 0
+      ? `ORDER BY ${distance}`
+      : `ORDER BY RANK RRF(${distance}, FullTextScore(c.summary, ${terms.map((_, i) => `@t${i}`).join(', ')}))`;
+  return {
+    query: {
+      query: `SELECT TOP ${limit} ${VIEW_PROJECTION}, ${distance} AS similarity FROM c WHERE c.kind = @kind ${order}`,
+      parameters,
+    },
+    components: terms.length === 0 ? 1 : 2,
+  };
+}
+
+// --- Search in process ----------------------------------------------------------------------------------------
+
+const versionRowSchema = z.object({ id: z.string(), _etag: z.string() });
+const storedWithVersionSchema = conversationSummaryDocumentSchema.extend({ _etag: z.string() });
+
+/** What in-process ranking needs of a summary at one stored version. */
+interface Candidate extends RankCandidate {
+  etag: string;
+  view: ConversationSummaryView;
+  vector: Float32Array;
+  text: TermCounts;
+}
+
+/** Summaries read one by one (by id) up to this many missing; beyond it, the user's summaries are read in pages. */
+const READ_BY_ID_LIMIT = 100;
+/** Whole summaries per page (each carries its vector, ~30 kB as JSON at 1,536 dimensions). */
+const SUMMARY_PAGE = 100;
+const DEFAULT_CACHED_SUMMARIES = 20_000;
+
+/** The summaries of `ids` read whole (those deleted meanwhile are absent), as candidates. */
+async function readCandidates(
+  container: Container,
+  userId: string,
+  ids: readonly string[],
+): Promise<Candidate[]> {
+  if (ids.length === 0) return [];
+  const wanted = new Set(ids);
+  const query: SqlQuerySpec =
+    ids.length <= READ_BY_ID_LIMIT
+      ? {
+          query: 'SELECT * FROM c WHERE c.kind = @kind AND ARRAY_CONTAINS(@ids, c.id)',
+          parameters: [
+            { name: '@kind', value: KIND },
+            { name: '@ids', value: [...ids] },
+          ],
+        }
+      : { query: 'SELECT * FROM c WHERE c.kind = @kind', parameters: [{ name: '@kind', value: KIND }] };
+  const read: Candidate[] = [];
+  for await (const page of queryPages(
+    container,
+    query,
+    { partitionKey: userId, pageSize: SUMMARY_PAGE },
+    'the conversation summaries',
+    storedWithVersionSchema,
+  ))
+    for (const document of page) if (wanted.has(document.id)) read.push(toCandidate(document));
+  return read;
+}
+
+function toCandidate(document: ConversationSummaryDocument & { _etag: string }): Candidate {
+  return {
+    id: document.id,
+    etag: document._etag,
+    view: toView(document),
+    // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
+    vector: Float32Array.from(document.vector_embedding),
+    text: termCounts(document.summary),
+  };
+}
+
+export function toView(document: ConversationSummaryDocument): ConversationSummaryView {
+  const { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt } = document;
+  return { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt };
+}
+
+/**
+ * Candidates by user and id at the version they were read at; bounded, least recently used first out. A search
+ * uses an entry only when the stored version (from the candidate query) is still the one cached.
+ */
+class CandidateCache {
+  readonly #entries = new Map<string, Candidate>();
+  constructor(private readonly capacity: number) {}
+
+  get(userId: string, id: string, etag: string): Candidate | undefined {
+    const key = candidateKey(userId, id);
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.etag !== etag) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  set(userId: string, candidate: Candidate): void {
+    const key = candidateKey(userId, candidate.id);
+    this.#entries.delete(key);
+    this.#entries.set(key, candidate);
+    while (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  delete(userId: string, id: string): void {
+    this.#entries.delete(candidateKey(userId, id));
+  }
+
+  deleteUser(userId: string): void {
+    const prefix = candidateKey(userId, '');
+    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+  }
+}
+
+const candidateKey = (userId: string, id: string) => `${userId}\u0000${id}`;
+
+// --- The list's continuation token ----------------------------------------------------------------------------
+
+const INVALID_TOKEN =
+  'Invalid continuationToken: pass back the continuationToken of the previous page of this same list, unchanged.';
+
+/**
+ * What the caller holds between pages (base64url JSON): our version, which list it continues (a hash of the user,
+ * so another user's token is refused rather than read), and Cosmos DB's own continuation.
+ */
+const listTokenSchema = z.object({ v: z.literal(1), list: z.string(), cosmos: z.string().min(1) });
+
+function listKey(userId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify(['conversation-summaries', userId]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+function encodeListToken(list: string, cosmos: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, list, cosmos })).toString('base64url');
+}
+
+function decodeListToken(token: string, list: string): string {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  const parsed = listTokenSchema.safeParse(decoded);
+  if (!parsed.success || parsed.data.list !== list)
+    throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
+  return parsed.data.cosmos;
+}

@@ -1,0 +1,154 @@
+// Hybrid ranking of conversation summaries in process, for where Cosmos DB lacks VectorDistance, FullTextScore and
+// RRF (the local server): the same three steps Cosmos DB's hybrid search takes, as pure functions.
+//
+// - Vector rank: cosine similarity of the query's embedding to each summary's (the container's distance function).
+// - Full-text rank: BM25 over `summary` (Cosmos DB's FullTextScore is BM25 over its full-text index), with the
+//   words and stems of shared/history/full-text.ts, the stand-in for Cosmos DB's en-US tokeniser and stemmer.
+// - Fusion: reciprocal rank fusion, score = Σ 1 / (RRF_K + rank), ranks 1-based and shared by equal scores (a
+//   tie takes one rank and the next score the next one), as @azure/cosmos's hybrid query context ranks the
+//   component scores (HybridQueryExecutionContext.sortHybridSearchResultByRRFScore).
+// Equal fused scores are ordered by similarity, then by id, so a result list never depends on input order.
+import { queryWords, stem, words } from '../history/full-text.js';
+import { RRF_K } from './contracts.js';
+
+/** BM25's customary parameters (Lucene's and Azure AI Search's defaults): term saturation and length weight. */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/** Cosine similarity of two vectors (-1..1); 0 when either is all zeros or their lengths differ. */
+export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}
+
+/** A text as BM25 sees it: how often each stem occurs, and how many words it has. */
+export interface TermCounts {
+  counts: ReadonlyMap<string, number>;
+  length: number;
+}
+
+/** The stems of a text with their counts (computed once per stored version of a summary, then cached). */
+export function termCounts(text: string): TermCounts {
+  const counts = new Map<string, number>();
+  const all = words(text);
+  for (const word of all) {
+    const stemmed = stem(word);
+    counts.set(stemmed, (counts.get(stemmed) ?? 0) + 1);
+  }
+  return { counts, length: all.length };
+}
+
+/**
+ * The stems a query is scored on: one per word that counts (stop words dropped, repeated words once), as the
+ * Cosmos DB path sends each such word to FullTextScore as one term; two words of one stem count twice, there too.
+ * Empty: the query has no full-text part, and ranking is by vector alone.
+ */
+export function queryTerms(text: string): string[] {
+  return queryWords(text).map(stem);
+}
+
+/**
+ * BM25 of each document for the query's terms, over the documents given (they are the corpus: document count,
+ * average length and each term's document frequency come from them). IDF is the non-negative form,
+ * ln(1 + (N - n + 0.5) / (n + 0.5)).
+ */
+export function bm25Scores(terms: readonly string[], documents: readonly TermCounts[]): number[] {
+  const total = documents.length;
+  if (total === 0 || terms.length === 0) return documents.map(() => 0);
+  const averageLength = documents.reduce((sum, document) => sum + document.length, 0) / total || 1;
+  const idf = terms.map((term) => {
+    let containing = 0;
+    for (const document of documents) if (document.counts.has(term)) containing++;
+    return Math.log(1 + (total - containing + 0.5) / (containing + 0.5));
+  });
+  return documents.map((document) => {
+    let score = 0;
+    terms.forEach((term, i) => {
+      const frequency = document.counts.get(term) ?? 0;
+      if (frequency === 0) return;
+      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * document.length) / averageLength);
+      score += ((idf[i] as number) * frequency * (BM25_K1 + 1)) / (frequency + norm);
+    });
+    return score;
+  });
+}
+
+/**
+ * 1-based ranks of `scores`, higher first; equal scores share a rank and the next distinct score takes the next
+ * one (1, 2, 2, 3), as @azure/cosmos ranks component scores before fusing them.
+ */
+export function denseRanks(scores: readonly number[]): number[] {
+  const order = scores.map((score, index) => ({ score, index })).sort((a, b) => b.score - a.score);
+  const ranks = new Array<number>(scores.length);
+  let rank = 0;
+  let previous: number | undefined;
+  for (const { score, index } of order) {
+    if (previous === undefined || score !== previous) rank++;
+    previous = score;
+    ranks[index] = rank;
+  }
+  return ranks;
+}
+
+/** Reciprocal rank fusion of one item's ranks (one per component). */
+export function rrfScore(ranks: readonly number[], k: number = RRF_K): number {
+  return ranks.reduce((sum, rank) => sum + 1 / (k + rank), 0);
+}
+
+/** One candidate for ranking: its id (the tie-break), its embedding and its summary's term counts. */
+export interface RankCandidate {
+  id: string;
+  vector: ArrayLike<number>;
+  text: TermCounts;
+}
+
+export interface Ranked {
+  id: string;
+  /** The RRF score (higher is better), comparable within one result list only. */
+  score: number;
+  similarity: number;
+}
+
+/**
+ * The best `limit` candidates for a query: RRF of the vector rank and (when the query has terms) the BM25 rank,
+ * over all candidates; by vector alone when `terms` is empty.
+ */
+export function rankHybrid(
+  candidates: readonly RankCandidate[],
+  query: { vector: readonly number[]; terms: readonly string[] },
+  limit: number,
+): Ranked[] {
+  const similarities = candidates.map((candidate) => cosineSimilarity(query.vector, candidate.vector));
+  const components = [denseRanks(similarities)];
+  if (query.terms.length > 0)
+    components.push(
+      denseRanks(
+        bm25Scores(
+          query.terms,
+          candidates.map((candidate) => candidate.text),
+        ),
+      ),
+    );
+  const ranked = candidates.map((candidate, i) => ({
+    id: candidate.id,
+    score: rrfScore(components.map((ranks) => ranks[i] as number)),
+    similarity: similarities[i] as number,
+  }));
+  ranked.sort(compareRanked);
+  return ranked.slice(0, Math.max(0, limit));
+}
+
+/** Best first: fused score, then similarity, then id (so equal items come out in one order, whatever came in). */
+export function compareRanked(a: Ranked, b: Ranked): number {
+  return b.score - a.score || b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,49 @@
+// Conversation search, the one use-case behind the tool search_conversation_history, POST .../conversations/search
+// and the MCP search tool: the query is embedded, the user's summaries ranked (hybrid: vector and full text), and
+// each hit named by its conversation's title from history.
+import type { ConversationHeaders } from '../history/conversation-headers.js';
+import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { ConversationSearchHit } from './contracts.js';
+import type { ConversationSummaries } from './conversation-summaries.js';
+
+export interface ConversationSearchServices {
+  summaries: Pick<ConversationSummaries, 'search'>;
+  headers: Pick<ConversationHeaders, 'get'>;
+  llm: Pick<LlmGateway, 'embed'>;
+}
+
+/**
+ * The user's past conversations that best match `query`, best first, at most `limit`. `excludeSessionId` leaves
+ * one conversation out (the one being had: the model already sees it).
+ */
+export async function searchConversations(
+  services: ConversationSearchServices,
+  userId: string,
+  query: string,
+  limit: number,
+  options: { excludeSessionId?: string } = {},
+): Promise<ConversationSearchHit[]> {
+  const [vector] = await services.llm.embed([query]);
+  if (vector === undefined) throw new Error('The embedding model returned no vector for the search query.');
+  const excluded = options.excludeSessionId;
+  // One more than asked when one is left out, so leaving it out still fills the list.
+  const matches = await services.summaries.search(userId, {
+    text: query,
+    vector,
+    limit: excluded === undefined ? limit : limit + 1,
+  });
+  const kept = matches.filter((match) => match.summary.sessionId !== excluded).slice(0, limit);
+  const headers = await Promise.all(
+    kept.map((match) => services.headers.get(userId, match.summary.sessionId)),
+  );
+  return kept.map((match, i) => {
+    const title = headers[i]?.title;
+    return {
+      ...match.summary,
+      ...(title === undefined ? {} : { title }),
+      date: match.summary.timestamp,
+      score: match.score,
+      similarity: match.similarity,
+    };
+  });
+}

@@ -1,0 +1,354 @@
+// Contract tests of the memory area's Cosmos DB adapters (conversation summaries, profile facts) against the local
+// Cosmos DB with the real @azure/cosmos client, in the local runtime's ranking mode (in process): each port method's
+// semantics, writes conditioned on the version read, paging and its tokens, one user never seeing another's
+// memories, consolidation records written once, and search that sees a deletion at once.
+import type { CosmosClient, Database } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import { hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { ValidationError } from '../../shared/errors.js';
+import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
+import {
+  consolidationId,
+  CONVERSATION_SUMMARIES_CONTAINER,
+  type ConsolidationRecord,
+  type ConversationSummaryDocument,
+  type ProfileFact,
+} from '../../shared/memory/contracts.js';
+
+const DIMENSIONS = 64;
+
+let local: LocalCosmos;
+let client: CosmosClient;
+let database: Database;
+let stores: MemoryStores;
+
+beforeAll(async () => {
+  local = await startLocalCosmos();
+  client = createLocalCosmosClient(local);
+  await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
+  database = client.database(COSMOS_DATABASE);
+  stores = createMemoryStores(database, { ranking: 'in-process' });
+});
+
+afterAll(async () => {
+  client?.dispose();
+  await local?.stop();
+});
+
+const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+
+function summaryOf(
+  userId: string,
+  sessionId: string,
+  text: string,
+  extra: Partial<ConversationSummaryDocument> = {},
+): ConversationSummaryDocument {
+  return {
+    id: sessionId,
+    kind: 'conversation-summary',
+    userId,
+    sessionId,
+    summary: text,
+    themes: ['theme'],
+    persons: [],
+    places: [],
+    user_sentiment: 'neutral',
+    timestamp: at(1),
+    vector_embedding: hashedEmbedding(text, DIMENSIONS),
+    coveredThrough: 1,
+    exchanges: 1,
+    createdAt: at(0),
+    ...extra,
+  };
+}
+
+function factOf(userId: string, id: string, extra: Partial<ProfileFact> = {}): ProfileFact {
+  return {
+    id,
+    kind: 'fact',
+    userId,
+    category: 'interests',
+    statement: `Statement ${id}`,
+    status: 'active',
+    validFrom: at(0),
+    provenance: [{ sessionId: 's-1', chatMessageId: 'm-1', messageId: 'm-1_user', at: at(0) }],
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...extra,
+  };
+}
+
+function recordOf(
+  userId: string,
+  sessionId: string,
+  chatMessageId: string,
+  statement: string,
+): ConsolidationRecord {
+  return {
+    id: consolidationId(sessionId, chatMessageId),
+    kind: 'consolidation',
+    userId,
+    sessionId,
+    chatMessageId,
+    source: { sessionId, chatMessageId, messageId: `${chatMessageId}_user`, at: at(0) },
+    changes: [{ op: 'add', factId: `f-${chatMessageId}`, category: 'goals', statement }],
+    createdAt: at(0),
+  };
+}
+
+const query = (text: string, limit = 5) => ({ text, vector: hashedEmbedding(text, DIMENSIONS), limit });
+
+describe('Cosmos DB conversation summaries', () => {
+  it('creates a summary once, then replaces it only at the version read', async () => {
+    const first = summaryOf('mu-1', 'ms-1', 'Planning a trip to Lisbon');
+    expect(await stores.summaries.put(first, undefined)).toBe('written');
+    expect(await stores.summaries.put(first, undefined)).toBe('conflict'); // a second create
+    const stored = await stores.summaries.get('mu-1', 'ms-1');
+    expect(stored?.summary).toEqual(first);
+
+    const grown = {
+      ...first,
+      summary: 'Planning a trip to Lisbon and Porto',
+      coveredThrough: 3,
+      exchanges: 2,
+    };
+    expect(await stores.summaries.put(grown, stored?.version)).toBe('written');
+    // The version read before that write is stale now: a late writer loses instead of overwriting.
+    expect(await stores.summaries.put({ ...first, summary: 'stale' }, stored?.version)).toBe('conflict');
+    expect((await stores.summaries.get('mu-1', 'ms-1'))?.summary).toMatchObject({ coveredThrough: 3 });
+    // Deleted meanwhile: a write at the old version does not bring it back.
+    const current = await stores.summaries.get('mu-1', 'ms-1');
+    expect(await stores.summaries.delete('mu-1', 'ms-1')).toBe(true);
+    expect(await stores.summaries.put(grown, current?.version)).toBe('conflict');
+    expect(await stores.summaries.get('mu-1', 'ms-1')).toBeUndefined();
+    expect(await stores.summaries.delete('mu-1', 'ms-1')).toBe(false);
+  });
+
+  it('lists newest first in pages, without vectors, behind a token bound to the user', async () => {
+    for (let i = 0; i < 7; i++)
+      await stores.summaries.put(
+        summaryOf('mu-list', `l-${i}`, `Conversation ${i}`, { timestamp: at(i) }),
+        undefined,
+      );
+    await stores.summaries.put(summaryOf('mu-other', 'o-1', 'Not yours', { timestamp: at(30) }), undefined);
+
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await stores.summaries.list('mu-list', {
+        limit: 3,
+        ...(token ? { continuationToken: token } : {}),
+      });
+      for (const summary of page.summaries) {
+        expect(summary).not.toHaveProperty('vector_embedding');
+        expect(summary).not.toHaveProperty('userId');
+        expect(Object.keys(summary).sort()).toEqual(
+          [
+            'createdAt',
+            'persons',
+            'places',
+            'sessionId',
+            'summary',
+            'themes',
+            'timestamp',
+            'user_sentiment',
+          ].sort(),
+        );
+      }
+      seen.push(...page.summaries.map((summary) => summary.sessionId));
+      token = page.continuationToken;
+      pages++;
+    } while (token !== undefined);
+    expect(seen).toEqual(['l-6', 'l-5', 'l-4', 'l-3', 'l-2', 'l-1', 'l-0']);
+    expect(pages).toBe(3);
+
+    const first = await stores.summaries.list('mu-list', { limit: 2 });
+    expect(first.continuationToken).toBeDefined();
+    // Another user's token, or a made-up one, is the caller's mistake (400), never another list's page.
+    await expect(
+      stores.summaries.list('mu-other', { limit: 2, continuationToken: first.continuationToken }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      stores.summaries.list('mu-list', { limit: 2, continuationToken: 'not-a-token' }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    expect((await stores.summaries.list('mu-nobody', { limit: 5 })).summaries).toEqual([]);
+  });
+
+  it("never answers with another user's summary, even under the same session id", async () => {
+    await stores.summaries.put(summaryOf('mu-a', 'shared', 'Alice talks about gardening'), undefined);
+    await stores.summaries.put(summaryOf('mu-b', 'shared', 'Bob talks about gardening'), undefined);
+    expect((await stores.summaries.get('mu-a', 'shared'))?.summary.summary).toBe(
+      'Alice talks about gardening',
+    );
+    expect(await stores.summaries.get('mu-c', 'shared')).toBeUndefined();
+    expect(await stores.summaries.delete('mu-c', 'shared')).toBe(false);
+    const found = await stores.summaries.search('mu-a', query('gardening'));
+    expect(found.map((match) => match.summary.summary)).toEqual(['Alice talks about gardening']);
+    expect(await stores.summaries.deleteAll('mu-a')).toBe(1);
+    expect(await stores.summaries.get('mu-b', 'shared')).toBeDefined();
+  });
+
+  it('searches by vector and words, best first, and a deleted summary is gone from the next search', async () => {
+    const texts = [
+      'Booked flights to Tokyo and discussed Japanese food',
+      'Debugged a TypeScript build that failed on strict mode',
+      'Talked about training for a marathon in the spring',
+      'Compared hotels in Kyoto for the Japan trip',
+    ];
+    for (const [i, text] of texts.entries())
+      await stores.summaries.put(summaryOf('mu-search', `q-${i}`, text), undefined);
+
+    const japan = await stores.summaries.search('mu-search', query('Japan trip hotels', 2));
+    expect(japan).toHaveLength(2);
+    expect(japan[0]?.summary.sessionId).toBe('q-3');
+    expect(japan[0]?.summary).not.toHaveProperty('vector_embedding');
+    expect(japan[0]?.score).toBeGreaterThanOrEqual(japan[1]?.score ?? Infinity);
+    expect(japan[0]?.similarity).toBeGreaterThan(0);
+
+    // Searched once already (its vector is cached): deleting it still drops it from the very next search.
+    expect(await stores.summaries.delete('mu-search', 'q-3')).toBe(true);
+    const after = await stores.summaries.search('mu-search', query('Japan trip hotels', 4));
+    expect(after.map((match) => match.summary.sessionId)).not.toContain('q-3');
+    expect(after).toHaveLength(3);
+
+    // Rewritten: the next search ranks the new text, not the cached one.
+    const stored = await stores.summaries.get('mu-search', 'q-1');
+    await stores.summaries.put(
+      summaryOf('mu-search', 'q-1', 'Planned a Japan trip with hotels in Osaka'),
+      stored?.version,
+    );
+    const rewritten = await stores.summaries.search('mu-search', query('Japan trip hotels', 1));
+    expect(rewritten[0]?.summary.sessionId).toBe('q-1');
+    expect(rewritten[0]?.summary.summary).toBe('Planned a Japan trip with hotels in Osaka');
+
+    // A query of stop words only ranks by vector alone.
+    expect(await stores.summaries.search('mu-search', query('the and of', 3))).toHaveLength(3);
+    expect(await stores.summaries.search('mu-nobody', query('anything'))).toEqual([]);
+  });
+
+  it('deletes all of a user’s summaries and only theirs', async () => {
+    await stores.summaries.put(summaryOf('mu-del', 'd-1', 'one'), undefined);
+    await stores.summaries.put(summaryOf('mu-del', 'd-2', 'two'), undefined);
+    await stores.summaries.put(summaryOf('mu-keep', 'd-1', 'kept'), undefined);
+    expect(await stores.summaries.deleteAll('mu-del')).toBe(2);
+    expect(await stores.summaries.deleteAll('mu-del')).toBe(0);
+    expect((await stores.summaries.list('mu-del', { limit: 10 })).summaries).toEqual([]);
+    expect(await stores.summaries.search('mu-del', query('one two'))).toEqual([]);
+    expect(await stores.summaries.get('mu-keep', 'd-1')).toBeDefined();
+  });
+
+  it('stores the document in the summaries container under the user’s partition, id = sessionId', async () => {
+    await stores.summaries.put(summaryOf('mu-raw', 'raw-1', 'raw'), undefined);
+    const { resource } = await database
+      .container(CONVERSATION_SUMMARIES_CONTAINER)
+      .item('raw-1', 'mu-raw')
+      .read();
+    expect(resource).toMatchObject({ id: 'raw-1', userId: 'mu-raw', kind: 'conversation-summary' });
+  });
+});
+
+describe('Cosmos DB profile facts', () => {
+  it('puts, gets and lists facts oldest first, by status when asked', async () => {
+    await stores.facts.put(factOf('pu-1', 'f-b', { createdAt: at(2) }));
+    await stores.facts.put(
+      factOf('pu-1', 'f-a', { createdAt: at(1), status: 'superseded', supersededBy: 'f-b' }),
+    );
+    await stores.facts.put(factOf('pu-1', 'f-c', { createdAt: at(2), status: 'retracted' }));
+    await stores.facts.put(factOf('pu-2', 'f-a'));
+
+    expect((await stores.facts.list('pu-1')).map((fact) => fact.id)).toEqual(['f-a', 'f-b', 'f-c']);
+    expect((await stores.facts.list('pu-1', { statuses: ['active'] })).map((fact) => fact.id)).toEqual([
+      'f-b',
+    ]);
+    expect(
+      (await stores.facts.list('pu-1', { statuses: ['superseded', 'retracted'] })).map((fact) => fact.id),
+    ).toEqual(['f-a', 'f-c']);
+    expect(await stores.facts.list('pu-1', { statuses: [] })).toEqual([]);
+    expect(await stores.facts.get('pu-1', 'f-a')).toMatchObject({
+      status: 'superseded',
+      supersededBy: 'f-b',
+    });
+    expect(await stores.facts.get('pu-3', 'f-a')).toBeUndefined();
+
+    // Same id: the same item, replaced.
+    await stores.facts.put(factOf('pu-1', 'f-b', { createdAt: at(2), statement: 'Changed' }));
+    expect((await stores.facts.get('pu-1', 'f-b'))?.statement).toBe('Changed');
+    expect(await stores.facts.list('pu-1')).toHaveLength(3);
+
+    expect(await stores.facts.delete('pu-1', 'f-b')).toBe(true);
+    expect(await stores.facts.delete('pu-1', 'f-b')).toBe(false);
+    expect(await stores.facts.get('pu-2', 'f-a')).toBeDefined();
+  });
+
+  it('finds the facts one of whose sources is in a session', async () => {
+    const source = (sessionId: string, chatMessageId: string) => ({
+      sessionId,
+      chatMessageId,
+      messageId: `${chatMessageId}_user`,
+      at: at(0),
+    });
+    await stores.facts.put(factOf('pu-s', 'only-1', { provenance: [source('s-1', 'm-1')] }));
+    await stores.facts.put(
+      factOf('pu-s', 'both', { provenance: [source('s-2', 'm-2'), source('s-1', 'm-3')] }),
+    );
+    await stores.facts.put(
+      factOf('pu-s', 'only-2', { provenance: [source('s-2', 'm-4')], status: 'retracted' }),
+    );
+    await stores.facts.put(factOf('pu-t', 'theirs', { provenance: [source('s-1', 'm-1')] }));
+
+    expect((await stores.facts.fromSession('pu-s', 's-1')).map((fact) => fact.id).sort()).toEqual([
+      'both',
+      'only-1',
+    ]);
+    expect((await stores.facts.fromSession('pu-s', 's-2')).map((fact) => fact.id).sort()).toEqual([
+      'both',
+      'only-2',
+    ]);
+    expect(await stores.facts.fromSession('pu-s', 's-9')).toEqual([]);
+  });
+
+  it('creates a consolidation record once: a second create returns the first', async () => {
+    const first = recordOf('pu-c', 's-1', 'm-1', 'Run a marathon');
+    expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toBeUndefined();
+    expect(await stores.facts.createConsolidation(first)).toEqual(first);
+    const again = recordOf('pu-c', 's-1', 'm-1', 'A different decision');
+    expect(await stores.facts.createConsolidation(again)).toEqual(first);
+    expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toEqual(first);
+    // A record is not a fact: neither read nor listed nor deleted as one.
+    expect(await stores.facts.get('pu-c', first.id)).toBeUndefined();
+    expect(await stores.facts.list('pu-c')).toEqual([]);
+    expect(await stores.facts.delete('pu-c', first.id)).toBe(false);
+    expect(await stores.facts.getConsolidation('pu-other', 's-1', 'm-1')).toBeUndefined();
+
+    await stores.facts.markApplied('pu-c', first.id, at(5));
+    expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toEqual({ ...first, appliedAt: at(5) });
+    await stores.facts.markApplied('pu-c', consolidationId('s-1', 'gone'), at(5)); // nothing to mark: no failure
+  });
+
+  it("deletes a session's records, then everything of the user, and only theirs", async () => {
+    await stores.facts.createConsolidation(recordOf('pu-d', 's-1', 'm-1', 'one'));
+    await stores.facts.createConsolidation(recordOf('pu-d', 's-1', 'm-2', 'two'));
+    await stores.facts.createConsolidation(recordOf('pu-d', 's-2', 'm-3', 'three'));
+    await stores.facts.createConsolidation(recordOf('pu-e', 's-1', 'm-1', 'theirs'));
+    await stores.facts.put(factOf('pu-d', 'f-1'));
+
+    expect(await stores.facts.deleteConsolidations('pu-d', 's-1')).toBe(2);
+    expect(await stores.facts.deleteConsolidations('pu-d', 's-1')).toBe(0);
+    expect(await stores.facts.getConsolidation('pu-d', 's-2', 'm-3')).toBeDefined();
+    expect(await stores.facts.getConsolidation('pu-e', 's-1', 'm-1')).toBeDefined();
+
+    expect(await stores.facts.deleteAll('pu-d')).toBe(2); // the fact and the other session's record
+    expect(await stores.facts.list('pu-d')).toEqual([]);
+    expect(await stores.facts.getConsolidation('pu-d', 's-2', 'm-3')).toBeUndefined();
+    expect(await stores.facts.getConsolidation('pu-e', 's-1', 'm-1')).toBeDefined();
+  });
+});
