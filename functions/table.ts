@@ -6,6 +6,7 @@ import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
+import { memoryApiFunctions } from './memory-api.js';
 import { streamFunctions } from './stream.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
@@ -15,4 +16,5 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,
+  ...memoryApiFunctions,
 ];
