@@ -6,6 +6,7 @@ import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
+import { mcpFunctions } from './mcp.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { streamFunctions } from './stream.js';
 
@@ -17,4 +18,5 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...historyFunctions,
   ...historyApiFunctions,
   ...memoryApiFunctions,
+  ...mcpFunctions,
 ];
