@@ -2,8 +2,8 @@
 // current protocol revision (2026-07-28, pinned) and once at the previous one (2025-11-25, the client's initialize
 // handshake): the tools are listed, search names the caller's conversation, the profile shows the caller's facts,
 // a deleted memory is gone from search and the profile at once; another user's client sees none of it and deletes
-// none of it. The 2025 era's GET and DELETE answer 405. Memories are written through the app's real Cosmos DB
-// stores, with embeddings from the runtime's model.
+// none of it. Older 2025 revisions still initialize; the 2025 era's GET and DELETE answer 405. Memories are
+// written through the app's real Cosmos DB stores, with embeddings from the runtime's model.
 import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +205,20 @@ describe.each([
       expect(JSON.stringify(result.content)).toMatch(/exactly one of factId and sessionId/);
     }
     expect(await runtime.app.memory.summaries.get('user_001', seeded.sessions.rust)).toBeDefined();
+  });
+});
+
+describe('older 2025-era clients', () => {
+  it.each(['2025-06-18', '2025-03-26'])('initialize at %s and see the same tools', async (version) => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' }, { supportedProtocolVersions: [version] });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${runtime.url}/api/mcp`), {
+        requestInit: { headers: { 'x-ms-client-principal-id': 'user_003' } },
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe(version);
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
   });
 });
 
