@@ -8,6 +8,7 @@ import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
 import { mcpFunctions } from './mcp.js';
 import { memoryApiFunctions } from './memory-api.js';
+import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
@@ -17,6 +18,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,
+  ...memoryFunctions,
   ...memoryApiFunctions,
   ...mcpFunctions,
 ];

@@ -1,5 +1,6 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
+import { memoryFormatValue } from './memory-formats.js';
 import { messageText, type ChatCompletionRequest, type ChatRequestMessage } from './request-schema.js';
 import { valueForSchema, valueSourceFrom, type JsonSchema } from './schema-values.js';
 
@@ -34,10 +35,12 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
 
   const format = request.response_format;
   if (format?.type === 'json_schema') {
-    const history = historyFormatValue(format.json_schema.name, format.json_schema.schema, question);
-    if (history !== undefined)
+    const standIn =
+      historyFormatValue(format.json_schema.name, format.json_schema.schema, question) ??
+      memoryFormatValue(format.json_schema.name, question);
+    if (standIn !== undefined)
       return answer(
-        JSON.stringify(history),
+        JSON.stringify(standIn),
         `I will answer "${format.json_schema.name}" by its stand-in rule.`,
       );
     const value = valueForSchema(format.json_schema.schema ?? {}, valueSourceFrom(question));

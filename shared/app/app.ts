@@ -28,6 +28,7 @@ import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
+import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
 import type { ConversationSummaries } from '../memory/conversation-summaries.js';
 import type { ProfileFacts } from '../memory/profile-facts.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
@@ -79,6 +80,8 @@ export interface HistoryServices {
 }
 
 export interface MemoryServices {
+  /** What the memory worker consolidates a finished turn with (the invocation gives its logger). */
+  worker: MemoryWorkerServices;
   /** One summary per past conversation, with its embedding: what conversation search ranks. */
   summaries: ConversationSummaries;
   /** The user's profile, one item per fact, and the record of what each turn changed in it. */
@@ -224,7 +227,11 @@ export function createApp(config: AppConfig, platform: Platform): App {
         sessions: database.container(SESSIONS_CONTAINER),
       }),
     },
-    memory: { summaries: memory.summaries, facts: memory.facts },
+    memory: {
+      worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },
+      summaries: memory.summaries,
+      facts: memory.facts,
+    },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

@@ -3,6 +3,7 @@
 // scripts/generate-definitions.ts and the drift test).
 import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../chat/contracts.js';
 import { HISTORY_SUBSCRIPTION } from '../history/contracts.js';
+import { MEMORY_SUBSCRIPTION } from '../memory/contracts.js';
 
 /** Max deliveries before Service Bus dead-letters a message (the entity setting in infra/ and locally). */
 export const MAX_DELIVERY_COUNT = 10;
@@ -48,5 +49,11 @@ export const serviceBusQueues: readonly QueueDefinition[] = [
  * and locally.
  */
 export const serviceBusTopics: readonly TopicDefinition[] = [
-  { name: MESSAGE_COMPLETED_TOPIC, subscriptions: [{ name: HISTORY_SUBSCRIPTION, requiresSession: true }] },
+  {
+    name: MESSAGE_COMPLETED_TOPIC,
+    subscriptions: [
+      { name: HISTORY_SUBSCRIPTION, requiresSession: true },
+      { name: MEMORY_SUBSCRIPTION, requiresSession: true },
+    ],
+  },
 ];

@@ -462,7 +462,11 @@ export function createTestApp(
       sessions: fakes.sessions,
       eraser: history.eraser,
     },
-    memory: { summaries: fakes.summaries, facts: fakes.facts },
+    memory: {
+      worker: { summaries: fakes.summaries, facts: fakes.facts, llm, sessions: fakes.sessions },
+      summaries: fakes.summaries,
+      facts: fakes.facts,
+    },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

@@ -1,0 +1,33 @@
+// The memory worker's trigger: each `message-completed` event on the `memory` subscription (sessions on, so a
+// conversation's turns are consolidated in order) is checked against its contract and handed to consolidateTurn,
+// with how often Service Bus has delivered it (the use-case gives a failing model a few deliveries, not all).
+import type { InvocationContext } from '@azure/functions';
+import { getApp } from '../shared/app/app.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/chat/contracts.js';
+import { consolidateTurn } from '../shared/memory/consolidate-turn.js';
+import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
+import { parseInput } from '../shared/validation.js';
+import type { FunctionDefinition } from './definition.js';
+
+export async function memoryWorker(message: unknown, context: InvocationContext): Promise<void> {
+  // A malformed event throws: it is redelivered and then dead-lettered with the reason, never dropped.
+  const event = parseInput(messageCompletedSchema, message, 'message-completed event');
+  const { memory } = await getApp();
+  await consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) });
+}
+
+/** Service Bus counts deliveries from 1; the trigger metadata carries it (absent outside a real delivery). */
+function deliveryCount(context: InvocationContext): number {
+  const count = context.triggerMetadata?.['deliveryCount'];
+  return typeof count === 'number' && Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+export const memoryFunctions: FunctionDefinition[] = [
+  {
+    kind: 'serviceBus',
+    name: 'memoryWorker',
+    source: { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: MEMORY_SUBSCRIPTION },
+    isSessionsEnabled: true,
+    handler: memoryWorker,
+  },
+];

@@ -1,0 +1,608 @@
+// The memory worker's use-case over the in-memory memory ports and a recording model: a turn is consolidated once
+// however often its event is delivered; repeating a fact reaffirms it; a contradiction supersedes; only the user's
+// own words reach the profile (a tool result saying "the user loves spiders" never does, checked on the real wire);
+// use_memory false, failed turns and deleted conversations leave no trace; the summary grows with the conversation,
+// one document; and a failing model delays the turn's memory over a few deliveries, never another part of it.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
+import { MemorySessions } from '../../test/support/in-memory-ports.js';
+import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
+import type { MessageCompleted } from '../chat/contracts.js';
+import { ValidationError } from '../errors.js';
+import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
+import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
+import { consolidationId, type ProfileFact, type SummaryContent } from './contracts.js';
+import {
+  consolidateTurn,
+  MODEL_DELIVERIES,
+  newFactId,
+  type MemoryWorkerServices,
+} from './consolidate-turn.js';
+import {
+  CONVERSATION_SUMMARY_FORMAT,
+  PROFILE_CHANGES_FORMAT,
+  type ProposedProfileChanges,
+} from './memory-llm.js';
+
+const userId = 'user_001';
+const at = '2026-11-22T10:00:00.000Z';
+const later = '2026-11-22T10:05:00.000Z';
+
+interface ProfileInput {
+  userMessage: string;
+  activeFacts: { factId: string; category: string; statement: string }[];
+}
+interface SummaryInput {
+  previousSummary: SummaryContent | null;
+  exchange: { userMessage: string; assistantAnswer: string };
+}
+
+const noChanges: ProposedProfileChanges = { add: [], reaffirm: [], replace: [], retract: [] };
+
+/** Proposes "The user likes X." for each "I like X" sentence, quoting it, as a well-behaved model would. */
+function likesProposal(input: ProfileInput): ProposedProfileChanges {
+  const add = [...input.userMessage.matchAll(/I like ([\w ]+)/g)].map((match) => ({
+    category: 'interests' as const,
+    statement: `The user likes ${match[1]}.`,
+    evidence: match[0],
+  }));
+  return { ...noChanges, add };
+}
+
+/** The previous summary with the new question appended, so a test can see what each call was given. */
+function appendingSummary(input: SummaryInput): SummaryContent {
+  const previous = input.previousSummary?.summary;
+  return {
+    summary: previous
+      ? `${previous} Then: ${input.exchange.userMessage}`
+      : `Asked: ${input.exchange.userMessage}`,
+    themes: ['chat'],
+    persons: [],
+    places: [],
+    user_sentiment: 'neutral',
+  };
+}
+
+/** A model that answers completeJson from the test's functions and validates as the real gateway does. */
+class RecordingModel implements LlmGateway {
+  readonly requests: CompleteJsonRequest<unknown>[] = [];
+  embedded: string[] = [];
+  profile: (input: ProfileInput) => unknown = likesProposal;
+  summary: (input: SummaryInput) => unknown = appendingSummary;
+  /** Thrown by the next calls of that format, one error per call. */
+  readonly failures = new Map<string, Error[]>();
+
+  completeJson<T>(request: CompleteJsonRequest<T>): Promise<T> {
+    this.requests.push(request);
+    const failure = this.failures.get(request.name)?.shift();
+    if (failure) return Promise.reject(failure);
+    const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as ProfileInput & SummaryInput;
+    const answer = request.name === PROFILE_CHANGES_FORMAT ? this.profile(input) : this.summary(input);
+    const parsed = request.schema.safeParse(answer);
+    return parsed.success
+      ? Promise.resolve(parsed.data)
+      : Promise.reject(new LlmError(`unusable "${request.name}" JSON`, { retryable: true }));
+  }
+  inputs(name: string): unknown[] {
+    return this.requests
+      .filter((request) => request.name === name)
+      .map((request) => JSON.parse(request.messages.at(-1)?.content ?? '{}') as unknown);
+  }
+  calls(name: string): number {
+    return this.requests.filter((request) => request.name === name).length;
+  }
+  embed(texts: string[]): Promise<number[][]> {
+    this.embedded.push(...texts);
+    return Promise.resolve(texts.map((text) => [text.length, 1, 0]));
+  }
+  streamChat(): Promise<LlmReply> {
+    return Promise.reject(new Error('not used'));
+  }
+  probe() {
+    return Promise.resolve({ ok: true, detail: 'recording model' });
+  }
+}
+
+class RecordingLog {
+  readonly lines: string[] = [];
+  readonly warnings: string[] = [];
+  log = (...args: unknown[]) => void this.lines.push(args.join(' '));
+  warn = (...args: unknown[]) => void this.warnings.push(args.join(' '));
+}
+
+let summaries: MemoryConversationSummaries;
+let facts: MemoryProfileFacts;
+let sessions: MemorySessions;
+let model: RecordingModel;
+let log: RecordingLog;
+let services: MemoryWorkerServices;
+let sessionId: string;
+
+beforeEach(async () => {
+  summaries = new MemoryConversationSummaries();
+  facts = new MemoryProfileFacts();
+  sessions = new MemorySessions();
+  model = new RecordingModel();
+  log = new RecordingLog();
+  services = { summaries, facts, sessions, llm: model, now: () => new Date(later) };
+  sessionId = (await sessions.create(userId)).sessionId;
+});
+
+const chatId = (n: number) => `7c9e6679-7425-40de-944b-${String(n).padStart(12, '0')}`;
+
+/** Turn n of the session: the user's message at ordinal 2n, the answer (with a tool call) at 2n + 1. */
+function turn(
+  n: number,
+  question: string,
+  options: { answer?: string; toolResult?: string; session?: string; outcome?: 'failed' } & Partial<
+    Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>
+  > = {},
+): MessageCompleted {
+  const chatMessageId = chatId(n);
+  const failed = options.outcome === 'failed';
+  return {
+    userId,
+    sessionId: options.session ?? sessionId,
+    chatMessageId,
+    outcome: failed ? 'failed' : 'completed',
+    completedAt: at,
+    complete: true,
+    ...(options.useMemory === undefined ? {} : { useMemory: options.useMemory }),
+    ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
+    messages: [
+      {
+        messageId: `${chatMessageId}_user`,
+        chatMessageId,
+        role: 'user',
+        content: question,
+        timestamp: at,
+        ordinal: 2 * n,
+        ...(failed ? { failure: { code: 'model_unavailable', message: 'The model did not answer.' } } : {}),
+      },
+      ...(failed
+        ? []
+        : [
+            {
+              messageId: `${chatMessageId}_assistant`,
+              chatMessageId,
+              role: 'assistant' as const,
+              content: options.answer ?? `answer ${n}`,
+              timestamp: at,
+              finishReason: 'stop',
+              toolCalls: [
+                {
+                  id: 'c1',
+                  name: 'web_search',
+                  arguments: '{"q":"x"}',
+                  result: options.toolResult ?? 'nothing found',
+                  isError: false,
+                  round: 0,
+                },
+              ],
+              ordinal: 2 * n + 1,
+            },
+          ]),
+    ],
+  };
+}
+
+const source = (n: number) => ({ sessionId, chatMessageId: chatId(n), messageId: `${chatId(n)}_user`, at });
+const allFacts = () => facts.list(userId);
+const summaryOf = async () => (await summaries.get(userId, sessionId))?.summary;
+const snapshot = () =>
+  structuredClone({
+    summaries: [...summaries.documents],
+    facts: [...facts.facts],
+    records: [...facts.records],
+  });
+const memoryIsEmpty = () => summaries.documents.size + facts.facts.size + facts.records.size === 0;
+
+describe('consolidateTurn', () => {
+  it("writes the conversation's summary with its embedding and the facts the user stated, with provenance", async () => {
+    const outcome = await consolidateTurn(services, turn(0, 'I like tea. What goes with it?'), log);
+
+    expect(outcome).toEqual({ status: 'consolidated', summary: 'written', profile: 'applied' });
+    expect(await summaryOf()).toEqual({
+      id: sessionId,
+      kind: 'conversation-summary',
+      userId,
+      sessionId,
+      summary: 'Asked: I like tea. What goes with it?',
+      themes: ['chat'],
+      persons: [],
+      places: [],
+      user_sentiment: 'neutral',
+      timestamp: at,
+      vector_embedding: [37, 1, 0],
+      coveredThrough: 1,
+      exchanges: 1,
+      createdAt: later,
+    });
+    expect(model.embedded).toEqual(['Asked: I like tea. What goes with it?']);
+    const id = newFactId(sessionId, chatId(0), 0);
+    expect(await allFacts()).toEqual([
+      {
+        id,
+        kind: 'fact',
+        userId,
+        category: 'interests',
+        statement: 'The user likes tea.',
+        status: 'active',
+        validFrom: at,
+        provenance: [source(0)],
+        createdAt: later,
+        updatedAt: later,
+      },
+    ]);
+    expect(await facts.getConsolidation(userId, sessionId, chatId(0))).toMatchObject({
+      id: consolidationId(sessionId, chatId(0)),
+      changes: [{ op: 'add', factId: id, category: 'interests', statement: 'The user likes tea.' }],
+      appliedAt: later,
+    });
+  });
+
+  it('changes nothing when the event is delivered again, and asks the model nothing more', async () => {
+    await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    await consolidateTurn(services, turn(1, 'I like chess.'), log);
+    const once = snapshot();
+    for (let i = 0; i < 3; i++) {
+      expect(await consolidateTurn(services, turn(1, 'I like chess.'), log)).toEqual({
+        status: 'consolidated',
+        summary: 'already-covered',
+        profile: 'already-applied',
+      });
+      await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    }
+    expect(snapshot()).toEqual(once);
+    expect(model.requests).toHaveLength(4);
+  });
+
+  it('redone after failing half-way through applying, applies the recorded changes without a model call', async () => {
+    model.profile = () => ({
+      ...noChanges,
+      add: [
+        { category: 'interests', statement: 'The user likes tea.', evidence: 'I like tea' },
+        { category: 'goals', statement: 'The user wants to learn Greek.', evidence: 'learn Greek' },
+      ],
+    });
+    const put = facts.put.bind(facts);
+    let failures = 1;
+    facts.put = (fact: ProfileFact) =>
+      fact.category === 'goals' && failures-- > 0
+        ? Promise.reject(new Error('Cosmos DB unavailable'))
+        : put(fact);
+
+    const event = turn(0, 'I like tea and I want to learn Greek.');
+    await expect(consolidateTurn(services, event, log)).rejects.toThrow('Cosmos DB unavailable');
+    expect((await facts.getConsolidation(userId, sessionId, chatId(0)))?.appliedAt).toBeUndefined();
+    // Whatever the model would say now, the recorded decision is what gets applied.
+    model.profile = () => ({
+      ...noChanges,
+      add: [{ category: 'dislikes', statement: 'The user hates tea.', evidence: 'tea' }],
+    });
+    expect(await consolidateTurn(services, event, log)).toMatchObject({ profile: 'applied' });
+
+    expect((await allFacts()).map((f) => f.statement)).toEqual([
+      'The user likes tea.',
+      'The user wants to learn Greek.',
+    ]);
+    expect(model.calls(PROFILE_CHANGES_FORMAT)).toBe(1);
+  });
+
+  it('does not duplicate a repeated fact: the later message joins its provenance', async () => {
+    await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    const other = (await sessions.create(userId)).sessionId;
+    await consolidateTurn(services, turn(1, 'As I said, I like tea.', { session: other }), log);
+
+    const [tea, ...rest] = await allFacts();
+    expect(rest).toEqual([]);
+    expect(tea).toMatchObject({
+      statement: 'The user likes tea.',
+      status: 'active',
+      validFrom: at,
+      provenance: [source(0), { ...source(1), sessionId: other }],
+    });
+    // The model was shown the active fact, and its add became a reaffirmation.
+    const input = model.inputs(PROFILE_CHANGES_FORMAT).at(-1) as ProfileInput;
+    expect(input.activeFacts).toEqual([
+      { factId: tea?.id, category: 'interests', statement: 'The user likes tea.' },
+    ]);
+    expect((await facts.getConsolidation(userId, other, chatId(1)))?.changes).toEqual([
+      { op: 'reaffirm', factId: tea?.id },
+    ]);
+  });
+
+  it('supersedes a contradicted fact, keeping when and why, and makes the new one active', async () => {
+    model.profile = () => ({
+      ...noChanges,
+      add: [
+        { category: 'work_profile', statement: 'The user works at Contoso.', evidence: 'I work at Contoso' },
+      ],
+    });
+    await consolidateTurn(services, turn(0, 'I work at Contoso.'), log);
+    const [contoso] = await allFacts();
+    model.profile = () => ({
+      ...noChanges,
+      replace: [
+        {
+          factId: contoso!.id,
+          category: 'work_profile',
+          statement: 'The user works at Fabrikam.',
+          evidence: 'I left Contoso and now work at Fabrikam',
+          reason: 'The user changed employer.',
+        },
+      ],
+    });
+    const moved = { ...turn(1, 'I left Contoso and now work at Fabrikam.'), completedAt: later };
+    moved.messages = moved.messages.map((m) => ({ ...m, timestamp: later }));
+    await consolidateTurn(services, moved, log);
+
+    const fabrikamId = newFactId(sessionId, chatId(1), 0);
+    expect(await allFacts()).toEqual([
+      expect.objectContaining({
+        id: contoso!.id,
+        status: 'superseded',
+        validFrom: at,
+        validUntil: later,
+        supersededBy: fabrikamId,
+        changeReason: 'The user changed employer.',
+      }),
+      expect.objectContaining({
+        id: fabrikamId,
+        statement: 'The user works at Fabrikam.',
+        status: 'active',
+        validFrom: later,
+        provenance: [{ ...source(1), at: later }],
+      }),
+    ]);
+    expect((await facts.list(userId, { statuses: ['active'] })).map((f) => f.statement)).toEqual([
+      'The user works at Fabrikam.',
+    ]);
+  });
+
+  it('leaves no trace of a turn sent with use_memory false, and asks the model nothing', async () => {
+    expect(await consolidateTurn(services, turn(0, 'I like tea.', { useMemory: false }), log)).toEqual({
+      status: 'skipped',
+      reason: 'memory-off',
+    });
+    expect(memoryIsEmpty()).toBe(true);
+    expect(model.requests).toHaveLength(0);
+    expect(log.lines.join('\n')).toMatch(/use_memory false/);
+  });
+
+  it('skips a failed turn', async () => {
+    expect(await consolidateTurn(services, turn(0, 'I like tea.', { outcome: 'failed' }), log)).toEqual({
+      status: 'skipped',
+      reason: 'failed-turn',
+    });
+    expect(memoryIsEmpty()).toBe(true);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('writes nothing for a deleted conversation, or one being deleted', async () => {
+    await sessions.markDeleting(userId, sessionId);
+    expect(await consolidateTurn(services, turn(0, 'I like tea.'), log)).toEqual({
+      status: 'skipped',
+      reason: 'conversation-deleted',
+    });
+    await sessions.delete(userId, sessionId);
+    await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    expect(memoryIsEmpty()).toBe(true);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('removes what it wrote when the conversation is deleted while it runs, sparing other conversations', async () => {
+    const other = (await sessions.create(userId)).sessionId;
+    await consolidateTurn(services, turn(0, 'I like tea. I like chess.', { session: other }), log);
+    model.summary = (input) => {
+      void sessions.markDeleting(userId, sessionId);
+      return appendingSummary(input);
+    };
+    expect(await consolidateTurn(services, turn(1, 'I like tea. I like jazz.'), log)).toEqual({
+      status: 'skipped',
+      reason: 'conversation-deleted',
+    });
+
+    expect(await summaries.get(userId, sessionId)).toBeUndefined();
+    expect(await facts.getConsolidation(userId, sessionId, chatId(1))).toBeUndefined();
+    // Tea, said in the other conversation too, keeps only its source there; jazz is gone.
+    expect((await allFacts()).map((f) => [f.statement, f.provenance.map((p) => p.sessionId)])).toEqual([
+      ['The user likes tea.', [other]],
+      ['The user likes chess.', [other]],
+    ]);
+  });
+
+  it('keeps one summary per conversation, rewritten as it grows; an older turn replayed late is covered', async () => {
+    for (let n = 0; n < 3; n++) await consolidateTurn(services, turn(n, `question ${n}`), log);
+
+    expect(summaries.documents.size).toBe(1);
+    expect(await summaryOf()).toMatchObject({
+      summary: 'Asked: question 0 Then: question 1 Then: question 2',
+      coveredThrough: 5,
+      exchanges: 3,
+      createdAt: later,
+    });
+    expect(model.embedded).toHaveLength(3);
+    expect(await consolidateTurn(services, turn(1, 'question 1'), log)).toMatchObject({
+      summary: 'already-covered',
+    });
+    expect(model.calls(CONVERSATION_SUMMARY_FORMAT)).toBe(3);
+  });
+
+  it('starts over from a fresh read when the summary changed under its write', async () => {
+    await consolidateTurn(services, turn(0, 'question 0'), log);
+    const put = summaries.put.bind(summaries);
+    let conflicts = 1;
+    summaries.put = (document, version) =>
+      conflicts-- > 0 ? Promise.resolve('conflict') : put(document, version);
+    await consolidateTurn(services, turn(1, 'question 1'), log);
+    expect(await summaryOf()).toMatchObject({ exchanges: 2, coveredThrough: 3 });
+    expect(model.calls(CONVERSATION_SUMMARY_FORMAT)).toBe(3);
+
+    summaries.put = () => Promise.resolve('conflict');
+    await expect(consolidateTurn(services, turn(2, 'question 2'), log)).rejects.toThrow(
+      /changed under 3 writes in a row/,
+    );
+  });
+
+  it('does the profile when the summary model fails, then throws so the event is delivered again', async () => {
+    model.failures.set(CONVERSATION_SUMMARY_FORMAT, [new LlmError('rate limited', { retryable: true })]);
+    const event = turn(0, 'I like tea.');
+    await expect(consolidateTurn(services, event, log, { deliveryCount: 1 })).rejects.toThrow('rate limited');
+    expect((await allFacts()).map((f) => f.statement)).toEqual(['The user likes tea.']);
+    expect(await summaryOf()).toBeUndefined();
+
+    expect(await consolidateTurn(services, event, log, { deliveryCount: 2 })).toEqual({
+      status: 'consolidated',
+      summary: 'written',
+      profile: 'already-applied',
+    });
+    expect(model.calls(PROFILE_CHANGES_FORMAT)).toBe(1);
+  });
+
+  it('does the summary when the profile model fails, and the profile on the next delivery', async () => {
+    model.failures.set(PROFILE_CHANGES_FORMAT, [new LlmError('unusable JSON', { retryable: true })]);
+    const event = turn(0, 'I like tea.');
+    await expect(consolidateTurn(services, event, log)).rejects.toThrow('unusable JSON');
+    expect(await summaryOf()).toMatchObject({ exchanges: 1 });
+    expect(facts.records.size).toBe(0);
+
+    expect(await consolidateTurn(services, event, log, { deliveryCount: 2 })).toMatchObject({
+      summary: 'already-covered',
+      profile: 'applied',
+    });
+    expect(model.calls(CONVERSATION_SUMMARY_FORMAT)).toBe(1);
+  });
+
+  it(`leaves the turn out of a part, with a warning, when the model fails on delivery ${MODEL_DELIVERIES} or refuses`, async () => {
+    const rateLimited = () => new LlmError('rate limited', { retryable: true });
+    model.failures.set(CONVERSATION_SUMMARY_FORMAT, [rateLimited()]);
+    model.failures.set(PROFILE_CHANGES_FORMAT, [new LlmError('content filter', { retryable: false })]);
+    expect(
+      await consolidateTurn(services, turn(0, 'I like tea.'), log, { deliveryCount: MODEL_DELIVERIES }),
+    ).toEqual({ status: 'consolidated', summary: 'left-out', profile: 'left-out' });
+    expect(memoryIsEmpty()).toBe(true);
+    expect(log.warnings.sort()).toEqual([
+      expect.stringMatching(/is left out of the profile: the model failed for good\. content filter/),
+      expect.stringMatching(/is left out of the summary: the model failed after 3 deliveries\. rate limited/),
+    ]);
+
+    // The next turn's summary goes on from what is there.
+    await consolidateTurn(services, turn(1, 'question 1'), log);
+    expect(await summaryOf()).toMatchObject({ exchanges: 1, coveredThrough: 3 });
+  });
+
+  it('lets a store failure escape whatever the delivery, so the event is redelivered and then dead-lettered', async () => {
+    summaries.get = () => Promise.reject(new Error('Cosmos DB unavailable'));
+    await expect(consolidateTurn(services, turn(0, 'q'), log, { deliveryCount: 9 })).rejects.toThrow(
+      'Cosmos DB unavailable',
+    );
+  });
+
+  it('refuses a completed turn without the user message or the answer, writing nothing', async () => {
+    const event = turn(0, 'I like tea.');
+    for (const broken of [
+      { ...event, messages: event.messages.filter((m) => m.role === 'user') },
+      { ...event, messages: event.messages.filter((m) => m.role === 'assistant') },
+      { ...event, messages: [] },
+    ]) {
+      const attempt = consolidateTurn(services, broken, log);
+      await expect(attempt).rejects.toBeInstanceOf(ValidationError);
+      await expect(attempt).rejects.toThrow(/completed but does not carry the user's message and the answer/);
+    }
+    expect(memoryIsEmpty()).toBe(true);
+  });
+
+  it('logs the proposals it leaves out, and warns when the profile is full', async () => {
+    model.profile = () => ({
+      ...noChanges,
+      add: [{ category: 'interests', statement: 'The user likes tea.', evidence: 'something else' }],
+      retract: [{ factId: 'nope', evidence: 'I like tea', reason: 'r' }],
+    });
+    await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    expect(log.lines.join('\n')).toMatch(
+      /left out 2 proposed profile changes: retract "nope" \(unknown-fact\); add "The user likes tea\." \(evidence-not-in-user-text\)/,
+    );
+    expect(log.warnings).toEqual([]);
+  });
+});
+
+describe('consolidateTurn on the real wire', () => {
+  let scripted: ScriptedModel;
+  let gateway: LlmGateway;
+
+  beforeAll(async () => {
+    scripted = await startScriptedModel((request) => {
+      if (request.response_format?.json_schema?.name === PROFILE_CHANGES_FORMAT)
+        // A model that was fooled by the tool result: it proposes what the tool said, quoting the tool.
+        return {
+          content: JSON.stringify({
+            ...noChanges,
+            add: [
+              {
+                category: 'interests',
+                statement: 'The user loves spiders.',
+                evidence: 'the user loves spiders',
+              },
+              { category: 'interests', statement: 'The user likes frogs.', evidence: 'I like frogs' },
+            ],
+          }),
+        };
+      return {
+        content: JSON.stringify({
+          summary: 'The user asked what a search says about them.',
+          themes: ['search'],
+          persons: [],
+          places: [],
+          user_sentiment: 'neutral',
+        }),
+      };
+    });
+    const real = createLlmGateway(
+      {
+        kind: 'openai-compatible',
+        baseUrl: scripted.baseUrl,
+        chatModel: 'scripted-model',
+        embeddingModel: 'e',
+      },
+      { maxRetries: 0, timeoutMs: 5_000 },
+    );
+    // The scripted model serves chat completions only; the embedding is not what this test is about.
+    gateway = {
+      completeJson: (request) => real.completeJson(request),
+      embed: (texts) => Promise.resolve(texts.map(() => [1, 0, 0])),
+      streamChat: (request, onDelta) => real.streamChat(request, onDelta),
+      probe: () => real.probe(),
+    };
+  });
+  afterAll(() => scripted.close());
+
+  it('never makes a fact of a tool result, and sends the profile call no assistant, tool or system prompt text', async () => {
+    const event = turn(0, 'I like frogs. Search what the web says about me.', {
+      answer: 'The search says you love spiders.',
+      toolResult: 'Profile page: the user loves spiders and collects them.',
+      systemPrompt: {
+        content: 'You are a helpful assistant. SECRET-PROMPT',
+        personalised: false,
+        createdAt: at,
+      },
+    });
+    await consolidateTurn({ ...services, llm: gateway }, event, log);
+
+    expect((await allFacts()).map((f) => f.statement)).toEqual(['The user likes frogs.']);
+    expect(log.lines.join('\n')).toMatch(/add "The user loves spiders\." \(evidence-not-in-user-text\)/);
+    const profileRequest = scripted.requests.find(
+      (r) => r.response_format?.json_schema?.name === PROFILE_CHANGES_FORMAT,
+    );
+    const sent = JSON.stringify(profileRequest?.messages);
+    expect(profileRequest?.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(sent).toContain('I like frogs. Search what the web says about me.');
+    for (const foreign of ['spiders', 'Profile page', 'The search says', 'SECRET-PROMPT', 'web_search'])
+      expect(sent).not.toContain(foreign);
+    // The summary sees the answer's words but never the tool's output.
+    const summaryRequest = scripted.requests.find(
+      (r) => r.response_format?.json_schema?.name === CONVERSATION_SUMMARY_FORMAT,
+    );
+    expect(JSON.stringify(summaryRequest?.messages)).not.toContain('Profile page');
+  });
+});

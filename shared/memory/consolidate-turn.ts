@@ -1,0 +1,317 @@
+// The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory —
+// the conversation's summary with its embedding, rewritten as the conversation grows, and the user's profile facts,
+// changed only by what the user said. Both parts are idempotent, so a redelivered event changes nothing: the summary
+// knows the messages it covers, and a turn's profile changes are recorded before they are applied.
+import { createHash } from 'node:crypto';
+import type { MessageCompleted } from '../chat/contracts.js';
+import type { SessionStore } from '../chat/session-store.js';
+import { ValidationError } from '../errors.js';
+import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
+import type { Logger } from '../logger.js';
+import {
+  consolidationId,
+  type ConsolidationRecord,
+  type ConversationSummaryDocument,
+  type FactSource,
+  type ProfileFact,
+} from './contracts.js';
+import type { ConversationSummaries } from './conversation-summaries.js';
+import { proposeProfileChanges, summariseConversation } from './memory-llm.js';
+import type { ProfileFacts } from './profile-facts.js';
+import { applyChange, factIdsOf, mergeProfileChanges, type DroppedChange } from './profile-merge.js';
+
+export interface MemoryWorkerServices {
+  summaries: ConversationSummaries;
+  facts: ProfileFacts;
+  llm: LlmGateway;
+  /** A conversation deleted (or being deleted) has no session: it gets no memory. */
+  sessions: Pick<SessionStore, 'find'>;
+  now?: () => Date;
+}
+
+/** How often Service Bus has delivered the event, this time included (1 when unknown). */
+export interface Delivery {
+  deliveryCount: number;
+}
+
+/**
+ * Deliveries over which a model failure is retried before the turn is left out of that part of memory (with a
+ * warning): an outage of a few minutes is ridden out, and a model that keeps failing on one turn never sends a valid
+ * event to the dead-letter queue, nor holds up the conversation's later turns (the subscription has sessions).
+ */
+export const MODEL_DELIVERIES = 3;
+
+/** Conditional summary writes tried before giving up (the event is then redelivered). */
+const SUMMARY_ATTEMPTS = 3;
+
+export type SummaryOutcome = 'written' | 'already-covered' | 'left-out';
+export type ProfileOutcome = 'applied' | 'already-applied' | 'left-out';
+export type ConsolidationOutcome =
+  | { status: 'skipped'; reason: 'failed-turn' | 'memory-off' | 'conversation-deleted' }
+  | { status: 'consolidated'; summary: SummaryOutcome; profile: ProfileOutcome };
+
+type Log = Pick<Logger, 'log' | 'warn'>;
+
+/** What the memory worker reads of a completed turn. */
+interface Turn {
+  label: string;
+  /** Everything the user wrote in the turn: the profile's only source. */
+  userText: string;
+  /** The assistant's answer, without its tool calls and results. */
+  answer: string;
+  source: FactSource;
+  /** The highest ordinal of the turn's messages: a summary covering it has the turn. */
+  lastOrdinal: number;
+  completedAt: string;
+}
+
+export async function consolidateTurn(
+  services: MemoryWorkerServices,
+  event: MessageCompleted,
+  log: Log,
+  delivery: Delivery = { deliveryCount: 1 },
+): Promise<ConsolidationOutcome> {
+  const { userId, sessionId } = event;
+  const label = `turn ${event.chatMessageId} of session ${sessionId}`;
+  if (event.outcome === 'failed') {
+    log.log(`Memory: ${label} failed; there is nothing to remember.`);
+    return { status: 'skipped', reason: 'failed-turn' };
+  }
+  if (event.useMemory === false) {
+    log.log(`Memory: ${label} was sent with use_memory false; it leaves no trace in memory.`);
+    return { status: 'skipped', reason: 'memory-off' };
+  }
+  const turn = readTurn(event, label);
+  if ((await services.sessions.find(userId, sessionId)) === undefined) {
+    log.log(`Memory: ${label} is not remembered: the conversation was deleted.`);
+    return { status: 'skipped', reason: 'conversation-deleted' };
+  }
+
+  // Independent: a failure of one never keeps the other from being done (and skipped on the redelivery).
+  const model = modelPolicy(label, delivery, log);
+  const [summary, profile] = await Promise.allSettled([
+    updateSummary(services, event, turn, model),
+    consolidateProfile(services, event, turn, model, log),
+  ]);
+
+  if ((await services.sessions.find(userId, sessionId)) === undefined) {
+    // Deleted while this ran: forgetting the conversation may have passed before these writes landed.
+    const removed = await forgetSession(services, userId, sessionId);
+    log.log(
+      `Memory: ${label}: the conversation was deleted meanwhile; removed ${removed} memory items again.`,
+    );
+    return { status: 'skipped', reason: 'conversation-deleted' };
+  }
+  if (summary.status === 'rejected') {
+    if (profile.status === 'rejected')
+      log.warn(`Memory: ${label}: the profile failed too. ${describe(profile.reason)}`);
+    throw summary.reason;
+  }
+  if (profile.status === 'rejected') throw profile.reason;
+  return { status: 'consolidated', summary: summary.value, profile: profile.value };
+}
+
+/** The turn's user text, answer and source; a completed turn without them breaks the contract. */
+function readTurn(event: MessageCompleted, label: string): Turn {
+  const users = event.messages.filter((message) => message.role === 'user');
+  const answer = event.messages.findLast((message) => message.role === 'assistant');
+  const first = users[0];
+  if (first === undefined || answer === undefined)
+    throw new ValidationError(
+      `Invalid message-completed event: ${label} is completed but does not carry the user's message and the ` +
+        'answer.',
+    );
+  const at = new Date(first.timestamp);
+  return {
+    label,
+    userText: users.map((message) => message.content).join('\n\n'),
+    answer: answer.content,
+    source: {
+      sessionId: event.sessionId,
+      chatMessageId: event.chatMessageId,
+      messageId: first.messageId,
+      at: Number.isNaN(at.getTime()) ? event.completedAt : at.toISOString(),
+    },
+    lastOrdinal: Math.max(...event.messages.map((message) => message.ordinal)),
+    completedAt: event.completedAt,
+  };
+}
+
+/**
+ * Runs a model call under the retry policy: its answer, or undefined when the turn is to be left out of that part
+ * (the model refused for good, or failed on MODEL_DELIVERIES deliveries); otherwise the error escapes so the event
+ * is delivered again.
+ */
+type ModelCall = <T>(part: string, call: () => Promise<T>) => Promise<T | undefined>;
+
+function modelPolicy(label: string, delivery: Delivery, log: Log): ModelCall {
+  return async (part, call) => {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof LlmError)) throw error;
+      if (error.retryable && delivery.deliveryCount < MODEL_DELIVERIES) throw error;
+      const why = error.retryable ? `after ${delivery.deliveryCount} deliveries` : 'for good';
+      log.warn(`Memory: ${label} is left out of ${part}: the model failed ${why}. ${error.message}`);
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The conversation's summary with this turn in it: skipped when it already covers the turn (a redelivery, or an
+ * older turn replayed late); else one model call and one embedding, written on the version read. A concurrent
+ * write makes it start over from a fresh read.
+ */
+async function updateSummary(
+  services: MemoryWorkerServices,
+  event: MessageCompleted,
+  turn: Turn,
+  model: ModelCall,
+): Promise<SummaryOutcome> {
+  const { userId, sessionId } = event;
+  for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS; attempt++) {
+    const stored = await services.summaries.get(userId, sessionId);
+    if (stored !== undefined && stored.summary.coveredThrough >= turn.lastOrdinal) return 'already-covered';
+    const content = await model('the summary', () =>
+      summariseConversation(services.llm, {
+        previous: stored?.summary,
+        userText: turn.userText,
+        answer: turn.answer,
+      }),
+    );
+    if (content === undefined) return 'left-out';
+    const vectors = await model('the summary', () => services.llm.embed([content.summary]));
+    if (vectors === undefined) return 'left-out';
+    const [vector] = vectors;
+    if (vector === undefined) throw new Error(`No embedding came back for the summary of ${turn.label}.`);
+    const now = (services.now?.() ?? new Date()).toISOString();
+    const document: ConversationSummaryDocument = {
+      id: sessionId,
+      kind: 'conversation-summary',
+      userId,
+      sessionId,
+      ...content,
+      // The conversation's date, as search shows it: when its latest summarised turn ended.
+      timestamp: turn.completedAt,
+      vector_embedding: vector,
+      coveredThrough: turn.lastOrdinal,
+      exchanges: (stored?.summary.exchanges ?? 0) + 1,
+      createdAt: stored?.summary.createdAt ?? now,
+    };
+    if ((await services.summaries.put(document, stored?.version)) === 'written') return 'written';
+  }
+  throw new Error(
+    `The summary of session ${sessionId} changed under ${SUMMARY_ATTEMPTS} writes in a row; the event will be ` +
+      'delivered again.',
+  );
+}
+
+/**
+ * The turn's profile changes: decided once (one model call over the user's words and the active facts, then the
+ * merge's guards) and recorded before anything is applied, so a redelivery applies the recorded changes, never new
+ * ones; each change is applied idempotently; the record is marked applied last.
+ */
+async function consolidateProfile(
+  services: MemoryWorkerServices,
+  event: MessageCompleted,
+  turn: Turn,
+  model: ModelCall,
+  log: Log,
+): Promise<ProfileOutcome> {
+  const { userId, sessionId, chatMessageId } = event;
+  let record = await services.facts.getConsolidation(userId, sessionId, chatMessageId);
+  if (record?.appliedAt !== undefined) return 'already-applied';
+  if (record === undefined) {
+    const active = await services.facts.list(userId, { statuses: ['active'] });
+    const proposed = await model('the profile', () =>
+      proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
+    );
+    if (proposed === undefined) return 'left-out';
+    const merged = mergeProfileChanges({
+      active,
+      userText: turn.userText,
+      proposed,
+      newFactId: (n) => newFactId(sessionId, chatMessageId, n),
+    });
+    reportDropped(merged.dropped, turn.label, log);
+    // A concurrent run may have recorded its own decision first: the stored one wins.
+    record = await services.facts.createConsolidation({
+      id: consolidationId(sessionId, chatMessageId),
+      kind: 'consolidation',
+      userId,
+      sessionId,
+      chatMessageId,
+      source: turn.source,
+      changes: merged.changes,
+      createdAt: (services.now?.() ?? new Date()).toISOString(),
+    });
+  }
+  await applyRecord(services.facts, record);
+  await services.facts.markApplied(userId, record.id, (services.now?.() ?? new Date()).toISOString());
+  return 'applied';
+}
+
+/** Each change reads the facts it may write and writes what applyChange says; the changes touch distinct facts. */
+async function applyRecord(facts: ProfileFacts, record: ConsolidationRecord): Promise<void> {
+  const context = { userId: record.userId, source: record.source, decidedAt: record.createdAt };
+  await Promise.all(
+    record.changes.map(async (change) => {
+      const read = await Promise.all(factIdsOf(change).map((id) => facts.get(record.userId, id)));
+      const stored = new Map(
+        read
+          .filter((fact): fact is ProfileFact => fact !== undefined)
+          .map((fact) => [fact.id, fact] as const),
+      );
+      await Promise.all(applyChange(change, stored, context).map((fact) => facts.put(fact)));
+    }),
+  );
+}
+
+function reportDropped(dropped: readonly DroppedChange[], label: string, log: Log): void {
+  if (dropped.length === 0) return;
+  const list = dropped.map((d) => `${d.kind} "${d.subject}" (${d.reason})`).join('; ');
+  const message = `Memory: ${label}: left out ${dropped.length} proposed profile changes: ${list}.`;
+  // A full profile is worth a warning; the other guards are the merge doing its job.
+  if (dropped.some((d) => d.reason === 'profile-full')) log.warn(message);
+  else log.log(message);
+}
+
+/**
+ * A new fact's id, chosen when the change is decided: the same for the same turn and position, unique across turns
+ * (64 bits of a hash of the turn's keys).
+ */
+export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
+  const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
+  return `fact-${hash.slice(0, 16)}`;
+}
+
+/**
+ * Removes what memory holds of a deleted conversation, as forgetting it does: its summary, its consolidation
+ * records, the facts only it stated; the facts other conversations stated too lose its sources. Returns the items
+ * removed or changed.
+ */
+async function forgetSession(
+  services: MemoryWorkerServices,
+  userId: string,
+  sessionId: string,
+): Promise<number> {
+  const [summary, records, facts] = await Promise.all([
+    services.summaries.delete(userId, sessionId),
+    services.facts.deleteConsolidations(userId, sessionId),
+    services.facts.fromSession(userId, sessionId),
+  ]);
+  await Promise.all(
+    facts.map((fact) => {
+      const others = fact.provenance.filter((source) => source.sessionId !== sessionId);
+      return others.length === 0
+        ? services.facts.delete(userId, fact.id)
+        : services.facts.put({ ...fact, provenance: others });
+    }),
+  );
+  return (summary ? 1 : 0) + records + facts.length;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
