@@ -1,7 +1,8 @@
 // The History API in process: real HttpRequest objects, the real use-cases, and the in-memory history, chat and
 // streaming fakes. Each endpoint's success with its exact content; a path userId not the caller's → 403; another
 // user's conversation → 404 with the body an unknown id gets; bad limits, tokens, orders, formats and titles →
-// problem+json 400; reads see turns the history worker has not stored yet; delete leaves nothing in any fake.
+// problem+json 400; reads see turns the history worker has not stored yet; delete leaves nothing in any fake,
+// long-term memory's included.
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
@@ -15,6 +16,12 @@ import {
 import { renderJsonExport, renderMarkdownExport } from '../shared/history/history-api.js';
 import type { EndpointDefinition } from '../shared/http/endpoint.js';
 import { asUser, callEndpoint, type CallOptions } from '../test/support/call-endpoint.js';
+import {
+  consolidationRecord,
+  factSource,
+  profileFact,
+  summaryDocument,
+} from '../test/support/memory-fixtures.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
 import { postChatEndpoint } from './chat.js';
 import {
@@ -536,6 +543,14 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
       at: at(0),
     });
     expect(app.fakes.tickets.grants.size).toBe(1);
+    // What long-term memory kept of it: its summary, a fact only it taught, one also said in the sibling.
+    await app.fakes.summaries.put(summaryDocument('user_001', sessionId), undefined);
+    await app.fakes.summaries.put(summaryDocument('user_001', sibling.sessionId), undefined);
+    await app.fakes.facts.put(profileFact('user_001', 'only-here', [factSource(sessionId, 1)]));
+    await app.fakes.facts.put(
+      profileFact('user_001', 'both', [factSource(sessionId, 1), factSource(sibling.sessionId, 2)]),
+    );
+    await app.fakes.facts.createConsolidation(consolidationRecord('user_001', sessionId, chatMessageId));
 
     const reply = await remove(sessionId);
     expect(reply.status).toBe(204);
@@ -552,9 +567,15 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
     expect(app.fakes.events.stored.size).toBe(0);
     expect(app.fakes.workingMemory.messages).toEqual([]);
     expect(await app.fakes.orchestrations.getStatus(instanceId)).toBeUndefined();
+    expect(await app.fakes.summaries.get('user_001', sessionId)).toBeUndefined();
+    expect(await app.fakes.facts.list('user_001')).toEqual([
+      expect.objectContaining({ id: 'both', provenance: [factSource(sibling.sessionId, 2)] }),
+    ]);
+    expect(app.fakes.facts.records.size).toBe(0);
     // The other conversation is untouched.
     expect((await app.fakes.orchestrations.getStatus(other))?.runtimeStatus).toBe('Running');
     expect(await app.fakes.headers.get('user_001', sibling.sessionId)).toBeDefined();
+    expect(await app.fakes.summaries.get('user_001', sibling.sessionId)).toBeDefined();
 
     const again = await callEndpoint(postChatEndpoint, app, {
       headers: asUser('user_001'),

@@ -71,13 +71,13 @@ export const deleteConversationEndpoint = endpoint({
   route: 'history/conversations/{sessionId}',
   methods: ['DELETE'],
   summary:
-    'Deletes the conversation everywhere it lives (history, hot store, turn events, turns); a later POST /api/chat to it → 404.',
+    'Deletes the conversation everywhere it lives (history, hot store, turn events, turns, its summary and the memories only it taught); a later POST /api/chat to it → 404.',
   auth: 'caller',
   usesDurableClient: true,
   params: sessionParamsSchema,
   async handle({ app, caller, params, context }) {
     const deleted = await deleteConversation(
-      { ...app.history, orchestrations: app.orchestrations(context) },
+      { ...app.history, memory: app.memory, orchestrations: app.orchestrations(context) },
       caller.userId,
       params.sessionId,
     );

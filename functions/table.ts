@@ -6,6 +6,8 @@ import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
+import { mcpFunctions } from './mcp.js';
+import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
 
@@ -17,4 +19,6 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...historyFunctions,
   ...historyApiFunctions,
   ...memoryFunctions,
+  ...memoryApiFunctions,
+  ...mcpFunctions,
 ];

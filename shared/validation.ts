@@ -1,7 +1,7 @@
 // Parsing input with a zod schema at an edge (a request, a queue message, an activity input): a failure becomes
 // one ValidationError that lists every problem by field, so inner code works with the inferred type only.
 // Schemas word their messages as what is wrong ("must be a UUID ..."); the field's name is added here, once.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ValidationError } from './errors.js';
 
 /** Where an issue of the value as a whole (not of one field) is reported. */
@@ -20,4 +20,16 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string
 /** "chatMessageId must be a UUID ..."; an issue of the whole value is its message alone. */
 export function describeIssue(issue: { path: string; message: string }): string {
   return issue.path === WHOLE_VALUE ? issue.message : `${issue.path} ${issue.message}`;
+}
+
+/** A page size in a query string: a whole number from 1 to `max`, `fallback` when absent. */
+export function pageLimitSchema(max: number, fallback: number) {
+  const message = `must be a whole number from 1 to ${max}`;
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,6}$/, message)
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= max, message)
+    .optional()
+    .transform((value) => value ?? fallback);
 }

@@ -1,9 +1,9 @@
 // DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives. The session is
 // marked first, so from then on POST /api/chat to it answers 404 and no new turn starts; its turns'
 // orchestrations are stopped and purged; then the header goes (the list no longer shows it, and a history worker
-// still running on it learns it was deleted and removes what it wrote), then the turns' data, the long-term items
-// and the posted records; the session document goes last, so a DELETE that failed half-way is retried and resumes
-// where it stopped.
+// still running on it learns it was deleted and removes what it wrote), then what long-term memory kept of it (its
+// summary, and the facts only it taught), the turns' data, the long-term items and the posted records; the
+// session document goes last, so a DELETE that failed half-way is retried and resumes where it stopped.
 import { turnInstanceId } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
 import { mapBounded } from '../bounded-parallel.js';
@@ -13,6 +13,11 @@ import {
   type OrchestrationClient,
 } from '../durable/orchestration-client.js';
 import { DependencyError, NotFoundError } from '../errors.js';
+import {
+  forgetConversation,
+  type ForgetServices,
+  type ForgottenConversation,
+} from '../memory/forget-memories.js';
 import type { ConversationEraser } from './conversation-eraser.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
@@ -23,6 +28,8 @@ export interface DeleteConversationServices {
   sessions: SessionStore;
   eraser: ConversationEraser;
   orchestrations: OrchestrationClient;
+  /** Long-term memory: the conversation's summary and the facts it taught. */
+  memory: ForgetServices;
 }
 
 /** Turns stopped and purged at once: a long conversation's turns go quickly without flooding the task hub. */
@@ -37,6 +44,8 @@ export interface DeletedConversation {
   turnItems: number;
   /** Items removed from the long-term store (messages, exchange entries, digest). */
   historyItems: number;
+  /** What long-term memory forgot. */
+  memory: ForgottenConversation;
 }
 
 /** Unknown, or another user's (neither a header nor a session of the caller) → NotFoundError. */
@@ -58,11 +67,12 @@ export async function deleteConversation(
   );
   const turns = purged.filter(Boolean).length;
   await services.headers.delete(userId, sessionId);
+  const memory = await forgetConversation(services.memory, userId, sessionId);
   const turnItems = await services.eraser.eraseTurnData(sessionId);
   const historyItems = await services.messages.deleteAll(userId, sessionId);
   await services.eraser.erasePosted(userId, sessionId);
   await services.sessions.delete(userId, sessionId);
-  return { turns, turnItems, historyItems };
+  return { turns, turnItems, historyItems, memory };
 }
 
 /** Terminates the turn if it still runs, waits for it to stop, then purges it; false when there was none. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { SystemPrompt } from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
 import { NotFoundError, ValidationError } from '../errors.js';
+import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
   DEFAULT_MESSAGE_PAGE,
@@ -37,18 +38,6 @@ export const MAX_MATCHING_SESSIONS = 500;
 export const MAX_QUERY_CHARS = 200;
 
 // --- Request parts ----------------------------------------------------------------------------------------
-
-/** A page size in a query string: a whole number from 1 to `max`, `fallback` when absent. */
-function pageLimitSchema(max: number, fallback: number) {
-  const message = `must be a whole number from 1 to ${max}`;
-  return z
-    .string({ error: message })
-    .regex(/^\d{1,6}$/, message)
-    .transform(Number)
-    .refine((value) => value >= 1 && value <= max, message)
-    .optional()
-    .transform((value) => value ?? fallback);
-}
 
 /** Where a page of messages ends, for the next one: opaque to clients (base64url JSON). */
 export interface MessageCursor {

@@ -66,6 +66,8 @@ export interface EndpointRequest<TApp, P, Q, B, A extends EndpointAuth> {
   query: Q;
   body: B;
   headers: Headers;
+  /** The request's URL as the host received it, for answers that name this API's own URLs. */
+  url: string;
   context: InvocationContext;
 }
 
@@ -152,6 +154,7 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
         query,
         body,
         headers: request.headers,
+        url: request.url,
         context,
       });
       return toResponse(result);

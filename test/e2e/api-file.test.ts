@@ -1,6 +1,7 @@
 // api.http is runnable as it is: every HTTP function of the table has a request there, none names a route that
 // does not exist, and played top to bottom against the local runtime (as REST Client plays it: file variables,
-// named requests whose response bodies later requests read, {{$guid}}) every request succeeds.
+// named requests whose response bodies later requests read, {{$guid}}) every request succeeds, or answers the
+// status its `# @expect <status>` comment names (a method the spec has refused, say).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ import { startTestRuntime } from '../support/local-runtime.js';
 
 interface FileRequest {
   name: string | undefined;
+  /** The status a request answers on purpose; absent: any success. */
+  expect: number | undefined;
   method: string;
   url: string;
   headers: [string, string][];
@@ -27,15 +30,18 @@ function parse(source: string): { variables: Map<string, string>; requests: File
   for (const block of source.split(/^###.*$/m)) {
     const lines = block.split('\n');
     let name: string | undefined;
+    let expectedStatus: number | undefined;
     let request: FileRequest | undefined;
     let inBody = false;
     for (const line of lines) {
       const variable = /^@(\w+)\s*=\s*(.*)$/.exec(line);
       if (!request && variable) variables.set(variable[1]!, variable[2]!.trim());
       else if (!request && /^#\s*@name\s+(\w+)/.test(line)) name = /^#\s*@name\s+(\w+)/.exec(line)![1];
+      else if (!request && /^#\s*@expect\s+(\d{3})/.test(line))
+        expectedStatus = Number(/^#\s*@expect\s+(\d{3})/.exec(line)![1]);
       else if (!request && /^(GET|POST|PUT|PATCH|DELETE) /.test(line)) {
         const [method, url] = line.trim().split(/\s+/);
-        request = { name, method: method!, url: url!, headers: [], body: '' };
+        request = { name, expect: expectedStatus, method: method!, url: url!, headers: [], body: '' };
       } else if (request && !inBody && line.trim() === '') inBody = true;
       else if (request && !inBody && !line.startsWith('#')) {
         const colon = line.indexOf(':');
@@ -101,7 +107,9 @@ describe('api.http', () => {
           ...(request.body.trim() === '' ? {} : { body: substitute(request.body) }),
         });
         const body = await response.text(); // an SSE stream is read to its end: the turn finishes
-        expect(response.status, `${request.method} ${request.url}: ${body}`).toBeLessThan(300);
+        if (request.expect === undefined)
+          expect(response.status, `${request.method} ${request.url}: ${body}`).toBeLessThan(300);
+        else expect(response.status, `${request.method} ${request.url}: ${body}`).toBe(request.expect);
         if (request.name !== undefined) responses.set(request.name, JSON.parse(body) as unknown);
         if (response.headers.get('content-type')?.startsWith('text/event-stream'))
           expect(body).toMatch(/event: message-end/);

@@ -1,0 +1,84 @@
+// MCP at /api/mcp (Streamable HTTP): the memory tools (search past conversations, read the profile, forget a
+// memory) for other agents, acting for the caller resolved as for REST. In Entra ID mode, the protected resource
+// metadata (RFC 9728) that the 401's challenge points MCP clients at.
+//
+// RFC 9728's well-known location for https://host/api/mcp would be
+// https://host/.well-known/oauth-protected-resource/api/mcp, outside the host's /api route prefix, so the document
+// is served at /api/oauth-protected-resource/mcp and named in every 401's WWW-Authenticate header, the discovery
+// the MCP authorization spec has clients try first.
+import { getApp, type App } from '../shared/app/app.js';
+import { NotFoundError } from '../shared/errors.js';
+import { mcpHttpHandler } from '../shared/http/mcp-endpoint.js';
+import { protectedResourceMetadata } from '../shared/identity/protected-resource.js';
+import { createMemoryMcpServer } from '../shared/memory/memory-mcp-server.js';
+import type { FunctionDefinition, HttpFunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
+
+export const MCP_ROUTE = 'mcp';
+export const PROTECTED_RESOURCE_METADATA_ROUTE = 'oauth-protected-resource/mcp';
+
+/** A route's URL on the host the request came to. */
+const apiUrl = (requestUrl: string, route: string) => new URL(`/api/${route}`, requestUrl).href;
+
+/** Tool arguments are small: a search query of at most 1,000 characters is the largest. */
+const MAX_MCP_REQUEST_BYTES = 64 * 1024;
+
+export function mcpHandler(getMcpApp: () => Promise<App>) {
+  return mcpHttpHandler<App>(
+    {
+      server: ({ app, caller, context }) =>
+        createMemoryMcpServer(
+          {
+            summaries: app.memory.summaries,
+            facts: app.memory.facts,
+            headers: app.history.headers,
+            llm: app.chat.turn.llm,
+          },
+          caller.userId,
+          (message) => context.error(message),
+        ),
+      resourceMetadataUrl: (app, requestUrl) =>
+        app.config.auth.mode === 'entra' ? apiUrl(requestUrl, PROTECTED_RESOURCE_METADATA_ROUTE) : undefined,
+      maxRequestBytes: MAX_MCP_REQUEST_BYTES,
+    },
+    getMcpApp,
+  );
+}
+
+const mcpFunction: HttpFunctionDefinition = {
+  kind: 'http',
+  name: 'mcp',
+  route: MCP_ROUTE,
+  // GET and DELETE reach the SDK, which answers 405 as the spec asks of a server without sessions or streams.
+  methods: ['POST', 'GET', 'DELETE'],
+  handler: mcpHandler(getApp),
+};
+
+export const protectedResourceMetadataEndpoint = endpoint({
+  name: 'mcpProtectedResourceMetadata',
+  route: PROTECTED_RESOURCE_METADATA_ROUTE,
+  methods: ['GET'],
+  summary:
+    'Entra ID mode: the OAuth protected resource metadata of /api/mcp (RFC 9728): the tenant that issues its tokens and the scopes to ask for.',
+  auth: 'anonymous',
+  handle({ app, url }) {
+    const auth = app.config.auth;
+    if (auth.mode !== 'entra')
+      return Promise.reject(
+        new NotFoundError(
+          `No protected resource metadata: callers are identified by ${auth.mode === 'dev' ? 'dev identities' : 'App Service authentication'}, not bearer tokens (AUTH_MODE=entra publishes it).`,
+        ),
+      );
+    return Promise.resolve({
+      status: 200,
+      body: protectedResourceMetadata(auth, apiUrl(url, MCP_ROUTE)),
+      // Public and the same for every caller: clients and proxies may keep it an hour.
+      headers: { 'cache-control': 'public, max-age=3600' },
+    });
+  },
+});
+
+export const mcpFunctions: FunctionDefinition[] = [
+  mcpFunction,
+  httpFunction(protectedResourceMetadataEndpoint),
+];

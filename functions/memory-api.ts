@@ -1,0 +1,75 @@
+// The Memory API (seed 000 "Memory APIs"): what long-term memory holds about the caller (the profile's facts with
+// provenance and validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
+// conversation, and semantic search over the caller's past conversations. A path userId must be the caller's (403,
+// checked by the endpoint helper).
+import { z } from 'zod';
+import { userIdSchema } from '../shared/chat/contracts.js';
+import { conversationSearchBodySchema } from '../shared/memory/contracts.js';
+import {
+  forgetMemories,
+  forgetQuerySchema,
+  getMemories,
+  memoriesQuerySchema,
+} from '../shared/memory/memory-api.js';
+import { searchConversations } from '../shared/memory/search-conversations.js';
+import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
+
+const userParamsSchema = z.object({ userId: userIdSchema });
+
+export const getMemoriesEndpoint = endpoint({
+  name: 'getMemories',
+  route: 'memory/users/{userId}/memories',
+  methods: ['GET'],
+  summary:
+    "The caller's profile facts (every status, with provenance and validity; ?status=active for the current ones) and conversation summaries, newest first: ?limit, ?continuationToken.",
+  auth: 'caller',
+  params: userParamsSchema,
+  query: memoriesQuerySchema,
+  async handle({ app, caller, query }) {
+    return { status: 200, body: await getMemories(app.memory, caller.userId, query) };
+  },
+});
+
+export const deleteMemoriesEndpoint = endpoint({
+  name: 'deleteMemories',
+  route: 'memory/users/{userId}/memories',
+  methods: ['DELETE'],
+  summary:
+    "Forgets the caller's long-term memory: everything; ?factId= one fact (404 if unknown); ?sessionId= one conversation's summary and the facts that came only from it.",
+  auth: 'caller',
+  params: userParamsSchema,
+  query: forgetQuerySchema,
+  async handle({ app, caller, query, context }) {
+    context.log('Forgot memories:', await forgetMemories(app.memory, caller.userId, query));
+    return { status: 204 };
+  },
+});
+
+export const searchConversationsEndpoint = endpoint({
+  name: 'searchConversations',
+  route: 'memory/users/{userId}/conversations/search',
+  methods: ['POST'],
+  summary:
+    "Semantic search over the caller's past conversations {query, limit}: each result's summary, themes, sentiment, relevance score, sessionId, title and date.",
+  auth: 'caller',
+  params: userParamsSchema,
+  body: { schema: conversationSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
+  async handle({ app, caller, body }) {
+    const services = {
+      summaries: app.memory.summaries,
+      headers: app.history.headers,
+      llm: app.chat.turn.llm,
+    };
+    return {
+      status: 200,
+      body: { results: await searchConversations(services, caller.userId, body.query, body.limit) },
+    };
+  },
+});
+
+export const memoryApiFunctions: FunctionDefinition[] = [
+  httpFunction(getMemoriesEndpoint),
+  httpFunction(deleteMemoriesEndpoint),
+  httpFunction(searchConversationsEndpoint),
+];

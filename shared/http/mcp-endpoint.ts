@@ -1,0 +1,74 @@
+// An MCP server's Streamable HTTP endpoint as a Functions HTTP handler, through the SDK's web-standard handler
+// (createMcpHandler). Stateless, as serverless needs: no session id, and a fresh server per request made for the
+// caller, who is resolved from the identity headers exactly as for the JSON endpoints, so any instance serves any
+// request. The SDK serves the current protocol revision (2026-07-28: server/discover, a per-request envelope) and,
+// through its stateless fallback, the 2025-era ones (initialize handshake; GET and DELETE, 2025 session
+// operations, answer 405). In Entra ID mode a request without a valid token gets 401 with the challenge that
+// points an MCP client at the protected resource metadata (RFC 9728), from which it learns how to get a token.
+import type { HttpHandler, HttpRequest, InvocationContext } from '@azure/functions';
+import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
+import { UnauthenticatedError } from '../errors.js';
+import type { Caller } from '../identity/caller.js';
+import { bearerChallenge } from '../identity/protected-resource.js';
+import type { EndpointApp } from './endpoint.js';
+import { problemResponse, toProblemResponse } from './problem.js';
+import { fromWebResponse, toWebRequest } from './web-exchange.js';
+
+export interface McpEndpoint<TApp extends EndpointApp> {
+  /** A fresh server that answers one request for the caller. */
+  server(request: { app: TApp; caller: Caller; context: InvocationContext }): McpServer;
+  /**
+   * The URL of the protected resource metadata, for the 401's challenge; undefined where callers do not present
+   * bearer tokens (dev identities, App Service authentication), and a 401 is a plain problem.
+   */
+  resourceMetadataUrl(app: TApp, requestUrl: string): string | undefined;
+  /** Larger POST bodies get 413 before anything is parsed. */
+  maxRequestBytes: number;
+}
+
+export function mcpHttpHandler<TApp extends EndpointApp>(
+  endpoint: McpEndpoint<TApp>,
+  getApp: () => Promise<TApp>,
+): HttpHandler {
+  return async (request, context) => {
+    try {
+      const app = await getApp();
+      let caller: Caller;
+      try {
+        caller = await app.identity.resolve(request.headers);
+      } catch (error) {
+        const metadataUrl = endpoint.resourceMetadataUrl(app, request.url);
+        if (!(error instanceof UnauthenticatedError) || metadataUrl === undefined) throw error;
+        return challenge(error, request, metadataUrl);
+      }
+      // One SDK handler per request: it closes over the caller and this invocation's logger, and it holds
+      // nothing between requests, so making one costs a few objects.
+      const handler = createMcpHandler(() => endpoint.server({ app, caller, context }), {
+        legacy: 'stateless',
+        maxRequestBodySize: endpoint.maxRequestBytes,
+        // Requests the SDK refused (a wrong protocol version, a GET of the 2025 era): the client got the answer.
+        onerror: (error) => context.log(`MCP: ${error.message}`),
+      });
+      return fromWebResponse(await handler.fetch(await toWebRequest(request)));
+    } catch (error) {
+      return toProblemResponse(error, context, request.url);
+    }
+  };
+}
+
+/** 401 with `WWW-Authenticate: Bearer resource_metadata="..."` (MCP authorization, RFC 9728 §5.1). */
+function challenge(error: UnauthenticatedError, request: HttpRequest, metadataUrl: string) {
+  const presented = request.headers.get('authorization') !== null;
+  return problemResponse(
+    401,
+    error.code,
+    error.message,
+    { instance: request.url },
+    {
+      'www-authenticate': bearerChallenge(
+        metadataUrl,
+        presented ? { description: error.message } : undefined,
+      ),
+    },
+  );
+}
