@@ -202,6 +202,35 @@ describe('POST /api/chat', () => {
     await expectProblem(reply, 413, 'payload_too_large');
   });
 
+  it('takes use_memory (seed 003) or useMemory, queues false only, and refuses the two disagreeing', async () => {
+    const bodies = () =>
+      app.fakes.publisher.published.map(({ message }) => message.body as { useMemory?: boolean });
+    const base = () => ({ sessionId, chatMessageId: randomUUID(), text: 'hello' });
+    expect((await post({ ...base(), use_memory: false })).status).toBe(202);
+    expect((await post({ ...base(), useMemory: false })).status).toBe(202);
+    expect((await post({ ...base(), use_memory: false, useMemory: false })).status).toBe(202);
+    expect((await post({ ...base(), use_memory: true })).status).toBe(202);
+    expect((await post(base())).status).toBe(202);
+    // Absent means true: a message posted without the flag keeps the shape it always had.
+    expect(bodies().map((body) => body.useMemory)).toEqual([false, false, false, undefined, undefined]);
+    expect(bodies().map((body) => 'useMemory' in body)).toEqual([true, true, true, false, false]);
+
+    const disagreeing = await expectProblem(
+      await post({ ...base(), use_memory: true, useMemory: false }),
+      400,
+      'validation_failed',
+    );
+    expect(disagreeing.errors?.map((error) => error.path)).toEqual(['useMemory']);
+    expect(disagreeing.detail).toMatch(/another name for use_memory/);
+    const notBoolean = await expectProblem(
+      await post({ ...base(), use_memory: 'no' }),
+      400,
+      'validation_failed',
+    );
+    expect(notBoolean.errors?.map((error) => error.path)).toEqual(['use_memory']);
+    expect(bodies()).toHaveLength(5);
+  });
+
   it('names a bad id once in the problem (no "chatMessageId chatMessageId")', async () => {
     const problem = await expectProblem(
       await post({ sessionId, chatMessageId: '12345', text: 'x' }),

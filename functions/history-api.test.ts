@@ -304,6 +304,53 @@ describe('GET /api/history/conversations/{sessionId}', () => {
     expect(tail.messages).toEqual(seeded.messages.slice(3));
   });
 
+  it('puts the system prompt first, from working memory until the worker stored it, then from history', async () => {
+    const prompt = {
+      content: 'You are helpful.\n\n## Their interests\n- Sailing.',
+      personalised: true,
+      createdAt: at(0),
+    };
+    // The worker has stored nothing yet: working memory has the prompt.
+    const fresh = await seed('user_001', [['one', 'uno']], { persisted: 0 });
+    app.fakes.workingMemory.messages = structuredClone(fresh.messages);
+    app.fakes.workingMemory.systemPrompt = prompt;
+    const early = await (await get(fresh.sessionId)).json<Record<string, unknown>>();
+    expect(early).toEqual({ ...summary(fresh, 'one'), systemPrompt: prompt, messages: fresh.messages });
+    expect(Object.keys(early).indexOf('systemPrompt')).toBeLessThan(Object.keys(early).indexOf('messages'));
+
+    // Stored: long-term history has it (working memory is not read for a conversation wholly stored).
+    const stored = await seed('user_001', [['two', 'dos']]);
+    await app.fakes.longTermMessages.putSystemPrompt('user_001', stored.sessionId, prompt);
+    app.fakes.workingMemory.systemPrompt = undefined;
+    const later = await (await get(stored.sessionId)).json<{ systemPrompt?: unknown; messages: unknown[] }>();
+    expect(later.systemPrompt).toEqual(prompt);
+    expect(later.messages).toEqual(stored.messages);
+    // It heads the first page only, in either order; a next page does not repeat it.
+    const desc = await (await get(stored.sessionId, '?order=desc&limit=1')).json<Record<string, unknown>>();
+    expect(desc['systemPrompt']).toEqual(prompt);
+    const next = await (
+      await get(
+        stored.sessionId,
+        `?order=desc&limit=1&continuationToken=${String(desc['continuationToken'])}`,
+      )
+    ).json<Record<string, unknown>>();
+    expect(next).not.toHaveProperty('systemPrompt');
+
+    // Exports carry it before the messages.
+    const markdown = await (await exportAs(stored.sessionId, '?format=markdown')).text();
+    expect(markdown.indexOf('## System prompt')).toBeGreaterThan(0);
+    expect(markdown.indexOf('## System prompt')).toBeLessThan(markdown.indexOf('## User'));
+    const json = JSON.parse(await (await exportAs(stored.sessionId, '?format=json')).text()) as Record<
+      string,
+      unknown
+    >;
+    expect(json['systemPrompt']).toEqual(prompt);
+
+    // A conversation without one (begun before prompts were kept) answers without the field.
+    const old = await seed('user_001', [['three', 'tres']]);
+    expect(await (await get(old.sessionId)).json()).not.toHaveProperty('systemPrompt');
+  });
+
   it("answers another user's conversation exactly as an unknown one (404)", async () => {
     const seeded = await seed('user_001', [['mine', 'yes']]);
     const unknown = randomUUID();

@@ -1,5 +1,6 @@
 // The offline model's documented rules, one by one.
 import { describe, expect, it } from 'vitest';
+import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { planReply } from './reply-rules.js';
 import type { ChatCompletionRequest } from './request-schema.js';
 
@@ -222,5 +223,93 @@ describe('the history stand-in rules', () => {
       messages: [{ role: 'user', content: 'not json' }],
     });
     expect(JSON.parse(text.content)).toEqual({ line: 'not json', tags: ['not json'] });
+  });
+});
+
+describe('the conversation search stand-in rules', () => {
+  const conversationSearch = {
+    type: 'function' as const,
+    function: {
+      name: SEARCH_CONVERSATION_HISTORY_TOOL,
+      description: "Searches the user's earlier conversations",
+      parameters: {
+        type: 'object',
+        properties: { search_query: { type: 'string' }, limit: { type: 'integer' } },
+        required: ['search_query'],
+      },
+    },
+  };
+
+  it.each([
+    ['What did we decide about my boat last time?', 'decide boat'],
+    ['We talked about Porto moorings, remember?', 'porto moorings'],
+    ['Remember when I asked about sourdough starters?', 'sourdough starters'],
+    ['In an earlier conversation I mentioned my sister Ana', 'sister ana'],
+    ['What did I previously say?', 'What did I previously say?'],
+  ])('searches past conversations when asked %j, with its topic words', (question, topic) => {
+    const plan = planReply(request(question, { tools: [addTool, conversationSearch] }));
+    expect(plan.toolCalls).toEqual([
+      { name: SEARCH_CONVERSATION_HISTORY_TOOL, arguments: JSON.stringify({ search_query: topic }) },
+    ]);
+  });
+
+  it('does not search when the tool is not offered, tools are off, another tool is named, or nothing earlier is asked', () => {
+    const question = 'What did we talk about last time?';
+    expect(planReply(request(question, { tools: [addTool] })).toolCalls).toEqual([]);
+    expect(
+      planReply(request(question, { tools: [conversationSearch], tool_choice: 'none' })).toolCalls,
+    ).toEqual([]);
+    expect(
+      planReply(
+        request(`${question} add_numbers 2 and 3`, { tools: [addTool, conversationSearch] }),
+      ).toolCalls.map((call) => call.name),
+    ).toEqual(['add_numbers']);
+    expect(planReply(request('Tell me about boats', { tools: [conversationSearch] })).toolCalls).toEqual([]);
+  });
+
+  it('names each conversation found with its title, date and the start of its summary', () => {
+    const afterSearch = (result: string): ChatCompletionRequest => ({
+      model: 'm',
+      tools: [conversationSearch],
+      messages: [
+        { role: 'user', content: 'What did we talk about last time?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 's1',
+              type: 'function',
+              function: { name: SEARCH_CONVERSATION_HISTORY_TOOL, arguments: '{"search_query":"x"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 's1', content: result },
+      ],
+    });
+    const found = JSON.stringify({
+      search_query: 'x',
+      conversations: [
+        {
+          sessionId: 'a',
+          title: 'Boat and tides',
+          date: '2026-11-01T09:00:00.000Z',
+          summary: 'The user named their boat Aurora.',
+        },
+        { sessionId: 'b', date: '2026-10-02T09:00:00.000Z', summary: 'x'.repeat(300) },
+      ],
+    });
+    const content = planReply(afterSearch(found)).content;
+    expect(content).toBe(
+      `search_conversation_history found 2 earlier conversations: "Boat and tides" (2026-11-01: The user named ` +
+        `their boat Aurora.); "an untitled conversation" (2026-10-02: ${'x'.repeat(99)}…).`,
+    );
+    expect(planReply(afterSearch(JSON.stringify({ conversations: [] }))).content).toBe(
+      'search_conversation_history found no earlier conversation about that.',
+    );
+    // An error result is reported as any other tool's.
+    expect(planReply(afterSearch('{"error":"Tool failed"}')).content).toBe(
+      'search_conversation_history returned {"error":"Tool failed"}.',
+    );
   });
 });

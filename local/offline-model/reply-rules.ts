@@ -76,7 +76,10 @@ function defaultReply(question: string): string {
   return `This is the offline stand-in model, not a real LLM. You said: "${quote(question)}"`;
 }
 
-/** Tools named in the message (in the order they are named), or the one tool_choice forces. */
+/**
+ * Tools named in the message (in the order they are named), or the one tool_choice forces; else, when the message
+ * asks about an earlier conversation and conversation search is offered, a search for its topic.
+ */
 function plannedToolCalls(request: ChatCompletionRequest, text: string): PlannedToolCall[] {
   const tools = request.tools ?? [];
   const choice = request.tool_choice;
@@ -88,7 +91,14 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
     .map(({ tool }) => tool);
   if (typeof choice === 'object')
     chosen = tools.filter((tool) => tool.function.name === choice.function.name);
-  else if (choice === 'required' && chosen.length === 0) chosen = tools.slice(0, 1);
+  else if (chosen.length === 0 && asksAboutEarlierConversation(text)) {
+    const search = tools.find((tool) => tool.function.name === CONVERSATION_SEARCH_TOOL);
+    if (search !== undefined)
+      return [
+        { name: CONVERSATION_SEARCH_TOOL, arguments: JSON.stringify({ search_query: searchTopic(text) }) },
+      ];
+  }
+  if (choice === 'required' && chosen.length === 0) chosen = tools.slice(0, 1);
 
   const names = tools.map((tool) => tool.function.name);
   return chosen.map((tool) => ({
@@ -109,6 +119,64 @@ function findName(text: string, name: string): number {
   return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`).exec(text)?.index ?? -1;
 }
 
+// --- Stand-in rules for conversation search (the tool search_conversation_history) -----------------------------
+// A message that asks about an earlier conversation makes the model search with the message's topic words; the
+// result is reported by naming the conversations found, so an answer cites them by title and date.
+
+const CONVERSATION_SEARCH_TOOL = 'search_conversation_history';
+const EARLIER_CONVERSATION =
+  /\b(?:last time|we (?:talked|spoke|chatted) about|remember when|(?:earlier|previous|past) conversations?|previously)\b/i;
+/** Words of the trigger phrases and questions about them, which say nothing about the topic. */
+const SEARCH_FILLER = new Set(
+  (
+    'last time talked talk spoke chatted about remember when earlier previous previously past conversation ' +
+    'conversations discussed discuss say said told asked mentioned again recall'
+  ).split(' '),
+);
+const MAX_TOPIC_WORDS = 8;
+const SEARCH_SUMMARY_CHARS = 100;
+
+export function asksAboutEarlierConversation(text: string): boolean {
+  return EARLIER_CONVERSATION.test(text);
+}
+
+/** The message's topic: its content words (3+ letters, no stop or trigger words), at most 8; else the message. */
+export function searchTopic(text: string): string {
+  const words: string[] = [];
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    if ([...word].length >= 3 && !STOP_WORDS.has(word) && !SEARCH_FILLER.has(word) && !words.includes(word))
+      words.push(word);
+  return words.length > 0 ? words.slice(0, MAX_TOPIC_WORDS).join(' ') : quote(text) || 'conversation';
+}
+
+/**
+ * A search result as one sentence that names each conversation found (title, date and the start of its summary);
+ * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
+ */
+function describeConversationSearch(result: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(result);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const conversations = (parsed as { conversations?: unknown }).conversations;
+  if (!Array.isArray(conversations)) return undefined;
+  if (conversations.length === 0)
+    return `${CONVERSATION_SEARCH_TOOL} found no earlier conversation about that.`;
+  const named = conversations.map((found: unknown) => {
+    const { title, date, summary } = (found ?? {}) as { title?: unknown; date?: unknown; summary?: unknown };
+    const name = typeof title === 'string' && title.trim() !== '' ? title : 'an untitled conversation';
+    const day = typeof date === 'string' ? date.slice(0, 10) : 'an unknown date';
+    const about = typeof summary === 'string' ? `: ${quote(summary, SEARCH_SUMMARY_CHARS)}` : '';
+    return `"${quote(name)}" (${day}${about})`;
+  });
+  const count =
+    conversations.length === 1 ? 'an earlier conversation' : `${conversations.length} earlier conversations`;
+  return `${CONVERSATION_SEARCH_TOOL} found ${count}: ${named.join('; ')}.`;
+}
+
 function describeToolResults(messages: readonly ChatRequestMessage[]): string {
   const results: ChatRequestMessage[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--)
@@ -120,7 +188,9 @@ function describeToolResults(messages: readonly ChatRequestMessage[]): string {
   return results
     .map((result) => {
       const name = names.get(result.tool_call_id ?? '') ?? 'the tool';
-      return `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
+      const searched =
+        name === CONVERSATION_SEARCH_TOOL ? describeConversationSearch(messageText(result)) : undefined;
+      return searched ?? `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
     })
     .join(' ');
 }

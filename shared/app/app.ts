@@ -31,6 +31,7 @@ import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
 import type { ConversationSummaries } from '../memory/conversation-summaries.js';
 import type { ProfileFacts } from '../memory/profile-facts.js';
+import { searchConversations } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
@@ -187,10 +188,19 @@ export function createApp(config: AppConfig, platform: Platform): App {
           messages: history.messages,
           sessionMemory: history.sessionMemory,
           workingMemory: stores.workingMemory,
+          searchConversations: (userId, query, limit, options) =>
+            searchConversations(
+              { summaries: memory.summaries, headers: history.headers, llm },
+              userId,
+              query,
+              limit,
+              options,
+            ),
         }),
         publisher: platform.publisher,
         headers: history.headers,
         sessionMemory: history.sessionMemory,
+        profile: memory.facts,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -198,6 +208,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             flushIntervalMs: config.streaming.flushIntervalMs,
             flushMaxChars: config.streaming.flushMaxChars,
           },
+          profileTimeoutMs: config.chat.profileTimeoutMs,
         },
       },
     },

@@ -88,6 +88,7 @@ describe('loadConfig', () => {
       promptTokenBudget: 16000,
       maxOutputTokens: 4096,
       turnWaitMs: 600000,
+      profileTimeoutMs: 2000,
     });
     expect(config.streaming).toEqual({
       flushIntervalMs: 50,
@@ -99,6 +100,8 @@ describe('loadConfig', () => {
       'CHAT_PROMPT_TOKEN_BUDGET',
       'STREAM_FLUSH_MAX_CHARS',
     ]);
+    expect(loadConfig({ ...azure, MEMORY_PROFILE_TIMEOUT_MS: '500' }).chat.profileTimeoutMs).toBe(500);
+    expect(problemsOf({ ...azure, MEMORY_PROFILE_TIMEOUT_MS: '0' })).toEqual(['MEMORY_PROFILE_TIMEOUT_MS']);
   });
 
   it('explains how to fix a setting in the message', () => {

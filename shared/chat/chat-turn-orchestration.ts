@@ -29,6 +29,8 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     sessionId: input.sessionId,
     chatMessageId: input.chatMessageId,
   };
+  // Every activity is told when the turn must leave long-term memory alone (absent means it may use it).
+  const memory = input.useMemory === false ? { useMemory: false } : {};
   let seq = 1;
   let stage: 'llmStep' | 'runTool' | undefined;
   try {
@@ -41,6 +43,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         firstSeq: seq,
         toolsAllowed: toolRounds < input.maxToolRounds,
         ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt } } : {}),
+        ...memory,
       };
       const step: LlmStepOutput = llmStepOutputSchema.parse(
         yield context.df.callActivityWithRetry(TURN_ACTIVITIES.llmStep, retry, stepInput),
@@ -59,6 +62,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
             round,
             index: call.index,
             seq: firstToolSeq + position,
+            ...memory,
           } satisfies RunToolInput),
         ),
       );
@@ -72,6 +76,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       userText: input.text,
       postedAt: input.postedAt,
       failure: failureOf(stage ?? 'llmStep'),
+      ...memory,
     } satisfies FailTurnInput);
     return 'failed';
   }

@@ -72,6 +72,8 @@ export async function postChatMessage(
       chatMessageId: request.chatMessageId,
       text: request.text,
       postedAt: accepted.postedAt,
+      // Only when off: absent means on, so a message posted without the flag keeps the shape it always had.
+      ...(request.useMemory ? {} : { useMemory: false }),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );

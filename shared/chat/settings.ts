@@ -1,5 +1,7 @@
 // Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, and how long the
-// worker holds a session for a running turn.
+// worker holds a session for a running turn; and how long a new conversation's turn waits for the user's profile
+// (MEMORY_PROFILE_TIMEOUT_MS), which is the turn's budget, though the profile belongs to memory.
+import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
 const tuning = { kind: 'default' } as const;
@@ -35,6 +37,15 @@ export const chatSettings = defineSettings({
     help: "How long the chat worker holds a session for a running turn, so the session's next message waits for it.",
     azure: tuning,
   }),
+  MEMORY_PROFILE_TIMEOUT_MS: intSetting({
+    default: PROFILE_FETCH_BUDGET_MS,
+    min: 1,
+    max: 60_000,
+    help:
+      "How long a new conversation's first turn waits for the user's profile (its personalised system prompt); " +
+      'past it the turn goes on with the basic prompt and logs why (seed 000: 2 s).',
+    azure: tuning,
+  }),
 });
 
 export interface ChatConfig {
@@ -43,6 +54,8 @@ export interface ChatConfig {
   promptTokenBudget: number;
   maxOutputTokens: number;
   turnWaitMs: number;
+  /** The budget of a new conversation's profile read (ms). */
+  profileTimeoutMs: number;
 }
 
 export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConfig {
@@ -52,5 +65,6 @@ export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConf
     promptTokenBudget: values.CHAT_PROMPT_TOKEN_BUDGET,
     maxOutputTokens: values.CHAT_MAX_OUTPUT_TOKENS,
     turnWaitMs: values.CHAT_TURN_WAIT_MS,
+    profileTimeoutMs: values.MEMORY_PROFILE_TIMEOUT_MS,
   };
 }

@@ -1,7 +1,7 @@
 // The chat turn's activities over in-memory ports: the events each stores (always before they are sent), and that
 // running any of them again — as Durable does after a crash — neither answers twice nor leaves clients with text
 // that differs from the committed answer: a round that had streamed part of its answer is voided and streamed anew.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
 import { MemoryEvents, MemoryTurns, MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
@@ -15,7 +15,10 @@ import type { HeaderTouch } from '../history/conversation-headers.js';
 import { answerText } from '../streaming/turn-transcript.js';
 import { EventSeqTakenError } from '../streaming/turn-event-store.js';
 import { createChatTools } from '../tools/index.js';
+import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
+import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
 import type { ChatTurnInput, LlmStepInput, TurnRef } from './contracts.js';
+import { BASIC_SYSTEM_PROMPT } from './prompt.js';
 import { failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
 
 const input: ChatTurnInput = {
@@ -98,6 +101,8 @@ let events: MemoryEvents;
 let memory: MemoryWorkingMemory;
 let published: OutgoingMessage[];
 let model: ScriptedModel;
+let profile: MemoryProfileFacts;
+let searches: unknown[];
 
 function services(): TurnServices {
   const publisher: MessagePublisher = {
@@ -113,14 +118,24 @@ function services(): TurnServices {
     events,
     sink: events,
     llm: model as unknown as LlmGateway,
-    tools: createChatTools({ messages: longTerm, sessionMemory, workingMemory: memory }),
+    tools: createChatTools({
+      messages: longTerm,
+      sessionMemory,
+      workingMemory: memory,
+      searchConversations: (userId, query, limit, options) => {
+        searches.push({ userId, query, limit, options });
+        return Promise.resolve([]);
+      },
+    }),
     publisher,
     headers,
     sessionMemory,
+    profile,
     settings: {
       promptTokenBudget: 4_000,
       maxOutputTokens: 256,
       coalescing: { flushIntervalMs: 0, flushMaxChars: 256 },
+      profileTimeoutMs: PROFILE_FETCH_BUDGET_MS,
     },
     now: () => new Date('2026-11-21T10:00:05.000Z'),
   };
@@ -135,6 +150,8 @@ beforeEach(() => {
   sessionMemory = new MemorySessionMemory(longTerm);
   published = [];
   model = new ScriptedModel([toolCallReply, answerReply]);
+  profile = new MemoryProfileFacts();
+  searches = [];
 });
 
 function storedEvents() {
@@ -473,6 +490,214 @@ describe('chat turn steps', () => {
       toMessageId: 'b_assistant',
     });
     expect(model.requests[1]?.messages.slice(0, 5)).toEqual(sent);
+  });
+
+  it('keep use_memory false in the turn record and on the announcement of a completed or failed turn', async () => {
+    const off = { useMemory: false } as const;
+    const first = await llmStep(services(), { ...round0, ...off });
+    expect(turns.turns.get(input.chatMessageId)?.useMemory).toBe(false);
+    await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq, ...off });
+    await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true, ...off });
+    expect(published[0]?.body).toMatchObject({ outcome: 'completed', useMemory: false });
+
+    published = [];
+    const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+    const other = { ...ref, chatMessageId: 'b0e8e7a2-7f4f-4b0a-9d55-4b1b6a0e2f10' };
+    events = new MemoryEvents();
+    await failTurn(services(), { ...other, userText: 'hi', postedAt: input.postedAt, failure, ...off });
+    expect(published[0]?.body).toMatchObject({ outcome: 'failed', useMemory: false });
+  });
+
+  it('offer the conversation search only when the turn may use memory, and refuse a call to it otherwise', async () => {
+    const searchCall: LlmReply = {
+      ...toolCallReply,
+      toolCalls: [
+        { id: 'call_s', name: 'search_conversation_history', arguments: '{"search_query":"boat"}' },
+      ],
+    };
+    model = new ScriptedModel([searchCall, answerReply]);
+    const first = await llmStep(services(), round0);
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).toContain('search_conversation_history');
+    await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+    expect(searches).toEqual([
+      { userId: input.userId, query: 'boat', limit: 5, options: { excludeSessionId: input.sessionId } },
+    ]);
+
+    // A use_memory false turn: not offered; a model that calls it anyway gets an error result.
+    const other = { ...ref, chatMessageId: 'b0e8e7a2-7f4f-4b0a-9d55-4b1b6a0e2f10' };
+    events = new MemoryEvents();
+    model = new ScriptedModel([searchCall, answerReply]);
+    const off = { useMemory: false } as const;
+    const step = await llmStep(services(), { ...round0, ...other, ...off });
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).not.toContain('search_conversation_history');
+    expect(await runTool(services(), { ...other, round: 0, index: 0, seq: step.nextSeq, ...off })).toEqual({
+      isError: true,
+    });
+    expect(searches).toHaveLength(1);
+    expect(storedEvents().find((e) => e.type === 'tool-result')).toMatchObject({
+      isError: true,
+      result: expect.stringContaining('use_memory false') as unknown,
+    });
+  });
+
+  it('leave useMemory off the announcement of a turn that may use memory (absent means true)', async () => {
+    await runWholeTurn();
+    expect(turns.turns.get(input.chatMessageId)).not.toHaveProperty('useMemory');
+    expect(published[0]?.body).not.toHaveProperty('useMemory');
+  });
+
+  describe("a new conversation's system prompt", () => {
+    const sailing: ProfileFact = {
+      id: 'fact-1',
+      kind: 'fact',
+      userId: input.userId,
+      category: 'interests',
+      statement: 'Loves sailing.',
+      status: 'active',
+      validFrom: '2026-11-01T09:00:00.000Z',
+      provenance: [
+        { sessionId: 'earlier', chatMessageId: 'c', messageId: 'c_user', at: '2026-11-01T09:00:00.000Z' },
+      ],
+      createdAt: '2026-11-01T09:00:00.000Z',
+      updatedAt: '2026-11-01T09:00:00.000Z',
+    };
+
+    /** Counts the profile's reads. */
+    function countReads(): { reads: number } {
+      const counter = { reads: 0 };
+      const list = profile.list.bind(profile);
+      profile.list = (...args) => {
+        counter.reads += 1;
+        return list(...args);
+      };
+      return counter;
+    }
+
+    it("is personalised with the user's facts, sent in every round, stored and announced with the turn", async () => {
+      await profile.put(sailing);
+      await profile.put({ ...sailing, id: 'fact-2', statement: 'Likes golf.', status: 'superseded' });
+      const counter = countReads();
+      await runWholeTurn();
+      const system = model.requests[0]?.messages[0];
+      expect(system?.role).toBe('system');
+      expect(system?.content).toContain(`${BASIC_SYSTEM_PROMPT}\n\n`);
+      expect(system?.content).toContain('- Loves sailing.');
+      expect(system?.content).not.toContain('golf');
+      // The tool round's prompt is the same, from the turn record: the profile was read once.
+      expect(model.requests[1]?.messages[0]).toEqual(system);
+      expect(counter.reads).toBe(1);
+      const expected = {
+        content: system?.content,
+        personalised: true,
+        createdAt: '2026-11-21T10:00:05.000Z',
+      };
+      expect(turns.turns.get(input.chatMessageId)?.systemPrompt).toEqual(expected);
+      expect(memory.systemPrompt).toEqual(expected);
+      expect(published[0]?.body).toMatchObject({ systemPrompt: expected });
+      // Not a numbered message: the turn's ordinals are 0 and 1 as ever.
+      expect(memory.messages.map((m) => m.ordinal)).toEqual([0, 1]);
+    });
+
+    it("is the stored one in the conversation's later turns, without reading the profile again", async () => {
+      await profile.put(sailing);
+      model = new ScriptedModel([answerReply, answerReply]);
+      await llmStep(services(), round0);
+      const first = model.requests[0]?.messages[0];
+      expect(first?.content).toContain('Loves sailing.');
+      const counter = countReads();
+      await profile.put({ ...sailing, id: 'fact-3', statement: 'Now loves rowing.' });
+
+      const next = { ...ref, chatMessageId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
+      events = new MemoryEvents();
+      published = [];
+      await llmStep(services(), {
+        ...round0,
+        ...next,
+        message: { text: 'and now?', postedAt: input.postedAt },
+      });
+      expect(model.requests[1]?.messages[0]).toEqual(first);
+      expect(counter.reads).toBe(0);
+      // Only the turn that opened the conversation announces the prompt.
+      expect(published[0]?.body).not.toHaveProperty('systemPrompt');
+    });
+
+    it('is the basic one when the turn was posted with use_memory false: the profile is never read', async () => {
+      await profile.put(sailing);
+      const counter = countReads();
+      model = new ScriptedModel([answerReply]);
+      await llmStep(services(), { ...round0, useMemory: false });
+      expect(model.requests[0]?.messages[0]).toEqual({ role: 'system', content: BASIC_SYSTEM_PROMPT });
+      expect(counter.reads).toBe(0);
+      expect(memory.systemPrompt).toMatchObject({ content: BASIC_SYSTEM_PROMPT, personalised: false });
+      expect(published[0]?.body).toMatchObject({ useMemory: false, systemPrompt: { personalised: false } });
+    });
+
+    it('is the basic one when the profile does not answer within its budget, which the round waits for at most', async () => {
+      vi.useFakeTimers();
+      try {
+        profile.list = () => new Promise(() => undefined);
+        const warnings: string[] = [];
+        model = new ScriptedModel([answerReply]);
+        const step = llmStep(
+          {
+            ...services(),
+            log: { warn: (...args: unknown[]) => void warnings.push(args.map(String).join(' ')) },
+          },
+          round0,
+        );
+        await vi.advanceTimersByTimeAsync(PROFILE_FETCH_BUDGET_MS - 1);
+        expect(model.requests).toHaveLength(0);
+        await vi.advanceTimersByTimeAsync(1);
+        await vi.runAllTimersAsync();
+        expect(await step).toMatchObject({ outcome: 'answered' });
+        expect(model.requests[0]?.messages[0]).toEqual({ role: 'system', content: BASIC_SYSTEM_PROMPT });
+        expect(warnings).toEqual([
+          `The profile of user ${input.userId} did not answer within 2000 ms: the conversation starts with the basic system prompt.`,
+        ]);
+        expect(memory.systemPrompt?.personalised).toBe(false);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('is announced again with the commit a crashed step had made, and kept by a turn that failed after a tool round', async () => {
+      await profile.put(sailing);
+      model = new ScriptedModel([answerReply]);
+      await llmStep(services(), round0);
+      const end = storedEvents().at(-1)!;
+      events.stored.delete(end.seq);
+      events.batches.delete(end.seq);
+      model = new ScriptedModel([]);
+      await llmStep(services(), round0);
+      expect(published).toHaveLength(2);
+      expect(published[1]?.body).toEqual(published[0]?.body);
+      expect(published[1]?.body).toMatchObject({ systemPrompt: { personalised: true } });
+
+      // Another new conversation whose model asked for a tool, then failed: the prompt it was sent stays.
+      memory = new MemoryWorkingMemory();
+      turns = new MemoryTurns();
+      events = new MemoryEvents();
+      published = [];
+      model = new ScriptedModel([toolCallReply]);
+      await llmStep(services(), round0);
+      const failure = { code: 'turn_failed', message: 'The answer could not be completed.' };
+      await failTurn(services(), { ...ref, userText: input.text, postedAt: input.postedAt, failure });
+      expect(memory.systemPrompt).toEqual(turns.turns.get(input.chatMessageId)?.systemPrompt);
+      expect(published[0]?.body).toMatchObject({ outcome: 'failed', systemPrompt: { personalised: true } });
+    });
+
+    it('is the basic one, and none is stored, in a conversation begun before prompts were kept', async () => {
+      await profile.put(sailing);
+      const counter = countReads();
+      memory.messages = [
+        { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'hi', timestamp: 't', ordinal: 0 },
+      ];
+      model = new ScriptedModel([answerReply]);
+      await llmStep(services(), round0);
+      expect(model.requests[0]?.messages[0]?.content).toBe(BASIC_SYSTEM_PROMPT);
+      expect(counter.reads).toBe(0);
+      expect(memory.systemPrompt).toBeUndefined();
+    });
   });
 
   it('answer without the digest when it cannot be read', async () => {

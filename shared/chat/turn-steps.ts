@@ -4,10 +4,15 @@
 // runs again after a crash reads what it already stored and goes on from there. A model round that had streamed
 // part of its answer is voided with a `discard` event and streamed anew, so the answer is always completed. Every
 // commit touches the conversation's header before the stream ends, so a client that saw the end can list it.
+// A new conversation's first round renders its system prompt (personalised from the user's profile, read within
+// its budget); the turn record keeps it for later rounds, and the commit stores it in working memory for later
+// turns and announces it so long-term history keeps it as the conversation's first message.
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import type { ChatMessage, LlmGateway, LlmReply, LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
+import { conversationSystemPrompt, fetchProfileWithin } from '../memory/personalised-prompt.js';
+import type { ProfileFacts } from '../memory/profile-facts.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { isTerminalEvent, type ChatEvent, type ChatEventBody } from '../streaming/contracts.js';
 import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
@@ -34,6 +39,7 @@ import {
   type RunToolInput,
   type RunToolOutput,
   type StoredToolCall,
+  type SystemPrompt,
   type ToolResultRecord,
   type TurnRecord,
   type TurnRef,
@@ -55,7 +61,15 @@ export interface TurnServices {
   headers: Pick<ConversationHeaders, 'touch'>;
   /** The conversation's memory beyond the prompt: its digest goes into each round's prompt. */
   sessionMemory: Pick<SessionMemory, 'getDigest'>;
-  settings: { promptTokenBudget: number; maxOutputTokens: number; coalescing: CoalescingOptions };
+  /** The user's long-term profile: a new conversation's first round renders its active facts into the prompt. */
+  profile: Pick<ProfileFacts, 'list'>;
+  settings: {
+    promptTokenBudget: number;
+    maxOutputTokens: number;
+    coalescing: CoalescingOptions;
+    /** How long a new conversation's first round waits for the profile (MEMORY_PROFILE_TIMEOUT_MS). */
+    profileTimeoutMs: number;
+  };
   now?: () => Date;
   /** The invocation's logger. */
   log?: Pick<Logger, 'warn'>;
@@ -93,7 +107,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   const recorded = turn?.rounds.find((round) => round.round === input.round);
   if (recorded) return toolsOutcome(recorded);
 
-  const record: TurnRecord = turn ?? newTurnRecord(input, state, services);
+  const record: TurnRecord = turn ?? (await newTurnRecord(services, input, state));
   const stream = openStream(services, input, state.nextSeq, state.sent);
   // What an earlier attempt of this round showed is voided before the round is streamed again.
   const voided = discardRange(state.stored);
@@ -146,12 +160,13 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     input.sessionId,
     [userMessage(record), assistant],
     memory,
+    record.systemPrompt ? { systemPrompt: record.systemPrompt } : undefined,
   );
   // The header before message-end (list read-your-writes), while text emitted during the commit is stored.
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp, stored.messages);
+  await announce(services, input, 'completed', assistant.timestamp, stored, memoryFlag(input));
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -162,10 +177,12 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
     throw new Error(`Turn ${input.chatMessageId} has no tool call ${input.index} in round ${input.round}.`);
   let stored = await services.turns.getToolResult(input, input.round, input.index);
   if (stored === undefined) {
+    // A use_memory false turn is not offered the memory tools; the registry refuses a call to one anyway.
     const outcome = await services.tools.execute(call, {
       userId: input.userId,
       sessionId: input.sessionId,
       chatMessageId: input.chatMessageId,
+      ...memoryFlag(input),
     });
     stored = {
       round: input.round,
@@ -196,9 +213,10 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
  * client was shown (the stream's kept content), as the assistant's partial message; the stream ends with `error`.
  */
 export async function failTurn(services: TurnServices, input: FailTurnInput): Promise<void> {
-  const [memory, events] = await Promise.all([
+  const [memory, events, turn] = await Promise.all([
     services.workingMemory.load(input.userId, input.sessionId),
     services.events.read(input.sessionId, input.chatMessageId, 0),
+    services.turns.get(input),
   ]);
   const at = now(services);
   let stored = memory;
@@ -214,7 +232,15 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
         timestamp: at,
         finishReason: 'error',
       });
-    stored = await services.workingMemory.append(input.userId, input.sessionId, messages, memory);
+    // A prompt the model was sent (the turn record has it once a round asked for tools) stays the conversation's.
+    const systemPrompt = turn?.systemPrompt;
+    stored = await services.workingMemory.append(
+      input.userId,
+      input.sessionId,
+      messages,
+      memory,
+      systemPrompt ? { systemPrompt } : undefined,
+    );
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);
@@ -229,7 +255,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
   }
-  await announce(services, input, 'failed', at, stored.messages);
+  await announce(services, input, 'failed', at, stored, memoryFlag(input));
 }
 
 /**
@@ -325,7 +351,7 @@ async function finishCommitted(
     await stream.close();
     nextSeq = stream.nextSeq;
   }
-  await announce(services, input, 'completed', committed.timestamp, state.memory.messages);
+  await announce(services, input, 'completed', committed.timestamp, state.memory, memoryFlag(input));
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
@@ -341,7 +367,7 @@ async function streamRound(
     const reply = await services.llm.streamChat(
       {
         messages,
-        tools: services.tools.specs(),
+        tools: services.tools.specs(memoryFlag(input)),
         toolChoice: input.toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
       },
@@ -379,7 +405,7 @@ function promptOf(
   toolResults: readonly ToolResultRecord[],
 ): ChatMessage[] {
   const prompt = buildPrompt({
-    systemPrompt: BASIC_SYSTEM_PROMPT,
+    systemPrompt: systemPromptText(state.memory, record),
     history: historyInRange(state.memory.messages, record.history),
     ...(state.digest ? { digest: state.digest } : {}),
     userText: record.userText,
@@ -405,17 +431,51 @@ function promptOf(
   return messages;
 }
 
-/** The record a turn starts from: the message, and which history fits the prompt's budget. */
-function newTurnRecord(
+/**
+ * The system prompt a round sends: the one this turn rendered for its new conversation, else the conversation's
+ * stored one, else (a conversation begun before prompts were kept) the basic one.
+ */
+function systemPromptText(memory: WorkingMemory, record: Pick<TurnRecord, 'systemPrompt'>): string {
+  return (record.systemPrompt ?? memory.systemPrompt)?.content ?? BASIC_SYSTEM_PROMPT;
+}
+
+/**
+ * A new conversation's system prompt: personalised with the user's active facts, read within the budget (a slow
+ * or failing profile costs the round at most the budget, and the basic prompt stands in); the basic one for a turn
+ * posted with use_memory false. Undefined for a conversation that has begun: its prompt is the stored one.
+ */
+async function newConversationPrompt(
+  services: TurnServices,
+  input: LlmStepInput,
+  memory: WorkingMemory,
+): Promise<SystemPrompt | undefined> {
+  const isNew =
+    memory.messages.length === 0 && memory.messageCount === 0 && memory.systemPrompt === undefined;
+  if (!isNew) return undefined;
+  const facts =
+    input.useMemory === false
+      ? undefined
+      : await fetchProfileWithin(
+          services.profile,
+          input.userId,
+          services.settings.profileTimeoutMs,
+          services.log,
+        );
+  return conversationSystemPrompt(BASIC_SYSTEM_PROMPT, facts, now(services));
+}
+
+/** The record a turn starts from: the message, its new conversation's prompt, and which history fits the budget. */
+async function newTurnRecord(
+  services: TurnServices,
   input: LlmStepInput,
   state: Pick<RoundState, 'memory' | 'digest'>,
-  services: TurnServices,
-): TurnRecord {
+): Promise<TurnRecord> {
   if (input.message === undefined)
     throw new Error(`Round ${input.round} of turn ${input.chatMessageId} has no turn record to go on from.`);
+  const systemPrompt = await newConversationPrompt(services, input, state.memory);
   const history = state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
   const { history: range } = buildPrompt({
-    systemPrompt: BASIC_SYSTEM_PROMPT,
+    systemPrompt: systemPromptText(state.memory, { systemPrompt }),
     history,
     ...(state.digest ? { digest: state.digest } : {}),
     userText: input.message.text,
@@ -429,7 +489,14 @@ function newTurnRecord(
     postedAt: input.message.postedAt,
     history: range,
     rounds: [],
+    ...(systemPrompt ? { systemPrompt } : {}),
+    ...memoryFlag(input),
   };
+}
+
+/** `useMemory: false` when the turn was posted with use_memory false; nothing otherwise (absent means true). */
+function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
+  return input.useMemory === false ? { useMemory: false } : {};
 }
 
 function toolsOutcome(round: RoundRecord): LlmStepOutput {
@@ -544,18 +611,29 @@ function totalUsage(usages: readonly (LlmUsage | undefined)[]): LlmUsage | undef
   };
 }
 
-/** Announces the turn with its committed messages (found among `stored`, working memory after the commit). */
+/**
+ * Announces the turn with its committed messages (found in `stored`, working memory after the commit). The turn
+ * that opened the conversation (its message has ordinal 0) carries the conversation's system prompt too, so
+ * history keeps it as the conversation's first message; the prompt is taken from working memory, so a commit that
+ * is announced again says the same.
+ */
 async function announce(
   services: TurnServices,
   ref: TurnRef,
   outcome: MessageCompleted['outcome'],
   completedAt: string,
-  stored: readonly ConversationMessage[],
+  stored: Pick<WorkingMemory, 'messages' | 'systemPrompt'>,
+  extra: Pick<MessageCompleted, 'useMemory'>,
 ): Promise<void> {
-  const turn = stored.filter((message) => message.chatMessageId === ref.chatMessageId);
+  const turn = stored.messages.filter((message) => message.chatMessageId === ref.chatMessageId);
+  const opens = turn.some((message) => message.ordinal === 0);
+  const systemPrompt = opens ? stored.systemPrompt : undefined;
   const body = parseInput(
     messageCompletedSchema,
-    completedBody({ ...ref, outcome, completedAt }, turn),
+    completedBody(
+      { ...ref, outcome, completedAt, ...extra, ...(systemPrompt ? { systemPrompt } : {}) },
+      turn,
+    ),
     'message-completed body',
   );
   await services.publisher.publish(MESSAGE_COMPLETED_TOPIC, {

@@ -15,12 +15,17 @@ import { rebuildWorkingMemory } from './working-memory-rebuild.js';
 const USER = 'user-1';
 const SESSION = 'session-1';
 
-/** Long-term history that counts the pages it was asked for. */
+/** Long-term history that counts the pages and prompt reads it was asked for. */
 class CountingMessages extends MemoryConversationMessages {
   readonly pages: MessagePageOptions[] = [];
+  promptReads = 0;
   override page(userId: string, sessionId: string, options: MessagePageOptions) {
     this.pages.push(options);
     return super.page(userId, sessionId, options);
+  }
+  override getSystemPrompt(userId: string, sessionId: string) {
+    this.promptReads += 1;
+    return super.getSystemPrompt(userId, sessionId);
   }
 }
 
@@ -86,6 +91,7 @@ describe('rebuildWorkingMemory', () => {
       messageCount: 0,
     });
     expect(ports.messages.pages).toEqual([]);
+    expect(ports.messages.promptReads).toBe(0);
   });
 
   it('gives the whole of a short conversation, with its count and start', async () => {
@@ -133,6 +139,29 @@ describe('rebuildWorkingMemory', () => {
     const rebuilt = await rebuildWorkingMemory(ports, USER, SESSION, 100_000);
     expect(rebuilt.messages).toEqual(all.slice(0, 6));
     expect(rebuilt.messageCount).toBe(10);
+  });
+
+  it('gives back the system prompt the conversation began with, read beside its pages', async () => {
+    const all = conversation(3);
+    const ports = await history(all);
+    const prompt = { content: 'You are helpful.', personalised: true, createdAt: '2025-01-01T00:00:00.000Z' };
+    await ports.messages.putSystemPrompt(USER, SESSION, prompt);
+    // The prompt's read starts before the first page is answered: no extra round trip.
+    const order: string[] = [];
+    const page = ports.messages.page.bind(ports.messages);
+    const getPrompt = ports.messages.getSystemPrompt.bind(ports.messages);
+    ports.messages.page = (...args) => {
+      order.push('page');
+      return page(...args);
+    };
+    ports.messages.getSystemPrompt = (...args) => {
+      order.push('prompt');
+      return getPrompt(...args);
+    };
+    const rebuilt = await rebuildWorkingMemory(ports, USER, SESSION, 100_000);
+    expect(rebuilt.systemPrompt).toEqual(prompt);
+    expect(rebuilt.messages).toEqual(all);
+    expect(order).toEqual(['prompt', 'page']);
   });
 
   it('reads no page while the history worker has stored nothing', async () => {

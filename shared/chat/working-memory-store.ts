@@ -1,7 +1,7 @@
 // The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation, bounded
 // by the prompt's token budget (hot-window.ts), read and extended with one point read and one point write per
 // turn. Adapter: Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
-import type { ConversationMessage } from './contracts.js';
+import type { ConversationMessage, SystemPrompt } from './contracts.js';
 
 export interface WorkingMemory {
   sessionId: string;
@@ -14,6 +14,17 @@ export interface WorkingMemory {
   createdAt?: string;
   /** The stored version this was read at (opaque); absent when nothing is stored yet. */
   version?: string;
+  /**
+   * The system prompt the conversation's first turn sent (personalised or basic): every later turn sends the same.
+   * Kept apart from the window, so trimming never drops it. Absent before the first commit, and in conversations
+   * begun before prompts were kept.
+   */
+  systemPrompt?: SystemPrompt;
+}
+
+export interface AppendOptions {
+  /** The conversation's system prompt, stored when working memory has none yet; one already stored stays. */
+  systemPrompt?: SystemPrompt;
 }
 
 export interface WorkingMemoryStore {
@@ -34,5 +45,6 @@ export interface WorkingMemoryStore {
     sessionId: string,
     messages: readonly ConversationMessage[],
     base?: WorkingMemory,
+    options?: AppendOptions,
   ): Promise<WorkingMemory>;
 }

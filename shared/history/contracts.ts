@@ -5,7 +5,13 @@
 // commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
-import { conversationMessageSchema, userIdSchema, type ConversationMessage } from '../chat/contracts.js';
+import {
+  conversationMessageSchema,
+  systemPromptSchema,
+  userIdSchema,
+  type ConversationMessage,
+  type SystemPrompt,
+} from '../chat/contracts.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -30,7 +36,7 @@ export const historyContainers: readonly ContainerSpec[] = [
     partitionKeyPaths: ['/userId', '/sessionId'],
     fullTextPaths: [englishText('/content')],
     purpose:
-      "Long-term history: one item per message, one index entry per exchange and the conversation's rolling summary, so no item grows with the conversation; keyed by user then session, so a heavy user is not capped at 20 GB; message text is full-text searchable (history search).",
+      "Long-term history: one item per message, one index entry per exchange, the conversation's rolling summary and its system prompt, so no item grows with the conversation; keyed by user then session, so a heavy user is not capped at 20 GB; message text is full-text searchable (history search).",
   },
 ];
 
@@ -191,6 +197,22 @@ export const sessionDigestDocumentSchema = sessionDigestSchema.extend({
 });
 export type SessionDigestDocument = z.infer<typeof sessionDigestDocumentSchema>;
 
+/**
+ * The conversation's system prompt as its first turn sent it (container `conversation-messages`, id
+ * `system-prompt`): seed 000 keeps the personalised prompt as the conversation's first message. It is not a
+ * numbered message (no ordinal): paging, counts and search read messages only. Written once, by the history
+ * worker, from the `message-completed` of the turn that opened the conversation.
+ */
+export const SYSTEM_PROMPT_ID = 'system-prompt';
+
+export const systemPromptDocumentSchema = systemPromptSchema.extend({
+  id: z.literal(SYSTEM_PROMPT_ID),
+  kind: z.literal('system-prompt'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+});
+export type SystemPromptDocument = z.infer<typeof systemPromptDocumentSchema>;
+
 // --- What the History API answers ---------------------------------------------------------------------------
 
 /** A conversation in the list (seed 000's fields). */
@@ -214,6 +236,8 @@ export interface ConversationPage {
 export type HistoryMessage = z.infer<typeof conversationMessageSchema> & { ordinal: number };
 
 export interface ConversationWithMessages extends ConversationSummary {
+  /** The conversation's system prompt (its first message, seed 000), when it has one. */
+  systemPrompt?: SystemPrompt;
   messages: HistoryMessage[];
   continuationToken?: string;
 }

@@ -1,6 +1,8 @@
 // The port of a conversation's messages kept long-term (container `conversation-messages`, partition
 // [userId, sessionId]): one item per message, ordered by ordinal, so storing a turn writes a constant number of
-// small items however long the conversation is. Adapter: Cosmos DB (adapters/cosmos-conversation-messages.ts).
+// small items however long the conversation is; beside them, the conversation's system prompt (its first message,
+// not numbered). Adapter: Cosmos DB (adapters/cosmos-conversation-messages.ts).
+import type { SystemPrompt } from '../chat/contracts.js';
 import type { StoredMessage } from './contracts.js';
 
 export interface MessagePageOptions {
@@ -22,6 +24,9 @@ export interface ConversationMessages {
    * the same matching in process where the server lacks it), at most `limit`.
    */
   sessionsMatching(userId: string, q: string, limit: number): Promise<string[]>;
-  /** Removes every item of the conversation (messages, exchange entries, digest); returns how many. */
+  /** Stores the conversation's system prompt unless it has one: the first stored stays (a redelivery is a no-op). */
+  putSystemPrompt(userId: string, sessionId: string, prompt: SystemPrompt): Promise<void>;
+  getSystemPrompt(userId: string, sessionId: string): Promise<SystemPrompt | undefined>;
+  /** Removes every item of the conversation (messages, exchange entries, digest, system prompt); returns how many. */
   deleteAll(userId: string, sessionId: string): Promise<number>;
 }

@@ -123,6 +123,40 @@ describe('renderMarkdownExport', () => {
     );
   });
 
+  it('renders the system prompt first, fenced, since it may hold headings of its own', () => {
+    const systemPrompt = {
+      content: 'Be brief.\n\n## Their interests\n- Sailing.',
+      personalised: true,
+      createdAt: '2026-11-22T10:00:00.000Z',
+    };
+    const text = renderMarkdownExport({ ...conversation, systemPrompt, messages: [] });
+    expect(text).toBe(
+      [
+        '# Adding numbers',
+        '',
+        '- Conversation: `6f1c1c9e-2b5a-4c1e-9a53-0d2a5e1f7b10`',
+        '- Started: 2026-11-22T10:00:00.000Z',
+        '- Last activity: 2026-11-22T10:01:05.000Z',
+        '- Messages: 0',
+        '',
+        '## System prompt · 2026-11-22T10:00:00.000Z',
+        '',
+        "Personalised from the user's profile:",
+        '',
+        '```text',
+        'Be brief.',
+        '',
+        '## Their interests',
+        '- Sailing.',
+        '```',
+        '',
+      ].join('\n'),
+    );
+    expect(
+      renderMarkdownExport({ ...conversation, systemPrompt: { ...systemPrompt, personalised: false } }),
+    ).toMatch(/## System prompt · [^\n]+\n\nThe basic prompt:\n/);
+  });
+
   it('gives an untitled, empty conversation a heading of its own', () => {
     expect(renderMarkdownExport({ ...conversation, title: '  ', messages: [] })).toMatch(
       /^# Conversation\n\n.*- Messages: 0\n$/s,
@@ -135,6 +169,11 @@ describe('renderJsonExport', () => {
     const text = renderJsonExport(conversation);
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text)).toEqual(conversation);
+    const systemPrompt = { content: 'Be brief.', personalised: false, createdAt: '2026-11-22T10:00:00.000Z' };
+    expect(JSON.parse(renderJsonExport({ ...conversation, systemPrompt }))).toEqual({
+      ...conversation,
+      systemPrompt,
+    });
   });
 });
 

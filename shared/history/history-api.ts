@@ -3,9 +3,11 @@
 // it, export it whole as Markdown or JSON, and total a user's use. Every read goes through the caller's header:
 // another user's conversation is not found, exactly like an unknown one. Reads are read-your-writes: the turn's
 // commit keeps the header live, and the messages the history worker has not stored yet are taken from working
-// memory (by ordinal, never twice).
+// memory (by ordinal, never twice). The conversation's system prompt (seed 000: its first message) is shown first,
+// apart from the numbered messages: from long-term history, or from working memory until the worker stored it.
 import { z } from 'zod';
-import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import type { SystemPrompt } from '../chat/contracts.js';
+import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
@@ -142,7 +144,12 @@ export async function getConversation(
       `Invalid query: continuationToken continues a page in order '${cursor.order}': ask with order=${cursor.order}.`,
       [{ path: 'continuationToken', message: `continues a page in order '${cursor.order}'` }],
     );
-  const pending = await unpersistedMessages(services.workingMemory, header);
+  const memory = pendingMemory(services.workingMemory, header);
+  // The prompt heads the conversation: the first page (either order) carries it; the next pages need not.
+  const [pending, systemPrompt] = await Promise.all([
+    memory.then((loaded) => unpersistedMessages(loaded, header)),
+    cursor === undefined ? systemPromptOf(services.messages, header, memory) : undefined,
+  ]);
   const page = await readPage(services.messages, header, pending, {
     order: query.order,
     limit: query.limit,
@@ -150,6 +157,7 @@ export async function getConversation(
   });
   return {
     ...toSummary(header),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
     messages: page.messages,
     ...(page.next === undefined ? {} : { continuationToken: encodeMessageCursor(page.next) }),
   };
@@ -184,7 +192,11 @@ export async function exportConversation(
   format: ExportFormat,
 ): Promise<ExportedConversation> {
   const header = await requireHeader(services.headers, userId, sessionId);
-  const pending = await unpersistedMessages(services.workingMemory, header);
+  const memory = pendingMemory(services.workingMemory, header);
+  const [pending, systemPrompt] = await Promise.all([
+    memory.then((loaded) => unpersistedMessages(loaded, header)),
+    systemPromptOf(services.messages, header, memory),
+  ]);
   const messages: HistoryMessage[] = [];
   let from: number | undefined;
   for (;;) {
@@ -197,7 +209,11 @@ export async function exportConversation(
     if (page.next === undefined) break;
     from = page.next.ordinal;
   }
-  const conversation = { ...toSummary(header), messages };
+  const conversation: ExportableConversation = {
+    ...toSummary(header),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    messages,
+  };
   return format === 'json'
     ? {
         fileName: exportFileName(header.title, 'json'),
@@ -233,15 +249,23 @@ function toSummary(header: ConversationHeader): ConversationSummary {
 }
 
 /**
- * The committed messages the history worker has not stored yet (ordinal >= persistedCount), from working memory.
- * Read only when the header says there are some: a conversation wholly stored costs no hot-store read.
+ * Working memory, read only when the header says it holds committed messages the history worker has not stored
+ * yet: a conversation wholly stored costs no hot-store read.
  */
-async function unpersistedMessages(
+function pendingMemory(
   workingMemory: WorkingMemoryStore,
   header: ConversationHeader,
-): Promise<HistoryMessage[]> {
-  if (header.messageCount <= header.persistedCount) return [];
-  const memory = await workingMemory.load(header.userId, header.sessionId);
+): Promise<WorkingMemory | undefined> {
+  if (header.messageCount <= header.persistedCount) return Promise.resolve(undefined);
+  return workingMemory.load(header.userId, header.sessionId);
+}
+
+/** The committed messages the history worker has not stored yet (ordinal >= persistedCount). */
+function unpersistedMessages(
+  memory: WorkingMemory | undefined,
+  header: ConversationHeader,
+): HistoryMessage[] {
+  if (memory === undefined) return [];
   return memory.messages.filter(
     (message): message is HistoryMessage =>
       message.ordinal !== undefined && message.ordinal >= header.persistedCount,
@@ -287,18 +311,36 @@ export async function readPage(
     : { messages: page };
 }
 
+/**
+ * The conversation's system prompt. The history worker stores it with the opening turn's messages, before it
+ * records them: once a message is stored (persistedCount > 0) long-term history has it, if it ever will; until
+ * then working memory does (read then anyway for the unstored messages).
+ */
+async function systemPromptOf(
+  messages: ConversationMessages,
+  header: ConversationHeader,
+  memory: Promise<WorkingMemory | undefined>,
+): Promise<SystemPrompt | undefined> {
+  if (header.persistedCount > 0) return messages.getSystemPrompt(header.userId, header.sessionId);
+  return (await memory)?.systemPrompt;
+}
+
 // --- Export renderers (pure) ------------------------------------------------------------------------------
 
-export type ExportableConversation = ConversationSummary & { messages: readonly HistoryMessage[] };
+export type ExportableConversation = ConversationSummary & {
+  systemPrompt?: SystemPrompt;
+  messages: readonly HistoryMessage[];
+};
 
-/** The conversation as JSON: its summary and every message, tool calls and results included. */
+/** The conversation as JSON: its summary, its system prompt, and every message, tool calls and results included. */
 export function renderJsonExport(conversation: ExportableConversation): string {
   return `${JSON.stringify(conversation, null, 2)}\n`;
 }
 
 /**
- * The conversation as Markdown: the title as heading, then each message with its role and timestamp, its text,
- * its tool calls with their arguments and results in fenced blocks, and a failed turn's failure.
+ * The conversation as Markdown: the title as heading, then its system prompt (in a fence: it may hold headings of
+ * its own), then each message with its role and timestamp, its text, its tool calls with their arguments and
+ * results in fenced blocks, and a failed turn's failure.
  */
 export function renderMarkdownExport(conversation: ExportableConversation): string {
   const lines = [
@@ -309,6 +351,16 @@ export function renderMarkdownExport(conversation: ExportableConversation): stri
     `- Last activity: ${conversation.lastActivity}`,
     `- Messages: ${conversation.messages.length}`,
   ];
+  const prompt = conversation.systemPrompt;
+  if (prompt !== undefined)
+    lines.push(
+      '',
+      `## System prompt · ${prompt.createdAt}`,
+      '',
+      prompt.personalised ? "Personalised from the user's profile:" : 'The basic prompt:',
+      '',
+      ...fenced(prompt.content, 'text'),
+    );
   for (const message of conversation.messages) {
     lines.push('', `## ${message.role === 'user' ? 'User' : 'Assistant'} · ${message.timestamp}`);
     if (message.content !== '') lines.push('', message.content.trimEnd());

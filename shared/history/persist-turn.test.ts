@@ -266,10 +266,30 @@ describe('persistTurn', () => {
     expect(await header()).toMatchObject({ persistedCount: 1, tokens: { total: 0 }, textTokens: 8 });
   });
 
+  it("keeps the opening turn's system prompt beside the messages, once, and never as a numbered message", async () => {
+    const prompt = {
+      content: 'You are helpful.\n\n## Their interests\n- Sailing.',
+      personalised: true,
+      createdAt: at,
+    };
+    for (let i = 0; i < 3; i++) await persistTurn(services, { ...turn(0), systemPrompt: prompt }, log);
+    // A later announcement with another prompt (there is none in practice) never replaces the first.
+    await persistTurn(services, { ...turn(1), systemPrompt: { ...prompt, content: 'other' } }, log);
+    expect(await messages.getSystemPrompt(userId, sessionId)).toEqual(prompt);
+    expect(stored().map((m) => m.ordinal)).toEqual([0, 1, 2, 3]);
+    expect(await header()).toMatchObject({ persistedCount: 4 });
+    // Deleting the conversation's items removes it with them.
+    await messages.deleteAll(userId, sessionId);
+    expect(await messages.getSystemPrompt(userId, sessionId)).toBeUndefined();
+  });
+
   it('writes nothing for a deleted conversation', async () => {
     await headers.delete(userId, sessionId);
-    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
-    expect(messages.items.size).toBe(0);
+    const prompt = { content: 'You are helpful.', personalised: false, createdAt: at };
+    expect(await persistTurn(services, { ...turn(0), systemPrompt: prompt }, log)).toBe(
+      'conversation-deleted',
+    );
+    expect(messages.items.size + messages.systemPrompts.size).toBe(0);
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
     expect(model.requests).toHaveLength(0);
   });

@@ -1,6 +1,7 @@
 // The history worker's use-case: persists one finished turn (a `message-completed` event) to long-term history —
 // one item per message, the exchange's index entry, the rolling digest (folding old turns into the summary when
-// they outgrow the prompt), the model's title once the conversation has enough content — and then records it on
+// they outgrow the prompt), the model's title once the conversation has enough content, and, from the turn that
+// opened the conversation, its system prompt (seed 000 keeps it as the first message) — and then records it on
 // the header. Every step is idempotent, so a redelivered event changes nothing; every read and write is bounded
 // by the turn (or by the folded turns), never by the length of the conversation (DESIGN §2).
 import type { ConversationMessage, MessageCompleted } from '../chat/contracts.js';
@@ -96,6 +97,9 @@ export async function persistTurn(
   // needs neither its items nor its index line.
   await Promise.all([
     services.messages.put(messages.map((message) => toStoredMessage(event.userId, event.sessionId, message))),
+    event.systemPrompt === undefined
+      ? Promise.resolve()
+      : services.messages.putSystemPrompt(userId, sessionId, event.systemPrompt),
     completed ? indexTurn(services, event, header, { user, assistant }, log) : Promise.resolve(),
     updateDigest(services, event, header, turn, at, log),
   ]);

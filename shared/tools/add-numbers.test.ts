@@ -56,6 +56,7 @@ describe('add_numbers', () => {
       messages,
       sessionMemory: new MemorySessionMemory(messages),
       workingMemory: new MemoryWorkingMemory(),
+      searchConversations: () => Promise.resolve([]),
     };
     expect(createChatTools(deps).has('add_numbers')).toBe(true);
   });

@@ -1,14 +1,15 @@
 // The tools of a chat turn, in one registry, given the ports they read; tools that later features bring
-// (memory, knowledge) are added here.
+// (knowledge) are added here.
 import { addNumbersTool } from './add-numbers.js';
+import { conversationSearchTool, type ConversationSearchDeps } from './conversation-search.js';
 import { pastConversationTools, type PastConversationDeps } from './past-conversation.js';
 import { ToolRegistry } from './tool-registry.js';
 
 export { ToolRegistry, defineTool } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
 
-export type ChatToolDeps = PastConversationDeps;
+export type ChatToolDeps = PastConversationDeps & ConversationSearchDeps;
 
 export function createChatTools(deps: ChatToolDeps): ToolRegistry {
-  return new ToolRegistry([addNumbersTool, ...pastConversationTools(deps)]);
+  return new ToolRegistry([addNumbersTool, ...pastConversationTools(deps), conversationSearchTool(deps)]);
 }

@@ -173,6 +173,29 @@ describe('ToolRegistry', () => {
     expect(short.result).toBe('x'.repeat(500));
   });
 
+  it('leaves memory tools out of a use_memory false turn, and refuses a call to one there without running it', async () => {
+    const run = vi.fn(() => Promise.resolve('remembered'));
+    const recall = defineTool({ ...noArgumentsTool, name: 'recall', memory: true, run });
+    const registry = new ToolRegistry([echoTool, recall]);
+    expect(registry.specs().map((spec) => spec.name)).toEqual(['echo', 'recall']);
+    expect(registry.specs({ useMemory: true }).map((spec) => spec.name)).toEqual(['echo', 'recall']);
+    expect(registry.specs({ useMemory: false }).map((spec) => spec.name)).toEqual(['echo']);
+
+    const refused = await registry.execute(call('recall', '{}'), { ...context, useMemory: false });
+    expect(refused.isError).toBe(true);
+    expect(errorOf(refused.result)).toMatch(/^Tool recall is not available in this turn: .*use_memory false/);
+    expect(run).not.toHaveBeenCalled();
+    // Other tools run as ever; and the memory tool runs when the turn may use memory.
+    expect(await registry.execute(call('echo', '{"text":"a"}'), { ...context, useMemory: false })).toEqual({
+      result: 'a',
+      isError: false,
+    });
+    expect(await registry.execute(call('recall', '{}'), context)).toEqual({
+      result: 'remembered',
+      isError: false,
+    });
+  });
+
   it('answers a result that cannot be turned into JSON with an error', async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;

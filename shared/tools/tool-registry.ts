@@ -1,7 +1,8 @@
 // The tools a model may call during a chat turn: each is defined once with a zod schema for its arguments,
 // which gives both the JSON schema the model sees and the validation of what it sends. Executing a call never
 // throws: every problem (unknown tool, bad arguments, failure, timeout) becomes an error result the model can
-// read and act on.
+// read and act on. A tool that reaches the user's long-term memory is marked so: a turn posted with use_memory
+// false is not offered it, and a call to it anyway is refused.
 import { z } from 'zod';
 
 import { ensureError } from '../errors.js';
@@ -15,6 +16,8 @@ export interface ToolContext {
   userId: string;
   sessionId: string;
   chatMessageId: string;
+  /** False: the turn was posted with use_memory false, and memory tools refuse. Absent means true. */
+  useMemory?: boolean;
   /** Aborted when the turn is cancelled or the tool runs out of time. */
   signal?: AbortSignal;
 }
@@ -24,6 +27,8 @@ export interface ToolDefinition<A = unknown> {
   name: string;
   description: string;
   arguments: z.ZodType<A>;
+  /** It reads the user's long-term memory: left out of a use_memory false turn. */
+  memory?: boolean;
   /** The result: a string is given to the model as it is, anything else as JSON. */
   run(args: A, context: ToolContext): Promise<unknown>;
 }
@@ -51,7 +56,7 @@ export interface ToolRegistryOptions {
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
-  private readonly toolSpecs: ToolSpec[];
+  private readonly toolSpecs: { spec: ToolSpec; memory: boolean }[];
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
 
@@ -60,13 +65,16 @@ export class ToolRegistry {
       if (this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is defined twice.`);
       this.tools.set(tool.name, defineTool(tool));
     }
-    this.toolSpecs = tools.map(toSpec);
+    this.toolSpecs = tools.map((tool) => ({ spec: toSpec(tool), memory: tool.memory === true }));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   }
 
-  specs(): ToolSpec[] {
-    return this.toolSpecs.map((spec) => ({ ...spec }));
+  /** The tools offered to the model; without the memory tools when the turn may not use memory. */
+  specs(options: { useMemory?: boolean } = {}): ToolSpec[] {
+    return this.toolSpecs
+      .filter(({ memory }) => !memory || options.useMemory !== false)
+      .map(({ spec }) => ({ ...spec }));
   }
 
   has(name: string): boolean {
@@ -79,6 +87,11 @@ export class ToolRegistry {
       const available = [...this.tools.keys()].join(', ') || 'none';
       return this.failure(`Unknown tool "${call.name}". Available tools: ${available}.`);
     }
+    if (tool.memory === true && context.useMemory === false)
+      return this.failure(
+        `Tool ${tool.name} is not available in this turn: the user asked not to use their long-term memory ` +
+          '(use_memory false). Answer without it.',
+      );
     const parsed = parseArguments(tool, call.arguments);
     if (!parsed.ok) return this.failure(parsed.message);
     try {

@@ -377,6 +377,33 @@ describe('Cosmos DB conversation messages', () => {
     expect(await sorted('paris', 1)).toHaveLength(1);
   });
 
+  it('keeps the system prompt beside the messages: written once, never paged, searched or read as a message', async () => {
+    const prompt = {
+      content: 'You are helpful. The user loves sailing and deploy functions.',
+      personalised: true,
+      createdAt: at(0),
+    };
+    await stores.messages.put([message('mu-sp', 'ms-sp', 0, 'hello'), message('mu-sp', 'ms-sp', 1, 'hi')]);
+    expect(await stores.messages.getSystemPrompt('mu-sp', 'ms-sp')).toBeUndefined();
+    await stores.messages.putSystemPrompt('mu-sp', 'ms-sp', prompt);
+    // A redelivery, or another prompt, leaves the first as it was.
+    await stores.messages.putSystemPrompt('mu-sp', 'ms-sp', { ...prompt, content: 'other' });
+    expect(await stores.messages.getSystemPrompt('mu-sp', 'ms-sp')).toEqual(prompt);
+    expect(await stores.messages.getSystemPrompt('mu-sp-2', 'ms-sp')).toBeUndefined();
+
+    const ordinals = (messages: StoredMessage[]) => messages.map((m) => m.ordinal);
+    expect(ordinals(await stores.messages.page('mu-sp', 'ms-sp', { order: 'asc', limit: 10 }))).toEqual([
+      0, 1,
+    ]);
+    expect(ordinals(await stores.messages.page('mu-sp', 'ms-sp', { order: 'desc', limit: 10 }))).toEqual([
+      1, 0,
+    ]);
+    expect(await stores.messages.get('mu-sp', 'ms-sp', 'system-prompt')).toBeUndefined();
+    expect(await stores.messages.sessionsMatching('mu-sp', 'sailing', 10)).toEqual([]);
+    expect(await stores.messages.deleteAll('mu-sp', 'ms-sp')).toBe(3);
+    expect(await stores.messages.getSystemPrompt('mu-sp', 'ms-sp')).toBeUndefined();
+  });
+
   it('deletes every item of a large conversation, and only that one', async () => {
     const count = 2_000;
     const messages = Array.from({ length: count }, (_, i) => message('mu-big', 'ms-big', i, `text ${i}`));

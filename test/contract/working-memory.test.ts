@@ -360,6 +360,54 @@ describe('Cosmos DB working memory', () => {
     );
   });
 
+  it("keeps the conversation's first system prompt apart from the window, through patches and trimming", async () => {
+    const prompt = { content: 'You are helpful.', personalised: true, createdAt: '2025-01-01T00:00:00.000Z' };
+    const first = await store.append('user-sp', 'session-sp', turn('opening'), undefined, {
+      systemPrompt: prompt,
+    });
+    expect(first.systemPrompt).toEqual(prompt);
+    // Later commits (patches) never replace it, even when handed another.
+    const other = { ...prompt, content: 'another' };
+    let latest = first;
+    for (let i = 0; i < 70; i++)
+      latest = await store.append('user-sp', 'session-sp', turn(`more ${i} `.repeat(10)), latest, {
+        systemPrompt: other,
+      });
+    // The opening turn has left the window; the prompt has not.
+    expect(latest.messages.some((m) => m.content === 'opening')).toBe(false);
+    expect(latest.systemPrompt).toEqual(prompt);
+    expect((await storeOn(database).load('user-sp', 'session-sp')).systemPrompt).toEqual(prompt);
+    const { resource } = await database
+      .container(HOT_CONVERSATIONS_CONTAINER)
+      .item('session-sp', 'session-sp')
+      .read<{ systemPrompt?: unknown }>();
+    expect(resource?.systemPrompt).toEqual(prompt);
+  });
+
+  it('takes the system prompt on the commit that first has one, and back from long-term history on a miss', async () => {
+    const prompt = { content: 'Basic.', personalised: false, createdAt: '2025-01-01T00:00:00.000Z' };
+    // A hot document stored without one (a conversation begun before prompts were kept) is patched to hold it.
+    await store.append('user-sp2', 'session-sp2', turn('before'));
+    const loaded = await store.load('user-sp2', 'session-sp2');
+    expect(loaded.systemPrompt).toBeUndefined();
+    const patched = await store.append('user-sp2', 'session-sp2', turn('after'), loaded, {
+      systemPrompt: prompt,
+    });
+    expect(patched.systemPrompt).toEqual(prompt);
+    expect((await storeOn(database).load('user-sp2', 'session-sp2')).systemPrompt).toEqual(prompt);
+
+    // The hot copy expired: the rebuild reads the prompt history kept.
+    const history = turn('kept long-term');
+    await inLongTerm('user-sp3', 'session-sp3', history);
+    await longTerm.putSystemPrompt('user-sp3', 'session-sp3', prompt);
+    expect((await store.load('user-sp3', 'session-sp3')).systemPrompt).toEqual(prompt);
+    const { resource } = await database
+      .container(HOT_CONVERSATIONS_CONTAINER)
+      .item('session-sp3', 'session-sp3')
+      .read<{ systemPrompt?: unknown }>();
+    expect(resource?.systemPrompt).toEqual(prompt);
+  });
+
   it('reads and writes only the document whose id is the session id', async () => {
     const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
     await hot.items.create({

@@ -1,5 +1,6 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
+import type { SystemPrompt } from '../../shared/chat/contracts.js';
 import {
   type ConversationHeader,
   type ExchangeEntry,
@@ -111,6 +112,8 @@ export class MemoryConversationHeaders implements ConversationHeaders {
 export class MemoryConversationMessages implements ConversationMessages {
   /** By conversation, then messageId. */
   readonly items = new Map<string, Map<string, StoredMessage>>();
+  /** By conversation: its system prompt, beside its messages (never among them). */
+  readonly systemPrompts = new Map<string, SystemPrompt>();
   /** Set by MemorySessionMemory when both share a conversation's partition, so deleteAll removes its items too. */
   onDeleteAll?: (userId: string, sessionId: string) => number;
 
@@ -154,9 +157,20 @@ export class MemoryConversationMessages implements ConversationMessages {
     return Promise.resolve([...sessions].slice(0, limit));
   }
 
+  putSystemPrompt(userId: string, sessionId: string, prompt: SystemPrompt) {
+    const k = key(userId, sessionId);
+    if (!this.systemPrompts.has(k)) this.systemPrompts.set(k, structuredClone(prompt));
+    return Promise.resolve();
+  }
+
+  getSystemPrompt(userId: string, sessionId: string) {
+    const prompt = this.systemPrompts.get(key(userId, sessionId));
+    return Promise.resolve(prompt ? structuredClone(prompt) : undefined);
+  }
+
   deleteAll(userId: string, sessionId: string) {
     const k = key(userId, sessionId);
-    const count = this.items.get(k)?.size ?? 0;
+    const count = (this.items.get(k)?.size ?? 0) + (this.systemPrompts.delete(k) ? 1 : 0);
     this.items.delete(k);
     return Promise.resolve(count + (this.onDeleteAll?.(userId, sessionId) ?? 0));
   }

@@ -10,6 +10,7 @@ import type {
   ConversationMessage,
   PostedMessage,
   RoundRecord,
+  SystemPrompt,
   ToolResultRecord,
   TurnRecord,
   TurnRef,
@@ -17,7 +18,11 @@ import type {
 import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
 import type { SessionStore } from '../../shared/chat/session-store.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
-import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import type {
+  AppendOptions,
+  WorkingMemory,
+  WorkingMemoryStore,
+} from '../../shared/chat/working-memory-store.js';
 import {
   isFinishedStatus,
   type OrchestrationClient,
@@ -34,6 +39,7 @@ import type { StreamTicketGrant, StreamTicketStore } from '../../shared/streamin
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
+import { searchConversations } from '../../shared/memory/search-conversations.js';
 import { createChatTools } from '../../shared/tools/index.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import {
@@ -184,24 +190,35 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
 
 export class MemoryWorkingMemory implements WorkingMemoryStore {
   messages: ConversationMessage[] = [];
+  /** The conversation's system prompt, once a commit gave one (the first stays, as in the Cosmos DB adapter). */
+  systemPrompt: SystemPrompt | undefined;
   #version = 0;
   load(userId: string, sessionId: string) {
     return Promise.resolve(this.#memory(userId, sessionId));
   }
-  append(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
+  append(
+    userId: string,
+    sessionId: string,
+    messages: readonly ConversationMessage[],
+    _base?: WorkingMemory,
+    options?: AppendOptions,
+  ) {
+    const before = this.messages.length;
     for (const message of messages)
       if (!this.messages.some((m) => m.messageId === message.messageId))
         this.messages.push({ ...message, ordinal: this.messages.length });
+    if (this.messages.length > before) this.systemPrompt ??= options?.systemPrompt;
     this.#version += 1;
     return Promise.resolve(this.#memory(userId, sessionId));
   }
-  #memory(userId: string, sessionId: string) {
+  #memory(userId: string, sessionId: string): WorkingMemory {
     return {
       userId,
       sessionId,
       messages: [...this.messages],
       messageCount: this.messages.length,
       version: String(this.#version),
+      ...(this.systemPrompt ? { systemPrompt: structuredClone(this.systemPrompt) } : {}),
     };
   }
 }
@@ -327,6 +344,7 @@ export class MemoryConversationEraser implements ConversationEraser {
     // The fake working memory holds one conversation.
     if (workingMemory.messages.length > 0) count += 1;
     workingMemory.messages = [];
+    workingMemory.systemPrompt = undefined;
     return Promise.resolve(count);
   }
   erasePosted(userId: string, sessionId: string) {
@@ -429,14 +447,24 @@ export function createTestApp(
           messages: fakes.longTermMessages,
           sessionMemory: fakes.sessionMemory,
           workingMemory: fakes.workingMemory,
+          searchConversations: (userId, query, limit, options) =>
+            searchConversations(
+              { summaries: fakes.summaries, headers: fakes.headers, llm },
+              userId,
+              query,
+              limit,
+              options,
+            ),
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
         sessionMemory: fakes.sessionMemory,
+        profile: fakes.facts,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
           coalescing: { flushIntervalMs: 0, flushMaxChars: config.streaming.flushMaxChars },
+          profileTimeoutMs: config.chat.profileTimeoutMs,
         },
       },
     },

@@ -66,7 +66,7 @@ export function createCosmosWorkingMemoryStore(options: {
   return {
     load,
 
-    async append(userId, sessionId, messages, base) {
+    async append(userId, sessionId, messages, base, appendOptions) {
       // The caller's copy stands in for the first read when it was stored (a missing one may have been rebuilt).
       let known: HotState | undefined =
         base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
@@ -78,9 +78,17 @@ export function createCosmosWorkingMemoryStore(options: {
         const current = state.memory;
         const merged = mergeMessages(current, messages, windowBytes);
         if (merged === undefined) return current;
-        const next: WorkingMemory = { ...current, ...merged };
+        // The first prompt stored is the conversation's: a later one never replaces it.
+        const systemPrompt = current.systemPrompt ?? appendOptions?.systemPrompt;
+        const next: WorkingMemory = { ...current, ...merged, ...(systemPrompt ? { systemPrompt } : {}) };
         const previous =
-          state.kind === 'stored' ? { etag: state.memory.version, messages: current.messages } : undefined;
+          state.kind === 'stored'
+            ? {
+                etag: state.memory.version,
+                messages: current.messages,
+                hadSystemPrompt: current.systemPrompt !== undefined,
+              }
+            : undefined;
         const written = await writeHot(hot, cache, toHotDocument(next), previous);
         if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
       }
@@ -143,6 +151,7 @@ function toWorkingMemory(document: HotDocument, etag: string): WorkingMemory & {
     messageCount: document.messageCount ?? document.messages.length,
     createdAt: document.createdAt,
     version: etag,
+    ...(document.systemPrompt ? { systemPrompt: document.systemPrompt } : {}),
   };
 }
 
@@ -161,7 +170,15 @@ function toHotDocument(memory: WorkingMemory): HotDocument {
     createdAt: memory.createdAt ?? first,
     lastActivity: last,
     messageCount: memory.messageCount,
+    ...(memory.systemPrompt ? { systemPrompt: memory.systemPrompt } : {}),
   };
+}
+
+/** What a change is conditioned on and patched from: the version read, its messages, whether it had a prompt. */
+interface PreviousVersion {
+  etag: string;
+  messages: readonly ConversationMessage[];
+  hadSystemPrompt: boolean;
 }
 
 /** Cosmos DB applies at most this many operations in one patch. */
@@ -177,7 +194,7 @@ async function writeHot(
   container: Container,
   cache: StoredItemCache<HotDocument>,
   document: HotDocument,
-  previous: { etag: string; messages: readonly ConversationMessage[] } | undefined,
+  previous: PreviousVersion | undefined,
 ): Promise<StoredItem<HotDocument> | 'conflict'> {
   // A change answers with headers only (RETURN_MINIMAL); a create, once per conversation, gets the usual answer,
   // since the SDK reads the created item's id from it.
@@ -190,7 +207,7 @@ async function writeHot(
         ...RETURN_MINIMAL,
         accessCondition: { type: 'IfMatch', condition: previous.etag },
       } as const;
-      const operations = patchOperations(previous.messages, document);
+      const operations = patchOperations(previous, document);
       ({ etag } =
         operations === undefined
           ? await container.item(document.id, document.sessionId).replace(document, ifMatch)
@@ -210,10 +227,8 @@ async function writeHot(
 }
 
 /** The patch that turns the stored messages into the document's, or undefined when a patch cannot say it briefly. */
-function patchOperations(
-  stored: readonly ConversationMessage[],
-  document: HotDocument,
-): PatchOperation[] | undefined {
+function patchOperations(previous: PreviousVersion, document: HotDocument): PatchOperation[] | undefined {
+  const stored = previous.messages;
   const next = document.messages;
   // The window keeps a suffix of stored + added: find how many stored messages left it.
   const removed = stored.findIndex((message) => message.messageId === next[0]?.messageId);
@@ -227,6 +242,10 @@ function patchOperations(
     ...added.map((message): PatchOperation => ({ op: 'add', path: '/messages/-', value: message })),
     { op: 'set', path: '/lastActivity', value: document.lastActivity },
     { op: 'set', path: '/messageCount', value: document.messageCount },
+    // Set once, by the commit that first has one (a stored prompt is never written again).
+    ...(document.systemPrompt !== undefined && !previous.hadSystemPrompt
+      ? [{ op: 'set', path: '/systemPrompt', value: document.systemPrompt } satisfies PatchOperation]
+      : []),
   ];
   return operations.length <= MAX_PATCH_OPERATIONS ? operations : undefined;
 }

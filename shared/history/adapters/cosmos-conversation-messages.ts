@@ -1,6 +1,7 @@
 // The Cosmos DB adapter of ConversationMessages (container `conversation-messages`, partition [userId, sessionId],
 // id = messageId): one small item per message, so storing a turn writes a constant number of items and a page
-// reads only its own. Search over a user's messages queries the prefix partition [userId] (a partial hierarchical
+// reads only its own. The conversation's system prompt is an item beside them (id `system-prompt`), which every
+// message query leaves out by its kind. Search over a user's messages queries the prefix partition [userId] (a partial hierarchical
 // key): Cosmos DB's full-text search in Azure, its in-process stand-in (full-text.ts) on the local server.
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
@@ -13,7 +14,12 @@ import {
   queryPages,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { storedMessageSchema } from '../contracts.js';
+import {
+  SYSTEM_PROMPT_ID,
+  storedMessageSchema,
+  systemPromptDocumentSchema,
+  type SystemPromptDocument,
+} from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
 import { mapBounded } from '../../bounded-parallel.js';
@@ -115,6 +121,38 @@ export function createCosmosConversationMessages(
           if (found.size >= max) return [...found];
         }
       return [...found];
+    },
+
+    async putSystemPrompt(userId, sessionId, prompt) {
+      const document: SystemPromptDocument = {
+        content: prompt.content,
+        personalised: prompt.personalised,
+        createdAt: prompt.createdAt,
+        id: SYSTEM_PROMPT_ID,
+        kind: 'system-prompt',
+        userId,
+        sessionId,
+      };
+      try {
+        await container.items.create(systemPromptDocumentSchema.parse(document));
+      } catch (error) {
+        // Stored already (a redelivered turn): the conversation's first prompt is written once.
+        if (cosmosStatus(error) === 409) return;
+        throw cosmosFailure("storing the conversation's system prompt", error);
+      }
+    },
+
+    async getSystemPrompt(userId, sessionId) {
+      const read = await readItem(
+        container,
+        SYSTEM_PROMPT_ID,
+        [userId, sessionId],
+        "the conversation's system prompt",
+        systemPromptDocumentSchema,
+      );
+      if (read === undefined) return undefined;
+      const { content, personalised, createdAt } = read.resource;
+      return { content, personalised, createdAt };
     },
 
     deleteAll(userId, sessionId) {

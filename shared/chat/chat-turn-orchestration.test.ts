@@ -1,0 +1,95 @@
+// The chatTurn orchestrator driven by a hand-written context: each activity it schedules is recorded with its
+// input and answered from a script, so the test reads what every activity of a turn is told.
+import type * as df from 'durable-functions';
+import { describe, expect, it } from 'vitest';
+import { chatTurnOrchestrator } from './chat-turn-orchestration.js';
+import { TURN_ACTIVITIES, type ChatTurnInput, type LlmStepOutput } from './contracts.js';
+
+interface Scheduled {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** What the orchestrator yields: one activity, or several at once. */
+type FakeTask = { activity: Scheduled } | { all: FakeTask[] };
+
+/**
+ * Runs the orchestrator to its end. `answer` gives each activity's result (throwing fails it, as an activity that
+ * ran out of retries does).
+ */
+function drive(input: ChatTurnInput, answer: (activity: Scheduled) => unknown): Scheduled[] {
+  const scheduled: Scheduled[] = [];
+  const context = {
+    error: () => undefined,
+    df: {
+      isReplaying: false,
+      getInput: () => input,
+      callActivityWithRetry: (name: string, _retry: unknown, activityInput: Record<string, unknown>) =>
+        ({ activity: { name, input: activityInput } }) satisfies FakeTask,
+      Task: { all: (tasks: FakeTask[]) => ({ all: tasks }) satisfies FakeTask },
+    },
+  } as unknown as df.OrchestrationContext;
+  const generator = chatTurnOrchestrator(context);
+  const settle = (task: FakeTask): unknown => {
+    if ('all' in task) return task.all.map(settle);
+    scheduled.push(task.activity);
+    return answer(task.activity);
+  };
+  let next = generator.next();
+  while (!next.done) {
+    let result: unknown;
+    let failure: unknown;
+    try {
+      result = settle(next.value as unknown as FakeTask);
+    } catch (error) {
+      failure = error;
+    }
+    next = failure === undefined ? generator.next(result) : generator.throw(failure);
+  }
+  return scheduled;
+}
+
+const queued: ChatTurnInput = {
+  userId: 'user_001',
+  sessionId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  chatMessageId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  text: 'what did we talk about last time?',
+  postedAt: '2026-11-21T10:00:00.000Z',
+  maxToolRounds: 10,
+};
+
+/** Round 0 asks for one tool, round 1 answers. */
+function toolThenAnswer({ name, input }: Scheduled): unknown {
+  if (name === TURN_ACTIVITIES.runTool) return { isError: false };
+  return input['round'] === 0
+    ? ({
+        outcome: 'tools',
+        nextSeq: 3,
+        toolCalls: [{ index: 0, name: 'search_conversation_history' }],
+        finishReason: 'tool_calls',
+      } satisfies LlmStepOutput)
+    : ({ outcome: 'answered', nextSeq: 9, toolCalls: [], finishReason: 'stop' } satisfies LlmStepOutput);
+}
+
+describe('the chatTurn orchestration', () => {
+  it('tells every activity of a use_memory false turn, so none reads or writes long-term memory', () => {
+    const activities = drive({ ...queued, useMemory: false }, toolThenAnswer);
+    expect(activities.map((a) => a.name)).toEqual(['llmStep', 'runTool', 'llmStep']);
+    for (const activity of activities) expect(activity.input).toMatchObject({ useMemory: false });
+
+    const failed = drive({ ...queued, useMemory: false }, ({ name }) => {
+      if (name === TURN_ACTIVITIES.llmStep) throw new Error('the model is down');
+      return undefined;
+    });
+    expect(failed.map((a) => a.name)).toEqual(['llmStep', 'failTurn']);
+    expect(failed[1]?.input).toMatchObject({ useMemory: false, userText: queued.text });
+  });
+
+  it('leaves the flag out when memory is on, as the contract reads an absent flag', () => {
+    for (const input of [queued, { ...queued, useMemory: true }]) {
+      const activities = drive(input, toolThenAnswer);
+      expect(activities).toHaveLength(3);
+      for (const activity of activities) expect(activity.input).not.toHaveProperty('useMemory');
+    }
+  });
+});
