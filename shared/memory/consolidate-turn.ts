@@ -16,6 +16,7 @@ import {
   type ProfileFact,
 } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
+import { forgetConversation } from './forget-memories.js';
 import { proposeProfileChanges, summariseConversation } from './memory-llm.js';
 import type { ProfileFacts } from './profile-facts.js';
 import { applyChange, factIdsOf, mergeProfileChanges, type DroppedChange } from './profile-merge.js';
@@ -96,9 +97,10 @@ export async function consolidateTurn(
 
   if ((await services.sessions.find(userId, sessionId)) === undefined) {
     // Deleted while this ran: forgetting the conversation may have passed before these writes landed.
-    const removed = await forgetSession(services, userId, sessionId);
+    const removed = await forgetConversation(services, userId, sessionId);
     log.log(
-      `Memory: ${label}: the conversation was deleted meanwhile; removed ${removed} memory items again.`,
+      `Memory: ${label}: the conversation was deleted meanwhile; its memory was removed again ` +
+        `(${removed.factsDeleted} facts, ${removed.consolidations} records, summary ${removed.summary ? 'removed' : 'absent'}).`,
     );
     return { status: 'skipped', reason: 'conversation-deleted' };
   }
@@ -284,32 +286,6 @@ function reportDropped(dropped: readonly DroppedChange[], label: string, log: Lo
 export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
   const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
   return `fact-${hash.slice(0, 16)}`;
-}
-
-/**
- * Removes what memory holds of a deleted conversation, as forgetting it does: its summary, its consolidation
- * records, the facts only it stated; the facts other conversations stated too lose its sources. Returns the items
- * removed or changed.
- */
-async function forgetSession(
-  services: MemoryWorkerServices,
-  userId: string,
-  sessionId: string,
-): Promise<number> {
-  const [summary, records, facts] = await Promise.all([
-    services.summaries.delete(userId, sessionId),
-    services.facts.deleteConsolidations(userId, sessionId),
-    services.facts.fromSession(userId, sessionId),
-  ]);
-  await Promise.all(
-    facts.map((fact) => {
-      const others = fact.provenance.filter((source) => source.sessionId !== sessionId);
-      return others.length === 0
-        ? services.facts.delete(userId, fact.id)
-        : services.facts.put({ ...fact, provenance: others });
-    }),
-  );
-  return (summary ? 1 : 0) + records + facts.length;
 }
 
 function describe(error: unknown): string {
