@@ -126,6 +126,14 @@ export interface AccountObserver {
   partitionItems(containerRid: string, partitionKeyHeader: string): readonly StoredResource[] | undefined;
   /** A query ran over this many documents. */
   queried(documentCount: number): void;
+  /**
+   * Test-only: answers a query the package's engine cannot run (Cosmos DB's search functions) over the documents
+   * in scope, or undefined to leave it to the package. May throw; the request is then answered with 400.
+   */
+  answerQuery?(
+    query: { query: string; parameters?: unknown },
+    documents: readonly StoredResource[],
+  ): unknown[] | undefined;
 }
 
 const requestPartitionKey = new AsyncLocalStorage<string | undefined>();
@@ -371,11 +379,32 @@ function hookDocuments(collection: CollectionNode, databaseRid: string, observer
   if (paths.length > 1) fileByWholeKey(store, paths);
   hookStore(store, 'document', () => [databaseRid, containerRid], observer);
   const fullScan = store.query.bind(store);
+  /** The observer's own answer, a page at a time (the continuation is the offset of the next page). */
+  const answer = (params: QueryParams, documents: readonly StoredResource[], options: QueryOptions) => {
+    let rows;
+    try {
+      rows = observer.answerQuery?.(params, documents);
+    } catch (error) {
+      (error as { badRequest?: boolean }).badRequest = true;
+      throw error;
+    }
+    if (rows === undefined) return undefined;
+    observer.queried(documents.length);
+    const offset = typeof options.continuation === 'number' ? options.continuation : 0;
+    const size = options.maxItemCount && options.maxItemCount > 0 ? options.maxItemCount : rows.length;
+    const next = offset + size;
+    return { result: rows.slice(offset, next), continuation: next < rows.length ? next : null };
+  };
   // The package's query, over the partition's documents only when the request names a partition key.
   store.query = (params, options) => {
     const header = requestPartitionKey.getStore();
     const parent = store._parent.read();
     const scoped = header === undefined || !parent ? undefined : observer.partitionItems(parent._rid, header);
+    const answered =
+      observer.answerQuery === undefined
+        ? undefined
+        : answer(params, scoped ?? stored(store).map(([, resource]) => resource), options);
+    if (answered) return answered;
     if (!scoped) {
       observer.queried(store._data.size);
       return fullScan(params, options);
