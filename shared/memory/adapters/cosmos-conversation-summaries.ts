@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
+import { mapBounded } from '../../bounded-parallel.js';
 import {
   cosmosFailure,
   cosmosStatus,
@@ -27,7 +28,14 @@ import {
   type ConversationSummaryView,
 } from '../contracts.js';
 import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
-import { queryTerms, rankHybrid, termCounts, type RankCandidate, type TermCounts } from '../ranking.js';
+import {
+  queryTerms,
+  rankHybrid,
+  termCounts,
+  vectorNorm,
+  type RankCandidate,
+  type TermCounts,
+} from '../ranking.js';
 
 const KIND = 'conversation-summary';
 const what = 'the conversation summary';
@@ -70,16 +78,18 @@ export function createCosmosConversationSummaries(
   async function searchInProcess(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
     // The ids and versions of the user's summaries, read every time: a deleted or rewritten summary leaves or
     // changes the results at once. Only the summaries this process has not seen at that version are read whole.
-    const stored = await queryItems(
+    const stored: z.infer<typeof versionRowSchema>[] = [];
+    for await (const page of queryPages(
       container,
       {
         query: 'SELECT c.id, c._etag FROM c WHERE c.kind = @kind',
         parameters: [{ name: '@kind', value: KIND }],
       },
-      userId,
+      { partitionKey: userId, pageSize: VERSION_PAGE },
       'the conversation summaries',
       versionRowSchema,
-    );
+    ))
+      stored.push(...page);
     const known = new Map<string, Candidate>();
     const missing: string[] = [];
     for (const row of stored) {
@@ -251,52 +261,59 @@ interface Candidate extends RankCandidate {
   etag: string;
   view: ConversationSummaryView;
   vector: Float32Array;
+  norm: number;
   text: TermCounts;
 }
 
-/** Summaries read one by one (by id) up to this many missing; beyond it, the user's summaries are read in pages. */
-const READ_BY_ID_LIMIT = 100;
-/** Whole summaries per page (each carries its vector, ~30 kB as JSON at 1,536 dimensions). */
-const SUMMARY_PAGE = 100;
+/**
+ * Page size of the candidate query: -1 lets Cosmos DB fill each page up to its 4 MB cap (ids and versions are ~70
+ * bytes each, so 10,000 summaries come in one page) instead of the SDK's default pages of 100.
+ */
+const VERSION_PAGE = -1;
+/** Whole summaries per query when their vectors are read, and such queries in flight at once. */
+const IDS_PER_READ = 100;
+const PARALLEL_READS = 4;
 const DEFAULT_CACHED_SUMMARIES = 20_000;
 
-/** The summaries of `ids` read whole (those deleted meanwhile are absent), as candidates. */
+/**
+ * The summaries of `ids` read whole (those deleted meanwhile are absent), as candidates: by id, a few queries in
+ * flight at once, each for a bounded number of ids (about 3 MB of JSON at 1,536 dimensions, under Cosmos DB's 4 MB
+ * per response), never the whole partition in one scan.
+ */
 async function readCandidates(
   container: Container,
   userId: string,
   ids: readonly string[],
 ): Promise<Candidate[]> {
-  if (ids.length === 0) return [];
-  const wanted = new Set(ids);
-  const query: SqlQuerySpec =
-    ids.length <= READ_BY_ID_LIMIT
-      ? {
-          query: 'SELECT * FROM c WHERE c.kind = @kind AND ARRAY_CONTAINS(@ids, c.id)',
-          parameters: [
-            { name: '@kind', value: KIND },
-            { name: '@ids', value: [...ids] },
-          ],
-        }
-      : { query: 'SELECT * FROM c WHERE c.kind = @kind', parameters: [{ name: '@kind', value: KIND }] };
-  const read: Candidate[] = [];
-  for await (const page of queryPages(
-    container,
-    query,
-    { partitionKey: userId, pageSize: SUMMARY_PAGE },
-    'the conversation summaries',
-    storedWithVersionSchema,
-  ))
-    for (const document of page) if (wanted.has(document.id)) read.push(toCandidate(document));
-  return read;
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_READ) chunks.push(ids.slice(i, i + IDS_PER_READ));
+  const read = await mapBounded(chunks, PARALLEL_READS, (chunk) =>
+    queryItems(
+      container,
+      {
+        query: 'SELECT * FROM c WHERE c.kind = @kind AND ARRAY_CONTAINS(@ids, c.id)',
+        parameters: [
+          { name: '@kind', value: KIND },
+          { name: '@ids', value: chunk },
+        ],
+      },
+      userId,
+      'the conversation summaries',
+      storedWithVersionSchema,
+    ),
+  );
+  return read.flat().map(toCandidate);
 }
 
 function toCandidate(document: ConversationSummaryDocument & { _etag: string }): Candidate {
+  // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
+  const vector = Float32Array.from(document.vector_embedding);
   return {
     id: document.id,
     etag: document._etag,
     view: toView(document),
-    // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
-    vector: Float32Array.from(document.vector_embedding),
+    vector,
+    norm: vectorNorm(vector),
     text: termCounts(document.summary),
   };
 }
