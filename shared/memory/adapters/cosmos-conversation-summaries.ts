@@ -103,7 +103,8 @@ export function createCosmosConversationSummaries(
     }
     const ranked = rankHybrid(
       [...known.values()],
-      { vector: query.vector, terms: queryTerms(query.text) },
+      // The same words as the Cosmos DB query sends (hybridSearchQuery), so both paths rank alike.
+      { vector: query.vector, terms: queryTerms(query.text).slice(0, MAX_SEARCH_TERMS) },
       query.limit,
     );
     return ranked.map(({ id, score, similarity }) => ({
@@ -122,6 +123,9 @@ export function createCosmosConversationSummaries(
       'the conversation summaries',
       searchRowSchema,
     );
+    // Cosmos DB returns the fused order, not the fused score (RRF cannot be projected). A hit's score is the RRF
+    // score it would have at its position in every ranking, components / (RRF_K + rank): higher is better and
+    // comparable within one list, as the port says, on the same scale as the in-process scores, not equal to them.
     return rows.map(({ similarity, ...view }, position) => ({
       summary: view,
       score: spec.components / (RRF_K + position + 1),
