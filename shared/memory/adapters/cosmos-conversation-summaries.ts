@@ -226,12 +226,19 @@ const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
  *   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
  *   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
  *   component queries it derives from a hybrid query (HybridQueryExecutionContext).
- * - TOP is a literal: with ORDER BY RANK the gateway's plan takes TOP/OFFSET/LIMIT as constants (EF Core's Cosmos
- *   provider rewrites parameters there to constants for this reason, dotnet/efcore PR #35868).
+ *   Not verified against Azure here: Azure/azure-sdk-for-java issue #46267 reported parameterised FullTextScore
+ *   terms failing with a partition key (filed as a Java SDK bug); if Azure refuses them, inline the words as
+ *   escaped string literals in this one function.
+ * - TOP is a literal (a validated integer): EF Core's Cosmos provider turns OFFSET/LIMIT parameters into constants
+ *   when ORDER BY RANK is present (dotnet/efcore PR #35868), so a literal is the form known to work.
  * - RRF's optional weights are left out: both ranks count alike, as in process.
  * - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
  * With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (ORDER BY VectorDistance,
  * most similar first), as the in-process ranking does. `components` is how many ranks are fused (1 or 2).
+ * In Azure the gateway answers such a query with a plan, and @azure/cosmos runs it: global full-text statistics,
+ * one query per component, then the fusion in the client (ranks shared by equal scores, Σ 1 / (60 + rank)) over
+ * the union of the components' top results; ranking.ts fuses over all of the user's summaries, which agrees on the
+ * top results whenever they are within every component's top.
  */
 export function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
   const limit = Math.max(1, Math.floor(query.limit));
