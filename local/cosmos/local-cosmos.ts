@@ -23,8 +23,10 @@ import {
   replayChange,
   type CosmosAccount,
   type RouteParams,
+  type StoredResource,
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
+import { isSearchQuery, runSearchQuery } from './search-functions.js';
 import { withPatchConditions } from './patch-conditions.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
@@ -55,6 +57,12 @@ export interface LocalCosmosOptions {
   now?: () => number;
   /** When the journal is compacted into a new snapshot (defaults: 4 MiB and 1 × the snapshot's size). */
   compaction?: { minJournalBytes?: number; journalToSnapshotRatio?: number };
+  /**
+   * Test-only (off by default, never on in the local runtime): answer queries that use Cosmos DB's search functions
+   * (VectorDistance, FullTextScore, RRF) with search-functions.ts, so a test can run the Azure query path against
+   * this server. Without it such a query fails here as the package's engine cannot parse it.
+   */
+  searchFunctions?: boolean;
 }
 
 /** Requests the server answered since start (or resetStats), for benchmarks. */
@@ -160,6 +168,17 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     queried(documentCount) {
       counters.queryDocumentsScanned += documentCount;
     },
+    ...(options.searchFunctions === true
+      ? {
+          answerQuery: (
+            query: { query: string; parameters?: unknown },
+            documents: readonly StoredResource[],
+          ) =>
+            isSearchQuery(query.query)
+              ? runSearchQuery(query.query, searchParameters(query.parameters), documents)
+              : undefined,
+        }
+      : {}),
   });
   try {
     if (opened && dataFile !== undefined) loadInto(account, opened, dataFile);
@@ -205,6 +224,17 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
       return stopping;
     },
   };
+}
+
+/** A query's parameters as the request carried them: `[{ name, value }]`. */
+function searchParameters(parameters: unknown): { name: string; value: unknown }[] {
+  if (!Array.isArray(parameters)) return [];
+  return parameters.filter(
+    (parameter): parameter is { name: string; value: unknown } =>
+      typeof parameter === 'object' &&
+      parameter !== null &&
+      typeof (parameter as { name?: unknown }).name === 'string',
+  );
 }
 
 interface LiveAccount {

@@ -17,18 +17,21 @@ export const BM25_B = 0.75;
 
 /** Cosine similarity of two vectors (-1..1); 0 when either is all zeros or their lengths differ. */
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) return 0;
+  return cosineWithNorms(a, vectorNorm(a), b, vectorNorm(b));
+}
+
+/** A vector's Euclidean length (kept beside a cached vector, so a search computes only dot products). */
+export function vectorNorm(vector: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) * (vector[i] as number);
+  return Math.sqrt(sum);
+}
+
+function cosineWithNorms(a: ArrayLike<number>, normA: number, b: ArrayLike<number>, normB: number): number {
+  if (a.length !== b.length || normA === 0 || normB === 0) return 0;
   let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    normA += x * x;
-    normB += y * y;
-  }
-  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+  for (let i = 0; i < a.length; i++) dot += (a[i] as number) * (b[i] as number);
+  return dot / (normA * normB);
 }
 
 /** A text as BM25 sees it: how often each stem occurs, and how many words it has. */
@@ -88,11 +91,12 @@ export function bm25Scores(terms: readonly string[], documents: readonly TermCou
  * one (1, 2, 2, 3), as @azure/cosmos ranks component scores before fusing them.
  */
 export function denseRanks(scores: readonly number[]): number[] {
-  const order = scores.map((score, index) => ({ score, index })).sort((a, b) => b.score - a.score);
+  const order = Uint32Array.from(scores.keys()).sort((a, b) => (scores[b] as number) - (scores[a] as number));
   const ranks = new Array<number>(scores.length);
   let rank = 0;
   let previous: number | undefined;
-  for (const { score, index } of order) {
+  for (const index of order) {
+    const score = scores[index] as number;
     if (previous === undefined || score !== previous) rank++;
     previous = score;
     ranks[index] = rank;
@@ -109,6 +113,8 @@ export function rrfScore(ranks: readonly number[], k: number = RRF_K): number {
 export interface RankCandidate {
   id: string;
   vector: ArrayLike<number>;
+  /** The vector's norm when known (vectorNorm), so ranking computes one dot product per candidate. */
+  norm?: number;
   text: TermCounts;
 }
 
@@ -128,7 +134,12 @@ export function rankHybrid(
   query: { vector: readonly number[]; terms: readonly string[] },
   limit: number,
 ): Ranked[] {
-  const similarities = candidates.map((candidate) => cosineSimilarity(query.vector, candidate.vector));
+  if (limit < 1) return [];
+  const queryVector = Float64Array.from(query.vector);
+  const queryNorm = vectorNorm(queryVector);
+  const similarities = candidates.map((candidate) =>
+    cosineWithNorms(queryVector, queryNorm, candidate.vector, candidate.norm ?? vectorNorm(candidate.vector)),
+  );
   const components = [denseRanks(similarities)];
   if (query.terms.length > 0)
     components.push(
@@ -139,13 +150,21 @@ export function rankHybrid(
         ),
       ),
     );
-  const ranked = candidates.map((candidate, i) => ({
-    id: candidate.id,
-    score: rrfScore(components.map((ranks) => ranks[i] as number)),
-    similarity: similarities[i] as number,
-  }));
-  ranked.sort(compareRanked);
-  return ranked.slice(0, Math.max(0, limit));
+  // Only the best `limit` are kept as they come, not all candidates sorted: a search wants 5, a user has thousands.
+  const best: Ranked[] = [];
+  candidates.forEach((candidate, i) => {
+    const item = {
+      id: candidate.id,
+      score: rrfScore(components.map((ranks) => ranks[i] as number)),
+      similarity: similarities[i] as number,
+    };
+    if (best.length === limit && compareRanked(item, best[best.length - 1] as Ranked) >= 0) return;
+    let at = best.length;
+    while (at > 0 && compareRanked(item, best[at - 1] as Ranked) < 0) at--;
+    best.splice(at, 0, item);
+    if (best.length > limit) best.pop();
+  });
+  return best;
 }
 
 /** Best first: fused score, then similarity, then id (so equal items come out in one order, whatever came in). */

@@ -235,6 +235,28 @@ describe('Cosmos DB conversation summaries', () => {
     expect(await stores.summaries.search('mu-nobody', query('anything'))).toEqual([]);
   });
 
+  it('reads a long history whole once, then only ids and versions per search', async () => {
+    const texts = Array.from({ length: 230 }, (_, i) => `Conversation number ${i} about topic ${i % 17}`);
+    await Promise.all(
+      texts.map((text, i) => stores.summaries.put(summaryOf('mu-long', `long-${i}`, text), undefined)),
+    );
+    const fresh = createMemoryStores(database, { ranking: 'in-process' }); // a new process: nothing cached
+    const wanted = query('Conversation number 123 about topic 4');
+
+    local.resetStats();
+    const cold = await fresh.summaries.search('mu-long', wanted);
+    const coldBytes = local.stats().responseBytes;
+    expect(cold[0]?.summary.sessionId).toBe('long-123');
+
+    local.resetStats();
+    const warm = await fresh.summaries.search('mu-long', wanted);
+    const warmStats = local.stats();
+    expect(warm).toEqual(cold);
+    // The candidate query (and the SDK's query plan beside it): no summary is read again.
+    expect(warmStats.requests).toBeLessThanOrEqual(2);
+    expect(warmStats.responseBytes * 10).toBeLessThan(coldBytes);
+  });
+
   it('deletes all of a user’s summaries and only theirs', async () => {
     await stores.summaries.put(summaryOf('mu-del', 'd-1', 'one'), undefined);
     await stores.summaries.put(summaryOf('mu-del', 'd-2', 'two'), undefined);

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
+import { mapBounded } from '../../bounded-parallel.js';
 import {
   cosmosFailure,
   cosmosStatus,
@@ -27,7 +28,14 @@ import {
   type ConversationSummaryView,
 } from '../contracts.js';
 import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
-import { queryTerms, rankHybrid, termCounts, type RankCandidate, type TermCounts } from '../ranking.js';
+import {
+  queryTerms,
+  rankHybrid,
+  termCounts,
+  vectorNorm,
+  type RankCandidate,
+  type TermCounts,
+} from '../ranking.js';
 
 const KIND = 'conversation-summary';
 const what = 'the conversation summary';
@@ -70,16 +78,18 @@ export function createCosmosConversationSummaries(
   async function searchInProcess(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
     // The ids and versions of the user's summaries, read every time: a deleted or rewritten summary leaves or
     // changes the results at once. Only the summaries this process has not seen at that version are read whole.
-    const stored = await queryItems(
+    const stored: z.infer<typeof versionRowSchema>[] = [];
+    for await (const page of queryPages(
       container,
       {
         query: 'SELECT c.id, c._etag FROM c WHERE c.kind = @kind',
         parameters: [{ name: '@kind', value: KIND }],
       },
-      userId,
+      { partitionKey: userId, pageSize: VERSION_PAGE },
       'the conversation summaries',
       versionRowSchema,
-    );
+    ))
+      stored.push(...page);
     const known = new Map<string, Candidate>();
     const missing: string[] = [];
     for (const row of stored) {
@@ -93,7 +103,8 @@ export function createCosmosConversationSummaries(
     }
     const ranked = rankHybrid(
       [...known.values()],
-      { vector: query.vector, terms: queryTerms(query.text) },
+      // The same words as the Cosmos DB query sends (hybridSearchQuery), so both paths rank alike.
+      { vector: query.vector, terms: queryTerms(query.text).slice(0, MAX_SEARCH_TERMS) },
       query.limit,
     );
     return ranked.map(({ id, score, similarity }) => ({
@@ -112,6 +123,9 @@ export function createCosmosConversationSummaries(
       'the conversation summaries',
       searchRowSchema,
     );
+    // Cosmos DB returns the fused order, not the fused score (RRF cannot be projected). A hit's score is the RRF
+    // score it would have at its position in every ranking, components / (RRF_K + rank): higher is better and
+    // comparable within one list, as the port says, on the same scale as the in-process scores, not equal to them.
     return rows.map(({ similarity, ...view }, position) => ({
       summary: view,
       score: spec.components / (RRF_K + position + 1),
@@ -212,12 +226,19 @@ const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
  *   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
  *   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
  *   component queries it derives from a hybrid query (HybridQueryExecutionContext).
- * - TOP is a literal: with ORDER BY RANK the gateway's plan takes TOP/OFFSET/LIMIT as constants (EF Core's Cosmos
- *   provider rewrites parameters there to constants for this reason, dotnet/efcore PR #35868).
+ *   Not verified against Azure here: Azure/azure-sdk-for-java issue #46267 reported parameterised FullTextScore
+ *   terms failing with a partition key (filed as a Java SDK bug); if Azure refuses them, inline the words as
+ *   escaped string literals in this one function.
+ * - TOP is a literal (a validated integer): EF Core's Cosmos provider turns OFFSET/LIMIT parameters into constants
+ *   when ORDER BY RANK is present (dotnet/efcore PR #35868), so a literal is the form known to work.
  * - RRF's optional weights are left out: both ranks count alike, as in process.
  * - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
  * With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (ORDER BY VectorDistance,
  * most similar first), as the in-process ranking does. `components` is how many ranks are fused (1 or 2).
+ * In Azure the gateway answers such a query with a plan, and @azure/cosmos runs it: global full-text statistics,
+ * one query per component, then the fusion in the client (ranks shared by equal scores, Σ 1 / (60 + rank)) over
+ * the union of the components' top results; ranking.ts fuses over all of the user's summaries, which agrees on the
+ * top results whenever they are within every component's top.
  */
 export function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
   const limit = Math.max(1, Math.floor(query.limit));
@@ -251,52 +272,59 @@ interface Candidate extends RankCandidate {
   etag: string;
   view: ConversationSummaryView;
   vector: Float32Array;
+  norm: number;
   text: TermCounts;
 }
 
-/** Summaries read one by one (by id) up to this many missing; beyond it, the user's summaries are read in pages. */
-const READ_BY_ID_LIMIT = 100;
-/** Whole summaries per page (each carries its vector, ~30 kB as JSON at 1,536 dimensions). */
-const SUMMARY_PAGE = 100;
+/**
+ * Page size of the candidate query: -1 lets Cosmos DB fill each page up to its 4 MB cap (ids and versions are ~70
+ * bytes each, so 10,000 summaries come in one page) instead of the SDK's default pages of 100.
+ */
+const VERSION_PAGE = -1;
+/** Whole summaries per query when their vectors are read, and such queries in flight at once. */
+const IDS_PER_READ = 100;
+const PARALLEL_READS = 4;
 const DEFAULT_CACHED_SUMMARIES = 20_000;
 
-/** The summaries of `ids` read whole (those deleted meanwhile are absent), as candidates. */
+/**
+ * The summaries of `ids` read whole (those deleted meanwhile are absent), as candidates: by id, a few queries in
+ * flight at once, each for a bounded number of ids (about 3 MB of JSON at 1,536 dimensions, under Cosmos DB's 4 MB
+ * per response), never the whole partition in one scan.
+ */
 async function readCandidates(
   container: Container,
   userId: string,
   ids: readonly string[],
 ): Promise<Candidate[]> {
-  if (ids.length === 0) return [];
-  const wanted = new Set(ids);
-  const query: SqlQuerySpec =
-    ids.length <= READ_BY_ID_LIMIT
-      ? {
-          query: 'SELECT * FROM c WHERE c.kind = @kind AND ARRAY_CONTAINS(@ids, c.id)',
-          parameters: [
-            { name: '@kind', value: KIND },
-            { name: '@ids', value: [...ids] },
-          ],
-        }
-      : { query: 'SELECT * FROM c WHERE c.kind = @kind', parameters: [{ name: '@kind', value: KIND }] };
-  const read: Candidate[] = [];
-  for await (const page of queryPages(
-    container,
-    query,
-    { partitionKey: userId, pageSize: SUMMARY_PAGE },
-    'the conversation summaries',
-    storedWithVersionSchema,
-  ))
-    for (const document of page) if (wanted.has(document.id)) read.push(toCandidate(document));
-  return read;
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_READ) chunks.push(ids.slice(i, i + IDS_PER_READ));
+  const read = await mapBounded(chunks, PARALLEL_READS, (chunk) =>
+    queryItems(
+      container,
+      {
+        query: 'SELECT * FROM c WHERE c.kind = @kind AND ARRAY_CONTAINS(@ids, c.id)',
+        parameters: [
+          { name: '@kind', value: KIND },
+          { name: '@ids', value: chunk },
+        ],
+      },
+      userId,
+      'the conversation summaries',
+      storedWithVersionSchema,
+    ),
+  );
+  return read.flat().map(toCandidate);
 }
 
 function toCandidate(document: ConversationSummaryDocument & { _etag: string }): Candidate {
+  // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
+  const vector = Float32Array.from(document.vector_embedding);
   return {
     id: document.id,
     etag: document._etag,
     view: toView(document),
-    // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
-    vector: Float32Array.from(document.vector_embedding),
+    vector,
+    norm: vectorNorm(vector),
     text: termCounts(document.summary),
   };
 }
