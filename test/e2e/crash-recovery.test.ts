@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCommittedAnswers, readPersistedAnswers, sessionExists } from '../support/committed-answers.js';
+import {
+  readCommittedAnswers,
+  readDuplicateFacts,
+  readMemoryTraces,
+  readPersistedAnswers,
+  sessionExists,
+} from '../support/committed-answers.js';
 import { buildRuntime, CrashableRuntime, sleep, StartFailure } from '../support/crashable-runtime.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import {
@@ -364,6 +370,8 @@ describe('crash recovery of the running product', () => {
     const committed = new Map<SessionRun, Map<string, string[]>>();
     const persisted = new Map<SessionRun, Awaited<ReturnType<typeof readPersistedAnswers>>>();
     const stored = new Map<SessionRun, boolean>();
+    const remembered = new Map<SessionRun, Awaited<ReturnType<typeof readMemoryTraces>>>();
+    const duplicateFacts: string[] = [];
     try {
       // The history worker finishes what the killed runtimes left queued.
       for (let round = 0; round < 3; round += 1) {
@@ -376,13 +384,17 @@ describe('crash recovery of the running product', () => {
         stored.set(session, await sessionExists(database, session.userId, session.sessionId));
         committed.set(session, await readCommittedAnswers(database, session.sessionId));
         persisted.set(session, await readPersistedAnswers(database, session.userId, session.sessionId));
+        remembered.set(session, await readMemoryTraces(database, session.userId, session.sessionId));
       }
+      for (const userId of USERS)
+        for (const duplicate of await readDuplicateFacts(reader.clients.database, userId))
+          duplicateFacts.push(`${userId} holds the active fact "${duplicate}" more than once`);
     } finally {
       await reader.stop();
     }
 
     // --- The verdict. ---
-    const failures: string[] = [];
+    const failures: string[] = [...duplicateFacts];
     const failedTurns: Problem[][] = [];
     for (const session of sessions) {
       if (session.stoppedShort !== undefined)
@@ -396,6 +408,18 @@ describe('crash recovery of the running product', () => {
       if (history !== undefined && history.messageCount !== history.persistedCount)
         failures.push(
           `${session.label}: the history header counts ${history.messageCount} messages but ${history.persistedCount} were persisted`,
+        );
+      // Long-term memory took in each answered turn once: one summary counting them, one record of each turn's
+      // profile changes.
+      const answered = committed.get(session)?.size ?? 0;
+      const memory = remembered.get(session);
+      if (
+        memory !== undefined &&
+        answered > 0 &&
+        (memory.exchanges !== answered || memory.consolidations !== answered)
+      )
+        failures.push(
+          `${session.label}: long-term memory took in ${memory.exchanges ?? 0} exchange(s) in its summary and recorded ${memory.consolidations} turn(s) of profile changes for ${answered} answered turn(s)`,
         );
       for (const turn of session.turns) {
         const answers = committed.get(session)?.get(turn.chatMessageId) ?? [];

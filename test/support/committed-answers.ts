@@ -1,9 +1,11 @@
 // Where a test reads what the product committed for its turns after a run: today the session's working memory in
 // the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids). Kept in this one
-// place because the answers' home may move (the long-term history) without the tests' questions changing.
+// place because the answers' home may move (the long-term history) without the tests' questions changing. Also what
+// long-term history and long-term memory kept of each session.
 import type { Database } from '@azure/cosmos';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
+import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
 
 /** The assistant messages stored for each turn of a session, by chatMessageId (more than one is a duplicate). */
 export async function readCommittedAnswers(
@@ -55,4 +57,53 @@ export async function readPersistedAnswers(
     .item(sessionId, userId)
     .read<{ messageCount: number; persistedCount: number }>();
   return { answers, messageCount: resource?.messageCount, persistedCount: resource?.persistedCount };
+}
+
+/**
+ * What the memory worker kept of a session: its summary's count of exchanges and highest ordinal covered (undefined
+ * when it has none), and how many turns' profile changes it recorded.
+ */
+export async function readMemoryTraces(
+  database: Database,
+  userId: string,
+  sessionId: string,
+): Promise<{ exchanges?: number; coveredThrough?: number; consolidations: number }> {
+  const { resource } = await database
+    .container(CONVERSATION_SUMMARIES_CONTAINER)
+    .item(sessionId, userId)
+    .read<{ exchanges: number; coveredThrough: number }>();
+  const { resources } = await database
+    .container(PROFILE_FACTS_CONTAINER)
+    .items.query<number>(
+      {
+        query: "SELECT VALUE COUNT(1) FROM c WHERE c.kind = 'consolidation' AND c.sessionId = @sessionId",
+        parameters: [{ name: '@sessionId', value: sessionId }],
+      },
+      { partitionKey: userId },
+    )
+    .fetchAll();
+  return {
+    exchanges: resource?.exchanges,
+    coveredThrough: resource?.coveredThrough,
+    consolidations: resources[0] ?? 0,
+  };
+}
+
+/** The user's active facts that say the same thing in the same category as another active fact. */
+export async function readDuplicateFacts(database: Database, userId: string): Promise<string[]> {
+  const { resources } = await database
+    .container(PROFILE_FACTS_CONTAINER)
+    .items.query<{ category: string; statement: string }>(
+      "SELECT c.category, c.statement FROM c WHERE c.kind = 'fact' AND c.status = 'active'",
+      { partitionKey: userId },
+    )
+    .fetchAll();
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  for (const fact of resources) {
+    const key = `${fact.category}: ${fact.statement.toLowerCase()}`;
+    if (seen.has(key)) duplicates.push(key);
+    seen.add(key);
+  }
+  return duplicates;
 }
