@@ -18,6 +18,7 @@ import type {
 } from '../../shared/memory/conversation-summaries.js';
 import type { ProfileFacts } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
+import { queryTerms, rankHybrid, termCounts } from '../../shared/memory/ranking.js';
 
 const key = (userId: string, id: string) => `${userId}\u0000${id}`;
 
@@ -32,18 +33,6 @@ export function summaryView(document: ConversationSummaryDocument): Conversation
     timestamp: document.timestamp,
     createdAt: document.createdAt,
   };
-}
-
-function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 export class MemoryConversationSummaries implements ConversationSummaries {
@@ -70,17 +59,27 @@ export class MemoryConversationSummaries implements ConversationSummaries {
     return Promise.resolve('written');
   }
 
-  /** Cosine similarity alone; the Cosmos DB adapter's hybrid ranking is tested against the local server. */
   search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
-    const mine = [...this.documents.values()].filter((s) => s.document.userId === userId);
-    const matches = mine
-      .map(({ document }) => {
-        const similarity = cosine(query.vector, document.vector_embedding);
-        return { summary: summaryView(document), score: similarity, similarity };
-      })
-      .sort((a, b) => b.score - a.score)
-      .slice(0, query.limit);
-    return Promise.resolve(matches);
+    const mine = [...this.documents.values()]
+      .map((stored) => stored.document)
+      .filter((document) => document.userId === userId);
+    const ranked = rankHybrid(
+      mine.map((document) => ({
+        id: document.sessionId,
+        vector: document.vector_embedding,
+        text: termCounts(document.summary),
+      })),
+      { vector: query.vector, terms: queryTerms(query.text) },
+      query.limit,
+    );
+    const bySession = new Map(mine.map((document) => [document.sessionId, document]));
+    return Promise.resolve(
+      ranked.map((hit) => ({
+        summary: summaryView(bySession.get(hit.id)!),
+        score: hit.score,
+        similarity: hit.similarity,
+      })),
+    );
   }
 
   list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage> {
