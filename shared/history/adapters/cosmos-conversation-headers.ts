@@ -2,7 +2,6 @@
 // change is a patch of its writer's fields, conditioned on the stored header where a late or repeated write must
 // not win (a commit older than the stored count, a turn already recorded, a model title over a user's). The list is
 // one single-partition query newest first, paged with Cosmos DB's own continuation inside our opaque token.
-import { createHash } from 'node:crypto';
 import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {
@@ -13,7 +12,6 @@ import {
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { ValidationError } from '../../errors.js';
 import { conversationHeaderSchema, type ConversationHeader } from '../contracts.js';
 import {
   newConversationHeader,
@@ -23,6 +21,7 @@ import {
 } from '../conversation-headers.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
 import { conditionNumber, patchItem } from '../../cosmos/adapters/cosmos-patch.js';
+import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 
 /** The words of a search sent to Cosmos DB; more add cost and hardly narrow a title search. */
 const MAX_SEARCH_WORDS = 16;
@@ -93,8 +92,7 @@ export function createCosmosConversationHeaders(
     },
 
     async list(userId, listOptions) {
-      const limit = Math.max(1, Math.floor(listOptions.limit));
-      const key = listKey(userId, listOptions.match?.q);
+      const key = listKey([userId, listOptions.match?.q ?? null]);
       const query = listQuery(listOptions.match, options.fullText);
       if (query === undefined) return { headers: [] };
       const keep = (header: ConversationHeader) =>
@@ -103,35 +101,21 @@ export function createCosmosConversationHeaders(
         listOptions.match.sessionIds.includes(header.sessionId) ||
         fullTextMatches(header.title, listOptions.match.q);
 
-      let continuation =
-        listOptions.continuationToken === undefined
-          ? undefined
-          : decodeListToken(listOptions.continuationToken, key);
-      let fromCaller = continuation !== undefined;
-      const headers: ConversationHeader[] = [];
-      // Cosmos DB may answer a page short (even empty) with more to come: read on until the page is full.
-      do {
-        let page;
-        try {
-          page = await container.items
-            .query(query, {
-              partitionKey: userId,
-              maxItemCount: limit - headers.length,
-              ...(continuation === undefined ? {} : { continuationToken: continuation }),
-            })
-            .fetchNext();
-        } catch (error) {
-          if (fromCaller && (cosmosStatus(error) === 400 || error instanceof SyntaxError))
-            throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
-          throw cosmosFailure('listing conversations', error);
-        }
-        fromCaller = false;
-        headers.push(...parseHeaders(page.resources).filter(keep));
-        continuation = page.continuationToken || undefined;
-      } while (headers.length < limit && continuation !== undefined);
-      return continuation === undefined
-        ? { headers }
-        : { headers, continuationToken: encodeListToken(key, continuation) };
+      const page = await readListPage(container, {
+        query,
+        partitionKey: userId,
+        limit: listOptions.limit,
+        ...(listOptions.continuationToken === undefined
+          ? {}
+          : { continuationToken: listOptions.continuationToken }),
+        list: key,
+        parse: parseHeaders,
+        keep,
+        what: 'listing conversations',
+      });
+      return page.continuationToken === undefined
+        ? { headers: page.items }
+        : { headers: page.items, continuationToken: page.continuationToken };
     },
 
     async totals(userId) {
@@ -189,39 +173,4 @@ function listQuery(match: HeaderListOptions['match'], mode: FullTextMode): SqlQu
   const either = [titleMatches, sessionMatches].filter((clause) => clause !== undefined);
   if (either.length === 0) return undefined;
   return { query: `${base} AND (${either.join(' OR ')}) ${order}`, parameters };
-}
-
-// --- The list's continuation token ----------------------------------------------------------------------------
-
-const INVALID_TOKEN =
-  'Invalid continuationToken: pass back the continuationToken of the previous page of this same list, unchanged.';
-
-/**
- * What the caller holds between pages (base64url JSON): our version, which list it continues (a hash of the user
- * and the search, so a token of another list is refused rather than misread), and Cosmos DB's own continuation.
- */
-const listTokenSchema = z.object({ v: z.literal(1), list: z.string(), cosmos: z.string().min(1) });
-
-function listKey(userId: string, q: string | undefined): string {
-  return createHash('sha256')
-    .update(JSON.stringify([userId, q ?? null]))
-    .digest('base64url')
-    .slice(0, 16);
-}
-
-function encodeListToken(list: string, cosmos: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, list, cosmos })).toString('base64url');
-}
-
-function decodeListToken(token: string, list: string): string {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
-  const parsed = listTokenSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.list !== list)
-    throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
-  return parsed.data.cosmos;
 }

@@ -2,7 +2,6 @@
 // sessionId). Writes are conditioned on the version read (If-Match); the list is one single-partition query newest
 // first behind an opaque token bound to the user; search is hybrid (RRF of vector and full-text ranks), answered by
 // Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
-import { createHash } from 'node:crypto';
 import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
@@ -17,7 +16,7 @@ import {
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
-import { ValidationError } from '../../errors.js';
+import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 import type { FullTextMode } from '../../history/full-text.js';
 import { queryWords } from '../../history/full-text.js';
 import {
@@ -163,41 +162,23 @@ export function createCosmosConversationSummaries(
     },
 
     async list(userId, listOptions) {
-      const limit = Math.max(1, Math.floor(listOptions.limit));
-      const key = listKey(userId);
-      let continuation =
-        listOptions.continuationToken === undefined
-          ? undefined
-          : decodeListToken(listOptions.continuationToken, key);
-      let fromCaller = continuation !== undefined;
-      const summaries: ConversationSummaryView[] = [];
-      const query: SqlQuerySpec = {
-        query: `SELECT ${VIEW_PROJECTION} FROM c WHERE c.kind = @kind ORDER BY c.timestamp DESC`,
-        parameters: [{ name: '@kind', value: KIND }],
-      };
-      // Cosmos DB may answer a page short (even empty) with more to come: read on until the page is full.
-      do {
-        let page;
-        try {
-          page = await container.items
-            .query(query, {
-              partitionKey: userId,
-              maxItemCount: limit - summaries.length,
-              ...(continuation === undefined ? {} : { continuationToken: continuation }),
-            })
-            .fetchNext();
-        } catch (error) {
-          if (fromCaller && (cosmosStatus(error) === 400 || error instanceof SyntaxError))
-            throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
-          throw cosmosFailure('listing conversation summaries', error);
-        }
-        fromCaller = false;
-        summaries.push(...parseStored(z.array(summaryViewSchema), page.resources, 'conversation summaries'));
-        continuation = page.continuationToken || undefined;
-      } while (summaries.length < limit && continuation !== undefined);
-      return continuation === undefined
-        ? { summaries }
-        : { summaries, continuationToken: encodeListToken(key, continuation) };
+      const page = await readListPage(container, {
+        query: {
+          query: `SELECT ${VIEW_PROJECTION} FROM c WHERE c.kind = @kind ORDER BY c.timestamp DESC`,
+          parameters: [{ name: '@kind', value: KIND }],
+        },
+        partitionKey: userId,
+        limit: listOptions.limit,
+        ...(listOptions.continuationToken === undefined
+          ? {}
+          : { continuationToken: listOptions.continuationToken }),
+        list: listKey(['conversation-summaries', userId]),
+        parse: (resources) => parseStored(z.array(summaryViewSchema), resources, 'conversation summaries'),
+        what: 'listing conversation summaries',
+      });
+      return page.continuationToken === undefined
+        ? { summaries: page.items }
+        : { summaries: page.items, continuationToken: page.continuationToken };
     },
 
     async delete(userId, sessionId) {
@@ -373,38 +354,3 @@ class CandidateCache {
 }
 
 const candidateKey = (userId: string, id: string) => `${userId}\u0000${id}`;
-
-// --- The list's continuation token ----------------------------------------------------------------------------
-
-const INVALID_TOKEN =
-  'Invalid continuationToken: pass back the continuationToken of the previous page of this same list, unchanged.';
-
-/**
- * What the caller holds between pages (base64url JSON): our version, which list it continues (a hash of the user,
- * so another user's token is refused rather than read), and Cosmos DB's own continuation.
- */
-const listTokenSchema = z.object({ v: z.literal(1), list: z.string(), cosmos: z.string().min(1) });
-
-function listKey(userId: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify(['conversation-summaries', userId]))
-    .digest('base64url')
-    .slice(0, 16);
-}
-
-function encodeListToken(list: string, cosmos: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, list, cosmos })).toString('base64url');
-}
-
-function decodeListToken(token: string, list: string): string {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
-  const parsed = listTokenSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.list !== list)
-    throw new ValidationError(INVALID_TOKEN, [{ path: 'continuationToken', message: INVALID_TOKEN }]);
-  return parsed.data.cosmos;
-}
