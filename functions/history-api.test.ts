@@ -21,6 +21,7 @@ import {
   factSource,
   profileFact,
   summaryDocument,
+  storeFacts,
 } from '../test/support/memory-fixtures.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
 import { postChatEndpoint } from './chat.js';
@@ -546,8 +547,9 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
     // What long-term memory kept of it: its summary, a fact only it taught, one also said in the sibling.
     await app.fakes.summaries.put(summaryDocument('user_001', sessionId), undefined);
     await app.fakes.summaries.put(summaryDocument('user_001', sibling.sessionId), undefined);
-    await app.fakes.facts.put(profileFact('user_001', 'only-here', [factSource(sessionId, 1)]));
-    await app.fakes.facts.put(
+    await storeFacts(app.fakes.facts, profileFact('user_001', 'only-here', [factSource(sessionId, 1)]));
+    await storeFacts(
+      app.fakes.facts,
       profileFact('user_001', 'both', [factSource(sessionId, 1), factSource(sibling.sessionId, 2)]),
     );
     await app.fakes.facts.createConsolidation(consolidationRecord('user_001', sessionId, chatMessageId));

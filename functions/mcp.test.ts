@@ -14,7 +14,7 @@ import type { ProtectedResourceMetadata } from '../shared/identity/protected-res
 import { callEndpoint } from '../test/support/call-endpoint.js';
 import { inProcessFetch } from '../test/support/in-process-fetch.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
-import { factSource, profileFact } from '../test/support/memory-fixtures.js';
+import { factSource, profileFact, storeFacts } from '../test/support/memory-fixtures.js';
 import { mcpHandler, protectedResourceMetadataEndpoint } from './mcp.js';
 
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
@@ -112,12 +112,14 @@ describe('Entra ID mode', () => {
 
   it("serves the SDK's client as the token's user", async () => {
     const app = entraApp();
-    await app.fakes.facts.put(
+    await storeFacts(
+      app.fakes.facts,
       profileFact(OID, 'f1', [factSource('11111111-1111-4111-8111-111111111111', 1)], {
         statement: 'Likes Lisbon.',
       }),
     );
-    await app.fakes.facts.put(
+    await storeFacts(
+      app.fakes.facts,
       profileFact('user_001', 'f2', [factSource('11111111-1111-4111-8111-111111111111', 1)]),
     );
     const client = new Client({ name: 'test', version: '1' });

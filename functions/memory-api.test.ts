@@ -18,6 +18,7 @@ import {
   onDay,
   profileFact,
   summaryDocument,
+  storeFacts,
 } from '../test/support/memory-fixtures.js';
 import { deleteMemoriesEndpoint, getMemoriesEndpoint, searchConversationsEndpoint } from './memory-api.js';
 
@@ -76,7 +77,8 @@ beforeEach(async () => {
     }),
     undefined,
   );
-  await app.fakes.facts.put(
+  await storeFacts(
+    app.fakes.facts,
     profileFact('user_001', 'tea', [factSource(LISBON, 3)], {
       category: 'personal_preferences',
       statement: 'Drinks tea.',
@@ -86,19 +88,21 @@ beforeEach(async () => {
       changeReason: 'Said they switched to coffee.',
     }),
   );
-  await app.fakes.facts.put(
+  await storeFacts(
+    app.fakes.facts,
     profileFact('user_001', 'coffee', [factSource(RUST, 4)], {
       category: 'personal_preferences',
       statement: 'Drinks coffee.',
     }),
   );
-  await app.fakes.facts.put(
+  await storeFacts(
+    app.fakes.facts,
     profileFact('user_001', 'lisbon-trip', [factSource(LISBON, 3), factSource(COOKING, 5)], {
       category: 'goals',
       statement: 'Plans a trip to Lisbon.',
     }),
   );
-  await app.fakes.facts.put(profileFact('user_002', 'bobs', [factSource(LISBON, 3)]));
+  await storeFacts(app.fakes.facts, profileFact('user_002', 'bobs', [factSource(LISBON, 3)]));
   await app.fakes.facts.createConsolidation(consolidationRecord('user_001', LISBON, 'turn-3'));
 });
 

@@ -16,6 +16,7 @@ import { answerText } from '../streaming/turn-transcript.js';
 import { EventSeqTakenError } from '../streaming/turn-event-store.js';
 import { createChatTools } from '../tools/index.js';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
+import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
 import type { ChatTurnInput, LlmStepInput, TurnRef } from './contracts.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
@@ -574,8 +575,8 @@ describe('chat turn steps', () => {
     }
 
     it("is personalised with the user's facts, sent in every round, stored and announced with the turn", async () => {
-      await profile.put(sailing);
-      await profile.put({ ...sailing, id: 'fact-2', statement: 'Likes golf.', status: 'superseded' });
+      await storeFacts(profile, sailing);
+      await storeFacts(profile, { ...sailing, id: 'fact-2', statement: 'Likes golf.', status: 'superseded' });
       const counter = countReads();
       await runWholeTurn();
       const system = model.requests[0]?.messages[0];
@@ -599,13 +600,13 @@ describe('chat turn steps', () => {
     });
 
     it("is the stored one in the conversation's later turns, without reading the profile again", async () => {
-      await profile.put(sailing);
+      await storeFacts(profile, sailing);
       model = new ScriptedModel([answerReply, answerReply]);
       await llmStep(services(), round0);
       const first = model.requests[0]?.messages[0];
       expect(first?.content).toContain('Loves sailing.');
       const counter = countReads();
-      await profile.put({ ...sailing, id: 'fact-3', statement: 'Now loves rowing.' });
+      await storeFacts(profile, { ...sailing, id: 'fact-3', statement: 'Now loves rowing.' });
 
       const next = { ...ref, chatMessageId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
       events = new MemoryEvents();
@@ -622,7 +623,7 @@ describe('chat turn steps', () => {
     });
 
     it('is the basic one when the turn was posted with use_memory false: the profile is never read', async () => {
-      await profile.put(sailing);
+      await storeFacts(profile, sailing);
       const counter = countReads();
       model = new ScriptedModel([answerReply]);
       await llmStep(services(), { ...round0, useMemory: false });
@@ -661,7 +662,7 @@ describe('chat turn steps', () => {
     });
 
     it('is announced again with the commit a crashed step had made, and kept by a turn that failed after a tool round', async () => {
-      await profile.put(sailing);
+      await storeFacts(profile, sailing);
       model = new ScriptedModel([answerReply]);
       await llmStep(services(), round0);
       const end = storedEvents().at(-1)!;
@@ -687,7 +688,7 @@ describe('chat turn steps', () => {
     });
 
     it('is the basic one, and none is stored, in a conversation begun before prompts were kept', async () => {
-      await profile.put(sailing);
+      await storeFacts(profile, sailing);
       const counter = countReads();
       memory.messages = [
         { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'hi', timestamp: 't', ordinal: 0 },

@@ -1,8 +1,10 @@
 // The memory worker's use-case over the in-memory memory ports and a recording model: a turn is consolidated once
-// however often its event is delivered; repeating a fact reaffirms it; a contradiction supersedes; only the user's
-// own words reach the profile (a tool result saying "the user loves spiders" never does, checked on the real wire);
-// use_memory false, failed turns and deleted conversations leave no trace; the summary grows with the conversation,
-// one document; and a failing model delays the turn's memory over a few deliveries, never another part of it.
+// however often its event is delivered; repeating a fact reaffirms it; a contradiction supersedes; two conversations
+// changing one fact at once end as if one came after the other, losing no source and never making a superseded fact
+// active again; only the user's own words reach the profile (a tool result saying "the user loves spiders" never
+// does, checked on the real wire); use_memory false, failed turns and deleted conversations leave no trace; the
+// summary grows with the conversation, one document; and a failing model delays the turn's memory over a few
+// deliveries, never another part of it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
@@ -12,6 +14,7 @@ import { ValidationError } from '../errors.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
 import { consolidationId, type ProfileFact, type SummaryContent } from './contracts.js';
+import { FACT_WRITE_ATTEMPTS } from './profile-facts.js';
 import {
   consolidateTurn,
   MODEL_DELIVERIES,
@@ -197,6 +200,50 @@ const snapshot = () =>
   });
 const memoryIsEmpty = () => summaries.documents.size + facts.facts.size + facts.records.size === 0;
 
+/** A promise and its resolve, for holding one side of a race until the other has got somewhere. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * Makes two turns race on one fact as two workers of two conversations do: neither writes it before both have read
+ * it (both hold the same version), then the write `landsFirst` picks lands while the other waits, and that one
+ * writes on the version it read, no longer the stored one. `held` is what its write answered.
+ */
+function race(factId: string, landsFirst: (fact: ProfileFact) => boolean): { held?: 'written' | 'conflict' } {
+  const get = facts.get.bind(facts);
+  const put = facts.put.bind(facts);
+  const outcome: { held?: 'written' | 'conflict' } = {};
+  const bothRead = gate();
+  const firstLanded = gate();
+  let reads = 0;
+  facts.get = async (user, id) => {
+    const read = await get(user, id);
+    if (id === factId && reads < 2) {
+      if (++reads === 2) bothRead.open();
+      await bothRead.opened;
+    }
+    return read;
+  };
+  facts.put = async (fact, version) => {
+    if (fact.id !== factId || outcome.held !== undefined) return put(fact, version);
+    if (landsFirst(fact)) {
+      const written = await put(fact, version);
+      firstLanded.open();
+      return written;
+    }
+    await firstLanded.opened;
+    outcome.held = await put(fact, version);
+    return outcome.held;
+  };
+  return outcome;
+}
+
+const saidIn = (session: string) => (fact: ProfileFact) =>
+  fact.provenance.some((known) => known.sessionId === session);
+
 describe('consolidateTurn', () => {
   it("writes the conversation's summary with its embedding and the facts the user stated, with provenance", async () => {
     const outcome = await consolidateTurn(services, turn(0, 'I like tea. What goes with it?'), log);
@@ -267,10 +314,10 @@ describe('consolidateTurn', () => {
     });
     const put = facts.put.bind(facts);
     let failures = 1;
-    facts.put = (fact: ProfileFact) =>
+    facts.put = (fact: ProfileFact, version: string | undefined) =>
       fact.category === 'goals' && failures-- > 0
         ? Promise.reject(new Error('Cosmos DB unavailable'))
-        : put(fact);
+        : put(fact, version);
 
     const event = turn(0, 'I like tea and I want to learn Greek.');
     await expect(consolidateTurn(services, event, log)).rejects.toThrow('Cosmos DB unavailable');
@@ -310,6 +357,134 @@ describe('consolidateTurn', () => {
     expect((await facts.getConsolidation(userId, other, chatId(1)))?.changes).toEqual([
       { op: 'reaffirm', factId: tea?.id },
     ]);
+  });
+
+  it('keeps both sources when two conversations reaffirm a fact at the same moment', async () => {
+    await consolidateTurn(services, turn(0, 'I like tea.'), log);
+    const [tea] = await allFacts();
+    const [first, second] = [
+      (await sessions.create(userId)).sessionId,
+      (await sessions.create(userId)).sessionId,
+    ];
+    const racing = race(tea!.id, saidIn(first));
+
+    await Promise.all([
+      consolidateTurn(services, turn(1, 'As I said, I like tea.', { session: first }), log),
+      consolidateTurn(services, turn(2, 'I like tea. Really.', { session: second }), log),
+    ]);
+
+    // The second write was made on the version both read: refused, then made again on the first one's result.
+    expect(racing.held).toBe('conflict');
+    expect(await allFacts()).toEqual([
+      expect.objectContaining({
+        id: tea!.id,
+        status: 'active',
+        provenance: [source(0), { ...source(1), sessionId: first }, { ...source(2), sessionId: second }],
+      }),
+    ]);
+  });
+
+  describe('when one conversation supersedes a fact while another reaffirms it', () => {
+    let contoso: ProfileFact;
+    let moving: string;
+    let staying: string;
+    const fabrikam = () => newFactId(moving, chatId(1), 0);
+    beforeEach(async () => {
+      model.profile = () => ({
+        ...noChanges,
+        add: [
+          {
+            category: 'work_profile',
+            statement: 'The user works at Contoso.',
+            evidence: 'I work at Contoso',
+          },
+        ],
+      });
+      await consolidateTurn(services, turn(0, 'I work at Contoso.'), log);
+      [contoso] = (await allFacts()) as [ProfileFact];
+      moving = (await sessions.create(userId)).sessionId;
+      staying = (await sessions.create(userId)).sessionId;
+      const replace: ProposedProfileChanges = {
+        ...noChanges,
+        replace: [
+          {
+            factId: contoso.id,
+            category: 'work_profile',
+            statement: 'The user works at Fabrikam.',
+            evidence: 'now work at Fabrikam',
+            reason: 'The user changed employer.',
+          },
+        ],
+      };
+      const reaffirm = model.profile;
+      model.profile = (input) => (input.userMessage.includes('Fabrikam') ? replace : reaffirm(input));
+    });
+    const both = () =>
+      Promise.all([
+        consolidateTurn(
+          services,
+          turn(1, 'I left Contoso and now work at Fabrikam.', { session: moving }),
+          log,
+        ),
+        consolidateTurn(services, turn(2, 'I work at Contoso, remember?', { session: staying }), log),
+      ]);
+
+    it('ends superseded, never active again, when the supersede lands first', async () => {
+      const racing = race(contoso.id, (fact) => fact.status === 'superseded');
+      await both();
+
+      // The reaffirmation, written on the version it read, is refused; read again, the fact is no longer active.
+      expect(racing.held).toBe('conflict');
+      expect(await facts.getConsolidation(userId, staying, chatId(2))).toMatchObject({
+        changes: [{ op: 'reaffirm', factId: contoso.id }],
+      });
+      expect(await allFacts()).toEqual([
+        {
+          ...contoso,
+          status: 'superseded',
+          validUntil: at,
+          supersededBy: fabrikam(),
+          changeReason: 'The user changed employer.',
+          updatedAt: later,
+        },
+        expect.objectContaining({ id: fabrikam(), status: 'active' }),
+      ]);
+    });
+
+    it('ends superseded with the reaffirming source kept when the reaffirmation lands first', async () => {
+      const racing = race(contoso.id, saidIn(staying));
+      await both();
+
+      expect(racing.held).toBe('conflict');
+      expect(await allFacts()).toEqual([
+        {
+          ...contoso,
+          status: 'superseded',
+          validUntil: at,
+          supersededBy: fabrikam(),
+          changeReason: 'The user changed employer.',
+          provenance: [source(0), { ...source(2), sessionId: staying }],
+          updatedAt: later,
+        },
+        expect.objectContaining({ id: fabrikam(), status: 'active' }),
+      ]);
+    });
+  });
+
+  it('throws after a fact keeps changing under its writes, and applies the record on the redelivery', async () => {
+    const put = facts.put.bind(facts);
+    facts.put = () => Promise.resolve('conflict');
+    const event = turn(0, 'I like tea.');
+    await expect(consolidateTurn(services, event, log)).rejects.toThrow(
+      `changed under ${FACT_WRITE_ATTEMPTS} writes in a row`,
+    );
+    expect((await facts.getConsolidation(userId, sessionId, chatId(0)))?.appliedAt).toBeUndefined();
+
+    facts.put = put;
+    expect(await consolidateTurn(services, event, log, { deliveryCount: 2 })).toMatchObject({
+      profile: 'applied',
+    });
+    expect((await allFacts()).map((f) => f.statement)).toEqual(['The user likes tea.']);
   });
 
   it('supersedes a contradicted fact, keeping when and why, and makes the new one active', async () => {

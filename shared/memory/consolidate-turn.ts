@@ -13,12 +13,11 @@ import {
   type ConsolidationRecord,
   type ConversationSummaryDocument,
   type FactSource,
-  type ProfileFact,
 } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 import { forgetConversation } from './forget-memories.js';
 import { proposeProfileChanges, summariseConversation } from './memory-llm.js';
-import type { ProfileFacts } from './profile-facts.js';
+import { FACT_WRITE_ATTEMPTS, type ProfileFacts, type StoredFact } from './profile-facts.js';
 import { applyChange, factIdsOf, mergeProfileChanges, type DroppedChange } from './profile-merge.js';
 
 export interface MemoryWorkerServices {
@@ -254,18 +253,33 @@ async function consolidateProfile(
   return 'applied';
 }
 
-/** Each change reads the facts it may write and writes what applyChange says; the changes touch distinct facts. */
+/**
+ * Each change reads the facts it may write and writes what applyChange says, on the versions read: another
+ * conversation's turn (consolidated at the same time, the worker orders turns per conversation only) or a forget
+ * may change the same fact in between, and an unconditional write would drop its provenance entry or make a fact
+ * it superseded active again. On a conflict the change is read and computed again; applyChange writes nothing of
+ * what is already in, so the end state is the one of applying the two in some order. The changes of one record
+ * touch distinct facts.
+ */
 async function applyRecord(facts: ProfileFacts, record: ConsolidationRecord): Promise<void> {
   const context = { userId: record.userId, source: record.source, decidedAt: record.createdAt };
   await Promise.all(
     record.changes.map(async (change) => {
-      const read = await Promise.all(factIdsOf(change).map((id) => facts.get(record.userId, id)));
-      const stored = new Map(
-        read
-          .filter((fact): fact is ProfileFact => fact !== undefined)
-          .map((fact) => [fact.id, fact] as const),
+      for (let attempt = 1; attempt <= FACT_WRITE_ATTEMPTS; attempt++) {
+        const read = await Promise.all(factIdsOf(change).map((id) => facts.get(record.userId, id)));
+        const found = read.filter((item): item is StoredFact => item !== undefined);
+        const stored = new Map(found.map(({ fact }) => [fact.id, fact] as const));
+        const versions = new Map(found.map(({ fact, version }) => [fact.id, version] as const));
+        // A fact not read is created only if still absent; one read is replaced only if still at that version.
+        const outcomes = await Promise.all(
+          applyChange(change, stored, context).map((fact) => facts.put(fact, versions.get(fact.id))),
+        );
+        if (outcomes.every((outcome) => outcome === 'written')) return;
+      }
+      throw new Error(
+        `Profile fact ${change.factId} of user ${record.userId} changed under ${FACT_WRITE_ATTEMPTS} writes in a ` +
+          `row while applying ${record.id}; the event will be delivered again.`,
       );
-      await Promise.all(applyChange(change, stored, context).map((fact) => facts.put(fact)));
     }),
   );
 }

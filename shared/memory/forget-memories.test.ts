@@ -1,5 +1,6 @@
 // Forgetting over the in-memory fakes: everything of a user (and nobody else's), one fact, and one conversation
-// (its summary, its consolidation records, the facts only it taught, and its sources in facts said elsewhere).
+// (its summary, its consolidation records, the facts only it taught, and its sources in facts said elsewhere), also
+// when the memory worker adds another conversation's source to one of those facts at the same moment.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import {
@@ -8,6 +9,7 @@ import {
   onDay,
   profileFact,
   summaryDocument,
+  storeFacts,
 } from '../../test/support/memory-fixtures.js';
 import { consolidationId, type FactSource, type ProfileFact } from './contracts.js';
 import { forgetAll, forgetConversation, forgetFact, type ForgetServices } from './forget-memories.js';
@@ -39,9 +41,9 @@ describe('forgetAll', () => {
     await summaries.put(summary(S1), undefined);
     await summaries.put(summary(S2), undefined);
     await summaries.put(summary(S1, 'user_002'), undefined);
-    await facts.put(fact('f1', [source(S1, 1)]));
-    await facts.put({ ...fact('f2', [source(S2, 2)]), status: 'superseded', validUntil: at(4) });
-    await facts.put(fact('theirs', [source(S1, 1)], 'user_002'));
+    await storeFacts(facts, fact('f1', [source(S1, 1)]));
+    await storeFacts(facts, { ...fact('f2', [source(S2, 2)]), status: 'superseded', validUntil: at(4) });
+    await storeFacts(facts, fact('theirs', [source(S1, 1)], 'user_002'));
     await facts.createConsolidation(record(S1, 'c1'));
 
     expect(await forgetAll(services, 'user_001')).toEqual({ profileItems: 3, summaries: 2 });
@@ -56,8 +58,8 @@ describe('forgetAll', () => {
 
 describe('forgetFact', () => {
   it('removes one fact of the user whatever its status; another id or user finds nothing', async () => {
-    await facts.put({ ...fact('f1', [source(S1, 1)]), status: 'retracted', validUntil: at(2) });
-    await facts.put(fact('f2', [source(S1, 1)]));
+    await storeFacts(facts, { ...fact('f1', [source(S1, 1)]), status: 'retracted', validUntil: at(2) });
+    await storeFacts(facts, fact('f2', [source(S1, 1)]));
     expect(await forgetFact(services, 'user_002', 'f1')).toBe(false);
     expect(await forgetFact(services, 'user_001', 'f1')).toBe(true);
     expect(await forgetFact(services, 'user_001', 'f1')).toBe(false);
@@ -79,11 +81,11 @@ describe('forgetConversation', () => {
       validUntil: at(2),
       supersededBy: 'only-here',
     };
-    for (const f of [onlyHere, alsoElsewhere, saidLaterHere, elsewhere, supersededHere]) await facts.put(f);
+    await storeFacts(facts, onlyHere, alsoElsewhere, saidLaterHere, elsewhere, supersededHere);
     await facts.createConsolidation(record(S1, 'c1'));
     await facts.createConsolidation(record(S1, 'c2'));
     await facts.createConsolidation(record(S2, 'c3'));
-    await facts.put(fact('theirs', [source(S1, 1)], 'user_002'));
+    await storeFacts(facts, fact('theirs', [source(S1, 1)], 'user_002'));
 
     expect(await forgetConversation(services, 'user_001', S1)).toEqual({
       summary: true,
@@ -112,7 +114,7 @@ describe('forgetConversation', () => {
 
   it('is idempotent: a second run, or a conversation never summarised, finds nothing to do', async () => {
     await summaries.put(summary(S1), undefined);
-    await facts.put(fact('f', [source(S1, 1), source(S2, 2)]));
+    await storeFacts(facts, fact('f', [source(S1, 1), source(S2, 2)]));
     await forgetConversation(services, 'user_001', S1);
     const after = await facts.list('user_001');
     expect(await forgetConversation(services, 'user_001', S1)).toEqual({
@@ -124,9 +126,57 @@ describe('forgetConversation', () => {
     expect(await facts.list('user_001')).toEqual(after);
   });
 
+  describe('while the memory worker reaffirms a fact of it from another conversation', () => {
+    const S3 = '33333333-3333-4333-8333-333333333333';
+    /** What the worker's reaffirmation writes: the fact with one more source, on the version it read. */
+    async function reaffirm(factId: string, said: FactSource): Promise<void> {
+      const stored = await facts.get('user_001', factId);
+      const fact = stored!.fact;
+      const written = await facts.put({ ...fact, provenance: [...fact.provenance, said] }, stored!.version);
+      expect(written).toBe('written');
+    }
+
+    it('keeps a fact it was about to delete, with the new source only, when the reaffirmation lands first', async () => {
+      const onlyHere = fact('f', [source(S1, 1)]);
+      await storeFacts(facts, onlyHere);
+      const remove = facts.delete.bind(facts);
+      let deletes = 0;
+      facts.delete = async (userId, factId, version) => {
+        if (deletes++ === 0) await reaffirm(factId, source(S2, 2));
+        return remove(userId, factId, version);
+      };
+
+      expect(await forgetConversation(services, 'user_001', S1)).toMatchObject({
+        factsDeleted: 0,
+        factsKept: 1,
+      });
+      expect(await facts.list('user_001')).toEqual([
+        { ...onlyHere, provenance: [source(S2, 2)], validFrom: at(2), updatedAt: NOW.toISOString() },
+      ]);
+    });
+
+    it('keeps the new source when the reaffirmation lands before its rewrite', async () => {
+      await storeFacts(facts, fact('f', [source(S1, 1), source(S2, 2)]));
+      const put = facts.put.bind(facts);
+      let puts = 0;
+      facts.put = async (written, version) => {
+        if (puts++ === 0) await reaffirm(written.id, source(S3, 3));
+        return put(written, version);
+      };
+
+      expect(await forgetConversation(services, 'user_001', S1)).toMatchObject({
+        factsDeleted: 0,
+        factsKept: 1,
+      });
+      expect((await facts.list('user_001')).map((f) => f.provenance)).toEqual([
+        [source(S2, 2), source(S3, 3)],
+      ]);
+    });
+  });
+
   it("leaves another user's conversation of the same id alone", async () => {
     await summaries.put(summary(S1, 'user_002'), undefined);
-    await facts.put(fact('theirs', [source(S1, 1)], 'user_002'));
+    await storeFacts(facts, fact('theirs', [source(S1, 1)], 'user_002'));
     await facts.createConsolidation(record(S1, 'c1', 'user_002'));
     await forgetConversation(services, 'user_001', S1);
     expect(await summaries.get('user_002', S1)).toBeDefined();

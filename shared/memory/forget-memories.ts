@@ -3,7 +3,7 @@
 import { mapBounded } from '../bounded-parallel.js';
 import type { FactSource, ProfileFact } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
-import type { ProfileFacts } from './profile-facts.js';
+import { FACT_WRITE_ATTEMPTS, type ProfileFacts } from './profile-facts.js';
 
 export interface ForgetServices {
   summaries: ConversationSummaries;
@@ -60,17 +60,45 @@ export async function forgetConversation(
     services.facts.fromSession(userId, sessionId),
   ]);
   const now = (services.now?.() ?? new Date()).toISOString();
-  const outcomes = await mapBounded(facts, FACT_PARALLELISM, async (fact) => {
-    const kept = withoutSession(fact, sessionId, now);
-    if (kept === undefined) return (await services.facts.delete(userId, fact.id)) ? 'deleted' : 'gone';
-    await services.facts.put(kept);
-    return 'kept';
-  });
+  const outcomes = await mapBounded(facts, FACT_PARALLELISM, (fact) =>
+    forgetSessionIn(services.facts, userId, fact.id, sessionId, now),
+  );
   const factsDeleted = outcomes.filter((outcome) => outcome === 'deleted').length;
   const factsKept = outcomes.filter((outcome) => outcome === 'kept').length;
   // The records go after the facts: a retry after a failure above still finds the facts through fromSession.
   const consolidations = await services.facts.deleteConsolidations(userId, sessionId);
   return { summary, factsDeleted, factsKept, consolidations };
+}
+
+/**
+ * One fact without the session's sources, written on the version read: the memory worker may add another
+ * conversation's source to it at the same moment (the user said it again there), and an unconditional rewrite or
+ * delete would drop that source, or the whole fact. On a conflict the fact is read and decided again, so the end
+ * state is the one of the two in some order. A fact the worker has not yet reaffirmed when it is deleted stays
+ * deleted: the worker's conditional write then finds it gone and writes nothing, as if it had come after.
+ */
+async function forgetSessionIn(
+  facts: ProfileFacts,
+  userId: string,
+  factId: string,
+  sessionId: string,
+  now: string,
+): Promise<'deleted' | 'kept' | 'gone'> {
+  for (let attempt = 1; attempt <= FACT_WRITE_ATTEMPTS; attempt++) {
+    const stored = await facts.get(userId, factId);
+    if (stored === undefined) return 'gone';
+    const kept = withoutSession(stored.fact, sessionId, now);
+    if (kept === undefined) {
+      if (await facts.delete(userId, factId, stored.version)) return 'deleted';
+    } else if (kept === stored.fact) {
+      // The session's sources are gone already (another forget of it came first): nothing left to do.
+      return 'gone';
+    } else if ((await facts.put(kept, stored.version)) === 'written') return 'kept';
+  }
+  throw new Error(
+    `Profile fact ${factId} of user ${userId} changed under ${FACT_WRITE_ATTEMPTS} writes in a row while ` +
+      `forgetting session ${sessionId}; forgetting it again finishes the job.`,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
 // the turn.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
+import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from './contracts.js';
 import {
   conversationSystemPrompt,
@@ -106,9 +107,9 @@ describe('fetchProfileWithin', () => {
 
   it("answers the user's active facts only", async () => {
     const store = new MemoryProfileFacts();
-    await store.put(fact('a'));
-    await store.put(fact('b', { status: 'superseded' }));
-    await store.put(fact('c', { userId: 'user_002' }));
+    await storeFacts(store, fact('a'));
+    await storeFacts(store, fact('b', { status: 'superseded' }));
+    await storeFacts(store, fact('c', { userId: 'user_002' }));
     const warnings = new Warnings();
     const found = await fetchProfileWithin(store, 'user_001', PROFILE_FETCH_BUDGET_MS, warnings);
     expect(found?.map((f) => f.id)).toEqual(['a']);

@@ -22,6 +22,7 @@ import {
   type ConversationSummaryDocument,
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
+import { storeFacts } from '../support/memory-fixtures.js';
 
 const DIMENSIONS = 64;
 
@@ -279,13 +280,14 @@ describe('Cosmos DB conversation summaries', () => {
 });
 
 describe('Cosmos DB profile facts', () => {
-  it('puts, gets and lists facts oldest first, by status when asked', async () => {
-    await stores.facts.put(factOf('pu-1', 'f-b', { createdAt: at(2) }));
-    await stores.facts.put(
+  it('creates, gets and lists facts oldest first, by status when asked', async () => {
+    await storeFacts(
+      stores.facts,
+      factOf('pu-1', 'f-b', { createdAt: at(2) }),
       factOf('pu-1', 'f-a', { createdAt: at(1), status: 'superseded', supersededBy: 'f-b' }),
+      factOf('pu-1', 'f-c', { createdAt: at(2), status: 'retracted' }),
+      factOf('pu-2', 'f-a'),
     );
-    await stores.facts.put(factOf('pu-1', 'f-c', { createdAt: at(2), status: 'retracted' }));
-    await stores.facts.put(factOf('pu-2', 'f-a'));
 
     expect((await stores.facts.list('pu-1')).map((fact) => fact.id)).toEqual(['f-a', 'f-b', 'f-c']);
     expect((await stores.facts.list('pu-1', { statuses: ['active'] })).map((fact) => fact.id)).toEqual([
@@ -295,20 +297,44 @@ describe('Cosmos DB profile facts', () => {
       (await stores.facts.list('pu-1', { statuses: ['superseded', 'retracted'] })).map((fact) => fact.id),
     ).toEqual(['f-a', 'f-c']);
     expect(await stores.facts.list('pu-1', { statuses: [] })).toEqual([]);
-    expect(await stores.facts.get('pu-1', 'f-a')).toMatchObject({
+    expect((await stores.facts.get('pu-1', 'f-a'))?.fact).toMatchObject({
       status: 'superseded',
       supersededBy: 'f-b',
     });
     expect(await stores.facts.get('pu-3', 'f-a')).toBeUndefined();
 
-    // Same id: the same item, replaced.
-    await stores.facts.put(factOf('pu-1', 'f-b', { createdAt: at(2), statement: 'Changed' }));
-    expect((await stores.facts.get('pu-1', 'f-b'))?.statement).toBe('Changed');
-    expect(await stores.facts.list('pu-1')).toHaveLength(3);
-
     expect(await stores.facts.delete('pu-1', 'f-b')).toBe(true);
     expect(await stores.facts.delete('pu-1', 'f-b')).toBe(false);
     expect(await stores.facts.get('pu-2', 'f-a')).toBeDefined();
+  });
+
+  it('writes a fact only on the version read: created if absent, replaced or deleted if unchanged', async () => {
+    const fact = factOf('pu-v', 'f-1');
+    expect(await stores.facts.put(fact, undefined)).toBe('written');
+    // Another writer created it first.
+    expect(await stores.facts.put({ ...fact, statement: 'Second creator' }, undefined)).toBe('conflict');
+
+    const read = await stores.facts.get('pu-v', 'f-1');
+    expect(read?.fact).toEqual(fact);
+    const version = read!.version;
+    expect(await stores.facts.put({ ...fact, statement: 'Changed' }, version)).toBe('written');
+    const changed = await stores.facts.get('pu-v', 'f-1');
+    expect(changed?.fact.statement).toBe('Changed');
+    expect(changed?.version).not.toBe(version);
+    // Written on a version another write has replaced since: refused, the other write stays.
+    expect(await stores.facts.put({ ...fact, status: 'retracted' }, version)).toBe('conflict');
+    expect(await stores.facts.delete('pu-v', 'f-1', version)).toBe(false);
+    expect((await stores.facts.get('pu-v', 'f-1'))?.fact).toMatchObject({
+      statement: 'Changed',
+      status: 'active',
+    });
+    expect(await stores.facts.list('pu-v')).toHaveLength(1);
+
+    expect(await stores.facts.delete('pu-v', 'f-1', changed!.version)).toBe(true);
+    // Gone meanwhile: a replace does not bring it back.
+    expect(await stores.facts.put(fact, changed!.version)).toBe('conflict');
+    expect(await stores.facts.delete('pu-v', 'f-1', changed!.version)).toBe(false);
+    expect(await stores.facts.get('pu-v', 'f-1')).toBeUndefined();
   });
 
   it('finds the facts one of whose sources is in a session', async () => {
@@ -318,14 +344,13 @@ describe('Cosmos DB profile facts', () => {
       messageId: `${chatMessageId}_user`,
       at: at(0),
     });
-    await stores.facts.put(factOf('pu-s', 'only-1', { provenance: [source('s-1', 'm-1')] }));
-    await stores.facts.put(
+    await storeFacts(
+      stores.facts,
+      factOf('pu-s', 'only-1', { provenance: [source('s-1', 'm-1')] }),
       factOf('pu-s', 'both', { provenance: [source('s-2', 'm-2'), source('s-1', 'm-3')] }),
-    );
-    await stores.facts.put(
       factOf('pu-s', 'only-2', { provenance: [source('s-2', 'm-4')], status: 'retracted' }),
+      factOf('pu-t', 'theirs', { provenance: [source('s-1', 'm-1')] }),
     );
-    await stores.facts.put(factOf('pu-t', 'theirs', { provenance: [source('s-1', 'm-1')] }));
 
     expect((await stores.facts.fromSession('pu-s', 's-1')).map((fact) => fact.id).sort()).toEqual([
       'both',
@@ -361,7 +386,7 @@ describe('Cosmos DB profile facts', () => {
     await stores.facts.createConsolidation(recordOf('pu-d', 's-1', 'm-2', 'two'));
     await stores.facts.createConsolidation(recordOf('pu-d', 's-2', 'm-3', 'three'));
     await stores.facts.createConsolidation(recordOf('pu-e', 's-1', 'm-1', 'theirs'));
-    await stores.facts.put(factOf('pu-d', 'f-1'));
+    await storeFacts(stores.facts, factOf('pu-d', 'f-1'));
 
     expect(await stores.facts.deleteConsolidations('pu-d', 's-1')).toBe(2);
     expect(await stores.facts.deleteConsolidations('pu-d', 's-1')).toBe(0);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { ConversationSearchHit } from '../../shared/memory/contracts.js';
 import type { UserProfile } from '../../shared/memory/memory-api.js';
-import { factSource, onDay, profileFact, summaryDocument } from '../support/memory-fixtures.js';
+import { factSource, onDay, profileFact, summaryDocument, storeFacts } from '../support/memory-fixtures.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 
 let runtime: LocalRuntime;
@@ -83,13 +83,15 @@ async function seedConversations(tag: string) {
     }),
   );
   const factIds = { tea: `tea-${tag}`, lisbon: `lisbon-${tag}` };
-  await facts.put(
+  await storeFacts(
+    facts,
     profileFact('user_001', factIds.tea, [factSource(sessions.rust, 4)], {
       category: 'personal_preferences',
       statement: `Drinks green tea (${tag}).`,
     }),
   );
-  await facts.put(
+  await storeFacts(
+    facts,
     profileFact('user_001', factIds.lisbon, [factSource(sessions.lisbon, 3)], {
       category: 'goals',
       statement: `Wants to visit Lisbon (${tag}).`,

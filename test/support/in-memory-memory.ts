@@ -16,7 +16,7 @@ import type {
   SummaryPage,
   SummaryQuery,
 } from '../../shared/memory/conversation-summaries.js';
-import type { ProfileFacts } from '../../shared/memory/profile-facts.js';
+import type { ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
 import { queryTerms, rankHybrid, termCounts } from '../../shared/memory/ranking.js';
 
@@ -122,6 +122,9 @@ export class MemoryProfileFacts implements ProfileFacts {
   /** Order of creation, so list() answers oldest first as the adapter does (by createdAt, then id). */
   private order = 0;
   private readonly created = new Map<string, number>();
+  /** Each fact's version, changed by every write, as Cosmos DB's etag is. */
+  private readonly versions = new Map<string, number>();
+  private nextVersion = 1;
 
   list(userId: string, options: { statuses?: readonly FactStatus[] } = {}): Promise<ProfileFact[]> {
     const facts = [...this.facts.entries()]
@@ -135,20 +138,36 @@ export class MemoryProfileFacts implements ProfileFacts {
     return Promise.resolve(facts);
   }
 
-  get(userId: string, factId: string): Promise<ProfileFact | undefined> {
-    const fact = this.facts.get(key(userId, factId));
-    return Promise.resolve(fact ? structuredClone(fact) : undefined);
+  get(userId: string, factId: string): Promise<StoredFact | undefined> {
+    const k = key(userId, factId);
+    const fact = this.facts.get(k);
+    return Promise.resolve(
+      fact ? { fact: structuredClone(fact), version: String(this.versions.get(k)) } : undefined,
+    );
   }
 
-  put(fact: ProfileFact): Promise<void> {
+  put(fact: ProfileFact, version: string | undefined): Promise<'written' | 'conflict'> {
     const k = key(fact.userId, fact.id);
+    if (!this.isAt(k, version)) return Promise.resolve('conflict');
     if (!this.created.has(k)) this.created.set(k, this.order++);
     this.facts.set(k, structuredClone(fact));
-    return Promise.resolve();
+    this.versions.set(k, this.nextVersion++);
+    return Promise.resolve('written');
   }
 
-  delete(userId: string, factId: string): Promise<boolean> {
-    return Promise.resolve(this.facts.delete(key(userId, factId)));
+  delete(userId: string, factId: string, version?: string): Promise<boolean> {
+    const k = key(userId, factId);
+    if (!this.facts.has(k) || (version !== undefined && !this.isAt(k, version)))
+      return Promise.resolve(false);
+    this.facts.delete(k);
+    this.versions.delete(k);
+    return Promise.resolve(true);
+  }
+
+  /** Whether the fact is at `version` (undefined: absent), as the adapter's If-Match and create check it. */
+  private isAt(k: string, version: string | undefined): boolean {
+    const stored = this.facts.has(k) ? this.versions.get(k) : undefined;
+    return version === undefined ? stored === undefined : String(stored) === version;
   }
 
   fromSession(userId: string, sessionId: string): Promise<ProfileFact[]> {

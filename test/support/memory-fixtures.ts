@@ -1,5 +1,6 @@
 // Long-term memory as the memory worker leaves it, for tests that read or forget it: a conversation's summary
-// document, a profile fact with its sources, and a turn's consolidation record, each valid by the contracts.
+// document, a profile fact with its sources (and a way to store new ones), and a turn's consolidation record, each
+// valid by the contracts.
 import {
   consolidationId,
   type ConsolidationRecord,
@@ -7,6 +8,7 @@ import {
   type FactSource,
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
+import type { ProfileFacts } from '../../shared/memory/profile-facts.js';
 
 /** A moment on a day of November 2026, as ISO text. */
 export const onDay = (day: number, hour = 10) => new Date(Date.UTC(2026, 10, day, hour)).toISOString();
@@ -36,6 +38,13 @@ export function profileFact(
     updatedAt: provenance.at(-1)?.at ?? first,
     ...overrides,
   };
+}
+
+/** Stores new facts, as the memory worker creates them; one already stored is a mistake of the test, not a skip. */
+export async function storeFacts(store: Pick<ProfileFacts, 'put'>, ...facts: ProfileFact[]): Promise<void> {
+  for (const fact of facts)
+    if ((await store.put(fact, undefined)) !== 'written')
+      throw new Error(`Fact ${fact.id} of ${fact.userId} is already stored.`);
 }
 
 export function summaryDocument(

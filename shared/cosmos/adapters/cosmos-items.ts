@@ -140,18 +140,25 @@ export async function* queryPages<T>(
   }
 }
 
-/** Deletes an item; false when it was not there (a repeated delete is no failure). */
+/**
+ * Deletes an item; false when it was not there (a repeated delete is no failure) or, given the `etag` it was read
+ * at (If-Match), when it has changed since (412): the caller reads again before deciding to delete.
+ */
 export async function deleteItem(
   container: Container,
   id: string,
   partitionKey: PartitionKey,
   what: string,
+  etag?: string,
 ): Promise<boolean> {
   try {
-    await container.item(id, partitionKey).delete();
+    await container
+      .item(id, partitionKey)
+      .delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
     return true;
   } catch (error) {
-    if (cosmosStatus(error) === 404) return false;
+    const status = cosmosStatus(error);
+    if (status === 404 || (status === 412 && etag !== undefined)) return false;
     throw cosmosFailure(`deleting ${what}`, error);
   }
 }

@@ -12,7 +12,7 @@ import {
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
+import { patchItem, RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   consolidationId,
   consolidationRecordSchema,
@@ -56,21 +56,32 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
 
     async get(userId, factId) {
       const read = await readItem(container, factId, userId, what, profileItemSchema);
-      return read?.resource.kind === 'fact' && read.resource.userId === userId ? read.resource : undefined;
+      return read?.resource.kind === 'fact' && read.resource.userId === userId
+        ? { fact: read.resource, version: read.etag }
+        : undefined;
     },
 
-    async put(fact) {
+    async put(fact, version) {
       try {
-        await container.items.upsert(fact);
+        if (version === undefined) await container.items.create(fact);
+        else
+          await container.item(fact.id, fact.userId).replace(fact, {
+            ...RETURN_MINIMAL,
+            accessCondition: { type: 'IfMatch', condition: version },
+          });
+        return 'written';
       } catch (error) {
+        const status = cosmosStatus(error);
+        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
+        if (status === 409 || status === 412 || status === 404) return 'conflict';
         throw cosmosFailure(`writing ${what}`, error);
       }
     },
 
-    delete(userId, factId) {
+    delete(userId, factId, version) {
       // A fact's id never names a consolidation record: deleting one by a fact id would undo a turn's idempotence.
       if (factId.startsWith('consolidation.')) return Promise.resolve(false);
-      return deleteItem(container, factId, userId, what);
+      return deleteItem(container, factId, userId, what, version);
     },
 
     async fromSession(userId, sessionId) {
