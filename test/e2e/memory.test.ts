@@ -11,6 +11,7 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';
 import {
   CONVERSATION_SUMMARIES_CONTAINER,
+  MEMORY_SUBSCRIPTION,
   PROFILE_FACTS_CONTAINER,
   PROFILE_FETCH_BUDGET_MS,
   type ConversationSearchHit,
@@ -355,6 +356,36 @@ describe('long-term memory with a scripted model', () => {
     expect((await runtime.app.memory.summaries.get('user_001', conversation2))?.summary).toEqual(
       summaryBefore?.summary,
     );
+  });
+
+  it('dead-letters an event that breaks the contract, with its reason', async () => {
+    const sessionId = conversation2;
+    await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
+      messageId: 'poisoned-for-memory-1',
+      sessionId,
+      // A completed turn without its messages: nothing the worker could take in.
+      body: {
+        userId: 'user_001',
+        sessionId,
+        chatMessageId: crypto.randomUUID(),
+        outcome: 'completed',
+        completedAt: new Date().toISOString(),
+        messages: [],
+        complete: true,
+      },
+    });
+    await settled();
+    const dead = runtime.serviceBus.deadLetters({
+      topicName: MESSAGE_COMPLETED_TOPIC,
+      subscriptionName: MEMORY_SUBSCRIPTION,
+    });
+    expect(dead).toEqual([
+      expect.objectContaining({
+        messageId: 'poisoned-for-memory-1',
+        deadLetterReason: 'MaxDeliveryCountExceeded',
+        deadLetterErrorDescription: expect.stringMatching(/does not carry the user's message/),
+      }),
+    ]);
   });
 
   it('leaves no trace of a turn posted with use_memory false', async () => {
