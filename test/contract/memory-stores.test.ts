@@ -258,6 +258,29 @@ describe('Cosmos DB conversation summaries', () => {
     expect(warmStats.responseBytes * 10).toBeLessThan(coldBytes);
   });
 
+  it("reads back its own write without the body, and another writer's change whole", async () => {
+    await stores.summaries.put(summaryOf('mu-own', 'own-1', 'first words'), undefined);
+    const first = await stores.summaries.get('mu-own', 'own-1');
+    await stores.summaries.put({ ...first!.summary, summary: 'second words', exchanges: 2 }, first!.version);
+
+    local.resetStats();
+    const own = await stores.summaries.get('mu-own', 'own-1');
+    // One conditional read answered "not modified": the worker's next turn re-reads nothing of its own write.
+    expect(local.stats().requests).toBe(1);
+    expect(local.stats().responseBytes).toBe(0);
+    expect(own?.summary).toMatchObject({ summary: 'second words', exchanges: 2 });
+
+    // Another process writes: this one's next read is the new version, whole.
+    const other = createMemoryStores(database, { ranking: 'in-process' });
+    const theirs = await other.summaries.get('mu-own', 'own-1');
+    expect(await other.summaries.put({ ...theirs!.summary, summary: 'third words' }, theirs!.version)).toBe(
+      'written',
+    );
+    const fresh = await stores.summaries.get('mu-own', 'own-1');
+    expect(fresh?.summary.summary).toBe('third words');
+    expect(await stores.summaries.put({ ...own!.summary, summary: 'stale' }, own!.version)).toBe('conflict');
+  });
+
   it('deletes all of a user’s summaries and only theirs', async () => {
     await stores.summaries.put(summaryOf('mu-del', 'd-1', 'one'), undefined);
     await stores.summaries.put(summaryOf('mu-del', 'd-2', 'two'), undefined);

@@ -13,7 +13,8 @@ import {
   parseStored,
   queryItems,
   queryPages,
-  readItem,
+  readThroughCache,
+  StoredItemCache,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
@@ -37,6 +38,8 @@ import {
 } from '../ranking.js';
 
 const KIND = 'conversation-summary';
+/** Summaries whose latest version this process keeps (a few hundred conversations in consolidation at once). */
+const LATEST_SUMMARIES = 500;
 const what = 'the conversation summary';
 
 /** The fields a summary is shown with: every field but the vector and the bookkeeping (never sent back). */
@@ -73,6 +76,9 @@ export function createCosmosConversationSummaries(
   options: SummaryStoreOptions,
 ): ConversationSummaries {
   const candidates = new CandidateCache(options.cachedSummaries ?? DEFAULT_CACHED_SUMMARIES);
+  // The summaries this process last read or wrote, with their versions: the memory worker reads a conversation's
+  // summary each turn, and after its own write that read is a 304 without a body rather than the whole document.
+  const latest = new StoredItemCache<ConversationSummaryDocument>(LATEST_SUMMARIES);
 
   async function searchInProcess(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
     // The ids and versions of the user's summaries, read every time: a deleted or rewritten summary leaves or
@@ -134,19 +140,33 @@ export function createCosmosConversationSummaries(
 
   return {
     async get(userId, sessionId) {
-      const read = await readItem(container, sessionId, userId, what, conversationSummaryDocumentSchema);
-      return read?.resource.userId === userId ? { summary: read.resource, version: read.etag } : undefined;
+      const read = await readThroughCache(
+        latest,
+        candidateKey(userId, sessionId),
+        container,
+        sessionId,
+        userId,
+        what,
+        conversationSummaryDocumentSchema,
+      );
+      return read?.resource.userId === userId
+        ? { summary: structuredClone(read.resource), version: read.etag }
+        : undefined;
     },
 
     async put(summary, version) {
-      const document = { ...summary, id: summary.sessionId, kind: KIND };
+      const document: ConversationSummaryDocument = { ...summary, id: summary.sessionId, kind: KIND };
+      const key = candidateKey(summary.userId, summary.sessionId);
       try {
-        if (version === undefined) await container.items.create(document);
-        else
-          await container.item(document.id, summary.userId).replace(document, {
-            ...RETURN_MINIMAL,
-            accessCondition: { type: 'IfMatch', condition: version },
-          });
+        const written =
+          version === undefined
+            ? await container.items.create(document)
+            : await container.item(document.id, summary.userId).replace(document, {
+                ...RETURN_MINIMAL,
+                accessCondition: { type: 'IfMatch', condition: version },
+              });
+        if (written.etag) latest.set(key, { resource: structuredClone(document), etag: written.etag });
+        else latest.delete(key);
         return 'written';
       } catch (error) {
         const status = cosmosStatus(error);
