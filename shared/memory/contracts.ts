@@ -37,6 +37,8 @@ export const memoryContainers: readonly ContainerSpec[] = [
   {
     id: PROFILE_FACTS_CONTAINER,
     partitionKeyPaths: ['/userId'],
+    // Only items that set their own `ttl` expire: applied consolidation records (facts never do).
+    defaultTtlSeconds: -1,
     purpose:
       "Long-term memory: the user's structured profile, one item per fact (preference, interest, knowledge, goal, ...) with its provenance and validity, and the record of what each turn changed in it.",
   },
@@ -168,6 +170,13 @@ export const consolidationRecordSchema = z.object({
   appliedAt: z.iso.datetime().optional(),
 });
 export type ConsolidationRecord = z.infer<typeof consolidationRecordSchema>;
+
+/**
+ * How long a consolidation record is kept once applied: a day longer than a `message-completed` message may wait in
+ * its subscription (SUBSCRIPTION_MESSAGE_TTL, 7 days), so any redelivery still finds it; after that nothing needs
+ * it, and a user's records do not pile up one per turn forever.
+ */
+export const APPLIED_CONSOLIDATION_TTL_SECONDS = 8 * 24 * 60 * 60;
 
 export function consolidationId(sessionId: string, chatMessageId: string): string {
   return `consolidation.${sessionId}.${chatMessageId}`;

@@ -16,6 +16,8 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/container
 import { ValidationError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import {
+  APPLIED_CONSOLIDATION_TTL_SECONDS,
+  PROFILE_FACTS_CONTAINER,
   consolidationId,
   CONVERSATION_SUMMARIES_CONTAINER,
   type ConsolidationRecord,
@@ -401,6 +403,12 @@ describe('Cosmos DB profile facts', () => {
 
     await stores.facts.markApplied('pu-c', first.id, at(5));
     expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toEqual({ ...first, appliedAt: at(5) });
+    // Applied, the record expires once no redelivery can need it; the container lets only such items expire.
+    const { resource: stored } = await database
+      .container(PROFILE_FACTS_CONTAINER)
+      .item(first.id, 'pu-c')
+      .read<{ ttl?: number }>();
+    expect(stored?.ttl).toBe(APPLIED_CONSOLIDATION_TTL_SECONDS);
     await stores.facts.markApplied('pu-c', consolidationId('s-1', 'gone'), at(5)); // nothing to mark: no failure
   });
 

@@ -14,6 +14,7 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem, RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import {
+  APPLIED_CONSOLIDATION_TTL_SECONDS,
   consolidationId,
   consolidationRecordSchema,
   profileFactSchema,
@@ -119,7 +120,10 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
         container,
         recordId,
         userId,
-        [{ op: 'set', path: '/appliedAt', value: appliedAt }],
+        [
+          { op: 'set', path: '/appliedAt', value: appliedAt },
+          { op: 'set', path: '/ttl', value: APPLIED_CONSOLIDATION_TTL_SECONDS },
+        ],
         undefined,
         recordWhat,
       );
