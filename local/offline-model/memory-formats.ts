@@ -1,6 +1,7 @@
 // Stand-in rules for the memory worker's formats (shared/memory/memory-llm.ts): profile changes read from fixed
 // sentence patterns of the user's message, and a conversation summary built from its words, so a local conversation
 // gets facts with evidence and a searchable summary without a language model. Pure; documented in README.md.
+import { parseJsonObject } from './request-schema.js';
 
 /** The response format names the memory worker sends. */
 export const PROFILE_CHANGES_FORMAT = 'memory_profile_changes';
@@ -44,14 +45,8 @@ export interface StandInSummary {
 /** The value of a memory format, or undefined when the name is another or its input is not the expected JSON. */
 export function memoryFormatValue(name: string, input: string): unknown {
   if (name !== PROFILE_CHANGES_FORMAT && name !== CONVERSATION_SUMMARY_FORMAT) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(input);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const fields = parsed as Record<string, unknown>;
+  const fields = parseJsonObject(input);
+  if (fields === undefined) return undefined;
   if (name === PROFILE_CHANGES_FORMAT) {
     const facts = Array.isArray(fields['activeFacts']) ? fields['activeFacts'].filter(isActiveFact) : [];
     return standInProfileChanges(text(fields['userMessage']), facts);

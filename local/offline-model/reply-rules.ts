@@ -1,7 +1,12 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
 import { memoryFormatValue } from './memory-formats.js';
-import { messageText, type ChatCompletionRequest, type ChatRequestMessage } from './request-schema.js';
+import {
+  messageText,
+  parseJsonObject,
+  type ChatCompletionRequest,
+  type ChatRequestMessage,
+} from './request-schema.js';
 import { valueForSchema, valueSourceFrom, type JsonSchema } from './schema-values.js';
 
 export interface PlannedToolCall {
@@ -223,14 +228,8 @@ const STOP_WORDS = new Set(
 /** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
 function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
   if (name !== 'exchange_index' && name !== 'session_summary') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(input);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const fields = parsed as Record<string, unknown>;
+  const fields = parseJsonObject(input);
+  if (fields === undefined) return undefined;
   const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
   if (name === 'session_summary') {
     const exchanges = Array.isArray(fields['exchanges']) ? (fields['exchanges'] as unknown[]) : [];

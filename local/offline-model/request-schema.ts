@@ -81,3 +81,16 @@ export function messageText(message: ChatRequestMessage): string {
   if (Array.isArray(content)) return content.map((part) => part.text ?? '').join('');
   return '';
 }
+
+/** A structured-output request's input: the JSON object its last message holds, or undefined when it is not one. */
+export function parseJsonObject(input: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return undefined;
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
+}
