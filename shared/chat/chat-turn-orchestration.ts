@@ -5,6 +5,7 @@
 import * as df from 'durable-functions';
 import {
   llmStepOutputSchema,
+  memoryFlag,
   TURN_ACTIVITIES,
   type ChatTurnInput,
   type FailTurnInput,
@@ -30,7 +31,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     chatMessageId: input.chatMessageId,
   };
   // Every activity is told when the turn must leave long-term memory alone (absent means it may use it).
-  const memory = input.useMemory === false ? { useMemory: false } : {};
+  const memory = memoryFlag(input);
   let seq = 1;
   let stage: 'llmStep' | 'runTool' | undefined;
   try {

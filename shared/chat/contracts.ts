@@ -174,6 +174,14 @@ export const queuedChatMessageSchema = z.object({
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
+/**
+ * `useMemory: false` when the turn was posted with use_memory false; nothing otherwise (absent means true), so the
+ * messages and inputs of the usual turn keep the shape they always had.
+ */
+export function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
+  return input.useMemory === false ? { useMemory: false } : {};
+}
+
 export const turnRefSchema = z.object({
   userId: userIdSchema,
   sessionId: z.string(),

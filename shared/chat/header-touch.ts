@@ -3,7 +3,7 @@
 // turn as soon as its stream ends, before the history worker has run. Pure.
 import { PREVIEW_CHARS } from '../history/contracts.js';
 import type { HeaderTouch } from '../history/conversation-headers.js';
-import type { TurnRef } from './contracts.js';
+import type { ConversationMessage, TurnRef } from './contracts.js';
 import type { WorkingMemory } from './working-memory-store.js';
 
 /** The touch after a commit; undefined when working memory holds no message (nothing was committed). */
@@ -27,10 +27,16 @@ export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | 
     messageCount: Math.max(memory.messageCount, messages.length),
     preview: preview(shown.content),
     firstUserText: firstUser?.content ?? '',
-    opensConversation: messages.some(
-      (message) => message.chatMessageId === ref.chatMessageId && message.ordinal === 0,
-    ),
+    opensConversation: opensConversation(ref, messages),
   };
+}
+
+/** Whether the turn's messages (among `messages`) are the conversation's first: one of them has ordinal 0. */
+export function opensConversation(
+  ref: Pick<TurnRef, 'chatMessageId'>,
+  messages: readonly ConversationMessage[],
+) {
+  return messages.some((message) => message.chatMessageId === ref.chatMessageId && message.ordinal === 0);
 }
 
 /** The start of a text on one line, at most PREVIEW_CHARS characters (never half a surrogate pair). */

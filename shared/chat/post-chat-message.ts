@@ -16,6 +16,7 @@ import {
 } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
 import {
+  memoryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
@@ -73,7 +74,7 @@ export async function postChatMessage(
       text: request.text,
       postedAt: accepted.postedAt,
       // Only when off: absent means on, so a message posted without the flag keeps the shape it always had.
-      ...(request.useMemory ? {} : { useMemory: false }),
+      ...memoryFlag(request),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );

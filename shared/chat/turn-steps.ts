@@ -23,6 +23,7 @@ import { answerText, discardRange } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import {
+  memoryFlag,
   assistantMessageId,
   completedMessageId,
   messageCompletedSchema,
@@ -44,7 +45,7 @@ import {
   type TurnRecord,
   type TurnRef,
 } from './contracts.js';
-import { headerTouch } from './header-touch.js';
+import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import type { WorkingMemory, WorkingMemoryStore } from './working-memory-store.js';
@@ -166,7 +167,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp, stored, memoryFlag(input));
+  await announce(services, input, 'completed', assistant.timestamp, stored);
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -255,7 +256,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
   }
-  await announce(services, input, 'failed', at, stored, memoryFlag(input));
+  await announce(services, input, 'failed', at, stored);
 }
 
 /**
@@ -351,7 +352,7 @@ async function finishCommitted(
     await stream.close();
     nextSeq = stream.nextSeq;
   }
-  await announce(services, input, 'completed', committed.timestamp, state.memory, memoryFlag(input));
+  await announce(services, input, 'completed', committed.timestamp, state.memory);
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
@@ -494,11 +495,6 @@ async function newTurnRecord(
   };
 }
 
-/** `useMemory: false` when the turn was posted with use_memory false; nothing otherwise (absent means true). */
-function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
-  return input.useMemory === false ? { useMemory: false } : {};
-}
-
 function toolsOutcome(round: RoundRecord): LlmStepOutput {
   return {
     outcome: 'tools',
@@ -619,19 +615,22 @@ function totalUsage(usages: readonly (LlmUsage | undefined)[]): LlmUsage | undef
  */
 async function announce(
   services: TurnServices,
-  ref: TurnRef,
+  input: TurnRef & { useMemory?: boolean | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: Pick<WorkingMemory, 'messages' | 'systemPrompt'>,
-  extra: Pick<MessageCompleted, 'useMemory'>,
 ): Promise<void> {
+  const ref: TurnRef = {
+    userId: input.userId,
+    sessionId: input.sessionId,
+    chatMessageId: input.chatMessageId,
+  };
   const turn = stored.messages.filter((message) => message.chatMessageId === ref.chatMessageId);
-  const opens = turn.some((message) => message.ordinal === 0);
-  const systemPrompt = opens ? stored.systemPrompt : undefined;
+  const systemPrompt = opensConversation(ref, turn) ? stored.systemPrompt : undefined;
   const body = parseInput(
     messageCompletedSchema,
     completedBody(
-      { ...ref, outcome, completedAt, ...extra, ...(systemPrompt ? { systemPrompt } : {}) },
+      { ...ref, outcome, completedAt, ...memoryFlag(input), ...(systemPrompt ? { systemPrompt } : {}) },
       turn,
     ),
     'message-completed body',
