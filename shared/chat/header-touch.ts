@@ -5,6 +5,7 @@ import { PREVIEW_CHARS } from '../history/contracts.js';
 import type { HeaderTouch } from '../history/conversation-headers.js';
 import type { ConversationMessage, TurnRef } from './contracts.js';
 import type { WorkingMemory } from './working-memory-store.js';
+import { oneLine } from '../plain-text.js';
 
 /** The touch after a commit; undefined when working memory holds no message (nothing was committed). */
 export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | undefined {
@@ -41,5 +42,5 @@ export function opensConversation(
 
 /** The start of a text on one line, at most PREVIEW_CHARS characters (never half a surrogate pair). */
 export function preview(text: string): string {
-  return Array.from(text.replace(/\s+/g, ' ').trim()).slice(0, PREVIEW_CHARS).join('');
+  return Array.from(oneLine(text)).slice(0, PREVIEW_CHARS).join('');
 }

@@ -25,6 +25,7 @@ import {
 } from './contracts.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
+import { oneLine } from '../plain-text.js';
 
 export interface HistoryReadServices {
   headers: ConversationHeaders;
@@ -415,8 +416,4 @@ function prettyJson(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { FIRST_MESSAGE_TITLE_CHARS } from './contracts.js';
+import { cut, oneLine } from '../plain-text.js';
 
 /** Response format names: the offline model recognises them. */
 export const EXCHANGE_INDEX_FORMAT = 'exchange_index';
@@ -140,15 +141,10 @@ export async function foldSummary(
 
 /** The index line when the model gave none: the question, on one line. */
 export function fallbackIndexLine(question: string): string {
-  return `Q: ${cut(question.replace(/\s+/g, ' ').trim(), INDEX_LINE_MAX_CHARS - 3)}`;
+  return `Q: ${cut(oneLine(question), INDEX_LINE_MAX_CHARS - 3)}`;
 }
 
 /** Tags are matched case-insensitively by lookup_past_conversation: stored lowercase, trimmed, once each. */
 function normalTags(tags: readonly string[]): string[] {
   return [...new Set(tags.map((tag) => tag.trim().toLowerCase()).filter((tag) => tag !== ''))];
-}
-
-function cut(text: string, limit: number): string {
-  const chars = [...text];
-  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
 }

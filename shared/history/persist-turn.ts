@@ -29,6 +29,7 @@ import {
 } from './digest.js';
 import { fallbackIndexLine, foldSummary, indexExchange, type ExchangeIndex } from './history-llm.js';
 import type { SessionMemory } from './session-memory.js';
+import { ensureError } from '../errors.js';
 
 export interface HistoryWorkerServices {
   headers: ConversationHeaders;
@@ -179,7 +180,7 @@ async function indexTurn(
   } catch (error) {
     log.warn(
       `History: no index line from the model for turn ${event.chatMessageId} of session ${event.sessionId}; ` +
-        `the question stands in. ${describe(error)}`,
+        `the question stands in. ${ensureError(error).message}`,
     );
     index = { line: fallbackIndexLine(user.content), tags: [] };
   }
@@ -283,7 +284,7 @@ async function fold(
   } catch (error) {
     log.warn(
       `History: session ${sessionId} keeps ${folding.length} turns out of its summary for now: no summary ` +
-        `from the model. ${describe(error)}`,
+        `from the model. ${ensureError(error).message}`,
     );
     return undefined;
   }
@@ -320,8 +321,4 @@ async function oldestUnfoldedTurns(
     if (enough || ended) return fold;
     after = last.ordinal;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

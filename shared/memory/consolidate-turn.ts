@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
-import { ValidationError } from '../errors.js';
+import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import {
@@ -105,7 +105,7 @@ export async function consolidateTurn(
   }
   if (summary.status === 'rejected') {
     if (profile.status === 'rejected')
-      log.warn(`Memory: ${label}: the profile failed too. ${describe(profile.reason)}`);
+      log.warn(`Memory: ${label}: the profile failed too. ${ensureError(profile.reason).message}`);
     throw summary.reason;
   }
   if (profile.status === 'rejected') throw profile.reason;
@@ -300,8 +300,4 @@ function reportDropped(dropped: readonly DroppedChange[], label: string, log: Lo
 export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
   const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
   return `fact-${hash.slice(0, 16)}`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import {
   type ProfileCategory,
   type SummaryContent,
 } from './contracts.js';
+import { cut } from '../plain-text.js';
 
 /** Response format names: the offline model recognises them. */
 export const PROFILE_CHANGES_FORMAT = 'memory_profile_changes';
@@ -180,9 +181,4 @@ function distinct(items: readonly string[]): string[] {
     kept.push(text);
   }
   return kept.slice(0, MAX_SUMMARY_LIST);
-}
-
-function cut(text: string, limit: number): string {
-  const chars = [...text];
-  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
 }

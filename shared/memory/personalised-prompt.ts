@@ -11,6 +11,7 @@ import {
   type ProfileFact,
 } from './contracts.js';
 import type { ProfileFacts } from './profile-facts.js';
+import { oneLine } from '../plain-text.js';
 
 /** The heading each category gets in the prompt (seed 000's attributes, said for the model). */
 export const PROFILE_HEADINGS: Readonly<Record<ProfileCategory, string>> = {
@@ -96,10 +97,6 @@ function renderTemplate(values: { base: string; profile: string }): string {
     /\{\{(base|profile)\}\}/g,
     (_match, name: 'base' | 'profile') => values[name],
   );
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**
