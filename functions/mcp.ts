@@ -27,16 +27,7 @@ export function mcpHandler(getMcpApp: () => Promise<App>) {
   return mcpHttpHandler<App>(
     {
       server: ({ app, caller, context }) =>
-        createMemoryMcpServer(
-          {
-            summaries: app.memory.summaries,
-            facts: app.memory.facts,
-            headers: app.history.headers,
-            llm: app.chat.turn.llm,
-          },
-          caller.userId,
-          (message) => context.error(message),
-        ),
+        createMemoryMcpServer(app.memory, caller.userId, (message) => context.error(message)),
       resourceMetadataUrl: (app, requestUrl) =>
         app.config.auth.mode === 'entra' ? apiUrl(requestUrl, PROTECTED_RESOURCE_METADATA_ROUTE) : undefined,
       maxRequestBytes: MAX_MCP_REQUEST_BYTES,

@@ -56,14 +56,11 @@ export const searchConversationsEndpoint = endpoint({
   params: userParamsSchema,
   body: { schema: conversationSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
   async handle({ app, caller, body }) {
-    const services = {
-      summaries: app.memory.summaries,
-      headers: app.history.headers,
-      llm: app.chat.turn.llm,
-    };
     return {
       status: 200,
-      body: { results: await searchConversations(services, caller.userId, body.query, body.limit) },
+      body: {
+        results: await searchConversations(app.memory.search, caller.userId, body.query, body.limit),
+      },
     };
   },
 });

@@ -31,7 +31,7 @@ import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
 import type { ConversationSummaries } from '../memory/conversation-summaries.js';
 import type { ProfileFacts } from '../memory/profile-facts.js';
-import { searchConversations } from '../memory/search-conversations.js';
+import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
@@ -87,6 +87,8 @@ export interface MemoryServices {
   summaries: ConversationSummaries;
   /** The user's profile, one item per fact, and the record of what each turn changed in it. */
   facts: ProfileFacts;
+  /** What conversation search runs on, composed once for the chat's tool, the REST API and MCP. */
+  search: ConversationSearchServices;
 }
 
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
@@ -142,6 +144,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const streaming = createStreamingAdapters(database, webPubSub);
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
+  const search: ConversationSearchServices = { summaries: memory.summaries, headers: history.headers, llm };
 
   const ownChecks: HealthCheck[] = [
     {
@@ -189,13 +192,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           sessionMemory: history.sessionMemory,
           workingMemory: stores.workingMemory,
           searchConversations: (userId, query, limit, options) =>
-            searchConversations(
-              { summaries: memory.summaries, headers: history.headers, llm },
-              userId,
-              query,
-              limit,
-              options,
-            ),
+            searchConversations(search, userId, query, limit, options),
         }),
         publisher: platform.publisher,
         headers: history.headers,
@@ -242,6 +239,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },
       summaries: memory.summaries,
       facts: memory.facts,
+      search,
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -13,7 +13,8 @@ import { searchConversations, type ConversationSearchServices } from './search-c
 export const GET_USER_PROFILE_TOOL = 'get_user_profile';
 export const DELETE_MEMORY_TOOL = 'delete_memory';
 
-export type MemoryMcpServices = ConversationSearchServices & ForgetServices;
+/** Search, and the stores the profile is read from and memories are forgotten in. */
+export type MemoryMcpServices = ForgetServices & { search: ConversationSearchServices };
 
 /** What the server tells a client about itself. */
 export const MEMORY_MCP_SERVER_INFO = { name: 'memory-chat-backend-memory', version: '1.0.0' };
@@ -61,7 +62,7 @@ export function createMemoryMcpServer(
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ search_query, limit }) =>
-      run(async () => ({ results: await searchConversations(services, userId, search_query, limit) })),
+      run(async () => ({ results: await searchConversations(services.search, userId, search_query, limit) })),
   );
 
   server.registerTool(

@@ -430,6 +430,7 @@ export function createTestApp(
     embed: unreachableModel,
     probe: unreachableModel,
   };
+  const search = { summaries: fakes.summaries, headers: fakes.headers, llm };
   return {
     config,
     identity: createIdentityResolver(config.auth),
@@ -448,13 +449,7 @@ export function createTestApp(
           sessionMemory: fakes.sessionMemory,
           workingMemory: fakes.workingMemory,
           searchConversations: (userId, query, limit, options) =>
-            searchConversations(
-              { summaries: fakes.summaries, headers: fakes.headers, llm },
-              userId,
-              query,
-              limit,
-              options,
-            ),
+            searchConversations(search, userId, query, limit, options),
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
@@ -494,6 +489,7 @@ export function createTestApp(
       worker: { summaries: fakes.summaries, facts: fakes.facts, llm, sessions: fakes.sessions },
       summaries: fakes.summaries,
       facts: fakes.facts,
+      search,
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
