@@ -2,7 +2,8 @@
 // owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
 // deleted carries `deletingAt` and is found no more.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, cosmosStatus, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { newSessionId, sessionDocumentSchema, type ChatSession, type SessionDocument } from '../contracts.js';
 import type { SessionStore } from '../session-store.js';
 
@@ -29,16 +30,16 @@ export function createCosmosSessionStore(
     },
 
     async markDeleting(userId, sessionId) {
-      try {
-        // A patch in the owner's partition: another user's session, like an unknown one, is a 404.
-        await container
-          .item(sessionId, userId)
-          .patch([{ op: 'set', path: '/deletingAt', value: now().toISOString() }]);
-        return true;
-      } catch (error) {
-        if (cosmosStatus(error) === 404) return false;
-        throw cosmosFailure('marking the session as being deleted', error);
-      }
+      // A patch in the owner's partition: another user's session, like an unknown one, is missing.
+      const patched = await patchItem(
+        container,
+        sessionId,
+        userId,
+        [{ op: 'set', path: '/deletingAt', value: now().toISOString() }],
+        undefined,
+        'the session',
+      );
+      return patched !== 'missing';
     },
 
     delete(userId, sessionId) {
