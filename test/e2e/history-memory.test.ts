@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -101,13 +101,6 @@ describe('a conversation beyond the prompt budget', () => {
     await model?.close();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   async function ask(
     sessionId: string,
     text: string,
@@ -116,7 +109,7 @@ describe('a conversation beyond the prompt budget', () => {
     const id = await client.send(sessionId, text);
     const events = await live.waitForTerminal(id);
     expect(events.at(-1)?.type).toBe('message-end');
-    await settled();
+    await settle(runtime);
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
     const answer =
       memory.messages.find((m) => m.chatMessageId === id && m.role === 'assistant')?.content ?? '';

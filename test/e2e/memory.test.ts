@@ -19,7 +19,7 @@ import {
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -184,13 +184,6 @@ describe('long-term memory with a scripted model', () => {
     await model?.close();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   /** One turn, to its end and through both workers; the streamed requests it made to the model. */
   async function ask(sessionId: string, text: string, extra: Record<string, unknown> = {}) {
     const from = model.requests.length;
@@ -198,7 +191,7 @@ describe('long-term memory with a scripted model', () => {
     await expectStatus(await client.post({ sessionId, chatMessageId, text, ...extra }), 202);
     const events = await live.waitForTerminal(chatMessageId);
     expect(events.at(-1)?.type).toBe('message-end');
-    await settled();
+    await settle(runtime);
     const requests = model.requests.slice(from);
     return { chatMessageId, events, requests, chat: requests.filter((r) => r.stream === true) };
   }
@@ -349,7 +342,7 @@ describe('long-term memory with a scripted model', () => {
         sessionId: conversation2,
         subject: 'completed',
       });
-    await settled();
+    await settle(runtime);
     expect(await facts()).toEqual(before.facts);
     expect(await countItems(CONVERSATION_SUMMARIES_CONTAINER, 'user_001')).toBe(before.summaries);
     expect(await countItems(PROFILE_FACTS_CONTAINER, 'user_001')).toBe(before.items);
@@ -374,7 +367,7 @@ describe('long-term memory with a scripted model', () => {
         complete: true,
       },
     });
-    await settled();
+    await settle(runtime);
     const dead = runtime.serviceBus.deadLetters({
       topicName: MESSAGE_COMPLETED_TOPIC,
       subscriptionName: MEMORY_SUBSCRIPTION,
@@ -431,7 +424,7 @@ describe('long-term memory with a scripted model', () => {
       expect(elapsed).toBeLessThan(PROFILE_FETCH_BUDGET_MS + 3_000);
       const request = model.requests.slice(from).find((r) => r.stream === true)!;
       expect(systemPrompt(request)).not.toContain('bullet points');
-      await settled();
+      await settle(runtime);
     } finally {
       turnServices.profile = profile;
     }
