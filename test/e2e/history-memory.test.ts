@@ -22,12 +22,10 @@ const FILLER = (i: number) =>
 const FILLER_ANSWER = (i: number) =>
   `Tide fact ${i}: ${'the sea rises and falls twice a day as the moon pulls on the water, '.repeat(3)}done.`;
 
-type Body = ChatCompletionRequest & { response_format?: { json_schema?: { name?: string } } };
-
 const contents = (request: ChatCompletionRequest) => request.messages.map((m) => m.content ?? '').join('\n');
 
 /** What a careful model would answer to the history worker's structured-output requests. */
-function structured(request: Body): object {
+function structured(request: ChatCompletionRequest): object {
   const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as {
     question?: string;
     answer?: string;
@@ -66,7 +64,7 @@ describe('a conversation beyond the prompt budget', () => {
   let boatExchangeId = '';
 
   beforeAll(async () => {
-    model = await startScriptedModel((request: Body): ScriptedReply => {
+    model = await startScriptedModel((request: ChatCompletionRequest): ScriptedReply => {
       if (request.stream !== true) return { content: JSON.stringify(structured(request)) };
       const last = request.messages.at(-1);
       const text = contents(request);

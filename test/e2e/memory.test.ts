@@ -37,8 +37,6 @@ const CONTRADICTION = 'I no longer like sailing. These days I love rowing.';
 const REPEAT = 'I prefer short answers in bullet points.';
 const PRIVATE = 'My favourite colour is green and I love cycling.';
 
-type Body = ChatCompletionRequest & { response_format?: { json_schema?: { name?: string } } };
-
 interface ProfileInput {
   userMessage: string;
   activeFacts: { factId: string; category: string; statement: string }[];
@@ -114,7 +112,7 @@ function conversationSummary(input: {
   };
 }
 
-function structured(request: Body): object {
+function structured(request: ChatCompletionRequest): object {
   const name = request.response_format?.json_schema?.name;
   const content = request.messages.at(-1)?.content ?? '{}';
   if (name === 'memory_profile_changes') return profileChanges(JSON.parse(content) as ProfileInput);
@@ -150,7 +148,7 @@ describe('long-term memory with a scripted model', () => {
   let spidersTurn = '';
 
   beforeAll(async () => {
-    model = await startScriptedModel((request: Body): ScriptedReply => {
+    model = await startScriptedModel((request: ChatCompletionRequest): ScriptedReply => {
       if (request.stream !== true) return { content: JSON.stringify(structured(request)) };
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `From what I found: ${last.content ?? ''}` };
@@ -251,7 +249,7 @@ describe('long-term memory with a scripted model', () => {
     }
     // The profile requests saw the user's words and the facts, never the assistant's answer or a tool's result.
     const profileRequests = model.requests.filter(
-      (r) => (r as Body).response_format?.json_schema?.name === 'memory_profile_changes',
+      (r) => r.response_format?.json_schema?.name === 'memory_profile_changes',
     );
     expect(profileRequests.length).toBe(3);
     for (const request of profileRequests)
@@ -392,9 +390,7 @@ describe('long-term memory with a scripted model', () => {
     const memoryCalls = model.requests
       .slice(profileCalls)
       .filter((r) =>
-        /memory_profile_changes|conversation_summary/.test(
-          (r as Body).response_format?.json_schema?.name ?? '',
-        ),
+        /memory_profile_changes|conversation_summary/.test(r.response_format?.json_schema?.name ?? ''),
       );
     expect(memoryCalls).toEqual([]);
     expect(await facts()).toEqual(before);

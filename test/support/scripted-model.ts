@@ -48,8 +48,6 @@ export interface ScriptedModel {
   baseUrl: string;
   /** Every chat completion request body, in arrival order. */
   requests: ChatCompletionRequest[];
-  /** Every embedding request body's texts, in arrival order. */
-  embeddingRequests: string[][];
   /** App settings that point the product at this model. */
   settings: Record<string, string>;
   close(): Promise<void>;
@@ -59,15 +57,14 @@ export interface ScriptedModel {
  * The length of the embeddings it answers with (hashed bag-of-words vectors, as the offline model's: texts that
  * share words are near), and the product's default LLM_EMBEDDING_DIMENSIONS.
  */
-export const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
+const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
 
 export const SCRIPTED_MODEL = 'scripted-model';
 
 export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
   const requests: ChatCompletionRequest[] = [];
-  const embeddingRequests: string[][] = [];
   const server = createServer((request, response) => {
-    handle(request, response, script, requests, embeddingRequests).catch((error: unknown) => {
+    handle(request, response, script, requests).catch((error: unknown) => {
       if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
       else response.destroy();
     });
@@ -78,7 +75,6 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
   return {
     baseUrl,
     requests,
-    embeddingRequests,
     settings: {
       LLM_PROVIDER: 'openai-compatible',
       LLM_BASE_URL: baseUrl,
@@ -101,7 +97,6 @@ async function handle(
   response: ServerResponse,
   script: Script,
   requests: ChatCompletionRequest[],
-  embeddingRequests: string[][],
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (request.method === 'POST' && path === '/v1/embeddings') {
@@ -111,7 +106,6 @@ async function handle(
       encoding_format?: string;
     };
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
-    embeddingRequests.push(texts);
     sendJson(response, 200, {
       object: 'list',
       data: texts.map((text, index) => {
