@@ -6,7 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { encodeFloat32Base64, hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
+import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
+import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
 
 /** A message of a recorded request, as the Chat Completions API names its fields. */
 export interface WireMessage {
@@ -91,6 +94,52 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
       }),
   };
 }
+
+/** A real OpenAI gateway in front of a scripted model, for a test file's calls; see useScriptedGateway. */
+export interface ScriptedGateway {
+  /** The answers to the next requests, in order (then "no reply scripted"); emptied before each test. */
+  replies: ScriptedReply[];
+  readonly gateway: LlmGateway;
+  /** The requests of the current test, in arrival order. */
+  readonly requests: ChatCompletionRequest[];
+}
+
+/**
+ * Registers the file's hooks: a scripted model answering with `replies` started before all tests and closed after
+ * them, a gateway to it without retries, and replies and requests emptied before each test.
+ */
+export function useScriptedGateway(): ScriptedGateway {
+  let model: ScriptedModel;
+  let gateway: LlmGateway;
+  const scripted: ScriptedGateway = {
+    replies: [],
+    get gateway() {
+      return gateway;
+    },
+    get requests() {
+      return model.requests;
+    },
+  };
+  beforeAll(async () => {
+    model = await startScriptedModel(
+      (_request, call) => scripted.replies[call] ?? { content: 'no reply scripted' },
+    );
+    gateway = createLlmGateway(
+      { kind: 'openai-compatible', baseUrl: model.baseUrl, chatModel: 'scripted-model', embeddingModel: 'e' },
+      { maxRetries: 0, timeoutMs: 5_000 },
+    );
+  });
+  afterAll(() => model.close());
+  beforeEach(() => {
+    scripted.replies = [];
+    model.requests.length = 0;
+  });
+  return scripted;
+}
+
+/** The JSON input a structured-output request carries as its last message ({} when there is none). */
+export const inputOf = (request: ChatCompletionRequest | undefined) =>
+  JSON.parse(request?.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
 
 async function handle(
   request: IncomingMessage,
