@@ -2,15 +2,9 @@
 // Completions wire format): each goes out non-streamed with a strict json_schema response format named for the
 // offline model, carries its input as one JSON user message, and its answer is validated and normalised; an
 // answer that stays out of schema after the gateway's one correction is an error the caller falls back from.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startScriptedModel,
-  type ChatCompletionRequest,
-  type ScriptedModel,
-  type ScriptedReply,
-} from '../../test/support/scripted-model.js';
-import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
-import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { inputOf, useScriptedGateway } from '../../test/support/scripted-model.js';
+import { LlmError } from '../llm/llm-gateway.js';
 import {
   EXCHANGE_INDEX_FORMAT,
   EXCHANGE_TEXT_CHARS,
@@ -20,35 +14,17 @@ import {
   SESSION_SUMMARY_FORMAT,
 } from './history-llm.js';
 
-let replies: ScriptedReply[] = [];
-let model: ScriptedModel;
-let gateway: LlmGateway;
-
-beforeAll(async () => {
-  model = await startScriptedModel((_request, call) => replies[call] ?? { content: 'no reply scripted' });
-  gateway = createLlmGateway(
-    { kind: 'openai-compatible', baseUrl: model.baseUrl, chatModel: 'scripted-model', embeddingModel: 'e' },
-    { maxRetries: 0, timeoutMs: 5_000 },
-  );
-});
-afterAll(() => model.close());
-beforeEach(() => {
-  replies = [];
-  model.requests.length = 0;
-});
-
-const inputOf = (request: ChatCompletionRequest | undefined) =>
-  JSON.parse(request?.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
+const scripted = useScriptedGateway();
 
 describe('indexExchange', () => {
   it('asks for a line and tags with a strict json_schema, and normalises the tags', async () => {
-    replies = [
+    scripted.replies = [
       { content: '{"line":"Asked for the capital of Italy: Rome.","tags":["Italy"," geography","italy"]}' },
     ];
-    const index = await indexExchange(gateway, { question: 'Capital of Italy?', answer: 'Rome.' });
+    const index = await indexExchange(scripted.gateway, { question: 'Capital of Italy?', answer: 'Rome.' });
 
     expect(index).toEqual({ line: 'Asked for the capital of Italy: Rome.', tags: ['italy', 'geography'] });
-    const [request] = model.requests;
+    const [request] = scripted.requests;
     expect(request?.stream).not.toBe(true);
     expect(request?.response_format).toEqual({
       type: 'json_schema',
@@ -68,17 +44,17 @@ describe('indexExchange', () => {
   });
 
   it('asks for the title in the same call when one is due', async () => {
-    replies = [
+    scripted.replies = [
       { content: '```json\n{"line":"l","tags":["travel"],"title":"  Planning a trip to Rome "}\n```' },
     ];
     const index = await indexExchange(
-      gateway,
+      scripted.gateway,
       { question: 'And hotels?', answer: 'Near Termini.' },
       { firstQuestion: 'Plan my trip to Rome' },
     );
 
     expect(index).toEqual({ line: 'l', tags: ['travel'], title: 'Planning a trip to Rome' });
-    const [request] = model.requests;
+    const [request] = scripted.requests;
     expect(request?.response_format?.json_schema?.schema).toMatchObject({
       required: ['line', 'tags', 'title'],
       properties: { title: { type: 'string', maxLength: 80 } },
@@ -91,36 +67,36 @@ describe('indexExchange', () => {
   });
 
   it('sends each text cut to a bound, whatever its length', async () => {
-    replies = [{ content: '{"line":"l","tags":["t"]}' }];
-    await indexExchange(gateway, { question: 'q'.repeat(50_000), answer: 'a'.repeat(50_000) });
-    const input = inputOf(model.requests[0]);
+    scripted.replies = [{ content: '{"line":"l","tags":["t"]}' }];
+    await indexExchange(scripted.gateway, { question: 'q'.repeat(50_000), answer: 'a'.repeat(50_000) });
+    const input = inputOf(scripted.requests[0]);
     expect([...String(input['question'])]).toHaveLength(EXCHANGE_TEXT_CHARS);
     expect([...String(input['answer'])]).toHaveLength(EXCHANGE_TEXT_CHARS);
   });
 
   it('is an LlmError when the answer stays out of schema after one correction', async () => {
-    replies = [
+    scripted.replies = [
       { content: '{"line":"","tags":[]}' },
       { content: '{"line":"two\\nlines","tags":["a","b","c","d","e","f"]}' },
     ];
-    const attempt = indexExchange(gateway, { question: 'q', answer: 'a' }, { firstQuestion: 'q' });
+    const attempt = indexExchange(scripted.gateway, { question: 'q', answer: 'a' }, { firstQuestion: 'q' });
     await expect(attempt).rejects.toBeInstanceOf(LlmError);
     await expect(attempt).rejects.toThrow(/unusable "exchange_index" JSON/);
-    expect(model.requests).toHaveLength(2);
-    expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/line: Too small/);
+    expect(scripted.requests).toHaveLength(2);
+    expect(scripted.requests[1]?.messages.at(-1)?.content).toMatch(/line: Too small/);
   });
 });
 
 describe('foldSummary', () => {
   it('folds the previous summary and the exchanges into a new summary', async () => {
-    replies = [{ content: '{"summary":"The user plans a trip to Rome and asked about hotels."}' }];
-    const summary = await foldSummary(gateway, 'The user plans a trip to Rome.', [
+    scripted.replies = [{ content: '{"summary":"The user plans a trip to Rome and asked about hotels."}' }];
+    const summary = await foldSummary(scripted.gateway, 'The user plans a trip to Rome.', [
       { question: 'Hotels?', answer: 'Near Termini.' },
       { question: 'Trains?', answer: '', failed: true },
     ]);
 
     expect(summary).toBe('The user plans a trip to Rome and asked about hotels.');
-    const [request] = model.requests;
+    const [request] = scripted.requests;
     expect(request?.response_format?.json_schema).toMatchObject({
       name: SESSION_SUMMARY_FORMAT,
       strict: true,
@@ -136,12 +112,12 @@ describe('foldSummary', () => {
   });
 
   it('holds the model to 250 words: a longer summary is sent back once for a correction', async () => {
-    replies = [
+    scripted.replies = [
       { content: JSON.stringify({ summary: 'word '.repeat(300).trim() }) },
       { content: '{"summary":"Short."}' },
     ];
-    expect(await foldSummary(gateway, '', [{ question: 'q', answer: 'a' }])).toBe('Short.');
-    expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/at most 250 words/);
+    expect(await foldSummary(scripted.gateway, '', [{ question: 'q', answer: 'a' }])).toBe('Short.');
+    expect(scripted.requests[1]?.messages.at(-1)?.content).toMatch(/at most 250 words/);
   });
 });
 

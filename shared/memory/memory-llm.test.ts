@@ -2,15 +2,9 @@
 // wire format): each goes out non-streamed with a strict json_schema response format named for the offline model
 // and carries its input as one JSON user message — the profile call only the user's words and the active facts —
 // and its answer is validated and normalised; an answer out of schema after one correction is an LlmError.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startScriptedModel,
-  type ChatCompletionRequest,
-  type ScriptedModel,
-  type ScriptedReply,
-} from '../../test/support/scripted-model.js';
-import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
-import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { inputOf, useScriptedGateway } from '../../test/support/scripted-model.js';
+import { LlmError } from '../llm/llm-gateway.js';
 import {
   CONVERSATION_SUMMARY_FORMAT,
   PROFILE_CHANGES_FORMAT,
@@ -20,25 +14,7 @@ import {
   SUMMARY_TEXT_CHARS,
 } from './memory-llm.js';
 
-let replies: ScriptedReply[] = [];
-let model: ScriptedModel;
-let gateway: LlmGateway;
-
-beforeAll(async () => {
-  model = await startScriptedModel((_request, call) => replies[call] ?? { content: 'no reply scripted' });
-  gateway = createLlmGateway(
-    { kind: 'openai-compatible', baseUrl: model.baseUrl, chatModel: 'scripted-model', embeddingModel: 'e' },
-    { maxRetries: 0, timeoutMs: 5_000 },
-  );
-});
-afterAll(() => model.close());
-beforeEach(() => {
-  replies = [];
-  model.requests.length = 0;
-});
-
-const inputOf = (request: ChatCompletionRequest | undefined) =>
-  JSON.parse(request?.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
+const scripted = useScriptedGateway();
 
 const noChanges = { add: [], reaffirm: [], replace: [], retract: [] };
 
@@ -57,14 +33,14 @@ describe('proposeProfileChanges', () => {
         },
       ],
     };
-    replies = [{ content: JSON.stringify(proposal) }];
-    const result = await proposeProfileChanges(gateway, {
+    scripted.replies = [{ content: JSON.stringify(proposal) }];
+    const result = await proposeProfileChanges(scripted.gateway, {
       userText: 'I love hiking. I now work at Fabrikam.',
       activeFacts: [{ id: 'f1', category: 'work_profile', statement: 'The user works at Contoso.' }],
     });
 
     expect(result).toEqual(proposal);
-    const [request] = model.requests;
+    const [request] = scripted.requests;
     expect(request?.stream).not.toBe(true);
     expect(request?.response_format).toEqual({
       type: 'json_schema',
@@ -90,9 +66,9 @@ describe('proposeProfileChanges', () => {
   });
 
   it('cuts the user text to a bound', async () => {
-    replies = [{ content: JSON.stringify(noChanges) }];
-    await proposeProfileChanges(gateway, { userText: 'x'.repeat(20_000), activeFacts: [] });
-    expect([...String(inputOf(model.requests[0])['userMessage'])]).toHaveLength(PROFILE_TEXT_CHARS);
+    scripted.replies = [{ content: JSON.stringify(noChanges) }];
+    await proposeProfileChanges(scripted.gateway, { userText: 'x'.repeat(20_000), activeFacts: [] });
+    expect([...String(inputOf(scripted.requests[0])['userMessage'])]).toHaveLength(PROFILE_TEXT_CHARS);
   });
 
   it('is an LlmError when the answer stays out of schema after one correction', async () => {
@@ -100,17 +76,17 @@ describe('proposeProfileChanges', () => {
       ...noChanges,
       add: [{ category: 'hobbies', statement: 'x', evidence: 'x' }],
     });
-    replies = [{ content: bad }, { content: bad }];
-    const attempt = proposeProfileChanges(gateway, { userText: 'x', activeFacts: [] });
+    scripted.replies = [{ content: bad }, { content: bad }];
+    const attempt = proposeProfileChanges(scripted.gateway, { userText: 'x', activeFacts: [] });
     await expect(attempt).rejects.toBeInstanceOf(LlmError);
     await expect(attempt).rejects.toThrow(/unusable "memory_profile_changes" JSON/);
-    expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/add\.0\.category/);
+    expect(scripted.requests[1]?.messages.at(-1)?.content).toMatch(/add\.0\.category/);
   });
 });
 
 describe('summariseConversation', () => {
   it('sends the previous summary and the exchange, and normalises the lists', async () => {
-    replies = [
+    scripted.replies = [
       {
         content: JSON.stringify({
           summary: ' The user plans a trip to Rome with Ana and asked about hotels. ',
@@ -128,7 +104,7 @@ describe('summariseConversation', () => {
       places: ['Rome'],
       user_sentiment: 'neutral' as const,
     };
-    const summary = await summariseConversation(gateway, {
+    const summary = await summariseConversation(scripted.gateway, {
       previous,
       userText: 'Hotels near Termini for me and Ana?',
       answer: 'Try the Hotel Roma.',
@@ -141,7 +117,7 @@ describe('summariseConversation', () => {
       places: ['Rome', 'Termini'],
       user_sentiment: 'positive',
     });
-    const [request] = model.requests;
+    const [request] = scripted.requests;
     expect(request?.response_format?.json_schema).toMatchObject({
       name: CONVERSATION_SUMMARY_FORMAT,
       strict: true,
@@ -159,23 +135,23 @@ describe('summariseConversation', () => {
 
   it('starts from null, cuts each text to a bound, and has a bad sentiment corrected once', async () => {
     const answer = { summary: 's', themes: [], persons: [], places: [] };
-    replies = [
+    scripted.replies = [
       { content: JSON.stringify({ ...answer, user_sentiment: 'happy' }) },
       { content: JSON.stringify({ ...answer, user_sentiment: 'positive' }) },
     ];
-    const summary = await summariseConversation(gateway, {
+    const summary = await summariseConversation(scripted.gateway, {
       previous: undefined,
       userText: 'q'.repeat(10_000),
       answer: 'a'.repeat(10_000),
     });
     expect(summary.user_sentiment).toBe('positive');
-    const input = inputOf(model.requests[0]) as {
+    const input = inputOf(scripted.requests[0]) as {
       previousSummary: unknown;
       exchange: { userMessage: string; assistantAnswer: string };
     };
     expect(input.previousSummary).toBeNull();
     expect([...input.exchange.userMessage]).toHaveLength(SUMMARY_TEXT_CHARS);
     expect([...input.exchange.assistantAnswer]).toHaveLength(SUMMARY_TEXT_CHARS);
-    expect(model.requests[1]?.messages.at(-1)?.content).toMatch(/user_sentiment/);
+    expect(scripted.requests[1]?.messages.at(-1)?.content).toMatch(/user_sentiment/);
   });
 });

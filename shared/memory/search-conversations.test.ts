@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryConversationHeaders } from '../../test/support/in-memory-history.js';
 import { MemoryConversationSummaries } from '../../test/support/in-memory-memory.js';
+import { summaryDocument } from '../../test/support/memory-fixtures.js';
 import type { ConversationSummaryDocument } from './contracts.js';
 import { searchConversations } from './search-conversations.js';
 
@@ -26,11 +27,7 @@ function summaryOf(
   minute: number,
 ): ConversationSummaryDocument {
   const timestamp = new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
-  return {
-    id: sessionId,
-    kind: 'conversation-summary',
-    userId,
-    sessionId,
+  return summaryDocument(userId, sessionId, {
     summary: text,
     themes: ['travel'],
     persons: ['Ana'],
@@ -41,7 +38,7 @@ function summaryOf(
     coveredThrough: 3,
     exchanges: 2,
     createdAt: timestamp,
-  };
+  });
 }
 
 async function servicesWith(summaries: ConversationSummaryDocument[]) {

@@ -17,6 +17,7 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/container
 import { DependencyError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../../shared/memory/contracts.js';
+import { summaryDocument } from '../support/memory-fixtures.js';
 import { SeededRandom } from '../support/seeded-random.js';
 
 /** The local runtime's LLM_EMBEDDING_DIMENSIONS default. */
@@ -63,22 +64,20 @@ function corpus(): ConversationSummaryDocument[] {
         ? (documents[7]?.summary ?? '') // the same text as another: their fused scores tie exactly
         : `${pick(TOPICS)}; also ${pick(TOPICS)}. ${pick(DETAILS)} ${random.chance(0.5) ? pick(DETAILS) : ''}`.trim();
     const timestamp = new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString();
-    documents.push({
-      id: `conv-${String(i).padStart(2, '0')}`,
-      kind: 'conversation-summary',
-      userId: USER,
-      sessionId: `conv-${String(i).padStart(2, '0')}`,
-      summary: text,
-      themes: [],
-      persons: [],
-      places: [],
-      user_sentiment: 'neutral',
-      timestamp,
-      vector_embedding: hashedEmbedding(text, DIMENSIONS),
-      coveredThrough: 1,
-      exchanges: 1,
-      createdAt: timestamp,
-    });
+    documents.push(
+      summaryDocument(USER, `conv-${String(i).padStart(2, '0')}`, {
+        summary: text,
+        themes: [],
+        persons: [],
+        places: [],
+        user_sentiment: 'neutral',
+        timestamp,
+        vector_embedding: hashedEmbedding(text, DIMENSIONS),
+        coveredThrough: 1,
+        exchanges: 1,
+        createdAt: timestamp,
+      }),
+    );
   }
   return documents;
 }

@@ -24,7 +24,7 @@ import {
   type ConversationSummaryDocument,
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
-import { storeFacts } from '../support/memory-fixtures.js';
+import { storeFacts, summaryDocument } from '../support/memory-fixtures.js';
 
 const DIMENSIONS = 64;
 
@@ -54,11 +54,7 @@ function summaryOf(
   text: string,
   extra: Partial<ConversationSummaryDocument> = {},
 ): ConversationSummaryDocument {
-  return {
-    id: sessionId,
-    kind: 'conversation-summary',
-    userId,
-    sessionId,
+  return summaryDocument(userId, sessionId, {
     summary: text,
     themes: ['theme'],
     persons: [],
@@ -70,7 +66,7 @@ function summaryOf(
     exchanges: 1,
     createdAt: at(0),
     ...extra,
-  };
+  });
 }
 
 function factOf(userId: string, id: string, extra: Partial<ProfileFact> = {}): ProfileFact {

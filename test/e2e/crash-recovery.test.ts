@@ -17,7 +17,7 @@ import {
   sessionExists,
 } from '../support/committed-answers.js';
 import { buildRuntime, CrashableRuntime, sleep, StartFailure } from '../support/crashable-runtime.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
   brief,
   followTurn,
@@ -374,10 +374,7 @@ describe('crash recovery of the running product', () => {
     const duplicateFacts: string[] = [];
     try {
       // The history worker finishes what the killed runtimes left queued.
-      for (let round = 0; round < 3; round += 1) {
-        await reader.serviceBus.idle();
-        await reader.durable.idle();
-      }
+      await settle(reader);
       for (const session of sessions) {
         if (session.sessionId === undefined) continue;
         const database = reader.clients.database;

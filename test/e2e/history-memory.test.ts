@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -22,12 +22,10 @@ const FILLER = (i: number) =>
 const FILLER_ANSWER = (i: number) =>
   `Tide fact ${i}: ${'the sea rises and falls twice a day as the moon pulls on the water, '.repeat(3)}done.`;
 
-type Body = ChatCompletionRequest & { response_format?: { json_schema?: { name?: string } } };
-
 const contents = (request: ChatCompletionRequest) => request.messages.map((m) => m.content ?? '').join('\n');
 
 /** What a careful model would answer to the history worker's structured-output requests. */
-function structured(request: Body): object {
+function structured(request: ChatCompletionRequest): object {
   const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as {
     question?: string;
     answer?: string;
@@ -66,7 +64,7 @@ describe('a conversation beyond the prompt budget', () => {
   let boatExchangeId = '';
 
   beforeAll(async () => {
-    model = await startScriptedModel((request: Body): ScriptedReply => {
+    model = await startScriptedModel((request: ChatCompletionRequest): ScriptedReply => {
       if (request.stream !== true) return { content: JSON.stringify(structured(request)) };
       const last = request.messages.at(-1);
       const text = contents(request);
@@ -101,13 +99,6 @@ describe('a conversation beyond the prompt budget', () => {
     await model?.close();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   async function ask(
     sessionId: string,
     text: string,
@@ -116,7 +107,7 @@ describe('a conversation beyond the prompt budget', () => {
     const id = await client.send(sessionId, text);
     const events = await live.waitForTerminal(id);
     expect(events.at(-1)?.type).toBe('message-end');
-    await settled();
+    await settle(runtime);
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
     const answer =
       memory.messages.find((m) => m.chatMessageId === id && m.role === 'assistant')?.content ?? '';

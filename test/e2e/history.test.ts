@@ -23,7 +23,7 @@ import {
   type HistoryStats,
 } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 
 const history = { subscriptionName: HISTORY_SUBSCRIPTION, topicName: MESSAGE_COMPLETED_TOPIC };
 
@@ -89,20 +89,13 @@ describe('conversation history with the offline model', () => {
     await runtime?.stop();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   it('lists, gets, renames, exports and deletes a conversation with exactly what was said', async () => {
     const call = api(runtime, alice);
     const sessionId = await alice.startSession();
     const texts = ['Plan a trip to Lisbon in May', 'What should I pack?', 'reply with 12 words'];
     const ids: string[] = [];
     for (const text of texts) ids.push(await turn(alice, aliceLive, sessionId, text));
-    await settled();
+    await settle(runtime);
 
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
     const answers = ids.map(
@@ -140,7 +133,7 @@ describe('conversation history with the offline model', () => {
     expect(renamed).toMatchObject({ title: 'Lisbon in May', titleSource: 'user' });
     // Later turns (and any model title they bring) leave the user's title alone.
     await turn(alice, aliceLive, sessionId, 'One more question about trams in Lisbon');
-    await settled();
+    await settle(runtime);
     const after = await expectStatus<ConversationWithMessages>(
       await call(`history/conversations/${sessionId}?limit=2&order=desc`),
       200,
@@ -216,13 +209,13 @@ describe('conversation history with the offline model', () => {
       release();
       gate = undefined;
     }
-    await settled();
+    await settle(runtime);
   });
 
   it('keeps one copy of each message however often message-completed is delivered, and dead-letters a poisoned one', async () => {
     const sessionId = await alice.startSession();
     const id = await turn(alice, aliceLive, sessionId, 'Count to three');
-    await settled();
+    await settle(runtime);
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
     const messages = memory.messages
       .filter((m) => m.chatMessageId === id)
@@ -251,7 +244,7 @@ describe('conversation history with the offline model', () => {
         sessionId,
         body,
       });
-    await settled();
+    await settle(runtime);
     const { resources } = await runtime.clients.database
       .container(CONVERSATION_MESSAGES_CONTAINER)
       .items.query<{ id: string }>({
@@ -275,7 +268,7 @@ describe('conversation history with the offline model', () => {
       sessionId,
       body: { userId: 'user_001', sessionId, outcome: 'exploded' },
     });
-    await settled();
+    await settle(runtime);
     const dead = runtime.serviceBus.deadLetters(history);
     expect(dead).toEqual([
       expect.objectContaining({
@@ -289,7 +282,7 @@ describe('conversation history with the offline model', () => {
   it('refuses another user everywhere, even with the right ids, and bad input with 400', async () => {
     const sessionId = await alice.startSession();
     await turn(alice, aliceLive, sessionId, 'A private conversation');
-    await settled();
+    await settle(runtime);
     const asBob = api(runtime, bob);
     const unknown = randomUUID();
     for (const path of [
@@ -344,7 +337,7 @@ describe('conversation history with the offline model', () => {
     const sessionId = await alice.startSession();
     await turn(alice, aliceLive, sessionId, 'My favourite colour is teal');
     await turn(alice, aliceLive, sessionId, 'And my favourite number is 7');
-    await settled();
+    await settle(runtime);
     // What the 24 h time to live does to an idle conversation.
     const hot = runtime.clients.database.container(HOT_CONVERSATIONS_CONTAINER);
     const { resources } = await hot.items
@@ -352,7 +345,7 @@ describe('conversation history with the offline model', () => {
       .fetchAll();
     for (const item of resources) await hot.item(item.id, sessionId).delete();
     await turn(alice, aliceLive, sessionId, 'What did I tell you so far?');
-    await settled();
+    await settle(runtime);
     const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
     expect(memory.messages.map((m) => [m.ordinal, m.role])).toEqual([
       [0, 'user'],

@@ -9,7 +9,7 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import { BASIC_SYSTEM_PROMPT } from '../../shared/chat/prompt.js';
 import type { ConversationWithMessages } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 
 describe('long-term memory in the chat, with the offline model', () => {
   let runtime: LocalRuntime;
@@ -26,13 +26,6 @@ describe('long-term memory in the chat, with the offline model', () => {
     await runtime?.stop();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   async function turn(sessionId: string, text: string, options: { useMemory?: boolean } = {}) {
     const chatMessageId = randomUUID();
     await expectStatus(
@@ -46,7 +39,7 @@ describe('long-term memory in the chat, with the offline model', () => {
     );
     const events = await live.waitForTerminal(chatMessageId);
     expect(events.at(-1)?.type).toBe('message-end');
-    await settled();
+    await settle(runtime);
     return events;
   }
 

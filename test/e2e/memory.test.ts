@@ -19,7 +19,7 @@ import {
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -36,8 +36,6 @@ const SAILING_QUESTION = 'What did we talk about regarding sailing in an earlier
 const CONTRADICTION = 'I no longer like sailing. These days I love rowing.';
 const REPEAT = 'I prefer short answers in bullet points.';
 const PRIVATE = 'My favourite colour is green and I love cycling.';
-
-type Body = ChatCompletionRequest & { response_format?: { json_schema?: { name?: string } } };
 
 interface ProfileInput {
   userMessage: string;
@@ -114,7 +112,7 @@ function conversationSummary(input: {
   };
 }
 
-function structured(request: Body): object {
+function structured(request: ChatCompletionRequest): object {
   const name = request.response_format?.json_schema?.name;
   const content = request.messages.at(-1)?.content ?? '{}';
   if (name === 'memory_profile_changes') return profileChanges(JSON.parse(content) as ProfileInput);
@@ -150,7 +148,7 @@ describe('long-term memory with a scripted model', () => {
   let spidersTurn = '';
 
   beforeAll(async () => {
-    model = await startScriptedModel((request: Body): ScriptedReply => {
+    model = await startScriptedModel((request: ChatCompletionRequest): ScriptedReply => {
       if (request.stream !== true) return { content: JSON.stringify(structured(request)) };
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `From what I found: ${last.content ?? ''}` };
@@ -184,13 +182,6 @@ describe('long-term memory with a scripted model', () => {
     await model?.close();
   });
 
-  async function settled() {
-    for (let round = 0; round < 3; round += 1) {
-      await runtime.serviceBus.idle();
-      await runtime.durable.idle();
-    }
-  }
-
   /** One turn, to its end and through both workers; the streamed requests it made to the model. */
   async function ask(sessionId: string, text: string, extra: Record<string, unknown> = {}) {
     const from = model.requests.length;
@@ -198,7 +189,7 @@ describe('long-term memory with a scripted model', () => {
     await expectStatus(await client.post({ sessionId, chatMessageId, text, ...extra }), 202);
     const events = await live.waitForTerminal(chatMessageId);
     expect(events.at(-1)?.type).toBe('message-end');
-    await settled();
+    await settle(runtime);
     const requests = model.requests.slice(from);
     return { chatMessageId, events, requests, chat: requests.filter((r) => r.stream === true) };
   }
@@ -258,7 +249,7 @@ describe('long-term memory with a scripted model', () => {
     }
     // The profile requests saw the user's words and the facts, never the assistant's answer or a tool's result.
     const profileRequests = model.requests.filter(
-      (r) => (r as Body).response_format?.json_schema?.name === 'memory_profile_changes',
+      (r) => r.response_format?.json_schema?.name === 'memory_profile_changes',
     );
     expect(profileRequests.length).toBe(3);
     for (const request of profileRequests)
@@ -349,7 +340,7 @@ describe('long-term memory with a scripted model', () => {
         sessionId: conversation2,
         subject: 'completed',
       });
-    await settled();
+    await settle(runtime);
     expect(await facts()).toEqual(before.facts);
     expect(await countItems(CONVERSATION_SUMMARIES_CONTAINER, 'user_001')).toBe(before.summaries);
     expect(await countItems(PROFILE_FACTS_CONTAINER, 'user_001')).toBe(before.items);
@@ -374,7 +365,7 @@ describe('long-term memory with a scripted model', () => {
         complete: true,
       },
     });
-    await settled();
+    await settle(runtime);
     const dead = runtime.serviceBus.deadLetters({
       topicName: MESSAGE_COMPLETED_TOPIC,
       subscriptionName: MEMORY_SUBSCRIPTION,
@@ -399,9 +390,7 @@ describe('long-term memory with a scripted model', () => {
     const memoryCalls = model.requests
       .slice(profileCalls)
       .filter((r) =>
-        /memory_profile_changes|conversation_summary/.test(
-          (r as Body).response_format?.json_schema?.name ?? '',
-        ),
+        /memory_profile_changes|conversation_summary/.test(r.response_format?.json_schema?.name ?? ''),
       );
     expect(memoryCalls).toEqual([]);
     expect(await facts()).toEqual(before);
@@ -431,7 +420,7 @@ describe('long-term memory with a scripted model', () => {
       expect(elapsed).toBeLessThan(PROFILE_FETCH_BUDGET_MS + 3_000);
       const request = model.requests.slice(from).find((r) => r.stream === true)!;
       expect(systemPrompt(request)).not.toContain('bullet points');
-      await settled();
+      await settle(runtime);
     } finally {
       turnServices.profile = profile;
     }

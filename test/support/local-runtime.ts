@@ -21,3 +21,11 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
     functions: options.functions,
   });
 }
+
+// Three rounds, not one: a worker's output can start another worker after its queue looked idle.
+export async function settle(runtime: LocalRuntime): Promise<void> {
+  for (let round = 0; round < 3; round += 1) {
+    await runtime.serviceBus.idle();
+    await runtime.durable.idle();
+  }
+}

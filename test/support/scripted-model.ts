@@ -6,7 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { encodeFloat32Base64, hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
+import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
+import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
 
 /** A message of a recorded request, as the Chat Completions API names its fields. */
 export interface WireMessage {
@@ -48,8 +51,6 @@ export interface ScriptedModel {
   baseUrl: string;
   /** Every chat completion request body, in arrival order. */
   requests: ChatCompletionRequest[];
-  /** Every embedding request body's texts, in arrival order. */
-  embeddingRequests: string[][];
   /** App settings that point the product at this model. */
   settings: Record<string, string>;
   close(): Promise<void>;
@@ -59,15 +60,14 @@ export interface ScriptedModel {
  * The length of the embeddings it answers with (hashed bag-of-words vectors, as the offline model's: texts that
  * share words are near), and the product's default LLM_EMBEDDING_DIMENSIONS.
  */
-export const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
+const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
 
 export const SCRIPTED_MODEL = 'scripted-model';
 
 export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
   const requests: ChatCompletionRequest[] = [];
-  const embeddingRequests: string[][] = [];
   const server = createServer((request, response) => {
-    handle(request, response, script, requests, embeddingRequests).catch((error: unknown) => {
+    handle(request, response, script, requests).catch((error: unknown) => {
       if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
       else response.destroy();
     });
@@ -78,7 +78,6 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
   return {
     baseUrl,
     requests,
-    embeddingRequests,
     settings: {
       LLM_PROVIDER: 'openai-compatible',
       LLM_BASE_URL: baseUrl,
@@ -96,12 +95,57 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
   };
 }
 
+/** A real OpenAI gateway in front of a scripted model, for a test file's calls; see useScriptedGateway. */
+export interface ScriptedGateway {
+  /** The answers to the next requests, in order (then "no reply scripted"); emptied before each test. */
+  replies: ScriptedReply[];
+  readonly gateway: LlmGateway;
+  /** The requests of the current test, in arrival order. */
+  readonly requests: ChatCompletionRequest[];
+}
+
+/**
+ * Registers the file's hooks: a scripted model answering with `replies` started before all tests and closed after
+ * them, a gateway to it without retries, and replies and requests emptied before each test.
+ */
+export function useScriptedGateway(): ScriptedGateway {
+  let model: ScriptedModel;
+  let gateway: LlmGateway;
+  const scripted: ScriptedGateway = {
+    replies: [],
+    get gateway() {
+      return gateway;
+    },
+    get requests() {
+      return model.requests;
+    },
+  };
+  beforeAll(async () => {
+    model = await startScriptedModel(
+      (_request, call) => scripted.replies[call] ?? { content: 'no reply scripted' },
+    );
+    gateway = createLlmGateway(
+      { kind: 'openai-compatible', baseUrl: model.baseUrl, chatModel: 'scripted-model', embeddingModel: 'e' },
+      { maxRetries: 0, timeoutMs: 5_000 },
+    );
+  });
+  afterAll(() => model.close());
+  beforeEach(() => {
+    scripted.replies = [];
+    model.requests.length = 0;
+  });
+  return scripted;
+}
+
+/** The JSON input a structured-output request carries as its last message ({} when there is none). */
+export const inputOf = (request: ChatCompletionRequest | undefined) =>
+  JSON.parse(request?.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
+
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
   script: Script,
   requests: ChatCompletionRequest[],
-  embeddingRequests: string[][],
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (request.method === 'POST' && path === '/v1/embeddings') {
@@ -111,7 +155,6 @@ async function handle(
       encoding_format?: string;
     };
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
-    embeddingRequests.push(texts);
     sendJson(response, 200, {
       object: 'list',
       data: texts.map((text, index) => {
