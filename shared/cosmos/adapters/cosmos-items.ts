@@ -167,18 +167,22 @@ export async function deleteItem(
  * Deletes every item of a partition (or, for a hierarchical key, of a prefix of it), a bounded number at a time;
  * returns how many it deleted (an item already gone, by a retried delete or its TTL, is not counted).
  */
-export async function deletePartitionItems(
+export function deletePartitionItems(
   container: Container,
   partitionKey: PartitionKey,
   what: string,
 ): Promise<number> {
-  const ids = await queryItems(
-    container,
-    { query: 'SELECT VALUE c.id FROM c' },
-    partitionKey,
-    what,
-    z.string(),
-  );
+  return deleteQueriedItems(container, { query: 'SELECT VALUE c.id FROM c' }, partitionKey, what);
+}
+
+/** Deletes the items of one partition whose ids `idQuery` selects (`SELECT VALUE c.id ...`), as above. */
+export async function deleteQueriedItems(
+  container: Container,
+  idQuery: SqlQuerySpec,
+  partitionKey: PartitionKey,
+  what: string,
+): Promise<number> {
+  const ids = await queryItems(container, idQuery, partitionKey, what, z.string());
   const deleted = await mapBounded(ids, PARALLEL_DELETES, (id) =>
     deleteItem(container, id, partitionKey, `an item of ${what}`),
   );

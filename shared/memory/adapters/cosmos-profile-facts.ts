@@ -3,12 +3,12 @@
 // profile is one partition, read by single-partition queries and erased by one partition sweep.
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import { mapBounded } from '../../bounded-parallel.js';
 import {
   cosmosFailure,
   cosmosStatus,
   deleteItem,
   deletePartitionItems,
+  deleteQueriedItems,
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
@@ -25,9 +25,6 @@ import type { ProfileFacts } from '../profile-facts.js';
 
 /** Either kind of item the container holds, told apart by `kind`. */
 const profileItemSchema = z.discriminatedUnion('kind', [profileFactSchema, consolidationRecordSchema]);
-
-/** Deletes in flight at once when a conversation's records go (a few per turn of it). */
-const PARALLEL_DELETES = 10;
 
 export function createCosmosProfileFacts(container: Container): ProfileFacts {
   const what = 'the profile fact';
@@ -129,8 +126,8 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       );
     },
 
-    async deleteConsolidations(userId, sessionId) {
-      const ids = await queryItems(
+    deleteConsolidations(userId, sessionId) {
+      return deleteQueriedItems(
         container,
         {
           query: "SELECT VALUE c.id FROM c WHERE c.kind = 'consolidation' AND c.sessionId = @sessionId",
@@ -138,12 +135,7 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
         },
         userId,
         "the conversation's consolidation records",
-        z.string(),
       );
-      const deleted = await mapBounded(ids, PARALLEL_DELETES, (id) =>
-        deleteItem(container, id, userId, recordWhat),
-      );
-      return deleted.filter(Boolean).length;
     },
 
     deleteAll(userId) {
