@@ -1,11 +1,8 @@
 // Stand-in rules for the memory worker's formats (shared/memory/memory-llm.ts): profile changes read from fixed
 // sentence patterns of the user's message, and a conversation summary built from its words, so a local conversation
 // gets facts with evidence and a searchable summary without a language model. Pure; documented in README.md.
+import { CONVERSATION_SUMMARY_FORMAT, PROFILE_CHANGES_FORMAT } from '../../shared/memory/memory-llm.js';
 import { parseJsonObject } from './request-schema.js';
-
-/** The response format names the memory worker sends. */
-export const PROFILE_CHANGES_FORMAT = 'memory_profile_changes';
-export const CONVERSATION_SUMMARY_FORMAT = 'conversation_summary';
 
 const OBJECT_CHARS = 200;
 const EVIDENCE_CHARS = 500;

@@ -1,5 +1,7 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
+import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from '../../shared/history/history-llm.js';
+import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { memoryFormatValue } from './memory-formats.js';
 import {
   messageText,
@@ -97,10 +99,13 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
   if (typeof choice === 'object')
     chosen = tools.filter((tool) => tool.function.name === choice.function.name);
   else if (chosen.length === 0 && asksAboutEarlierConversation(text)) {
-    const search = tools.find((tool) => tool.function.name === CONVERSATION_SEARCH_TOOL);
+    const search = tools.find((tool) => tool.function.name === SEARCH_CONVERSATION_HISTORY_TOOL);
     if (search !== undefined)
       return [
-        { name: CONVERSATION_SEARCH_TOOL, arguments: JSON.stringify({ search_query: searchTopic(text) }) },
+        {
+          name: SEARCH_CONVERSATION_HISTORY_TOOL,
+          arguments: JSON.stringify({ search_query: searchTopic(text) }),
+        },
       ];
   }
   if (choice === 'required' && chosen.length === 0) chosen = tools.slice(0, 1);
@@ -128,7 +133,6 @@ function findName(text: string, name: string): number {
 // A message that asks about an earlier conversation makes the model search with the message's topic words; the
 // result is reported by naming the conversations found, so an answer cites them by title and date.
 
-const CONVERSATION_SEARCH_TOOL = 'search_conversation_history';
 const EARLIER_CONVERSATION =
   /\b(?:last time|we (?:talked|spoke|chatted) about|remember when|(?:earlier|previous|past) conversations?|previously)\b/i;
 /** Words of the trigger phrases and questions about them, which say nothing about the topic. */
@@ -169,7 +173,7 @@ function describeConversationSearch(result: string): string | undefined {
   const conversations = (parsed as { conversations?: unknown }).conversations;
   if (!Array.isArray(conversations)) return undefined;
   if (conversations.length === 0)
-    return `${CONVERSATION_SEARCH_TOOL} found no earlier conversation about that.`;
+    return `${SEARCH_CONVERSATION_HISTORY_TOOL} found no earlier conversation about that.`;
   const named = conversations.map((found: unknown) => {
     const { title, date, summary } = (found ?? {}) as { title?: unknown; date?: unknown; summary?: unknown };
     const name = typeof title === 'string' && title.trim() !== '' ? title : 'an untitled conversation';
@@ -179,7 +183,7 @@ function describeConversationSearch(result: string): string | undefined {
   });
   const count =
     conversations.length === 1 ? 'an earlier conversation' : `${conversations.length} earlier conversations`;
-  return `${CONVERSATION_SEARCH_TOOL} found ${count}: ${named.join('; ')}.`;
+  return `${SEARCH_CONVERSATION_HISTORY_TOOL} found ${count}: ${named.join('; ')}.`;
 }
 
 function describeToolResults(messages: readonly ChatRequestMessage[]): string {
@@ -194,7 +198,9 @@ function describeToolResults(messages: readonly ChatRequestMessage[]): string {
     .map((result) => {
       const name = names.get(result.tool_call_id ?? '') ?? 'the tool';
       const searched =
-        name === CONVERSATION_SEARCH_TOOL ? describeConversationSearch(messageText(result)) : undefined;
+        name === SEARCH_CONVERSATION_HISTORY_TOOL
+          ? describeConversationSearch(messageText(result))
+          : undefined;
       return searched ?? `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
     })
     .join(' ');
@@ -227,11 +233,11 @@ const STOP_WORDS = new Set(
 
 /** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
 function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
-  if (name !== 'exchange_index' && name !== 'session_summary') return undefined;
+  if (name !== EXCHANGE_INDEX_FORMAT && name !== SESSION_SUMMARY_FORMAT) return undefined;
   const fields = parseJsonObject(input);
   if (fields === undefined) return undefined;
   const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
-  if (name === 'session_summary') {
+  if (name === SESSION_SUMMARY_FORMAT) {
     const exchanges = Array.isArray(fields['exchanges']) ? (fields['exchanges'] as unknown[]) : [];
     const questions = exchanges.map((exchange) =>
       typeof exchange === 'object' &&
