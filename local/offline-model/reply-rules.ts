@@ -163,14 +163,7 @@ export function searchTopic(text: string): string {
  * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
  */
 function describeConversationSearch(result: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(result);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const conversations = (parsed as { conversations?: unknown }).conversations;
+  const conversations = parseJsonObject(result)?.['conversations'];
   if (!Array.isArray(conversations)) return undefined;
   if (conversations.length === 0)
     return `${SEARCH_CONVERSATION_HISTORY_TOOL} found no earlier conversation about that.`;
