@@ -10,6 +10,7 @@ import {
   type ChatRequestMessage,
 } from './request-schema.js';
 import { valueForSchema, valueSourceFrom, type JsonSchema } from './schema-values.js';
+import { STOP_WORDS, contentWords, mostFrequent } from './text-tokens.js';
 
 export interface PlannedToolCall {
   name: string;
@@ -151,10 +152,7 @@ export function asksAboutEarlierConversation(text: string): boolean {
 
 /** The message's topic: its content words (3+ letters, no stop or trigger words), at most 8; else the message. */
 export function searchTopic(text: string): string {
-  const words: string[] = [];
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    if ([...word].length >= 3 && !STOP_WORDS.has(word) && !SEARCH_FILLER.has(word) && !words.includes(word))
-      words.push(word);
+  const words = [...new Set(contentWords(text, STOP_WORDS).filter((word) => !SEARCH_FILLER.has(word)))];
   return words.length > 0 ? words.slice(0, MAX_TOPIC_WORDS).join(' ') : quote(text) || 'conversation';
 }
 
@@ -216,13 +214,6 @@ const TITLE_CHARS = 60;
 const SUMMARY_QUESTION_CHARS = 100;
 const SUMMARY_WORDS = 200;
 const SUMMARY_CHARS = 2_000;
-const STOP_WORDS = new Set(
-  (
-    'the and for are but not you your with this that what which who how why when where was were has have had ' +
-    'can could would should will just from about into than then them they their there here its it is be of ' +
-    'to in on at by an a or as do does did me my we our us i he she his her so if no yes please tell'
-  ).split(' '),
-);
 
 /** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
 function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
@@ -260,11 +251,9 @@ export function standInLine(question: string, answer: string): string {
 
 /** The most frequent content words (3+ letters, no stop words, cut to 40), at most 3, ties by first appearance. */
 export function standInTags(text: string): string[] {
-  const counts = new Map<string, number>();
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    if ([...word].length >= 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([word]) => word);
-  const tags = ranked.slice(0, MAX_STAND_IN_TAGS).map((word) => [...word].slice(0, TAG_CHARS).join(''));
+  const tags = mostFrequent(contentWords(text, STOP_WORDS), MAX_STAND_IN_TAGS).map((word) =>
+    [...word].slice(0, TAG_CHARS).join(''),
+  );
   return tags.length > 0 ? tags : ['conversation'];
 }
 
