@@ -146,12 +146,12 @@ const SEARCH_FILLER = new Set(
 const MAX_TOPIC_WORDS = 8;
 const SEARCH_SUMMARY_CHARS = 100;
 
-export function asksAboutEarlierConversation(text: string): boolean {
+function asksAboutEarlierConversation(text: string): boolean {
   return EARLIER_CONVERSATION.test(text);
 }
 
 /** The message's topic: its content words (3+ letters, no stop or trigger words), at most 8; else the message. */
-export function searchTopic(text: string): string {
+function searchTopic(text: string): string {
   const words = [...new Set(contentWords(text, STOP_WORDS).filter((word) => !SEARCH_FILLER.has(word)))];
   return words.length > 0 ? words.slice(0, MAX_TOPIC_WORDS).join(' ') : quote(text) || 'conversation';
 }
@@ -244,13 +244,13 @@ function historyFormatValue(name: string, schema: JsonSchema | undefined, input:
 }
 
 /** `Q: <question> → A: <answer start>`, each part on one line and cut to 100 characters. */
-export function standInLine(question: string, answer: string): string {
+function standInLine(question: string, answer: string): string {
   const q = quote(question, INDEX_PART_CHARS) || '(empty)';
   return answer.trim() === '' ? `Q: ${q}` : `Q: ${q} → A: ${quote(answer, INDEX_PART_CHARS)}`;
 }
 
 /** The most frequent content words (3+ letters, no stop words, cut to 40), at most 3, ties by first appearance. */
-export function standInTags(text: string): string[] {
+function standInTags(text: string): string[] {
   const tags = mostFrequent(contentWords(text, STOP_WORDS), MAX_STAND_IN_TAGS).map((word) =>
     [...word].slice(0, TAG_CHARS).join(''),
   );
@@ -258,7 +258,7 @@ export function standInTags(text: string): string[] {
 }
 
 /** The first words of the question, at most 60 characters (cut at a word when it can be). */
-export function standInTitle(question: string): string {
+function standInTitle(question: string): string {
   const line = quote(question, Number.MAX_SAFE_INTEGER);
   if ([...line].length <= TITLE_CHARS) return line || 'Conversation';
   const start = [...line].slice(0, TITLE_CHARS).join('');
@@ -270,7 +270,7 @@ export function standInTitle(question: string): string {
  * The previous summary and the folded questions, joined with "; ", keeping the newest words: at most 200 of them
  * in at most 2,000 characters.
  */
-export function standInSummary(previous: string, questions: readonly string[]): string {
+function standInSummary(previous: string, questions: readonly string[]): string {
   const parts = [previous.trim(), ...questions].filter((part) => part !== '');
   const words = parts
     .join('; ')
