@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { valueAt } from './document-path.js';
 
 /** A stored resource (database, container or document) with its system properties. */
 export interface StoredResource {
@@ -574,15 +575,6 @@ function fileByWholeKey(store: ItemStore<ResourceNode>, paths: readonly string[]
     const requested = Array.isArray(named) && named.length === paths.length ? wholeKey(named) : undefined;
     return item(keyPath, value, requested ?? partition);
   };
-}
-
-function valueAt(document: unknown, path: readonly string[]): unknown {
-  let value = document;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return value;
 }
 
 function nodeOf(account: CosmosAccount): AccountNode {
