@@ -84,9 +84,7 @@ export function loadRouter(): Router {
  * engine calls it through its helpers module's exports, so replacing the export reaches every caller.
  */
 function useLinearStripUndefined(): void {
-  const enginePath = require.resolve('@zeit/cosmosdb-query/lib/helpers.js', {
-    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
-  });
+  const enginePath = resolveEngineModule('helpers');
   const helpers = require(enginePath) as { stripUndefined?: (value: unknown) => unknown };
   if (typeof helpers.stripUndefined !== 'function')
     throw new Error(
@@ -103,9 +101,7 @@ function useLinearStripUndefined(): void {
  * JOIN's step pushes a document's array as spread arguments: fine for any array a 2 MB document holds in practice.)
  */
 function useLinearFromClause(): void {
-  const enginePath = require.resolve('@zeit/cosmosdb-query/lib/transformer.js', {
-    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
-  });
+  const enginePath = resolveEngineModule('transformer');
   const transformer = require(enginePath) as { default?: (sqlAst: unknown) => unknown };
   const transform = transformer.default;
   if (typeof transform !== 'function')
@@ -599,6 +595,13 @@ function stored<TNode extends ResourceNode>(items: ItemStore<TNode>): [TNode, St
 // createRequire, not `import`: these are CommonJS files with an `exports.default`, and loaders differ in how
 // they map that onto an ES default import.
 const require = createRequire(import.meta.url);
+
+/** A module of the query engine (@zeit/cosmosdb-query), resolved from the server package that depends on it. */
+function resolveEngineModule(name: string): string {
+  return require.resolve(`@zeit/cosmosdb-query/lib/${name}.js`, {
+    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
+  });
+}
 
 function loadDefault<T>(specifier: string): T {
   const loaded = require(specifier) as { default?: T };
