@@ -10,12 +10,12 @@ import { availableParallelism } from 'node:os';
 import OpenAI from 'openai';
 import { format, resolveConfig } from 'prettier';
 import { OFFLINE_CHAT_MODEL, OFFLINE_EMBEDDING_MODEL } from '../local/offline-model/offline-model.js';
+import { mapBounded } from '../shared/bounded-parallel.js';
 import { BASIC_SYSTEM_PROMPT } from '../shared/chat/prompt.js';
 import { BenchChild } from './child-process.js';
 import { ChatApi, SessionEvents, TurnGauge, TurnTrace } from './chat-clients.js';
 import {
   cpuMsPer,
-  mapLimit,
   mean,
   percentile,
   percentiles,
@@ -258,7 +258,7 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
   const n = options.sessions;
   const gauge = new TurnGauge();
   const connections: SessionEvents[] = [];
-  const sessions = await mapLimit(Array.from({ length: n }), 50, async (): Promise<BatchSession> => {
+  const sessions = await mapBounded(Array.from({ length: n }), 50, async (): Promise<BatchSession> => {
     const userId = newUser(options.label);
     const sessionId = await target.api.startSession(userId);
     const chatMessageId = randomUUID();
@@ -302,7 +302,7 @@ async function runBatch(target: Target, model: OpenAI, options: BatchOptions): P
 
   let missing = 0;
   let duplicatedInMemory = 0;
-  await mapLimit(sessions, 20, async (s) => {
+  await mapBounded(sessions, 20, async (s) => {
     const replies = await target.runtime.call<number>('storedReplies', s);
     if (replies === 0) missing += 1;
     if (replies > 1) duplicatedInMemory += 1;

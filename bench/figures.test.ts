@@ -1,6 +1,6 @@
-// The benchmark's arithmetic: percentiles, ratios, CPU and event-loop deltas, bounded concurrency.
+// The benchmark's arithmetic: percentiles, ratios, CPU and event-loop deltas.
 import { describe, expect, it } from 'vitest';
-import { cpuMsPer, mapLimit, percentile, percentiles, ratio, utilisation } from './figures.js';
+import { cpuMsPer, percentile, percentiles, ratio, utilisation } from './figures.js';
 
 describe('percentile', () => {
   it('takes the nearest rank', () => {
@@ -30,21 +30,5 @@ describe('deltas', () => {
   it('turns raw event-loop readings into a utilisation', () => {
     expect(utilisation({ idle: 10, active: 10 }, { idle: 40, active: 20 })).toBe(0.25);
     expect(utilisation({ idle: 1, active: 1 }, { idle: 1, active: 1 })).toBe(0);
-  });
-});
-
-describe('mapLimit', () => {
-  it('keeps order and never runs more than the limit at once', async () => {
-    let running = 0;
-    let most = 0;
-    const results = await mapLimit([5, 1, 3, 2, 4], 2, async (value) => {
-      running += 1;
-      most = Math.max(most, running);
-      await new Promise((resolve) => setTimeout(resolve, value));
-      running -= 1;
-      return value * 10;
-    });
-    expect(results).toEqual([50, 10, 30, 20, 40]);
-    expect(most).toBe(2);
   });
 });

@@ -9,11 +9,12 @@ import { performance } from 'node:perf_hooks';
 
 import { createLocalCosmosClient, provisionCosmos, startLocalCosmos } from '../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../local/offline-model/hashed-embedding.js';
+import { mapBounded } from '../shared/bounded-parallel.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/containers.js';
 import { createMemoryStores } from '../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../shared/memory/contracts.js';
 import { DEFAULT_SEARCH_LIMIT } from '../shared/memory/contracts.js';
-import { mapLimit, percentile, round } from './figures.js';
+import { percentile, round } from './figures.js';
 
 const SIZES = (process.env.SIZES ?? '100,1000,10000').split(',').map(Number);
 const SEARCHES = Number(process.env.SEARCHES ?? 50);
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
       const userId = `bench-user-${size}`;
       const loader = createMemoryStores(database, { ranking: 'in-process' });
       const loadStarted = performance.now();
-      await mapLimit(
+      await mapBounded(
         Array.from({ length: size }, (_, i) => i),
         LOAD_CONCURRENCY,
         async (i) => {

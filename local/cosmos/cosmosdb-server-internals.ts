@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { valueAt } from './document-path.js';
 
 /** A stored resource (database, container or document) with its system properties. */
 export interface StoredResource {
@@ -83,9 +84,7 @@ export function loadRouter(): Router {
  * engine calls it through its helpers module's exports, so replacing the export reaches every caller.
  */
 function useLinearStripUndefined(): void {
-  const enginePath = require.resolve('@zeit/cosmosdb-query/lib/helpers.js', {
-    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
-  });
+  const enginePath = resolveEngineModule('helpers');
   const helpers = require(enginePath) as { stripUndefined?: (value: unknown) => unknown };
   if (typeof helpers.stripUndefined !== 'function')
     throw new Error(
@@ -102,9 +101,7 @@ function useLinearStripUndefined(): void {
  * JOIN's step pushes a document's array as spread arguments: fine for any array a 2 MB document holds in practice.)
  */
 function useLinearFromClause(): void {
-  const enginePath = require.resolve('@zeit/cosmosdb-query/lib/transformer.js', {
-    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
-  });
+  const enginePath = resolveEngineModule('transformer');
   const transformer = require(enginePath) as { default?: (sqlAst: unknown) => unknown };
   const transform = transformer.default;
   if (typeof transform !== 'function')
@@ -576,15 +573,6 @@ function fileByWholeKey(store: ItemStore<ResourceNode>, paths: readonly string[]
   };
 }
 
-function valueAt(document: unknown, path: readonly string[]): unknown {
-  let value = document;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return value;
-}
-
 function nodeOf(account: CosmosAccount): AccountNode {
   return account as unknown as AccountNode;
 }
@@ -607,6 +595,13 @@ function stored<TNode extends ResourceNode>(items: ItemStore<TNode>): [TNode, St
 // createRequire, not `import`: these are CommonJS files with an `exports.default`, and loaders differ in how
 // they map that onto an ES default import.
 const require = createRequire(import.meta.url);
+
+/** A module of the query engine (@zeit/cosmosdb-query), resolved from the server package that depends on it. */
+function resolveEngineModule(name: string): string {
+  return require.resolve(`@zeit/cosmosdb-query/lib/${name}.js`, {
+    paths: [dirname(require.resolve('@vercel/cosmosdb-server/package.json'))],
+  });
+}
 
 function loadDefault<T>(specifier: string): T {
   const loaded = require(specifier) as { default?: T };

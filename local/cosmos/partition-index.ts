@@ -2,6 +2,7 @@
 // a partition key looks at that partition only. A hierarchical key ([/userId, /sessionId]) is indexed under each
 // prefix as well, as a query may name the user only.
 import type { StoredResource } from './cosmosdb-server-internals.js';
+import { valueAt } from './document-path.js';
 
 /** How a missing key component is told apart from JSON null (the SDK sends `{}` for "none"). */
 const NONE = '\u0000none';
@@ -71,15 +72,6 @@ export class PartitionIndex {
     }
     return [...(this.#buckets.get(keyOf(encoded))?.values() ?? [])];
   }
-}
-
-function valueAt(document: StoredResource, path: readonly string[]): unknown {
-  let value: unknown = document;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return value;
 }
 
 function encode(value: unknown): string {

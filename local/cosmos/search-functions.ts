@@ -13,6 +13,7 @@
 //   score := VectorDistance(c.path, vector) | FullTextScore(c.path, term, ...) | RRF(score, score, ...[, [weights]])
 // A query outside it is left to the package's engine (isSearchQuery is false).
 import { stem, words } from '../../shared/history/full-text.js';
+import { valueAt } from './document-path.js';
 
 /** RRF's constant: "k = 60", as the Cosmos DB docs and the original RRF paper (Cormack et al., 2009) use. */
 const RRF_CONSTANT = 60;
@@ -395,15 +396,6 @@ function unquote(literal: string): string {
 function requireParameter(values: ReadonlyMap<string, unknown>, name: string): unknown {
   if (!values.has(name)) throw new SearchQueryError(`The parameter ${name} has no value.`);
   return values.get(name);
-}
-
-function valueAt(document: Document, path: readonly string[]): unknown {
-  let value: unknown = document;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return value;
 }
 
 function numbers(value: unknown, what: string): number[] {

@@ -1,11 +1,9 @@
 // Stand-in rules for the memory worker's formats (shared/memory/memory-llm.ts): profile changes read from fixed
 // sentence patterns of the user's message, and a conversation summary built from its words, so a local conversation
 // gets facts with evidence and a searchable summary without a language model. Pure; documented in README.md.
+import { CONVERSATION_SUMMARY_FORMAT, PROFILE_CHANGES_FORMAT } from '../../shared/memory/memory-llm.js';
 import { parseJsonObject } from './request-schema.js';
-
-/** The response format names the memory worker sends. */
-export const PROFILE_CHANGES_FORMAT = 'memory_profile_changes';
-export const CONVERSATION_SUMMARY_FORMAT = 'conversation_summary';
+import { STOP_WORDS, contentWords, lowerWords, mostFrequent } from './text-tokens.js';
 
 const OBJECT_CHARS = 200;
 const EVIDENCE_CHARS = 500;
@@ -247,14 +245,11 @@ const NEGATIVE = new Set(
     ' ',
   ),
 );
-const STOP_WORDS = new Set(
-  (
-    'the and for are but not you your with this that what which who how why when where was were has have had ' +
-    'can could would should will just from about into than then them they their there here its it is be of ' +
-    'to in on at by an a or as do does did me my we our us i he she his her so if no yes please tell also ' +
-    'like love want know need some any very really'
-  ).split(' '),
-);
+/** The history rules' stop words and the words of likes and wishes, which name no theme. */
+const THEME_STOP_WORDS = new Set([
+  ...STOP_WORDS,
+  ...'also like love want know need some any very really'.split(' '),
+]);
 const NAME = "\\p{Lu}[\\p{L}'-]*(?: \\p{Lu}[\\p{L}'-]*){0,2}";
 const PERSON = new RegExp(
   `\\b(?:with|named|called|friend|wife|husband|son|daughter|meet|met) (${NAME})`,
@@ -311,13 +306,7 @@ function combined(
 
 /** The most frequent content words (3+ letters, no stop words), ties by first appearance. */
 function frequentWords(message: string, count: number): string[] {
-  const counts = new Map<string, number>();
-  for (const word of message.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    if ([...word].length >= 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([word]) => word);
+  return mostFrequent(contentWords(message, THEME_STOP_WORDS), count);
 }
 
 function captured(message: string, pattern: RegExp): string[] {
@@ -364,8 +353,8 @@ const finished = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
 
 /** Whether every word of `words` is a word of `text` (case-insensitively). */
 function includesWords(text: string, words: string): boolean {
-  const have = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const wanted = words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const have = new Set(lowerWords(text));
+  const wanted = lowerWords(words);
   return wanted.length > 0 && wanted.every((word) => have.has(word));
 }
 

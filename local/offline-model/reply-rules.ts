@@ -1,5 +1,7 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
+import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from '../../shared/history/history-llm.js';
+import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { memoryFormatValue } from './memory-formats.js';
 import {
   messageText,
@@ -8,6 +10,7 @@ import {
   type ChatRequestMessage,
 } from './request-schema.js';
 import { valueForSchema, valueSourceFrom, type JsonSchema } from './schema-values.js';
+import { STOP_WORDS, contentWords, mostFrequent } from './text-tokens.js';
 
 export interface PlannedToolCall {
   name: string;
@@ -97,10 +100,13 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
   if (typeof choice === 'object')
     chosen = tools.filter((tool) => tool.function.name === choice.function.name);
   else if (chosen.length === 0 && asksAboutEarlierConversation(text)) {
-    const search = tools.find((tool) => tool.function.name === CONVERSATION_SEARCH_TOOL);
+    const search = tools.find((tool) => tool.function.name === SEARCH_CONVERSATION_HISTORY_TOOL);
     if (search !== undefined)
       return [
-        { name: CONVERSATION_SEARCH_TOOL, arguments: JSON.stringify({ search_query: searchTopic(text) }) },
+        {
+          name: SEARCH_CONVERSATION_HISTORY_TOOL,
+          arguments: JSON.stringify({ search_query: searchTopic(text) }),
+        },
       ];
   }
   if (choice === 'required' && chosen.length === 0) chosen = tools.slice(0, 1);
@@ -128,7 +134,6 @@ function findName(text: string, name: string): number {
 // A message that asks about an earlier conversation makes the model search with the message's topic words; the
 // result is reported by naming the conversations found, so an answer cites them by title and date.
 
-const CONVERSATION_SEARCH_TOOL = 'search_conversation_history';
 const EARLIER_CONVERSATION =
   /\b(?:last time|we (?:talked|spoke|chatted) about|remember when|(?:earlier|previous|past) conversations?|previously)\b/i;
 /** Words of the trigger phrases and questions about them, which say nothing about the topic. */
@@ -141,16 +146,13 @@ const SEARCH_FILLER = new Set(
 const MAX_TOPIC_WORDS = 8;
 const SEARCH_SUMMARY_CHARS = 100;
 
-export function asksAboutEarlierConversation(text: string): boolean {
+function asksAboutEarlierConversation(text: string): boolean {
   return EARLIER_CONVERSATION.test(text);
 }
 
 /** The message's topic: its content words (3+ letters, no stop or trigger words), at most 8; else the message. */
-export function searchTopic(text: string): string {
-  const words: string[] = [];
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    if ([...word].length >= 3 && !STOP_WORDS.has(word) && !SEARCH_FILLER.has(word) && !words.includes(word))
-      words.push(word);
+function searchTopic(text: string): string {
+  const words = [...new Set(contentWords(text, STOP_WORDS).filter((word) => !SEARCH_FILLER.has(word)))];
   return words.length > 0 ? words.slice(0, MAX_TOPIC_WORDS).join(' ') : quote(text) || 'conversation';
 }
 
@@ -159,17 +161,10 @@ export function searchTopic(text: string): string {
  * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
  */
 function describeConversationSearch(result: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(result);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const conversations = (parsed as { conversations?: unknown }).conversations;
+  const conversations = parseJsonObject(result)?.['conversations'];
   if (!Array.isArray(conversations)) return undefined;
   if (conversations.length === 0)
-    return `${CONVERSATION_SEARCH_TOOL} found no earlier conversation about that.`;
+    return `${SEARCH_CONVERSATION_HISTORY_TOOL} found no earlier conversation about that.`;
   const named = conversations.map((found: unknown) => {
     const { title, date, summary } = (found ?? {}) as { title?: unknown; date?: unknown; summary?: unknown };
     const name = typeof title === 'string' && title.trim() !== '' ? title : 'an untitled conversation';
@@ -179,7 +174,7 @@ function describeConversationSearch(result: string): string | undefined {
   });
   const count =
     conversations.length === 1 ? 'an earlier conversation' : `${conversations.length} earlier conversations`;
-  return `${CONVERSATION_SEARCH_TOOL} found ${count}: ${named.join('; ')}.`;
+  return `${SEARCH_CONVERSATION_HISTORY_TOOL} found ${count}: ${named.join('; ')}.`;
 }
 
 function describeToolResults(messages: readonly ChatRequestMessage[]): string {
@@ -194,7 +189,9 @@ function describeToolResults(messages: readonly ChatRequestMessage[]): string {
     .map((result) => {
       const name = names.get(result.tool_call_id ?? '') ?? 'the tool';
       const searched =
-        name === CONVERSATION_SEARCH_TOOL ? describeConversationSearch(messageText(result)) : undefined;
+        name === SEARCH_CONVERSATION_HISTORY_TOOL
+          ? describeConversationSearch(messageText(result))
+          : undefined;
       return searched ?? `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
     })
     .join(' ');
@@ -217,21 +214,14 @@ const TITLE_CHARS = 60;
 const SUMMARY_QUESTION_CHARS = 100;
 const SUMMARY_WORDS = 200;
 const SUMMARY_CHARS = 2_000;
-const STOP_WORDS = new Set(
-  (
-    'the and for are but not you your with this that what which who how why when where was were has have had ' +
-    'can could would should will just from about into than then them they their there here its it is be of ' +
-    'to in on at by an a or as do does did me my we our us i he she his her so if no yes please tell'
-  ).split(' '),
-);
 
 /** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
 function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
-  if (name !== 'exchange_index' && name !== 'session_summary') return undefined;
+  if (name !== EXCHANGE_INDEX_FORMAT && name !== SESSION_SUMMARY_FORMAT) return undefined;
   const fields = parseJsonObject(input);
   if (fields === undefined) return undefined;
   const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
-  if (name === 'session_summary') {
+  if (name === SESSION_SUMMARY_FORMAT) {
     const exchanges = Array.isArray(fields['exchanges']) ? (fields['exchanges'] as unknown[]) : [];
     const questions = exchanges.map((exchange) =>
       typeof exchange === 'object' &&
@@ -254,23 +244,21 @@ function historyFormatValue(name: string, schema: JsonSchema | undefined, input:
 }
 
 /** `Q: <question> → A: <answer start>`, each part on one line and cut to 100 characters. */
-export function standInLine(question: string, answer: string): string {
+function standInLine(question: string, answer: string): string {
   const q = quote(question, INDEX_PART_CHARS) || '(empty)';
   return answer.trim() === '' ? `Q: ${q}` : `Q: ${q} → A: ${quote(answer, INDEX_PART_CHARS)}`;
 }
 
 /** The most frequent content words (3+ letters, no stop words, cut to 40), at most 3, ties by first appearance. */
-export function standInTags(text: string): string[] {
-  const counts = new Map<string, number>();
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    if ([...word].length >= 3 && !STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([word]) => word);
-  const tags = ranked.slice(0, MAX_STAND_IN_TAGS).map((word) => [...word].slice(0, TAG_CHARS).join(''));
+function standInTags(text: string): string[] {
+  const tags = mostFrequent(contentWords(text, STOP_WORDS), MAX_STAND_IN_TAGS).map((word) =>
+    [...word].slice(0, TAG_CHARS).join(''),
+  );
   return tags.length > 0 ? tags : ['conversation'];
 }
 
 /** The first words of the question, at most 60 characters (cut at a word when it can be). */
-export function standInTitle(question: string): string {
+function standInTitle(question: string): string {
   const line = quote(question, Number.MAX_SAFE_INTEGER);
   if ([...line].length <= TITLE_CHARS) return line || 'Conversation';
   const start = [...line].slice(0, TITLE_CHARS).join('');
@@ -282,7 +270,7 @@ export function standInTitle(question: string): string {
  * The previous summary and the folded questions, joined with "; ", keeping the newest words: at most 200 of them
  * in at most 2,000 characters.
  */
-export function standInSummary(previous: string, questions: readonly string[]): string {
+function standInSummary(previous: string, questions: readonly string[]): string {
   const parts = [previous.trim(), ...questions].filter((part) => part !== '');
   const words = parts
     .join('; ')
