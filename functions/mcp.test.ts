@@ -148,4 +148,18 @@ describe('other modes', () => {
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get('www-authenticate')).toBeNull();
   });
+
+  it('refuses a body over the limit with 413', async () => {
+    const app = createTestApp();
+    const reply = await inProcessFetch(mcpHandler(() => Promise.resolve(app)))(MCP_URL, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-ms-client-principal-id': 'user_001',
+      },
+      body: JSON.stringify({ ...initialize, padding: 'x'.repeat(200 * 1024) }),
+    });
+    expect(reply.status).toBe(413);
+  });
 });

@@ -49,7 +49,7 @@ export function mcpHttpHandler<TApp extends EndpointApp>(
         // Requests the SDK refused (a wrong protocol version, a GET of the 2025 era): the client got the answer.
         onerror: (error) => context.log(`MCP: ${error.message}`),
       });
-      return fromWebResponse(await handler.fetch(await toWebRequest(request)));
+      return fromWebResponse(await handler.fetch(toWebRequest(request)));
     } catch (error) {
       return toProblemResponse(error, context, request.url);
     }

@@ -3,13 +3,17 @@
 // on as the stream, so the host sends each event as it is produced.
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 
-/** The request as a web Request; its body is read whole (the host has already bounded its size). */
-export async function toWebRequest(request: HttpRequest): Promise<Request> {
-  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+/**
+ * The request as a web Request. Its body is handed on as the stream, unread: the handler reads it within its own
+ * size limit, so an oversized body is refused without being held in memory first.
+ */
+export function toWebRequest(request: HttpRequest): Request {
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
   return new Request(request.url, {
     method: request.method,
     headers: request.headers,
-    ...(hasBody ? { body: await request.arrayBuffer() } : {}),
+    // `duplex: 'half'` is what fetch's Request requires of a streamed body.
+    ...(hasBody ? { body: request.body, duplex: 'half' } : {}),
   });
 }
 
