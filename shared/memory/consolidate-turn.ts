@@ -186,7 +186,7 @@ async function updateSummary(
     if (vectors === undefined) return 'left-out';
     const [vector] = vectors;
     if (vector === undefined) throw new Error(`No embedding came back for the summary of ${turn.label}.`);
-    const now = (services.now?.() ?? new Date()).toISOString();
+    const now = nowIso(services);
     const document: ConversationSummaryDocument = {
       id: sessionId,
       kind: 'conversation-summary',
@@ -245,11 +245,11 @@ async function consolidateProfile(
       chatMessageId,
       source: turn.source,
       changes: merged.changes,
-      createdAt: (services.now?.() ?? new Date()).toISOString(),
+      createdAt: nowIso(services),
     });
   }
   await applyRecord(services.facts, record);
-  await services.facts.markApplied(userId, record.id, (services.now?.() ?? new Date()).toISOString());
+  await services.facts.markApplied(userId, record.id, nowIso(services));
   return 'applied';
 }
 
@@ -300,4 +300,8 @@ function reportDropped(dropped: readonly DroppedChange[], label: string, log: Lo
 export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
   const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
   return `fact-${hash.slice(0, 16)}`;
+}
+
+function nowIso(services: Pick<MemoryWorkerServices, 'now'>): string {
+  return (services.now?.() ?? new Date()).toISOString();
 }

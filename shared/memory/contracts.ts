@@ -185,7 +185,6 @@ export function consolidationId(sessionId: string, chatMessageId: string): strin
 // --- Conversation summaries (seed 000 `conversations` collection) ------------------------------------------
 
 export const userSentimentSchema = z.enum(['positive', 'neutral', 'negative', 'mixed']);
-export type UserSentiment = z.infer<typeof userSentimentSchema>;
 
 /** What the model writes about a conversation (seed 000's fields, without the embedding and timestamp). */
 export const summaryContentSchema = z.object({
@@ -261,12 +260,10 @@ export const conversationSearchBodySchema = z.object(
   { query: searchQuerySchema, limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT) },
   { error: 'the body must be a JSON object' },
 );
-export type ConversationSearchBody = z.infer<typeof conversationSearchBodySchema>;
 
 /** The arguments of the tool search_conversation_history (seed 000 §5). */
 export const searchConversationHistoryArgsSchema = z.object({
   search_query: searchQuerySchema,
   limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT),
 });
-export type SearchConversationHistoryArgs = z.infer<typeof searchConversationHistoryArgsSchema>;
 export const SEARCH_CONVERSATION_HISTORY_TOOL = 'search_conversation_history';
