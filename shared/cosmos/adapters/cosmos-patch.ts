@@ -1,6 +1,7 @@
-// Patches: the changed fields only, optionally conditioned on the stored document (Cosmos DB's conditional patch,
-// `filterPredicate`), answering without the document (`Prefer: return=minimal`).
-import type { Container, PartitionKey, PatchOperation } from '@azure/cosmos';
+// Conditional writes: patches of the changed fields only, optionally conditioned on the stored document (Cosmos DB's
+// conditional patch, `filterPredicate`), and whole documents written on the version they were read at (If-Match);
+// both answer without the document (`Prefer: return=minimal`) where the SDK allows it.
+import type { Container, ItemDefinition, PartitionKey, PatchOperation } from '@azure/cosmos';
 import { cosmosFailure, cosmosStatus } from './cosmos-items.js';
 
 /**
@@ -38,4 +39,32 @@ export async function patchItem(
 export function conditionNumber(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`A condition needs a whole number, not ${value}.`);
   return String(value);
+}
+
+/**
+ * Writes a whole document if it is still at `version` (its etag when read), or, without a version, creates it if
+ * there is none yet. 'conflict' when another writer got there first: it was created (409), changed (412) or deleted
+ * (404) since. Otherwise the new version (etag).
+ */
+export async function writeOnVersion(
+  container: Container,
+  document: ItemDefinition & { id: string },
+  partitionKey: PartitionKey,
+  version: string | undefined,
+  what: string,
+): Promise<{ etag: string } | 'conflict'> {
+  try {
+    const { etag } =
+      version === undefined
+        ? await container.items.create(document)
+        : await container.item(document.id, partitionKey).replace(document, {
+            ...RETURN_MINIMAL,
+            accessCondition: { type: 'IfMatch', condition: version },
+          });
+    return { etag };
+  } catch (error) {
+    const status = cosmosStatus(error);
+    if (status === 409 || status === 412 || status === 404) return 'conflict';
+    throw cosmosFailure(`writing ${what}`, error);
+  }
 }

@@ -6,7 +6,6 @@
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import {
   cosmosFailure,
-  cosmosStatus,
   queryPages,
   readItem,
   readThroughCache,
@@ -26,7 +25,7 @@ import {
 } from '../contracts.js';
 import { exchangeIsAbout } from '../full-text.js';
 import type { SessionMemory, StoredDigest } from '../session-memory.js';
-import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
+import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 
 /** Entries per page while looking for a topic: the lookup stops reading once it has `limit`. */
 const FIND_PAGE = 100;
@@ -113,25 +112,19 @@ export function createCosmosSessionMemory(
         userId,
         sessionId,
       };
-      try {
-        const { etag } =
-          version === undefined
-            ? await container.items.create(document)
-            : await container.item(SESSION_DIGEST_ID, [userId, sessionId]).replace(document, {
-                ...RETURN_MINIMAL,
-                accessCondition: { type: 'IfMatch', condition: version },
-              });
-        digests.set(key, { resource: structuredClone(document), etag });
-        return 'written';
-      } catch (error) {
-        const status = cosmosStatus(error);
-        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
-        if (status === 409 || status === 412 || status === 404) {
-          digests.delete(key);
-          return 'conflict';
-        }
-        throw cosmosFailure("writing the conversation's digest", error);
+      const written = await writeOnVersion(
+        container,
+        document,
+        [userId, sessionId],
+        version,
+        "the conversation's digest",
+      );
+      if (written === 'conflict') {
+        digests.delete(key);
+        return 'conflict';
       }
+      digests.set(key, { resource: structuredClone(document), etag: written.etag });
+      return 'written';
     },
   };
 }

@@ -6,8 +6,6 @@ import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
 import {
-  cosmosFailure,
-  cosmosStatus,
   deleteItem,
   deletePartitionItems,
   parseStored,
@@ -16,7 +14,7 @@ import {
   readThroughCache,
   StoredItemCache,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
+import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 import type { FullTextMode } from '../../history/full-text.js';
 import { queryWords } from '../../history/full-text.js';
@@ -157,23 +155,11 @@ export function createCosmosConversationSummaries(
     async put(summary, version) {
       const document: ConversationSummaryDocument = { ...summary, id: summary.sessionId, kind: KIND };
       const key = candidateKey(summary.userId, summary.sessionId);
-      try {
-        const written =
-          version === undefined
-            ? await container.items.create(document)
-            : await container.item(document.id, summary.userId).replace(document, {
-                ...RETURN_MINIMAL,
-                accessCondition: { type: 'IfMatch', condition: version },
-              });
-        if (written.etag) latest.set(key, { resource: structuredClone(document), etag: written.etag });
-        else latest.delete(key);
-        return 'written';
-      } catch (error) {
-        const status = cosmosStatus(error);
-        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
-        if (status === 409 || status === 412 || status === 404) return 'conflict';
-        throw cosmosFailure(`writing ${what}`, error);
-      }
+      const written = await writeOnVersion(container, document, summary.userId, version, what);
+      if (written === 'conflict') return 'conflict';
+      if (written.etag) latest.set(key, { resource: structuredClone(document), etag: written.etag });
+      else latest.delete(key);
+      return 'written';
     },
 
     search(userId, query) {

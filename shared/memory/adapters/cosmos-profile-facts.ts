@@ -12,7 +12,7 @@ import {
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { patchItem, RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
+import { patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   APPLIED_CONSOLIDATION_TTL_SECONDS,
   consolidationId,
@@ -60,20 +60,8 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
     },
 
     async put(fact, version) {
-      try {
-        if (version === undefined) await container.items.create(fact);
-        else
-          await container.item(fact.id, fact.userId).replace(fact, {
-            ...RETURN_MINIMAL,
-            accessCondition: { type: 'IfMatch', condition: version },
-          });
-        return 'written';
-      } catch (error) {
-        const status = cosmosStatus(error);
-        // 409: another writer created it first; 412: changed since `version` was read; 404: deleted meanwhile.
-        if (status === 409 || status === 412 || status === 404) return 'conflict';
-        throw cosmosFailure(`writing ${what}`, error);
-      }
+      const written = await writeOnVersion(container, fact, fact.userId, version, what);
+      return written === 'conflict' ? 'conflict' : 'written';
     },
 
     delete(userId, factId, version) {
