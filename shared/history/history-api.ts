@@ -34,9 +34,9 @@ export interface HistoryReadServices {
 }
 
 /** Sessions whose messages match `q` that the list considers (beyond them, only titles match). */
-export const MAX_MATCHING_SESSIONS = 500;
+const MAX_MATCHING_SESSIONS = 500;
 /** Longest search text. */
-export const MAX_QUERY_CHARS = 200;
+const MAX_QUERY_CHARS = 200;
 
 // --- Request parts ----------------------------------------------------------------------------------------
 
@@ -285,7 +285,7 @@ interface PageRequest {
  * item wins: the worker may have stored a turn before the header says so). One item more than the page is read,
  * so a next page is announced only when there is one.
  */
-export async function readPage(
+async function readPage(
   messages: ConversationMessages,
   header: ConversationHeader,
   pending: readonly HistoryMessage[],

@@ -11,12 +11,12 @@ import { cut, oneLine } from '../plain-text.js';
 export const EXCHANGE_INDEX_FORMAT = 'exchange_index';
 export const SESSION_SUMMARY_FORMAT = 'session_summary';
 
-export const INDEX_LINE_MAX_CHARS = 240;
-export const MAX_TAGS = 5;
-export const TAG_MAX_CHARS = 40;
-export const SUMMARY_MAX_WORDS = 250;
+const INDEX_LINE_MAX_CHARS = 240;
+const MAX_TAGS = 5;
+const TAG_MAX_CHARS = 40;
+const SUMMARY_MAX_WORDS = 250;
 /** Room for SUMMARY_MAX_WORDS long words; the word count is the limit the model is held to. */
-export const SUMMARY_MAX_CHARS = 2_500;
+const SUMMARY_MAX_CHARS = 2_500;
 /** Each question and answer a call sees is cut to this: the call's cost stays bounded whatever was said. */
 export const EXCHANGE_TEXT_CHARS = 4_000;
 
@@ -37,9 +37,9 @@ const titleSchema = z
   .refine((title) => title.trim() !== '', 'must not be blank')
   .refine((title) => !hasControlChars(title), 'must be one line without control characters');
 
-export const exchangeIndexSchema = z.object({ line: lineSchema, tags: tagsSchema });
-export const titledExchangeIndexSchema = exchangeIndexSchema.extend({ title: titleSchema });
-export const sessionSummarySchema = z.object({
+const exchangeIndexSchema = z.object({ line: lineSchema, tags: tagsSchema });
+const titledExchangeIndexSchema = exchangeIndexSchema.extend({ title: titleSchema });
+const sessionSummarySchema = z.object({
   summary: z
     .string()
     .min(1)

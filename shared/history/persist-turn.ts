@@ -46,7 +46,7 @@ export type PersistOutcome =
   'persisted' | 'already-persisted' | 'conversation-deleted' | 'nothing-to-persist';
 
 /** A conversation has enough content for a model title once an exchange holds this much text (or at its second). */
-export const TITLE_MIN_CHARS = 200;
+const TITLE_MIN_CHARS = 200;
 
 /** Conditional digest writes tried before giving up (the event is then redelivered). */
 const DIGEST_ATTEMPTS = 3;

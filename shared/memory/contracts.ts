@@ -18,7 +18,7 @@ export const CONVERSATION_SUMMARIES_CONTAINER = 'conversation-summaries';
 export const PROFILE_FACTS_CONTAINER = 'profile-facts';
 
 /** The summaries' embedding, under seed 000's name for it. */
-export const SUMMARY_EMBEDDING: VectorEmbeddingSpec = {
+const SUMMARY_EMBEDDING: VectorEmbeddingSpec = {
   path: '/vector_embedding',
   dataType: 'float32',
   distanceFunction: 'cosine',

@@ -105,7 +105,7 @@ async function forgetSessionIn(
  * The fact without the session's sources, or undefined when every source was in it. Nothing of the conversation
  * stays, not even when it taught the fact: validFrom moves to the earliest source that remains when that is later.
  */
-export function withoutSession(fact: ProfileFact, sessionId: string, now: string): ProfileFact | undefined {
+function withoutSession(fact: ProfileFact, sessionId: string, now: string): ProfileFact | undefined {
   const provenance = fact.provenance.filter((source) => source.sessionId !== sessionId);
   const [earliest] = provenance;
   if (earliest === undefined) return undefined;

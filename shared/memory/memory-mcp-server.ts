@@ -10,14 +10,14 @@ import type { ForgetServices } from './forget-memories.js';
 import { factIdSchema, forgetMemories, getUserProfile } from './memory-api.js';
 import { searchConversations, type ConversationSearchServices } from './search-conversations.js';
 
-export const GET_USER_PROFILE_TOOL = 'get_user_profile';
-export const DELETE_MEMORY_TOOL = 'delete_memory';
+const GET_USER_PROFILE_TOOL = 'get_user_profile';
+const DELETE_MEMORY_TOOL = 'delete_memory';
 
 /** Search, and the stores the profile is read from and memories are forgotten in. */
 export type MemoryMcpServices = ForgetServices & { search: ConversationSearchServices };
 
 /** What the server tells a client about itself. */
-export const MEMORY_MCP_SERVER_INFO = { name: 'memory-chat-backend-memory', version: '1.0.0' };
+const MEMORY_MCP_SERVER_INFO = { name: 'memory-chat-backend-memory', version: '1.0.0' };
 
 const getUserProfileArgsSchema = z.object({
   include_history: z

@@ -168,6 +168,6 @@ export function rankHybrid(
 }
 
 /** Best first: fused score, then similarity, then id (so equal items come out in one order, whatever came in). */
-export function compareRanked(a: Ranked, b: Ranked): number {
+function compareRanked(a: Ranked, b: Ranked): number {
   return b.score - a.score || b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -24,7 +24,7 @@ export interface ConversationSearchDeps {
 }
 
 /** A hit as the model reads it: what to cite, what it was about, and how well it matched. */
-export interface FoundConversation {
+interface FoundConversation {
   sessionId: string;
   /** Absent when the conversation has no title (its history header is gone). */
   title?: string;
@@ -70,7 +70,7 @@ export function conversationSearchTool(deps: ConversationSearchDeps): ToolDefini
   });
 }
 
-export function foundConversation(hit: ConversationSearchHit): FoundConversation {
+function foundConversation(hit: ConversationSearchHit): FoundConversation {
   return {
     sessionId: hit.sessionId,
     ...(hit.title === undefined ? {} : { title: hit.title }),

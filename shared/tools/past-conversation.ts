@@ -11,7 +11,7 @@ import type { SessionMemory } from '../history/session-memory.js';
 import { defineTool, type ToolDefinition } from './tool-registry.js';
 
 /** Entries lookup_past_conversation gives at most. */
-export const LOOKUP_LIMIT = 5;
+const LOOKUP_LIMIT = 5;
 
 export interface PastConversationDeps {
   /** Long-term history: an exchange's messages once the history worker stored them. */

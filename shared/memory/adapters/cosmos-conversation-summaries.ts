@@ -53,14 +53,14 @@ const VIEW_FIELDS = [
 ] as const;
 const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
 
-export const summaryViewSchema = summaryContentSchema.extend({
+const summaryViewSchema = summaryContentSchema.extend({
   sessionId: z.string(),
   timestamp: z.iso.datetime(),
   createdAt: z.iso.datetime(),
 }) satisfies z.ZodType<ConversationSummaryView>;
 
 /** The words of a search sent to Cosmos DB's FullTextScore; more add cost and hardly change the ranking. */
-export const MAX_SEARCH_TERMS = 16;
+const MAX_SEARCH_TERMS = 16;
 
 export interface SummaryStoreOptions {
   /** Where search is ranked: Cosmos DB's own functions (Azure), or in process (the local server). */
@@ -227,7 +227,7 @@ const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
  * the union of the components' top results; ranking.ts fuses over all of the user's summaries, which agrees on the
  * top results whenever they are within every component's top.
  */
-export function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
+function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
   const limit = Math.max(1, Math.floor(query.limit));
   const terms = queryWords(query.text).slice(0, MAX_SEARCH_TERMS);
   const parameters: SqlParameter[] = [
@@ -316,7 +316,7 @@ function toCandidate(document: ConversationSummaryDocument & { _etag: string }):
   };
 }
 
-export function toView(document: ConversationSummaryDocument): ConversationSummaryView {
+function toView(document: ConversationSummaryDocument): ConversationSummaryView {
   const { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt } = document;
   return { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt };
 }
