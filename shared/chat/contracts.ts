@@ -75,6 +75,71 @@ export const chatContainers: readonly ContainerSpec[] = [
   },
 ];
 
+// --- Branches ---------------------------------------------------------------------------------------------
+// A conversation is a tree of turns: regenerating an answer or editing a user message starts a new turn beside
+// the one it replaces (an alternative), and the conversation branches there. Ordinals stay the conversation's
+// commit order (every committed message takes the next one, whatever its branch), so a child always has higher
+// ordinals than its parent, and a branch's path is every ordinal up to its newest turn except a few ranges: its
+// gaps, one per place where the path jumps over turns of other branches. A path is described by its gaps, whose
+// number grows with the forks on it, never with the conversation's length.
+
+/** The branch a conversation begins on. */
+export const MAIN_BRANCH = 'main';
+
+/** Forks one path may cross; a later edit or regenerate on a path with this many is refused (409). */
+export const MAX_PATH_GAPS = 64;
+
+/** Ordinals `from` ≤ o < `to` that are not on a path. */
+export const ordinalGapSchema = z.object({
+  from: z.number().int().nonnegative(),
+  to: z.number().int().nonnegative(),
+});
+export type OrdinalGap = z.infer<typeof ordinalGapSchema>;
+
+/**
+ * Where a turn sits in its conversation's tree. Carried by both messages of every turn committed since branches
+ * exist; a message without it is on the main branch and follows the turn before it, with no gaps.
+ */
+export const turnBranchSchema = z.object({
+  /** The turn this one follows on its path; null for a conversation's first turn. */
+  parentChatMessageId: z.string().nullable(),
+  /** MAIN_BRANCH, or the chatMessageId of the edit or regenerate that started the branch; a continuation keeps its parent's. */
+  branchId: z.string(),
+  /** Set on an edit or regenerate: the first turn of the group of alternatives it belongs to (the one first replaced). */
+  alternativeOf: z.string().optional(),
+  origin: z.enum(['edit', 'regenerate']).optional(),
+  /** Ordinal ranges below this turn's that are not on its path, in ascending order, none touching another. */
+  gaps: z.array(ordinalGapSchema).max(MAX_PATH_GAPS),
+});
+export type TurnBranch = z.infer<typeof turnBranchSchema>;
+
+/**
+ * What a posted message replaces: `editOf` in POST /api/chat (origin edit, the user's new text) or
+ * POST .../{chatMessageId}/regenerate (origin regenerate, the same text). The new turn follows the replaced turn's
+ * parent, and the conversation continues on the new branch.
+ */
+export const turnForkSchema = z.object({
+  replaces: z.string(),
+  origin: z.enum(['edit', 'regenerate']),
+});
+export type TurnFork = z.infer<typeof turnForkSchema>;
+
+/** The path a conversation is on: its newest turn, and that turn's branch (its gaps describe the path). */
+export const activePathSchema = z.object({ leafChatMessageId: z.string(), branch: turnBranchSchema });
+export type ActivePath = z.infer<typeof activePathSchema>;
+
+/** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
+export const CANCELLED_FINISH_REASON = 'cancelled';
+
+/** /api/chat/{sessionId}/{chatMessageId}/cancel and .../regenerate. */
+export const turnParamsSchema = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
+
+/** The body of POST .../{chatMessageId}/regenerate: the new turn's id. */
+export const regenerateBodySchema = z.object(
+  { chatMessageId: chatMessageIdSchema, userId: z.string({ error: 'must be a string' }).max(128).optional() },
+  { error: 'the body must be a JSON object' },
+);
+
 // --- HTTP -------------------------------------------------------------------------------------------------
 
 /** POST /api/session/start: seed 000's clients name their user; the body may also be empty. */
@@ -105,6 +170,8 @@ export interface ChatRequest {
    * long-term memory (no profile in its prompt, no conversation search, nothing consolidated from it).
    */
   useMemory: boolean;
+  /** Replaces this earlier user message of the session: the conversation branches there (TurnFork, origin edit). */
+  editOf?: string;
 }
 
 /** `question` is accepted as another name for `text`. */
@@ -123,6 +190,7 @@ export function chatRequestSchema(maxTextChars: number) {
         userId: z.string({ error: 'must be a string' }).max(128).optional(),
         use_memory: z.boolean({ error: 'must be true or false' }).optional(),
         useMemory: z.boolean({ error: 'must be true or false' }).optional(),
+        editOf: chatMessageIdSchema.optional(),
       },
       { error: 'the body must be a JSON object' },
     )
@@ -134,6 +202,12 @@ export function chatRequestSchema(maxTextChars: number) {
           code: 'custom',
           path: ['question'],
           message: 'is another name for text: send one of them (or the same value in both)',
+        });
+      if (body.editOf !== undefined && body.editOf.toLowerCase() === body.chatMessageId.toLowerCase())
+        context.addIssue({
+          code: 'custom',
+          path: ['editOf'],
+          message: 'names the message being sent: give the earlier message it replaces',
         });
       if (body.use_memory !== undefined && body.useMemory !== undefined && body.use_memory !== body.useMemory)
         context.addIssue({
@@ -148,6 +222,7 @@ export function chatRequestSchema(maxTextChars: number) {
       text: body.text ?? body.question ?? '',
       userId: body.userId,
       useMemory: body.use_memory ?? body.useMemory ?? true,
+      ...(body.editOf !== undefined ? { editOf: body.editOf } : {}),
     }));
 }
 
@@ -171,6 +246,8 @@ export const queuedChatMessageSchema = z.object({
   postedAt: z.iso.datetime(),
   /** False: the turn neither reads nor writes long-term memory (ChatRequest.useMemory). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** Set when the message replaces an earlier turn (an edit or a regenerate): the conversation branches there. */
+  fork: turnForkSchema.optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
@@ -250,6 +327,8 @@ export const conversationMessageSchema = z.object({
    * absent only in the input of that commit. Long-term history orders and pages by it.
    */
   ordinal: z.number().int().nonnegative().optional(),
+  /** The turn's place in the conversation's tree (both messages of a turn carry the same); absent on older turns. */
+  branch: turnBranchSchema.optional(),
 });
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
 
@@ -294,6 +373,11 @@ export const hotConversationDocumentSchema = z.object({
    * the conversation's first message, kept apart from the window so trimming never drops it.
    */
   systemPrompt: systemPromptSchema.optional(),
+  /**
+   * The path the conversation is on (its window holds only that path's messages); absent until a turn with a
+   * branch committed: then the window's newest turn on the main branch.
+   */
+  path: activePathSchema.optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 
@@ -331,6 +415,8 @@ export const turnRecordSchema = turnRefSchema.extend({
   systemPrompt: systemPromptSchema.optional(),
   /** False: the turn was posted with use_memory false. Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The turn's place in the conversation's tree, decided when the turn began. */
+  branch: turnBranchSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 
@@ -384,7 +470,7 @@ export const llmStepInputSchema = turnRefSchema.extend({
   /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
   toolsAllowed: z.boolean(),
   /** Round 0 only. */
-  message: z.object({ text: z.string(), postedAt: z.string() }).optional(),
+  message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
 });
