@@ -2,7 +2,7 @@
 // [userId, sessionId]): one item per message, ordered by ordinal, so storing a turn writes a constant number of
 // small items however long the conversation is; beside them, the conversation's system prompt (its first message,
 // not numbered). Adapter: Cosmos DB (adapters/cosmos-conversation-messages.ts).
-import type { SystemPrompt } from '../chat/contracts.js';
+import type { OrdinalGap, SystemPrompt } from '../chat/contracts.js';
 import type { StoredMessage } from './contracts.js';
 
 export interface MessagePageOptions {
@@ -11,6 +11,8 @@ export interface MessagePageOptions {
   after?: number;
   before?: number;
   limit: number;
+  /** Ordinals in these ranges are left out: a branch's gaps, so the page holds only that branch's path. */
+  skip?: readonly OrdinalGap[];
 }
 
 export interface ConversationMessages {

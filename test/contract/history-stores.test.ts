@@ -343,6 +343,17 @@ describe('Cosmos DB conversation messages', () => {
     expect(
       ordinals(await stores.messages.page('mu-2', 'ms-2', { order: 'desc', before: 2, limit: 10 })),
     ).toEqual([1, 0]);
+    // A branch's path: its gaps are left out, either way, and a page still fills up past them.
+    const skip = [
+      { from: 2, to: 5 },
+      { from: 10, to: 20 },
+    ];
+    expect(ordinals(await stores.messages.page('mu-2', 'ms-2', { order: 'asc', limit: 6, skip }))).toEqual([
+      0, 1, 5, 6, 7, 8,
+    ]);
+    expect(ordinals(await stores.messages.page('mu-2', 'ms-2', { order: 'desc', limit: 7, skip }))).toEqual([
+      24, 23, 22, 21, 20, 9, 8,
+    ]);
     const page = await stores.messages.page('mu-2', 'ms-2', { order: 'asc', limit: 100 });
     expect(page).toEqual(all);
     expect(await stores.messages.page('mu-4', 'ms-2', { order: 'asc', limit: 100 })).toEqual([]);

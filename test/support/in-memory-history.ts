@@ -1,6 +1,7 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
 import type { SystemPrompt } from '../../shared/chat/contracts.js';
+import { inGaps } from '../../shared/chat/branch-path.js';
 import {
   type ConversationHeader,
   type ExchangeEntry,
@@ -131,9 +132,9 @@ export class MemoryConversationMessages implements ConversationMessages {
   }
 
   page(userId: string, sessionId: string, options: MessagePageOptions) {
-    const all = [...(this.items.get(key(userId, sessionId))?.values() ?? [])].sort(
-      (a, b) => a.ordinal - b.ordinal,
-    );
+    const all = [...(this.items.get(key(userId, sessionId))?.values() ?? [])]
+      .filter((m) => !inGaps(m.ordinal, options.skip ?? []))
+      .sort((a, b) => a.ordinal - b.ordinal);
     const selected =
       options.order === 'asc'
         ? all.filter((m) => options.after === undefined || m.ordinal > options.after).slice(0, options.limit)

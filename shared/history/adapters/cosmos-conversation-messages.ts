@@ -52,22 +52,31 @@ export function createCosmosConversationMessages(
 
     async page(userId, sessionId, pageOptions) {
       const limit = Math.max(1, Math.floor(pageOptions.limit));
+      // A branch's gaps become parameterised conditions: their number is bounded (MAX_PATH_GAPS), not the text.
+      const gaps = pageOptions.skip ?? [];
+      const skip = gaps
+        .map((_, index) => ` AND NOT (c.ordinal >= @from${index} AND c.ordinal < @to${index})`)
+        .join('');
+      const gapParameters = gaps.flatMap((gap, index) => [
+        { name: `@from${index}`, value: gap.from },
+        { name: `@to${index}`, value: gap.to },
+      ]);
       const query: SqlQuerySpec =
         pageOptions.order === 'asc'
           ? {
-              query:
-                "SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal > @after ORDER BY c.ordinal ASC",
+              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal > @after${skip} ORDER BY c.ordinal ASC`,
               parameters: [
                 { name: '@limit', value: limit },
                 { name: '@after', value: pageOptions.after ?? -1 },
+                ...gapParameters,
               ],
             }
           : {
-              query:
-                "SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal < @before ORDER BY c.ordinal DESC",
+              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal < @before${skip} ORDER BY c.ordinal DESC`,
               parameters: [
                 { name: '@limit', value: limit },
                 { name: '@before', value: pageOptions.before ?? Number.MAX_SAFE_INTEGER },
+                ...gapParameters,
               ],
             };
       return queryItems(
