@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   conversationMessageSchema,
+  ordinalGapSchema,
   systemPromptSchema,
   userIdSchema,
   type ConversationMessage,
@@ -184,6 +185,12 @@ export const sessionDigestSchema = z.object({
   /** Newest last. */
   recentExchanges: z.array(exchangeEntrySchema),
   updatedAt: z.string(),
+  /**
+   * The gaps of the branch path the digest was folded along (chat/contracts.ts "Branches"): it stands for that
+   * path's older messages only. A turn on a path that does not keep what it folded leaves it out of the prompt.
+   * Digests stored before branches existed read as the main line, with none.
+   */
+  gaps: z.array(ordinalGapSchema).default([]),
 });
 export type SessionDigest = z.infer<typeof sessionDigestSchema>;
 

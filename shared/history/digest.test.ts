@@ -12,6 +12,7 @@ const digestOf = (fields: Partial<SessionDigest> = {}): SessionDigest => ({
   summarizedTokens: 0,
   recentExchanges: [],
   updatedAt: at,
+  gaps: [],
   ...fields,
 });
 const turn = (n: number, tokens = 100) => ({
@@ -121,6 +122,7 @@ describe('foldedDigest', () => {
       summarizedTokens: 200,
       recentExchanges: [line(0), line(1)],
       updatedAt: 'later',
+      gaps: [],
     });
   });
 
@@ -139,6 +141,7 @@ describe('foldedDigest', () => {
       summarizedTokens: 250,
       recentExchanges: [line(0), line(1), line(2)],
       updatedAt: 'later',
+      gaps: [],
     });
   });
 

@@ -119,5 +119,6 @@ export function foldedDigest(
       (digest?.summarizedTokens ?? 0) + fold.turns.reduce((sum, turn) => sum + turn.tokens, 0),
     recentExchanges,
     updatedAt: at,
+    gaps: digest?.gaps ?? [],
   };
 }

@@ -399,6 +399,7 @@ describe('persistTurn', () => {
         summarizedTokens: 416,
         recentExchanges: [expect.objectContaining({ exchangeId: chatId(0) }), expect.anything()],
         updatedAt: at,
+        gaps: [],
       });
       expect(after?.recentExchanges.map((e) => e.exchangeId)).toEqual([chatId(0), chatId(1)]);
       expect(after?.recentExchanges[0]?.line).toBe('line: question 0 qqqqqqqqq');

@@ -95,6 +95,7 @@ const digest = (summary: string): SessionDigest => ({
   recentExchanges: [entry(0, 'Asked about Paris', ['travel'])],
   summarizedTokens: 240,
   updatedAt: at(9),
+  gaps: [],
 });
 
 describe('Cosmos DB conversation headers', () => {

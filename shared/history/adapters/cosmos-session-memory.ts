@@ -135,8 +135,15 @@ function toEntry(document: ExchangeDocument): ExchangeEntry {
 }
 
 function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
-  const { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt } = item.resource;
-  const digest: SessionDigest = { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt };
+  const { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt, gaps } = item.resource;
+  const digest: SessionDigest = {
+    summary,
+    summarizedThrough,
+    summarizedTokens,
+    recentExchanges,
+    updatedAt,
+    gaps,
+  };
   // A copy: the caller may change what it was given without changing what this process remembers.
   return { digest: structuredClone(digest), version: item.etag };
 }
