@@ -170,13 +170,14 @@ function expectedUsage(raw: Record<string, unknown> | null | undefined): LlmUsag
 
 // ---- replay of every recorded stream -------------------------------------------------------------
 
+// The Responses API streams have their own replay (openai-responses-replay.test.ts).
 const sseFixtures = readdirSync(fixturesDir)
-  .filter((file) => file.endsWith('.sse'))
+  .filter((file) => file.endsWith('.sse') && !file.includes('-responses-'))
   .map((file) => file.slice(0, -'.sse'.length));
 
 const SEEDS = [1, 7, 42, 1337, 20240926];
 
-describe('replay of recorded provider streams through the real openai client', () => {
+describe('replay of recorded Chat Completions streams through the real openai client', () => {
   it('covers every .sse fixture', () => {
     expect(sseFixtures.length).toBeGreaterThanOrEqual(9);
   });
