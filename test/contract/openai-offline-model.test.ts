@@ -441,7 +441,7 @@ describe('the Responses API', () => {
 
     const first = await responses.streamChat({ messages: ask('add_numbers and multiply 2 and 3'), tools });
     expect(first.finishReason).toBe('tool_calls');
-    expect(first.toolCalls.map(({ name, arguments: args }) => [name, JSON.parse(args)])).toEqual([
+    expect(first.toolCalls.map(({ name, arguments: args }) => [name, JSON.parse(args) as unknown])).toEqual([
       ['add_numbers', { a: 2, b: 3 }],
       ['multiply', { a: 2, b: 3 }],
     ]);
