@@ -40,7 +40,9 @@ export const llmSettings = defineSettings({
   AZURE_OPENAI_API_VERSION: textSetting({
     // The first dated version that serves the GPT-5 family (infra's default chat model) on the deployments route.
     default: '2025-04-01-preview',
-    help: 'Azure OpenAI data-plane API version (infra/main.bicep passes its azureOpenAiApiVersion).',
+    help:
+      'Azure OpenAI data-plane API version of chat completions and embeddings (infra/main.bicep passes its ' +
+      'azureOpenAiApiVersion); LLM_API=responses uses the v1 route, which takes none.',
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_CHAT_DEPLOYMENT: textSetting({
