@@ -2,7 +2,7 @@
 // llama.cpp and the local offline model, through Chat Completions (the default) or the Responses API
 // (connection.api). Retries (429/5xx, retry-after-ms / retry-after) are the SDK's own.
 import type OpenAI from 'openai';
-import { APIError } from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { ChatStreamAssembler } from '../chat-stream-assembler.js';
 import { decodeEmbedding } from '../embedding-decoding.js';
 import { parseJsonOutput, toJsonSchemaResponseFormat } from '../json-output.js';
@@ -165,7 +165,7 @@ class OpenAiGateway implements LlmGateway {
       (error) =>
         // The SDK throws on an `error` event whose details are nested under `error` (the wire's shape); one with
         // them at the top level reaches the assembler instead. Both are the provider's in-band failure.
-        error instanceof APIError && error.status === undefined
+        isInBandError(error)
           ? this.#responseFailed(failureOf(error))
           : toLlmError(error, this.#errorContext(this.#chatModel)),
       () => {
@@ -439,6 +439,19 @@ function outputOf(output: readonly OpenAI.Responses.ResponseOutputItem[]): { tex
     }
   }
   return { text, refusal };
+}
+
+/**
+ * An error event the SDK threw while reading the stream: an APIError without a status, other than the SDK's own
+ * connection, timeout and abort errors (subclasses without a status too).
+ */
+function isInBandError(error: unknown): error is APIError {
+  return (
+    error instanceof APIError &&
+    error.status === undefined &&
+    !(error instanceof APIConnectionError) &&
+    !(error instanceof APIUserAbortError)
+  );
 }
 
 /** The details of an in-band error the SDK threw (it hands over the event's `error` object as `error`). */

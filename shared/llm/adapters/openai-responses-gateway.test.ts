@@ -162,6 +162,19 @@ describe('Responses API requests', () => {
   });
 });
 
+describe('connection failures on the Responses API', () => {
+  it('name an unreachable endpoint as Chat Completions does, not as an in-band error', async () => {
+    const fetch = (() =>
+      Promise.reject(
+        new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') }),
+      )) as typeof globalThis.fetch;
+    const gateway = createLlmGateway(openAi, { maxRetries: 0, timeoutMs: 5_000, fetch });
+    const error = (await gateway.streamChat({ messages: [] }).catch((e: unknown) => e)) as LlmError;
+    expect(error.message).toMatch(/Cannot reach LLM endpoint http:\/\/llm\.test\/v1.*ECONNREFUSED/);
+    expect(error.retryable).toBe(true);
+  });
+});
+
 describe('completeJson over the Responses API', () => {
   const schema = z.object({ title: z.string().min(3), tags: z.array(z.string()) });
   const response = (text: string, status = 'completed') =>
