@@ -17,6 +17,8 @@
 // Streaming: role chunk, one token per delta, tool calls as OpenAI fragments them, finish chunk, usage chunk
 // (with stream_options.include_usage), `data: [DONE]`. It waits ttftMs before the first token and then
 // paces tokens at tokensPerSecond (0 = no pacing). Embeddings are hashed bag-of-words vectors.
+// POST /responses applies the same rules to a Responses API request and answers with Responses events (the
+// reasoning as summary parts when the request asks for a summary) or a response object.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
@@ -37,6 +39,13 @@ import {
   messageText,
   type ChatCompletionRequest,
 } from './request-schema.js';
+import { responseEvents, responseObject, tokenizeResponse, type ResponseMeta } from './response-events.js';
+import {
+  responsesRequest,
+  toChatCompletionRequest,
+  wantsReasoningSummary,
+  type ResponsesRequest,
+} from './responses-request.js';
 import { countTokens } from './text-tokens.js';
 
 export const OFFLINE_CHAT_MODEL = 'offline-stand-in';
@@ -92,6 +101,10 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     if (path === '/chat/completions') {
       if (method !== 'POST') throw new OpenAiStyleError(405, `Use POST for ${prefix}${path}.`);
       return chatCompletions(req, res, parse(chatCompletionRequest, await readJson(req)));
+    }
+    if (path === '/responses') {
+      if (method !== 'POST') throw new OpenAiStyleError(405, `Use POST for ${prefix}${path}.`);
+      return responses(res, parse(responsesRequest, await readJson(req)));
     }
     if (path === '/embeddings') {
       if (method !== 'POST') throw new OpenAiStyleError(405, `Use POST for ${prefix}${path}.`);
@@ -152,7 +165,51 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     await writeStream(res, streamEvents(reply, meta), started, gone.signal);
   }
 
-  async function writeStream(res: ServerResponse, events: StreamEvent[], started: number, gone: AbortSignal) {
+  /** The Responses API: the same reply rules as chat completions, rendered as response events or a response. */
+  async function responses(res: ServerResponse, request: ResponsesRequest) {
+    const started = performance.now();
+    const chatRequest = toChatCompletionRequest(request);
+    if (chatRequest === undefined) throw new OpenAiStyleError(400, 'The input holds no message.', 'input');
+    const plan = planReply(chatRequest);
+    const requestHash = fnv1a(JSON.stringify([request.instructions ?? null, request.input]));
+    const meta: ResponseMeta = {
+      id: `resp_offline${stableId(`${requestHash}`, 24)}`,
+      createdAt: Math.floor(Date.now() / 1000),
+      model: request.model,
+      promptTokens: chatRequest.messages.reduce((n, m) => n + countTokens(messageText(m)) + 3, 0),
+      toolCallIds: plan.toolCalls.map((_, i) => `call_${stableId(`${requestHash}:${i}`, 24)}`),
+      summarize: wantsReasoningSummary(request),
+      ...(request.max_output_tokens != null ? { maxOutputTokens: request.max_output_tokens } : {}),
+    };
+    const response = tokenizeResponse(plan, meta);
+    const events = responseEvents(response, meta);
+
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    if (request.stream !== true) {
+      const tokens = events.filter((event) => event.paced).length;
+      if (tokens > 0)
+        await waitUntil(started + pacing.ttftMs + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
+      return sendJson(res, 200, responseObject(response, meta));
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-offline-model': 'stand-in',
+    });
+    res.flushHeaders();
+    // Each event is named twice, as OpenAI sends it: an `event:` line and the `type` in its data; no [DONE].
+    await writeStream(res, events, started, gone.signal, (event) => `event: ${String(event['type'])}\n`, '');
+  }
+
+  async function writeStream(
+    res: ServerResponse,
+    events: StreamEvent[],
+    started: number,
+    gone: AbortSignal,
+    eventLine: (chunk: Record<string, unknown>) => string = () => '',
+    end = 'data: [DONE]\n\n',
+  ) {
     let pacedIndex = 0;
     for (const event of events) {
       if (event.paced) {
@@ -160,9 +217,10 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
         pacedIndex++;
       }
       if (gone.aborted) return;
-      if (!res.write(`data: ${JSON.stringify(event.chunk)}\n\n`)) await drained(res, gone);
+      if (!res.write(`${eventLine(event.chunk)}data: ${JSON.stringify(event.chunk)}\n\n`))
+        await drained(res, gone);
     }
-    if (!gone.aborted) res.end('data: [DONE]\n\n');
+    if (!gone.aborted) res.end(end);
   }
 
   function modelList() {

@@ -19,6 +19,8 @@ export interface PlannedToolCall {
 
 export interface ReplyPlan {
   reasoning: string;
+  /** The reasoning's steps (what was read, what the answer will do); `reasoning` is them joined by a space. */
+  reasoningParts?: string[];
   content: string;
   toolCalls: PlannedToolCall[];
 }
@@ -35,11 +37,11 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
   const question = lastUser ? messageText(lastUser) : '';
   const thinks = /\b(?:think|reason)/i.test(question);
 
-  const answer = (content: string, intent: string, toolCalls: PlannedToolCall[] = []): ReplyPlan => ({
-    reasoning: thinks ? `The user wrote "${quote(question)}". ${intent}` : '',
-    content,
-    toolCalls,
-  });
+  const answer = (content: string, intent: string, toolCalls: PlannedToolCall[] = []): ReplyPlan => {
+    if (!thinks) return { reasoning: '', content, toolCalls };
+    const reasoningParts = [`The user wrote "${quote(question)}".`, intent];
+    return { reasoning: reasoningParts.join(' '), reasoningParts, content, toolCalls };
+  };
 
   const format = request.response_format;
   if (format?.type === 'json_schema') {

@@ -140,6 +140,7 @@ describe('loadConfig', () => {
       LLM_EMBEDDING_MODEL: 'nomic-embed-text',
     });
     expect(config.llm.connection).toEqual({
+      api: 'chat-completions',
       kind: 'openai-compatible',
       baseUrl: 'http://127.0.0.1:11434/v1',
       apiKey: undefined,

@@ -376,6 +376,10 @@ async function streamRound(
         if (delta.type === 'reasoning') {
           reasoningOpen = true;
           stream.emit({ type: 'reasoning-delta', delta: delta.text });
+        } else if (delta.type === 'reasoning-end') {
+          // The Responses API closes each summary part: one `reasoning-end` per part.
+          if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
+          reasoningOpen = false;
         } else if (delta.type === 'content') {
           if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
           reasoningOpen = false;

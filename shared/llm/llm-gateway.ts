@@ -37,16 +37,24 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** Incremental output while a completion streams; a `tool-call` delta announces a call once its name is known. */
+/**
+ * Incremental output while a completion streams; a `tool-call` delta announces a call once its name is known. The
+ * Responses API streams reasoning summaries in parts: `reasoning-end` closes each part (Chat Completions has no
+ * parts, and never sends it).
+ */
 export type LlmDelta =
   | { type: 'content'; text: string }
   | { type: 'reasoning'; text: string }
+  | { type: 'reasoning-end' }
   | { type: 'tool-call'; index: number; id: string; name: string };
 
 /** What the model replied in one streamed call. */
 export interface LlmReply {
   content: string;
+  /** All the reasoning text; with summary parts (Responses API), their plain concatenation. */
   reasoning: string;
+  /** The reasoning summary's parts, in order, when the API streams it in parts (Responses API). */
+  reasoningParts?: string[];
   toolCalls: ToolCall[];
   /**
    * The provider's finish reason (`stop`, `length`, `tool_calls`, `content_filter`, ...), or `cancelled`
@@ -84,19 +92,46 @@ export interface LlmGateway {
   probe(): Promise<{ ok: boolean; detail: string }>;
 }
 
-export type LlmConnection =
-  | { kind: 'openai-compatible'; baseUrl: string; apiKey?: string; chatModel: string; embeddingModel: string }
-  | {
-      kind: 'azure-openai';
-      endpoint: string;
-      apiVersion: string;
-      chatDeployment: string;
-      embeddingDeployment: string;
-      /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */
-      apiKey?: string;
-      /** The managed identity's client id, named in the hint when a token cannot be had. */
-      managedIdentityClientId?: string;
-    };
+/** The API chat turns and JSON output go through; embeddings always use `/embeddings`. */
+export type LlmApi = 'chat-completions' | 'responses';
+export const LLM_APIS = ['chat-completions', 'responses'] as const satisfies readonly LlmApi[];
+
+/** The reasoning effort a reasoning model is asked for (and, on the Responses API, a summary of its reasoning). */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/** How chat requests are made, whichever the endpoint. */
+export interface LlmCallStyle {
+  /** Default: chat-completions. */
+  api?: LlmApi;
+  /**
+   * Absent: no reasoning options are sent (models that do not reason refuse them). Present: `reasoning_effort`
+   * (Chat Completions) or `reasoning: { effort, summary: 'auto' }` (Responses API) on chat turns.
+   */
+  reasoningEffort?: ReasoningEffort;
+}
+
+export type LlmConnection = LlmCallStyle &
+  (
+    | {
+        kind: 'openai-compatible';
+        baseUrl: string;
+        apiKey?: string;
+        chatModel: string;
+        embeddingModel: string;
+      }
+    | {
+        kind: 'azure-openai';
+        endpoint: string;
+        apiVersion: string;
+        chatDeployment: string;
+        embeddingDeployment: string;
+        /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */
+        apiKey?: string;
+        /** The managed identity's client id, named in the hint when a token cannot be had. */
+        managedIdentityClientId?: string;
+      }
+  );
 
 export interface LlmGatewayOptions {
   /** Retries on 408/409/429/5xx and connection errors, waiting as retry-after-ms / retry-after say. */

@@ -8,7 +8,7 @@ import {
   type SettingProblems,
   type SettingValues,
 } from '../settings/setting.js';
-import type { LlmConnection } from './llm-gateway.js';
+import { LLM_APIS, REASONING_EFFORTS, type LlmConnection } from './llm-gateway.js';
 
 export type LlmProvider = 'azure-openai' | 'openai-compatible' | 'offline';
 
@@ -40,7 +40,9 @@ export const llmSettings = defineSettings({
   AZURE_OPENAI_API_VERSION: textSetting({
     // The first dated version that serves the GPT-5 family (infra's default chat model) on the deployments route.
     default: '2025-04-01-preview',
-    help: 'Azure OpenAI data-plane API version (infra/main.bicep passes its azureOpenAiApiVersion).',
+    help:
+      'Azure OpenAI data-plane API version of chat completions and embeddings (infra/main.bicep passes its ' +
+      'azureOpenAiApiVersion); LLM_API=responses uses the v1 route, which takes none.',
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_CHAT_DEPLOYMENT: textSetting({
@@ -73,6 +75,20 @@ export const llmSettings = defineSettings({
   LLM_EMBEDDING_MODEL: textSetting({
     help: 'Embedding model name at the OpenAI-compatible endpoint.',
     azure: notForAzureOpenAi,
+  }),
+  LLM_API: choiceSetting(LLM_APIS, {
+    default: 'chat-completions',
+    help:
+      'How chat turns and JSON output reach the model, with any LLM_PROVIDER: "chat-completions" or "responses" ' +
+      '(the Responses API, which streams reasoning summaries; on Azure OpenAI it is called on the v1 route ' +
+      '/openai/v1/responses). Embeddings always use /embeddings.',
+    azure: { kind: 'default' },
+  }),
+  LLM_REASONING_EFFORT: choiceSetting(REASONING_EFFORTS, {
+    help:
+      'Reasoning effort asked of a reasoning model on chat turns (with LLM_API=responses also a summary of its ' +
+      'reasoning, streamed to clients); leave it empty for models that do not reason: they refuse it.',
+    azure: { kind: 'default' },
   }),
   LLM_EMBEDDING_DIMENSIONS: intSetting({
     default: 1536,
@@ -113,9 +129,14 @@ export function llmConfig(
     if (value === undefined) problems.add(setting, `missing (LLM_PROVIDER is ${provider})`);
     return value ?? '';
   };
+  const style = {
+    api: values.LLM_API,
+    ...(values.LLM_REASONING_EFFORT !== undefined ? { reasoningEffort: values.LLM_REASONING_EFFORT } : {}),
+  };
   const connection: LlmConnection =
     provider === 'azure-openai'
       ? {
+          ...style,
           kind: 'azure-openai',
           endpoint: require('AZURE_OPENAI_ENDPOINT', values.AZURE_OPENAI_ENDPOINT),
           apiVersion: values.AZURE_OPENAI_API_VERSION,
@@ -125,6 +146,7 @@ export function llmConfig(
           managedIdentityClientId: platform.managedIdentityClientId,
         }
       : {
+          ...style,
           // The local runtime points LLM_BASE_URL at its offline model before it loads the settings.
           kind: 'openai-compatible',
           baseUrl: require('LLM_BASE_URL', values.LLM_BASE_URL),

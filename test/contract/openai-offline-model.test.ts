@@ -343,3 +343,141 @@ describe('pacing', () => {
     expect((await pacedGateway.probe()).ok).toBe(true);
   });
 });
+
+describe('the Responses API', () => {
+  let responses: LlmGateway;
+  let reasoning: LlmGateway;
+  beforeAll(() => {
+    const connection = {
+      kind: 'openai-compatible' as const,
+      baseUrl: server.baseUrl,
+      chatModel: OFFLINE_CHAT_MODEL,
+      embeddingModel: OFFLINE_EMBEDDING_MODEL,
+      api: 'responses' as const,
+    };
+    responses = createLlmGateway(connection, { maxRetries: 0, timeoutMs: 10_000 });
+    reasoning = createLlmGateway(
+      { ...connection, reasoningEffort: 'low' },
+      { maxRetries: 0, timeoutMs: 10_000 },
+    );
+  });
+
+  async function rawEvents(body: OpenAI.Responses.ResponseCreateParamsStreaming) {
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.create(body)) events.push(event);
+    return events;
+  }
+
+  it('streams the same answer as Chat Completions and as its own non-streamed response', async () => {
+    const question = 'Hello there! How are 🧡 you,\u202ftoday?';
+    const deltas: LlmDelta[] = [];
+    const streamed = await responses.streamChat({ messages: ask(question) }, (delta) => deltas.push(delta));
+    const chat = await gateway.streamChat({ messages: ask(question) });
+    const plain = await client.responses.create({
+      model: OFFLINE_CHAT_MODEL,
+      instructions: 'You are a helpful assistant.',
+      input: question,
+    });
+
+    expect(streamed).toMatchObject({ content: chat.content, finishReason: 'stop', reasoning: '' });
+    expect(plain.output_text).toBe(streamed.content);
+    expect(plain.status).toBe('completed');
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(deltas.every((delta) => delta.type === 'content')).toBe(true);
+    expect(streamed.usage).toMatchObject({ cachedPromptTokens: 0, reasoningTokens: 0 });
+  });
+
+  it('sends OpenAI events: named twice, numbered from 0, with no [DONE]', async () => {
+    const response = await fetch(`${server.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: OFFLINE_CHAT_MODEL, input: 'reply with 3 words', stream: true }),
+    });
+    const text = await response.text();
+    expect(text).not.toContain('[DONE]');
+    const blocks = text.trim().split('\n\n');
+    const parsed = blocks.map((block) => {
+      const [eventLine, dataLine] = block.split('\n');
+      const data = JSON.parse(dataLine!.slice('data: '.length)) as { type: string; sequence_number: number };
+      expect(eventLine).toBe(`event: ${data.type}`);
+      return data;
+    });
+    expect(parsed.map((event) => event.sequence_number)).toEqual(parsed.map((_, index) => index));
+    expect(parsed.at(-1)?.type).toBe('response.completed');
+  });
+
+  it('streams the reasoning as summary parts only when a summary is asked for', async () => {
+    const deltas: LlmDelta[] = [];
+    const step = await reasoning.streamChat({ messages: ask('think about the number 7') }, (delta) =>
+      deltas.push(delta),
+    );
+    expect(step.reasoningParts).toEqual([
+      '**Reading the message**\n\nThe user wrote "think about the number 7".',
+      '**Planning the answer**\n\nI will reply briefly.',
+    ]);
+    expect(deltas.filter((delta) => delta.type === 'reasoning-end')).toHaveLength(2);
+    expect(deltas.findIndex((delta) => delta.type === 'content')).toBeGreaterThan(
+      deltas.findLastIndex((delta) => delta.type === 'reasoning-end'),
+    );
+    expect(step.usage?.reasoningTokens).toBeGreaterThan(0);
+
+    // Without reasoning options the same question reasons in silence, as OpenAI's models do.
+    const quiet = await responses.streamChat({ messages: ask('think about the number 7') });
+    expect(quiet).toMatchObject({ content: step.content, reasoning: '' });
+    expect(quiet.reasoningParts).toBeUndefined();
+    expect(quiet.usage?.reasoningTokens).toBe(step.usage?.reasoningTokens);
+  });
+
+  it('calls tools in parallel with split arguments, then answers from their outputs', async () => {
+    const tools = [addNumbers, { ...addNumbers, name: 'multiply' }];
+    const events = await rawEvents({
+      model: OFFLINE_CHAT_MODEL,
+      input: 'add_numbers and multiply 2 and 3',
+      tools: tools.map((tool) => ({ type: 'function', strict: false, ...tool })),
+      stream: true,
+    });
+    const argumentDeltas = events.filter((event) => event.type === 'response.function_call_arguments.delta');
+    expect(argumentDeltas.length).toBeGreaterThan(4);
+
+    const first = await responses.streamChat({ messages: ask('add_numbers and multiply 2 and 3'), tools });
+    expect(first.finishReason).toBe('tool_calls');
+    expect(first.toolCalls.map(({ name, arguments: args }) => [name, JSON.parse(args) as unknown])).toEqual([
+      ['add_numbers', { a: 2, b: 3 }],
+      ['multiply', { a: 2, b: 3 }],
+    ]);
+    const second = await responses.streamChat({
+      messages: [
+        ...ask('add_numbers and multiply 2 and 3'),
+        { role: 'assistant', content: '', tool_calls: first.toolCalls },
+        { role: 'tool', tool_call_id: first.toolCalls[0]!.id, content: '5' },
+        { role: 'tool', tool_call_id: first.toolCalls[1]!.id, content: '6' },
+      ],
+      tools,
+    });
+    expect(second).toMatchObject({
+      content: 'add_numbers returned 5. multiply returned 6.',
+      finishReason: 'stop',
+      toolCalls: [],
+    });
+  });
+
+  it('answers JSON output, stops at max_output_tokens, and refuses a cap below 16', async () => {
+    const value = await responses.completeJson({
+      messages: ask('Title this neutral conversation of 6 turns about "Rome"'),
+      schema: z.object({ title: z.string(), turns: z.number().int() }),
+      name: 'conversation_title',
+    });
+    expect(value).toEqual({ title: 'Rome', turns: 6 });
+
+    const cut = await responses.streamChat({ messages: ask('reply with 40 words'), maxTokens: 20 });
+    expect(cut.finishReason).toBe('length');
+    expect(cut.usage?.completionTokens).toBe(20);
+    expect(cut.content.split(' ').length).toBeLessThan(40);
+
+    const error = await client.responses
+      .create({ model: OFFLINE_CHAT_MODEL, input: 'hi', max_output_tokens: 8 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('max_output_tokens');
+  });
+});

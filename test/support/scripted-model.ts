@@ -2,14 +2,23 @@
 // script returns for that request (reasoning, text, tool calls), in the real Chat Completions format — streamed
 // chunks, or one chat.completion object when the request does not stream (structured output) — and every request
 // body is recorded so a test can check what the product sent to the model. Embeddings are hashed bag-of-words
-// vectors, as the offline model's.
+// vectors, as the offline model's. Started with `{ api: 'responses' }` it speaks the Responses API instead
+// (POST /v1/responses, as OpenAI streams it: see test/fixtures/llm-wire/*-responses-*) and refuses Chat
+// Completions, so a test knows which API the product used; the script still reads each request as a chat
+// completion request (instructions and developer messages as system messages, function_call items as tool_calls,
+// function_call_output items as tool messages, text.format as response_format).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { encodeFloat32Base64, hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
+import {
+  responsesRequest,
+  toChatCompletionRequest,
+  type ResponsesRequest,
+} from '../../local/offline-model/responses-request.js';
 import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
-import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
+import type { LlmApi, LlmGateway } from '../../shared/llm/llm-gateway.js';
 
 /** A message of a recorded request, as the Chat Completions API names its fields. */
 export interface WireMessage {
@@ -33,6 +42,13 @@ export interface ChatCompletionRequest {
 
 export interface ScriptedReply {
   reasoning?: string;
+  /**
+   * The Responses API's reasoning summary, part by part (default: `reasoning` as one part). Streamed only when the
+   * request asks for a summary (`reasoning.summary`), as OpenAI does; its tokens are counted either way.
+   */
+  reasoningParts?: string[];
+  /** Input tokens the Responses API reports as read from its prompt cache (`cached_tokens`); default 0. */
+  cachedTokens?: number;
   content?: string;
   /** `arguments` is the JSON text the model "produces". */
   toolCalls?: { name: string; arguments: string }[];
@@ -49,8 +65,10 @@ export type Script = (request: ChatCompletionRequest, call: number) => ScriptedR
 export interface ScriptedModel {
   /** Ends in /v1, as an OpenAI client's baseURL. */
   baseUrl: string;
-  /** Every chat completion request body, in arrival order. */
+  /** Every chat request, in arrival order (a Responses request as the chat completion request it stands for). */
   requests: ChatCompletionRequest[];
+  /** Every Responses API request body as it was sent, in arrival order (empty unless it speaks that API). */
+  responsesRequests: ResponsesRequest[];
   /** App settings that point the product at this model. */
   settings: Record<string, string>;
   close(): Promise<void>;
@@ -64,10 +82,15 @@ const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
 
 export const SCRIPTED_MODEL = 'scripted-model';
 
-export async function startScriptedModel(script: Script): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  script: Script,
+  options: { api?: LlmApi } = {},
+): Promise<ScriptedModel> {
+  const api = options.api ?? 'chat-completions';
   const requests: ChatCompletionRequest[] = [];
+  const responsesRequests: ResponsesRequest[] = [];
   const server = createServer((request, response) => {
-    handle(request, response, script, requests).catch((error: unknown) => {
+    handle(request, response, { script, api, requests, responsesRequests }).catch((error: unknown) => {
       if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
       else response.destroy();
     });
@@ -78,8 +101,10 @@ export async function startScriptedModel(script: Script): Promise<ScriptedModel>
   return {
     baseUrl,
     requests,
+    responsesRequests,
     settings: {
       LLM_PROVIDER: 'openai-compatible',
+      LLM_API: api,
       LLM_BASE_URL: baseUrl,
       LLM_CHAT_MODEL: SCRIPTED_MODEL,
       LLM_EMBEDDING_MODEL: `${SCRIPTED_MODEL}-embedding`,
@@ -141,12 +166,15 @@ export function useScriptedGateway(): ScriptedGateway {
 export const inputOf = (request: ChatCompletionRequest | undefined) =>
   JSON.parse(request?.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
 
-async function handle(
-  request: IncomingMessage,
-  response: ServerResponse,
-  script: Script,
-  requests: ChatCompletionRequest[],
-): Promise<void> {
+interface ServerState {
+  script: Script;
+  api: LlmApi;
+  requests: ChatCompletionRequest[];
+  responsesRequests: ResponsesRequest[];
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  const { script, api, requests } = state;
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (request.method === 'POST' && path === '/v1/embeddings') {
     const body = JSON.parse(await readBody(request)) as {
@@ -177,8 +205,26 @@ async function handle(
     });
     return;
   }
-  if (request.method !== 'POST' || path !== '/v1/chat/completions') {
-    sendJson(response, 404, { error: { message: `No route ${request.method} ${path}`, type: 'not_found' } });
+  const route = api === 'responses' ? '/v1/responses' : '/v1/chat/completions';
+  if (request.method !== 'POST' || path !== route) {
+    sendJson(response, 404, {
+      error: { message: `No route ${request.method} ${path} (this model speaks ${api})`, type: 'not_found' },
+    });
+    return;
+  }
+  if (api === 'responses') {
+    const raw = responsesRequest.parse(JSON.parse(await readBody(request)));
+    const view = toChatCompletionRequest(raw) as ChatCompletionRequest | undefined;
+    if (view === undefined) {
+      sendJson(response, 400, { error: { message: 'The input holds no message.', param: 'input' } });
+      return;
+    }
+    const call = requests.length;
+    requests.push(view);
+    state.responsesRequests.push(raw);
+    const reply = script(view, call);
+    if (raw.stream === true) streamResponse(response, raw, reply);
+    else sendResponse(response, raw, reply);
     return;
   }
   const body = JSON.parse(await readBody(request)) as ChatCompletionRequest;
@@ -278,6 +324,193 @@ function completeReply(response: ServerResponse, request: ChatCompletionRequest,
     ],
     usage: { prompt_tokens: 10, completion_tokens: completionTokens, total_tokens: 10 + completionTokens },
   });
+}
+
+// ---- the Responses API wire ------------------------------------------------------------------------------------
+
+/** The output items of a scripted reply, complete, as `output_item.done` and the terminal event show them. */
+function responseItems(reply: ScriptedReply, summarize: boolean) {
+  const reasoning = summaryParts(reply);
+  const calls = (reply.toolCalls ?? []).map((call) => ({
+    type: 'function_call' as const,
+    id: `fc_${randomUUID().replaceAll('-', '')}`,
+    call_id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    name: call.name,
+    arguments: call.arguments,
+    status: 'completed',
+  }));
+  return {
+    reasoning:
+      reasoning.length > 0
+        ? {
+            type: 'reasoning' as const,
+            id: `rs_${randomUUID().replaceAll('-', '')}`,
+            summary: summarize ? reasoning.map((text) => ({ type: 'summary_text', text })) : [],
+          }
+        : undefined,
+    message:
+      reply.content !== undefined && reply.content !== ''
+        ? {
+            type: 'message' as const,
+            id: `msg_${randomUUID().replaceAll('-', '')}`,
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', annotations: [], logprobs: [], text: reply.content }],
+          }
+        : undefined,
+    calls,
+  };
+}
+
+function summaryParts(reply: ScriptedReply): string[] {
+  return reply.reasoningParts ?? (reply.reasoning ? [reply.reasoning] : []);
+}
+
+function responseUsage(reply: ScriptedReply, outputTokens: number) {
+  const cached = reply.cachedTokens ?? 0;
+  const reasoningTokens = summaryParts(reply).reduce((n, part) => n + pieces(part).length, 0);
+  return {
+    input_tokens: 10 + cached,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: outputTokens + reasoningTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: 10 + cached + outputTokens + reasoningTokens,
+  };
+}
+
+function responseObject(
+  request: ResponsesRequest,
+  id: string,
+  status: string,
+  output: object[],
+  usage: object | null,
+) {
+  return {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: request.model,
+    output,
+    usage,
+  };
+}
+
+/**
+ * A streamed response as OpenAI sends one: created, in_progress, each item added … done (summary parts, text and
+ * arguments in pieces, keyed by item_id), completed; `event:` lines, sequence numbers, no [DONE].
+ */
+function streamResponse(response: ServerResponse, request: ResponsesRequest, reply: ScriptedReply): void {
+  const summarize = request.reasoning?.summary != null;
+  const items = responseItems(reply, summarize);
+  const id = `resp_${randomUUID().replaceAll('-', '')}`;
+  const events: Record<string, unknown>[] = [];
+  const emit = (event: Record<string, unknown>) => events.push({ ...event, sequence_number: events.length });
+  let deltas = 0;
+  const started = responseObject(request, id, 'in_progress', [], null);
+  emit({ type: 'response.created', response: started });
+  emit({ type: 'response.in_progress', response: started });
+  const output: object[] = [];
+  const { reasoning, message, calls } = items;
+  if (reasoning) {
+    const output_index = output.length;
+    emit({ type: 'response.output_item.added', output_index, item: { ...reasoning, summary: [] } });
+    if (summarize)
+      summaryParts(reply).forEach((text, summary_index) => {
+        const where = { item_id: reasoning.id, output_index, summary_index };
+        emit({
+          type: 'response.reasoning_summary_part.added',
+          ...where,
+          part: { type: 'summary_text', text: '' },
+        });
+        for (const delta of pieces(text)) {
+          emit({ type: 'response.reasoning_summary_text.delta', ...where, delta, obfuscation: 'pad' });
+          deltas += 1;
+        }
+        emit({ type: 'response.reasoning_summary_text.done', ...where, text });
+        emit({
+          type: 'response.reasoning_summary_part.done',
+          ...where,
+          part: { type: 'summary_text', text },
+        });
+      });
+    emit({ type: 'response.output_item.done', output_index, item: reasoning });
+    output.push(reasoning);
+  }
+  if (message) {
+    const output_index = output.length;
+    const text = reply.content ?? '';
+    const where = { item_id: message.id, output_index, content_index: 0 };
+    emit({
+      type: 'response.output_item.added',
+      output_index,
+      item: { ...message, status: 'in_progress', content: [] },
+    });
+    emit({
+      type: 'response.content_part.added',
+      ...where,
+      part: { type: 'output_text', annotations: [], text: '' },
+    });
+    for (const delta of pieces(text)) {
+      emit({ type: 'response.output_text.delta', ...where, delta, logprobs: [], obfuscation: 'pad' });
+      deltas += 1;
+    }
+    emit({ type: 'response.output_text.done', ...where, text, logprobs: [] });
+    emit({ type: 'response.content_part.done', ...where, part: message.content[0] });
+    emit({ type: 'response.output_item.done', output_index, item: message });
+    output.push(message);
+  }
+  for (const call of calls) {
+    const output_index = output.length;
+    emit({
+      type: 'response.output_item.added',
+      output_index,
+      item: { ...call, arguments: '', status: 'in_progress' },
+    });
+    // Arguments arrive in fragments that name only the item, as OpenAI sends them.
+    for (const delta of halves(call.arguments)) {
+      emit({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index, delta });
+      deltas += 1;
+    }
+    emit({
+      type: 'response.function_call_arguments.done',
+      item_id: call.id,
+      output_index,
+      arguments: call.arguments,
+    });
+    emit({ type: 'response.output_item.done', output_index, item: call });
+    output.push(call);
+  }
+  emit({
+    type: 'response.completed',
+    response: responseObject(request, id, 'completed', output, responseUsage(reply, deltas + calls.length)),
+  });
+
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const frame = (event: Record<string, unknown>) =>
+    `event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`;
+  if (reply.breakAfterChunks !== undefined) {
+    for (const event of events.slice(0, reply.breakAfterChunks)) response.write(frame(event));
+    setTimeout(() => response.destroy(), 50);
+    return;
+  }
+  response.end(events.map(frame).join(''));
+}
+
+/** A non-streamed response (structured output asks for these): one `response` object with its output items. */
+function sendResponse(response: ServerResponse, request: ResponsesRequest, reply: ScriptedReply): void {
+  if (reply.breakAfterChunks !== undefined) {
+    response.destroy();
+    return;
+  }
+  const { reasoning, message, calls } = responseItems(reply, request.reasoning?.summary != null);
+  const output = [...(reasoning ? [reasoning] : []), ...(message ? [message] : []), ...calls];
+  const tokens = pieces(reply.content).length + calls.length;
+  sendJson(
+    response,
+    200,
+    responseObject(request, `resp_${randomUUID()}`, 'completed', output, responseUsage(reply, tokens)),
+  );
 }
 
 /** A text as token-like deltas: each word with its leading whitespace. */

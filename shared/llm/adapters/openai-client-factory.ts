@@ -1,6 +1,7 @@
-// Builds the openai SDK client for a connection: OpenAI for any OpenAI-compatible endpoint, AzureOpenAI
-// (deployments route, api-key or Entra ID tokens from the app's credential) for Azure. Every setting comes from
-// the connection and the options, never the environment.
+// Builds the openai SDK clients for a connection: OpenAI for any OpenAI-compatible endpoint, AzureOpenAI
+// (deployments route, api-key or Entra ID tokens from the app's credential) for Azure, and for Azure's Responses
+// API the plain OpenAI client on the v1 route. Every setting comes from the connection and the options, never the
+// environment.
 import { getBearerTokenProvider, type TokenCredential } from '@azure/identity';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { LlmError, type LlmConnection, type LlmGatewayOptions } from '../llm-gateway.js';
@@ -51,6 +52,42 @@ export function createOpenAiClient(connection: LlmConnection, options: LlmGatewa
     azureADTokenProvider: tokenProvider,
     // null stops the SDK falling back to AZURE_OPENAI_API_KEY, which it would then reject as conflicting.
     apiKey: null as unknown as undefined,
+  });
+}
+
+/**
+ * The client the Responses API is called with. For an OpenAI-compatible endpoint it is the chat client itself.
+ * For Azure it is the plain OpenAI client on the v1 route `{endpoint}/openai/v1/`, with no api-version: AzureOpenAI
+ * sends `/responses` to `{baseURL}/responses?api-version=…` (only its deployment-style paths, chat completions and
+ * embeddings among them, go through /deployments: node_modules/openai/src/azure.ts `_deployments_endpoints`), and
+ * Microsoft documents the v1 route, where an api-version is no longer needed, for the Responses API with the
+ * OpenAI client: an Entra ID token provider goes in `apiKey`, which the SDK calls before each request
+ * (`_callApiKey` in node_modules/openai/src/client.ts). See
+ * https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle and MicrosoftDocs/azure-ai-docs
+ * articles/ai-foundry/openai/includes/language-overview/javascript.md ("Responses": `new OpenAI({ baseURL:
+ * "https://YOUR-RESOURCE-NAME.openai.azure.com/openai/v1/", apiKey: tokenProvider })`, then `responses.create`).
+ * The recorded Azure Responses streams in test/fixtures/llm-wire were sent to that route.
+ */
+export function createOpenAiResponsesClient(
+  connection: LlmConnection,
+  options: LlmGatewayOptions,
+  chatClient: OpenAI,
+): OpenAI {
+  if (connection.kind === 'openai-compatible') return chatClient;
+  const apiKey = connection.apiKey || options.azureAdTokenProvider;
+  if (apiKey === undefined)
+    throw new LlmError(
+      `Azure OpenAI ${connection.endpoint} has no API key and the app was given no Azure credential for Entra ID.`,
+      { retryable: false },
+    );
+  return new OpenAI({
+    maxRetries: options.maxRetries,
+    timeout: options.timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    baseURL: `${connection.endpoint.replace(/\/+$/, '')}/openai/v1`,
+    apiKey,
+    organization: null,
+    project: null,
   });
 }
 

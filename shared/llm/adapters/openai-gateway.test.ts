@@ -1,15 +1,22 @@
 // Replays recorded provider streams through the real openai client (an injected fetch serves the exact
 // bytes, cut at arbitrary offsets) and checks errors, retries, Azure routing and cancellation.
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import {
+  cutsInsideDataPrefix,
+  cutsInsideUtf8,
+  everyOffset,
+  LLM_WIRE_DIR as fixturesDir,
+  randomCuts,
+  scriptedFetch,
+  splitAt,
+} from '../../../test/support/llm-wire-replay.js';
 import { DependencyError } from '../../errors.js';
 import { LlmError, type LlmConnection, type LlmDelta, type LlmUsage } from '../llm-gateway.js';
 import { createLlmGateway } from './openai-gateway.js';
 
-const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/llm-wire');
 const encoder = new TextEncoder();
 
 interface Sidecar {
@@ -42,115 +49,6 @@ const azureWithKey: Extract<LlmConnection, { kind: 'azure-openai' }> = {
   apiKey: 'test-key',
 };
 
-// ---- a scripted fetch -----------------------------------------------------------------------------
-
-interface RecordedRequest {
-  url: string;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
-
-interface ScriptedResponse {
-  status?: number;
-  headers?: Record<string, string>;
-  /** The body's bytes, delivered as these chunks (one per read). */
-  chunks: Uint8Array[];
-  /** Keep the stream open after the chunks until the request is aborted. */
-  hang?: boolean;
-}
-
-/** A fetch that answers each call with the next scripted response, honouring the abort signal like undici. */
-function scriptedFetch(responses: ScriptedResponse[]): { fetch: typeof fetch; requests: RecordedRequest[] } {
-  const requests: RecordedRequest[] = [];
-  const fetchFn = ((input: string | URL | Request, init?: RequestInit) => {
-    const bodyText = typeof init?.body === 'string' ? init.body : '';
-    requests.push({
-      url: input instanceof Request ? input.url : input.toString(),
-      headers: new Headers(init?.headers),
-      body: bodyText ? (JSON.parse(bodyText) as Record<string, unknown>) : {},
-    });
-    const scripted = responses.shift();
-    if (!scripted) return Promise.reject(new Error('scriptedFetch: no response left'));
-    const signal = init?.signal ?? undefined;
-    let next = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        signal?.addEventListener('abort', () => {
-          try {
-            controller.error(new DOMException('This operation was aborted', 'AbortError'));
-          } catch {
-            // already closed
-          }
-        });
-      },
-      pull(controller) {
-        const chunk = scripted.chunks[next++];
-        if (chunk) controller.enqueue(chunk);
-        else if (scripted.hang) return new Promise<void>(() => undefined);
-        else controller.close();
-      },
-    });
-    const headers = { 'content-type': 'application/json', ...scripted.headers };
-    return Promise.resolve(new Response(stream, { status: scripted.status ?? 200, headers }));
-  }) as typeof fetch;
-  return { fetch: fetchFn, requests };
-}
-
-// ---- byte splitting -------------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Cut offsets (exclusive ends of all chunks but the last) with chunk sizes 1..maxChunk. */
-function randomCuts(length: number, seed: number, maxChunk: number): number[] {
-  const random = mulberry32(seed);
-  const cuts: number[] = [];
-  for (
-    let offset = 1 + Math.floor(random() * maxChunk);
-    offset < length;
-    offset += 1 + Math.floor(random() * maxChunk)
-  ) {
-    cuts.push(offset);
-  }
-  return cuts;
-}
-
-function splitAt(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
-  let start = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    chunks.push(bytes.slice(start, cut));
-    start = cut;
-  }
-  return chunks;
-}
-
-function everyOffset(length: number): number[] {
-  return Array.from({ length: length - 1 }, (_, i) => i + 1);
-}
-
-/** A cut at `offset` falls between two bytes of one UTF-8 character when the next byte is a continuation byte. */
-function cutsInsideUtf8(bytes: Uint8Array, cuts: readonly number[]): number {
-  return cuts.filter((cut) => ((bytes[cut] ?? 0) & 0xc0) === 0x80).length;
-}
-
-function cutsInsideDataPrefix(bytes: Uint8Array, cuts: readonly number[]): number {
-  const text = Buffer.from(bytes).toString('latin1');
-  const inside = new Set<number>();
-  for (let at = text.indexOf('data: '); at !== -1; at = text.indexOf('data: ', at + 1)) {
-    for (let k = 1; k < 6; k++) inside.add(at + k);
-  }
-  return cuts.filter((cut) => inside.has(cut)).length;
-}
-
 function expectedUsage(raw: Record<string, unknown> | null | undefined): LlmUsage | undefined {
   if (!raw) return undefined;
   const completionDetails = raw['completion_tokens_details'] as Record<string, number> | undefined;
@@ -170,13 +68,14 @@ function expectedUsage(raw: Record<string, unknown> | null | undefined): LlmUsag
 
 // ---- replay of every recorded stream -------------------------------------------------------------
 
+// The Responses API streams have their own replay (openai-responses-replay.test.ts).
 const sseFixtures = readdirSync(fixturesDir)
-  .filter((file) => file.endsWith('.sse'))
+  .filter((file) => file.endsWith('.sse') && !file.includes('-responses-'))
   .map((file) => file.slice(0, -'.sse'.length));
 
 const SEEDS = [1, 7, 42, 1337, 20240926];
 
-describe('replay of recorded provider streams through the real openai client', () => {
+describe('replay of recorded Chat Completions streams through the real openai client', () => {
   it('covers every .sse fixture', () => {
     expect(sseFixtures.length).toBeGreaterThanOrEqual(9);
   });
@@ -612,5 +511,25 @@ describe('probe', () => {
       detail: 'LLM endpoint http://llm.test/v1 answered HTTP 500: down',
     });
     expect(requests).toHaveLength(1);
+  });
+});
+
+describe('reasoning effort on Chat Completions', () => {
+  it('is left out unless LLM_REASONING_EFFORT asks for one, and then sent as reasoning_effort', async () => {
+    const sse = new Uint8Array(readFileSync(join(fixturesDir, 'ollama-openai-compat-text.sse')));
+    const { fetch, requests } = scriptedFetch([{ chunks: [sse] }, { chunks: [sse] }]);
+    const plain = createLlmGateway(openAiCompatible, { maxRetries: 0, timeoutMs: 5_000, fetch });
+    const reasoning = createLlmGateway(
+      { ...openAiCompatible, reasoningEffort: 'minimal' },
+      { maxRetries: 0, timeoutMs: 5_000, fetch },
+    );
+    await plain.streamChat({ messages: [{ role: 'user', content: 'hi' }] });
+    await reasoning.streamChat({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(requests[0]?.body).not.toHaveProperty('reasoning_effort');
+    expect(requests[1]?.body).toMatchObject({ reasoning_effort: 'minimal' });
+    expect(requests.map((request) => request.url)).toEqual([
+      'http://llm.test/v1/chat/completions',
+      'http://llm.test/v1/chat/completions',
+    ]);
   });
 });

@@ -1,11 +1,14 @@
 // The LLM adapter: one LlmGateway over the real openai SDK for OpenAI, Azure OpenAI, Ollama, vLLM,
-// llama.cpp and the local offline model. Retries (429/5xx, retry-after-ms / retry-after) are the SDK's own.
+// llama.cpp and the local offline model, through Chat Completions (the default) or the Responses API
+// (connection.api). Retries (429/5xx, retry-after-ms / retry-after) are the SDK's own.
 import type OpenAI from 'openai';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { ChatStreamAssembler } from '../chat-stream-assembler.js';
 import { decodeEmbedding } from '../embedding-decoding.js';
 import { parseJsonOutput, toJsonSchemaResponseFormat } from '../json-output.js';
 import {
   LlmError,
+  type ChatMessage,
   type CompleteJsonRequest,
   type LlmConnection,
   type LlmDelta,
@@ -14,21 +17,47 @@ import {
   type LlmReply,
   type StreamChatRequest,
 } from '../llm-gateway.js';
+import { ResponsesStreamAssembler, type ResponseFailure } from '../responses-stream-assembler.js';
 import { maxTokensField, toWireMessages, toWireTools } from './openai-chat-request.js';
-import { createOpenAiClient } from './openai-client-factory.js';
+import { createOpenAiClient, createOpenAiResponsesClient } from './openai-client-factory.js';
 import { toLlmError, type LlmErrorContext } from './openai-errors.js';
+import {
+  MIN_MAX_OUTPUT_TOKENS,
+  toResponsesInput,
+  toResponsesReasoning,
+  toResponsesTools,
+} from './openai-responses-request.js';
 
 /** One corrective turn when JSON output fails validation: models usually fix what they are told. */
 const JSON_REPAIR_ATTEMPTS = 1;
 /** Stays well under every provider's per-request input limit (OpenAI: 2048). */
 const EMBEDDING_BATCH_SIZE = 256;
 const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * The Responses API's error codes a later attempt may get past (openai-node's ResponseError codes); any other
+ * (insufficient_quota, invalid_prompt, ...) fails the same way again.
+ */
+const RETRYABLE_RESPONSE_CODES: ReadonlySet<string> = new Set([
+  'server_error',
+  'rate_limit_exceeded',
+  'vector_store_timeout',
+]);
+
+/** What both stream assemblers offer the gateway's one streaming loop. */
+interface StreamAssembler {
+  push(event: unknown): LlmDelta[];
+  readonly finished: boolean;
+  result(finishReason?: string): LlmReply;
+}
 
 /** Throws an LlmError naming the problem when the connection cannot make a client (e.g. no api version). */
 export function createLlmGateway(connection: LlmConnection, options: LlmGatewayOptions): LlmGateway {
   let client: OpenAI;
+  let responsesClient: OpenAI | undefined;
   try {
     client = createOpenAiClient(connection, options);
+    if (connection.api === 'responses')
+      responsesClient = createOpenAiResponsesClient(connection, options, client);
   } catch (error) {
     throw toLlmError(error, {
       endpoint:
@@ -38,7 +67,7 @@ export function createLlmGateway(connection: LlmConnection, options: LlmGatewayO
       timeoutMs: options.timeoutMs,
     });
   }
-  return new OpenAiGateway(connection, options, client);
+  return new OpenAiGateway(connection, options, client, responsesClient);
 }
 
 class OpenAiGateway implements LlmGateway {
@@ -50,6 +79,8 @@ class OpenAiGateway implements LlmGateway {
     private readonly connection: LlmConnection,
     private readonly options: LlmGatewayOptions,
     private readonly client: OpenAI,
+    /** Set when chat turns and JSON output go through the Responses API. */
+    private readonly responsesClient: OpenAI | undefined,
   ) {
     if (connection.kind === 'azure-openai') {
       this.#chatModel = connection.chatDeployment;
@@ -62,8 +93,102 @@ class OpenAiGateway implements LlmGateway {
     }
   }
 
-  async streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
+  streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
+    const responses = this.responsesClient;
+    return responses
+      ? this.#streamResponse(responses, request, onDelta)
+      : this.#streamCompletion(request, onDelta);
+  }
+
+  #streamCompletion(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
     const assembler = new ChatStreamAssembler();
+    const effort = this.connection.reasoningEffort;
+    return this.#stream(
+      request,
+      onDelta,
+      assembler,
+      (signal) =>
+        this.client.chat.completions.create(
+          {
+            model: this.#chatModel,
+            messages: toWireMessages(request.messages),
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(request.tools && request.tools.length > 0
+              ? { tools: toWireTools(request.tools), tool_choice: request.toolChoice ?? 'auto' }
+              : {}),
+            ...(request.maxTokens !== undefined ? maxTokensField(this.connection, request.maxTokens) : {}),
+            ...(effort !== undefined ? { reasoning_effort: effort } : {}),
+          },
+          { signal },
+        ),
+      (error) => toLlmError(error, this.#errorContext(this.#chatModel)),
+      () => {
+        // Without [DONE] or a finish_reason the connection was cut: a partial answer must not pass as complete.
+        if (!assembler.finished) throw this.#cutShort();
+        return assembler.result();
+      },
+    );
+  }
+
+  #streamResponse(
+    client: OpenAI,
+    request: StreamChatRequest,
+    onDelta?: (delta: LlmDelta) => void,
+  ): Promise<LlmReply> {
+    const assembler = new ResponsesStreamAssembler();
+    const { instructions, input } = toResponsesInput(request.messages);
+    const reasoning = toResponsesReasoning(this.connection.reasoningEffort);
+    return this.#stream(
+      request,
+      onDelta,
+      assembler,
+      (signal) =>
+        client.responses.create(
+          {
+            model: this.#chatModel,
+            ...(instructions !== undefined ? { instructions } : {}),
+            input,
+            stream: true,
+            // The app keeps the conversation itself; nothing needs to be stored by the provider.
+            store: false,
+            ...(request.tools && request.tools.length > 0
+              ? { tools: toResponsesTools(request.tools), tool_choice: request.toolChoice ?? 'auto' }
+              : {}),
+            ...(request.maxTokens !== undefined
+              ? { max_output_tokens: Math.max(MIN_MAX_OUTPUT_TOKENS, request.maxTokens) }
+              : {}),
+            ...(reasoning ? { reasoning } : {}),
+          },
+          { signal },
+        ),
+      (error) =>
+        // The SDK throws on an `error` event whose details are nested under `error` (the wire's shape); one with
+        // them at the top level reaches the assembler instead. Both are the provider's in-band failure.
+        isInBandError(error)
+          ? this.#responseFailed(failureOf(error))
+          : toLlmError(error, this.#errorContext(this.#chatModel)),
+      () => {
+        if (assembler.failure) throw this.#responseFailed(assembler.failure);
+        if (!assembler.finished) throw this.#cutShort();
+        return assembler.result();
+      },
+    );
+  }
+
+  /**
+   * The one streaming loop: the caller's cancellation and an idle timeout abort the request; cancellation
+   * resolves with what arrived (finish reason `cancelled`), a stall or a broken stream rejects with an LlmError,
+   * an exception from onDelta escapes unchanged.
+   */
+  async #stream(
+    request: StreamChatRequest,
+    onDelta: ((delta: LlmDelta) => void) | undefined,
+    assembler: StreamAssembler,
+    open: (signal: AbortSignal) => Promise<AsyncIterable<unknown>>,
+    toError: (error: unknown) => LlmError,
+    complete: () => LlmReply,
+  ): Promise<LlmReply> {
     // One controller carries both the caller's cancellation and our idle timeout into the SDK.
     const controller = new AbortController();
     const cancel = () => controller.abort();
@@ -81,24 +206,12 @@ class OpenAiGateway implements LlmGateway {
     let callbackError: { error: unknown } | undefined;
 
     try {
-      const stream = await this.client.chat.completions.create(
-        {
-          model: this.#chatModel,
-          messages: toWireMessages(request.messages),
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(request.tools && request.tools.length > 0
-            ? { tools: toWireTools(request.tools), tool_choice: request.toolChoice ?? 'auto' }
-            : {}),
-          ...(request.maxTokens !== undefined ? maxTokensField(this.connection, request.maxTokens) : {}),
-        },
-        { signal: controller.signal },
-      );
+      const stream = await open(controller.signal);
       armIdleTimer();
       // The SDK ends iteration quietly when the signal aborts, so cancellation and stalls are checked after.
-      for await (const chunk of stream) {
+      for await (const event of stream) {
         armIdleTimer();
-        for (const delta of assembler.push(chunk)) {
+        for (const delta of assembler.push(event)) {
           try {
             onDelta?.(delta);
           } catch (error) {
@@ -109,7 +222,7 @@ class OpenAiGateway implements LlmGateway {
       }
     } catch (error) {
       if (callbackError) throw callbackError.error;
-      if (!request.signal?.aborted && !stalled) throw toLlmError(error, this.#errorContext(this.#chatModel));
+      if (!request.signal?.aborted && !stalled) throw toError(error);
     } finally {
       clearTimeout(idleTimer);
       request.signal?.removeEventListener('abort', cancel);
@@ -121,16 +234,31 @@ class OpenAiGateway implements LlmGateway {
         retryable: true,
       });
     }
-    if (!assembler.finished) {
-      // Without [DONE] or a finish_reason the connection was cut: a partial answer must not pass as complete.
-      throw new LlmError(`${this.#endpoint} ended the stream before the answer was finished.`, {
-        retryable: true,
-      });
-    }
-    return assembler.result();
+    return complete();
   }
 
-  async completeJson<T>(request: CompleteJsonRequest<T>): Promise<T> {
+  #cutShort(): LlmError {
+    return new LlmError(`${this.#endpoint} ended the stream before the answer was finished.`, {
+      retryable: true,
+    });
+  }
+
+  /** A failure the Responses API reported in the stream (an `error` event, `response.failed`). */
+  #responseFailed(failure: ResponseFailure): LlmError {
+    const code = failure.code ?? failure.type;
+    return new LlmError(`${this.#endpoint} reported an error mid-stream: ${failure.message}`, {
+      ...(code !== undefined ? { providerCode: code } : {}),
+      // Without a code nothing says it is permanent (as for Chat Completions' in-stream errors).
+      retryable: code === undefined || RETRYABLE_RESPONSE_CODES.has(code),
+    });
+  }
+
+  completeJson<T>(request: CompleteJsonRequest<T>): Promise<T> {
+    const responses = this.responsesClient;
+    return responses ? this.#completeJsonResponse(responses, request) : this.#completeJsonCompletion(request);
+  }
+
+  async #completeJsonCompletion<T>(request: CompleteJsonRequest<T>): Promise<T> {
     const responseFormat = toJsonSchemaResponseFormat(request.schema, request.name);
     const messages = toWireMessages(request.messages);
     for (let attempt = 0; ; attempt++) {
@@ -167,6 +295,53 @@ class OpenAiGateway implements LlmGateway {
       }
       messages.push(
         { role: 'assistant', content },
+        { role: 'user', content: `${parsed.problem} Answer again with only the corrected JSON.` },
+      );
+    }
+  }
+
+  /** JSON output through the Responses API: the same json_schema format, in `text.format`; not streamed. */
+  async #completeJsonResponse<T>(client: OpenAI, request: CompleteJsonRequest<T>): Promise<T> {
+    const { json_schema: format } = toJsonSchemaResponseFormat(request.schema, request.name);
+    const messages: ChatMessage[] = [...request.messages];
+    for (let attempt = 0; ; attempt++) {
+      const { instructions, input } = toResponsesInput(messages);
+      const response = await this.#call(this.#chatModel, () =>
+        client.responses.create({
+          model: this.#chatModel,
+          ...(instructions !== undefined ? { instructions } : {}),
+          input,
+          text: { format: { type: 'json_schema', ...format } },
+          store: false,
+          stream: false,
+        }),
+      );
+      // A proxy's HTML page arrives here as a string: the SDK only parses JSON content types.
+      if (!Array.isArray((response as Partial<typeof response>).output))
+        throw this.#notOpenAiShaped('response');
+      if (response.status === 'failed')
+        throw this.#responseFailed(
+          response.error
+            ? { code: response.error.code, message: response.error.message }
+            : { message: 'The response failed without saying why.' },
+        );
+      const { text, refusal } = outputOf(response.output);
+      if (refusal) {
+        throw new LlmError(`${this.#endpoint} refused to produce "${request.name}": ${refusal}`, {
+          retryable: false,
+        });
+      }
+      const parsed = parseJsonOutput(text, request.schema);
+      if (parsed.ok) return parsed.value;
+      if (attempt >= JSON_REPAIR_ATTEMPTS) {
+        const truncated = response.status === 'incomplete' ? ' (the answer was cut at the token limit)' : '';
+        throw new LlmError(
+          `${this.#endpoint} returned unusable "${request.name}" JSON${truncated}: ${parsed.problem}`,
+          { retryable: true },
+        );
+      }
+      messages.push(
+        { role: 'assistant', content: text },
         { role: 'user', content: `${parsed.problem} Answer again with only the corrected JSON.` },
       );
     }
@@ -250,4 +425,48 @@ class OpenAiGateway implements LlmGateway {
   #errorContext(model: string): LlmErrorContext {
     return { endpoint: this.#endpoint, model, kind: this.connection.kind, timeoutMs: this.options.timeoutMs };
   }
+}
+
+/** The text and refusal of a non-streamed response's message items. */
+function outputOf(output: readonly OpenAI.Responses.ResponseOutputItem[]): { text: string; refusal: string } {
+  let text = '';
+  let refusal = '';
+  for (const item of output) {
+    if (item.type !== 'message') continue;
+    for (const part of item.content) {
+      if (part.type === 'output_text') text += part.text;
+      else if (part.type === 'refusal') refusal += part.refusal;
+    }
+  }
+  return { text, refusal };
+}
+
+/**
+ * An error event the SDK threw while reading the stream: an APIError without a status, other than the SDK's own
+ * connection, timeout and abort errors (subclasses without a status too).
+ */
+function isInBandError(error: unknown): error is APIError {
+  return (
+    error instanceof APIError &&
+    error.status === undefined &&
+    !(error instanceof APIConnectionError) &&
+    !(error instanceof APIUserAbortError)
+  );
+}
+
+/** The details of an in-band error the SDK threw (it hands over the event's `error` object as `error`). */
+function failureOf(error: {
+  error: unknown;
+  code: string | null | undefined;
+  message: string;
+}): ResponseFailure {
+  const body = error.error as Record<string, unknown> | undefined;
+  const message = body?.['message'];
+  const type = body?.['type'];
+  const failure: ResponseFailure = {
+    message: typeof message === 'string' && message !== '' ? message : error.message,
+  };
+  if (error.code !== null && error.code !== undefined) failure.code = String(error.code);
+  if (typeof type === 'string' && type !== '') failure.type = type;
+  return failure;
 }
