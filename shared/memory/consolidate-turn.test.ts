@@ -14,6 +14,7 @@ import { ValidationError } from '../errors.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
 import { consolidationId, type ProfileFact, type SummaryContent } from './contracts.js';
+import { forgetFact } from './forget-memories.js';
 import { FACT_WRITE_ATTEMPTS } from './profile-facts.js';
 import {
   consolidateTurn,
@@ -934,6 +935,20 @@ describe('consolidateTurn on branches', () => {
     // Jazz keeps the other conversation's source only.
     const jazz = (await allFacts()).find((fact) => fact.statement === 'The user likes jazz.');
     expect(jazz?.provenance.map((known) => known.sessionId)).toEqual([other]);
+  });
+
+  it('never brings back a fact the user forgot when its branch comes back', async () => {
+    await consolidate(
+      turn(0, 'I like tea.', { branch: main(null) }),
+      turn(1, 'I like jazz.', { branch: main(0) }),
+    );
+    const tea = (await allFacts()).find((fact) => fact.statement === 'The user likes tea.');
+    expect(await forgetFact(services, userId, tea!.id)).toBe(true);
+    // An edit of the first message leaves both turns; a switch back to turn 1 brings them back.
+    await consolidate(turn(2, 'Hello.', { branch: fork(null, 2, 0, [{ from: 0, to: 4 }]) }));
+    expect(await allFacts()).toEqual([]);
+    await consolidate(turn(3, 'Again.', { branch: { ...main(1), gaps: [{ from: 4, to: 6 }] } }));
+    expect(await statements()).toEqual(['The user likes jazz.']);
   });
 
   it('changes nothing when a forking turn is delivered again, and leaves out a replayed turn of a branch left', async () => {

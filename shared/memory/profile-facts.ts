@@ -6,7 +6,13 @@
 // could drop another's provenance entry or turn a superseded fact active again.
 // Adapter: Cosmos DB (adapters/cosmos-profile-facts.ts).
 import type { OrdinalGap } from '../chat/contracts.js';
-import type { ConsolidationRecord, FactStatus, ProfileFact, SummarySnapshot } from './contracts.js';
+import type {
+  ConsolidationRecord,
+  FactStatus,
+  ProfileChange,
+  ProfileFact,
+  SummarySnapshot,
+} from './contracts.js';
 
 /**
  * How often a use-case reads a fact, decides and writes it on the version read before giving up (the worker's
@@ -82,6 +88,10 @@ export interface ProfileFacts {
     sessionId: string,
     query: ConsolidationQuery,
   ): Promise<ConsolidationRecord[]>;
+  /** The user's records (of any session) with a change that names the fact. */
+  consolidationsChanging(userId: string, factId: string): Promise<ConsolidationRecord[]>;
+  /** Rewrites a record's changes (a fact forgotten leaves them). A record deleted meanwhile stays deleted. */
+  setChanges(userId: string, recordId: string, changes: readonly ProfileChange[]): Promise<void>;
   /** Removes the session's consolidation records; returns how many. */
   deleteConsolidations(userId: string, sessionId: string): Promise<number>;
   /** Removes every fact and record of the user; returns how many items. */

@@ -329,6 +329,20 @@ export function withdrawChange(
   return { write, remove };
 }
 
+/**
+ * A record's changes once the user has forgotten a fact: none of them may state it again when its turn comes back
+ * onto the conversation's path. Adding or reaffirming it goes; a replacement by it stays a retraction of the fact it
+ * replaced (that one still ended then); a change that only ended it stays (it ends nothing that is not there).
+ */
+export function withoutFact(changes: readonly ProfileChange[], factId: string): ProfileChange[] {
+  return changes.flatMap((change): ProfileChange[] => {
+    if ((change.op === 'add' || change.op === 'reaffirm') && change.factId === factId) return [];
+    if (change.op === 'replace' && change.newFactId === factId)
+      return [{ op: 'retract', factId: change.factId, reason: change.reason }];
+    return [change];
+  });
+}
+
 /** F where G (which replaced it and goes) was: G's end, or active when G had none (or is gone already). */
 function inPlaceOf(old: ProfileFact, gone: ProfileFact | undefined, at: string): ProfileFact {
   if (gone === undefined || gone.status === 'active') return reopened(old, at);

@@ -495,6 +495,36 @@ describe('Cosmos DB profile facts', () => {
     }
   });
 
+  it('finds the records naming a fact, as a change or a replacement, and rewrites their changes', async () => {
+    const adds = recordOf('pu-n', 's-1', 'm-1', 'Learn Greek');
+    const replaces = {
+      ...recordOf('pu-n', 's-2', 'm-2', 'x'),
+      changes: [
+        {
+          op: 'replace' as const,
+          factId: 'old',
+          newFactId: 'f-m-1',
+          category: 'goals' as const,
+          statement: 'x',
+          reason: 'r',
+        },
+      ],
+    };
+    const other = recordOf('pu-n', 's-1', 'm-3', 'Other');
+    const theirs = recordOf('pu-o', 's-1', 'm-1', 'Theirs');
+    for (const record of [adds, replaces, other, theirs]) await stores.facts.createConsolidation(record);
+    const ids = async (factId: string) =>
+      (await stores.facts.consolidationsChanging('pu-n', factId)).map((record) => record.id).sort();
+    expect(await ids('f-m-1')).toEqual([adds.id, replaces.id].sort());
+    expect(await ids('old')).toEqual([replaces.id]);
+    expect(await ids('nothing')).toEqual([]);
+
+    await stores.facts.setChanges('pu-n', adds.id, []);
+    expect(await stores.facts.getConsolidation('pu-n', 's-1', 'm-1')).toEqual({ ...adds, changes: [] });
+    expect(await ids('f-m-1')).toEqual([replaces.id]);
+    await stores.facts.setChanges('pu-n', consolidationId('s-1', 'gone'), []); // gone: no failure
+  });
+
   it("deletes a session's records, then everything of the user, and only theirs", async () => {
     await stores.facts.createConsolidation(recordOf('pu-d', 's-1', 'm-1', 'one'));
     await stores.facts.createConsolidation(recordOf('pu-d', 's-1', 'm-2', 'two'));

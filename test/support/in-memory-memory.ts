@@ -7,6 +7,7 @@ import type {
   ConversationSummaryDocument,
   ConversationSummaryView,
   FactStatus,
+  ProfileChange,
   ProfileFact,
   SummarySnapshot,
 } from '../../shared/memory/contracts.js';
@@ -234,6 +235,23 @@ export class MemoryProfileFacts implements ProfileFacts {
       .sort((a, b) => (query.order === 'asc' ? 1 : -1) * (a.source.ordinal - b.source.ordinal))
       .slice(0, query.limit ?? Number.MAX_SAFE_INTEGER);
     return Promise.resolve(found.map((record) => structuredClone(record)));
+  }
+
+  consolidationsChanging(userId: string, factId: string): Promise<ConsolidationRecord[]> {
+    const found = [...this.records.values()].filter(
+      (record) =>
+        record.userId === userId &&
+        record.changes.some(
+          (change) => change.factId === factId || (change.op === 'replace' && change.newFactId === factId),
+        ),
+    );
+    return Promise.resolve(found.map((record) => structuredClone(record)));
+  }
+
+  setChanges(userId: string, recordId: string, changes: readonly ProfileChange[]): Promise<void> {
+    const record = this.records.get(key(userId, recordId));
+    if (record) record.changes = structuredClone([...changes]);
+    return Promise.resolve();
   }
 
   deleteConsolidations(userId: string, sessionId: string): Promise<number> {

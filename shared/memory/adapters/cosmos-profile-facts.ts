@@ -132,6 +132,31 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       );
     },
 
+    consolidationsChanging(userId, factId) {
+      return queryItems(
+        container,
+        {
+          query:
+            "SELECT * FROM c WHERE c.kind = 'consolidation' AND EXISTS(SELECT VALUE ch FROM ch IN c.changes WHERE ch.factId = @factId OR ch.newFactId = @factId)",
+          parameters: [{ name: '@factId', value: factId }],
+        },
+        userId,
+        'the consolidation records naming a fact',
+        consolidationRecordSchema,
+      );
+    },
+
+    async setChanges(userId, recordId, changes) {
+      await patchItem(
+        container,
+        recordId,
+        userId,
+        [{ op: 'set', path: '/changes', value: changes }],
+        undefined,
+        recordWhat,
+      );
+    },
+
     deleteConsolidations(userId, sessionId) {
       return deleteQueriedItems(
         container,
