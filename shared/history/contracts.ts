@@ -178,8 +178,11 @@ export const sessionDigestSchema = z.object({
   /** Messages with a lower ordinal are in the summary and left out of the prompt's history. */
   summarizedThrough: z.number().int().nonnegative(),
   /**
-   * The header's `textTokens` of the folded turns: the header's count less this is what is not folded yet.
-   * Digests stored before it existed read as 0.
+   * The part of the header's `textTokens` that is not unfolded history of the digest's path: the folded turns'
+   * tokens, and since branches exist also those of turns on other paths. The header's count less this is what the
+   * path has not folded yet, so a turn that continues the path decides without reading anything; the worker sets
+   * it again, from the path's messages, whenever a turn arrives on another path. Digests stored before it existed
+   * read as 0.
    */
   summarizedTokens: z.number().int().nonnegative().default(0),
   /** Newest last. */
@@ -187,14 +190,52 @@ export const sessionDigestSchema = z.object({
   updatedAt: z.string(),
   /**
    * The gaps of the branch path the digest was folded along (chat/contracts.ts "Branches"): it stands for that
-   * path's older messages only. A turn on a path that does not keep what it folded leaves it out of the prompt.
-   * Digests stored before branches existed read as the main line, with none.
+   * path's older messages only. A turn on a path that does not keep what it folded leaves it out of the prompt
+   * (digestStandsFor in history/digest.ts). The history worker sets them to the path of the newest turn it
+   * persisted. Digests stored before branches existed read as the main line, with none.
    */
   gaps: z.array(ordinalGapSchema).default([]),
 });
 export type SessionDigest = z.infer<typeof sessionDigestSchema>;
 
 export const SESSION_DIGEST_ID = 'digest';
+
+/**
+ * A fold's result, kept for good beside the digest (container `conversation-messages`, id
+ * `digest.{summarizedThrough}`): the summary of the messages of one path below `summarizedThrough`. The digest
+ * itself follows the newest turn's path; when a turn arrives on a path the digest does not stand for (an edit or
+ * regenerate below what it folded, or a switch back to another branch), the history worker starts again from the
+ * newest checkpoint on that path instead of folding the path from its beginning, so the work stays bounded by the
+ * prompt budget. One is written per fold (every few turns, never per turn), a summary's size each; a second write
+ * for the same `summarizedThrough` leaves the first (both summarise the same messages: the path to a message is
+ * unique).
+ */
+export const digestCheckpointSchema = z.object({
+  summary: z.string(),
+  summarizedThrough: z.number().int().positive(),
+  /**
+   * The ordinal of the last message it folded (summarizedThrough - 1). A path holding that message holds exactly
+   * the messages the checkpoint summarised below it (each message has one path from the conversation's start), so
+   * this ordinal alone tells which paths the checkpoint serves.
+   */
+  lastOrdinal: z.number().int().nonnegative(),
+  /** The gaps of its path below summarizedThrough. */
+  gaps: z.array(ordinalGapSchema),
+  createdAt: z.string(),
+});
+export type DigestCheckpoint = z.infer<typeof digestCheckpointSchema>;
+
+export function digestCheckpointId(summarizedThrough: number): string {
+  return `digest.${summarizedThrough}`;
+}
+
+export const digestCheckpointDocumentSchema = digestCheckpointSchema.extend({
+  id: z.string(),
+  kind: z.literal('digest-checkpoint'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+});
+export type DigestCheckpointDocument = z.infer<typeof digestCheckpointDocumentSchema>;
 
 export const sessionDigestDocumentSchema = sessionDigestSchema.extend({
   id: z.literal(SESSION_DIGEST_ID),

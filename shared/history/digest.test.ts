@@ -1,9 +1,20 @@
 // The digest's bookkeeping: the unfolded history is the header's count less the digest's (a turn counted once),
 // folding starts past half the prompt budget and stops at a quarter, stored messages group into whole turns, and a
-// fold moves the turns into the summary, their tokens into its count and their lines forward.
+// fold moves the turns into the summary, their tokens into its count and their lines forward; a digest serves the
+// paths that hold what it folded, its checkpoint covers just that, and a rebased digest counts only its path.
 import { describe, expect, it } from 'vitest';
 import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type SessionDigest } from './contracts.js';
-import { foldedDigest, foldIsDue, groupTurns, turnsToFold, turnTokens, unfoldedTokens } from './digest.js';
+import {
+  checkpointOf,
+  digestStandsFor,
+  foldedDigest,
+  foldIsDue,
+  groupTurns,
+  rebasedDigest,
+  turnsToFold,
+  turnTokens,
+  unfoldedTokens,
+} from './digest.js';
 
 const at = '2026-11-22T10:00:00.000Z';
 const digestOf = (fields: Partial<SessionDigest> = {}): SessionDigest => ({
@@ -156,5 +167,103 @@ describe('foldedDigest', () => {
     expect(next.recentExchanges).toHaveLength(PROMPT_EXCHANGE_LINES);
     expect(next.recentExchanges[0]).toEqual(line(1));
     expect(next.recentExchanges.at(-1)).toEqual(line(PROMPT_EXCHANGE_LINES));
+  });
+});
+
+describe('digestStandsFor', () => {
+  it('serves every path that holds what it folded, whatever they hold above it', () => {
+    const folded = digestOf({ summarizedThrough: 10, gaps: [{ from: 2, to: 4 }] });
+    expect(digestStandsFor(folded, [{ from: 2, to: 4 }])).toBe(true);
+    // A regenerate above it, and the branch's own gap merged with one above it.
+    expect(
+      digestStandsFor(folded, [
+        { from: 2, to: 4 },
+        { from: 10, to: 14 },
+      ]),
+    ).toBe(true);
+    expect(
+      digestStandsFor(folded, [
+        { from: 2, to: 4 },
+        { from: 12, to: 14 },
+      ]),
+    ).toBe(true);
+  });
+
+  it('serves no path that lacks a folded message, or holds one it did not fold', () => {
+    const folded = digestOf({ summarizedThrough: 10, gaps: [{ from: 2, to: 4 }] });
+    // An edit of the turn at 6 (its path skips 6..9 and above).
+    expect(
+      digestStandsFor(folded, [
+        { from: 2, to: 4 },
+        { from: 6, to: 12 },
+      ]),
+    ).toBe(false);
+    // The other branch at 2..3: it holds 2 and 3, which the summary left out, and skips what it folded.
+    expect(digestStandsFor(folded, [{ from: 4, to: 12 }])).toBe(false);
+    expect(digestStandsFor(folded, [])).toBe(false);
+  });
+
+  it('serves every path while it has folded nothing', () => {
+    expect(digestStandsFor(digestOf({ gaps: [{ from: 0, to: 4 }] }), [{ from: 4, to: 8 }])).toBe(true);
+  });
+});
+
+describe('checkpointOf', () => {
+  it('keeps the summary and the part of the path below it, named by its last folded message', () => {
+    const digest = digestOf({
+      summary: 'S',
+      summarizedThrough: 10,
+      gaps: [
+        { from: 2, to: 4 },
+        { from: 8, to: 12 },
+        { from: 14, to: 16 },
+      ],
+    });
+    expect(checkpointOf(digest, 'now')).toEqual({
+      summary: 'S',
+      summarizedThrough: 10,
+      lastOrdinal: 9,
+      gaps: [
+        { from: 2, to: 4 },
+        { from: 8, to: 10 },
+      ],
+      createdAt: 'now',
+    });
+    expect(checkpointOf(digestOf(), 'now')).toBeUndefined();
+  });
+});
+
+describe('rebasedDigest', () => {
+  it("counts the header's turns off the path as summarised, so the path's unfolded part is what remains", () => {
+    const next = rebasedDigest({
+      base: { summary: 'S', summarizedThrough: 4, recentExchanges: [line(1), line(0)] },
+      gaps: [{ from: 6, to: 12 }],
+      headerTokens: 1_500,
+      unfolded: 400,
+      at: 'later',
+    });
+    expect(next).toEqual({
+      summary: 'S',
+      summarizedThrough: 4,
+      summarizedTokens: 1_100,
+      recentExchanges: [line(0), line(1)],
+      updatedAt: 'later',
+      gaps: [{ from: 6, to: 12 }],
+    });
+    // The next turn of the path (100 tokens), once the header counts this one: 400 + 100 unfolded.
+    expect(unfoldedTokens({ textTokens: 1_500, persistedCount: 12 }, { upTo: 14, tokens: 100 }, next)).toBe(
+      500,
+    );
+  });
+
+  it('never counts below nothing for a header older than its token count', () => {
+    const next = rebasedDigest({
+      base: { summary: '', summarizedThrough: 0, recentExchanges: [] },
+      gaps: [],
+      headerTokens: 100,
+      unfolded: 400,
+      at,
+    });
+    expect(next.summarizedTokens).toBe(0);
   });
 });

@@ -1,8 +1,17 @@
 // Pure bookkeeping of a conversation's rolling digest (seed 003 layers 2 and 3): how much history is not folded
 // into the summary yet (the header's running count less the digest's), when to fold and which stored turns, and
-// the digest after a fold. The history worker (persist-turn.ts) reads and writes the digest; nothing here does I/O.
+// the digest after a fold. Since branches exist (chat/contracts.ts "Branches") a digest stands for one path, the
+// one it was folded along: which paths it serves, its checkpoint, and the digest rebased on another path are here
+// too. The history worker (persist-turn.ts) reads and writes the digest; nothing here does I/O.
+import { leftRanges } from '../chat/branch-path.js';
+import type { OrdinalGap } from '../chat/contracts.js';
 import { messageTokens } from '../chat/prompt.js';
-import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type SessionDigest } from './contracts.js';
+import {
+  PROMPT_EXCHANGE_LINES,
+  type DigestCheckpoint,
+  type ExchangeEntry,
+  type SessionDigest,
+} from './contracts.js';
 
 /**
  * A turn's size in the prompt: its user and assistant text, counted as prompt.ts counts history (a message without
@@ -15,10 +24,12 @@ export function turnTokens(messages: readonly { content: string }[]): number {
 }
 
 /**
- * The prompt tokens of the persisted history not in the summary: every persisted turn's (the header's count, plus
- * this turn's while the header does not count it yet) less the folded turns' (the digest's). Two numbers, so the
- * decision costs the same at turn 1 and turn 500; a redelivered turn is counted once (the header counts it once
- * it is recorded), and a turn whose fold already happened finds the digest's count advanced.
+ * The prompt tokens of the persisted history of the digest's path not in the summary: every persisted turn's (the
+ * header's count, plus this turn's while the header does not count it yet) less the digest's (the folded turns',
+ * and other branches' turns as of the digest's last rebase: rebasedDigest). Two numbers, so the decision costs the
+ * same at turn 1 and turn 500; a redelivered turn is counted once (the header counts it once it is recorded), and
+ * a turn whose fold already happened finds the digest's count advanced. Valid for a turn that continues the
+ * digest's path; a turn on another path has the digest rebased first.
  */
 export function unfoldedTokens(
   header: { textTokens: number; persistedCount: number },
@@ -120,5 +131,67 @@ export function foldedDigest(
     recentExchanges,
     updatedAt: at,
     gaps: digest?.gaps ?? [],
+  };
+}
+
+/**
+ * Whether the digest stands for the path with `gaps`: what it folded (its path's messages below
+ * `summarizedThrough`) is exactly that path's messages below the same point. Then its summary and lines belong in
+ * the prompt of a turn on that path, also when the two paths part above it (an edit or regenerate of a turn it has
+ * not folded); otherwise they speak of turns that path does not have, and stay out of its prompt until the history
+ * worker rebases the digest.
+ */
+export function digestStandsFor(
+  digest: Pick<SessionDigest, 'summarizedThrough' | 'gaps'>,
+  gaps: readonly OrdinalGap[],
+): boolean {
+  const through = digest.summarizedThrough;
+  return (
+    through === 0 ||
+    (leftRanges(digest.gaps, gaps, through).length === 0 &&
+      leftRanges(gaps, digest.gaps, through).length === 0)
+  );
+}
+
+/** The checkpoint of a digest: its summary and the part of its path it covers. Undefined when it folded nothing. */
+export function checkpointOf(digest: SessionDigest, at: string): DigestCheckpoint | undefined {
+  const through = digest.summarizedThrough;
+  if (through === 0) return undefined;
+  return {
+    summary: digest.summary,
+    summarizedThrough: through,
+    lastOrdinal: through - 1,
+    gaps: digest.gaps
+      .filter((gap) => gap.from < through)
+      .map((gap) => ({ from: gap.from, to: Math.min(gap.to, through) })),
+    createdAt: at,
+  };
+}
+
+/**
+ * The digest of a path rebased on `base` (the stored digest when it stands for the path, a checkpoint on it, or
+ * nothing folded), with the path's turns read since then: `unfolded` is their size with the current turn's, and
+ * `summarizedTokens` is set so that the header's count less it is that size (the header also counts other
+ * branches' turns), which lets the turns that continue the path decide from the two counts again.
+ */
+export function rebasedDigest(options: {
+  base: Pick<SessionDigest, 'summary' | 'summarizedThrough' | 'recentExchanges'>;
+  gaps: readonly OrdinalGap[];
+  /** The header's textTokens with the current turn's (counted once). */
+  headerTokens: number;
+  unfolded: number;
+  at: string;
+}): SessionDigest {
+  const { base, gaps, headerTokens, unfolded, at } = options;
+  return {
+    summary: base.summary,
+    summarizedThrough: base.summarizedThrough,
+    // Headers older than their textTokens count less than their turns hold: never below nothing.
+    summarizedTokens: Math.max(0, headerTokens - unfolded),
+    recentExchanges: [...base.recentExchanges]
+      .sort((a, b) => a.ordinal - b.ordinal)
+      .slice(-PROMPT_EXCHANGE_LINES),
+    updatedAt: at,
+    gaps: [...gaps],
   };
 }

@@ -4,11 +4,13 @@
 // opened the conversation, its system prompt (seed 000 keeps it as the first message) — and then records it on
 // the header. Every step is idempotent, so a redelivered event changes nothing; every read and write is bounded
 // by the turn (or by the folded turns), never by the length of the conversation (DESIGN §2).
-import type { ConversationMessage, MessageCompleted } from '../chat/contracts.js';
+import { sameGaps } from '../chat/branch-path.js';
+import type { ConversationMessage, MessageCompleted, OrdinalGap } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import {
+  PROMPT_EXCHANGE_LINES,
   toStoredMessage,
   type ConversationHeader,
   type ExchangeEntry,
@@ -19,9 +21,12 @@ import {
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
 import {
+  checkpointOf,
+  digestStandsFor,
   foldedDigest,
   foldIsDue,
   groupTurns,
+  rebasedDigest,
   turnsToFold,
   turnTokens,
   unfoldedTokens,
@@ -92,6 +97,7 @@ export async function persistTurn(
     firstOrdinal: Math.min(...messages.map((message) => message.ordinal)),
     upTo,
     tokens: turnTokens(messages),
+    gaps: messages.find((message) => message.branch !== undefined)?.branch?.gaps ?? [],
   };
 
   // Independent of each other: a fold never takes this turn (it reads only the turns stored before it), so it
@@ -208,14 +214,18 @@ interface ThisTurn {
   upTo: number;
   /** Its size in the prompt (turnTokens), which the header counts once the turn is recorded. */
   tokens: number;
+  /** Its path: the gaps of its branch (none on the main line, and for turns committed before branches existed). */
+  gaps: readonly OrdinalGap[];
 }
 
 /**
- * Folds the oldest unfolded turns into the summary when the unfolded history passes half the prompt budget, and
- * writes the digest then only: a turn that does not fold costs one conditional read of it (mostly unchanged) and
- * no write. The write is conditional, redone from a fresh read on a conflict. The decision rests on the header
- * read at the start (only this worker changes its counts, one turn at a time) and the digest, so a redelivered
- * turn whose fold is done finds the digest's count advanced and folds nothing more.
+ * Keeps the digest standing for the path of the newest turn, and folds the oldest unfolded turns of that path into
+ * the summary when they pass half the prompt budget. The digest is written only then, or when the turn is on
+ * another path than the digest's (an edit, a regenerate, a switch between branches): a turn that continues the
+ * path without folding costs one conditional read of it (mostly unchanged) and no write. The write is conditional,
+ * redone from a fresh read on a conflict. The decision rests on the header read at the start (only this worker
+ * changes its counts, one turn at a time) and the digest, so a redelivered turn whose fold is done finds the
+ * digest's count advanced (and its path already this turn's) and does nothing more.
  */
 async function updateDigest(
   services: HistoryWorkerServices,
@@ -226,19 +236,20 @@ async function updateDigest(
   log: Log,
 ): Promise<void> {
   const { userId, sessionId } = event;
+  // An older turn replayed after later ones (from the dead-letter queue): the digest has moved on with them, maybe
+  // onto another path, and this turn must not move it back.
+  if (header.persistedCount >= turn.upTo) return;
   for (let attempt = 1; ; attempt++) {
     const stored = await services.sessionMemory.getDigest(userId, sessionId);
-    const unfolded = unfoldedTokens(header, turn, stored?.digest);
-    if (!foldIsDue(unfolded, services.settings.promptTokenBudget)) return;
-    const next = await fold(
-      services,
-      event,
-      stored?.digest,
-      { tokens: unfolded, before: turn.firstOrdinal },
-      at,
-      log,
-    );
+    const digest = stored?.digest;
+    const next = sameGaps(digest?.gaps ?? [], turn.gaps)
+      ? await foldAlongPath(services, event, header, turn, digest, at, log)
+      : await rebaseOnPath(services, event, header, turn, digest, at, log);
     if (next === undefined) return;
+    // The checkpoint before the digest: a digest whose checkpoint failed is not written, so the redelivered turn
+    // does its fold again and writes both (a checkpoint already there stays, summarising the same messages).
+    const checkpoint = checkpointOf(next, at);
+    if (checkpoint) await services.sessionMemory.putCheckpoint(userId, sessionId, checkpoint);
     const written = await services.sessionMemory.putDigest(userId, sessionId, next, stored?.version);
     if (written === 'written') return;
     if (attempt >= DIGEST_ATTEMPTS)
@@ -250,21 +261,148 @@ async function updateDigest(
 }
 
 /**
- * The digest with the oldest unfolded turns in its summary: the pages of just those turns' messages, their index
- * entries (point reads), one model call. Undefined when there is nothing to fold or the model gives no usable
- * summary: the digest stays as it is and the next turn tries again (the prompt fits the history to its budget
- * meanwhile).
+ * The turn continues the digest's path: the unfolded part of the path is the header's count less the digest's,
+ * and when it passes half the budget the oldest unfolded turns of the path are folded. Undefined: nothing to write.
+ */
+async function foldAlongPath(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  header: ConversationHeader,
+  turn: ThisTurn,
+  digest: SessionDigest | undefined,
+  at: string,
+  log: Log,
+): Promise<SessionDigest | undefined> {
+  const unfolded = unfoldedTokens(header, turn, digest);
+  if (!foldIsDue(unfolded, services.settings.promptTokenBudget)) return undefined;
+  const folding = await oldestUnfoldedTurns(services, event, digest?.summarizedThrough ?? 0, {
+    tokens: unfolded,
+    before: turn.firstOrdinal,
+    gaps: turn.gaps,
+  });
+  return fold(services, event, digest, folding, at, log);
+}
+
+/**
+ * The turn is on another path than the digest's. The digest is rebased on the turn's path, from the newest of: the
+ * digest itself when it stands for that path (what it folded is on it), the newest checkpoint on the path, or
+ * nothing folded. Then the path's turns since that point are read, newest first, to count what is unfolded (the
+ * header's count also holds other branches' turns, so it cannot tell) and fold when due. A checkpoint is written at
+ * every fold of every path, so the path's newest one is at most about half a budget behind the path's newest turn
+ * (folds keep what is unfolded under that): the reading is bounded by the budget, never by the conversation. When
+ * a path has no checkpoint close enough (folded before checkpoints existed, or many folds failed in a row), the
+ * reading stops after a budget's worth of turns, and the summary starts again above them (logged).
+ */
+async function rebaseOnPath(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  header: ConversationHeader,
+  turn: ThisTurn,
+  digest: SessionDigest | undefined,
+  at: string,
+  log: Log,
+): Promise<SessionDigest | undefined> {
+  const { userId, sessionId } = event;
+  const path = { skip: turn.gaps };
+  let base: { summary: string; summarizedThrough: number; recentExchanges?: ExchangeEntry[] } = {
+    summary: '',
+    summarizedThrough: 0,
+    recentExchanges: [],
+  };
+  if (digest !== undefined && digestStandsFor(digest, turn.gaps)) base = digest;
+  else if (digest !== undefined) {
+    // The digest is left for another path: its checkpoint (there is one already unless it was folded before
+    // checkpoints existed) keeps its summary for when a turn comes back to that path.
+    const left = checkpointOf(digest, at);
+    if (left) await services.sessionMemory.putCheckpoint(userId, sessionId, left);
+  }
+  const checkpoint = await services.sessionMemory.latestCheckpoint(userId, sessionId, {
+    before: turn.firstOrdinal,
+    ...path,
+  });
+  if (checkpoint !== undefined && checkpoint.summarizedThrough > base.summarizedThrough)
+    base = { summary: checkpoint.summary, summarizedThrough: checkpoint.summarizedThrough };
+
+  const read = await pathTurnsSince(services, event, turn, base.summarizedThrough);
+  if (read.cutAt !== undefined) {
+    log.warn(
+      `History: the path of turn ${event.chatMessageId} of session ${sessionId} has more than a prompt budget ` +
+        `of turns after its last summary (ordinal ${base.summarizedThrough}); its summary starts again at ` +
+        `ordinal ${read.cutAt}, and the turns before are reached by the past-answer tools only.`,
+    );
+    base = { summary: '', summarizedThrough: read.cutAt };
+  }
+  const recentExchanges =
+    base.recentExchanges ??
+    (base.summarizedThrough === 0
+      ? []
+      : await services.sessionMemory.pathExchanges(userId, sessionId, {
+          before: base.summarizedThrough,
+          limit: PROMPT_EXCHANGE_LINES,
+          ...path,
+        }));
+  const unfolded = read.turns.reduce((sum, one) => sum + one.tokens, 0) + turn.tokens;
+  const rebased = rebasedDigest({
+    base: { ...base, recentExchanges },
+    gaps: turn.gaps,
+    headerTokens: header.textTokens + (header.persistedCount < turn.upTo ? turn.tokens : 0),
+    unfolded,
+    at,
+  });
+  if (!foldIsDue(unfolded, services.settings.promptTokenBudget)) return rebased;
+  const { fold: folding } = turnsToFold(read.turns, unfolded, services.settings.promptTokenBudget);
+  // A fold the model cannot make now leaves the rebased digest (the path is still right): the next turn folds.
+  return (await fold(services, event, rebased, folding, at, log)) ?? rebased;
+}
+
+/**
+ * The turns of the current turn's path from ordinal `from` up to the turn (excluded), oldest first: read a page at
+ * a time from the turn backwards, leaving out the path's gaps. The reading stops once a prompt budget of turns is
+ * read: then the oldest turn read (which a page may have cut) is left out too, and `cutAt` is the ordinal after
+ * it, so the last message below `cutAt` is on the path (what a checkpoint at `cutAt` needs).
+ */
+async function pathTurnsSince(
+  services: HistoryWorkerServices,
+  event: MessageCompleted,
+  turn: ThisTurn,
+  from: number,
+): Promise<{ turns: StoredTurn<StoredMessage>[]; cutAt?: number }> {
+  const newestFirst: StoredMessage[] = [];
+  let before = turn.firstOrdinal;
+  for (;;) {
+    const page = await services.messages.page(event.userId, event.sessionId, {
+      order: 'desc',
+      before,
+      limit: FOLD_PAGE,
+      skip: turn.gaps,
+    });
+    const since = page.filter((message) => message.ordinal >= from);
+    newestFirst.push(...since);
+    const last = page.at(-1);
+    if (last === undefined || page.length < FOLD_PAGE || since.length < page.length)
+      return { turns: groupTurns([...newestFirst].reverse()) };
+    if (turnTokens(newestFirst) > services.settings.promptTokenBudget) {
+      const [cut, ...turns] = groupTurns([...newestFirst].reverse());
+      return { turns, cutAt: (cut?.toOrdinal ?? from - 1) + 1 };
+    }
+    before = last.ordinal;
+  }
+}
+
+/**
+ * The digest with `folding` (the oldest unfolded turns of its path) in its summary: their index entries (point
+ * reads), one model call. Undefined when there is nothing to fold or the model gives no usable summary: the digest
+ * stays as it is and the next turn tries again (the prompt fits the history to its budget meanwhile).
  */
 async function fold(
   services: HistoryWorkerServices,
   event: MessageCompleted,
   digest: SessionDigest | undefined,
-  unfolded: { tokens: number; before: number },
+  folding: readonly StoredTurn<StoredMessage>[],
   at: string,
   log: Log,
 ): Promise<SessionDigest | undefined> {
   const { userId, sessionId } = event;
-  const folding = await oldestUnfoldedTurns(services, event, digest?.summarizedThrough ?? 0, unfolded);
   if (folding.length === 0) return undefined;
   const entries = await Promise.all(
     folding.map((turn) => services.sessionMemory.getExchange(userId, sessionId, turn.chatMessageId)),
@@ -291,16 +429,17 @@ async function fold(
 }
 
 /**
- * The turns to fold: the stored messages from where the summary ends, a page at a time in ordinal order, grouped
- * into turns, the oldest taken until the rest of the unfolded history is at most a quarter of the budget. The
- * reading stops there, at the current turn (`before`: never folded), or where the stored messages end; so a fold
- * reads about a quarter of the budget's worth of messages plus at most one partial page, never the conversation.
+ * The turns to fold: the stored messages of the turn's path from where the summary ends, a page at a time in
+ * ordinal order, grouped into turns, the oldest taken until the rest of the unfolded history is at most a quarter
+ * of the budget. The reading stops there, at the current turn (`before`: never folded), or where the stored
+ * messages end; so a fold reads about a quarter of the budget's worth of messages plus at most one partial page,
+ * never the conversation. Other branches' messages (the path's gaps) are not read.
  */
 async function oldestUnfoldedTurns(
   services: HistoryWorkerServices,
   event: MessageCompleted,
   summarizedThrough: number,
-  { tokens: unfolded, before }: { tokens: number; before: number },
+  { tokens: unfolded, before, gaps }: { tokens: number; before: number; gaps: readonly OrdinalGap[] },
 ): Promise<StoredTurn<StoredMessage>[]> {
   const read: StoredMessage[] = [];
   let after = summarizedThrough === 0 ? undefined : summarizedThrough - 1;
@@ -309,6 +448,7 @@ async function oldestUnfoldedTurns(
       order: 'asc',
       after,
       limit: FOLD_PAGE,
+      ...(gaps.length > 0 ? { skip: gaps } : {}),
     });
     const below = page.filter((message) => message.ordinal < before);
     read.push(...below);

@@ -1,9 +1,11 @@
 // The port of a conversation's memory beyond the prompt (seed 003): the one-line index entry of each exchange and
-// the rolling digest (summary, what it covers, newest folded index lines). Both live beside the messages
-// (container `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn
-// reads the digest for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
+// the rolling digest (summary, what it covers, newest folded index lines), and the digest's checkpoints (one per
+// fold, so a digest can be rebased on another branch path). All live beside the messages (container
+// `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn reads the digest
+// for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
 // Adapter: Cosmos DB (adapters/cosmos-session-memory.ts).
-import type { ExchangeEntry, SessionDigest } from './contracts.js';
+import type { OrdinalGap } from '../chat/contracts.js';
+import type { DigestCheckpoint, ExchangeEntry, SessionDigest } from './contracts.js';
 
 export interface StoredDigest {
   digest: SessionDigest;
@@ -17,9 +19,25 @@ export interface SessionMemory {
   getExchange(userId: string, sessionId: string, exchangeId: string): Promise<ExchangeEntry | undefined>;
   /**
    * The conversation's entries about `topic` (case-insensitive: a tag equal to it, or its words in the line),
-   * newest first, at most `limit`.
+   * newest first, at most `limit`; with `path`, only the entries of that path (ordinals in `skip` are other
+   * branches').
    */
-  findExchanges(userId: string, sessionId: string, topic: string, limit: number): Promise<ExchangeEntry[]>;
+  findExchanges(
+    userId: string,
+    sessionId: string,
+    topic: string,
+    limit: number,
+    path?: { skip: readonly OrdinalGap[] },
+  ): Promise<ExchangeEntry[]>;
+  /**
+   * The newest entries of one path below `before` (ordinals in `skip` are other branches'), newest first, at most
+   * `limit`: one bounded query, for the lines of a digest rebased on that path.
+   */
+  pathExchanges(
+    userId: string,
+    sessionId: string,
+    path: { before: number; skip: readonly OrdinalGap[]; limit: number },
+  ): Promise<ExchangeEntry[]>;
   /** The digest; cheap when unchanged since this process last read it (a conditional read). */
   getDigest(userId: string, sessionId: string): Promise<StoredDigest | undefined>;
   /**
@@ -31,4 +49,15 @@ export interface SessionMemory {
     digest: SessionDigest,
     version: string | undefined,
   ): Promise<'written' | 'conflict'>;
+  /** Stores a checkpoint unless one with its `summarizedThrough` exists (that one stays). */
+  putCheckpoint(userId: string, sessionId: string, checkpoint: DigestCheckpoint): Promise<void>;
+  /**
+   * The checkpoint with the highest `summarizedThrough` at or below `before` whose last folded message is on the
+   * path (its `lastOrdinal` is in none of `skip`): one bounded query.
+   */
+  latestCheckpoint(
+    userId: string,
+    sessionId: string,
+    path: { before: number; skip: readonly OrdinalGap[] },
+  ): Promise<DigestCheckpoint | undefined>;
 }

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
-import type { MessageCompleted } from '../chat/contracts.js';
+import { MAIN_BRANCH, type MessageCompleted, type OrdinalGap, type TurnBranch } from '../chat/contracts.js';
 import { ValidationError } from '../errors.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
 import { consolidationId, type ProfileFact, type SummaryContent } from './contracts.js';
+import { forgetFact } from './forget-memories.js';
 import { FACT_WRITE_ATTEMPTS } from './profile-facts.js';
 import {
   consolidateTurn,
@@ -137,13 +138,17 @@ const chatId = (n: number) => `7c9e6679-7425-40de-944b-${String(n).padStart(12, 
 function turn(
   n: number,
   question: string,
-  options: { answer?: string; toolResult?: string; session?: string; outcome?: 'failed' } & Partial<
-    Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>
-  > = {},
+  options: {
+    answer?: string;
+    toolResult?: string;
+    session?: string;
+    outcome?: 'failed';
+    branch?: TurnBranch;
+  } & Partial<Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>> = {},
 ): MessageCompleted {
   const chatMessageId = chatId(n);
   const failed = options.outcome === 'failed';
-  return {
+  const event: MessageCompleted = {
     userId,
     sessionId: options.session ?? sessionId,
     chatMessageId,
@@ -187,9 +192,17 @@ function turn(
           ]),
     ],
   };
+  if (options.branch) for (const message of event.messages) message.branch = options.branch;
+  return event;
 }
 
-const source = (n: number) => ({ sessionId, chatMessageId: chatId(n), messageId: `${chatId(n)}_user`, at });
+const source = (n: number) => ({
+  sessionId,
+  chatMessageId: chatId(n),
+  messageId: `${chatId(n)}_user`,
+  at,
+  ordinal: 2 * n,
+});
 const allFacts = () => facts.list(userId);
 const summaryOf = async () => (await summaries.get(userId, sessionId))?.summary;
 const snapshot = () =>
@@ -264,6 +277,7 @@ describe('consolidateTurn', () => {
       coveredThrough: 1,
       exchanges: 1,
       createdAt: later,
+      chatMessageId: chatId(0),
     });
     expect(model.embedded).toEqual(['Asked: I like tea. What goes with it?']);
     const id = newFactId(sessionId, chatId(0), 0);
@@ -656,7 +670,12 @@ describe('consolidateTurn', () => {
     expect(
       await consolidateTurn(services, turn(0, 'I like tea.'), log, { deliveryCount: MODEL_DELIVERIES }),
     ).toEqual({ status: 'consolidated', summary: 'left-out', profile: 'left-out' });
-    expect(memoryIsEmpty()).toBe(true);
+    // No fact and no summary: only the turn's place in memory, a record that changed nothing.
+    expect(summaries.documents.size + facts.facts.size).toBe(0);
+    expect([...facts.records.values()]).toEqual([
+      expect.objectContaining({ chatMessageId: chatId(0), changes: [], appliedAt: later }),
+    ]);
+    expect([...facts.records.values()][0]).not.toHaveProperty('summaryAfter');
     expect(log.warnings.sort()).toEqual([
       expect.stringMatching(/is left out of the profile: the model failed for good\. content filter/),
       expect.stringMatching(/is left out of the summary: the model failed after 3 deliveries\. rate limited/),
@@ -699,6 +718,265 @@ describe('consolidateTurn', () => {
       /left out 2 proposed profile changes: retract "nope" \(unknown-fact\); add "The user likes tea\." \(evidence-not-in-user-text\)/,
     );
     expect(log.warnings).toEqual([]);
+  });
+});
+
+describe('consolidateTurn on branches', () => {
+  // Turn n is the n-th committed turn of the session: ordinals 2n and 2n + 1, whatever its branch.
+  const main = (parent: number | null): TurnBranch => ({
+    parentChatMessageId: parent === null ? null : chatId(parent),
+    branchId: MAIN_BRANCH,
+    gaps: [],
+  });
+  const fork = (parent: number | null, n: number, replaces: number, gaps: OrdinalGap[]): TurnBranch => ({
+    parentChatMessageId: parent === null ? null : chatId(parent),
+    branchId: chatId(n),
+    alternativeOf: chatId(replaces),
+    origin: 'edit',
+    gaps,
+  });
+  const on = (parent: number, branch: TurnBranch): TurnBranch => ({
+    ...branch,
+    parentChatMessageId: chatId(parent),
+  });
+  const consolidate = (...events: MessageCompleted[]) =>
+    events.reduce(
+      (done, event) => done.then(() => consolidateTurn(services, event, log).then(() => undefined)),
+      Promise.resolve(),
+    );
+  const statements = async (status = 'active') =>
+    (await allFacts()).filter((fact) => fact.status === status).map((fact) => fact.statement);
+  const queries: unknown[] = [];
+
+  beforeEach(() => {
+    queries.length = 0;
+    const find = facts.findConsolidations.bind(facts);
+    facts.findConsolidations = (...args) => {
+      queries.push(args[2]);
+      return find(...args);
+    };
+  });
+
+  it('an edit takes back what the turns it replaces taught, and its summary starts from the turn before', async () => {
+    await consolidate(
+      turn(0, 'I like tea.', { branch: main(null) }),
+      turn(1, 'I like jazz.', { branch: main(0) }),
+      turn(2, 'I like chess.', { branch: main(1) }),
+    );
+    expect(queries).toEqual([]);
+    expect(await statements()).toEqual([
+      'The user likes tea.',
+      'The user likes jazz.',
+      'The user likes chess.',
+    ]);
+
+    // Turn 3 edits turn 1: it follows turn 0, and turns 1 and 2 (ordinals 2 to 5) are off its path.
+    const edit = fork(0, 3, 1, [{ from: 2, to: 6 }]);
+    expect(await consolidateTurn(services, turn(3, 'I like opera.', { branch: edit }), log)).toEqual({
+      status: 'consolidated',
+      summary: 'written',
+      profile: 'applied',
+    });
+    expect(await statements()).toEqual(['The user likes tea.', 'The user likes opera.']);
+    expect(await allFacts()).toHaveLength(2);
+    // The summary goes on from the one kept after turn 0, not from the stored one (which had jazz and chess).
+    expect((model.inputs(CONVERSATION_SUMMARY_FORMAT).at(-1) as SummaryInput).previousSummary?.summary).toBe(
+      'Asked: I like tea.',
+    );
+    expect(await summaryOf()).toMatchObject({
+      summary: 'Asked: I like tea. Then: I like opera.',
+      exchanges: 2,
+      coveredThrough: 7,
+      chatMessageId: chatId(3),
+      gaps: [{ from: 2, to: 6 }],
+    });
+    const record = (n: number) => facts.getConsolidation(userId, sessionId, chatId(n));
+    expect((await record(1))?.withdrawnAt).toBe(later);
+    expect((await record(2))?.withdrawnAt).toBe(later);
+    expect((await record(3))?.summaryAfter).toMatchObject({
+      summary: 'Asked: I like tea. Then: I like opera.',
+    });
+    expect(log.lines.join('\n')).toMatch(/withdrew what 2 turns had changed/);
+    // Three queries of the session's records: the turns leaving, those coming back, the summary to start from.
+    expect(queries).toEqual([
+      expect.objectContaining({ within: [{ from: 2, to: 6 }], withdrawn: false, changed: true }),
+      expect.objectContaining({ outside: [{ from: 2, to: 6 }], withdrawn: true }),
+      expect.objectContaining({ outside: [{ from: 2, to: 6 }], summarised: true, limit: 1 }),
+    ]);
+
+    // The edit's branch goes on: nothing more to move, no query.
+    queries.length = 0;
+    await consolidate(turn(4, 'I like golf.', { branch: on(3, edit) }));
+    expect(queries).toEqual([]);
+    expect(await statements()).toEqual([
+      'The user likes tea.',
+      'The user likes opera.',
+      'The user likes golf.',
+    ]);
+  });
+
+  it('a turn back on the earlier branch brings its facts and its summary back, and takes the other’s away', async () => {
+    await consolidate(
+      turn(0, 'I like tea.', { branch: main(null) }),
+      turn(1, 'I like jazz.', { branch: main(0) }),
+      turn(2, 'I like chess.', { branch: main(1) }),
+    );
+    const jazz = (await allFacts()).find((fact) => fact.statement === 'The user likes jazz.');
+    const edit = fork(0, 3, 1, [{ from: 2, to: 6 }]);
+    await consolidate(turn(3, 'I like opera.', { branch: edit }));
+    const calls = model.requests.length;
+
+    // The user switches back to the main line and continues its newest turn (2): the edit's turn is its gap.
+    await consolidate(turn(4, 'I like golf.', { branch: { ...main(2), gaps: [{ from: 6, to: 8 }] } }));
+    expect(await statements()).toEqual([
+      'The user likes tea.',
+      'The user likes jazz.',
+      'The user likes chess.',
+      'The user likes golf.',
+    ]);
+    expect((await allFacts()).find((fact) => fact.id === jazz?.id)).toEqual(jazz);
+    expect((await facts.getConsolidation(userId, sessionId, chatId(3)))?.withdrawnAt).toBe(later);
+    expect(await facts.getConsolidation(userId, sessionId, chatId(1))).not.toHaveProperty('withdrawnAt');
+    // The model was asked about the new turn only: the main line's changes were applied again as recorded.
+    expect(
+      model.requests
+        .slice(calls)
+        .map((request) => request.name)
+        .sort(),
+    ).toEqual([CONVERSATION_SUMMARY_FORMAT, PROFILE_CHANGES_FORMAT]);
+    expect(await summaryOf()).toMatchObject({
+      summary: 'Asked: I like tea. Then: I like jazz. Then: I like chess. Then: I like golf.',
+      exchanges: 4,
+      gaps: [{ from: 6, to: 8 }],
+    });
+  });
+
+  it('a contradiction taken back makes the earlier fact true again, and coming back replaces it again', async () => {
+    model.profile = (input) => {
+      const moved = /I moved to (\w+)/.exec(input.userMessage);
+      const home = input.activeFacts.find((fact) => fact.statement.startsWith('The user lives in'));
+      if (moved && home)
+        return {
+          ...noChanges,
+          replace: [
+            {
+              factId: home.factId,
+              category: 'personal_preferences',
+              statement: `The user lives in ${moved[1]}.`,
+              evidence: moved[0],
+              reason: 'The user moved.',
+            },
+          ],
+        };
+      const lives = /I live in (\w+)/.exec(input.userMessage);
+      return lives
+        ? {
+            ...noChanges,
+            add: [
+              {
+                category: 'personal_preferences',
+                statement: `The user lives in ${lives[1]}.`,
+                evidence: lives[0],
+              },
+            ],
+          }
+        : noChanges;
+    };
+    await consolidate(
+      turn(0, 'I live in Paris.', { branch: main(null) }),
+      turn(1, 'I moved to Berlin.', { branch: main(0) }),
+    );
+    expect(await statements()).toEqual(['The user lives in Berlin.']);
+    const paris = (await allFacts()).find((fact) => fact.statement === 'The user lives in Paris.');
+    expect(paris).toMatchObject({ status: 'superseded', validUntil: at, changeReason: 'The user moved.' });
+
+    // Turn 2 edits turn 1 into a question: Berlin leaves the profile, Paris is true again.
+    await consolidate(turn(2, 'What is the weather?', { branch: fork(0, 2, 1, [{ from: 2, to: 4 }]) }));
+    expect(await statements()).toEqual(['The user lives in Paris.']);
+    expect(await allFacts()).toHaveLength(1);
+    const reopened = (await allFacts()).find((fact) => fact.id === paris?.id);
+    expect(reopened).not.toHaveProperty('validUntil');
+    expect(reopened).not.toHaveProperty('supersededBy');
+    expect(reopened).not.toHaveProperty('changeReason');
+
+    // Back on turn 1's branch: Berlin replaces Paris again.
+    await consolidate(turn(3, 'Thanks.', { branch: { ...main(1), gaps: [{ from: 4, to: 6 }] } }));
+    expect(await statements()).toEqual(['The user lives in Berlin.']);
+    expect((await allFacts()).find((fact) => fact.id === paris?.id)).toMatchObject({
+      status: 'superseded',
+      validUntil: at,
+      changeReason: 'The user moved.',
+    });
+  });
+
+  it('undoes a retraction, and keeps a fact that a kept turn or another conversation also stated', async () => {
+    model.profile = (input) => {
+      const tea = input.activeFacts.find((fact) => fact.statement === 'The user likes tea.');
+      if (/I no longer like tea/.test(input.userMessage) && tea)
+        return {
+          ...likesProposal(input),
+          retract: [{ factId: tea.factId, evidence: 'I no longer like tea', reason: 'Changed.' }],
+        };
+      return likesProposal(input);
+    };
+    const other = (await sessions.create(userId)).sessionId;
+    await consolidate(turn(0, 'I like jazz.', { session: other }));
+    await consolidate(
+      turn(1, 'I like tea.', { branch: main(null) }),
+      turn(2, 'I like jazz. I no longer like tea.', { branch: main(1) }),
+    );
+    expect(await statements()).toEqual(['The user likes jazz.']);
+    expect(await statements('retracted')).toEqual(['The user likes tea.']);
+    // Turn 2 said jazz again: the fact of the other conversation has both sources.
+    expect((await allFacts())[0]?.provenance.map((known) => known.sessionId)).toEqual([other, sessionId]);
+
+    await consolidate(turn(3, 'Hello again.', { branch: fork(1, 3, 2, [{ from: 4, to: 6 }]) }));
+    expect(await statements()).toEqual(['The user likes jazz.', 'The user likes tea.']);
+    // Jazz keeps the other conversation's source only.
+    const jazz = (await allFacts()).find((fact) => fact.statement === 'The user likes jazz.');
+    expect(jazz?.provenance.map((known) => known.sessionId)).toEqual([other]);
+  });
+
+  it('never brings back a fact the user forgot when its branch comes back', async () => {
+    await consolidate(
+      turn(0, 'I like tea.', { branch: main(null) }),
+      turn(1, 'I like jazz.', { branch: main(0) }),
+    );
+    const tea = (await allFacts()).find((fact) => fact.statement === 'The user likes tea.');
+    expect(await forgetFact(services, userId, tea!.id)).toBe(true);
+    // An edit of the first message leaves both turns; a switch back to turn 1 brings them back.
+    await consolidate(turn(2, 'Hello.', { branch: fork(null, 2, 0, [{ from: 0, to: 4 }]) }));
+    expect(await allFacts()).toEqual([]);
+    await consolidate(turn(3, 'Again.', { branch: { ...main(1), gaps: [{ from: 4, to: 6 }] } }));
+    expect(await statements()).toEqual(['The user likes jazz.']);
+  });
+
+  it('changes nothing when a forking turn is delivered again, and leaves out a replayed turn of a branch left', async () => {
+    await consolidate(
+      turn(0, 'I like tea.', { branch: main(null) }),
+      turn(1, 'I like jazz.', { branch: main(0) }),
+    );
+    const edit = turn(2, 'I like opera.', { branch: fork(0, 2, 1, [{ from: 2, to: 4 }]) });
+    await consolidate(edit);
+    const once = snapshot();
+    const calls = model.requests.length;
+    expect(await consolidateTurn(services, edit, log)).toEqual({
+      status: 'consolidated',
+      summary: 'already-covered',
+      profile: 'already-applied',
+    });
+    expect(snapshot()).toEqual(once);
+    expect(model.requests).toHaveLength(calls);
+
+    // Turn 1's event arrives again from the dead-letter queue, its record lost: it is not on the kept path.
+    facts.records.delete(`${userId}\u0000${consolidationId(sessionId, chatId(1))}`);
+    expect(await consolidateTurn(services, turn(1, 'I like jazz.', { branch: main(0) }), log)).toEqual({
+      status: 'consolidated',
+      summary: 'already-covered',
+      profile: 'left-out',
+    });
+    expect(await statements()).toEqual(['The user likes tea.', 'The user likes opera.']);
+    expect(log.lines.join('\n')).toMatch(/its branch is not the one the user kept/);
   });
 });
 

@@ -1,24 +1,35 @@
 // The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory —
 // the conversation's summary with its embedding, rewritten as the conversation grows, and the user's profile facts,
 // changed only by what the user said. Both parts are idempotent, so a redelivered event changes nothing: the summary
-// knows the messages it covers, and a turn's profile changes are recorded before they are applied.
+// knows the messages it covers, and a turn's profile changes are recorded before they are applied. Memory follows
+// the path the user keeps through the conversation's branches (memory-path.ts): a turn on another path than the
+// summary's first withdraws what the turns it left had changed and brings back what the turns it returns to had.
 import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
 import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
+import { applyRecord } from './apply-changes.js';
 import {
   consolidationId,
-  type ConsolidationRecord,
   type ConversationSummaryDocument,
   type FactSource,
+  type SummarySnapshot,
 } from './contracts.js';
-import type { ConversationSummaries } from './conversation-summaries.js';
+import type { ConversationSummaries, StoredSummary } from './conversation-summaries.js';
 import { forgetConversation } from './forget-memories.js';
 import { proposeProfileChanges, summariseConversation } from './memory-llm.js';
-import { FACT_WRITE_ATTEMPTS, type ProfileFacts, type StoredFact } from './profile-facts.js';
-import { applyChange, factIdsOf, mergeProfileChanges, type DroppedChange } from './profile-merge.js';
+import {
+  followPath,
+  followsPath,
+  onFollowedPath,
+  snapshotOf,
+  summaryBase,
+  type TurnPath,
+} from './memory-path.js';
+import type { ProfileFacts } from './profile-facts.js';
+import { mergeProfileChanges, type DroppedChange } from './profile-merge.js';
 
 export interface MemoryWorkerServices {
   summaries: ConversationSummaries;
@@ -63,6 +74,14 @@ interface Turn {
   /** The highest ordinal of the turn's messages: a summary covering it has the turn. */
   lastOrdinal: number;
   completedAt: string;
+  /** Its place in the conversation's tree. */
+  path: TurnPath;
+}
+
+/** The summary part's outcome, and the summary as it stands after the turn (kept in the turn's record). */
+interface SummaryResult {
+  outcome: SummaryOutcome;
+  after?: SummarySnapshot;
 }
 
 export async function consolidateTurn(
@@ -87,11 +106,35 @@ export async function consolidateTurn(
     return { status: 'skipped', reason: 'conversation-deleted' };
   }
 
-  // Independent: a failure of one never keeps the other from being done (and skipped on the redelivery).
   const model = modelPolicy(label, delivery, log);
+  const stored = await services.summaries.get(userId, sessionId);
+  // An older turn replayed late (from the dead-letter queue): memory has moved on past it, maybe onto another path,
+  // which it must not leave for this turn's. Its profile changes are made only if it is on that path.
+  const replayed = stored !== undefined && stored.summary.coveredThrough > turn.lastOrdinal;
+  const follows = replayed || followsPath(stored?.summary, event.chatMessageId, turn.path);
+  if (!follows) {
+    // Before either part: the profile changes of this turn are decided against the path's facts, and the summary,
+    // written last, names the path memory follows only once the profile does.
+    const moved = await followPath(services.facts, event, turn.path, nowIso(services));
+    if (moved.withdrawn + moved.restored > 0)
+      log.log(
+        `Memory: ${label} is on another branch: withdrew what ${moved.withdrawn} turns had changed in the ` +
+          `profile, applied again what ${moved.restored} turns back on its path had.`,
+      );
+  }
+
+  // Independent: a failure of one never keeps the other from being done (and skipped on the redelivery). The
+  // profile part waits for the summary only to keep it in the turn's record, as a new branch's starting point.
+  const summaryRun = updateSummary(services, event, turn, model, log, { stored, follows });
   const [summary, profile] = await Promise.allSettled([
-    updateSummary(services, event, turn, model),
-    consolidateProfile(services, event, turn, model, log),
+    summaryRun,
+    consolidateProfile(services, event, turn, model, log, {
+      onPath: !replayed || onFollowedPath(stored.summary, turn.path.firstOrdinal),
+      summaryAfter: summaryRun.then(
+        (result) => result.after,
+        () => undefined,
+      ),
+    }),
   ]);
 
   if ((await services.sessions.find(userId, sessionId)) === undefined) {
@@ -109,7 +152,7 @@ export async function consolidateTurn(
     throw summary.reason;
   }
   if (profile.status === 'rejected') throw profile.reason;
-  return { status: 'consolidated', summary: summary.value, profile: profile.value };
+  return { status: 'consolidated', summary: summary.value.outcome, profile: profile.value };
 }
 
 /** The turn's user text, answer and source; a completed turn without them breaks the contract. */
@@ -123,6 +166,7 @@ function readTurn(event: MessageCompleted, label: string): Turn {
         'answer.',
     );
   const at = new Date(first.timestamp);
+  const branch = event.messages.find((message) => message.branch !== undefined)?.branch;
   return {
     label,
     userText: users.map((message) => message.content).join('\n\n'),
@@ -132,9 +176,15 @@ function readTurn(event: MessageCompleted, label: string): Turn {
       chatMessageId: event.chatMessageId,
       messageId: first.messageId,
       at: Number.isNaN(at.getTime()) ? event.completedAt : at.toISOString(),
+      ordinal: first.ordinal,
     },
     lastOrdinal: Math.max(...event.messages.map((message) => message.ordinal)),
     completedAt: event.completedAt,
+    path: {
+      parent: branch?.parentChatMessageId,
+      gaps: branch?.gaps ?? [],
+      firstOrdinal: Math.min(...event.messages.map((message) => message.ordinal)),
+    },
   };
 }
 
@@ -161,32 +211,48 @@ function modelPolicy(label: string, delivery: Delivery, log: Log): ModelCall {
 
 /**
  * The conversation's summary with this turn in it: skipped when it already covers the turn (a redelivery, or an
- * older turn replayed late); else one model call and one embedding, written on the version read. A concurrent
- * write makes it start over from a fresh read.
+ * older turn replayed late); else one model call and one embedding, written on the version read. It goes on from the
+ * stored summary when memory follows the turn's path, else from the one kept after the newest consolidated turn of
+ * the path (summaryBase), and names the turn and its path. A concurrent write makes it start over from a fresh read.
  */
 async function updateSummary(
   services: MemoryWorkerServices,
   event: MessageCompleted,
   turn: Turn,
   model: ModelCall,
-): Promise<SummaryOutcome> {
+  log: Log,
+  first: { stored: StoredSummary | undefined; follows: boolean },
+): Promise<SummaryResult> {
   const { userId, sessionId } = event;
   for (let attempt = 1; attempt <= SUMMARY_ATTEMPTS; attempt++) {
-    const stored = await services.summaries.get(userId, sessionId);
-    if (stored !== undefined && stored.summary.coveredThrough >= turn.lastOrdinal) return 'already-covered';
+    const stored = attempt === 1 ? first.stored : await services.summaries.get(userId, sessionId);
+    if (stored !== undefined && stored.summary.coveredThrough >= turn.lastOrdinal)
+      return {
+        outcome: 'already-covered',
+        ...(stored.summary.chatMessageId === event.chatMessageId
+          ? { after: snapshotOf(stored.summary) }
+          : {}),
+      };
+    const follows =
+      attempt === 1 ? first.follows : followsPath(stored?.summary, event.chatMessageId, turn.path);
+    const previous = follows
+      ? stored && snapshotOf(stored.summary)
+      : await startingSummary(services, event, turn, stored?.summary, log);
     const content = await model('the summary', () =>
       summariseConversation(services.llm, {
-        previous: stored?.summary,
+        previous,
         userText: turn.userText,
         answer: turn.answer,
       }),
     );
-    if (content === undefined) return 'left-out';
+    // Left out: the summary after this turn is the one before it, on its path.
+    if (content === undefined) return { outcome: 'left-out', ...(previous ? { after: previous } : {}) };
     const vectors = await model('the summary', () => services.llm.embed([content.summary]));
-    if (vectors === undefined) return 'left-out';
+    if (vectors === undefined) return { outcome: 'left-out', ...(previous ? { after: previous } : {}) };
     const [vector] = vectors;
     if (vector === undefined) throw new Error(`No embedding came back for the summary of ${turn.label}.`);
     const now = nowIso(services);
+    const exchanges = (previous?.exchanges ?? 0) + 1;
     const document: ConversationSummaryDocument = {
       id: sessionId,
       kind: 'conversation-summary',
@@ -197,10 +263,13 @@ async function updateSummary(
       timestamp: turn.completedAt,
       vector_embedding: vector,
       coveredThrough: turn.lastOrdinal,
-      exchanges: (stored?.summary.exchanges ?? 0) + 1,
+      exchanges,
       createdAt: stored?.summary.createdAt ?? now,
+      chatMessageId: event.chatMessageId,
+      ...(turn.path.gaps.length === 0 ? {} : { gaps: [...turn.path.gaps] }),
     };
-    if ((await services.summaries.put(document, stored?.version)) === 'written') return 'written';
+    if ((await services.summaries.put(document, stored?.version)) === 'written')
+      return { outcome: 'written', after: { ...content, exchanges } };
   }
   throw new Error(
     `The summary of session ${sessionId} changed under ${SUMMARY_ATTEMPTS} writes in a row; the event will be ` +
@@ -208,10 +277,30 @@ async function updateSummary(
   );
 }
 
+/** The summary a turn on a newly followed path goes on from (summaryBase), saying when it is unsure. */
+async function startingSummary(
+  services: MemoryWorkerServices,
+  event: MessageCompleted,
+  turn: Turn,
+  stored: ConversationSummaryDocument | undefined,
+  log: Log,
+): Promise<SummarySnapshot | undefined> {
+  const { base, unsure } = await summaryBase(services.facts, event, turn.path, stored);
+  if (unsure)
+    log.warn(
+      `Memory: ${turn.label} is on another branch, and no summary was kept for the turns before it (they were ` +
+        "consolidated before branches existed): the conversation's summary goes on as it was, which may still " +
+        'mention the turns its path left.',
+    );
+  return base;
+}
+
 /**
  * The turn's profile changes: decided once (one model call over the user's words and the active facts, then the
  * merge's guards) and recorded before anything is applied, so a redelivery applies the recorded changes, never new
- * ones; each change is applied idempotently; the record is marked applied last.
+ * ones; each change is applied idempotently; the record is marked applied last, with the summary after the turn. A
+ * turn the model gives no changes for still gets its record (without changes): it keeps the summary after it for a
+ * branch that starts there. An older turn replayed late that is not on the path memory follows changes nothing.
  */
 async function consolidateProfile(
   services: MemoryWorkerServices,
@@ -219,22 +308,42 @@ async function consolidateProfile(
   turn: Turn,
   model: ModelCall,
   log: Log,
+  options: { onPath: boolean; summaryAfter: Promise<SummarySnapshot | undefined> },
 ): Promise<ProfileOutcome> {
   const { userId, sessionId, chatMessageId } = event;
   let record = await services.facts.getConsolidation(userId, sessionId, chatMessageId);
-  if (record?.appliedAt !== undefined) return 'already-applied';
+  if (record?.appliedAt !== undefined || record?.withdrawnAt !== undefined) {
+    // Applied by a run whose summary failed: the summary after the turn is kept now that there is one.
+    if (
+      record.appliedAt !== undefined &&
+      record.withdrawnAt === undefined &&
+      record.summaryAfter === undefined
+    ) {
+      const after = await options.summaryAfter;
+      if (after) await services.facts.markApplied(userId, record.id, record.appliedAt, after);
+    }
+    return 'already-applied';
+  }
+  let outcome: ProfileOutcome = 'applied';
   if (record === undefined) {
+    if (!options.onPath) {
+      log.log(`Memory: ${turn.label} is left out of the profile: its branch is not the one the user kept.`);
+      return 'left-out';
+    }
     const active = await services.facts.list(userId, { statuses: ['active'] });
     const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );
-    if (proposed === undefined) return 'left-out';
-    const merged = mergeProfileChanges({
-      active,
-      userText: turn.userText,
-      proposed,
-      newFactId: (n) => newFactId(sessionId, chatMessageId, n),
-    });
+    if (proposed === undefined) outcome = 'left-out';
+    const merged =
+      proposed === undefined
+        ? { changes: [], dropped: [] }
+        : mergeProfileChanges({
+            active,
+            userText: turn.userText,
+            proposed,
+            newFactId: (n) => newFactId(sessionId, chatMessageId, n),
+          });
     reportDropped(merged.dropped, turn.label, log);
     // A concurrent run may have recorded its own decision first: the stored one wins.
     record = await services.facts.createConsolidation({
@@ -249,39 +358,8 @@ async function consolidateProfile(
     });
   }
   await applyRecord(services.facts, record);
-  await services.facts.markApplied(userId, record.id, nowIso(services));
-  return 'applied';
-}
-
-/**
- * Each change reads the facts it may write and writes what applyChange says, on the versions read: another
- * conversation's turn (consolidated at the same time, the worker orders turns per conversation only) or a forget
- * may change the same fact in between, and an unconditional write would drop its provenance entry or make a fact
- * it superseded active again. On a conflict the change is read and computed again; applyChange writes nothing of
- * what is already in, so the end state is the one of applying the two in some order. The changes of one record
- * touch distinct facts.
- */
-async function applyRecord(facts: ProfileFacts, record: ConsolidationRecord): Promise<void> {
-  const context = { userId: record.userId, source: record.source, decidedAt: record.createdAt };
-  await Promise.all(
-    record.changes.map(async (change) => {
-      for (let attempt = 1; attempt <= FACT_WRITE_ATTEMPTS; attempt++) {
-        const read = await Promise.all(factIdsOf(change).map((id) => facts.get(record.userId, id)));
-        const found = read.filter((item): item is StoredFact => item !== undefined);
-        const stored = new Map(found.map(({ fact }) => [fact.id, fact] as const));
-        const versions = new Map(found.map(({ fact, version }) => [fact.id, version] as const));
-        // A fact not read is created only if still absent; one read is replaced only if still at that version.
-        const outcomes = await Promise.all(
-          applyChange(change, stored, context).map((fact) => facts.put(fact, versions.get(fact.id))),
-        );
-        if (outcomes.every((outcome) => outcome === 'written')) return;
-      }
-      throw new Error(
-        `Profile fact ${change.factId} of user ${record.userId} changed under ${FACT_WRITE_ATTEMPTS} writes in a ` +
-          `row while applying ${record.id}; the event will be delivered again.`,
-      );
-    }),
-  );
+  await services.facts.markApplied(userId, record.id, nowIso(services), await options.summaryAfter);
+  return outcome;
 }
 
 function reportDropped(dropped: readonly DroppedChange[], label: string, log: Log): void {

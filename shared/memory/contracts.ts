@@ -5,7 +5,7 @@
 // renders the profile into its system prompt; the tool search_conversation_history, the memory REST API and the
 // MCP server search the summaries. Documents, HTTP bodies, tool arguments and limits are declared here.
 import { z } from 'zod';
-import { userIdSchema } from '../chat/contracts.js';
+import { ordinalGapSchema, userIdSchema } from '../chat/contracts.js';
 import { englishText, type ContainerSpec, type VectorEmbeddingSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -37,7 +37,8 @@ export const memoryContainers: readonly ContainerSpec[] = [
   {
     id: PROFILE_FACTS_CONTAINER,
     partitionKeyPaths: ['/userId'],
-    // Only items that set their own `ttl` expire: applied consolidation records (facts never do).
+    // Only items that set their own `ttl` expire (none does now: consolidation records stay while their
+    // conversation exists, since a branch may come back). -1 keeps per-item expiry possible without a migration.
     defaultTtlSeconds: -1,
     purpose:
       "Long-term memory: the user's structured profile, one item per fact (preference, interest, knowledge, goal, ...) with its provenance and validity, and the record of what each turn changed in it.",
@@ -92,6 +93,11 @@ export const factSourceSchema = z.object({
   messageId: z.string(),
   /** When the user said it (the message's timestamp). */
   at: z.iso.datetime(),
+  /**
+   * The message's place in its conversation: a turn's branch (chat/contracts.ts "Branches") tells by ordinals
+   * which turns its path holds. Absent on sources recorded before branches existed.
+   */
+  ordinal: z.number().int().nonnegative().optional(),
 });
 export type FactSource = z.infer<typeof factSourceSchema>;
 
@@ -152,36 +158,6 @@ export const profileChangeSchema = z.discriminatedUnion('op', [
 ]);
 export type ProfileChange = z.infer<typeof profileChangeSchema>;
 
-/**
- * What a turn changed in the profile (container `profile-facts`, id = consolidationId(sessionId, chatMessageId)):
- * written before the changes are applied, so a redelivered turn applies the same changes, never new ones.
- */
-export const consolidationRecordSchema = z.object({
-  id: z.string(),
-  kind: z.literal('consolidation'),
-  userId: userIdSchema,
-  sessionId: z.string(),
-  chatMessageId: z.string(),
-  /** The user's message the changes came from. */
-  source: factSourceSchema,
-  changes: z.array(profileChangeSchema),
-  createdAt: z.iso.datetime(),
-  /** Set once every change is applied. */
-  appliedAt: z.iso.datetime().optional(),
-});
-export type ConsolidationRecord = z.infer<typeof consolidationRecordSchema>;
-
-/**
- * How long a consolidation record is kept once applied: a day longer than a `message-completed` message may wait in
- * its subscription (SUBSCRIPTION_MESSAGE_TTL, 7 days), so any redelivery still finds it; after that nothing needs
- * it, and a user's records do not pile up one per turn forever.
- */
-export const APPLIED_CONSOLIDATION_TTL_SECONDS = 8 * 24 * 60 * 60;
-
-export function consolidationId(sessionId: string, chatMessageId: string): string {
-  return `consolidation.${sessionId}.${chatMessageId}`;
-}
-
 // --- Conversation summaries (seed 000 `conversations` collection) ------------------------------------------
 
 export const userSentimentSchema = z.enum(['positive', 'neutral', 'negative', 'mixed']);
@@ -195,6 +171,13 @@ export const summaryContentSchema = z.object({
   user_sentiment: userSentimentSchema,
 });
 export type SummaryContent = z.infer<typeof summaryContentSchema>;
+
+/** A conversation's summary at one turn, without its embedding: what a consolidation record keeps of it. */
+export const summarySnapshotSchema = summaryContentSchema.extend({
+  /** The exchanges it covers. */
+  exchanges: z.number().int().nonnegative(),
+});
+export type SummarySnapshot = z.infer<typeof summarySnapshotSchema>;
 
 /**
  * A conversation's summary (container `conversation-summaries`, partition userId, id = sessionId): one per
@@ -214,6 +197,16 @@ export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
   /** The exchanges it covers. */
   exchanges: z.number().int().nonnegative(),
   createdAt: z.iso.datetime(),
+  /**
+   * The newest turn it covers (absent on summaries written before branches existed): a turn that follows it on the
+   * same path goes on from this summary as it is; any other turn first makes memory follow its own path.
+   */
+  chatMessageId: z.string().optional(),
+  /**
+   * The gaps of that turn's path (chat/contracts.ts "Branches"): the path long-term memory follows. Absent: the
+   * main line, with none (also on summaries written before branches existed).
+   */
+  gaps: z.array(ordinalGapSchema).optional(),
 });
 export type ConversationSummaryDocument = z.infer<typeof conversationSummaryDocumentSchema>;
 
@@ -223,6 +216,40 @@ export type ConversationSummaryView = SummaryContent & {
   timestamp: string;
   createdAt: string;
 };
+
+// --- Consolidation records -------------------------------------------------------------------------------
+
+/**
+ * What a turn changed in the profile (container `profile-facts`, id = consolidationId(sessionId, chatMessageId)):
+ * written before the changes are applied, so a redelivered turn applies the same changes, never new ones. It is
+ * also the turn's place in the memory of its conversation's branches, so it stays while the conversation exists
+ * (a small item per consolidated turn, removed with the conversation): when a later turn is on a path without it
+ * (an edit or regenerate of it or of a turn before it), its changes are withdrawn, and when a turn comes back to
+ * its path they are applied again; and the conversation's summary as it stood after it is where a turn that
+ * follows it on a new branch starts its summary from.
+ */
+export const consolidationRecordSchema = z.object({
+  id: z.string(),
+  kind: z.literal('consolidation'),
+  userId: userIdSchema,
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** The user's message the changes came from (its ordinal places the record on paths). */
+  source: factSourceSchema,
+  changes: z.array(profileChangeSchema),
+  createdAt: z.iso.datetime(),
+  /** Set once every change is applied. */
+  appliedAt: z.iso.datetime().optional(),
+  /** The conversation's summary as it stood after this turn, on its path (absent when there was none). */
+  summaryAfter: summarySnapshotSchema.optional(),
+  /** Set while its changes are withdrawn: the conversation went on along a path without this turn. */
+  withdrawnAt: z.iso.datetime().optional(),
+});
+export type ConsolidationRecord = z.infer<typeof consolidationRecordSchema>;
+
+export function consolidationId(sessionId: string, chatMessageId: string): string {
+  return `consolidation.${sessionId}.${chatMessageId}`;
+}
 
 // --- Search -----------------------------------------------------------------------------------------------
 

@@ -65,6 +65,40 @@ describe('forgetFact', () => {
     expect(await forgetFact(services, 'user_001', 'f1')).toBe(false);
     expect((await facts.list('user_001')).map((f) => f.id)).toEqual(['f2']);
   });
+
+  it('takes the fact out of every record that would state it again, keeping what the records ended', async () => {
+    await storeFacts(facts, fact('f1', [source(S1, 1)]), fact('old', [source(S2, 1)]));
+    await facts.createConsolidation({
+      ...record(S1, 'c1'),
+      changes: [
+        { op: 'add', factId: 'f1', category: 'interests', statement: 'Statement f1.' },
+        { op: 'add', factId: 'f9', category: 'goals', statement: 'Another.' },
+      ],
+    });
+    await facts.createConsolidation({
+      ...record(S2, 'c2'),
+      changes: [
+        {
+          op: 'replace',
+          factId: 'old',
+          newFactId: 'f1',
+          category: 'interests',
+          statement: 'x',
+          reason: 'Moved.',
+        },
+        { op: 'reaffirm', factId: 'f1' },
+      ],
+    });
+    await facts.createConsolidation(record(S2, 'c3'));
+    expect(await forgetFact(services, 'user_001', 'f1')).toBe(true);
+    const changes = async (sessionId: string, chatMessageId: string) =>
+      (await facts.getConsolidation('user_001', sessionId, chatMessageId))?.changes;
+    expect(await changes(S1, 'c1')).toEqual([
+      { op: 'add', factId: 'f9', category: 'goals', statement: 'Another.' },
+    ]);
+    expect(await changes(S2, 'c2')).toEqual([{ op: 'retract', factId: 'old', reason: 'Moved.' }]);
+    expect(await changes(S2, 'c3')).toEqual([]);
+  });
 });
 
 describe('forgetConversation', () => {

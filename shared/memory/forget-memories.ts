@@ -1,9 +1,11 @@
 // Forgetting: what DELETE .../memories, the MCP tool delete_memory and the history API's DELETE of a conversation
-// remove from long-term memory. Every step is idempotent, so a delete that failed half-way is retried whole.
+// remove from long-term memory, for good: nothing a conversation's branches bring back states it again. Every step
+// is idempotent, so a delete that failed half-way is retried whole.
 import { mapBounded } from '../bounded-parallel.js';
 import type { FactSource, ProfileFact } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 import { FACT_WRITE_ATTEMPTS, type ProfileFacts } from './profile-facts.js';
+import { withoutFact } from './profile-merge.js';
 
 export interface ForgetServices {
   summaries: ConversationSummaries;
@@ -40,8 +42,16 @@ export async function forgetAll(services: ForgetServices, userId: string): Promi
   return { profileItems, summaries };
 }
 
-/** One fact, whatever its status; false when the user has no such fact. */
-export function forgetFact(services: ForgetServices, userId: string, factId: string): Promise<boolean> {
+/**
+ * One fact, whatever its status; false when the user has no such fact. First it leaves the consolidation records
+ * that would state it again (a conversation's branch coming back applies its turns' records again), so a retry after
+ * a failure still finds them; then the fact goes.
+ */
+export async function forgetFact(services: ForgetServices, userId: string, factId: string): Promise<boolean> {
+  const records = await services.facts.consolidationsChanging(userId, factId);
+  await mapBounded(records, FACT_PARALLELISM, (record) =>
+    services.facts.setChanges(userId, record.id, withoutFact(record.changes, factId)),
+  );
   return services.facts.delete(userId, factId);
 }
 

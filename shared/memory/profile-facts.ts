@@ -5,7 +5,14 @@
 // once (the worker orders turns per conversation only), and forgetting runs beside them, so an unconditional write
 // could drop another's provenance entry or turn a superseded fact active again.
 // Adapter: Cosmos DB (adapters/cosmos-profile-facts.ts).
-import type { ConsolidationRecord, FactStatus, ProfileFact } from './contracts.js';
+import type { OrdinalGap } from '../chat/contracts.js';
+import type {
+  ConsolidationRecord,
+  FactStatus,
+  ProfileChange,
+  ProfileFact,
+  SummarySnapshot,
+} from './contracts.js';
 
 /**
  * How often a use-case reads a fact, decides and writes it on the version read before giving up (the worker's
@@ -18,6 +25,28 @@ export interface StoredFact {
   fact: ProfileFact;
   /** Opaque version a later write or delete is conditioned on. */
   version: string;
+}
+
+/**
+ * Which of a conversation's consolidation records to find, by the ordinal of their user message (records written
+ * before branches existed have none, and are never found). Each is one query over the conversation's records.
+ */
+export interface ConsolidationQuery {
+  /** Only records below this ordinal. */
+  before: number;
+  /** Only those in one of these ranges. */
+  within?: readonly OrdinalGap[];
+  /** Only those in none of these ranges (a path's gaps: the records on that path). */
+  outside?: readonly OrdinalGap[];
+  /** Only those withdrawn (true) or not (false). */
+  withdrawn?: boolean;
+  /** Only those that changed something. */
+  changed?: boolean;
+  /** Only those that kept the summary after them. */
+  summarised?: boolean;
+  /** By ordinal. */
+  order: 'asc' | 'desc';
+  limit?: number;
 }
 
 export interface ProfileFacts {
@@ -44,8 +73,25 @@ export interface ProfileFacts {
   ): Promise<ConsolidationRecord | undefined>;
   /** Writes the record unless one exists; returns the one stored (the earlier one wins). */
   createConsolidation(record: ConsolidationRecord): Promise<ConsolidationRecord>;
-  /** Marks the record applied. */
-  markApplied(userId: string, recordId: string, appliedAt: string): Promise<void>;
+  /** Marks the record applied, with the conversation's summary after its turn when there is one. */
+  markApplied(
+    userId: string,
+    recordId: string,
+    appliedAt: string,
+    summaryAfter?: SummarySnapshot,
+  ): Promise<void>;
+  /** Marks the record withdrawn (at a time) or applied again (undefined). A record deleted meanwhile stays deleted. */
+  markWithdrawn(userId: string, recordId: string, withdrawnAt: string | undefined): Promise<void>;
+  /** The session's records the query selects. */
+  findConsolidations(
+    userId: string,
+    sessionId: string,
+    query: ConsolidationQuery,
+  ): Promise<ConsolidationRecord[]>;
+  /** The user's records (of any session) with a change that names the fact. */
+  consolidationsChanging(userId: string, factId: string): Promise<ConsolidationRecord[]>;
+  /** Rewrites a record's changes (a fact forgotten leaves them). A record deleted meanwhile stays deleted. */
+  setChanges(userId: string, recordId: string, changes: readonly ProfileChange[]): Promise<void>;
   /** Removes the session's consolidation records; returns how many. */
   deleteConsolidations(userId: string, sessionId: string): Promise<number>;
   /** Removes every fact and record of the user; returns how many items. */

@@ -1,6 +1,6 @@
 // The past-conversation tools over history's in-memory ports: an earlier exchange whole by its id (from
 // long-term history, or from working memory before the history worker stored it), exchanges by topic, and that
-// neither reaches outside the calling turn's own user and session.
+// neither reaches outside the calling turn's own user and session, nor off its branch path.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
@@ -159,5 +159,48 @@ describe('lookup_past_conversation', () => {
       'search_conversation_history',
     ]);
     expect(specs[2]?.parameters).toMatchObject({ required: ['topic'] });
+  });
+});
+
+describe('on a branch', () => {
+  // Turns a (0, 1) and b (2, 3); c (4, 5) edits b: its path leaves out 2 and 3.
+  const onEdit: ToolContext = { ...mine, branch: { gaps: [{ from: 2, to: 4 }] } };
+
+  beforeEach(async () => {
+    await persist(mine, [
+      ...exchange('a', 'GDPR basics?', 'Answer a.', '2025-01-01T00:00:00.000Z'),
+      ...exchange('b', 'GDPR fines?', 'Answer b.', '2025-01-01T00:00:01.000Z'),
+      ...exchange('c', 'GDPR for schools?', 'Answer c.', '2025-01-01T00:00:02.000Z'),
+    ]);
+    for (const [id, ordinal] of [
+      ['a', 0],
+      ['b', 2],
+      ['c', 4],
+    ] as const)
+      await sessionMemory.putExchange(
+        mine.userId,
+        mine.sessionId,
+        entry(id, ordinal, `GDPR ${id}`, ['gdpr']),
+      );
+  });
+
+  it('finds the exchanges of the turn’s path only', async () => {
+    const { value } = await call('lookup_past_conversation', { topic: 'gdpr' }, onEdit);
+    expect((value.exchanges as { exchangeId: string }[]).map((e) => e.exchangeId)).toEqual(['c', 'a']);
+    const all = await call('lookup_past_conversation', { topic: 'gdpr' });
+    expect((all.value.exchanges as { exchangeId: string }[]).map((e) => e.exchangeId)).toEqual([
+      'c',
+      'b',
+      'a',
+    ]);
+  });
+
+  it('will not give an exchange of another branch, and says why', async () => {
+    const refused = await call('retrieve_past_answer', { exchangeId: 'b' }, onEdit);
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.value)).toMatch(/on another branch of this conversation/);
+    expect((await call('retrieve_past_answer', { exchangeId: 'a' }, onEdit)).value).toMatchObject({
+      answer: 'Answer a.',
+    });
   });
 });

@@ -1,9 +1,11 @@
 // The tools that reach the part of a conversation the prompt no longer holds (seed 003): retrieve_past_answer
 // gives an earlier exchange whole by its id (the ids are in the prompt's exchange lines), and
 // lookup_past_conversation finds exchanges by topic in the conversation's Q&A index. Both read only the calling
-// turn's own user and session (ToolContext), so an id of another conversation is simply not found.
+// turn's own user and session (ToolContext), so an id of another conversation is simply not found, and only the
+// turn's own branch path: an exchange the user edited or regenerated away is not part of the conversation it is in.
 import { z } from 'zod';
 
+import { inGaps } from '../chat/branch-path.js';
 import { assistantMessageId, userMessageId, type ConversationMessage } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
@@ -37,7 +39,7 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
           'The id of the exchange, as the earlier exchange lines or lookup_past_conversation give it.',
         ),
     }),
-    async run({ exchangeId }, { userId, sessionId }) {
+    async run({ exchangeId }, { userId, sessionId, branch }) {
       let [question, answer]: (ConversationMessage | undefined)[] = await Promise.all([
         deps.messages.get(userId, sessionId, userMessageId(exchangeId)),
         deps.messages.get(userId, sessionId, assistantMessageId(exchangeId)),
@@ -52,6 +54,11 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
         throw new Error(
           `This conversation has no exchange "${exchangeId}". Call lookup_past_conversation with a topic to ` +
             'find the ids of earlier exchanges.',
+        );
+      if (question.ordinal !== undefined && inGaps(question.ordinal, branch?.gaps ?? []))
+        throw new Error(
+          `The exchange "${exchangeId}" is on another branch of this conversation (the user edited or ` +
+            'regenerated it): it is not part of the conversation as it stands. Answer from this branch only.',
         );
       return {
         exchangeId,
@@ -70,8 +77,10 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
     arguments: z.object({
       topic: z.string().trim().min(1).max(200).describe('What the earlier exchanges were about.'),
     }),
-    async run({ topic }, { userId, sessionId }) {
-      const found = await deps.sessionMemory.findExchanges(userId, sessionId, topic, LOOKUP_LIMIT);
+    async run({ topic }, { userId, sessionId, branch }) {
+      const found = await deps.sessionMemory.findExchanges(userId, sessionId, topic, LOOKUP_LIMIT, {
+        skip: branch?.gaps ?? [],
+      });
       return {
         topic,
         exchanges: found.map(({ exchangeId, line, tags, at }) => ({ exchangeId, line, tags, at })),

@@ -5,6 +5,7 @@
 // false is not offered it, and a call to it anyway is refused.
 import { z } from 'zod';
 
+import type { TurnBranch } from '../chat/contracts.js';
 import { ensureError } from '../errors.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 
@@ -20,6 +21,11 @@ export interface ToolContext {
   useMemory?: boolean;
   /** Aborted when the turn is cancelled or the tool runs out of time. */
   signal?: AbortSignal;
+  /**
+   * The turn's place in the conversation's tree: the past-answer tools answer from its path only (its gaps are
+   * other branches' turns). Absent: the main line, every earlier turn.
+   */
+  branch?: Pick<TurnBranch, 'gaps'>;
 }
 
 export interface ToolDefinition<A = unknown> {

@@ -514,6 +514,76 @@ describe('Cosmos DB session memory', () => {
   });
 });
 
+describe("Cosmos DB digest checkpoints and a path's entries", () => {
+  const checkpoint = (through: number, summary: string, gaps: { from: number; to: number }[] = []) => ({
+    summary,
+    summarizedThrough: through,
+    lastOrdinal: through - 1,
+    gaps,
+    createdAt: at(through),
+  });
+
+  it('keeps the first checkpoint of a point, and finds the newest one on a path, as the fake does', async () => {
+    const fake = new MemorySessionMemory();
+    const both = [stores.sessionMemory, fake];
+    for (const memory of both) {
+      await memory.putCheckpoint('cu-1', 'cs-1', checkpoint(4, 'main to 4'));
+      await memory.putCheckpoint('cu-1', 'cs-1', checkpoint(4, 'again'));
+      await memory.putCheckpoint('cu-1', 'cs-1', checkpoint(10, 'main to 10'));
+      // A branch that left out 6..11 and folded its own turn at 12..13.
+      await memory.putCheckpoint('cu-1', 'cs-1', checkpoint(14, 'edit to 14', [{ from: 6, to: 12 }]));
+      await memory.putCheckpoint('cu-2', 'cs-1', checkpoint(20, 'theirs'));
+    }
+    for (const memory of both) {
+      const latest = async (before: number, skip: { from: number; to: number }[]) =>
+        (await memory.latestCheckpoint('cu-1', 'cs-1', { before, skip }))?.summary;
+      expect(await latest(100, [])).toBe('edit to 14');
+      expect(await latest(100, [{ from: 12, to: 16 }])).toBe('main to 10');
+      expect(await latest(100, [{ from: 6, to: 12 }])).toBe('edit to 14');
+      expect(await latest(100, [{ from: 2, to: 16 }])).toBeUndefined();
+      expect(await latest(9, [])).toBe('main to 4');
+      expect(
+        await memory.latestCheckpoint('cu-1', 'cs-1', { before: 100, skip: [{ from: 12, to: 16 }] }),
+      ).toEqual(checkpoint(10, 'main to 10'));
+      expect(await memory.latestCheckpoint('cu-3', 'cs-1', { before: 100, skip: [] })).toBeUndefined();
+    }
+  });
+
+  it("gives a path's newest entries below a point, and finds a topic on a path only", async () => {
+    const fake = new MemorySessionMemory();
+    const both = [stores.sessionMemory, fake];
+    for (const memory of both)
+      for (const ordinal of [0, 2, 4, 6, 8, 10])
+        await memory.putExchange('pu-1', 'ps-1', entry(ordinal, `Paris part ${ordinal}`, ['travel']));
+    for (const memory of both) {
+      const ordinals = async (before: number, skip: { from: number; to: number }[], limit = 10) =>
+        (await memory.pathExchanges('pu-1', 'ps-1', { before, skip, limit })).map((e) => e.ordinal);
+      expect(await ordinals(10, [])).toEqual([8, 6, 4, 2, 0]);
+      expect(await ordinals(11, [{ from: 2, to: 8 }])).toEqual([10, 8, 0]);
+      expect(await ordinals(11, [{ from: 2, to: 8 }], 2)).toEqual([10, 8]);
+      expect(await memory.pathExchanges('pu-1', 'ps-1', { before: 3, skip: [], limit: 5 })).toEqual([
+        entry(2, 'Paris part 2', ['travel']),
+        entry(0, 'Paris part 0', ['travel']),
+      ]);
+      const found = await memory.findExchanges('pu-1', 'ps-1', 'paris', 10, { skip: [{ from: 4, to: 10 }] });
+      expect(found.map((e) => e.ordinal)).toEqual([10, 2, 0]);
+      expect(await memory.pathExchanges('pu-2', 'ps-1', { before: 20, skip: [], limit: 5 })).toEqual([]);
+    }
+  });
+
+  it("deletes the checkpoints with the conversation's other items", async () => {
+    await stores.sessionMemory.putCheckpoint('du-1', 'ds-1', checkpoint(4, 'gone soon'));
+    await stores.sessionMemory.putDigest('du-1', 'ds-1', digest('gone soon'), undefined);
+    expect(await stores.messages.deleteAll('du-1', 'ds-1')).toBe(2);
+    expect(
+      await stores.sessionMemory.latestCheckpoint('du-1', 'ds-1', { before: 10, skip: [] }),
+    ).toBeUndefined();
+    // Never paged as a message.
+    await stores.sessionMemory.putCheckpoint('du-1', 'ds-1', checkpoint(4, 'not a message'));
+    expect(await stores.messages.page('du-1', 'ds-1', { order: 'asc', limit: 10 })).toEqual([]);
+  });
+});
+
 describe('the adapters and the in-memory fakes', () => {
   it('answer searches alike', async () => {
     const fakeHeaders = new MemoryConversationHeaders();

@@ -16,7 +16,6 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/container
 import { ValidationError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import {
-  APPLIED_CONSOLIDATION_TTL_SECONDS,
   PROFILE_FACTS_CONTAINER,
   consolidationId,
   CONVERSATION_SUMMARIES_CONTAINER,
@@ -25,6 +24,8 @@ import {
   type ProfileFact,
 } from '../../shared/memory/contracts.js';
 import { storeFacts, summaryDocument } from '../support/memory-fixtures.js';
+import { MemoryProfileFacts } from '../support/in-memory-memory.js';
+import type { ConsolidationQuery } from '../../shared/memory/profile-facts.js';
 
 const DIMENSIONS = 64;
 
@@ -399,13 +400,129 @@ describe('Cosmos DB profile facts', () => {
 
     await stores.facts.markApplied('pu-c', first.id, at(5));
     expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toEqual({ ...first, appliedAt: at(5) });
-    // Applied, the record expires once no redelivery can need it; the container lets only such items expire.
+    const summaryAfter = {
+      summary: 'Talked about running.',
+      themes: ['running'],
+      persons: [],
+      places: [],
+      user_sentiment: 'positive' as const,
+      exchanges: 1,
+    };
+    await stores.facts.markApplied('pu-c', first.id, at(6), summaryAfter);
+    expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toEqual({
+      ...first,
+      appliedAt: at(6),
+      summaryAfter,
+    });
+    // Applied, the record stays while its conversation does (a branch may come back to its turn): no expiry.
     const { resource: stored } = await database
       .container(PROFILE_FACTS_CONTAINER)
       .item(first.id, 'pu-c')
       .read<{ ttl?: number }>();
-    expect(stored?.ttl).toBe(APPLIED_CONSOLIDATION_TTL_SECONDS);
+    expect(stored?.ttl).toBeUndefined();
     await stores.facts.markApplied('pu-c', consolidationId('s-1', 'gone'), at(5)); // nothing to mark: no failure
+  });
+
+  it('marks a record withdrawn and applied again, each as often as it comes', async () => {
+    const record = recordOf('pu-w', 's-1', 'm-1', 'Learn Greek');
+    await stores.facts.createConsolidation(record);
+    await stores.facts.markWithdrawn('pu-w', record.id, undefined); // not withdrawn: nothing to take back
+    expect(await stores.facts.getConsolidation('pu-w', 's-1', 'm-1')).toEqual(record);
+    await stores.facts.markWithdrawn('pu-w', record.id, at(7));
+    await stores.facts.markWithdrawn('pu-w', record.id, at(7));
+    expect(await stores.facts.getConsolidation('pu-w', 's-1', 'm-1')).toEqual({
+      ...record,
+      withdrawnAt: at(7),
+    });
+    await stores.facts.markWithdrawn('pu-w', record.id, undefined);
+    await stores.facts.markWithdrawn('pu-w', record.id, undefined);
+    expect(await stores.facts.getConsolidation('pu-w', 's-1', 'm-1')).toEqual(record);
+    await stores.facts.markWithdrawn('pu-w', consolidationId('s-1', 'gone'), at(7)); // gone: no failure
+  });
+
+  it("finds a session's records by their place on a path, as the in-memory fake does", async () => {
+    const fake = new MemoryProfileFacts();
+    const summaryAfter = {
+      summary: 'S',
+      themes: [],
+      persons: [],
+      places: [],
+      user_sentiment: 'neutral' as const,
+      exchanges: 1,
+    };
+    const records = [0, 2, 4, 6, 8].map((ordinal) => {
+      const record = recordOf('pu-p', 's-1', `m-${ordinal}`, `Goal ${ordinal}`);
+      return {
+        ...record,
+        source: { ...record.source, ordinal },
+        ...(ordinal === 2 ? { changes: [] } : {}),
+        ...(ordinal === 4 ? { withdrawnAt: at(4) } : {}),
+        ...(ordinal <= 4 ? { summaryAfter } : {}),
+      };
+    });
+    // One without an ordinal (consolidated before branches existed), one of another session, one of another user.
+    const unplaced = recordOf('pu-p', 's-1', 'm-old', 'Old');
+    const elsewhere = { ...recordOf('pu-p', 's-2', 'm-0', 'x'), source: { ...unplaced.source, ordinal: 0 } };
+    const theirs = { ...recordOf('pu-q', 's-1', 'm-0', 'x'), source: { ...unplaced.source, ordinal: 0 } };
+    for (const store of [stores.facts, fake])
+      for (const record of [...records, unplaced, elsewhere, theirs]) await store.createConsolidation(record);
+
+    const cases: ConsolidationQuery[] = [
+      { before: 100, order: 'asc' },
+      { before: 6, order: 'desc' },
+      {
+        before: 100,
+        within: [
+          { from: 2, to: 5 },
+          { from: 8, to: 9 },
+        ],
+        order: 'asc',
+      },
+      { before: 100, within: [], order: 'asc' },
+      { before: 100, outside: [{ from: 2, to: 7 }], order: 'asc' },
+      { before: 100, withdrawn: true, order: 'asc' },
+      { before: 100, withdrawn: false, changed: true, order: 'desc' },
+      { before: 7, outside: [{ from: 4, to: 6 }], summarised: true, order: 'desc', limit: 1 },
+    ];
+    const expected = [[0, 2, 4, 6, 8], [4, 2, 0], [2, 4, 8], [], [0, 8], [4], [8, 6, 0], [2]];
+    for (const [i, query] of cases.entries()) {
+      const found = await stores.facts.findConsolidations('pu-p', 's-1', query);
+      expect(
+        found.map((record) => record.source.ordinal),
+        JSON.stringify(query),
+      ).toEqual(expected[i]);
+      expect(found, JSON.stringify(query)).toEqual(await fake.findConsolidations('pu-p', 's-1', query));
+    }
+  });
+
+  it('finds the records naming a fact, as a change or a replacement, and rewrites their changes', async () => {
+    const adds = recordOf('pu-n', 's-1', 'm-1', 'Learn Greek');
+    const replaces = {
+      ...recordOf('pu-n', 's-2', 'm-2', 'x'),
+      changes: [
+        {
+          op: 'replace' as const,
+          factId: 'old',
+          newFactId: 'f-m-1',
+          category: 'goals' as const,
+          statement: 'x',
+          reason: 'r',
+        },
+      ],
+    };
+    const other = recordOf('pu-n', 's-1', 'm-3', 'Other');
+    const theirs = recordOf('pu-o', 's-1', 'm-1', 'Theirs');
+    for (const record of [adds, replaces, other, theirs]) await stores.facts.createConsolidation(record);
+    const ids = async (factId: string) =>
+      (await stores.facts.consolidationsChanging('pu-n', factId)).map((record) => record.id).sort();
+    expect(await ids('f-m-1')).toEqual([adds.id, replaces.id].sort());
+    expect(await ids('old')).toEqual([replaces.id]);
+    expect(await ids('nothing')).toEqual([]);
+
+    await stores.facts.setChanges('pu-n', adds.id, []);
+    expect(await stores.facts.getConsolidation('pu-n', 's-1', 'm-1')).toEqual({ ...adds, changes: [] });
+    expect(await ids('f-m-1')).toEqual([replaces.id]);
+    await stores.facts.setChanges('pu-n', consolidationId('s-1', 'gone'), []); // gone: no failure
   });
 
   it("deletes a session's records, then everything of the user, and only theirs", async () => {

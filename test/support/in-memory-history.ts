@@ -1,9 +1,10 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
-import type { SystemPrompt } from '../../shared/chat/contracts.js';
+import type { OrdinalGap, SystemPrompt } from '../../shared/chat/contracts.js';
 import { inGaps } from '../../shared/chat/branch-path.js';
 import {
   type ConversationHeader,
+  type DigestCheckpoint,
   type ExchangeEntry,
   type SessionDigest,
   type StoredMessage,
@@ -180,6 +181,8 @@ export class MemoryConversationMessages implements ConversationMessages {
 export class MemorySessionMemory implements SessionMemory {
   readonly exchanges = new Map<string, Map<string, ExchangeEntry>>();
   readonly digests = new Map<string, StoredDigest>();
+  /** By conversation, then summarizedThrough. */
+  readonly checkpoints = new Map<string, Map<number, DigestCheckpoint>>();
   #version = 0;
 
   /** Shares the conversation's partition with `messages`: its deleteAll removes entries and digest too. */
@@ -187,9 +190,13 @@ export class MemorySessionMemory implements SessionMemory {
     if (messages)
       messages.onDeleteAll = (userId, sessionId) => {
         const k = key(userId, sessionId);
-        const count = (this.exchanges.get(k)?.size ?? 0) + (this.digests.has(k) ? 1 : 0);
+        const count =
+          (this.exchanges.get(k)?.size ?? 0) +
+          (this.digests.has(k) ? 1 : 0) +
+          (this.checkpoints.get(k)?.size ?? 0);
         this.exchanges.delete(k);
         this.digests.delete(k);
+        this.checkpoints.delete(k);
         return count;
       };
   }
@@ -207,12 +214,47 @@ export class MemorySessionMemory implements SessionMemory {
     return Promise.resolve(entry ? structuredClone(entry) : undefined);
   }
 
-  findExchanges(userId: string, sessionId: string, topic: string, limit: number) {
+  findExchanges(
+    userId: string,
+    sessionId: string,
+    topic: string,
+    limit: number,
+    path?: { skip: readonly OrdinalGap[] },
+  ) {
     const found = [...(this.exchanges.get(key(userId, sessionId))?.values() ?? [])]
+      .filter((entry) => !inGaps(entry.ordinal, path?.skip ?? []))
       .filter((entry) => exchangeIsAbout(entry, topic))
       .sort((a, b) => b.ordinal - a.ordinal)
       .slice(0, limit);
     return Promise.resolve(found.map((entry) => structuredClone(entry)));
+  }
+
+  pathExchanges(
+    userId: string,
+    sessionId: string,
+    path: { before: number; skip: readonly OrdinalGap[]; limit: number },
+  ) {
+    const found = [...(this.exchanges.get(key(userId, sessionId))?.values() ?? [])]
+      .filter((entry) => entry.ordinal < path.before && !inGaps(entry.ordinal, path.skip))
+      .sort((a, b) => b.ordinal - a.ordinal)
+      .slice(0, Math.max(1, Math.floor(path.limit)));
+    return Promise.resolve(found.map((entry) => structuredClone(entry)));
+  }
+
+  putCheckpoint(userId: string, sessionId: string, checkpoint: DigestCheckpoint) {
+    const k = key(userId, sessionId);
+    const conversation = this.checkpoints.get(k) ?? new Map<number, DigestCheckpoint>();
+    this.checkpoints.set(k, conversation);
+    if (!conversation.has(checkpoint.summarizedThrough))
+      conversation.set(checkpoint.summarizedThrough, structuredClone(checkpoint));
+    return Promise.resolve();
+  }
+
+  latestCheckpoint(userId: string, sessionId: string, path: { before: number; skip: readonly OrdinalGap[] }) {
+    const found = [...(this.checkpoints.get(key(userId, sessionId))?.values() ?? [])]
+      .filter((c) => c.summarizedThrough <= path.before && !inGaps(c.lastOrdinal, path.skip))
+      .sort((a, b) => b.summarizedThrough - a.summarizedThrough)[0];
+    return Promise.resolve(found ? structuredClone(found) : undefined);
   }
 
   getDigest(userId: string, sessionId: string) {

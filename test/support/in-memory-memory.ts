@@ -1,12 +1,15 @@
 // Hand-written in-memory implementations of the memory area's ports (conversation summaries, profile facts), with
 // the semantics their Cosmos DB adapters have, for tests of use-cases in process. Search ranks by the product's
 // own in-process hybrid ranking, as the adapter does where Cosmos DB lacks VectorDistance and FullTextScore.
+import { inGaps } from '../../shared/chat/branch-path.js';
 import type {
   ConsolidationRecord,
   ConversationSummaryDocument,
   ConversationSummaryView,
   FactStatus,
+  ProfileChange,
   ProfileFact,
+  SummarySnapshot,
 } from '../../shared/memory/contracts.js';
 import { consolidationId } from '../../shared/memory/contracts.js';
 import type {
@@ -16,7 +19,7 @@ import type {
   SummaryPage,
   SummaryQuery,
 } from '../../shared/memory/conversation-summaries.js';
-import type { ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
+import type { ConsolidationQuery, ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
 import { queryTerms, rankHybrid, termCounts } from '../../shared/memory/ranking.js';
 
@@ -189,9 +192,65 @@ export class MemoryProfileFacts implements ProfileFacts {
     return Promise.resolve(structuredClone(record));
   }
 
-  markApplied(userId: string, recordId: string, appliedAt: string): Promise<void> {
+  markApplied(
+    userId: string,
+    recordId: string,
+    appliedAt: string,
+    summaryAfter?: SummarySnapshot,
+  ): Promise<void> {
     const record = this.records.get(key(userId, recordId));
-    if (record) record.appliedAt = appliedAt;
+    if (record) {
+      record.appliedAt = appliedAt;
+      if (summaryAfter !== undefined) record.summaryAfter = structuredClone(summaryAfter);
+    }
+    return Promise.resolve();
+  }
+
+  markWithdrawn(userId: string, recordId: string, withdrawnAt: string | undefined): Promise<void> {
+    const record = this.records.get(key(userId, recordId));
+    if (record && withdrawnAt !== undefined) record.withdrawnAt = withdrawnAt;
+    else if (record) delete record.withdrawnAt;
+    return Promise.resolve();
+  }
+
+  findConsolidations(
+    userId: string,
+    sessionId: string,
+    query: ConsolidationQuery,
+  ): Promise<ConsolidationRecord[]> {
+    const found = [...this.records.values()]
+      .filter((record) => record.userId === userId && record.sessionId === sessionId)
+      .filter((record): record is ConsolidationRecord & { source: { ordinal: number } } => {
+        const ordinal = record.source.ordinal;
+        return (
+          ordinal !== undefined &&
+          ordinal < query.before &&
+          (query.within === undefined || inGaps(ordinal, query.within)) &&
+          !inGaps(ordinal, query.outside ?? []) &&
+          (query.withdrawn === undefined || (record.withdrawnAt !== undefined) === query.withdrawn) &&
+          (!query.changed || record.changes.length > 0) &&
+          (!query.summarised || record.summaryAfter !== undefined)
+        );
+      })
+      .sort((a, b) => (query.order === 'asc' ? 1 : -1) * (a.source.ordinal - b.source.ordinal))
+      .slice(0, query.limit ?? Number.MAX_SAFE_INTEGER);
+    return Promise.resolve(found.map((record) => structuredClone(record)));
+  }
+
+  consolidationsChanging(userId: string, factId: string): Promise<ConsolidationRecord[]> {
+    const found = [...this.records.values()].filter(
+      (record) =>
+        record.userId === userId &&
+        record.changes.some(
+          (change) => change.factId === factId || (change.op === 'replace' && change.newFactId === factId),
+        ),
+    );
+    return Promise.resolve(found.map((record) => structuredClone(record)));
+  }
+
+  setChanges(userId: string, recordId: string, changes: readonly ProfileChange[]): Promise<void> {
+    const record = this.records.get(key(userId, recordId));
+    if (record) record.changes = structuredClone([...changes]);
     return Promise.resolve();
   }
 

@@ -2,10 +2,14 @@
 // and its rolling digest (id `digest`), beside its messages in `conversation-messages` (partition
 // [userId, sessionId]). Every turn reads the digest for its prompt, so the read is conditional on the version this
 // process last saw (304 without a body when unchanged); the history worker writes it conditioned on the version
-// it read, so two writers never lose each other's fold.
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+// it read, so two writers never lose each other's fold. Beside it, the digest's checkpoints (id
+// `digest.{summarizedThrough}`), found by one query along a branch path.
+import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import type { OrdinalGap } from '../../chat/contracts.js';
 import {
   cosmosFailure,
+  cosmosStatus,
+  queryItems,
   queryPages,
   readItem,
   readThroughCache,
@@ -13,11 +17,15 @@ import {
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import {
+  digestCheckpointDocumentSchema,
+  digestCheckpointId,
+  digestCheckpointSchema,
   exchangeDocumentId,
   exchangeDocumentSchema,
   exchangeEntrySchema,
   SESSION_DIGEST_ID,
   sessionDigestDocumentSchema,
+  type DigestCheckpointDocument,
   type ExchangeDocument,
   type ExchangeEntry,
   type SessionDigest,
@@ -64,14 +72,15 @@ export function createCosmosSessionMemory(
       return read === undefined ? undefined : toEntry(read.resource);
     },
 
-    async findExchanges(userId, sessionId, topic, limit) {
+    async findExchanges(userId, sessionId, topic, limit, path) {
       const max = Math.max(0, Math.floor(limit));
       if (max === 0) return [];
       // A conversation has as many entries as exchanges, each a line: reading their lines newest first and
       // matching here answers alike in Azure and on the local server (which has no full-text functions).
+      const skip = outsideGaps('c.ordinal', path?.skip ?? []);
       const query: SqlQuerySpec = {
-        query:
-          "SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' ORDER BY c.ordinal DESC",
+        query: `SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange'${skip.condition} ORDER BY c.ordinal DESC`,
+        parameters: skip.parameters,
       };
       const found: ExchangeEntry[] = [];
       const pages = queryPages(
@@ -88,6 +97,58 @@ export function createCosmosSessionMemory(
           if (found.length >= max) return found;
         }
       return found;
+    },
+
+    async pathExchanges(userId, sessionId, path) {
+      const skip = outsideGaps('c.ordinal', path.skip);
+      return queryItems(
+        container,
+        {
+          query: `SELECT TOP @limit c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' AND c.ordinal < @before${skip.condition} ORDER BY c.ordinal DESC`,
+          parameters: [
+            { name: '@limit', value: Math.max(1, Math.floor(path.limit)) },
+            { name: '@before', value: path.before },
+            ...skip.parameters,
+          ],
+        },
+        [userId, sessionId],
+        "the path's exchange entries",
+        exchangeEntrySchema,
+      );
+    },
+
+    async putCheckpoint(userId, sessionId, checkpoint) {
+      const document: DigestCheckpointDocument = {
+        ...digestCheckpointSchema.parse(checkpoint),
+        id: digestCheckpointId(checkpoint.summarizedThrough),
+        kind: 'digest-checkpoint',
+        userId,
+        sessionId,
+      };
+      try {
+        await container.items.create(document);
+      } catch (error) {
+        // Stored already (a redelivered fold, or another path's fold of the same messages): the first stays.
+        if (cosmosStatus(error) === 409) return;
+        throw cosmosFailure("storing a checkpoint of the conversation's digest", error);
+      }
+    },
+
+    async latestCheckpoint(userId, sessionId, path) {
+      const skip = outsideGaps('c.lastOrdinal', path.skip);
+      const [found] = await queryItems(
+        container,
+        {
+          query: `SELECT TOP 1 * FROM c WHERE c.kind = 'digest-checkpoint' AND c.summarizedThrough <= @before${skip.condition} ORDER BY c.summarizedThrough DESC`,
+          parameters: [{ name: '@before', value: path.before }, ...skip.parameters],
+        },
+        [userId, sessionId],
+        "the digest's checkpoints",
+        digestCheckpointDocumentSchema,
+      );
+      if (found === undefined) return undefined;
+      const { summary, summarizedThrough, lastOrdinal, gaps, createdAt } = found;
+      return { summary, summarizedThrough, lastOrdinal, gaps, createdAt };
     },
 
     async getDigest(userId, sessionId) {
@@ -146,6 +207,25 @@ function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
   };
   // A copy: the caller may change what it was given without changing what this process remembers.
   return { digest: structuredClone(digest), version: item.etag };
+}
+
+/**
+ * The conditions that leave out a path's gaps on `field`, as parameters: their number is bounded (MAX_PATH_GAPS),
+ * the query text is not built from data.
+ */
+function outsideGaps(
+  field: string,
+  gaps: readonly OrdinalGap[],
+): { condition: string; parameters: SqlParameter[] } {
+  return {
+    condition: gaps
+      .map((_, index) => ` AND NOT (${field} >= @gapFrom${index} AND ${field} < @gapTo${index})`)
+      .join(''),
+    parameters: gaps.flatMap((gap, index) => [
+      { name: `@gapFrom${index}`, value: gap.from },
+      { name: `@gapTo${index}`, value: gap.to },
+    ]),
+  };
 }
 
 function digestKey(userId: string, sessionId: string): string {

@@ -1,7 +1,7 @@
 // The Cosmos DB adapter of ProfileFacts (container `profile-facts`, partition userId): fact items (kind 'fact', id =
 // factId) and consolidation records (kind 'consolidation', id = consolidationId(...)) side by side, so one user's
 // profile is one partition, read by single-partition queries and erased by one partition sweep.
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {
   cosmosFailure,
@@ -14,14 +14,13 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import {
-  APPLIED_CONSOLIDATION_TTL_SECONDS,
   consolidationId,
   consolidationRecordSchema,
   profileFactSchema,
   type ConsolidationRecord,
   type ProfileFact,
 } from '../contracts.js';
-import type { ProfileFacts } from '../profile-facts.js';
+import type { ConsolidationQuery, ProfileFacts } from '../profile-facts.js';
 
 /** Either kind of item the container holds, told apart by `kind`. */
 const profileItemSchema = z.discriminatedUnion('kind', [profileFactSchema, consolidationRecordSchema]);
@@ -99,16 +98,60 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       return stored;
     },
 
-    async markApplied(userId, recordId, appliedAt) {
-      // A record deleted meanwhile (its conversation forgotten) stays deleted: nothing to mark.
+    async markApplied(userId, recordId, appliedAt, summaryAfter) {
+      // A record deleted meanwhile (its conversation forgotten) stays deleted: nothing to mark. No ttl: the record
+      // is kept while its conversation is, since a branch may come back to its turn.
+      const operations: PatchOperation[] = [{ op: 'set', path: '/appliedAt', value: appliedAt }];
+      if (summaryAfter !== undefined)
+        operations.push({ op: 'set', path: '/summaryAfter', value: summaryAfter });
+      await patchItem(container, recordId, userId, operations, undefined, recordWhat);
+    },
+
+    async markWithdrawn(userId, recordId, withdrawnAt) {
+      // Applied again: the mark goes only where it is (a redelivery finds it gone and changes nothing).
       await patchItem(
         container,
         recordId,
         userId,
-        [
-          { op: 'set', path: '/appliedAt', value: appliedAt },
-          { op: 'set', path: '/ttl', value: APPLIED_CONSOLIDATION_TTL_SECONDS },
-        ],
+        withdrawnAt === undefined
+          ? [{ op: 'remove', path: '/withdrawnAt' }]
+          : [{ op: 'set', path: '/withdrawnAt', value: withdrawnAt }],
+        withdrawnAt === undefined ? 'FROM c WHERE IS_DEFINED(c.withdrawnAt)' : undefined,
+        recordWhat,
+      );
+    },
+
+    async findConsolidations(userId, sessionId, query) {
+      if (query.within?.length === 0) return [];
+      return queryItems(
+        container,
+        consolidationQuery(sessionId, query),
+        userId,
+        "the conversation's consolidation records",
+        consolidationRecordSchema,
+      );
+    },
+
+    consolidationsChanging(userId, factId) {
+      return queryItems(
+        container,
+        {
+          query:
+            "SELECT * FROM c WHERE c.kind = 'consolidation' AND EXISTS(SELECT VALUE ch FROM ch IN c.changes WHERE ch.factId = @factId OR ch.newFactId = @factId)",
+          parameters: [{ name: '@factId', value: factId }],
+        },
+        userId,
+        'the consolidation records naming a fact',
+        consolidationRecordSchema,
+      );
+    },
+
+    async setChanges(userId, recordId, changes) {
+      await patchItem(
+        container,
+        recordId,
+        userId,
+        [{ op: 'set', path: '/changes', value: changes }],
         undefined,
         recordWhat,
       );
@@ -140,4 +183,40 @@ function sortOldestFirst(facts: ProfileFact[]): ProfileFact[] {
   return facts.sort(
     (a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
+}
+
+/**
+ * The query of findConsolidations: the conversation's records by the ordinal of their user message, each range a
+ * pair of parameters (their number is bounded by the path's gaps, MAX_PATH_GAPS), the text never built from data.
+ */
+function consolidationQuery(sessionId: string, query: ConsolidationQuery): SqlQuerySpec {
+  const ordinal = 'c.source.ordinal';
+  const parameters: SqlParameter[] = [
+    { name: '@sessionId', value: sessionId },
+    { name: '@before', value: query.before },
+  ];
+  const range = (prefix: string, gap: { from: number; to: number }, index: number) => {
+    parameters.push(
+      { name: `@${prefix}From${index}`, value: gap.from },
+      { name: `@${prefix}To${index}`, value: gap.to },
+    );
+    return `(${ordinal} >= @${prefix}From${index} AND ${ordinal} < @${prefix}To${index})`;
+  };
+  const conditions = [
+    "c.kind = 'consolidation'",
+    'c.sessionId = @sessionId',
+    `${ordinal} < @before`,
+    ...(query.within ? [`(${query.within.map((gap, i) => range('in', gap, i)).join(' OR ')})`] : []),
+    ...(query.outside ?? []).map((gap, i) => `NOT ${range('out', gap, i)}`),
+    ...(query.withdrawn === undefined
+      ? []
+      : [query.withdrawn ? 'IS_DEFINED(c.withdrawnAt)' : 'NOT IS_DEFINED(c.withdrawnAt)']),
+    ...(query.changed ? ['ARRAY_LENGTH(c.changes) > 0'] : []),
+    ...(query.summarised ? ['IS_DEFINED(c.summaryAfter)'] : []),
+  ];
+  const top = query.limit === undefined ? '' : `TOP ${Math.max(1, Math.floor(query.limit))} `;
+  return {
+    query: `SELECT ${top}* FROM c WHERE ${conditions.join(' AND ')} ORDER BY ${ordinal} ${query.order === 'asc' ? 'ASC' : 'DESC'}`,
+    parameters,
+  };
 }
