@@ -476,6 +476,7 @@ describe('chat turn steps', () => {
       ],
       summarizedTokens: 0,
       updatedAt: 't',
+      gaps: [],
     };
     await sessionMemory.putDigest(input.userId, input.sessionId, digest, undefined);
     await runWholeTurn();
