@@ -1,5 +1,6 @@
 // The process's side of stopping turns: a stop taken in this process aborts the turn's open model stream at once;
-// one taken elsewhere is found by reads that come at most once per poll interval, and only while a stream is open.
+// one taken elsewhere (or before the stream opened) is found by reads that come as the stream opens, then at most
+// once per poll interval, and only while it is open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTurnCancellations } from '../../test/support/in-memory-ports.js';
 import type { TurnRef } from './contracts.js';
@@ -39,38 +40,50 @@ describe('stopping turns', () => {
       requestedAt: AT,
     });
     expect(await elsewhere.isRequested(turn)).toBe(true);
-    expect(here.stats()).toMatchObject({ stoppedHere: 1, stoppedByPoll: 0, polls: 0 });
+    expect(here.stats()).toMatchObject({ stoppedHere: 1, stoppedByPoll: 0 });
     watch.close();
     unrelated.close();
   });
 
-  it('finds a stop taken elsewhere with one read per poll interval, and reads nothing once the stream closed', async () => {
-    const watch = here.watch(turn);
+  it('finds a stop taken elsewhere with one read as the stream opens and one per interval, none once it closed', async () => {
     store.reads = 0;
-    await vi.advanceTimersByTimeAsync(POLL_MS - 1);
-    expect(store.reads).toBe(0);
-    await vi.advanceTimersByTimeAsync(1);
+    const watch = here.watch(turn);
+    await vi.advanceTimersByTimeAsync(0);
     expect(store.reads).toBe(1);
+    await vi.advanceTimersByTimeAsync(POLL_MS - 1);
+    expect(store.reads).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.reads).toBe(2);
     await vi.advanceTimersByTimeAsync(POLL_MS * 3);
-    expect(store.reads).toBe(4);
+    expect(store.reads).toBe(5);
     expect(watch.signal.aborted).toBe(false);
 
     await elsewhere.request(turn, AT);
     expect(watch.signal.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(watch.signal.aborted).toBe(true);
-    expect(store.reads).toBe(5);
+    expect(store.reads).toBe(6);
     // Aborted: no more reads, whatever the clock does.
     await vi.advanceTimersByTimeAsync(POLL_MS * 10);
-    expect(store.reads).toBe(5);
+    expect(store.reads).toBe(6);
     watch.close();
 
     const next = here.watch(other);
     await vi.advanceTimersByTimeAsync(POLL_MS * 2);
     next.close();
     await vi.advanceTimersByTimeAsync(POLL_MS * 10);
-    expect(store.reads).toBe(7);
-    expect(here.stats()).toMatchObject({ watches: 2, polls: 7, stoppedHere: 0, stoppedByPoll: 1 });
+    expect(store.reads).toBe(9);
+    expect(here.stats()).toMatchObject({ watches: 2, polls: 9, stoppedHere: 0, stoppedByPoll: 1 });
+  });
+
+  it('finds at once a stop recorded before the stream opened, which no signal could reach', async () => {
+    // The stop came while the step prepared its round, after the step's own check: nothing here was watching.
+    await here.request(turn, AT);
+    const watch = here.watch(turn);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(watch.signal.aborted).toBe(true);
+    expect(here.stats()).toMatchObject({ stoppedHere: 0, stoppedByPoll: 1, polls: 1 });
+    watch.close();
   });
 
   it('never stacks reads behind a slow store, and goes on polling after a read fails', async () => {
@@ -90,7 +103,7 @@ describe('stopping turns', () => {
     );
     const errors: unknown[] = [];
     const watch = slow.watch(turn, (error) => errors.push(error));
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.advanceTimersByTimeAsync(0);
     expect(errors).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(POLL_MS);
     expect(calls).toBe(2);
@@ -111,7 +124,6 @@ describe('stopping turns', () => {
       { pollIntervalMs: POLL_MS },
     );
     const watch = late.watch(turn);
-    await vi.advanceTimersByTimeAsync(POLL_MS);
     watch.close();
     release?.(true);
     await vi.advanceTimersByTimeAsync(POLL_MS);

@@ -70,9 +70,11 @@ export class TurnCancelSignals {
   }
 
   /**
-   * Watches the turn while one model stream of it is open. The first read comes one interval after the watch
-   * starts (the step read the record just before), and each next one an interval after the previous answered, so
-   * a slow store never stacks reads. A read that fails is reported and the next one tried.
+   * Watches the turn while one model stream of it is open. From now on a stop taken in this process aborts it at
+   * once; a stop recorded before (since the step's own check, while it prepared the round, and nothing here could
+   * signal it yet) or elsewhere is found by the reads: the first as the watch starts, beside the model's request,
+   * then each an interval after the previous answered, so a slow store never stacks reads. A read that fails is
+   * reported and the next one tried.
    */
   watch(ref: TurnRef, onReadError?: (error: unknown) => void): CancelWatch {
     const key = turnKey(ref);
@@ -103,7 +105,7 @@ export class TurnCancelSignals {
       if (closed || controller.signal.aborted) return;
       timer = setTimeout(() => void poll(), this.#pollIntervalMs);
     };
-    schedule();
+    void poll();
 
     return {
       signal: controller.signal,

@@ -191,6 +191,24 @@ describe('a stopped turn', () => {
     expect(elsewhere.stats()).toMatchObject({ stoppedHere: 0, watches: 0 });
   });
 
+  it('is found as the stream opens when it came while the step prepared its round, after its own check', async () => {
+    // A new conversation's round reads the profile after the step's check: the stop lands there, with no stream
+    // open yet for the signal to reach.
+    const profile: TurnServices['profile'] = {
+      list: async (userId, options) => {
+        await app.chat.cancellations.request(ref, AT);
+        return app.fakes.facts.list(userId, options);
+      },
+    };
+    const slow = () => new Promise<void>((resolve) => setTimeout(resolve, 2));
+    model = new SteppedModel([{ content: Array.from({ length: 200 }, (_, i) => ` w${i}`).join('') }], slow);
+    await runTurn(() => services({ profile }));
+    const { finishReason, text } = expectOneCleanEnd();
+    expect(finishReason).toBe(CANCELLED_FINISH_REASON);
+    expect(text.trim().split(/\s+/).length).toBeLessThan(50);
+    expect(app.chat.cancellations.stats()).toMatchObject({ stoppedHere: 0, stoppedByPoll: 1 });
+  });
+
   it("sends the text the coalescer still held, with the stream's end, and commits it", async () => {
     model = new SteppedModel(
       [{ content: 'one two three four five six seven eight nine ten eleven twelve' }],
