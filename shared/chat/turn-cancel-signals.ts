@@ -97,7 +97,8 @@ export class TurnCancelSignals {
           controller.abort(new Error('The turn was stopped by its owner.'));
         }
       } catch (error) {
-        onReadError?.(error);
+        // After close() the step has moved on, and so has its logger.
+        if (!closed) onReadError?.(error);
       }
       schedule();
     };
