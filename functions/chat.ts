@@ -1,12 +1,15 @@
 // The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
 // message and puts it on the `user-messages` queue, answering 202 once it is there with the URL of the turn's
 // stream: a path on this API with a ticket, so a browser's native EventSource opens it without headers.
+// POST /api/chat/{sessionId}/{chatMessageId}/cancel stops a turn of the caller's.
 import {
   chatBodyMaxBytes,
   chatRequestSchema,
   startSessionBodySchema,
+  turnParamsSchema,
   type ChatAccepted,
 } from '../shared/chat/contracts.js';
+import { cancelTurn } from '../shared/chat/cancel-turn.js';
 import { postChatMessage } from '../shared/chat/post-chat-message.js';
 import { startSession } from '../shared/chat/start-session.js';
 import type { FunctionDefinition } from './definition.js';
@@ -59,7 +62,32 @@ export const postChatEndpoint = endpoint({
   },
 });
 
+export const cancelTurnEndpoint = endpoint({
+  name: 'cancelTurn',
+  route: 'chat/{sessionId}/{chatMessageId}/cancel',
+  methods: ['POST'],
+  summary:
+    "Stops the caller's turn: 202 while it is queued or running (its stream ends with message-end, finish reason " +
+    'cancelled, and the text shown so far is the answer); 200 when it had already finished.',
+  auth: 'caller',
+  params: turnParamsSchema,
+  async handle({ app, caller, params }) {
+    const outcome = await cancelTurn(
+      {
+        sessions: app.chat.sessions,
+        posted: app.chat.posted,
+        events: app.streaming.turnEvents,
+        cancellations: app.chat.cancellations,
+      },
+      caller,
+      params,
+    );
+    return { status: outcome.status === 'cancelling' ? 202 : 200, body: outcome };
+  },
+});
+
 export const chatFunctions: FunctionDefinition[] = [
   httpFunction(startSessionEndpoint),
   httpFunction(postChatEndpoint),
+  httpFunction(cancelTurnEndpoint),
 ];

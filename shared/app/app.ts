@@ -10,6 +10,7 @@ import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
+import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
@@ -48,6 +49,8 @@ export interface ChatServices {
   /** The messages accepted in each session, so a re-post is recognised. */
   posted: PostedMessageStore;
   publisher: MessagePublisher;
+  /** Stops asked for by turns' owners: recorded for every instance, and signalled to streams open in this one. */
+  cancellations: TurnCancelSignals;
   /** What the chatTurn activities work with (the invocation adds its logger). */
   turn: Omit<TurnServices, 'log'>;
 }
@@ -142,6 +145,10 @@ export function createApp(config: AppConfig, platform: Platform): App {
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
+  // One per process: a stop taken here aborts the turn's model stream at once if it is open in this process.
+  const cancellations = new TurnCancelSignals(stores.cancellations, {
+    pollIntervalMs: config.chat.cancelPollMs,
+  });
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = { summaries: memory.summaries, headers: history.headers, llm };
@@ -181,6 +188,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       sessions: stores.sessions,
       posted: stores.posted,
       publisher: platform.publisher,
+      cancellations,
       turn: {
         workingMemory: stores.workingMemory,
         turns: stores.turns,
@@ -198,6 +206,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         headers: history.headers,
         sessionMemory: history.sessionMemory,
         profile: memory.facts,
+        cancellation: cancellations,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,

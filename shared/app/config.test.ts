@@ -88,6 +88,7 @@ describe('loadConfig', () => {
       promptTokenBudget: 16000,
       maxOutputTokens: 4096,
       turnWaitMs: 600000,
+      cancelPollMs: 1000,
       profileTimeoutMs: 2000,
     });
     expect(config.streaming).toEqual({
@@ -102,6 +103,8 @@ describe('loadConfig', () => {
     ]);
     expect(loadConfig({ ...azure, MEMORY_PROFILE_TIMEOUT_MS: '500' }).chat.profileTimeoutMs).toBe(500);
     expect(problemsOf({ ...azure, MEMORY_PROFILE_TIMEOUT_MS: '0' })).toEqual(['MEMORY_PROFILE_TIMEOUT_MS']);
+    expect(loadConfig({ ...azure, CHAT_CANCEL_POLL_MS: '250' }).chat.cancelPollMs).toBe(250);
+    expect(problemsOf({ ...azure, CHAT_CANCEL_POLL_MS: '10' })).toEqual(['CHAT_CANCEL_POLL_MS']);
   });
 
   it('explains how to fix a setting in the message', () => {

@@ -2,6 +2,9 @@
 // deterministic (it reads only its input and its activities' results) and passes ids, sequence numbers and small
 // results between activities; the prompt's history, model output and tool results stay in the hot store. A turn
 // answered without tools is one activity: its model round prepares the turn, streams and commits it.
+// A stop of the turn by its owner needs no external event here: the steps read it before each round and tool call
+// and while the model streams, and end the turn themselves (an event cannot interrupt a running activity, and an
+// orchestration that moved on without its step would leave two writers of the turn's stream).
 import * as df from 'durable-functions';
 import {
   llmStepOutputSchema,

@@ -234,6 +234,15 @@ export interface ChatAccepted {
   stream: string;
 }
 
+/**
+ * POST /api/chat/{sessionId}/{chatMessageId}/cancel's answer: 202 `cancelling` while the turn is queued or running
+ * (its stream ends with `message-end`, finish reason `cancelled`, unless it ends on its own first); 200 `finished`
+ * when it had already ended, with how (`error` for a failed turn; absent when its events are gone).
+ */
+export type TurnCancelOutcome =
+  | { sessionId: string; chatMessageId: string; status: 'cancelling' }
+  | { sessionId: string; chatMessageId: string; status: 'finished'; finishReason?: string };
+
 // --- Messages ---------------------------------------------------------------------------------------------
 
 /** The body of a `user-messages` message: validated when the front door publishes it and when the worker takes it. */
@@ -440,6 +449,22 @@ export const toolResultDocumentSchema = toolResultRecordSchema.extend({
   kind: z.literal('tool-result'),
 });
 export type ToolResultDocument = z.infer<typeof toolResultDocumentSchema>;
+
+/** The id of a turn's cancellation in the hot container (beside the turn's record, in the session's partition). */
+export function turnCancellationDocumentId(chatMessageId: string): string {
+  return `cancel.${chatMessageId}`;
+}
+
+/**
+ * The owner asked to stop the turn: created once (a second request finds it), read by the turn's steps before each
+ * model round and tool call and, while a model stream is open, once per poll interval. Expires with the hot store.
+ */
+export const turnCancellationDocumentSchema = turnRefSchema.extend({
+  id: z.string(),
+  kind: z.literal('turn-cancellation'),
+  requestedAt: z.iso.datetime(),
+});
+export type TurnCancellationDocument = z.infer<typeof turnCancellationDocumentSchema>;
 
 // --- The chatTurn orchestration and its activities ----------------------------------------------------------
 

@@ -1,6 +1,7 @@
-// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, and how long the
-// worker holds a session for a running turn; and how long a new conversation's turn waits for the user's profile
-// (MEMORY_PROFILE_TIMEOUT_MS), which is the turn's budget, though the profile belongs to memory.
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, how long the worker holds
+// a session for a running turn, and how often a streaming turn checks whether it was stopped elsewhere; and how
+// long a new conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS), which is the turn's
+// budget, though the profile belongs to memory.
 import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
@@ -37,6 +38,15 @@ export const chatSettings = defineSettings({
     help: "How long the chat worker holds a session for a running turn, so the session's next message waits for it.",
     azure: tuning,
   }),
+  CHAT_CANCEL_POLL_MS: intSetting({
+    default: 1_000,
+    min: 50,
+    max: 60_000,
+    help:
+      "How often a turn's open model stream checks whether its owner stopped it from another instance (one point " +
+      'read each time, only while the model streams); a stop taken by the instance running the turn acts at once.',
+    azure: tuning,
+  }),
   MEMORY_PROFILE_TIMEOUT_MS: intSetting({
     default: PROFILE_FETCH_BUDGET_MS,
     min: 1,
@@ -54,6 +64,8 @@ export interface ChatConfig {
   promptTokenBudget: number;
   maxOutputTokens: number;
   turnWaitMs: number;
+  /** How often an open model stream reads whether its turn was stopped elsewhere (ms). */
+  cancelPollMs: number;
   /** The budget of a new conversation's profile read (ms). */
   profileTimeoutMs: number;
 }
@@ -65,6 +77,7 @@ export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConf
     promptTokenBudget: values.CHAT_PROMPT_TOKEN_BUDGET,
     maxOutputTokens: values.CHAT_MAX_OUTPUT_TOKENS,
     turnWaitMs: values.CHAT_TURN_WAIT_MS,
+    cancelPollMs: values.CHAT_CANCEL_POLL_MS,
     profileTimeoutMs: values.MEMORY_PROFILE_TIMEOUT_MS,
   };
 }

@@ -4,7 +4,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
-import { MemoryEvents, MemoryTurns, MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
+import {
+  MemoryEvents,
+  MemoryTurnCancellations,
+  MemoryTurns,
+  MemoryWorkingMemory,
+} from '../../test/support/in-memory-ports.js';
 import {
   MemoryConversationHeaders,
   MemoryConversationMessages,
@@ -20,6 +25,7 @@ import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
 import type { ChatTurnInput, LlmStepInput, TurnRef } from './contracts.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
+import { TurnCancelSignals } from './turn-cancel-signals.js';
 import { failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
 
 const input: ChatTurnInput = {
@@ -132,6 +138,7 @@ function services(): TurnServices {
     headers,
     sessionMemory,
     profile,
+    cancellation: new TurnCancelSignals(new MemoryTurnCancellations(), { pollIntervalMs: 1_000 }),
     settings: {
       promptTokenBudget: 4_000,
       maxOutputTokens: 256,

@@ -19,12 +19,13 @@ import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import { TurnStream } from '../streaming/turn-stream.js';
-import { answerText, discardRange } from '../streaming/turn-transcript.js';
+import { answerText, discardRange, keptEvents } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import {
   memoryFlag,
   assistantMessageId,
+  CANCELLED_FINISH_REASON,
   completedMessageId,
   messageCompletedSchema,
   MESSAGE_COMPLETED_MAX_BYTES,
@@ -47,6 +48,7 @@ import {
 } from './contracts.js';
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
+import type { TurnCancelSignals } from './turn-cancel-signals.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import type { WorkingMemory, WorkingMemoryStore } from './working-memory-store.js';
 
@@ -64,6 +66,8 @@ export interface TurnServices {
   sessionMemory: Pick<SessionMemory, 'getDigest'>;
   /** The user's long-term profile: a new conversation's first round renders its active facts into the prompt. */
   profile: Pick<ProfileFacts, 'list'>;
+  /** Stops asked for by turns' owners: read before each round and tool call, watched while the model streams. */
+  cancellation: Pick<TurnCancelSignals, 'isRequested' | 'watch'>;
   settings: {
     promptTokenBudget: number;
     maxOutputTokens: number;
@@ -98,7 +102,10 @@ interface RoundState {
  * for the orchestration to run, or commits the turn and ends its stream. Safe to run again at any point.
  */
 export async function llmStep(services: TurnServices, input: LlmStepInput): Promise<LlmStepOutput> {
-  const state = await readRoundState(services, input);
+  const [state, stopped] = await Promise.all([
+    readRoundState(services, input),
+    stopRequested(services, input),
+  ]);
   const { memory, turn } = state;
 
   const committed = memory.messages.find(
@@ -110,12 +117,17 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
 
   const record: TurnRecord = turn ?? (await newTurnRecord(services, input, state));
   const stream = openStream(services, input, state.nextSeq, state.sent);
-  // What an earlier attempt of this round showed is voided before the round is streamed again.
-  const voided = discardRange(state.stored);
-  if (voided) stream.emit({ type: 'discard', ...voided });
-
   const { toolResults } = state;
-  const reply = await streamRound(services, input, stream, promptOf(state, record, toolResults));
+  let reply: LlmReply;
+  if (stopped) reply = stoppedRound(stream, state.stored);
+  else {
+    // What an earlier attempt of this round showed is voided before the round is streamed again.
+    const voided = discardRange(state.stored);
+    if (voided) stream.emit({ type: 'discard', ...voided });
+    reply = await streamRound(services, input, stream, promptOf(state, record, toolResults));
+    // Stopped while it streamed: the text so far is the answer, and tool calls it was making are not run.
+    if (reply.finishReason === CANCELLED_FINISH_REASON) reply = { ...reply, toolCalls: [] };
+  }
 
   const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
   if (toolCalls.length > 0) {
@@ -171,20 +183,33 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
+/** The result of a tool call its turn was stopped before it ran. */
+const NOT_RUN = {
+  result: JSON.stringify({ error: 'Not run: the user stopped the answer before this tool ran.' }),
+  isError: true,
+};
+
 export async function runTool(services: TurnServices, input: RunToolInput): Promise<RunToolOutput> {
   const turn = await services.turns.get(input);
   const call = turn?.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
   if (call === undefined)
     throw new Error(`Turn ${input.chatMessageId} has no tool call ${input.index} in round ${input.round}.`);
-  let stored = await services.turns.getToolResult(input, input.round, input.index);
+  const [done, stopped] = await Promise.all([
+    services.turns.getToolResult(input, input.round, input.index),
+    stopRequested(services, input),
+  ]);
+  let stored = done;
   if (stored === undefined) {
-    // A use_memory false turn is not offered the memory tools; the registry refuses a call to one anyway.
-    const outcome = await services.tools.execute(call, {
-      userId: input.userId,
-      sessionId: input.sessionId,
-      chatMessageId: input.chatMessageId,
-      ...memoryFlag(input),
-    });
+    // A use_memory false turn is not offered the memory tools; the registry refuses a call to one anyway. A call
+    // of a stopped turn is not run, but it gets its result (and its event, whose seq is reserved) all the same.
+    const outcome = stopped
+      ? NOT_RUN
+      : await services.tools.execute(call, {
+          userId: input.userId,
+          sessionId: input.sessionId,
+          chatMessageId: input.chatMessageId,
+          ...memoryFlag(input),
+        });
     stored = {
       round: input.round,
       index: input.index,
@@ -356,7 +381,10 @@ async function finishCommitted(
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
-/** Streams one model call into the turn's events; a broken call throws after what it streamed is stored. */
+/**
+ * Streams one model call into the turn's events; a broken call throws after what it streamed is stored. A stop of
+ * the turn while the model streams aborts the call, which then resolves with what arrived (finish `cancelled`).
+ */
 async function streamRound(
   services: TurnServices,
   input: LlmStepInput,
@@ -364,6 +392,9 @@ async function streamRound(
   messages: ChatMessage[],
 ): Promise<LlmReply> {
   let reasoningOpen = false;
+  const stop = services.cancellation.watch(input, (error) =>
+    services.log?.warn(`Whether turn ${input.chatMessageId} was stopped could not be read:`, error),
+  );
   try {
     const reply = await services.llm.streamChat(
       {
@@ -371,6 +402,7 @@ async function streamRound(
         tools: services.tools.specs(memoryFlag(input)),
         toolChoice: input.toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
+        signal: stop.signal,
       },
       (delta) => {
         if (delta.type === 'reasoning') {
@@ -397,7 +429,33 @@ async function streamRound(
       error,
     );
     throw error;
+  } finally {
+    stop.close();
   }
+}
+
+/**
+ * A round that begins after its turn was stopped calls no model. What an earlier attempt of it showed (it was
+ * stopped, or its process died, before committing) ends the answer, as the client has it; tool calls it announced
+ * (they come after its text) are voided, since they will never run.
+ */
+function stoppedRound(stream: TurnStream, stored: readonly ChatEvent[]): LlmReply {
+  const calls = keptEvents(stored).filter((event) => event.type === 'tool-call');
+  const first = calls[0];
+  const last = calls.at(-1);
+  if (first && last) stream.emit({ type: 'discard', fromSeq: first.seq, toSeq: last.seq });
+  return { content: answerText(stored), reasoning: '', toolCalls: [], finishReason: CANCELLED_FINISH_REASON };
+}
+
+/**
+ * Whether the turn's owner asked to stop it, read beside the step's other reads. A failed read lets the turn go
+ * on (a stop is then found by the next check) rather than failing it.
+ */
+function stopRequested(services: TurnServices, ref: TurnRef): Promise<boolean> {
+  return services.cancellation.isRequested(ref).catch((error: unknown) => {
+    services.log?.warn(`Whether turn ${ref.chatMessageId} was stopped could not be read; it goes on:`, error);
+    return false;
+  });
 }
 
 /**

@@ -17,6 +17,8 @@ import type {
 } from '../../shared/chat/contracts.js';
 import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
 import type { SessionStore } from '../../shared/chat/session-store.js';
+import { TurnCancelSignals } from '../../shared/chat/turn-cancel-signals.js';
+import type { TurnCancellations } from '../../shared/chat/turn-cancellations.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
 import type {
   AppendOptions,
@@ -90,6 +92,26 @@ export class MemoryPostedMessages implements PostedMessageStore {
     const key = `${message.userId}/${message.sessionId}/${message.chatMessageId}`;
     if (!this.records.has(key)) this.records.set(key, { ...message });
     return Promise.resolve({ ...(this.records.get(key) as PostedMessage) });
+  }
+  find(userId: string, sessionId: string, chatMessageId: string) {
+    const record = this.records.get(`${userId}/${sessionId}/${chatMessageId}`);
+    return Promise.resolve(record === undefined ? undefined : { ...record });
+  }
+}
+
+/** Stops recorded per turn, the first request's time kept, as the Cosmos DB adapter keeps them; reads counted. */
+export class MemoryTurnCancellations implements TurnCancellations {
+  readonly requests = new Map<string, { ref: TurnRef; requestedAt: string }>();
+  reads = 0;
+  request(ref: TurnRef, requestedAt: string) {
+    const key = `${ref.sessionId}/${ref.chatMessageId}`;
+    if (!this.requests.has(key)) this.requests.set(key, { ref: { ...ref }, requestedAt });
+    return Promise.resolve();
+  }
+  isRequested(ref: TurnRef) {
+    this.reads += 1;
+    const found = this.requests.get(`${ref.sessionId}/${ref.chatMessageId}`);
+    return Promise.resolve(found !== undefined && found.ref.userId === ref.userId);
   }
 }
 
@@ -317,6 +339,7 @@ export class MemoryConversationEraser implements ConversationEraser {
       events: MemoryEvents;
       turns: MemoryTurns;
       workingMemory: MemoryWorkingMemory;
+      cancellations: MemoryTurnCancellations;
     },
   ) {}
   postedMessageIds(userId: string, sessionId: string) {
@@ -341,6 +364,7 @@ export class MemoryConversationEraser implements ConversationEraser {
     drop(events.stored, (_key, event) => event.sessionId === sessionId);
     drop(events.batches, (_key, batch) => batch[0]?.sessionId === sessionId);
     drop(tickets.grants, (key) => String(key).startsWith(`${sessionId}/`));
+    drop(this.fakes.cancellations.requests, (key) => String(key).startsWith(`${sessionId}/`));
     // The fake working memory holds one conversation.
     if (workingMemory.messages.length > 0) count += 1;
     workingMemory.messages = [];
@@ -380,6 +404,7 @@ export interface TestApp extends App {
     feed: MemoryFeed;
     workingMemory: MemoryWorkingMemory;
     turns: MemoryTurns;
+    cancellations: MemoryTurnCancellations;
     orchestrations: FakeOrchestrations;
     /** Long-term history, as the chat turn, the history worker and the History API see it. */
     headers: MemoryConversationHeaders;
@@ -407,6 +432,7 @@ export function createTestApp(
     feed: new MemoryFeed(),
     workingMemory: new MemoryWorkingMemory(),
     turns: new MemoryTurns(),
+    cancellations: new MemoryTurnCancellations(),
     orchestrations: new FakeOrchestrations(),
     headers: new MemoryConversationHeaders(),
     longTermMessages,
@@ -431,6 +457,9 @@ export function createTestApp(
     probe: unreachableModel,
   };
   const search = { summaries: fakes.summaries, headers: fakes.headers, llm };
+  const cancellations = new TurnCancelSignals(fakes.cancellations, {
+    pollIntervalMs: config.chat.cancelPollMs,
+  });
   return {
     config,
     identity: createIdentityResolver(config.auth),
@@ -438,6 +467,7 @@ export function createTestApp(
       sessions: fakes.sessions,
       posted: fakes.posted,
       publisher: fakes.publisher,
+      cancellations,
       turn: {
         workingMemory: fakes.workingMemory,
         turns: fakes.turns,
@@ -455,6 +485,7 @@ export function createTestApp(
         headers: fakes.headers,
         sessionMemory: fakes.sessionMemory,
         profile: fakes.facts,
+        cancellation: cancellations,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,

@@ -4,12 +4,14 @@ import type { Database } from '@azure/cosmos';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
 import type { PostedMessageStore } from '../posted-message-store.js';
 import type { SessionStore } from '../session-store.js';
+import type { TurnCancellations } from '../turn-cancellations.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
 import { hotWindowBytes } from '../hot-window.js';
 import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
+import { createCosmosTurnCancellations } from './cosmos-turn-cancellations.js';
 import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
 import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
 
@@ -18,6 +20,7 @@ export interface ChatStores {
   workingMemory: WorkingMemoryStore;
   turns: TurnStateStore;
   posted: PostedMessageStore;
+  cancellations: TurnCancellations;
 }
 
 export function createChatStores(
@@ -34,5 +37,6 @@ export function createChatStores(
     }),
     turns: createCosmosTurnStateStore(hot),
     posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),
+    cancellations: createCosmosTurnCancellations(hot),
   };
 }

@@ -32,6 +32,18 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
         throw cosmosFailure('reading the posted message', new Error(`${id} vanished after a conflict`));
       return toPostedMessage(stored.resource);
     },
+
+    async find(userId, sessionId, chatMessageId) {
+      // In the user's own partition: another user's message with these ids is not found.
+      const stored = await readItem(
+        container,
+        postedMessageDocumentId(sessionId, chatMessageId),
+        userId,
+        'a posted message',
+        postedMessageDocumentSchema,
+      );
+      return stored === undefined ? undefined : toPostedMessage(stored.resource);
+    },
   };
 }
 
