@@ -388,6 +388,12 @@ describe('chat turn steps', () => {
       preview: 'The sum is 5.',
       firstUserText: input.text,
       opensConversation: true,
+      // The conversation's first turn begins the main line, and its path.
+      path: {
+        leafChatMessageId: input.chatMessageId,
+        branch: { parentChatMessageId: null, branchId: 'main', gaps: [] },
+        lastOrdinal: 1,
+      },
     });
     expect(await headers.get(input.userId, input.sessionId)).toMatchObject({
       title: input.text,
@@ -476,6 +482,7 @@ describe('chat turn steps', () => {
       ],
       summarizedTokens: 0,
       updatedAt: 't',
+      gaps: [],
     };
     await sessionMemory.putDigest(input.userId, input.sessionId, digest, undefined);
     await runWholeTurn();
