@@ -32,10 +32,29 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
         throw cosmosFailure('reading the posted message', new Error(`${id} vanished after a conflict`));
       return toPostedMessage(stored.resource);
     },
+
+    async find(userId, sessionId, chatMessageId) {
+      const stored = await readItem(
+        container,
+        postedMessageDocumentId(sessionId, chatMessageId),
+        userId,
+        'a posted message',
+        postedMessageDocumentSchema,
+      );
+      return stored === undefined ? undefined : toPostedMessage(stored.resource);
+    },
   };
 }
 
 function toPostedMessage(document: PostedMessageDocument): PostedMessage {
-  const { userId, sessionId, chatMessageId, textSha256, postedAt } = document;
-  return { userId, sessionId, chatMessageId, textSha256, postedAt };
+  const { userId, sessionId, chatMessageId, textSha256, postedAt, fork, useMemory } = document;
+  return {
+    userId,
+    sessionId,
+    chatMessageId,
+    textSha256,
+    postedAt,
+    ...(fork ? { fork } : {}),
+    ...(useMemory === false ? { useMemory } : {}),
+  };
 }
