@@ -177,15 +177,24 @@ export function placeTurn(
       return { kind: 'parent-moved', parentChatMessageId: decided.parentChatMessageId };
     branch = { ...decided, gaps: gapsAfter(leaf.branch.gaps, leaf.lastOrdinal, firstOrdinal) };
   }
-  const added = fresh.map((message, index) => ({ ...message, ordinal: firstOrdinal + index, branch }));
-  const lastOrdinal = firstOrdinal + added.length - 1;
+  // A commit holds one turn; should it hold several (a bulk load), each continues the one before it.
+  let turnBranch = branch;
+  let previous = chatMessageId;
+  const added = fresh.map((message, index) => {
+    if (message.chatMessageId !== previous) {
+      turnBranch = { parentChatMessageId: previous, branchId: branch.branchId, gaps: branch.gaps };
+      previous = message.chatMessageId;
+    }
+    return { ...message, ordinal: firstOrdinal + index, branch: turnBranch };
+  });
+  const last = added.at(-1)!;
   return {
     kind: 'placed',
     branch,
     state: {
       messages: fitHotWindow([...kept, ...added], windowBytes),
       messageCount: current.messageCount + added.length,
-      path: { leafChatMessageId: chatMessageId, branch, lastOrdinal },
+      path: { leafChatMessageId: last.chatMessageId, branch: last.branch, lastOrdinal: last.ordinal },
       offPath: dropped.length > 0 ? keepOffPath([...offPath, ...dropped], windowBytes) : offPath,
     },
   };
