@@ -690,7 +690,14 @@ describe('branches in the conversation API', () => {
       },
     );
 
-  const [a, b, c, d, e, f] = Array.from({ length: 6 }, () => randomUUID());
+  const [a, b, c, d, e, f] = [
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+  ];
 
   it('shows the active path, each turn at a branch point with its alternatives, before and after history stored them', async () => {
     await commit(a, 'A');

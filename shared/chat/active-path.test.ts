@@ -22,7 +22,7 @@ const main = (parent: string | null, gaps: TurnBranch['gaps'] = []): TurnBranch 
 });
 
 function turn(id: string, first: number, branch?: TurnBranch, text = `text of ${id}`): ConversationMessage[] {
-  return [
+  const messages: ConversationMessage[] = [
     {
       messageId: `${id}_user`,
       chatMessageId: id,
@@ -38,9 +38,9 @@ function turn(id: string, first: number, branch?: TurnBranch, text = `text of ${
       content: `answer of ${id}`,
       timestamp: 't',
       ordinal: first + 1,
-      ...(branch ? { branch } : {}),
     },
-  ].map((message) => (branch ? { ...message, branch } : message));
+  ];
+  return branch ? messages.map((message) => ({ ...message, branch })) : messages;
 }
 
 /** Turn messages not committed yet: no ordinal, no branch. */

@@ -64,9 +64,9 @@ describe('branches: regenerate, edit, switch', () => {
       definition.kind === 'activity' && definition.name === TURN_ACTIVITIES.llmStep
         ? {
             ...definition,
-            handler: async (input: unknown, context: InvocationContext) => {
+            handler: async (input: unknown, context: InvocationContext): Promise<unknown> => {
               await hold;
-              return definition.handler(input, context);
+              return (await definition.handler(input, context)) as unknown;
             },
           }
         : definition,
