@@ -2,7 +2,7 @@
 // in-memory sessions and queue. Each refusal is problem+json and leaves the queue untouched.
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { chatBodyMaxBytes, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
+import { chatBodyMaxBytes, MAX_PATH_GAPS, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
 import { DependencyError } from '../shared/errors.js';
 import { hashStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
@@ -480,6 +480,42 @@ describe('edit and regenerate at the front door', () => {
       'forbidden',
     );
     expect(queued()).toHaveLength(1);
+  });
+
+  it('refuses to branch a path that already skips as many ranges as a path may (409)', async () => {
+    const crowded = randomUUID();
+    const gaps = Array.from({ length: MAX_PATH_GAPS }, (_, i) => ({ from: 2 + 3 * i, to: 4 + 3 * i }));
+    const first = 2 + 3 * MAX_PATH_GAPS;
+    const branch = { parentChatMessageId: answered, branchId: 'b', gaps };
+    app.fakes.workingMemory.messages.push(
+      {
+        messageId: `${crowded}_user`,
+        chatMessageId: crowded,
+        role: 'user',
+        content: 'q',
+        timestamp: 't',
+        ordinal: first,
+        branch,
+      },
+      {
+        messageId: `${crowded}_assistant`,
+        chatMessageId: crowded,
+        role: 'assistant',
+        content: 'a',
+        timestamp: 't',
+        ordinal: first + 1,
+        branch,
+      },
+    );
+    const refused = await expectProblem(
+      await regenerate(crowded, { chatMessageId: randomUUID() }),
+      409,
+      'conflict',
+    );
+    expect(refused.detail).toMatch(/already branches 64 times/);
+    // One gap fewer before it, and the branch may be made.
+    branch.gaps = gaps.slice(1);
+    expect((await regenerate(crowded, { chatMessageId: randomUUID() })).status).toBe(202);
   });
 
   it('refuses bad ids and bodies (400) and queues nothing', async () => {

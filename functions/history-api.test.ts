@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
 import { forkFrom } from '../shared/chat/active-path.js';
-import { turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
+import { MAX_PATH_GAPS, turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
 import { headerTouch } from '../shared/chat/header-touch.js';
 import {
   MAX_TITLE_CHARS,
@@ -758,6 +758,37 @@ describe('branches in the conversation API', () => {
 
     // Switching to the branch shown changes nothing.
     expect(await (await switchTo(d)).json<ConversationWithMessages>()).toEqual(await shown());
+  });
+
+  it('refuses to show a branch that could not be continued: one more gap than a path may have (409)', async () => {
+    await commit(a, 'A');
+    const gaps = Array.from({ length: MAX_PATH_GAPS }, (_, i) => ({ from: 2 + 3 * i, to: 4 + 3 * i }));
+    const first = 2 + 3 * MAX_PATH_GAPS;
+    const branch = { parentChatMessageId: a, branchId: b, gaps };
+    app.fakes.workingMemory.messages.push(
+      {
+        messageId: `${b}_user`,
+        chatMessageId: b,
+        role: 'user',
+        content: 'q',
+        timestamp: at(0),
+        ordinal: first,
+        branch,
+      },
+      {
+        messageId: `${b}_assistant`,
+        chatMessageId: b,
+        role: 'assistant',
+        content: 'r',
+        timestamp: at(0),
+        ordinal: first + 1,
+        branch,
+      },
+    );
+    // Its newest turn is the conversation's newest: continuing it skips nothing more.
+    expect((await switchTo(b)).status).toBe(200);
+    await commit(c, 'C', { replaces: b, origin: 'regenerate' });
+    await expectProblem(await switchTo(b), 409, 'conflict');
   });
 
   it('refuses an unknown turn and another user alike (404), and bad bodies (400)', async () => {

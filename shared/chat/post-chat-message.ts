@@ -20,6 +20,7 @@ import {
 import { parseInput } from '../validation.js';
 import type { FoundTurn } from './active-path.js';
 import {
+  MAX_PATH_GAPS,
   memoryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
@@ -148,7 +149,16 @@ export async function requireReplaceable(
     services.workingMemory.findTurn(caller.userId, sessionId, chatMessageId),
     services.posted.find(caller.userId, sessionId, chatMessageId),
   ]);
-  if (turn !== undefined) return { turn, posted };
+  if (turn !== undefined) {
+    // The new branch keeps the gaps of the replaced turn's parent and adds one: refused now rather than failing
+    // the turn later (a gap ending at the replaced turn's own first ordinal lies beyond its parent).
+    const parentGaps = turn.branch.gaps.filter((gap) => gap.to !== turn.firstOrdinal).length;
+    if (parentGaps >= MAX_PATH_GAPS)
+      throw new ConflictError(
+        `This conversation's path already branches ${MAX_PATH_GAPS} times before that message: continue it, or start a new conversation.`,
+      );
+    return { turn, posted };
+  }
   if (posted === undefined)
     throw new NotFoundError(`No message '${chatMessageId}' in session '${sessionId}' for this user.`);
   throw new NotReadyError(

@@ -10,9 +10,14 @@
 import { z } from 'zod';
 import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
 import { inGaps } from '../chat/branch-path.js';
-import { MAIN_BRANCH, type ConversationMessage, type SystemPrompt } from '../chat/contracts.js';
+import {
+  MAIN_BRANCH,
+  MAX_PATH_GAPS,
+  type ConversationMessage,
+  type SystemPrompt,
+} from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
@@ -203,6 +208,12 @@ export async function switchBranch(
   if (target === undefined)
     throw new NotFoundError(`No turn '${chatMessageId}' in conversation '${sessionId}'.`);
   const leaf = await newestOfBranch(services, header, memory, target);
+  // Continuing a branch after other branches' turns skips them with one more gap: a path that has all it may
+  // have could be shown but not continued, so it is refused here rather than failing the next turn.
+  if (leaf.branch.gaps.length >= MAX_PATH_GAPS && memory.messageCount > leaf.lastOrdinal + 1)
+    throw new ConflictError(
+      `That branch already skips ${MAX_PATH_GAPS} ranges of other branches and cannot be continued: start a new conversation.`,
+    );
   if (activeLeaf(memory)?.chatMessageId !== leaf.chatMessageId) {
     const moved = await services.workingMemory.showPath(userId, sessionId, leaf, memory);
     const shown = moved.messages.findLast((message) => message.content.trim() !== '');

@@ -263,7 +263,8 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
       userId,
       sessionId,
       messages: structuredClone(window),
-      messageCount: this.messages.length,
+      // Messages a test put in directly count up to their ordinals, as committed ones would.
+      messageCount: Math.max(this.messages.length, ...this.messages.map((m) => (m.ordinal ?? -1) + 1)),
       version: String(this.#version),
       ...(this.systemPrompt ? { systemPrompt: structuredClone(this.systemPrompt) } : {}),
       ...(leaf ? { path: structuredClone(leaf) } : {}),
