@@ -2,12 +2,12 @@
 // in-memory sessions and queue. Each refusal is problem+json and leaves the queue untouched.
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { chatBodyMaxBytes, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
+import { chatBodyMaxBytes, MAX_PATH_GAPS, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
 import { DependencyError } from '../shared/errors.js';
 import { hashStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
-import { postChatEndpoint, startSessionEndpoint } from './chat.js';
+import { postChatEndpoint, regenerateEndpoint, startSessionEndpoint } from './chat.js';
 
 let app: TestApp;
 beforeEach(() => {
@@ -330,5 +330,204 @@ describe('POST /api/chat: idempotency per session', () => {
         },
       },
     ]);
+  });
+});
+
+describe('edit and regenerate at the front door', () => {
+  let sessionId: string;
+  /** A turn answered and committed: its id. */
+  let answered: string;
+  beforeEach(async () => {
+    sessionId = (await app.fakes.sessions.create('user_001')).sessionId;
+    answered = randomUUID();
+    await app.fakes.posted.claim({
+      userId: 'user_001',
+      sessionId,
+      chatMessageId: answered,
+      textSha256: createHash('sha256').update('What is 2 + 2?').digest('hex'),
+      postedAt: '2026-11-22T09:00:00.000Z',
+      useMemory: false,
+    });
+    await app.fakes.workingMemory.append('user_001', sessionId, [
+      {
+        messageId: `${answered}_user`,
+        chatMessageId: answered,
+        role: 'user',
+        content: 'What is 2 + 2?',
+        timestamp: 't',
+      },
+      {
+        messageId: `${answered}_assistant`,
+        chatMessageId: answered,
+        role: 'assistant',
+        content: '4',
+        timestamp: 't',
+      },
+    ]);
+  });
+  const post = (json: unknown, user = 'user_001') =>
+    callEndpoint(postChatEndpoint, app, { headers: asUser(user), json });
+  const regenerate = (of: string, json: unknown, user = 'user_001', session = sessionId) =>
+    callEndpoint(regenerateEndpoint, app, {
+      headers: asUser(user),
+      params: { sessionId: session, chatMessageId: of },
+      json,
+    });
+  const queued = () =>
+    app.fakes.publisher.published.map(({ message }) => message.body as Record<string, unknown>);
+
+  it('queues an edit with what it replaces; a re-post must replace the same message', async () => {
+    const chatMessageId = randomUUID();
+    const edit = { sessionId, chatMessageId, text: 'What is 3 + 3?', editOf: answered.toUpperCase() };
+    expect((await post(edit)).status).toBe(202);
+    expect(queued()).toEqual([
+      expect.objectContaining({
+        chatMessageId,
+        text: 'What is 3 + 3?',
+        fork: { replaces: answered, origin: 'edit' },
+      }),
+    ]);
+    expect((await post(edit)).status).toBe(202);
+    expect(queued()[1]).toEqual(queued()[0]);
+    // The same id and text as a plain message, or replacing another: not the message accepted.
+    const plain = await expectProblem(
+      await post({ sessionId, chatMessageId, text: 'What is 3 + 3?' }),
+      409,
+      'conflict',
+    );
+    expect(plain.detail).toMatch(/different edit or regenerate target/);
+    expect(queued()).toHaveLength(2);
+  });
+
+  it('regenerates with the replaced message words and use_memory choice: 202 with the new stream', async () => {
+    const chatMessageId = randomUUID();
+    const reply = await regenerate(answered, { chatMessageId });
+    expect(reply.status).toBe(202);
+    const body = await reply.json<{ chatMessageId: string; status: string; stream: string }>();
+    expect(body).toMatchObject({ sessionId, chatMessageId, status: 'queued' });
+    expect(reply.headers.get('location')).toBe(body.stream);
+    expect(body.stream).toMatch(new RegExp(`^/api/stream/${sessionId}/${chatMessageId}\\?ticket=`));
+    expect(queued()).toEqual([
+      {
+        userId: 'user_001',
+        sessionId,
+        chatMessageId,
+        text: 'What is 2 + 2?',
+        postedAt: expect.any(String) as unknown,
+        useMemory: false,
+        fork: { replaces: answered, origin: 'regenerate' },
+      },
+    ]);
+    // Idempotent like any post; the same new id for another turn is a conflict.
+    expect((await regenerate(answered, { chatMessageId })).status).toBe(202);
+    expect(queued()[1]).toEqual(queued()[0]);
+    const other = randomUUID();
+    await app.fakes.posted.claim({
+      userId: 'user_001',
+      sessionId,
+      chatMessageId: other,
+      textSha256: createHash('sha256').update('What is 2 + 2?').digest('hex'),
+      postedAt: '2026-11-22T09:00:00.000Z',
+    });
+    await app.fakes.workingMemory.append('user_001', sessionId, [
+      {
+        messageId: `${other}_user`,
+        chatMessageId: other,
+        role: 'user',
+        content: 'What is 2 + 2?',
+        timestamp: 't',
+      },
+    ]);
+    const conflict = await expectProblem(await regenerate(other, { chatMessageId }), 409, 'conflict');
+    expect(conflict.detail).toMatch(/different edit or regenerate target/);
+    expect(queued()).toHaveLength(2);
+  });
+
+  it('refuses a message still being answered (409, retry-after), an unknown one and another user alike (404)', async () => {
+    const running = randomUUID();
+    expect((await post({ sessionId, chatMessageId: running, text: 'still running' })).status).toBe(202);
+    const early = await regenerate(running, { chatMessageId: randomUUID() });
+    await expectProblem(early, 409, 'not_ready');
+    expect(early.headers.get('retry-after')).toBe('2');
+    await expectProblem(
+      await post({ sessionId, chatMessageId: randomUUID(), text: 'x', editOf: running }),
+      409,
+      'not_ready',
+    );
+    const unknown = randomUUID();
+    await expectProblem(await regenerate(unknown, { chatMessageId: randomUUID() }), 404, 'not_found');
+    await expectProblem(
+      await post({ sessionId, chatMessageId: randomUUID(), text: 'x', editOf: unknown }),
+      404,
+      'not_found',
+    );
+    // Another user: their own session or not, the answer an unknown session gets.
+    await app.fakes.sessions.create('user_002');
+    const bob = await expectProblem(
+      await regenerate(answered, { chatMessageId: randomUUID() }, 'user_002'),
+      404,
+      'not_found',
+    );
+    expect(bob.detail).toMatch(/No session/);
+    await expectProblem(
+      await post({ sessionId, chatMessageId: randomUUID(), text: 'x', editOf: answered }, 'user_002'),
+      404,
+      'not_found',
+    );
+    await expectProblem(
+      await regenerate(answered, { chatMessageId: randomUUID(), userId: 'user_001' }, 'user_002'),
+      403,
+      'forbidden',
+    );
+    expect(queued()).toHaveLength(1);
+  });
+
+  it('refuses to branch a path that already skips as many ranges as a path may (409)', async () => {
+    const crowded = randomUUID();
+    const gaps = Array.from({ length: MAX_PATH_GAPS }, (_, i) => ({ from: 2 + 3 * i, to: 4 + 3 * i }));
+    const first = 2 + 3 * MAX_PATH_GAPS;
+    const branch = { parentChatMessageId: answered, branchId: 'b', gaps };
+    app.fakes.workingMemory.messages.push(
+      {
+        messageId: `${crowded}_user`,
+        chatMessageId: crowded,
+        role: 'user',
+        content: 'q',
+        timestamp: 't',
+        ordinal: first,
+        branch,
+      },
+      {
+        messageId: `${crowded}_assistant`,
+        chatMessageId: crowded,
+        role: 'assistant',
+        content: 'a',
+        timestamp: 't',
+        ordinal: first + 1,
+        branch,
+      },
+    );
+    const refused = await expectProblem(
+      await regenerate(crowded, { chatMessageId: randomUUID() }),
+      409,
+      'conflict',
+    );
+    expect(refused.detail).toMatch(/already branches 64 times/);
+    // One gap fewer before it, and the branch may be made.
+    branch.gaps = gaps.slice(1);
+    expect((await regenerate(crowded, { chatMessageId: randomUUID() })).status).toBe(202);
+  });
+
+  it('refuses bad ids and bodies (400) and queues nothing', async () => {
+    for (const reply of [
+      await regenerate('not-a-uuid', { chatMessageId: randomUUID() }),
+      await regenerate(answered, { chatMessageId: randomUUID() }, 'user_001', 'not-a-session'),
+      await regenerate(answered, { chatMessageId: 'nope' }),
+      await regenerate(answered, {}),
+      await regenerate(answered, { chatMessageId: answered }),
+      await post({ sessionId, chatMessageId: randomUUID(), text: 'x', editOf: 'nope' }),
+    ])
+      await expectProblem(reply, 400, 'validation_failed');
+    expect(queued()).toEqual([]);
   });
 });

@@ -1,16 +1,24 @@
 // The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
-// message and puts it on the `user-messages` queue, answering 202 once it is there with the URL of the turn's
-// stream: a path on this API with a ticket, so a browser's native EventSource opens it without headers.
-// POST /api/chat/{sessionId}/{chatMessageId}/cancel stops a turn of the caller's.
+// message (an edit of an earlier one with `editOf`) and puts it on the `user-messages` queue, answering 202 once
+// it is there with the URL of the turn's stream: a path on this API with a ticket, so a browser's native
+// EventSource opens it without headers. POST .../{chatMessageId}/regenerate queues a new answer the same way, and
+// POST .../{chatMessageId}/cancel stops a turn of the caller's.
+import type { App } from '../shared/app/app.js';
 import {
   chatBodyMaxBytes,
   chatRequestSchema,
+  regenerateBodySchema,
   startSessionBodySchema,
   turnParamsSchema,
   type ChatAccepted,
 } from '../shared/chat/contracts.js';
 import { cancelTurn } from '../shared/chat/cancel-turn.js';
-import { postChatMessage } from '../shared/chat/post-chat-message.js';
+import {
+  postChatMessage,
+  type PostChatMessageServices,
+  type PostedChatMessage,
+} from '../shared/chat/post-chat-message.js';
+import { regenerateTurn } from '../shared/chat/regenerate-turn.js';
 import { startSession } from '../shared/chat/start-session.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -40,27 +48,46 @@ export const postChatEndpoint = endpoint({
     what: 'chat message',
   },
   async handle({ app, caller, body }) {
-    const { message, ticket } = await postChatMessage(
-      {
-        sessions: app.chat.sessions,
-        posted: app.chat.posted,
-        publisher: app.chat.publisher,
-        tickets: app.streaming.tickets,
-        ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
-      },
-      caller,
-      body,
-    );
-    const stream = `/api/stream/${message.sessionId}/${message.chatMessageId}?ticket=${ticket.ticket}`;
-    const accepted: ChatAccepted = {
-      sessionId: message.sessionId,
-      chatMessageId: message.chatMessageId,
-      status: 'queued',
-      stream,
-    };
-    return { status: 202, headers: { location: stream }, body: accepted };
+    return queued(await postChatMessage(frontDoor(app), caller, body));
   },
 });
+
+export const regenerateEndpoint = endpoint({
+  name: 'regenerateTurn',
+  route: 'chat/{sessionId}/{chatMessageId}/regenerate',
+  methods: ['POST'],
+  summary:
+    'Queues a new answer {chatMessageId: <new id>} to an earlier message; the earlier answer stays as an alternative. 202 with the URL its events stream at.',
+  auth: 'caller',
+  params: turnParamsSchema,
+  body: { schema: regenerateBodySchema, maxBytes: 4 * 1024, what: 'regenerate request' },
+  async handle({ app, caller, params, body }) {
+    return queued(await regenerateTurn(frontDoor(app), caller, params, body.chatMessageId));
+  },
+});
+
+function frontDoor(app: App): PostChatMessageServices {
+  return {
+    sessions: app.chat.sessions,
+    posted: app.chat.posted,
+    publisher: app.chat.publisher,
+    tickets: app.streaming.tickets,
+    workingMemory: app.chat.turn.workingMemory,
+    ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
+  };
+}
+
+/** 202: the message is queued, and its events stream at a URL with a ticket (also the Location). */
+function queued({ message, ticket }: PostedChatMessage) {
+  const stream = `/api/stream/${message.sessionId}/${message.chatMessageId}?ticket=${ticket.ticket}`;
+  const accepted: ChatAccepted = {
+    sessionId: message.sessionId,
+    chatMessageId: message.chatMessageId,
+    status: 'queued',
+    stream,
+  };
+  return { status: 202, headers: { location: stream }, body: accepted };
+}
 
 export const cancelTurnEndpoint = endpoint({
   name: 'cancelTurn',
@@ -89,5 +116,6 @@ export const cancelTurnEndpoint = endpoint({
 export const chatFunctions: FunctionDefinition[] = [
   httpFunction(startSessionEndpoint),
   httpFunction(postChatEndpoint),
+  httpFunction(regenerateEndpoint),
   httpFunction(cancelTurnEndpoint),
 ];

@@ -6,10 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
-import { turnInstanceId } from '../shared/chat/contracts.js';
+import { forkFrom } from '../shared/chat/active-path.js';
+import { MAX_PATH_GAPS, turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
+import { headerTouch } from '../shared/chat/header-touch.js';
 import {
   MAX_TITLE_CHARS,
   type ConversationSummary,
+  type ConversationWithMessages,
   type HistoryMessage,
   type StoredMessage,
 } from '../shared/history/contracts.js';
@@ -32,6 +35,7 @@ import {
   historyStatsEndpoint,
   listConversationsEndpoint,
   renameConversationEndpoint,
+  switchBranchEndpoint,
 } from './history-api.js';
 
 let app: TestApp;
@@ -612,5 +616,201 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
     expect(theirs.detail.replace(sessionId, 'ID')).toBe(missing.detail.replace(unknown, 'ID'));
     expect(await app.fakes.headers.get('user_001', sessionId)).toBeDefined();
     expect(await app.fakes.sessions.find('user_001', sessionId)).toBeDefined();
+  });
+});
+
+describe('branches in the conversation API', () => {
+  const USER = 'user_001';
+  let sessionId: string;
+  beforeEach(async () => {
+    sessionId = (await app.fakes.sessions.create(USER)).sessionId;
+  });
+
+  /** Commits a turn as the chat turn does: a fork first moves to the replaced turn's parent's path. */
+  async function commit(id: string, question: string, fork?: TurnFork) {
+    const memory = app.fakes.workingMemory;
+    let loaded = await memory.load(USER, sessionId);
+    let branch: TurnBranch | undefined;
+    if (fork !== undefined) {
+      const replaced = (await memory.findTurn(USER, sessionId, fork.replaces))!;
+      const parentId = replaced.branch.parentChatMessageId;
+      const parent = parentId === null ? undefined : await memory.findTurn(USER, sessionId, parentId);
+      if (parent !== undefined) loaded = await memory.showPath(USER, sessionId, parent);
+      branch = forkFrom({
+        fork,
+        newChatMessageId: id,
+        replaced: replaced.branch,
+        parent,
+        firstOrdinal: loaded.messageCount,
+      });
+    }
+    const stored = await memory.append(
+      USER,
+      sessionId,
+      [
+        { messageId: `${id}_user`, chatMessageId: id, role: 'user', content: question, timestamp: at(0) },
+        {
+          messageId: `${id}_assistant`,
+          chatMessageId: id,
+          role: 'assistant',
+          content: `re: ${question}`,
+          timestamp: at(1),
+        },
+      ],
+      loaded,
+      branch ? { branch } : undefined,
+    );
+    await app.fakes.headers.touch(headerTouch({ userId: USER, sessionId, chatMessageId: id }, stored)!);
+  }
+
+  /** The history worker catches up: every committed message stored and recorded. */
+  async function persistAll() {
+    const all = app.fakes.workingMemory.messages as HistoryMessage[];
+    await app.fakes.longTermMessages.put(all.map((m) => stored(USER, sessionId, m)));
+    await app.fakes.headers.recordPersisted(USER, sessionId, {
+      upTo: all.length,
+      at: at(2),
+      tokens: { prompt: 0, completion: 0, total: 0 },
+      textTokens: 0,
+    });
+  }
+
+  const shown = async (query = '') => (await get(sessionId, query)).json<ConversationWithMessages>();
+  const questions = (conversation: ConversationWithMessages) =>
+    conversation.messages.filter((m) => m.role === 'user').map((m) => m.content);
+  const switchTo = (chatMessageId: unknown, user = USER, query = '') =>
+    call(
+      switchBranchEndpoint,
+      `/api/history/conversations/${sessionId}/branch${query}`,
+      { sessionId },
+      user,
+      {
+        method: 'PUT',
+        json: { chatMessageId },
+      },
+    );
+
+  const [a, b, c, d, e, f] = [
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+  ];
+
+  it('shows the active path, each turn at a branch point with its alternatives, before and after history stored them', async () => {
+    await commit(a, 'A');
+    await commit(b, 'B');
+    await commit(c, 'C');
+    await commit(d, 'C', { replaces: c, origin: 'regenerate' });
+    await commit(e, 'B edited', { replaces: b, origin: 'edit' });
+    const pending = await shown();
+    expect(questions(pending)).toEqual(['A', 'B edited']);
+    expect(pending.path).toEqual({ leafChatMessageId: e, branchId: e });
+    const group = { index: 1, count: 2, chatMessageIds: [b, e] };
+    expect(pending.messages.map((m) => m.alternatives)).toEqual([undefined, undefined, group, group]);
+    await persistAll();
+    expect(await shown()).toEqual(pending);
+
+    // A third alternative joins the same group, in the order they were made.
+    await commit(f, 'B edited', { replaces: e, origin: 'regenerate' });
+    const third = await shown();
+    expect(third.messages[2]?.alternatives).toEqual({ index: 2, count: 3, chatMessageIds: [b, e, f] });
+    expect(third.messages[2]?.branch).toMatchObject({
+      parentChatMessageId: a,
+      alternativeOf: b,
+      origin: 'regenerate',
+    });
+  });
+
+  it('switches to a branch as it was last continued, pages along it either way, and exports it', async () => {
+    for (const [id, text] of [
+      [a, 'A'],
+      [b, 'B'],
+      [c, 'C'],
+    ] as const)
+      await commit(id, text);
+    await commit(d, 'C', { replaces: c, origin: 'regenerate' });
+    await commit(e, 'B edited', { replaces: b, origin: 'edit' });
+    await persistAll();
+
+    // b's branch is the main line, last continued by c.
+    const main = await (await switchTo(b)).json<ConversationWithMessages>();
+    expect(questions(main)).toEqual(['A', 'B', 'C']);
+    expect(main.path).toEqual({ leafChatMessageId: c, branchId: 'main' });
+    expect(main.messages[4]?.alternatives).toEqual({ index: 0, count: 2, chatMessageIds: [c, d] });
+    expect(await shown()).toEqual(main);
+    expect((await app.fakes.headers.get(USER, sessionId))?.preview).toBe('re: C');
+
+    await switchTo(d);
+    const newestFirst: HistoryMessage[] = [];
+    let token: string | undefined;
+    do {
+      const page = await shown(`?order=desc&limit=2${token ? `&continuationToken=${token}` : ''}`);
+      newestFirst.push(...page.messages);
+      token = page.continuationToken;
+    } while (token !== undefined);
+    expect(newestFirst.map((m) => m.content)).toEqual(['re: C', 'C', 're: B', 'B', 're: A', 'A']);
+    expect(newestFirst.map((m) => m.ordinal)).toEqual([7, 6, 3, 2, 1, 0]);
+    const exported = await (await exportAs(sessionId, '?format=json')).json<ConversationWithMessages>();
+    expect(exported.messages.map((m) => m.chatMessageId)).toEqual([a, a, b, b, d, d]);
+
+    // Switching to the branch shown changes nothing.
+    expect(await (await switchTo(d)).json<ConversationWithMessages>()).toEqual(await shown());
+  });
+
+  it('refuses to show a branch that could not be continued: one more gap than a path may have (409)', async () => {
+    await commit(a, 'A');
+    const gaps = Array.from({ length: MAX_PATH_GAPS }, (_, i) => ({ from: 2 + 3 * i, to: 4 + 3 * i }));
+    const first = 2 + 3 * MAX_PATH_GAPS;
+    const branch = { parentChatMessageId: a, branchId: b, gaps };
+    app.fakes.workingMemory.messages.push(
+      {
+        messageId: `${b}_user`,
+        chatMessageId: b,
+        role: 'user',
+        content: 'q',
+        timestamp: at(0),
+        ordinal: first,
+        branch,
+      },
+      {
+        messageId: `${b}_assistant`,
+        chatMessageId: b,
+        role: 'assistant',
+        content: 'r',
+        timestamp: at(0),
+        ordinal: first + 1,
+        branch,
+      },
+    );
+    // Its newest turn is the conversation's newest: continuing it skips nothing more.
+    expect((await switchTo(b)).status).toBe(200);
+    await commit(c, 'C', { replaces: b, origin: 'regenerate' });
+    await expectProblem(await switchTo(b), 409, 'conflict');
+  });
+
+  it('refuses an unknown turn and another user alike (404), and bad bodies (400)', async () => {
+    await commit(a, 'A');
+    await expectProblem(await switchTo(randomUUID()), 404, 'not_found');
+    await expectProblem(await switchTo(a, 'user_002'), 404, 'not_found');
+    await expectProblem(await switchTo('not-a-uuid'), 400, 'validation_failed');
+    await expectProblem(await switchTo(a, USER, '?limit=0'), 400, 'validation_failed');
+    await expectProblem(
+      await call(
+        switchBranchEndpoint,
+        `/api/history/conversations/nope/branch`,
+        { sessionId: 'nope' },
+        USER,
+        {
+          method: 'PUT',
+          json: { chatMessageId: a },
+        },
+      ),
+      400,
+      'validation_failed',
+    );
+    expect((await shown()).path).toEqual({ leafChatMessageId: a, branchId: 'main' });
   });
 });

@@ -1,10 +1,11 @@
 // The History API (seed 000): a user's conversations, newest activity first (optionally searched); one
-// conversation with its messages, a page at a time; renaming, exporting (Markdown or JSON) and deleting it; and
+// conversation with its messages, a page at a time, along its active branch path (each turn at a branch point with
+// its alternatives); switching the branch shown; renaming, exporting (Markdown or JSON) and deleting it; and
 // the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
 // conversation is answered exactly like an unknown one (404).
 import { z } from 'zod';
 import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
-import { titleBodySchema } from '../shared/history/contracts.js';
+import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
 import {
   exportConversation,
@@ -15,6 +16,8 @@ import {
   listConversations,
   listConversationsQuerySchema,
   renameConversation,
+  switchBranch,
+  switchBranchQuerySchema,
 } from '../shared/history/history-api.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -47,6 +50,24 @@ export const getConversationEndpoint = endpoint({
   query: getConversationQuerySchema,
   async handle({ app, caller, params, query }) {
     return { status: 200, body: await getConversation(app.history, caller.userId, params.sessionId, query) };
+  },
+});
+
+export const switchBranchEndpoint = endpoint({
+  name: 'switchBranch',
+  route: 'history/conversations/{sessionId}/branch',
+  methods: ['PUT'],
+  summary:
+    "Shows {chatMessageId}'s branch (as last continued) and continues there from now on; answers its first page as GET does (?limit, ?order).",
+  auth: 'caller',
+  params: sessionParamsSchema,
+  query: switchBranchQuerySchema,
+  body: { schema: branchBodySchema, maxBytes: 4 * 1024, what: 'branch' },
+  async handle({ app, caller, params, query, body }) {
+    return {
+      status: 200,
+      body: await switchBranch(app.history, caller.userId, params.sessionId, body.chatMessageId, query),
+    };
   },
 });
 
@@ -122,6 +143,7 @@ export const historyStatsEndpoint = endpoint({
 export const historyApiFunctions: FunctionDefinition[] = [
   httpFunction(listConversationsEndpoint),
   httpFunction(getConversationEndpoint),
+  httpFunction(switchBranchEndpoint),
   httpFunction(renameConversationEndpoint),
   httpFunction(deleteConversationEndpoint),
   httpFunction(exportConversationEndpoint),

@@ -48,6 +48,19 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * The request cannot be served yet but will be soon (a turn still running, history catching up): 409 with a
+ * `retry-after` header, so a client knows to ask again rather than give up.
+ */
+export class NotReadyError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super('not_ready', message, 409);
+  }
+}
+
 /** A dependency (database, broker, model) failed or is unreachable. */
 export class DependencyError extends AppError {
   constructor(

@@ -29,9 +29,28 @@ export function onPath(ordinal: number, branch: Pick<TurnBranch, 'gaps'>, lastOr
   return ordinal <= lastOrdinal && !inGaps(ordinal, branch.gaps);
 }
 
-/** A turn that continues `parent` (the path's newest turn) keeps its branch and gaps. */
-export function continuationBranch(parentChatMessageId: string, parent: TurnBranch): TurnBranch {
-  return { parentChatMessageId, branchId: parent.branchId, gaps: parent.gaps };
+/**
+ * The gaps of a path that follows a turn ending at `lastOrdinal` (whose own path has `gaps`; -1 for no turn) and
+ * whose next turn's first message takes `firstOrdinal`: every ordinal committed in between belongs to other
+ * branches, so it is one more gap (merged with one that ends where it starts). A plain continuation of the
+ * conversation's newest turn adds none; a fork, or a continuation after a switch back to an older branch, skips
+ * what the other branches committed meanwhile.
+ */
+export function gapsAfter(
+  gaps: readonly OrdinalGap[],
+  lastOrdinal: number,
+  firstOrdinal: number,
+): OrdinalGap[] {
+  const from = lastOrdinal + 1;
+  if (firstOrdinal <= from) return gaps.filter((gap) => gap.to <= from);
+  const kept = gaps.filter((gap) => gap.to < from);
+  const touching = gaps.find((gap) => gap.to === from);
+  const next = [...kept, { from: touching?.from ?? from, to: firstOrdinal }];
+  if (next.length > MAX_PATH_GAPS)
+    throw new ConflictError(
+      `This branch already skips ${MAX_PATH_GAPS} ranges of other branches: continue another branch, or start a new conversation.`,
+    );
+  return next;
 }
 
 /**
@@ -48,23 +67,13 @@ export function forkBranch(options: {
   firstOrdinal: number;
 }): TurnBranch {
   const { fork, newChatMessageId, replaced, parent, firstOrdinal } = options;
-  const from = parent === undefined ? 0 : parent.lastOrdinal + 1;
-  const kept = (parent?.branch.gaps ?? []).filter((gap) => gap.to < from);
-  const touching = (parent?.branch.gaps ?? []).find((gap) => gap.to === from);
-  const gaps = touching
-    ? [...kept, { from: touching.from, to: firstOrdinal }]
-    : [...kept, { from, to: firstOrdinal }];
-  const nonEmpty = gaps.filter((gap) => gap.to > gap.from);
-  if (nonEmpty.length > MAX_PATH_GAPS)
-    throw new ConflictError(
-      `This conversation's path already branches ${MAX_PATH_GAPS} times: continue it, or start a new conversation.`,
-    );
+  const gaps = gapsAfter(parent?.branch.gaps ?? [], parent?.lastOrdinal ?? -1, firstOrdinal);
   return {
     parentChatMessageId: replaced.parentChatMessageId,
     branchId: newChatMessageId,
     alternativeOf: replaced.alternativeOf ?? fork.replaces,
     origin: fork.origin,
-    gaps: nonEmpty,
+    gaps,
   };
 }
 

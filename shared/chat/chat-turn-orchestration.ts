@@ -16,6 +16,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
   type TurnFailure,
+  type TurnFork,
   type TurnRef,
 } from './contracts.js';
 
@@ -46,7 +47,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         round,
         firstSeq: seq,
         toolsAllowed: toolRounds < input.maxToolRounds,
-        ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt } } : {}),
+        ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
         ...memory,
       };
       const step: LlmStepOutput = llmStepOutputSchema.parse(
@@ -81,9 +82,15 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       postedAt: input.postedAt,
       failure: failureOf(stage ?? 'llmStep'),
       ...memory,
+      ...forkOf(input),
     } satisfies FailTurnInput);
     return 'failed';
   }
+}
+
+/** An edit's or a regenerate's fork, for the steps that place the turn in the conversation's tree. */
+function forkOf(input: ChatTurnInput): { fork?: TurnFork } {
+  return input.fork ? { fork: input.fork } : {};
 }
 
 /** What the client is told; the details stay in the logs. */

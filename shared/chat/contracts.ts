@@ -125,7 +125,15 @@ export const turnForkSchema = z.object({
 export type TurnFork = z.infer<typeof turnForkSchema>;
 
 /** The path a conversation is on: its newest turn, and that turn's branch (its gaps describe the path). */
-export const activePathSchema = z.object({ leafChatMessageId: z.string(), branch: turnBranchSchema });
+export const activePathSchema = z.object({
+  leafChatMessageId: z.string(),
+  branch: turnBranchSchema,
+  /**
+   * The ordinal of the leaf's last message: the path is every ordinal up to it outside the gaps. Absent on paths
+   * written before it was kept; then the window's newest message (the leaf's) gives it.
+   */
+  lastOrdinal: z.number().int().nonnegative().optional(),
+});
 export type ActivePath = z.infer<typeof activePathSchema>;
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
@@ -387,6 +395,12 @@ export const hotConversationDocumentSchema = z.object({
    * branch committed: then the window's newest turn on the main branch.
    */
   path: activePathSchema.optional(),
+  /**
+   * Messages of other branches that left the window when the path moved (an edit, a regenerate, a switch), newest
+   * last, within the window's byte budget: the history worker may not have stored them yet, and a switch back or
+   * the History API takes them from here meanwhile. Absent until the path first moved.
+   */
+  offPath: z.array(conversationMessageSchema).optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 
@@ -529,6 +543,8 @@ export const failTurnInputSchema = turnRefSchema.extend({
   postedAt: z.string(),
   failure: turnFailureSchema,
   useMemory: z.boolean().optional(),
+  /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
+  fork: turnForkSchema.optional(),
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;
 
@@ -555,6 +571,10 @@ export const postedMessageSchema = z.object({
   textSha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** When it was first accepted; a re-post is re-published with it, so it is the same message. */
   postedAt: z.iso.datetime(),
+  /** What it replaces (an edit or a regenerate): a re-post must replace the same turn to be the same message. */
+  fork: turnForkSchema.optional(),
+  /** Posted with use_memory false; a regenerate of it keeps the choice. Absent means true. */
+  useMemory: z.literal(false).optional(),
 });
 export type PostedMessage = z.infer<typeof postedMessageSchema>;
 

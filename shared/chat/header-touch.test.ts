@@ -40,6 +40,12 @@ describe('headerTouch', () => {
       firstUserText: 'First question',
       // The ref's turn is not the one that opened the conversation: its header is patched.
       opensConversation: false,
+      // A window written before branches: its newest turn ends the main line, which skips nothing.
+      path: {
+        leafChatMessageId: 'c2',
+        branch: { parentChatMessageId: 'c1', branchId: 'main', gaps: [] },
+        lastOrdinal: 3,
+      },
     });
   });
 

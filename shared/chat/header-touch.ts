@@ -1,8 +1,10 @@
 // What a turn's commit tells the conversation's header (history's contract): its start, last activity, message
-// count, preview and first user text, all read off working memory as the commit left it, so the list shows the
-// turn as soon as its stream ends, before the history worker has run. Pure.
+// count, preview (of the active path) and first user text, and the active branch path, all read off working memory
+// as the commit left it, so the list and the conversation show the turn as soon as its stream ends, before the
+// history worker has run. Pure.
 import { PREVIEW_CHARS } from '../history/contracts.js';
 import type { HeaderTouch } from '../history/conversation-headers.js';
+import { activeLeaf, pathOf } from './active-path.js';
 import type { ConversationMessage, TurnRef } from './contracts.js';
 import type { WorkingMemory } from './working-memory-store.js';
 import { oneLine } from '../plain-text.js';
@@ -29,6 +31,17 @@ export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | 
     preview: preview(shown.content),
     firstUserText: firstUser?.content ?? '',
     opensConversation: opensConversation(ref, messages),
+    ...pathFields(memory),
+  };
+}
+
+/** The active path after the commit (the committed turn, usually), and whether a fork made it. */
+function pathFields(memory: WorkingMemory): Pick<HeaderTouch, 'path' | 'branched'> {
+  const leaf = activeLeaf(memory);
+  if (leaf === undefined) return {};
+  return {
+    path: pathOf(leaf),
+    ...(leaf.branch.alternativeOf !== undefined ? { branched: true } : {}),
   };
 }
 

@@ -5,8 +5,11 @@
 // a different message. The same id re-posted with the same text is the same message: it is published again,
 // identical (original postedAt), which covers a crash between recording and publishing, while the broker's
 // duplicate detection and the turn's orchestration instance id keep it to one answer. With another text: 409.
+// An edit (`editOf`) replaces an earlier message of the session: that turn must be committed (unknown → 404, still
+// being answered → 409 with a retry hint), and the message is queued with its fork, which a re-post must repeat.
+// A regenerate (regenerate-turn.ts) posts the replaced turn's own text the same way.
 import { createHash } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import {
@@ -15,26 +18,42 @@ import {
   type StreamTicketStore,
 } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
+import type { FoundTurn } from './active-path.js';
 import {
+  MAX_PATH_GAPS,
   memoryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
   type ChatRequest,
   type ChatSession,
+  type PostedMessage,
   type QueuedChatMessage,
+  type TurnFork,
 } from './contracts.js';
 import type { PostedMessageStore } from './posted-message-store.js';
 import type { SessionStore } from './session-store.js';
+import type { WorkingMemoryStore } from './working-memory-store.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
   posted: PostedMessageStore;
   publisher: MessagePublisher;
   tickets: StreamTicketStore;
+  /** Where an edit or a regenerate finds the turn it replaces (read only for those). */
+  workingMemory: Pick<WorkingMemoryStore, 'findTurn'>;
   /** How long the stream ticket of the answer opens its stream. */
   ticketTtlSeconds: number;
   now?: () => Date;
+}
+
+/** A message to queue, as the front door decided it. */
+export interface TurnToPost {
+  sessionId: string;
+  chatMessageId: string;
+  text: string;
+  useMemory: boolean;
+  fork?: TurnFork;
 }
 
 export interface PostedChatMessage {
@@ -50,31 +69,55 @@ export async function postChatMessage(
   caller: Caller,
   request: ChatRequest,
 ): Promise<PostedChatMessage> {
-  const now = services.now?.() ?? new Date();
   await requireSession(services.sessions, caller, request.sessionId);
-  const textSha256 = createHash('sha256').update(request.text, 'utf8').digest('hex');
-  const accepted = await services.posted.claim({
-    userId: caller.userId,
+  const fork: TurnFork | undefined =
+    request.editOf === undefined ? undefined : { replaces: request.editOf, origin: 'edit' };
+  if (fork !== undefined) await requireReplaceable(services, caller, request.sessionId, fork.replaces);
+  return postTurn(services, caller, {
     sessionId: request.sessionId,
     chatMessageId: request.chatMessageId,
+    text: request.text,
+    useMemory: request.useMemory,
+    ...(fork ? { fork } : {}),
+  });
+}
+
+/**
+ * Records the message as accepted in its (already checked) session, gives the caller a ticket, and queues it. A
+ * re-post is the same message only with the same text and the same fork.
+ */
+export async function postTurn(
+  services: PostChatMessageServices,
+  caller: Caller,
+  turn: TurnToPost,
+): Promise<PostedChatMessage> {
+  const now = services.now?.() ?? new Date();
+  const textSha256 = createHash('sha256').update(turn.text, 'utf8').digest('hex');
+  const accepted = await services.posted.claim({
+    userId: caller.userId,
+    sessionId: turn.sessionId,
+    chatMessageId: turn.chatMessageId,
     textSha256,
     postedAt: now.toISOString(),
+    ...(turn.fork ? { fork: turn.fork } : {}),
+    ...memoryFlag(turn),
   });
-  if (accepted.textSha256 !== textSha256)
+  if (accepted.textSha256 !== textSha256 || !sameFork(accepted.fork, turn.fork))
     throw new ConflictError(
-      `chatMessageId '${request.chatMessageId}' was already posted in this session with a different text: ` +
-        'send a new message with a new chatMessageId (re-posting the same text with the same id is safe).',
+      `chatMessageId '${turn.chatMessageId}' was already posted in this session with a different ${accepted.textSha256 !== textSha256 ? 'text' : 'edit or regenerate target'}: ` +
+        'send a new message with a new chatMessageId (re-posting the same message with the same id is safe).',
     );
   const message = parseInput(
     queuedChatMessageSchema,
     {
       userId: caller.userId,
-      sessionId: request.sessionId,
-      chatMessageId: request.chatMessageId,
-      text: request.text,
+      sessionId: turn.sessionId,
+      chatMessageId: turn.chatMessageId,
+      text: turn.text,
       postedAt: accepted.postedAt,
       // Only when off: absent means on, so a message posted without the flag keeps the shape it always had.
-      ...memoryFlag(request),
+      ...memoryFlag(turn),
+      ...(turn.fork ? { fork: turn.fork } : {}),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );
@@ -89,6 +132,43 @@ export async function postChatMessage(
     subject: 'chat-message',
   });
   return { message, ticket };
+}
+
+/**
+ * The committed turn an edit or a regenerate replaces, and what the front door recorded of it. A message never
+ * posted in the session (or another user's) → 404; one posted but not answered yet, or answered so recently that
+ * neither working memory nor history can show it → 409 with a retry hint: replacing a turn needs its place.
+ */
+export async function requireReplaceable(
+  services: Pick<PostChatMessageServices, 'workingMemory' | 'posted'>,
+  caller: Caller,
+  sessionId: string,
+  chatMessageId: string,
+): Promise<{ turn: FoundTurn; posted: PostedMessage | undefined }> {
+  const [turn, posted] = await Promise.all([
+    services.workingMemory.findTurn(caller.userId, sessionId, chatMessageId),
+    services.posted.find(caller.userId, sessionId, chatMessageId),
+  ]);
+  if (turn !== undefined) {
+    // The new branch keeps the gaps of the replaced turn's parent and adds one: refused now rather than failing
+    // the turn later (a gap ending at the replaced turn's own first ordinal lies beyond its parent).
+    const parentGaps = turn.branch.gaps.filter((gap) => gap.to !== turn.firstOrdinal).length;
+    if (parentGaps >= MAX_PATH_GAPS)
+      throw new ConflictError(
+        `This conversation's path already branches ${MAX_PATH_GAPS} times before that message: continue it, or start a new conversation.`,
+      );
+    return { turn, posted };
+  }
+  if (posted === undefined)
+    throw new NotFoundError(`No message '${chatMessageId}' in session '${sessionId}' for this user.`);
+  throw new NotReadyError(
+    `Message '${chatMessageId}' is still being answered: replace it once its answer has ended (message-end or error).`,
+    2,
+  );
+}
+
+function sameFork(a: TurnFork | undefined, b: TurnFork | undefined): boolean {
+  return a?.replaces === b?.replaces && a?.origin === b?.origin;
 }
 
 /** The caller's session; another user's session is reported exactly like an unknown one. */

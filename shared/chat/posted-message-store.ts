@@ -9,6 +9,6 @@ export interface PostedMessageStore {
    * what is recorded now: the given message, or the one accepted first (its text hash and postedAt).
    */
   claim(message: PostedMessage): Promise<PostedMessage>;
-  /** The message the user posted in the session under that id; undefined when there is none (or it is another's). */
+  /** The accepted message with that chatMessageId in the user's session; undefined when none was accepted. */
   find(userId: string, sessionId: string, chatMessageId: string): Promise<PostedMessage | undefined>;
 }

@@ -26,8 +26,12 @@ export function estimateTokens(text: string): number {
   return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
 }
 
-/** What the prompt takes of the conversation's digest (history's contract). */
-export type PromptDigest = Pick<SessionDigest, 'summary' | 'summarizedThrough' | 'recentExchanges'>;
+/**
+ * What the prompt takes of the conversation's digest (history's contract), with the gaps of the path it was folded
+ * along (absent: the main line), so a turn on another path can leave it out.
+ */
+export type PromptDigest = Pick<SessionDigest, 'summary' | 'summarizedThrough' | 'recentExchanges'> &
+  Partial<Pick<SessionDigest, 'gaps'>>;
 
 export interface PromptInput {
   systemPrompt: string;

@@ -23,7 +23,8 @@ import { createChatTools } from '../tools/index.js';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
-import type { ChatTurnInput, LlmStepInput, TurnRef } from './contracts.js';
+import type { ChatTurnInput, LlmStepInput, MessageCompleted, TurnRef } from './contracts.js';
+import { NotReadyError } from '../errors.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
 import { TurnCancelSignals } from './turn-cancel-signals.js';
 import { failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
@@ -395,6 +396,12 @@ describe('chat turn steps', () => {
       preview: 'The sum is 5.',
       firstUserText: input.text,
       opensConversation: true,
+      // The conversation's first turn begins the main line, and its path.
+      path: {
+        leafChatMessageId: input.chatMessageId,
+        branch: { parentChatMessageId: null, branchId: 'main', gaps: [] },
+        lastOrdinal: 1,
+      },
     });
     expect(await headers.get(input.userId, input.sessionId)).toMatchObject({
       title: input.text,
@@ -720,5 +727,202 @@ describe('chat turn steps', () => {
     expect(step.outcome).toBe('answered');
     expect(model.requests[0]?.messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(warnings).toHaveLength(1);
+  });
+
+  describe('branches', () => {
+    /** Committed turns, each continuing the one before: a (0,1), b (2,3), c (4,5). */
+    async function threeTurns() {
+      for (const id of ['a', 'b', 'c'])
+        await memory.append(input.userId, input.sessionId, [
+          {
+            messageId: `${id}_user`,
+            chatMessageId: id,
+            role: 'user',
+            content: `question ${id}`,
+            timestamp: 't',
+          },
+          {
+            messageId: `${id}_assistant`,
+            chatMessageId: id,
+            role: 'assistant',
+            content: `answer ${id}`,
+            timestamp: 't',
+          },
+        ]);
+    }
+
+    const said = (request: StreamChatRequest | undefined) =>
+      (request?.messages ?? []).filter((m) => m.role !== 'system').map((m) => m.content);
+
+    const editOfB = {
+      ...round0,
+      message: { ...round0.message!, fork: { replaces: 'b', origin: 'edit' as const } },
+    };
+
+    it('stamp the branch on both messages of every turn and on its announcement, each continuing the path', async () => {
+      model = new ScriptedModel([answerReply]);
+      await threeTurns();
+      await llmStep(services(), round0);
+      const branch = { parentChatMessageId: 'c', branchId: 'main', gaps: [] };
+      const committed = memory.messages.filter((m) => m.chatMessageId === input.chatMessageId);
+      expect(committed.map((m) => [m.role, m.ordinal, m.branch])).toEqual([
+        ['user', 6, branch],
+        ['assistant', 7, branch],
+      ]);
+      expect(memory.path).toEqual({ leafChatMessageId: input.chatMessageId, branch, lastOrdinal: 7 });
+      const announced = published[0]?.body as MessageCompleted;
+      expect(announced.messages.map((m) => m.branch)).toEqual([branch, branch]);
+    });
+
+    it("follow an edit's parent: the prompt holds only that path, and a retried round 0 decides the same branch", async () => {
+      await threeTurns();
+      model = new ScriptedModel([{ reply: answerReply, crash: new Crash(2) }, answerReply]);
+      await expect(llmStep(services(), editOfB)).rejects.toThrow('died');
+      // The first attempt moved working memory to a's path: the retry finds a as the leaf.
+      expect(memory.path?.leafChatMessageId).toBe('a');
+      expect(await llmStep(services(), editOfB)).toMatchObject({ outcome: 'answered' });
+      expect(said(model.requests[0])).toEqual(['question a', 'answer a', input.text]);
+      expect(said(model.requests[1])).toEqual(said(model.requests[0]));
+      const branch = {
+        parentChatMessageId: 'a',
+        branchId: input.chatMessageId,
+        alternativeOf: 'b',
+        origin: 'edit',
+        gaps: [{ from: 2, to: 6 }],
+      };
+      expect(committedAnswer()?.branch).toEqual(branch);
+      const loaded = await memory.load(input.userId, input.sessionId);
+      expect(loaded.messages.map((m) => m.chatMessageId)).toEqual([
+        'a',
+        'a',
+        input.chatMessageId,
+        input.chatMessageId,
+      ]);
+      expect(loaded.offPath?.map((m) => m.chatMessageId)).toEqual(['b', 'b', 'c', 'c']);
+      expect((published[0]?.body as MessageCompleted).messages.map((m) => m.branch)).toEqual([
+        branch,
+        branch,
+      ]);
+    });
+
+    it('keep the branch in the turn record of a round that asks for tools, and commit on it later', async () => {
+      await threeTurns();
+      const first = await llmStep(services(), editOfB);
+      expect(turns.turns.get(input.chatMessageId)?.branch).toMatchObject({
+        parentChatMessageId: 'a',
+        alternativeOf: 'b',
+      });
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+      expect(said(model.requests[1]).slice(0, 3)).toEqual(['question a', 'answer a', input.text]);
+      expect(committedAnswer()?.branch).toEqual(turns.turns.get(input.chatMessageId)?.branch);
+    });
+
+    it("give the turn's tools its path: an exchange the edit left is refused as another branch's", async () => {
+      await threeTurns();
+      await longTerm.put(
+        memory.messages
+          .filter((m) => m.chatMessageId === 'b')
+          .map((m) => ({
+            ...m,
+            id: m.messageId,
+            kind: 'message' as const,
+            userId: input.userId,
+            sessionId: input.sessionId,
+            ordinal: m.ordinal ?? 0,
+          })),
+      );
+      model = new ScriptedModel([
+        {
+          ...toolCallReply,
+          toolCalls: [{ id: 'call_b', name: 'retrieve_past_answer', arguments: '{"exchangeId":"b"}' }],
+        },
+        answerReply,
+      ]);
+      const first = await llmStep(services(), editOfB);
+      expect(await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq })).toEqual({
+        isError: true,
+      });
+      expect(turns.results.get(`${input.chatMessageId}/0/0`)?.result).toMatch(/another branch/);
+    });
+
+    it("leave a digest out of a fork's prompt when it folded turns the fork skips, and keep it otherwise", async () => {
+      await threeTurns();
+      const digest: SessionDigest = {
+        summary: 'The user asked about a and b.',
+        summarizedThrough: 4,
+        recentExchanges: [],
+        summarizedTokens: 0,
+        updatedAt: 't',
+        gaps: [],
+      };
+      await sessionMemory.putDigest(input.userId, input.sessionId, digest, undefined);
+      model = new ScriptedModel([answerReply, answerReply]);
+      await llmStep(services(), editOfB);
+      const systemTexts = (request: StreamChatRequest | undefined) =>
+        (request?.messages ?? []).filter((m) => m.role === 'system').map((m) => m.content);
+      expect(systemTexts(model.requests[0])).toHaveLength(1);
+      // The next turn continues the edit's path: still not the path the digest was folded along.
+      events = new MemoryEvents();
+      const next = { ...ref, chatMessageId: 'e1e1e1e1-7425-40de-944b-e07fc1f90ae7' };
+      await llmStep(services(), { ...round0, ...next });
+      expect(systemTexts(model.requests[1])).toHaveLength(1);
+      // A regenerate of c follows b: the digest's summary of a and b stands for that path.
+      events = new MemoryEvents();
+      model = new ScriptedModel([answerReply]);
+      const regenerate = { ...round0, chatMessageId: 'f2f2f2f2-7425-40de-944b-e07fc1f90ae7' };
+      await llmStep(services(), {
+        ...regenerate,
+        message: { ...round0.message!, fork: { replaces: 'c', origin: 'regenerate' } },
+      });
+      expect(systemTexts(model.requests[0])).toEqual([
+        BASIC_SYSTEM_PROMPT,
+        expect.stringContaining('a and b'),
+      ]);
+    });
+
+    it('keep a failed edit on the branch it began', async () => {
+      await threeTurns();
+      const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+      await failTurn(services(), {
+        ...ref,
+        userText: 'edited question',
+        postedAt: input.postedAt,
+        failure,
+        fork: { replaces: 'b', origin: 'edit' },
+      });
+      const kept = memory.messages.find((m) => m.chatMessageId === input.chatMessageId);
+      expect(kept).toMatchObject({ content: 'edited question', failure, ordinal: 6 });
+      expect(kept?.branch).toMatchObject({
+        parentChatMessageId: 'a',
+        alternativeOf: 'b',
+        gaps: [{ from: 2, to: 6 }],
+      });
+      expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
+    });
+
+    it('commit on the path the turn began on when the user switched branches while it ran', async () => {
+      await threeTurns();
+      model = new ScriptedModel([toolCallReply, answerReply]);
+      const first = await llmStep(services(), round0);
+      // Meanwhile the user shows b's path (as a switch to another branch would).
+      const b = await memory.findTurn(input.userId, input.sessionId, 'b');
+      await memory.showPath(input.userId, input.sessionId, b!);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+      expect(committedAnswer()?.branch).toEqual({ parentChatMessageId: 'c', branchId: 'main', gaps: [] });
+      expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
+    });
+
+    it('refuse to go on while the replaced turn cannot be found, so the step is retried', async () => {
+      await threeTurns();
+      await expect(
+        llmStep(services(), {
+          ...round0,
+          message: { ...round0.message!, fork: { replaces: 'zz', origin: 'edit' } },
+        }),
+      ).rejects.toBeInstanceOf(NotReadyError);
+      expect(model.requests).toHaveLength(0);
+    });
   });
 });

@@ -6,9 +6,13 @@
 // commit touches the conversation's header before the stream ends, so a client that saw the end can list it.
 // A new conversation's first round renders its system prompt (personalised from the user's profile, read within
 // its budget); the turn record keeps it for later rounds, and the commit stores it in working memory for later
-// turns and announces it so long-term history keeps it as the conversation's first message.
+// turns and announces it so long-term history keeps it as the conversation's first message. Every turn takes its
+// place in the conversation's tree when it begins (active-path.ts): it continues the active path, or, for an edit
+// or a regenerate, follows the replaced turn's parent (working memory moves to that path first); its prompt holds
+// that path only, and its commit stamps the branch on both its messages and makes it the path's leaf.
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { SessionMemory } from '../history/session-memory.js';
+import { digestStandsFor } from '../history/digest.js';
 import type { ChatMessage, LlmGateway, LlmReply, LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import { conversationSystemPrompt, fetchProfileWithin } from '../memory/personalised-prompt.js';
@@ -22,6 +26,8 @@ import { TurnStream } from '../streaming/turn-stream.js';
 import { answerText, discardRange, keptEvents } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
+import { NotReadyError } from '../errors.js';
+import { activeLeaf, continuationFrom, forkFrom, turnMessagesIn, type PathLeaf } from './active-path.js';
 import {
   memoryFlag,
   assistantMessageId,
@@ -43,6 +49,8 @@ import {
   type StoredToolCall,
   type SystemPrompt,
   type ToolResultRecord,
+  type TurnBranch,
+  type TurnFork,
   type TurnRecord,
   type TurnRef,
 } from './contracts.js';
@@ -50,7 +58,12 @@ import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
-import type { WorkingMemory, WorkingMemoryStore } from './working-memory-store.js';
+import {
+  PathMovedError,
+  type AppendOptions,
+  type WorkingMemory,
+  type WorkingMemoryStore,
+} from './working-memory-store.js';
 
 export interface TurnServices {
   workingMemory: WorkingMemoryStore;
@@ -106,9 +119,9 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     readRoundState(services, input),
     stopRequested(services, input),
   ]);
-  const { memory, turn } = state;
+  const { turn } = state;
 
-  const committed = memory.messages.find(
+  const committed = turnMessagesIn(state.memory, input.chatMessageId).find(
     (message) => message.messageId === assistantMessageId(input.chatMessageId),
   );
   if (committed) return finishCommitted(services, input, state, committed);
@@ -168,12 +181,12 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     ...(usage ? { usage } : {}),
     ...toolCallsField(record, toolResults),
   };
-  const stored = await services.workingMemory.append(
-    input.userId,
-    input.sessionId,
+  const stored = await commitMessages(
+    services,
+    input,
     [userMessage(record), assistant],
-    memory,
-    record.systemPrompt ? { systemPrompt: record.systemPrompt } : undefined,
+    state.memory,
+    record,
   );
   // The header before message-end (list read-your-writes), while text emitted during the commit is stored.
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
@@ -209,6 +222,8 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
           sessionId: input.sessionId,
           chatMessageId: input.chatMessageId,
           ...memoryFlag(input),
+          // The past-answer tools answer from the turn's own path, never from other branches.
+          ...(turn?.branch ? { branch: turn.branch } : {}),
         });
     stored = {
       round: input.round,
@@ -246,7 +261,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   ]);
   const at = now(services);
   let stored = memory;
-  if (!memory.messages.some((message) => message.chatMessageId === input.chatMessageId)) {
+  if (turnMessagesIn(memory, input.chatMessageId).length === 0) {
     const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
     const shown = answerText(events);
     if (shown !== '')
@@ -259,14 +274,14 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
         finishReason: 'error',
       });
     // A prompt the model was sent (the turn record has it once a round asked for tools) stays the conversation's.
-    const systemPrompt = turn?.systemPrompt;
-    stored = await services.workingMemory.append(
-      input.userId,
-      input.sessionId,
-      messages,
-      memory,
-      systemPrompt ? { systemPrompt } : undefined,
-    );
+    // The message stays where the turn began: its record says where, else its place is decided as round 0 did.
+    const placed = turn?.branch
+      ? { branch: turn.branch, memory }
+      : await failedTurnPlace(services, input, memory);
+    stored = await commitMessages(services, input, messages, placed.memory, {
+      ...(turn?.systemPrompt ? { systemPrompt: turn.systemPrompt } : {}),
+      ...(placed.branch ? { branch: placed.branch } : {}),
+    });
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);
@@ -467,10 +482,11 @@ function promptOf(
   record: TurnRecord,
   toolResults: readonly ToolResultRecord[],
 ): ChatMessage[] {
+  const digest = digestOnPath(state.digest, record.branch);
   const prompt = buildPrompt({
     systemPrompt: systemPromptText(state.memory, record),
     history: historyInRange(state.memory.messages, record.history),
-    ...(state.digest ? { digest: state.digest } : {}),
+    ...(digest ? { digest } : {}),
     userText: record.userText,
     // The range was chosen to fit the budget when the turn began; the same messages are sent again.
     tokenBudget: Number.POSITIVE_INFINITY,
@@ -527,7 +543,10 @@ async function newConversationPrompt(
   return conversationSystemPrompt(BASIC_SYSTEM_PROMPT, facts, now(services));
 }
 
-/** The record a turn starts from: the message, its new conversation's prompt, and which history fits the budget. */
+/**
+ * The record a turn starts from: the message, its place in the conversation's tree, its new conversation's prompt,
+ * and which history of its path fits the budget. A fork may move working memory to its path (`state.memory`).
+ */
 async function newTurnRecord(
   services: TurnServices,
   input: LlmStepInput,
@@ -535,12 +554,21 @@ async function newTurnRecord(
 ): Promise<TurnRecord> {
   if (input.message === undefined)
     throw new Error(`Round ${input.round} of turn ${input.chatMessageId} has no turn record to go on from.`);
+  const placed = await beginTurn(services, input, input.message.fork, state.memory);
+  state.memory = placed.memory;
+  const { branch } = placed;
   const systemPrompt = await newConversationPrompt(services, input, state.memory);
-  const history = state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
+  // The window holds the active path, which is now the one the turn follows; a fork of the conversation's first
+  // turn follows none, so nothing of it is history.
+  const opensTree = branch.parentChatMessageId === null && branch.origin !== undefined;
+  const history = opensTree
+    ? []
+    : state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
+  const digest = digestOnPath(state.digest, branch);
   const { history: range } = buildPrompt({
     systemPrompt: systemPromptText(state.memory, { systemPrompt }),
     history,
-    ...(state.digest ? { digest: state.digest } : {}),
+    ...(digest ? { digest } : {}),
     userText: input.message.text,
     tokenBudget: services.settings.promptTokenBudget,
   });
@@ -554,7 +582,119 @@ async function newTurnRecord(
     rounds: [],
     ...(systemPrompt ? { systemPrompt } : {}),
     ...memoryFlag(input),
+    branch,
   };
+}
+
+/**
+ * Where a turn goes in the conversation's tree, decided when it begins, and working memory from then on. A plain
+ * turn continues the active path. An edit or a regenerate of X follows X's parent: working memory moves to the
+ * parent's path first (unless it is the leaf already), so the prompt, later rounds and the commit all see that path;
+ * so a retried round 0 finds the parent as the leaf and decides the same branch. A replaced turn (or its parent)
+ * that cannot be found yet (history still storing it) fails the attempt, which the activity's retry repeats.
+ */
+async function beginTurn(
+  services: TurnServices,
+  ref: TurnRef,
+  fork: TurnFork | undefined,
+  memory: WorkingMemory,
+): Promise<{ branch: TurnBranch; memory: WorkingMemory }> {
+  if (fork === undefined)
+    return { branch: continuationFrom(activeLeaf(memory), memory.messageCount), memory };
+  const { userId, sessionId } = ref;
+  const replaced = await services.workingMemory.findTurn(userId, sessionId, fork.replaces, memory);
+  if (replaced === undefined)
+    throw new NotReadyError(
+      `Turn ${fork.replaces}, which turn ${ref.chatMessageId} replaces, is not found yet.`,
+    );
+  const parentId = replaced.branch.parentChatMessageId;
+  let parent: PathLeaf | undefined;
+  let moved = memory;
+  if (parentId !== null) {
+    const leaf = activeLeaf(memory);
+    if (leaf?.chatMessageId === parentId) parent = leaf;
+    else {
+      parent = await services.workingMemory.findTurn(userId, sessionId, parentId, memory);
+      if (parent === undefined)
+        throw new NotReadyError(
+          `Turn ${parentId}, where turn ${ref.chatMessageId} branches, is not found yet.`,
+        );
+      moved = await services.workingMemory.showPath(userId, sessionId, parent, memory);
+    }
+  }
+  const branch = forkFrom({
+    fork,
+    newChatMessageId: ref.chatMessageId,
+    replaced: replaced.branch,
+    parent,
+    firstOrdinal: moved.messageCount,
+  });
+  return { branch, memory: moved };
+}
+
+/**
+ * The place of a failed turn that never recorded one (it failed in round 0): decided as round 0 decides it. When
+ * even that fails (the replaced turn is still not found, or its path is full of forks), the message continues the
+ * active path, so it is kept where the user looks, and the reason is logged.
+ */
+async function failedTurnPlace(
+  services: TurnServices,
+  input: FailTurnInput,
+  memory: WorkingMemory,
+): Promise<{ branch?: TurnBranch; memory: WorkingMemory }> {
+  try {
+    return await beginTurn(services, input, input.fork, memory);
+  } catch (error) {
+    services.log?.warn(
+      `Failed turn ${input.chatMessageId} could not take its branch; it continues the active path:`,
+      error,
+    );
+    return { memory };
+  }
+}
+
+/**
+ * Commits a turn's messages on its branch. When its parent is no longer the active path's leaf (the user switched
+ * branches while it ran), the path moves back to the parent first: the answer lands where it was asked, and the
+ * conversation shows it, as after any commit.
+ */
+async function commitMessages(
+  services: TurnServices,
+  ref: TurnRef,
+  messages: readonly ConversationMessage[],
+  memory: WorkingMemory,
+  record: Pick<TurnRecord, 'systemPrompt' | 'branch'>,
+): Promise<WorkingMemory> {
+  const options: AppendOptions = {
+    ...(record.systemPrompt ? { systemPrompt: record.systemPrompt } : {}),
+    ...(record.branch ? { branch: record.branch } : {}),
+  };
+  const { userId, sessionId } = ref;
+  try {
+    return await services.workingMemory.append(userId, sessionId, messages, memory, options);
+  } catch (error) {
+    if (!(error instanceof PathMovedError)) throw error;
+    const parent = await services.workingMemory.findTurn(userId, sessionId, error.parentChatMessageId);
+    if (parent === undefined)
+      throw new NotReadyError(
+        `Turn ${error.parentChatMessageId}, which turn ${ref.chatMessageId} follows, is not found yet.`,
+      );
+    const moved = await services.workingMemory.showPath(userId, sessionId, parent);
+    return services.workingMemory.append(userId, sessionId, messages, moved, options);
+  }
+}
+
+/**
+ * The digest, when it stands for the turn's path: it summarises the messages below `summarizedThrough` of the path
+ * it was folded along, so a turn whose path differs there (another branch) goes without it until history rebases
+ * it. A turn begun before branches (no branch) takes it as it is.
+ */
+function digestOnPath(
+  digest: PromptDigest | undefined,
+  branch: TurnBranch | undefined,
+): PromptDigest | undefined {
+  if (digest === undefined || branch === undefined) return digest;
+  return digestStandsFor({ ...digest, gaps: digest.gaps ?? [] }, branch.gaps) ? digest : undefined;
 }
 
 function toolsOutcome(round: RoundRecord): LlmStepOutput {
@@ -680,14 +820,15 @@ async function announce(
   input: TurnRef & { useMemory?: boolean | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,
-  stored: Pick<WorkingMemory, 'messages' | 'systemPrompt'>,
+  stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
 ): Promise<void> {
   const ref: TurnRef = {
     userId: input.userId,
     sessionId: input.sessionId,
     chatMessageId: input.chatMessageId,
   };
-  const turn = stored.messages.filter((message) => message.chatMessageId === ref.chatMessageId);
+  // The turn is the leaf after its commit; announced again after a switch, it may be off the path by then.
+  const turn = turnMessagesIn(stored, ref.chatMessageId);
   const systemPrompt = opensConversation(ref, turn) ? stored.systemPrompt : undefined;
   const body = parseInput(
     messageCompletedSchema,

@@ -1,7 +1,9 @@
-// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation, bounded
-// by the prompt's token budget (hot-window.ts), read and extended with one point read and one point write per
-// turn. Adapter: Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
-import type { ConversationMessage, SystemPrompt } from './contracts.js';
+// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation's active
+// branch path, bounded by the prompt's token budget (hot-window.ts), read and extended with one point read and one
+// point write per turn; an edit, a regenerate or a switch moves it to another path (active-path.ts). Adapter:
+// Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
+import type { FoundTurn, PathLeaf } from './active-path.js';
+import type { ActivePath, ConversationMessage, SystemPrompt, TurnBranch } from './contracts.js';
 
 export interface WorkingMemory {
   sessionId: string;
@@ -20,11 +22,27 @@ export interface WorkingMemory {
    * begun before prompts were kept.
    */
   systemPrompt?: SystemPrompt;
+  /** The active path (its leaf and branch); absent in documents written before branches (then: the newest turn). */
+  path?: ActivePath;
+  /** Recent messages of other branches the history worker may not have stored yet (contracts.ts `offPath`). */
+  offPath?: ConversationMessage[];
 }
 
 export interface AppendOptions {
   /** The conversation's system prompt, stored when working memory has none yet; one already stored stays. */
   systemPrompt?: SystemPrompt;
+  /**
+   * The branch the turn took when it began (its parent, and for an edit or a regenerate its fork); the gaps are
+   * computed again for the ordinals its messages get. Absent: the turn continues the active path.
+   */
+  branch?: TurnBranch;
+}
+
+/** The turn's parent is no longer the active path's leaf (the path moved while it ran): move back, then commit. */
+export class PathMovedError extends Error {
+  constructor(readonly parentChatMessageId: string) {
+    super(`The active path no longer ends at turn ${parentChatMessageId}.`);
+  }
 }
 
 export interface WorkingMemoryStore {
@@ -38,7 +56,8 @@ export interface WorkingMemoryStore {
    * given the next ordinal, then
    * keeps the window that fits the byte budget; every write refreshes the 24 h TTL. `base`, the memory as this
    * caller loaded it, saves a read: it is written over only if still current (else reload and retry, up to 5
-   * times). Returns the messages as stored after the commit.
+   * times). Returns the messages as stored after the commit. The messages take the turn's branch and the turn
+   * becomes the active path's leaf (active-path.ts placeTurn); PathMovedError when its parent is no longer the leaf.
    */
   append(
     userId: string,
@@ -47,4 +66,22 @@ export interface WorkingMemoryStore {
     base?: WorkingMemory,
     options?: AppendOptions,
   ): Promise<WorkingMemory>;
+  /**
+   * A committed turn of the conversation, from the window, the off-path messages or long-term history (by id, a
+   * point read each); undefined when none of them has it (unknown, not committed yet, or committed but neither in
+   * working memory nor stored yet). `base` saves the hot read.
+   */
+  findTurn(
+    userId: string,
+    sessionId: string,
+    chatMessageId: string,
+    base?: WorkingMemory,
+  ): Promise<FoundTurn | undefined>;
+  /**
+   * Makes the path that ends at `leaf` the active one: the window becomes that path's newest messages (from working
+   * memory where they are, else from long-term history along the path), and what leaves it is kept off the path
+   * until history has it. NotReadyError (409) when a message of the path is neither in working memory nor stored
+   * yet (the history worker is catching up).
+   */
+  showPath(userId: string, sessionId: string, leaf: PathLeaf, base?: WorkingMemory): Promise<WorkingMemory>;
 }

@@ -6,6 +6,8 @@
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
 import {
+  activePathSchema,
+  chatMessageIdSchema,
   conversationMessageSchema,
   ordinalGapSchema,
   systemPromptSchema,
@@ -72,6 +74,16 @@ export const tokenTotalsSchema = z.object({
 export type TokenTotals = z.infer<typeof tokenTotalsSchema>;
 
 /**
+ * The branch path a conversation shows and continues (chat/contracts.ts "Branches"): its newest turn, that turn's
+ * branch and last ordinal. The header keeps it so the History API pages along it without reading working memory,
+ * and a hot copy rebuilt after it expired resumes on it.
+ */
+export const conversationPathSchema = activePathSchema.extend({
+  lastOrdinal: z.number().int().nonnegative(),
+});
+export type ConversationPath = z.infer<typeof conversationPathSchema>;
+
+/**
  * A conversation's header (container `conversations`, partition userId, id = sessionId). Two writers, each with
  * its own fields, each write a patch of its fields only:
  * - the turn's commit (before `message-end`): creates it at the first turn (title from the first message), then
@@ -79,7 +91,8 @@ export type TokenTotals = z.infer<typeof tokenTotalsSchema>;
  * - the history worker: `persistedCount`, `persistedAt`, `tokens` and `textTokens` (added once per turn: the patch
  *   is conditioned on persistedCount being below the turn's end, and the subscription delivers a session's turns
  *   in order), and the model's title (never over a user's);
- * - PUT .../title sets `title` with `titleSource: 'user'`.
+ * - PUT .../title sets `title` with `titleSource: 'user'`;
+ * - PUT .../branch sets `path` and `preview` (the commit sets them too).
  */
 export const conversationHeaderSchema = z.object({
   id: z.string(),
@@ -108,6 +121,10 @@ export const conversationHeaderSchema = z.object({
    * turns then count as folded, which at worst delays a fold (the prompt fits its history to the budget anyway).
    */
   textTokens: z.number().int().nonnegative().default(0),
+  /** The active branch path; absent on conversations whose turns all came before branches (the main line). */
+  path: conversationPathSchema.optional(),
+  /** Set once a turn forked (an edit or a regenerate): only then does a read look for alternatives. */
+  branched: z.literal(true).optional(),
 });
 export type ConversationHeader = z.infer<typeof conversationHeaderSchema>;
 
@@ -280,12 +297,34 @@ export interface ConversationPage {
   continuationToken?: string;
 }
 
-/** A message as the History API returns it (tool calls and results included). */
-export type HistoryMessage = z.infer<typeof conversationMessageSchema> & { ordinal: number };
+/**
+ * The turns that answer the same point of a conversation (a turn and its edits and regenerates), oldest first: a
+ * client shows "index + 1 of count" and switches with PUT .../branch { chatMessageId } of another.
+ */
+export interface TurnAlternatives {
+  /** This turn's place among them, from 0. */
+  index: number;
+  count: number;
+  chatMessageIds: string[];
+}
+
+/**
+ * A message as the History API returns it (tool calls and results included, and its `branch`). Both messages of a
+ * turn at a branch point carry the turn's `alternatives`.
+ */
+export type HistoryMessage = z.infer<typeof conversationMessageSchema> & {
+  ordinal: number;
+  alternatives?: TurnAlternatives;
+};
 
 export interface ConversationWithMessages extends ConversationSummary {
   /** The conversation's system prompt (its first message, seed 000), when it has one. */
   systemPrompt?: SystemPrompt;
+  /**
+   * The branch path shown (messages are paged along it, so other branches' turns are not among them): its newest
+   * turn and its branch. Absent while the conversation has no turn.
+   */
+  path?: { leafChatMessageId: string; branchId: string };
   messages: HistoryMessage[];
   continuationToken?: string;
 }
@@ -296,6 +335,12 @@ export interface HistoryStats {
   messages: number;
   tokens: TokenTotals;
 }
+
+/** PUT /api/history/conversations/{sessionId}/branch: show (and continue) the branch this turn is on. */
+export const branchBodySchema = z.object(
+  { chatMessageId: chatMessageIdSchema },
+  { error: 'the body must be a JSON object' },
+);
 
 /** PUT /api/history/conversations/{sessionId}/title. */
 export const titleBodySchema = z.object(

@@ -2,7 +2,7 @@
 // title, dates, counts and preview, listed by user. The turn's commit keeps the live fields, the history worker
 // the persisted ones, the History API the user's title (contracts.ts says who writes what). Adapter: Cosmos DB
 // (adapters/cosmos-conversation-headers.ts).
-import type { ConversationHeader, TitleSource, TokenTotals } from './contracts.js';
+import type { ConversationHeader, ConversationPath, TitleSource, TokenTotals } from './contracts.js';
 import { firstMessageTitle } from './titles.js';
 
 /** What a turn's commit knows of its conversation once working memory holds the turn. */
@@ -21,6 +21,10 @@ export interface HeaderTouch {
   firstUserText: string;
   /** The turn holds the conversation's first message: its header is created now, not patched (absent: patch first). */
   opensConversation?: boolean;
+  /** The active path after the commit: the committed turn is its leaf. */
+  path?: ConversationPath;
+  /** The committed turn forked (an edit or a regenerate): the header says so from now on. */
+  branched?: boolean;
 }
 
 export interface PersistedTurn {
@@ -68,6 +72,14 @@ export interface ConversationHeaders {
     title: string,
     source: TitleSource,
   ): Promise<'set' | 'kept' | 'missing'>;
+  /**
+   * Sets the active branch path and the preview that follows it (a switch); 'missing' when there is no header.
+   */
+  setPath(
+    userId: string,
+    sessionId: string,
+    change: { path: ConversationPath; preview: string },
+  ): Promise<'set' | 'missing'>;
   /** The caller's conversations, newest activity first, one page at a time. */
   list(
     userId: string,
@@ -96,5 +108,7 @@ export function newConversationHeader(touch: HeaderTouch): ConversationHeader {
     persistedAt: null,
     tokens: { prompt: 0, completion: 0, total: 0 },
     textTokens: 0,
+    ...(touch.path ? { path: touch.path } : {}),
+    ...(touch.branched ? { branched: true as const } : {}),
   };
 }

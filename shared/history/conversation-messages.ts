@@ -15,12 +15,35 @@ export interface MessagePageOptions {
   skip?: readonly OrdinalGap[];
 }
 
+/** A turn that replaced another (an edit or a regenerate), by its user message: which group it belongs to. */
+export interface AlternativeTurn {
+  chatMessageId: string;
+  /** Its user message's ordinal: alternatives are ordered by it, oldest first. */
+  ordinal: number;
+  /** The group: the first turn replaced. */
+  alternativeOf: string;
+}
+
 export interface ConversationMessages {
   /** Stores the messages whose item does not exist yet (by id); the others are left as they are. Returns how many were new. */
   put(messages: readonly StoredMessage[]): Promise<number>;
   /** One page of the conversation's messages, in the order asked for. */
   page(userId: string, sessionId: string, options: MessagePageOptions): Promise<StoredMessage[]>;
   get(userId: string, sessionId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /**
+   * The stored turns whose branch says they are alternatives in one of `groups` (their `alternativeOf`), one per
+   * turn, oldest first: what a page's branch points offer. Bounded by the alternatives the groups have.
+   */
+  alternatives(userId: string, sessionId: string, groups: readonly string[]): Promise<AlternativeTurn[]>;
+  /**
+   * The newest stored message of a branch (its turn ends that branch as it was last continued); the main line
+   * includes the messages committed before branches existed. Undefined when none is stored.
+   */
+  newestOfBranch(
+    userId: string,
+    sessionId: string,
+    branchId: string,
+  ): Promise<{ chatMessageId: string; ordinal: number } | undefined>;
   /**
    * The user's sessions with a message whose text matches every word of `q` (Cosmos DB full-text search in Azure;
    * the same matching in process where the server lacks it), at most `limit`.

@@ -5,10 +5,19 @@
 // commit keeps the header live, and the messages the history worker has not stored yet are taken from working
 // memory (by ordinal, never twice). The conversation's system prompt (seed 000: its first message) is shown first,
 // apart from the numbered messages: from long-term history, or from working memory until the worker stored it.
+// A conversation with branches (edits, regenerates) shows its active path, paged along it; each turn at a branch
+// point lists its alternatives, and PUT .../branch makes another one's branch the active path.
 import { z } from 'zod';
-import type { SystemPrompt } from '../chat/contracts.js';
+import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
+import { inGaps } from '../chat/branch-path.js';
+import {
+  MAIN_BRANCH,
+  MAX_PATH_GAPS,
+  type ConversationMessage,
+  type SystemPrompt,
+} from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
@@ -17,15 +26,18 @@ import {
   MAX_MESSAGE_PAGE,
   type ConversationHeader,
   type ConversationPage,
+  type ConversationPath,
   type ConversationSummary,
   type ConversationWithMessages,
   type HistoryMessage,
   type HistoryStats,
+  type TurnAlternatives,
   fromStoredMessage,
 } from './contracts.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
 import { oneLine } from '../plain-text.js';
+import { preview } from '../chat/header-touch.js';
 
 export interface HistoryReadServices {
   headers: ConversationHeaders;
@@ -102,6 +114,13 @@ export const getConversationQuerySchema = z.object({
 });
 export type GetConversationQuery = z.infer<typeof getConversationQuerySchema>;
 
+/** PUT .../branch answers the new path's first page: its size and order as GET takes them. */
+export const switchBranchQuerySchema = z.object({
+  limit: pageLimitSchema(MAX_MESSAGE_PAGE, DEFAULT_MESSAGE_PAGE),
+  order: z.enum(['asc', 'desc'], { error: "must be 'asc' or 'desc'" }).default('asc'),
+});
+export type SwitchBranchQuery = z.infer<typeof switchBranchQuerySchema>;
+
 export const exportFormatSchema = z.enum(['markdown', 'json'], { error: "must be 'markdown' or 'json'" });
 export type ExportFormat = z.infer<typeof exportFormatSchema>;
 
@@ -147,21 +166,64 @@ export async function getConversation(
     );
   const memory = pendingMemory(services.workingMemory, header);
   // The prompt heads the conversation: the first page (either order) carries it; the next pages need not.
-  const [pending, systemPrompt] = await Promise.all([
-    memory.then((loaded) => unpersistedMessages(loaded, header)),
+  const [loaded, systemPrompt] = await Promise.all([
+    memory,
     cursor === undefined ? systemPromptOf(services.messages, header, memory) : undefined,
   ]);
-  const page = await readPage(services.messages, header, pending, {
+  const path = shownPath(header, loaded);
+  const page = await readPage(services.messages, header, unpersistedMessages(loaded, header), {
     order: query.order,
     limit: query.limit,
     ...(cursor === undefined ? {} : { from: cursor.ordinal }),
+    ...(path === undefined ? {} : { path }),
   });
+  const messages = await withAlternatives(services.messages, header, loaded, page.messages);
   return {
     ...toSummary(header),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    messages: page.messages,
+    ...(path === undefined
+      ? {}
+      : { path: { leafChatMessageId: path.leafChatMessageId, branchId: path.branch.branchId } }),
+    messages,
     ...(page.next === undefined ? {} : { continuationToken: encodeMessageCursor(page.next) }),
   };
+}
+
+/**
+ * Shows the branch the turn `chatMessageId` is on, as it was last continued: the active path becomes the path of
+ * that branch's newest turn (in working memory and on the header), so the conversation shows it and the next turn
+ * continues it. Answers the new path's first page. An unknown turn (or another user's conversation) → 404; a path
+ * whose newest messages the history worker has not stored yet and working memory no longer holds → 409, retry.
+ */
+export async function switchBranch(
+  services: HistoryReadServices,
+  userId: string,
+  sessionId: string,
+  chatMessageId: string,
+  query: SwitchBranchQuery,
+): Promise<ConversationWithMessages> {
+  const header = await requireHeader(services.headers, userId, sessionId);
+  const memory = await services.workingMemory.load(userId, sessionId);
+  const target = await services.workingMemory.findTurn(userId, sessionId, chatMessageId, memory);
+  if (target === undefined)
+    throw new NotFoundError(`No turn '${chatMessageId}' in conversation '${sessionId}'.`);
+  const leaf = await newestOfBranch(services, header, memory, target);
+  // Continuing a branch after other branches' turns skips them with one more gap: a path that has all it may
+  // have could be shown but not continued, so it is refused here rather than failing the next turn.
+  if (leaf.branch.gaps.length >= MAX_PATH_GAPS && memory.messageCount > leaf.lastOrdinal + 1)
+    throw new ConflictError(
+      `That branch already skips ${MAX_PATH_GAPS} ranges of other branches and cannot be continued: start a new conversation.`,
+    );
+  if (activeLeaf(memory)?.chatMessageId !== leaf.chatMessageId) {
+    const moved = await services.workingMemory.showPath(userId, sessionId, leaf, memory);
+    const shown = moved.messages.findLast((message) => message.content.trim() !== '');
+    const changed = await services.headers.setPath(userId, sessionId, {
+      path: pathOf(leaf),
+      preview: preview(shown?.content ?? ''),
+    });
+    if (changed === 'missing') throw notFound(sessionId);
+  }
+  return getConversation(services, userId, sessionId, { ...query });
 }
 
 export async function renameConversation(
@@ -194,10 +256,13 @@ export async function exportConversation(
 ): Promise<ExportedConversation> {
   const header = await requireHeader(services.headers, userId, sessionId);
   const memory = pendingMemory(services.workingMemory, header);
-  const [pending, systemPrompt] = await Promise.all([
-    memory.then((loaded) => unpersistedMessages(loaded, header)),
+  const [loaded, systemPrompt] = await Promise.all([
+    memory,
     systemPromptOf(services.messages, header, memory),
   ]);
+  const pending = unpersistedMessages(loaded, header);
+  // The export is the conversation as shown: its active path.
+  const path = shownPath(header, loaded);
   const messages: HistoryMessage[] = [];
   let from: number | undefined;
   for (;;) {
@@ -205,6 +270,7 @@ export async function exportConversation(
       order: 'asc',
       limit: MAX_MESSAGE_PAGE,
       ...(from === undefined ? {} : { from }),
+      ...(path === undefined ? {} : { path }),
     });
     messages.push(...page.messages);
     if (page.next === undefined) break;
@@ -261,7 +327,10 @@ function pendingMemory(
   return workingMemory.load(header.userId, header.sessionId);
 }
 
-/** The committed messages the history worker has not stored yet (ordinal >= persistedCount). */
+/**
+ * The committed messages of the active path the history worker has not stored yet (ordinal >= persistedCount):
+ * working memory's window holds that path.
+ */
 function unpersistedMessages(
   memory: WorkingMemory | undefined,
   header: ConversationHeader,
@@ -273,11 +342,107 @@ function unpersistedMessages(
   );
 }
 
+/**
+ * The path shown: working memory's when it was read (it moves first), else the header's; none for a conversation
+ * whose turns all came before branches (all of it is its main line).
+ */
+function shownPath(
+  header: ConversationHeader,
+  memory: WorkingMemory | undefined,
+): ConversationPath | undefined {
+  const leaf = memory === undefined ? undefined : activeLeaf(memory);
+  if (memory?.path !== undefined && leaf !== undefined) return pathOf(leaf);
+  return header.path;
+}
+
+/** The newest turn of `target`'s branch: long-term history's, or a newer one working memory holds. */
+async function newestOfBranch(
+  services: HistoryReadServices,
+  header: ConversationHeader,
+  memory: WorkingMemory,
+  target: PathLeaf,
+): Promise<PathLeaf> {
+  const branchId = target.branch.branchId;
+  const stored = await services.messages.newestOfBranch(header.userId, header.sessionId, branchId);
+  let newest =
+    stored === undefined ? undefined : { chatMessageId: stored.chatMessageId, ordinal: stored.ordinal };
+  for (const message of [...memory.messages, ...(memory.offPath ?? [])]) {
+    if (message.ordinal === undefined || (message.branch?.branchId ?? MAIN_BRANCH) !== branchId) continue;
+    if (newest === undefined || message.ordinal > newest.ordinal)
+      newest = { chatMessageId: message.chatMessageId, ordinal: message.ordinal };
+  }
+  if (
+    newest === undefined ||
+    newest.chatMessageId === target.chatMessageId ||
+    newest.ordinal < target.lastOrdinal
+  )
+    return target;
+  const found = await services.workingMemory.findTurn(
+    header.userId,
+    header.sessionId,
+    newest.chatMessageId,
+    memory,
+  );
+  return found ?? target;
+}
+
+/**
+ * The page's messages, each turn at a branch point with its alternatives: the turn that was replaced first (the
+ * group) and every edit or regenerate of it, oldest first. One query for the page's groups (long-term history),
+ * plus what working memory holds that history has not stored yet; none at all for a conversation never forked.
+ */
+async function withAlternatives(
+  messages: ConversationMessages,
+  header: ConversationHeader,
+  memory: WorkingMemory | undefined,
+  page: HistoryMessage[],
+): Promise<HistoryMessage[]> {
+  const pending = [...(memory?.messages ?? []), ...(memory?.offPath ?? [])].filter(
+    (message) => message.ordinal !== undefined && message.ordinal >= header.persistedCount,
+  );
+  const forked = header.branched === true || pending.some((message) => message.branch?.alternativeOf);
+  if (!forked || page.length === 0) return page;
+  const groupOf = (message: ConversationMessage) => message.branch?.alternativeOf ?? message.chatMessageId;
+  const groups = [...new Set(page.map(groupOf))];
+  const stored = await messages.alternatives(header.userId, header.sessionId, groups);
+  const members = new Map<string, Map<string, number>>();
+  const add = (group: string, chatMessageId: string, ordinal: number) => {
+    const known = members.get(group) ?? new Map<string, number>();
+    members.set(group, known);
+    if (!known.has(chatMessageId)) known.set(chatMessageId, ordinal);
+  };
+  for (const alternative of stored)
+    add(alternative.alternativeOf, alternative.chatMessageId, alternative.ordinal);
+  for (const message of pending) {
+    const group = message.branch?.alternativeOf;
+    if (group !== undefined && groups.includes(group) && message.role === 'user')
+      add(group, message.chatMessageId, message.ordinal!);
+  }
+  return page.map((message) => {
+    const group = groupOf(message);
+    const alternatives = members.get(group);
+    if (alternatives === undefined) return message;
+    // The group's first turn is the oldest of them all: the others replaced it later.
+    const chatMessageIds = [
+      group,
+      ...[...alternatives.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id),
+    ];
+    const shown: TurnAlternatives = {
+      index: chatMessageIds.indexOf(message.chatMessageId),
+      count: chatMessageIds.length,
+      chatMessageIds,
+    };
+    return { ...message, alternatives: shown };
+  });
+}
+
 interface PageRequest {
   order: 'asc' | 'desc';
   limit: number;
   /** The previous page's last ordinal: asc continues above it, desc below it. */
   from?: number;
+  /** The branch path to page along: nothing in its gaps, nothing after its leaf. */
+  path?: ConversationPath;
 }
 
 /**
@@ -292,13 +457,21 @@ async function readPage(
   request: PageRequest,
 ): Promise<{ messages: HistoryMessage[]; next?: MessageCursor }> {
   const ascending = request.order === 'asc';
+  const { path } = request;
+  // Along the path: its gaps are skipped, and so is everything after its leaf (other branches' newer turns).
+  const skip =
+    path === undefined
+      ? []
+      : [...path.branch.gaps, { from: path.lastOrdinal + 1, to: Number.MAX_SAFE_INTEGER }];
   const stored = await messages.page(header.userId, header.sessionId, {
     order: request.order,
     limit: request.limit + 1,
     ...(request.from === undefined ? {} : ascending ? { after: request.from } : { before: request.from }),
+    ...(skip.length === 0 ? {} : { skip }),
   });
   const inRange = (ordinal: number) =>
-    request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from);
+    (request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from)) &&
+    (path === undefined || (ordinal <= path.lastOrdinal && !inGaps(ordinal, path.branch.gaps)));
   const byOrdinal = new Map<number, HistoryMessage>();
   for (const message of pending) if (inRange(message.ordinal)) byOrdinal.set(message.ordinal, message);
   for (const item of stored) byOrdinal.set(item.ordinal, fromStoredMessage(item));

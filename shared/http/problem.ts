@@ -1,7 +1,7 @@
 // Maps any error to an RFC 9457 problem details response: one place decides what a client sees.
 // Known AppErrors keep their status and message; anything else is a 500 that reveals nothing internal.
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
-import { AppError, ValidationError, ensureError } from '../errors.js';
+import { AppError, NotReadyError, ValidationError, ensureError } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -60,7 +60,9 @@ export function toProblemResponse(
   if (value instanceof AppError) {
     const errors = value instanceof ValidationError && value.issues.length > 0 ? value.issues : undefined;
     if (value.status >= 500) context.error(`${value.code}: ${value.message}`, value.cause ?? '');
-    return problemResponse(value.status, value.code, value.message, { instance, errors });
+    const retry: Record<string, string> =
+      value instanceof NotReadyError ? { 'retry-after': String(value.retryAfterSeconds) } : {};
+    return problemResponse(value.status, value.code, value.message, { instance, errors }, retry);
   }
   const error = ensureError(value);
   context.error(`Unhandled error: ${error.stack ?? error.message}`);

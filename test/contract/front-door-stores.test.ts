@@ -76,6 +76,27 @@ describe('Cosmos DB posted-message store', () => {
     const bobs = { ...base, userId: 'user_002', sessionId: randomUUID(), textSha256: hash('bob') };
     for (const message of [mine, other, bobs]) expect(await store.claim(message)).toEqual(message);
   });
+
+  it("keeps what a message replaces and its use_memory choice, and finds it in the caller's session only", async () => {
+    const store = createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER));
+    const edit: PostedMessage = {
+      userId: 'user_001',
+      sessionId: randomUUID(),
+      chatMessageId: randomUUID(),
+      textSha256: hash('edited'),
+      postedAt: '2026-11-22T10:00:00.000Z',
+      fork: { replaces: randomUUID(), origin: 'edit' },
+      useMemory: false,
+    };
+    expect(await store.claim(edit)).toEqual(edit);
+    // A later claim without them gets the first back, with them: the front door compares the fork too.
+    const { fork: _fork, useMemory: _useMemory, ...plain } = edit;
+    expect(await store.claim(plain)).toEqual(edit);
+    expect(await store.find('user_001', edit.sessionId, edit.chatMessageId)).toEqual(edit);
+    expect(await store.find('user_002', edit.sessionId, edit.chatMessageId)).toBeUndefined();
+    expect(await store.find('user_001', randomUUID(), edit.chatMessageId)).toBeUndefined();
+    expect(await store.find('user_001', edit.sessionId, randomUUID())).toBeUndefined();
+  });
 });
 
 describe('Cosmos DB stream-ticket store', () => {

@@ -175,6 +175,39 @@ describe('Cosmos DB conversation headers', () => {
     expect(await stores.headers.get('hu-old', 'hs-old')).toMatchObject({ persistedCount: 2, textTokens: 30 });
   });
 
+  it('keeps the active path a commit or a switch gives it, and the mark of a conversation that forked', async () => {
+    const path = (leaf: string, lastOrdinal: number, gaps: { from: number; to: number }[] = []) => ({
+      leafChatMessageId: leaf,
+      branch: { parentChatMessageId: 'p', branchId: leaf, gaps },
+      lastOrdinal,
+    });
+    await stores.headers.touch(
+      touchOf('hu-path', 'hs-path', 2, { opensConversation: true, path: path('a', 1) }),
+    );
+    expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({ path: path('a', 1) });
+    expect((await stores.headers.get('hu-path', 'hs-path'))?.branched).toBeUndefined();
+    const forked = path('b', 3, [{ from: 0, to: 2 }]);
+    await stores.headers.touch(touchOf('hu-path', 'hs-path', 4, { path: forked, branched: true }));
+    expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({ path: forked, branched: true });
+    // A later commit on a path without forks leaves the mark: the conversation has alternatives still.
+    await stores.headers.touch(touchOf('hu-path', 'hs-path', 6, { path: path('c', 5) }));
+    expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({
+      path: path('c', 5),
+      branched: true,
+    });
+    expect(await stores.headers.setPath('hu-path', 'hs-path', { path: forked, preview: 'shown' })).toBe(
+      'set',
+    );
+    expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({
+      path: forked,
+      preview: 'shown',
+      messageCount: 6,
+    });
+    expect(await stores.headers.setPath('hu-other', 'hs-path', { path: forked, preview: 'x' })).toBe(
+      'missing',
+    );
+  });
+
   it("never lets a model's title replace the user's", async () => {
     await stores.headers.touch(touchOf('hu-6', 'hs-6', 2));
     expect(await stores.headers.setTitle('hu-6', 'hs-6', 'Model title', 'model')).toBe('set');
@@ -358,6 +391,54 @@ describe('Cosmos DB conversation messages', () => {
     const page = await stores.messages.page('mu-2', 'ms-2', { order: 'asc', limit: 100 });
     expect(page).toEqual(all);
     expect(await stores.messages.page('mu-4', 'ms-2', { order: 'asc', limit: 100 })).toEqual([]);
+  });
+
+  it("answers a page's alternatives and a branch's newest turn, like the in-memory fake, and never another user's", async () => {
+    // a (0,1) → b (2,3) → c (4,5) on the main line, from before branches; b regenerated as d (6,7), edited as
+    // e (8,9, from d's group); d continued by f (10,11); c regenerated as g (12,13).
+    const branch = (parent: string, branchId: string, alternativeOf?: string) => ({
+      parentChatMessageId: parent,
+      branchId,
+      ...(alternativeOf ? { alternativeOf, origin: 'regenerate' as const } : {}),
+      gaps: [],
+    });
+    const turnOf = (id: string, first: number, b?: ReturnType<typeof branch>) =>
+      [first, first + 1].map((ordinal) => ({
+        ...message('bu-1', 'bs-1', ordinal),
+        id: `${id}_${ordinal === first ? 'user' : 'assistant'}`,
+        messageId: `${id}_${ordinal === first ? 'user' : 'assistant'}`,
+        chatMessageId: id,
+        ...(b ? { branch: b } : {}),
+      }));
+    const items = [
+      ...turnOf('a', 0),
+      ...turnOf('b', 2),
+      ...turnOf('c', 4),
+      ...turnOf('d', 6, branch('a', 'd', 'b')),
+      ...turnOf('e', 8, branch('a', 'e', 'b')),
+      ...turnOf('f', 10, branch('d', 'd')),
+      ...turnOf('g', 12, branch('b', 'g', 'c')),
+    ];
+    const fake = new MemoryConversationMessages();
+    await Promise.all([stores.messages.put(items), fake.put(items)]);
+    await stores.messages.put(turnOf('x', 0, branch('a', 'x', 'b')).map((m) => ({ ...m, userId: 'bu-2' })));
+
+    const expected = [
+      { chatMessageId: 'd', ordinal: 6, alternativeOf: 'b' },
+      { chatMessageId: 'e', ordinal: 8, alternativeOf: 'b' },
+      { chatMessageId: 'g', ordinal: 12, alternativeOf: 'c' },
+    ];
+    for (const store of [stores.messages, fake]) {
+      expect(await store.alternatives('bu-1', 'bs-1', ['a', 'b', 'c', 'f'])).toEqual(expected);
+      expect(await store.alternatives('bu-1', 'bs-1', ['c'])).toEqual(expected.slice(2));
+      expect(await store.alternatives('bu-1', 'bs-1', [])).toEqual([]);
+      expect(await store.newestOfBranch('bu-1', 'bs-1', 'd')).toEqual({ chatMessageId: 'f', ordinal: 11 });
+      // The main line: the turns from before branches.
+      expect(await store.newestOfBranch('bu-1', 'bs-1', 'main')).toEqual({ chatMessageId: 'c', ordinal: 5 });
+      expect(await store.newestOfBranch('bu-1', 'bs-1', 'nope')).toBeUndefined();
+    }
+    expect(await stores.messages.alternatives('bu-3', 'bs-1', ['b'])).toEqual([]);
+    expect(await stores.messages.newestOfBranch('bu-3', 'bs-1', 'd')).toBeUndefined();
   });
 
   it('reads one message of the caller, and nothing else under its id', async () => {

@@ -14,15 +14,17 @@ import {
 import {
   assistantMessageId,
   HOT_CONVERSATIONS_CONTAINER,
+  MAIN_BRANCH,
   userMessageId,
   type ConversationMessage,
 } from '../../shared/chat/contracts.js';
 import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
-import type { WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import { PathMovedError, type WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
+import { forkFrom } from '../../shared/chat/active-path.js';
 import { fitHotWindow } from '../../shared/chat/hot-window.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import type { StoredMessage } from '../../shared/history/contracts.js';
-import { ForbiddenError } from '../../shared/errors.js';
+import { ForbiddenError, NotReadyError } from '../../shared/errors.js';
 import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';
 
 let local: LocalCosmos;
@@ -54,9 +56,29 @@ function storeOn(db: Database): WorkingMemoryStore {
   });
 }
 
-/** Messages as committed: each with its place in the conversation. */
-const numbered = (messages: readonly ConversationMessage[], from = 0): ConversationMessage[] =>
-  messages.map((message, i) => ({ ...message, ordinal: from + i }));
+/**
+ * Messages as committed on the main line: each with its place in the conversation, and its turn's branch (which
+ * follows the turn before it; `parent` names the one before the first).
+ */
+const numbered = (
+  messages: readonly ConversationMessage[],
+  from = 0,
+  parent: string | null = null,
+): ConversationMessage[] => {
+  let previous = parent;
+  let current: string | undefined;
+  return messages.map((message, i) => {
+    if (message.chatMessageId !== current) {
+      if (current !== undefined) previous = current;
+      current = message.chatMessageId;
+    }
+    return {
+      ...message,
+      ordinal: from + i,
+      branch: { parentChatMessageId: previous, branchId: MAIN_BRANCH, gaps: [] },
+    };
+  });
+};
 
 /** A conversation as long-term history keeps it once the history worker stored every message. */
 async function inLongTerm(userId: string, sessionId: string, messages: readonly ConversationMessage[]) {
@@ -134,7 +156,8 @@ function readingTogether(database: Database, count: number): Database {
   });
 }
 
-const withoutOrdinal = ({ ordinal: _ordinal, ...message }: ConversationMessage) => message;
+/** A message as the caller gave it, without what the commit added (its ordinal and branch). */
+const withoutOrdinal = ({ ordinal: _ordinal, branch: _branch, ...message }: ConversationMessage) => message;
 
 let turnCounter = 0;
 
@@ -354,10 +377,10 @@ describe('Cosmos DB working memory', () => {
     expect(requests).toBe(2);
     // A window of many kilobytes, but the turn moves about the size of its own messages (and what left the window).
     expect(window).toBeGreaterThan(10_000);
-    expect(requestBytes + responseBytes).toBeLessThan(Buffer.byteLength(JSON.stringify(next)) * 3);
-    expect((await storeOn(database).load('user-b', 'session-b')).messages.slice(-2)).toEqual(
-      numbered(next, 120),
-    );
+    const committed = (await storeOn(database).load('user-b', 'session-b')).messages.slice(-2);
+    expect(requestBytes + responseBytes).toBeLessThan(Buffer.byteLength(JSON.stringify(committed)) * 3);
+    expect(committed.map(withoutOrdinal)).toEqual(next);
+    expect(committed.map((m) => m.ordinal)).toEqual([120, 121]);
   });
 
   it("keeps the conversation's first system prompt apart from the window, through patches and trimming", async () => {
@@ -406,6 +429,190 @@ describe('Cosmos DB working memory', () => {
       .item('session-sp3', 'session-sp3')
       .read<{ systemPrompt?: unknown }>();
     expect(resource?.systemPrompt).toEqual(prompt);
+  });
+
+  describe('branches', () => {
+    /** Commits `count` turns, each continuing the one before; their ids. */
+    async function commitTurns(userId: string, sessionId: string, count: number, text = 'turn') {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        const messages = turn(`${text} ${i}`);
+        ids.push(messages[0].chatMessageId);
+        await store.append(userId, sessionId, messages);
+      }
+      return ids;
+    }
+
+    const ids = (messages: readonly ConversationMessage[] | undefined) => [
+      ...new Set((messages ?? []).map((m) => m.chatMessageId)),
+    ];
+
+    it('commits a fork on its parent path, keeps the replaced turns off it, and moves back to them', async () => {
+      const [a, b, c] = await commitTurns('user-f', 'session-f', 3);
+      const replaced = await store.findTurn('user-f', 'session-f', b!);
+      expect(replaced).toMatchObject({ chatMessageId: b, firstOrdinal: 2, lastOrdinal: 3 });
+      expect(replaced?.branch).toEqual({ parentChatMessageId: a, branchId: MAIN_BRANCH, gaps: [] });
+      const parent = await store.findTurn('user-f', 'session-f', a!);
+      const onA = await store.showPath('user-f', 'session-f', parent!);
+      expect(ids(onA.messages)).toEqual([a]);
+      expect(ids(onA.offPath)).toEqual([b, c]);
+      expect(onA.path).toMatchObject({ leafChatMessageId: a, lastOrdinal: 1 });
+
+      const edit = turn('edited');
+      const decided = forkFrom({
+        fork: { replaces: b!, origin: 'edit' },
+        newChatMessageId: edit[0].chatMessageId,
+        replaced: replaced!.branch,
+        parent,
+        firstOrdinal: onA.messageCount,
+      });
+      const forked = await store.append('user-f', 'session-f', edit, onA, { branch: decided });
+      expect(ids(forked.messages)).toEqual([a, edit[0].chatMessageId]);
+      expect(forked.messages.slice(2).map((m) => [m.ordinal, m.branch])).toEqual([
+        [6, { ...decided, gaps: [{ from: 2, to: 6 }] }],
+        [7, { ...decided, gaps: [{ from: 2, to: 6 }] }],
+      ]);
+      expect(await storeOn(database).load('user-f', 'session-f')).toEqual(forked);
+
+      // Back to c, from the messages working memory kept off the path (history has stored none of them).
+      const back = await store.showPath(
+        'user-f',
+        'session-f',
+        (await store.findTurn('user-f', 'session-f', c!))!,
+      );
+      expect(ids(back.messages)).toEqual([a, b, c]);
+      expect(ids(back.offPath)).toEqual([edit[0].chatMessageId]);
+      // A commit whose parent is no longer the leaf (the user switched while it ran) is refused, not misplaced.
+      await expect(
+        store.append('user-f', 'session-f', turn('late'), back, {
+          branch: { ...decided, parentChatMessageId: a! },
+        }),
+      ).rejects.toBeInstanceOf(PathMovedError);
+      // A retried commit of the fork adds nothing, wherever the turn is now.
+      expect((await store.append('user-f', 'session-f', edit, back, { branch: decided })).messageCount).toBe(
+        8,
+      );
+    });
+
+    it('fills the window of another path from long-term history along it, only as far as the window reaches', async () => {
+      const history = Array.from({ length: 110 }, (_, i) => turn(`long ${i}`)).flat();
+      await inLongTerm('user-lp', 'session-lp', history);
+      await store.load('user-lp', 'session-lp');
+      const leaf = await store.findTurn('user-lp', 'session-lp', history[199]!.chatMessageId);
+      expect(leaf).toMatchObject({ firstOrdinal: 198, lastOrdinal: 199 });
+      local.resetStats();
+      const pages: unknown[] = [];
+      const page = longTerm.page.bind(longTerm);
+      longTerm.page = (...args) => {
+        pages.push(args[2]);
+        return page(...args);
+      };
+      const moved = await store.showPath('user-lp', 'session-lp', leaf!).finally(() => {
+        longTerm.page = page;
+      });
+      expect(moved.messages).toEqual(inWindow(numbered(history).slice(0, 200)));
+      // A page or two of long-term messages, from the leaf down; on the hot side, a read and the write.
+      expect(pages.length).toBeLessThanOrEqual(2);
+      expect(pages[0]).toMatchObject({ order: 'desc', before: 200 });
+      expect(local.stats().requests).toBeLessThanOrEqual(2);
+      // What left the window is stored long-term already: nothing is kept off the path.
+      expect(moved.offPath ?? []).toEqual([]);
+    });
+
+    it('refuses a move while a message of the path is neither in working memory nor stored (409, retry)', async () => {
+      const [first] = await commitTurns('user-nr', 'session-nr', 2);
+      const leaf = await store.findTurn('user-nr', 'session-nr', first!);
+      // The hot copy is lost before the history worker stored anything; the header knows the turns.
+      await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-nr', 'session-nr').delete();
+      await headers.touch({
+        userId: 'user-nr',
+        sessionId: 'session-nr',
+        createdAt: 't',
+        lastActivity: 't',
+        messageCount: 4,
+        preview: '',
+        firstUserText: 'turn 0',
+      });
+      await expect(store.showPath('user-nr', 'session-nr', leaf!)).rejects.toBeInstanceOf(NotReadyError);
+    });
+
+    it('finds a turn from before branches in long-term history, after the turn before it', async () => {
+      const history = [...turn('older'), ...turn('old')];
+      const items: StoredMessage[] = history.map((message, ordinal) => ({
+        ...message,
+        ordinal,
+        id: message.messageId,
+        kind: 'message',
+        userId: 'user-ft',
+        sessionId: 'session-ft',
+      }));
+      await longTerm.put(items);
+      const found = await store.findTurn('user-ft', 'session-ft', history[2]!.chatMessageId);
+      expect(found).toMatchObject({ firstOrdinal: 2, lastOrdinal: 3 });
+      expect(found?.branch).toEqual({
+        parentChatMessageId: history[0]!.chatMessageId,
+        branchId: MAIN_BRANCH,
+        gaps: [],
+      });
+      expect(await store.findTurn('user-ft', 'session-ft', 'unknown')).toBeUndefined();
+      expect(await store.findTurn('user-other', 'session-ft', history[2]!.chatMessageId)).toBeUndefined();
+    });
+
+    it('rebuilds a miss along the path the header names, leaving the other branches out', async () => {
+      const [a, b] = await commitTurns('user-rp', 'session-rp', 2);
+      const parent = await store.findTurn('user-rp', 'session-rp', a!);
+      const onA = await store.showPath('user-rp', 'session-rp', parent!);
+      const replaced = await store.findTurn('user-rp', 'session-rp', b!);
+      const edit = turn('edited');
+      const decided = forkFrom({
+        fork: { replaces: b!, origin: 'edit' },
+        newChatMessageId: edit[0].chatMessageId,
+        replaced: replaced!.branch,
+        parent,
+        firstOrdinal: onA.messageCount,
+      });
+      const forked = await store.append('user-rp', 'session-rp', edit, onA, { branch: decided });
+      // The history worker stored every message and the header has the path; then the hot copy expires.
+      const all = [...forked.messages, ...(forked.offPath ?? [])];
+      await longTerm.put(
+        all.map((m) => ({
+          ...m,
+          ordinal: m.ordinal!,
+          id: m.messageId,
+          kind: 'message',
+          userId: 'user-rp',
+          sessionId: 'session-rp',
+        })),
+      );
+      await headers.touch({
+        userId: 'user-rp',
+        sessionId: 'session-rp',
+        createdAt: 't',
+        lastActivity: 't',
+        messageCount: 6,
+        preview: '',
+        firstUserText: 'turn 0',
+        opensConversation: true,
+        path: { ...forked.path!, lastOrdinal: 5 },
+      });
+      await headers.recordPersisted('user-rp', 'session-rp', {
+        upTo: 6,
+        at: 't',
+        tokens: { prompt: 0, completion: 0, total: 0 },
+        textTokens: 0,
+      });
+      await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-rp', 'session-rp').delete();
+      const rebuilt = await storeOn(database).load('user-rp', 'session-rp');
+      expect(ids(rebuilt.messages)).toEqual([a, edit[0].chatMessageId]);
+      expect(rebuilt.path?.leafChatMessageId).toBe(edit[0].chatMessageId);
+      // The next turn continues the edit's branch.
+      const next = await store.append('user-rp', 'session-rp', turn('next'), rebuilt);
+      expect(next.messages.at(-1)?.branch).toEqual({
+        parentChatMessageId: edit[0].chatMessageId,
+        branchId: edit[0].chatMessageId,
+        gaps: [{ from: 2, to: 4 }],
+      });
+    });
   });
 
   it('reads and writes only the document whose id is the session id', async () => {

@@ -1,9 +1,10 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
-import type { OrdinalGap, SystemPrompt } from '../../shared/chat/contracts.js';
+import { MAIN_BRANCH, type OrdinalGap, type SystemPrompt } from '../../shared/chat/contracts.js';
 import { inGaps } from '../../shared/chat/branch-path.js';
 import {
   type ConversationHeader,
+  type ConversationPath,
   type DigestCheckpoint,
   type ExchangeEntry,
   type SessionDigest,
@@ -44,9 +45,19 @@ export class MemoryConversationHeaders implements ConversationHeaders {
         lastActivity: touch.lastActivity,
         messageCount: touch.messageCount,
         preview: touch.preview,
+        ...(touch.path ? { path: structuredClone(touch.path) } : {}),
+        ...(touch.branched ? { branched: true } : {}),
       });
     }
     return Promise.resolve();
+  }
+
+  setPath(userId: string, sessionId: string, change: { path: ConversationPath; preview: string }) {
+    const header = this.headers.get(key(userId, sessionId));
+    if (header === undefined) return Promise.resolve('missing' as const);
+    header.path = structuredClone(change.path);
+    header.preview = change.preview;
+    return Promise.resolve('set' as const);
   }
 
   recordPersisted(userId: string, sessionId: string, turn: PersistedTurn) {
@@ -149,6 +160,30 @@ export class MemoryConversationMessages implements ConversationMessages {
   get(userId: string, sessionId: string, messageId: string) {
     const message = this.items.get(key(userId, sessionId))?.get(messageId);
     return Promise.resolve(message ? structuredClone(message) : undefined);
+  }
+
+  alternatives(userId: string, sessionId: string, groups: readonly string[]) {
+    const wanted = new Set(groups);
+    return Promise.resolve(
+      [...(this.items.get(key(userId, sessionId))?.values() ?? [])]
+        .filter((m) => m.role === 'user' && m.branch?.alternativeOf !== undefined)
+        .filter((m) => wanted.has(m.branch!.alternativeOf!))
+        .sort((a, b) => a.ordinal - b.ordinal)
+        .map((m) => ({
+          chatMessageId: m.chatMessageId,
+          ordinal: m.ordinal,
+          alternativeOf: m.branch!.alternativeOf!,
+        })),
+    );
+  }
+
+  newestOfBranch(userId: string, sessionId: string, branchId: string) {
+    const newest = [...(this.items.get(key(userId, sessionId))?.values() ?? [])]
+      .filter((m) => (m.branch?.branchId ?? MAIN_BRANCH) === branchId)
+      .sort((a, b) => b.ordinal - a.ordinal)[0];
+    return Promise.resolve(
+      newest ? { chatMessageId: newest.chatMessageId, ordinal: newest.ordinal } : undefined,
+    );
   }
 
   sessionsMatching(userId: string, q: string, limit: number) {

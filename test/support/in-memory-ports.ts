@@ -5,7 +5,16 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../../shared/app/config.js';
+import {
+  foundTurn,
+  pathOf,
+  placeTurn,
+  turnMessagesIn,
+  type PathLeaf,
+} from '../../shared/chat/active-path.js';
+import { onPath } from '../../shared/chat/branch-path.js';
 import type {
+  ActivePath,
   ChatSession,
   ConversationMessage,
   PostedMessage,
@@ -20,10 +29,11 @@ import type { SessionStore } from '../../shared/chat/session-store.js';
 import { TurnCancelSignals } from '../../shared/chat/turn-cancel-signals.js';
 import type { TurnCancellations } from '../../shared/chat/turn-cancellations.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
-import type {
-  AppendOptions,
-  WorkingMemory,
-  WorkingMemoryStore,
+import {
+  PathMovedError,
+  type AppendOptions,
+  type WorkingMemory,
+  type WorkingMemoryStore,
 } from '../../shared/chat/working-memory-store.js';
 import {
   isFinishedStatus,
@@ -90,12 +100,12 @@ export class MemoryPostedMessages implements PostedMessageStore {
       return Promise.reject(error);
     }
     const key = `${message.userId}/${message.sessionId}/${message.chatMessageId}`;
-    if (!this.records.has(key)) this.records.set(key, { ...message });
-    return Promise.resolve({ ...(this.records.get(key) as PostedMessage) });
+    if (!this.records.has(key)) this.records.set(key, structuredClone(message));
+    return Promise.resolve(structuredClone(this.records.get(key) as PostedMessage));
   }
   find(userId: string, sessionId: string, chatMessageId: string) {
     const record = this.records.get(`${userId}/${sessionId}/${chatMessageId}`);
-    return Promise.resolve(record === undefined ? undefined : { ...record });
+    return Promise.resolve(record ? structuredClone(record) : undefined);
   }
 }
 
@@ -210,10 +220,17 @@ export class MemoryEvents implements TurnEventStore, TurnEventSink {
   }
 }
 
+/**
+ * Working memory of one conversation without a byte bound: `messages` holds every committed message, of every
+ * branch; a load answers the active path's as the window and the others as off-path messages, and commits and
+ * moves follow the same rules as the Cosmos DB adapter (active-path.ts).
+ */
 export class MemoryWorkingMemory implements WorkingMemoryStore {
   messages: ConversationMessage[] = [];
   /** The conversation's system prompt, once a commit gave one (the first stays, as in the Cosmos DB adapter). */
   systemPrompt: SystemPrompt | undefined;
+  /** The active path; undefined until a commit named one (then: the newest turn, as for an older document). */
+  path: ActivePath | undefined;
   #version = 0;
   load(userId: string, sessionId: string) {
     return Promise.resolve(this.#memory(userId, sessionId));
@@ -225,22 +242,51 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
     _base?: WorkingMemory,
     options?: AppendOptions,
   ) {
-    const before = this.messages.length;
-    for (const message of messages)
-      if (!this.messages.some((m) => m.messageId === message.messageId))
-        this.messages.push({ ...message, ordinal: this.messages.length });
-    if (this.messages.length > before) this.systemPrompt ??= options?.systemPrompt;
+    const current = this.#memory(userId, sessionId);
+    const placed = placeTurn(current, messages, options?.branch, Number.POSITIVE_INFINITY);
+    if (placed.kind === 'parent-moved') return Promise.reject(new PathMovedError(placed.parentChatMessageId));
+    if (placed.kind === 'placed') {
+      this.messages = [...this.messages, ...placed.state.messages.filter((m) => !this.#has(m.messageId))];
+      this.path = placed.state.path;
+      this.systemPrompt ??= options?.systemPrompt;
+      this.#version += 1;
+    }
+    return Promise.resolve(this.#memory(userId, sessionId));
+  }
+  findTurn(userId: string, sessionId: string, chatMessageId: string) {
+    const all = { messages: this.messages, offPath: [] };
+    const turn = turnMessagesIn(all, chatMessageId);
+    const first = turn[0]?.ordinal;
+    const previous = this.messages.find((m) => first !== undefined && m.ordinal === first - 1);
+    return Promise.resolve(foundTurn(turn, previous?.chatMessageId ?? null));
+  }
+  showPath(userId: string, sessionId: string, leaf: PathLeaf) {
+    this.path = pathOf(leaf);
     this.#version += 1;
     return Promise.resolve(this.#memory(userId, sessionId));
   }
+  #has(messageId: string) {
+    return this.messages.some((m) => m.messageId === messageId);
+  }
   #memory(userId: string, sessionId: string): WorkingMemory {
+    const sorted = [...this.messages].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+    const leaf = this.path;
+    const last = leaf?.lastOrdinal;
+    const window =
+      leaf === undefined || last === undefined
+        ? sorted
+        : sorted.filter((m) => m.ordinal !== undefined && onPath(m.ordinal, leaf.branch, last));
+    const offPath = sorted.filter((m) => !window.includes(m));
     return {
       userId,
       sessionId,
-      messages: [...this.messages],
-      messageCount: this.messages.length,
+      messages: structuredClone(window),
+      // Messages a test put in directly count up to their ordinals, as committed ones would.
+      messageCount: Math.max(this.messages.length, ...this.messages.map((m) => (m.ordinal ?? -1) + 1)),
       version: String(this.#version),
       ...(this.systemPrompt ? { systemPrompt: structuredClone(this.systemPrompt) } : {}),
+      ...(leaf ? { path: structuredClone(leaf) } : {}),
+      ...(offPath.length > 0 ? { offPath: structuredClone(offPath) } : {}),
     };
   }
 }
@@ -369,6 +415,7 @@ export class MemoryConversationEraser implements ConversationEraser {
     if (workingMemory.messages.length > 0) count += 1;
     workingMemory.messages = [];
     workingMemory.systemPrompt = undefined;
+    workingMemory.path = undefined;
     return Promise.resolve(count);
   }
   erasePosted(userId: string, sessionId: string) {

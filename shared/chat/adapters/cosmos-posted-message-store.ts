@@ -48,6 +48,14 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
 }
 
 function toPostedMessage(document: PostedMessageDocument): PostedMessage {
-  const { userId, sessionId, chatMessageId, textSha256, postedAt } = document;
-  return { userId, sessionId, chatMessageId, textSha256, postedAt };
+  const { userId, sessionId, chatMessageId, textSha256, postedAt, fork, useMemory } = document;
+  return {
+    userId,
+    sessionId,
+    chatMessageId,
+    textSha256,
+    postedAt,
+    ...(fork ? { fork } : {}),
+    ...(useMemory === false ? { useMemory } : {}),
+  };
 }

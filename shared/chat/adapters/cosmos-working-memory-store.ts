@@ -1,7 +1,8 @@
 // The Cosmos DB adapter of WorkingMemoryStore: one document per session in the hot container (id = sessionId,
-// 24 h TTL refreshed by every write), bounded by a byte budget, rebuilt on a miss from long-term history (its
-// header and newest messages, through history's ports). Point reads and writes only on the hot side; concurrent
-// appends are serialised with If-Match.
+// 24 h TTL refreshed by every write), bounded by a byte budget, holding the active branch path's newest messages,
+// rebuilt on a miss from long-term history (its header and newest messages along the path, through history's
+// ports). Point reads and writes only on the hot side; concurrent appends and path moves are serialised with
+// If-Match.
 import type { Container, PatchOperation } from '@azure/cosmos';
 import {
   cosmosFailure,
@@ -12,14 +13,19 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
+import { movePath, placeTurn } from '../active-path.js';
 import {
   hotConversationDocumentSchema,
   type ConversationMessage,
   type HotConversationDocument as HotDocument,
 } from '../contracts.js';
-import { fitHotWindow } from '../hot-window.js';
-import { rebuildWorkingMemory, type LongTermHistory } from '../working-memory-rebuild.js';
-import type { WorkingMemory, WorkingMemoryStore } from '../working-memory-store.js';
+import {
+  findCommittedTurn,
+  readPathWindow,
+  rebuildWorkingMemory,
+  type LongTermHistory,
+} from '../working-memory-rebuild.js';
+import { PathMovedError, type WorkingMemory, type WorkingMemoryStore } from '../working-memory-store.js';
 
 /** Reloads and retries after a concurrent write took the document first. */
 const MAX_RETRIES = 5;
@@ -63,38 +69,84 @@ export function createCosmosWorkingMemoryStore(options: {
     return created === 'conflict' ? load(userId, sessionId) : toWorkingMemory(created.resource, created.etag);
   }
 
+  /** The caller's copy, when it was stored, stands in for the first read (a missing one may have been rebuilt). */
+  function baseState(
+    userId: string,
+    sessionId: string,
+    base: WorkingMemory | undefined,
+  ): HotState | undefined {
+    return base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
+      ? { kind: 'stored', memory: { ...base, version: base.version } }
+      : undefined;
+  }
+
+  /**
+   * Writes `change(current)` over the version read (or the caller's), reading again and retrying when another
+   * writer got there first; `undefined` from change: nothing to write.
+   */
+  async function update(
+    userId: string,
+    sessionId: string,
+    base: WorkingMemory | undefined,
+    change: (current: WorkingMemory) => Promise<WorkingMemory | undefined> | WorkingMemory | undefined,
+  ): Promise<WorkingMemory> {
+    let known = baseState(userId, sessionId, base);
+    for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
+      const state = known ?? (await readState(userId, sessionId));
+      known = undefined;
+      const current = state.memory;
+      const next = await change(current);
+      if (next === undefined) return current;
+      const previous =
+        state.kind === 'stored'
+          ? {
+              etag: state.memory.version,
+              messages: current.messages,
+              offPath: current.offPath ?? [],
+              hadSystemPrompt: current.systemPrompt !== undefined,
+            }
+          : undefined;
+      const written = await writeHot(hot, cache, toHotDocument(next), previous);
+      if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
+    }
+    throw new ConflictError(
+      `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,
+    );
+  }
+
   return {
     load,
 
-    async append(userId, sessionId, messages, base, appendOptions) {
-      // The caller's copy stands in for the first read when it was stored (a missing one may have been rebuilt).
-      let known: HotState | undefined =
-        base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
-          ? { kind: 'stored', memory: { ...base, version: base.version } }
-          : undefined;
-      for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
-        const state = known ?? (await readState(userId, sessionId));
-        known = undefined;
-        const current = state.memory;
-        const merged = mergeMessages(current, messages, windowBytes);
-        if (merged === undefined) return current;
+    append(userId, sessionId, messages, base, appendOptions) {
+      return update(userId, sessionId, base, (current) => {
+        const placed = placeTurn(current, messages, appendOptions?.branch, windowBytes);
+        if (placed.kind === 'unchanged') return undefined;
+        if (placed.kind === 'parent-moved') throw new PathMovedError(placed.parentChatMessageId);
         // The first prompt stored is the conversation's: a later one never replaces it.
         const systemPrompt = current.systemPrompt ?? appendOptions?.systemPrompt;
-        const next: WorkingMemory = { ...current, ...merged, ...(systemPrompt ? { systemPrompt } : {}) };
-        const previous =
-          state.kind === 'stored'
-            ? {
-                etag: state.memory.version,
-                messages: current.messages,
-                hadSystemPrompt: current.systemPrompt !== undefined,
-              }
-            : undefined;
-        const written = await writeHot(hot, cache, toHotDocument(next), previous);
-        if (written !== 'conflict') return toWorkingMemory(written.resource, written.etag);
-      }
-      throw new ConflictError(
-        `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,
-      );
+        return { ...current, ...placed.state, ...(systemPrompt ? { systemPrompt } : {}) };
+      });
+    },
+
+    async findTurn(userId, sessionId, chatMessageId, base) {
+      const memory =
+        baseState(userId, sessionId, base)?.memory ?? (await readState(userId, sessionId)).memory;
+      return findCommittedTurn(history, memory, chatMessageId);
+    },
+
+    async showPath(userId, sessionId, leaf, base) {
+      // What history has stored (persistedCount) need not stay in working memory off the path.
+      const header = await history.headers.get(userId, sessionId);
+      const storedBelow = header?.userId === userId ? header.persistedCount : 0;
+      return update(userId, sessionId, base, async (current) => {
+        const window = await readPathWindow(history, userId, sessionId, {
+          leaf,
+          known: [...current.messages, ...(current.offPath ?? [])],
+          storedBelow,
+          windowBytes,
+        });
+        return { ...current, ...movePath(current, leaf, window, windowBytes, storedBelow) };
+      });
     },
   };
 }
@@ -116,29 +168,6 @@ function readHot(
   );
 }
 
-/**
- * The stored messages followed by the new ones not stored yet, each given the next ordinal, in the window;
- * undefined when nothing is new.
- */
-function mergeMessages(
-  current: WorkingMemory,
-  incoming: readonly ConversationMessage[],
-  windowBytes: number,
-): { messages: ConversationMessage[]; messageCount: number } | undefined {
-  const seen = new Set(current.messages.map((message) => message.messageId));
-  const added: ConversationMessage[] = [];
-  for (const message of incoming) {
-    if (seen.has(message.messageId)) continue;
-    seen.add(message.messageId);
-    added.push({ ...message, ordinal: current.messageCount + added.length });
-  }
-  if (added.length === 0) return undefined;
-  return {
-    messages: fitHotWindow([...current.messages, ...added], windowBytes),
-    messageCount: current.messageCount + added.length,
-  };
-}
-
 function assertOwner(document: HotDocument, userId: string): void {
   if (document.userId !== userId) throw new ForbiddenError('This conversation belongs to another user.');
 }
@@ -152,6 +181,8 @@ function toWorkingMemory(document: HotDocument, etag: string): WorkingMemory & {
     createdAt: document.createdAt,
     version: etag,
     ...(document.systemPrompt ? { systemPrompt: document.systemPrompt } : {}),
+    ...(document.path ? { path: document.path } : {}),
+    ...(document.offPath ? { offPath: [...document.offPath] } : {}),
   };
 }
 
@@ -171,13 +202,19 @@ function toHotDocument(memory: WorkingMemory): HotDocument {
     lastActivity: last,
     messageCount: memory.messageCount,
     ...(memory.systemPrompt ? { systemPrompt: memory.systemPrompt } : {}),
+    ...(memory.path ? { path: memory.path } : {}),
+    ...(memory.offPath && memory.offPath.length > 0 ? { offPath: memory.offPath } : {}),
   };
 }
 
-/** What a change is conditioned on and patched from: the version read, its messages, whether it had a prompt. */
+/**
+ * What a change is conditioned on and patched from: the version read, its messages and off-path messages, whether
+ * it had a prompt.
+ */
 interface PreviousVersion {
   etag: string;
   messages: readonly ConversationMessage[];
+  offPath: readonly ConversationMessage[];
   hadSystemPrompt: boolean;
 }
 
@@ -228,6 +265,13 @@ async function writeHot(
 
 /** The patch that turns the stored messages into the document's, or undefined when a patch cannot say it briefly. */
 function patchOperations(previous: PreviousVersion, document: HotDocument): PatchOperation[] | undefined {
+  // A move of the path (rare: an edit, a regenerate, a switch) rewrites the off-path messages: a replace says it.
+  const offPath = document.offPath ?? [];
+  if (
+    offPath.length !== previous.offPath.length ||
+    offPath.some((message, i) => message.messageId !== previous.offPath[i]?.messageId)
+  )
+    return undefined;
   const stored = previous.messages;
   const next = document.messages;
   // The window keeps a suffix of stored + added: find how many stored messages left it.
@@ -242,6 +286,9 @@ function patchOperations(previous: PreviousVersion, document: HotDocument): Patc
     ...added.map((message): PatchOperation => ({ op: 'add', path: '/messages/-', value: message })),
     { op: 'set', path: '/lastActivity', value: document.lastActivity },
     { op: 'set', path: '/messageCount', value: document.messageCount },
+    ...(document.path === undefined
+      ? []
+      : [{ op: 'set', path: '/path', value: document.path } satisfies PatchOperation]),
     // Set once, by the commit that first has one (a stored prompt is never written again).
     ...(document.systemPrompt !== undefined && !previous.hadSystemPrompt
       ? [{ op: 'set', path: '/systemPrompt', value: document.systemPrompt } satisfies PatchOperation]

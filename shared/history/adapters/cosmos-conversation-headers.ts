@@ -38,6 +38,9 @@ export function createCosmosConversationHeaders(
       { op: 'set', path: '/lastActivity', value: touch.lastActivity },
       { op: 'set', path: '/messageCount', value: touch.messageCount },
       { op: 'set', path: '/preview', value: touch.preview },
+      ...(touch.path ? [{ op: 'set', path: '/path', value: touch.path } satisfies PatchOperation] : []),
+      // Only ever set: a later commit on an unbranched path does not make the conversation unbranched.
+      ...(touch.branched ? [{ op: 'set', path: '/branched', value: true } satisfies PatchOperation] : []),
     ];
     const condition = `FROM c WHERE c.messageCount <= ${conditionNumber(touch.messageCount)}`;
     return patchItem(container, touch.sessionId, touch.userId, operations, condition, what);
@@ -89,6 +92,15 @@ export function createCosmosConversationHeaders(
       const condition = source === 'model' ? "FROM c WHERE c.titleSource != 'user'" : undefined;
       const patched = await patchItem(container, sessionId, userId, operations, condition, what);
       return patched === 'patched' ? 'set' : patched === 'unmet' ? 'kept' : 'missing';
+    },
+
+    async setPath(userId, sessionId, change) {
+      const operations: PatchOperation[] = [
+        { op: 'set', path: '/path', value: change.path },
+        { op: 'set', path: '/preview', value: change.preview },
+      ];
+      const patched = await patchItem(container, sessionId, userId, operations, undefined, what);
+      return patched === 'missing' ? 'missing' : 'set';
     },
 
     async list(userId, listOptions) {

@@ -14,6 +14,7 @@ import {
   queryPages,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
+import { MAIN_BRANCH } from '../../chat/contracts.js';
 import {
   SYSTEM_PROMPT_ID,
   storedMessageSchema,
@@ -96,6 +97,42 @@ export function createCosmosConversationMessages(
       return parseStored(storedMessageSchema, read.resource, 'a message');
     },
 
+    async alternatives(userId, sessionId, groups) {
+      if (groups.length === 0) return [];
+      // One turn per alternative: its user message (a failed turn has no other). The groups are a page's turns.
+      const query: SqlQuerySpec = {
+        query:
+          "SELECT c.chatMessageId, c.ordinal, c.branch.alternativeOf AS alternativeOf FROM c WHERE c.kind = 'message' AND c.role = 'user' AND ARRAY_CONTAINS(@groups, c.branch.alternativeOf) ORDER BY c.ordinal ASC",
+        parameters: [{ name: '@groups', value: [...groups] }],
+      };
+      return queryItems(
+        container,
+        query,
+        [userId, sessionId],
+        "the conversation's alternatives",
+        alternativeRowSchema,
+      );
+    },
+
+    async newestOfBranch(userId, sessionId, branchId) {
+      // Turns committed before branches carry none: they are the main line.
+      const onBranch =
+        branchId === MAIN_BRANCH
+          ? '(c.branch.branchId = @branch OR NOT IS_DEFINED(c.branch))'
+          : 'c.branch.branchId = @branch';
+      const rows = await queryItems(
+        container,
+        {
+          query: `SELECT TOP 1 c.chatMessageId, c.ordinal FROM c WHERE c.kind = 'message' AND ${onBranch} ORDER BY c.ordinal DESC`,
+          parameters: [{ name: '@branch', value: branchId }],
+        },
+        [userId, sessionId],
+        'the newest message of a branch',
+        newestRowSchema,
+      );
+      return rows[0];
+    },
+
     async sessionsMatching(userId, q, limit) {
       const max = Math.max(0, Math.floor(limit));
       if (max === 0) return [];
@@ -171,6 +208,12 @@ export function createCosmosConversationMessages(
 }
 
 const kindSchema = z.looseObject({ kind: z.string() });
+const alternativeRowSchema = z.object({
+  chatMessageId: z.string(),
+  ordinal: z.number().int().nonnegative(),
+  alternativeOf: z.string(),
+});
+const newestRowSchema = z.object({ chatMessageId: z.string(), ordinal: z.number().int().nonnegative() });
 
 /** A search's rows: in process, a message to decide on; from Cosmos DB, a session it matched. */
 type SearchRow = string | { sessionId: string; content: string };

@@ -1,0 +1,44 @@
+// POST /api/chat/{sessionId}/{chatMessageId}/regenerate: a new answer to an earlier message. The replaced turn's
+// user text is posted again under the new chatMessageId with its fork (origin regenerate), so the new turn follows
+// the replaced turn's parent on a branch of its own and the earlier answer stays, as an alternative. It keeps the
+// replaced message's use_memory choice: a message the user kept out of long-term memory stays out when
+// regenerated. Idempotent as any post: the same new id for the same turn is the same message.
+import type { Caller } from '../identity/caller.js';
+import { ValidationError } from '../errors.js';
+import {
+  postTurn,
+  requireReplaceable,
+  requireSession,
+  type PostChatMessageServices,
+  type PostedChatMessage,
+} from './post-chat-message.js';
+
+export async function regenerateTurn(
+  services: PostChatMessageServices,
+  caller: Caller,
+  target: { sessionId: string; chatMessageId: string },
+  newChatMessageId: string,
+): Promise<PostedChatMessage> {
+  if (newChatMessageId === target.chatMessageId)
+    throw new ValidationError(
+      'Invalid regenerate request: chatMessageId must be a new id for the new answer.',
+      [
+        {
+          path: 'chatMessageId',
+          message: 'names the message being regenerated: give a new id for the new answer',
+        },
+      ],
+    );
+  await requireSession(services.sessions, caller, target.sessionId);
+  const { turn, posted } = await requireReplaceable(services, caller, target.sessionId, target.chatMessageId);
+  const question = turn.messages.find((message) => message.role === 'user');
+  // findTurn gives a turn only with its user message; this guards the type.
+  if (question === undefined) throw new Error(`Turn ${target.chatMessageId} has no user message.`);
+  return postTurn(services, caller, {
+    sessionId: target.sessionId,
+    chatMessageId: newChatMessageId,
+    text: question.content,
+    useMemory: posted?.useMemory !== false,
+    fork: { replaces: target.chatMessageId, origin: 'regenerate' },
+  });
+}
