@@ -82,6 +82,8 @@ let model: RecordingModel;
 let services: HistoryWorkerServices;
 let log: SilentLog;
 let hot: ConversationMessage[];
+/** Working memory's messages of other branches (offPath). */
+let hotOffPath: ConversationMessage[];
 
 beforeEach(async () => {
   headers = new MemoryConversationHeaders();
@@ -90,13 +92,15 @@ beforeEach(async () => {
   model = new RecordingModel(goodAnswer);
   log = new SilentLog();
   hot = [];
+  hotOffPath = [];
   services = {
     headers,
     messages,
     sessionMemory: memory,
     llm: model,
     workingMemory: {
-      load: () => Promise.resolve({ userId, sessionId, messages: hot, messageCount: hot.length }),
+      load: () =>
+        Promise.resolve({ userId, sessionId, messages: hot, offPath: hotOffPath, messageCount: hot.length }),
     },
     settings: { promptTokenBudget: 4_000 },
     now: () => new Date(at),
@@ -543,6 +547,16 @@ describe('persistTurn', () => {
     await persistTurn(services, { ...event, complete: false }, log);
     expect(stored()[1]?.toolCalls?.[0]?.result).toHaveLength(1_000);
     expect(log.lines.join('\n')).toMatch(/tool results cut/);
+  });
+
+  it('takes them whole from a branch the user has since left, beside the window', async () => {
+    const event = turn(0);
+    const whole = structuredClone(event.messages);
+    whole[1]!.toolCalls![0]!.result = 'r'.repeat(5_000);
+    event.messages[1]!.toolCalls![0]!.result = 'r'.repeat(1_000);
+    hotOffPath = whole;
+    await persistTurn(services, { ...event, complete: false }, log);
+    expect(stored()[1]?.toolCalls?.[0]?.result).toHaveLength(5_000);
   });
 });
 

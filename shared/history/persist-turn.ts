@@ -136,7 +136,10 @@ async function wholeMessages(
   log: Log,
 ): Promise<TurnMessage[]> {
   const memory = await services.workingMemory.load(event.userId, event.sessionId);
-  const whole = new Map(memory.messages.map((message) => [message.messageId, message]));
+  // A turn the user has since branched away from is no longer in the window, but still beside it (offPath).
+  const whole = new Map(
+    [...memory.messages, ...(memory.offPath ?? [])].map((message) => [message.messageId, message]),
+  );
   let cut = 0;
   const messages = event.messages.map((message) => {
     const found = whole.get(message.messageId);

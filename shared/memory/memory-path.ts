@@ -24,18 +24,21 @@ export interface TurnPath {
 }
 
 /**
- * Whether memory already follows the turn's path: the summary covers the turn's parent on the same gaps (or the turn
- * itself: a redelivery). Then the profile holds that path's turns, and the summary goes on as it is.
+ * Whether memory already follows the turn's path: the summary was written on the same gaps, up to a turn on this
+ * path (its parent, an earlier turn when the turns between were left out of memory: failed, or use_memory false, or
+ * the turn itself: a redelivery). Every ordinal below the turn's that its gaps do not skip is on its path, so the
+ * profile holds that path's turns, and the summary goes on as it is.
  */
 export function followsPath(
-  summary: Pick<ConversationSummaryDocument, 'chatMessageId' | 'gaps'> | undefined,
+  summary: Pick<ConversationSummaryDocument, 'chatMessageId' | 'gaps' | 'coveredThrough'> | undefined,
   chatMessageId: string,
   path: TurnPath,
 ): boolean {
   if (!sameGaps(summary?.gaps ?? [], path.gaps)) return false;
   if (path.parent === undefined) return true;
   if (summary === undefined) return path.parent === null;
-  return summary.chatMessageId === path.parent || summary.chatMessageId === chatMessageId;
+  if (summary.chatMessageId === path.parent || summary.chatMessageId === chatMessageId) return true;
+  return summary.coveredThrough < path.firstOrdinal && !inGaps(summary.coveredThrough, path.gaps);
 }
 
 /** Whether a message with this ordinal is on the path memory follows (for an older turn replayed late). */

@@ -60,10 +60,20 @@ interface ProviderFailure {
   message: string;
 }
 
+/**
+ * Provider codes that say the account, not the moment, is the problem: OpenAI answers a spent quota with HTTP 429
+ * `insufficient_quota`, which trying again later (or redelivering the work) cannot get past.
+ */
+const PERMANENT_CODES: ReadonlySet<string> = new Set(['insufficient_quota', 'billing_hard_limit_reached']);
+
 function fromApiError(error: ProviderFailure, context: LlmErrorContext): LlmError {
   const status = error.status;
   const providerMessage = providerMessageOf(error);
-  const details: LlmErrorDetails = { retryable: status === undefined || isRetryableStatus(status) };
+  const permanent =
+    error.code !== null && error.code !== undefined && PERMANENT_CODES.has(String(error.code));
+  const details: LlmErrorDetails = {
+    retryable: !permanent && (status === undefined || isRetryableStatus(status)),
+  };
   if (status !== undefined) details.providerStatus = status;
   const code = error.code;
   if (code !== null && code !== undefined) details.providerCode = String(code);
@@ -93,6 +103,7 @@ function fromApiError(error: ProviderFailure, context: LlmErrorContext): LlmErro
     );
   }
   if (status === 429) {
+    if (permanent) return new LlmError(`${prefix} (the account's quota is spent)`, details, options);
     return new LlmError(`${prefix} (rate limited; retries exhausted)`, details, options);
   }
   return new LlmError(prefix, details, options);

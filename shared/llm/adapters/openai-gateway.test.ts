@@ -301,6 +301,22 @@ describe('errors and retries', () => {
     expect(requests).toHaveLength(2);
   });
 
+  it('says a spent quota (HTTP 429 insufficient_quota) is not worth retrying later', async () => {
+    const body = encoder.encode(
+      '{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}',
+    );
+    const { fetch } = scriptedFetch([
+      { status: 429, headers: { 'x-should-retry': 'false' }, chunks: [body] },
+    ]);
+    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 2, timeoutMs: 5_000, fetch });
+    const error = (await gateway.embed(['x']).catch((e: unknown) => e)) as LlmError;
+    expect(error).toBeInstanceOf(LlmError);
+    expect(error.providerStatus).toBe(429);
+    expect(error.providerCode).toBe('insufficient_quota');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('quota is spent');
+  });
+
   it('reports an error event inside the stream', async () => {
     const sse = encoder.encode(
       'data: {"choices":[{"index":0,"delta":{"content":"par"}}]}\n\ndata: {"error":{"message":"upstream overloaded","type":"server_error"}}\n\n',
