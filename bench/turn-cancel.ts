@@ -133,7 +133,8 @@ async function stopRuns(
         problems.push(`${label} run ${run}: finished ${finishReason ?? 'without an answer'}, not cancelled`);
       const lastContentAt = Math.max(...trace.wordArrivals);
       samples.push({
-        toLastContentMs: lastContentAt - requestedAt,
+        // No content after the request: the text stopped at once (0), not before it was asked to.
+        toLastContentMs: Math.max(0, lastContentAt - requestedAt),
         toEndMs: (trace.endedAt ?? Number.NaN) - requestedAt,
         answeredMs,
         contentAfter: trace.contentEvents - contentBefore,
