@@ -100,6 +100,13 @@ export const LLM_APIS = ['chat-completions', 'responses'] as const satisfies rea
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
+/**
+ * The reasoning summary asked for on the Responses API along with an effort: `off` asks for none (OpenAI streams
+ * summaries only to verified organisations, and refuses the request otherwise).
+ */
+export const REASONING_SUMMARIES = ['auto', 'concise', 'detailed', 'off'] as const;
+export type ReasoningSummary = (typeof REASONING_SUMMARIES)[number];
+
 /** How chat requests are made, whichever the endpoint. */
 export interface LlmCallStyle {
   /** Default: chat-completions. */
@@ -109,6 +116,8 @@ export interface LlmCallStyle {
    * (Chat Completions) or `reasoning: { effort, summary: 'auto' }` (Responses API) on chat turns.
    */
   reasoningEffort?: ReasoningEffort;
+  /** The summary asked for with the effort on the Responses API (default auto). */
+  reasoningSummary?: ReasoningSummary;
 }
 
 export type LlmConnection = LlmCallStyle &

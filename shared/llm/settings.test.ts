@@ -38,6 +38,17 @@ describe('LLM_API and LLM_REASONING_EFFORT', () => {
       expect(
         loadConfig({ ...env, LLM_API: 'responses', LLM_REASONING_EFFORT: 'low' }).llm.connection,
       ).toMatchObject({ api: 'responses', reasoningEffort: 'low' });
+    expect(loadConfig({ ...ollama, LLM_API: 'responses' }).llm.connection).not.toHaveProperty(
+      'reasoningSummary',
+    );
+    expect(
+      loadConfig({
+        ...ollama,
+        LLM_API: 'responses',
+        LLM_REASONING_EFFORT: 'low',
+        LLM_REASONING_SUMMARY: 'off',
+      }).llm.connection,
+    ).toMatchObject({ reasoningEffort: 'low', reasoningSummary: 'off' });
   });
 
   it('name the setting when its value is not one they know', () => {

@@ -8,7 +8,7 @@ import {
   type SettingProblems,
   type SettingValues,
 } from '../settings/setting.js';
-import { LLM_APIS, REASONING_EFFORTS, type LlmConnection } from './llm-gateway.js';
+import { LLM_APIS, REASONING_EFFORTS, REASONING_SUMMARIES, type LlmConnection } from './llm-gateway.js';
 
 export type LlmProvider = 'azure-openai' | 'openai-compatible' | 'offline';
 
@@ -90,6 +90,14 @@ export const llmSettings = defineSettings({
       'reasoning, streamed to clients); leave it empty for models that do not reason: they refuse it.',
     azure: { kind: 'default' },
   }),
+  LLM_REASONING_SUMMARY: choiceSetting(REASONING_SUMMARIES, {
+    default: 'auto',
+    help:
+      'With LLM_API=responses and LLM_REASONING_EFFORT set: the reasoning summary asked for and streamed to ' +
+      'clients; "off" asks for none (OpenAI gives summaries only to verified organisations and refuses the request ' +
+      'otherwise).',
+    azure: { kind: 'default' },
+  }),
   LLM_EMBEDDING_DIMENSIONS: intSetting({
     default: 1536,
     min: 1,
@@ -132,6 +140,7 @@ export function llmConfig(
   const style = {
     api: values.LLM_API,
     ...(values.LLM_REASONING_EFFORT !== undefined ? { reasoningEffort: values.LLM_REASONING_EFFORT } : {}),
+    ...(values.LLM_REASONING_SUMMARY !== 'auto' ? { reasoningSummary: values.LLM_REASONING_SUMMARY } : {}),
   };
   const connection: LlmConnection =
     provider === 'azure-openai'

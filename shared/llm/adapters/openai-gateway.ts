@@ -138,7 +138,7 @@ class OpenAiGateway implements LlmGateway {
   ): Promise<LlmReply> {
     const assembler = new ResponsesStreamAssembler();
     const { instructions, input } = toResponsesInput(request.messages);
-    const reasoning = toResponsesReasoning(this.connection.reasoningEffort);
+    const reasoning = toResponsesReasoning(this.connection.reasoningEffort, this.connection.reasoningSummary);
     return this.#stream(
       request,
       onDelta,

@@ -65,5 +65,8 @@ describe('toResponsesReasoning', () => {
     expect(toResponsesReasoning(undefined)).toBeUndefined();
     expect(toResponsesReasoning('low')).toEqual({ effort: 'low', summary: 'auto' });
     expect(toResponsesReasoning('none')).toEqual({ effort: 'none' });
+    expect(toResponsesReasoning('high', 'detailed')).toEqual({ effort: 'high', summary: 'detailed' });
+    // An organisation OpenAI has not verified is refused a summary: the effort alone.
+    expect(toResponsesReasoning('low', 'off')).toEqual({ effort: 'low' });
   });
 });

@@ -3,7 +3,7 @@
 // the same shapes on Azure's v1 route). Reasoning is never sent back, as on Chat Completions: the port keeps no
 // reasoning items, and with `store: false` a later request cannot point at them either.
 import type OpenAI from 'openai';
-import type { ChatMessage, ReasoningEffort, ToolSpec } from '../llm-gateway.js';
+import type { ChatMessage, ReasoningEffort, ReasoningSummary, ToolSpec } from '../llm-gateway.js';
 
 type ResponseInputItem = OpenAI.Responses.ResponseInputItem;
 type FunctionTool = OpenAI.Responses.FunctionTool;
@@ -61,7 +61,10 @@ export function toResponsesTools(tools: readonly ToolSpec[]): FunctionTool[] {
  * The reasoning options of a chat turn. A summary is asked for with any effort but `none` (no reasoning, nothing
  * to summarise); models that do not reason refuse the whole `reasoning` object, hence no default.
  */
-export function toResponsesReasoning(effort: ReasoningEffort | undefined): OpenAI.Reasoning | undefined {
+export function toResponsesReasoning(
+  effort: ReasoningEffort | undefined,
+  summary: ReasoningSummary = 'auto',
+): OpenAI.Reasoning | undefined {
   if (effort === undefined) return undefined;
-  return effort === 'none' ? { effort } : { effort, summary: 'auto' };
+  return effort === 'none' || summary === 'off' ? { effort } : { effort, summary };
 }
