@@ -359,6 +359,24 @@ describe('chat turn steps', () => {
     expect(storedEvents().some((e) => e.type === 'tool-call')).toBe(false);
   });
 
+  it('run no tool call of a reply cut at the token limit, and commit its text as the answer', async () => {
+    // Cut off mid-call: the arguments may be broken JSON, and the answer is all the model will give.
+    const cut: LlmReply = {
+      content: 'Let me add them.',
+      reasoning: '',
+      toolCalls: [{ id: 'call_1', name: 'add_numbers', arguments: '{"a":2,"b' }],
+      finishReason: 'length',
+    };
+    model = new ScriptedModel([cut]);
+    const step = await llmStep(services(), round0);
+    expect(step).toMatchObject({ outcome: 'answered', toolCalls: [], finishReason: 'length' });
+    expect(turns.turns.size).toBe(0);
+    expect(storedEvents().some((e) => e.type === 'tool-call')).toBe(false);
+    expect(storedEvents().at(-1)).toMatchObject({ type: 'message-end', finishReason: 'length' });
+    expect(committedAnswer()).toMatchObject({ content: 'Let me add them.', finishReason: 'length' });
+    expect(committedAnswer()?.toolCalls).toBeUndefined();
+  });
+
   it('build the prompt from the history in the budget, and rebuild the same one in a later round', async () => {
     memory.messages = [
       { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'earlier question', timestamp: 't' },

@@ -142,7 +142,8 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     if (reply.finishReason === CANCELLED_FINISH_REASON) reply = { ...reply, toolCalls: [] };
   }
 
-  const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
+  // A reply cut at the token limit may have broken arguments and no room left: its text is the answer.
+  const toolCalls = input.toolsAllowed && reply.finishReason !== 'length' ? reply.toolCalls : [];
   if (toolCalls.length > 0) {
     for (const call of toolCalls)
       stream.emit({
