@@ -453,13 +453,19 @@ async function streamRound(
 /**
  * A round that begins after its turn was stopped calls no model. What an earlier attempt of it showed (it was
  * stopped, or its process died, before committing) ends the answer, as the client has it; tool calls it announced
- * (they come after its text) are voided, since they will never run.
+ * (they come after its text) are voided, since they will never run, and reasoning it left open is closed.
  */
 function stoppedRound(stream: TurnStream, stored: readonly ChatEvent[]): LlmReply {
-  const calls = keptEvents(stored).filter((event) => event.type === 'tool-call');
+  const kept = keptEvents(stored);
+  const calls = kept.filter((event) => event.type === 'tool-call');
   const first = calls[0];
   const last = calls.at(-1);
   if (first && last) stream.emit({ type: 'discard', fromSeq: first.seq, toSeq: last.seq });
+  // An attempt that died mid-reasoning left it open: it is closed, as a client expects, before the answer ends.
+  const reasoning = kept.filter(
+    (event) => event.type === 'reasoning-delta' || event.type === 'reasoning-end',
+  );
+  if (reasoning.at(-1)?.type === 'reasoning-delta') stream.emit({ type: 'reasoning-end' });
   return { content: answerText(stored), reasoning: '', toolCalls: [], finishReason: CANCELLED_FINISH_REASON };
 }
 
