@@ -932,6 +932,26 @@ describe('chat turn steps', () => {
       expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
     });
 
+    it('send a later round the history of its own path when the user switched branches while tools ran', async () => {
+      await threeTurns();
+      model = new ScriptedModel([toolCallReply, answerReply]);
+      const first = await llmStep(services(), round0);
+      const b = await memory.findTurn(input.userId, input.sessionId, 'b');
+      await memory.showPath(input.userId, input.sessionId, b!);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+      expect(said(model.requests[1]).slice(0, 7)).toEqual(said(model.requests[0]));
+      expect(said(model.requests[0])).toEqual([
+        'question a',
+        'answer a',
+        'question b',
+        'answer b',
+        'question c',
+        'answer c',
+        input.text,
+      ]);
+    });
+
     it('refuse to go on while the replaced turn cannot be found, so the step is retried', async () => {
       await threeTurns();
       await expect(
