@@ -791,6 +791,27 @@ describe('branches in the conversation API', () => {
     await expectProblem(await switchTo(b), 409, 'conflict');
   });
 
+  it('asks to retry (409) a switch a commit overtook, and leaves the header on the path of that commit', async () => {
+    await commit(a, 'A');
+    await commit(b, 'B');
+    await commit(c, 'B edited', { replaces: b, origin: 'edit' });
+    const memory = app.fakes.workingMemory;
+    const showPath = memory.showPath.bind(memory);
+    // A turn of the shown path commits just after the switch moved working memory.
+    memory.showPath = async (...args: Parameters<typeof showPath>) => {
+      const moved = await showPath(...args);
+      memory.showPath = showPath;
+      await commit(d, 'D');
+      return moved;
+    };
+    const reply = await switchTo(b);
+    await expectProblem(reply, 409, 'not_ready');
+    expect(reply.headers.get('retry-after')).not.toBeNull();
+    const header = await app.fakes.headers.get(USER, sessionId);
+    expect(header?.path?.leafChatMessageId).toBe(d);
+    expect((await shown()).path).toEqual({ leafChatMessageId: d, branchId: 'main' });
+  });
+
   it('refuses an unknown turn and another user alike (404), and bad bodies (400)', async () => {
     await commit(a, 'A');
     await expectProblem(await switchTo(randomUUID()), 404, 'not_found');

@@ -17,7 +17,7 @@ import {
   type SystemPrompt,
 } from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, NotReadyError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
@@ -193,7 +193,8 @@ export async function getConversation(
  * Shows the branch the turn `chatMessageId` is on, as it was last continued: the active path becomes the path of
  * that branch's newest turn (in working memory and on the header), so the conversation shows it and the next turn
  * continues it. Answers the new path's first page. An unknown turn (or another user's conversation) → 404; a path
- * whose newest messages the history worker has not stored yet and working memory no longer holds → 409, retry.
+ * whose newest messages the history worker has not stored yet and working memory no longer holds, or a switch a
+ * turn's commit overtook → 409, retry.
  */
 export async function switchBranch(
   services: HistoryReadServices,
@@ -217,11 +218,17 @@ export async function switchBranch(
   if (activeLeaf(memory)?.chatMessageId !== leaf.chatMessageId) {
     const moved = await services.workingMemory.showPath(userId, sessionId, leaf, memory);
     const shown = moved.messages.findLast((message) => message.content.trim() !== '');
+    // The header names the path working memory shows, unless a turn committed since (its path is the newer).
     const changed = await services.headers.setPath(userId, sessionId, {
-      path: pathOf(leaf),
+      path: pathOf(activeLeaf(moved) ?? leaf),
       preview: preview(shown?.content ?? ''),
+      messageCount: moved.messageCount,
     });
     if (changed === 'missing') throw notFound(sessionId);
+    if (changed === 'moved')
+      throw new NotReadyError(
+        'A turn of this conversation was answered while it switched branches: switch again to show that branch.',
+      );
   }
   return getConversation(services, userId, sessionId, { ...query });
 }
