@@ -791,6 +791,22 @@ describe('branches in the conversation API', () => {
     await expectProblem(await switchTo(b), 409, 'conflict');
   });
 
+  it('asks to retry (409) a switch to a turn posted but not answered yet', async () => {
+    await commit(a, 'A');
+    await app.fakes.posted.claim({
+      userId: USER,
+      sessionId,
+      chatMessageId: b,
+      textSha256: '0'.repeat(64),
+      postedAt: at(2),
+    });
+    const reply = await switchTo(b);
+    await expectProblem(reply, 409, 'not_ready');
+    expect(reply.headers.get('retry-after')).toBe('2');
+    // Another user's posted message is not found, as ever.
+    await expectProblem(await switchTo(b, 'user_002'), 404, 'not_found');
+  });
+
   it('asks to retry (409) a switch a commit overtook, and leaves the header on the path of that commit', async () => {
     await commit(a, 'A');
     await commit(b, 'B');
