@@ -9,7 +9,7 @@
 // point lists its alternatives, and PUT .../branch makes another one's branch the active path.
 import { z } from 'zod';
 import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
-import { inGaps } from '../chat/branch-path.js';
+import { onPath } from '../chat/branch-path.js';
 import {
   MAIN_BRANCH,
   MAX_PATH_GAPS,
@@ -489,7 +489,7 @@ async function readPage(
   });
   const inRange = (ordinal: number) =>
     (request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from)) &&
-    (path === undefined || (ordinal <= path.lastOrdinal && !inGaps(ordinal, path.branch.gaps)));
+    (path === undefined || onPath(ordinal, path.branch, path.lastOrdinal));
   const byOrdinal = new Map<number, HistoryMessage>();
   for (const message of pending) if (inRange(message.ordinal)) byOrdinal.set(message.ordinal, message);
   for (const item of stored) byOrdinal.set(item.ordinal, fromStoredMessage(item));
