@@ -791,6 +791,43 @@ describe('branches in the conversation API', () => {
     await expectProblem(await switchTo(b), 409, 'conflict');
   });
 
+  it('asks to retry (409) a switch to a turn posted but not answered yet', async () => {
+    await commit(a, 'A');
+    await app.fakes.posted.claim({
+      userId: USER,
+      sessionId,
+      chatMessageId: b,
+      textSha256: '0'.repeat(64),
+      postedAt: at(2),
+    });
+    const reply = await switchTo(b);
+    await expectProblem(reply, 409, 'not_ready');
+    expect(reply.headers.get('retry-after')).toBe('2');
+    // Another user's posted message is not found, as ever.
+    await expectProblem(await switchTo(b, 'user_002'), 404, 'not_found');
+  });
+
+  it('asks to retry (409) a switch a commit overtook, and leaves the header on the path of that commit', async () => {
+    await commit(a, 'A');
+    await commit(b, 'B');
+    await commit(c, 'B edited', { replaces: b, origin: 'edit' });
+    const memory = app.fakes.workingMemory;
+    const showPath = memory.showPath.bind(memory);
+    // A turn of the shown path commits just after the switch moved working memory.
+    memory.showPath = async (...args: Parameters<typeof showPath>) => {
+      const moved = await showPath(...args);
+      memory.showPath = showPath;
+      await commit(d, 'D');
+      return moved;
+    };
+    const reply = await switchTo(b);
+    await expectProblem(reply, 409, 'not_ready');
+    expect(reply.headers.get('retry-after')).not.toBeNull();
+    const header = await app.fakes.headers.get(USER, sessionId);
+    expect(header?.path?.leafChatMessageId).toBe(d);
+    expect((await shown()).path).toEqual({ leafChatMessageId: d, branchId: 'main' });
+  });
+
   it('refuses an unknown turn and another user alike (404), and bad bodies (400)', async () => {
     await commit(a, 'A');
     await expectProblem(await switchTo(randomUUID()), 404, 'not_found');

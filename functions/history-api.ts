@@ -66,7 +66,13 @@ export const switchBranchEndpoint = endpoint({
   async handle({ app, caller, params, query, body }) {
     return {
       status: 200,
-      body: await switchBranch(app.history, caller.userId, params.sessionId, body.chatMessageId, query),
+      body: await switchBranch(
+        { ...app.history, posted: app.chat.posted },
+        caller.userId,
+        params.sessionId,
+        body.chatMessageId,
+        query,
+      ),
     };
   },
 });

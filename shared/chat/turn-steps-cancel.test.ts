@@ -354,6 +354,39 @@ describe('a stopped turn', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('closes the reasoning a dead attempt left open before the stream ends', async () => {
+    // An attempt streamed part of its reasoning, then died; the stop is found when the round runs again.
+    const stamp = (body: object, seq: number) =>
+      ({ ...body, sessionId: ref.sessionId, chatMessageId: ref.chatMessageId, seq }) as ChatEvent;
+    await app.fakes.events.append([
+      stamp(
+        {
+          type: 'message-start',
+          userMessageId: `${ref.chatMessageId}_user`,
+          assistantMessageId: `${ref.chatMessageId}_assistant`,
+        },
+        1,
+      ),
+    ]);
+    await app.fakes.events.append([stamp({ type: 'reasoning-delta', delta: 'Adding two' }, 2)]);
+    await app.chat.cancellations.request(ref, AT);
+    await llmStep(services(), {
+      ...ref,
+      round: 0,
+      firstSeq: 1,
+      toolsAllowed: true,
+      message: { text: TEXT, postedAt: POSTED_AT },
+    });
+    expect(stored().map((e) => e.type)).toEqual([
+      'message-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'message-end',
+    ]);
+    expect(answer()).toMatchObject({ content: '', finishReason: CANCELLED_FINISH_REASON });
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('reaches the same committed answer, with no second end, when its steps run again after the stop', async () => {
     model = new SteppedModel(twoRounds, async (call, index) => {
       if (call === 1 && index === 2) await app.chat.cancellations.request(ref, AT);

@@ -359,6 +359,24 @@ describe('chat turn steps', () => {
     expect(storedEvents().some((e) => e.type === 'tool-call')).toBe(false);
   });
 
+  it('run no tool call of a reply cut at the token limit, and commit its text as the answer', async () => {
+    // Cut off mid-call: the arguments may be broken JSON, and the answer is all the model will give.
+    const cut: LlmReply = {
+      content: 'Let me add them.',
+      reasoning: '',
+      toolCalls: [{ id: 'call_1', name: 'add_numbers', arguments: '{"a":2,"b' }],
+      finishReason: 'length',
+    };
+    model = new ScriptedModel([cut]);
+    const step = await llmStep(services(), round0);
+    expect(step).toMatchObject({ outcome: 'answered', toolCalls: [], finishReason: 'length' });
+    expect(turns.turns.size).toBe(0);
+    expect(storedEvents().some((e) => e.type === 'tool-call')).toBe(false);
+    expect(storedEvents().at(-1)).toMatchObject({ type: 'message-end', finishReason: 'length' });
+    expect(committedAnswer()).toMatchObject({ content: 'Let me add them.', finishReason: 'length' });
+    expect(committedAnswer()?.toolCalls).toBeUndefined();
+  });
+
   it('build the prompt from the history in the budget, and rebuild the same one in a later round', async () => {
     memory.messages = [
       { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'earlier question', timestamp: 't' },
@@ -912,6 +930,26 @@ describe('chat turn steps', () => {
       await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
       expect(committedAnswer()?.branch).toEqual({ parentChatMessageId: 'c', branchId: 'main', gaps: [] });
       expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
+    });
+
+    it('send a later round the history of its own path when the user switched branches while tools ran', async () => {
+      await threeTurns();
+      model = new ScriptedModel([toolCallReply, answerReply]);
+      const first = await llmStep(services(), round0);
+      const b = await memory.findTurn(input.userId, input.sessionId, 'b');
+      await memory.showPath(input.userId, input.sessionId, b!);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+      expect(said(model.requests[1]).slice(0, 7)).toEqual(said(model.requests[0]));
+      expect(said(model.requests[0])).toEqual([
+        'question a',
+        'answer a',
+        'question b',
+        'answer b',
+        'question c',
+        'answer c',
+        input.text,
+      ]);
     });
 
     it('refuse to go on while the replaced turn cannot be found, so the step is retried', async () => {

@@ -129,6 +129,10 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   if (recorded) return toolsOutcome(recorded);
 
   const record: TurnRecord = turn ?? (await newTurnRecord(services, input, state));
+  // A later round's history is a range of the window, which holds the active path: should the user have switched
+  // branches while tools ran, working memory moves back to the turn's path first (as its commit would).
+  const parentId = turn?.branch?.parentChatMessageId;
+  if (parentId) state.memory = await showParentPath(services, input, parentId, state.memory);
   const stream = openStream(services, input, state.nextSeq, state.sent);
   const { toolResults } = state;
   let reply: LlmReply;
@@ -142,7 +146,8 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     if (reply.finishReason === CANCELLED_FINISH_REASON) reply = { ...reply, toolCalls: [] };
   }
 
-  const toolCalls = input.toolsAllowed ? reply.toolCalls : [];
+  // A reply cut at the token limit may have broken arguments and no room left: its text is the answer.
+  const toolCalls = input.toolsAllowed && reply.finishReason !== 'length' ? reply.toolCalls : [];
   if (toolCalls.length > 0) {
     for (const call of toolCalls)
       stream.emit({
@@ -452,13 +457,19 @@ async function streamRound(
 /**
  * A round that begins after its turn was stopped calls no model. What an earlier attempt of it showed (it was
  * stopped, or its process died, before committing) ends the answer, as the client has it; tool calls it announced
- * (they come after its text) are voided, since they will never run.
+ * (they come after its text) are voided, since they will never run, and reasoning it left open is closed.
  */
 function stoppedRound(stream: TurnStream, stored: readonly ChatEvent[]): LlmReply {
-  const calls = keptEvents(stored).filter((event) => event.type === 'tool-call');
+  const kept = keptEvents(stored);
+  const calls = kept.filter((event) => event.type === 'tool-call');
   const first = calls[0];
   const last = calls.at(-1);
   if (first && last) stream.emit({ type: 'discard', fromSeq: first.seq, toSeq: last.seq });
+  // An attempt that died mid-reasoning left it open: it is closed, as a client expects, before the answer ends.
+  const reasoning = kept.filter(
+    (event) => event.type === 'reasoning-delta' || event.type === 'reasoning-end',
+  );
+  if (reasoning.at(-1)?.type === 'reasoning-delta') stream.emit({ type: 'reasoning-end' });
   return { content: answerText(stored), reasoning: '', toolCalls: [], finishReason: CANCELLED_FINISH_REASON };
 }
 
@@ -674,14 +685,30 @@ async function commitMessages(
     return await services.workingMemory.append(userId, sessionId, messages, memory, options);
   } catch (error) {
     if (!(error instanceof PathMovedError)) throw error;
-    const parent = await services.workingMemory.findTurn(userId, sessionId, error.parentChatMessageId);
-    if (parent === undefined)
-      throw new NotReadyError(
-        `Turn ${error.parentChatMessageId}, which turn ${ref.chatMessageId} follows, is not found yet.`,
-      );
-    const moved = await services.workingMemory.showPath(userId, sessionId, parent);
+    const moved = await showParentPath(services, ref, error.parentChatMessageId);
     return services.workingMemory.append(userId, sessionId, messages, moved, options);
   }
+}
+
+/**
+ * Working memory on the path of the turn's parent, the leaf the turn follows: as it is when that is the leaf
+ * already (no read, no write), else moved back there (the user switched branches while the turn ran). `base`, when
+ * current, saves the reads.
+ */
+async function showParentPath(
+  services: TurnServices,
+  ref: TurnRef,
+  parentChatMessageId: string,
+  base?: WorkingMemory,
+): Promise<WorkingMemory> {
+  if (base !== undefined && activeLeaf(base)?.chatMessageId === parentChatMessageId) return base;
+  const { userId, sessionId } = ref;
+  const parent = await services.workingMemory.findTurn(userId, sessionId, parentChatMessageId, base);
+  if (parent === undefined)
+    throw new NotReadyError(
+      `Turn ${parentChatMessageId}, which turn ${ref.chatMessageId} follows, is not found yet.`,
+    );
+  return services.workingMemory.showPath(userId, sessionId, parent, base);
 }
 
 /**

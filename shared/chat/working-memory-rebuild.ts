@@ -10,7 +10,7 @@ import { fromStoredMessage } from '../history/contracts.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import { foundTurn, turnMessagesIn, type FoundTurn, type PathLeaf } from './active-path.js';
-import { inGaps } from './branch-path.js';
+import { onPath } from './branch-path.js';
 import { assistantMessageId, userMessageId, type ConversationMessage, type OrdinalGap } from './contracts.js';
 import { fitHotWindow, storedBytes } from './hot-window.js';
 import type { WorkingMemory } from './working-memory-store.js';
@@ -84,14 +84,14 @@ export async function readPathWindow(
 ): Promise<ConversationMessage[]> {
   const { leaf, windowBytes } = options;
   const gaps = leaf.branch.gaps;
-  const onPath = (ordinal: number) => ordinal <= leaf.lastOrdinal && !inGaps(ordinal, gaps);
+  const onLeafPath = (ordinal: number) => onPath(ordinal, leaf.branch, leaf.lastOrdinal);
   const byOrdinal = new Map<number, ConversationMessage>();
   for (const message of options.known)
-    if (message.ordinal !== undefined && onPath(message.ordinal)) byOrdinal.set(message.ordinal, message);
+    if (message.ordinal !== undefined && onLeafPath(message.ordinal)) byOrdinal.set(message.ordinal, message);
   const storedBelow = Math.min(options.storedBelow, leaf.lastOrdinal + 1);
   let missing = 0;
   for (let ordinal = storedBelow; ordinal <= leaf.lastOrdinal; ordinal += 1)
-    if (onPath(ordinal) && !byOrdinal.has(ordinal)) missing += 1;
+    if (onLeafPath(ordinal) && !byOrdinal.has(ordinal)) missing += 1;
   if (missing > 0)
     throw new NotReadyError(
       `${missing} message(s) of that branch are still being saved to the conversation's history: try again in a moment.`,

@@ -73,13 +73,15 @@ export interface ConversationHeaders {
     source: TitleSource,
   ): Promise<'set' | 'kept' | 'missing'>;
   /**
-   * Sets the active branch path and the preview that follows it (a switch); 'missing' when there is no header.
+   * Sets the active branch path and the preview that follows it (a switch), unless a commit moved the header past
+   * `messageCount` (the count of working memory the switch moved): that commit's path is newer ('moved'). 'missing'
+   * when there is no header.
    */
   setPath(
     userId: string,
     sessionId: string,
-    change: { path: ConversationPath; preview: string },
-  ): Promise<'set' | 'missing'>;
+    change: { path: ConversationPath; preview: string; messageCount: number },
+  ): Promise<'set' | 'moved' | 'missing'>;
   /** The caller's conversations, newest activity first, one page at a time. */
   list(
     userId: string,

@@ -9,7 +9,7 @@
 // point lists its alternatives, and PUT .../branch makes another one's branch the active path.
 import { z } from 'zod';
 import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
-import { inGaps } from '../chat/branch-path.js';
+import { onPath } from '../chat/branch-path.js';
 import {
   MAIN_BRANCH,
   MAX_PATH_GAPS,
@@ -17,7 +17,8 @@ import {
   type SystemPrompt,
 } from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { PostedMessageStore } from '../chat/posted-message-store.js';
+import { ConflictError, NotFoundError, NotReadyError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
@@ -44,6 +45,9 @@ export interface HistoryReadServices {
   messages: ConversationMessages;
   workingMemory: WorkingMemoryStore;
 }
+
+/** A switch also tells a turn posted but not answered yet from an unknown one. */
+export type SwitchBranchServices = HistoryReadServices & { posted: Pick<PostedMessageStore, 'find'> };
 
 /** Sessions whose messages match `q` that the list considers (beyond them, only titles match). */
 const MAX_MATCHING_SESSIONS = 500;
@@ -192,11 +196,12 @@ export async function getConversation(
 /**
  * Shows the branch the turn `chatMessageId` is on, as it was last continued: the active path becomes the path of
  * that branch's newest turn (in working memory and on the header), so the conversation shows it and the next turn
- * continues it. Answers the new path's first page. An unknown turn (or another user's conversation) → 404; a path
- * whose newest messages the history worker has not stored yet and working memory no longer holds → 409, retry.
+ * continues it. Answers the new path's first page. An unknown turn (or another user's conversation) → 404; a turn
+ * posted but not answered yet, a path whose newest messages the history worker has not stored yet and working
+ * memory no longer holds, or a switch a turn's commit overtook → 409, retry.
  */
 export async function switchBranch(
-  services: HistoryReadServices,
+  services: SwitchBranchServices,
   userId: string,
   sessionId: string,
   chatMessageId: string,
@@ -205,8 +210,15 @@ export async function switchBranch(
   const header = await requireHeader(services.headers, userId, sessionId);
   const memory = await services.workingMemory.load(userId, sessionId);
   const target = await services.workingMemory.findTurn(userId, sessionId, chatMessageId, memory);
-  if (target === undefined)
+  if (target === undefined) {
+    // A turn posted but not answered yet has no place to show: retried once it has (as an edit of it would be).
+    if ((await services.posted.find(userId, sessionId, chatMessageId)) !== undefined)
+      throw new NotReadyError(
+        `Turn '${chatMessageId}' is still being answered: switch to it once its answer has ended (message-end or error).`,
+        2,
+      );
     throw new NotFoundError(`No turn '${chatMessageId}' in conversation '${sessionId}'.`);
+  }
   const leaf = await newestOfBranch(services, header, memory, target);
   // Continuing a branch after other branches' turns skips them with one more gap: a path that has all it may
   // have could be shown but not continued, so it is refused here rather than failing the next turn.
@@ -217,11 +229,17 @@ export async function switchBranch(
   if (activeLeaf(memory)?.chatMessageId !== leaf.chatMessageId) {
     const moved = await services.workingMemory.showPath(userId, sessionId, leaf, memory);
     const shown = moved.messages.findLast((message) => message.content.trim() !== '');
+    // The header names the path working memory shows, unless a turn committed since (its path is the newer).
     const changed = await services.headers.setPath(userId, sessionId, {
-      path: pathOf(leaf),
+      path: pathOf(activeLeaf(moved) ?? leaf),
       preview: preview(shown?.content ?? ''),
+      messageCount: moved.messageCount,
     });
     if (changed === 'missing') throw notFound(sessionId);
+    if (changed === 'moved')
+      throw new NotReadyError(
+        'A turn of this conversation was answered while it switched branches: switch again to show that branch.',
+      );
   }
   return getConversation(services, userId, sessionId, { ...query });
 }
@@ -471,7 +489,7 @@ async function readPage(
   });
   const inRange = (ordinal: number) =>
     (request.from === undefined || (ascending ? ordinal > request.from : ordinal < request.from)) &&
-    (path === undefined || (ordinal <= path.lastOrdinal && !inGaps(ordinal, path.branch.gaps)));
+    (path === undefined || onPath(ordinal, path.branch, path.lastOrdinal));
   const byOrdinal = new Map<number, HistoryMessage>();
   for (const message of pending) if (inRange(message.ordinal)) byOrdinal.set(message.ordinal, message);
   for (const item of stored) byOrdinal.set(item.ordinal, fromStoredMessage(item));

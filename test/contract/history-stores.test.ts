@@ -23,7 +23,7 @@ import {
   type SessionDigest,
   type StoredMessage,
 } from '../../shared/history/contracts.js';
-import type { HeaderTouch } from '../../shared/history/conversation-headers.js';
+import type { ConversationHeaders, HeaderTouch } from '../../shared/history/conversation-headers.js';
 import {
   MemoryConversationHeaders,
   MemoryConversationMessages,
@@ -195,17 +195,21 @@ describe('Cosmos DB conversation headers', () => {
       path: path('c', 5),
       branched: true,
     });
-    expect(await stores.headers.setPath('hu-path', 'hs-path', { path: forked, preview: 'shown' })).toBe(
-      'set',
-    );
+    const shown = { path: forked, preview: 'shown', messageCount: 6 };
+    expect(await stores.headers.setPath('hu-path', 'hs-path', shown)).toBe('set');
     expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({
       path: forked,
       preview: 'shown',
       messageCount: 6,
     });
-    expect(await stores.headers.setPath('hu-other', 'hs-path', { path: forked, preview: 'x' })).toBe(
-      'missing',
-    );
+    expect(await stores.headers.setPath('hu-other', 'hs-path', shown)).toBe('missing');
+    // A commit landed after the switch moved working memory: its path, the newer one, stays.
+    await stores.headers.touch(touchOf('hu-path', 'hs-path', 8, { path: path('d', 7) }));
+    expect(await stores.headers.setPath('hu-path', 'hs-path', { ...shown, preview: 'late' })).toBe('moved');
+    expect(await stores.headers.get('hu-path', 'hs-path')).toMatchObject({
+      path: path('d', 7),
+      messageCount: 8,
+    });
   });
 
   it("never lets a model's title replace the user's", async () => {
@@ -717,5 +721,28 @@ describe('the adapters and the in-memory fakes', () => {
           await fakeMemory.findExchanges('fu-1', `fs-${i}`, q, 5),
         );
     }
+  });
+
+  it('set a switched path alike, and keep alike the path of a commit that came after the switch', async () => {
+    const fake = new MemoryConversationHeaders();
+    const path = (leaf: string, lastOrdinal: number) => ({
+      leafChatMessageId: leaf,
+      branch: { parentChatMessageId: 'p', branchId: leaf, gaps: [] },
+      lastOrdinal,
+    });
+    const both = async <T>(act: (headers: ConversationHeaders) => Promise<T>) => {
+      const [real, twin] = [await act(stores.headers), await act(fake)];
+      expect(real).toEqual(twin);
+      const [stored, held] = [await stores.headers.get('pu-1', 'ps-1'), await fake.get('pu-1', 'ps-1')];
+      expect(stored).toMatchObject(held ?? {});
+      return real;
+    };
+    await both((h) => h.touch(touchOf('pu-1', 'ps-1', 4, { opensConversation: true, path: path('b', 3) })));
+    const switched = { path: path('a', 1), preview: 'a', messageCount: 4 };
+    expect(await both((h) => h.setPath('pu-1', 'ps-1', switched))).toBe('set');
+    await both((h) => h.touch(touchOf('pu-1', 'ps-1', 6, { path: path('c', 5) })));
+    expect(await both((h) => h.setPath('pu-1', 'ps-1', switched))).toBe('moved');
+    expect((await fake.get('pu-1', 'ps-1'))?.path).toEqual(path('c', 5));
+    expect(await both((h) => h.setPath('pu-1', 'ps-2', switched))).toBe('missing');
   });
 });

@@ -52,9 +52,14 @@ export class MemoryConversationHeaders implements ConversationHeaders {
     return Promise.resolve();
   }
 
-  setPath(userId: string, sessionId: string, change: { path: ConversationPath; preview: string }) {
+  setPath(
+    userId: string,
+    sessionId: string,
+    change: { path: ConversationPath; preview: string; messageCount: number },
+  ) {
     const header = this.headers.get(key(userId, sessionId));
     if (header === undefined) return Promise.resolve('missing' as const);
+    if (header.messageCount > change.messageCount) return Promise.resolve('moved' as const);
     header.path = structuredClone(change.path);
     header.preview = change.preview;
     return Promise.resolve('set' as const);

@@ -99,8 +99,10 @@ export function createCosmosConversationHeaders(
         { op: 'set', path: '/path', value: change.path },
         { op: 'set', path: '/preview', value: change.preview },
       ];
-      const patched = await patchItem(container, sessionId, userId, operations, undefined, what);
-      return patched === 'missing' ? 'missing' : 'set';
+      // A commit that landed after the switch moved working memory names the newer path: it stays.
+      const condition = `FROM c WHERE c.messageCount <= ${conditionNumber(change.messageCount)}`;
+      const patched = await patchItem(container, sessionId, userId, operations, condition, what);
+      return patched === 'patched' ? 'set' : patched === 'unmet' ? 'moved' : 'missing';
     },
 
     async list(userId, listOptions) {

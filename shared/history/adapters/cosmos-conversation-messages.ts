@@ -24,6 +24,7 @@ import {
 import type { ConversationMessages } from '../conversation-messages.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
 import { mapBounded } from '../../bounded-parallel.js';
+import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 
 /** Writes or deletes in flight at once for one call: enough to hide round trips, few enough to spare the RUs. */
 const PARALLEL_WRITES = 20;
@@ -53,31 +54,23 @@ export function createCosmosConversationMessages(
 
     async page(userId, sessionId, pageOptions) {
       const limit = Math.max(1, Math.floor(pageOptions.limit));
-      // A branch's gaps become parameterised conditions: their number is bounded (MAX_PATH_GAPS), not the text.
-      const gaps = pageOptions.skip ?? [];
-      const skip = gaps
-        .map((_, index) => ` AND NOT (c.ordinal >= @from${index} AND c.ordinal < @to${index})`)
-        .join('');
-      const gapParameters = gaps.flatMap((gap, index) => [
-        { name: `@from${index}`, value: gap.from },
-        { name: `@to${index}`, value: gap.to },
-      ]);
+      const skip = outsideGaps('c.ordinal', pageOptions.skip ?? []);
       const query: SqlQuerySpec =
         pageOptions.order === 'asc'
           ? {
-              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal > @after${skip} ORDER BY c.ordinal ASC`,
+              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal > @after${skip.sql} ORDER BY c.ordinal ASC`,
               parameters: [
                 { name: '@limit', value: limit },
                 { name: '@after', value: pageOptions.after ?? -1 },
-                ...gapParameters,
+                ...skip.parameters,
               ],
             }
           : {
-              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal < @before${skip} ORDER BY c.ordinal DESC`,
+              query: `SELECT TOP @limit * FROM c WHERE c.kind = 'message' AND c.ordinal < @before${skip.sql} ORDER BY c.ordinal DESC`,
               parameters: [
                 { name: '@limit', value: limit },
                 { name: '@before', value: pageOptions.before ?? Number.MAX_SAFE_INTEGER },
-                ...gapParameters,
+                ...skip.parameters,
               ],
             };
       return queryItems(

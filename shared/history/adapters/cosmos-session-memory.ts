@@ -4,8 +4,7 @@
 // process last saw (304 without a body when unchanged); the history worker writes it conditioned on the version
 // it read, so two writers never lose each other's fold. Beside it, the digest's checkpoints (id
 // `digest.{summarizedThrough}`), found by one query along a branch path.
-import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
-import type { OrdinalGap } from '../../chat/contracts.js';
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import {
   cosmosFailure,
   cosmosStatus,
@@ -34,6 +33,7 @@ import {
 import { exchangeIsAbout } from '../full-text.js';
 import type { SessionMemory, StoredDigest } from '../session-memory.js';
 import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
+import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 
 /** Entries per page while looking for a topic: the lookup stops reading once it has `limit`. */
 const FIND_PAGE = 100;
@@ -79,7 +79,7 @@ export function createCosmosSessionMemory(
       // matching here answers alike in Azure and on the local server (which has no full-text functions).
       const skip = outsideGaps('c.ordinal', path?.skip ?? []);
       const query: SqlQuerySpec = {
-        query: `SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange'${skip.condition} ORDER BY c.ordinal DESC`,
+        query: `SELECT c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange'${skip.sql} ORDER BY c.ordinal DESC`,
         parameters: skip.parameters,
       };
       const found: ExchangeEntry[] = [];
@@ -104,7 +104,7 @@ export function createCosmosSessionMemory(
       return queryItems(
         container,
         {
-          query: `SELECT TOP @limit c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' AND c.ordinal < @before${skip.condition} ORDER BY c.ordinal DESC`,
+          query: `SELECT TOP @limit c.exchangeId, c.ordinal, c.line, c.tags, c.at FROM c WHERE c.kind = 'exchange' AND c.ordinal < @before${skip.sql} ORDER BY c.ordinal DESC`,
           parameters: [
             { name: '@limit', value: Math.max(1, Math.floor(path.limit)) },
             { name: '@before', value: path.before },
@@ -139,7 +139,7 @@ export function createCosmosSessionMemory(
       const [found] = await queryItems(
         container,
         {
-          query: `SELECT TOP 1 * FROM c WHERE c.kind = 'digest-checkpoint' AND c.summarizedThrough <= @before${skip.condition} ORDER BY c.summarizedThrough DESC`,
+          query: `SELECT TOP 1 * FROM c WHERE c.kind = 'digest-checkpoint' AND c.summarizedThrough <= @before${skip.sql} ORDER BY c.summarizedThrough DESC`,
           parameters: [{ name: '@before', value: path.before }, ...skip.parameters],
         },
         [userId, sessionId],
@@ -207,25 +207,6 @@ function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
   };
   // A copy: the caller may change what it was given without changing what this process remembers.
   return { digest: structuredClone(digest), version: item.etag };
-}
-
-/**
- * The conditions that leave out a path's gaps on `field`, as parameters: their number is bounded (MAX_PATH_GAPS),
- * the query text is not built from data.
- */
-function outsideGaps(
-  field: string,
-  gaps: readonly OrdinalGap[],
-): { condition: string; parameters: SqlParameter[] } {
-  return {
-    condition: gaps
-      .map((_, index) => ` AND NOT (${field} >= @gapFrom${index} AND ${field} < @gapTo${index})`)
-      .join(''),
-    parameters: gaps.flatMap((gap, index) => [
-      { name: `@gapFrom${index}`, value: gap.from },
-      { name: `@gapTo${index}`, value: gap.to },
-    ]),
-  };
 }
 
 function digestKey(userId: string, sessionId: string): string {

@@ -13,6 +13,7 @@ import {
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
+import { outsideGaps, withinGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 import {
   consolidationId,
   consolidationRecordSchema,
@@ -187,34 +188,30 @@ function sortOldestFirst(facts: ProfileFact[]): ProfileFact[] {
 
 /**
  * The query of findConsolidations: the conversation's records by the ordinal of their user message, each range a
- * pair of parameters (their number is bounded by the path's gaps, MAX_PATH_GAPS), the text never built from data.
+ * pair of parameters (cosmos-gaps.ts), the text never built from data.
  */
 function consolidationQuery(sessionId: string, query: ConsolidationQuery): SqlQuerySpec {
   const ordinal = 'c.source.ordinal';
+  const within = query.within ? withinGaps(ordinal, query.within) : undefined;
+  const outside = outsideGaps(ordinal, query.outside ?? []);
   const parameters: SqlParameter[] = [
     { name: '@sessionId', value: sessionId },
     { name: '@before', value: query.before },
+    ...(within?.parameters ?? []),
+    ...outside.parameters,
+    ...(query.limit === undefined ? [] : [{ name: '@limit', value: Math.max(1, Math.floor(query.limit)) }]),
   ];
-  const range = (prefix: string, gap: { from: number; to: number }, index: number) => {
-    parameters.push(
-      { name: `@${prefix}From${index}`, value: gap.from },
-      { name: `@${prefix}To${index}`, value: gap.to },
-    );
-    return `(${ordinal} >= @${prefix}From${index} AND ${ordinal} < @${prefix}To${index})`;
-  };
   const conditions = [
     "c.kind = 'consolidation'",
     'c.sessionId = @sessionId',
-    `${ordinal} < @before`,
-    ...(query.within ? [`(${query.within.map((gap, i) => range('in', gap, i)).join(' OR ')})`] : []),
-    ...(query.outside ?? []).map((gap, i) => `NOT ${range('out', gap, i)}`),
+    `${ordinal} < @before${within?.sql ?? ''}${outside.sql}`,
     ...(query.withdrawn === undefined
       ? []
       : [query.withdrawn ? 'IS_DEFINED(c.withdrawnAt)' : 'NOT IS_DEFINED(c.withdrawnAt)']),
     ...(query.changed ? ['ARRAY_LENGTH(c.changes) > 0'] : []),
     ...(query.summarised ? ['IS_DEFINED(c.summaryAfter)'] : []),
   ];
-  const top = query.limit === undefined ? '' : `TOP ${Math.max(1, Math.floor(query.limit))} `;
+  const top = query.limit === undefined ? '' : 'TOP @limit ';
   return {
     query: `SELECT ${top}* FROM c WHERE ${conditions.join(' AND ')} ORDER BY ${ordinal} ${query.order === 'asc' ? 'ASC' : 'DESC'}`,
     parameters,
