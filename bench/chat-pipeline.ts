@@ -834,6 +834,8 @@ async function runTurnCost() {
     OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
   });
   const turnCost = await measureTurnCost(fast);
+  // The clients first: one whose runtime went away first keeps trying to reconnect, and the bench never exits.
+  for (const client of realtimeClients.splice(0)) client.stop();
   await retire(fast);
   return turnCost;
 }
