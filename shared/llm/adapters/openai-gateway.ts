@@ -43,6 +43,14 @@ const RETRYABLE_RESPONSE_CODES: ReadonlySet<string> = new Set([
   'vector_store_timeout',
 ]);
 
+/** One JSON-output answer, whichever API gave it. */
+interface JsonAnswer {
+  text: string;
+  refusal: string | undefined;
+  /** The answer stopped at the token limit. */
+  truncated: boolean;
+}
+
 /** What both stream assemblers offer the gateway's one streaming loop. */
 interface StreamAssembler {
   push(event: unknown): LlmDelta[];
@@ -255,77 +263,25 @@ class OpenAiGateway implements LlmGateway {
 
   completeJson<T>(request: CompleteJsonRequest<T>): Promise<T> {
     const responses = this.responsesClient;
-    return responses ? this.#completeJsonResponse(responses, request) : this.#completeJsonCompletion(request);
+    return this.#completeJson(
+      request,
+      responses
+        ? (messages) => this.#jsonByResponse(responses, request, messages)
+        : (messages) => this.#jsonByCompletion(request, messages),
+    );
   }
 
-  async #completeJsonCompletion<T>(request: CompleteJsonRequest<T>): Promise<T> {
-    const responseFormat = toJsonSchemaResponseFormat(request.schema, request.name);
-    const messages = toWireMessages(request.messages);
-    for (let attempt = 0; ; attempt++) {
-      const completion = await this.#call(this.#chatModel, () =>
-        this.client.chat.completions.create({
-          model: this.#chatModel,
-          messages,
-          response_format: responseFormat,
-          stream: false,
-        }),
-      );
-      // A proxy's HTML page arrives here as a string: the SDK only parses JSON content types.
-      if (!Array.isArray((completion as Partial<typeof completion>).choices))
-        throw this.#notOpenAiShaped('chat completion');
-      const choice = completion.choices[0];
-      const refusal = choice?.message.refusal;
-      if (refusal) {
-        throw new LlmError(`${this.#endpoint} refused to produce "${request.name}": ${refusal}`, {
-          retryable: false,
-        });
-      }
-      const content = choice?.message.content ?? '';
-      const parsed = parseJsonOutput(content, request.schema);
-      if (parsed.ok) return parsed.value;
-      if (attempt >= JSON_REPAIR_ATTEMPTS) {
-        const truncated =
-          choice?.finish_reason === 'length' ? ' (the answer was cut at the token limit)' : '';
-        throw new LlmError(
-          `${this.#endpoint} returned unusable "${request.name}" JSON${truncated}: ${parsed.problem}`,
-          {
-            retryable: true,
-          },
-        );
-      }
-      messages.push(
-        { role: 'assistant', content },
-        { role: 'user', content: `${parsed.problem} Answer again with only the corrected JSON.` },
-      );
-    }
-  }
-
-  /** JSON output through the Responses API: the same json_schema format, in `text.format`; not streamed. */
-  async #completeJsonResponse<T>(client: OpenAI, request: CompleteJsonRequest<T>): Promise<T> {
-    const { json_schema: format } = toJsonSchemaResponseFormat(request.schema, request.name);
+  /**
+   * The JSON-output loop of either API: ask, refuse a refusal, validate, and on unusable JSON ask once more with
+   * the problem named (models usually fix what they are told).
+   */
+  async #completeJson<T>(
+    request: CompleteJsonRequest<T>,
+    ask: (messages: ChatMessage[]) => Promise<JsonAnswer>,
+  ): Promise<T> {
     const messages: ChatMessage[] = [...request.messages];
     for (let attempt = 0; ; attempt++) {
-      const { instructions, input } = toResponsesInput(messages);
-      const response = await this.#call(this.#chatModel, () =>
-        client.responses.create({
-          model: this.#chatModel,
-          ...(instructions !== undefined ? { instructions } : {}),
-          input,
-          text: { format: { type: 'json_schema', ...format } },
-          store: false,
-          stream: false,
-        }),
-      );
-      // A proxy's HTML page arrives here as a string: the SDK only parses JSON content types.
-      if (!Array.isArray((response as Partial<typeof response>).output))
-        throw this.#notOpenAiShaped('response');
-      if (response.status === 'failed')
-        throw this.#responseFailed(
-          response.error
-            ? { code: response.error.code, message: response.error.message }
-            : { message: 'The response failed without saying why.' },
-        );
-      const { text, refusal } = outputOf(response.output);
+      const { text, refusal, truncated } = await ask(messages);
       if (refusal) {
         throw new LlmError(`${this.#endpoint} refused to produce "${request.name}": ${refusal}`, {
           retryable: false,
@@ -334,9 +290,9 @@ class OpenAiGateway implements LlmGateway {
       const parsed = parseJsonOutput(text, request.schema);
       if (parsed.ok) return parsed.value;
       if (attempt >= JSON_REPAIR_ATTEMPTS) {
-        const truncated = response.status === 'incomplete' ? ' (the answer was cut at the token limit)' : '';
+        const cut = truncated ? ' (the answer was cut at the token limit)' : '';
         throw new LlmError(
-          `${this.#endpoint} returned unusable "${request.name}" JSON${truncated}: ${parsed.problem}`,
+          `${this.#endpoint} returned unusable "${request.name}" JSON${cut}: ${parsed.problem}`,
           { retryable: true },
         );
       }
@@ -345,6 +301,57 @@ class OpenAiGateway implements LlmGateway {
         { role: 'user', content: `${parsed.problem} Answer again with only the corrected JSON.` },
       );
     }
+  }
+
+  async #jsonByCompletion<T>(request: CompleteJsonRequest<T>, messages: ChatMessage[]): Promise<JsonAnswer> {
+    const completion = await this.#call(this.#chatModel, () =>
+      this.client.chat.completions.create({
+        model: this.#chatModel,
+        messages: toWireMessages(messages),
+        response_format: toJsonSchemaResponseFormat(request.schema, request.name),
+        stream: false,
+      }),
+    );
+    // A proxy's HTML page arrives here as a string: the SDK only parses JSON content types.
+    if (!Array.isArray((completion as Partial<typeof completion>).choices))
+      throw this.#notOpenAiShaped('chat completion');
+    const choice = completion.choices[0];
+    return {
+      text: choice?.message.content ?? '',
+      refusal: choice?.message.refusal ?? undefined,
+      truncated: choice?.finish_reason === 'length',
+    };
+  }
+
+  /** JSON output through the Responses API: the same json_schema format, in `text.format`; not streamed. */
+  async #jsonByResponse<T>(
+    client: OpenAI,
+    request: CompleteJsonRequest<T>,
+    messages: ChatMessage[],
+  ): Promise<JsonAnswer> {
+    const { json_schema: format } = toJsonSchemaResponseFormat(request.schema, request.name);
+    const { instructions, input } = toResponsesInput(messages);
+    const response = await this.#call(this.#chatModel, () =>
+      client.responses.create({
+        model: this.#chatModel,
+        ...(instructions !== undefined ? { instructions } : {}),
+        input,
+        text: { format: { type: 'json_schema', ...format } },
+        store: false,
+        stream: false,
+      }),
+    );
+    // A proxy's HTML page arrives here as a string: the SDK only parses JSON content types.
+    if (!Array.isArray((response as Partial<typeof response>).output))
+      throw this.#notOpenAiShaped('response');
+    if (response.status === 'failed')
+      throw this.#responseFailed(
+        response.error
+          ? { code: response.error.code, message: response.error.message }
+          : { message: 'The response failed without saying why.' },
+      );
+    const { text, refusal } = outputOf(response.output);
+    return { text, refusal, truncated: response.status === 'incomplete' };
   }
 
   async embed(texts: string[]): Promise<number[][]> {
