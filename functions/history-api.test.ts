@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
-import { forkFrom } from '../shared/chat/active-path.js';
+import { forkBranch } from '../shared/chat/branch-path.js';
 import { MAX_PATH_GAPS, turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
 import { headerTouch } from '../shared/chat/header-touch.js';
 import {
@@ -636,7 +636,7 @@ describe('branches in the conversation API', () => {
       const parentId = replaced.branch.parentChatMessageId;
       const parent = parentId === null ? undefined : await memory.findTurn(USER, sessionId, parentId);
       if (parent !== undefined) loaded = await memory.showPath(USER, sessionId, parent);
-      branch = forkFrom({
+      branch = forkBranch({
         fork,
         newChatMessageId: id,
         replaced: replaced.branch,

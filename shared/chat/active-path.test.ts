@@ -2,11 +2,10 @@
 // (the turn's path only, the rest kept off the path), a move to another path, and when a digest fits a path.
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../errors.js';
-import { gapsAfter } from './branch-path.js';
+import { forkBranch, gapsAfter } from './branch-path.js';
 import {
   activeLeaf,
   continuationFrom,
-  forkFrom,
   foundTurn,
   movePath,
   placeTurn,
@@ -98,11 +97,11 @@ describe('the active path of working memory', () => {
       path: { leafChatMessageId: 'b', branch: main('a'), lastOrdinal: 3 },
       offPath: turn('c', 4, main('b')),
     };
-    const decided = forkFrom({
+    const decided = forkBranch({
       fork: { replaces: 'c', origin: 'regenerate' },
       newChatMessageId: 'd',
       replaced: main('b'),
-      parent: { chatMessageId: 'b', branch: main('a'), lastOrdinal: 3 },
+      parent: { branch: main('a'), lastOrdinal: 3 },
       firstOrdinal: 6,
     });
     const placed = placeTurn(onB, fresh('d'), decided, BIG);
@@ -133,7 +132,7 @@ describe('the active path of working memory', () => {
       messages: [...turn('a', 0, main(null)), ...turn('b', 2, main('a'))],
       messageCount: 4,
     };
-    const decided = forkFrom({
+    const decided = forkBranch({
       fork: { replaces: 'a', origin: 'edit' },
       newChatMessageId: 'e',
       replaced: main(null),
@@ -158,7 +157,7 @@ describe('the active path of working memory', () => {
       messageCount: 6,
     };
     const oneTurn = JSON.stringify(long('a', 0)).length + 200;
-    const decided = forkFrom({
+    const decided = forkBranch({
       fork: { replaces: 'a', origin: 'edit' },
       newChatMessageId: 'e',
       replaced: main(null),

@@ -1,14 +1,8 @@
 // Working memory along a branch path (contracts.ts "Branches"): which turn is the active path's leaf, the branch a
 // new turn takes from it, what a commit does to the window (it holds the active path only), and what a move to
 // another path keeps. Pure: the Cosmos DB adapter, its in-memory twin and the turn's steps decide alike.
-import { branchOf, forkBranch, gapsAfter, onPath } from './branch-path.js';
-import {
-  MAIN_BRANCH,
-  type ActivePath,
-  type ConversationMessage,
-  type TurnBranch,
-  type TurnFork,
-} from './contracts.js';
+import { branchOf, gapsAfter, onPath } from './branch-path.js';
+import { MAIN_BRANCH, type ActivePath, type ConversationMessage, type TurnBranch } from './contracts.js';
 import { fitHotWindow } from './hot-window.js';
 
 /** A committed turn that ends a path: its branch, and the ordinal of its last message. */
@@ -78,21 +72,6 @@ export function continuationFrom(leaf: PathLeaf | undefined, firstOrdinal: numbe
     branchId: leaf.branch.branchId,
     gaps: gapsAfter(leaf.branch.gaps, leaf.lastOrdinal, firstOrdinal),
   };
-}
-
-/** The branch of `newChatMessageId`, which replaces `replaced` and follows `parent` (its parent; none for the first). */
-export function forkFrom(options: {
-  fork: TurnFork;
-  newChatMessageId: string;
-  replaced: TurnBranch;
-  parent: PathLeaf | undefined;
-  firstOrdinal: number;
-}): TurnBranch {
-  const { parent, ...rest } = options;
-  return forkBranch({
-    ...rest,
-    ...(parent ? { parent: { branch: parent.branch, lastOrdinal: parent.lastOrdinal } } : {}),
-  });
 }
 
 export type PlacedTurn =

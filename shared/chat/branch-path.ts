@@ -63,7 +63,7 @@ export function forkBranch(options: {
   fork: TurnFork;
   newChatMessageId: string;
   replaced: TurnBranch;
-  parent?: { branch: TurnBranch; lastOrdinal: number };
+  parent?: { branch: TurnBranch; lastOrdinal: number } | undefined;
   firstOrdinal: number;
 }): TurnBranch {
   const { fork, newChatMessageId, replaced, parent, firstOrdinal } = options;

@@ -27,7 +27,8 @@ import { answerText, discardRange, keptEvents } from '../streaming/turn-transcri
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import { NotReadyError } from '../errors.js';
-import { activeLeaf, continuationFrom, forkFrom, turnMessagesIn, type PathLeaf } from './active-path.js';
+import { activeLeaf, continuationFrom, turnMessagesIn, type PathLeaf } from './active-path.js';
+import { forkBranch } from './branch-path.js';
 import {
   memoryFlag,
   assistantMessageId,
@@ -633,7 +634,7 @@ async function beginTurn(
       moved = await services.workingMemory.showPath(userId, sessionId, parent, memory);
     }
   }
-  const branch = forkFrom({
+  const branch = forkBranch({
     fork,
     newChatMessageId: ref.chatMessageId,
     replaced: replaced.branch,

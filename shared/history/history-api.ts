@@ -9,16 +9,11 @@
 // point lists its alternatives, and PUT .../branch makes another one's branch the active path.
 import { z } from 'zod';
 import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
-import { onPath } from '../chat/branch-path.js';
-import {
-  MAIN_BRANCH,
-  MAX_PATH_GAPS,
-  type ConversationMessage,
-  type SystemPrompt,
-} from '../chat/contracts.js';
+import { gapsAfter, onPath } from '../chat/branch-path.js';
+import { MAIN_BRANCH, type ConversationMessage, type SystemPrompt } from '../chat/contracts.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
-import { ConflictError, NotFoundError, NotReadyError, ValidationError } from '../errors.js';
+import { NotFoundError, NotReadyError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_CONVERSATION_PAGE,
@@ -221,11 +216,8 @@ export async function switchBranch(
   }
   const leaf = await newestOfBranch(services, header, memory, target);
   // Continuing a branch after other branches' turns skips them with one more gap: a path that has all it may
-  // have could be shown but not continued, so it is refused here rather than failing the next turn.
-  if (leaf.branch.gaps.length >= MAX_PATH_GAPS && memory.messageCount > leaf.lastOrdinal + 1)
-    throw new ConflictError(
-      `That branch already skips ${MAX_PATH_GAPS} ranges of other branches and cannot be continued: start a new conversation.`,
-    );
+  // have could be shown but not continued, so it is refused here (gapsAfter's 409) rather than failing the next turn.
+  gapsAfter(leaf.branch.gaps, leaf.lastOrdinal, memory.messageCount);
   if (activeLeaf(memory)?.chatMessageId !== leaf.chatMessageId) {
     const moved = await services.workingMemory.showPath(userId, sessionId, leaf, memory);
     const shown = moved.messages.findLast((message) => message.content.trim() !== '');

@@ -20,7 +20,7 @@ import {
 } from '../../shared/chat/contracts.js';
 import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
 import { PathMovedError, type WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
-import { forkFrom } from '../../shared/chat/active-path.js';
+import { forkBranch } from '../../shared/chat/branch-path.js';
 import { fitHotWindow } from '../../shared/chat/hot-window.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import type { StoredMessage } from '../../shared/history/contracts.js';
@@ -459,7 +459,7 @@ describe('Cosmos DB working memory', () => {
       expect(onA.path).toMatchObject({ leafChatMessageId: a, lastOrdinal: 1 });
 
       const edit = turn('edited');
-      const decided = forkFrom({
+      const decided = forkBranch({
         fork: { replaces: b!, origin: 'edit' },
         newChatMessageId: edit[0].chatMessageId,
         replaced: replaced!.branch,
@@ -564,7 +564,7 @@ describe('Cosmos DB working memory', () => {
       const onA = await store.showPath('user-rp', 'session-rp', parent!);
       const replaced = await store.findTurn('user-rp', 'session-rp', b!);
       const edit = turn('edited');
-      const decided = forkFrom({
+      const decided = forkBranch({
         fork: { replaces: b!, origin: 'edit' },
         newChatMessageId: edit[0].chatMessageId,
         replaced: replaced!.branch,
