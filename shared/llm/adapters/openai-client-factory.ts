@@ -11,12 +11,30 @@ export const AZURE_COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.c
 /** Ollama, vLLM and llama.cpp need no key, but the SDK refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'no-key-configured';
 
-export function createOpenAiClient(connection: LlmConnection, options: LlmGatewayOptions): OpenAI {
-  const common = {
+/** What every client of the app shares: its retries, timeout and (in tests) scripted fetch. */
+function commonOptions(options: LlmGatewayOptions) {
+  return {
     maxRetries: options.maxRetries,
     timeout: options.timeoutMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
+}
+
+/** How an Azure OpenAI client signs in: its API key, else Entra ID tokens from the app's credential. */
+function azureSignIn(
+  connection: Extract<LlmConnection, { kind: 'azure-openai' }>,
+  options: LlmGatewayOptions,
+): { apiKey: string } | { tokenProvider: () => Promise<string> } {
+  if (connection.apiKey) return { apiKey: connection.apiKey };
+  if (options.azureAdTokenProvider !== undefined) return { tokenProvider: options.azureAdTokenProvider };
+  throw new LlmError(
+    `Azure OpenAI ${connection.endpoint} has no API key and the app was given no Azure credential for Entra ID.`,
+    { retryable: false },
+  );
+}
+
+export function createOpenAiClient(connection: LlmConnection, options: LlmGatewayOptions): OpenAI {
+  const common = commonOptions(options);
   if (connection.kind === 'openai-compatible') {
     return new OpenAI({
       ...common,
@@ -31,25 +49,20 @@ export function createOpenAiClient(connection: LlmConnection, options: LlmGatewa
   // Without a deployment option the SDK routes each call to /deployments/{model}, so one client serves both
   // the chat and the embedding deployment.
   const baseURL = `${connection.endpoint.replace(/\/+$/, '')}/openai`;
-  if (connection.apiKey) {
+  const signIn = azureSignIn(connection, options);
+  if ('apiKey' in signIn) {
     return new AzureOpenAI({
       ...common,
       baseURL,
       apiVersion: connection.apiVersion,
-      apiKey: connection.apiKey,
+      apiKey: signIn.apiKey,
     });
   }
-  const tokenProvider = options.azureAdTokenProvider;
-  if (tokenProvider === undefined)
-    throw new LlmError(
-      `Azure OpenAI ${connection.endpoint} has no API key and the app was given no Azure credential for Entra ID.`,
-      { retryable: false },
-    );
   return new AzureOpenAI({
     ...common,
     baseURL,
     apiVersion: connection.apiVersion,
-    azureADTokenProvider: tokenProvider,
+    azureADTokenProvider: signIn.tokenProvider,
     // null stops the SDK falling back to AZURE_OPENAI_API_KEY, which it would then reject as conflicting.
     apiKey: null as unknown as undefined,
   });
@@ -74,18 +87,11 @@ export function createOpenAiResponsesClient(
   chatClient: OpenAI,
 ): OpenAI {
   if (connection.kind === 'openai-compatible') return chatClient;
-  const apiKey = connection.apiKey || options.azureAdTokenProvider;
-  if (apiKey === undefined)
-    throw new LlmError(
-      `Azure OpenAI ${connection.endpoint} has no API key and the app was given no Azure credential for Entra ID.`,
-      { retryable: false },
-    );
+  const signIn = azureSignIn(connection, options);
   return new OpenAI({
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...commonOptions(options),
     baseURL: `${connection.endpoint.replace(/\/+$/, '')}/openai/v1`,
-    apiKey,
+    apiKey: 'apiKey' in signIn ? signIn.apiKey : signIn.tokenProvider,
     organization: null,
     project: null,
   });
