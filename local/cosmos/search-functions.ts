@@ -2,7 +2,7 @@
 // whose query engine (@zeit/cosmosdb-query) has none of them, so a test can send the very query the product sends
 // to Azure through the real @azure/cosmos client and compare its answer with the in-process ranking's.
 // Written from the Cosmos DB query reference (learn.microsoft.com/azure/cosmos-db/nosql/query: vectordistance,
-// fulltextscore, rrf, order-by-rank), on purpose without shared/memory/ranking.ts: an agreement is only worth
+// fulltextscore, rrf, order-by-rank), on purpose without shared/search/hybrid-ranking.ts: an agreement is only worth
 // something between two independent implementations. Only the full-text module's words and stems are shared: they
 // stand in for Cosmos DB's own en-US tokeniser and stemmer on both sides.
 //
@@ -12,7 +12,7 @@
 //   item  := c.path [AS alias] | VectorDistance(...) AS alias
 //   score := VectorDistance(c.path, vector) | FullTextScore(c.path, term, ...) | RRF(score, score, ...[, [weights]])
 // A query outside it is left to the package's engine (isSearchQuery is false).
-import { stem, words } from '../../shared/history/full-text.js';
+import { stem, words } from '../../shared/search/full-text.js';
 import { valueAt } from './document-path.js';
 
 /** RRF's constant: "k = 60", as the Cosmos DB docs and the original RRF paper (Cormack et al., 2009) use. */

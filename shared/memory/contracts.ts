@@ -65,8 +65,6 @@ export const MAX_SEARCH_QUERY_CHARS = 1_000;
 /** Summaries per page of GET .../memories. */
 export const DEFAULT_SUMMARY_PAGE = 50;
 export const MAX_SUMMARY_PAGE = 200;
-/** Reciprocal rank fusion's constant (Cosmos DB's RRF uses the customary 60). */
-export const RRF_K = 60;
 
 // --- The profile (seed 000 `user-memories`, kept as one item per fact) ------------------------------------
 

@@ -2,7 +2,7 @@
 // two modes over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the hybrid query
 // Azure gets (ORDER BY RANK RRF(VectorDistance, FullTextScore)), which the local server answers with its test-only
 // search functions (local/cosmos/search-functions.ts, written apart from the product's ranking), and 'in-process'
-// ranks with shared/memory/ranking.ts. Both must return the same conversations in the same order.
+// ranks with shared/search/hybrid-ranking.ts. Both must return the same conversations in the same order.
 import type { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -21,7 +21,7 @@ import {
 import type { ConversationMessages, MessagePageOptions } from '../../shared/history/conversation-messages.js';
 import type { SessionMemory, StoredDigest } from '../../shared/history/session-memory.js';
 import { ValidationError } from '../../shared/errors.js';
-import { exchangeIsAbout, fullTextMatches } from '../../shared/history/full-text.js';
+import { exchangeIsAbout, fullTextMatches } from '../../shared/search/full-text.js';
 
 const key = (userId: string, sessionId: string) => `${userId}\u0000${sessionId}`;
 /** Every word of q in text, as the Cosmos DB adapters match (full-text search, or its in-process stand-in). */

@@ -21,7 +21,7 @@ import type {
 } from '../../shared/memory/conversation-summaries.js';
 import type { ConsolidationQuery, ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
-import { queryTerms, rankHybrid, termCounts } from '../../shared/memory/ranking.js';
+import { queryTerms, rankHybrid, termCounts } from '../../shared/search/hybrid-ranking.js';
 
 const key = (userId: string, id: string) => `${userId}\u0000${id}`;
 

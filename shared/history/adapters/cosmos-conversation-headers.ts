@@ -19,7 +19,7 @@ import {
   type HeaderListOptions,
   type HeaderTouch,
 } from '../conversation-headers.js';
-import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
+import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../../search/full-text.js';
 import { conditionNumber, patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 

@@ -22,7 +22,7 @@ import {
   type SystemPromptDocument,
 } from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
-import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../full-text.js';
+import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../../search/full-text.js';
 import { mapBounded } from '../../bounded-parallel.js';
 import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 

@@ -30,7 +30,7 @@ import {
   type SessionDigest,
   type SessionDigestDocument,
 } from '../contracts.js';
-import { exchangeIsAbout } from '../full-text.js';
+import { exchangeIsAbout } from '../../search/full-text.js';
 import type { SessionMemory, StoredDigest } from '../session-memory.js';
 import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';

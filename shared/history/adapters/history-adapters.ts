@@ -4,7 +4,7 @@ import type { Database } from '@azure/cosmos';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../contracts.js';
 import type { ConversationHeaders } from '../conversation-headers.js';
 import type { ConversationMessages } from '../conversation-messages.js';
-import type { FullTextMode } from '../full-text.js';
+import type { FullTextMode } from '../../search/full-text.js';
 import type { SessionMemory } from '../session-memory.js';
 import { createCosmosConversationHeaders } from './cosmos-conversation-headers.js';
 import { createCosmosConversationMessages } from './cosmos-conversation-messages.js';

@@ -16,11 +16,10 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
-import type { FullTextMode } from '../../history/full-text.js';
-import { queryWords } from '../../history/full-text.js';
+import type { FullTextMode } from '../../search/full-text.js';
+import { queryWords } from '../../search/full-text.js';
 import {
   conversationSummaryDocumentSchema,
-  RRF_K,
   summaryContentSchema,
   type ConversationSummaryDocument,
   type ConversationSummaryView,
@@ -29,11 +28,12 @@ import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conve
 import {
   queryTerms,
   rankHybrid,
+  RRF_K,
   termCounts,
   vectorNorm,
   type RankCandidate,
   type TermCounts,
-} from '../ranking.js';
+} from '../../search/hybrid-ranking.js';
 
 const KIND = 'conversation-summary';
 /** Summaries whose latest version this process keeps (a few hundred conversations in consolidation at once). */

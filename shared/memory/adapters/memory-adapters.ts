@@ -1,7 +1,7 @@
 // The memory area's stores on Cosmos DB, each given the container it lives in. `ranking` says where summary search
 // is ranked: Cosmos DB's own hybrid search (Azure), or in process (the local server, which lacks it).
 import type { Database } from '@azure/cosmos';
-import type { FullTextMode } from '../../history/full-text.js';
+import type { FullTextMode } from '../../search/full-text.js';
 import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../contracts.js';
 import type { ConversationSummaries } from '../conversation-summaries.js';
 import type { ProfileFacts } from '../profile-facts.js';

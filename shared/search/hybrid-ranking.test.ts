@@ -1,17 +1,17 @@
 // Unit tests of the in-process hybrid ranking: cosine, BM25 (with the full-text module's stems), dense ranks, RRF
 // and the order of a fused list, on hand-computed figures.
 import { describe, expect, it } from 'vitest';
-import { RRF_K } from './contracts.js';
 import {
   bm25Scores,
   cosineSimilarity,
   denseRanks,
   queryTerms,
   rankHybrid,
+  RRF_K,
   rrfScore,
   termCounts,
   type RankCandidate,
-} from './ranking.js';
+} from './hybrid-ranking.js';
 
 describe('cosineSimilarity', () => {
   it('is 1 for the same direction, -1 for the opposite, 0 for orthogonal, zero or mismatched vectors', () => {
