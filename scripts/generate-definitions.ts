@@ -176,7 +176,10 @@ export function containerInfra(container: ContainerSpec): CosmosContainerInfra {
     vectorIndexes: (container.vectorIndexes ?? []).map((v) => ({ ...v })),
     fullTextPaths: (container.fullTextPaths ?? []).map((f) => ({ ...f })),
     fullTextIndexes: (container.fullTextPaths ?? []).map((f) => ({ path: f.path })),
-    excludedPaths: vectorPaths.map((path) => ({ path: `${path}/*` })),
+    excludedPaths: [
+      ...vectorPaths.map((path) => ({ path: `${path}/*` })),
+      ...(container.unindexedPaths ?? []).map((path) => ({ path: `${path}/?` })),
+    ],
   };
 }
 

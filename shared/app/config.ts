@@ -2,6 +2,7 @@
 // setting stops start-up with one error that names each bad setting and says how to fix it.
 import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
+import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
 import {
   readSettings,
@@ -26,6 +27,7 @@ export interface AppConfig {
   auth: AuthConfig;
   chat: ChatConfig;
   streaming: StreamingConfig;
+  knowledge: KnowledgeConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -36,6 +38,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   llmSettings,
   chatSettings,
   streamingSettings,
+  knowledgeSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -46,6 +49,7 @@ export function loadConfig(env: Environment): AppConfig {
   const llm = readSettings(llmSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
+  const knowledge = readSettings(knowledgeSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -97,5 +101,6 @@ export function loadConfig(env: Environment): AppConfig {
     auth,
     chat: chatConfig(chat),
     streaming: streamingConfig(streaming),
+    knowledge: knowledgeConfig(knowledge),
   };
 }

@@ -41,6 +41,8 @@ export interface ContainerSpec {
   /** Each on a path of `vectorEmbeddings`; those paths are left out of the range index. */
   vectorIndexes?: readonly VectorIndexSpec[];
   fullTextPaths?: readonly FullTextPathSpec[];
+  /** Properties left out of the index (large values no query filters on, such as an upload's bytes). */
+  unindexedPaths?: readonly string[];
   /** What the container holds, for readers of infra and the portal. */
   purpose: string;
 }

@@ -1,0 +1,33 @@
+// The port of the knowledge base's chunks (container `knowledge-chunks`, partition [library, documentId]): written
+// by the ingestion worker, removed with their document, searched by hybrid ranking (RRF of the vector rank and the
+// BM25 rank), in Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
+// Search sees only the chunks of documents whose record is `ready` when it runs: a document being ingested, failed
+// or being deleted is never searched, whatever of its chunks exist. Adapter: adapters/cosmos-knowledge-chunks.ts.
+import type { ChunkView, KnowledgeChunk } from './contracts.js';
+
+export interface ChunkQuery {
+  /** The libraries searched (a caller's private one and the shared one). */
+  libraries: readonly string[];
+  /** The query's words, for the full-text rank. */
+  text: string;
+  /** The query's embedding, for the vector rank. */
+  vector: readonly number[];
+  limit: number;
+}
+
+export interface ChunkMatch {
+  chunk: ChunkView;
+  /** RRF score of the two ranks (higher is better), comparable within one result list. */
+  score: number;
+  /** Cosine similarity of the query's vector to the chunk's. */
+  similarity: number;
+}
+
+export interface KnowledgeChunks {
+  /** Writes the chunks (create or replace by id: writing the same chunk again changes nothing). */
+  put(chunks: readonly KnowledgeChunk[]): Promise<void>;
+  /** Removes the document's chunks whose index is `fromIndex` or more (0: all of them); returns how many. */
+  remove(library: string, documentId: string, fromIndex?: number): Promise<number>;
+  /** The best chunks of the libraries' ready documents for the query, best first, at most `limit`. */
+  search(query: ChunkQuery): Promise<ChunkMatch[]>;
+}
