@@ -43,8 +43,11 @@ import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 export const WEB_PUBSUB_PATH = '/webpubsub';
 export const OFFLINE_MODEL_PATH = '/offline-model/v1';
 
-/** Largest request body the local host accepts (the Functions host's own limit is far larger; the app's are smaller). */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest request body the local host accepts: the Functions host's own limit (100 MB, its HTTP trigger's request
+ * length limit). Each endpoint's own limit is smaller (a document upload's is KNOWLEDGE_MAX_DOCUMENT_BYTES).
+ */
+const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 
 export interface LocalRuntimeOptions {
   /** 0 picks a free port. */
