@@ -203,6 +203,14 @@ describe('extractDocument: PDF', () => {
     expect(document.blocks).toEqual(pages.map((lines, page) => text(lines[0]!, page + 1)));
   });
 
+  it('reads text in a font that is not embedded and needs a predefined CMap (CJK office documents)', async () => {
+    const pdf = makePdf([['年次休暇は二十五日です。', '申請は二週間前までに。']], { font: 'japanese' });
+
+    const document = await extractDocument('pdf', pdf);
+
+    expect(document.blocks).toEqual([text('年次休暇は二十五日です。申請は二週間前までに。', 1)]);
+  });
+
   it('leaves the caller’s bytes as they were (pdf.js takes over the buffer it is given)', async () => {
     const pdf = makePdf([['Some text.']]);
     const copy = pdf.slice();
@@ -260,6 +268,27 @@ describe('extractDocument: unreadable and empty text formats', () => {
       const error = await failure(extractDocument(format, utf8(content)));
       expect(error.failureCode, `${format}: ${content}`).toBe('empty');
       expect(error.message).toBe('The document has no text to index.');
+    }
+  });
+});
+
+describe('makePdf (the PDFs these tests read)', () => {
+  // pdf.js rebuilds a broken cross-reference table without a word, so the table is checked here byte by byte.
+  it('writes a cross-reference table whose offsets point at their objects', () => {
+    const source = Buffer.from(makePdf([['One (1)'], ['Two', '', 'Three é']], { title: 'T' })).toString(
+      'latin1',
+    );
+
+    const startxref = Number(/startxref\n(\d+)\n%%EOF\n$/.exec(source)?.[1]);
+    expect(source.startsWith('xref\n', startxref)).toBe(true);
+    const entries = [...source.slice(startxref).matchAll(/^(\d{10}) 00000 n $/gm)].map((match) =>
+      Number(match[1]),
+    );
+    expect(entries).toHaveLength(8); // catalog, pages, font, info, and a content stream and a page per page
+    entries.forEach((offset, index) => expect(source.startsWith(`${index + 1} 0 obj\n`, offset)).toBe(true));
+    for (const match of source.matchAll(/<< \/Length (\d+) >>\nstream\n/g)) {
+      const start = match.index + match[0].length;
+      expect(source.slice(start + Number(match[1]))).toMatch(/^\nendstream\n/);
     }
   });
 });
