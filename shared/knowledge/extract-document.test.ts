@@ -93,6 +93,12 @@ describe('extractDocument: Markdown', () => {
     expect(document.blocks).toEqual([heading(1, 'Welcome'), text('First day.')]);
   });
 
+  it('keeps the text of a document that starts with a rule, which is not front matter', async () => {
+    const document = await extractDocument('markdown', utf8('---\n\nIntro.\n\n---\n\nMore.\n'));
+
+    expect(document.blocks).toEqual([text('Intro.'), text('More.')]);
+  });
+
   it('gives no title when there is no level-1 heading', async () => {
     const document = await extractDocument('markdown', utf8('## Section\n\nBody.\n'));
 

@@ -92,8 +92,11 @@ function plainTextBlocks(text: string): TextBlock[] {
 
 // --- Markdown ---------------------------------------------------------------------------------------------------
 
-/** YAML front matter (`---` … `---` at the very start), which Markdown would otherwise read as a heading. */
-const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
+/**
+ * YAML front matter (`---`, a `key:` line and more, `---` at the very start), which Markdown would otherwise read as
+ * a heading. It must open with a key, so a document that merely starts with a rule keeps its text.
+ */
+const FRONT_MATTER = /^---[ \t]*\n([A-Za-z_][\w-]*:[^\n]*(?:\n[\s\S]*?)?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
 
 function markdownBlocks(source: string): { title?: string; blocks: TextBlock[] } {
   let text = source;
