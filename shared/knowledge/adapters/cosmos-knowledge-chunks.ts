@@ -1,0 +1,370 @@
+// The Cosmos DB adapter of KnowledgeChunks (container `knowledge-chunks`, partition [library, documentId]): chunks
+// written by upsert, removed by document, and searched by hybrid ranking (RRF of vector and full-text ranks) over
+// the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process where the server
+// lacks the functions (the local runtime). Which documents are ready is read from `knowledge-documents` on every
+// search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
+import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import { z } from 'zod';
+import { mapBounded } from '../../bounded-parallel.js';
+import {
+  cosmosFailure,
+  deleteQueriedItems,
+  parseStored,
+  queryItems,
+  queryPages,
+} from '../../cosmos/adapters/cosmos-items.js';
+import type { FullTextMode } from '../../search/full-text.js';
+import { queryWords } from '../../search/full-text.js';
+import {
+  queryTerms,
+  rankHybrid,
+  RRF_K,
+  termCounts,
+  vectorNorm,
+  type RankCandidate,
+  type TermCounts,
+} from '../../search/hybrid-ranking.js';
+import { knowledgeChunkSchema, type ChunkView, type DocumentStatus } from '../contracts.js';
+import type { ChunkMatch, ChunkQuery, KnowledgeChunks } from '../knowledge-chunks.js';
+
+/** The fields a chunk is shown with: every field but the embedding (never sent back). */
+const VIEW_FIELDS = [
+  'id',
+  'kind',
+  'library',
+  'documentId',
+  'title',
+  'index',
+  'text',
+  'headings',
+  'pages',
+  'tokens',
+] as const satisfies readonly (keyof ChunkView)[];
+const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
+
+const chunkViewSchema = knowledgeChunkSchema.omit({ embedding: true }) satisfies z.ZodType<ChunkView>;
+
+/** The words of a search sent to Cosmos DB's FullTextScore; more add cost and hardly change the ranking. */
+const MAX_SEARCH_TERMS = 16;
+
+/**
+ * The statuses whose documents may have chunks that search must not see: being ingested (chunks of an earlier
+ * attempt, or written before the record turns ready) or being deleted. A `failed` document has none: the worker
+ * removes its chunks before it marks it failed. So the list Cosmos DB is sent stays short, whatever the library
+ * holds.
+ */
+const HIDDEN_STATUSES: readonly DocumentStatus[] = ['queued', 'processing', 'deleting'];
+
+/** Chunk writes in flight at once: quick for a long document, no burst that throttles the account. */
+const PARALLEL_WRITES = 8;
+
+export interface ChunkStoreOptions {
+  /** Where search is ranked: Cosmos DB's own functions (Azure), or in process (the local server). */
+  ranking: FullTextMode;
+  /** Chunks whose vector and terms this process keeps for in-process ranking (default 20,000). */
+  cachedChunks?: number;
+}
+
+/**
+ * `chunks` is the `knowledge-chunks` container, `documents` the `knowledge-documents` one, read for which
+ * documents are ready.
+ */
+export function createCosmosKnowledgeChunks(
+  chunks: Container,
+  documents: Container,
+  options: ChunkStoreOptions,
+): KnowledgeChunks {
+  const cache = new DocumentChunkCache(options.cachedChunks ?? DEFAULT_CACHED_CHUNKS);
+
+  async function searchInProcess(query: ChunkQuery): Promise<ChunkMatch[]> {
+    // The ready documents of each library with their versions, read every time: a document that is no longer
+    // ready is no longer ranked, at once, without a query more. Only a document this process has not read at that
+    // version has its chunks read (one single-partition query); the rest come from the cache.
+    const ready = (
+      await Promise.all(query.libraries.map((library) => readyDocuments(documents, library)))
+    ).flat();
+    const held = new Map<string, DocumentChunks>();
+    const missing: ReadyDocument[] = [];
+    for (const document of ready) {
+      const cached = cache.get(document);
+      if (cached === undefined) missing.push(document);
+      else held.set(documentKey(document.library, document.documentId), cached);
+    }
+    const read = await mapBounded(missing, PARALLEL_DOCUMENT_READS, async (document) => {
+      const entry: DocumentChunks = {
+        etag: document.etag,
+        candidates: (await readDocumentChunks(chunks, document)).map(toCandidate),
+      };
+      cache.set(document, entry);
+      return [documentKey(document.library, document.documentId), entry] as const;
+    });
+    for (const [key, entry] of read) held.set(key, entry);
+
+    const candidates = new Map<string, Candidate>();
+    for (const entry of held.values())
+      for (const candidate of entry.candidates) candidates.set(candidate.id, candidate);
+    const ranked = rankHybrid(
+      [...candidates.values()],
+      // The same words as the Cosmos DB query sends (hybridSearchQuery), so both paths rank alike.
+      { vector: query.vector, terms: queryTerms(query.text).slice(0, MAX_SEARCH_TERMS) },
+      query.limit,
+    );
+    return ranked.map(({ id, score, similarity }) => ({
+      chunk: structuredClone((candidates.get(id) as Candidate).view),
+      score,
+      similarity,
+    }));
+  }
+
+  async function searchInCosmos(query: ChunkQuery): Promise<ChunkMatch[]> {
+    const hidden = (
+      await Promise.all(query.libraries.map((library) => hiddenDocuments(documents, library)))
+    ).flat();
+    const spec = hybridSearchQuery(query, hidden);
+    let resources: unknown[];
+    try {
+      // No partition key: one query across the libraries' partitions (see hybridSearchQuery).
+      ({ resources } = await chunks.items.query(spec.query).fetchAll());
+    } catch (error) {
+      throw cosmosFailure('searching the knowledge base', error);
+    }
+    const rows = parseStored(z.array(searchRowSchema), resources, 'knowledge chunks');
+    // Cosmos DB returns the fused order, not the fused score (RRF cannot be projected). A hit's score is the RRF
+    // score it would have at its position in every ranking, components / (RRF_K + rank): higher is better and
+    // comparable within one list, as the port says, on the same scale as the in-process scores, not equal to them.
+    return rows.map(({ similarity, ...chunk }, position) => ({
+      chunk,
+      score: spec.components / (RRF_K + position + 1),
+      similarity,
+    }));
+  }
+
+  return {
+    async put(written) {
+      await mapBounded(written, PARALLEL_WRITES, async (chunk) => {
+        try {
+          // Upsert by id: writing the same chunk again (a redelivered ingestion) replaces it with itself.
+          await chunks.items.upsert({ ...chunk });
+        } catch (error) {
+          throw cosmosFailure('storing a knowledge chunk', error);
+        }
+      });
+    },
+
+    async remove(library, documentId, fromIndex = 0) {
+      cache.delete(library, documentId);
+      // The ids of the partition's chunks from `fromIndex` on, then a bounded number of deletes at a time.
+      // Cosmos DB's delete by partition key (deleteAllItemsForPartitionKey) could drop a whole document in one
+      // request, but it is a preview the account must opt into, runs in the background (the chunks are gone only
+      // some time after it answers, while the port promises they are gone when remove resolves), cannot remove from
+      // an index on (the leftovers of an earlier attempt) and says nothing of how many it removed: not used.
+      return deleteQueriedItems(
+        chunks,
+        {
+          query: 'SELECT VALUE c.id FROM c WHERE c.index >= @from',
+          parameters: [{ name: '@from', value: Math.max(0, Math.floor(fromIndex)) }],
+        },
+        [library, documentId],
+        "the knowledge document's chunks",
+      );
+    },
+
+    search(query) {
+      if (query.limit < 1 || query.libraries.length === 0) return Promise.resolve([]);
+      return options.ranking === 'cosmos' ? searchInCosmos(query) : searchInProcess(query);
+    },
+  };
+}
+
+// --- Search in Cosmos DB -------------------------------------------------------------------------------------
+
+const searchRowSchema = chunkViewSchema.extend({ similarity: z.number() });
+
+/**
+ * The ids of a library's documents whose chunks search must not see (HIDDEN_STATUSES): one single-partition query
+ * on the documents container.
+ */
+function hiddenDocuments(documents: Container, library: string): Promise<string[]> {
+  return queryItems(
+    documents,
+    {
+      query: 'SELECT VALUE c.documentId FROM c WHERE ARRAY_CONTAINS(@statuses, c.status)',
+      parameters: [{ name: '@statuses', value: [...HIDDEN_STATUSES] }],
+    },
+    library,
+    'the knowledge documents',
+    z.string(),
+  );
+}
+
+/**
+ * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries:
+ *   SELECT TOP n <view fields>, VectorDistance(c.embedding, @vector) AS similarity FROM c
+ *   WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)
+ *   ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1, ...))
+ * Syntax and parameters as the summaries' query (../../memory/adapters/cosmos-conversation-summaries.ts,
+ * hybridSearchQuery): separate term arguments, a literal TOP, no RRF weights, only VectorDistance projected; with no
+ * full-text terms, ORDER BY VectorDistance alone. `components` is how many ranks are fused (1 or 2).
+ *
+ * Sent without a partition key, it runs across partitions, as @azure/cosmos 4.9 does it (read in its source,
+ * queryIterator.js and queryExecutionContext/hybridQueryExecutionContext.js): the query goes to the gateway as is;
+ * the gateway refuses a cross-partition ORDER BY RANK (400 with a query plan needed), and the SDK then runs the
+ * plan it fetched alongside: a HybridQueryExecutionContext over every partition key range of the container (the
+ * plan's ranges, effective-partition-key ranges: a hierarchical key [library, documentId] changes nothing there),
+ * a global full-text statistics query over those ranges (the WHERE filter applies, so BM25's document count and
+ * frequencies are those of the libraries' visible chunks, as in process), one component query per rank over the
+ * same ranges with the query's parameters passed on, then the fusion in the client (ranks shared by equal scores,
+ * Σ 1 / (60 + rank)) over the union of the components' top results and the TOP cut. A continuation token is
+ * refused for such queries, and none is used here (fetchAll). A partition-key prefix ([library]) would narrow one
+ * library's search, but a search reads two libraries, so the filter scopes it.
+ * The ready rule: chunks of documents that are not ready (HIDDEN_STATUSES) are excluded by id; the in-process path
+ * ranks only ready documents' chunks instead, and both see the same chunks as long as no chunk outlives its
+ * document's record (the worker and the delete remove chunks before the record goes).
+ */
+function hybridSearchQuery(
+  query: ChunkQuery,
+  hidden: readonly string[],
+): { query: SqlQuerySpec; components: 1 | 2 } {
+  const limit = Math.max(1, Math.floor(query.limit));
+  const terms = queryWords(query.text).slice(0, MAX_SEARCH_TERMS);
+  const parameters: SqlParameter[] = [
+    { name: '@libraries', value: [...query.libraries] },
+    { name: '@hidden', value: [...hidden] },
+    { name: '@vector', value: [...query.vector] },
+    ...terms.map((term, i) => ({ name: `@t${i}`, value: term })),
+  ];
+  const distance = 'VectorDistance(c.embedding, @vector)';
+  const order =
+    terms.length === 0
+      ? `ORDER BY ${distance}`
+      : `ORDER BY RANK RRF(${distance}, FullTextScore(c.text, ${terms.map((_, i) => `@t${i}`).join(', ')}))`;
+  return {
+    query: {
+      query:
+        `SELECT TOP ${limit} ${VIEW_PROJECTION}, ${distance} AS similarity FROM c ` +
+        `WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId) ${order}`,
+      parameters,
+    },
+    components: terms.length === 0 ? 1 : 2,
+  };
+}
+
+// --- Search in process ----------------------------------------------------------------------------------------
+
+interface ReadyDocument {
+  library: string;
+  documentId: string;
+  etag: string;
+}
+
+const readyRowSchema = z.object({ documentId: z.string(), _etag: z.string() });
+
+/**
+ * Page size of the ready documents' query: -1 lets Cosmos DB fill each page up to its 4 MB cap (a row is ~80
+ * bytes) instead of the SDK's default pages of 100.
+ */
+const READY_PAGE = -1;
+/** Documents whose chunks are read at once when the cache lacks them. */
+const PARALLEL_DOCUMENT_READS = 4;
+/** About 120 MB of float32 vectors at 1,536 dimensions: the local runtime's whole knowledge base, typically. */
+const DEFAULT_CACHED_CHUNKS = 20_000;
+
+/** A library's ready documents and their record's version: one single-partition query. */
+async function readyDocuments(documents: Container, library: string): Promise<ReadyDocument[]> {
+  const ready: ReadyDocument[] = [];
+  for await (const page of queryPages(
+    documents,
+    {
+      query: 'SELECT c.documentId, c._etag FROM c WHERE c.status = @ready',
+      parameters: [{ name: '@ready', value: 'ready' satisfies DocumentStatus }],
+    },
+    { partitionKey: library, pageSize: READY_PAGE },
+    'the knowledge documents',
+    readyRowSchema,
+  ))
+    for (const row of page) ready.push({ library, documentId: row.documentId, etag: row._etag });
+  return ready;
+}
+
+const chunkRowSchema = knowledgeChunkSchema;
+
+/**
+ * A document's chunks, whole: one query in its own partition. A ready document's chunks do not change while its
+ * record keeps the version it was read at (they are written before it turns ready and removed after it stops
+ * being ready), so they are read once per version.
+ */
+function readDocumentChunks(
+  chunks: Container,
+  document: ReadyDocument,
+): Promise<z.infer<typeof chunkRowSchema>[]> {
+  return queryItems(
+    chunks,
+    { query: `SELECT ${VIEW_PROJECTION}, c.embedding FROM c` },
+    [document.library, document.documentId],
+    "the knowledge document's chunks",
+    chunkRowSchema,
+  );
+}
+
+/** What in-process ranking needs of a chunk. */
+interface Candidate extends RankCandidate {
+  view: ChunkView;
+  vector: Float32Array;
+  norm: number;
+  text: TermCounts;
+}
+
+interface DocumentChunks {
+  /** The document record's version its chunks were read at. */
+  etag: string;
+  candidates: Candidate[];
+}
+
+function toCandidate(chunk: z.infer<typeof chunkRowSchema>): Candidate {
+  const { embedding, ...view } = chunk;
+  // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
+  const vector = Float32Array.from(embedding);
+  return { id: chunk.id, view, vector, norm: vectorNorm(vector), text: termCounts(chunk.text) };
+}
+
+/**
+ * Documents' chunks by library and document at the record version they were read at; bounded by the chunks held,
+ * least recently used document first out. A search uses an entry only when the document is still ready at that
+ * version.
+ */
+class DocumentChunkCache {
+  readonly #entries = new Map<string, DocumentChunks>();
+  #chunks = 0;
+  constructor(private readonly capacity: number) {}
+
+  get(document: ReadyDocument): DocumentChunks | undefined {
+    const key = documentKey(document.library, document.documentId);
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.etag !== document.etag) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  /** Keeps the entry unless it alone exceeds the capacity (the search still uses it). */
+  set(document: ReadyDocument, entry: DocumentChunks): void {
+    this.delete(document.library, document.documentId);
+    this.#entries.set(documentKey(document.library, document.documentId), entry);
+    this.#chunks += entry.candidates.length;
+    for (const [key, oldest] of this.#entries) {
+      if (this.#chunks <= this.capacity) break;
+      this.#entries.delete(key);
+      this.#chunks -= oldest.candidates.length;
+    }
+  }
+
+  delete(library: string, documentId: string): void {
+    const key = documentKey(library, documentId);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#chunks -= entry.candidates.length;
+  }
+}
+
+const documentKey = (library: string, documentId: string) => `${library}\u0000${documentId}`;
