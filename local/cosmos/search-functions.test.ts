@@ -66,6 +66,35 @@ describe('search functions', () => {
     expect(weighted.map((row) => row.id)).toEqual(['b', 'a', 'c']);
   });
 
+  it('filters with ARRAY_CONTAINS and NOT ARRAY_CONTAINS, before ranking', () => {
+    const sql =
+      'SELECT c.id FROM c WHERE ARRAY_CONTAINS(@kinds, c.kind) AND NOT ARRAY_CONTAINS(@hidden, c.id) ' +
+      'ORDER BY RANK FullTextScore(c.text, "cat")';
+    const run = (kinds: unknown, hidden: unknown) =>
+      runSearchQuery(
+        sql,
+        [
+          { name: '@kinds', value: kinds },
+          { name: '@hidden', value: hidden },
+        ],
+        documents,
+      ).map((row) => row.id);
+    expect(run(['x'], [])).toEqual(['b', 'a', 'c']);
+    expect(run(['x', 'y'], ['b'])).toEqual(['d', 'a', 'c']);
+    expect(run(['y'], ['d'])).toEqual([]);
+    // Not an array: ARRAY_CONTAINS is undefined, and so is its NOT; no document passes.
+    expect(run('x', [])).toEqual([]);
+    expect(run(['x'], 'b')).toEqual([]);
+    // An array literal, and a condition of each kind together.
+    expect(
+      runSearchQuery(
+        "SELECT c.id FROM c WHERE c.kind = 'x' AND NOT ARRAY_CONTAINS(['a', 'c'], c.id) ORDER BY VectorDistance(c.v, [1, 0])",
+        [],
+        documents,
+      ),
+    ).toEqual([{ id: 'b' }]);
+  });
+
   it('refuses what it does not understand', () => {
     const run = (sql: string) => () => runSearchQuery(sql, [], documents);
     expect(run('SELECT FullTextScore(c.text, "a") AS s FROM c')).toThrow(SearchQueryError);
@@ -74,5 +103,11 @@ describe('search functions', () => {
     expect(run('SELECT * FROM c WHERE c.kind > 1 ORDER BY RANK VectorDistance(c.v, [1, 0])')).toThrow(
       SearchQueryError,
     );
+    expect(run('SELECT * FROM c WHERE NOT c.kind = 1 ORDER BY RANK VectorDistance(c.v, [1, 0])')).toThrow(
+      SearchQueryError,
+    );
+    expect(
+      run('SELECT * FROM c WHERE ARRAY_CONTAINS(["x"], d.kind) ORDER BY RANK VectorDistance(c.v, [1, 0])'),
+    ).toThrow(SearchQueryError);
   });
 });

@@ -7,9 +7,10 @@
 // stand in for Cosmos DB's own en-US tokeniser and stemmer on both sides.
 //
 // The grammar is the small part of Cosmos DB's SQL those queries use:
-//   SELECT [TOP n] item, ... FROM c [WHERE c.path = value AND ...]
+//   SELECT [TOP n] item, ... FROM c [WHERE condition AND ...]
 //     ORDER BY RANK score | ORDER BY VectorDistance(...) [ASC|DESC]
 //   item  := c.path [AS alias] | VectorDistance(...) AS alias
+//   condition := c.path = value | [NOT] ARRAY_CONTAINS(array, c.path)
 //   score := VectorDistance(c.path, vector) | FullTextScore(c.path, term, ...) | RRF(score, score, ...[, [weights]])
 // A query outside it is left to the package's engine (isSearchQuery is false).
 import { stem, words } from '../../shared/search/full-text.js';
@@ -47,7 +48,7 @@ export function runSearchQuery(
     operand.kind === 'literal' ? operand.value : requireParameter(values, operand.name);
 
   const inScope = documents.filter((document) =>
-    query.where.every((condition) => valueAt(document, condition.path) === valueOf(condition.value)),
+    query.where.every((condition) => holds(condition, document, valueOf)),
   );
   const ordered = order(query.order, inScope, valueOf);
   const top = query.top === undefined ? ordered : ordered.slice(0, query.top);
@@ -56,6 +57,20 @@ export function runSearchQuery(
 
 export class SearchQueryError extends Error {
   override name = 'SearchQueryError';
+}
+
+/**
+ * Whether a WHERE condition holds for a document. ARRAY_CONTAINS(array, value) is true when an item of the array
+ * equals the value (a string, number or boolean: what these queries compare); its result, and so its NOT, is
+ * undefined (the document is left out either way) when the first argument is not an array (array_contains
+ * reference: "returns undefined" for a non-array; a WHERE clause keeps only documents for which it is true).
+ */
+function holds(condition: Condition, document: Document, valueOf: ValueOf): boolean {
+  const value = valueAt(document, condition.path);
+  if (condition.kind === 'equals') return value === valueOf(condition.value);
+  const array = valueOf(condition.array);
+  if (!Array.isArray(array)) return false;
+  return array.some((item) => item === value) !== condition.negated;
 }
 
 // --- Scoring (from the function reference) --------------------------------------------------------------------
@@ -205,10 +220,13 @@ interface Order {
   score: Score;
   descending: boolean;
 }
+type Condition =
+  | { kind: 'equals'; path: string[]; value: Operand }
+  | { kind: 'contains'; array: Operand; path: string[]; negated: boolean };
 interface Query {
   top: number | undefined;
   select: SelectItem[];
-  where: { path: string[]; value: Operand }[];
+  where: Condition[];
   order: Order | undefined;
 }
 
@@ -248,13 +266,10 @@ class Parser {
     }
     this.keyword('FROM');
     const alias = this.take('word').text;
-    const where: Query['where'] = [];
+    const where: Condition[] = [];
     if (this.acceptKeyword('WHERE')) {
-      do {
-        const path = this.path(alias);
-        this.symbol('=');
-        where.push({ path, value: this.operand() });
-      } while (this.acceptKeyword('AND'));
+      do where.push(this.condition(alias));
+      while (this.acceptKeyword('AND'));
     }
     let order: Order | undefined;
     if (this.acceptKeyword('ORDER')) {
@@ -271,6 +286,22 @@ class Parser {
     if (this.#at < this.tokens.length)
       throw new SearchQueryError(`Unexpected "${this.tokens[this.#at]?.text}".`);
     return { top, select, where, order };
+  }
+
+  private condition(alias: string): Condition {
+    const negated = this.acceptKeyword('NOT');
+    if (negated || this.peek()?.text.toUpperCase() === 'ARRAY_CONTAINS') {
+      this.keyword('ARRAY_CONTAINS');
+      this.symbol('(');
+      const array = this.operand();
+      this.symbol(',');
+      const path = this.path(alias);
+      this.symbol(')');
+      return { kind: 'contains', array, path, negated };
+    }
+    const path = this.path(alias);
+    this.symbol('=');
+    return { kind: 'equals', path, value: this.operand() };
   }
 
   private selectItem(): SelectItem {

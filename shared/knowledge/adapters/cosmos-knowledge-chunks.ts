@@ -170,8 +170,10 @@ export function createCosmosKnowledgeChunks(
     },
 
     search(query) {
-      if (query.limit < 1 || query.libraries.length === 0) return Promise.resolve([]);
-      return options.ranking === 'cosmos' ? searchInCosmos(query) : searchInProcess(query);
+      const libraries = [...new Set(query.libraries)];
+      if (query.limit < 1 || libraries.length === 0) return Promise.resolve([]);
+      const scoped = { ...query, libraries };
+      return options.ranking === 'cosmos' ? searchInCosmos(scoped) : searchInProcess(scoped);
     },
   };
 }
@@ -206,20 +208,23 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
  * hybridSearchQuery): separate term arguments, a literal TOP, no RRF weights, only VectorDistance projected; with no
  * full-text terms, ORDER BY VectorDistance alone. `components` is how many ranks are fused (1 or 2).
  *
- * Sent without a partition key, it runs across partitions, as @azure/cosmos 4.9 does it (read in its source,
- * queryIterator.js and queryExecutionContext/hybridQueryExecutionContext.js): the query goes to the gateway as is;
- * the gateway refuses a cross-partition ORDER BY RANK (400 with a query plan needed), and the SDK then runs the
- * plan it fetched alongside: a HybridQueryExecutionContext over every partition key range of the container (the
- * plan's ranges, effective-partition-key ranges: a hierarchical key [library, documentId] changes nothing there),
- * a global full-text statistics query over those ranges (the WHERE filter applies, so BM25's document count and
- * frequencies are those of the libraries' visible chunks, as in process), one component query per rank over the
- * same ranges with the query's parameters passed on, then the fusion in the client (ranks shared by equal scores,
- * Σ 1 / (60 + rank)) over the union of the components' top results and the TOP cut. A continuation token is
- * refused for such queries, and none is used here (fetchAll). A partition-key prefix ([library]) would narrow one
- * library's search, but a search reads two libraries, so the filter scopes it.
+ * Sent without a partition key, it runs across partitions. What @azure/cosmos 4.9 does with it (read in its source:
+ * queryIterator.js, queryExecutionContext/hybridQueryExecutionContext.js):
+ * - It sends the query to the gateway as it is, fetching the query plan alongside; a query the gateway cannot run
+ *   alone (400 with additionalErrorInfo, as for any cross-partition ORDER BY) makes it run the plan instead.
+ * - A plan with hybridSearchQueryInfo runs in a HybridQueryExecutionContext: the plan's global full-text statistics
+ *   query over all the container's partition key ranges (effective-partition-key ranges: that the key is
+ *   hierarchical, [library, documentId], changes nothing there), given the query's parameters, so the gateway's
+ *   rewrite keeps the WHERE filter and BM25 counts the libraries' visible chunks, as in process; then one component
+ *   query per rank over the plan's ranges, again with the parameters; then the fusion in the client (ranks shared
+ *   by equal scores, Σ 1 / (60 + rank)) over the union of the components' top results, cut at TOP.
+ * - A continuation token is refused for such queries; none is used (fetchAll).
+ * Not verified against Azure here (the local server answers the whole query itself, test-only). A partition-key
+ * prefix ([library]) would narrow a one-library search to its partitions, but a search reads two libraries.
  * The ready rule: chunks of documents that are not ready (HIDDEN_STATUSES) are excluded by id; the in-process path
- * ranks only ready documents' chunks instead, and both see the same chunks as long as no chunk outlives its
- * document's record (the worker and the delete remove chunks before the record goes).
+ * ranks only ready documents' chunks instead. Both see the same chunks as long as no chunk outlives its document's
+ * record: the delete removes the chunks before the record, and a worker that finds the record gone removes any
+ * chunks it wrote. (A list of ready ids instead would hold every document of the shared library, unbounded.)
  */
 function hybridSearchQuery(
   query: ChunkQuery,
