@@ -258,17 +258,30 @@ export function knowledgeChunk(
 
 /**
  * A model whose embeddings count the given words in each text (plus a constant dimension, so no vector is all
- * zeros): search ranks by them deterministically. Keeps every embeddings request's texts.
+ * zeros): search ranks by them deterministically. Keeps every embeddings request's texts; `failures` are thrown by
+ * the next requests, one each. It does not chat.
  */
-export class KeywordEmbeddings implements Pick<LlmGateway, 'embed'> {
+export class KeywordEmbeddings implements LlmGateway {
   readonly requests: string[][] = [];
+  readonly failures: Error[] = [];
   constructor(private readonly keywords: readonly string[]) {}
+  streamChat(): never {
+    throw new Error('This test model only embeds.');
+  }
+  completeJson(): never {
+    throw new Error('This test model only embeds.');
+  }
+  probe() {
+    return Promise.resolve({ ok: true, detail: 'keyword embeddings' });
+  }
   vector(text: string): number[] {
     const words = text.toLowerCase().split(/[^a-z0-9]+/);
     return [0.01, ...this.keywords.map((keyword) => words.filter((word) => word === keyword).length)];
   }
   embed(texts: string[]): Promise<number[][]> {
     this.requests.push([...texts]);
+    const failure = this.failures.shift();
+    if (failure !== undefined) return Promise.reject(failure);
     return Promise.resolve(texts.map((text) => this.vector(text)));
   }
 }
