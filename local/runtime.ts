@@ -43,8 +43,11 @@ import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 export const WEB_PUBSUB_PATH = '/webpubsub';
 export const OFFLINE_MODEL_PATH = '/offline-model/v1';
 
-/** Largest request body the local host accepts (the Functions host's own limit is far larger; the app's are smaller). */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest request body the local host accepts: the Functions host's own default (maxRequestBodySize, 100 MB), so a
+ * document upload up to KNOWLEDGE_MAX_DOCUMENT_BYTES (its base64 a third larger) reaches the app's own limits.
+ */
+const MAX_REQUEST_BYTES = 104_857_600;
 
 export interface LocalRuntimeOptions {
   /** 0 picks a free port. */

@@ -30,10 +30,21 @@ const HANDBOOK = [
   '',
 ].join('\n');
 
+// Each page about the size of one chunk (KNOWLEDGE_CHUNK_TOKENS 60, no overlap): a chunk holds one page.
 const SECURITY_PAGES = [
-  ['Security Guide', 'Everyone signs in with a hardware key.'],
-  ['Laptops are encrypted with a recovery passphrase kept by the service desk.'],
-  ['Visitors wear a badge and are escorted at all times.'],
+  [
+    'Security Guide',
+    'Everyone signs in with a hardware key issued on the first day at the office.',
+    'Lost keys are reported to the service desk the same day.',
+  ],
+  [
+    'Laptops are encrypted with a recovery passphrase kept by the service desk.',
+    'A laptop left unattended in a public place is locked before you step away.',
+  ],
+  [
+    'Visitors wear a badge and are escorted at all times inside the building.',
+    'Badges are returned at reception when the visitor leaves the premises.',
+  ],
 ];
 
 const CANTEEN = '# Canteen\n\nThe canteen serves vegetarian lasagne every Thursday at noon.\n';
@@ -47,6 +58,7 @@ describe('the knowledge base over the local runtime', () => {
         KNOWLEDGE_SHARED_LIBRARY: 'user_003',
         KNOWLEDGE_MAX_DOCUMENT_BYTES: String(MAX_DOCUMENT_BYTES),
         KNOWLEDGE_CHUNK_TOKENS: '60',
+        KNOWLEDGE_CHUNK_OVERLAP_TOKENS: '0',
       },
     });
   });
