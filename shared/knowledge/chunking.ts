@@ -71,8 +71,9 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
       headings = path.map((heading) => heading.text).filter((text) => text !== '');
       continue;
     }
-    const text = block.text.trim();
-    if (text === '') continue;
+    // Leading blank lines and trailing space go; a code block's first indentation stays.
+    const text = block.text.replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+    if (text.trim() === '') continue;
     blockNumber += 1;
     const whole: Piece = {
       text,

@@ -92,8 +92,11 @@ function plainTextBlocks(text: string): TextBlock[] {
 
 // --- Markdown ---------------------------------------------------------------------------------------------------
 
-/** YAML front matter (`---` … `---` at the very start), which Markdown would otherwise read as a heading. */
-const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
+/**
+ * YAML front matter (`---`, a `key:` line and more, `---` at the very start), which Markdown would otherwise read as
+ * a heading. It must open with a key, so a document that merely starts with a rule keeps its text.
+ */
+const FRONT_MATTER = /^---[ \t]*\n([A-Za-z_][\w-]*:[^\n]*(?:\n[\s\S]*?)?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
 
 function markdownBlocks(source: string): { title?: string; blocks: TextBlock[] } {
   let text = source;
@@ -399,10 +402,9 @@ function loadPdfjs(): Promise<{ library: Pdfjs; data: PdfjsData }> {
  */
 function pdfjsData(): PdfjsData {
   const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  return {
-    cMapUrl: `${path.join(root, 'cmaps')}${path.sep}`,
-    standardFontDataUrl: `${path.join(root, 'standard_fonts')}${path.sep}`,
-  };
+  // pdf.js wants each ending with '/' (and Node reads such paths on Windows too).
+  const directory = (name: string): string => `${path.join(root, name).split(path.sep).join('/')}/`;
+  return { cMapUrl: directory('cmaps'), standardFontDataUrl: directory('standard_fonts') };
 }
 
 /** One line of a page's text, as pdf.js positions it. */
@@ -456,7 +458,10 @@ async function extractPdf(content: Uint8Array): Promise<ExtractedDocument> {
       for (const paragraph of pdfParagraphs(lines)) pushText(blocks, paragraph, pageNumber);
       page.cleanup();
     }
-    return { title: await pdfTitle(pdf), pageCount: pdf.numPages, blocks };
+    const title = await pdfTitle(pdf);
+    return title === undefined
+      ? { pageCount: pdf.numPages, blocks }
+      : { title, pageCount: pdf.numPages, blocks };
   } catch (error) {
     throw new UnreadableDocumentError('unreadable', `The PDF could not be read: ${pdfProblem(error)}`);
   } finally {
@@ -494,11 +499,13 @@ function pdfParagraphs(lines: readonly PdfLine[]): string[] {
   return paragraphs;
 }
 
+/** CJK punctuation, kana, ideographs and full-width forms; not Hangul: Korean puts spaces between words. */
+const CJK_CHARACTER = /^[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]$/;
+
 /** A line broken after a hyphen, or between two CJK characters (which are written without spaces), joins directly. */
 function joinsWithoutSpace(before: string, after: string): boolean {
   if (/\p{L}-$/u.test(before)) return true;
-  const cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
-  return cjk.test(before.at(-1) ?? '') && cjk.test(after[0] ?? '');
+  return CJK_CHARACTER.test(before.at(-1) ?? '') && CJK_CHARACTER.test(after[0] ?? '');
 }
 
 async function pdfTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {

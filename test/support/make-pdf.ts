@@ -1,5 +1,6 @@
 // A tiny writer of real PDFs for tests and benchmarks: pages of text lines in Helvetica (one of the 14 standard
-// fonts, so no font is embedded), with a correct cross-reference table, so PDF readers open them as they would any.
+// fonts) or a Japanese CID font, neither embedded, with a correct cross-reference table, so PDF readers open them as
+// they would any.
 const PAGE_WIDTH = 612;
 const PAGE_HEIGHT = 792;
 const MARGIN = 72;
@@ -9,12 +10,29 @@ const LEADING = 16;
 export interface MakePdfOptions {
   /** The document's Title in its Info dictionary. */
   title?: string;
+  /**
+   * helvetica (the default): Latin-1 text. japanese: a CID font that is not embedded and is encoded with the
+   * predefined CMap UniJIS-UCS2-H, as Japanese office documents often are; a reader needs that CMap to get at the
+   * text, as it would for any such PDF.
+   */
+  font?: 'helvetica' | 'japanese';
 }
+
+const FONTS = {
+  helvetica: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  japanese:
+    '<< /Type /Font /Subtype /Type0 /BaseFont /KozMinPr6N-Regular /Encoding /UniJIS-UCS2-H /DescendantFonts ' +
+    '[<< /Type /Font /Subtype /CIDFontType0 /BaseFont /KozMinPr6N-Regular ' +
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 6 >> ' +
+    '/FontDescriptor << /Type /FontDescriptor /FontName /KozMinPr6N-Regular /Flags 4 /FontBBox [0 -120 1000 880] ' +
+    '/ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >> >>] >>',
+} as const;
 
 /**
  * A PDF with one page per entry of `pages`, each a list of lines written top-down from the upper margin. An empty
  * line leaves a blank line (a paragraph break to a reader); lines past the bottom margin keep going down, off the
- * page, still as text. Characters outside Latin-1 are written as '?' (Helvetica's WinAnsi encoding has no others).
+ * page, still as text. In Helvetica, characters outside Latin-1 are written as '?' (its WinAnsi encoding has no
+ * others); in the Japanese font, characters outside the Basic Multilingual Plane are.
  */
 export function makePdf(pages: readonly (readonly string[])[], options: MakePdfOptions = {}): Uint8Array {
   const objects: string[] = [];
@@ -22,11 +40,12 @@ export function makePdf(pages: readonly (readonly string[])[], options: MakePdfO
 
   const catalog = add('');
   const pageTree = add('');
-  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const fontName = options.font ?? 'helvetica';
+  const font = add(FONTS[fontName]);
   const info = options.title === undefined ? undefined : add(`<< /Title ${pdfTextString(options.title)} >>`);
   const pageRefs: number[] = [];
   for (const lines of pages) {
-    const stream = contentStream(lines);
+    const stream = contentStream(lines, fontName === 'japanese' ? ucs2Hex : escapedLiteral);
     const content = add(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
     pageRefs.push(
       add(
@@ -62,18 +81,18 @@ export function makePdf(pages: readonly (readonly string[])[], options: MakePdfO
   return new Uint8Array(Buffer.from(parts.join(''), 'latin1'));
 }
 
-function contentStream(lines: readonly string[]): string {
+function contentStream(lines: readonly string[], pdfString: (text: string) => string): string {
   const operators: string[] = [];
   lines.forEach((line, index) => {
     if (line === '') return;
     const y = PAGE_HEIGHT - MARGIN - index * LEADING;
-    operators.push(`BT /F1 ${FONT_SIZE} Tf ${MARGIN} ${y} Td (${escapeLiteral(line)}) Tj ET`);
+    operators.push(`BT /F1 ${FONT_SIZE} Tf ${MARGIN} ${y} Td ${pdfString(line)} Tj ET`);
   });
   return operators.join('\n');
 }
 
-/** A literal string's content: backslash, parentheses and line breaks escaped, characters WinAnsi does not share with Latin-1 as '?'. */
-function escapeLiteral(text: string): string {
+/** A literal string: backslash and parentheses escaped, characters WinAnsi does not share with Latin-1 as '?'. */
+function escapedLiteral(text: string): string {
   let escaped = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
@@ -83,7 +102,17 @@ function escapeLiteral(text: string): string {
     else if (code > 0x7e) escaped += `\\${code.toString(8).padStart(3, '0')}`;
     else escaped += char;
   }
-  return escaped;
+  return `(${escaped})`;
+}
+
+/** A hex string of UTF-16 code units (what UCS2 CMaps map from); characters beyond them as a full-width '?'. */
+function ucs2Hex(text: string): string {
+  let hex = '';
+  for (const char of text) {
+    const code = char.length === 1 ? char.charCodeAt(0) : 0xff1f;
+    hex += code.toString(16).padStart(4, '0').toUpperCase();
+  }
+  return `<${hex}>`;
 }
 
 /** A text string of the document's metadata: UTF-16BE with its byte-order mark, written in hex. */
