@@ -8,18 +8,13 @@ import { consolidateTurn } from '../shared/memory/consolidate-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
+import { deliveryCount } from './service-bus-delivery.js';
 
 export async function memoryWorker(message: unknown, context: InvocationContext): Promise<void> {
   // A malformed event throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { memory } = await getApp();
   await consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) });
-}
-
-/** Service Bus counts deliveries from 1; the trigger metadata carries it (absent outside a real delivery). */
-function deliveryCount(context: InvocationContext): number {
-  const count = context.triggerMetadata?.['deliveryCount'];
-  return typeof count === 'number' && Number.isInteger(count) && count >= 1 ? count : 1;
 }
 
 export const memoryFunctions: FunctionDefinition[] = [

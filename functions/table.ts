@@ -6,6 +6,7 @@ import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
+import { knowledgeFunctions } from './knowledge.js';
 import { mcpFunctions } from './mcp.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
@@ -20,5 +21,6 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...historyApiFunctions,
   ...memoryFunctions,
   ...memoryApiFunctions,
+  ...knowledgeFunctions,
   ...mcpFunctions,
 ];

@@ -25,6 +25,12 @@ import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
+import { createKnowledgeStores } from '../knowledge/adapters/knowledge-adapters.js';
+import type { KnowledgeChunks } from '../knowledge/knowledge-chunks.js';
+import type { KnowledgeDocuments } from '../knowledge/knowledge-documents.js';
+import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
+import type { KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
+import type { KnowledgeConfig } from '../knowledge/settings.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
@@ -94,6 +100,22 @@ export interface MemoryServices {
   search: ConversationSearchServices;
 }
 
+export interface KnowledgeServices {
+  /** One record per document, with its status: what the API lists and what search checks is ready. */
+  documents: KnowledgeDocuments;
+  /** The documents' chunks with their embeddings: what knowledge search ranks. */
+  chunks: KnowledgeChunks;
+  /** An upload's bytes, until the ingestion worker has indexed the document. */
+  uploads: KnowledgeUploads;
+  /** Queues uploaded documents for the ingestion worker. */
+  publisher: MessagePublisher;
+  /** The ingestion worker's embeddings. */
+  llm: LlmGateway;
+  settings: KnowledgeConfig;
+  /** What knowledge search runs on, composed once for the REST API and the chat's tool. */
+  search: KnowledgeSearchServices;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
@@ -102,6 +124,7 @@ export interface App {
   streaming: StreamingServices;
   history: HistoryServices;
   memory: MemoryServices;
+  knowledge: KnowledgeServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -152,6 +175,9 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = { summaries: memory.summaries, headers: history.headers, llm };
+  // Knowledge search ranks in Cosmos DB in Azure, in process locally, like memory search.
+  const knowledge = createKnowledgeStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
+  const knowledgeSearch: KnowledgeSearchServices = { chunks: knowledge.chunks, llm };
 
   const ownChecks: HealthCheck[] = [
     {
@@ -249,6 +275,15 @@ export function createApp(config: AppConfig, platform: Platform): App {
       summaries: memory.summaries,
       facts: memory.facts,
       search,
+    },
+    knowledge: {
+      documents: knowledge.documents,
+      chunks: knowledge.chunks,
+      uploads: knowledge.uploads,
+      publisher: platform.publisher,
+      llm,
+      settings: config.knowledge,
+      search: knowledgeSearch,
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

@@ -14,8 +14,9 @@ import type {
 import type { z } from 'zod';
 import { assertOwnUser, type Caller, type IdentityResolver } from '../identity/caller.js';
 import { parseInput } from '../validation.js';
-import { readJsonBody } from './json-body.js';
+import { isJsonContentType, readJsonBody, UnsupportedMediaTypeError } from './json-body.js';
 import { toProblemResponse } from './problem.js';
+import { isMultipartForm, readMultipartForm } from './upload-body.js';
 
 /** What a JSON endpoint answers; `body` goes out as JSON (none for 204). */
 export interface JsonResult {
@@ -80,6 +81,11 @@ export interface BodySpec<TApp, B> {
   optional?: boolean;
   /** Names the body in error messages ("Invalid chat message: ..."). */
   what: string;
+  /**
+   * Also accept a multipart/form-data upload (under the same maxBytes): the form, mapped by this function to the
+   * value the schema parses. Without it, an endpoint takes JSON only.
+   */
+  multipart?: (form: FormData) => Promise<unknown>;
 }
 
 export interface EndpointDefinition<
@@ -171,9 +177,23 @@ async function readBody<TApp, B>(
 ): Promise<B> {
   if (spec === undefined) return undefined as B;
   const maxBytes = typeof spec.maxBytes === 'number' ? spec.maxBytes : spec.maxBytes(app);
-  const json = await readJsonBody(request, maxBytes, { optional: spec.optional });
   const schema = typeof spec.schema === 'function' ? spec.schema(app) : spec.schema;
-  return parseInput(schema, json, spec.what);
+  return parseInput(schema, await readBodyValue(spec, request, maxBytes), spec.what);
+}
+
+async function readBodyValue<TApp, B>(
+  spec: BodySpec<TApp, B>,
+  request: HttpRequest,
+  maxBytes: number,
+): Promise<unknown> {
+  if (spec.multipart === undefined) return readJsonBody(request, maxBytes, { optional: spec.optional });
+  const contentType = request.headers.get('content-type');
+  if (isMultipartForm(contentType)) return await spec.multipart(await readMultipartForm(request, maxBytes));
+  if (contentType !== null && !isJsonContentType(contentType))
+    throw new UnsupportedMediaTypeError(
+      'The request body must be JSON (content-type: application/json) or a form upload (multipart/form-data).',
+    );
+  return readJsonBody(request, maxBytes, { optional: spec.optional });
 }
 
 /** A part the endpoint declares no schema for is undefined to it, whatever the request holds. */

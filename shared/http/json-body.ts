@@ -1,5 +1,6 @@
 // Reads a JSON request body with a size limit: a body over the limit is refused (413) without being held in
-// memory, a body of another media type gets 415, and malformed JSON gets 400 naming the problem.
+// memory, a body of another media type gets 415, and malformed JSON gets 400 naming the problem. The bounded
+// byte reading is shared with upload bodies (upload-body.ts).
 import type { HttpRequest } from '@azure/functions';
 import { AppError, ValidationError } from '../errors.js';
 
@@ -10,9 +11,14 @@ export class PayloadTooLargeError extends AppError {
 }
 
 export class UnsupportedMediaTypeError extends AppError {
-  constructor() {
-    super('unsupported_media_type', 'The request body must be JSON (content-type: application/json).', 415);
+  constructor(message = 'The request body must be JSON (content-type: application/json).') {
+    super('unsupported_media_type', message, 415);
   }
+}
+
+/** Whether a content-type names JSON (application/json, or a +json type such as application/problem+json). */
+export function isJsonContentType(contentType: string): boolean {
+  return /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType.trim());
 }
 
 /** The parsed body; with `optional`, an empty body gives undefined instead of a 400. */
@@ -22,12 +28,8 @@ export async function readJsonBody(
   options: { optional?: boolean } = {},
 ): Promise<unknown> {
   const contentType = request.headers.get('content-type');
-  if (contentType !== null && !/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType.trim()))
-    throw new UnsupportedMediaTypeError();
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw new PayloadTooLargeError(maxBytes);
-
-  const text = await readText(request, maxBytes);
+  if (contentType !== null && !isJsonContentType(contentType)) throw new UnsupportedMediaTypeError();
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(await readBodyBytes(request, maxBytes));
   if (text.trim() === '') {
     if (options.optional) return undefined;
     throw new ValidationError('The request body is empty: send a JSON object.');
@@ -39,8 +41,11 @@ export async function readJsonBody(
   }
 }
 
-async function readText(request: HttpRequest, maxBytes: number): Promise<string> {
-  if (request.body === null) return '';
+/** The body's bytes, refused (413) as soon as it declares or turns out to be larger than maxBytes. */
+export async function readBodyBytes(request: HttpRequest, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw new PayloadTooLargeError(maxBytes);
+  if (request.body === null) return new Uint8Array(0);
   const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -54,5 +59,5 @@ async function readText(request: HttpRequest, maxBytes: number): Promise<string>
     }
     chunks.push(value);
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

@@ -50,6 +50,23 @@ describe('app-service mode', () => {
     });
   });
 
+  it("takes the caller's groups from the blob's group claims (one claim per group, either claim type)", async () => {
+    const headers = new Headers({
+      'x-ms-client-principal': principal([
+        { typ: OID_CLAIM, val: OID },
+        { typ: 'groups', val: 'librarians' },
+        { typ: 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups', val: 'editors' },
+        { typ: 'groups', val: 'librarians' },
+      ]),
+    });
+    await expect(resolver.resolve(headers)).resolves.toMatchObject({
+      userId: OID,
+      groups: ['librarians', 'editors'],
+    });
+    const without = await resolver.resolve(new Headers({ 'x-ms-client-principal-id': OID }));
+    expect(without).not.toHaveProperty('groups');
+  });
+
   it('accepts the short oid claim type in the blob', async () => {
     const headers = new Headers({ 'x-ms-client-principal': principal([{ typ: 'oid', val: OID }]) });
     await expect(resolver.resolve(headers)).resolves.toMatchObject({ userId: OID, name: undefined });

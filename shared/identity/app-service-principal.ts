@@ -9,9 +9,12 @@ export interface AppServicePrincipal {
   userId?: string;
   name?: string;
   identityProvider?: string;
+  /** The blob's group claims (one claim per group), in order; empty when it has none. */
+  groups: string[];
 }
 
 const OBJECT_ID_CLAIMS = ['http://schemas.microsoft.com/identity/claims/objectidentifier', 'oid'];
+const GROUP_CLAIMS = ['groups', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'];
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 const principalBlob = z.object({
@@ -33,6 +36,7 @@ export function resolveAppServiceCaller(headers: Headers): Caller {
     userId: principal.userId,
     name: principal.name,
     identityProvider: principal.identityProvider ?? 'unknown',
+    ...(principal.groups.length > 0 ? { groups: principal.groups } : {}),
   };
 }
 
@@ -56,6 +60,7 @@ export function readAppServicePrincipal(headers: Headers): AppServicePrincipal {
       headerValue(headers, 'x-ms-client-principal-name') ??
       (blob?.name_typ === undefined ? undefined : claimValue(blob, [blob.name_typ])),
     identityProvider: headerValue(headers, 'x-ms-client-principal-idp') ?? blob?.auth_typ,
+    groups: blob === undefined ? [] : claimValues(blob, GROUP_CLAIMS),
   };
 }
 
@@ -77,6 +82,11 @@ function decodePrincipal(encoded: string): PrincipalBlob {
   const parsed = principalBlob.safeParse(json);
   if (!parsed.success) throw malformed();
   return parsed.data;
+}
+
+function claimValues(blob: PrincipalBlob, types: readonly string[]): string[] {
+  const values = blob.claims.filter((claim) => types.includes(claim.typ)).map((claim) => claim.val.trim());
+  return [...new Set(values.filter((value) => value !== ''))];
 }
 
 function claimValue(blob: PrincipalBlob, types: readonly string[]): string | undefined {

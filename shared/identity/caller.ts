@@ -7,6 +7,12 @@ export interface Caller {
   name?: string;
   /** 'aad', 'dev', ... */
   identityProvider: string;
+  /**
+   * The groups the identity names (Entra ID group object ids, from the token's or the principal's `groups`
+   * claims); absent when it names none. Only what the identity carries: a user in more groups than a token holds
+   * (Entra ID's group overage) shows none here.
+   */
+  groups?: string[];
 }
 
 export interface IdentityResolver {

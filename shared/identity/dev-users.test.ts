@@ -58,6 +58,21 @@ describe('dev mode', () => {
     });
   });
 
+  it("takes a dev user's groups from a principal blob, to try locally what a group grants", async () => {
+    const headers = new Headers({
+      'x-ms-client-principal': principalBlob([
+        { typ: 'oid', val: 'user_002' },
+        { typ: 'groups', val: 'librarians' },
+      ]),
+    });
+    await expect(resolver.resolve(headers)).resolves.toEqual({
+      userId: 'user_002',
+      name: 'Bob Smith',
+      identityProvider: 'dev',
+      groups: ['librarians'],
+    });
+  });
+
   it('refuses a principal blob that contradicts the id header', async () => {
     const headers = new Headers({
       'x-ms-client-principal-id': 'user_001',

@@ -14,7 +14,7 @@ export const DEV_USERS: readonly { userId: string; name: string; email: string }
 const devUserList = DEV_USERS.map((user) => `${user.userId} (${user.name})`).join(', ');
 
 export function resolveDevCaller(headers: Headers): Caller {
-  const { userId } = readAppServicePrincipal(headers);
+  const { userId, groups } = readAppServicePrincipal(headers);
   if (userId === undefined)
     throw new UnauthenticatedError(
       `No dev identity: send the header "x-ms-client-principal-id: user_001" ` +
@@ -27,5 +27,11 @@ export function resolveDevCaller(headers: Headers): Caller {
     throw new UnauthenticatedError(
       `Unknown dev user in x-ms-client-principal-id: the dev users are ${devUserList}.`,
     );
-  return { userId: user.userId, name: user.name, identityProvider: 'dev' };
+  // Groups come from a principal blob when a developer sends one (to try what a group grants, locally).
+  return {
+    userId: user.userId,
+    name: user.name,
+    identityProvider: 'dev',
+    ...(groups.length > 0 ? { groups } : {}),
+  };
 }

@@ -123,6 +123,19 @@ describe('entra mode: accepted tokens', () => {
     expect(requests).toEqual([`${baseUrl}/keys`]);
   });
 
+  it("takes the caller's groups from the groups claim, and none from an overage reference", async () => {
+    published = [current.jwk];
+    const { resolver } = countingResolver();
+    const librarians = '5b7e8f21-0c3d-4a52-9e11-3f6c1a2b4d5e';
+    await expect(
+      resolver.resolve(bearer(await sign({ groups: [librarians, 'b2c3d4e5-0000-4000-8000-000000000001'] }))),
+    ).resolves.toMatchObject({ userId: OID, groups: [librarians, 'b2c3d4e5-0000-4000-8000-000000000001'] });
+    const overage = await resolver.resolve(
+      bearer(await sign({ _claim_names: { groups: 'src1' }, hasgroups: true })),
+    );
+    expect(overage).not.toHaveProperty('groups');
+  });
+
   it('accepts every configured audience and falls back to preferred_username for the name', async () => {
     published = [current.jwk];
     const { resolver } = countingResolver();

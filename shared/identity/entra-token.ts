@@ -110,11 +110,23 @@ function callerFromClaims(payload: JWTPayload): Caller {
     throw new UnauthenticatedError(
       'The bearer token has no oid (object id) claim: use a user access token issued for this API.',
     );
+  const groups = groupsClaim(payload.groups);
   return {
     userId,
     name: stringClaim(payload.name) ?? stringClaim(payload.preferred_username),
     identityProvider: 'aad',
+    ...(groups.length > 0 ? { groups } : {}),
   };
+}
+
+/**
+ * The token's `groups` claim (group object ids, when the app registration asks for them). A user in too many
+ * groups gets none in the token (`_claim_names` points at Microsoft Graph instead), which is not looked up here:
+ * such a user is named by id where a setting needs them.
+ */
+function groupsClaim(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((group): group is string => typeof group === 'string' && group.trim() !== '');
 }
 
 function stringClaim(value: unknown): string | undefined {

@@ -3,6 +3,7 @@
 // scripts/generate-definitions.ts and the drift test).
 import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../chat/contracts.js';
 import { HISTORY_SUBSCRIPTION } from '../history/contracts.js';
+import { KNOWLEDGE_INGEST_QUEUE } from '../knowledge/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../memory/contracts.js';
 
 /** Max deliveries before Service Bus dead-letters a message (the entity setting in infra/ and locally). */
@@ -40,6 +41,8 @@ export interface TopicDefinition {
 
 export const serviceBusQueues: readonly QueueDefinition[] = [
   { name: USER_MESSAGES_QUEUE, requiresSession: true },
+  // Documents are independent of each other: no sessions, so several are indexed at once.
+  { name: KNOWLEDGE_INGEST_QUEUE, requiresSession: false },
 ];
 
 /**

@@ -294,7 +294,10 @@ describe('infra/generated/definitions.json', () => {
       expect(
         entry.excludedPaths.map((excluded) => excluded.path),
         spec.id,
-      ).toEqual(entry.vectorEmbeddings.map((vector) => `${vector.path}/*`));
+      ).toEqual([
+        ...entry.vectorEmbeddings.map((vector) => `${vector.path}/*`),
+        ...(spec.unindexedPaths ?? []).map((path) => `${path}/?`),
+      ]);
     }
     expect(committed.serviceBus.queues.map((q) => [q.name, q.requiresSession])).toEqual(
       serviceBusQueues.map((q) => [q.name, q.requiresSession]),

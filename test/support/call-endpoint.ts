@@ -24,6 +24,8 @@ export interface CallOptions {
   json?: unknown;
   /** A raw body. */
   body?: string;
+  /** A form, sent as multipart/form-data (its boundary in the content-type), as a browser or curl -F sends it. */
+  form?: FormData;
 }
 
 export interface Reply {
@@ -42,10 +44,14 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
   app: TApp,
   options: CallOptions = {},
 ): Promise<Reply> {
+  const form = options.form === undefined ? undefined : await encodeForm(options.form);
   const body = options.json === undefined ? options.body : JSON.stringify(options.json);
   const headers: Record<string, string> = {
     ...(options.json === undefined ? {} : { 'content-type': 'application/json' }),
     ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+    ...(form === undefined
+      ? {}
+      : { 'content-type': form.contentType, 'content-length': String(form.bytes.byteLength) }),
     ...options.headers,
   };
   const request = new HttpRequest({
@@ -53,7 +59,7 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
     url: `http://localhost:7071${options.path ?? `/api/${definition.route}`}`,
     headers,
     params: options.params ?? {},
-    body: body === undefined ? undefined : { string: body },
+    body: form !== undefined ? { bytes: form.bytes } : body === undefined ? undefined : { string: body },
   });
   const logged: unknown[][] = [];
   const context = new InvocationContext({
@@ -72,6 +78,15 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
     json: <T>() => response.json() as Promise<T>,
     body: response.body,
     logged,
+  };
+}
+
+/** A form's multipart/form-data bytes and content-type, encoded as fetch encodes it. */
+export async function encodeForm(form: FormData): Promise<{ bytes: Uint8Array; contentType: string }> {
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  return {
+    bytes: new Uint8Array(await request.arrayBuffer()),
+    contentType: request.headers.get('content-type') ?? '',
   };
 }
 

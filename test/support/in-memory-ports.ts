@@ -59,6 +59,11 @@ import {
   MemoryConversationMessages,
   MemorySessionMemory,
 } from './in-memory-history.js';
+import {
+  MemoryKnowledgeChunks,
+  MemoryKnowledgeDocuments,
+  MemoryKnowledgeUploads,
+} from './in-memory-knowledge.js';
 import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 
 export class MemorySessions implements SessionStore {
@@ -461,6 +466,10 @@ export interface TestApp extends App {
     /** Long-term memory: conversation summaries and the profile's facts. */
     summaries: MemoryConversationSummaries;
     facts: MemoryProfileFacts;
+    /** The knowledge base: documents, their chunks (searched where ready) and upload bytes. */
+    knowledgeDocuments: MemoryKnowledgeDocuments;
+    knowledgeChunks: MemoryKnowledgeChunks;
+    knowledgeUploads: MemoryKnowledgeUploads;
   };
 }
 
@@ -470,6 +479,7 @@ export function createTestApp(
 ): TestApp {
   const config = testConfig(options.settings);
   const longTermMessages = new MemoryConversationMessages();
+  const knowledgeDocuments = new MemoryKnowledgeDocuments();
   const fakes = {
     sessions: new MemorySessions(),
     posted: new MemoryPostedMessages(),
@@ -487,6 +497,10 @@ export function createTestApp(
     sessionMemory: new MemorySessionMemory(longTermMessages),
     summaries: new MemoryConversationSummaries(),
     facts: new MemoryProfileFacts(),
+    knowledgeDocuments,
+    // Search sees only the chunks of documents whose record is ready, as the Cosmos DB adapter does.
+    knowledgeChunks: new MemoryKnowledgeChunks(knowledgeDocuments),
+    knowledgeUploads: new MemoryKnowledgeUploads(),
   };
   const history = {
     headers: fakes.headers,
@@ -568,6 +582,15 @@ export function createTestApp(
       summaries: fakes.summaries,
       facts: fakes.facts,
       search,
+    },
+    knowledge: {
+      documents: fakes.knowledgeDocuments,
+      chunks: fakes.knowledgeChunks,
+      uploads: fakes.knowledgeUploads,
+      publisher: fakes.publisher,
+      llm,
+      settings: config.knowledge,
+      search: { chunks: fakes.knowledgeChunks, llm },
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],

@@ -1,0 +1,146 @@
+// The knowledge base (issue "knowledge base"): uploading a document (JSON with base64 content, or a multipart form
+// with a `file` part), listing, reading and deleting the caller's documents and the shared library's, hybrid search
+// with citations, and the ingestion worker on the knowledge-documents queue, which indexes each uploaded document
+// and settles it ready or failed.
+import type { InvocationContext } from '@azure/functions';
+import { getApp } from '../shared/app/app.js';
+import { formFile, formText } from '../shared/http/upload-body.js';
+import {
+  documentParamsSchema,
+  ingestDocumentMessageSchema,
+  KNOWLEDGE_INGEST_QUEUE,
+  knowledgeSearchBodySchema,
+  listDocumentsQuerySchema,
+} from '../shared/knowledge/contracts.js';
+import { deleteDocument } from '../shared/knowledge/delete-document.js';
+import { ingestDocument } from '../shared/knowledge/ingest-document.js';
+import { getDocument, listDocuments } from '../shared/knowledge/knowledge-api.js';
+import { searchKnowledge } from '../shared/knowledge/search-knowledge.js';
+import {
+  documentUploadBodySchema,
+  uploadBodyLimit,
+  uploadDocument,
+} from '../shared/knowledge/upload-document.js';
+import { parseInput } from '../shared/validation.js';
+import { ValidationError } from '../shared/errors.js';
+import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
+import { deliveryCount } from './service-bus-delivery.js';
+
+const documentLocation = (documentId: string) => `/api/knowledge/documents/${documentId}`;
+
+/** A form upload as the body schema reads it: the `file` part (its name and type) and an optional `title`. */
+async function uploadFromForm(form: FormData): Promise<unknown> {
+  const file = await formFile(form, 'file');
+  if (file === undefined)
+    throw new ValidationError('The form has no `file` part: send the document as the part named file.');
+  const title = formText(form, 'title');
+  return { ...file, ...(title !== undefined ? { title } : {}) };
+}
+
+export const uploadDocumentEndpoint = endpoint({
+  name: 'uploadDocument',
+  route: 'knowledge/documents',
+  methods: ['POST'],
+  summary:
+    'Uploads a Markdown, text, HTML or PDF document (JSON {title?, fileName?, contentType?, contentBase64}, or multipart/form-data with a `file` part and an optional `title`; at most KNOWLEDGE_MAX_DOCUMENT_BYTES): 202 {document} while it is indexed, 200 when the same content is already ready.',
+  auth: 'caller',
+  body: {
+    schema: documentUploadBodySchema,
+    maxBytes: (app) => uploadBodyLimit(app.config.knowledge.maxDocumentBytes),
+    what: 'document upload',
+    multipart: uploadFromForm,
+  },
+  async handle({ app, caller, body }) {
+    const result = await uploadDocument(app.knowledge, caller, body);
+    return {
+      status: result.status,
+      body: { document: result.document },
+      headers: { location: documentLocation(result.document.documentId) },
+    };
+  },
+});
+
+export const listDocumentsEndpoint = endpoint({
+  name: 'listDocuments',
+  route: 'knowledge/documents',
+  methods: ['GET'],
+  summary:
+    "The caller's documents (?library=private, the default) or the shared library's (?library=shared), newest first, with their status (queued, processing, ready, failed with the reason) and chunk count: ?limit, ?continuationToken.",
+  auth: 'caller',
+  query: listDocumentsQuerySchema,
+  async handle({ app, caller, query }) {
+    return { status: 200, body: await listDocuments(app.knowledge.documents, caller.userId, query) };
+  },
+});
+
+export const getDocumentEndpoint = endpoint({
+  name: 'getDocument',
+  route: 'knowledge/documents/{documentId}',
+  methods: ['GET'],
+  summary:
+    "One document of the caller's or of the shared library, with its status: 404 for another user's private document.",
+  auth: 'caller',
+  params: documentParamsSchema,
+  async handle({ app, caller, params }) {
+    return {
+      status: 200,
+      body: { document: await getDocument(app.knowledge.documents, caller.userId, params.documentId) },
+    };
+  },
+});
+
+export const deleteDocumentEndpoint = endpoint({
+  name: 'deleteDocument',
+  route: 'knowledge/documents/{documentId}',
+  methods: ['DELETE'],
+  summary:
+    "Deletes a document the caller uploaded, with every chunk at once (gone from search as the call returns): 204; 404 for another user's private document, 403 for another user's shared one.",
+  auth: 'caller',
+  params: documentParamsSchema,
+  async handle({ app, caller, params, context }) {
+    const outcome = await deleteDocument(app.knowledge, caller.userId, params.documentId);
+    context.log(
+      `Deleted document ${params.documentId} of ${outcome.library} with ${outcome.chunksRemoved} chunks.`,
+    );
+    return { status: 204 };
+  },
+});
+
+export const searchKnowledgeEndpoint = endpoint({
+  name: 'searchKnowledge',
+  route: 'knowledge/search',
+  methods: ['POST'],
+  summary:
+    "Hybrid search {query, limit} over the caller's documents and the shared library's (ready ones): each result's text, title, heading, page(s), score and citation.",
+  auth: 'caller',
+  body: { schema: knowledgeSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
+  async handle({ app, caller, body }) {
+    return {
+      status: 200,
+      body: { results: await searchKnowledge(app.knowledge.search, caller.userId, body.query, body.limit) },
+    };
+  },
+});
+
+export async function knowledgeWorker(message: unknown, context: InvocationContext): Promise<void> {
+  // A malformed message throws: it is redelivered and then dead-lettered with the reason, never dropped.
+  const ingest = parseInput(ingestDocumentMessageSchema, message, 'ingest-document message');
+  const { knowledge } = await getApp();
+  await ingestDocument(knowledge, ingest, context, { deliveryCount: deliveryCount(context) });
+}
+
+export const knowledgeFunctions: FunctionDefinition[] = [
+  httpFunction(uploadDocumentEndpoint),
+  httpFunction(listDocumentsEndpoint),
+  httpFunction(getDocumentEndpoint),
+  httpFunction(deleteDocumentEndpoint),
+  httpFunction(searchKnowledgeEndpoint),
+  {
+    kind: 'serviceBus',
+    name: 'knowledgeWorker',
+    source: { queueName: KNOWLEDGE_INGEST_QUEUE },
+    isSessionsEnabled: false,
+    handler: knowledgeWorker,
+  },
+];

@@ -1,0 +1,76 @@
+// Deleting over in-memory stores: the uploader's document goes with all its chunks and bytes and leaves search at
+// once; another user's private document is unknown (404) and a shared one not theirs is forbidden (403), with
+// nothing changed; a delete that stopped after marking the document is finished by the next one.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import {
+  KeywordEmbeddings,
+  knowledgeChunk,
+  knowledgeDocument,
+  memoryKnowledgeStores,
+} from '../../test/support/in-memory-knowledge.js';
+import { privateLibrary, SHARED_LIBRARY } from './contracts.js';
+import { deleteDocument } from './delete-document.js';
+import { searchKnowledge } from './search-knowledge.js';
+
+const id = (n: number) => n.toString(16).padStart(32, '0');
+const ALICE = privateLibrary('user_001');
+const model = new KeywordEmbeddings(['leave', 'travel']);
+
+let stores: ReturnType<typeof memoryKnowledgeStores>;
+beforeEach(async () => {
+  stores = memoryKnowledgeStores();
+  const own = knowledgeDocument(ALICE, id(1), { parts: 2 });
+  const shared = knowledgeDocument(SHARED_LIBRARY, id(2), { ownerId: 'user_003' });
+  for (const document of [own, shared]) {
+    await stores.documents.create(document);
+    const texts = ['Annual leave is 25 days.', 'Travel is booked by train.', 'Leave carries over.'];
+    await stores.chunks.put(texts.map((text, i) => knowledgeChunk(document, i, text, model.vector(text))));
+  }
+  await stores.uploads.put(id(1), new Uint8Array(2 * 1024 * 1024));
+});
+
+const search = (userId: string) =>
+  searchKnowledge({ chunks: stores.chunks, llm: model }, userId, 'leave', 10);
+
+describe('deleteDocument', () => {
+  it("removes the uploader's document, every chunk and its bytes, and search no longer finds it", async () => {
+    expect((await search('user_001')).filter((hit) => hit.documentId === id(1))).not.toHaveLength(0);
+    const outcome = await deleteDocument(stores, 'user_001', id(1));
+    expect(outcome).toEqual({ library: ALICE, chunksRemoved: 3 });
+    expect(stores.documents.document(ALICE, id(1))).toBeUndefined();
+    expect(stores.chunks.of(ALICE, id(1))).toEqual([]);
+    expect(stores.uploads.parts.has(id(1))).toBe(false);
+    expect((await search('user_001')).map((hit) => hit.documentId)).not.toContain(id(1));
+  });
+
+  it("lets a librarian delete their shared document, and nobody else's", async () => {
+    await expect(deleteDocument(stores, 'user_001', id(2))).rejects.toThrow(ForbiddenError);
+    expect(stores.documents.document(SHARED_LIBRARY, id(2))?.status).toBe('ready');
+    await deleteDocument(stores, 'user_003', id(2));
+    expect(stores.documents.document(SHARED_LIBRARY, id(2))).toBeUndefined();
+  });
+
+  it("answers 404 for another user's private document and an unknown one, changing nothing", async () => {
+    await expect(deleteDocument(stores, 'user_002', id(1))).rejects.toThrow(NotFoundError);
+    await expect(deleteDocument(stores, 'user_001', id(9))).rejects.toThrow(NotFoundError);
+    expect(stores.documents.document(ALICE, id(1))?.status).toBe('ready');
+    expect(stores.chunks.of(ALICE, id(1))).toHaveLength(3);
+  });
+
+  it('hides the document from search as soon as it is marked, and the next delete finishes a stopped one', async () => {
+    const crashing = {
+      ...stores,
+      chunks: {
+        put: stores.chunks.put.bind(stores.chunks),
+        search: stores.chunks.search.bind(stores.chunks),
+        remove: () => Promise.reject(new Error('the store went away')),
+      },
+    };
+    await expect(deleteDocument(crashing, 'user_001', id(1))).rejects.toThrow('the store went away');
+    expect(stores.documents.document(ALICE, id(1))?.status).toBe('deleting');
+    expect((await search('user_001')).map((hit) => hit.documentId)).not.toContain(id(1));
+    expect(await deleteDocument(stores, 'user_001', id(1))).toEqual({ library: ALICE, chunksRemoved: 3 });
+    expect(stores.documents.document(ALICE, id(1))).toBeUndefined();
+  });
+});

@@ -1,0 +1,281 @@
+// The ingestion worker's use-case over in-memory stores and a keyword-embedding model: a queued document becomes
+// ready with its chunks embedded in batches and its bytes removed; a redelivery, another attempt's message or a
+// settled document changes nothing; a document that cannot be indexed fails with its reason and keeps no chunk;
+// a failing embeddings endpoint is retried over deliveries, then fails the document; and a document deleted while
+// it was indexed keeps nothing either. A run that stopped halfway is finished by the next delivery.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { LlmError } from '../llm/llm-gateway.js';
+import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';
+import { RecordingPublisher } from '../../test/support/in-memory-ports.js';
+import { KeywordEmbeddings, memoryKnowledgeStores } from '../../test/support/in-memory-knowledge.js';
+import { makePdf } from '../../test/support/make-pdf.js';
+import {
+  chunkId,
+  privateLibrary,
+  type DocumentUpload,
+  type IngestDocumentMessage,
+  type KnowledgeDocument,
+} from './contracts.js';
+import { deleteDocument } from './delete-document.js';
+import { EMBEDDING_DELIVERIES, ingestDocument, type IngestServices } from './ingest-document.js';
+import { searchKnowledge } from './search-knowledge.js';
+import { uploadDocument } from './upload-document.js';
+
+const LIBRARY = privateLibrary('user_001');
+const HANDBOOK = [
+  '# Employee Handbook',
+  '',
+  '## Parental leave',
+  '',
+  'Parental leave lasts sixteen weeks and is paid in full.',
+  '',
+  '## Expenses',
+  '',
+  'Expenses are filed with receipts within thirty days.',
+  '',
+  '## Travel',
+  '',
+  'Trains are booked for trips under four hours.',
+  '',
+].join('\n');
+
+const silent = { log: () => undefined, warn: () => undefined };
+let stores: ReturnType<typeof memoryKnowledgeStores>;
+let model: KeywordEmbeddings;
+let services: IngestServices;
+let warnings: string[];
+
+beforeEach(() => {
+  stores = memoryKnowledgeStores({ partBytes: 64 });
+  model = new KeywordEmbeddings(['parental', 'leave', 'expenses', 'trains']);
+  warnings = [];
+  services = {
+    ...stores,
+    llm: model,
+    settings: { chunkTokens: 50, chunkOverlapTokens: 0, maxChunks: 100, embeddingBatch: 2 },
+    now: () => new Date('2026-03-02T10:00:00.000Z'),
+  };
+});
+
+const log = { log: () => undefined, warn: (text: string) => void warnings.push(text) };
+
+async function queued(upload: DocumentUpload): Promise<IngestDocumentMessage> {
+  const { document } = await uploadDocument(
+    {
+      ...stores,
+      publisher: new RecordingPublisher(),
+      settings: { maxDocumentBytes: 1_000_000, sharedLibrary: { users: [], groups: [] } },
+    },
+    { userId: 'user_001' },
+    upload,
+  );
+  return { library: LIBRARY, documentId: document.documentId, attempt: 1 };
+}
+
+const markdown = (text = HANDBOOK, extra: Partial<DocumentUpload> = {}) =>
+  queued({ contentType: 'text/markdown', content: new TextEncoder().encode(text), ...extra });
+const record = (message: IngestDocumentMessage): KnowledgeDocument | undefined =>
+  stores.documents.document(message.library, message.documentId);
+
+describe('ingestDocument: a document that can be indexed', () => {
+  it('stores its chunks with their embeddings, marks it ready with its counts and removes its bytes', async () => {
+    const message = await markdown();
+    const outcome = await ingestDocument(services, message, silent);
+    const chunks = stores.chunks.of(LIBRARY, message.documentId);
+    expect(chunks.length).toBeGreaterThanOrEqual(3);
+    expect(outcome).toEqual({
+      status: 'ready',
+      chunkCount: chunks.length,
+      embeddingRequests: Math.ceil(chunks.length / 2),
+    });
+    expect(model.requests.map((texts) => texts.length)).toEqual(
+      Array.from({ length: Math.ceil(chunks.length / 2) }, (_, i) => Math.min(2, chunks.length - 2 * i)),
+    );
+    expect(chunks.map((chunk) => chunk.id)).toEqual(chunks.map((_, i) => chunkId(message.documentId, i)));
+    const leave = chunks.find((chunk) => chunk.text.includes('sixteen weeks'));
+    expect(leave).toMatchObject({
+      kind: 'knowledge-chunk',
+      library: LIBRARY,
+      title: 'Employee Handbook',
+      headings: ['Employee Handbook', 'Parental leave'],
+    });
+    // Embedded with its title and headings, so a chunk is found by what it sits under too.
+    expect(model.requests.flat().find((text) => text.includes('sixteen weeks'))).toMatch(
+      /^Employee Handbook\n.*Parental leave/,
+    );
+    expect(leave?.embedding).toEqual(model.vector(model.requests.flat().find((t) => t.includes('sixteen'))!));
+    expect(record(message)).toMatchObject({
+      status: 'ready',
+      title: 'Employee Handbook',
+      pageCount: 1,
+      chunkCount: chunks.length,
+      embeddingRequests: Math.ceil(chunks.length / 2),
+      characters: expect.any(Number),
+    });
+    expect(stores.uploads.parts.size).toBe(0);
+    const hits = await searchKnowledge(
+      { chunks: stores.chunks, llm: model },
+      'user_001',
+      'parental leave',
+      1,
+    );
+    expect(hits[0]?.text).toMatch(/sixteen weeks/);
+  });
+
+  it('keeps the title the uploader gave, and names an untitled document after its first line', async () => {
+    const titled = await markdown(HANDBOOK, { title: 'HR Handbook' });
+    await ingestDocument(services, titled, silent);
+    expect(record(titled)?.title).toBe('HR Handbook');
+    expect(stores.chunks.of(LIBRARY, titled.documentId)[0]?.title).toBe('HR Handbook');
+    const notes = await queued({
+      contentType: 'text/plain',
+      content: new TextEncoder().encode('Team offsite notes\n\nWe meet in Porto.\n\nTrains leave at nine.'),
+    });
+    await ingestDocument(services, notes, silent);
+    expect(record(notes)).toMatchObject({ title: 'Team offsite notes', titleGiven: false });
+  });
+
+  it('indexes a PDF with its pages', async () => {
+    const pdf = makePdf([['Parental leave lasts sixteen weeks.'], ['Expenses need receipts.']], {
+      title: 'Benefits',
+    });
+    const message = await queued({ contentType: 'application/pdf', content: pdf });
+    // A small target, so each page's line is a chunk of its own.
+    await ingestDocument(
+      { ...services, settings: { ...services.settings, chunkTokens: 10 } },
+      message,
+      silent,
+    );
+    expect(record(message)).toMatchObject({ status: 'ready', pageCount: 2, title: 'Benefits' });
+    const hits = await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'expenses', 1);
+    expect(hits[0]).toMatchObject({ pages: [2], citation: 'Benefits, p. 2' });
+  });
+
+  it('changes nothing on a redelivery, for another attempt, or for a record that is gone', async () => {
+    const message = await markdown();
+    await ingestDocument(services, message, silent);
+    const requests = model.requests.length;
+    expect(await ingestDocument(services, message, silent)).toEqual({
+      status: 'skipped',
+      reason: 'not-pending',
+    });
+    expect(await ingestDocument(services, { ...message, attempt: 2 }, silent)).toEqual({
+      status: 'skipped',
+      reason: 'other-attempt',
+    });
+    expect(await ingestDocument(services, { ...message, documentId: 'f'.repeat(32) }, silent)).toEqual({
+      status: 'skipped',
+      reason: 'no-document',
+    });
+    expect(model.requests).toHaveLength(requests);
+  });
+
+  it('finishes a run that stopped after writing its chunks, removing what an earlier, longer cut left', async () => {
+    const message = await markdown();
+    const stopping: IngestServices = {
+      ...services,
+      documents: {
+        ...stores.documents,
+        get: stores.documents.get.bind(stores.documents),
+        create: stores.documents.create.bind(stores.documents),
+        list: stores.documents.list.bind(stores.documents),
+        delete: stores.documents.delete.bind(stores.documents),
+        // Marking processing succeeds; marking ready is where the process stops.
+        replace: (document, version) =>
+          document.status === 'ready'
+            ? Promise.reject(new Error('the process stopped'))
+            : stores.documents.replace(document, version),
+      },
+    };
+    await expect(ingestDocument(stopping, message, silent)).rejects.toThrow('the process stopped');
+    expect(record(message)?.status).toBe('processing');
+    const written = stores.chunks.of(LIBRARY, message.documentId);
+    // An earlier run had cut the document into more chunks.
+    await stores.chunks.put([{ ...written[0]!, id: chunkId(message.documentId, 40), index: 40 }]);
+    expect(await ingestDocument(services, message, silent, { deliveryCount: 2 })).toMatchObject({
+      status: 'ready',
+    });
+    expect(stores.chunks.of(LIBRARY, message.documentId).map((c) => c.index)).toEqual(
+      written.map((c) => c.index),
+    );
+  });
+});
+
+describe('ingestDocument: a document that cannot be indexed', () => {
+  it('fails a corrupt PDF with the reason, keeping no chunk and no bytes', async () => {
+    const message = await queued({
+      contentType: 'application/pdf',
+      content: new TextEncoder().encode('%PDF-1.4 garbage'),
+    });
+    const outcome = await ingestDocument(services, message, log);
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'unreadable' } });
+    expect(record(message)).toMatchObject({ status: 'failed', failure: { code: 'unreadable' } });
+    expect(stores.chunks.count).toBe(0);
+    expect(stores.uploads.parts.size).toBe(0);
+    expect(warnings[0]).toMatch(/failed \(unreadable\)/);
+  });
+
+  it('fails a document whose bytes are gone, and one that makes more chunks than allowed', async () => {
+    const gone = await markdown();
+    await stores.uploads.remove(gone.documentId, record(gone)!.parts);
+    expect(await ingestDocument(services, gone, silent)).toMatchObject({
+      failure: { code: 'upload_missing' },
+    });
+    const big = await markdown(`${HANDBOOK}\n## More\n\nMore text about trains.\n`);
+    expect(
+      await ingestDocument({ ...services, settings: { ...services.settings, maxChunks: 2 } }, big, silent),
+    ).toMatchObject({ status: 'failed', failure: { code: 'too_large' } });
+    expect(stores.chunks.count).toBe(0);
+    expect(model.requests).toEqual([]);
+  });
+
+  it('retries a failing embeddings endpoint over deliveries, then fails the document', async () => {
+    const message = await markdown();
+    model.failures.push(new LlmError('The model is busy (429).', { retryable: true, providerStatus: 429 }));
+    await expect(ingestDocument(services, message, silent, { deliveryCount: 1 })).rejects.toThrow(LlmError);
+    expect(record(message)?.status).toBe('processing');
+    expect(stores.chunks.count).toBe(0);
+    model.failures.push(new LlmError('The model is busy (429).', { retryable: true, providerStatus: 429 }));
+    const outcome = await ingestDocument(services, message, silent, { deliveryCount: EMBEDDING_DELIVERIES });
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'embedding_failed' } });
+    expect(record(message)?.failure?.reason).toMatch(/busy/);
+    expect(stores.chunks.count).toBe(0);
+  });
+
+  it('fails at once on a refusal retrying cannot change, and on anything else at the last delivery', async () => {
+    const refused = await markdown();
+    model.failures.push(new LlmError('The input is too long.', { retryable: false, providerStatus: 400 }));
+    expect(await ingestDocument(services, refused, silent)).toMatchObject({
+      failure: { code: 'embedding_failed' },
+    });
+    const other = await markdown(`${HANDBOOK}\nAnother paragraph.\n`);
+    model.failures.push(new Error('socket hang up'));
+    await expect(ingestDocument(services, other, silent)).rejects.toThrow('socket hang up');
+    model.failures.push(new Error('socket hang up'));
+    expect(
+      await ingestDocument(services, other, silent, { deliveryCount: MAX_DELIVERY_COUNT }),
+    ).toMatchObject({ status: 'failed', failure: { code: 'ingestion_failed' } });
+  });
+});
+
+describe('ingestDocument: a document deleted while it is indexed', () => {
+  it('removes the chunks it wrote after the delete, and leaves nothing', async () => {
+    const message = await markdown();
+    const racing: IngestServices = {
+      ...services,
+      chunks: {
+        ...stores.chunks,
+        search: stores.chunks.search.bind(stores.chunks),
+        remove: stores.chunks.remove.bind(stores.chunks),
+        // The owner deletes the document just before the worker's chunks land.
+        put: async (chunks) => {
+          await deleteDocument(stores, 'user_001', message.documentId);
+          await stores.chunks.put(chunks);
+        },
+      },
+    };
+    expect(await ingestDocument(racing, message, silent)).toEqual({ status: 'abandoned', reason: 'deleted' });
+    expect(record(message)).toBeUndefined();
+    expect(stores.chunks.count).toBe(0);
+  });
+});

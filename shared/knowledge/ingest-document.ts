@@ -1,0 +1,308 @@
+// The ingestion worker's use-case: one queued document (a message on KNOWLEDGE_INGEST_QUEUE) is read from its
+// upload, its text extracted, cut into chunks, embedded in batches and stored, then marked ready — or, when it
+// cannot be indexed, marked failed with the reason and nothing of it left searchable. Every step can run again (a
+// redelivery, a crash halfway): chunks are written by id, leftovers of an earlier run are removed, and the record
+// is only ever changed on the version just read. A document deleted meanwhile gets its chunks removed again.
+import { createHash } from 'node:crypto';
+import { mapBounded } from '../bounded-parallel.js';
+import { ensureError } from '../errors.js';
+import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
+import type { Logger } from '../logger.js';
+import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';
+import { chunkDocument, embeddingInput } from './chunking.js';
+import {
+  chunkId,
+  MAX_TITLE_CHARS,
+  type ChunkDraft,
+  type DocumentFailure,
+  type IngestDocumentMessage,
+  type KnowledgeChunk,
+  type KnowledgeDocument,
+} from './contracts.js';
+import { UnreadableDocumentError, type ExtractedDocument } from './document-text.js';
+import { extractDocument } from './extract-document.js';
+import type { KnowledgeChunks } from './knowledge-chunks.js';
+import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
+import type { KnowledgeUploads } from './knowledge-uploads.js';
+import type { KnowledgeConfig } from './settings.js';
+
+export interface IngestServices {
+  documents: KnowledgeDocuments;
+  chunks: KnowledgeChunks;
+  uploads: KnowledgeUploads;
+  llm: Pick<LlmGateway, 'embed'>;
+  settings: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens' | 'maxChunks' | 'embeddingBatch'>;
+  now?: () => Date;
+}
+
+/** How often Service Bus has delivered the message, this time included (1 when unknown). */
+export interface Delivery {
+  deliveryCount: number;
+}
+
+/**
+ * Deliveries over which a failing embeddings endpoint (429s and 5xx the client's own retries did not ride out) is
+ * retried before the document fails with the reason: an outage of some minutes is ridden out, and a document is
+ * never left `processing` for good.
+ */
+export const EMBEDDING_DELIVERIES = 5;
+
+/** Embeddings requests in flight at once for one document (each holds KNOWLEDGE_EMBEDDING_BATCH texts). */
+const EMBEDDING_CONCURRENCY = 2;
+
+/** Conditional writes of the record tried before the message is left to be delivered again. */
+const WRITE_ATTEMPTS = 5;
+
+export type IngestOutcome =
+  /** Nothing to do: no such record, another attempt's message, or a document no longer waiting to be indexed. */
+  | { status: 'skipped'; reason: 'no-document' | 'other-attempt' | 'not-pending' }
+  | { status: 'ready'; chunkCount: number; embeddingRequests: number }
+  | { status: 'failed'; failure: DocumentFailure }
+  /** The document was deleted (or settled by another run) while this one worked: what it wrote is removed. */
+  | { status: 'abandoned'; reason: 'deleted' | 'settled' | 'other-attempt' };
+
+type Log = Pick<Logger, 'log' | 'warn'>;
+
+/** A reason the document cannot be indexed, for good: it fails with it. */
+class IngestFailure extends Error {
+  constructor(readonly failure: DocumentFailure) {
+    super(failure.reason);
+  }
+}
+
+interface Indexed {
+  chunks: KnowledgeChunk[];
+  title: string;
+  pageCount: number;
+  characters: number;
+  embeddingRequests: number;
+}
+
+export async function ingestDocument(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+  log: Log,
+  delivery: Delivery = { deliveryCount: 1 },
+): Promise<IngestOutcome> {
+  const label = `Knowledge: document ${message.documentId} (attempt ${message.attempt}) of ${message.library}`;
+  const started = await markProcessing(services, message);
+  if ('status' in started) {
+    log.log(`${label}: skipped (${started.reason}).`);
+    return started;
+  }
+
+  let indexed: Indexed;
+  try {
+    indexed = await index(services, started.document);
+  } catch (error) {
+    const failure = failureOf(error, delivery);
+    if (failure === undefined) throw error;
+    return fail(services, message, failure, log, label);
+  }
+
+  // Chunks by id (the same chunk again changes nothing), then what an earlier run of a longer cut left behind.
+  await services.chunks.put(indexed.chunks);
+  await services.chunks.remove(message.library, message.documentId, indexed.chunks.length);
+  const outcome = await markReady(services, message, indexed);
+  if (outcome.status === 'abandoned') {
+    if (outcome.reason !== 'other-attempt') await services.chunks.remove(message.library, message.documentId);
+    log.log(`${label}: its chunks were not kept (${outcome.reason} meanwhile).`);
+    return outcome;
+  }
+  await services.uploads.remove(message.documentId, started.document.parts);
+  log.log(
+    `${label}: ready, ${indexed.chunks.length} chunks from ${indexed.characters} characters ` +
+      `(${indexed.embeddingRequests} embeddings requests).`,
+  );
+  return outcome;
+}
+
+/** The record marked processing (unless it already is: a redelivery), or why there is nothing to do. */
+async function markProcessing(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+): Promise<StoredDocument | Extract<IngestOutcome, { status: 'skipped' }>> {
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
+    const stored = await services.documents.get(message.library, message.documentId);
+    if (stored === undefined) return { status: 'skipped', reason: 'no-document' };
+    const { document, version } = stored;
+    if (document.attempt !== message.attempt) return { status: 'skipped', reason: 'other-attempt' };
+    if (document.status === 'processing') return stored;
+    if (document.status !== 'queued') return { status: 'skipped', reason: 'not-pending' };
+    const processing = { ...document, status: 'processing' as const, updatedAt: nowIso(services) };
+    if ((await services.documents.replace(processing, version)) === 'written')
+      return { document: processing, version };
+  }
+  throw new Error('The document record kept changing while the ingestion tried to start; it is retried.');
+}
+
+/** Extraction, chunking and embeddings: everything before a write to the chunks. */
+async function index(services: IngestServices, document: KnowledgeDocument): Promise<Indexed> {
+  const content = await services.uploads.get(document.documentId, document.parts);
+  if (content === undefined)
+    throw new IngestFailure({
+      code: 'upload_missing',
+      reason:
+        "The uploaded file is no longer stored (uploads are kept a week until they're indexed): upload it again.",
+    });
+  if (createHash('sha256').update(content).digest('hex') !== document.contentHash)
+    throw new IngestFailure({
+      code: 'upload_corrupt',
+      reason: 'The stored upload does not match what was uploaded: upload the document again.',
+    });
+
+  const extracted = await extractDocument(document.format, content);
+  const title = document.titleGiven ? document.title : (titleOf(extracted) ?? document.title);
+  const { chunkTokens, chunkOverlapTokens, maxChunks, embeddingBatch } = services.settings;
+  // The chunker stops at one over the limit: enough to know the document makes too many.
+  const drafts = chunkDocument(extracted, {
+    targetTokens: chunkTokens,
+    overlapTokens: chunkOverlapTokens,
+    maxChunks,
+  });
+  if (drafts.length === 0)
+    throw new IngestFailure({ code: 'empty', reason: 'The document has no text to index.' });
+  if (drafts.length > maxChunks)
+    throw new IngestFailure({
+      code: 'too_large',
+      reason: `The document makes more than ${maxChunks} chunks, the most one document may have (KNOWLEDGE_MAX_CHUNKS): split it into smaller documents.`,
+    });
+
+  const batches: ChunkDraft[][] = [];
+  for (let start = 0; start < drafts.length; start += embeddingBatch)
+    batches.push(drafts.slice(start, start + embeddingBatch));
+  const vectors = (
+    await mapBounded(batches, EMBEDDING_CONCURRENCY, async (batch) => {
+      const embedded = await services.llm.embed(batch.map((draft) => embeddingInput(title, draft)));
+      if (embedded.length !== batch.length)
+        throw new Error(
+          `The embeddings endpoint answered ${embedded.length} vectors for ${batch.length} texts.`,
+        );
+      return embedded;
+    })
+  ).flat();
+
+  return {
+    chunks: drafts.map((draft, i) => ({
+      ...draft,
+      id: chunkId(document.documentId, draft.index),
+      kind: 'knowledge-chunk',
+      library: document.library,
+      documentId: document.documentId,
+      title,
+      embedding: vectors[i] as number[],
+    })),
+    title,
+    pageCount: extracted.pageCount,
+    characters: extracted.blocks.reduce((sum, block) => sum + block.text.length, 0),
+    embeddingRequests: batches.length,
+  };
+}
+
+/**
+ * The failure a thrown error settles the document with, or undefined to have the message delivered again: the
+ * content's own faults fail it at once; a failing embeddings endpoint is given EMBEDDING_DELIVERIES deliveries
+ * (a refusal that retrying cannot change, none); anything else, every delivery but the last.
+ */
+function failureOf(error: unknown, delivery: Delivery): DocumentFailure | undefined {
+  if (error instanceof IngestFailure) return error.failure;
+  if (error instanceof UnreadableDocumentError) return { code: error.failureCode, reason: error.message };
+  if (error instanceof LlmError) {
+    if (error.retryable && delivery.deliveryCount < EMBEDDING_DELIVERIES) return undefined;
+    return {
+      code: 'embedding_failed',
+      reason: `The document's embeddings could not be made${
+        error.retryable ? ` (tried over ${delivery.deliveryCount} deliveries)` : ''
+      }: ${error.message} Upload it again to retry.`,
+    };
+  }
+  if (delivery.deliveryCount < MAX_DELIVERY_COUNT) return undefined;
+  return {
+    code: 'ingestion_failed',
+    reason: `The document could not be indexed: ${ensureError(error).message} Upload it again to retry.`,
+  };
+}
+
+/** Settles the document as failed: its chunks removed first (a failed document has none), then the record, then the bytes. */
+async function fail(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+  failure: DocumentFailure,
+  log: Log,
+  label: string,
+): Promise<IngestOutcome> {
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
+    const stored = await services.documents.get(message.library, message.documentId);
+    if (stored === undefined || stored.document.status === 'deleting')
+      return { status: 'abandoned', reason: 'deleted' };
+    if (stored.document.attempt !== message.attempt) return { status: 'abandoned', reason: 'other-attempt' };
+    if (stored.document.status !== 'processing') return { status: 'abandoned', reason: 'settled' };
+    await services.chunks.remove(message.library, message.documentId);
+    const {
+      pageCount: _p,
+      chunkCount: _c,
+      characters: _ch,
+      embeddingRequests: _e,
+      ...rest
+    } = stored.document;
+    const failed: KnowledgeDocument = { ...rest, status: 'failed', failure, updatedAt: nowIso(services) };
+    if ((await services.documents.replace(failed, stored.version)) === 'conflict') continue;
+    await services.uploads.remove(message.documentId, stored.document.parts);
+    log.warn(`${label}: failed (${failure.code}): ${failure.reason}`);
+    return { status: 'failed', failure };
+  }
+  throw new Error('The document record kept changing while the ingestion tried to settle it; it is retried.');
+}
+
+/** Marks the document ready on the version just read, unless it was deleted or settled meanwhile. */
+async function markReady(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+  indexed: Indexed,
+): Promise<IngestOutcome> {
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
+    const stored = await services.documents.get(message.library, message.documentId);
+    if (stored === undefined || stored.document.status === 'deleting')
+      return { status: 'abandoned', reason: 'deleted' };
+    const { document, version } = stored;
+    // A later attempt (the document failed and was uploaded again) writes the same chunks itself.
+    if (document.attempt !== message.attempt) return { status: 'abandoned', reason: 'other-attempt' };
+    const done = {
+      status: 'ready' as const,
+      chunkCount: indexed.chunks.length,
+      embeddingRequests: indexed.embeddingRequests,
+    };
+    // Another run of this message got there first (ready: the same chunks) or failed it (failed: none may stay).
+    if (document.status === 'ready') return done;
+    if (document.status === 'failed') return { status: 'abandoned', reason: 'settled' };
+    const ready: KnowledgeDocument = {
+      ...document,
+      status: 'ready',
+      title: indexed.title,
+      pageCount: indexed.pageCount,
+      chunkCount: indexed.chunks.length,
+      characters: indexed.characters,
+      embeddingRequests: indexed.embeddingRequests,
+      updatedAt: nowIso(services),
+    };
+    if ((await services.documents.replace(ready, version)) === 'written') return done;
+  }
+  throw new Error('The document record kept changing while the ingestion tried to finish it; it is retried.');
+}
+
+/** The title a document gives itself, else its first line; undefined when it has no text. */
+function titleOf(extracted: ExtractedDocument): string | undefined {
+  const candidates = [extracted.title, ...extracted.blocks.map((block) => block.text)];
+  for (const candidate of candidates) {
+    const line = candidate
+      ?.split('\n')
+      .map((text) => text.replace(/\s+/g, ' ').trim())
+      .find((text) => text !== '');
+    if (line !== undefined) return line.slice(0, MAX_TITLE_CHARS).trim();
+  }
+  return undefined;
+}
+
+function nowIso(services: IngestServices): string {
+  return (services.now?.() ?? new Date()).toISOString();
+}
