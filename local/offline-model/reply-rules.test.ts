@@ -1,5 +1,6 @@
 // The offline model's documented rules, one by one.
 import { describe, expect, it } from 'vitest';
+import { SEARCH_KNOWLEDGE_BASE_TOOL } from '../../shared/knowledge/contracts.js';
 import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { planReply } from './reply-rules.js';
 import type { ChatCompletionRequest } from './request-schema.js';
@@ -310,6 +311,94 @@ describe('the conversation search stand-in rules', () => {
     // An error result is reported as any other tool's.
     expect(planReply(afterSearch('{"error":"Tool failed"}')).content).toBe(
       'search_conversation_history returned {"error":"Tool failed"}.',
+    );
+  });
+});
+
+describe('the knowledge base stand-in rules', () => {
+  const conversationSearch = {
+    type: 'function' as const,
+    function: {
+      name: SEARCH_CONVERSATION_HISTORY_TOOL,
+      description: 'Searches conversations',
+      parameters: {},
+    },
+  };
+
+  it.each([
+    ['What does the handbook say about parental leave?', 'parental leave'],
+    ['According to my documents, how long is the notice period?', 'long notice period'],
+    ['Is there anything on expense claims in the knowledge base', 'anything expense claims'],
+    ['Summarise the document I uploaded', 'summarise'],
+    ['What do my documents say?', 'What do my documents say?'],
+  ])('searches the knowledge base when asked %j, with its topic words', (question, query) => {
+    const plan = planReply(request(question, { tools: [addTool, searchTool] }));
+    expect(plan.toolCalls).toEqual([
+      { name: SEARCH_KNOWLEDGE_BASE_TOOL, arguments: JSON.stringify({ query }) },
+    ]);
+  });
+
+  it('does not search when the tool is not offered, tools are off, another tool is named, or no document is mentioned', () => {
+    const question = 'What does the handbook say about leave?';
+    expect(planReply(request(question, { tools: [addTool] })).toolCalls).toEqual([]);
+    expect(planReply(request(question, { tools: [searchTool], tool_choice: 'none' })).toolCalls).toEqual([]);
+    expect(
+      planReply(request(`${question} add_numbers 2 and 3`, { tools: [addTool, searchTool] })).toolCalls.map(
+        (call) => call.name,
+      ),
+    ).toEqual(['add_numbers']);
+    expect(planReply(request('Tell me about leave', { tools: [searchTool] })).toolCalls).toEqual([]);
+  });
+
+  it('searches earlier conversations first when the message asks about one and that search is offered', () => {
+    const question = 'What did the handbook say last time?';
+    expect(
+      planReply(request(question, { tools: [searchTool, conversationSearch] })).toolCalls.map((c) => c.name),
+    ).toEqual([SEARCH_CONVERSATION_HISTORY_TOOL]);
+    expect(planReply(request(question, { tools: [searchTool] })).toolCalls.map((c) => c.name)).toEqual([
+      SEARCH_KNOWLEDGE_BASE_TOOL,
+    ]);
+  });
+
+  it('quotes the best passages, each followed by its citation in square brackets', () => {
+    const afterSearch = (result: string): ChatCompletionRequest => ({
+      model: 'm',
+      tools: [searchTool],
+      messages: [
+        { role: 'user', content: 'What does the handbook say about leave?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'k1',
+              type: 'function',
+              function: { name: SEARCH_KNOWLEDGE_BASE_TOOL, arguments: '{"query":"leave"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'k1', content: result },
+      ],
+    });
+    const passage = (text: string, citation: string) => ({ citation, title: 'T', text, score: 0.1 });
+    const found = JSON.stringify({
+      query: 'leave',
+      results: [
+        passage('Parents get twenty weeks\nof paid leave.', 'Employee Handbook, p. 4'),
+        passage('y'.repeat(300), 'Employee Handbook › Sick leave'),
+        passage('Holidays are 25 days.', 'Policies, pp. 2–3'),
+        passage('Not quoted.', 'Other'),
+      ],
+    });
+    expect(planReply(afterSearch(found)).content).toBe(
+      'search_knowledge_base found: "Parents get twenty weeks of paid leave." [Employee Handbook, p. 4]; ' +
+        `"${'y'.repeat(99)}…" [Employee Handbook › Sick leave]; "Holidays are 25 days." [Policies, pp. 2–3].`,
+    );
+    expect(planReply(afterSearch(JSON.stringify({ query: 'x', results: [] }))).content).toBe(
+      'search_knowledge_base found nothing in the knowledge base about that.',
+    );
+    expect(planReply(afterSearch('{"error":"Tool failed"}')).content).toBe(
+      'search_knowledge_base returned {"error":"Tool failed"}.',
     );
   });
 });

@@ -1,6 +1,7 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
 import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from '../../shared/history/history-llm.js';
+import { SEARCH_KNOWLEDGE_BASE_TOOL } from '../../shared/knowledge/contracts.js';
 import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { memoryFormatValue } from './memory-formats.js';
 import {
@@ -88,7 +89,8 @@ function defaultReply(question: string): string {
 
 /**
  * Tools named in the message (in the order they are named), or the one tool_choice forces; else, when the message
- * asks about an earlier conversation and conversation search is offered, a search for its topic.
+ * asks about an earlier conversation or mentions the user's documents and the matching search is offered, a
+ * search for its topic.
  */
 function plannedToolCalls(request: ChatCompletionRequest, text: string): PlannedToolCall[] {
   const tools = request.tools ?? [];
@@ -101,13 +103,20 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
     .map(({ tool }) => tool);
   if (typeof choice === 'object')
     chosen = tools.filter((tool) => tool.function.name === choice.function.name);
-  else if (chosen.length === 0 && asksAboutEarlierConversation(text)) {
-    const search = tools.find((tool) => tool.function.name === SEARCH_CONVERSATION_HISTORY_TOOL);
-    if (search !== undefined)
+  else if (chosen.length === 0) {
+    const offered = (name: string) => tools.some((tool) => tool.function.name === name);
+    if (asksAboutEarlierConversation(text) && offered(SEARCH_CONVERSATION_HISTORY_TOOL))
       return [
         {
           name: SEARCH_CONVERSATION_HISTORY_TOOL,
           arguments: JSON.stringify({ search_query: searchTopic(text) }),
+        },
+      ];
+    if (mentionsKnowledgeBase(text) && offered(SEARCH_KNOWLEDGE_BASE_TOOL))
+      return [
+        {
+          name: SEARCH_KNOWLEDGE_BASE_TOOL,
+          arguments: JSON.stringify({ query: searchTopic(text, KNOWLEDGE_FILLER) }),
         },
       ];
   }
@@ -153,8 +162,8 @@ function asksAboutEarlierConversation(text: string): boolean {
 }
 
 /** The message's topic: its content words (3+ letters, no stop or trigger words), at most 8; else the message. */
-function searchTopic(text: string): string {
-  const words = [...new Set(contentWords(text, STOP_WORDS).filter((word) => !SEARCH_FILLER.has(word)))];
+function searchTopic(text: string, filler: ReadonlySet<string> = SEARCH_FILLER): string {
+  const words = [...new Set(contentWords(text, STOP_WORDS).filter((word) => !filler.has(word)))];
   return words.length > 0 ? words.slice(0, MAX_TOPIC_WORDS).join(' ') : quote(text) || 'conversation';
 }
 
@@ -179,6 +188,44 @@ function describeConversationSearch(result: string): string | undefined {
   return `${SEARCH_CONVERSATION_HISTORY_TOOL} found ${count}: ${named.join('; ')}.`;
 }
 
+// --- Stand-in rules for the knowledge base (the tool search_knowledge_base) -------------------------------------
+// A message that mentions the user's documents makes the model search them with the message's topic words; the
+// result is reported by quoting the best passages, each followed by its citation in square brackets, as a real
+// model is told to cite them.
+
+const KNOWLEDGE_BASE = /\b(?:knowledge base|documents?|handbook|according to|uploaded)\b/i;
+/** Words of the trigger phrases and of asking about a document, which say nothing about the topic. */
+const KNOWLEDGE_FILLER = new Set(
+  (
+    'knowledge base document documents handbook according uploaded upload file files say says said ' +
+    'find look search mention mentions write written'
+  ).split(' '),
+);
+/** Passages quoted at most, and the characters quoted of each. */
+const KNOWLEDGE_QUOTES = 3;
+const KNOWLEDGE_QUOTE_CHARS = 100;
+
+function mentionsKnowledgeBase(text: string): boolean {
+  return KNOWLEDGE_BASE.test(text);
+}
+
+/**
+ * A knowledge search result as one sentence quoting the best passages, each with its citation in square brackets;
+ * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
+ */
+function describeKnowledgeSearch(result: string): string | undefined {
+  const results = parseJsonObject(result)?.['results'];
+  if (!Array.isArray(results)) return undefined;
+  if (results.length === 0)
+    return `${SEARCH_KNOWLEDGE_BASE_TOOL} found nothing in the knowledge base about that.`;
+  const quoted = results.slice(0, KNOWLEDGE_QUOTES).map((found: unknown) => {
+    const { text, citation } = (found ?? {}) as { text?: unknown; citation?: unknown };
+    const passage = typeof text === 'string' ? quote(text, KNOWLEDGE_QUOTE_CHARS) : '';
+    return `"${passage}" [${typeof citation === 'string' ? quote(citation) : 'no citation'}]`;
+  });
+  return `${SEARCH_KNOWLEDGE_BASE_TOOL} found: ${quoted.join('; ')}.`;
+}
+
 function describeToolResults(messages: readonly ChatRequestMessage[]): string {
   const results: ChatRequestMessage[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--)
@@ -193,7 +240,9 @@ function describeToolResults(messages: readonly ChatRequestMessage[]): string {
       const searched =
         name === SEARCH_CONVERSATION_HISTORY_TOOL
           ? describeConversationSearch(messageText(result))
-          : undefined;
+          : name === SEARCH_KNOWLEDGE_BASE_TOOL
+            ? describeKnowledgeSearch(messageText(result))
+            : undefined;
       return searched ?? `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
     })
     .join(' ');

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
+import { knowledgeSourceSchema } from '../knowledge/contracts.js';
 import { llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
 
 // --- Identifiers -------------------------------------------------------------------------------------------
@@ -340,6 +341,11 @@ export const conversationMessageSchema = z.object({
   /** User only: the turn failed; the user's message is kept. */
   failure: turnFailureSchema.optional(),
   /**
+   * Assistant only: the knowledge-base chunks the turn's tools found (deduplicated, in the order found, at most
+   * MAX_TURN_SOURCES), as its `sources` event streamed them; absent when there were none.
+   */
+  sources: z.array(knowledgeSourceSchema).optional(),
+  /**
    * The message's place in the conversation (0, 1, 2, ...), given by working memory when it commits the message;
    * absent only in the input of that commit. Long-term history orders and pages by it.
    */
@@ -454,6 +460,8 @@ export const toolResultRecordSchema = z.object({
   arguments: z.string(),
   result: z.string(),
   isError: z.boolean(),
+  /** The knowledge-base chunks the call found (a `cited` result); absent when it found none. */
+  sources: z.array(knowledgeSourceSchema).optional(),
 });
 export type ToolResultRecord = z.infer<typeof toolResultRecordSchema>;
 

@@ -23,6 +23,9 @@ import { createChatTools } from '../tools/index.js';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
+import type { KnowledgeSearchHit } from '../knowledge/contracts.js';
+import type { ChatEvent } from '../streaming/contracts.js';
+import { sourceOf } from '../tools/knowledge-search.js';
 import type { ChatTurnInput, LlmStepInput, MessageCompleted, TurnRef } from './contracts.js';
 import { NotReadyError } from '../errors.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
@@ -111,6 +114,9 @@ let published: OutgoingMessage[];
 let model: ScriptedModel;
 let profile: MemoryProfileFacts;
 let searches: unknown[];
+let cancellations: MemoryTurnCancellations;
+/** What the knowledge search finds, by query. */
+let knowledge: Map<string, KnowledgeSearchHit[]>;
 
 function services(): TurnServices {
   const publisher: MessagePublisher = {
@@ -134,12 +140,13 @@ function services(): TurnServices {
         searches.push({ userId, query, limit, options });
         return Promise.resolve([]);
       },
+      searchKnowledge: (_userId, query) => Promise.resolve(knowledge.get(query) ?? []),
     }),
     publisher,
     headers,
     sessionMemory,
     profile,
-    cancellation: new TurnCancelSignals(new MemoryTurnCancellations(), { pollIntervalMs: 1_000 }),
+    cancellation: new TurnCancelSignals(cancellations, { pollIntervalMs: 1_000 }),
     settings: {
       promptTokenBudget: 4_000,
       maxOutputTokens: 256,
@@ -161,6 +168,8 @@ beforeEach(() => {
   model = new ScriptedModel([toolCallReply, answerReply]);
   profile = new MemoryProfileFacts();
   searches = [];
+  cancellations = new MemoryTurnCancellations();
+  knowledge = new Map();
 });
 
 function storedEvents() {
@@ -961,6 +970,178 @@ describe('chat turn steps', () => {
         }),
       ).rejects.toBeInstanceOf(NotReadyError);
       expect(model.requests).toHaveLength(0);
+    });
+  });
+
+  describe('knowledge-base sources', () => {
+    const hit = (n: number, title = 'Employee Handbook'): KnowledgeSearchHit => ({
+      chunkId: `doc:${n}`,
+      documentId: 'a'.repeat(32),
+      title,
+      headings: [],
+      pages: [n],
+      text: `Passage ${n} of the handbook.`,
+      library: 'shared',
+      score: 1 / (60 + n),
+      similarity: 0.5,
+      citation: `${title}, p. ${n}`,
+    });
+    const searchFor = (query: string, id = 'call_k'): LlmReply => ({
+      content: '',
+      reasoning: '',
+      toolCalls: [{ id, name: 'search_knowledge_base', arguments: JSON.stringify({ query }) }],
+      finishReason: 'tool_calls',
+    });
+    const cites: LlmReply = {
+      content: 'Parents get twenty weeks [Employee Handbook, p. 1].',
+      reasoning: '',
+      toolCalls: [],
+      finishReason: 'stop',
+    };
+    const types = (stream: readonly ChatEvent[]) =>
+      stream.map((e) => e.type).filter((type, i, all) => type !== 'content' || all[i - 1] !== type);
+    const sourcesEvents = () =>
+      storedEvents().flatMap((e) => (e.type === 'sources' ? [e.sources.map((s) => s.chunkId)] : []));
+
+    beforeEach(() => {
+      knowledge.set('parental leave', [hit(1), hit(2)]);
+      knowledge.set('leave split', [hit(2), hit(3)]);
+    });
+
+    /** Runs rounds 0..n-1 of the scripted turn, each tool round's calls in turn; the last round answers. */
+    async function runRounds(): Promise<void> {
+      let firstSeq = 1;
+      for (let round = 0; ; round++) {
+        const step = await llmStep(services(), {
+          ...round0,
+          round,
+          firstSeq,
+          ...(round > 0 ? { message: undefined } : {}),
+        });
+        if (step.outcome === 'answered') return;
+        for (const call of step.toolCalls)
+          await runTool(services(), { ...ref, round, index: call.index, seq: step.nextSeq + call.index });
+        firstSeq = step.nextSeq + step.toolCalls.length;
+      }
+    }
+
+    it('stream what a search found before the answer, and keep it on the answer, its announcement and the tool result', async () => {
+      model = new ScriptedModel([searchFor('parental leave'), cites]);
+      await runRounds();
+      const stream = storedEvents();
+      expect(stream.map((e) => e.seq)).toEqual(stream.map((_, i) => i + 1));
+      expect(types(stream)).toEqual([
+        'message-start',
+        'tool-call',
+        'tool-result',
+        'sources',
+        'content',
+        'message-end',
+      ]);
+      const expected = [sourceOf(hit(1)), sourceOf(hit(2))];
+      expect(stream.find((e) => e.type === 'sources')).toMatchObject({ seq: 4, sources: expected });
+      expect(events.sent).toEqual(stream);
+      expect(committedAnswer()?.sources).toEqual(expected);
+      const announced = published[0]?.body as MessageCompleted;
+      expect(announced.messages.find((m) => m.role === 'assistant')?.sources).toEqual(expected);
+      expect([...turns.results.values()][0]?.sources).toEqual(expected);
+      // The model read the passages with their citations.
+      expect(model.requests[1]?.messages.at(-1)?.content).toContain('"citation":"Employee Handbook, p. 1"');
+    });
+
+    it('send the turn’s sources so far after each round that found some: every round counted, each chunk once', async () => {
+      model = new ScriptedModel([
+        searchFor('parental leave'),
+        searchFor('leave split', 'call_2'),
+        toolCallReply,
+        cites,
+      ]);
+      await runRounds();
+      // Round 1 follows the first search, round 2 the second; round 3 follows add_numbers, which found nothing.
+      expect(sourcesEvents()).toEqual([
+        ['doc:1', 'doc:2'],
+        ['doc:1', 'doc:2', 'doc:3'],
+      ]);
+      const stream = storedEvents();
+      expect(stream.findIndex((e) => e.type === 'sources')).toBeLessThan(
+        stream.findIndex((e) => e.type === 'content'),
+      );
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2', 'doc:3']);
+      expect(committedAnswer()?.sources?.[1]).toEqual(sourceOf(hit(2)));
+    });
+
+    it('leave the event and the field out when the searches found nothing', async () => {
+      model = new ScriptedModel([searchFor('boats'), cites]);
+      await runRounds();
+      expect(sourcesEvents()).toEqual([]);
+      expect(committedAnswer()).not.toHaveProperty('sources');
+    });
+
+    it('send the sources once when a round that died is run again, and give no stored seq other content', async () => {
+      model = new ScriptedModel([searchFor('parental leave'), { reply: cites, crash: new Crash(2) }, cites]);
+      const first = await llmStep(services(), round0);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      const round1 = { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true };
+      await expect(llmStep(services(), round1)).rejects.toThrow('died');
+      const partial = storedEvents();
+      expect(types(partial)).toEqual(['message-start', 'tool-call', 'tool-result', 'sources', 'content']);
+
+      expect(await llmStep(services(), round1)).toMatchObject({ outcome: 'answered' });
+      const all = storedEvents();
+      expect(all.slice(0, partial.length)).toEqual(partial);
+      expect(types(all.slice(partial.length))).toEqual(['discard', 'content', 'message-end']);
+      expect(all[partial.length]).toMatchObject({ type: 'discard', fromSeq: 5, toSeq: partial.length });
+      expect(sourcesEvents()).toHaveLength(1);
+      expect(answerText(all)).toBe(cites.content);
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2']);
+    });
+
+    it('send the same sources event again when the attempt that died had stored nothing of its round', async () => {
+      model = new ScriptedModel([searchFor('parental leave'), { reply: cites, crash: new Crash(0) }, cites]);
+      const first = await llmStep(services(), round0);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      const round1 = { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true };
+      await expect(llmStep(services(), round1)).rejects.toThrow('died');
+      const [sent] = storedEvents().filter((e) => e.type === 'sources');
+      // As if the process had died before its first batch was stored.
+      events.stored.delete(sent!.seq);
+      events.batches.delete(sent!.seq);
+      await llmStep(services(), round1);
+      expect(storedEvents().filter((e) => e.type === 'sources')).toEqual([sent]);
+    });
+
+    it('keep the sources on the answer of a turn stopped before its next round, and stream them first', async () => {
+      model = new ScriptedModel([searchFor('parental leave')]);
+      const first = await llmStep(services(), round0);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      await cancellations.request(ref, '2026-11-21T10:00:03.000Z');
+      await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+      expect(types(storedEvents())).toEqual([
+        'message-start',
+        'tool-call',
+        'tool-result',
+        'sources',
+        'message-end',
+      ]);
+      expect(committedAnswer()).toMatchObject({ finishReason: 'cancelled', content: '' });
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2']);
+    });
+
+    it('keep the sources its client was shown on the partial answer of a failed turn', async () => {
+      model = new ScriptedModel([
+        searchFor('parental leave'),
+        { reply: cites, crash: new Crash(3) },
+        { reply: cites, crash: new Crash(3) },
+      ]);
+      const first = await llmStep(services(), round0);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      const round1 = { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true };
+      await expect(llmStep(services(), round1)).rejects.toThrow('died');
+      await expect(llmStep(services(), round1)).rejects.toThrow('died');
+      const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+      await failTurn(services(), { ...ref, userText: input.text, postedAt: input.postedAt, failure });
+      expect(committedAnswer()).toMatchObject({ finishReason: 'error', content: 'Parents get twenty' });
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2']);
     });
   });
 });

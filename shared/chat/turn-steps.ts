@@ -10,6 +10,8 @@
 // place in the conversation's tree when it begins (active-path.ts): it continues the active path, or, for an edit
 // or a regenerate, follows the replaced turn's parent (working memory moves to that path first); its prompt holds
 // that path only, and its commit stamps the branch on both its messages and makes it the path's leaf.
+// Knowledge-base sources the tools found go out as a `sources` event at the start of the round after them, before
+// the text that cites them, and the answer keeps them (turn-sources.ts).
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import { digestStandsFor } from '../history/digest.js';
@@ -23,7 +25,7 @@ import type { CoalescingOptions } from '../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import { TurnStream } from '../streaming/turn-stream.js';
-import { answerText, discardRange, keptEvents } from '../streaming/turn-transcript.js';
+import { answerText, discardRange, keptEvents, shownSources } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import { NotReadyError } from '../errors.js';
@@ -58,6 +60,7 @@ import {
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
+import { foundSourcesIn, turnSources } from './turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import {
   PathMovedError,
@@ -136,6 +139,11 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   if (parentId) state.memory = await showParentPath(services, input, parentId, state.memory);
   const stream = openStream(services, input, state.nextSeq, state.sent);
   const { toolResults } = state;
+  const sources = turnSources(toolResults);
+  // What the last tool round found goes out before the text that cites it (also when the turn was stopped: the
+  // answer keeps the sources, so its clients see them), unless an earlier attempt of this round sent it already.
+  if (foundSourcesIn(toolResults, input.round - 1) && !state.stored.some((e) => e.type === 'sources'))
+    stream.emit({ type: 'sources', sources });
   let reply: LlmReply;
   if (stopped) reply = stoppedRound(stream, state.stored);
   else {
@@ -186,6 +194,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
     finishReason,
     ...(usage ? { usage } : {}),
     ...toolCallsField(record, toolResults),
+    ...(sources.length > 0 ? { sources } : {}),
   };
   const stored = await commitMessages(
     services,
@@ -270,6 +279,8 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   if (turnMessagesIn(memory, input.chatMessageId).length === 0) {
     const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
     const shown = answerText(events);
+    // The sources its client was shown stay with the text they were shown beside.
+    const sources = shownSources(events);
     if (shown !== '')
       messages.push({
         messageId: assistantMessageId(input.chatMessageId),
@@ -278,6 +289,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
         content: shown,
         timestamp: at,
         finishReason: 'error',
+        ...(sources.length > 0 ? { sources } : {}),
       });
     // A prompt the model was sent (the turn record has it once a round asked for tools) stays the conversation's.
     // The message stays where the turn began: its record says where, else its place is decided as round 0 did.

@@ -52,6 +52,17 @@ const conversation: ExportableConversation = {
         },
       ],
       finishReason: 'stop',
+      sources: [
+        {
+          chunkId: 'doc:4',
+          documentId: 'a'.repeat(32),
+          title: 'Arithmetic Primer',
+          pages: [4],
+          citation: 'Arithmetic Primer, p. 4',
+          excerpt: 'Adding two numbers\ngives their sum.',
+          score: 0.03,
+        },
+      ],
       ordinal: 1,
     },
     {
@@ -67,7 +78,7 @@ const conversation: ExportableConversation = {
 };
 
 describe('renderMarkdownExport', () => {
-  it('renders the title, each message with role and time, tool calls in fences, and failures', () => {
+  it('renders the title, each message with role and time, its sources, tool calls in fences, and failures', () => {
     expect(renderMarkdownExport(conversation)).toBe(
       [
         '# Adding numbers',
@@ -84,6 +95,10 @@ describe('renderMarkdownExport', () => {
         '## Assistant · 2026-11-22T10:00:02.000Z',
         '',
         '2 + 3 = **5**.',
+        '',
+        '**Sources:**',
+        '',
+        '- Arithmetic Primer, p. 4: “Adding two numbers gives their sum.”',
         '',
         '**Tool call** `add_numbers` (round 0), arguments:',
         '',

@@ -523,8 +523,9 @@ export function renderJsonExport(conversation: ExportableConversation): string {
 
 /**
  * The conversation as Markdown: the title as heading, then its system prompt (in a fence: it may hold headings of
- * its own), then each message with its role and timestamp, its text, its tool calls with their arguments and
- * results in fenced blocks, and a failed turn's failure.
+ * its own), then each message with its role and timestamp, its text, the knowledge-base sources it cites (each
+ * citation with its excerpt), its tool calls with their arguments and results in fenced blocks, and a failed
+ * turn's failure.
  */
 export function renderMarkdownExport(conversation: ExportableConversation): string {
   const lines = [
@@ -548,6 +549,13 @@ export function renderMarkdownExport(conversation: ExportableConversation): stri
   for (const message of conversation.messages) {
     lines.push('', `## ${message.role === 'user' ? 'User' : 'Assistant'} · ${message.timestamp}`);
     if (message.content !== '') lines.push('', message.content.trimEnd());
+    if (message.sources !== undefined && message.sources.length > 0)
+      lines.push(
+        '',
+        '**Sources:**',
+        '',
+        ...message.sources.map((source) => `- ${oneLine(source.citation)}: “${oneLine(source.excerpt)}”`),
+      );
     for (const call of message.toolCalls ?? []) {
       lines.push(
         '',

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema } from '../chat/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
+import { knowledgeSourceSchema } from '../knowledge/contracts.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
 
 /** Web PubSub hub the chat events are sent through. */
@@ -37,6 +38,12 @@ const eventBodies = {
     result: z.string(),
     isError: z.boolean(),
   },
+  /**
+   * The turn's knowledge-base sources so far (deduplicated, in the order its tools found them), sent at the start
+   * of the model round that follows a tool round that found some: before the answer's text that cites them. Each
+   * is the whole list, which the next one replaces; the answer's stored message keeps the last.
+   */
+  sources: { sources: z.array(knowledgeSourceSchema) },
   /**
    * The `content`, `reasoning-delta`, `reasoning-end` and `tool-call` events with fromSeq ≤ seq ≤ toSeq came from
    * an attempt at a model round that did not finish (its process crashed, or the model's stream broke): a client
@@ -74,6 +81,7 @@ export const chatEventBodySchema = z.discriminatedUnion('type', [
   body('content'),
   body('tool-call'),
   body('tool-result'),
+  body('sources'),
   body('discard'),
   body('message-end'),
   body('error'),
@@ -88,6 +96,7 @@ export const chatEventSchema = z.discriminatedUnion('type', [
   event('content'),
   event('tool-call'),
   event('tool-result'),
+  event('sources'),
   event('discard'),
   event('message-end'),
   event('error'),

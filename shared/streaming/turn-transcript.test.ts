@@ -1,7 +1,7 @@
 // What a client following the protocol shows: `discard` voids a crashed attempt's streamed output.
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatEventBody } from './contracts.js';
-import { answerText, discardRange, keptEvents } from './turn-transcript.js';
+import { answerText, discardRange, keptEvents, shownSources } from './turn-transcript.js';
 
 const ids = { sessionId: 's', chatMessageId: 'm' };
 const events = (...bodies: ChatEventBody[]): ChatEvent[] =>
@@ -38,5 +38,25 @@ describe('the turn transcript', () => {
       { type: 'discard', fromSeq: 1, toSeq: 2 },
     );
     expect(keptEvents(withTool).map((e) => e.type)).toEqual(['tool-result', 'discard']);
+  });
+
+  it('never voids the sources, and shows those of the last sources event', () => {
+    const source = (chunkId: string) => ({
+      chunkId,
+      documentId: 'a'.repeat(32),
+      title: 'T',
+      citation: 'T',
+      excerpt: 'x',
+      score: 1,
+    });
+    const withSources = events(
+      { type: 'sources', sources: [source('a')] },
+      { type: 'content', delta: 'x' },
+      { type: 'sources', sources: [source('a'), source('b')] },
+      { type: 'discard', fromSeq: 1, toSeq: 3 },
+    );
+    expect(keptEvents(withSources).map((e) => e.type)).toEqual(['sources', 'sources', 'discard']);
+    expect(shownSources(withSources).map((s) => s.chunkId)).toEqual(['a', 'b']);
+    expect(shownSources(crashed)).toEqual([]);
   });
 });

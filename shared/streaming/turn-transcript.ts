@@ -2,6 +2,7 @@
 // what a crashed attempt streamed, and the content that remains is the answer. The turn's steps use it to
 // resume after a crash and to keep what a failed turn had shown; tests use it to check clients against replays.
 // Pure.
+import type { KnowledgeSource } from '../knowledge/contracts.js';
 import type { ChatEvent, ChatEventType } from './contracts.js';
 
 /** Events a `discard` may void: the streamed output of one model round. */
@@ -29,6 +30,12 @@ export function answerText(events: readonly ChatEvent[]): string {
     .sort((a, b) => a.seq - b.seq)
     .map((event) => (event.type === 'content' ? event.delta : ''))
     .join('');
+}
+
+/** The knowledge-base sources a client shows: those of the last `sources` event (each replaces the one before). */
+export function shownSources(events: readonly ChatEvent[]): KnowledgeSource[] {
+  const last = [...events].sort((a, b) => a.seq - b.seq).findLast((event) => event.type === 'sources');
+  return last?.type === 'sources' ? last.sources : [];
 }
 
 /**

@@ -1,15 +1,26 @@
-// The tools of a chat turn, in one registry, given the ports they read; tools that later features bring
-// (knowledge) are added here.
+// The tools of a chat turn, in one registry, given the ports they read; tools that later features bring are
+// added here.
 import { addNumbersTool } from './add-numbers.js';
 import { conversationSearchTool, type ConversationSearchDeps } from './conversation-search.js';
+import { knowledgeSearchTool, type KnowledgeSearchDeps } from './knowledge-search.js';
 import { pastConversationTools, type PastConversationDeps } from './past-conversation.js';
 import { ToolRegistry } from './tool-registry.js';
 
-export { ToolRegistry, defineTool } from './tool-registry.js';
+export { ToolRegistry, cited, defineTool } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
 
-export type ChatToolDeps = PastConversationDeps & ConversationSearchDeps;
+/**
+ * The knowledge search is optional: a registry built without it (a composition that has no knowledge base, such
+ * as a test's) offers every other tool.
+ */
+export type ChatToolDeps = PastConversationDeps & ConversationSearchDeps & Partial<KnowledgeSearchDeps>;
 
 export function createChatTools(deps: ChatToolDeps): ToolRegistry {
-  return new ToolRegistry([addNumbersTool, ...pastConversationTools(deps), conversationSearchTool(deps)]);
+  const { searchKnowledge } = deps;
+  return new ToolRegistry([
+    addNumbersTool,
+    ...pastConversationTools(deps),
+    conversationSearchTool(deps),
+    ...(searchKnowledge === undefined ? [] : [knowledgeSearchTool({ searchKnowledge })]),
+  ]);
 }

@@ -79,6 +79,32 @@ describe('retrieve_past_answer', () => {
     });
   });
 
+  it('gives the sources the earlier answer cited, by citation and excerpt', async () => {
+    const [question, answer] = exchange(
+      'e1',
+      'How long is parental leave?',
+      'Twenty weeks [Handbook, p. 4].',
+      't',
+    );
+    const source = {
+      chunkId: 'doc:4',
+      documentId: 'a'.repeat(32),
+      title: 'Handbook',
+      pages: [4],
+      citation: 'Handbook, p. 4',
+      excerpt: 'Parents get twenty weeks of paid leave.',
+      score: 0.03,
+    };
+    await persist(mine, [question!, { ...answer!, sources: [source] }]);
+    expect((await call('retrieve_past_answer', { exchangeId: 'e1' })).value).toEqual({
+      exchangeId: 'e1',
+      at: 't',
+      question: 'How long is parental leave?',
+      answer: 'Twenty weeks [Handbook, p. 4].',
+      sources: [{ citation: 'Handbook, p. 4', excerpt: 'Parents get twenty weeks of paid leave.' }],
+    });
+  });
+
   it('finds an exchange in working memory before the history worker stored it', async () => {
     await workingMemory.append(
       mine.userId,

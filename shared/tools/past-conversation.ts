@@ -28,8 +28,8 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
   const retrievePastAnswer = defineTool({
     name: 'retrieve_past_answer',
     description:
-      'Returns an earlier exchange of this conversation in full: the user question and the complete answer. ' +
-      'Use it when the summary or an exchange line is not detailed enough.',
+      'Returns an earlier exchange of this conversation in full: the user question, the complete answer and ' +
+      'the knowledge-base sources it cited. Use it when the summary or an exchange line is not detailed enough.',
     arguments: z.object({
       exchangeId: z
         .string()
@@ -65,6 +65,10 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
         at: (answer ?? question).timestamp,
         question: question.content,
         answer: answerOf(question, answer),
+        // What the answer cited, so a new answer that repeats it can cite the same passages.
+        ...(answer?.sources?.length
+          ? { sources: answer.sources.map(({ citation, excerpt }) => ({ citation, excerpt })) }
+          : {}),
       };
     },
   });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
-import { defineTool, ToolRegistry, type ToolContext } from './tool-registry.js';
+import type { KnowledgeSource } from '../knowledge/contracts.js';
+import { cited, defineTool, ToolRegistry, type ToolContext } from './tool-registry.js';
 
 const context: ToolContext = { userId: 'user-1', sessionId: 'session-1', chatMessageId: 'chat-1' };
 
@@ -203,5 +204,33 @@ describe('ToolRegistry', () => {
     const outcome = await new ToolRegistry([broken]).execute(call('clock', ''), context);
     expect(outcome.isError).toBe(true);
     expect(errorOf(outcome.result)).toMatch(/^Tool clock failed: .*circular/i);
+  });
+
+  it('gives the model the value of a cited result and keeps its sources beside it, even when the text is cut', async () => {
+    const source: KnowledgeSource = {
+      chunkId: 'c1',
+      documentId: 'a'.repeat(32),
+      title: 'Handbook',
+      pages: [4],
+      citation: 'Handbook, p. 4',
+      excerpt: 'Leave is 20 days.',
+      score: 0.03,
+    };
+    const citing = defineTool({
+      ...noArgumentsTool,
+      run: () => Promise.resolve(cited({ text: 'x'.repeat(500) }, [source])),
+    });
+    const outcome = await new ToolRegistry([citing], { maxResultChars: 100 }).execute(
+      call('clock', ''),
+      context,
+    );
+    expect(outcome.result).toMatch(/^\{"text":"x+\n\[truncated: the result had 511 characters\]$/);
+    expect(outcome.sources).toEqual([source]);
+
+    const none = defineTool({ ...noArgumentsTool, run: () => Promise.resolve(cited('nothing found', [])) });
+    expect(await new ToolRegistry([none]).execute(call('clock', ''), context)).toEqual({
+      result: 'nothing found',
+      isError: false,
+    });
   });
 });

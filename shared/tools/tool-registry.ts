@@ -2,11 +2,13 @@
 // which gives both the JSON schema the model sees and the validation of what it sends. Executing a call never
 // throws: every problem (unknown tool, bad arguments, failure, timeout) becomes an error result the model can
 // read and act on. A tool that reaches the user's long-term memory is marked so: a turn posted with use_memory
-// false is not offered it, and a call to it anyway is refused.
+// false is not offered it, and a call to it anyway is refused. A tool whose result cites knowledge-base chunks
+// returns it through `cited`, so the turn keeps the sources beside the text the model reads.
 import { z } from 'zod';
 
 import type { TurnBranch } from '../chat/contracts.js';
 import { ensureError } from '../errors.js';
+import type { KnowledgeSource } from '../knowledge/contracts.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -35,8 +37,23 @@ export interface ToolDefinition<A = unknown> {
   arguments: z.ZodType<A>;
   /** It reads the user's long-term memory: left out of a use_memory false turn. */
   memory?: boolean;
-  /** The result: a string is given to the model as it is, anything else as JSON. */
+  /**
+   * The result: a string is given to the model as it is, anything else as JSON; `cited(value, sources)` gives the
+   * model `value` and the turn its sources.
+   */
   run(args: A, context: ToolContext): Promise<unknown>;
+}
+
+/** A tool's result with the knowledge-base chunks it found: the model reads `value`, the turn keeps `sources`. */
+export class CitedResult {
+  constructor(
+    readonly value: unknown,
+    readonly sources: readonly KnowledgeSource[],
+  ) {}
+}
+
+export function cited(value: unknown, sources: readonly KnowledgeSource[]): CitedResult {
+  return new CitedResult(value, sources);
 }
 
 /** Checks the definition (the name must be one every model API accepts) and returns it. */
@@ -51,6 +68,8 @@ export interface ToolOutcome {
   /** What the model is given; for an error, JSON `{"error": "..."}`. */
   result: string;
   isError: boolean;
+  /** The knowledge-base chunks a `cited` result named; absent when there are none (and on every error). */
+  sources?: KnowledgeSource[];
 }
 
 export interface ToolRegistryOptions {
@@ -106,7 +125,12 @@ export class ToolRegistry {
         this.timeoutMs,
         context.signal,
       );
-      return { result: this.truncate(render(value)), isError: false };
+      if (!(value instanceof CitedResult)) return { result: this.truncate(render(value)), isError: false };
+      return {
+        result: this.truncate(render(value.value)),
+        isError: false,
+        ...(value.sources.length > 0 ? { sources: [...value.sources] } : {}),
+      };
     } catch (error) {
       return this.failure(`Tool ${tool.name} failed: ${ensureError(error).message}`);
     }

@@ -1,0 +1,166 @@
+// The tool search_knowledge_base over a recording search: what it asks for (the caller's user, the default or
+// given limit), what the model reads back (each passage with its citation), the sources the turn keeps (the
+// same passages, their text cut to an excerpt), and the arguments it refuses. It is offered in a use_memory false
+// turn too, and only by a registry given the search.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
+import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
+import { createChatTools } from './index.js';
+import { excerptOf, knowledgeSearchTool } from './knowledge-search.js';
+import { ToolRegistry, type ToolContext } from './tool-registry.js';
+
+const context: ToolContext = { userId: 'user_001', sessionId: 'session-1', chatMessageId: 'chat-1' };
+
+const leave: KnowledgeSearchHit = {
+  chunkId: 'doc1:3',
+  documentId: 'a'.repeat(32),
+  title: 'Employee Handbook',
+  headings: ['Time off', 'Parental leave'],
+  heading: 'Parental leave',
+  pages: [4],
+  text: 'Parents get twenty weeks of paid leave.\n\nIt can be split.',
+  library: 'shared',
+  score: 0.0327868852459,
+  similarity: 0.81,
+  citation: 'Employee Handbook, p. 4',
+};
+const notes: KnowledgeSearchHit = {
+  chunkId: 'doc2:0',
+  documentId: 'b'.repeat(32),
+  title: 'Notes',
+  headings: [],
+  text: 'word '.repeat(100),
+  library: 'private',
+  score: 0.016,
+  similarity: 0.5,
+  citation: 'Notes',
+};
+
+let asked: { userId: string; query: string; limit: number }[];
+let answer: KnowledgeSearchHit[];
+let registry: ToolRegistry;
+
+beforeEach(() => {
+  asked = [];
+  answer = [leave, notes];
+  registry = new ToolRegistry([
+    knowledgeSearchTool({
+      searchKnowledge: (userId, query, limit) => {
+        asked.push({ userId, query, limit });
+        return Promise.resolve(answer);
+      },
+    }),
+  ]);
+});
+
+async function search(args: unknown, at: ToolContext = context) {
+  const outcome = await registry.execute(
+    { id: 'call-1', name: 'search_knowledge_base', arguments: JSON.stringify(args) },
+    at,
+  );
+  return { ...outcome, value: JSON.parse(outcome.result) as Record<string, unknown> };
+}
+
+describe('search_knowledge_base', () => {
+  it("searches the caller's libraries with the default limit, and gives each passage with its citation", async () => {
+    const { isError, value } = await search({ query: 'parental leave' });
+    expect(isError).toBe(false);
+    expect(asked).toEqual([{ userId: 'user_001', query: 'parental leave', limit: 5 }]);
+    expect(value).toEqual({
+      query: 'parental leave',
+      results: [
+        {
+          citation: 'Employee Handbook, p. 4',
+          title: 'Employee Handbook',
+          heading: 'Parental leave',
+          pages: [4],
+          text: leave.text,
+          score: 0.03279,
+        },
+        { citation: 'Notes', title: 'Notes', text: notes.text, score: 0.016 },
+      ],
+    });
+  });
+
+  it('keeps the passages as the turn’s sources, in rank order, with an excerpt of each', async () => {
+    const { sources } = await search({ query: 'parental leave', limit: 2 });
+    expect(asked[0]?.limit).toBe(2);
+    expect(sources).toEqual([
+      {
+        chunkId: 'doc1:3',
+        documentId: leave.documentId,
+        title: 'Employee Handbook',
+        heading: 'Parental leave',
+        pages: [4],
+        citation: 'Employee Handbook, p. 4',
+        excerpt: 'Parents get twenty weeks of paid leave. It can be split.',
+        score: leave.score,
+      },
+      {
+        chunkId: 'doc2:0',
+        documentId: notes.documentId,
+        title: 'Notes',
+        citation: 'Notes',
+        excerpt: expect.stringMatching(/^(word ){59}word…$/) as string,
+        score: notes.score,
+      },
+    ]);
+  });
+
+  it('says when nothing matches, with no sources', async () => {
+    answer = [];
+    const outcome = await search({ query: 'boats' });
+    expect(outcome.value).toEqual({
+      query: 'boats',
+      results: [],
+      note: "Nothing in the user's knowledge base matches the search.",
+    });
+    expect(outcome.sources).toBeUndefined();
+  });
+
+  it.each([
+    [{}, /query: /],
+    [{ query: '   ' }, /query: is empty/],
+    [{ query: 'x', limit: 0 }, /limit: /],
+    [{ query: 'x', limit: 11 }, /limit: /],
+    [{ query: 'x'.repeat(1_001) }, /query: /],
+  ])('refuses the arguments %j', async (args, problem) => {
+    const outcome = await search(args);
+    expect(outcome.isError).toBe(true);
+    expect(outcome.value['error']).toMatch(problem);
+    expect(asked).toEqual([]);
+  });
+
+  it('is offered in a use_memory false turn, and only by a registry given the search', () => {
+    const deps = {
+      messages: new MemoryConversationMessages(),
+      sessionMemory: new MemorySessionMemory(new MemoryConversationMessages()),
+      workingMemory: new MemoryWorkingMemory(),
+      searchConversations: () => Promise.resolve([]),
+    };
+    const withSearch = createChatTools({ ...deps, searchKnowledge: () => Promise.resolve([]) });
+    expect(withSearch.specs({ useMemory: false }).map((spec) => spec.name)).toContain(
+      'search_knowledge_base',
+    );
+    const [spec] = withSearch.specs().filter((one) => one.name === 'search_knowledge_base');
+    expect(spec?.description).toMatch(/square brackets/);
+    expect(spec?.parameters).toMatchObject({ required: ['query'] });
+    expect(createChatTools(deps).has('search_knowledge_base')).toBe(false);
+  });
+});
+
+describe('excerptOf', () => {
+  it('keeps a short text whole, on one line', () => {
+    expect(excerptOf('  A\n\nB \t C  ')).toBe('A B C');
+  });
+
+  it(`cuts a long text to ${SOURCE_EXCERPT_CHARS} characters at a word, never inside a character`, () => {
+    const cut = excerptOf('lorem '.repeat(80));
+    expect([...cut].length).toBeLessThanOrEqual(SOURCE_EXCERPT_CHARS);
+    expect(cut).toMatch(/^(lorem )+lorem…$/);
+    const emoji = excerptOf('😀'.repeat(400));
+    expect([...emoji]).toHaveLength(SOURCE_EXCERPT_CHARS);
+    expect(emoji.endsWith('😀…')).toBe(true);
+  });
+});

@@ -1,0 +1,113 @@
+// The tool search_knowledge_base: hybrid search over the documents the user may read (their own and the shared
+// library's). The model reads each hit's text with the citation it cites it by; the turn keeps the hits as its
+// sources (a `cited` result), which it streams before the answer and stores with it. Not a memory tool: the
+// knowledge base is the user's documents, not what the product remembers of them, so use_memory false keeps it.
+import { z } from 'zod';
+
+import {
+  DEFAULT_KNOWLEDGE_SEARCH_LIMIT,
+  knowledgeQuerySchema,
+  SEARCH_KNOWLEDGE_BASE_TOOL,
+  SOURCE_EXCERPT_CHARS,
+  type KnowledgeSearchHit,
+  type KnowledgeSource,
+} from '../knowledge/contracts.js';
+import { cited, defineTool, type ToolDefinition } from './tool-registry.js';
+
+/** Chunks one call returns at most: each is a few hundred tokens of the model's prompt. */
+export const MAX_KNOWLEDGE_TOOL_LIMIT = 10;
+
+export interface KnowledgeSearchDeps {
+  /** The knowledge area's search use-case (shared/knowledge/search-knowledge.ts), bound to its services. */
+  searchKnowledge: (userId: string, query: string, limit: number) => Promise<KnowledgeSearchHit[]>;
+}
+
+/** A hit as the model reads it: what to cite it by, where it is, its text, and how well it matched. */
+interface FoundChunk {
+  citation: string;
+  title: string;
+  heading?: string;
+  pages?: number[];
+  text: string;
+  /** Higher is better; comparable within one result only. */
+  score: number;
+}
+
+export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
+  return defineTool({
+    name: SEARCH_KNOWLEDGE_BASE_TOOL,
+    description:
+      "Searches the user's knowledge base (the documents they uploaded and the shared library) by meaning and " +
+      'words, and returns the best passages, each with its citation (the document title and its page or ' +
+      'section), its text and a relevance score. Use it when the user asks about their documents, a handbook, ' +
+      'a policy or anything such documents may answer. Answer from the passages only, and cite each passage ' +
+      'you use right after what it supports, with its citation in square brackets, e.g. [Employee Handbook, ' +
+      'p. 4]. When nothing relevant is found, say so instead of guessing.',
+    arguments: z.object({
+      query: knowledgeQuerySchema.describe(
+        'What to look for, in a few words or a sentence (for example "parental leave policy").',
+      ),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_KNOWLEDGE_TOOL_LIMIT)
+        .optional()
+        .describe(
+          `How many passages to return (1-${MAX_KNOWLEDGE_TOOL_LIMIT}; ${DEFAULT_KNOWLEDGE_SEARCH_LIMIT} when not given).`,
+        ),
+    }),
+    async run({ query, limit }, { userId }) {
+      const hits = await deps.searchKnowledge(userId, query, limit ?? DEFAULT_KNOWLEDGE_SEARCH_LIMIT);
+      return cited(
+        {
+          query,
+          results: hits.map(foundChunk),
+          ...(hits.length === 0 ? { note: "Nothing in the user's knowledge base matches the search." } : {}),
+        },
+        hits.map(sourceOf),
+      );
+    },
+  });
+}
+
+function foundChunk(hit: KnowledgeSearchHit): FoundChunk {
+  return {
+    citation: hit.citation,
+    title: hit.title,
+    ...(hit.heading === undefined ? {} : { heading: hit.heading }),
+    ...(hit.pages === undefined ? {} : { pages: hit.pages }),
+    text: hit.text,
+    // RRF scores are small fractions: four significant digits say the order without noise.
+    score: Number(hit.score.toPrecision(4)),
+  };
+}
+
+/** A hit as the turn keeps it: what cites it, and the start of its text for a client to show. */
+export function sourceOf(hit: KnowledgeSearchHit): KnowledgeSource {
+  return {
+    chunkId: hit.chunkId,
+    documentId: hit.documentId,
+    title: hit.title,
+    ...(hit.heading === undefined ? {} : { heading: hit.heading }),
+    ...(hit.pages === undefined ? {} : { pages: hit.pages }),
+    citation: hit.citation,
+    excerpt: excerptOf(hit.text),
+    score: hit.score,
+  };
+}
+
+/**
+ * The text on one line, cut to SOURCE_EXCERPT_CHARS characters (an ellipsis included) at a word when one ends in
+ * its last fifth; counted in code points, so no character is split.
+ */
+export function excerptOf(text: string): string {
+  const chars = [...text.replace(/\s+/g, ' ').trim()];
+  if (chars.length <= SOURCE_EXCERPT_CHARS) return chars.join('');
+  const start = chars.slice(0, SOURCE_EXCERPT_CHARS - 1).join('');
+  // The kept part ends at a word when the next character is a space; else it goes back to the last space.
+  if (chars[SOURCE_EXCERPT_CHARS - 1] === ' ') return `${start}…`;
+  const space = start.lastIndexOf(' ');
+  const cut = space >= (SOURCE_EXCERPT_CHARS * 4) / 5 ? start.slice(0, space) : start;
+  return `${cut.trimEnd()}…`;
+}
