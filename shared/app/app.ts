@@ -29,7 +29,7 @@ import { createKnowledgeStores } from '../knowledge/adapters/knowledge-adapters.
 import type { KnowledgeChunks } from '../knowledge/knowledge-chunks.js';
 import type { KnowledgeDocuments } from '../knowledge/knowledge-documents.js';
 import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
-import type { KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
+import { searchKnowledge, type KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
 import type { KnowledgeConfig } from '../knowledge/settings.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
@@ -227,6 +227,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           workingMemory: stores.workingMemory,
           searchConversations: (userId, query, limit, options) =>
             searchConversations(search, userId, query, limit, options),
+          searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
         }),
         publisher: platform.publisher,
         headers: history.headers,

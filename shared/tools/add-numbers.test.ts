@@ -57,6 +57,7 @@ describe('add_numbers', () => {
       sessionMemory: new MemorySessionMemory(messages),
       workingMemory: new MemoryWorkingMemory(),
       searchConversations: () => Promise.resolve([]),
+      searchKnowledge: () => Promise.resolve([]),
     };
     expect(createChatTools(deps).has('add_numbers')).toBe(true);
   });

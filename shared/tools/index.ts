@@ -9,18 +9,13 @@ import { ToolRegistry } from './tool-registry.js';
 export { ToolRegistry, cited, defineTool } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
 
-/**
- * The knowledge search is optional: a registry built without it (a composition that has no knowledge base, such
- * as a test's) offers every other tool.
- */
-export type ChatToolDeps = PastConversationDeps & ConversationSearchDeps & Partial<KnowledgeSearchDeps>;
+export type ChatToolDeps = PastConversationDeps & ConversationSearchDeps & KnowledgeSearchDeps;
 
 export function createChatTools(deps: ChatToolDeps): ToolRegistry {
-  const { searchKnowledge } = deps;
   return new ToolRegistry([
     addNumbersTool,
     ...pastConversationTools(deps),
     conversationSearchTool(deps),
-    ...(searchKnowledge === undefined ? [] : [knowledgeSearchTool({ searchKnowledge })]),
+    knowledgeSearchTool(deps),
   ]);
 }

@@ -132,7 +132,7 @@ describe('search_knowledge_base', () => {
     expect(asked).toEqual([]);
   });
 
-  it('is offered in a use_memory false turn, and only by a registry given the search', () => {
+  it('is offered in a use_memory false turn', () => {
     const deps = {
       messages: new MemoryConversationMessages(),
       sessionMemory: new MemorySessionMemory(new MemoryConversationMessages()),
@@ -146,7 +146,6 @@ describe('search_knowledge_base', () => {
     const [spec] = withSearch.specs().filter((one) => one.name === 'search_knowledge_base');
     expect(spec?.description).toMatch(/square brackets/);
     expect(spec?.parameters).toMatchObject({ required: ['query'] });
-    expect(createChatTools(deps).has('search_knowledge_base')).toBe(false);
   });
 });
 

@@ -47,15 +47,22 @@ async function persist(context: ToolContext, conversation: ConversationMessage[]
   );
 }
 
-/** Other conversations are not this file's concern. */
+/** Other conversations and the knowledge base are not this file's concern. */
 const searchConversations = () => Promise.resolve([]);
+const searchKnowledge = () => Promise.resolve([]);
 
 function entry(exchangeId: string, ordinal: number, line: string, tags: string[]): ExchangeEntry {
   return { exchangeId, ordinal, line, tags, at: `2025-01-01T00:00:0${ordinal}.000Z` };
 }
 
 async function call(name: string, args: unknown, context: ToolContext = mine) {
-  const registry = createChatTools({ messages, sessionMemory, workingMemory, searchConversations });
+  const registry = createChatTools({
+    messages,
+    sessionMemory,
+    workingMemory,
+    searchConversations,
+    searchKnowledge,
+  });
   const outcome = await registry.execute({ id: 'call-1', name, arguments: JSON.stringify(args) }, context);
   return { isError: outcome.isError, value: JSON.parse(outcome.result) as Record<string, unknown> };
 }
@@ -177,12 +184,19 @@ describe('lookup_past_conversation', () => {
   });
 
   it('is described to the model beside retrieve_past_answer', () => {
-    const specs = createChatTools({ messages, sessionMemory, workingMemory, searchConversations }).specs();
+    const specs = createChatTools({
+      messages,
+      sessionMemory,
+      workingMemory,
+      searchConversations,
+      searchKnowledge,
+    }).specs();
     expect(specs.map((spec) => spec.name)).toEqual([
       'add_numbers',
       'retrieve_past_answer',
       'lookup_past_conversation',
       'search_conversation_history',
+      'search_knowledge_base',
     ]);
     expect(specs[2]?.parameters).toMatchObject({ required: ['topic'] });
   });

@@ -51,6 +51,7 @@ import type { StreamTicketGrant, StreamTicketStore } from '../../shared/streamin
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
+import { searchKnowledge } from '../../shared/knowledge/search-knowledge.js';
 import { searchConversations } from '../../shared/memory/search-conversations.js';
 import { createChatTools } from '../../shared/tools/index.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -518,6 +519,7 @@ export function createTestApp(
     probe: unreachableModel,
   };
   const search = { summaries: fakes.summaries, headers: fakes.headers, llm };
+  const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm };
   const cancellations = new TurnCancelSignals(fakes.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
   });
@@ -541,6 +543,7 @@ export function createTestApp(
           workingMemory: fakes.workingMemory,
           searchConversations: (userId, query, limit, options) =>
             searchConversations(search, userId, query, limit, options),
+          searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
@@ -590,7 +593,7 @@ export function createTestApp(
       publisher: fakes.publisher,
       llm,
       settings: config.knowledge,
-      search: { chunks: fakes.knowledgeChunks, llm },
+      search: knowledgeSearch,
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
