@@ -11,7 +11,9 @@ import {
   type DocumentView,
   type KnowledgeSearchHit,
 } from '../../shared/knowledge/contracts.js';
-import { DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
+import type { ConversationMessage } from '../../shared/chat/contracts.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { assembleText, ChatClient, DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { makePdf } from '../support/make-pdf.js';
 
@@ -169,6 +171,49 @@ describe('the knowledge base over the local runtime', () => {
 
     const list = await expectStatus<{ documents: DocumentView[] }>(await call('user_001', 'documents'), 200);
     expect(list.documents.map((d) => d.documentId)).toEqual([security.documentId, handbook.documentId]);
+  });
+
+  it('answers a question about the handbook from it: the turn searches, streams the sources first, keeps them', async () => {
+    // The offline model (the runtime's model here) searches the knowledge base when a message speaks of "the
+    // handbook" (its stand-in rule); the search is the product's own, over the document just indexed.
+    const client = new ChatClient(runtime.url, 'user_001');
+    const sessionId = await client.startSession();
+    const chatMessageId = await client.send(sessionId, 'What does the handbook say about parental leave?');
+    const frames = await client.stream(sessionId, chatMessageId);
+    const events = frames.map((frame) => frame.data);
+    const types = events.map((event) => event.type);
+    expect(types).toContain('tool-call');
+    const call = events.find((event) => event.type === 'tool-call');
+    expect(call).toMatchObject({ name: 'search_knowledge_base' });
+    const sourcesAt = types.indexOf('sources');
+    expect(sourcesAt).toBeGreaterThan(types.indexOf('tool-result'));
+    expect(sourcesAt).toBeLessThan(types.indexOf('content'));
+    const sources = events.find((event) => event.type === 'sources');
+    if (sources?.type !== 'sources') throw new Error('no sources event');
+    expect(sources.sources[0]).toMatchObject({
+      documentId: handbook.documentId,
+      heading: 'Parental leave',
+      citation: 'handbook › Parental leave',
+    });
+    expect(sources.sources[0]?.excerpt).toMatch(/sixteen weeks/);
+    const answer = assembleText(events);
+    expect(answer).toContain('[handbook › Parental leave]');
+
+    // The stored answer keeps them: the conversation as the History API shows it.
+    const conversation = await expectStatus<{ messages: ConversationMessage[] }>(
+      await fetch(`${runtime.url}/api/history/conversations/${sessionId}`, { headers: client.headers() }),
+      200,
+    );
+    const stored = conversation.messages.find((message) => message.role === 'assistant');
+    expect(stored?.content).toBe(answer);
+    expect(stored?.sources).toEqual(sources.sources);
+    // Another user asking the same finds nothing of user_001's private handbook.
+    const other = new ChatClient(runtime.url, 'user_002');
+    const otherSession = await other.startSession();
+    const otherTurn = await other.send(otherSession, 'What does the handbook say about parental leave?');
+    const otherEvents = (await other.stream(otherSession, otherTurn)).map((frame) => frame.data);
+    expect(otherEvents.map((event) => event.type)).not.toContain('sources');
+    expect(assembleText(otherEvents)).toMatch(/found nothing in the knowledge base/);
   });
 
   it('answers the same content again with the same document: 200 once it is ready', async () => {
