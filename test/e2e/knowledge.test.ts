@@ -12,7 +12,6 @@ import {
   type KnowledgeSearchHit,
 } from '../../shared/knowledge/contracts.js';
 import type { ConversationMessage } from '../../shared/chat/contracts.js';
-import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import { assembleText, ChatClient, DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { makePdf } from '../support/make-pdf.js';
