@@ -217,6 +217,15 @@ describe('extractDocument: PDF', () => {
     expect(document.blocks).toEqual([text('年次休暇は二十五日です。申請は二週間前までに。', 1)]);
   });
 
+  it("reads PDFs in a worker thread: pdf.js's polyfills never replace this thread's built-ins", async () => {
+    const { stringify, parse } = JSON;
+    const { push } = Array.prototype;
+    await extractDocument('pdf', makePdf([['Some text.']]));
+    expect(JSON.stringify).toBe(stringify);
+    expect(JSON.parse).toBe(parse);
+    expect(Array.prototype.push).toBe(push);
+  });
+
   it('leaves the caller’s bytes as they were (pdf.js takes over the buffer it is given)', async () => {
     const pdf = makePdf([['Some text.']]);
     const copy = pdf.slice();

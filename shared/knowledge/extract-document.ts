@@ -1,17 +1,14 @@
 // Text extraction for the knowledge base: Markdown (marked's lexer), plain text, HTML (htmlparser2) and PDF (Mozilla's
-// pdf.js, page by page) become the same list of headings and text blocks (document-text.ts) for the chunker.
+// pdf.js, page by page, in a worker thread: pdf-reader.ts) become the same list of headings and text blocks
+// (document-text.ts) for the chunker.
 // Content that cannot be read as its format, or that holds no text, fails with UnreadableDocumentError.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-
 import { Parser } from 'htmlparser2';
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
 
-import type * as PdfjsLibrary from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-
 import type { DocumentFormat } from './contracts.js';
 import { UnreadableDocumentError, type ExtractedDocument, type TextBlock } from './document-text.js';
+import { readPdf } from './pdf-reader.js';
+import { preformatted, prose, pushText } from './text-blocks.js';
 
 type HeadingLevel = Extract<TextBlock, { kind: 'heading' }>['level'];
 
@@ -20,7 +17,7 @@ export async function extractDocument(
   content: Uint8Array,
 ): Promise<ExtractedDocument> {
   const document =
-    format === 'pdf' ? await extractPdf(content) : extractMarkup(format, decodeUtf8(content, format));
+    format === 'pdf' ? await readPdf(content) : extractMarkup(format, decodeUtf8(content, format));
   if (!document.blocks.some((block) => block.kind === 'text')) {
     throw new UnreadableDocumentError(
       'empty',
@@ -55,30 +52,6 @@ function decodeUtf8(content: Uint8Array, format: DocumentFormat): string {
         'save it as UTF-8 and upload it again.',
     );
   }
-}
-
-// --- Whitespace -------------------------------------------------------------------------------------------------
-
-/** Control characters other than tab and line feed: never meaningful in indexed text. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-
-/** Prose: every run of whitespace (line breaks included) becomes one space. */
-function prose(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
-}
-
-/** Preformatted text (code): lines and indentation kept, trailing spaces and blank edges dropped. */
-function preformatted(text: string): string {
-  return text
-    .replace(CONTROL_CHARACTERS, '')
-    .replace(/[ \t]+$/gm, '')
-    .replace(/^\n+|\n+$/g, '');
-}
-
-function pushText(blocks: TextBlock[], text: string, page?: number): void {
-  if (text === '') return;
-  blocks.push(page === undefined ? { kind: 'text', text } : { kind: 'text', text, page });
 }
 
 // --- Plain text -------------------------------------------------------------------------------------------------
@@ -371,154 +344,4 @@ function htmlBlocks(html: string): { title?: string; blocks: TextBlock[] } {
   const title =
     prose(titleParts.join('')) || blocks.find((block) => block.kind === 'heading' && block.level === 1)?.text;
   return title ? { title, blocks } : { blocks };
-}
-
-// --- PDF --------------------------------------------------------------------------------------------------------
-
-type Pdfjs = typeof PdfjsLibrary;
-
-interface PdfjsData {
-  cMapUrl: string;
-  standardFontDataUrl: string;
-}
-
-let pdfjs: Promise<{ library: Pdfjs; data: PdfjsData }> | undefined;
-
-/** pdf.js is large: it is loaded the first time a PDF is read, not when the app starts (and again if that failed). */
-function loadPdfjs(): Promise<{ library: Pdfjs; data: PdfjsData }> {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs').then(
-    (library) => ({ library, data: pdfjsData() }),
-    (error: unknown) => {
-      pdfjs = undefined;
-      throw error;
-    },
-  );
-  return pdfjs;
-}
-
-/**
- * The data pdf.js ships for PDFs that rely on fonts they do not embed: the character maps of CJK fonts (without
- * them such text cannot be mapped to Unicode) and the standard fonts' programs (else pdf.js warns on each one).
- */
-function pdfjsData(): PdfjsData {
-  const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  // pdf.js wants each ending with '/' (and Node reads such paths on Windows too).
-  const directory = (name: string): string => `${path.join(root, name).split(path.sep).join('/')}/`;
-  return { cMapUrl: directory('cmaps'), standardFontDataUrl: directory('standard_fonts') };
-}
-
-/** One line of a page's text, as pdf.js positions it. */
-interface PdfLine {
-  text: string;
-  /** The baseline's height on the page (PDF space: it grows upwards). */
-  y: number;
-  /** The font size (the text's height). */
-  size: number;
-}
-
-async function extractPdf(content: Uint8Array): Promise<ExtractedDocument> {
-  const { library, data } = await loadPdfjs();
-  const task = library.getDocument({
-    // A copy: pdf.js takes the buffer over (and refuses a Node Buffer).
-    data: new Uint8Array(content),
-    ...data,
-    cMapPacked: true,
-    isEvalSupported: false,
-    useSystemFonts: false,
-    disableFontFace: true,
-    verbosity: 0,
-  });
-  try {
-    const pdf = await task.promise;
-    const blocks: TextBlock[] = [];
-    for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber += 1) {
-      const page = await pdf.getPage(pageNumber);
-      const content = await page.getTextContent();
-      const lines: PdfLine[] = [];
-      let line: PdfLine | undefined;
-      for (const item of content.items) {
-        if (!('str' in item)) continue; // marked-content boundaries
-        // transform = [a, b, c, d, e, f]: (c, d) is the text's vertical vector (its size), f its baseline's height.
-        const [, , c = 0, d = 0, , y = 0] = item.transform as number[];
-        const size = Math.hypot(c, d) || item.height;
-        if (line !== undefined && Math.abs(line.y - y) > Math.max(line.size, size, 1) / 2) {
-          lines.push(line);
-          line = undefined;
-        }
-        if (item.str !== '') {
-          if (line === undefined) line = { text: item.str, y, size };
-          else line.text += item.str;
-        }
-        if (item.hasEOL && line !== undefined) {
-          lines.push(line);
-          line = undefined;
-        }
-      }
-      if (line !== undefined) lines.push(line);
-      for (const paragraph of pdfParagraphs(lines)) pushText(blocks, paragraph, pageNumber);
-      page.cleanup();
-    }
-    const title = await pdfTitle(pdf);
-    return title === undefined
-      ? { pageCount: pdf.numPages, blocks }
-      : { title, pageCount: pdf.numPages, blocks };
-  } catch (error) {
-    throw new UnreadableDocumentError('unreadable', `The PDF could not be read: ${pdfProblem(error)}`);
-  } finally {
-    await task.destroy();
-  }
-}
-
-/**
- * A page's lines as paragraphs: a new paragraph where the gap to the previous line is wider than a line's (a blank
- * line), where the text goes back up (a new column) or where the font size changes (a heading, a caption).
- */
-function pdfParagraphs(lines: readonly PdfLine[]): string[] {
-  const paragraphs: string[] = [];
-  let current = '';
-  let previous: PdfLine | undefined;
-  for (const line of lines) {
-    const text = prose(line.text);
-    if (text === '') continue;
-    const size = Math.max(line.size, previous?.size ?? 0, 1);
-    const gap = previous === undefined ? 0 : previous.y - line.y;
-    const breaks =
-      previous === undefined ||
-      gap < 0 ||
-      gap > size * 1.6 ||
-      Math.abs(line.size - previous.size) > 0.2 * size;
-    if (breaks) {
-      if (current !== '') paragraphs.push(current);
-      current = text;
-    } else {
-      current += joinsWithoutSpace(current, text) ? text : ` ${text}`;
-    }
-    previous = line;
-  }
-  if (current !== '') paragraphs.push(current);
-  return paragraphs;
-}
-
-/** CJK punctuation, kana, ideographs and full-width forms; not Hangul: Korean puts spaces between words. */
-const CJK_CHARACTER = /^[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]$/;
-
-/** A line broken after a hyphen, or between two CJK characters (which are written without spaces), joins directly. */
-function joinsWithoutSpace(before: string, after: string): boolean {
-  if (/\p{L}-$/u.test(before)) return true;
-  return CJK_CHARACTER.test(before.at(-1) ?? '') && CJK_CHARACTER.test(after[0] ?? '');
-}
-
-async function pdfTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {
-  // Metadata is optional: a PDF whose Info dictionary is damaged is still read for its text.
-  const metadata = await pdf.getMetadata().catch(() => undefined);
-  const title: unknown = metadata && 'Title' in metadata.info ? metadata.info.Title : undefined;
-  return typeof title === 'string' ? prose(title) || undefined : undefined;
-}
-
-/** pdf.js's reason (InvalidPDFException, PasswordException, …) as the end of a sentence for the user. */
-function pdfProblem(error: unknown): string {
-  if (error instanceof Error && error.name === 'PasswordException') return 'it is protected by a password.';
-  const message = error instanceof Error ? error.message.trim() : String(error);
-  if (message === '') return 'it is damaged or not a PDF.';
-  return /[.!?]$/.test(message) ? message : `${message}.`;
 }

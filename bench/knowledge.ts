@@ -1,0 +1,241 @@
+// The knowledge base on the local runtime (in this process, data kept in a temporary folder as `npm start` keeps
+// it, the offline model's embeddings): ingestion throughput through the API and the worker (PDF pages per second,
+// Markdown chunks per second, embeddings per request), and search latency through POST /api/knowledge/search with
+// 1,000 and 10,000 chunks in the caller's libraries (the first search of each size apart: it reads the chunks of
+// documents the process has not ranked yet; then p50/p95 of the next ones), with Cosmos DB requests and bytes per
+// search. Prints a report and writes bench/results/knowledge.json; asserts nothing about speed.
+//   npm run bench:knowledge        (SEARCHES=100, PDFS=8, PDF_PAGES=40, SIZES=1000,10000 by default)
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { createLogHandler } from '../local/log.js';
+import { startLocalRuntime } from '../local/runtime.js';
+import type { DocumentView, KnowledgeSearchHit } from '../shared/knowledge/contracts.js';
+import { privateLibrary } from '../shared/knowledge/contracts.js';
+import { makePdf } from '../test/support/make-pdf.js';
+import { percentile, round } from './figures.js';
+
+const SEARCHES = Number(process.env.SEARCHES ?? 100);
+const PDFS = Number(process.env.PDFS ?? 8);
+const PDF_PAGES = Number(process.env.PDF_PAGES ?? 40);
+const SIZES = (process.env.SIZES ?? '1000,10000').split(',').map(Number);
+/** Markdown documents are made of sections of about one chunk each; this many per document. */
+const SECTIONS_PER_DOCUMENT = 100;
+const UPLOADS_IN_FLIGHT = 4;
+const RESULTS_FILE = 'bench/results/knowledge.json';
+const USER = 'bench-knowledge-user';
+const IDENTITY = { 'x-ms-client-principal-id': USER };
+
+const TOPICS = (
+  'parental leave|expense receipts|laptop encryption|visitor badges|travel booking|remote work|security keys|' +
+  'annual review|sick days|pension plan|office parking|printer toner|password reset|conference budget|' +
+  'onboarding checklist|code review|incident response|holiday calendar|training courses|meeting rooms'
+).split('|');
+const FILLER = (
+  'the policy applies to every employee and contractor working for the company in any country where it ' +
+  'operates and describes what to do who to ask and how long each step takes before a manager approves it'
+).split(' ');
+
+/** A deterministic paragraph of about `words` words on a topic (the topic's words recur, as in a real section). */
+function paragraph(topic: string, seed: number, words: number): string {
+  let state = (seed + 1) * 2654435761;
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    state = (state * 1103515245 + 12345) >>> 0;
+    out.push(i % 9 === 0 ? topic : (FILLER[state % FILLER.length] as string));
+  }
+  return `${out.join(' ')}.`;
+}
+
+function markdownDocument(index: number): string {
+  const lines = [`# Policy book ${index}`, ''];
+  for (let s = 0; s < SECTIONS_PER_DOCUMENT; s++) {
+    const topic = TOPICS[(index * 7 + s) % TOPICS.length] as string;
+    lines.push(`## ${topic} (${index}.${s})`, '', paragraph(topic, index * 1000 + s, 180), '');
+    lines.push(paragraph(topic, index * 1000 + s + 500, 90), '');
+  }
+  return lines.join('\n');
+}
+
+/** A page is about 30 lines of 12 words (a dense page of prose). */
+function pdfDocument(index: number): Uint8Array {
+  const pages = Array.from({ length: PDF_PAGES }, (_, p) => {
+    const topic = TOPICS[(index + p) % TOPICS.length] as string;
+    const text = paragraph(topic, index * 100 + p, 360).split(' ');
+    const lines: string[] = [];
+    for (let i = 0; i < text.length; i += 12) lines.push(text.slice(i, i + 12).join(' '));
+    return lines;
+  });
+  return makePdf(pages, { title: `Manual ${index}` });
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'bench-knowledge-'));
+const runtime = await startLocalRuntime({
+  port: 0,
+  dataDir,
+  settings: { AUTH_MODE: 'app-service', OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0' },
+  logHandler: createLogHandler('error'),
+});
+const api = `${runtime.url}/api/knowledge`;
+
+async function upload(body: object): Promise<DocumentView> {
+  const response = await fetch(`${api}/documents`, {
+    method: 'POST',
+    headers: { ...IDENTITY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 202)
+    throw new Error(`upload answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { document: DocumentView }).document;
+}
+
+/** Uploads with a few in flight, as a client with many files would, and waits until every one is ready. */
+async function ingest(bodies: readonly object[]): Promise<{ ms: number; documents: DocumentView[] }> {
+  const started = performance.now();
+  const ids: string[] = [];
+  for (let i = 0; i < bodies.length; i += UPLOADS_IN_FLIGHT)
+    ids.push(
+      ...(await Promise.all(bodies.slice(i, i + UPLOADS_IN_FLIGHT).map(upload))).map((d) => d.documentId),
+    );
+  const documents: DocumentView[] = [];
+  for (const id of ids) {
+    for (;;) {
+      const response = await fetch(`${api}/documents/${id}`, { headers: IDENTITY });
+      const { document } = (await response.json()) as { document: DocumentView };
+      if (document.status === 'failed') throw new Error(`document ${id} failed: ${document.failure?.reason}`);
+      if (document.status === 'ready') {
+        documents.push(document);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return { ms: performance.now() - started, documents };
+}
+
+/** Embeddings requests the worker made for these documents (kept on each record). */
+async function embeddingRequests(documents: readonly DocumentView[]): Promise<number> {
+  let total = 0;
+  for (const document of documents) {
+    const stored = await runtime.app.knowledge.documents.get(privateLibrary(USER), document.documentId);
+    total += stored?.document.embeddingRequests ?? 0;
+  }
+  return total;
+}
+
+async function search(query: string): Promise<KnowledgeSearchHit[]> {
+  const response = await fetch(`${api}/search`, {
+    method: 'POST',
+    headers: { ...IDENTITY, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, limit: 5 }),
+  });
+  if (response.status !== 200)
+    throw new Error(`search answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { results: KnowledgeSearchHit[] }).results;
+}
+
+async function searchFigures(chunks: number) {
+  const queries = Array.from(
+    { length: SEARCHES },
+    (_, i) => `how does ${TOPICS[i % TOPICS.length]} work for ${FILLER[(i * 5) % FILLER.length]}`,
+  );
+  runtime.cosmos.resetStats();
+  let started = performance.now();
+  const firstHits = await search(queries[0] as string);
+  const coldMs = performance.now() - started;
+  const cold = runtime.cosmos.stats();
+  const times: number[] = [];
+  let onTopic = 0;
+  runtime.cosmos.resetStats();
+  for (const query of queries) {
+    started = performance.now();
+    const hits = await search(query);
+    times.push(performance.now() - started);
+    const topic = TOPICS.find((t) => query.includes(t)) as string;
+    if (hits[0]?.text.includes(topic)) onTopic++;
+  }
+  const warm = runtime.cosmos.stats();
+  return {
+    chunks,
+    firstSearchMs: round(coldMs),
+    firstSearchCosmosRequests: cold.requests,
+    firstSearchCosmosResponseBytes: cold.responseBytes,
+    firstSearchResults: firstHits.length,
+    searches: SEARCHES,
+    p50Ms: round(percentile(times, 50)),
+    p95Ms: round(percentile(times, 95)),
+    cosmosRequestsPerSearch: round(warm.requests / SEARCHES, 2),
+    cosmosResponseBytesPerSearch: Math.round(warm.responseBytes / SEARCHES),
+    topResultOnTopic: round(onTopic / SEARCHES, 2),
+  };
+}
+
+const report: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length } };
+try {
+  // 1. PDFs: pages per second through upload, queue, extraction, chunking, embedding and storage.
+  const pdfBodies = Array.from({ length: PDFS }, (_, i) => ({
+    fileName: `manual-${i}.pdf`,
+    contentType: 'application/pdf',
+    contentBase64: Buffer.from(pdfDocument(i)).toString('base64'),
+  }));
+  const pdf = await ingest(pdfBodies);
+  const pdfChunks = pdf.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
+  const pdfPages = pdf.documents.reduce((sum, d) => sum + (d.pageCount ?? 0), 0);
+  const pdfEmbeddings = await embeddingRequests(pdf.documents);
+  report.pdfIngestion = {
+    documents: PDFS,
+    pages: pdfPages,
+    chunks: pdfChunks,
+    seconds: round(pdf.ms / 1000, 2),
+    pagesPerSecond: round(pdfPages / (pdf.ms / 1000)),
+    chunksPerSecond: round(pdfChunks / (pdf.ms / 1000)),
+    embeddingRequests: pdfEmbeddings,
+    embeddingsPerRequest: round(pdfChunks / pdfEmbeddings, 1),
+  };
+  console.log('PDF ingestion', report.pdfIngestion);
+
+  // 2. Markdown up to each size, then the searches at that size.
+  let total = pdfChunks;
+  let documentIndex = 0;
+  const markdown = { documents: 0, chunks: 0, ms: 0, embeddingRequests: 0 };
+  const searches = [];
+  for (const size of SIZES) {
+    const bodies: object[] = [];
+    // Each document makes about SECTIONS_PER_DOCUMENT chunks; the last batch may pass the size a little.
+    const needed = Math.max(0, Math.ceil((size - total) / SECTIONS_PER_DOCUMENT));
+    for (let i = 0; i < needed; i++, documentIndex++)
+      bodies.push({
+        fileName: `policy-${documentIndex}.md`,
+        contentType: 'text/markdown',
+        contentBase64: Buffer.from(markdownDocument(documentIndex)).toString('base64'),
+      });
+    const done = await ingest(bodies);
+    const chunks = done.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
+    total += chunks;
+    markdown.documents += bodies.length;
+    markdown.chunks += chunks;
+    markdown.ms += done.ms;
+    markdown.embeddingRequests += await embeddingRequests(done.documents);
+    const figures = await searchFigures(total);
+    console.log('search', figures);
+    searches.push(figures);
+  }
+  report.markdownIngestion = {
+    documents: markdown.documents,
+    chunks: markdown.chunks,
+    seconds: round(markdown.ms / 1000, 2),
+    chunksPerSecond: round(markdown.chunks / (markdown.ms / 1000)),
+    embeddingRequests: markdown.embeddingRequests,
+    embeddingsPerRequest: round(markdown.chunks / markdown.embeddingRequests, 1),
+  };
+  console.log('Markdown ingestion', report.markdownIngestion);
+  report.search = searches;
+  await mkdir('bench/results', { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`wrote ${RESULTS_FILE}`);
+} finally {
+  await runtime.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
