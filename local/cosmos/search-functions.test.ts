@@ -85,6 +85,20 @@ describe('search functions', () => {
     // Not an array: ARRAY_CONTAINS is undefined, and so is its NOT; no document passes.
     expect(run('x', [])).toEqual([]);
     expect(run(['x'], 'b')).toEqual([]);
+    // A document without the path: ARRAY_CONTAINS of undefined is undefined, and so is its NOT.
+    const withoutKind = [...documents, { id: 'e', text: 'cat', v: [1, 0] }];
+    const kindless = (sql: string) =>
+      runSearchQuery(sql, [{ name: '@kinds', value: ['x'] }], withoutKind).map((row) => row.id);
+    expect(
+      kindless(
+        'SELECT c.id FROM c WHERE ARRAY_CONTAINS(@kinds, c.kind) ORDER BY RANK FullTextScore(c.text, "cat")',
+      ),
+    ).toEqual(['b', 'a', 'c']);
+    expect(
+      kindless(
+        'SELECT c.id FROM c WHERE NOT ARRAY_CONTAINS(@kinds, c.kind) ORDER BY RANK FullTextScore(c.text, "cat")',
+      ),
+    ).toEqual(['d']);
     // An array literal, and a condition of each kind together.
     expect(
       runSearchQuery(

@@ -62,14 +62,16 @@ export class SearchQueryError extends Error {
 /**
  * Whether a WHERE condition holds for a document. ARRAY_CONTAINS(array, value) is true when an item of the array
  * equals the value (a string, number or boolean: what these queries compare); its result, and so its NOT, is
- * undefined (the document is left out either way) when the first argument is not an array (array_contains
- * reference: "returns undefined" for a non-array; a WHERE clause keeps only documents for which it is true).
+ * undefined (the document is left out either way) when the first argument is not an array, or when the value is
+ * undefined, as a path the document lacks is (array_contains reference: "returns undefined" for a non-array; an
+ * undefined argument makes a function undefined; NOT of undefined is undefined; a WHERE clause keeps only
+ * documents for which it is true). So `NOT ARRAY_CONTAINS(@ids, c.documentId)` drops a row without documentId.
  */
 function holds(condition: Condition, document: Document, valueOf: ValueOf): boolean {
   const value = valueAt(document, condition.path);
   if (condition.kind === 'equals') return value === valueOf(condition.value);
   const array = valueOf(condition.array);
-  if (!Array.isArray(array)) return false;
+  if (!Array.isArray(array) || value === undefined) return false;
   return array.some((item) => item === value) !== condition.negated;
 }
 
