@@ -1,5 +1,6 @@
 // host.json as both hosts read it: the local runtime takes its Service Bus concurrency, and its time limits
-// must outlast a chat turn the worker waits for (or the session would be released, or the worker killed, mid-turn).
+// must outlast a chat turn the worker waits for (or the session would be released, or the worker killed, mid-turn)
+// and keep a message locked as long as a function may run on it (a document's ingestion can take that long).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,14 @@ describe('host.json', () => {
       chat.turnWaitMs,
     );
     expect(timeSpanMs(hostJson.functionTimeout)).toBeGreaterThan(chat.turnWaitMs);
+  });
+
+  it('renews a message lock for as long as a function may run, so a long ingestion is not delivered twice', () => {
+    // A lock that lapsed before the function ended would hand the message (a document being indexed) to another
+    // instance while the first still works on it.
+    expect(timeSpanMs(hostJson.extensions.serviceBus.maxAutoLockRenewalDuration)).toBeGreaterThanOrEqual(
+      timeSpanMs(hostJson.functionTimeout),
+    );
   });
 
   it('takes the host defaults where host.json sets nothing, and refuses a malformed one', async () => {
