@@ -7,7 +7,7 @@ import { SeededRandom } from '../../test/support/seeded-random.js';
 import { estimateTokens } from '../chat/prompt.js';
 
 import { chunkDocument, embeddingInput } from './chunking.js';
-import type { ChunkDraft } from './contracts.js';
+import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';
 import type { ExtractedDocument, TextBlock } from './document-text.js';
 
 const h = (level: 1 | 2 | 3 | 4 | 5 | 6, text: string): TextBlock => ({ kind: 'heading', level, text });
@@ -121,6 +121,20 @@ describe('chunkDocument', () => {
     });
 
     expect(chunks.map((chunk) => chunk.text)).toEqual([sentences(1, 3), sentences(4, 5, 59)]);
+  });
+
+  it(`cuts a heading that runs on to ${MAX_HEADING_CHARS} characters at a word, and the chunk's text not at all`, () => {
+    const long = 'Parental leave and everything else the handbook says '.repeat(20).trim();
+    const [chunk] = chunkDocument(doc(h(1, 'Handbook'), h(2, long), p(long)), {
+      targetTokens: 1_000,
+      overlapTokens: 0,
+    });
+    const heading = chunk?.headings[1] ?? '';
+    expect([...heading].length).toBeLessThanOrEqual(MAX_HEADING_CHARS);
+    expect(heading).toMatch(/^Parental leave and .* \w+…$/);
+    expect(long.startsWith(heading.slice(0, -1))).toBe(true);
+    expect(chunk?.headings[0]).toBe('Handbook');
+    expect(chunk?.text).toBe(long);
   });
 
   it('does not carry an overlap across a heading, and none at all when the overlap is 0', () => {

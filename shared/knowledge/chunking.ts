@@ -4,7 +4,8 @@
 // one in its section. Pure and deterministic: the same document and options always give the same chunks.
 import { estimateTokens } from '../chat/prompt.js';
 
-import type { ChunkDraft } from './contracts.js';
+import { shortened } from './citation.js';
+import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';
 import type { ExtractedDocument } from './document-text.js';
 
 export interface ChunkOptions {
@@ -67,7 +68,8 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
       if (!emit()) break;
       previous = [];
       while (path.length > 0 && path.at(-1)!.level >= block.level) path.pop();
-      path.push({ level: block.level, text: block.text.trim() });
+      // A heading that runs on is cut: it is stored with each chunk of its section and cited by its answers.
+      path.push({ level: block.level, text: shortened(block.text.trim(), MAX_HEADING_CHARS) });
       headings = path.map((heading) => heading.text).filter((text) => text !== '');
       continue;
     }

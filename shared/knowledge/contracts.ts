@@ -167,6 +167,12 @@ export type DocumentView = z.infer<typeof documentViewSchema>;
 /** Pages a chunk's text comes from (1-based, ascending, contiguous); absent for formats without pages. */
 export const pagesSchema = z.array(z.number().int().min(1)).min(1);
 
+/**
+ * The longest heading a chunk keeps (cut at a word, with an ellipsis): a heading is what a citation names, and a
+ * line taken for one (a PDF's, say) may run on.
+ */
+export const MAX_HEADING_CHARS = 200;
+
 /** A chunk as the chunker makes it, before it is embedded. */
 export const chunkDraftSchema = z.object({
   /** 0, 1, 2, ... in reading order. */

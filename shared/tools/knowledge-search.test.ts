@@ -3,7 +3,8 @@
 // same passages, their text cut to an excerpt), and the arguments it refuses. It is offered in a use_memory false
 // turn too, and only by a registry given the search.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { MAX_CITATION_CHARS } from '../knowledge/citation.js';
+import { MAX_HEADING_CHARS, SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { createChatTools } from './index.js';
@@ -106,6 +107,20 @@ describe('search_knowledge_base', () => {
         score: notes.score,
       },
     ]);
+  });
+
+  it('holds a heading and a citation that run on (a chunk stored before their caps) to the caps', async () => {
+    const heading = 'Parental leave and what else the handbook says '.repeat(30);
+    answer = [{ ...leave, pages: undefined, heading, citation: `Employee Handbook › ${heading}` }];
+    const { value, sources } = await search({ query: 'parental leave' });
+    const [found] = value['results'] as { heading: string; citation: string }[];
+    for (const cited of [found, sources?.[0]]) {
+      expect([...(cited?.heading ?? '')].length).toBeLessThanOrEqual(MAX_HEADING_CHARS);
+      expect([...(cited?.citation ?? '')].length).toBeLessThanOrEqual(MAX_CITATION_CHARS);
+      expect(cited?.heading).toMatch(/^Parental leave and .*…$/);
+      expect(cited?.citation).toMatch(/^Employee Handbook › Parental leave .*…$/);
+    }
+    expect(sources?.[0]).not.toHaveProperty('pages');
   });
 
   it('says when nothing matches, with no sources', async () => {

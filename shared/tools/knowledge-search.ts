@@ -4,9 +4,11 @@
 // knowledge base is the user's documents, not what the product remembers of them, so use_memory false keeps it.
 import { z } from 'zod';
 
+import { MAX_CITATION_CHARS, shortened } from '../knowledge/citation.js';
 import {
   DEFAULT_KNOWLEDGE_SEARCH_LIMIT,
   knowledgeQuerySchema,
+  MAX_HEADING_CHARS,
   SEARCH_KNOWLEDGE_BASE_TOOL,
   SOURCE_EXCERPT_CHARS,
   type KnowledgeSearchHit,
@@ -73,10 +75,7 @@ export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
 
 function foundChunk(hit: KnowledgeSearchHit): FoundChunk {
   return {
-    citation: hit.citation,
-    title: hit.title,
-    ...(hit.heading === undefined ? {} : { heading: hit.heading }),
-    ...(hit.pages === undefined ? {} : { pages: hit.pages }),
+    ...citedBy(hit),
     text: hit.text,
     // RRF scores are small fractions: four significant digits say the order without noise.
     score: Number(hit.score.toPrecision(4)),
@@ -88,12 +87,22 @@ export function sourceOf(hit: KnowledgeSearchHit): KnowledgeSource {
   return {
     chunkId: hit.chunkId,
     documentId: hit.documentId,
-    title: hit.title,
-    ...(hit.heading === undefined ? {} : { heading: hit.heading }),
-    ...(hit.pages === undefined ? {} : { pages: hit.pages }),
-    citation: hit.citation,
+    ...citedBy(hit),
     excerpt: excerptOf(hit.text),
     score: hit.score,
+  };
+}
+
+/**
+ * What a hit is cited by, as both the model and the turn's sources have it: its citation, title, heading and
+ * pages. The heading and the citation are held to their caps also for a chunk stored before there were any.
+ */
+function citedBy(hit: KnowledgeSearchHit): Pick<FoundChunk, 'citation' | 'title' | 'heading' | 'pages'> {
+  return {
+    citation: shortened(hit.citation, MAX_CITATION_CHARS),
+    title: hit.title,
+    ...(hit.heading === undefined ? {} : { heading: shortened(hit.heading, MAX_HEADING_CHARS) }),
+    ...(hit.pages === undefined ? {} : { pages: hit.pages }),
   };
 }
 
@@ -102,12 +111,5 @@ export function sourceOf(hit: KnowledgeSearchHit): KnowledgeSource {
  * its last fifth; counted in code points, so no character is split.
  */
 export function excerptOf(text: string): string {
-  const chars = [...text.replace(/\s+/g, ' ').trim()];
-  if (chars.length <= SOURCE_EXCERPT_CHARS) return chars.join('');
-  const start = chars.slice(0, SOURCE_EXCERPT_CHARS - 1).join('');
-  // The kept part ends at a word when the next character is a space; else it goes back to the last space.
-  if (chars[SOURCE_EXCERPT_CHARS - 1] === ' ') return `${start}…`;
-  const space = start.lastIndexOf(' ');
-  const cut = space >= (SOURCE_EXCERPT_CHARS * 4) / 5 ? start.slice(0, space) : start;
-  return `${cut.trimEnd()}…`;
+  return shortened(text.replace(/\s+/g, ' ').trim(), SOURCE_EXCERPT_CHARS);
 }
