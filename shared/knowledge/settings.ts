@@ -7,12 +7,24 @@ const tuning = { kind: 'default' } as const;
 /** The default upload limit: 10 MiB of document (a JSON upload's base64 is a third larger). */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
+/** The largest request body the Azure Functions host accepts (100 MB): it refuses a larger one before the app sees it. */
+export const HOST_REQUEST_BODY_BYTES = 100 * 1024 * 1024;
+
+/**
+ * The most KNOWLEDGE_MAX_DOCUMENT_BYTES may be: 74 MiB, whose JSON upload body (base64, a third larger, plus room
+ * for the other fields: uploadBodyLimit) still fits in HOST_REQUEST_BODY_BYTES. A larger limit would promise
+ * documents the host refuses.
+ */
+export const MAX_DOCUMENT_BYTES_LIMIT = 74 * 1024 * 1024;
+
 export const knowledgeSettings = defineSettings({
   KNOWLEDGE_MAX_DOCUMENT_BYTES: intSetting({
     default: DEFAULT_MAX_DOCUMENT_BYTES,
     min: 1,
-    max: 100 * 1024 * 1024,
-    help: 'Largest document accepted, in bytes (larger uploads get 413).',
+    max: MAX_DOCUMENT_BYTES_LIMIT,
+    help:
+      'Largest document accepted, in bytes (larger uploads get 413). At most 74 MiB (77594624): a JSON upload ' +
+      'sends the document in base64, a third larger, and the Functions host refuses request bodies over 100 MB.',
     azure: tuning,
   }),
   KNOWLEDGE_CHUNK_TOKENS: intSetting({
