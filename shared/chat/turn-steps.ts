@@ -887,27 +887,48 @@ async function announce(
 }
 
 /**
- * The `message-completed` body: the turn's messages whole, or, when they would not fit a Service Bus message,
- * with their tool results cut (complete: false).
+ * The `message-completed` body: the turn's messages whole, or, when they would not fit a Service Bus message, cut
+ * (complete: false) step by step until they do: their tool calls' arguments and results first, then their sources'
+ * excerpts, then their sources. A consumer that needs them whole reads them from working memory.
  */
 export function completedBody(
   head: Omit<MessageCompleted, 'messages' | 'complete'>,
   messages: readonly ConversationMessage[],
 ): MessageCompleted {
-  const withOrdinals = messages.map((message) => ({ ...message, ordinal: message.ordinal ?? 0 }));
-  const whole: MessageCompleted = { ...head, messages: withOrdinals, complete: true };
-  if (Buffer.byteLength(JSON.stringify(whole), 'utf8') <= MESSAGE_COMPLETED_MAX_BYTES) return whole;
-  const cut = withOrdinals.map((message) =>
-    message.toolCalls
-      ? {
-          ...message,
-          toolCalls: message.toolCalls.map((call) => ({
-            ...call,
-            arguments: call.arguments.slice(0, 1_000),
-            result: call.result.slice(0, 1_000),
-          })),
-        }
-      : message,
-  );
-  return { ...head, messages: cut, complete: false };
+  let cut = messages.map((message) => ({ ...message, ordinal: message.ordinal ?? 0 }));
+  const whole: MessageCompleted = { ...head, messages: cut, complete: true };
+  if (fitsServiceBus(whole)) return whole;
+  let body: MessageCompleted = whole;
+  for (const shorten of [cutToolCalls, withoutExcerpts, withoutSources]) {
+    cut = cut.map(shorten);
+    body = { ...head, messages: cut, complete: false };
+    if (fitsServiceBus(body)) break;
+  }
+  return body;
+}
+
+function fitsServiceBus(body: MessageCompleted): boolean {
+  return Buffer.byteLength(JSON.stringify(body), 'utf8') <= MESSAGE_COMPLETED_MAX_BYTES;
+}
+
+type CompletedMessage = MessageCompleted['messages'][number];
+
+function cutToolCalls(message: CompletedMessage): CompletedMessage {
+  if (message.toolCalls === undefined) return message;
+  const toolCalls = message.toolCalls.map((call) => ({
+    ...call,
+    arguments: call.arguments.slice(0, 1_000),
+    result: call.result.slice(0, 1_000),
+  }));
+  return { ...message, toolCalls };
+}
+
+function withoutExcerpts(message: CompletedMessage): CompletedMessage {
+  if (message.sources === undefined) return message;
+  return { ...message, sources: message.sources.map((source) => ({ ...source, excerpt: '' })) };
+}
+
+function withoutSources(message: CompletedMessage): CompletedMessage {
+  const { sources: _sources, ...rest } = message;
+  return rest;
 }
