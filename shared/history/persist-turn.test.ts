@@ -549,6 +549,32 @@ describe('persistTurn', () => {
     expect(log.lines.join('\n')).toMatch(/tool results cut/);
   });
 
+  it('takes the sources whole from working memory when the event carries them cut or left out', async () => {
+    const source = {
+      chunkId: 'doc:1',
+      documentId: 'a'.repeat(32),
+      title: 'Employee Handbook',
+      pages: [4],
+      citation: 'Employee Handbook, p. 4',
+      excerpt: 'Parents get twenty weeks of paid leave.',
+      score: 0.03,
+    };
+    const event = turn(0);
+    const whole = structuredClone(event.messages);
+    whole[1]!.sources = [source];
+    hot = whole;
+    event.messages[1]!.sources = [{ ...source, excerpt: '' }];
+    await persistTurn(services, { ...event, complete: false }, log);
+    expect(stored()[1]?.sources).toEqual([source]);
+
+    messages.items.clear();
+    await headers.delete(userId, sessionId);
+    await startConversation('again');
+    delete event.messages[1]!.sources;
+    await persistTurn(services, { ...event, complete: false }, log);
+    expect(stored()[1]?.sources).toEqual([source]);
+  });
+
   it('takes them whole from a branch the user has since left, beside the window', async () => {
     const event = turn(0);
     const whole = structuredClone(event.messages);

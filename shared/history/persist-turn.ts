@@ -127,8 +127,9 @@ export async function persistTurn(
 }
 
 /**
- * The turn's messages with their tool results whole when the hot store still holds them (it expires after 24 h);
- * else the event's, cut, which is logged.
+ * The turn's messages with their tool results and sources whole when the hot store still holds them (it expires
+ * after 24 h); else the event's, cut, which is logged. (Sources come only from tool calls, so an answer whose
+ * sources the event cut or left out has tool calls too: when those cannot be restored, the log says so.)
  */
 async function wholeMessages(
   services: HistoryWorkerServices,
@@ -143,11 +144,14 @@ async function wholeMessages(
   let cut = 0;
   const messages = event.messages.map((message) => {
     const found = whole.get(message.messageId);
-    if (found?.toolCalls === undefined || message.toolCalls === undefined) {
-      if (message.toolCalls !== undefined) cut += 1;
-      return message;
-    }
-    return { ...message, toolCalls: found.toolCalls };
+    if (message.toolCalls !== undefined && found?.toolCalls === undefined) cut += 1;
+    return {
+      ...message,
+      ...(message.toolCalls !== undefined && found?.toolCalls !== undefined
+        ? { toolCalls: found.toolCalls }
+        : {}),
+      ...(found?.sources !== undefined ? { sources: found.sources } : {}),
+    };
   });
   if (cut > 0)
     log.warn(
