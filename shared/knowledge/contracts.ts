@@ -4,8 +4,11 @@
 import { z } from 'zod';
 import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
-export const KNOWLEDGE_DOCUMENTS_CONTAINER = 'knowledge-documents';
-export const KNOWLEDGE_CHUNKS_CONTAINER = 'knowledge-chunks';
+// Not `knowledge-documents` and `knowledge-chunks`: those ids were declared before with other partition keys
+// (/ownerId; /ownerId, /documentId), and an environment deployed then holds them so; a container's partition key
+// cannot be changed, so containers keyed by library take new ids.
+export const KNOWLEDGE_DOCUMENTS_CONTAINER = 'knowledge-library-documents';
+export const KNOWLEDGE_CHUNKS_CONTAINER = 'knowledge-library-chunks';
 export const KNOWLEDGE_UPLOADS_CONTAINER = 'knowledge-uploads';
 
 /** The queue of documents to ingest (not a session queue: documents are independent). */

@@ -150,6 +150,18 @@ const search = (target: KnowledgeStores, userId: string, text: string, limit = 1
     limit,
   });
 
+describe('the knowledge containers', () => {
+  it('take ids never declared with other partition keys, so an environment deployed before can be updated', () => {
+    // Declared before keyed by /ownerId (documents) and /ownerId, /documentId (chunks); a partition key cannot change.
+    const earlier = ['knowledge-documents', 'knowledge-chunks'];
+    const byId = new Map(knowledgeContainers.map((spec) => [spec.id, spec.partitionKeyPaths]));
+    expect(byId.get(KNOWLEDGE_DOCUMENTS_CONTAINER)).toEqual(['/library']);
+    expect(byId.get(KNOWLEDGE_CHUNKS_CONTAINER)).toEqual(['/library', '/documentId']);
+    for (const id of [KNOWLEDGE_DOCUMENTS_CONTAINER, KNOWLEDGE_CHUNKS_CONTAINER])
+      expect(earlier).not.toContain(id);
+  });
+});
+
 describe('Cosmos DB knowledge documents', () => {
   const documents = () => stores['in-process'].documents;
 
