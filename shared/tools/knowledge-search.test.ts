@@ -1,14 +1,15 @@
 // The tool search_knowledge_base over a recording search: what it asks for (the caller's user, the default or
-// given limit), what the model reads back (each passage with its citation), the sources the turn keeps (the
-// same passages, their text cut to an excerpt), and the arguments it refuses. It is offered in a use_memory false
-// turn too, and only by a registry given the search.
+// given limit), what the model reads back (each passage with its citation, whole passages within the result's
+// budget), the sources the turn keeps (the passages the model read, their text cut to an excerpt, their heading and
+// citation held to their caps), and the arguments it refuses. The chat's tools always include it, also in a
+// use_memory false turn.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CITATION_CHARS } from '../knowledge/citation.js';
 import { MAX_HEADING_CHARS, SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { createChatTools } from './index.js';
-import { excerptOf, knowledgeSearchTool } from './knowledge-search.js';
+import { excerptOf, KNOWLEDGE_RESULT_MAX_CHARS, knowledgeSearchTool } from './knowledge-search.js';
 import { ToolRegistry, type ToolContext } from './tool-registry.js';
 
 const context: ToolContext = { userId: 'user_001', sessionId: 'session-1', chatMessageId: 'chat-1' };
@@ -121,6 +122,37 @@ describe('search_knowledge_base', () => {
       expect(cited?.citation).toMatch(/^Employee Handbook › Parental leave .*…$/);
     }
     expect(sources?.[0]).not.toHaveProperty('pages');
+  });
+
+  it(`fits whole passages into ${KNOWLEDGE_RESULT_MAX_CHARS} characters, says how many more matched, and keeps only those it gives as sources`, async () => {
+    const long = (n: number): KnowledgeSearchHit => ({
+      ...leave,
+      chunkId: `doc1:${n}`,
+      text: `Passage ${n}. ${'Parents get twenty weeks of paid leave. '.repeat(75)}`,
+    });
+    answer = [1, 2, 3, 4, 5].map(long);
+    const outcome = await search({ query: 'parental leave' });
+    expect(outcome.result.length).toBeLessThanOrEqual(KNOWLEDGE_RESULT_MAX_CHARS);
+    const results = outcome.value['results'] as { text: string }[];
+    expect(results.map((found) => found.text)).toEqual(answer.slice(0, 3).map((hit) => hit.text));
+    expect(outcome.value['note']).toBe(
+      '2 more passages matched but did not fit in this result; search again with a narrower query to read them.',
+    );
+    expect(outcome.sources?.map((source) => source.chunkId)).toEqual(['doc1:1', 'doc1:2', 'doc1:3']);
+
+    answer = [long(1), long(2), long(3), long(4)];
+    expect((await search({ query: 'parental leave' })).value['note']).toMatch(/^1 more passage matched/);
+  });
+
+  it('gives the best passage cut to fit when it alone is longer than the result may be', async () => {
+    answer = [{ ...leave, text: '"Quoted" words and more. '.repeat(1_000) }, notes];
+    const outcome = await search({ query: 'parental leave' });
+    expect(outcome.result.length).toBeLessThanOrEqual(KNOWLEDGE_RESULT_MAX_CHARS);
+    expect(outcome.result.length).toBeGreaterThan(KNOWLEDGE_RESULT_MAX_CHARS * 0.8);
+    const [best] = outcome.value['results'] as { text: string }[];
+    expect(best?.text).toMatch(/^"Quoted" words .*…$/);
+    expect(outcome.value['note']).toMatch(/^1 more passage matched/);
+    expect(outcome.sources?.map((source) => source.chunkId)).toEqual([leave.chunkId]);
   });
 
   it('says when nothing matches, with no sources', async () => {

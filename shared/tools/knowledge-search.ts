@@ -1,6 +1,7 @@
 // The tool search_knowledge_base: hybrid search over the documents the user may read (their own and the shared
 // library's). The model reads each hit's text with the citation it cites it by; the turn keeps the hits as its
-// sources (a `cited` result), which it streams before the answer and stores with it. Not a memory tool: the
+// sources (a `cited` result), which it streams before the answer and stores with it. A result holds whole passages
+// within its budget, the rest counted in a note, and only the passages given are sources. Not a memory tool: the
 // knowledge base is the user's documents, not what the product remembers of them, so use_memory false keeps it.
 import { z } from 'zod';
 
@@ -61,16 +62,59 @@ export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
     }),
     async run({ query, limit }, { userId }) {
       const hits = await deps.searchKnowledge(userId, query, limit ?? DEFAULT_KNOWLEDGE_SEARCH_LIMIT);
-      return cited(
-        {
-          query,
-          results: hits.map(foundChunk),
-          ...(hits.length === 0 ? { note: "Nothing in the user's knowledge base matches the search." } : {}),
-        },
-        hits.map(sourceOf),
-      );
+      if (hits.length === 0)
+        return cited(
+          { query, results: [], note: "Nothing in the user's knowledge base matches the search." },
+          [],
+        );
+      const result = resultWithin(query, hits);
+      // The turn keeps as sources only the passages the model read.
+      return cited(result, hits.slice(0, result.results.length).map(sourceOf));
     },
   });
+}
+
+/**
+ * Characters of JSON a result takes at most: below the registry's 16,000, which would cut it mid-JSON, so the model
+ * always reads whole passages.
+ */
+export const KNOWLEDGE_RESULT_MAX_CHARS = 12_000;
+
+interface KnowledgeResult {
+  query: string;
+  results: FoundChunk[];
+  note?: string;
+}
+
+/**
+ * The result with the best passages that fit KNOWLEDGE_RESULT_MAX_CHARS, in rank order, and a note saying how many
+ * more were left out. The best passage is always given: when it alone does not fit, its text is cut to fit.
+ */
+function resultWithin(query: string, hits: readonly KnowledgeSearchHit[]): KnowledgeResult {
+  const resultOf = (results: FoundChunk[]): KnowledgeResult => {
+    const left = hits.length - results.length;
+    if (left === 0) return { query, results };
+    const passages = left === 1 ? '1 more passage' : `${left} more passages`;
+    const note = `${passages} matched but did not fit in this result; search again with a narrower query to read them.`;
+    return { query, results, note };
+  };
+  const size = (result: KnowledgeResult) => JSON.stringify(result).length;
+  const results: FoundChunk[] = [];
+  for (const hit of hits) {
+    const next = resultOf([...results, foundChunk(hit)]);
+    if (size(next) > KNOWLEDGE_RESULT_MAX_CHARS) break;
+    results.push(foundChunk(hit));
+  }
+  if (results.length > 0) return resultOf(results);
+  // The best passage alone is too long: its text is cut by what the result is over (each character it loses is at
+  // least one of the JSON), an ellipsis included.
+  let best = foundChunk(hits[0]!);
+  for (let over = size(resultOf([best])) - KNOWLEDGE_RESULT_MAX_CHARS; over > 0 && best.text !== '';) {
+    const keep = [...best.text].length - over - 1;
+    best = { ...best, text: keep > 0 ? shortened(best.text, keep) : '' };
+    over = size(resultOf([best])) - KNOWLEDGE_RESULT_MAX_CHARS;
+  }
+  return resultOf([best]);
 }
 
 function foundChunk(hit: KnowledgeSearchHit): FoundChunk {

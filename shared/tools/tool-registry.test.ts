@@ -206,6 +206,7 @@ describe('ToolRegistry', () => {
     expect(errorOf(outcome.result)).toMatch(/^Tool clock failed: .*circular/i);
   });
 
+  // search_knowledge_base fits its result below the limit; a long cited result (a past answer, say) is cut as any.
   it('gives the model the value of a cited result and keeps its sources beside it, even when the text is cut', async () => {
     const source: KnowledgeSource = {
       chunkId: 'c1',
