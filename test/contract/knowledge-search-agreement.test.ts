@@ -85,7 +85,8 @@ const SOURCES: Source[] = [
   { library: SHARED_LIBRARY, name: 'policies', status: 'ready', chunks: 16, format: 'pdf' },
   { library: SHARED_LIBRARY, name: 'it-guide', status: 'ready', chunks: 8 },
   { library: SHARED_LIBRARY, name: 'queued', status: 'queued', chunks: 3 },
-  { library: SHARED_LIBRARY, name: 'failed', status: 'failed', chunks: 0 },
+  // A failed document whose chunks outlived the mark (a worker stopped between the two): hidden all the same.
+  { library: SHARED_LIBRARY, name: 'failed', status: 'failed', chunks: 3 },
   { library: privateLibrary(OTHER), name: 'secret', status: 'ready', chunks: 10 },
 ];
 /** The chunks search may return: those of ready documents in the user's libraries. */

@@ -291,6 +291,8 @@ describe('Cosmos DB knowledge chunks', () => {
       await indexed(target, documentOf(mine, 'queued'), ['Expense policy draft, queued.'], 'queued');
       await indexed(target, documentOf(mine, 'processing'), ['Expense notes, processing.'], 'processing');
       await indexed(target, documentOf(mine, 'deleting'), ['Expense archive, deleting.'], 'deleting');
+      // A failed document whose chunks outlived its record's mark (a worker stopped in between).
+      await indexed(target, documentOf(mine, 'failed'), ['Expense claims, failed.'], 'failed');
       await indexed(target, documentOf(SHARED_LIBRARY, 'shared'), ['Shared expense guide for everyone.']);
       // Another user's private library: never searched for this user.
       await indexed(target, documentOf(privateLibrary('ku-other'), 'theirs'), [

@@ -49,11 +49,12 @@ const MAX_SEARCH_TERMS = 16;
 
 /**
  * The statuses whose documents may have chunks that search must not see: being ingested (chunks of an earlier
- * attempt, or written before the record turns ready) or being deleted. A `failed` document has none: the worker
- * removes its chunks before it marks it failed. So the list Cosmos DB is sent stays short, whatever the library
- * holds.
+ * attempt, or written before the record turns ready), being deleted, or failed (the worker removes a failed
+ * document's chunks right after it marks it failed, and again on any later delivery, but a crash in between leaves
+ * them until then). Every status but `ready`: the failed documents a library keeps until their owners act are the
+ * list's only unbounded part, and each is one short id.
  */
-const HIDDEN_STATUSES: readonly DocumentStatus[] = ['queued', 'processing', 'deleting'];
+const HIDDEN_STATUSES: readonly DocumentStatus[] = ['queued', 'processing', 'deleting', 'failed'];
 
 /** Chunk writes in flight at once: quick for a long document, no burst that throttles the account. */
 const PARALLEL_WRITES = 8;
