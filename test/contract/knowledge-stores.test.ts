@@ -425,6 +425,30 @@ describe('Cosmos DB knowledge chunks', () => {
     expect(await search(small, user, wanted, 3)).toEqual(cold);
     expect(chunkQueries()).toBeGreaterThanOrEqual(4 * 2);
   });
+
+  it('ranks a document larger than the cache without evicting what the cache holds, reading it once a search', async () => {
+    const { database: fresh, 'in-process': writer } = await freshStores();
+    const user = 'ku-oversized';
+    const library = privateLibrary(user);
+    const paragraphs = (name: string, count: number) =>
+      Array.from({ length: count }, (_, i) => `${name} paragraph ${i} on topic ${i % 7}`);
+    await indexed(writer, documentOf(library, 'small-a'), paragraphs('Small a', 10));
+    await indexed(writer, documentOf(library, 'small-b'), paragraphs('Small b', 10));
+    const large = await indexed(writer, documentOf(library, 'large'), paragraphs('Large', 50), 'processing');
+    const reader = createKnowledgeStores(fresh, { ranking: 'in-process', cachedChunks: 40 });
+    // The small documents are cached first; then the large one, alone more than the capacity, turns ready.
+    await search(reader, user, 'Small a paragraph 3', 3);
+    await setStatus(writer, large, 'ready');
+    const wanted = 'Large paragraph 42 on topic 0';
+    local.resetStats();
+    const first = await search(reader, user, wanted, 3);
+    expect(first[0]?.chunk.text).toBe(wanted);
+    expect(chunkQueries()).toBe(1 * 2);
+    // The next search reads the large document again (it was not kept), and only it: the small ones stayed.
+    local.resetStats();
+    expect(await search(reader, user, wanted, 3)).toEqual(first);
+    expect(chunkQueries()).toBe(1 * 2);
+  });
 });
 
 /** Query requests on the chunks container since the stats were reset. */

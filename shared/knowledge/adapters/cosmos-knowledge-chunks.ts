@@ -1,7 +1,7 @@
-// The Cosmos DB adapter of KnowledgeChunks (container `knowledge-chunks`, partition [library, documentId]): chunks
+// The Cosmos DB adapter of KnowledgeChunks (container KNOWLEDGE_CHUNKS_CONTAINER, partition [library, documentId]): chunks
 // written by upsert, removed by document, and searched by hybrid ranking (RRF of vector and full-text ranks) over
 // the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process where the server
-// lacks the functions (the local runtime). Which documents are ready is read from `knowledge-documents` on every
+// lacks the functions (the local runtime). Which documents are ready is read from the documents container on every
 // search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
 import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
@@ -67,7 +67,7 @@ export interface ChunkStoreOptions {
 }
 
 /**
- * `chunks` is the `knowledge-chunks` container, `documents` the `knowledge-documents` one, read for which
+ * `chunks` is the KNOWLEDGE_CHUNKS_CONTAINER container, `documents` the KNOWLEDGE_DOCUMENTS_CONTAINER one, read for which
  * documents are ready.
  */
 export function createCosmosKnowledgeChunks(
@@ -91,13 +91,17 @@ export function createCosmosKnowledgeChunks(
       if (cached === undefined) missing.push(document);
       else held.set(documentKey(document.library, document.documentId), cached);
     }
+    // What this search uses stays cached while it reads the rest: beyond the capacity, the documents that do not
+    // fit are read again by each search, the others never.
+    const inUse = new Set(held.keys());
     const read = await mapBounded(missing, PARALLEL_DOCUMENT_READS, async (document) => {
       const entry: DocumentChunks = {
         etag: document.etag,
         candidates: (await readDocumentChunks(chunks, document)).map(toCandidate),
       };
-      cache.set(document, entry);
-      return [documentKey(document.library, document.documentId), entry] as const;
+      const key = documentKey(document.library, document.documentId);
+      if (cache.set(document, entry, inUse)) inUse.add(key);
+      return [key, entry] as const;
     });
     for (const [key, entry] of read) held.set(key, entry);
 
@@ -335,8 +339,10 @@ function toCandidate(chunk: z.infer<typeof chunkRowSchema>): Candidate {
 
 /**
  * Documents' chunks by library and document at the record version they were read at; bounded by the chunks held,
- * least recently used document first out. A search uses an entry only when the document is still ready at that
- * version.
+ * least recently used document first out, never one the search in progress uses. A search uses an entry only when
+ * the document is still ready at that version. An entry that does not fit (a document of more chunks than the
+ * capacity, or than the room the running search leaves) is not kept: that search ranks it, and the next reads it
+ * again, once, without evicting what the others cached.
  */
 class DocumentChunkCache {
   readonly #entries = new Map<string, DocumentChunks>();
@@ -352,16 +358,26 @@ class DocumentChunkCache {
     return entry;
   }
 
-  /** Keeps the entry unless it alone exceeds the capacity (the search still uses it). */
-  set(document: ReadyDocument, entry: DocumentChunks): void {
+  /**
+   * Keeps the entry if it fits once entries not in `inUse` (keys of the running search's documents) are evicted,
+   * least recently used first; otherwise evicts nothing and keeps it not (the caller still ranks it). Whether kept.
+   */
+  set(document: ReadyDocument, entry: DocumentChunks, inUse: ReadonlySet<string>): boolean {
+    const key = documentKey(document.library, document.documentId);
     this.delete(document.library, document.documentId);
-    this.#entries.set(documentKey(document.library, document.documentId), entry);
-    this.#chunks += entry.candidates.length;
-    for (const [key, oldest] of this.#entries) {
-      if (this.#chunks <= this.capacity) break;
-      this.#entries.delete(key);
+    const size = entry.candidates.length;
+    let evictable = 0;
+    for (const [other, held] of this.#entries) if (!inUse.has(other)) evictable += held.candidates.length;
+    if (this.#chunks - evictable + size > this.capacity) return false;
+    for (const [other, oldest] of this.#entries) {
+      if (this.#chunks + size <= this.capacity) break;
+      if (inUse.has(other)) continue;
+      this.#entries.delete(other);
       this.#chunks -= oldest.candidates.length;
     }
+    this.#entries.set(key, entry);
+    this.#chunks += size;
+    return true;
   }
 
   delete(library: string, documentId: string): void {
