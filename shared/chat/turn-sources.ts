@@ -21,7 +21,11 @@ export function turnSources(results: readonly SourcedResult[]): KnowledgeSource[
   return sources;
 }
 
-/** Whether a call of the given round found any: then the round after it streams the turn's sources first. */
-export function foundSourcesIn(results: readonly SourcedResult[], round: number): boolean {
-  return results.some((result) => result.round === round && (result.sources?.length ?? 0) > 0);
+/**
+ * Whether the calls of the given round added to the turn's sources: then the round after it streams them first.
+ * Not when they found only chunks already listed, nor when the list was full (MAX_TURN_SOURCES) before them.
+ */
+export function sourcesGrewIn(results: readonly SourcedResult[], round: number): boolean {
+  const before = turnSources(results.filter((result) => result.round < round));
+  return turnSources(results.filter((result) => result.round <= round)).length > before.length;
 }

@@ -23,7 +23,7 @@ import { createChatTools } from '../tools/index.js';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
-import type { KnowledgeSearchHit, KnowledgeSource } from '../knowledge/contracts.js';
+import { MAX_TURN_SOURCES, type KnowledgeSearchHit, type KnowledgeSource } from '../knowledge/contracts.js';
 import type { ChatEvent } from '../streaming/contracts.js';
 import { sourceOf } from '../tools/knowledge-search.js';
 import {
@@ -1076,6 +1076,52 @@ describe('chat turn steps', () => {
       );
       expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2', 'doc:3']);
       expect(committedAnswer()?.sources?.[1]).toEqual(sourceOf(hit(2)));
+    });
+
+    it('send no sources event after a round that found only chunks already listed', async () => {
+      model = new ScriptedModel([
+        searchFor('parental leave'),
+        searchFor('parental leave', 'call_2'),
+        searchFor('leave split', 'call_3'),
+        cites,
+      ]);
+      await runRounds();
+      expect(sourcesEvents()).toEqual([
+        ['doc:1', 'doc:2'],
+        ['doc:1', 'doc:2', 'doc:3'],
+      ]);
+      expect(types(storedEvents())).toEqual([
+        'message-start',
+        'tool-call',
+        'tool-result',
+        'sources',
+        'tool-call',
+        'tool-result',
+        'tool-call',
+        'tool-result',
+        'sources',
+        'content',
+        'message-end',
+      ]);
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2', 'doc:3']);
+    });
+
+    it(`send no sources event once ${MAX_TURN_SOURCES} are listed, while the model still reads what later searches find`, async () => {
+      const many = Array.from({ length: MAX_TURN_SOURCES + 5 }, (_, n) => hit(n + 1));
+      knowledge.set('first', many.slice(0, 10));
+      knowledge.set('second', many.slice(10, MAX_TURN_SOURCES));
+      knowledge.set('third', many.slice(MAX_TURN_SOURCES));
+      model = new ScriptedModel([
+        searchFor('first'),
+        searchFor('second', 'call_2'),
+        searchFor('third', 'call_3'),
+        cites,
+      ]);
+      await runRounds();
+      expect(sourcesEvents().map((listed) => listed.length)).toEqual([10, MAX_TURN_SOURCES]);
+      expect(committedAnswer()?.sources).toHaveLength(MAX_TURN_SOURCES);
+      const read = model.requests[3]?.messages.at(-1)?.content ?? '';
+      expect(read).toContain(`"citation":"Employee Handbook, p. ${MAX_TURN_SOURCES + 1}"`);
     });
 
     it('leave the event and the field out when the searches found nothing', async () => {

@@ -11,7 +11,7 @@
 // or a regenerate, follows the replaced turn's parent (working memory moves to that path first); its prompt holds
 // that path only, and its commit stamps the branch on both its messages and makes it the path's leaf.
 // Knowledge-base sources the tools found go out as a `sources` event at the start of the round after them, before
-// the text that cites them, and the answer keeps them (turn-sources.ts).
+// the text that cites them, when that round's calls added to the list; and the answer keeps them (turn-sources.ts).
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import { digestStandsFor } from '../history/digest.js';
@@ -60,7 +60,7 @@ import {
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
-import { foundSourcesIn, turnSources } from './turn-sources.js';
+import { sourcesGrewIn, turnSources } from './turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import {
   PathMovedError,
@@ -140,9 +140,10 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   const stream = openStream(services, input, state.nextSeq, state.sent);
   const { toolResults } = state;
   const sources = turnSources(toolResults);
-  // What the last tool round found goes out before the text that cites it (also when the turn was stopped: the
-  // answer keeps the sources, so its clients see them), unless an earlier attempt of this round sent it already.
-  if (foundSourcesIn(toolResults, input.round - 1) && !state.stored.some((e) => e.type === 'sources'))
+  // What the last tool round added to the turn's sources goes out before the text that cites it (also when the turn
+  // was stopped: the answer keeps the sources, so its clients see them), unless an earlier attempt of this round
+  // sent it already. A round that found only chunks already listed, or none that fit the full list, sends nothing.
+  if (sourcesGrewIn(toolResults, input.round - 1) && !state.stored.some((e) => e.type === 'sources'))
     stream.emit({ type: 'sources', sources });
   let reply: LlmReply;
   if (stopped) reply = stoppedRound(stream, state.stored);
