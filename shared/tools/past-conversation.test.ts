@@ -64,7 +64,11 @@ async function call(name: string, args: unknown, context: ToolContext = mine) {
     searchKnowledge,
   });
   const outcome = await registry.execute({ id: 'call-1', name, arguments: JSON.stringify(args) }, context);
-  return { isError: outcome.isError, value: JSON.parse(outcome.result) as Record<string, unknown> };
+  return {
+    isError: outcome.isError,
+    value: JSON.parse(outcome.result) as Record<string, unknown>,
+    ...(outcome.sources ? { sources: outcome.sources } : {}),
+  };
 }
 
 beforeEach(() => {
@@ -86,7 +90,7 @@ describe('retrieve_past_answer', () => {
     });
   });
 
-  it('gives the sources the earlier answer cited, by citation and excerpt', async () => {
+  it('gives the sources the earlier answer cited, by citation and excerpt, and makes them sources of this turn', async () => {
     const [question, answer] = exchange(
       'e1',
       'How long is parental leave?',
@@ -110,6 +114,10 @@ describe('retrieve_past_answer', () => {
       answer: 'Twenty weeks [Handbook, p. 4].',
       sources: [{ citation: 'Handbook, p. 4', excerpt: 'Parents get twenty weeks of paid leave.' }],
     });
+    // A new answer that repeats them cites them too: the turn keeps them as its own.
+    expect((await call('retrieve_past_answer', { exchangeId: 'e1' })).sources).toEqual([source]);
+    await persist(mine, exchange('e2', 'Anything else?', 'No.', 't'));
+    expect(await call('retrieve_past_answer', { exchangeId: 'e2' })).not.toHaveProperty('sources');
   });
 
   it('finds an exchange in working memory before the history worker stored it', async () => {

@@ -3,6 +3,7 @@
 // lookup_past_conversation finds exchanges by topic in the conversation's Q&A index. Both read only the calling
 // turn's own user and session (ToolContext), so an id of another conversation is simply not found, and only the
 // turn's own branch path: an exchange the user edited or regenerated away is not part of the conversation it is in.
+// An earlier answer's knowledge-base sources come back as a `cited` result: a new answer that repeats them cites them.
 import { z } from 'zod';
 
 import { inGaps } from '../chat/branch-path.js';
@@ -10,7 +11,7 @@ import { assistantMessageId, userMessageId, type ConversationMessage } from '../
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { SessionMemory } from '../history/session-memory.js';
-import { defineTool, type ToolDefinition } from './tool-registry.js';
+import { cited, defineTool, type ToolDefinition } from './tool-registry.js';
 
 /** Entries lookup_past_conversation gives at most. */
 const LOOKUP_LIMIT = 5;
@@ -60,16 +61,21 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
           `The exchange "${exchangeId}" is on another branch of this conversation (the user edited or ` +
             'regenerated it): it is not part of the conversation as it stands. Answer from this branch only.',
         );
-      return {
-        exchangeId,
-        at: (answer ?? question).timestamp,
-        question: question.content,
-        answer: answerOf(question, answer),
-        // What the answer cited, so a new answer that repeats it can cite the same passages.
-        ...(answer?.sources?.length
-          ? { sources: answer.sources.map(({ citation, excerpt }) => ({ citation, excerpt })) }
-          : {}),
-      };
+      const sources = answer?.sources ?? [];
+      // What the answer cited, so a new answer that repeats it can cite the same passages: they are sources of this
+      // turn too, listed with the knowledge search's.
+      return cited(
+        {
+          exchangeId,
+          at: (answer ?? question).timestamp,
+          question: question.content,
+          answer: answerOf(question, answer),
+          ...(sources.length > 0
+            ? { sources: sources.map(({ citation, excerpt }) => ({ citation, excerpt })) }
+            : {}),
+        },
+        sources,
+      );
     },
   });
 
