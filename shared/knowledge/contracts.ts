@@ -214,14 +214,16 @@ export type ChunkView = Omit<KnowledgeChunk, 'embedding'>;
 /** Raw bytes per upload part (base64 makes 1.33 MiB of it, well under Cosmos DB's 2 MB per item). */
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
-export function uploadPartId(documentId: string, part: number): string {
-  return `${documentId}.${part}`;
+/** An upload part's id: its document, the document's attempt the bytes were uploaded for, and its number. */
+export function uploadPartId(documentId: string, attempt: number, part: number): string {
+  return `${documentId}.${attempt}.${part}`;
 }
 
 export const uploadPartSchema = z.object({
   id: z.string(),
   kind: z.literal('knowledge-upload'),
   documentId: z.string(),
+  attempt: z.number().int().min(1),
   part: z.number().int().nonnegative(),
   /** base64 */
   content: z.string(),

@@ -27,7 +27,7 @@ beforeEach(async () => {
     const texts = ['Annual leave is 25 days.', 'Travel is booked by train.', 'Leave carries over.'];
     await stores.chunks.put(texts.map((text, i) => knowledgeChunk(document, i, text, model.vector(text))));
   }
-  await stores.uploads.put(id(1), new Uint8Array(2 * 1024 * 1024));
+  await stores.uploads.put(id(1), 1, new Uint8Array(2 * 1024 * 1024));
 });
 
 const search = (userId: string) =>
@@ -40,7 +40,7 @@ describe('deleteDocument', () => {
     expect(outcome).toEqual({ library: ALICE, chunksRemoved: 3 });
     expect(stores.documents.document(ALICE, id(1))).toBeUndefined();
     expect(stores.chunks.of(ALICE, id(1))).toEqual([]);
-    expect(stores.uploads.parts.has(id(1))).toBe(false);
+    expect(stores.uploads.parts.size).toBe(0);
     expect((await search('user_001')).map((hit) => hit.documentId)).not.toContain(id(1));
   });
 

@@ -41,7 +41,7 @@ export async function deleteDocument(
       if ((await services.documents.replace(marked, version)) === 'conflict') continue;
     }
     const chunksRemoved = await services.chunks.remove(document.library, documentId);
-    await services.uploads.remove(documentId, document.parts);
+    await services.uploads.remove(documentId, document.attempt, document.parts);
     await services.documents.delete(document.library, documentId);
     return { library: document.library, chunksRemoved };
   }

@@ -217,7 +217,7 @@ describe('ingestDocument: a document that cannot be indexed', () => {
 
   it('fails a document whose bytes are gone, and one that makes more chunks than allowed', async () => {
     const gone = await markdown();
-    await stores.uploads.remove(gone.documentId, record(gone)!.parts);
+    await stores.uploads.remove(gone.documentId, 1, record(gone)!.parts);
     expect(await ingestDocument(services, gone, silent)).toMatchObject({
       failure: { code: 'upload_missing' },
     });
@@ -255,6 +255,45 @@ describe('ingestDocument: a document that cannot be indexed', () => {
     expect(
       await ingestDocument(services, other, silent, { deliveryCount: MAX_DELIVERY_COUNT }),
     ).toMatchObject({ status: 'failed', failure: { code: 'ingestion_failed' } });
+  });
+});
+
+describe('ingestDocument: a document uploaded again while a run ends', () => {
+  it("removes only its own attempt's bytes, never those of the upload that started the next attempt", async () => {
+    const message = await markdown();
+    const uploadAgain = () =>
+      uploadDocument(
+        {
+          ...stores,
+          publisher: new RecordingPublisher(),
+          settings: { maxDocumentBytes: 1_000_000, sharedLibrary: { users: [], groups: [] } },
+        },
+        { userId: 'user_001' },
+        { contentType: 'text/markdown', content: new TextEncoder().encode(HANDBOOK) },
+      );
+    const racing: IngestServices = {
+      ...services,
+      documents: {
+        get: stores.documents.get.bind(stores.documents),
+        create: stores.documents.create.bind(stores.documents),
+        list: stores.documents.list.bind(stores.documents),
+        delete: stores.documents.delete.bind(stores.documents),
+        // The owner uploads the document again the moment this run has marked it failed.
+        replace: async (document, version) => {
+          const written = await stores.documents.replace(document, version);
+          if (document.status === 'failed' && written === 'written') await uploadAgain();
+          return written;
+        },
+      },
+    };
+    model.failures.push(new LlmError('The input is too long.', { retryable: false, providerStatus: 400 }));
+    expect(await ingestDocument(racing, message, silent)).toMatchObject({ status: 'failed' });
+    expect(record(message)).toMatchObject({ status: 'queued', attempt: 2 });
+    // The new attempt finds its bytes and is indexed.
+    expect(await ingestDocument(services, { ...message, attempt: 2 }, silent)).toMatchObject({
+      status: 'ready',
+    });
+    expect(record(message)?.status).toBe('ready');
   });
 });
 

@@ -109,7 +109,7 @@ export async function ingestDocument(
     log.log(`${label}: its chunks were not kept (${outcome.reason} meanwhile).`);
     return outcome;
   }
-  await services.uploads.remove(message.documentId, started.document.parts);
+  await services.uploads.remove(message.documentId, message.attempt, started.document.parts);
   log.log(
     `${label}: ready, ${indexed.chunks.length} chunks from ${indexed.characters} characters ` +
       `(${indexed.embeddingRequests} embeddings requests).`,
@@ -138,7 +138,7 @@ async function markProcessing(
 
 /** Extraction, chunking and embeddings: everything before a write to the chunks. */
 async function index(services: IngestServices, document: KnowledgeDocument): Promise<Indexed> {
-  const content = await services.uploads.get(document.documentId, document.parts);
+  const content = await services.uploads.get(document.documentId, document.attempt, document.parts);
   if (content === undefined)
     throw new IngestFailure({
       code: 'upload_missing',
@@ -247,7 +247,7 @@ async function fail(
     } = stored.document;
     const failed: KnowledgeDocument = { ...rest, status: 'failed', failure, updatedAt: nowIso(services) };
     if ((await services.documents.replace(failed, stored.version)) === 'conflict') continue;
-    await services.uploads.remove(message.documentId, stored.document.parts);
+    await services.uploads.remove(message.documentId, message.attempt, stored.document.parts);
     log.warn(`${label}: failed (${failure.code}): ${failure.reason}`);
     return { status: 'failed', failure };
   }

@@ -2,11 +2,14 @@
 // upload writes them before it queues the document, the ingestion worker reads them, and they are removed once the
 // document is indexed, has failed or is deleted. Adapter: adapters/cosmos-knowledge-uploads.ts (parts of
 // UPLOAD_PART_BYTES).
+// The bytes are kept by document AND attempt (the record's `attempt`, one more at each new upload of a failed or
+// deleted document): a run of an earlier attempt that ends late removes its own attempt's bytes, never those a new
+// upload of the same content stored meanwhile.
 export interface KnowledgeUploads {
-  /** Stores the content (writing it again changes nothing); returns how many parts hold it. */
-  put(documentId: string, content: Uint8Array): Promise<number>;
-  /** The content from its `parts` parts; undefined when any part is gone (expired or removed). */
-  get(documentId: string, parts: number): Promise<Uint8Array | undefined>;
-  /** Removes the parts (those already gone are skipped). */
-  remove(documentId: string, parts: number): Promise<void>;
+  /** Stores the content of the document's attempt (writing it again changes nothing); returns how many parts hold it. */
+  put(documentId: string, attempt: number, content: Uint8Array): Promise<number>;
+  /** The attempt's content from its `parts` parts; undefined when any part is gone (expired or removed). */
+  get(documentId: string, attempt: number, parts: number): Promise<Uint8Array | undefined>;
+  /** Removes the attempt's parts (those already gone are skipped); another attempt's are left alone. */
+  remove(documentId: string, attempt: number, parts: number): Promise<void>;
 }

@@ -90,7 +90,7 @@ describe('uploadDocument: a new document', () => {
       parts: Math.ceil(MARKDOWN.length / 16),
       attempt: 1,
     });
-    expect(await stores.uploads.get(documentId, Math.ceil(MARKDOWN.length / 16))).toEqual(bytes(MARKDOWN));
+    expect(await stores.uploads.get(documentId, 1, Math.ceil(MARKDOWN.length / 16))).toEqual(bytes(MARKDOWN));
     const message = { library, documentId, attempt: 1 };
     expect(publisher.published).toEqual([
       { entity: KNOWLEDGE_INGEST_QUEUE, message: { body: message, messageId: ingestMessageId(message) } },
@@ -164,13 +164,14 @@ describe('uploadDocument: the same content again', () => {
       },
       stored!.version,
     );
-    await stores.uploads.remove(documentId, stored!.document.parts);
+    await stores.uploads.remove(documentId, 1, stored!.document.parts);
     const again = await uploadDocument(services, alice, markdown({ title: 'Travel Policy' }));
     expect(again.status).toBe(202);
     expect(again.document).toMatchObject({ status: 'queued', title: 'Travel Policy' });
     expect(again.document).not.toHaveProperty('failure');
     expect(stores.documents.document(library, documentId)).toMatchObject({ attempt: 2, status: 'queued' });
-    expect(await stores.uploads.get(documentId, stored!.document.parts)).toEqual(bytes(MARKDOWN));
+    // Kept under the new attempt: a late run of the failed one removes only its own.
+    expect(await stores.uploads.get(documentId, 2, stored!.document.parts)).toEqual(bytes(MARKDOWN));
     expect(publisher.published.at(-1)?.message).toEqual({
       body: { library, documentId, attempt: 2 },
       messageId: `${documentId}.2`,

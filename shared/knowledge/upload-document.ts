@@ -90,7 +90,7 @@ export async function uploadDocument(
       if (result !== 'conflict') return result;
       continue;
     }
-    const parts = await services.uploads.put(documentId, upload.content);
+    const parts = await services.uploads.put(documentId, 1, upload.content);
     const at = now();
     const document: KnowledgeDocument = {
       id: documentId,
@@ -148,9 +148,14 @@ async function uploadAgain(
         2,
       );
     case 'failed': {
-      // A new attempt: the bytes again (removed when it failed), the record queued with the next attempt number,
-      // which is also its queue message's id, so the new message is not taken for a duplicate of the old.
-      const parts = await services.uploads.put(document.documentId, prepared.upload.content);
+      // A new attempt: the bytes again (removed when it failed), kept under the next attempt number (a late run of
+      // the failed attempt removes only its own), the record queued with it, which is also its queue message's id,
+      // so the new message is not taken for a duplicate of the old.
+      const parts = await services.uploads.put(
+        document.documentId,
+        document.attempt + 1,
+        prepared.upload.content,
+      );
       const { failure: _failure, ...rest } = document;
       const retried: KnowledgeDocument = {
         ...rest,

@@ -468,29 +468,42 @@ describe('Cosmos DB knowledge uploads', () => {
     const content = new Uint8Array(2 * UPLOAD_PART_BYTES + 12_345);
     for (let i = 0; i < content.length; i++) content[i] = (i * 7919) % 256;
     const documentId = idOf('upload-3');
-    expect(await uploads().put(documentId, content)).toBe(3);
+    expect(await uploads().put(documentId, 1, content)).toBe(3);
     // Written again: the same parts.
-    expect(await uploads().put(documentId, content)).toBe(3);
-    expectBytes(await uploads().get(documentId, 3), content);
+    expect(await uploads().put(documentId, 1, content)).toBe(3);
+    expectBytes(await uploads().get(documentId, 1, 3), content);
 
     // A slice of a larger buffer is stored as itself, not as its buffer.
     const framed = new Uint8Array(content.buffer, 100, 1_000);
     const small = idOf('upload-1');
-    expect(await uploads().put(small, framed)).toBe(1);
-    expectBytes(await uploads().get(small, 1), content.slice(100, 1_100));
+    expect(await uploads().put(small, 1, framed)).toBe(1);
+    expectBytes(await uploads().get(small, 1, 1), content.slice(100, 1_100));
 
     // A part gone (expired): nothing is given back.
     await database
       .container(KNOWLEDGE_UPLOADS_CONTAINER)
-      .item(uploadPartId(documentId, 1), documentId)
+      .item(uploadPartId(documentId, 1, 1), documentId)
       .delete();
-    expect(await uploads().get(documentId, 3)).toBeUndefined();
+    expect(await uploads().get(documentId, 1, 3)).toBeUndefined();
     // Removing skips the part already gone; then nothing is left.
-    await uploads().remove(documentId, 3);
-    await uploads().remove(documentId, 3);
-    expect(await uploads().get(documentId, 3)).toBeUndefined();
-    expectBytes(await uploads().get(small, 1), content.slice(100, 1_100));
-    expect(await uploads().get(idOf('never-uploaded'), 1)).toBeUndefined();
+    await uploads().remove(documentId, 1, 3);
+    await uploads().remove(documentId, 1, 3);
+    expect(await uploads().get(documentId, 1, 3)).toBeUndefined();
+    expectBytes(await uploads().get(small, 1, 1), content.slice(100, 1_100));
+    expect(await uploads().get(idOf('never-uploaded'), 1, 1)).toBeUndefined();
+  });
+
+  it("keeps each attempt's bytes apart: removing an earlier attempt's leaves the next one's", async () => {
+    const documentId = idOf('upload-attempts');
+    const first = new Uint8Array(UPLOAD_PART_BYTES + 10).fill(1);
+    const second = new Uint8Array(UPLOAD_PART_BYTES + 10).fill(2);
+    expect(await uploads().put(documentId, 1, first)).toBe(2);
+    expect(await uploads().put(documentId, 2, second)).toBe(2);
+    expectBytes(await uploads().get(documentId, 1, 2), first);
+    // A late run of attempt 1 removes its bytes: attempt 2's stay whole.
+    await uploads().remove(documentId, 1, 2);
+    expect(await uploads().get(documentId, 1, 2)).toBeUndefined();
+    expectBytes(await uploads().get(documentId, 2, 2), second);
   });
 });
 

@@ -162,23 +162,29 @@ export class MemoryKnowledgeChunks implements KnowledgeChunks {
   }
 }
 
-/** Upload parts by document, cut as the adapter cuts them (a test may give a smaller part size). */
+/** The key MemoryKnowledgeUploads keeps an attempt's parts under. */
+export const uploadKey = (documentId: string, attempt: number) => `${documentId}.${attempt}`;
+
+/**
+ * Upload parts by document and attempt (`parts` is keyed by uploadKey), cut as the adapter cuts them (a test may
+ * give a smaller part size).
+ */
 export class MemoryKnowledgeUploads implements KnowledgeUploads {
   readonly parts = new Map<string, Map<number, Uint8Array>>();
 
   constructor(private readonly partBytes: number = UPLOAD_PART_BYTES) {}
 
-  put(documentId: string, content: Uint8Array): Promise<number> {
+  put(documentId: string, attempt: number, content: Uint8Array): Promise<number> {
     const parts = new Map<number, Uint8Array>();
     const count = Math.max(1, Math.ceil(content.byteLength / this.partBytes));
     for (let part = 0; part < count; part += 1)
       parts.set(part, content.slice(part * this.partBytes, (part + 1) * this.partBytes));
-    this.parts.set(documentId, parts);
+    this.parts.set(uploadKey(documentId, attempt), parts);
     return Promise.resolve(count);
   }
 
-  get(documentId: string, parts: number): Promise<Uint8Array | undefined> {
-    const stored = this.parts.get(documentId);
+  get(documentId: string, attempt: number, parts: number): Promise<Uint8Array | undefined> {
+    const stored = this.parts.get(uploadKey(documentId, attempt));
     const pieces: Uint8Array[] = [];
     for (let part = 0; part < parts; part += 1) {
       const piece = stored?.get(part);
@@ -188,10 +194,10 @@ export class MemoryKnowledgeUploads implements KnowledgeUploads {
     return Promise.resolve(new Uint8Array(Buffer.concat(pieces)));
   }
 
-  remove(documentId: string, parts: number): Promise<void> {
-    const stored = this.parts.get(documentId);
+  remove(documentId: string, attempt: number, parts: number): Promise<void> {
+    const stored = this.parts.get(uploadKey(documentId, attempt));
     for (let part = 0; part < parts; part += 1) stored?.delete(part);
-    if (stored?.size === 0) this.parts.delete(documentId);
+    if (stored?.size === 0) this.parts.delete(uploadKey(documentId, attempt));
     return Promise.resolve();
   }
 }

@@ -1,6 +1,6 @@
 // The Cosmos DB adapter of KnowledgeUploads (container `knowledge-uploads`, partition documentId, a week's TTL): a
 // document's bytes as base64 parts of UPLOAD_PART_BYTES (Cosmos DB holds at most 2 MB per item), each its own item
-// with an id of its document and number, written by upsert and read by point reads, a few in flight at once.
+// with an id of its document, attempt and number, written by upsert and read by point reads, a few in flight at once.
 import type { Container } from '@azure/cosmos';
 import { mapBounded } from '../../bounded-parallel.js';
 import { cosmosFailure, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
@@ -16,15 +16,16 @@ const what = 'an uploaded document part';
 
 export function createCosmosKnowledgeUploads(container: Container): KnowledgeUploads {
   return {
-    async put(documentId, content) {
+    async put(documentId, attempt, content) {
       const parts = partCount(content.byteLength);
       const numbers = Array.from({ length: parts }, (_, part) => part);
       await mapBounded(numbers, PARALLEL_PARTS, async (part) => {
         const start = part * UPLOAD_PART_BYTES;
         const item: UploadPart = {
-          id: uploadPartId(documentId, part),
+          id: uploadPartId(documentId, attempt, part),
           kind: 'knowledge-upload',
           documentId,
+          attempt,
           part,
           content: Buffer.from(
             content.buffer,
@@ -42,26 +43,31 @@ export function createCosmosKnowledgeUploads(container: Container): KnowledgeUpl
       return parts;
     },
 
-    async get(documentId, parts) {
+    async get(documentId, attempt, parts) {
       const numbers = Array.from({ length: parts }, (_, part) => part);
       const read = await mapBounded(numbers, PARALLEL_PARTS, (part) =>
-        readItem(container, uploadPartId(documentId, part), documentId, what, uploadPartSchema),
+        readItem(container, uploadPartId(documentId, attempt, part), documentId, what, uploadPartSchema),
       );
       const buffers: Buffer[] = [];
       for (const [part, item] of read.entries()) {
         // A part gone (expired, or removed by a worker that finished) leaves the content incomplete: none of it.
-        if (item === undefined || item.resource.documentId !== documentId || item.resource.part !== part)
+        if (
+          item === undefined ||
+          item.resource.documentId !== documentId ||
+          item.resource.attempt !== attempt ||
+          item.resource.part !== part
+        )
           return undefined;
         buffers.push(Buffer.from(item.resource.content, 'base64'));
       }
       return new Uint8Array(Buffer.concat(buffers));
     },
 
-    async remove(documentId, parts) {
+    async remove(documentId, attempt, parts) {
       const numbers = Array.from({ length: parts }, (_, part) => part);
       // deleteItem ignores a part already gone (404).
       await mapBounded(numbers, PARALLEL_PARTS, (part) =>
-        deleteItem(container, uploadPartId(documentId, part), documentId, what),
+        deleteItem(container, uploadPartId(documentId, attempt, part), documentId, what),
       );
     },
   };
