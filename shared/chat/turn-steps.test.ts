@@ -1197,6 +1197,27 @@ describe('chat turn steps', () => {
       expect(committedAnswer()).toMatchObject({ finishReason: 'error', content: 'Parents get twenty' });
       expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2']);
     });
+
+    it('keep the sources its client was shown on an empty answer of a turn that failed before any text', async () => {
+      model = new ScriptedModel([searchFor('parental leave'), new Error('the model is down')]);
+      const first = await llmStep(services(), round0);
+      await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      const round1 = { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true };
+      await expect(llmStep(services(), round1)).rejects.toThrow('the model is down');
+      const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+      await failTurn(services(), { ...ref, userText: input.text, postedAt: input.postedAt, failure });
+      expect(types(storedEvents())).toEqual([
+        'message-start',
+        'tool-call',
+        'tool-result',
+        'sources',
+        'error',
+      ]);
+      expect(committedAnswer()).toMatchObject({ finishReason: 'error', content: '' });
+      expect(committedAnswer()?.sources?.map((s) => s.chunkId)).toEqual(['doc:1', 'doc:2']);
+      const announced = published.at(-1)?.body as MessageCompleted;
+      expect(announced.messages.find((m) => m.role === 'assistant')?.sources).toHaveLength(2);
+    });
   });
 });
 

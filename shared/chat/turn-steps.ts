@@ -266,8 +266,9 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
 }
 
 /**
- * Ends a turn that could not be answered: the user's message is kept with the failure, and so is the text the
- * client was shown (the stream's kept content), as the assistant's partial message; the stream ends with `error`.
+ * Ends a turn that could not be answered: the user's message is kept with the failure, and so is what the client
+ * was shown (the stream's kept content and its last sources), as the assistant's partial message, empty when only
+ * sources were shown; the stream ends with `error`.
  */
 export async function failTurn(services: TurnServices, input: FailTurnInput): Promise<void> {
   const [memory, events, turn] = await Promise.all([
@@ -280,9 +281,9 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   if (turnMessagesIn(memory, input.chatMessageId).length === 0) {
     const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
     const shown = answerText(events);
-    // The sources its client was shown stay with the text they were shown beside.
+    // The sources its client was shown stay with the text they were shown beside, or alone when none was.
     const sources = shownSources(events);
-    if (shown !== '')
+    if (shown !== '' || sources.length > 0)
       messages.push({
         messageId: assistantMessageId(input.chatMessageId),
         chatMessageId: input.chatMessageId,
