@@ -338,6 +338,37 @@ describe('the knowledge base stand-in rules', () => {
     ]);
   });
 
+  it.each([
+    'How do I document a REST API?',
+    'Which handbook should I buy for Python?',
+    'I uploaded a photo yesterday, how do I crop it?',
+    'According to Einstein, what is time?',
+    'Where do documents go when I delete them?',
+  ])('does not search when asked %j, which names none of the user’s documents', (question) => {
+    expect(planReply(request(question, { tools: [addTool, searchTool] })).toolCalls).toEqual([]);
+  });
+
+  it.each([
+    ['What is in my handbook about sick days?', 'sick days'],
+    ['What do my files say about expenses?', 'expenses'],
+    ['What do the documents say about travel?', 'travel'],
+    ['Summarise the uploaded documents', 'summarise'],
+    ['Summarise what I uploaded', 'summarise'],
+    ['According to the policy, who approves leave?', 'policy approves leave'],
+  ])('searches when asked %j', (question, query) => {
+    expect(planReply(request(question, { tools: [searchTool] })).toolCalls).toEqual([
+      { name: SEARCH_KNOWLEDGE_BASE_TOOL, arguments: JSON.stringify({ query }) },
+    ]);
+  });
+
+  it('replies with N words when asked to, though the search is offered', () => {
+    const plan = planReply(
+      request('Reply with 12 words on how to document a REST API.', { tools: [addTool, searchTool] }),
+    );
+    expect(plan.toolCalls).toEqual([]);
+    expect(plan.content.split(' ')).toHaveLength(12);
+  });
+
   it('does not search when the tool is not offered, tools are off, another tool is named, or no document is mentioned', () => {
     const question = 'What does the handbook say about leave?';
     expect(planReply(request(question, { tools: [addTool] })).toolCalls).toEqual([]);

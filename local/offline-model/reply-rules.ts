@@ -191,9 +191,11 @@ function describeConversationSearch(result: string): string | undefined {
 // --- Stand-in rules for the knowledge base (the tool search_knowledge_base) -------------------------------------
 // A message that mentions the user's documents makes the model search them with the message's topic words; the
 // result is reported by quoting the best passages, each followed by its citation in square brackets, as a real
-// model is told to cite them.
+// model is told to cite them. The tool is offered on every turn, so the phrases are narrow: "document" the verb
+// ("How do I document a REST API?") or a handbook one might buy asks nothing of the user's documents.
 
-const KNOWLEDGE_BASE = /\b(?:knowledge base|documents?|handbook|according to|uploaded)\b/i;
+const KNOWLEDGE_BASE =
+  /\b(?:knowledge base|(?:the|my) handbook|my (?:documents|files)|the documents?|uploaded documents?|what I uploaded|according to (?:the|my))\b/i;
 /** Words of the trigger phrases and of asking about a document, which say nothing about the topic. */
 const KNOWLEDGE_FILLER = new Set(
   (
