@@ -47,6 +47,25 @@ describe('ToolRegistry', () => {
     expect(() => new ToolRegistry([echoTool, { ...noArgumentsTool, name: 'echo' }])).toThrow(/defined twice/);
   });
 
+  it('replaces one tool by name, keeping the others, their order and the options', async () => {
+    const registry = new ToolRegistry([echoTool, noArgumentsTool], { maxResultChars: 50 });
+    const loud = defineTool({
+      ...echoTool,
+      run: ({ text }) => Promise.resolve(text.toUpperCase().repeat(40)),
+    });
+    const replaced = registry.replace(loud);
+    expect(replaced.specs().map((spec) => spec.name)).toEqual(['echo', 'clock']);
+    expect((await replaced.execute(call('echo', '{"text":"ab"}'), context)).result).toBe(
+      'ABABABAB\n[truncated: the result had 80 characters]',
+    );
+    expect(await replaced.execute(call('clock', ''), context)).toMatchObject({ isError: false });
+    expect(await registry.execute(call('echo', '{"text":"ab"}'), context)).toEqual({
+      result: 'ab',
+      isError: false,
+    });
+    expect(() => registry.replace({ ...echoTool, name: 'missing' })).toThrow(/not in the registry/);
+  });
+
   it('describes each tool with the JSON schema of its arguments', () => {
     const registry = new ToolRegistry([echoTool, noArgumentsTool]);
     const [echo, clock] = registry.specs();

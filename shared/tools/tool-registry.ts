@@ -106,6 +106,16 @@ export class ToolRegistry {
     return this.tools.has(name);
   }
 
+  /**
+   * A registry of the same tools, in the same order and under the same options, with `tool` in place of the one of
+   * its name (which must be there): one tool served otherwise, the others as they are.
+   */
+  replace(tool: ToolDefinition): ToolRegistry {
+    if (!this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is not in the registry.`);
+    const tools = [...this.tools.values()].map((one) => (one.name === tool.name ? tool : one));
+    return new ToolRegistry(tools, { timeoutMs: this.timeoutMs, maxResultChars: this.maxResultChars });
+  }
+
   async execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
     const tool = this.tools.get(call.name);
     if (tool === undefined) {

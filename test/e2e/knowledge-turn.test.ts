@@ -2,9 +2,9 @@
 // search_knowledge_base, the client sees the `sources` event after the tool's result and before the answer's text
 // (live over WebSocket and replayed over SSE, the same events under the same seqs), the committed answer keeps the
 // sources, and so do the history worker's items, the History API's message view and both exports. The search
-// itself is the knowledge area's (tested with its uploads elsewhere): here the runtime's tools search a fixed set
-// of passages, so the turn's part is tested alone. First with a scripted model, then with the offline model's
-// stand-in rule, as `npm start` runs it.
+// itself is the knowledge area's (tested with its uploads in knowledge.test.ts): here the runtime's own tools have
+// their knowledge search replaced by one over a fixed set of passages, so the turn's part is tested alone. First
+// with a scripted model, then with the offline model's stand-in rule, as `npm start` runs it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
@@ -12,10 +12,8 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import { MESSAGE_COMPLETED_TOPIC, type ConversationMessage } from '../../shared/chat/contracts.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import type { KnowledgeSearchHit } from '../../shared/knowledge/contracts.js';
-import { searchConversations } from '../../shared/memory/search-conversations.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
-import { createChatTools } from '../../shared/tools/index.js';
-import { sourceOf } from '../../shared/tools/knowledge-search.js';
+import { knowledgeSearchTool, sourceOf } from '../../shared/tools/knowledge-search.js';
 import { ChatClient, expectStatus, oneTo, seqs, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
@@ -52,28 +50,25 @@ const HITS: KnowledgeSearchHit[] = [
 ];
 
 /**
- * The runtime's chat tools as it composes them, but with a knowledge search over HITS that records each call:
- * a passage matches when it has a word of the query.
+ * The runtime's chat tools as it composes them, with only the knowledge search replaced: one over HITS that records
+ * each call, where a passage matches when it has a word of the query.
  */
 function useFixedKnowledge(runtime: LocalRuntime): { userId: string; query: string; limit: number }[] {
   const searches: { userId: string; query: string; limit: number }[] = [];
-  const { app } = runtime;
-  app.chat.turn.tools = createChatTools({
-    messages: app.history.messages,
-    sessionMemory: app.history.sessionMemory,
-    workingMemory: app.chat.turn.workingMemory,
-    searchConversations: (userId, query, limit, options) =>
-      searchConversations(app.memory.search, userId, query, limit, options),
-    searchKnowledge: (userId, query, limit) => {
-      searches.push({ userId, query, limit });
-      const words = query.toLowerCase().split(/\W+/);
-      return Promise.resolve(
-        HITS.filter((hit) =>
-          words.some((word) => word !== '' && hit.text.toLowerCase().includes(word)),
-        ).slice(0, limit),
-      );
-    },
-  });
+  const { turn } = runtime.app.chat;
+  turn.tools = turn.tools.replace(
+    knowledgeSearchTool({
+      searchKnowledge: (userId, query, limit) => {
+        searches.push({ userId, query, limit });
+        const words = query.toLowerCase().split(/\W+/);
+        return Promise.resolve(
+          HITS.filter((hit) =>
+            words.some((word) => word !== '' && hit.text.toLowerCase().includes(word)),
+          ).slice(0, limit),
+        );
+      },
+    }),
+  );
   return searches;
 }
 
