@@ -356,8 +356,8 @@ export const conversationMessageSchema = z.object({
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
 
 /**
- * A `message-completed` body larger than this carries its messages with tool results cut (`complete: false`):
- * a Service Bus Standard message holds 256 KB with its headers.
+ * A `message-completed` body larger than this carries its messages with tool results cut, then their sources'
+ * excerpts, then their sources (`complete: false`): a Service Bus Standard message holds 256 KB with its headers.
  */
 export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
 
@@ -365,8 +365,8 @@ export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
  * The body of a `message-completed` message: which turn ended, how, and its messages as committed (the user's,
  * and the assistant's with its tool calls and results, or the failure), with their ordinals. The consumers
  * (history, memory) need nothing else, so they never read working memory. When the messages would make the body
- * larger than MESSAGE_COMPLETED_MAX_BYTES, their tool results are cut and `complete` is false: a consumer that
- * needs them whole reads the turn from working memory.
+ * larger than MESSAGE_COMPLETED_MAX_BYTES, their tool results are cut (then their sources) and `complete` is false:
+ * a consumer that needs them whole reads the turn from working memory.
  */
 export const messageCompletedSchema = turnRefSchema.extend({
   outcome: z.enum(['completed', 'failed']),
