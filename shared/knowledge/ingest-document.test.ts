@@ -7,7 +7,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../llm/llm-gateway.js';
 import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';
 import { RecordingPublisher } from '../../test/support/in-memory-ports.js';
-import { KeywordEmbeddings, memoryKnowledgeStores } from '../../test/support/in-memory-knowledge.js';
+import {
+  KeywordEmbeddings,
+  knowledgeChunk,
+  memoryKnowledgeStores,
+} from '../../test/support/in-memory-knowledge.js';
 import { makePdf } from '../../test/support/make-pdf.js';
 import {
   chunkId,
@@ -18,6 +22,8 @@ import {
 } from './contracts.js';
 import { deleteDocument } from './delete-document.js';
 import { EMBEDDING_DELIVERIES, ingestDocument, type IngestServices } from './ingest-document.js';
+import type { KnowledgeChunks } from './knowledge-chunks.js';
+import type { KnowledgeDocuments } from './knowledge-documents.js';
 import { searchKnowledge } from './search-knowledge.js';
 import { uploadDocument } from './upload-document.js';
 
@@ -71,6 +77,47 @@ async function queued(upload: DocumentUpload): Promise<IngestDocumentMessage> {
   );
   return { library: LIBRARY, documentId: document.documentId, attempt: 1 };
 }
+
+/** The in-memory documents with some methods replaced (a race, a failure). */
+function documentsWith(overrides: Partial<KnowledgeDocuments>): KnowledgeDocuments {
+  const real = stores.documents;
+  return {
+    get: (library, documentId) => real.get(library, documentId),
+    create: (document) => real.create(document),
+    replace: (document, version) => real.replace(document, version),
+    list: (library, options) => real.list(library, options),
+    delete: (library, documentId) => real.delete(library, documentId),
+    ...overrides,
+  };
+}
+
+/** The in-memory chunks with some methods replaced. */
+function chunksWith(overrides: Partial<KnowledgeChunks>): KnowledgeChunks {
+  const real = stores.chunks;
+  return {
+    put: (chunks) => real.put(chunks),
+    remove: (library, documentId, fromIndex) => real.remove(library, documentId, fromIndex),
+    search: (query) => real.search(query),
+    ...overrides,
+  };
+}
+
+/** Changes the stored record as another request would (the owner, a delete, another run). */
+async function setRecord(message: IngestDocumentMessage, fields: Partial<KnowledgeDocument>): Promise<void> {
+  const stored = await stores.documents.get(message.library, message.documentId);
+  expect(await stores.documents.replace({ ...stored!.document, ...fields }, stored!.version)).toBe('written');
+}
+
+/** A chunk of the document as an earlier run could have left it. */
+const leftChunk = (message: IngestDocumentMessage, index: number) =>
+  knowledgeChunk(
+    { library: message.library, documentId: message.documentId, title: 'Employee Handbook' },
+    index,
+    'Parental leave lasts sixteen weeks.',
+    model.vector('parental leave'),
+  );
+
+const nonRetryable = () => new LlmError('The input is too long.', { retryable: false, providerStatus: 400 });
 
 const markdown = (text = HANDBOOK, extra: Partial<DocumentUpload> = {}) =>
   queued({ contentType: 'text/markdown', content: new TextEncoder().encode(text), ...extra });
@@ -316,5 +363,104 @@ describe('ingestDocument: a document deleted while it is indexed', () => {
     expect(await ingestDocument(racing, message, silent)).toEqual({ status: 'abandoned', reason: 'deleted' });
     expect(record(message)).toBeUndefined();
     expect(stores.chunks.count).toBe(0);
+  });
+});
+
+describe('ingestDocument: chunks that outlived their document', () => {
+  it('removes them when the message comes again for a document gone, failed or being deleted', async () => {
+    for (const status of ['failed', 'deleting'] as const) {
+      const message = await markdown(`${HANDBOOK}\n${status}\n`);
+      await stores.chunks.put([leftChunk(message, 0), leftChunk(message, 1)]);
+      await setRecord(message, { status });
+      expect(await ingestDocument(services, message, silent)).toEqual({
+        status: 'skipped',
+        reason: 'not-pending',
+      });
+      expect(stores.chunks.of(LIBRARY, message.documentId)).toEqual([]);
+    }
+    const gone = await markdown(`${HANDBOOK}\ngone\n`);
+    await stores.chunks.put([leftChunk(gone, 0)]);
+    await stores.documents.delete(gone.library, gone.documentId);
+    expect(await ingestDocument(services, gone, silent)).toEqual({
+      status: 'skipped',
+      reason: 'no-document',
+    });
+    expect(stores.chunks.of(LIBRARY, gone.documentId)).toEqual([]);
+  });
+
+  it('keeps the chunks of a ready document, and of the next attempt being indexed, on an old message', async () => {
+    const message = await markdown();
+    await ingestDocument(services, message, silent);
+    const ready = stores.chunks.of(LIBRARY, message.documentId).length;
+    expect(await ingestDocument(services, message, silent)).toMatchObject({ status: 'skipped' });
+    expect(stores.chunks.of(LIBRARY, message.documentId)).toHaveLength(ready);
+    await setRecord(message, { status: 'processing', attempt: 2 });
+    expect(await ingestDocument(services, message, silent)).toEqual({
+      status: 'skipped',
+      reason: 'other-attempt',
+    });
+    expect(stores.chunks.of(LIBRARY, message.documentId)).toHaveLength(ready);
+  });
+
+  it('removes what it stored before it failed when the document was deleted meanwhile, after the last write lands', async () => {
+    const message = await markdown();
+    let requests = 0;
+    const racing: IngestServices = {
+      ...services,
+      llm: {
+        // The first batch is embedded; the second is refused, just after the owner's delete went through.
+        embed: async (texts) => {
+          requests += 1;
+          if (requests === 1) return model.embed(texts);
+          await stores.documents.delete(message.library, message.documentId);
+          throw nonRetryable();
+        },
+      },
+      // The first batch's chunks land late, after the second batch failed.
+      chunks: chunksWith({
+        put: async (chunks) => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          await stores.chunks.put(chunks);
+        },
+      }),
+    };
+    expect(await ingestDocument(racing, message, silent)).toEqual({ status: 'abandoned', reason: 'deleted' });
+    // Nothing of the run is still under way to land later.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stores.chunks.count).toBe(0);
+  });
+});
+
+describe('ingestDocument: two runs of one message at once', () => {
+  it("marks the document failed before removing chunks, so a run that lost leaves the other's ready chunks", async () => {
+    const message = await markdown();
+    let refused = false;
+    let raced = false;
+    const losing: IngestServices = {
+      ...services,
+      // This run's embeddings are refused; the other run's (services.llm) are made.
+      llm: {
+        embed: () => {
+          refused = true;
+          return Promise.reject(nonRetryable());
+        },
+      },
+      documents: documentsWith({
+        // As this run goes to settle the document as failed, the other run indexes it and marks it ready.
+        get: async (library, documentId) => {
+          const read = await stores.documents.get(library, documentId);
+          if (refused && !raced) {
+            raced = true;
+            expect(await ingestDocument(services, message, silent)).toMatchObject({ status: 'ready' });
+          }
+          return read;
+        },
+      }),
+    };
+    expect(await ingestDocument(losing, message, silent)).toEqual({ status: 'abandoned', reason: 'settled' });
+    expect(raced).toBe(true);
+    const stored = record(message);
+    expect(stored?.status).toBe('ready');
+    expect(stores.chunks.of(LIBRARY, message.documentId)).toHaveLength(stored!.chunkCount!);
   });
 });

@@ -86,9 +86,14 @@ export async function ingestDocument(
 ): Promise<IngestOutcome> {
   const label = `Knowledge: document ${message.documentId} (attempt ${message.attempt}) of ${message.library}`;
   const started = await markProcessing(services, message);
-  if ('status' in started) {
-    log.log(`${label}: skipped (${started.reason}).`);
-    return started;
+  if ('skipped' in started) {
+    // A document gone, failed or being deleted keeps no chunk: a run that stopped after writing some (or a delete
+    // that stopped halfway) left them, and nothing else would remove them.
+    const removed = started.orphaned ? await services.chunks.remove(message.library, message.documentId) : 0;
+    log.log(
+      `${label}: skipped (${started.skipped.reason})${removed > 0 ? `, ${removed} chunks removed` : ''}.`,
+    );
+    return started.skipped;
   }
 
   let indexed: Indexed;
@@ -117,18 +122,28 @@ export async function ingestDocument(
   return outcome;
 }
 
-/** The record marked processing (unless it already is: a redelivery), or why there is nothing to do. */
+type Skipped = Extract<IngestOutcome, { status: 'skipped' }>;
+
+/**
+ * The record marked processing (unless it already is: a redelivery), or why there is nothing to do, and whether
+ * the document's chunks must go: it is gone, failed or being deleted (whichever attempt it is at), so any chunk of
+ * it is an orphan. Chunks of a document ready, or of another attempt still being indexed, are that attempt's.
+ */
 async function markProcessing(
   services: IngestServices,
   message: IngestDocumentMessage,
-): Promise<StoredDocument | Extract<IngestOutcome, { status: 'skipped' }>> {
+): Promise<StoredDocument | { skipped: Skipped; orphaned: boolean }> {
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const stored = await services.documents.get(message.library, message.documentId);
-    if (stored === undefined) return { status: 'skipped', reason: 'no-document' };
+    if (stored === undefined)
+      return { skipped: { status: 'skipped', reason: 'no-document' }, orphaned: true };
     const { document, version } = stored;
-    if (document.attempt !== message.attempt) return { status: 'skipped', reason: 'other-attempt' };
+    const orphaned = document.status === 'failed' || document.status === 'deleting';
+    if (document.attempt !== message.attempt)
+      return { skipped: { status: 'skipped', reason: 'other-attempt' }, orphaned };
     if (document.status === 'processing') return stored;
-    if (document.status !== 'queued') return { status: 'skipped', reason: 'not-pending' };
+    if (document.status !== 'queued')
+      return { skipped: { status: 'skipped', reason: 'not-pending' }, orphaned };
     const processing = { ...document, status: 'processing' as const, updatedAt: nowIso(services) };
     if ((await services.documents.replace(processing, version)) === 'written')
       return { document: processing, version };
@@ -223,7 +238,12 @@ function failureOf(error: unknown, delivery: Delivery): DocumentFailure | undefi
   };
 }
 
-/** Settles the document as failed: its chunks removed first (a failed document has none), then the record, then the bytes. */
+/**
+ * Settles the document as failed: the record first, on the version just read, then its chunks, then this
+ * attempt's bytes. Only a run whose write took removes chunks: one that lost to a concurrent run (which made the
+ * document ready, say) reads again and leaves that run's chunks alone. A crash between the mark and the removal
+ * leaves chunks of a failed document, which search never shows and the next delivery removes.
+ */
 async function fail(
   services: IngestServices,
   message: IngestDocumentMessage,
@@ -233,21 +253,24 @@ async function fail(
 ): Promise<IngestOutcome> {
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const stored = await services.documents.get(message.library, message.documentId);
-    if (stored === undefined || stored.document.status === 'deleting')
+    if (stored === undefined || stored.document.status === 'deleting') {
+      // Deleted meanwhile: chunks this run wrote before it failed would outlive the record.
+      await services.chunks.remove(message.library, message.documentId);
       return { status: 'abandoned', reason: 'deleted' };
-    if (stored.document.attempt !== message.attempt) return { status: 'abandoned', reason: 'other-attempt' };
-    if (stored.document.status !== 'processing') return { status: 'abandoned', reason: 'settled' };
-    await services.chunks.remove(message.library, message.documentId);
-    const {
-      pageCount: _p,
-      chunkCount: _c,
-      characters: _ch,
-      embeddingRequests: _e,
-      ...rest
-    } = stored.document;
+    }
+    const { document, version } = stored;
+    if (document.attempt !== message.attempt) return { status: 'abandoned', reason: 'other-attempt' };
+    if (document.status === 'failed') {
+      // Failed by another run of this message, which may have stopped before removing its chunks.
+      await services.chunks.remove(message.library, message.documentId);
+      return { status: 'abandoned', reason: 'settled' };
+    }
+    if (document.status === 'ready') return { status: 'abandoned', reason: 'settled' };
+    const { pageCount: _p, chunkCount: _c, characters: _ch, embeddingRequests: _e, ...rest } = document;
     const failed: KnowledgeDocument = { ...rest, status: 'failed', failure, updatedAt: nowIso(services) };
-    if ((await services.documents.replace(failed, stored.version)) === 'conflict') continue;
-    await services.uploads.remove(message.documentId, message.attempt, stored.document.parts);
+    if ((await services.documents.replace(failed, version)) === 'conflict') continue;
+    await services.chunks.remove(message.library, message.documentId);
+    await services.uploads.remove(message.documentId, message.attempt, document.parts);
     log.warn(`${label}: failed (${failure.code}): ${failure.reason}`);
     return { status: 'failed', failure };
   }
