@@ -281,7 +281,10 @@ describe('ingestDocument: a document that cannot be indexed', () => {
     model.failures.push(new LlmError('The model is busy (429).', { retryable: true, providerStatus: 429 }));
     await expect(ingestDocument(services, message, silent, { deliveryCount: 1 })).rejects.toThrow(LlmError);
     expect(record(message)?.status).toBe('processing');
-    expect(stores.chunks.count).toBe(0);
+    // The batches embedded before the failure may be stored: a document being processed is never searched.
+    expect(await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'parental', 5)).toEqual(
+      [],
+    );
     model.failures.push(new LlmError('The model is busy (429).', { retryable: true, providerStatus: 429 }));
     const outcome = await ingestDocument(services, message, silent, { deliveryCount: EMBEDDING_DELIVERIES });
     expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'embedding_failed' } });
@@ -462,5 +465,110 @@ describe('ingestDocument: two runs of one message at once', () => {
     const stored = record(message);
     expect(stored?.status).toBe('ready');
     expect(stores.chunks.of(LIBRARY, message.documentId)).toHaveLength(stored!.chunkCount!);
+  });
+});
+
+describe('ingestDocument: the last delivery', () => {
+  it('fails the document when its chunks cannot be written, instead of leaving it processing', async () => {
+    const message = await markdown();
+    const broken: IngestServices = {
+      ...services,
+      chunks: chunksWith({ put: () => Promise.reject(new Error('the chunks store is unavailable')) }),
+    };
+    await expect(ingestDocument(broken, message, silent, { deliveryCount: 1 })).rejects.toThrow(
+      'the chunks store is unavailable',
+    );
+    expect(record(message)?.status).toBe('processing');
+    expect(
+      await ingestDocument(broken, message, silent, { deliveryCount: MAX_DELIVERY_COUNT }),
+    ).toMatchObject({ status: 'failed', failure: { code: 'ingestion_failed' } });
+    expect(record(message)).toMatchObject({
+      status: 'failed',
+      failure: { code: 'ingestion_failed', reason: expect.stringMatching(/chunks store is unavailable/) },
+    });
+    expect(stores.uploads.parts.size).toBe(0);
+  });
+
+  it('fails the document when it cannot be marked ready, and keeps none of its chunks', async () => {
+    const message = await markdown();
+    const stuck: IngestServices = {
+      ...services,
+      documents: documentsWith({
+        replace: (document, version) =>
+          document.status === 'ready'
+            ? Promise.resolve('conflict')
+            : stores.documents.replace(document, version),
+      }),
+    };
+    expect(await ingestDocument(stuck, message, silent, { deliveryCount: MAX_DELIVERY_COUNT })).toMatchObject(
+      { status: 'failed', failure: { code: 'ingestion_failed' } },
+    );
+    expect(record(message)?.status).toBe('failed');
+    expect(stores.chunks.count).toBe(0);
+  });
+
+  it('fails the document when it cannot even be marked processing', async () => {
+    const message = await markdown();
+    const busy: IngestServices = {
+      ...services,
+      documents: documentsWith({
+        replace: (document, version) =>
+          document.status === 'processing'
+            ? Promise.reject(new Error('the documents store timed out'))
+            : stores.documents.replace(document, version),
+      }),
+    };
+    await expect(ingestDocument(busy, message, silent)).rejects.toThrow('timed out');
+    expect(record(message)?.status).toBe('queued');
+    expect(await ingestDocument(busy, message, silent, { deliveryCount: MAX_DELIVERY_COUNT })).toMatchObject({
+      status: 'failed',
+      failure: { code: 'ingestion_failed' },
+    });
+    expect(record(message)?.status).toBe('failed');
+  });
+});
+
+describe('ingestDocument: a long document', () => {
+  it('stores each batch as its vectors come, at most two batches in flight, and keeps nothing else', async () => {
+    const sections = Array.from(
+      { length: 12 },
+      (_, i) => `## Section ${i}\n\nParental leave rule ${i} is written here in a sentence of its own.`,
+    );
+    const message = await markdown(['# Long handbook', '', ...sections].join('\n\n'));
+    const events: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const watched: IngestServices = {
+      ...services,
+      llm: {
+        embed: async (texts) => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          events.push(`embed ${texts.length}`);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          return model.embed(texts);
+        },
+      },
+      chunks: chunksWith({
+        put: async (chunks) => {
+          events.push(`put ${chunks.length}`);
+          await stores.chunks.put(chunks);
+          inFlight -= 1;
+        },
+      }),
+    };
+    const outcome = await ingestDocument(watched, message, silent);
+    expect(outcome).toMatchObject({ status: 'ready' });
+    const puts = events.filter((event) => event.startsWith('put'));
+    const embeds = events.filter((event) => event.startsWith('embed'));
+    expect(embeds.length).toBeGreaterThanOrEqual(6);
+    // One write per batch, of that batch's chunks, the first long before the last batch is embedded.
+    expect(puts).toEqual(embeds.map((event) => event.replace('embed', 'put')));
+    expect(events.indexOf('put 2')).toBeLessThan(events.lastIndexOf('embed 2'));
+    // Batches between their embedding and their write: never more than two.
+    expect(most).toBeLessThanOrEqual(2);
+    expect(stores.chunks.of(LIBRARY, message.documentId)).toHaveLength(
+      (outcome as { chunkCount: number }).chunkCount,
+    );
   });
 });

@@ -1,10 +1,11 @@
 // The ingestion worker's use-case: one queued document (a message on KNOWLEDGE_INGEST_QUEUE) is read from its
-// upload, its text extracted, cut into chunks, embedded in batches and stored, then marked ready — or, when it
-// cannot be indexed, marked failed with the reason and nothing of it left searchable. Every step can run again (a
+// upload, its text extracted and cut into chunks, embedded and stored batch by batch, then marked ready — or, when
+// it cannot be indexed, marked failed with the reason and nothing of it left searchable. Every step can run again (a
 // redelivery, a crash halfway): chunks are written by id, leftovers of an earlier run are removed, and the record
-// is only ever changed on the version just read. A document deleted meanwhile gets its chunks removed again.
+// is only ever changed on the version just read. A document deleted or failed meanwhile gets its chunks removed
+// again, by this run or by the next delivery of its message; and the last delivery settles the document as failed
+// whatever went wrong, so no document stays `processing` for good.
 import { createHash } from 'node:crypto';
-import { mapBounded } from '../bounded-parallel.js';
 import { ensureError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
@@ -47,7 +48,10 @@ export interface Delivery {
  */
 export const EMBEDDING_DELIVERIES = 5;
 
-/** Embeddings requests in flight at once for one document (each holds KNOWLEDGE_EMBEDDING_BATCH texts). */
+/**
+ * Batches of one document embedded and stored at once (each an embeddings request of KNOWLEDGE_EMBEDDING_BATCH
+ * texts, then its chunks' writes): the vectors held at once are those of this many batches.
+ */
 const EMBEDDING_CONCURRENCY = 2;
 
 /** Conditional writes of the record tried before the message is left to be delivered again. */
@@ -58,7 +62,10 @@ export type IngestOutcome =
   | { status: 'skipped'; reason: 'no-document' | 'other-attempt' | 'not-pending' }
   | { status: 'ready'; chunkCount: number; embeddingRequests: number }
   | { status: 'failed'; failure: DocumentFailure }
-  /** The document was deleted (or settled by another run) while this one worked: what it wrote is removed. */
+  /**
+   * The document was deleted, failed or made ready by another run, or uploaded anew, while this one worked: what it
+   * wrote is removed, unless it is what the document now holds (ready, or the next attempt's same chunks).
+   */
   | { status: 'abandoned'; reason: 'deleted' | 'settled' | 'other-attempt' };
 
 type Log = Pick<Logger, 'log' | 'warn'>;
@@ -70,8 +77,16 @@ class IngestFailure extends Error {
   }
 }
 
+/** What the content gives, before any embedding: the chunks' texts and the counts the record keeps. */
+interface Prepared {
+  drafts: ChunkDraft[];
+  title: string;
+  pageCount: number;
+  characters: number;
+}
+
 interface Indexed {
-  chunks: KnowledgeChunk[];
+  chunkCount: number;
   title: string;
   pageCount: number;
   characters: number;
@@ -85,6 +100,23 @@ export async function ingestDocument(
   delivery: Delivery = { deliveryCount: 1 },
 ): Promise<IngestOutcome> {
   const label = `Knowledge: document ${message.documentId} (attempt ${message.attempt}) of ${message.library}`;
+  try {
+    return await ingest(services, message, log, label);
+  } catch (error) {
+    // Whatever failed (the content, the embeddings, a chunk write, a record that kept changing), the last delivery
+    // settles the document as failed rather than leave it `processing` behind a dead-lettered message.
+    const failure = failureOf(error, delivery);
+    if (failure === undefined) throw error;
+    return fail(services, message, failure, log, label);
+  }
+}
+
+async function ingest(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+  log: Log,
+  label: string,
+): Promise<IngestOutcome> {
   const started = await markProcessing(services, message);
   if ('skipped' in started) {
     // A document gone, failed or being deleted keeps no chunk: a run that stopped after writing some (or a delete
@@ -96,27 +128,31 @@ export async function ingestDocument(
     return started.skipped;
   }
 
-  let indexed: Indexed;
-  try {
-    indexed = await index(services, started.document);
-  } catch (error) {
-    const failure = failureOf(error, delivery);
-    if (failure === undefined) throw error;
-    return fail(services, message, failure, log, label);
-  }
-
-  // Chunks by id (the same chunk again changes nothing), then what an earlier run of a longer cut left behind.
-  await services.chunks.put(indexed.chunks);
-  await services.chunks.remove(message.library, message.documentId, indexed.chunks.length);
+  const prepared = await prepare(services, started.document);
+  const embeddingRequests = await embedAndStore(services, started.document, prepared);
+  // What an earlier run of a longer cut left behind, once every chunk of this one is written.
+  await services.chunks.remove(message.library, message.documentId, prepared.drafts.length);
+  const indexed: Indexed = {
+    chunkCount: prepared.drafts.length,
+    title: prepared.title,
+    pageCount: prepared.pageCount,
+    characters: prepared.characters,
+    embeddingRequests,
+  };
   const outcome = await markReady(services, message, indexed);
   if (outcome.status === 'abandoned') {
     if (outcome.reason !== 'other-attempt') await services.chunks.remove(message.library, message.documentId);
     log.log(`${label}: its chunks were not kept (${outcome.reason} meanwhile).`);
     return outcome;
   }
-  await services.uploads.remove(message.documentId, message.attempt, started.document.parts);
+  try {
+    await services.uploads.remove(message.documentId, message.attempt, started.document.parts);
+  } catch (error) {
+    // The document is ready: a delivery again would not come back for the bytes, which expire within the week.
+    log.warn(`${label}: ready, but its upload was not removed (it expires): ${ensureError(error).message}`);
+  }
   log.log(
-    `${label}: ready, ${indexed.chunks.length} chunks from ${indexed.characters} characters ` +
+    `${label}: ready, ${indexed.chunkCount} chunks from ${indexed.characters} characters ` +
       `(${indexed.embeddingRequests} embeddings requests).`,
   );
   return outcome;
@@ -151,8 +187,8 @@ async function markProcessing(
   throw new Error('The document record kept changing while the ingestion tried to start; it is retried.');
 }
 
-/** Extraction, chunking and embeddings: everything before a write to the chunks. */
-async function index(services: IngestServices, document: KnowledgeDocument): Promise<Indexed> {
+/** The upload read, checked, extracted and cut into chunks: everything before the embeddings. */
+async function prepare(services: IngestServices, document: KnowledgeDocument): Promise<Prepared> {
   const content = await services.uploads.get(document.documentId, document.attempt, document.parts);
   if (content === undefined)
     throw new IngestFailure({
@@ -168,7 +204,7 @@ async function index(services: IngestServices, document: KnowledgeDocument): Pro
 
   const extracted = await extractDocument(document.format, content);
   const title = document.titleGiven ? document.title : (titleOf(extracted) ?? document.title);
-  const { chunkTokens, chunkOverlapTokens, maxChunks, embeddingBatch } = services.settings;
+  const { chunkTokens, chunkOverlapTokens, maxChunks } = services.settings;
   // The chunker stops at one over the limit: enough to know the document makes too many.
   const drafts = chunkDocument(extracted, {
     targetTokens: chunkTokens,
@@ -182,36 +218,74 @@ async function index(services: IngestServices, document: KnowledgeDocument): Pro
       code: 'too_large',
       reason: `The document makes more than ${maxChunks} chunks, the most one document may have (KNOWLEDGE_MAX_CHUNKS): split it into smaller documents.`,
     });
-
-  const batches: ChunkDraft[][] = [];
-  for (let start = 0; start < drafts.length; start += embeddingBatch)
-    batches.push(drafts.slice(start, start + embeddingBatch));
-  const vectors = (
-    await mapBounded(batches, EMBEDDING_CONCURRENCY, async (batch) => {
-      const embedded = await services.llm.embed(batch.map((draft) => embeddingInput(title, draft)));
-      if (embedded.length !== batch.length)
-        throw new Error(
-          `The embeddings endpoint answered ${embedded.length} vectors for ${batch.length} texts.`,
-        );
-      return embedded;
-    })
-  ).flat();
-
   return {
-    chunks: drafts.map((draft, i) => ({
-      ...draft,
-      id: chunkId(document.documentId, draft.index),
-      kind: 'knowledge-chunk',
-      library: document.library,
-      documentId: document.documentId,
-      title,
-      embedding: vectors[i] as number[],
-    })),
+    drafts,
     title,
     pageCount: extracted.pageCount,
     characters: extracted.blocks.reduce((sum, block) => sum + block.text.length, 0),
-    embeddingRequests: batches.length,
   };
+}
+
+/**
+ * Embeds the chunks a batch of KNOWLEDGE_EMBEDDING_BATCH at a time and stores each batch as soon as its vectors
+ * come, EMBEDDING_CONCURRENCY batches in flight: a document of thousands of chunks never holds more than those
+ * batches' vectors (1,536 numbers each) at once. Returns the embeddings requests made.
+ */
+async function embedAndStore(
+  services: IngestServices,
+  document: KnowledgeDocument,
+  { drafts, title }: Prepared,
+): Promise<number> {
+  const { embeddingBatch } = services.settings;
+  const starts: number[] = [];
+  for (let start = 0; start < drafts.length; start += embeddingBatch) starts.push(start);
+  await forEachBounded(starts, EMBEDDING_CONCURRENCY, async (start) => {
+    const batch = drafts.slice(start, start + embeddingBatch);
+    const vectors = await services.llm.embed(batch.map((draft) => embeddingInput(title, draft)));
+    if (vectors.length !== batch.length)
+      throw new Error(
+        `The embeddings endpoint answered ${vectors.length} vectors for ${batch.length} texts.`,
+      );
+    // Chunks by id: the same chunk again (a redelivery) changes nothing.
+    await services.chunks.put(
+      batch.map((draft, i): KnowledgeChunk => ({
+        ...draft,
+        id: chunkId(document.documentId, draft.index),
+        kind: 'knowledge-chunk',
+        library: document.library,
+        documentId: document.documentId,
+        title,
+        embedding: vectors[i] as number[],
+      })),
+    );
+  });
+  return starts.length;
+}
+
+/**
+ * Runs `work` for each item, at most `limit` at once. On a failure it starts no more and waits for the work under
+ * way before it rejects with the first error, so no chunk of this run is written after the run goes on to settle
+ * the document (and remove its chunks).
+ */
+async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failed === undefined && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  if (failed !== undefined) throw failed.error;
 }
 
 /**
@@ -292,7 +366,7 @@ async function markReady(
     if (document.attempt !== message.attempt) return { status: 'abandoned', reason: 'other-attempt' };
     const done = {
       status: 'ready' as const,
-      chunkCount: indexed.chunks.length,
+      chunkCount: indexed.chunkCount,
       embeddingRequests: indexed.embeddingRequests,
     };
     // Another run of this message got there first (ready: the same chunks) or failed it (failed: none may stay).
@@ -303,7 +377,7 @@ async function markReady(
       status: 'ready',
       title: indexed.title,
       pageCount: indexed.pageCount,
-      chunkCount: indexed.chunks.length,
+      chunkCount: indexed.chunkCount,
       characters: indexed.characters,
       embeddingRequests: indexed.embeddingRequests,
       updatedAt: nowIso(services),
