@@ -1,6 +1,7 @@
 // Deleting over in-memory stores: the uploader's document goes with all its chunks and bytes and leaves search at
 // once; another user's private document is unknown (404) and a shared one not theirs is forbidden (403), with
-// nothing changed; a delete that stopped after marking the document is finished by the next one.
+// nothing changed; a delete that stopped after marking the document is finished by the next one; and a delete
+// that an upload of the same content finished meanwhile leaves the document that upload stored anew.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import {
@@ -9,9 +10,11 @@ import {
   knowledgeDocument,
   memoryKnowledgeStores,
 } from '../../test/support/in-memory-knowledge.js';
+import { RecordingPublisher } from '../../test/support/in-memory-ports.js';
 import { privateLibrary, SHARED_LIBRARY } from './contracts.js';
 import { deleteDocument } from './delete-document.js';
 import { searchKnowledge } from './search-knowledge.js';
+import { uploadDocument } from './upload-document.js';
 
 const id = (n: number) => n.toString(16).padStart(32, '0');
 const ALICE = privateLibrary('user_001');
@@ -72,5 +75,50 @@ describe('deleteDocument', () => {
     expect((await search('user_001')).map((hit) => hit.documentId)).not.toContain(id(1));
     expect(await deleteDocument(stores, 'user_001', id(1))).toEqual({ library: ALICE, chunksRemoved: 3 });
     expect(stores.documents.document(ALICE, id(1))).toBeUndefined();
+  });
+});
+
+describe('deleteDocument and an upload of the same content at once', () => {
+  it('leaves the record the upload stored anew after finishing the delete itself', async () => {
+    const upload = {
+      documents: stores.documents,
+      chunks: stores.chunks,
+      uploads: stores.uploads,
+      publisher: new RecordingPublisher(),
+      settings: { maxDocumentBytes: 1_000, sharedLibrary: { users: [], groups: [] } },
+    };
+    const content = new TextEncoder().encode('# Leave\n\nAnnual leave is 25 days.\n');
+    const { document } = await uploadDocument(
+      upload,
+      { userId: 'user_001' },
+      { fileName: 'leave.md', content },
+    );
+    let uploaded = false;
+    const slow = {
+      ...stores,
+      chunks: {
+        put: stores.chunks.put.bind(stores.chunks),
+        search: stores.chunks.search.bind(stores.chunks),
+        // While this delete removes the chunks, the owner uploads the same content again.
+        remove: async (library: string, documentId: string, fromIndex?: number) => {
+          if (!uploaded) {
+            uploaded = true;
+            const again = await uploadDocument(
+              upload,
+              { userId: 'user_001' },
+              { fileName: 'leave.md', content },
+            );
+            expect(again.status).toBe(202);
+          }
+          return stores.chunks.remove(library, documentId, fromIndex);
+        },
+      },
+    };
+    await deleteDocument(slow, 'user_001', document.documentId);
+    expect(stores.documents.document(ALICE, document.documentId)).toMatchObject({
+      status: 'queued',
+      attempt: 2,
+    });
+    expect(await stores.uploads.get(document.documentId, 2, 1)).toEqual(content);
   });
 });

@@ -1,13 +1,13 @@
 // Uploading over in-memory stores: a new document is stored, its bytes kept and its message queued (202); the
 // same content again is answered from its record (ready: 200; queued: queued again; failed: a new attempt;
-// deleting: 409 to retry); a librarian's upload goes to the shared library; and what can be refused without
+// deleting: the delete finished, then a new attempt); a librarian's upload goes to the shared library; and what can be refused without
 // reading the content is refused with its status (413, 415, 400), with nothing stored or queued.
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AppError, NotReadyError } from '../errors.js';
+import { AppError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { RecordingPublisher } from '../../test/support/in-memory-ports.js';
-import { memoryKnowledgeStores } from '../../test/support/in-memory-knowledge.js';
+import { knowledgeChunk, memoryKnowledgeStores } from '../../test/support/in-memory-knowledge.js';
 import {
   ingestMessageId,
   KNOWLEDGE_INGEST_QUEUE,
@@ -39,6 +39,7 @@ beforeEach(() => {
   publisher = new RecordingPublisher();
   services = {
     documents: stores.documents,
+    chunks: stores.chunks,
     uploads: stores.uploads,
     publisher,
     settings: { maxDocumentBytes: 1_000, sharedLibrary: { users: ['user_003'], groups: ['librarians'] } },
@@ -178,14 +179,28 @@ describe('uploadDocument: the same content again', () => {
     });
   });
 
-  it('asks to retry (409 with retry-after) while the document is being deleted', async () => {
+  it('finishes the delete of a document being deleted, then stores it anew at the next attempt', async () => {
     const first = await uploadDocument(services, alice, markdown());
     const library = privateLibrary('user_001');
-    const stored = await stores.documents.get(library, first.document.documentId);
+    const { documentId } = first.document;
+    const stored = await stores.documents.get(library, documentId);
+    // A delete that marked the document and stopped (or is still running): its chunks and bytes are still there.
     await stores.documents.replace({ ...stored!.document, status: 'deleting' }, stored!.version);
-    const error = await uploadDocument(services, alice, markdown()).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(NotReadyError);
-    expect(error).toMatchObject({ status: 409 });
+    await stores.chunks.put([
+      knowledgeChunk(stored!.document, 0, 'Book trains for trips under four hours.', [1, 0]),
+    ]);
+    const again = await uploadDocument(services, alice, markdown({ title: 'Travel Policy' }));
+    expect(again).toMatchObject({ status: 202, document: { status: 'queued', title: 'Travel Policy' } });
+    expect(stores.documents.document(library, documentId)).toMatchObject({ status: 'queued', attempt: 2 });
+    expect(stores.chunks.of(library, documentId)).toEqual([]);
+    // The deleted attempt's bytes are gone; the new attempt's are stored.
+    expect(await stores.uploads.get(documentId, 1, stored!.document.parts)).toBeUndefined();
+    expect(await stores.uploads.get(documentId, 2, stored!.document.parts)).toEqual(bytes(MARKDOWN));
+    // Its own message id: not dropped as a duplicate of the deleted document's.
+    expect(publisher.published.at(-1)?.message).toEqual({
+      body: { library, documentId, attempt: 2 },
+      messageId: `${documentId}.2`,
+    });
   });
 
   it('answers from the record another upload created meanwhile', async () => {

@@ -3,7 +3,8 @@
 // and its message on the ingestion queue; the worker (ingest-document.ts) does the rest. The same content in the
 // same library is the same document (its id comes from the content's hash), so uploading it again is answered from
 // its record: the ready document (200), the document still queued (202, queued again: duplicate detection and the
-// worker absorb it), or, for a failed one, a new attempt (202).
+// worker absorb it), or, for a failed one, a new attempt (202); a document being deleted has its delete finished
+// and is then uploaded anew, at the next attempt (202).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, NotReadyError, ValidationError } from '../errors.js';
@@ -21,6 +22,8 @@ import {
   type IngestDocumentMessage,
   type KnowledgeDocument,
 } from './contracts.js';
+import { finishDeleting } from './delete-document.js';
+import type { KnowledgeChunks } from './knowledge-chunks.js';
 import { documentView } from './knowledge-api.js';
 import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
 import type { KnowledgeUploads } from './knowledge-uploads.js';
@@ -29,6 +32,8 @@ import type { KnowledgeConfig } from './settings.js';
 
 export interface UploadServices {
   documents: KnowledgeDocuments;
+  /** Only to finish the delete of a document being deleted when its content is uploaded again. */
+  chunks: KnowledgeChunks;
   uploads: KnowledgeUploads;
   publisher: MessagePublisher;
   settings: Pick<KnowledgeConfig, 'maxDocumentBytes' | 'sharedLibrary'>;
@@ -82,15 +87,21 @@ export async function uploadDocument(
   const documentId = documentIdFor(library, contentHash);
   const title = titleOf(upload);
   const now = () => (services.now?.() ?? new Date()).toISOString();
+  // 1 for content new to the library; one more than the deleted document's when the upload finished its delete.
+  let firstAttempt = 1;
 
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const stored = await services.documents.get(library, documentId);
     if (stored !== undefined) {
       const result = await uploadAgain(services, caller, stored, { upload, format, mediaType, title, now });
-      if (result !== 'conflict') return result;
-      continue;
+      if (result === 'conflict') continue;
+      if ('deletedAttempt' in result) {
+        firstAttempt = result.deletedAttempt + 1;
+        continue;
+      }
+      return result;
     }
-    const parts = await services.uploads.put(documentId, 1, upload.content);
+    const parts = await services.uploads.put(documentId, firstAttempt, upload.content);
     const at = now();
     const document: KnowledgeDocument = {
       id: documentId,
@@ -107,12 +118,13 @@ export async function uploadDocument(
       bytes: upload.content.byteLength,
       parts,
       status: 'queued',
-      attempt: 1,
+      attempt: firstAttempt,
       createdAt: at,
       updatedAt: at,
     };
     // Another upload of the same content may have created it meanwhile: then it is answered as an upload again.
     if ((await services.documents.create(document)) === 'exists') continue;
+    // A crash right here leaves the record queued without a message: the client's retry of the upload sends it.
     await queueIngestion(services.publisher, document);
     return { status: 202, document: documentView(document, caller.userId) };
   }
@@ -127,12 +139,16 @@ interface Prepared {
   now: () => string;
 }
 
+/**
+ * The upload of content the library has a record of: the answer, 'conflict' when the record changed meanwhile, or
+ * the attempt of a document being deleted whose delete it finished (the caller then stores the document anew).
+ */
 async function uploadAgain(
   services: UploadServices,
   caller: LibraryCaller,
   { document, version }: StoredDocument,
   prepared: Prepared,
-): Promise<UploadResult | 'conflict'> {
+): Promise<UploadResult | 'conflict' | { deletedAttempt: number }> {
   switch (document.status) {
     case 'ready':
       return { status: 200, document: documentView(document, caller.userId) };
@@ -143,10 +159,11 @@ async function uploadAgain(
       await queueIngestion(services.publisher, document);
       return { status: 202, document: documentView(document, caller.userId) };
     case 'deleting':
-      throw new NotReadyError(
-        'This document is being deleted; upload it again in a moment to add it anew.',
-        2,
-      );
+      // Deleted a moment ago (or by a delete that stopped halfway): the upload finishes the delete rather than
+      // refuse until someone does. The document is then stored anew at the next attempt, so its bytes and its queue
+      // message are never taken for the deleted one's (by a late step of that delete, or by duplicate detection).
+      await finishDeleting(services, document);
+      return { deletedAttempt: document.attempt };
     case 'failed': {
       // A new attempt: the bytes again (removed when it failed), kept under the next attempt number (a late run of
       // the failed attempt removes only its own), the record queued with it, which is also its queue message's id,
