@@ -109,7 +109,7 @@ export const documentFailureSchema = z.object({
 });
 export type DocumentFailure = z.infer<typeof documentFailureSchema>;
 
-/** The stored document (container `knowledge-documents`, partition `library`, id = documentId). */
+/** The stored document (container KNOWLEDGE_DOCUMENTS_CONTAINER, partition `library`, id = documentId). */
 export const knowledgeDocumentSchema = z.object({
   id: z.string(),
   kind: z.literal('knowledge-document'),
@@ -194,7 +194,7 @@ export function chunkId(documentId: string, index: number): string {
   return `${documentId}.${index}`;
 }
 
-/** The stored chunk (container `knowledge-chunks`, partition [library, documentId], id = chunkId). */
+/** The stored chunk (container KNOWLEDGE_CHUNKS_CONTAINER, partition [library, documentId], id = chunkId). */
 export const knowledgeChunkSchema = chunkDraftSchema.extend({
   id: z.string(),
   kind: z.literal('knowledge-chunk'),
@@ -219,6 +219,7 @@ export function uploadPartId(documentId: string, attempt: number, part: number):
   return `${documentId}.${attempt}.${part}`;
 }
 
+/** An upload part (container `knowledge-uploads`, partition documentId, id = uploadPartId). */
 export const uploadPartSchema = z.object({
   id: z.string(),
   kind: z.literal('knowledge-upload'),

@@ -6,7 +6,7 @@
 // deleted document): a run of an earlier attempt that ends late removes its own attempt's bytes, never those a new
 // upload of the same content stored meanwhile.
 export interface KnowledgeUploads {
-  /** Stores the content of the document's attempt (writing it again changes nothing); returns how many parts hold it. */
+  /** Stores the attempt's content (writing it again changes nothing); returns how many parts hold it. */
   put(documentId: string, attempt: number, content: Uint8Array): Promise<number>;
   /** The attempt's content from its `parts` parts; undefined when any part is gone (expired or removed). */
   get(documentId: string, attempt: number, parts: number): Promise<Uint8Array | undefined>;

@@ -7,7 +7,7 @@ const tuning = { kind: 'default' } as const;
 /** The default upload limit: 10 MiB of document (a JSON upload's base64 is a third larger). */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
-/** The largest request body the Azure Functions host accepts (100 MB): it refuses a larger one before the app sees it. */
+/** The largest request body the Azure Functions host accepts (100 MB): a larger one never reaches the app. */
 export const HOST_REQUEST_BODY_BYTES = 100 * 1024 * 1024;
 
 /**

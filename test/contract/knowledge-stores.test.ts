@@ -152,7 +152,7 @@ const search = (target: KnowledgeStores, userId: string, text: string, limit = 1
 
 describe('the knowledge containers', () => {
   it('take ids never declared with other partition keys, so an environment deployed before can be updated', () => {
-    // Declared before keyed by /ownerId (documents) and /ownerId, /documentId (chunks); a partition key cannot change.
+    // Declared before keyed by /ownerId (documents) and /ownerId, /documentId (chunks); keys cannot change.
     const earlier = ['knowledge-documents', 'knowledge-chunks'];
     const byId = new Map(knowledgeContainers.map((spec) => [spec.id, spec.partitionKeyPaths]));
     expect(byId.get(KNOWLEDGE_DOCUMENTS_CONTAINER)).toEqual(['/library']);

@@ -1,8 +1,8 @@
-// The Cosmos DB adapter of KnowledgeChunks (container KNOWLEDGE_CHUNKS_CONTAINER, partition [library, documentId]): chunks
-// written by upsert, removed by document, and searched by hybrid ranking (RRF of vector and full-text ranks) over
-// the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process where the server
-// lacks the functions (the local runtime). Which documents are ready is read from the documents container on every
-// search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
+// The Cosmos DB adapter of KnowledgeChunks (container KNOWLEDGE_CHUNKS_CONTAINER, partition [library,
+// documentId]): chunks written by upsert, removed by document, and searched by hybrid ranking (RRF of vector and
+// full-text ranks) over the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process
+// where the server lacks the functions (the local runtime). Which documents are ready is read from the documents
+// container on every search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
 import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
@@ -67,8 +67,8 @@ export interface ChunkStoreOptions {
 }
 
 /**
- * `chunks` is the KNOWLEDGE_CHUNKS_CONTAINER container, `documents` the KNOWLEDGE_DOCUMENTS_CONTAINER one, read for which
- * documents are ready.
+ * `chunks` is the KNOWLEDGE_CHUNKS_CONTAINER container, `documents` the KNOWLEDGE_DOCUMENTS_CONTAINER one, read
+ * for which documents are ready.
  */
 export function createCosmosKnowledgeChunks(
   chunks: Container,

@@ -1,6 +1,7 @@
-// The Cosmos DB adapter of KnowledgeDocuments (container `knowledge-documents`, partition library, id = documentId):
-// point reads, a create that reports an existing record, replaces conditioned on the version read (If-Match), and
-// the list, one single-partition query newest first behind an opaque token bound to the library and owner filter.
+// The Cosmos DB adapter of KnowledgeDocuments (container KNOWLEDGE_DOCUMENTS_CONTAINER, partition library,
+// id = documentId): point reads, a create that reports an existing record, replaces conditioned on the version read
+// (If-Match), and the list, one single-partition query newest first behind an opaque token bound to the library and
+// owner filter.
 import type { Container, SqlParameter } from '@azure/cosmos';
 import { z } from 'zod';
 import { deleteItem, parseStored, readItem } from '../../cosmos/adapters/cosmos-items.js';
