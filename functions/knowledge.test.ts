@@ -98,7 +98,10 @@ describe('POST /api/knowledge/documents', () => {
     expect(app.fakes.publisher.published).toEqual([
       {
         entity: KNOWLEDGE_INGEST_QUEUE,
-        message: { body: message, messageId: `${document.documentId}.1` },
+        message: {
+          body: message,
+          messageId: `${document.documentId}.1.${Date.parse(document.createdAt)}`,
+        },
       },
     ]);
 

@@ -242,8 +242,15 @@ export const ingestDocumentMessageSchema = z.object({
 });
 export type IngestDocumentMessage = z.infer<typeof ingestDocumentMessageSchema>;
 
-export function ingestMessageId(message: IngestDocumentMessage): string {
-  return `${message.documentId}.${message.attempt}`;
+/**
+ * The ingestion message's id: the document, its attempt and when its record was created. Publishing one attempt
+ * again is a duplicate Service Bus drops; the same content uploaded again after a delete is a new record (attempt 1
+ * again, a later createdAt), whose message must not be taken for the deleted one's.
+ */
+export function ingestMessageId(
+  document: Pick<KnowledgeDocument, 'documentId' | 'attempt' | 'createdAt'>,
+): string {
+  return `${document.documentId}.${document.attempt}.${Date.parse(document.createdAt)}`;
 }
 
 // --- HTTP -------------------------------------------------------------------------------------------------------

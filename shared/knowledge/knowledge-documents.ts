@@ -1,4 +1,4 @@
-// The port of the knowledge base's documents (container `knowledge-documents`, partition library, id = documentId):
+// The port of the knowledge base's documents (container `knowledge-library-documents`, partition library, id = documentId):
 // one record per document with its status, written by the upload, the ingestion worker and the delete, read by the
 // API and by search (which only ever searches `ready` documents). Adapter: adapters/cosmos-knowledge-documents.ts.
 import type { KnowledgeDocument } from './contracts.js';

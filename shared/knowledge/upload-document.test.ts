@@ -95,7 +95,10 @@ describe('uploadDocument: a new document', () => {
     expect(await stores.uploads.get(documentId, 1, Math.ceil(MARKDOWN.length / 16))).toEqual(bytes(MARKDOWN));
     const message = { library, documentId, attempt: 1 };
     expect(publisher.published).toEqual([
-      { entity: KNOWLEDGE_INGEST_QUEUE, message: { body: message, messageId: ingestMessageId(message) } },
+      {
+        entity: KNOWLEDGE_INGEST_QUEUE,
+        message: { body: message, messageId: `${documentId}.1.${Date.parse(NOW.toISOString())}` },
+      },
     ]);
     expect(documentIdFor(library, contentHash)).toBe(documentId);
   });
@@ -139,6 +142,20 @@ describe('uploadDocument: the same content again', () => {
     expect(publisher.published[1]).toEqual(publisher.published[0]);
   });
 
+  it('queues the same content uploaded again after a delete under a new message id (not a duplicate)', async () => {
+    const first = await uploadDocument(services, alice, markdown());
+    await stores.documents.delete(privateLibrary('user_001'), first.document.documentId);
+    const later = new Date(NOW.getTime() + 60_000);
+    const again = await uploadDocument({ ...services, now: () => later }, alice, markdown());
+    expect(again.document.documentId).toBe(first.document.documentId);
+    const ids = publisher.published.map((sent) => sent.message.messageId);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids[1]).toBe(
+      ingestMessageId({ documentId: first.document.documentId, attempt: 1, createdAt: later.toISOString() }),
+    );
+  });
+
   it('answers a ready document with 200 and queues nothing', async () => {
     const first = await uploadDocument(services, alice, markdown());
     const library = privateLibrary('user_001');
@@ -176,7 +193,7 @@ describe('uploadDocument: the same content again', () => {
     expect(await stores.uploads.get(documentId, 2, stored!.document.parts)).toEqual(bytes(MARKDOWN));
     expect(publisher.published.at(-1)?.message).toEqual({
       body: { library, documentId, attempt: 2 },
-      messageId: `${documentId}.2`,
+      messageId: `${documentId}.2.${Date.parse(NOW.toISOString())}`,
     });
   });
 
@@ -200,7 +217,7 @@ describe('uploadDocument: the same content again', () => {
     // Its own message id: not dropped as a duplicate of the deleted document's.
     expect(publisher.published.at(-1)?.message).toEqual({
       body: { library, documentId, attempt: 2 },
-      messageId: `${documentId}.2`,
+      messageId: `${documentId}.2.${Date.parse(NOW.toISOString())}`,
     });
   });
 

@@ -199,7 +199,7 @@ async function queueIngestion(publisher: MessagePublisher, document: KnowledgeDo
     documentId: document.documentId,
     attempt: document.attempt,
   };
-  await publisher.publish(KNOWLEDGE_INGEST_QUEUE, { body: message, messageId: ingestMessageId(message) });
+  await publisher.publish(KNOWLEDGE_INGEST_QUEUE, { body: message, messageId: ingestMessageId(document) });
 }
 
 /** A document's id: the first 32 hex characters of SHA-256 over its library and its content's hash. */
