@@ -40,8 +40,8 @@ const eventBodies = {
   },
   /**
    * The turn's knowledge-base sources so far (deduplicated, in the order its tools found them), sent at the start
-   * of the model round that follows a tool round whose searches added to them: before the answer's text that cites them. Each
-   * is the whole list, which the next one replaces; the answer's stored message keeps the last.
+   * of the model round that follows a tool round whose searches added to them: before the answer's text that cites
+   * them. Each is the whole list, which the next one replaces; the answer's stored message keeps the last.
    */
   sources: { sources: z.array(knowledgeSourceSchema) },
   /**
