@@ -173,3 +173,26 @@ export function rankHybrid(
 function compareRanked(a: Ranked, b: Ranked): number {
   return b.score - a.score || b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+
+/** The words of a search sent to Cosmos DB's FullTextScore, at most; more add cost and hardly change the ranking. */
+export const MAX_SEARCH_TERMS = 16;
+
+/** The words a hybrid query sends to Cosmos DB's FullTextScore, each as its own term. */
+export function searchWords(text: string): string[] {
+  return queryWords(text).slice(0, MAX_SEARCH_TERMS);
+}
+
+/**
+ * A hybrid query ranked in process over its candidates, on the same words the Cosmos DB query sends (searchWords),
+ * so both paths rank alike; each result with the candidate it is.
+ */
+export function rankQuery<C extends RankCandidate>(
+  candidates: readonly C[],
+  query: { text: string; vector: readonly number[]; limit: number },
+): { candidate: C; score: number; similarity: number }[] {
+  const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+  const terms = searchWords(query.text).map(stem);
+  return rankHybrid(candidates, { vector: query.vector, terms }, query.limit).map(
+    ({ id, score, similarity }) => ({ candidate: byId.get(id) as C, score, similarity }),
+  );
+}

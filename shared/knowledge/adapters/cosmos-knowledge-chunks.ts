@@ -14,11 +14,10 @@ import {
   queryPages,
 } from '../../cosmos/adapters/cosmos-items.js';
 import type { FullTextMode } from '../../search/full-text.js';
-import { queryWords } from '../../search/full-text.js';
 import {
-  queryTerms,
-  rankHybrid,
+  rankQuery,
   RRF_K,
+  searchWords,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -43,9 +42,6 @@ const VIEW_FIELDS = [
 const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
 
 const chunkViewSchema = knowledgeChunkSchema.omit({ embedding: true }) satisfies z.ZodType<ChunkView>;
-
-/** The words of a search sent to Cosmos DB's FullTextScore; more add cost and hardly change the ranking. */
-const MAX_SEARCH_TERMS = 16;
 
 /**
  * The statuses whose documents may have chunks that search must not see: being ingested (chunks of an earlier
@@ -108,14 +104,8 @@ export function createCosmosKnowledgeChunks(
     const candidates = new Map<string, Candidate>();
     for (const entry of held.values())
       for (const candidate of entry.candidates) candidates.set(candidate.id, candidate);
-    const ranked = rankHybrid(
-      [...candidates.values()],
-      // The same words as the Cosmos DB query sends (hybridSearchQuery), so both paths rank alike.
-      { vector: query.vector, terms: queryTerms(query.text).slice(0, MAX_SEARCH_TERMS) },
-      query.limit,
-    );
-    return ranked.map(({ id, score, similarity }) => ({
-      chunk: structuredClone((candidates.get(id) as Candidate).view),
+    return rankQuery([...candidates.values()], query).map(({ candidate, score, similarity }) => ({
+      chunk: structuredClone(candidate.view),
       score,
       similarity,
     }));
@@ -236,7 +226,7 @@ function hybridSearchQuery(
   hidden: readonly string[],
 ): { query: SqlQuerySpec; components: 1 | 2 } {
   const limit = Math.max(1, Math.floor(query.limit));
-  const terms = queryWords(query.text).slice(0, MAX_SEARCH_TERMS);
+  const terms = searchWords(query.text);
   const parameters: SqlParameter[] = [
     { name: '@libraries', value: [...query.libraries] },
     { name: '@hidden', value: [...hidden] },

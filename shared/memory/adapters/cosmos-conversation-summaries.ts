@@ -17,7 +17,6 @@ import {
 import { writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 import type { FullTextMode } from '../../search/full-text.js';
-import { queryWords } from '../../search/full-text.js';
 import {
   conversationSummaryDocumentSchema,
   summaryContentSchema,
@@ -26,9 +25,9 @@ import {
 } from '../contracts.js';
 import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
 import {
-  queryTerms,
-  rankHybrid,
+  rankQuery,
   RRF_K,
+  searchWords,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -58,9 +57,6 @@ const summaryViewSchema = summaryContentSchema.extend({
   timestamp: z.iso.datetime(),
   createdAt: z.iso.datetime(),
 }) satisfies z.ZodType<ConversationSummaryView>;
-
-/** The words of a search sent to Cosmos DB's FullTextScore; more add cost and hardly change the ranking. */
-const MAX_SEARCH_TERMS = 16;
 
 export interface SummaryStoreOptions {
   /** Where search is ranked: Cosmos DB's own functions (Azure), or in process (the local server). */
@@ -104,14 +100,8 @@ export function createCosmosConversationSummaries(
       candidates.set(userId, candidate);
       known.set(candidate.id, candidate);
     }
-    const ranked = rankHybrid(
-      [...known.values()],
-      // The same words as the Cosmos DB query sends (hybridSearchQuery), so both paths rank alike.
-      { vector: query.vector, terms: queryTerms(query.text).slice(0, MAX_SEARCH_TERMS) },
-      query.limit,
-    );
-    return ranked.map(({ id, score, similarity }) => ({
-      summary: structuredClone((known.get(id) as Candidate).view),
+    return rankQuery([...known.values()], query).map(({ candidate, score, similarity }) => ({
+      summary: structuredClone(candidate.view),
       score,
       similarity,
     }));
@@ -229,7 +219,7 @@ const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
  */
 function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
   const limit = Math.max(1, Math.floor(query.limit));
-  const terms = queryWords(query.text).slice(0, MAX_SEARCH_TERMS);
+  const terms = searchWords(query.text);
   const parameters: SqlParameter[] = [
     { name: '@kind', value: KIND },
     { name: '@vector', value: query.vector },
