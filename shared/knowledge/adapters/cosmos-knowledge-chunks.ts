@@ -3,9 +3,14 @@
 // full-text ranks) over the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process
 // where the server lacks the functions (the local runtime). Which documents are ready is read from the documents
 // container on every search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
-import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
+import {
+  hybridSearchQuery,
+  scoreAtPosition,
+  type HybridSearchQuery,
+} from '../../cosmos/adapters/hybrid-search-query.js';
 import {
   cosmosFailure,
   deleteQueriedItems,
@@ -16,8 +21,6 @@ import {
 import type { FullTextMode } from '../../search/full-text.js';
 import {
   rankQuery,
-  RRF_K,
-  searchWords,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -115,21 +118,18 @@ export function createCosmosKnowledgeChunks(
     const hidden = (
       await Promise.all(query.libraries.map((library) => hiddenDocuments(documents, library)))
     ).flat();
-    const spec = hybridSearchQuery(query, hidden);
+    const spec = chunkSearchQuery(query, hidden);
     let resources: unknown[];
     try {
-      // No partition key: one query across the libraries' partitions (see hybridSearchQuery).
+      // No partition key: one query across the libraries' partitions (see chunkSearchQuery).
       ({ resources } = await chunks.items.query(spec.query).fetchAll());
     } catch (error) {
       throw cosmosFailure('searching the knowledge base', error);
     }
     const rows = parseStored(z.array(searchRowSchema), resources, 'knowledge chunks');
-    // Cosmos DB returns the fused order, not the fused score (RRF cannot be projected). A hit's score is the RRF
-    // score it would have at its position in every ranking, components / (RRF_K + rank): higher is better and
-    // comparable within one list, as the port says, on the same scale as the in-process scores, not equal to them.
     return rows.map(({ similarity, ...chunk }, position) => ({
       chunk,
-      score: spec.components / (RRF_K + position + 1),
+      score: scoreAtPosition(spec.components, position),
       similarity,
     }));
   }
@@ -199,9 +199,7 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
  *   SELECT TOP n <view fields>, VectorDistance(c.embedding, @vector) AS similarity FROM c
  *   WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)
  *   ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1, ...))
- * Syntax and parameters as the summaries' query (../../memory/adapters/cosmos-conversation-summaries.ts,
- * hybridSearchQuery): separate term arguments, a literal TOP, no RRF weights, only VectorDistance projected; with no
- * full-text terms, ORDER BY VectorDistance alone. `components` is how many ranks are fused (1 or 2).
+ * Built by ../../cosmos/adapters/hybrid-search-query.ts, as the summaries' query is (its syntax is explained there).
  *
  * Sent without a partition key, it runs across partitions. What @azure/cosmos 4.9 does with it (read in its source:
  * queryIterator.js, queryExecutionContext/hybridQueryExecutionContext.js):
@@ -221,32 +219,20 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
  * record: the delete removes the chunks before the record, and a worker that finds the record gone removes any
  * chunks it wrote. (A list of ready ids instead would hold every document of the shared library, unbounded.)
  */
-function hybridSearchQuery(
-  query: ChunkQuery,
-  hidden: readonly string[],
-): { query: SqlQuerySpec; components: 1 | 2 } {
-  const limit = Math.max(1, Math.floor(query.limit));
-  const terms = searchWords(query.text);
-  const parameters: SqlParameter[] = [
-    { name: '@libraries', value: [...query.libraries] },
-    { name: '@hidden', value: [...hidden] },
-    { name: '@vector', value: [...query.vector] },
-    ...terms.map((term, i) => ({ name: `@t${i}`, value: term })),
-  ];
-  const distance = 'VectorDistance(c.embedding, @vector)';
-  const order =
-    terms.length === 0
-      ? `ORDER BY ${distance}`
-      : `ORDER BY RANK RRF(${distance}, FullTextScore(c.text, ${terms.map((_, i) => `@t${i}`).join(', ')}))`;
-  return {
-    query: {
-      query:
-        `SELECT TOP ${limit} ${VIEW_PROJECTION}, ${distance} AS similarity FROM c ` +
-        `WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId) ${order}`,
-      parameters,
-    },
-    components: terms.length === 0 ? 1 : 2,
-  };
+function chunkSearchQuery(query: ChunkQuery, hidden: readonly string[]): HybridSearchQuery {
+  return hybridSearchQuery({
+    projection: VIEW_PROJECTION,
+    vectorPath: 'c.embedding',
+    textPath: 'c.text',
+    where: 'ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)',
+    parameters: [
+      { name: '@libraries', value: [...query.libraries] },
+      { name: '@hidden', value: [...hidden] },
+    ],
+    text: query.text,
+    vector: query.vector,
+    limit: query.limit,
+  });
 }
 
 // --- Search in process ----------------------------------------------------------------------------------------

@@ -2,9 +2,14 @@
 // sessionId). Writes are conditioned on the version read (If-Match); the list is one single-partition query newest
 // first behind an opaque token bound to the user; search is hybrid (RRF of vector and full-text ranks), answered by
 // Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
-import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
+import {
+  hybridSearchQuery,
+  scoreAtPosition,
+  type HybridSearchQuery,
+} from '../../cosmos/adapters/hybrid-search-query.js';
 import {
   deleteItem,
   deletePartitionItems,
@@ -26,8 +31,6 @@ import {
 import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
 import {
   rankQuery,
-  RRF_K,
-  searchWords,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -108,7 +111,7 @@ export function createCosmosConversationSummaries(
   }
 
   async function searchInCosmos(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
-    const spec = hybridSearchQuery(query);
+    const spec = summarySearchQuery(query);
     const rows = await queryItems(
       container,
       spec.query,
@@ -116,12 +119,9 @@ export function createCosmosConversationSummaries(
       'the conversation summaries',
       searchRowSchema,
     );
-    // Cosmos DB returns the fused order, not the fused score (RRF cannot be projected). A hit's score is the RRF
-    // score it would have at its position in every ranking, components / (RRF_K + rank): higher is better and
-    // comparable within one list, as the port says, on the same scale as the in-process scores, not equal to them.
     return rows.map(({ similarity, ...view }, position) => ({
       summary: view,
-      score: spec.components / (RRF_K + position + 1),
+      score: scoreAtPosition(spec.components, position),
       similarity,
     }));
   }
@@ -194,49 +194,23 @@ export function createCosmosConversationSummaries(
 const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
 
 /**
- * The hybrid query Cosmos DB answers, scoped to the user's partition by the request's partition key:
- *   SELECT TOP n <view fields>, VectorDistance(c.vector_embedding, @vector) AS similarity FROM c
- *   WHERE c.kind = @kind
- *   ORDER BY RANK RRF(VectorDistance(c.vector_embedding, @vector), FullTextScore(c.summary, @t0, @t1, ...))
- * Syntax as documented (learn.microsoft.com/azure/cosmos-db/nosql/query/rrf and .../order-by-rank):
- * - FullTextScore takes each term as its own string argument; the array form `[...]` of early previews was
- *   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
- *   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
- *   component queries it derives from a hybrid query (HybridQueryExecutionContext).
- *   Not verified against Azure here: Azure/azure-sdk-for-java issue #46267 reported parameterised FullTextScore
- *   terms failing with a partition key (filed as a Java SDK bug); if Azure refuses them, inline the words as
- *   escaped string literals in this one function.
- * - TOP is a literal (a validated integer): EF Core's Cosmos provider turns OFFSET/LIMIT parameters into constants
- *   when ORDER BY RANK is present (dotnet/efcore PR #35868), so a literal is the form known to work.
- * - RRF's optional weights are left out: both ranks count alike, as in process.
- * - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
- * With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (ORDER BY VectorDistance,
- * most similar first), as the in-process ranking does. `components` is how many ranks are fused (1 or 2).
- * In Azure the gateway answers such a query with a plan, and @azure/cosmos runs it: global full-text statistics,
- * one query per component, then the fusion in the client (ranks shared by equal scores, Σ 1 / (60 + rank)) over
- * the union of the components' top results; ranking.ts fuses over all of the user's summaries, which agrees on the
- * top results whenever they are within every component's top.
+ * The hybrid query Cosmos DB answers (shared/cosmos/adapters/hybrid-search-query.ts), scoped to the user's partition
+ * by the request's partition key. In Azure the gateway answers such a query with a plan, and @azure/cosmos runs it:
+ * global full-text statistics, one query per component, then the fusion in the client (ranks shared by equal
+ * scores, Σ 1 / (60 + rank)) over the union of the components' top results; the in-process ranking fuses over all
+ * of the user's summaries, which agrees on the top results whenever they are within every component's top.
  */
-function hybridSearchQuery(query: SummaryQuery): { query: SqlQuerySpec; components: 1 | 2 } {
-  const limit = Math.max(1, Math.floor(query.limit));
-  const terms = searchWords(query.text);
-  const parameters: SqlParameter[] = [
-    { name: '@kind', value: KIND },
-    { name: '@vector', value: query.vector },
-    ...terms.map((term, i) => ({ name: `@t${i}`, value: term })),
-  ];
-  const distance = 'VectorDistance(c.vector_embedding, @vector)';
-  const order =
-    terms.length === 0
-      ? `ORDER BY ${distance}`
-      : `ORDER BY RANK RRF(${distance}, FullTextScore(c.summary, ${terms.map((_, i) => `@t${i}`).join(', ')}))`;
-  return {
-    query: {
-      query: `SELECT TOP ${limit} ${VIEW_PROJECTION}, ${distance} AS similarity FROM c WHERE c.kind = @kind ${order}`,
-      parameters,
-    },
-    components: terms.length === 0 ? 1 : 2,
-  };
+function summarySearchQuery(query: SummaryQuery): HybridSearchQuery {
+  return hybridSearchQuery({
+    projection: VIEW_PROJECTION,
+    vectorPath: 'c.vector_embedding',
+    textPath: 'c.summary',
+    where: 'c.kind = @kind',
+    parameters: [{ name: '@kind', value: KIND }],
+    text: query.text,
+    vector: query.vector,
+    limit: query.limit,
+  });
 }
 
 // --- Search in process ----------------------------------------------------------------------------------------
