@@ -1,5 +1,5 @@
 // mapBounded: every item once, never more than the limit at a time, results in order, and the first failure
-// reported.
+// reported once the work under way has finished, with nothing started after it.
 import { describe, expect, it } from 'vitest';
 import { mapBounded } from './bounded-parallel.js';
 
@@ -28,5 +28,23 @@ describe('mapBounded', () => {
         item === 2 ? Promise.reject(new Error('item 2 failed')) : Promise.resolve(),
       ),
     ).rejects.toThrow('item 2 failed');
+  });
+
+  it('starts nothing after a failure, and rejects only once the work under way has finished', async () => {
+    const started: number[] = [];
+    let slowDone = false;
+    await expect(
+      mapBounded([1, 2, 3, 4, 5], 2, async (item) => {
+        started.push(item);
+        if (item === 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          slowDone = true;
+          return;
+        }
+        throw new Error(`item ${item} failed`);
+      }),
+    ).rejects.toThrow('item 2 failed');
+    expect(slowDone).toBe(true);
+    expect(started).toEqual([1, 2]);
   });
 });

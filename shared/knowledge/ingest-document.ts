@@ -6,6 +6,7 @@
 // again, by this run or by the next delivery of its message; and the last delivery settles the document as failed
 // whatever went wrong, so no document stays `processing` for good.
 import { createHash } from 'node:crypto';
+import { mapBounded } from '../bounded-parallel.js';
 import { ensureError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
@@ -239,7 +240,9 @@ async function embedAndStore(
   const { embeddingBatch } = services.settings;
   const starts: number[] = [];
   for (let start = 0; start < drafts.length; start += embeddingBatch) starts.push(start);
-  await forEachBounded(starts, EMBEDDING_CONCURRENCY, async (start) => {
+  // On a failure mapBounded starts no more batches and waits for those under way, so no chunk of this run is
+  // written after the run goes on to settle the document (and remove its chunks).
+  await mapBounded(starts, EMBEDDING_CONCURRENCY, async (start) => {
     const batch = drafts.slice(start, start + embeddingBatch);
     const vectors = await services.llm.embed(batch.map((draft) => embeddingInput(title, draft)));
     if (vectors.length !== batch.length)
@@ -260,32 +263,6 @@ async function embedAndStore(
     );
   });
   return starts.length;
-}
-
-/**
- * Runs `work` for each item, at most `limit` at once. On a failure it starts no more and waits for the work under
- * way before it rejects with the first error, so no chunk of this run is written after the run goes on to settle
- * the document (and remove its chunks).
- */
-async function forEachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (failed === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failed ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  if (failed !== undefined) throw failed.error;
 }
 
 /**
