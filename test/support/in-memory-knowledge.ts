@@ -16,7 +16,7 @@ import type {
 } from '../../shared/knowledge/knowledge-documents.js';
 import type { KnowledgeUploads } from '../../shared/knowledge/knowledge-uploads.js';
 import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
-import { queryTerms, rankHybrid, termCounts } from '../../shared/search/hybrid-ranking.js';
+import { rankQuery, termCounts } from '../../shared/search/hybrid-ranking.js';
 
 const key = (library: string, documentId: string) => `${library}\u0000${documentId}`;
 
@@ -137,15 +137,18 @@ export class MemoryKnowledgeChunks implements KnowledgeChunks {
       const ready = this.documents.document(library, documentId)?.status === 'ready';
       return ready && query.libraries.includes(library) ? [...chunks.values()] : [];
     });
-    const byId = new Map(candidates.map((chunk) => [chunk.id, chunk]));
-    const ranked = rankHybrid(
-      candidates.map((chunk) => ({ id: chunk.id, vector: chunk.embedding, text: termCounts(chunk.text) })),
-      { vector: query.vector, terms: queryTerms(query.text) },
-      query.limit,
+    const ranked = rankQuery(
+      candidates.map((chunk) => ({
+        id: chunk.id,
+        vector: chunk.embedding,
+        text: termCounts(chunk.text),
+        chunk,
+      })),
+      query,
     );
     return Promise.resolve(
-      ranked.map(({ id, score, similarity }) => {
-        const { embedding: _embedding, ...chunk } = byId.get(id) as KnowledgeChunk;
+      ranked.map(({ candidate, score, similarity }) => {
+        const { embedding: _embedding, ...chunk } = candidate.chunk;
         return { chunk, score, similarity };
       }),
     );

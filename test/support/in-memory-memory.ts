@@ -21,7 +21,7 @@ import type {
 } from '../../shared/memory/conversation-summaries.js';
 import type { ConsolidationQuery, ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
-import { queryTerms, rankHybrid, termCounts } from '../../shared/search/hybrid-ranking.js';
+import { rankQuery, termCounts } from '../../shared/search/hybrid-ranking.js';
 
 const key = (userId: string, id: string) => `${userId}\u0000${id}`;
 
@@ -66,21 +66,20 @@ export class MemoryConversationSummaries implements ConversationSummaries {
     const mine = [...this.documents.values()]
       .map((stored) => stored.document)
       .filter((document) => document.userId === userId);
-    const ranked = rankHybrid(
+    const ranked = rankQuery(
       mine.map((document) => ({
         id: document.sessionId,
         vector: document.vector_embedding,
         text: termCounts(document.summary),
+        document,
       })),
-      { vector: query.vector, terms: queryTerms(query.text) },
-      query.limit,
+      query,
     );
-    const bySession = new Map(mine.map((document) => [document.sessionId, document]));
     return Promise.resolve(
-      ranked.map((hit) => ({
-        summary: summaryView(bySession.get(hit.id)!),
-        score: hit.score,
-        similarity: hit.similarity,
+      ranked.map(({ candidate, score, similarity }) => ({
+        summary: summaryView(candidate.document),
+        score,
+        similarity,
       })),
     );
   }
