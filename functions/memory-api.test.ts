@@ -25,6 +25,11 @@ import { deleteMemoriesEndpoint, getMemoriesEndpoint, searchConversationsEndpoin
 const LISBON = '11111111-1111-4111-8111-111111111111';
 const RUST = '22222222-2222-4222-8222-222222222222';
 const COOKING = '33333333-3333-4333-8333-333333333333';
+// Fact ids as the memory worker makes them: fact- and 16 hex digits.
+const TEA = 'fact-7ea0000000000001';
+const COFFEE = 'fact-c0ffee0000000002';
+const LISBON_TRIP = 'fact-115b0a0000000003';
+const BOBS = 'fact-b0b0000000000004';
 
 /** Embeddings that count the words lisbon, rust and cooking: search ranks by them, deterministically. */
 const KEYWORDS = ['lisbon', 'rust', 'cooking'];
@@ -79,30 +84,30 @@ beforeEach(async () => {
   );
   await storeFacts(
     app.fakes.facts,
-    profileFact('user_001', 'tea', [factSource(LISBON, 3)], {
+    profileFact('user_001', TEA, [factSource(LISBON, 3)], {
       category: 'personal_preferences',
       statement: 'Drinks tea.',
       status: 'superseded',
       validUntil: onDay(4),
-      supersededBy: 'coffee',
+      supersededBy: COFFEE,
       changeReason: 'Said they switched to coffee.',
     }),
   );
   await storeFacts(
     app.fakes.facts,
-    profileFact('user_001', 'coffee', [factSource(RUST, 4)], {
+    profileFact('user_001', COFFEE, [factSource(RUST, 4)], {
       category: 'personal_preferences',
       statement: 'Drinks coffee.',
     }),
   );
   await storeFacts(
     app.fakes.facts,
-    profileFact('user_001', 'lisbon-trip', [factSource(LISBON, 3), factSource(COOKING, 5)], {
+    profileFact('user_001', LISBON_TRIP, [factSource(LISBON, 3), factSource(COOKING, 5)], {
       category: 'goals',
       statement: 'Plans a trip to Lisbon.',
     }),
   );
-  await storeFacts(app.fakes.facts, profileFact('user_002', 'bobs', [factSource(LISBON, 3)]));
+  await storeFacts(app.fakes.facts, profileFact('user_002', BOBS, [factSource(LISBON, 3)]));
   await app.fakes.facts.createConsolidation(consolidationRecord('user_001', LISBON, 'turn-3'));
 });
 
@@ -170,14 +175,14 @@ describe('GET /api/memory/users/{userId}/memories', () => {
       ),
     });
     expect(page.facts.map((f) => [f.factId, f.status])).toEqual([
-      ['tea', 'superseded'],
-      ['lisbon-trip', 'active'],
-      ['coffee', 'active'],
+      [TEA, 'superseded'],
+      [LISBON_TRIP, 'active'],
+      [COFFEE, 'active'],
     ]);
     expect(page.facts[0]).toMatchObject({
       validFrom: onDay(3),
       validUntil: onDay(4),
-      supersededBy: 'coffee',
+      supersededBy: COFFEE,
       changeReason: 'Said they switched to coffee.',
       provenance: [factSource(LISBON, 3)],
     });
@@ -186,7 +191,7 @@ describe('GET /api/memory/users/{userId}/memories', () => {
 
   it('pages the summaries with limit and continuationToken, and keeps to the active facts with status=active', async () => {
     const first = await (await memories('?limit=2&status=active')).json<MemoriesPage>();
-    expect(first.facts.map((f) => f.factId)).toEqual(['lisbon-trip', 'coffee']);
+    expect(first.facts.map((f) => f.factId)).toEqual([LISBON_TRIP, COFFEE]);
     expect(first.summaries.map((s) => s.sessionId)).toEqual([COOKING, RUST]);
     expect(first.continuationToken).toEqual(expect.any(String));
     const token = encodeURIComponent(first.continuationToken!);
@@ -208,15 +213,15 @@ describe('GET /api/memory/users/{userId}/memories', () => {
 
 describe('DELETE /api/memory/users/{userId}/memories', () => {
   it('forgets one fact (204), and answers an unknown or already forgotten one 404', async () => {
-    const reply = await forget('?factId=coffee');
+    const reply = await forget(`?factId=${COFFEE}`);
     expect(reply.status).toBe(204);
     expect(await reply.text()).toBe('');
-    expect((await app.fakes.facts.list('user_001')).map((f) => f.id)).toEqual(['tea', 'lisbon-trip']);
-    const again = await expectProblem(await forget('?factId=coffee'), 404, 'not_found');
-    expect(again.detail).toBe("No fact 'coffee' in this user's memories.");
+    expect((await app.fakes.facts.list('user_001')).map((f) => f.id)).toEqual([TEA, LISBON_TRIP]);
+    const again = await expectProblem(await forget(`?factId=${COFFEE}`), 404, 'not_found');
+    expect(again.detail).toBe(`No fact '${COFFEE}' in this user's memories.`);
     // Another user's fact id is just as unknown, and stays theirs.
-    await expectProblem(await forget('?factId=bobs'), 404, 'not_found');
-    expect(await app.fakes.facts.get('user_002', 'bobs')).toBeDefined();
+    await expectProblem(await forget(`?factId=${BOBS}`), 404, 'not_found');
+    expect(await app.fakes.facts.get('user_002', BOBS)).toBeDefined();
   });
 
   it('forgets one conversation: its summary, its records and the facts only it taught; the rest lose its sources', async () => {
@@ -228,12 +233,12 @@ describe('DELETE /api/memory/users/{userId}/memories', () => {
       'user_002\u0000ffffffff-ffff-4fff-8fff-ffffffffffff',
     ]);
     expect(after.facts.map((f) => [f.id, f.provenance.map((p) => p.sessionId)])).toEqual([
-      ['lisbon-trip', [COOKING]],
-      ['coffee', [RUST]],
+      [LISBON_TRIP, [COOKING]],
+      [COFFEE, [RUST]],
     ]);
     expect(after.records).toEqual([]);
     // Bob's fact from a conversation of the same id is his.
-    expect(await app.fakes.facts.get('user_002', 'bobs')).toBeDefined();
+    expect(await app.fakes.facts.get('user_002', BOBS)).toBeDefined();
     // Nothing left of it: forgetting it again is not an error.
     expect((await forget(`?sessionId=${LISBON}`)).status).toBe(204);
   });
@@ -253,7 +258,7 @@ describe('DELETE /api/memory/users/{userId}/memories', () => {
         '?factid=coffee',
         "unknown parameter 'factid': use factId or sessionId, or neither to forget everything",
       ],
-      [`?factId=coffee&sessionId=${LISBON}`, 'name factId or sessionId, not both'],
+      [`?factId=${COFFEE}&sessionId=${LISBON}`, 'name factId or sessionId, not both'],
       ['?sessionId=lisbon', 'sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e'],
       ['?factId=a%2Fb', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],
       ['?factId=', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],

@@ -86,7 +86,8 @@ export const layeringRules: IForbiddenRuleType[] = [
     to: {
       path: '^shared/',
       pathNot:
-        '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$)',
+        '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|' +
+        '^shared/ids\\.ts$)',
     },
   },
 ];

@@ -5,25 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
+import { chatMessageIdSchema, sessionIdSchema, userIdSchema } from '../ids.js';
 import { knowledgeSourceSchema } from '../knowledge/contracts.js';
 import { llmUsageSchema, toolCallSchema } from '../llm/llm-gateway.js';
 
 // --- Identifiers -------------------------------------------------------------------------------------------
-// Session ids are made by the server; chat message ids by the client (seed 000). Both are UUIDs, compared and
-// stored in lower case.
+// Session ids are made by the server, chat message ids by the client. Their formats, and the user id's, are
+// defined with every other id a client can name (shared/ids.ts); chat's contracts pass them on.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-// The messages say what is wrong, not which field: the error formatter names the field (shared/validation.ts).
-export const uuidSchema = () =>
-  z
-    .string({ error: 'must be a string' })
-    .regex(UUID, 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e')
-    .transform((value) => value.toLowerCase());
-
-export const sessionIdSchema = uuidSchema();
-export const chatMessageIdSchema = uuidSchema();
-export const userIdSchema = z.string().min(1).max(128);
+export { chatMessageIdSchema, sessionIdSchema, userIdSchema };
 
 export function newSessionId(): string {
   return randomUUID();

@@ -3,6 +3,7 @@
 // streams and keeps. Documents live in a library: a user's private one, or the shared one every user can search.
 import { z } from 'zod';
 import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
+import { documentIdSchema } from '../ids.js';
 
 // Not `knowledge-documents` and `knowledge-chunks`: those ids were declared before with other partition keys
 // (/ownerId; /ownerId, /documentId), and an environment deployed then holds them so; a container's partition key
@@ -65,10 +66,10 @@ export type LibraryName = z.infer<typeof libraryNameSchema>;
 // --- Documents --------------------------------------------------------------------------------------------------
 
 /**
- * A document's id: 32 lowercase hex characters, the first half of SHA-256 over its library and its content's
+ * A document's id (its format is in shared/ids.ts): 32 lowercase hex characters, the first half of SHA-256 over its library and its content's
  * hash (documentIdFor), so the same content uploaded again to the same library is the same document.
  */
-export const documentIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters');
+export { documentIdSchema };
 
 /** The formats the knowledge base reads. */
 export const documentFormatSchema = z.enum(['markdown', 'text', 'html', 'pdf']);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { sessionIdSchema } from '../chat/contracts.js';
 import { NotFoundError } from '../errors.js';
+import { factIdSchema } from '../ids.js';
 import { pageLimitSchema } from '../validation.js';
 import {
   DEFAULT_SUMMARY_PAGE,
@@ -34,10 +35,7 @@ export interface MemoryReadServices {
 
 const BAD_TOKEN = 'is not a token this API gave: pass back the continuationToken of the previous page';
 
-/** A fact's id as GET .../memories shows it: a Cosmos DB item id, which never holds '/', '\', '?' or '#'. */
-export const factIdSchema = z
-  .string({ error: 'must be a string' })
-  .regex(/^[^/\\?#\s]{1,256}$/, 'must be a factId that GET /api/memory/users/{userId}/memories shows');
+export { factIdSchema };
 
 export const memoriesQuerySchema = z.object({
   limit: pageLimitSchema(MAX_SUMMARY_PAGE, DEFAULT_SUMMARY_PAGE),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { newFactId } from '../../shared/memory/consolidate-turn.js';
 import type { ConversationSearchHit } from '../../shared/memory/contracts.js';
 import type { UserProfile } from '../../shared/memory/memory-api.js';
 import { factSource, onDay, profileFact, summaryDocument, storeFacts } from '../support/memory-fixtures.js';
@@ -82,7 +83,8 @@ async function seedConversations(tag: string) {
       });
     }),
   );
-  const factIds = { tea: `tea-${tag}`, lisbon: `lisbon-${tag}` };
+  // Fact ids as the memory worker makes them.
+  const factIds = { tea: newFactId(sessions.rust, tag, 0), lisbon: newFactId(sessions.lisbon, tag, 0) };
   await storeFacts(
     facts,
     profileFact('user_001', factIds.tea, [factSource(sessions.rust, 4)], {
@@ -201,7 +203,7 @@ describe.each([
   });
 
   it('refuses arguments that name both a fact and a conversation, or neither', async () => {
-    for (const args of [{}, { factId: 'x', sessionId: seeded.sessions.rust }]) {
+    for (const args of [{}, { factId: seeded.factIds.tea, sessionId: seeded.sessions.rust }]) {
       const result = await alice.callTool({ name: 'delete_memory', arguments: args });
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result.content)).toMatch(/exactly one of factId and sessionId/);

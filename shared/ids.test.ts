@@ -1,0 +1,80 @@
+// The closed id formats: every legitimate id passes, in its canonical spelling, and nothing that could become a
+// dot segment, a path separator or a query in a URL does.
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalId,
+  chatMessageIdSchema,
+  factIdSchema,
+  ID_FORMATS,
+  idSchema,
+  isId,
+  type IdKind,
+} from './ids.js';
+import { newFactId } from './memory/consolidate-turn.js';
+
+/** What no id of any kind may be: dot segments (plain and encoded), separators, queries, fragments, controls. */
+const HOSTILE = [
+  '',
+  '.',
+  '..',
+  '%2e',
+  '%2e%2e',
+  '%2E%2E',
+  '.%2e',
+  '../x',
+  'a/b',
+  'a\\b',
+  'a?b',
+  'a#b',
+  'a b',
+  'a\u0000',
+  'a\nb',
+  ' user_001',
+  'user_001 ',
+  'x'.repeat(2000),
+];
+
+const LEGIT: Record<IdKind, string[]> = {
+  userId: [
+    'user_001',
+    'user_003',
+    // An Entra ID object id, and App Service principal ids of other providers (digits; Apple's dotted form).
+    '0f8fad5b-d9cb-469f-a165-70867728950e',
+    '0F8FAD5B-D9CB-469F-A165-70867728950E',
+    '108365420563874123456',
+    '001234.0f8fad5bd9cb469fa16570867728950e.1234',
+    'alice@example.com',
+  ],
+  sessionId: ['0f8fad5b-d9cb-469f-a165-70867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E'],
+  chatMessageId: ['0f8fad5b-d9cb-469f-a165-70867728950e'],
+  factId: [newFactId('0f8fad5b-d9cb-469f-a165-70867728950e', '0f8fad5b-d9cb-469f-a165-70867728950f', 3)],
+  documentId: ['0123456789abcdef0123456789abcdef'],
+};
+
+describe('id formats', () => {
+  it.each(Object.keys(ID_FORMATS) as IdKind[])(
+    '%s admits its legitimate ids and refuses hostile ones',
+    (kind) => {
+      for (const id of LEGIT[kind]) expect(isId(kind, id), id).toBe(true);
+      for (const id of HOSTILE) expect(isId(kind, id), JSON.stringify(id)).toBe(false);
+      for (const id of HOSTILE) expect(idSchema(kind).safeParse(id).success, JSON.stringify(id)).toBe(false);
+    },
+  );
+
+  it('keeps UUIDs in lower case and other ids as they are', () => {
+    expect(chatMessageIdSchema.parse('0F8FAD5B-D9CB-469F-A165-70867728950E')).toBe(
+      '0f8fad5b-d9cb-469f-a165-70867728950e',
+    );
+    expect(canonicalId('userId', 'User_001')).toBe('User_001');
+    expect(factIdSchema.parse('fact-0123456789abcdef')).toBe('fact-0123456789abcdef');
+  });
+
+  it('refuses ids of another kind and says what it expects', () => {
+    expect(isId('factId', 'coffee')).toBe(false);
+    expect(isId('factId', 'fact-0123456789ABCDEF')).toBe(false);
+    expect(isId('documentId', '0123456789ABCDEF0123456789ABCDEF')).toBe(false);
+    expect(isId('sessionId', 'user_001')).toBe(false);
+    const parsed = factIdSchema.safeParse('..');
+    expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([ID_FORMATS.factId.message]);
+  });
+});

@@ -1,0 +1,103 @@
+// The closed formats of the ids a client can name that become Cosmos DB item ids, partition keys or URL segments,
+// and their zod schemas for the edges (HTTP, MCP). Each format lists the forms it admits: admitting another form
+// (the AI SDK's 16-character message ids as session ids, say) is one more line in its list.
+import { z } from 'zod';
+
+/** One admitted form of an id: a pattern (a regular expression's source, unanchored) and its canonical spelling. */
+interface IdForm {
+  pattern: string;
+  canonical?: (value: string) => string;
+}
+
+/** A UUID in either case, stored and compared in lower case. */
+const UUID: IdForm = {
+  pattern: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+  canonical: (value) => value.toLowerCase(),
+};
+
+interface IdFormat {
+  forms: readonly IdForm[];
+  /** What a refused value is told, after the field's name ("sessionId must be ..."). */
+  message: string;
+}
+
+export const ID_FORMATS = {
+  /**
+   * The caller's id, a partition key and a Web PubSub user id: a dev user (`user_001`), an Entra ID object id
+   * (a GUID), an App Service principal id (a GUID, or another provider's own id: digits, or dotted as Apple's).
+   * It starts with a letter or a digit, so it is never `.` or `..`.
+   */
+  userId: {
+    forms: [{ pattern: '[A-Za-z0-9][A-Za-z0-9._@-]{0,127}' }],
+    message: "must be 1 to 128 letters, digits, '.', '_', '@' or '-', starting with a letter or a digit",
+  },
+  /** Made by the server (POST /api/session/start). */
+  sessionId: {
+    forms: [UUID],
+    message: 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e',
+  },
+  /** Made by the client, unique within its session. */
+  chatMessageId: {
+    forms: [UUID],
+    message: 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e',
+  },
+  /** A profile fact: `fact-` and 16 hex digits of a hash of the turn that stated it. */
+  factId: {
+    forms: [{ pattern: 'fact-[0-9a-f]{16}' }],
+    message: 'must be a factId that GET /api/memory/users/{userId}/memories shows',
+  },
+  /** A knowledge-base document: the first half of a SHA-256 over its library and content. */
+  documentId: {
+    forms: [{ pattern: '[0-9a-f]{32}' }],
+    message: 'must be 32 lowercase hex characters',
+  },
+} as const satisfies Record<string, IdFormat>;
+
+export type IdKind = keyof typeof ID_FORMATS;
+
+const anchored = (pattern: string) => new RegExp(`^(?:${pattern})$`);
+const formsOf = (kind: IdKind): readonly IdForm[] => ID_FORMATS[kind].forms;
+const PATTERNS = Object.fromEntries(
+  (Object.keys(ID_FORMATS) as IdKind[]).map((kind) => [
+    kind,
+    anchored(
+      formsOf(kind)
+        .map((form) => form.pattern)
+        .join('|'),
+    ),
+  ]),
+) as Record<IdKind, RegExp>;
+const CANONICAL_FORMS = Object.fromEntries(
+  (Object.keys(ID_FORMATS) as IdKind[]).map((kind) => [
+    kind,
+    formsOf(kind).flatMap(({ pattern, canonical }) =>
+      canonical === undefined ? [] : [{ pattern: anchored(pattern), canonical }],
+    ),
+  ]),
+) as Record<IdKind, { pattern: RegExp; canonical: (value: string) => string }[]>;
+
+/** Whether `value` is an id of this kind, as a client may spell it. */
+export function isId(kind: IdKind, value: string): boolean {
+  return PATTERNS[kind].test(value);
+}
+
+/** The id as it is stored: its form's canonical spelling (a UUID in lower case). */
+export function canonicalId(kind: IdKind, value: string): string {
+  const form = CANONICAL_FORMS[kind].find(({ pattern }) => pattern.test(value));
+  return form === undefined ? value : form.canonical(value);
+}
+
+/**
+ * The edge's schema of an id: a string of one of the kind's forms, in its canonical spelling. The one pattern
+ * also goes into the JSON Schema that MCP clients are shown.
+ */
+export function idSchema(kind: IdKind): z.ZodType<string> {
+  const schema = z.string({ error: 'must be a string' }).regex(PATTERNS[kind], ID_FORMATS[kind].message);
+  return CANONICAL_FORMS[kind].length === 0 ? schema : schema.transform((value) => canonicalId(kind, value));
+}
+
+export const userIdSchema = idSchema('userId');
+export const sessionIdSchema = idSchema('sessionId');
+export const chatMessageIdSchema = idSchema('chatMessageId');
+export const factIdSchema = idSchema('factId');
+export const documentIdSchema = idSchema('documentId');
