@@ -4,6 +4,7 @@
 // tools, written with If-Match so a concurrent retry adds nothing.
 import type { Container } from '@azure/cosmos';
 import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { guardedItem } from '../../cosmos/adapters/guarded-item.js';
 import { DependencyError } from '../../errors.js';
 import {
   toolResultDocumentSchema,
@@ -41,12 +42,16 @@ export function createCosmosTurnStateStore(container: Container): TurnStateStore
       kind: 'turn',
       rounds: version === undefined ? [round] : [...record.rounds, round],
     };
+    const stored =
+      version === undefined
+        ? undefined
+        : { item: guardedItem(container, document.id, turn.sessionId), version };
     try {
-      if (version === undefined) await container.items.create(document);
+      if (stored === undefined) await container.items.create(document);
       else
-        await container
-          .item(document.id, turn.sessionId)
-          .replace(document, { accessCondition: { type: 'IfMatch', condition: version } });
+        await stored.item.replace(document, {
+          accessCondition: { type: 'IfMatch', condition: stored.version },
+        });
       return true;
     } catch (error) {
       const status = cosmosStatus(error);

@@ -12,6 +12,7 @@ import {
   type StoredItem,
 } from '../../cosmos/adapters/cosmos-items.js';
 import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
+import { guardedItem } from '../../cosmos/adapters/guarded-item.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
 import { movePath, placeTurn } from '../active-path.js';
 import {
@@ -234,21 +235,25 @@ async function writeHot(
   previous: PreviousVersion | undefined,
 ): Promise<StoredItem<HotDocument> | 'conflict'> {
   // A change answers with headers only (RETURN_MINIMAL); a create, once per conversation, gets the usual answer,
-  // since the SDK reads the created item's id from it.
+  // since the SDK reads the created item's id from it. The guard refuses a bad id before the try, as a bug.
+  const stored =
+    previous === undefined
+      ? undefined
+      : { item: guardedItem(container, document.id, document.sessionId), previous };
   try {
     let etag: string;
-    if (previous === undefined) {
+    if (stored === undefined) {
       ({ etag } = await container.items.create(document));
     } else {
       const ifMatch = {
         ...RETURN_MINIMAL,
-        accessCondition: { type: 'IfMatch', condition: previous.etag },
+        accessCondition: { type: 'IfMatch', condition: stored.previous.etag },
       } as const;
-      const operations = patchOperations(previous, document);
+      const operations = patchOperations(stored.previous, document);
       ({ etag } =
         operations === undefined
-          ? await container.item(document.id, document.sessionId).replace(document, ifMatch)
-          : await container.item(document.id, document.sessionId).patch(operations, ifMatch));
+          ? await stored.item.replace(document, ifMatch)
+          : await stored.item.patch(operations, ifMatch));
     }
     const item = { resource: document, etag };
     cache.set(document.sessionId, item);

@@ -6,6 +6,7 @@ import type { Container, PartitionKey, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
 import { DependencyError } from '../../errors.js';
+import { guardedItem } from './guarded-item.js';
 
 /** The HTTP status the SDK put on a failure (`code`), if any. */
 export function cosmosStatus(error: unknown): number | undefined {
@@ -51,11 +52,12 @@ export async function readItemIfChanged<T>(
   schema: z.ZodType<T>,
   etag: string | undefined,
 ): Promise<StoredItem<T> | undefined | 'unchanged'> {
+  const item = guardedItem(container, id, partitionKey);
   let response;
   try {
-    response = await container
-      .item(id, partitionKey)
-      .read(etag === undefined ? {} : { accessCondition: { type: 'IfNoneMatch', condition: etag } });
+    response = await item.read(
+      etag === undefined ? {} : { accessCondition: { type: 'IfNoneMatch', condition: etag } },
+    );
   } catch (error) {
     if (cosmosStatus(error) === 404) return undefined;
     throw cosmosFailure(`reading ${what}`, error);
@@ -151,10 +153,9 @@ export async function deleteItem(
   what: string,
   etag?: string,
 ): Promise<boolean> {
+  const item = guardedItem(container, id, partitionKey);
   try {
-    await container
-      .item(id, partitionKey)
-      .delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
+    await item.delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
     return true;
   } catch (error) {
     const status = cosmosStatus(error);

@@ -3,6 +3,7 @@
 // both answer without the document (`Prefer: return=minimal`) where the SDK allows it.
 import type { Container, ItemDefinition, PartitionKey, PatchOperation } from '@azure/cosmos';
 import { cosmosFailure, cosmosStatus } from './cosmos-items.js';
+import { guardedItem } from './guarded-item.js';
 
 /**
  * The REST API's `Prefer: return=minimal`: a write answers with headers only (this SDK's own option covers batch
@@ -22,10 +23,9 @@ export async function patchItem(
   condition: string | undefined,
   what: string,
 ): Promise<'patched' | 'unmet' | 'missing'> {
+  const item = guardedItem(container, id, partitionKey);
   try {
-    await container
-      .item(id, partitionKey)
-      .patch(condition === undefined ? operations : { operations, condition }, RETURN_MINIMAL);
+    await item.patch(condition === undefined ? operations : { operations, condition }, RETURN_MINIMAL);
     return 'patched';
   } catch (error) {
     const status = cosmosStatus(error);
@@ -53,13 +53,16 @@ export async function writeOnVersion(
   version: string | undefined,
   what: string,
 ): Promise<{ etag: string } | 'conflict'> {
+  // The guard refuses a bad id before the try: a refusal is a bug to report as such, not a database failure.
+  const stored =
+    version === undefined ? undefined : { item: guardedItem(container, document.id, partitionKey), version };
   try {
     const { etag } =
-      version === undefined
+      stored === undefined
         ? await container.items.create(document)
-        : await container.item(document.id, partitionKey).replace(document, {
+        : await stored.item.replace(document, {
             ...RETURN_MINIMAL,
-            accessCondition: { type: 'IfMatch', condition: version },
+            accessCondition: { type: 'IfMatch', condition: stored.version },
           });
     return { etag };
   } catch (error) {
