@@ -1,11 +1,13 @@
-// The layering rules (DESIGN §3, STYLE 13 and 16), checked by dependency-cruiser over the real import graph,
-// type-only imports included. `npm test` runs this (npm run layers); test/contract/layering.test.ts shows that
-// every rule fires on a tree that breaks it.
+// The layering rules, checked by dependency-cruiser over the real import graph (type-only imports included), and
+// one rule over the source itself: a Cosmos DB item is reached only through the guarded accessor. `npm test` runs
+// this (npm run layers); test/contract/layering.test.ts shows that every rule fires on a tree that breaks it.
 //   npx tsx scripts/check-layering.ts
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cruise, type IForbiddenRuleType, type IViolation } from 'dependency-cruiser';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import ts from 'typescript';
 
 /** The SDKs of the platform: only adapters, the composition root and the trigger edge may import them. */
 const PLATFORM_SDKS = [
@@ -131,20 +133,113 @@ export function describeViolation(violation: IViolation): string {
   return `${violation.rule.name}: ${violation.from} → ${violation.to}${via ? ` (cycle: ${via})` : ''}`;
 }
 
+// --- Item access --------------------------------------------------------------------------------------------
+
+/**
+ * The SDK puts an item's id in the request URL, where `.` or `..` resolves to the container itself: only the guarded
+ * accessor, which refuses such ids, may call `Container.item(...)`.
+ */
+export const ITEM_ACCESS_RULE = {
+  name: 'items-only-through-the-guard',
+  comment:
+    'A Cosmos DB item is reached only through guardedItem (shared/cosmos/adapters/guarded-item.ts): `.item(` ' +
+    'anywhere else could send an id that collapses the URL to the container.',
+};
+
+/** The one module that may call `.item(`. */
+export const ITEM_ACCESSOR_MODULE = 'shared/cosmos/adapters/guarded-item.ts';
+
+/** The folders of product code, where item access is checked (tests reach the local server's items as they like). */
+export const ITEM_ACCESS_ROOTS = ['shared', 'functions', 'local'];
+
+export interface ItemAccessViolation {
+  rule: string;
+  /** The file, relative to the tree, and the line (1-based) of the call. */
+  file: string;
+  line: number;
+}
+
+/**
+ * Every call of a method named `item` (`x.item(`, `x?.item(`, `x['item'](`, however it is split over lines) in the
+ * TypeScript files under `roots`, except in the accessor's module. Read from the syntax tree, so comments and strings
+ * that mention it do not count.
+ */
+export async function checkItemAccess(
+  baseDir: string,
+  roots: readonly string[] = ITEM_ACCESS_ROOTS,
+): Promise<ItemAccessViolation[]> {
+  const violations: ItemAccessViolation[] = [];
+  for (const root of roots)
+    for (const file of await typeScriptFiles(baseDir, root)) {
+      if (file === ITEM_ACCESSOR_MODULE) continue;
+      const source = ts.createSourceFile(
+        file,
+        await readFile(path.join(baseDir, file), 'utf8'),
+        ts.ScriptTarget.Latest,
+      );
+      const visit = (node: ts.Node): void => {
+        const name = ts.isCallExpression(node) ? calledName(node.expression) : undefined;
+        if (name?.text === 'item')
+          violations.push({
+            rule: ITEM_ACCESS_RULE.name,
+            file,
+            line: source.getLineAndCharacterOfPosition(name.getStart(source)).line + 1,
+          });
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+  return violations;
+}
+
+/** The method's name in a call's callee (`x.name`, `x?.name`, `x['name']`), as a node of the tree. */
+function calledName(
+  callee: ts.Expression,
+): { text: string; getStart(source: ts.SourceFile): number } | undefined {
+  if (ts.isPropertyAccessExpression(callee)) return callee.name;
+  if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression))
+    return callee.argumentExpression;
+  return undefined;
+}
+
+/** The .ts files under `root` (relative to `baseDir`, with '/'), sorted; none when the folder is absent. */
+async function typeScriptFiles(baseDir: string, root: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(path.join(baseDir, root), { recursive: true, withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => path.relative(baseDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+    .filter((file) => !file.split('/').includes('node_modules'))
+    .sort();
+}
+
+export function describeItemAccess(violation: ItemAccessViolation): string {
+  return `${violation.rule}: ${violation.file}:${violation.line} calls .item( (use guardedItem)`;
+}
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 async function main(): Promise<void> {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const violations = await checkLayering(root);
-  for (const violation of violations) console.error(describeViolation(violation));
+  const violations = [
+    ...(await checkLayering(root)).map(describeViolation),
+    ...(await checkItemAccess(root)).map(describeItemAccess),
+  ];
+  for (const violation of violations) console.error(violation);
   if (violations.length > 0) {
     console.error(`${violations.length} layering violation(s); the rules are in scripts/check-layering.ts.`);
     process.exit(1);
   }
   console.log(
-    'Layering: no cycles, no SDK in a use-case, shared/ knows no host, adapters only from composition.',
+    'Layering: no cycles, no SDK in a use-case, shared/ knows no host, adapters only from composition, ' +
+      'items only through the guard.',
   );
 }
 

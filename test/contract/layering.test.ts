@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLayering, describeViolation, layeringRules } from '../../scripts/check-layering.js';
+import {
+  checkItemAccess,
+  checkLayering,
+  describeItemAccess,
+  describeViolation,
+  ITEM_ACCESS_RULE,
+  layeringRules,
+} from '../../scripts/check-layering.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -13,6 +20,10 @@ describe('the layering of this repository', () => {
   it('has no import cycle, no SDK in a use-case, no host in shared/ and no adapter outside composition', async () => {
     const violations = await checkLayering(repoRoot);
     expect(violations.map(describeViolation)).toEqual([]);
+  });
+
+  it('reaches Cosmos DB items only through the guarded accessor', async () => {
+    expect((await checkItemAccess(repoRoot)).map(describeItemAccess)).toEqual([]);
   });
 });
 
@@ -49,6 +60,18 @@ describe('each layering rule', () => {
     // contracts-stay-declarations
     'shared/memory/contracts.ts': "import { z } from '../chat/use-case-helper.js';\nexport const m = z;\n",
     'shared/chat/use-case-helper.ts': 'export const z = 1;\n',
+    // items-only-through-the-guard: a call however it is written, and what does not count
+    'shared/memory/adapters/cosmos-facts.ts':
+      'type C = { item(id: string, pk: string): { delete(): Promise<void> } };\n' +
+      "export const drop = (container: C, id: string) =>\n  container\n    .item(id, 'u')\n    .delete();\n",
+    'functions/reads-item.ts':
+      "export const read = (c?: { item(id: string): unknown }) => c?.item('x');\n" +
+      "// c.item('in a comment') and 'c.item(in a string)' are not calls\nexport const text = 'c.item(';\n",
+    'local/element-access.ts':
+      "export const del = (c: Record<string, (id: string) => unknown>) => c['item']('..');\n" +
+      "export const field = (event: { item: unknown }) => event['item'];\n",
+    'shared/cosmos/adapters/guarded-item.ts':
+      'export const guardedItem = (c: { item(id: string): unknown }, id: string) => c.item(id);\n',
   };
 
   beforeAll(async () => {
@@ -114,5 +137,15 @@ describe('each layering rule', () => {
       'shared/app/app.ts',
     ];
     expect(found.filter(([, from]) => allowedFrom.includes(String(from)))).toEqual([]);
+  });
+
+  it(`${ITEM_ACCESS_RULE.name} finds every .item( call outside the accessor, split over lines or not`, async () => {
+    const found = await checkItemAccess(tree);
+    expect(found.map(({ file, line }) => `${file}:${line}`)).toEqual([
+      'shared/memory/adapters/cosmos-facts.ts:4',
+      'functions/reads-item.ts:1',
+      'local/element-access.ts:1',
+    ]);
+    expect(new Set(found.map((violation) => violation.rule))).toEqual(new Set([ITEM_ACCESS_RULE.name]));
   });
 });
