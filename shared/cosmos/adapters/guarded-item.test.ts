@@ -1,5 +1,19 @@
 // Which item ids the guard refuses, whoever the caller: those the SDK would put in a URL that resolves elsewhere.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import {
+  assistantMessageId,
+  postedMessageDocumentId,
+  turnCancellationDocumentId,
+  turnInstanceId,
+  userMessageId,
+} from '../../chat/contracts.js';
+import { digestCheckpointId, exchangeDocumentId } from '../../history/contracts.js';
+import { chunkId, uploadPartId } from '../../knowledge/contracts.js';
+import { consolidationId } from '../../memory/contracts.js';
+import { newFactId } from '../../memory/consolidate-turn.js';
+import { streamTicketDocumentId } from '../../streaming/contracts.js';
+import { hashStreamTicket } from '../../streaming/stream-tickets.js';
 import { unsafeReason } from './guarded-item.js';
 
 describe('unsafeReason', () => {
@@ -37,5 +51,30 @@ describe('unsafeReason', () => {
     'é',
   ])('lets %j through', (id) => {
     expect(unsafeReason(id)).toBeUndefined();
+  });
+});
+
+describe('the ids the product derives from the ids the edges admit', () => {
+  it('all pass the guard: messages, exchanges, turns, tickets, chunks, facts, records, instances', () => {
+    for (let i = 0; i < 50; i++) {
+      const sessionId = randomUUID();
+      const chatMessageId = randomUUID();
+      const documentId = randomBytes(16).toString('hex');
+      const derived = [
+        userMessageId(chatMessageId),
+        assistantMessageId(chatMessageId),
+        postedMessageDocumentId(sessionId, chatMessageId),
+        turnCancellationDocumentId(chatMessageId),
+        turnInstanceId(sessionId, chatMessageId),
+        exchangeDocumentId(chatMessageId),
+        digestCheckpointId(i),
+        chunkId(documentId, i),
+        uploadPartId(documentId, 1, i),
+        consolidationId(sessionId, chatMessageId),
+        newFactId(sessionId, chatMessageId, i),
+        streamTicketDocumentId(hashStreamTicket(randomBytes(32).toString('base64url'))),
+      ];
+      for (const id of derived) expect(unsafeReason(id), id).toBeUndefined();
+    }
   });
 });
