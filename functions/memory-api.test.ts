@@ -262,6 +262,11 @@ describe('DELETE /api/memory/users/{userId}/memories', () => {
       ['?sessionId=lisbon', 'sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e'],
       ['?factId=a%2Fb', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],
       ['?factId=', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],
+      // Dot segments, plain or percent-encoded: the SDK would send them as the container's own URL.
+      ...['..', '.', '%2e%2e', '%2E%2E', '.%2e', 'coffee'].map((factId): [string, string] => [
+        `?factId=${factId}`,
+        'factId must be a factId that GET /api/memory/users/{userId}/memories shows',
+      ]),
     ];
     for (const [query, detail] of cases)
       expect((await expectProblem(await forget(query), 400, 'validation_failed')).detail).toBe(
