@@ -144,7 +144,7 @@ describe('ids that would reach a container-level URL', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 120_000);
 
   it("keeps user_001's facts across a restart", async () => {
     await runtime.stop();
