@@ -103,13 +103,6 @@ param embeddingDeploymentCapacity int = 30
 @description('Length of the embedding vectors (azd: LLM_EMBEDDING_DIMENSIONS): the Cosmos DB vector policies and the app (LLM_EMBEDDING_DIMENSIONS) use it. The embedding model must produce vectors of this length.')
 param embeddingDimensions int = 1536
 
-// The AzureOpenAI client calls /openai/deployments/{deployment}/...?api-version=. GPT-5-series models need
-// 2025-04-01-preview or later there: the newest dated version, and the last one before the v1 API (/openai/v1/),
-// which needs no api-version.
-@minLength(1)
-@description('Azure OpenAI data-plane API version the app calls (AZURE_OPENAI_API_VERSION).')
-param azureOpenAiApiVersion string = '2025-04-01-preview'
-
 @description('Retries of an LLM call on 429/5xx.')
 param llmMaxRetries int = 3
 
@@ -270,7 +263,6 @@ module functionApp './modules/function-app.bicep' = {
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     webPubSubEndpoint: webPubSub.outputs.endpoint
     azureOpenAiEndpoint: openAiEndpoint
-    azureOpenAiApiVersion: azureOpenAiApiVersion
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
     embeddingDimensions: embeddingDimensions

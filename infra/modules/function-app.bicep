@@ -19,7 +19,6 @@ param cosmosEndpoint string
 param serviceBusFullyQualifiedNamespace string
 param webPubSubEndpoint string
 param azureOpenAiEndpoint string
-param azureOpenAiApiVersion string
 param chatDeploymentName string
 param embeddingDeploymentName string
 
@@ -202,10 +201,6 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AZURE_OPENAI_ENDPOINT'
           value: azureOpenAiEndpoint
-        }
-        {
-          name: 'AZURE_OPENAI_API_VERSION'
-          value: azureOpenAiApiVersion
         }
         {
           name: 'AZURE_OPENAI_CHAT_DEPLOYMENT'
