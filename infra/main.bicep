@@ -54,20 +54,30 @@ param existingOpenAiEndpoint string = ''
 @description('Region of the Azure OpenAI resource (model availability differs by region); empty = location.')
 param openAiLocation string = ''
 
+// One deployment type per deployment: a region may offer a model only as some of them (text-embedding-3-small is not
+// GlobalStandard everywhere), and the README lists the regions known to take both defaults.
 @allowed([
   'GlobalStandard'
   'DataZoneStandard'
   'Standard'
 ])
-@description('Deployment type of both model deployments.')
-param openAiDeploymentSku string = 'GlobalStandard'
+@description('Deployment type of the chat deployment (azd: AZURE_OPENAI_CHAT_DEPLOYMENT_SKU).')
+param openAiChatDeploymentSku string = 'GlobalStandard'
+
+@allowed([
+  'GlobalStandard'
+  'DataZoneStandard'
+  'Standard'
+])
+@description('Deployment type of the embedding deployment (azd: AZURE_OPENAI_EMBEDDING_DEPLOYMENT_SKU); Standard where the region offers the embedding model only as a regional deployment.')
+param openAiEmbeddingDeploymentSku string = 'GlobalStandard'
 
 // Chat model: gpt-5.4-mini 2026-03-17, generally available on GlobalStandard, with Chat Completions, streaming and
 // tool calling, and not retiring before 2027-09 (gpt-4o-mini takes no new deployments; gpt-4.1-mini and gpt-5-mini
 // retire earlier). It is a reasoning model: the app sends max_completion_tokens, never max_tokens or temperature.
 // A subscription at the lowest Azure OpenAI quota tier may get no quota for it: pick gpt-5-mini 2025-08-07 then.
 @minLength(1)
-@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiDeploymentSku in the Azure OpenAI region.')
+@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiChatDeploymentSku in the Azure OpenAI region.')
 param chatModelName string = 'gpt-5.4-mini'
 
 @minLength(1)
@@ -230,7 +240,8 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
     name: 'oai-${resourceToken}'
     location: !empty(openAiLocation) ? openAiLocation : location
     tags: tags
-    deploymentSkuName: openAiDeploymentSku
+    chatDeploymentSkuName: openAiChatDeploymentSku
+    embeddingDeploymentSkuName: openAiEmbeddingDeploymentSku
     chatDeploymentName: chatDeploymentName
     chatModelName: chatModelName
     chatModelVersion: chatModelVersion
