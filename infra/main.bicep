@@ -48,6 +48,14 @@ param functionMaximumInstanceCount int = 100
 @description('HTTP requests (SSE streams included) one function app instance serves at once before another is added.')
 param functionHttpPerInstanceConcurrency int = 100
 
+// Flex Consumption's guidance for Durable Functions: keep one instance of the `durable` group (orchestrators,
+// activities, entities) always ready, so a turn's orchestration does not wait for a cold start after an idle spell.
+// It bills the instance's memory around the clock (the README shows the arithmetic); 0 returns to scale-to-zero.
+@minValue(0)
+@maxValue(1000)
+@description('Always-ready instances of the durable group (orchestrators, activities, entities); 0 = scale to zero.')
+param functionDurableAlwaysReadyInstanceCount int = 1
+
 @description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
 param existingOpenAiEndpoint string = ''
 
@@ -282,6 +290,7 @@ module functionApp './modules/function-app.bicep' = {
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: functionMaximumInstanceCount
     httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
+    durableAlwaysReadyInstanceCount: functionDurableAlwaysReadyInstanceCount
     corsAllowedOrigins: corsAllowedOrigins
     authClientId: authClientId
     authMode: authMode

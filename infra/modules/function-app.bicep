@@ -43,6 +43,11 @@ param maximumInstanceCount int = 100
 @description('HTTP requests one instance serves at once before Flex Consumption adds an instance.')
 param httpPerInstanceConcurrency int = 100
 
+@minValue(0)
+@maxValue(1000)
+@description('Always-ready instances of the durable group; 0 = none.')
+param durableAlwaysReadyInstanceCount int = 1
+
 param corsAllowedOrigins array = []
 
 @minLength(36)
@@ -122,6 +127,16 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         }
       }
       scaleAndConcurrency: {
+        // `durable` is the per-function scale group of every Durable Functions trigger (orchestration, activity,
+        // entity); `http` and `function:<name>` are the other names Flex Consumption accepts here.
+        alwaysReady: durableAlwaysReadyInstanceCount > 0
+          ? [
+              {
+                name: 'durable'
+                instanceCount: durableAlwaysReadyInstanceCount
+              }
+            ]
+          : []
         instanceMemoryMB: instanceMemoryMB
         maximumInstanceCount: maximumInstanceCount
         triggers: {

@@ -524,6 +524,18 @@ describe('infra templates', () => {
     expect(runtime).toMatch(/version:\s*'22'/);
   });
 
+  it('keep the durable group always ready, one instance unless told otherwise', () => {
+    const text = loadTemplate(functionAppTemplate).text;
+    // A conditional list (none at 0), so the block is read from its first bracket on.
+    const start = text.indexOf('alwaysReady:');
+    const alwaysReady = start < 0 ? undefined : bracketBlock(text, text.indexOf('[', start));
+    expect(alwaysReady).toMatch(/name:\s*'durable'/);
+    expect(alwaysReady).toMatch(/instanceCount:\s*durableAlwaysReadyInstanceCount/);
+    const main = loadTemplate(mainTemplate).text;
+    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount int = 1$/m);
+    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*functionDurableAlwaysReadyInstanceCount/);
+  });
+
   it('give the chat and the embedding deployment a deployment type each', () => {
     const main = loadTemplate(mainTemplate).text;
     for (const sku of ['openAiChatDeploymentSku', 'openAiEmbeddingDeploymentSku'])
