@@ -89,6 +89,19 @@ export const layeringRules: IForbiddenRuleType[] = [
         '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$)',
     },
   },
+  {
+    name: 'deployed-code-uses-production-packages',
+    comment:
+      'functions/ and shared/ are what the function app runs, and its package installs `dependencies` only ' +
+      '(npm ci --omit=dev): they never import a devDependency (the local runtime and the tests have theirs) or a ' +
+      'package that package.json does not name. Type-only imports are erased at build time.',
+    severity: 'error',
+    from: { path: '^(functions|shared)/', pathNot: '\\.test\\.ts$' },
+    to: {
+      dependencyTypes: ['npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+      dependencyTypesNot: ['type-only'],
+    },
+  },
 ];
 
 /** The folders whose code the rules cover. */
