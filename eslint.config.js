@@ -12,7 +12,7 @@ const functionsClassImports = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.local-data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.local-data/**', 'coverage/**', '.deploy/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

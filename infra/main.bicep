@@ -48,26 +48,44 @@ param functionMaximumInstanceCount int = 100
 @description('HTTP requests (SSE streams included) one function app instance serves at once before another is added.')
 param functionHttpPerInstanceConcurrency int = 100
 
+// Flex Consumption's guidance for Durable Functions: keep one instance of the `durable` group (orchestrators,
+// activities, entities) always ready, so a turn's orchestration does not wait for a cold start after an idle spell.
+// It bills the instance's memory around the clock (the README shows the arithmetic); 0 returns to scale-to-zero.
+@minValue(0)
+@maxValue(1000)
+@description('Always-ready instances of the durable group (orchestrators, activities, entities); 0 = scale to zero.')
+param functionDurableAlwaysReadyInstanceCount int = 1
+
 @description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
 param existingOpenAiEndpoint string = ''
 
 @description('Region of the Azure OpenAI resource (model availability differs by region); empty = location.')
 param openAiLocation string = ''
 
+// One deployment type per deployment: a region may offer a model only as some of them (text-embedding-3-small is not
+// GlobalStandard everywhere), and the README lists the regions known to take both defaults.
 @allowed([
   'GlobalStandard'
   'DataZoneStandard'
   'Standard'
 ])
-@description('Deployment type of both model deployments.')
-param openAiDeploymentSku string = 'GlobalStandard'
+@description('Deployment type of the chat deployment (azd: AZURE_OPENAI_CHAT_DEPLOYMENT_SKU).')
+param openAiChatDeploymentSku string = 'GlobalStandard'
+
+@allowed([
+  'GlobalStandard'
+  'DataZoneStandard'
+  'Standard'
+])
+@description('Deployment type of the embedding deployment (azd: AZURE_OPENAI_EMBEDDING_DEPLOYMENT_SKU); Standard where the region offers the embedding model only as a regional deployment.')
+param openAiEmbeddingDeploymentSku string = 'GlobalStandard'
 
 // Chat model: gpt-5.4-mini 2026-03-17, generally available on GlobalStandard, with Chat Completions, streaming and
 // tool calling, and not retiring before 2027-09 (gpt-4o-mini takes no new deployments; gpt-4.1-mini and gpt-5-mini
 // retire earlier). It is a reasoning model: the app sends max_completion_tokens, never max_tokens or temperature.
 // A subscription at the lowest Azure OpenAI quota tier may get no quota for it: pick gpt-5-mini 2025-08-07 then.
 @minLength(1)
-@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiDeploymentSku in the Azure OpenAI region.')
+@description('Chat model, e.g. gpt-5.4-mini (azd: AZURE_OPENAI_CHAT_MODEL). It must support Chat Completions with tools and streaming, and be deployable with openAiChatDeploymentSku in the Azure OpenAI region.')
 param chatModelName string = 'gpt-5.4-mini'
 
 @minLength(1)
@@ -102,13 +120,6 @@ param embeddingDeploymentCapacity int = 30
 @maxValue(4096)
 @description('Length of the embedding vectors (azd: LLM_EMBEDDING_DIMENSIONS): the Cosmos DB vector policies and the app (LLM_EMBEDDING_DIMENSIONS) use it. The embedding model must produce vectors of this length.')
 param embeddingDimensions int = 1536
-
-// The AzureOpenAI client calls /openai/deployments/{deployment}/...?api-version=. GPT-5-series models need
-// 2025-04-01-preview or later there: the newest dated version, and the last one before the v1 API (/openai/v1/),
-// which needs no api-version.
-@minLength(1)
-@description('Azure OpenAI data-plane API version the app calls (AZURE_OPENAI_API_VERSION).')
-param azureOpenAiApiVersion string = '2025-04-01-preview'
 
 @description('Retries of an LLM call on 429/5xx.')
 param llmMaxRetries int = 3
@@ -237,7 +248,8 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
     name: 'oai-${resourceToken}'
     location: !empty(openAiLocation) ? openAiLocation : location
     tags: tags
-    deploymentSkuName: openAiDeploymentSku
+    chatDeploymentSkuName: openAiChatDeploymentSku
+    embeddingDeploymentSkuName: openAiEmbeddingDeploymentSku
     chatDeploymentName: chatDeploymentName
     chatModelName: chatModelName
     chatModelVersion: chatModelVersion
@@ -270,7 +282,6 @@ module functionApp './modules/function-app.bicep' = {
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     webPubSubEndpoint: webPubSub.outputs.endpoint
     azureOpenAiEndpoint: openAiEndpoint
-    azureOpenAiApiVersion: azureOpenAiApiVersion
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
     embeddingDimensions: embeddingDimensions
@@ -279,6 +290,7 @@ module functionApp './modules/function-app.bicep' = {
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: functionMaximumInstanceCount
     httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
+    durableAlwaysReadyInstanceCount: functionDurableAlwaysReadyInstanceCount
     corsAllowedOrigins: corsAllowedOrigins
     authClientId: authClientId
     authMode: authMode

@@ -92,6 +92,19 @@ export const layeringRules: IForbiddenRuleType[] = [
         '^shared/ids\\.ts$)',
     },
   },
+  {
+    name: 'deployed-code-uses-production-packages',
+    comment:
+      'functions/ and shared/ are what the function app runs, and its package installs `dependencies` only ' +
+      '(npm ci --omit=dev): they never import a devDependency (the local runtime and the tests have theirs) or a ' +
+      'package that package.json does not name. Type-only imports are erased at build time.',
+    severity: 'error',
+    from: { path: '^(functions|shared)/', pathNot: '\\.test\\.ts$' },
+    to: {
+      dependencyTypes: ['npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+      dependencyTypesNot: ['type-only'],
+    },
+  },
 ];
 
 /** The folders whose code the rules cover. */

@@ -19,7 +19,6 @@ param cosmosEndpoint string
 param serviceBusFullyQualifiedNamespace string
 param webPubSubEndpoint string
 param azureOpenAiEndpoint string
-param azureOpenAiApiVersion string
 param chatDeploymentName string
 param embeddingDeploymentName string
 
@@ -43,6 +42,11 @@ param maximumInstanceCount int = 100
 @maxValue(1000)
 @description('HTTP requests one instance serves at once before Flex Consumption adds an instance.')
 param httpPerInstanceConcurrency int = 100
+
+@minValue(0)
+@maxValue(1000)
+@description('Always-ready instances of the durable group; 0 = none.')
+param durableAlwaysReadyInstanceCount int = 1
 
 param corsAllowedOrigins array = []
 
@@ -123,6 +127,16 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         }
       }
       scaleAndConcurrency: {
+        // `durable` is the per-function scale group of every Durable Functions trigger (orchestration, activity,
+        // entity); `http` and `function:<name>` are the other names Flex Consumption accepts here.
+        alwaysReady: durableAlwaysReadyInstanceCount > 0
+          ? [
+              {
+                name: 'durable'
+                instanceCount: durableAlwaysReadyInstanceCount
+              }
+            ]
+          : []
         instanceMemoryMB: instanceMemoryMB
         maximumInstanceCount: maximumInstanceCount
         triggers: {
@@ -202,10 +216,6 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AZURE_OPENAI_ENDPOINT'
           value: azureOpenAiEndpoint
-        }
-        {
-          name: 'AZURE_OPENAI_API_VERSION'
-          value: azureOpenAiApiVersion
         }
         {
           name: 'AZURE_OPENAI_CHAT_DEPLOYMENT'

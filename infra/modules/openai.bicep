@@ -9,7 +9,14 @@ param tags object
   'DataZoneStandard'
   'Standard'
 ])
-param deploymentSkuName string = 'GlobalStandard'
+param chatDeploymentSkuName string = 'GlobalStandard'
+
+@allowed([
+  'GlobalStandard'
+  'DataZoneStandard'
+  'Standard'
+])
+param embeddingDeploymentSkuName string = 'GlobalStandard'
 
 param chatDeploymentName string
 param chatModelName string
@@ -50,7 +57,7 @@ resource chatDeployment 'Microsoft.CognitiveServices/accounts/deployments@2024-1
   parent: account
   name: chatDeploymentName
   sku: {
-    name: deploymentSkuName
+    name: chatDeploymentSkuName
     capacity: chatDeploymentCapacity
   }
   properties: {
@@ -66,7 +73,7 @@ resource embeddingDeployment 'Microsoft.CognitiveServices/accounts/deployments@2
   parent: account
   name: embeddingDeploymentName
   sku: {
-    name: deploymentSkuName
+    name: embeddingDeploymentSkuName
     capacity: embeddingDeploymentCapacity
   }
   properties: {

@@ -131,8 +131,8 @@ export type LlmConnection = LlmCallStyle &
       }
     | {
         kind: 'azure-openai';
+        /** Called on its v1 route, `{endpoint}/openai/v1`, with the deployment names as models. */
         endpoint: string;
-        apiVersion: string;
         chatDeployment: string;
         embeddingDeployment: string;
         /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */

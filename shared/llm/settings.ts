@@ -34,15 +34,9 @@ export const llmSettings = defineSettings({
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_ENDPOINT: urlSetting({
-    help: 'Azure OpenAI endpoint, e.g. https://<resource>.openai.azure.com.',
-    azure: { kind: 'bicep' },
-  }),
-  AZURE_OPENAI_API_VERSION: textSetting({
-    // The first dated version that serves the GPT-5 family (infra's default chat model) on the deployments route.
-    default: '2025-04-01-preview',
     help:
-      'Azure OpenAI data-plane API version of chat completions and embeddings (infra/main.bicep passes its ' +
-      'azureOpenAiApiVersion); LLM_API=responses uses the v1 route, which takes none.',
+      'Azure OpenAI endpoint, e.g. https://<resource>.openai.azure.com; the app calls its v1 route (/openai/v1), ' +
+      'which takes no api-version.',
     azure: { kind: 'bicep' },
   }),
   AZURE_OPENAI_CHAT_DEPLOYMENT: textSetting({
@@ -80,8 +74,7 @@ export const llmSettings = defineSettings({
     default: 'chat-completions',
     help:
       'How chat turns and JSON output reach the model, with any LLM_PROVIDER: "chat-completions" or "responses" ' +
-      '(the Responses API, which streams reasoning summaries; on Azure OpenAI it is called on the v1 route ' +
-      '/openai/v1/responses). Embeddings always use /embeddings.',
+      '(the Responses API, which streams reasoning summaries). Embeddings always use /embeddings.',
     azure: { kind: 'default' },
   }),
   LLM_REASONING_EFFORT: choiceSetting(REASONING_EFFORTS, {
@@ -148,7 +141,6 @@ export function llmConfig(
           ...style,
           kind: 'azure-openai',
           endpoint: require('AZURE_OPENAI_ENDPOINT', values.AZURE_OPENAI_ENDPOINT),
-          apiVersion: values.AZURE_OPENAI_API_VERSION,
           chatDeployment: require('AZURE_OPENAI_CHAT_DEPLOYMENT', values.AZURE_OPENAI_CHAT_DEPLOYMENT),
           embeddingDeployment: require('AZURE_OPENAI_EMBEDDING_DEPLOYMENT', values.AZURE_OPENAI_EMBEDDING_DEPLOYMENT),
           apiKey: values.AZURE_OPENAI_API_KEY,

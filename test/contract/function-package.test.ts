@@ -1,6 +1,6 @@
-// What `azd deploy` uploads to the Flex Consumption app: the files .funcignore leaves in. The platform builds
-// remotely (azure.yaml remoteBuild: npm install, then `npm run build`), so the package must hold everything that
-// build reads and no node_modules. git's own matcher applies .funcignore (gitignore syntax), as azd does.
+// What Core Tools' `func azure functionapp publish` uploads from the project root for a remote build: the files
+// .funcignore leaves in, which must hold everything `npm run build` reads and no node_modules (azd deploys the staged
+// .deploy/ instead: deployment-package.test.ts). git's own matcher applies .funcignore (gitignore syntax).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,11 +44,16 @@ const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'),
 };
 
 describe('the function app package (.funcignore)', () => {
-  const probes = ['node_modules/zod/package.json', 'node_modules/.bin/tsc', '.azure/dev/.env'];
+  const probes = [
+    'node_modules/zod/package.json',
+    'node_modules/.bin/tsc',
+    '.azure/dev/.env',
+    '.deploy/host.json',
+  ];
   const left = ignored([...tracked, ...probes]);
   const kept = tracked.filter((file) => !left.has(file));
 
-  it('leaves out node_modules, which the remote build installs, and the azd environment', () => {
+  it('leaves out node_modules, which the remote build installs, the azd environment and the staged package', () => {
     for (const probe of probes) expect(left.has(probe), probe).toBe(true);
   });
 

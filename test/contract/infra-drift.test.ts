@@ -524,6 +524,32 @@ describe('infra templates', () => {
     expect(runtime).toMatch(/version:\s*'22'/);
   });
 
+  it('keep the durable group always ready, one instance unless told otherwise', () => {
+    const text = loadTemplate(functionAppTemplate).text;
+    // A conditional list (none at 0), so the block is read from its first bracket on.
+    const start = text.indexOf('alwaysReady:');
+    const alwaysReady = start < 0 ? undefined : bracketBlock(text, text.indexOf('[', start));
+    expect(alwaysReady).toMatch(/name:\s*'durable'/);
+    expect(alwaysReady).toMatch(/instanceCount:\s*durableAlwaysReadyInstanceCount/);
+    const main = loadTemplate(mainTemplate).text;
+    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount int = 1$/m);
+    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*functionDurableAlwaysReadyInstanceCount/);
+  });
+
+  it('give the chat and the embedding deployment a deployment type each', () => {
+    const main = loadTemplate(mainTemplate).text;
+    for (const sku of ['openAiChatDeploymentSku', 'openAiEmbeddingDeploymentSku'])
+      expect(main).toMatch(new RegExp(`^param ${sku} string = 'GlobalStandard'$`, 'm'));
+    const openAi = loadTemplate(path.join(infraDir, 'modules', 'openai.bicep'));
+    const deployments = resourceDeclarations(openAi).filter(
+      (d) => d.type === 'Microsoft.CognitiveServices/accounts/deployments',
+    );
+    expect(deployments.map((d) => /sku:\s*\{\s*name:\s*(\w+)/.exec(d.body)?.[1])).toEqual([
+      'chatDeploymentSkuName',
+      'embeddingDeploymentSkuName',
+    ]);
+  });
+
   it('output no key, secret, connection string or password', () => {
     const problems: string[] = [];
     let outputs = 0;
@@ -618,6 +644,45 @@ describe('infra templates', () => {
     expect(params.length).toBeGreaterThan(2);
     expect(supplied.filter((name) => !params.some((p) => p.name === name))).toEqual([]);
     expect(params.filter((p) => p.required && !supplied.includes(p.name)).map((p) => p.name)).toEqual([]);
+  });
+
+  // azd before 1.15 substitutes an unset ${VAR} with "", which fails @allowed, @minLength and int parameters; with
+  // ${VAR=default} every azd passes the template's own default. Only the parameters azd must ask for have none.
+  it('give every optional main.bicep parameter in main.parameters.json its Bicep default, as ${VAR=default}', () => {
+    const main = loadTemplate(mainTemplate);
+    const defaults = new Map(
+      [...main.text.matchAll(/^param\s+(\w+)\s+[\w[\]]+(?:\s*=\s*(.+?))?\s*$/gm)].map((m) => [m[1]!, m[2]]),
+    );
+    const supplied = (
+      JSON.parse(read(path.join(infraDir, 'main.parameters.json'))) as {
+        parameters: Record<string, { value: unknown }>;
+      }
+    ).parameters;
+    const problems: string[] = [];
+    for (const [name, { value }] of Object.entries(supplied)) {
+      const placeholder = typeof value === 'string' ? /^\$\{(\w+)(?:=([^}]*))?\}$/.exec(value) : null;
+      if (!placeholder) {
+        problems.push(`${name}: ${JSON.stringify(value)} is not one \${VAR} or \${VAR=default}`);
+        continue;
+      }
+      const bicepDefault = defaults.get(name);
+      const given = placeholder[2];
+      if (bicepDefault === undefined) continue;
+      const literal = /^'([^']*)'$|^(-?\d+)$/.exec(bicepDefault);
+      if (!literal)
+        problems.push(`${name}: its Bicep default ${bicepDefault} is not a literal azd can repeat`);
+      else if (given === undefined)
+        problems.push(`${name}: ${String(value)} has no default (Bicep: ${bicepDefault})`);
+      else if (given !== (literal[1] ?? literal[2]))
+        problems.push(`${name}: default "${given}" differs from the Bicep default ${bicepDefault}`);
+    }
+    expect(problems).toEqual([]);
+    // The parameters azd asks for: no default in either file, on purpose.
+    expect(
+      Object.entries(supplied)
+        .filter(([, { value }]) => !String(value).includes('='))
+        .map(([name]) => name),
+    ).toEqual(['environmentName', 'location', 'authClientId']);
   });
 
   it('deploy the project as the azd service the function app is tagged with', () => {

@@ -72,11 +72,24 @@ describe('each layering rule', () => {
       "export const field = (event: { item: unknown }) => event['item'];\n",
     'shared/cosmos/adapters/guarded-item.ts':
       'export const guardedItem = (c: { item(id: string): unknown }, id: string) => c.item(id);\n',
+    // deployed-code-uses-production-packages (the tree's package.json makes ws a devDependency)
+    'shared/streaming/uses-dev-package.ts': "import { WebSocket } from 'ws';\nexport const W = WebSocket;\n",
+    'shared/streaming/types-from-dev-package.ts':
+      "import type { WebSocket } from 'ws';\nexport type V = WebSocket;\n",
+    'shared/streaming/feed.test.ts': "import { WebSocket } from 'ws';\nexport const T = WebSocket;\n",
+    'local/uses-dev-package.ts': "import { WebSocket } from 'ws';\nexport const L = WebSocket;\n",
   };
 
   beforeAll(async () => {
     tree = await mkdtemp(path.join(tmpdir(), 'layering-'));
     await symlink(path.join(repoRoot, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+    await writeFile(
+      path.join(tree, 'package.json'),
+      JSON.stringify({
+        dependencies: { '@azure/cosmos': '*', 'durable-functions': '*' },
+        devDependencies: { ws: '*' },
+      }),
+    );
     await writeFile(
       path.join(tree, 'tsconfig.check.json'),
       JSON.stringify({
@@ -125,16 +138,24 @@ describe('each layering rule', () => {
           'shared/chat/adapters/cosmos-store.ts',
         ],
         ['contracts-stay-declarations', 'shared/memory/contracts.ts', 'shared/chat/use-case-helper.ts'],
+        [
+          'deployed-code-uses-production-packages',
+          'shared/streaming/uses-dev-package.ts',
+          expect.stringMatching(/^node_modules\/ws\//),
+        ],
       ]),
     );
     // Every rule is exercised above...
     expect(new Set(found.map(([rule]) => rule))).toEqual(new Set(layeringRules.map((rule) => rule.name)));
     // ...and what the rules allow passes: an orchestrator on durable-functions, an adapter on its SDK, the
-    // composition root on an adapter.
+    // composition root on an adapter, and a devDependency in a type-only import, a test or the local runtime.
     const allowedFrom = [
       'shared/chat/turn-orchestration.ts',
       'shared/chat/adapters/cosmos-store.ts',
       'shared/app/app.ts',
+      'shared/streaming/types-from-dev-package.ts',
+      'shared/streaming/feed.test.ts',
+      'local/uses-dev-package.ts',
     ];
     expect(found.filter(([, from]) => allowedFrom.includes(String(from)))).toEqual([]);
   });

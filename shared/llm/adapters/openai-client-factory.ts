@@ -1,9 +1,8 @@
-// Builds the openai SDK clients for a connection: OpenAI for any OpenAI-compatible endpoint, AzureOpenAI
-// (deployments route, api-key or Entra ID tokens from the app's credential) for Azure, and for Azure's Responses
-// API the plain OpenAI client on the v1 route. Every setting comes from the connection and the options, never the
-// environment.
+// Builds the openai SDK client for a connection: any OpenAI-compatible endpoint as configured, and Azure OpenAI on
+// its GA v1 route (`{endpoint}/openai/v1`, no api-version), with its API key or Entra ID tokens from the app's
+// credential. Every setting comes from the connection and the options, never the environment.
 import { getBearerTokenProvider, type TokenCredential } from '@azure/identity';
-import OpenAI, { AzureOpenAI } from 'openai';
+import OpenAI from 'openai';
 import { LlmError, type LlmConnection, type LlmGatewayOptions } from '../llm-gateway.js';
 
 export const AZURE_COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
@@ -33,6 +32,15 @@ function azureSignIn(
   );
 }
 
+/**
+ * The one client of a connection: chat completions, the Responses API, embeddings and the models list all go through
+ * it. For Azure it is the plain OpenAI client on the v1 route `{endpoint}/openai/v1/`, where the model is the
+ * deployment name and no api-version is sent: Microsoft documents that route, generally available, for the OpenAI
+ * client (https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle: `new OpenAI({ baseURL:
+ * "https://YOUR-RESOURCE-NAME.openai.azure.com/openai/v1/", apiKey })`, an Entra ID token provider taking the API
+ * key's place). The SDK calls a function apiKey before each request (`_callApiKey` in node_modules/openai/src/
+ * client.ts), so tokens are refreshed. The recorded Azure v1 streams in test/fixtures/llm-wire were sent to that route.
+ */
 export function createOpenAiClient(connection: LlmConnection, options: LlmGatewayOptions): OpenAI {
   const common = commonOptions(options);
   if (connection.kind === 'openai-compatible') {
@@ -45,51 +53,10 @@ export function createOpenAiClient(connection: LlmConnection, options: LlmGatewa
       project: null,
     });
   }
-  // Passing baseURL (not endpoint) keeps an OPENAI_BASE_URL in the environment from conflicting with it.
-  // Without a deployment option the SDK routes each call to /deployments/{model}, so one client serves both
-  // the chat and the embedding deployment.
-  const baseURL = `${connection.endpoint.replace(/\/+$/, '')}/openai`;
-  const signIn = azureSignIn(connection, options);
-  if ('apiKey' in signIn) {
-    return new AzureOpenAI({
-      ...common,
-      baseURL,
-      apiVersion: connection.apiVersion,
-      apiKey: signIn.apiKey,
-    });
-  }
-  return new AzureOpenAI({
-    ...common,
-    baseURL,
-    apiVersion: connection.apiVersion,
-    azureADTokenProvider: signIn.tokenProvider,
-    // null stops the SDK falling back to AZURE_OPENAI_API_KEY, which it would then reject as conflicting.
-    apiKey: null as unknown as undefined,
-  });
-}
-
-/**
- * The client the Responses API is called with. For an OpenAI-compatible endpoint it is the chat client itself.
- * For Azure it is the plain OpenAI client on the v1 route `{endpoint}/openai/v1/`, with no api-version: AzureOpenAI
- * sends `/responses` to `{baseURL}/responses?api-version=…` (only its deployment-style paths, chat completions and
- * embeddings among them, go through /deployments: node_modules/openai/src/azure.ts `_deployments_endpoints`), and
- * Microsoft documents the v1 route, where an api-version is no longer needed, for the Responses API with the
- * OpenAI client: an Entra ID token provider goes in `apiKey`, which the SDK calls before each request
- * (`_callApiKey` in node_modules/openai/src/client.ts). See
- * https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle and MicrosoftDocs/azure-ai-docs
- * articles/ai-foundry/openai/includes/language-overview/javascript.md ("Responses": `new OpenAI({ baseURL:
- * "https://YOUR-RESOURCE-NAME.openai.azure.com/openai/v1/", apiKey: tokenProvider })`, then `responses.create`).
- * The recorded Azure Responses streams in test/fixtures/llm-wire were sent to that route.
- */
-export function createOpenAiResponsesClient(
-  connection: LlmConnection,
-  options: LlmGatewayOptions,
-  chatClient: OpenAI,
-): OpenAI {
-  if (connection.kind === 'openai-compatible') return chatClient;
   const signIn = azureSignIn(connection, options);
   return new OpenAI({
-    ...commonOptions(options),
+    ...common,
+    // Passing baseURL keeps an OPENAI_BASE_URL in the environment out of it.
     baseURL: `${connection.endpoint.replace(/\/+$/, '')}/openai/v1`,
     apiKey: 'apiKey' in signIn ? signIn.apiKey : signIn.tokenProvider,
     organization: null,

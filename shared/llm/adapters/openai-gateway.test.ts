@@ -43,7 +43,6 @@ const openAiCompatible: LlmConnection = {
 const azureWithKey: Extract<LlmConnection, { kind: 'azure-openai' }> = {
   kind: 'azure-openai',
   endpoint: 'https://example.openai.azure.com/',
-  apiVersion: '2024-10-21',
   chatDeployment: 'chat-dep',
   embeddingDeployment: 'embed-dep',
   apiKey: 'test-key',
@@ -144,7 +143,7 @@ describe('replay of recorded Chat Completions streams through the real openai cl
 // ---- embeddings, errors, retries ------------------------------------------------------------------
 
 describe('embeddings', () => {
-  it('decodes the recorded base64 body into 3072 float32 values (Azure deployments route)', async () => {
+  it('decodes the recorded base64 body into 3072 float32 values (Azure v1 route)', async () => {
     const sidecar = readSidecar('azure-openai-embeddings');
     const body = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-embeddings.body')));
     const { fetch, requests } = scriptedFetch([
@@ -160,10 +159,9 @@ describe('embeddings', () => {
     expect(vectors).toHaveLength(sidecar.expected_embedding!.count);
     expect(vectors[0]).toHaveLength(sidecar.expected_embedding!.dimensions);
     expect(vectors[0]!.slice(0, 4)).toEqual(sidecar.expected_embedding!.first_4_floats);
-    expect(requests[0]?.url).toBe(
-      'https://example.openai.azure.com/openai/deployments/embed-dep/embeddings?api-version=2024-10-21',
-    );
-    expect(requests[0]?.headers.get('api-key')).toBe('test-key');
+    // The v1 route: the deployment is the body's model, and neither the path nor an api-version names it.
+    expect(requests[0]?.url).toBe('https://example.openai.azure.com/openai/v1/embeddings');
+    expect(requests[0]?.headers.get('authorization')).toBe('Bearer test-key');
     expect(requests[0]?.body).toMatchObject({ model: 'embed-dep', encoding_format: 'base64' });
   });
 
@@ -402,8 +400,8 @@ describe('cancellation', () => {
 });
 
 describe('Azure OpenAI routing and auth', () => {
-  it('uses Entra ID bearer tokens on the deployments route when no key is configured', async () => {
-    const sse = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-chat-toolcalls.sse')));
+  it('uses Entra ID bearer tokens on the v1 route, with no api-version, when no key is configured', async () => {
+    const sse = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-v1-chat-toolcalls.sse')));
     const { fetch, requests } = scriptedFetch([{ chunks: [sse] }]);
     const { apiKey: _apiKey, ...entra } = azureWithKey;
     let tokenRequests = 0;
@@ -415,30 +413,32 @@ describe('Azure OpenAI routing and auth', () => {
     });
 
     const result = await gateway.streamChat({
-      messages: [{ role: 'user', content: 'temperature in SF?' }],
-      tools: [{ name: 'get_current_temperature', description: 'temp', parameters: { type: 'object' } }],
+      messages: [{ role: 'user', content: "What's the weather in Florence,Italy?" }],
+      tools: [{ name: 'weather', description: 'Get weather information', parameters: { type: 'object' } }],
       toolChoice: 'none',
       maxTokens: 50,
     });
 
-    expect(result.toolCalls[0]?.name).toBe('get_current_temperature');
-    expect(requests[0]?.url).toBe(
-      'https://example.openai.azure.com/openai/deployments/chat-dep/chat/completions?api-version=2024-10-21',
-    );
+    expect(result.toolCalls[0]).toMatchObject({
+      name: 'weather',
+      arguments: '{"location":"Florence, Italy"}',
+    });
+    expect(requests[0]?.url).toBe('https://example.openai.azure.com/openai/v1/chat/completions');
     expect(requests[0]?.headers.get('authorization')).toBe('Bearer token-1');
     expect(requests[0]?.headers.get('api-key')).toBeNull();
+    expect(new URL(requests[0]!.url).searchParams.has('api-version')).toBe(false);
     expect(requests[0]?.body).toMatchObject({
       model: 'chat-dep',
       max_completion_tokens: 50,
-      tools: [{ type: 'function', function: { name: 'get_current_temperature' } }],
+      tools: [{ type: 'function', function: { name: 'weather' } }],
       tool_choice: 'none',
     });
   });
 
   it('fails fast with an LlmError when the connection cannot make a client, and treats an empty key as none', () => {
-    expect(() =>
-      createLlmGateway({ ...azureWithKey, apiVersion: '' }, { maxRetries: 0, timeoutMs: 1 }),
-    ).toThrow(/misconfigured: .*OPENAI_API_VERSION/);
+    const { apiKey: _apiKey, ...entra } = azureWithKey;
+    expect(() => createLlmGateway(entra, { maxRetries: 0, timeoutMs: 1 })).toThrow(LlmError);
+    expect(() => createLlmGateway(entra, { maxRetries: 0, timeoutMs: 1 })).toThrow(/no API key .* Entra ID/);
     expect(() =>
       createLlmGateway({ ...openAiCompatible, apiKey: '' }, { maxRetries: 0, timeoutMs: 1 }),
     ).not.toThrow();

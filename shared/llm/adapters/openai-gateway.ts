@@ -19,7 +19,7 @@ import {
 } from '../llm-gateway.js';
 import { ResponsesStreamAssembler, type ResponseFailure } from '../responses-stream-assembler.js';
 import { maxTokensField, toWireMessages, toWireTools } from './openai-chat-request.js';
-import { createOpenAiClient, createOpenAiResponsesClient } from './openai-client-factory.js';
+import { createOpenAiClient } from './openai-client-factory.js';
 import { toLlmError, type LlmErrorContext } from './openai-errors.js';
 import {
   MIN_MAX_OUTPUT_TOKENS,
@@ -58,14 +58,11 @@ interface StreamAssembler {
   result(finishReason?: string): LlmReply;
 }
 
-/** Throws an LlmError naming the problem when the connection cannot make a client (e.g. no api version). */
+/** Throws an LlmError naming the problem when the connection cannot make a client (e.g. no way to sign in). */
 export function createLlmGateway(connection: LlmConnection, options: LlmGatewayOptions): LlmGateway {
   let client: OpenAI;
-  let responsesClient: OpenAI | undefined;
   try {
     client = createOpenAiClient(connection, options);
-    if (connection.api === 'responses')
-      responsesClient = createOpenAiResponsesClient(connection, options, client);
   } catch (error) {
     throw toLlmError(error, {
       endpoint:
@@ -75,7 +72,7 @@ export function createLlmGateway(connection: LlmConnection, options: LlmGatewayO
       timeoutMs: options.timeoutMs,
     });
   }
-  return new OpenAiGateway(connection, options, client, responsesClient);
+  return new OpenAiGateway(connection, options, client, connection.api === 'responses' ? client : undefined);
 }
 
 class OpenAiGateway implements LlmGateway {

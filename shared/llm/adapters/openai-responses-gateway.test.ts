@@ -22,7 +22,6 @@ const openAi: LlmConnection = {
 const azure: Extract<LlmConnection, { kind: 'azure-openai' }> = {
   kind: 'azure-openai',
   endpoint: 'https://example.openai.azure.com/',
-  apiVersion: '2025-04-01-preview',
   chatDeployment: 'chat-dep',
   embeddingDeployment: 'embed-dep',
   api: 'responses',
@@ -99,11 +98,9 @@ describe('Responses API requests', () => {
       reasoning: { effort: 'high', summary: 'auto' },
     });
 
-    // Embeddings stay on the deployments route, with the api version.
+    // Embeddings take the same v1 route, with the same token provider.
     await gateway.embed(['x']).catch(() => undefined);
-    expect(requests[1]?.url).toBe(
-      'https://example.openai.azure.com/openai/deployments/embed-dep/embeddings?api-version=2025-04-01-preview',
-    );
+    expect(requests[1]?.url).toBe('https://example.openai.azure.com/openai/v1/embeddings');
     expect(requests[1]?.headers.get('authorization')).toBe('Bearer token-2');
   });
 
