@@ -19,8 +19,10 @@ import {
   queryPages,
 } from '../../cosmos/adapters/cosmos-items.js';
 import type { FullTextMode } from '../../search/full-text.js';
+import { admitted, candidatePool } from '../../search/relevance.js';
 import {
   rankQuery,
+  searchTerms,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -127,11 +129,18 @@ export function createCosmosKnowledgeChunks(
       throw cosmosFailure('searching the knowledge base', error);
     }
     const rows = parseStored(z.array(searchRowSchema), resources, 'knowledge chunks');
-    return rows.map(({ similarity, ...chunk }, position) => ({
-      chunk,
-      score: scoreAtPosition(spec.components, position),
-      similarity,
-    }));
+    // Cosmos DB ranked the best candidatePool(limit); those that earn their place are kept here, as in process.
+    const terms = searchTerms(query.text);
+    return rows
+      .map(({ similarity, ...chunk }, position) => ({
+        chunk,
+        score: scoreAtPosition(spec.components, position),
+        similarity,
+      }))
+      .filter(({ chunk, similarity }) =>
+        admitted(query.relevance, { similarity, text: termCounts(chunk.text) }, terms),
+      )
+      .slice(0, query.limit);
   }
 
   return {
@@ -195,7 +204,8 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
 }
 
 /**
- * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries:
+ * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries, for the best candidatePool(limit)
+ * chunks (those that earn their place are kept by the caller, as in process):
  *   SELECT TOP n <view fields>, VectorDistance(c.embedding, @vector) AS similarity FROM c
  *   WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)
  *   ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1, ...))
@@ -231,7 +241,7 @@ function chunkSearchQuery(query: ChunkQuery, hidden: readonly string[]): HybridS
     ],
     text: query.text,
     vector: query.vector,
-    limit: query.limit,
+    limit: candidatePool(query.limit),
   });
 }
 
