@@ -37,3 +37,11 @@ export interface KnowledgeChunks {
    */
   search(query: ChunkQuery): Promise<ChunkMatch[]>;
 }
+
+/**
+ * The words that admit a chunk to a search's results: its document's title, its headings and its text (a chunk
+ * under "Sick leave" is about sick leave whether or not its text says so). Ranking by words uses the text alone.
+ */
+export function chunkMatchText(chunk: Pick<ChunkView, 'title' | 'headings' | 'text'>): string {
+  return [chunk.title, ...chunk.headings, chunk.text].join('\n');
+}

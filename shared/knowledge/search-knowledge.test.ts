@@ -97,4 +97,14 @@ describe('searchKnowledge', () => {
       citation: 'My notes › Expenses',
     });
   });
+
+  it('returns only the chunks that hold a word of the query or are similar enough, and nothing otherwise', async () => {
+    const relevance = { minSimilarity: 0.3, textMatchAdmits: true };
+    const services = { chunks: stores.chunks, llm: model, relevance };
+    // Only the handbook's first chunk says "parental"; the other readable chunks are about expenses.
+    const parental = await searchKnowledge(services, 'user_001', 'parental', 5);
+    expect(parental.map((hit) => hit.chunkId)).toEqual([`${id(2)}.0`]);
+    // A word no chunk holds, far from every chunk by vector: nothing, not the least bad five.
+    expect(await searchKnowledge(services, 'user_001', 'encryption', 5)).toEqual([]);
+  });
 });

@@ -118,7 +118,10 @@ export interface RankCandidate {
   vector: ArrayLike<number>;
   /** The vector's norm when known (vectorNorm), so ranking computes one dot product per candidate. */
   norm?: number;
+  /** The words ranked by BM25: those of the store's full-text path. */
   text: TermCounts;
+  /** The words that admit the candidate (a word of the query among them), when more than `text`: e.g. headings. */
+  match?: TermCounts;
 }
 
 export interface Ranked {
@@ -161,6 +164,7 @@ export interface ScoredCandidate {
   id: string;
   similarity: number;
   text: TermCounts;
+  match?: TermCounts;
 }
 
 /**
@@ -261,7 +265,7 @@ export function rankQuery<C extends RankCandidate>(
   return rankHybrid(candidates, { vector: query.vector, terms }, candidatePool(query.limit))
     .map(({ id, score, similarity }) => ({ candidate: byId.get(id) as C, score, similarity }))
     .filter(({ candidate, similarity }) =>
-      admitted(query.relevance, { similarity, text: candidate.text }, terms),
+      admitted(query.relevance, { similarity, text: candidate.match ?? candidate.text }, terms),
     )
     .slice(0, Math.max(0, query.limit));
 }
@@ -276,7 +280,13 @@ export function rankCandidates<C extends ScoredCandidate>(
 ): { candidate: C; score: number; similarity: number }[] {
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
   const terms = searchTerms(query.text);
-  const kept = candidates.filter((candidate) => admitted(query.relevance, candidate, terms));
+  const kept = candidates.filter((candidate) =>
+    admitted(
+      query.relevance,
+      { similarity: candidate.similarity, text: candidate.match ?? candidate.text },
+      terms,
+    ),
+  );
   return fuseRanks(kept, terms, query.limit).map(({ id, score, similarity }) => ({
     candidate: byId.get(id) as C,
     score,

@@ -29,7 +29,12 @@ import {
   type TermCounts,
 } from '../../search/hybrid-ranking.js';
 import { knowledgeChunkSchema, type ChunkView, type DocumentStatus } from '../contracts.js';
-import type { ChunkMatch, ChunkQuery, KnowledgeChunks } from '../knowledge-chunks.js';
+import {
+  chunkMatchText,
+  type ChunkMatch,
+  type ChunkQuery,
+  type KnowledgeChunks,
+} from '../knowledge-chunks.js';
 
 /** The fields a chunk is shown with: every field but the embedding (never sent back). */
 const VIEW_FIELDS = [
@@ -138,7 +143,7 @@ export function createCosmosKnowledgeChunks(
         similarity,
       }))
       .filter(({ chunk, similarity }) =>
-        admitted(query.relevance, { similarity, text: termCounts(chunk.text) }, terms),
+        admitted(query.relevance, { similarity, text: termCounts(chunkMatchText(chunk)) }, terms),
       )
       .slice(0, query.limit);
   }
@@ -308,6 +313,7 @@ interface Candidate extends RankCandidate {
   vector: Float32Array;
   norm: number;
   text: TermCounts;
+  match: TermCounts;
 }
 
 interface DocumentChunks {
@@ -320,7 +326,14 @@ function toCandidate(chunk: z.infer<typeof chunkRowSchema>): Candidate {
   const { embedding, ...view } = chunk;
   // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
   const vector = Float32Array.from(embedding);
-  return { id: chunk.id, view, vector, norm: vectorNorm(vector), text: termCounts(chunk.text) };
+  return {
+    id: chunk.id,
+    view,
+    vector,
+    norm: vectorNorm(vector),
+    text: termCounts(chunk.text),
+    match: termCounts(chunkMatchText(chunk)),
+  };
 }
 
 /**
