@@ -3,7 +3,8 @@
 // Markdown chunks per second, embeddings per request), and search latency through POST /api/knowledge/search with
 // 1,000 and 10,000 chunks in the caller's libraries (the first search of each size apart: it reads the chunks of
 // documents the process has not ranked yet; then p50/p95 of the next ones), with Cosmos DB requests and bytes per
-// search. Prints a report and writes bench/results/knowledge.json; asserts nothing about speed.
+// search; and relevance on a small labelled set (recall@3, empty answers for queries nothing answers). Prints a report
+// and writes bench/results/knowledge.json; asserts nothing about speed.
 //   npm run bench:knowledge        (SEARCHES=100, PDFS=8, PDF_PAGES=40, SIZES=1000,10000 by default)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,11 @@ import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import type { DocumentView, KnowledgeSearchHit } from '../shared/knowledge/contracts.js';
 import { privateLibrary } from '../shared/knowledge/contracts.js';
+import {
+  LABELLED_DOCUMENTS,
+  scoreLabelledSet,
+  type LabelledFigures,
+} from '../test/support/labelled-queries.js';
 import { makePdf } from '../test/support/make-pdf.js';
 import { percentile, round } from './figures.js';
 
@@ -171,8 +177,59 @@ async function searchFigures(chunks: number) {
   };
 }
 
+// --- Relevance: the labelled set (test/support/labelled-queries.ts) through the API ------------------------------
+
+/** Its own user, so the bench's other documents never answer the labelled queries. */
+const LABELLED_USER = 'bench-labelled-user';
+
+/**
+ * Recall@3 of the labelled queries and the share of queries nothing answers that come back empty, through upload,
+ * the worker and POST /api/knowledge/search, as `npm start` runs them (the offline model's embeddings).
+ */
+async function relevanceFigures(): Promise<LabelledFigures & { documents: number }> {
+  const headers = { 'x-ms-client-principal-id': LABELLED_USER, 'content-type': 'application/json' };
+  const ids: string[] = [];
+  for (const source of LABELLED_DOCUMENTS) {
+    const response = await fetch(`${api}/documents`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        fileName: source.fileName,
+        contentType: source.format === 'pdf' ? 'application/pdf' : 'text/markdown',
+        contentBase64: Buffer.from(source.content).toString('base64'),
+      }),
+    });
+    if (response.status !== 202)
+      throw new Error(`upload answered ${response.status}: ${await response.text()}`);
+    ids.push(((await response.json()) as { document: DocumentView }).document.documentId);
+  }
+  for (const id of ids)
+    for (;;) {
+      const read = await fetch(`${api}/documents/${id}`, { headers });
+      const { document } = (await read.json()) as { document: DocumentView };
+      if (document.status === 'ready') break;
+      if (document.status === 'failed') throw new Error(`labelled document ${id} failed`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  const figures = await scoreLabelledSet(async (query) => {
+    const response = await fetch(`${api}/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query, limit: 5 }),
+    });
+    if (response.status !== 200)
+      throw new Error(`search answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { results: KnowledgeSearchHit[] }).results.map((hit) => hit.text);
+  });
+  return { documents: ids.length, ...figures };
+}
+
 const report: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length } };
 try {
+  // 0. Relevance on the labelled set, before the bulk documents (its own user: they never mix).
+  report.relevance = await relevanceFigures();
+  console.log('relevance', report.relevance);
+
   // 1. PDFs: pages per second through upload, queue, extraction, chunking, embedding and storage.
   const pdfBodies = Array.from({ length: PDFS }, (_, i) => ({
     fileName: `manual-${i}.pdf`,

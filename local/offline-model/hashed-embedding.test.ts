@@ -1,6 +1,8 @@
 // Hashed bag-of-words vectors: deterministic, unit length, and closer for texts that share words.
 import { describe, expect, it } from 'vitest';
+import { MODEL_MIN_SIMILARITY } from '../../shared/search/relevance.js';
 import { encodeFloat32Base64, hashedEmbedding } from './hashed-embedding.js';
+import { OFFLINE_EMBEDDING_MODEL } from './offline-model.js';
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));
@@ -31,5 +33,30 @@ describe('hashedEmbedding', () => {
     const bytes = Buffer.from(encodeFloat32Base64(vector), 'base64');
     const decoded = Array.from({ length: 32 }, (_, i) => bytes.readFloatLE(i * 4));
     expect(decoded).toEqual(vector);
+  });
+
+  it('weighs content words only, meets the forms of a word at its stem, and damps repeats (the stand-in rules)', () => {
+    const dims = 1536;
+    const query = hashedEmbedding('How do I replace my laptop?', dims);
+    // Only "replace" and "laptop" count: the question words weigh nothing.
+    expect(cosine(query, hashedEmbedding('replace laptop', dims))).toBeCloseTo(1, 5);
+    expect(cosine(query, hashedEmbedding('Laptops are replaced every three years', dims))).toBeGreaterThan(
+      0.5,
+    );
+    // "the" ten times does not make two texts alike.
+    const filler = 'the the the the the the the the the the';
+    expect(
+      cosine(hashedEmbedding(`${filler} canteen menu`, dims), hashedEmbedding(`${filler} VPN reset`, dims)),
+    ).toBe(0);
+    // A word said five times weighs 1 + ln 5, not 5.
+    const repeated = hashedEmbedding('leave leave leave leave leave policy', dims);
+    expect(cosine(repeated, hashedEmbedding('policy', dims))).toBeCloseTo(
+      1 / Math.sqrt(1 + (1 + Math.log(5)) ** 2),
+      5,
+    );
+  });
+
+  it('has its own entry in the search thresholds by model', () => {
+    expect(MODEL_MIN_SIMILARITY.some(([part]) => OFFLINE_EMBEDDING_MODEL.includes(part))).toBe(true);
   });
 });

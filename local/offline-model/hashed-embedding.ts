@@ -1,17 +1,29 @@
-// Deterministic hashed bag-of-words vectors: each word adds ±1 at a hashed position, then the vector is
-// L2-normalised, so texts that share words have a higher cosine similarity. No meaning, only overlap.
+// Deterministic hashed bag-of-words vectors: each content word's stem adds a weight at a hashed position, then the
+// vector is L2-normalised, so texts that share words have a higher cosine similarity. No meaning, only overlap.
+import { isStopWord, stem, words as wordsOf } from '../../shared/search/full-text.js';
 
+/**
+ * Stand-in rules, so simple searches rank as with a real model: stop words ("the", "how", "my") carry nothing, the
+ * forms of a word meet at its stem (laptops, laptop), and a word repeated weighs 1 + ln(count), not count (one word
+ * said ten times does not drown the rest). A text of stop words only is hashed by those words.
+ */
 export function hashedEmbedding(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  for (const word of words) {
+  const all = wordsOf(text);
+  const content = all.filter((word) => !isStopWord(word));
+  const counts = new Map<string, number>();
+  for (const word of content.length > 0 ? content : all) {
+    const stemmed = stem(word);
+    counts.set(stemmed, (counts.get(stemmed) ?? 0) + 1);
+  }
+  for (const [word, count] of counts) {
     const slot = fnv1a(word) % dimensions;
     // A second, independent hash picks the sign so colliding words cancel out instead of piling up.
     const sign = fnv1a(`±${word}`) & 1 ? 1 : -1;
-    vector[slot] = (vector[slot] ?? 0) + sign;
+    vector[slot] = (vector[slot] ?? 0) + sign * (1 + Math.log(count));
   }
   // A text without words still gets a unit vector (cosine with a zero vector is undefined).
-  if (words.length === 0 || vector.every((value) => value === 0)) vector[fnv1a(text) % dimensions] = 1;
+  if (counts.size === 0 || vector.every((value) => value === 0)) vector[fnv1a(text) % dimensions] = 1;
   const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
   // Rounded to float32 so the float and base64 encodings carry exactly the same numbers.
   return vector.map((value) => Math.fround(value / norm));

@@ -174,10 +174,19 @@ export function createApp(config: AppConfig, platform: Platform): App {
   });
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
-  const search: ConversationSearchServices = { summaries: memory.summaries, headers: history.headers, llm };
+  const search: ConversationSearchServices = {
+    summaries: memory.summaries,
+    headers: history.headers,
+    llm,
+    relevance: config.search,
+  };
   // Knowledge search ranks in Cosmos DB in Azure, in process locally, like memory search.
   const knowledge = createKnowledgeStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
-  const knowledgeSearch: KnowledgeSearchServices = { chunks: knowledge.chunks, llm };
+  const knowledgeSearch: KnowledgeSearchServices = {
+    chunks: knowledge.chunks,
+    llm,
+    relevance: config.search,
+  };
 
   const ownChecks: HealthCheck[] = [
     {

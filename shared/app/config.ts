@@ -11,6 +11,8 @@ import {
   type Environment,
   type Setting,
 } from '../settings/setting.js';
+import type { Relevance } from '../search/relevance.js';
+import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
 import { hostSettings, platformSettings } from './settings.js';
 
@@ -28,6 +30,8 @@ export interface AppConfig {
   chat: ChatConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
+  /** What earns a search hit its place (knowledge and conversation search). */
+  search: Relevance;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -39,6 +43,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   chatSettings,
   streamingSettings,
   knowledgeSettings,
+  searchSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -50,6 +55,7 @@ export function loadConfig(env: Environment): AppConfig {
   const chat = readSettings(chatSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
+  const search = readSettings(searchSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -102,5 +108,13 @@ export function loadConfig(env: Environment): AppConfig {
     chat: chatConfig(chat),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
+    search: searchRelevance(search, embeddingModelOf(llmChoice)),
   };
+}
+
+/** The name the embedding model goes by: the Azure deployment's, or the model's at an OpenAI-compatible endpoint. */
+function embeddingModelOf(llm: LlmConfig): string {
+  return llm.connection.kind === 'azure-openai'
+    ? llm.connection.embeddingDeployment
+    : llm.connection.embeddingModel;
 }

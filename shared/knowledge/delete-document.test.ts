@@ -15,6 +15,7 @@ import { privateLibrary, SHARED_LIBRARY } from './contracts.js';
 import { deleteDocument } from './delete-document.js';
 import { searchKnowledge } from './search-knowledge.js';
 import { uploadDocument } from './upload-document.js';
+import { EVERY_HIT } from '../../test/support/search-relevance.js';
 
 const id = (n: number) => n.toString(16).padStart(32, '0');
 const ALICE = privateLibrary('user_001');
@@ -34,7 +35,7 @@ beforeEach(async () => {
 });
 
 const search = (userId: string) =>
-  searchKnowledge({ chunks: stores.chunks, llm: model }, userId, 'leave', 10);
+  searchKnowledge({ chunks: stores.chunks, llm: model, relevance: EVERY_HIT }, userId, 'leave', 10);
 
 describe('deleteDocument', () => {
   it("removes the uploader's document, every chunk and its bytes, and search no longer finds it", async () => {

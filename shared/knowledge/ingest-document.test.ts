@@ -26,6 +26,7 @@ import type { KnowledgeChunks } from './knowledge-chunks.js';
 import type { KnowledgeDocuments } from './knowledge-documents.js';
 import { searchKnowledge } from './search-knowledge.js';
 import { uploadDocument } from './upload-document.js';
+import { EVERY_HIT } from '../../test/support/search-relevance.js';
 
 const LIBRARY = privateLibrary('user_001');
 const HANDBOOK = [
@@ -161,7 +162,7 @@ describe('ingestDocument: a document that can be indexed', () => {
     });
     expect(stores.uploads.parts.size).toBe(0);
     const hits = await searchKnowledge(
-      { chunks: stores.chunks, llm: model },
+      { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
       'user_001',
       'parental leave',
       1,
@@ -194,7 +195,12 @@ describe('ingestDocument: a document that can be indexed', () => {
       silent,
     );
     expect(record(message)).toMatchObject({ status: 'ready', pageCount: 2, title: 'Benefits' });
-    const hits = await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'expenses', 1);
+    const hits = await searchKnowledge(
+      { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
+      'user_001',
+      'expenses',
+      1,
+    );
     expect(hits[0]).toMatchObject({ pages: [2], citation: 'Benefits, p. 2' });
   });
 
@@ -282,9 +288,14 @@ describe('ingestDocument: a document that cannot be indexed', () => {
     await expect(ingestDocument(services, message, silent, { deliveryCount: 1 })).rejects.toThrow(LlmError);
     expect(record(message)?.status).toBe('processing');
     // The batches embedded before the failure may be stored: a document being processed is never searched.
-    expect(await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'parental', 5)).toEqual(
-      [],
-    );
+    expect(
+      await searchKnowledge(
+        { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
+        'user_001',
+        'parental',
+        5,
+      ),
+    ).toEqual([]);
     model.failures.push(new LlmError('The model is busy (429).', { retryable: true, providerStatus: 429 }));
     const outcome = await ingestDocument(services, message, silent, { deliveryCount: EMBEDDING_DELIVERIES });
     expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'embedding_failed' } });

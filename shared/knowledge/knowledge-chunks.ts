@@ -3,6 +3,7 @@
 // BM25 rank), in Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
 // Search sees only the chunks of documents whose record is `ready` when it runs: a document being ingested, failed
 // or being deleted is never searched, whatever of its chunks exist. Adapter: adapters/cosmos-knowledge-chunks.ts.
+import type { Relevance } from '../search/relevance.js';
 import type { ChunkView, KnowledgeChunk } from './contracts.js';
 
 export interface ChunkQuery {
@@ -13,6 +14,8 @@ export interface ChunkQuery {
   /** The query's embedding, for the vector rank. */
   vector: readonly number[];
   limit: number;
+  /** What earns a chunk its place: a word of the query, or a similarity at or above the model's threshold. */
+  relevance: Relevance;
 }
 
 export interface ChunkMatch {
@@ -28,6 +31,17 @@ export interface KnowledgeChunks {
   put(chunks: readonly KnowledgeChunk[]): Promise<void>;
   /** Removes the document's chunks whose index is `fromIndex` or more (0: all of them); returns how many. */
   remove(library: string, documentId: string, fromIndex?: number): Promise<number>;
-  /** The best chunks of the libraries' ready documents for the query, best first, at most `limit`. */
+  /**
+   * The best chunks of the libraries' ready documents for the query that earn their place (`relevance`), best first,
+   * at most `limit`: none when nothing matches.
+   */
   search(query: ChunkQuery): Promise<ChunkMatch[]>;
+}
+
+/**
+ * The words that admit a chunk to a search's results: its document's title, its headings and its text (a chunk
+ * under "Sick leave" is about sick leave whether or not its text says so). Ranking by words uses the text alone.
+ */
+export function chunkMatchText(chunk: Pick<ChunkView, 'title' | 'headings' | 'text'>): string {
+  return [chunk.title, ...chunk.headings, chunk.text].join('\n');
 }

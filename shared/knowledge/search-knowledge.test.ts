@@ -9,6 +9,7 @@ import {
 } from '../../test/support/in-memory-knowledge.js';
 import { privateLibrary, SHARED_LIBRARY } from './contracts.js';
 import { searchKnowledge } from './search-knowledge.js';
+import { EVERY_HIT } from '../../test/support/search-relevance.js';
 
 const id = (n: number) => n.toString(16).padStart(32, '0');
 let model: KeywordEmbeddings;
@@ -51,7 +52,7 @@ beforeEach(async () => {
 describe('searchKnowledge', () => {
   it("finds the best chunk of the caller's readable, ready documents, with its citation", async () => {
     const hits = await searchKnowledge(
-      { chunks: stores.chunks, llm: model },
+      { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
       'user_001',
       'parental leave',
       5,
@@ -76,14 +77,34 @@ describe('searchKnowledge', () => {
   });
 
   it('names the innermost heading of a chunk without pages, and keeps to the limit', async () => {
-    const hits = await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'expenses', 1);
+    const hits = await searchKnowledge(
+      { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
+      'user_001',
+      'expenses',
+      1,
+    );
     expect(hits).toHaveLength(1);
-    const all = await searchKnowledge({ chunks: stores.chunks, llm: model }, 'user_001', 'expenses', 5);
+    const all = await searchKnowledge(
+      { chunks: stores.chunks, llm: model, relevance: EVERY_HIT },
+      'user_001',
+      'expenses',
+      5,
+    );
     expect(all.find((hit) => hit.documentId === id(1))).toMatchObject({
       heading: 'Expenses',
       headings: ['Money', 'Expenses'],
       library: 'private',
       citation: 'My notes › Expenses',
     });
+  });
+
+  it('returns only the chunks that hold a word of the query or are similar enough, and nothing otherwise', async () => {
+    const relevance = { minSimilarity: 0.3, textMatchAdmits: true };
+    const services = { chunks: stores.chunks, llm: model, relevance };
+    // Only the handbook's first chunk says "parental"; the other readable chunks are about expenses.
+    const parental = await searchKnowledge(services, 'user_001', 'parental', 5);
+    expect(parental.map((hit) => hit.chunkId)).toEqual([`${id(2)}.0`]);
+    // A word no chunk holds, far from every chunk by vector: nothing, not the least bad five.
+    expect(await searchKnowledge(services, 'user_001', 'encryption', 5)).toEqual([]);
   });
 });

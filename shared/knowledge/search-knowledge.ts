@@ -1,7 +1,9 @@
 // Knowledge search (POST /api/knowledge/search and the chat's search_knowledge_base tool): the query's embedding,
 // then one hybrid search (RRF of the vector rank and the BM25 rank) over the chunks of the ready documents of the
-// libraries the caller may read (their own and the shared one), each result with the citation it is quoted by.
+// libraries the caller may read (their own and the shared one), keeping only the chunks that earn their place (a word
+// of the query, or a similarity above the model's threshold), each with the citation it is quoted by.
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { Relevance } from '../search/relevance.js';
 import { searchableLibraries, type KnowledgeSearchHit } from './contracts.js';
 import { citationOf } from './citation.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
@@ -10,6 +12,8 @@ import { libraryName } from './libraries.js';
 export interface KnowledgeSearchServices {
   chunks: KnowledgeChunks;
   llm: Pick<LlmGateway, 'embed'>;
+  /** What earns a chunk its place in the results (SEARCH_* settings, the embedding model's threshold). */
+  relevance: Relevance;
 }
 
 export async function searchKnowledge(
@@ -25,6 +29,7 @@ export async function searchKnowledge(
     text: query,
     vector,
     limit,
+    relevance: services.relevance,
   });
   return matches.map(({ chunk, score, similarity }) => {
     const heading = chunk.headings.at(-1);

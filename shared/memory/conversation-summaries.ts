@@ -1,7 +1,8 @@
 // The port of conversation summaries (container `conversation-summaries`, partition userId): one per conversation,
 // written by the memory worker, searched by the tool search_conversation_history, the memory API and MCP.
-// Adapter: Cosmos DB (adapters/cosmos-conversation-summaries.ts), ranking by RRF of VectorDistance and
-// FullTextScore in Cosmos DB, or in process (ranking.ts) where the server lacks them (the local runtime).
+// Adapter: Cosmos DB (adapters/cosmos-conversation-summaries.ts): the nearest summaries by VectorDistance (in Cosmos DB,
+// or in process where the server lacks it), fused in process with BM25 over their words (summarySearchText).
+import type { Relevance } from '../search/relevance.js';
 import type { ConversationSummaryDocument, ConversationSummaryView } from './contracts.js';
 
 export interface StoredSummary {
@@ -16,6 +17,8 @@ export interface SummaryQuery {
   /** The query's embedding, for the vector rank. */
   vector: number[];
   limit: number;
+  /** What earns a summary its place: a word of the query, or a similarity at or above the model's threshold. */
+  relevance: Relevance;
 }
 
 export interface SummaryMatch {
@@ -35,7 +38,10 @@ export interface ConversationSummaries {
   get(userId: string, sessionId: string): Promise<StoredSummary | undefined>;
   /** Writes the summary if still at `version` (undefined: only if there is none yet); 'conflict' otherwise. */
   put(summary: ConversationSummaryDocument, version: string | undefined): Promise<'written' | 'conflict'>;
-  /** The user's summaries ranked for the query (hybrid: vector and full text), best first, at most `limit`. */
+  /**
+   * The user's summaries that earn their place (`relevance`, over summarySearchText), ranked for the query (hybrid:
+   * vector and full text), best first, at most `limit`: none when nothing matches.
+   */
   search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]>;
   /** The user's summaries, newest first, without vectors; the token is opaque and bound to the user. */
   list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage>;
@@ -43,4 +49,14 @@ export interface ConversationSummaries {
   delete(userId: string, sessionId: string): Promise<boolean>;
   /** Removes all of the user's summaries; returns how many. */
   deleteAll(userId: string): Promise<number>;
+}
+
+/**
+ * The text a summary is searched by, for words: its summary and its themes, persons and places (a place named only in
+ * `places` still finds the conversation).
+ */
+export function summarySearchText(
+  summary: Pick<ConversationSummaryView, 'summary' | 'themes' | 'persons' | 'places'>,
+): string {
+  return [summary.summary, ...summary.themes, ...summary.persons, ...summary.places].join('\n');
 }

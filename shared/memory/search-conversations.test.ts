@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryConversationHeaders } from '../../test/support/in-memory-history.js';
 import { MemoryConversationSummaries } from '../../test/support/in-memory-memory.js';
 import { summaryDocument } from '../../test/support/memory-fixtures.js';
+import { EVERY_HIT } from '../../test/support/search-relevance.js';
+import type { Relevance } from '../search/relevance.js';
 import type { ConversationSummaryDocument } from './contracts.js';
 import { searchConversations } from './search-conversations.js';
 
@@ -41,7 +43,7 @@ function summaryOf(
   });
 }
 
-async function servicesWith(summaries: ConversationSummaryDocument[]) {
+async function servicesWith(summaries: ConversationSummaryDocument[], relevance: Relevance = EVERY_HIT) {
   const store = new MemoryConversationSummaries();
   for (const summary of summaries) await store.put(summary, undefined);
   const headers = new MemoryConversationHeaders();
@@ -65,6 +67,7 @@ async function servicesWith(summaries: ConversationSummaryDocument[]) {
           return embed(texts);
         },
       },
+      relevance,
     },
     embedded,
   };
@@ -109,5 +112,30 @@ describe('searchConversations', () => {
     });
     expect(hits.map((hit) => hit.sessionId)).toEqual(['porto', 'code']);
     expect(await searchConversations(services, 'u-9', 'anything', 3)).toEqual([]);
+  });
+
+  it('finds a conversation by a place named only in its places, and nothing for a query that matches nothing', async () => {
+    const trip = {
+      ...summaryOf('u-1', 'trip', 'Planned a long weekend away with Ana', 5),
+      themes: ['travel'],
+      persons: ['Ana'],
+      places: ['Lisbon'],
+    };
+    const sums = {
+      ...summaryOf('u-1', 'sums', 'Added up two numbers and checked the total', 6),
+      themes: ['arithmetic'],
+      persons: [],
+      places: [],
+    };
+    const relevance = { minSimilarity: 0.3, textMatchAdmits: true };
+    const { services } = await servicesWith([trip, sums], relevance);
+    const hits = await searchConversations(services, 'u-1', 'Lisbon', 5);
+    expect(hits.map((hit) => hit.sessionId)).toEqual(['trip']);
+    expect(await searchConversations(services, 'u-1', 'quantum chromodynamics', 5)).toEqual([]);
+    // The similarity threshold alone admits the close one when words do not count.
+    const strict = await servicesWith([trip, sums], { minSimilarity: 0.3, textMatchAdmits: false });
+    expect(
+      (await searchConversations(strict.services, 'u-1', 'added two numbers', 5)).map((hit) => hit.sessionId),
+    ).toEqual(['sums']);
   });
 });

@@ -3,6 +3,7 @@
 // each hit named by its conversation's title from history.
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { Relevance } from '../search/relevance.js';
 import type { ConversationSearchHit } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 
@@ -10,6 +11,8 @@ export interface ConversationSearchServices {
   summaries: Pick<ConversationSummaries, 'search'>;
   headers: Pick<ConversationHeaders, 'get'>;
   llm: Pick<LlmGateway, 'embed'>;
+  /** What earns a conversation its place in the results (SEARCH_* settings, the embedding model's threshold). */
+  relevance: Relevance;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function searchConversations(
     text: query,
     vector,
     limit: excluded === undefined ? limit : limit + 1,
+    relevance: services.relevance,
   });
   const kept = matches.filter((match) => match.summary.sessionId !== excluded).slice(0, limit);
   const headers = await Promise.all(

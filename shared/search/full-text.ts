@@ -14,41 +14,14 @@
 /** Where a store answers full-text questions: Cosmos DB's own functions (Azure), or this module (local server). */
 export type FullTextMode = 'cosmos' | 'in-process';
 
-const STOP_WORDS = new Set([
-  'a',
-  'an',
-  'and',
-  'are',
-  'as',
-  'at',
-  'be',
-  'but',
-  'by',
-  'for',
-  'if',
-  'in',
-  'into',
-  'is',
-  'it',
-  'no',
-  'not',
-  'of',
-  'on',
-  'or',
-  'such',
-  'that',
-  'the',
-  'their',
-  'then',
-  'there',
-  'these',
-  'they',
-  'this',
-  'to',
-  'was',
-  'will',
-  'with',
-]);
+// The question words and pronouns of a search ("how do I", "what does my") say nothing about what is looked for.
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about am an and are as at be been but by can could did do does for from had has have how i if in ' +
+    'into is it its me my no not of on or our please should so such tell that the their then there these ' +
+    'they this to us was we were what when where which who whom why will with would you your'
+  ).split(' '),
+);
 
 /** A stem is never cut shorter than this ("uses" → "use", never "us"). */
 const MIN_STEM = 3;
@@ -57,6 +30,11 @@ const VOWELS = /[aeiouy]/;
 /** The words of a text, lower-cased, in order (repeats kept). */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** Whether a lower-cased word is a stop word: one a search ignores. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
 }
 
 /** The words of a query that count: its words without stop words, without repeats. */

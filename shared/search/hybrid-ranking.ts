@@ -9,6 +9,7 @@
 //   component scores (HybridQueryExecutionContext.sortHybridSearchResultByRRFScore).
 // Equal fused scores are ordered by similarity, then by id, so a result list never depends on input order.
 import { queryWords, stem, words } from './full-text.js';
+import { admitted, candidatePool, type Relevance } from './relevance.js';
 
 /** Reciprocal rank fusion's constant (Cosmos DB's RRF uses the customary 60). */
 export const RRF_K = 60;
@@ -117,7 +118,10 @@ export interface RankCandidate {
   vector: ArrayLike<number>;
   /** The vector's norm when known (vectorNorm), so ranking computes one dot product per candidate. */
   norm?: number;
+  /** The words ranked by BM25: those of the store's full-text path. */
   text: TermCounts;
+  /** The words that admit the candidate (a word of the query among them), when more than `text`: e.g. headings. */
+  match?: TermCounts;
 }
 
 export interface Ranked {
@@ -139,15 +143,47 @@ export function rankHybrid(
   if (limit < 1) return [];
   const queryVector = Float64Array.from(query.vector);
   const queryNorm = vectorNorm(queryVector);
-  const similarities = candidates.map((candidate) =>
-    cosineWithNorms(queryVector, queryNorm, candidate.vector, candidate.norm ?? vectorNorm(candidate.vector)),
+  return fuseRanks(
+    candidates.map((candidate) => ({
+      id: candidate.id,
+      similarity: cosineWithNorms(
+        queryVector,
+        queryNorm,
+        candidate.vector,
+        candidate.norm ?? vectorNorm(candidate.vector),
+      ),
+      text: candidate.text,
+    })),
+    query.terms,
+    limit,
   );
+}
+
+/** A candidate whose similarity to the query is known already (Cosmos DB's VectorDistance, or computed here). */
+export interface ScoredCandidate {
+  id: string;
+  similarity: number;
+  text: TermCounts;
+  match?: TermCounts;
+}
+
+/**
+ * The best `limit` of candidates whose similarities are known: RRF of the similarity rank and (when there are terms)
+ * the BM25 rank over these candidates, which are the corpus.
+ */
+export function fuseRanks(
+  candidates: readonly ScoredCandidate[],
+  terms: readonly string[],
+  limit: number,
+): Ranked[] {
+  if (limit < 1) return [];
+  const similarities = candidates.map((candidate) => candidate.similarity);
   const components = [denseRanks(similarities)];
-  if (query.terms.length > 0)
+  if (terms.length > 0)
     components.push(
       denseRanks(
         bm25Scores(
-          query.terms,
+          terms,
           candidates.map((candidate) => candidate.text),
         ),
       ),
@@ -169,6 +205,31 @@ export function rankHybrid(
   return best;
 }
 
+/**
+ * The `count` candidates most similar to the vector, most similar first, equal similarities by id: what Cosmos DB's
+ * `SELECT TOP n ... ORDER BY VectorDistance(...)` returns, as candidates whose similarity is known.
+ */
+export function nearest<C extends RankCandidate>(
+  candidates: readonly C[],
+  vector: readonly number[],
+  count: number,
+): (C & { similarity: number })[] {
+  const queryVector = Float64Array.from(vector);
+  const queryNorm = vectorNorm(queryVector);
+  return candidates
+    .map((candidate) => ({
+      ...candidate,
+      similarity: cosineWithNorms(
+        queryVector,
+        queryNorm,
+        candidate.vector,
+        candidate.norm ?? vectorNorm(candidate.vector),
+      ),
+    }))
+    .sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, Math.max(0, count));
+}
+
 /** Best first: fused score, then similarity, then id (so equal items come out in one order, whatever came in). */
 function compareRanked(a: Ranked, b: Ranked): number {
   return b.score - a.score || b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -182,17 +243,58 @@ export function searchWords(text: string): string[] {
   return queryWords(text).slice(0, MAX_SEARCH_TERMS);
 }
 
+/** A search as the stores take it: its words, its embedding, how many results at most, and what earns a place. */
+export interface RankQuery {
+  text: string;
+  vector: readonly number[];
+  limit: number;
+  relevance: Relevance;
+}
+
 /**
- * A hybrid query ranked in process over its candidates, on the same words the Cosmos DB query sends (searchWords),
- * so both paths rank alike; each result with the candidate it is.
+ * A hybrid query ranked in process over its candidates, as the Cosmos DB query ranks them (on the same words,
+ * searchWords): the best candidatePool(limit) by RRF over all, then those that earn their place (admitted), at most
+ * `limit`; each result with the candidate it is.
  */
 export function rankQuery<C extends RankCandidate>(
   candidates: readonly C[],
-  query: { text: string; vector: readonly number[]; limit: number },
+  query: RankQuery,
 ): { candidate: C; score: number; similarity: number }[] {
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
-  const terms = searchWords(query.text).map(stem);
-  return rankHybrid(candidates, { vector: query.vector, terms }, query.limit).map(
-    ({ id, score, similarity }) => ({ candidate: byId.get(id) as C, score, similarity }),
+  const terms = searchTerms(query.text);
+  return rankHybrid(candidates, { vector: query.vector, terms }, candidatePool(query.limit))
+    .map(({ id, score, similarity }) => ({ candidate: byId.get(id) as C, score, similarity }))
+    .filter(({ candidate, similarity }) =>
+      admitted(query.relevance, { similarity, text: candidate.match ?? candidate.text }, terms),
+    )
+    .slice(0, Math.max(0, query.limit));
+}
+
+/**
+ * Candidates whose similarity is known (the nearest by vector: Cosmos DB's answer, or nearest() in process) fused
+ * with their BM25 rank over themselves, those that earn their place, at most `limit`, best first.
+ */
+export function rankCandidates<C extends ScoredCandidate>(
+  candidates: readonly C[],
+  query: Omit<RankQuery, 'vector'>,
+): { candidate: C; score: number; similarity: number }[] {
+  const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+  const terms = searchTerms(query.text);
+  const kept = candidates.filter((candidate) =>
+    admitted(
+      query.relevance,
+      { similarity: candidate.similarity, text: candidate.match ?? candidate.text },
+      terms,
+    ),
   );
+  return fuseRanks(kept, terms, query.limit).map(({ id, score, similarity }) => ({
+    candidate: byId.get(id) as C,
+    score,
+    similarity,
+  }));
+}
+
+/** The stems a search scores and admits on: those of searchWords. */
+export function searchTerms(text: string): string[] {
+  return searchWords(text).map(stem);
 }

@@ -1,11 +1,10 @@
-// DESIGN §2: "a test shows both paths agree", for the knowledge base. The same documents are searched by the chunks
-// adapter in its two modes over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the
-// cross-partition hybrid query Azure gets (ORDER BY RANK RRF(VectorDistance, FullTextScore), scoped by
-// ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)), which the local server
-// answers with its test-only search functions (local/cosmos/search-functions.ts, written apart from the product's
-// ranking), and 'in-process' ranks the ready documents' chunks with shared/search/hybrid-ranking.ts. Both must return
-// the same chunks in the same order, whatever else the container holds: documents that are not ready (with chunks
-// left), another user's private library.
+// Knowledge search's two paths agree. The same documents are searched by the chunks adapter in its two modes over the
+// same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the cross-partition hybrid query Azure gets
+// (ORDER BY RANK RRF(VectorDistance, FullTextScore), scoped by ARRAY_CONTAINS(@libraries, c.library) AND NOT
+// ARRAY_CONTAINS(@hidden, c.documentId)), answered by the local server's test-only search functions
+// (local/cosmos/search-functions.ts, written apart from the product's ranking), and 'in-process' ranks with
+// shared/search/hybrid-ranking.ts. Both keep the same chunks (those that earn their place) in the same order, whatever
+// else the container holds: documents that are not ready (with chunks left), another user's private library.
 import { createHash } from 'node:crypto';
 import type { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +31,8 @@ import {
   type KnowledgeChunk,
   type KnowledgeDocument,
 } from '../../shared/knowledge/contracts.js';
+import type { Relevance } from '../../shared/search/relevance.js';
+import { EVERY_HIT, OFFLINE_RELEVANCE } from '../support/search-relevance.js';
 import { SeededRandom } from '../support/seeded-random.js';
 
 /** The local runtime's LLM_EMBEDDING_DIMENSIONS default. */
@@ -183,12 +184,13 @@ const QUERIES: [string, number][] = [
   ['the and of it', 6],
 ];
 
-const search = (stores: KnowledgeStores, text: string, limit: number) =>
+const search = (stores: KnowledgeStores, text: string, limit: number, relevance: Relevance = EVERY_HIT) =>
   stores.chunks.search({
     libraries: searchableLibraries(USER),
     text,
     vector: hashedEmbedding(text, DIMENSIONS),
     limit,
+    relevance,
   });
 
 describe('knowledge search: Cosmos DB query and in-process ranking', () => {
@@ -211,6 +213,29 @@ describe('knowledge search: Cosmos DB query and in-process ranking', () => {
     // The Cosmos path's score is positional (Cosmos DB returns no fused score): best first, like the other.
     for (const matches of [fromCosmos, fromProcess])
       matches.slice(1).forEach((match, i) => expect(match.score).toBeLessThanOrEqual(matches[i]?.score ?? 0));
+  });
+
+  it.each(QUERIES)("agree on %j (limit %d) with the offline model's relevance rule", async (text, limit) => {
+    const [fromCosmos, fromProcess] = await Promise.all([
+      search(cosmosRanked, text, limit, OFFLINE_RELEVANCE),
+      search(inProcess, text, limit, OFFLINE_RELEVANCE),
+    ]);
+    expect(fromCosmos.map((match) => match.chunk.id)).toEqual(fromProcess.map((match) => match.chunk.id));
+    fromCosmos.forEach((match, i) =>
+      expect(match.similarity).toBeCloseTo(fromProcess[i]?.similarity ?? NaN, 6),
+    );
+  });
+
+  it('keeps nothing on either path for a query that matches no chunk', async () => {
+    const text = 'quantum chromodynamics lattice';
+    const [fromCosmos, fromProcess] = await Promise.all([
+      search(cosmosRanked, text, 5, OFFLINE_RELEVANCE),
+      search(inProcess, text, 5, OFFLINE_RELEVANCE),
+    ]);
+    expect(fromProcess).toEqual([]);
+    expect(fromCosmos).toEqual([]);
+    // Ranking alone would have returned five.
+    expect(await search(inProcess, text, 5)).toHaveLength(5);
   });
 
   it('puts two chunks of the same text next to each other, in the same order on both paths', async () => {

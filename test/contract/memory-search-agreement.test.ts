@@ -1,8 +1,8 @@
-// DESIGN §2: "a test shows both paths agree". The same ~40 summaries are searched by the summaries adapter in its
-// two modes over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the hybrid query
-// Azure gets (ORDER BY RANK RRF(VectorDistance, FullTextScore)), which the local server answers with its test-only
-// search functions (local/cosmos/search-functions.ts, written apart from the product's ranking), and 'in-process'
-// ranks with shared/search/hybrid-ranking.ts. Both must return the same conversations in the same order.
+// Conversation search's two paths agree. The same ~40 summaries are searched by the summaries adapter in its two modes
+// over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the vector query Azure gets (TOP n
+// ... ORDER BY VectorDistance in the user's partition), answered by the local server's test-only search functions
+// (local/cosmos/search-functions.ts, written apart from the product's ranking), then fuses full-text ranks in process;
+// 'in-process' finds the nearest itself (shared/search/hybrid-ranking.ts). Both return the same conversations in order.
 import type { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -18,6 +18,7 @@ import { DependencyError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../../shared/memory/contracts.js';
 import { summaryDocument } from '../support/memory-fixtures.js';
+import { EVERY_HIT, OFFLINE_RELEVANCE } from '../support/search-relevance.js';
 import { SeededRandom } from '../support/seeded-random.js';
 
 /** The local runtime's LLM_EMBEDDING_DIMENSIONS default. */
@@ -123,7 +124,7 @@ const QUERIES: [string, number][] = [
 
 describe('hybrid search: Cosmos DB query and in-process ranking', () => {
   it.each(QUERIES)('agree on %j (limit %d)', async (text, limit) => {
-    const query = { text, vector: hashedEmbedding(text, DIMENSIONS), limit };
+    const query = { text, vector: hashedEmbedding(text, DIMENSIONS), limit, relevance: EVERY_HIT };
     const [fromCosmos, fromProcess] = await Promise.all([
       cosmosRanked.summaries.search(USER, query),
       inProcess.summaries.search(USER, query),
@@ -141,9 +142,58 @@ describe('hybrid search: Cosmos DB query and in-process ranking', () => {
       matches.slice(1).forEach((match, i) => expect(match.score).toBeLessThanOrEqual(matches[i]?.score ?? 0));
   });
 
+  it.each(QUERIES)("agree on %j (limit %d) with the offline model's relevance rule", async (text, limit) => {
+    const query = { text, vector: hashedEmbedding(text, DIMENSIONS), limit, relevance: OFFLINE_RELEVANCE };
+    const [fromCosmos, fromProcess] = await Promise.all([
+      cosmosRanked.summaries.search(USER, query),
+      inProcess.summaries.search(USER, query),
+    ]);
+    expect(fromCosmos.map((match) => match.summary)).toEqual(fromProcess.map((match) => match.summary));
+  });
+
+  it('finds a conversation by a place named only in its places, on both paths, and nothing for no match', async () => {
+    const timestamp = '2025-02-01T00:00:00.000Z';
+    await inProcess.summaries.put(
+      summaryDocument(USER, 'conv-places', {
+        summary: 'Compared hotel prices for a long weekend away.',
+        themes: ['holidays'],
+        persons: ['Ana'],
+        places: ['Coimbra'],
+        user_sentiment: 'positive',
+        timestamp,
+        vector_embedding: hashedEmbedding('Compared hotel prices for a long weekend away.', DIMENSIONS),
+        coveredThrough: 1,
+        exchanges: 1,
+        createdAt: timestamp,
+      }),
+      undefined,
+    );
+    try {
+      for (const [text, expected] of [
+        ['Coimbra', ['conv-places']],
+        ['quantum chromodynamics lattice', []],
+      ] as const) {
+        const query = {
+          text,
+          vector: hashedEmbedding(text, DIMENSIONS),
+          limit: 5,
+          relevance: OFFLINE_RELEVANCE,
+        };
+        const [fromCosmos, fromProcess] = await Promise.all([
+          cosmosRanked.summaries.search(USER, query),
+          inProcess.summaries.search(USER, query),
+        ]);
+        expect(fromProcess.map((match) => match.summary.sessionId)).toEqual(expected);
+        expect(fromCosmos.map((match) => match.summary.sessionId)).toEqual(expected);
+      }
+    } finally {
+      await inProcess.summaries.delete(USER, 'conv-places');
+    }
+  });
+
   it('puts two summaries of the same text next to each other, in the same order on both paths', async () => {
     const text = corpus()[7]?.summary ?? '';
-    const query = { text, vector: hashedEmbedding(text, DIMENSIONS), limit: 2 };
+    const query = { text, vector: hashedEmbedding(text, DIMENSIONS), limit: 2, relevance: EVERY_HIT };
     const fromCosmos = await cosmosRanked.summaries.search(USER, query);
     const fromProcess = await inProcess.summaries.search(USER, query);
     expect(fromProcess.map((match) => match.summary.sessionId)).toEqual(['conv-07', 'conv-39']);
@@ -157,6 +207,7 @@ describe('hybrid search: Cosmos DB query and in-process ranking', () => {
         text: 'marathon',
         vector: hashedEmbedding('marathon', DIMENSIONS),
         limit: 3,
+        relevance: EVERY_HIT,
       }),
     ).rejects.toBeInstanceOf(DependencyError);
   });

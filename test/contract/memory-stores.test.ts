@@ -26,6 +26,7 @@ import {
 import { storeFacts, summaryDocument } from '../support/memory-fixtures.js';
 import { MemoryProfileFacts } from '../support/in-memory-memory.js';
 import type { ConsolidationQuery } from '../../shared/memory/profile-facts.js';
+import { EVERY_HIT } from '../support/search-relevance.js';
 
 const DIMENSIONS = 64;
 
@@ -104,7 +105,12 @@ function recordOf(
   };
 }
 
-const query = (text: string, limit = 5) => ({ text, vector: hashedEmbedding(text, DIMENSIONS), limit });
+const query = (text: string, limit = 5) => ({
+  text,
+  vector: hashedEmbedding(text, DIMENSIONS),
+  limit,
+  relevance: EVERY_HIT,
+});
 
 describe('Cosmos DB conversation summaries', () => {
   it('creates a summary once, then replaces it only at the version read', async () => {

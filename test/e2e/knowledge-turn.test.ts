@@ -14,7 +14,14 @@ import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import type { KnowledgeSearchHit } from '../../shared/knowledge/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import { knowledgeSearchTool, sourceOf } from '../../shared/tools/knowledge-search.js';
-import { ChatClient, expectStatus, oneTo, seqs, type RealtimeListener } from '../support/chat-client.js';
+import {
+  ChatClient,
+  DEV_IDENTITY_HEADER,
+  expectStatus,
+  oneTo,
+  seqs,
+  type RealtimeListener,
+} from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
 
@@ -221,5 +228,65 @@ describe('a chat turn that cites the knowledge base, with the offline model', ()
       'Employee Handbook, p. 4',
       'Notes',
     ]);
+  });
+});
+
+describe('a chat turn whose knowledge search matches nothing, with the runtime’s own search', () => {
+  let runtime: LocalRuntime;
+  let client: ChatClient;
+  let live: RealtimeListener;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+    client = new ChatClient(runtime.url, 'user_002');
+    live = await client.listen();
+    // A handbook in the user's library, searched by the product's own knowledge search.
+    const upload = await fetch(`${runtime.url}/api/knowledge/documents`, {
+      method: 'POST',
+      headers: { [DEV_IDENTITY_HEADER]: 'user_002', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fileName: 'handbook.md',
+        contentType: 'text/markdown',
+        contentBase64: Buffer.from(
+          '# Handbook\n\n## Parental leave\n\nParental leave lasts sixteen weeks.\n\n## Expenses\n\nKeep every receipt.\n',
+        ).toString('base64'),
+      }),
+    });
+    const { document } = await expectStatus<{ document: { documentId: string } }>(upload, 202);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const read = await fetch(`${runtime.url}/api/knowledge/documents/${document.documentId}`, {
+        headers: { [DEV_IDENTITY_HEADER]: 'user_002' },
+      });
+      const { document: now } = await expectStatus<{ document: { status: string } }>(read, 200);
+      if (now.status === 'ready') break;
+      if (now.status === 'failed' || Date.now() > deadline) throw new Error(`the handbook is ${now.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  });
+  afterAll(async () => {
+    live?.stop();
+    await runtime?.stop();
+  });
+
+  it('cites nothing: the tool finds no passage, the turn streams no sources and keeps none', async () => {
+    const sessionId = await client.startSession();
+    const chatMessageId = await client.send(
+      sessionId,
+      'What does the handbook say about quantum chromodynamics?',
+    );
+    const events = await live.waitForTerminal(chatMessageId);
+
+    expect(shape(events)).toEqual(['message-start', 'tool-call', 'tool-result', 'content', 'message-end']);
+    const result = events.find((event) => event.type === 'tool-result');
+    expect(JSON.stringify(result)).toContain('Nothing in the user');
+    const memory = await runtime.app.chat.turn.workingMemory.load('user_002', sessionId);
+    expect(answerOf(memory.messages, chatMessageId)?.sources ?? []).toEqual([]);
+    // The handbook is searched all the same: a question it answers is cited.
+    const cited = await client.send(sessionId, 'What does the handbook say about parental leave?');
+    const citedEvents = await live.waitForTerminal(cited);
+    const sources = citedEvents.find((event) => event.type === 'sources');
+    if (sources?.type !== 'sources') throw new Error('no sources event');
+    expect(sources.sources.map((source) => source.excerpt)).toEqual(['Parental leave lasts sixteen weeks.']);
   });
 });

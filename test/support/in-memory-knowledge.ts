@@ -8,7 +8,12 @@ import {
   type KnowledgeChunk,
   type KnowledgeDocument,
 } from '../../shared/knowledge/contracts.js';
-import type { ChunkMatch, ChunkQuery, KnowledgeChunks } from '../../shared/knowledge/knowledge-chunks.js';
+import {
+  chunkMatchText,
+  type ChunkMatch,
+  type ChunkQuery,
+  type KnowledgeChunks,
+} from '../../shared/knowledge/knowledge-chunks.js';
 import type {
   DocumentPage,
   KnowledgeDocuments,
@@ -142,6 +147,7 @@ export class MemoryKnowledgeChunks implements KnowledgeChunks {
         id: chunk.id,
         vector: chunk.embedding,
         text: termCounts(chunk.text),
+        match: termCounts(chunkMatchText(chunk)),
         chunk,
       })),
       query,

@@ -12,16 +12,18 @@ import type {
   SummarySnapshot,
 } from '../../shared/memory/contracts.js';
 import { consolidationId } from '../../shared/memory/contracts.js';
-import type {
-  ConversationSummaries,
-  StoredSummary,
-  SummaryMatch,
-  SummaryPage,
-  SummaryQuery,
+import {
+  summarySearchText,
+  type ConversationSummaries,
+  type StoredSummary,
+  type SummaryMatch,
+  type SummaryPage,
+  type SummaryQuery,
 } from '../../shared/memory/conversation-summaries.js';
 import type { ConsolidationQuery, ProfileFacts, StoredFact } from '../../shared/memory/profile-facts.js';
 import { ValidationError } from '../../shared/errors.js';
-import { rankQuery, termCounts } from '../../shared/search/hybrid-ranking.js';
+import { nearest, rankCandidates, termCounts } from '../../shared/search/hybrid-ranking.js';
+import { candidatePool } from '../../shared/search/relevance.js';
 
 const key = (userId: string, id: string) => `${userId}\u0000${id}`;
 
@@ -66,15 +68,14 @@ export class MemoryConversationSummaries implements ConversationSummaries {
     const mine = [...this.documents.values()]
       .map((stored) => stored.document)
       .filter((document) => document.userId === userId);
-    const ranked = rankQuery(
-      mine.map((document) => ({
-        id: document.sessionId,
-        vector: document.vector_embedding,
-        text: termCounts(document.summary),
-        document,
-      })),
-      query,
-    );
+    // As the adapter: the nearest by vector, fused with their full-text ranks, those that earn their place.
+    const candidates = mine.map((document) => ({
+      id: document.sessionId,
+      vector: document.vector_embedding,
+      text: termCounts(summarySearchText(document)),
+      document,
+    }));
+    const ranked = rankCandidates(nearest(candidates, query.vector, candidatePool(query.limit)), query);
     return Promise.resolve(
       ranked.map(({ candidate, score, similarity }) => ({
         summary: summaryView(candidate.document),

@@ -518,8 +518,8 @@ export function createTestApp(
     embed: unreachableModel,
     probe: unreachableModel,
   };
-  const search = { summaries: fakes.summaries, headers: fakes.headers, llm };
-  const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm };
+  const search = { summaries: fakes.summaries, headers: fakes.headers, llm, relevance: config.search };
+  const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm, relevance: config.search };
   const cancellations = new TurnCancelSignals(fakes.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
   });

@@ -72,3 +72,14 @@ export function hybridSearchQuery(search: HybridSearch): HybridSearchQuery {
 export function scoreAtPosition(components: 1 | 2, position: number): number {
   return components / (RRF_K + position + 1);
 }
+
+/**
+ * The `limit` items nearest to the vector, most similar first, with their similarity:
+ *   SELECT TOP n <projection>, VectorDistance(<vector>, @vector) AS similarity FROM c WHERE <where>
+ *   ORDER BY VectorDistance(<vector>, @vector)
+ * A plain vector search (no full-text function, no RRF), which Cosmos DB answers from the vector index within one
+ * partition as well as across partitions; the caller fuses full-text scores in process over these candidates.
+ */
+export function nearestQuery(search: Omit<HybridSearch, 'textPath' | 'text'>): SqlQuerySpec {
+  return hybridSearchQuery({ ...search, textPath: '', text: '' }).query;
+}

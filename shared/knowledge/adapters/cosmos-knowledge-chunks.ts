@@ -19,15 +19,22 @@ import {
   queryPages,
 } from '../../cosmos/adapters/cosmos-items.js';
 import type { FullTextMode } from '../../search/full-text.js';
+import { admitted, candidatePool } from '../../search/relevance.js';
 import {
   rankQuery,
+  searchTerms,
   termCounts,
   vectorNorm,
   type RankCandidate,
   type TermCounts,
 } from '../../search/hybrid-ranking.js';
 import { knowledgeChunkSchema, type ChunkView, type DocumentStatus } from '../contracts.js';
-import type { ChunkMatch, ChunkQuery, KnowledgeChunks } from '../knowledge-chunks.js';
+import {
+  chunkMatchText,
+  type ChunkMatch,
+  type ChunkQuery,
+  type KnowledgeChunks,
+} from '../knowledge-chunks.js';
 
 /** The fields a chunk is shown with: every field but the embedding (never sent back). */
 const VIEW_FIELDS = [
@@ -127,11 +134,18 @@ export function createCosmosKnowledgeChunks(
       throw cosmosFailure('searching the knowledge base', error);
     }
     const rows = parseStored(z.array(searchRowSchema), resources, 'knowledge chunks');
-    return rows.map(({ similarity, ...chunk }, position) => ({
-      chunk,
-      score: scoreAtPosition(spec.components, position),
-      similarity,
-    }));
+    // Cosmos DB ranked the best candidatePool(limit); those that earn their place are kept here, as in process.
+    const terms = searchTerms(query.text);
+    return rows
+      .map(({ similarity, ...chunk }, position) => ({
+        chunk,
+        score: scoreAtPosition(spec.components, position),
+        similarity,
+      }))
+      .filter(({ chunk, similarity }) =>
+        admitted(query.relevance, { similarity, text: termCounts(chunkMatchText(chunk)) }, terms),
+      )
+      .slice(0, query.limit);
   }
 
   return {
@@ -195,7 +209,8 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
 }
 
 /**
- * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries:
+ * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries, for the best candidatePool(limit)
+ * chunks (those that earn their place are kept by the caller, as in process):
  *   SELECT TOP n <view fields>, VectorDistance(c.embedding, @vector) AS similarity FROM c
  *   WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)
  *   ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1, ...))
@@ -231,7 +246,7 @@ function chunkSearchQuery(query: ChunkQuery, hidden: readonly string[]): HybridS
     ],
     text: query.text,
     vector: query.vector,
-    limit: query.limit,
+    limit: candidatePool(query.limit),
   });
 }
 
@@ -298,6 +313,7 @@ interface Candidate extends RankCandidate {
   vector: Float32Array;
   norm: number;
   text: TermCounts;
+  match: TermCounts;
 }
 
 interface DocumentChunks {
@@ -310,7 +326,14 @@ function toCandidate(chunk: z.infer<typeof chunkRowSchema>): Candidate {
   const { embedding, ...view } = chunk;
   // float32, as stored in the vector index: half the memory of numbers, the same values an embedding model sends.
   const vector = Float32Array.from(embedding);
-  return { id: chunk.id, view, vector, norm: vectorNorm(vector), text: termCounts(chunk.text) };
+  return {
+    id: chunk.id,
+    view,
+    vector,
+    norm: vectorNorm(vector),
+    text: termCounts(chunk.text),
+    match: termCounts(chunkMatchText(chunk)),
+  };
 }
 
 /**

@@ -1,15 +1,11 @@
 // The Cosmos DB adapter of ConversationSummaries (container `conversation-summaries`, partition userId, id =
 // sessionId). Writes are conditioned on the version read (If-Match); the list is one single-partition query newest
-// first behind an opaque token bound to the user; search is hybrid (RRF of vector and full-text ranks), answered by
-// Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
-import type { Container } from '@azure/cosmos';
+// first behind an opaque token bound to the user; search takes the nearest summaries by vector (Cosmos DB in Azure, in
+// process where the server lacks VectorDistance) and fuses their full-text ranks in process.
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
-import {
-  hybridSearchQuery,
-  scoreAtPosition,
-  type HybridSearchQuery,
-} from '../../cosmos/adapters/hybrid-search-query.js';
+import { nearestQuery } from '../../cosmos/adapters/hybrid-search-query.js';
 import {
   deleteItem,
   deletePartitionItems,
@@ -28,9 +24,16 @@ import {
   type ConversationSummaryDocument,
   type ConversationSummaryView,
 } from '../contracts.js';
-import type { ConversationSummaries, SummaryMatch, SummaryQuery } from '../conversation-summaries.js';
 import {
-  rankQuery,
+  summarySearchText,
+  type ConversationSummaries,
+  type SummaryMatch,
+  type SummaryQuery,
+} from '../conversation-summaries.js';
+import { candidatePool } from '../../search/relevance.js';
+import {
+  nearest,
+  rankCandidates,
   termCounts,
   vectorNorm,
   type RankCandidate,
@@ -103,25 +106,28 @@ export function createCosmosConversationSummaries(
       candidates.set(userId, candidate);
       known.set(candidate.id, candidate);
     }
-    return rankQuery([...known.values()], query).map(({ candidate, score, similarity }) => ({
-      summary: structuredClone(candidate.view),
-      score,
-      similarity,
-    }));
+    return rankCandidates(nearest([...known.values()], query.vector, candidatePool(query.limit)), query).map(
+      ({ candidate, score, similarity }) => ({ summary: structuredClone(candidate.view), score, similarity }),
+    );
   }
 
   async function searchInCosmos(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
-    const spec = summarySearchQuery(query);
     const rows = await queryItems(
       container,
-      spec.query,
+      summarySearchQuery(query),
       userId,
       'the conversation summaries',
       searchRowSchema,
     );
-    return rows.map(({ similarity, ...view }, position) => ({
-      summary: view,
-      score: scoreAtPosition(spec.components, position),
+    const candidates = rows.map(({ similarity, ...view }) => ({
+      id: view.sessionId,
+      similarity,
+      text: termCounts(summarySearchText(view)),
+      view,
+    }));
+    return rankCandidates(candidates, query).map(({ candidate, score, similarity }) => ({
+      summary: candidate.view,
+      score,
       similarity,
     }));
   }
@@ -194,22 +200,23 @@ export function createCosmosConversationSummaries(
 const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
 
 /**
- * The hybrid query Cosmos DB answers (shared/cosmos/adapters/hybrid-search-query.ts), scoped to the user's partition
- * by the request's partition key. In Azure the gateway answers such a query with a plan, and @azure/cosmos runs it:
- * global full-text statistics, one query per component, then the fusion in the client (ranks shared by equal
- * scores, Σ 1 / (60 + rank)) over the union of the components' top results; the in-process ranking fuses over all
- * of the user's summaries, which agrees on the top results whenever they are within every component's top.
+ * The user's candidatePool(limit) summaries nearest to the query's vector, in their partition (the request's partition
+ * key): a plain vector search, answered from the vector index. Their full-text ranks are fused in process
+ * (rankCandidates), over the summary and its themes, persons and places. Not Cosmos DB's hybrid query: RRF with
+ * FullTextScore scoped to one partition key is the case other SDKs report broken (the ranking has no effect in .NET,
+ * parameterised FullTextScore refused in Java), and @azure/cosmos 4.9 sends it to the gateway and then fans the
+ * full-text statistics query out to every partition of the container. A summary that holds a word of the query but
+ * is not among the nearest candidates is not found: with SEARCH_CANDIDATES at 50, a user's first 50 conversations
+ * are all candidates.
  */
-function summarySearchQuery(query: SummaryQuery): HybridSearchQuery {
-  return hybridSearchQuery({
+function summarySearchQuery(query: SummaryQuery): SqlQuerySpec {
+  return nearestQuery({
     projection: VIEW_PROJECTION,
     vectorPath: 'c.vector_embedding',
-    textPath: 'c.summary',
     where: 'c.kind = @kind',
     parameters: [{ name: '@kind', value: KIND }],
-    text: query.text,
     vector: query.vector,
-    limit: query.limit,
+    limit: candidatePool(query.limit),
   });
 }
 
@@ -276,7 +283,7 @@ function toCandidate(document: ConversationSummaryDocument & { _etag: string }):
     view: toView(document),
     vector,
     norm: vectorNorm(vector),
-    text: termCounts(document.summary),
+    text: termCounts(summarySearchText(document)),
   };
 }
 
