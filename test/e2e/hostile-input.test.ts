@@ -11,6 +11,7 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import { cosmosContainers } from '../../shared/cosmos/containers.js';
 import { KNOWLEDGE_INGEST_QUEUE, type DocumentView } from '../../shared/knowledge/contracts.js';
 import { knowledgeSettings } from '../../shared/knowledge/settings.js';
+import { newFactId } from '../../shared/memory/consolidate-turn.js';
 import { ChatClient, DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import {
   forEachBounded,
@@ -219,7 +220,7 @@ describe('hostile input against the local runtime', () => {
     const sessionId = await alice.startSession();
     const chatMessageId = await alice.send(sessionId, 'Tell me about the life of a lighthouse keeper.');
     await alice.stream(sessionId, chatMessageId);
-    const factId = 'fact-control-lighthouse';
+    const factId = newFactId(sessionId, chatMessageId, 0); // named as the memory worker names a fact
     await storeFacts(
       runtime.app.memory.facts,
       profileFact(CONTROL, factId, [factSource(sessionId, 3, chatMessageId)], {
