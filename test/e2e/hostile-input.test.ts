@@ -4,6 +4,7 @@
 // document fails with a reason a user can read, delivered once; and afterwards the control user's data is intact and
 // every container answers. /api/health is polled throughout: its latencies and the peak memory are printed, never
 // asserted.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceBusFunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
@@ -20,6 +21,7 @@ import {
   sampleHealth,
   sampleMemory,
   sendRaw,
+  type HealthSample,
   type RawAnswer,
   type RawRequest,
 } from '../support/hostile-client.js';
@@ -68,7 +70,7 @@ const RSS_BOUND_BYTES = 1.2 * 1024 ** 3;
 
 /** A failure reason that is an engine's or a stack's words, not the product's. */
 const INTERNAL_REASON =
-  /Maximum call stack|RangeError|TypeError|ReferenceError|SyntaxError|out of memory|heap|ERR_[A-Z_]+|\bat \S+:\d+:\d+|\bundefined\b/;
+  /Maximum call stack|RangeError|TypeError|ReferenceError|SyntaxError|Cannot read properties|is not a function|is not defined|out of memory|heap|ERR_[A-Z_]+|\bat \S+:\d+:\d+|\b(undefined|null|NaN)\b/;
 
 interface Outcome {
   answer: RawAnswer;
@@ -107,6 +109,24 @@ const describeAnswer = (answer: RawAnswer) =>
   answer.error !== undefined
     ? `no answer (${answer.error})`
     : `${answer.status} ${answer.text.slice(0, 240)}`;
+
+/**
+ * A health poll that answered 503 only because dependencies did not answer within health's own time budget: a
+ * latency, which the suite reports and does not assert (on a busy machine the in-process stand-ins are slow too). A
+ * 503 naming a dependency down for any other reason (a container gone, say) is a failure.
+ */
+function onlySlow(sample: HealthSample): boolean {
+  if (sample.status !== 503 || sample.detail === undefined) return false;
+  const report = jsonOf<{ dependencies?: Record<string, { status: string; detail?: string }> }>({
+    status: 503,
+    headers: {},
+    text: sample.detail,
+  });
+  const down = Object.values(report?.dependencies ?? {}).filter((dependency) => dependency.status !== 'up');
+  return (
+    down.length > 0 && down.every((dependency) => /^no answer within \d+ ms$/.test(dependency.detail ?? ''))
+  );
+}
 
 /** What is wrong with an entry's outcome; empty when it got its expected answer. */
 function judge(entry: HostileEntry, outcome: Outcome | undefined, deliveries: number[]): string[] {
@@ -177,7 +197,10 @@ describe('hostile input against the local runtime', () => {
   let releaseWorkers: () => void = () => undefined;
   const shuttingDown = new Promise<void>((resolve) => (releaseWorkers = resolve));
   let healthLatencies: number[] = [];
-  let healthStatuses: number[] = [];
+  let healthFailures: string[] = [];
+  let healthPolls = 0;
+  /** Polls answered 503 only because a dependency did not answer within health's own time budget. */
+  let healthSlow = 0;
   let peakRss = 0;
   let controlBefore: { messages: number; title: string };
 
@@ -301,6 +324,8 @@ describe('hostile input against the local runtime', () => {
 
   it('fires the corpus while /api/health is polled', async () => {
     const health = sampleHealth(runtime.url, 50);
+    const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+    loopDelay.enable();
     const memory = sampleMemory(100);
     const accepted: { name: string; documentId: string }[] = [];
     try {
@@ -324,17 +349,33 @@ describe('hostile input against the local runtime', () => {
           outcomes.set(name, { ...outcomes.get(name)!, ...(document === undefined ? {} : { document }) });
         }),
       );
+      // eslint-disable-next-line no-console -- how each hostile document ended, for whoever reads the run
+      console.info(
+        accepted
+          .map(({ name }) => {
+            const document = outcomes.get(name)?.document;
+            const failure = document?.failure;
+            return `  ${name}: ${document?.status ?? 'unknown'}${failure ? ` (${failure.code}) ${failure.reason}` : ''}`;
+          })
+          .join('\n'),
+      );
     } finally {
+      loopDelay.disable();
       const samples = await health.stop();
       peakRss = memory.stop();
       healthLatencies = samples.map((sample) => sample.latencyMs);
-      healthStatuses = samples.map((sample) => sample.status);
+      healthPolls = samples.length;
+      healthFailures = samples
+        .filter((sample) => (sample.status >= 500 || sample.status === 0) && !onlySlow(sample))
+        .map((sample) => `${sample.status}: ${sample.detail ?? ''}`);
+      healthSlow = samples.filter(onlySlow).length;
       // eslint-disable-next-line no-console -- the run's figures (health latency, peak memory) are its report
       console.info(
         `hostile input: ${hostileCorpus.length} entries; /api/health p50 ${percentile(healthLatencies, 0.5).toFixed(0)} ms, ` +
           `p99 ${percentile(healthLatencies, 0.99).toFixed(0)} ms, max ${Math.max(...healthLatencies).toFixed(0)} ms ` +
-          `over ${samples.length} polls; peak RSS ${(peakRss / 1024 ** 2).toFixed(0)} MB ` +
-          `(after: ${(residentBytes() / 1024 ** 2).toFixed(0)} MB)`,
+          `over ${samples.length} polls (${healthSlow} of them 503 for a dependency slower than health's budget); peak RSS ${(peakRss / 1024 ** 2).toFixed(0)} MB ` +
+          `(after: ${(residentBytes() / 1024 ** 2).toFixed(0)} MB); event loop delay p99 ` +
+          `${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`,
       );
     }
     expect(outcomes.size).toBe(hostileCorpus.length);
@@ -355,9 +396,8 @@ describe('hostile input against the local runtime', () => {
     const failed = [...outcomes]
       .filter(([, { answer }]) => answer.status >= 500)
       .map(([name, { answer }]) => `${name}: ${describeAnswer(answer)}`);
-    const healthFailures = healthStatuses.filter((status) => status >= 500 || status === 0);
     expect(failed).toEqual([]);
-    expect(healthStatuses.length).toBeGreaterThan(0);
+    expect(healthPolls).toBeGreaterThan(0);
     expect(healthFailures, 'health polls that failed').toEqual([]);
   });
 

@@ -88,6 +88,8 @@ export async function forEachBounded<T>(
 export interface HealthSample {
   latencyMs: number;
   status: number;
+  /** The answer's body when it was not a 200: which dependency was down, and why. */
+  detail?: string;
 }
 
 /** Polls GET /api/health every `intervalMs` (after the previous answer) until stopped. */
@@ -98,7 +100,12 @@ export function sampleHealth(baseUrl: string, intervalMs: number): { stop(): Pro
     while (running) {
       const started = performance.now();
       const answer = await sendRaw(baseUrl, { method: 'GET', path: '/api/health' }, 30_000);
-      samples.push({ latencyMs: performance.now() - started, status: answer.status });
+      const latencyMs = performance.now() - started;
+      samples.push(
+        answer.status === 200
+          ? { latencyMs, status: answer.status }
+          : { latencyMs, status: answer.status, detail: answer.error ?? answer.text.slice(0, 4000) },
+      );
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   })();

@@ -91,17 +91,25 @@ function documentEntry(
   };
 }
 
+/**
+ * Valid text whose only harm is the time a naive reader spends on it: a reader that gets through it within its
+ * budget may index it (the attack was the stall, which the suite's deadline and health polls catch).
+ */
+const readInBudget = () => undefined;
+
 const documentEntries: HostileEntry[] = [
   documentEntry(
     'markdown: "_a" × 40,000',
     "marked's emphasis scanning, quadratic in the run's length (seconds of CPU from 80 KB)",
     () => ({ fileName: 'underscores.md', contentType: 'text/markdown', bytes: text('_a'.repeat(40_000)) }),
+    { mayBeReady: readInBudget },
   ),
-  documentEntry('markdown: "*a" × 40,000', 'the same quadratic emphasis scan with asterisks', () => ({
-    fileName: 'asterisks.md',
-    contentType: 'text/markdown',
-    bytes: text('*a'.repeat(40_000)),
-  })),
+  documentEntry(
+    'markdown: "*a" × 40,000',
+    'the same quadratic emphasis scan with asterisks',
+    () => ({ fileName: 'asterisks.md', contentType: 'text/markdown', bytes: text('*a'.repeat(40_000)) }),
+    { mayBeReady: readInBudget },
+  ),
   documentEntry(
     'markdown: "> " × 50,000',
     'block quotes nested 50,000 deep: a recursive reader runs out of stack',
@@ -124,6 +132,7 @@ const documentEntries: HostileEntry[] = [
       contentType: 'text/html',
       bytes: text(`<table><tr>${'<td> </td>'.repeat(40_000)}</tr></table>`),
     }),
+    { mayBeReady: readInBudget },
   ),
   documentEntry('html: 100,000 nested <div>s', 'elements nested 100,000 deep', () => ({
     fileName: 'divs.html',
