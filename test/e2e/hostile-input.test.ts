@@ -1,10 +1,10 @@
-// The hostile-input suite: a control user (user_001) keeps a conversation, a fact and a ready document while an
-// attacker (user_002, or no one) fires the generated corpus of test/support/hostile-corpus.ts at the local runtime.
-// Each entry must get its expected answer; no answer is a 5xx; resident memory stays under a bound; every hostile
-// document fails with a reason a user can read, delivered once; and afterwards the control user's data is intact and
-// every container answers. /api/health is polled throughout: its latencies and the peak memory are printed, never
-// asserted.
+// The hostile-input suite: while /api/health is polled and memory sampled, an attacker fires the corpus of
+// hostile-corpus.ts at the local runtime; each entry must get its answer, none a 5xx, and the control user's
+// conversation, fact and document must survive with every container answering. Latency and memory are printed.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceBusFunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
@@ -28,8 +28,11 @@ import {
 import {
   ATTACKER,
   CONTROL,
+  ENTRA,
   hostileCorpus,
+  identityCorpus,
   type CorpusTargets,
+  type IdentityTargets,
   type HostileEntry,
   type HostileUpload,
 } from '../support/hostile-corpus.js';
@@ -460,4 +463,71 @@ describe('hostile input against the local runtime', () => {
       expect(resources, `container ${container.id}`).toHaveLength(1);
     }
   }, 30_000);
+});
+
+/** A loopback server of the tenant's signing keys, and tokens signed with them (or with a key it does not serve). */
+async function startTenant(): Promise<{ jwksUrl: string; targets: IdentityTargets; close(): Promise<void> }> {
+  const trusted = await generateKeyPair('RS256');
+  const foreign = await generateKeyPair('RS256');
+  const jwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(trusted.publicKey)), kid: 'trusted', alg: 'RS256', use: 'sig' }],
+  });
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(jwks);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    jwksUrl: `http://127.0.0.1:${port}/keys`,
+    targets: {
+      token(claims, { key = 'trusted', lifetimeSeconds = 600 } = {}) {
+        const now = Math.floor(Date.now() / 1000);
+        const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key }).setIssuedAt(now);
+        if (lifetimeSeconds !== null) jwt.setExpirationTime(now + lifetimeSeconds);
+        return jwt.sign(key === 'trusted' ? trusted.privateKey : foreign.privateKey);
+      },
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// The identities of the two other auth modes, each against a runtime of its own (one app per process): the caller
+// the mode accepts first, so its refusals are not those of a runtime that refuses everyone.
+describe.each(['app-service', 'entra'] as const)('hostile identities in %s mode', (mode) => {
+  const entries = identityCorpus.filter((entry) => entry.mode === mode);
+  const answers = new Map<string, RawAnswer>();
+  let runtime: LocalRuntime | undefined;
+  let tenant: Awaited<ReturnType<typeof startTenant>> | undefined;
+
+  beforeAll(async () => {
+    tenant = await startTenant();
+    const settings =
+      mode === 'entra'
+        ? {
+            AUTH_MODE: 'entra',
+            AUTH_ENTRA_TENANT_ID: ENTRA.tenantId,
+            AUTH_ENTRA_AUDIENCE: ENTRA.audience,
+            AUTH_ENTRA_ISSUER: ENTRA.issuer,
+            AUTH_ENTRA_JWKS_URL: tenant.jwksUrl,
+            AUTH_ENTRA_SCOPE: ENTRA.scope,
+          }
+        : { AUTH_MODE: 'app-service' };
+    runtime = await startTestRuntime({ settings });
+    for (const entry of entries) {
+      const request = await entry.build(tenant.targets);
+      answers.set(entry.name, await sendRaw(runtime.url, request, REQUEST_TIMEOUT_MS));
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await tenant?.close();
+  }, 30_000);
+
+  it.each(entries.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
+    const answer = answers.get(entry.name);
+    expect(answer && describeAnswer(answer), entry.attacks).toMatch(
+      new RegExp(`^(${entry.status.join('|')}) `),
+    );
+  });
 });

@@ -981,6 +981,146 @@ const nameEntries: HostileEntry[] = [
   },
 ];
 
+// --- Identities of the other auth modes ---------------------------------------------------------------------------
+
+/** The Entra ID tenant a runtime in `entra` mode trusts, as the identity entries see it. */
+export const ENTRA = {
+  tenantId: 'hostile-suite.example',
+  audience: 'api://hostile-suite',
+  issuer: 'https://login.hostile-suite.example/v2.0',
+  scope: 'user_impersonation',
+  oid: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b',
+} as const;
+
+/** A caller of an identity mode: the claims it signs a token with (entra), or nothing (app-service). */
+export interface IdentityTargets {
+  /**
+   * An RS256 token with these claims, signed with the key the runtime's JWKS serves (or another: 'foreign'),
+   * expiring `lifetimeSeconds` from now (default 600; negative: already expired; null: no exp claim).
+   */
+  token(
+    claims: Record<string, unknown>,
+    options?: { key?: 'trusted' | 'foreign'; lifetimeSeconds?: number | null },
+  ): Promise<string>;
+}
+
+export interface IdentityEntry {
+  name: string;
+  attacks: string;
+  mode: 'app-service' | 'entra';
+  /** The statuses it must get (a sanity entry, the caller a mode does accept, expects 200). */
+  status: readonly number[];
+  build(targets: IdentityTargets): Promise<RawRequest>;
+}
+
+const CONVERSATIONS_OF = (userId: string) => `/api/history/users/${userId}/conversations`;
+const bearer = (token: string): RawRequest => ({
+  method: 'GET',
+  path: CONVERSATIONS_OF(ENTRA.oid),
+  headers: { authorization: `Bearer ${token}` },
+});
+const principalBlob = (oid: string) =>
+  Buffer.from(JSON.stringify({ auth_typ: 'aad', claims: [{ typ: 'oid', val: oid }] })).toString('base64');
+const userClaims = { iss: ENTRA.issuer, aud: ENTRA.audience, oid: ENTRA.oid, scp: ENTRA.scope };
+
+export const identityCorpus: readonly IdentityEntry[] = [
+  {
+    name: 'app-service: the principal id header with its blob (accepted)',
+    attacks:
+      'nothing: the caller App Service authentication vouches for, so the refusals below mean something',
+    mode: 'app-service',
+    status: [200],
+    build: () =>
+      Promise.resolve({
+        method: 'GET',
+        path: CONVERSATIONS_OF(ATTACKER),
+        headers: { [IDENTITY]: ATTACKER, 'x-ms-client-principal': principalBlob(ATTACKER) },
+      }),
+  },
+  {
+    name: 'app-service: the principal id header without its blob',
+    attacks: 'an id header a client wrote itself, which App Service would have sent with the signed-in blob',
+    mode: 'app-service',
+    status: [401],
+    build: () =>
+      Promise.resolve({ method: 'GET', path: CONVERSATIONS_OF(CONTROL), headers: { [IDENTITY]: CONTROL } }),
+  },
+  {
+    name: 'app-service: a blob naming another user than the id header',
+    attacks: 'two principal headers that disagree',
+    mode: 'app-service',
+    status: [401],
+    build: () =>
+      Promise.resolve({
+        method: 'GET',
+        path: CONVERSATIONS_OF(CONTROL),
+        headers: { [IDENTITY]: CONTROL, 'x-ms-client-principal': principalBlob(ATTACKER) },
+      }),
+  },
+  {
+    name: 'entra: a user token with the scope (accepted)',
+    attacks: 'nothing: the caller a token of the tenant vouches for, so the refusals below mean something',
+    mode: 'entra',
+    status: [200],
+    build: async (t) => bearer(await t.token(userClaims)),
+  },
+  {
+    name: 'entra: a token without exp',
+    attacks: 'a signed token that never expires',
+    mode: 'entra',
+    status: [401],
+    build: async (t) => bearer(await t.token(userClaims, { lifetimeSeconds: null })),
+  },
+  {
+    name: 'entra: an expired token',
+    attacks: 'a token replayed after its lifetime',
+    mode: 'entra',
+    status: [401],
+    build: async (t) => bearer(await t.token(userClaims, { lifetimeSeconds: -600 })),
+  },
+  {
+    name: 'entra: an app-only token (no scp, no role)',
+    attacks: "any app of the tenant calling as if it were a user (its oid is the app's)",
+    mode: 'entra',
+    status: [401, 403],
+    build: async (t) =>
+      bearer(await t.token({ iss: ENTRA.issuer, aud: ENTRA.audience, oid: ENTRA.oid, idtyp: 'app' })),
+  },
+  {
+    name: 'entra: a token for another scope',
+    attacks: "a user's token for another permission of the same API",
+    mode: 'entra',
+    status: [401, 403],
+    build: async (t) => bearer(await t.token({ ...userClaims, scp: 'files.read' })),
+  },
+  {
+    name: 'entra: a token signed by another key',
+    attacks: 'a forged token',
+    mode: 'entra',
+    status: [401],
+    build: async (t) => bearer(await t.token(userClaims, { key: 'foreign' })),
+  },
+  {
+    name: 'entra: an unsigned token (alg none)',
+    attacks: 'a token that names no signature',
+    mode: 'entra',
+    status: [401],
+    build: () => {
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const exp = Math.floor(Date.now() / 1000) + 600;
+      return Promise.resolve(bearer(`${part({ alg: 'none', typ: 'JWT' })}.${part({ ...userClaims, exp })}.`));
+    },
+  },
+  {
+    name: 'entra: the dev identity header instead of a token',
+    attacks: 'the local dev header sent to a deployment that takes tokens',
+    mode: 'entra',
+    status: [401],
+    build: () =>
+      Promise.resolve({ method: 'GET', path: CONVERSATIONS_OF(CONTROL), headers: { [IDENTITY]: CONTROL } }),
+  },
+];
+
 /** Every entry of the corpus, in a fixed order. */
 export const hostileCorpus: readonly HostileEntry[] = [
   ...documentEntries,
