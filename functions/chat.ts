@@ -72,6 +72,7 @@ function frontDoor(app: App): PostChatMessageServices {
     posted: app.chat.posted,
     publisher: app.chat.publisher,
     tickets: app.streaming.tickets,
+    eraser: app.history.eraser,
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
   };
