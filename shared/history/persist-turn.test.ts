@@ -318,6 +318,28 @@ describe('persistTurn', () => {
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
   });
 
+  it('writes nothing for a conversation being deleted whose header is still there (the tombstone says so)', async () => {
+    await sessions.create(userId, sessionId);
+    await sessions.markDeleting(userId, sessionId);
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('takes back what it wrote, header included, when the delete marks the session while it runs', async () => {
+    await sessions.create(userId, sessionId);
+    model.answer = (name, input) => {
+      // Marked only: the delete has not reached the header yet, and a writer's header is what brings a list back.
+      void sessions.markDeleting(userId, sessionId);
+      return goodAnswer(name, input);
+    };
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+    expect(await headers.get(userId, sessionId)).toBeUndefined();
+  });
+
   describe('titles', () => {
     it('asks for a title with the second exchange, from how the conversation began', async () => {
       await persistTurn(services, turn(0), log);
