@@ -30,8 +30,8 @@ export const startSessionEndpoint = endpoint({
   summary: 'A new chat session owned by the caller (201).',
   auth: 'caller',
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
-  async handle({ app, caller }) {
-    return { status: 201, body: await startSession(app.chat.sessions, caller) };
+  async handle({ app, caller, body }) {
+    return { status: 201, body: await startSession(app.chat.sessions, caller, body?.sessionId) };
   },
 });
 
@@ -72,6 +72,7 @@ function frontDoor(app: App): PostChatMessageServices {
     posted: app.chat.posted,
     publisher: app.chat.publisher,
     tickets: app.streaming.tickets,
+    eraser: app.history.eraser,
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
   };

@@ -565,7 +565,12 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
     expect(await app.fakes.headers.get('user_001', sessionId)).toBeUndefined();
     expect(app.fakes.longTermMessages.items.has(`user_001\u0000${sessionId}`)).toBe(false);
     expect(app.fakes.sessionMemory.exchanges.size).toBe(0);
-    expect(app.fakes.sessions.sessions.map((s) => s.sessionId)).toEqual([sibling.sessionId]);
+    // The session stays only as the conversation's tombstone.
+    const live = app.fakes.sessions.sessions.filter(
+      (s) => !app.fakes.sessions.deleting.has(`user_001/${s.sessionId}`),
+    );
+    expect(live.map((s) => s.sessionId)).toEqual([sibling.sessionId]);
+    expect(app.fakes.sessions.deleted).toEqual(new Set([`user_001/${sessionId}`]));
     expect([...app.fakes.posted.records.values()]).toEqual([]);
     expect(app.fakes.tickets.grants.size).toBe(0);
     expect(app.fakes.turns.turns.size).toBe(0);
@@ -604,7 +609,7 @@ describe('DELETE /api/history/conversations/{sessionId}', () => {
     await expectProblem(posted, 404, 'not_found');
 
     expect((await remove(sessionId)).status).toBe(204);
-    expect(app.fakes.sessions.sessions).toEqual([]);
+    expect(app.fakes.sessions.deleted).toEqual(new Set([`user_001/${sessionId}`]));
     expect(app.fakes.longTermMessages.items.size).toBe(0);
   });
 

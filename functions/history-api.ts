@@ -104,7 +104,12 @@ export const deleteConversationEndpoint = endpoint({
   params: sessionParamsSchema,
   async handle({ app, caller, params, context }) {
     const deleted = await deleteConversation(
-      { ...app.history, memory: app.memory, orchestrations: app.orchestrations(context) },
+      {
+        ...app.history,
+        memory: app.memory,
+        orchestrations: app.orchestrations(context),
+        stops: app.chat.cancellations,
+      },
       caller.userId,
       params.sessionId,
     );

@@ -168,9 +168,16 @@ export function createApp(config: AppConfig, platform: Platform): App {
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
-  // One per process: a stop taken here aborts the turn's model stream at once if it is open in this process.
+  // One per process: a stop taken here aborts the turn's model stream at once if it is open in this process; a
+  // stream open elsewhere finds the stop's record, or its conversation's tombstone, by its poll.
   const cancellations = new TurnCancelSignals(stores.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
+    isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
+  });
+  const eraser = createCosmosConversationEraser({
+    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    turnEvents: database.container(TURN_EVENTS_CONTAINER),
+    sessions: database.container(SESSIONS_CONTAINER),
   });
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
@@ -240,6 +247,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
         }),
         publisher: platform.publisher,
         headers: history.headers,
+        sessions: stores.sessions,
+        eraser,
         sessionMemory: history.sessionMemory,
         profile: memory.facts,
         cancellation: cancellations,
@@ -267,6 +276,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         sessionMemory: history.sessionMemory,
         llm,
         workingMemory: stores.workingMemory,
+        sessions: stores.sessions,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
       },
       headers: history.headers,
@@ -274,11 +284,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       sessionMemory: history.sessionMemory,
       workingMemory: stores.workingMemory,
       sessions: stores.sessions,
-      eraser: createCosmosConversationEraser({
-        hot: database.container(HOT_CONVERSATIONS_CONTAINER),
-        turnEvents: database.container(TURN_EVENTS_CONTAINER),
-        sessions: database.container(SESSIONS_CONTAINER),
-      }),
+      eraser,
     },
     memory: {
       worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },

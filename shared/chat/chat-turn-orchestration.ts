@@ -55,6 +55,8 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       );
       seq = step.nextSeq;
       if (step.outcome === 'answered') return 'completed';
+      // The conversation was deleted while the turn ran: the step kept nothing, and there is nothing to fail.
+      if (step.outcome === 'deleted') return 'deleted';
 
       stage = 'runTool';
       // Each call owns one seq (its tool-result event), taken before they run.

@@ -48,6 +48,15 @@ export const MESSAGE_COMPLETED_TOPIC = 'message-completed';
 export const SESSIONS_CONTAINER = 'sessions';
 export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
 
+/**
+ * How long a deleted conversation's session document stays as its tombstone. Longer than any message of the
+ * conversation can still be delivered: a `message-completed` event waits at most its subscription's 7 days, and is
+ * then delivered at most 10 times under a lock renewed for up to 30 minutes each (7 days 5 hours in all; the
+ * `user-messages` queue never expires its messages, but its worker starts no turn for a session that is gone).
+ * session-tombstone.test.ts checks the figure against the entities' settings and host.json.
+ */
+export const SESSION_TOMBSTONE_TTL_SECONDS = 8 * 24 * 60 * 60;
+
 /** 24 h, the hot store's time to live (seed 000: the hot cache keeps active conversations for a day). */
 export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
 
@@ -55,7 +64,10 @@ export const chatContainers: readonly ContainerSpec[] = [
   {
     id: SESSIONS_CONTAINER,
     partitionKeyPaths: ['/userId'],
-    purpose: 'Chat sessions, one document per session, owned by a user.',
+    // Only a deleted conversation's tombstone sets a `ttl`: sessions and posted records never expire.
+    defaultTtlSeconds: -1,
+    purpose:
+      "Chat sessions, one document per session, owned by a user; a deleted conversation's stays as its tombstone for 8 days.",
   },
   {
     id: HOT_CONVERSATIONS_CONTAINER,
@@ -141,10 +153,16 @@ export const regenerateBodySchema = z.object(
 
 // --- HTTP -------------------------------------------------------------------------------------------------
 
-/** POST /api/session/start: seed 000's clients name their user; the body may also be empty. */
+/**
+ * POST /api/session/start: seed 000's clients name their user; a client that makes its own ids (the AI SDK's useChat)
+ * names the session's; the body may also be empty.
+ */
 export const startSessionBodySchema = z
   .object(
-    { userId: z.string({ error: 'must be a string' }).max(128).optional() },
+    {
+      userId: z.string({ error: 'must be a string' }).max(128).optional(),
+      sessionId: sessionIdSchema.optional(),
+    },
     { error: 'the body must be a JSON object' },
   )
   .optional();
@@ -281,6 +299,12 @@ export const sessionDocumentSchema = chatSessionSchema.extend({
   id: z.string(),
   /** Set when DELETE of its conversation began: from then on the session is not found (the delete resumes). */
   deletingAt: z.iso.datetime().optional(),
+  /**
+   * Set when that DELETE finished: the document stays as the conversation's tombstone, which every writer of the
+   * conversation reads, until its own `ttl` (SESSION_TOMBSTONE_TTL_SECONDS) expires.
+   */
+  deletedAt: z.iso.datetime().optional(),
+  ttl: z.number().int().positive().optional(),
 });
 export type SessionDocument = z.infer<typeof sessionDocumentSchema>;
 
@@ -514,8 +538,11 @@ export const llmStepInputSchema = turnRefSchema.extend({
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
 
 export const llmStepOutputSchema = z.object({
-  /** `answered`: the turn is committed and its stream ended; `tools`: run toolCalls, then the next round. */
-  outcome: z.enum(['answered', 'tools']),
+  /**
+   * `answered`: the turn is committed and its stream ended; `tools`: run toolCalls, then the next round; `deleted`:
+   * the conversation was deleted, nothing of the turn is kept, and the turn ends.
+   */
+  outcome: z.enum(['answered', 'tools', 'deleted']),
   nextSeq: z.number().int().positive(),
   /** Tool calls to run (their arguments are in the turn record); empty when the model answered. */
   toolCalls: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),

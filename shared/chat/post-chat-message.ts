@@ -10,6 +10,7 @@
 // A regenerate (regenerate-turn.ts) posts the replaced turn's own text the same way.
 import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
+import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import {
@@ -40,6 +41,8 @@ export interface PostChatMessageServices {
   posted: PostedMessageStore;
   publisher: MessagePublisher;
   tickets: StreamTicketStore;
+  /** Takes back the message's records when its conversation was deleted while it was being posted. */
+  eraser: Pick<ConversationEraser, 'erasePosted' | 'eraseTurnData'>;
   /** Where an edit or a regenerate finds the turn it replaces (read only for those). */
   workingMemory: Pick<WorkingMemoryStore, 'findTurn'>;
   /** How long the stream ticket of the answer opens its stream. */
@@ -125,12 +128,24 @@ export async function postTurn(
     ttlSeconds: services.ticketTtlSeconds,
     now,
   });
-  await services.publisher.publish(USER_MESSAGES_QUEUE, {
-    body: message,
-    messageId: queuedMessageId(message.sessionId, message.chatMessageId),
-    sessionId: message.sessionId,
-    subject: 'chat-message',
-  });
+  // The tombstone is read again once the records are written, beside the send (no wait added): a delete that marked
+  // the session since the first check may have purged before they landed. The queued message then starts no turn.
+  const [, deleted] = await Promise.all([
+    services.publisher.publish(USER_MESSAGES_QUEUE, {
+      body: message,
+      messageId: queuedMessageId(message.sessionId, message.chatMessageId),
+      sessionId: message.sessionId,
+      subject: 'chat-message',
+    }),
+    services.sessions.isDeleted(caller.userId, turn.sessionId),
+  ]);
+  if (deleted) {
+    await Promise.all([
+      services.eraser.erasePosted(caller.userId, turn.sessionId),
+      services.eraser.eraseTurnData(turn.sessionId),
+    ]);
+    throw new NotFoundError(`No session '${turn.sessionId}' for this user: its conversation was deleted.`);
+  }
   return { message, ticket };
 }
 

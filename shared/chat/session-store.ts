@@ -1,19 +1,33 @@
-// The port of chat sessions: one per session, owned by a user. Reading a session always goes through its
-// owner, so another user's session is simply not found; nor is one whose conversation is being deleted. Adapter: Cosmos DB (adapters/cosmos-session-store.ts).
+// The port of chat sessions: one per session, owned by a user. Reading a session always goes through its owner, so
+// another user's session is simply not found; nor is one whose conversation is being deleted, or was: its document
+// stays as the conversation's tombstone, which writers read. Adapter: Cosmos DB (adapters/cosmos-session-store.ts).
 import type { ChatSession } from './contracts.js';
 
 export interface SessionStore {
-  create(userId: string): Promise<ChatSession>;
+  /**
+   * A new session of the caller, under a new id or under `sessionId` when the client chose it: ConflictError when
+   * a session (any user's, a deleted conversation's tombstone included) already has that id.
+   */
+  create(userId: string, sessionId?: string): Promise<ChatSession>;
   /**
    * The caller's session, or undefined when the caller has no session with that id, or its conversation is being
-   * deleted.
+   * deleted or was.
    */
   find(userId: string, sessionId: string): Promise<ChatSession | undefined>;
   /**
-   * Marks the session as being deleted (find no longer answers it, so no turn is posted to it); false when the
-   * caller has no session with that id. Marking again is harmless: a retried delete resumes.
+   * Whether the session's conversation is being deleted or was (its tombstone stands): one point read. False for a
+   * live session, and for an id that has no document (never made, or its tombstone expired).
+   */
+  isDeleted(userId: string, sessionId: string): Promise<boolean>;
+  /**
+   * Marks the session as being deleted (find no longer answers it, so no turn is posted to it, and every writer
+   * of the conversation leaves it alone); false when the caller has no session with that id, or its delete has
+   * finished. Marking again is harmless: a retried delete resumes.
    */
   markDeleting(userId: string, sessionId: string): Promise<boolean>;
-  /** Removes the session's document; false when there was none. */
-  delete(userId: string, sessionId: string): Promise<boolean>;
+  /**
+   * Ends the delete: the marked document becomes the conversation's tombstone, kept until its own expiry
+   * (SESSION_TOMBSTONE_TTL_SECONDS); false when there was no document.
+   */
+  markDeleted(userId: string, sessionId: string): Promise<boolean>;
 }

@@ -2,7 +2,7 @@
 // one taken elsewhere (or before the stream opened) is found by reads that come as the stream opens, then at most
 // once per poll interval, and only while it is open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryTurnCancellations } from '../../test/support/in-memory-ports.js';
+import { MemorySessions, MemoryTurnCancellations } from '../../test/support/in-memory-ports.js';
 import type { TurnRef } from './contracts.js';
 import { TurnCancelSignals } from './turn-cancel-signals.js';
 
@@ -27,6 +27,39 @@ beforeEach(() => {
   elsewhere = new TurnCancelSignals(store, { pollIntervalMs: POLL_MS });
 });
 afterEach(() => vi.useRealTimers());
+
+describe('stopping the turns of a deleted conversation', () => {
+  it("aborts the session's streams open in this process at once, and no other session's", () => {
+    const watch = here.watch(turn);
+    const sibling = here.watch(other);
+    const elsewhereSession = here.watch({ ...turn, sessionId: '1f8fad5b-d9cb-469f-a165-70867728950e' });
+    expect(here.stopSession(turn.sessionId)).toBe(2);
+    expect(watch.signal.aborted).toBe(true);
+    expect(sibling.signal.aborted).toBe(true);
+    expect(elsewhereSession.signal.aborted).toBe(false);
+    expect(here.stopSession(turn.sessionId)).toBe(0);
+    for (const open of [watch, sibling, elsewhereSession]) open.close();
+  });
+
+  it("finds a delete taken elsewhere by its poll, which reads the conversation's tombstone", async () => {
+    const sessions = new MemorySessions();
+    const { sessionId } = await sessions.create(turn.userId);
+    const ref = { ...turn, sessionId };
+    const watching = new TurnCancelSignals(store, {
+      pollIntervalMs: POLL_MS,
+      isDeleted: (r) => sessions.isDeleted(r.userId, r.sessionId),
+    });
+    const watch = watching.watch(ref);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(watch.signal.aborted).toBe(false);
+    // The delete marks the session (and purges the turn's data, any stop's record with it).
+    await sessions.markDeleting(ref.userId, sessionId);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(watch.signal.aborted).toBe(true);
+    expect(watching.stats()).toMatchObject({ stoppedByPoll: 1, stoppedHere: 0 });
+    watch.close();
+  });
+});
 
 describe('stopping turns', () => {
   it("aborts the turn's stream open in this process at once, and records the stop for every instance", async () => {

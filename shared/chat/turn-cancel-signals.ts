@@ -2,7 +2,7 @@
 // instance can see it; the instance that took the request also aborts, at once, a model stream of that turn open in
 // its own process. A stream open in another process finds the record by a point read once per poll interval, and
 // only while the stream is open; the turn's steps read it once before each model round and each tool call. One
-// object per process (the composition root makes it), shared by the cancel endpoint and the turn's steps.
+// object per process (the composition root makes it), shared by the cancel and delete endpoints and the steps.
 import type { TurnRef } from './contracts.js';
 import type { TurnCancellations } from './turn-cancellations.js';
 
@@ -11,6 +11,11 @@ export interface TurnCancelSignalsOptions {
   pollIntervalMs: number;
   /** Milliseconds, for the stats; performance.now by default. */
   now?: () => number;
+  /**
+   * Whether the turn's conversation is being deleted or was (its tombstone): read by each poll beside the stop's
+   * record, since the delete purges that record with the rest of the turn's data.
+   */
+  isDeleted?: (ref: TurnRef) => Promise<boolean>;
 }
 
 /** A model stream being watched: `signal` aborts when the turn is stopped; close() when the stream ends. */
@@ -35,6 +40,7 @@ export class TurnCancelSignals {
   readonly #store: TurnCancellations;
   readonly #pollIntervalMs: number;
   readonly #now: () => number;
+  readonly #isDeleted: (ref: TurnRef) => Promise<boolean>;
   /** The turns with a model stream open in this process, by turn. */
   readonly #open = new Map<string, Set<AbortController>>();
   readonly #stats: CancelSignalStats = {
@@ -49,6 +55,7 @@ export class TurnCancelSignals {
     this.#store = store;
     this.#pollIntervalMs = options.pollIntervalMs;
     this.#now = options.now ?? (() => performance.now());
+    this.#isDeleted = options.isDeleted ?? (() => Promise.resolve(false));
   }
 
   /**
@@ -64,6 +71,24 @@ export class TurnCancelSignals {
     }
   }
 
+  /**
+   * Aborts at once every model stream of the session open in this process (its conversation is being deleted);
+   * streams open elsewhere find the tombstone at their next poll. Returns how many were aborted.
+   */
+  stopSession(sessionId: string): number {
+    let stopped = 0;
+    for (const [key, open] of this.#open) {
+      if (!key.startsWith(`${sessionId}/`)) continue;
+      for (const controller of open) {
+        if (controller.signal.aborted) continue;
+        stopped += 1;
+        this.#stats.stoppedHere += 1;
+        controller.abort(new Error('The conversation was deleted.'));
+      }
+    }
+    return stopped;
+  }
+
   /** Whether the turn's owner asked to stop it (one point read). */
   isRequested(ref: TurnRef): Promise<boolean> {
     return this.#store.isRequested(ref);
@@ -74,7 +99,7 @@ export class TurnCancelSignals {
    * once; a stop recorded before (since the step's own check, while it prepared the round, and nothing here could
    * signal it yet) or elsewhere is found by the reads: the first as the watch starts, beside the model's request,
    * then each an interval after the previous answered, so a slow store never stacks reads. A read that fails is
-   * reported and the next one tried.
+   * reported and the next one tried. Each read is of the stop's record and of the conversation's tombstone.
    */
   watch(ref: TurnRef, onReadError?: (error: unknown) => void): CancelWatch {
     const key = turnKey(ref);
@@ -91,7 +116,8 @@ export class TurnCancelSignals {
       timer = undefined;
       this.#stats.polls += 1;
       try {
-        const requested = await this.#store.isRequested(ref);
+        const found = await Promise.all([this.#store.isRequested(ref), this.#isDeleted(ref)]);
+        const requested = found.some(Boolean);
         if (requested && !closed && !controller.signal.aborted) {
           this.#stats.stoppedByPoll += 1;
           controller.abort(new Error('The turn was stopped by its owner.'));

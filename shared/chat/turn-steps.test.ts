@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest } from '../llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../messaging/message-publisher.js';
 import {
+  MemorySessions,
   MemoryEvents,
   MemoryTurnCancellations,
   MemoryTurns,
@@ -123,6 +124,7 @@ let model: ScriptedModel;
 let profile: MemoryProfileFacts;
 let searches: unknown[];
 let cancellations: MemoryTurnCancellations;
+let sessions: MemorySessions;
 /** What the knowledge search finds, by query. */
 let knowledge: Map<string, KnowledgeSearchHit[]>;
 
@@ -152,6 +154,8 @@ function services(): TurnServices {
     }),
     publisher,
     headers,
+    sessions,
+    eraser: { eraseTurnData: () => Promise.resolve(0) },
     sessionMemory,
     profile,
     cancellation: new TurnCancelSignals(cancellations, { pollIntervalMs: 1_000 }),
@@ -177,6 +181,7 @@ beforeEach(() => {
   profile = new MemoryProfileFacts();
   searches = [];
   cancellations = new MemoryTurnCancellations();
+  sessions = new MemorySessions();
   knowledge = new Map();
 });
 

@@ -12,6 +12,7 @@
 // that path only, and its commit stamps the branch on both its messages and makes it the path's leaf.
 // Knowledge-base sources the tools found go out as a `sources` event at the start of the round after them, before
 // the text that cites them, when that round's calls added to the list; and the answer keeps them (turn-sources.ts).
+import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import { digestStandsFor } from '../history/digest.js';
@@ -59,6 +60,7 @@ import {
 } from './contracts.js';
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
+import type { SessionStore } from './session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
@@ -78,7 +80,11 @@ export interface TurnServices {
   tools: ToolRegistry;
   publisher: MessagePublisher;
   /** Conversation headers: each commit keeps its conversation's live fields. */
-  headers: Pick<ConversationHeaders, 'touch'>;
+  headers: Pick<ConversationHeaders, 'touch' | 'delete'>;
+  /** The conversation's tombstone, read before and after each step writes (a deleted conversation keeps nothing). */
+  sessions: Pick<SessionStore, 'isDeleted'>;
+  /** Removes what a step wrote when its conversation turns out to be deleted (the hot store's and turn-events'). */
+  eraser: Pick<ConversationEraser, 'eraseTurnData'>;
   /** The conversation's memory beyond the prompt: its digest goes into each round's prompt. */
   sessionMemory: Pick<SessionMemory, 'getDigest'>;
   /** The user's long-term profile: a new conversation's first round renders its active facts into the prompt. */
@@ -119,10 +125,31 @@ interface RoundState {
  * for the orchestration to run, or commits the turn and ends its stream. Safe to run again at any point.
  */
 export async function llmStep(services: TurnServices, input: LlmStepInput): Promise<LlmStepOutput> {
-  const [state, stopped] = await Promise.all([
+  const round = await unlessDeleted(services, input, () => modelRound(services, input));
+  if (round === DELETED)
+    return { outcome: 'deleted', nextSeq: input.firstSeq, toolCalls: [], finishReason: 'deleted' };
+  // Announced only once the conversation was seen to stand after every write of the step (the workers check again).
+  await round.announce?.();
+  return round.output;
+}
+
+/** A model round's outcome, and the announcement of the turn it committed, made once the round is known kept. */
+interface RoundResult {
+  output: LlmStepOutput;
+  announce?: () => Promise<void>;
+}
+
+async function modelRound(
+  services: TurnServices,
+  input: LlmStepInput,
+): Promise<RoundResult | typeof DELETED> {
+  const [state, stopped, deleted] = await Promise.all([
     readRoundState(services, input),
     stopRequested(services, input),
+    conversationDeleted(services, input),
   ]);
+  // Deleted before the round began: no model call, and what the round wrote as it opened (message-start) is erased.
+  if (deleted) return DELETED;
   const { turn } = state;
 
   const committed = turnMessagesIn(state.memory, input.chatMessageId).find(
@@ -130,7 +157,7 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   );
   if (committed) return finishCommitted(services, input, state, committed);
   const recorded = turn?.rounds.find((round) => round.round === input.round);
-  if (recorded) return toolsOutcome(recorded);
+  if (recorded) return { output: toolsOutcome(recorded) };
 
   const record: TurnRecord = turn ?? (await newTurnRecord(services, input, state));
   // A later round's history is a range of the window, which holds the active path: should the user have switched
@@ -177,12 +204,17 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
       ...(reply.usage ? { usage: reply.usage } : {}),
       nextSeq: stream.nextSeq,
     });
-    return toolsOutcome(round);
+    return { output: toolsOutcome(round) };
   }
 
   // The answer is complete: commit it, then end the stream. The last coalesced text is still held, so it goes
-  // out with `message-end` in one stored batch.
-  await stream.settle();
+  // out with `message-end` in one stored batch. A conversation deleted meanwhile (its delete stopped the model
+  // stream, or came after it) gets no commit: nothing of the turn is written from here on.
+  const [, deletedNow] = await Promise.all([stream.settle(), conversationDeleted(services, input)]);
+  if (deletedNow) {
+    await stream.close();
+    return DELETED;
+  }
   const finishReason =
     !input.toolsAllowed && reply.finishReason === 'tool_calls' ? TOOL_ROUNDS_EXHAUSTED : reply.finishReason;
   const usage = totalUsage([...record.rounds.map((round) => round.usage), reply.usage]);
@@ -208,8 +240,10 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp, stored);
-  return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
+  return {
+    output: { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason },
+    announce: () => announce(services, input, 'completed', assistant.timestamp, stored),
+  };
 }
 
 /** The result of a tool call its turn was stopped before it ran. */
@@ -219,14 +253,26 @@ const NOT_RUN = {
 };
 
 export async function runTool(services: TurnServices, input: RunToolInput): Promise<RunToolOutput> {
+  const ran = await unlessDeleted(services, input, () => toolCall(services, input));
+  // The orchestration's next round finds the conversation deleted too, and ends the turn.
+  return ran === DELETED ? { isError: true } : ran;
+}
+
+async function toolCall(
+  services: TurnServices,
+  input: RunToolInput,
+): Promise<RunToolOutput | typeof DELETED> {
   const turn = await services.turns.get(input);
   const call = turn?.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
   if (call === undefined)
     throw new Error(`Turn ${input.chatMessageId} has no tool call ${input.index} in round ${input.round}.`);
-  const [done, stopped] = await Promise.all([
+  const [done, stopped, deleted] = await Promise.all([
     services.turns.getToolResult(input, input.round, input.index),
     stopRequested(services, input),
+    conversationDeleted(services, input),
   ]);
+  // A deleted conversation's tool is not run, and nothing of it is stored.
+  if (deleted) return DELETED;
   let stored = done;
   if (stored === undefined) {
     // A use_memory false turn is not offered the memory tools; the registry refuses a call to one anyway. A call
@@ -271,11 +317,22 @@ export async function runTool(services: TurnServices, input: RunToolInput): Prom
  * sources were shown; the stream ends with `error`.
  */
 export async function failTurn(services: TurnServices, input: FailTurnInput): Promise<void> {
-  const [memory, events, turn] = await Promise.all([
+  const failed = await unlessDeleted(services, input, () => recordFailure(services, input));
+  if (failed !== DELETED) await failed();
+}
+
+/** Records the failed turn; what it returns announces it, once the conversation is known to be kept. */
+async function recordFailure(
+  services: TurnServices,
+  input: FailTurnInput,
+): Promise<(() => Promise<void>) | typeof DELETED> {
+  const [memory, events, turn, deleted] = await Promise.all([
     services.workingMemory.load(input.userId, input.sessionId),
     services.events.read(input.sessionId, input.chatMessageId, 0),
     services.turns.get(input),
+    conversationDeleted(services, input),
   ]);
+  if (deleted) return DELETED;
   const at = now(services);
   let stored = memory;
   if (turnMessagesIn(memory, input.chatMessageId).length === 0) {
@@ -316,7 +373,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
   }
-  await announce(services, input, 'failed', at, stored);
+  return () => announce(services, input, 'failed', at, stored);
 }
 
 /**
@@ -382,7 +439,7 @@ async function finishCommitted(
   input: LlmStepInput,
   state: RoundState,
   committed: ConversationMessage,
-): Promise<LlmStepOutput> {
+): Promise<RoundResult> {
   const finishReason = committed.finishReason ?? 'stop';
   // The earlier attempt may have died before touching the header (touching again is harmless); first, so the
   // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
@@ -412,8 +469,10 @@ async function finishCommitted(
     await stream.close();
     nextSeq = stream.nextSeq;
   }
-  await announce(services, input, 'completed', committed.timestamp, state.memory);
-  return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
+  return {
+    output: { outcome: 'answered', nextSeq, toolCalls: [], finishReason },
+    announce: () => announce(services, input, 'completed', committed.timestamp, state.memory),
+  };
 }
 
 /**
@@ -497,6 +556,47 @@ function stopRequested(services: TurnServices, ref: TurnRef): Promise<boolean> {
     services.log?.warn(`Whether turn ${ref.chatMessageId} was stopped could not be read; it goes on:`, error);
     return false;
   });
+}
+
+/** What a step returns when its conversation was deleted: it has kept nothing of the turn. */
+const DELETED = Symbol('deleted');
+
+/**
+ * Runs a step that writes the turn's data, so that nothing of it outlives a delete of its conversation. The step reads
+ * the tombstone before it writes (and writes nothing once it stands); after the step, the tombstone is read again, and
+ * if it appeared meanwhile what the conversation holds in the hot store, turn-events and its header is erased. That
+ * closes the race with the delete, which marks the session before it purges: a write that lands after the purge
+ * was made before this second read, which then sees the mark. A step that fails on a deleted conversation is done
+ * too (there is nothing to retry for), after the same erase.
+ */
+async function unlessDeleted<T>(
+  services: TurnServices,
+  ref: TurnRef,
+  step: () => Promise<T | typeof DELETED>,
+): Promise<T | typeof DELETED> {
+  let result: T | typeof DELETED;
+  try {
+    result = await step();
+  } catch (error) {
+    if (!(await conversationDeleted(services, ref).catch(() => false))) throw error;
+    result = DELETED;
+  }
+  if (result === DELETED || (await conversationDeleted(services, ref))) {
+    await Promise.all([
+      services.eraser.eraseTurnData(ref.sessionId),
+      services.headers.delete(ref.userId, ref.sessionId),
+    ]);
+    services.log?.warn(
+      `Turn ${ref.chatMessageId} ended: its conversation was deleted, and nothing of the turn is kept.`,
+    );
+    return DELETED;
+  }
+  return result;
+}
+
+/** Whether the turn's conversation is being deleted or was: a point read of its session's tombstone. */
+function conversationDeleted(services: TurnServices, ref: TurnRef): Promise<boolean> {
+  return services.sessions.isDeleted(ref.userId, ref.sessionId);
 }
 
 /**

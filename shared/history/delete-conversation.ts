@@ -1,11 +1,9 @@
-// DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives. The session is
-// marked first, so from then on POST /api/chat to it answers 404 and no new turn starts; its turns'
-// orchestrations are stopped and purged; then the header goes (the list no longer shows it, and a history worker
-// still running on it learns it was deleted and removes what it wrote), then what long-term memory kept of it (its
-// summary, and the facts only it taught), the turns' data, the long-term items and the posted records; the
-// session document goes last, so a DELETE that failed half-way is retried and resumes where it stopped.
+// DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives, for good. The session's
+// mark comes first and outlives the delete as a tombstone that every writer reads (docs/architecture.md, "Deleting");
+// it becomes final last, so a DELETE that failed half-way is retried and resumes.
 import { turnInstanceId } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
+import type { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import { mapBounded } from '../bounded-parallel.js';
 import {
   isFinishedStatus,
@@ -28,6 +26,8 @@ export interface DeleteConversationServices {
   sessions: SessionStore;
   eraser: ConversationEraser;
   orchestrations: OrchestrationClient;
+  /** Aborts the conversation's model streams open in this process (others find the tombstone by their poll). */
+  stops: Pick<TurnCancelSignals, 'stopSession'>;
   /** Long-term memory: the conversation's summary and the facts it taught. */
   memory: ForgetServices;
 }
@@ -48,7 +48,10 @@ export interface DeletedConversation {
   memory: ForgottenConversation;
 }
 
-/** Unknown, or another user's (neither a header nor a session of the caller) → NotFoundError. */
+/**
+ * Unknown, another user's (neither a header nor a session of the caller), or deleted already (a tombstone and no
+ * header) → NotFoundError.
+ */
 export async function deleteConversation(
   services: DeleteConversationServices,
   userId: string,
@@ -60,6 +63,9 @@ export async function deleteConversation(
   ]);
   if (header === undefined && !marked)
     throw new NotFoundError(`No conversation '${sessionId}' for this user.`);
+  // From the mark on, no writer keeps anything of the conversation: a step of a running turn stops streaming (here
+  // at once, elsewhere at its next poll) and writes nothing more, and whatever it wrote before is purged below.
+  services.stops.stopSession(sessionId);
 
   const posted = await services.eraser.postedMessageIds(userId, sessionId);
   const purged = await mapBounded(posted, PURGE_PARALLELISM, (chatMessageId) =>
@@ -71,7 +77,7 @@ export async function deleteConversation(
   const turnItems = await services.eraser.eraseTurnData(sessionId);
   const historyItems = await services.messages.deleteAll(userId, sessionId);
   await services.eraser.erasePosted(userId, sessionId);
-  await services.sessions.delete(userId, sessionId);
+  await services.sessions.markDeleted(userId, sessionId);
   return { turns, turnItems, historyItems, memory };
 }
 

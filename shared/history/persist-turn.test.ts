@@ -16,6 +16,7 @@ import {
   MemoryConversationMessages,
   MemorySessionMemory,
 } from '../../test/support/in-memory-history.js';
+import { MemorySessions } from '../../test/support/in-memory-ports.js';
 import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from './history-llm.js';
 import type { MessagePageOptions } from './conversation-messages.js';
 import { FOLD_PAGE, persistTurn, type HistoryWorkerServices } from './persist-turn.js';
@@ -79,6 +80,7 @@ let headers: MemoryConversationHeaders;
 let messages: MemoryConversationMessages;
 let memory: MemorySessionMemory;
 let model: RecordingModel;
+let sessions: MemorySessions;
 let services: HistoryWorkerServices;
 let log: SilentLog;
 let hot: ConversationMessage[];
@@ -86,6 +88,7 @@ let hot: ConversationMessage[];
 let hotOffPath: ConversationMessage[];
 
 beforeEach(async () => {
+  sessions = new MemorySessions();
   headers = new MemoryConversationHeaders();
   messages = new MemoryConversationMessages();
   memory = new MemorySessionMemory(messages);
@@ -102,6 +105,7 @@ beforeEach(async () => {
       load: () =>
         Promise.resolve({ userId, sessionId, messages: hot, offPath: hotOffPath, messageCount: hot.length }),
     },
+    sessions,
     settings: { promptTokenBudget: 4_000 },
     now: () => new Date(at),
   };
@@ -312,6 +316,28 @@ describe('persistTurn', () => {
     expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
     expect(stored()).toEqual([]);
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
+  });
+
+  it('writes nothing for a conversation being deleted whose header is still there (the tombstone says so)', async () => {
+    await sessions.create(userId, sessionId);
+    await sessions.markDeleting(userId, sessionId);
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('takes back what it wrote, header included, when the delete marks the session while it runs', async () => {
+    await sessions.create(userId, sessionId);
+    model.answer = (name, input) => {
+      // Marked only: the delete has not reached the header yet, and a writer's header is what brings a list back.
+      void sessions.markDeleting(userId, sessionId);
+      return goodAnswer(name, input);
+    };
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
+    expect(memory.exchanges.size + memory.digests.size).toBe(0);
+    expect(await headers.get(userId, sessionId)).toBeUndefined();
   });
 
   describe('titles', () => {

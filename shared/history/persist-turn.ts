@@ -6,6 +6,7 @@
 // by the turn (or by the folded turns), never by the length of the conversation (DESIGN §2).
 import { sameGaps } from '../chat/branch-path.js';
 import type { ConversationMessage, MessageCompleted, OrdinalGap } from '../chat/contracts.js';
+import type { SessionStore } from '../chat/session-store.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
@@ -43,6 +44,8 @@ export interface HistoryWorkerServices {
   llm: LlmGateway;
   /** Read only when the event's tool results were cut: the hot store may still hold them whole. */
   workingMemory: Pick<WorkingMemoryStore, 'load'>;
+  /** The conversation's tombstone: a turn of a conversation being deleted, or deleted, is not persisted. */
+  sessions: Pick<SessionStore, 'isDeleted'>;
   settings: { promptTokenBudget: number };
   now?: () => Date;
 }
@@ -75,8 +78,11 @@ export async function persistTurn(
   }
   const upTo = Math.max(...event.messages.map((message) => message.ordinal)) + 1;
 
-  const header = await services.headers.get(userId, sessionId);
-  if (header === undefined) {
+  const [header, deleted] = await Promise.all([
+    services.headers.get(userId, sessionId),
+    services.sessions.isDeleted(userId, sessionId),
+  ]);
+  if (header === undefined || deleted) {
     log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
     return 'conversation-deleted';
   }
@@ -117,9 +123,14 @@ export async function persistTurn(
     tokens: tokenTotals(assistant),
     textTokens: turn.tokens,
   });
-  if (recorded === 'missing') {
+  // Read after every write: a delete that marked the session before this read is seen here; one that marks it
+  // later purges these writes itself.
+  if (recorded === 'missing' || (await services.sessions.isDeleted(userId, sessionId))) {
     // Deleted while this ran: the delete may have passed before these writes landed.
-    const removed = await services.messages.deleteAll(userId, sessionId);
+    const [removed] = await Promise.all([
+      services.messages.deleteAll(userId, sessionId),
+      services.headers.delete(userId, sessionId),
+    ]);
     log.log(`History: ${turnLabel}: the conversation was deleted meanwhile; removed ${removed} items again.`);
     return 'conversation-deleted';
   }

@@ -574,7 +574,7 @@ describe('consolidateTurn', () => {
       status: 'skipped',
       reason: 'conversation-deleted',
     });
-    await sessions.delete(userId, sessionId);
+    await sessions.markDeleted(userId, sessionId);
     await consolidateTurn(services, turn(0, 'I like tea.'), log);
     expect(memoryIsEmpty()).toBe(true);
     expect(model.requests).toHaveLength(0);

@@ -1,7 +1,7 @@
 // Contract tests of what DELETE of a conversation removes outside history's containers, against the local Cosmos DB
 // with the real @azure/cosmos client: the eraser (the session's partition of hot-conversations and turn-events,
 // stream tickets included; its posted records in the owner's partition of sessions) and the session store's
-// deleting mark. Other sessions' and other users' items are left alone.
+// deleting mark and tombstone. Other sessions' and other users' items are left alone.
 import { randomUUID } from 'node:crypto';
 import type { Container, CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,13 @@ import {
 } from '../../local/cosmos/local-cosmos.js';
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from '../../shared/chat/adapters/cosmos-session-store.js';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import {
+  HOT_CONVERSATIONS_CONTAINER,
+  SESSION_TOMBSTONE_TTL_SECONDS,
+  SESSIONS_CONTAINER,
+  type SessionDocument,
+} from '../../shared/chat/contracts.js';
+import { ConflictError } from '../../shared/errors.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -126,22 +132,49 @@ describe('Cosmos DB conversation eraser', () => {
 });
 
 describe('Cosmos DB session store: deleting a session', () => {
-  it('hides a session marked as being deleted, then removes it; another user cannot mark or remove it', async () => {
-    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+  it('hides a session marked as being deleted, then keeps it as a tombstone; another user cannot mark it', async () => {
+    const container = database.container(SESSIONS_CONTAINER);
+    const sessions = createCosmosSessionStore(container);
     const { sessionId } = await sessions.create('user_001');
 
     expect(await sessions.markDeleting('user_002', sessionId)).toBe(false);
-    expect(await sessions.delete('user_002', sessionId)).toBe(false);
+    expect(await sessions.markDeleted('user_002', sessionId)).toBe(false);
+    expect(await sessions.isDeleted('user_002', sessionId)).toBe(false);
     expect(await sessions.find('user_001', sessionId)).toMatchObject({ sessionId });
+    expect(await sessions.isDeleted('user_001', sessionId)).toBe(false);
 
     expect(await sessions.markDeleting('user_001', sessionId)).toBe(true);
     expect(await sessions.find('user_001', sessionId)).toBeUndefined();
+    expect(await sessions.isDeleted('user_001', sessionId)).toBe(true);
     // Marking again (a retried delete) is harmless.
     expect(await sessions.markDeleting('user_001', sessionId)).toBe(true);
 
-    expect(await sessions.delete('user_001', sessionId)).toBe(true);
-    expect(await sessions.delete('user_001', sessionId)).toBe(false);
+    // The finished delete leaves a tombstone with its own expiry; it is not marked again (a second DELETE is 404).
+    expect(await sessions.markDeleted('user_001', sessionId)).toBe(true);
+    expect(await sessions.isDeleted('user_001', sessionId)).toBe(true);
+    expect(await sessions.find('user_001', sessionId)).toBeUndefined();
     expect(await sessions.markDeleting('user_001', sessionId)).toBe(false);
+    const { resource } = await container.item(sessionId, 'user_001').read<SessionDocument>();
+    expect(resource).toMatchObject({ deletedAt: expect.any(String), ttl: SESSION_TOMBSTONE_TTL_SECONDS });
     expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
+    expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);
+  });
+
+  it("starts a session under an id the client chose, but never under a tombstone or another user's id", async () => {
+    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+    const chosen = randomUUID();
+    expect(await sessions.create('user_001', chosen)).toMatchObject({
+      sessionId: chosen,
+      userId: 'user_001',
+    });
+    await expect(sessions.create('user_001', chosen)).rejects.toBeInstanceOf(ConflictError);
+    await expect(sessions.create('user_002', chosen)).rejects.toBeInstanceOf(ConflictError);
+
+    await sessions.markDeleting('user_001', chosen);
+    await sessions.markDeleted('user_001', chosen);
+    await expect(sessions.create('user_001', chosen)).rejects.toBeInstanceOf(ConflictError);
+    await expect(sessions.create('user_002', chosen)).rejects.toBeInstanceOf(ConflictError);
+    expect(await sessions.find('user_001', chosen)).toBeUndefined();
+    expect(await sessions.find('user_002', chosen)).toBeUndefined();
   });
 });

@@ -14,7 +14,6 @@ import {
   MESSAGE_COMPLETED_TOPIC,
   type MessageCompleted,
 } from '../../shared/chat/contracts.js';
-import { cosmosContainers } from '../../shared/cosmos/containers.js';
 import {
   CONVERSATION_MESSAGES_CONTAINER,
   HISTORY_SUBSCRIPTION,
@@ -23,6 +22,7 @@ import {
   type HistoryStats,
 } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
+import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 
 const history = { subscriptionName: HISTORY_SUBSCRIPTION, topicName: MESSAGE_COMPLETED_TOPIC };
@@ -34,22 +34,6 @@ function api(runtime: LocalRuntime, client: ChatClient) {
       ...init,
       headers: client.headers({ 'content-type': 'application/json', ...(init.headers as object) }),
     });
-}
-
-/** Every item, in every container, that mentions the session: what a delete must leave none of. */
-async function itemsOf(runtime: LocalRuntime, sessionId: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const spec of cosmosContainers) {
-    const { resources } = await runtime.clients.database
-      .container(spec.id)
-      .items.query<{ id: string }>({
-        query: 'SELECT c.id FROM c WHERE c.sessionId = @s OR CONTAINS(c.id, @s)',
-        parameters: [{ name: '@s', value: sessionId }],
-      })
-      .fetchAll();
-    found.push(...resources.map((item) => `${spec.id}/${item.id}`));
-  }
-  return found;
 }
 
 async function turn(client: ChatClient, live: RealtimeListener, sessionId: string, text: string) {
@@ -166,6 +150,7 @@ describe('conversation history with the offline model', () => {
     expect((await itemsOf(runtime, sessionId)).length).toBeGreaterThan(0);
     expect((await call(`history/conversations/${sessionId}`, { method: 'DELETE' })).status).toBe(204);
     expect(await itemsOf(runtime, sessionId)).toEqual([]);
+    expect(await tombstoneOf(runtime, sessionId)).toMatchObject({ deletedAt: expect.any(String) });
     for (const id of ids) expect(await runtime.durable.getStatus(`chat-${sessionId}-${id}`)).toBeUndefined();
     expect((await call(`history/conversations/${sessionId}`)).status).toBe(404);
     const posted = await alice.post({ sessionId, chatMessageId: randomUUID(), text: 'still there?' });

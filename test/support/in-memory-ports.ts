@@ -70,27 +70,43 @@ import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-mem
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
   constructor(private readonly now: () => Date = () => new Date('2026-11-22T10:00:00.000Z')) {}
-  create(userId: string) {
-    const session = { sessionId: randomUUID(), userId, createdAt: this.now().toISOString() };
+  create(userId: string, sessionId?: string) {
+    // A chosen id is refused when any session, or a deleted conversation's tombstone, has it (as in Cosmos DB).
+    if (sessionId !== undefined && this.sessions.some((s) => s.sessionId === sessionId))
+      return Promise.reject(new ConflictError(`Session id '${sessionId}' is already used.`));
+    const session = { sessionId: sessionId ?? randomUUID(), userId, createdAt: this.now().toISOString() };
     this.sessions.push(session);
     return Promise.resolve(session);
   }
-  /** Sessions whose conversation is being deleted (`${userId}/${sessionId}`). */
+  /** Sessions whose conversation is being deleted, or was (`${userId}/${sessionId}`): their tombstones. */
   readonly deleting = new Set<string>();
+  /** Of those, the ones whose delete finished. */
+  readonly deleted = new Set<string>();
+  /** Tombstone reads (isDeleted), for tests that count what a check costs. */
+  tombstoneReads = 0;
   find(userId: string, sessionId: string) {
     if (this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(undefined);
     return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
   }
-  markDeleting(userId: string, sessionId: string) {
-    const found = this.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
-    if (found) this.deleting.add(`${userId}/${sessionId}`);
-    return Promise.resolve(found);
+  isDeleted(userId: string, sessionId: string) {
+    this.tombstoneReads += 1;
+    return Promise.resolve(this.deleting.has(`${userId}/${sessionId}`));
   }
-  delete(userId: string, sessionId: string) {
-    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
-    this.deleting.delete(`${userId}/${sessionId}`);
-    if (index >= 0) this.sessions.splice(index, 1);
-    return Promise.resolve(index >= 0);
+  markDeleting(userId: string, sessionId: string) {
+    const key = `${userId}/${sessionId}`;
+    const found = this.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+    if (!found || this.deleted.has(key)) return Promise.resolve(false);
+    this.deleting.add(key);
+    return Promise.resolve(true);
+  }
+  markDeleted(userId: string, sessionId: string) {
+    const key = `${userId}/${sessionId}`;
+    const found = this.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+    if (found) {
+      this.deleting.add(key);
+      this.deleted.add(key);
+    }
+    return Promise.resolve(found);
   }
 }
 
@@ -146,6 +162,8 @@ export class MemoryStreamTickets implements StreamTicketStore {
 export class MemoryTurns implements TurnStateStore {
   readonly turns = new Map<string, TurnRecord>();
   readonly results = new Map<string, ToolResultRecord>();
+  /** The session of each result (by its key), so a deleted session's are erased even after its turn record. */
+  readonly resultSessions = new Map<string, string>();
   #versions = 0;
   get(r: TurnRef) {
     const turn = this.turns.get(r.chatMessageId);
@@ -177,6 +195,7 @@ export class MemoryTurns implements TurnStateStore {
     return Promise.resolve(this.results.get(`${r.chatMessageId}/${round}/${index}`));
   }
   putToolResult(r: TurnRef, result: ToolResultRecord) {
+    this.resultSessions.set(`${r.chatMessageId}/${result.round}/${result.index}`, r.sessionId);
     this.results.set(`${r.chatMessageId}/${result.round}/${result.index}`, result);
     return Promise.resolve();
   }
@@ -412,7 +431,11 @@ export class MemoryConversationEraser implements ConversationEraser {
       [...turns.turns.values()].filter((t) => t.sessionId === sessionId).map((t) => t.chatMessageId),
     );
     drop(turns.turns, (_key, turn) => turn.sessionId === sessionId);
-    drop(turns.results, (key) => turnIds.has(String(key).split('/')[0] ?? ''));
+    drop(
+      turns.results,
+      (key) =>
+        turnIds.has(String(key).split('/')[0] ?? '') || turns.resultSessions.get(String(key)) === sessionId,
+    );
     drop(events.stored, (_key, event) => event.sessionId === sessionId);
     drop(events.batches, (_key, batch) => batch[0]?.sessionId === sessionId);
     drop(tickets.grants, (key) => String(key).startsWith(`${sessionId}/`));
@@ -522,6 +545,7 @@ export function createTestApp(
   const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm, relevance: config.search };
   const cancellations = new TurnCancelSignals(fakes.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
+    isDeleted: (ref) => fakes.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   return {
     config,
@@ -547,6 +571,8 @@ export function createTestApp(
         }),
         publisher: fakes.publisher,
         headers: fakes.headers,
+        sessions: fakes.sessions,
+        eraser: history.eraser,
         sessionMemory: fakes.sessionMemory,
         profile: fakes.facts,
         cancellation: cancellations,
@@ -571,6 +597,7 @@ export function createTestApp(
         sessionMemory: fakes.sessionMemory,
         llm,
         workingMemory: fakes.workingMemory,
+        sessions: fakes.sessions,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
       },
       headers: history.headers,

@@ -57,6 +57,12 @@ export interface ScriptedReply {
    * non-streamed answer is cut before it is sent.
    */
   breakAfterChunks?: number;
+  /**
+   * Streams this many chunks, then waits for `until` before the rest, as a model thinking between tokens: a test
+   * acts while the answer is open (0: before the first token). The rest is not sent if the client went away. A
+   * non-streamed answer (Chat Completions) is held whole.
+   */
+  hold?: { afterChunks: number; until: Promise<unknown> };
 }
 
 /** What to answer; `call` counts every chat completion request the server received, from 0. */
@@ -232,7 +238,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, state:
   requests.push(body);
   const reply = script(body, call);
   if (body.stream === true) streamReply(response, body, reply);
-  else completeReply(response, body, reply);
+  else {
+    // A held non-streamed answer is sent whole once released (a slow structured-output call).
+    if (reply.hold !== undefined) await reply.hold.until;
+    if (!response.destroyed) completeReply(response, body, reply);
+  }
 }
 
 function streamReply(response: ServerResponse, request: ChatCompletionRequest, reply: ScriptedReply): void {
@@ -286,6 +296,17 @@ function streamReply(response: ServerResponse, request: ChatCompletionRequest, r
       response.write(`data: ${JSON.stringify(item)}\n\n`);
     // Let the chunks reach the client before the connection drops.
     setTimeout(() => response.destroy(), 50);
+    return;
+  }
+  if (reply.hold !== undefined) {
+    const { afterChunks, until } = reply.hold;
+    response.flushHeaders();
+    for (const item of chunks.slice(0, afterChunks)) response.write(`data: ${JSON.stringify(item)}\n\n`);
+    void until.then(() => {
+      if (response.destroyed || response.writableEnded) return;
+      for (const item of chunks.slice(afterChunks)) response.write(`data: ${JSON.stringify(item)}\n\n`);
+      response.end('data: [DONE]\n\n');
+    });
     return;
   }
   for (const item of chunks) response.write(`data: ${JSON.stringify(item)}\n\n`);

@@ -1,49 +1,100 @@
 // The Cosmos DB adapter of SessionStore: one document per session in the `sessions` container, partitioned by the
 // owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
-// deleted carries `deletingAt` and is found no more.
+// deleted carries `deletingAt`; once deleted, `deletedAt` and a `ttl`: the tombstone, found no more but read by writers.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { ConflictError } from '../../errors.js';
+import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
-import { newSessionId, sessionDocumentSchema, type ChatSession, type SessionDocument } from '../contracts.js';
+import {
+  newSessionId,
+  SESSION_TOMBSTONE_TTL_SECONDS,
+  sessionDocumentSchema,
+  type ChatSession,
+  type SessionDocument,
+} from '../contracts.js';
 import type { SessionStore } from '../session-store.js';
 
 export function createCosmosSessionStore(
   container: Container,
   now: () => Date = () => new Date(),
 ): SessionStore {
+  const read = (userId: string, sessionId: string) =>
+    readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
+  const taken = (sessionId: string) =>
+    new ConflictError(`Session id '${sessionId}' is already used: start the session under a new id.`);
+
   return {
-    async create(userId) {
-      const session: ChatSession = { sessionId: newSessionId(), userId, createdAt: now().toISOString() };
+    async create(userId, chosenId) {
+      const session: ChatSession = {
+        sessionId: chosenId ?? newSessionId(),
+        userId,
+        createdAt: now().toISOString(),
+      };
+      // A chosen id may be one another user holds, or a deleted conversation's tombstone (in any partition): one
+      // query across partitions, paid only by a client that chooses its ids. The create's 409 covers the caller's own.
+      if (chosenId !== undefined && (await idInUse(container, chosenId))) throw taken(chosenId);
       try {
         await container.items.create<SessionDocument>({ id: session.sessionId, ...session });
       } catch (error) {
+        if (chosenId !== undefined && cosmosStatus(error) === 409) throw taken(chosenId);
         throw cosmosFailure('creating the session', error);
       }
       return session;
     },
 
     async find(userId, sessionId) {
-      const stored = await readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
+      const stored = await read(userId, sessionId);
       if (stored === undefined || stored.resource.deletingAt !== undefined) return undefined;
       const { resource } = stored;
       return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
     },
 
+    async isDeleted(userId, sessionId) {
+      return (await read(userId, sessionId))?.resource.deletingAt !== undefined;
+    },
+
     async markDeleting(userId, sessionId) {
-      // A patch in the owner's partition: another user's session, like an unknown one, is missing.
+      // A patch in the owner's partition: another user's session, like an unknown one, is missing; a finished
+      // delete's tombstone is left as it is (its delete is not run again).
       const patched = await patchItem(
         container,
         sessionId,
         userId,
         [{ op: 'set', path: '/deletingAt', value: now().toISOString() }],
+        'FROM c WHERE NOT IS_DEFINED(c.deletedAt)',
+        'the session',
+      );
+      return patched === 'patched';
+    },
+
+    async markDeleted(userId, sessionId) {
+      const at = now().toISOString();
+      const patched = await patchItem(
+        container,
+        sessionId,
+        userId,
+        [
+          { op: 'set', path: '/deletedAt', value: at },
+          { op: 'set', path: '/ttl', value: SESSION_TOMBSTONE_TTL_SECONDS },
+        ],
         undefined,
         'the session',
       );
       return patched !== 'missing';
     },
-
-    delete(userId, sessionId) {
-      return deleteItem(container, sessionId, userId, 'the session');
-    },
   };
+}
+
+async function idInUse(container: Container, sessionId: string): Promise<boolean> {
+  try {
+    const { resources } = await container.items
+      .query<{ id: string }>({
+        query: 'SELECT c.id FROM c WHERE c.id = @id',
+        parameters: [{ name: '@id', value: sessionId }],
+      })
+      .fetchAll();
+    return resources.length > 0;
+  } catch (error) {
+    throw cosmosFailure('checking the session id', error);
+  }
 }
