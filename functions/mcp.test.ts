@@ -49,7 +49,13 @@ function entraApp(): TestApp {
 
 function token(key: CryptoKey = signingKey): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: ISSUER, aud: `api://${API_CLIENT_ID}`, oid: OID, name: 'Alice' })
+  return new SignJWT({
+    iss: ISSUER,
+    aud: `api://${API_CLIENT_ID}`,
+    oid: OID,
+    name: 'Alice',
+    scp: 'user_impersonation',
+  })
     .setProtectedHeader({ alg: 'RS256', kid: 'key-1', typ: 'JWT' })
     .setIssuedAt(now - 60)
     .setNotBefore(now - 60)
