@@ -6,8 +6,19 @@ import type { HttpRequest } from '@azure/functions';
 import { ValidationError } from '../errors.js';
 import { readBodyBytes, type BodyGuard } from './json-body.js';
 
+export interface MultipartLimits {
+  maxParts: number;
+  maxHeaderLines: number;
+  /** Per part, its header lines' bytes with their line ends. */
+  maxHeaderBytes: number;
+}
+
 /** A form this API takes has a file and a few fields; a part names itself in two or three header lines. */
-export const MULTIPART_LIMITS = { maxParts: 16, maxHeaderLines: 8, maxHeaderBytes: 4_096 } as const;
+export const MULTIPART_LIMITS: Readonly<MultipartLimits> = {
+  maxParts: 16,
+  maxHeaderLines: 8,
+  maxHeaderBytes: 4_096,
+};
 
 /** Whether a content-type names a multipart form (parameters such as the boundary aside). */
 export function isMultipartForm(contentType: string | null): boolean {
@@ -49,7 +60,10 @@ const DASH = 0x2d;
  * and refuses (400) a form past MULTIPART_LIMITS before it is parsed: thousands of header lines or parts would
  * otherwise all be parsed and held.
  */
-export function multipartGuard(boundary: string, limits = MULTIPART_LIMITS): BodyGuard {
+export function multipartGuard(
+  boundary: string,
+  limits: Readonly<MultipartLimits> = MULTIPART_LIMITS,
+): BodyGuard {
   const delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
   // The body's first delimiter has no CRLF before it: start as if one had just been seen.
   let matched = 2;

@@ -114,7 +114,7 @@ describe('local runtime: DNS rebinding', () => {
 
   it('serves loopback names, a host LOCAL_ALLOWED_HOSTS lists, loopback pages and listed origins', async () => {
     const path = '/api/history/users/user_001/conversations';
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { host: `localhost:${port}` },
       { host: `127.0.0.1:${port}` },
       { host: `[::1]:${port}` },
@@ -122,7 +122,8 @@ describe('local runtime: DNS rebinding', () => {
       { host: `devbox.internal:${port}`, origin: `http://devbox.internal:${port}` },
       { host: `localhost:${port}`, origin: 'http://localhost:5173' },
       { host: `localhost:${port}`, origin: ALLOWED_ORIGIN },
-    ])
+    ];
+    for (const headers of cases)
       expect((await send('GET', path, { ...DEV, ...headers })).status, JSON.stringify(headers)).toBe(200);
   });
 
