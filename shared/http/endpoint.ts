@@ -235,6 +235,7 @@ function assertOwnBodyUser(caller: Caller, userId: unknown): void {
       'The userId in the body is not a user id: a caller can reach only their own data.',
     );
 }
+
 function toResponse(result: EndpointResult): HttpResponseInit {
   if ('stream' in result) return { status: result.status, headers: result.headers, body: result.stream };
   const headers = { 'cache-control': 'no-store', ...result.headers };

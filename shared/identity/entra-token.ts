@@ -1,8 +1,6 @@
-// Entra ID bearer tokens: verifies `Authorization: Bearer <jwt>` against the tenant's published signing
-// keys (RS256 only; audience, issuer and an `exp` required), requires the API's delegated scope (or, for an app-only
-// token, the service app role a setting names) and takes the caller from the oid claim.
-// The remote key set is fetched once, and again when a token names an unknown key (key rotation; jose
-// refetches at most once per 30 s cooldown).
+// Entra ID bearer tokens: verifies `Authorization: Bearer <jwt>` against the tenant's signing keys (RS256; audience,
+// issuer and an `exp` required; an unknown key refetches the key set, at most once per 30 s), requires the API's
+// delegated scope or the service app role a setting names, and takes the caller from the oid claim.
 import { createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from './settings.js';
