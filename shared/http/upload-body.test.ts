@@ -1,7 +1,6 @@
-// Upload bodies: a declared endpoint that takes a form as well as JSON gets the form's fields and file through its
-// mapper under the same byte limit (413 past it), a malformed form is a 400, another media type a 415 that names
-// both, and an endpoint without a form mapper still takes JSON only. A form with too many parts, header lines or
-// header bytes is refused by the guard that follows the form as it is read, before it is parsed.
+// Upload bodies: a form's fields and file reach the endpoint's mapper under the same byte limit (413 past it); a
+// malformed form is a 400, another media type a 415, JSON-only endpoints stay so; and a form with too many parts,
+// header lines or header bytes is refused while it is read, before it is parsed.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { asUser, callEndpoint } from '../../test/support/call-endpoint.js';

@@ -1,7 +1,6 @@
-// Reads a request body that may be a file upload (multipart/form-data) under the same byte limit as a JSON body:
-// the bytes are read up to the limit (413 past it, never held whole), with the parts and their header lines counted
-// as they arrive (400 past those limits), then parsed as the form they declare; a form that cannot be parsed is the
-// client's mistake (400), not a crash.
+// Reads a body that may be a file upload (multipart/form-data) under the same byte limit as a JSON body: read up to
+// the limit (413 past it), its parts and header lines counted as they arrive (400 past those limits), then parsed as
+// the form it declares; a form that cannot be parsed is the client's mistake (400), not a crash.
 import type { HttpRequest } from '@azure/functions';
 import { ValidationError } from '../errors.js';
 import { readBodyBytes, type BodyGuard } from './json-body.js';

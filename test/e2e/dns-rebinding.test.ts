@@ -1,7 +1,6 @@
-// The local runtime as a web page reaching it by DNS rebinding would: a request naming another Host, or sent by a
-// page of another Origin, is refused with 403 problem+json on every surface the port serves (function routes,
-// MCP, SSE, Web PubSub's REST and WebSocket endpoints, the offline model) and deletes nothing; loopback names, a
-// host LOCAL_ALLOWED_HOSTS lists and origins CORS_ALLOWED_ORIGINS lists are served as before.
+// The local runtime as a DNS-rebinding page reaches it: another Host, or a page of another Origin, gets 403
+// problem+json on every surface of the port (API, MCP, SSE, Web PubSub REST and WebSocket, the offline model) and
+// deletes nothing; loopback names, LOCAL_ALLOWED_HOSTS and CORS_ALLOWED_ORIGINS are served as before.
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
