@@ -418,6 +418,19 @@ describe('PUT /api/history/conversations/{sessionId}/title', () => {
         `Invalid title: title must be at most ${MAX_TITLE_CHARS} characters.`,
       ],
       [{ title: 'line\u0000break' }, 'Invalid title: title must not contain control characters.'],
+      [{ title: 'line\u0085next' }, 'Invalid title: title must not contain control characters.'],
+      [
+        { title: 'invoice\u202Efdp.exe' },
+        'Invalid title: title must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).',
+      ],
+      [
+        { title: 'isolate \u2067x\u2069' },
+        'Invalid title: title must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).',
+      ],
+      [
+        { title: 'half \ud83d pair' },
+        'Invalid title: title must not contain unpaired surrogates (text that is not valid Unicode).',
+      ],
       [{ title: 42 }, 'Invalid title: title must be a string.'],
       [{}, 'Invalid title: title must be a string.'],
     ];

@@ -177,6 +177,16 @@ describe('POST /api/knowledge/documents', () => {
       [{ fileName: 'empty.md', contentBase64: '' }, 400, /contentBase64 is empty/],
       [{ fileName: 'blank.txt', contentBase64: base64('  \n ') }, 400, /no text/],
       [{ fileName: 'notes.txt', contentBase64: 'not base64!' }, 400, /not valid base64/],
+      [
+        { title: 'invoice\u202Efdp.exe', fileName: 'notes.md', contentBase64: base64('# Notes') },
+        400,
+        /title must not contain bidirectional control characters/,
+      ],
+      [
+        { fileName: 'C:\\docs\\\u0000\u202E', contentBase64: base64('# Notes') },
+        400,
+        /fileName has no name once its path and control characters are removed/,
+      ],
     ];
     for (const [json, status, detail] of cases) {
       const reply = await upload('user_001', json);
@@ -196,6 +206,64 @@ describe('POST /api/knowledge/documents', () => {
     expect(app.fakes.knowledgeDocuments.records.size).toBe(0);
     expect(app.fakes.knowledgeUploads.parts.size).toBe(0);
     expect(app.fakes.publisher.published).toEqual([]);
+  });
+});
+
+describe('titles and file names shown to users', () => {
+  const titleOf = async (reply: Reply) => {
+    expect(reply.status).toBe(202);
+    const document = await documentOf(reply);
+    return {
+      title: document.title,
+      fileName: app.fakes.knowledgeDocuments.document(privateLibrary('user_001'), document.documentId)
+        ?.fileName,
+    };
+  };
+
+  it("takes a JSON upload's title from the file name's last path segment, cleaned", async () => {
+    expect(
+      await titleOf(
+        await upload('user_001', { fileName: 'C:\\x\\evil\\0.md', contentBase64: base64('# A\n\none') }),
+      ),
+    ).toEqual({ title: '0', fileName: '0.md' });
+    expect(
+      await titleOf(
+        await upload('user_001', { fileName: 'C:\\x\\evil\u0000.md', contentBase64: base64('# B\n\ntwo') }),
+      ),
+    ).toEqual({ title: 'evil', fileName: 'evil.md' });
+    expect(
+      await titleOf(
+        await upload('user_001', {
+          fileName: '../report\u202Efdp.md',
+          contentBase64: base64('# C\n\nthree'),
+        }),
+      ),
+    ).toEqual({ title: 'reportfdp', fileName: 'reportfdp.md' });
+  });
+
+  it("cleans a form's file name the same way", async () => {
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob(['# D\n\nfour'], { type: 'text/markdown' }),
+      'C:\\x\\in\u202Evoice\u0007.md',
+    );
+    expect(await titleOf(await call(uploadDocumentEndpoint, 'user_001', { form }))).toEqual({
+      title: 'invoice',
+      fileName: 'invoice.md',
+    });
+  });
+
+  it("refuses a form's title that cannot be shown safely, storing nothing", async () => {
+    const form = new FormData();
+    form.append('title', 'Q3 \u2066report\u2069');
+    form.append('file', new Blob(['# E'], { type: 'text/markdown' }), 'e.md');
+    const reply = await call(uploadDocumentEndpoint, 'user_001', { form });
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({
+      detail: expect.stringMatching(/title must not contain bidirectional/),
+    });
+    expect(app.fakes.knowledgeDocuments.records.size).toBe(0);
   });
 });
 

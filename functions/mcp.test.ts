@@ -49,7 +49,13 @@ function entraApp(): TestApp {
 
 function token(key: CryptoKey = signingKey): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: ISSUER, aud: `api://${API_CLIENT_ID}`, oid: OID, name: 'Alice' })
+  return new SignJWT({
+    iss: ISSUER,
+    aud: `api://${API_CLIENT_ID}`,
+    oid: OID,
+    name: 'Alice',
+    scp: 'user_impersonation',
+  })
     .setProtectedHeader({ alg: 'RS256', kid: 'key-1', typ: 'JWT' })
     .setIssuedAt(now - 60)
     .setNotBefore(now - 60)
@@ -161,5 +167,26 @@ describe('other modes', () => {
       body: JSON.stringify({ ...initialize, padding: 'x'.repeat(200 * 1024) }),
     });
     expect(reply.status).toBe(413);
+  });
+
+  it('refuses a JSON-RPC message nested deeper than the limit with 400, before the SDK parses it', async () => {
+    const app = createTestApp();
+    const reply = await inProcessFetch(mcpHandler(() => Promise.resolve(app)))(MCP_URL, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-ms-client-principal-id': 'user_001',
+      },
+      body: JSON.stringify({ ...initialize, params: { ...initialize.params, deep: [] } }).replace(
+        '"deep":[]',
+        `"deep":${'['.repeat(5_000)}${']'.repeat(5_000)}`,
+      ),
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(await reply.json()).toMatchObject({
+      detail: expect.stringMatching(/nested deeper than 64 levels/),
+    });
   });
 });

@@ -82,7 +82,7 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const functions = sortFunctions(options.functions ?? functionDefinitions);
-  const { offlineModel, corsAllowedOrigins } = parseLocalRuntimeSettings(options.settings);
+  const { offlineModel, corsAllowedOrigins, allowedHosts } = parseLocalRuntimeSettings(options.settings);
   const host = options.host ?? '127.0.0.1';
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
@@ -99,6 +99,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       maxRequestBytes: MAX_REQUEST_BYTES,
       logHandler: log,
       corsAllowedOrigins,
+      allowedHosts,
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());

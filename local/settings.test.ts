@@ -51,8 +51,19 @@ describe('parseLocalRuntimeSettings', () => {
       dataDir: '.local-data',
       logLevel: 'warning',
       corsAllowedOrigins: [],
+      allowedHosts: [],
       offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
     });
+  });
+
+  it('reads LOCAL_ALLOWED_HOSTS as comma-separated host names, and refuses a URL or a port', () => {
+    expect(
+      parseLocalRuntimeSettings({ LOCAL_ALLOWED_HOSTS: ' devbox.internal , Chat.LAN ' }).allowedHosts,
+    ).toEqual(['devbox.internal', 'Chat.LAN']);
+    for (const bad of ['http://devbox', 'devbox:7071'])
+      expect(() => parseLocalRuntimeSettings({ LOCAL_ALLOWED_HOSTS: bad })).toThrow(
+        /LOCAL_ALLOWED_HOSTS: must be host names/,
+      );
   });
 
   it('reads CORS origins as a comma-separated list or *, and refuses anything else', () => {

@@ -59,6 +59,18 @@ export const localRuntimeSettings = defineSettings({
       reason: "In Azure the function app's CORS setting does this: set infra's corsAllowedOrigins parameter.",
     },
   }),
+  LOCAL_ALLOWED_HOSTS: textSetting({
+    default: '',
+    pattern: [
+      /^[A-Za-z0-9.-]+(\s*,\s*[A-Za-z0-9.-]+)*$/,
+      'must be host names such as devbox.internal, separated by commas (no scheme or port)',
+    ],
+    help:
+      'Local runtime: host names, comma-separated, that requests may name in their Host header besides localhost, ' +
+      '127.0.0.1 and [::1] (any other is refused with 403, so a web page cannot reach the runtime by DNS rebinding).',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
   OFFLINE_MODEL_TTFT_MS: intSetting({
     default: 200,
     help: 'Local runtime: the offline model waits this long before its first token.',
@@ -79,6 +91,8 @@ export interface LocalRuntimeSettings {
   logLevel: LogLevel;
   /** Origins (or '*') whose pages may call the API; empty = none. */
   corsAllowedOrigins: string[];
+  /** Host names requests may name besides the loopback ones. */
+  allowedHosts: string[];
   offlineModel: { ttftMs: number; tokensPerSecond: number };
 }
 
@@ -91,6 +105,9 @@ export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSetting
     dataDir: values.LOCAL_DATA_DIR,
     logLevel: values.LOG_LEVEL,
     corsAllowedOrigins: parseCorsOrigins(values.CORS_ALLOWED_ORIGINS),
+    allowedHosts: values.LOCAL_ALLOWED_HOSTS.split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
     offlineModel: {
       ttftMs: values.OFFLINE_MODEL_TTFT_MS,
       tokensPerSecond: values.OFFLINE_MODEL_TOKENS_PER_SECOND,

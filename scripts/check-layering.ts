@@ -81,15 +81,15 @@ export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'contracts-stay-declarations',
     comment:
-      'A contracts module declares schemas and names: it imports other contracts and the few shapes they reuse, ' +
-      'never a use-case or an adapter.',
+      'A contracts module declares schemas and names: it imports other contracts, the few shapes they reuse and ' +
+      'the pure text rules its schemas apply, never a use-case or an adapter.',
     severity: 'error',
     from: { path: '^shared/[^/]+/contracts\\.ts$' },
     to: {
       path: '^shared/',
       pathNot:
         '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|' +
-        '^shared/ids\\.ts$)',
+        '^shared/ids\\.ts$|^shared/plain-text\\.ts$)',
     },
   },
   {

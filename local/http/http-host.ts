@@ -1,7 +1,7 @@
 // The local runtime's HTTP front door: mounts every HTTP function definition at /api/{route} and hands
 // handlers the same HttpRequest / InvocationContext objects the Functions host builds, streaming response
 // bodies (SSE) as they are produced, and applies CORS to them as the Function App does in Azure. Other local
-// services (Web PubSub, the offline model) mount beside it.
+// services (Web PubSub, the offline model) mount beside it; the rebinding guard keeps web pages off all of them.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import azureFunctions, { type LogHandler } from '@azure/functions';
 import type { HttpFunctionDefinition } from '../../functions/definition.js';
 import { problemResponse } from '../../shared/http/problem.js';
 import { createCorsPolicy, type CorsPolicy } from './cors.js';
+import { frontDoorRefusal, type RebindingPolicy, type Refusal } from './rebinding-guard.js';
 import { readRequestBody, TOO_LARGE } from './request-body.js';
 import { compileRoute, matchRoute, type CompiledRoute } from './route-matcher.js';
 
@@ -30,6 +31,8 @@ export interface HttpHostOptions {
   logHandler: LogHandler;
   /** Origins (or '*') whose pages may call the function routes; none when absent or empty. */
   corsAllowedOrigins?: readonly string[];
+  /** Host names besides the loopback ones that requests may name (LOCAL_ALLOWED_HOSTS); none when absent. */
+  allowedHosts?: readonly string[];
 }
 
 /** The port is taken: `npm start` says so in one line instead of a stack. */
@@ -53,10 +56,15 @@ export class HttpHost {
   private readonly routes: CompiledRoute<HttpFunctionDefinition>[];
   private readonly mounts: HttpMount[] = [];
   private readonly cors: CorsPolicy;
+  private readonly rebinding: RebindingPolicy;
   private ready = false;
 
   constructor(private readonly options: HttpHostOptions) {
     this.cors = createCorsPolicy(options.corsAllowedOrigins ?? []);
+    this.rebinding = {
+      allowedHosts: options.allowedHosts ?? [],
+      corsAllows: (origin) => this.cors.allows(origin),
+    };
     this.routes = options.functions.map((definition) =>
       compileRoute(definition.route, definition.methods, definition),
     );
@@ -69,6 +77,11 @@ export class HttpHost {
       });
     });
     this.server.on('upgrade', (req, socket, head) => {
+      const refusal = this.refusal(req);
+      if (refusal !== undefined) {
+        socket.end(`HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n${refusal.detail}`);
+        return;
+      }
       if (!this.mounts.some((mount) => mount.handleUpgrade?.(req, socket, head) ?? false)) {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       }
@@ -108,6 +121,21 @@ export class HttpHost {
     });
   }
 
+  /** Every request, WebSocket upgrades included, passes the rebinding guard before any service sees it. */
+  private refusal(req: IncomingMessage): Refusal | undefined {
+    return frontDoorRefusal(
+      {
+        host: req.headers.host,
+        origin: req.headers.origin,
+        remoteAddress: req.socket.remoteAddress,
+        hasPrincipalHeaders: Object.keys(req.headers).some((name) =>
+          name.startsWith('x-ms-client-principal'),
+        ),
+      },
+      this.rebinding,
+    );
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.socket?.setNoDelay(true);
     // Every service behind this port reads the request's URL: one that cannot be parsed is the client's error.
@@ -122,6 +150,8 @@ export class HttpHost {
         ),
       );
     }
+    const refusal = this.refusal(req);
+    if (refusal !== undefined) return send(res, problemResponse(403, refusal.code, refusal.detail));
     for (const mount of this.mounts) if (await mount.handleRequest(req, res)) return;
 
     if (!url.pathname.toLowerCase().startsWith('/api/')) {

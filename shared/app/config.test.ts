@@ -77,6 +77,7 @@ describe('loadConfig', () => {
       audiences: ['api://chat', '11111111-2222-3333-4444-555555555555'],
       issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
       jwksUrl: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/discovery/v2.0/keys',
+      scope: 'user_impersonation',
     });
   });
 

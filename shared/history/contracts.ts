@@ -5,6 +5,7 @@
 // commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
+import { displayTextProblem } from '../plain-text.js';
 import {
   activePathSchema,
   chatMessageIdSchema,
@@ -350,10 +351,11 @@ export const titleBodySchema = z.object(
       .transform((value) => value.trim())
       .refine((value) => value !== '', 'must not be empty')
       .refine((value) => value.length <= MAX_TITLE_CHARS, `must be at most ${MAX_TITLE_CHARS} characters`)
-      .refine(
-        (value) => ![...value].some((char) => char < ' ' || char === '\u007f'),
-        'must not contain control characters',
-      ),
+      .superRefine((value, context) => {
+        const problem = displayTextProblem(value);
+        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+      })
+      .transform((value) => value.normalize('NFC')),
   },
   { error: 'the body must be a JSON object' },
 );

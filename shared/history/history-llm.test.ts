@@ -66,6 +66,24 @@ describe('indexExchange', () => {
     });
   });
 
+  it("drops bidirectional controls and unpaired surrogates from the model's title", async () => {
+    scripted.replies = [
+      {
+        content: JSON.stringify({
+          line: 'l',
+          tags: ['travel'],
+          title: 'Trip \u202Eemor\u202C to \ud83d Rome',
+        }),
+      },
+    ];
+    const index = await indexExchange(
+      scripted.gateway,
+      { question: 'And hotels?', answer: 'Near Termini.' },
+      { firstQuestion: 'Plan my trip to Rome' },
+    );
+    expect(index.title).toBe('Trip emor to Rome');
+  });
+
   it('sends each text cut to a bound, whatever its length', async () => {
     scripted.replies = [{ content: '{"line":"l","tags":["t"]}' }];
     await indexExchange(scripted.gateway, { question: 'q'.repeat(50_000), answer: 'a'.repeat(50_000) });

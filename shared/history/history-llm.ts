@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { FIRST_MESSAGE_TITLE_CHARS } from './contracts.js';
-import { cut, oneLine } from '../plain-text.js';
+import { cleanDisplayText, cut, oneLine } from '../plain-text.js';
 
 /** Response format names: the offline model recognises them. */
 export const EXCHANGE_INDEX_FORMAT = 'exchange_index';
@@ -35,7 +35,8 @@ const titleSchema = z
   .min(1)
   .max(FIRST_MESSAGE_TITLE_CHARS)
   .refine((title) => title.trim() !== '', 'must not be blank')
-  .refine((title) => !hasControlChars(title), 'must be one line without control characters');
+  .refine((title) => !hasControlChars(title), 'must be one line without control characters')
+  .refine((title) => cleanDisplayText(title) !== '', 'must have text to show');
 
 const exchangeIndexSchema = z.object({ line: lineSchema, tags: tagsSchema });
 const titledExchangeIndexSchema = exchangeIndexSchema.extend({ title: titleSchema });
@@ -104,7 +105,7 @@ export async function indexExchange(
       schema: titledExchangeIndexSchema,
       name: EXCHANGE_INDEX_FORMAT,
     });
-    return { line: value.line.trim(), tags: normalTags(value.tags), title: value.title.trim() };
+    return { line: value.line.trim(), tags: normalTags(value.tags), title: cleanDisplayText(value.title) };
   }
   const value = await llm.completeJson({
     messages,

@@ -8,6 +8,10 @@ describe('firstMessageTitle', () => {
     expect(firstMessageTitle('  How do I\n\tdeploy   this?  ')).toBe('How do I deploy this?');
   });
 
+  it('drops bidirectional controls and unpaired surrogates, and normalises to NFC', () => {
+    expect(firstMessageTitle('Pay \u202Efdp.exe\u202C \ud83d now, cafe\u0301')).toBe('Pay fdp.exe now, café');
+  });
+
   it('keeps a message of exactly the limit whole', () => {
     const text = 'x'.repeat(FIRST_MESSAGE_TITLE_CHARS);
     expect(firstMessageTitle(text)).toBe(text);

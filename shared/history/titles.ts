@@ -1,5 +1,6 @@
 // The title a conversation gets at once from its first user message (seed 001: at most 80 characters), before the
 // history worker's model title: one line, cut at a word, marked when cut.
+import { cleanDisplayText } from '../plain-text.js';
 import { FIRST_MESSAGE_TITLE_CHARS } from './contracts.js';
 
 /** The title of a conversation whose first message has no text (only whitespace or control characters). */
@@ -10,16 +11,13 @@ const ELLIPSIS = '…';
 const MIN_WORD_CUT_SHARE = 0.5;
 
 /**
- * The message trimmed, its whitespace (line breaks included) collapsed to single spaces and control characters
- * dropped; when longer than FIRST_MESSAGE_TITLE_CHARS, cut at the last word boundary that fits, with '…' (counted
+ * The message as cleanDisplayText shows it (one line; control characters, unpaired surrogates and bidirectional
+ * controls dropped; NFC); when longer than FIRST_MESSAGE_TITLE_CHARS, cut at the last word boundary that fits, with '…' (counted
  * in the limit). A very long first word is cut inside it; a character outside the Basic Multilingual Plane is
  * never split.
  */
 export function firstMessageTitle(text: string): string {
-  const line = text
-    .replace(/\s+/g, ' ')
-    .replace(/\p{Cc}/gu, '')
-    .trim();
+  const line = cleanDisplayText(text);
   if (line === '') return UNTITLED;
   if (line.length <= FIRST_MESSAGE_TITLE_CHARS) return line;
   const room = FIRST_MESSAGE_TITLE_CHARS - ELLIPSIS.length;

@@ -13,6 +13,7 @@ import type {
 } from '@azure/functions';
 import type { z } from 'zod';
 import { assertOwnUser, type Caller, type IdentityResolver } from '../identity/caller.js';
+import { ForbiddenError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { isJsonContentType, readJsonBody, UnsupportedMediaTypeError } from './json-body.js';
 import { toProblemResponse } from './problem.js';
@@ -151,8 +152,7 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
         assertOwnUserInRequest(caller, request);
       }
       const query = parsePart(definition.query, Object.fromEntries(request.query), 'query');
-      const body = await readBody(definition.body, app, request);
-      if (caller !== undefined) assertOwnUser(caller, userIdOf(body));
+      const body = await readBody(definition.body, app, request, caller);
       const result = await definition.handle({
         app,
         caller: caller as EndpointRequest<TApp, P, Q, B, A>['caller'],
@@ -170,30 +170,45 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
   };
 }
 
+/**
+ * The body, parsed. A userId it names is checked against the caller's as read, before the schema: most schemas
+ * have no userId and would strip it, and a request naming another user is refused, not quietly served as the
+ * caller's own. A form's userId field counts as a JSON body's does.
+ */
 async function readBody<TApp, B>(
   spec: BodySpec<TApp, B> | undefined,
   app: TApp,
   request: HttpRequest,
+  caller: Caller | undefined,
 ): Promise<B> {
   if (spec === undefined) return undefined as B;
   const maxBytes = typeof spec.maxBytes === 'number' ? spec.maxBytes : spec.maxBytes(app);
   const schema = typeof spec.schema === 'function' ? spec.schema(app) : spec.schema;
-  return parseInput(schema, await readBodyValue(spec, request, maxBytes), spec.what);
+  const assertOwn = (userId: unknown) => {
+    if (caller !== undefined) assertOwnBodyUser(caller, userId);
+  };
+  return parseInput(schema, await readBodyValue(spec, request, maxBytes, assertOwn), spec.what);
 }
 
 async function readBodyValue<TApp, B>(
   spec: BodySpec<TApp, B>,
   request: HttpRequest,
   maxBytes: number,
+  assertOwn: (userId: unknown) => void,
 ): Promise<unknown> {
-  if (spec.multipart === undefined) return readJsonBody(request, maxBytes, { optional: spec.optional });
   const contentType = request.headers.get('content-type');
-  if (isMultipartForm(contentType)) return await spec.multipart(await readMultipartForm(request, maxBytes));
-  if (contentType !== null && !isJsonContentType(contentType))
+  if (spec.multipart !== undefined && isMultipartForm(contentType)) {
+    const form = await readMultipartForm(request, maxBytes);
+    for (const userId of form.getAll('userId')) assertOwn(userId);
+    return await spec.multipart(form);
+  }
+  if (spec.multipart !== undefined && contentType !== null && !isJsonContentType(contentType))
     throw new UnsupportedMediaTypeError(
       'The request body must be JSON (content-type: application/json) or a form upload (multipart/form-data).',
     );
-  return readJsonBody(request, maxBytes, { optional: spec.optional });
+  const value = await readJsonBody(request, maxBytes, { optional: spec.optional });
+  if (typeof value === 'object' && value !== null && 'userId' in value) assertOwn(value.userId);
+  return value;
 }
 
 /** A part the endpoint declares no schema for is undefined to it, whatever the request holds. */
@@ -201,7 +216,7 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: st
   return schema === undefined ? (undefined as T) : parseInput(schema, value, what);
 }
 
-/** A user id named in the path or the query must be the caller's (DESIGN §6); the body's is checked once read. */
+/** A user id named in the path or the query must be the caller's; the body's is checked as it is read. */
 function assertOwnUserInRequest(caller: Caller, request: HttpRequest): void {
   assertOwnUser(caller, request.params['userId']);
   assertOwnUser(caller, request.query.get('userId'));
@@ -212,9 +227,13 @@ function ticketIn(request: HttpRequest, parameter: string): string | undefined {
   return value === null || value === '' ? undefined : value;
 }
 
-function userIdOf(part: unknown): string | undefined {
-  if (typeof part !== 'object' || part === null || !('userId' in part)) return undefined;
-  return typeof part.userId === 'string' ? part.userId : undefined;
+/** A body's userId must be the caller's; one that is not a string (a number, a form's file part) is not. */
+function assertOwnBodyUser(caller: Caller, userId: unknown): void {
+  if (typeof userId === 'string' || userId === undefined || userId === null) assertOwnUser(caller, userId);
+  else
+    throw new ForbiddenError(
+      'The userId in the body is not a user id: a caller can reach only their own data.',
+    );
 }
 
 function toResponse(result: EndpointResult): HttpResponseInit {

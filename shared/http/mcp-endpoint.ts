@@ -11,6 +11,7 @@ import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { bearerChallenge } from '../identity/protected-resource.js';
 import type { EndpointApp } from './endpoint.js';
+import { jsonDepthGuard, readBodyBytes } from './json-body.js';
 import { problemResponse, toProblemResponse } from './problem.js';
 import { fromWebResponse, toWebRequest } from './web-exchange.js';
 
@@ -49,11 +50,23 @@ export function mcpHttpHandler<TApp extends EndpointApp>(
         // Requests the SDK refused (a wrong protocol version, a GET of the 2025 era): the client got the answer.
         onerror: (error) => context.log(`MCP: ${error.message}`),
       });
-      return fromWebResponse(await handler.fetch(toWebRequest(request)));
+      return fromWebResponse(
+        await handler.fetch(await toGuardedWebRequest(request, endpoint.maxRequestBytes)),
+      );
     } catch (error) {
       return toProblemResponse(error, context, request.url);
     }
   };
+}
+
+/**
+ * The request as the SDK reads it, its body first read here under the same limits as every JSON body (size, and
+ * nesting counted as it arrives), so a hostile JSON-RPC message is refused before the SDK parses it.
+ */
+async function toGuardedWebRequest(request: HttpRequest, maxBytes: number): Promise<Request> {
+  if (request.method !== 'POST' || request.body === null) return toWebRequest(request);
+  const body = await readBodyBytes(request, maxBytes, jsonDepthGuard());
+  return new Request(request.url, { method: request.method, headers: request.headers, body });
 }
 
 /** 401 with `WWW-Authenticate: Bearer resource_metadata="..."` (MCP authorization, RFC 9728 §5.1). */

@@ -1,13 +1,13 @@
-// Upload bodies: a declared endpoint that takes a form as well as JSON gets the form's fields and file through its
-// mapper under the same byte limit (413 past it), a malformed form is a 400, another media type a 415 that names
-// both, and an endpoint without a form mapper still takes JSON only.
+// Upload bodies: a form's fields and file reach the endpoint's mapper under the same byte limit (413 past it); a
+// malformed form is a 400, another media type a 415, JSON-only endpoints stay so; and a form with too many parts,
+// header lines or header bytes is refused while it is read, before it is parsed.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { asUser, callEndpoint } from '../../test/support/call-endpoint.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { defineEndpoint } from './endpoint.js';
-import { formFile, formText } from './upload-body.js';
+import { formFile, formText, MULTIPART_LIMITS, multipartGuard } from './upload-body.js';
 
 interface ProbeApp {
   identity: IdentityResolver;
@@ -125,5 +125,86 @@ describe('an endpoint that takes uploads', () => {
       form: form({ file: 'x' }),
     });
     expect(reply.status).toBe(415);
+  });
+});
+
+const BOUNDARY = 'form-boundary-7MA4YWxk';
+
+/** A multipart body written by hand, so a part can carry what no well-behaved client sends. */
+function rawForm(parts: { headers: string[]; content: string }[]): string {
+  const body = parts.map(
+    (part) => `--${BOUNDARY}\r\n${part.headers.join('\r\n')}\r\n\r\n${part.content}\r\n`,
+  );
+  return `${body.join('')}--${BOUNDARY}--\r\n`;
+}
+
+const fileHeaders = [
+  'Content-Disposition: form-data; name="file"; filename="notes.md"',
+  'Content-Type: text/markdown',
+];
+
+async function postRaw(body: string, maxBytes = 1_024) {
+  const endpointWithLimit = { ...upload, body: { ...upload.body!, maxBytes } };
+  return callEndpoint(endpointWithLimit, app, {
+    headers: asUser('user_001', { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }),
+    body,
+  });
+}
+
+describe('multipart limits, enforced while the form is read', () => {
+  it('takes a hand-written form within the limits', async () => {
+    const reply = await postRaw(rawForm([{ headers: fileHeaders, content: '# Notes' }]));
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toEqual({ fileName: 'notes.md', contentType: 'text/markdown', size: 7 });
+  });
+
+  it('refuses a part with 5,000 header lines (400), naming the limit', async () => {
+    const headers = [...fileHeaders, ...Array.from({ length: 5_000 }, (_, i) => `X-Filler-${i}: x`)];
+    const reply = await postRaw(rawForm([{ headers, content: '# Notes' }]), 1_000_000);
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(await reply.json()).toMatchObject({
+      detail: `The multipart/form-data body has a part with more than ${MULTIPART_LIMITS.maxHeaderLines} header lines.`,
+    });
+  });
+
+  it('refuses a part whose headers are larger than the limit, even on few lines', async () => {
+    const headers = [...fileHeaders, `X-Long: ${'x'.repeat(MULTIPART_LIMITS.maxHeaderBytes)}`];
+    const reply = await postRaw(rawForm([{ headers, content: '# Notes' }]), 1_000_000);
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ detail: expect.stringMatching(/headers are larger than/) });
+  });
+
+  it('refuses a form with more parts than the limit', async () => {
+    const parts = Array.from({ length: MULTIPART_LIMITS.maxParts + 1 }, (_, i) => ({
+      headers: [`Content-Disposition: form-data; name="field${i}"`],
+      content: 'x',
+    }));
+    const reply = await postRaw(rawForm(parts), 1_000_000);
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ detail: expect.stringMatching(/more than 16 parts/) });
+  });
+
+  it('refuses a malformed boundary parameter', async () => {
+    const reply = await callEndpoint(upload, app, {
+      headers: asUser('user_001', { 'content-type': 'multipart/form-data; boundary=' + 'b'.repeat(71) }),
+      body: 'x',
+    });
+    expect(reply.status).toBe(400);
+  });
+
+  it('follows the form across chunks cut anywhere, even one byte at a time', () => {
+    const bytes = new TextEncoder().encode(
+      rawForm([
+        { headers: fileHeaders, content: `line\r\n--${BOUNDARY.slice(0, 5)} not a delimiter\r\n` },
+        { headers: ['Content-Disposition: form-data; name="title"'], content: '' },
+      ]),
+    );
+    const guard = multipartGuard(BOUNDARY);
+    for (let i = 0; i < bytes.length; i += 1) guard(bytes.subarray(i, i + 1));
+    const tight = multipartGuard(BOUNDARY, { maxParts: 1, maxHeaderLines: 8, maxHeaderBytes: 4_096 });
+    expect(() => {
+      for (let i = 0; i < bytes.length; i += 3) tight(bytes.subarray(i, i + 3));
+    }).toThrow(/more than 1 parts/);
   });
 });

@@ -23,8 +23,9 @@ async function expectUnauthenticated(headers: Record<string, string>, message: R
 }
 
 describe('app-service mode', () => {
-  it('takes the caller from the principal id, name and idp headers', async () => {
+  it('takes the caller from the principal id, name and idp headers beside the blob', async () => {
     const headers = new Headers({
+      'x-ms-client-principal': principal([{ typ: OID_CLAIM, val: OID }]),
       'X-MS-CLIENT-PRINCIPAL-ID': OID,
       'x-ms-client-principal-name': 'alice@contoso.com',
       'x-ms-client-principal-idp': 'aad',
@@ -63,7 +64,9 @@ describe('app-service mode', () => {
       userId: OID,
       groups: ['librarians', 'editors'],
     });
-    const without = await resolver.resolve(new Headers({ 'x-ms-client-principal-id': OID }));
+    const without = await resolver.resolve(
+      new Headers({ 'x-ms-client-principal': principal([{ typ: OID_CLAIM, val: OID }]) }),
+    );
     expect(without).not.toHaveProperty('groups');
   });
 
@@ -135,9 +138,21 @@ describe('app-service mode', () => {
     );
   });
 
+  it('refuses the id header without the principal blob (a forged header is all an attacker can send)', async () => {
+    await expectUnauthenticated(
+      { 'x-ms-client-principal-id': OID, 'x-ms-client-principal-idp': 'aad' },
+      /without the x-ms-client-principal header.*not trusted/,
+    );
+  });
+
   it('does not require a dev user', async () => {
     await expect(
-      resolver.resolve(new Headers({ 'x-ms-client-principal-id': 'user_999' })),
+      resolver.resolve(
+        new Headers({
+          'x-ms-client-principal-id': 'user_999',
+          'x-ms-client-principal': encode({ claims: [{ typ: 'login', val: 'user_999' }] }),
+        }),
+      ),
     ).resolves.toMatchObject({ userId: 'user_999', identityProvider: 'unknown' });
   });
 });

@@ -1,6 +1,6 @@
 // The caller as App Service authentication (Easy Auth) presents it: the x-ms-client-principal-id, -name
-// and -idp headers and the x-ms-client-principal blob (base64 JSON with the claims). The platform strips
-// client-sent copies of these headers, which is why config.ts allows this mode only where it is on.
+// and -idp headers and the x-ms-client-principal blob (base64 JSON with the claims). The blob is required: the
+// platform sets it on every authenticated request, and an id header alone is what a forged request would send.
 import { z } from 'zod';
 import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from './caller.js';
@@ -26,6 +26,17 @@ const principalBlob = z.object({
 type PrincipalBlob = z.infer<typeof principalBlob>;
 
 export function resolveAppServiceCaller(headers: Headers): Caller {
+  // App Service documents that it strips client-sent principal headers; for Flex Consumption, where authentication
+  // runs inside the Functions host, nothing says so. So the id header is trusted only beside the blob it must
+  // agree with (readAppServicePrincipal), never on its own.
+  if (headerValue(headers, 'x-ms-client-principal') === undefined)
+    throw new UnauthenticatedError(
+      headerValue(headers, 'x-ms-client-principal-id') === undefined
+        ? 'No App Service authentication principal: sign in through /.auth/login, or check that authentication ' +
+            'is on and requires sign-in for this app.'
+        : 'x-ms-client-principal-id came without the x-ms-client-principal header that App Service ' +
+            'authentication sets beside it: the id alone is not trusted.',
+    );
   const principal = readAppServicePrincipal(headers);
   if (principal.userId === undefined)
     throw new UnauthenticatedError(

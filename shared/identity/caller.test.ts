@@ -28,7 +28,10 @@ describe('assertOwnUser', () => {
 
 describe('createIdentityResolver: user id safety', () => {
   const resolver = createIdentityResolver({ mode: 'app-service' });
-  const resolveId = (id: string) => resolver.resolve(new Headers({ 'x-ms-client-principal-id': id }));
+  // A blob without an object id (another provider's), so the id comes from the header being checked.
+  const blob = Buffer.from(JSON.stringify({ claims: [{ typ: 'login', val: 'someone' }] })).toString('base64');
+  const resolveId = (id: string) =>
+    resolver.resolve(new Headers({ 'x-ms-client-principal-id': id, 'x-ms-client-principal': blob }));
 
   it.each([
     'user/001',

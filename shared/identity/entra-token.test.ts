@@ -68,6 +68,7 @@ function entraConfig(overrides: Partial<Extract<AuthConfig, { mode: 'entra' }>> 
     audiences: [`api://${API_CLIENT_ID}`, API_CLIENT_ID],
     issuer: ISSUER_V2,
     jwksUrl: `${baseUrl}/keys`,
+    scope: 'user_impersonation',
     ...overrides,
   };
 }
@@ -91,6 +92,7 @@ function sign(claims: JWTPayload = {}, key: SigningKey = current, kid = key.kid)
     exp: nowSeconds + 3600,
     oid: OID,
     name: 'Alice Johnson',
+    scp: 'user_impersonation',
     ...claims,
   })
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
@@ -165,6 +167,33 @@ describe('entra mode: accepted tokens', () => {
     await expect(resolver.resolve(bearer(await sign({ exp: nowSeconds - 30 })))).resolves.toMatchObject({
       userId: OID,
     });
+  });
+
+  it('accepts a token whose scp lists the scope among others', async () => {
+    published = [current.jwk];
+    const { resolver } = countingResolver();
+    await expect(
+      resolver.resolve(bearer(await sign({ scp: 'User.Read user_impersonation' }))),
+    ).resolves.toMatchObject({ userId: OID });
+  });
+
+  it('admits an app-only token with the configured service role, acting as its own oid', async () => {
+    published = [current.jwk];
+    const { resolver } = countingResolver(entraConfig({ serviceAppRole: 'Chat.Service' }));
+    const servicePrincipal = '9a8b7c6d-1111-4222-8333-444455556666';
+    await expect(
+      resolver.resolve(
+        bearer(
+          await sign({
+            idtyp: 'app',
+            scp: undefined,
+            name: undefined,
+            roles: ['Chat.Service'],
+            oid: servicePrincipal,
+          }),
+        ),
+      ),
+    ).resolves.toEqual({ userId: servicePrincipal, name: undefined, identityProvider: 'aad' });
   });
 
   it('reuses the fetched keys for later tokens', async () => {
@@ -304,6 +333,40 @@ describe('entra mode: refused requests', () => {
     await expectRejected(bearer(await sign({ oid: 'users/../admin' })), /user id cannot be used/);
   });
 
+  it('refuses a token without an exp claim (it would never expire)', async () => {
+    await expectRejected(bearer(await sign({ exp: undefined })), /no expiry \(exp claim\)/);
+  });
+
+  it('refuses a user token without the delegated scope this API exposes', async () => {
+    await expectRejected(
+      bearer(await sign({ scp: 'User.Read' })),
+      /needs the delegated scope "user_impersonation"/,
+    );
+    await expectRejected(bearer(await sign({ scp: undefined })), /app-only tokens are not accepted/);
+  });
+
+  it('refuses an app-only token (no scp, no roles) as a user', async () => {
+    await expectRejected(
+      bearer(await sign({ idtyp: 'app', scp: undefined, name: undefined })),
+      /does not grant access to this API/,
+    );
+  });
+
+  it('refuses an app-only token whose role is not the configured service role', async () => {
+    await expectRejected(
+      bearer(await sign({ idtyp: 'app', scp: undefined, roles: ['Something.Else'] })),
+      /app role "Chat.Service"/,
+      entraConfig({ serviceAppRole: 'Chat.Service' }),
+    );
+  });
+
+  it('refuses an app-only token with a role when no service role is configured', async () => {
+    await expectRejected(
+      bearer(await sign({ idtyp: 'app', scp: undefined, roles: ['Chat.Service'] })),
+      /app-only tokens are not accepted/,
+    );
+  });
+
   it('reports an unreachable key set as a dependency failure (503), not as the caller’s fault', async () => {
     const { resolver } = countingResolver(entraConfig({ jwksUrl: `${baseUrl}/unavailable` }));
     const error: unknown = await resolver.resolve(bearer(await sign())).catch((caught: unknown) => caught);
@@ -315,7 +378,14 @@ describe('entra mode: refused requests', () => {
 describe('acceptedIssuers', () => {
   it('adds the v1 issuer only for a GUID tenant', () => {
     expect(
-      acceptedIssuers({ mode: 'entra', tenantId: TENANT, audiences: ['x'], issuer: ISSUER_V2, jwksUrl: '' }),
+      acceptedIssuers({
+        mode: 'entra',
+        tenantId: TENANT,
+        audiences: ['x'],
+        issuer: ISSUER_V2,
+        jwksUrl: '',
+        scope: 'user_impersonation',
+      }),
     ).toEqual([ISSUER_V2, ISSUER_V1]);
     expect(
       acceptedIssuers({
@@ -324,6 +394,7 @@ describe('acceptedIssuers', () => {
         audiences: ['x'],
         issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
         jwksUrl: '',
+        scope: 'user_impersonation',
       }),
     ).toEqual(['https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0']);
   });

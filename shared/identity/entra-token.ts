@@ -1,7 +1,6 @@
-// Entra ID bearer tokens: verifies `Authorization: Bearer <jwt>` against the tenant's published signing
-// keys (RS256 only; audience, issuer and lifetime checked) and takes the caller from the oid claim.
-// The remote key set is fetched once, and again when a token names an unknown key (key rotation; jose
-// refetches at most once per 30 s cooldown).
+// Entra ID bearer tokens: verifies `Authorization: Bearer <jwt>` against the tenant's signing keys (RS256; audience,
+// issuer and an `exp` required; an unknown key refetches the key set, at most once per 30 s), requires the API's
+// delegated scope or the service app role a setting names, and takes the caller from the oid claim.
 import { createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from './settings.js';
@@ -31,14 +30,37 @@ export function createEntraTokenVerifier(
         audience: config.audiences,
         issuer: issuers,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // jose checks a lifetime only when the token states one: a token without exp would never expire.
+        requiredClaims: ['exp'],
         currentDate: options.now?.(),
       }));
     } catch (error) {
       if (error instanceof AppError || !(error instanceof errors.JOSEError)) throw error;
       throw new UnauthenticatedError(describeRejection(error));
     }
+    assertGrantsAccess(payload, config);
     return callerFromClaims(payload);
   };
+}
+
+/**
+ * A token is for this API only when it carries the delegated scope the API exposes (a user signed in through a
+ * client) or, when AUTH_SERVICE_APP_ROLE names one, that app role (an app-only token of a service caller, which then
+ * acts as its own oid: the service principal's object id, never a user's). A valid token for the right audience
+ * with neither, such as an app-only token from any app in the tenant, is refused.
+ */
+function assertGrantsAccess(payload: JWTPayload, config: EntraAuthConfig): void {
+  const scopes = typeof payload.scp === 'string' ? payload.scp.split(' ') : [];
+  if (scopes.includes(config.scope)) return;
+  const roles = Array.isArray(payload.roles) ? payload.roles : [];
+  if (config.serviceAppRole !== undefined && scopes.length === 0 && roles.includes(config.serviceAppRole))
+    return;
+  throw new UnauthenticatedError(
+    `The bearer token does not grant access to this API: it needs the delegated scope "${config.scope}"` +
+      (config.serviceAppRole === undefined
+        ? ' (app-only tokens are not accepted).'
+        : ` or, for an app-only token, the app role "${config.serviceAppRole}".`),
+  );
 }
 
 /** The configured issuer, plus the v1 issuer (sts.windows.net), which names the tenant only by its GUID. */
@@ -94,6 +116,8 @@ function describeRejection(error: errors.JOSEError): string {
       return 'The bearer token is not meant for this API: its audience is not accepted.';
     if (error.claim === 'iss') return 'The bearer token was not issued by the configured Entra ID tenant.';
     if (error.claim === 'nbf') return 'The bearer token is not valid yet.';
+    if (error.claim === 'exp' && error.reason === 'missing')
+      return 'The bearer token has no expiry (exp claim): use an access token issued by Entra ID.';
     return `The bearer token's "${error.claim}" claim is invalid.`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return 'The bearer token must be signed with RS256.';

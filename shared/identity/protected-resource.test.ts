@@ -9,6 +9,7 @@ const entra = (audiences: string[]): EntraAuthConfig => ({
   audiences,
   issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
   jwksUrl: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/discovery/v2.0/keys',
+  scope: 'user_impersonation',
 });
 
 describe('entraScopes', () => {

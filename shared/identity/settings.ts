@@ -11,7 +11,24 @@ import {
 export type AuthConfig =
   | { mode: 'app-service' }
   | { mode: 'dev' }
-  | { mode: 'entra'; tenantId: string; audiences: string[]; issuer: string; jwksUrl: string };
+  | {
+      mode: 'entra';
+      tenantId: string;
+      audiences: string[];
+      issuer: string;
+      jwksUrl: string;
+      /** The delegated scope a user's token must carry (its `scp` claim) to call this API. */
+      scope: string;
+      /** The app role that makes an app-only token a service caller; undefined = no service callers. */
+      serviceAppRole?: string;
+    };
+
+/** The delegated scope the README has the app registration expose (Azure's conventional name for it). */
+export const DEFAULT_ENTRA_SCOPE = 'user_impersonation';
+const CLAIM_WORD: [RegExp, string] = [
+  /^[A-Za-z0-9._:/-]{1,120}$/,
+  'must be one word of letters, digits, ".", "_", ":", "/" or "-"',
+];
 
 const derivedFromTenant = {
   kind: 'never',
@@ -33,6 +50,21 @@ export const identitySettings = defineSettings({
   AUTH_ENTRA_AUDIENCE: textSetting({
     help: "AUTH_MODE=entra: accepted token audiences, comma-separated (the API app's client id and/or api://... URI).",
     azure: { kind: 'bicep' },
+  }),
+  AUTH_ENTRA_SCOPE: textSetting({
+    help:
+      "AUTH_MODE=entra: the delegated permission (scope) a user's token must carry in its scp claim; a token " +
+      'without it (an app-only token, or one for another scope) is refused unless AUTH_SERVICE_APP_ROLE admits it.',
+    default: DEFAULT_ENTRA_SCOPE,
+    pattern: CLAIM_WORD,
+    azure: { kind: 'default' },
+  }),
+  AUTH_SERVICE_APP_ROLE: textSetting({
+    help:
+      'AUTH_MODE=entra: the app role (roles claim) that admits an app-only token as a service caller, acting as ' +
+      'its own object id (oid); empty = app-only tokens are refused.',
+    pattern: CLAIM_WORD,
+    azure: { kind: 'default' },
   }),
   AUTH_ENTRA_ISSUER: urlSetting({
     help: 'AUTH_MODE=entra: expected issuer; default https://login.microsoftonline.com/<tenant>/v2.0.',
@@ -93,5 +125,7 @@ export function authConfig(
     issuer: values.AUTH_ENTRA_ISSUER ?? `https://login.microsoftonline.com/${tenantId}/v2.0`,
     jwksUrl:
       values.AUTH_ENTRA_JWKS_URL ?? `https://login.microsoftonline.com/${tenantId}/discovery/v2.0/keys`,
+    scope: values.AUTH_ENTRA_SCOPE,
+    ...(values.AUTH_SERVICE_APP_ROLE !== undefined ? { serviceAppRole: values.AUTH_SERVICE_APP_ROLE } : {}),
   };
 }

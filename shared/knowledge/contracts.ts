@@ -2,6 +2,7 @@
 // documents, chunks and upload parts, the HTTP bodies of its API, and the citations (`sources`) that a chat turn
 // streams and keeps. Documents live in a library: a user's private one, or the shared one every user can search.
 import { z } from 'zod';
+import { displayFileName, displayTextProblem } from '../plain-text.js';
 import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 import { documentIdSchema } from '../ids.js';
 
@@ -262,8 +263,29 @@ export function ingestMessageId(
  * else from fileName's extension, and a PDF must start as one.
  */
 export const uploadDocumentJsonSchema = z.object({
-  title: z.string().trim().min(1).max(MAX_TITLE_CHARS).optional(),
-  fileName: z.string().trim().min(1).max(MAX_FILE_NAME_CHARS).optional(),
+  /** Shown as it is: refused (400) when it holds what cannot be shown safely (displayTextProblem). */
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_TITLE_CHARS)
+    .superRefine((value, context) => {
+      const problem = displayTextProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((value) => value.normalize('NFC'))
+    .optional(),
+  /** Cleaned instead (displayFileName): its path and unsafe characters removed, as a client's name is not chosen. */
+  fileName: z
+    .string()
+    .transform(displayFileName)
+    .pipe(
+      z
+        .string()
+        .min(1, 'has no name once its path and control characters are removed')
+        .max(MAX_FILE_NAME_CHARS),
+    )
+    .optional(),
   contentType: z.string().trim().min(1).max(255).optional(),
   contentBase64: z.string().min(1, 'is empty: send the document'),
 });

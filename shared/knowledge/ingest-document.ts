@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mapBounded } from '../bounded-parallel.js';
 import { ensureError } from '../errors.js';
+import { cleanDisplayText } from '../plain-text.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';
@@ -372,7 +373,9 @@ function titleOf(extracted: ExtractedDocument): string | undefined {
       ?.split('\n')
       .map((text) => text.replace(/\s+/g, ' ').trim())
       .find((text) => text !== '');
-    if (line !== undefined) return line.slice(0, MAX_TITLE_CHARS).trim();
+    // Cleaned after the cut, which may leave half a surrogate pair; a line of only controls is no title.
+    const title = line === undefined ? '' : cleanDisplayText(line.slice(0, MAX_TITLE_CHARS));
+    if (title !== '') return title;
   }
   return undefined;
 }

@@ -7,6 +7,7 @@
 // and is then uploaded anew, at the next attempt (202).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { cleanDisplayText } from '../plain-text.js';
 import { AppError, NotReadyError, ValidationError } from '../errors.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import {
@@ -278,8 +279,9 @@ function startsAsPdf(content: Uint8Array): boolean {
 /** The uploader's title, else the file name's stem, else a placeholder the worker replaces. */
 function titleOf(upload: DocumentUpload): { text: string; given: boolean } {
   if (upload.title !== undefined) return { text: upload.title.slice(0, MAX_TITLE_CHARS), given: true };
-  const stem = upload.fileName?.replace(/\.[^.]*$/, '').trim();
-  if (stem !== undefined && stem !== '') return { text: stem.slice(0, MAX_TITLE_CHARS), given: true };
+  // The schema has cleaned the file name already; cleaning again after the cut drops half a surrogate pair.
+  const stem = cleanDisplayText(upload.fileName?.replace(/\.[^.]*$/, '').slice(0, MAX_TITLE_CHARS) ?? '');
+  if (stem !== '') return { text: stem, given: true };
   return { text: UNTITLED_DOCUMENT, given: false };
 }
 
