@@ -52,6 +52,7 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { searchKnowledge } from '../../shared/knowledge/search-knowledge.js';
+import { createDocumentReader } from '../../shared/knowledge/extract-pool.js';
 import { searchConversations } from '../../shared/memory/search-conversations.js';
 import { createChatTools } from '../../shared/tools/index.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -520,6 +521,7 @@ export function createTestApp(
   };
   const search = { summaries: fakes.summaries, headers: fakes.headers, llm };
   const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm };
+  const reader = createDocumentReader(config.knowledge.reading);
   const cancellations = new TurnCancelSignals(fakes.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
   });
@@ -590,6 +592,8 @@ export function createTestApp(
       documents: fakes.knowledgeDocuments,
       chunks: fakes.knowledgeChunks,
       uploads: fakes.knowledgeUploads,
+      // The real reading workers: they start only if a test ingests a document.
+      reader,
       publisher: fakes.publisher,
       llm,
       settings: config.knowledge,
@@ -597,7 +601,7 @@ export function createTestApp(
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
-    close: () => Promise.resolve(),
+    close: () => reader.close(),
     fakes: { ...fakes, ...history },
   };
 }
