@@ -13,11 +13,8 @@ import { readingBudget } from './settings.js';
 
 const reader = createDocumentReader(readingBudget());
 afterAll(() => reader.close());
-// A worker's start (pdf.js loaded, and under tsx the sources compiled) is no test's: it is done once, first.
-beforeAll(
-  () => reader.read({ format: 'text', content: new TextEncoder().encode('Warm.'), owner: 'warm-up' }),
-  120_000,
-);
+// A worker's start (under tsx the sources compiled, then pdf.js loaded) is no test's: it is done once, first.
+beforeAll(() => reader.read({ format: 'pdf', content: makePdf([['Warm.']]), owner: 'warm-up' }), 120_000);
 
 const extractDocument = (format: DocumentFormat, content: Uint8Array): Promise<ExtractedDocument> =>
   reader.read({ format, content, owner: 'user_001' });

@@ -1,5 +1,5 @@
 // Reads documents in a pool of worker threads (extract-worker.ts), never on the thread that serves requests. Each
-// job has its own budget: wall time counted from when a worker starts on it (a worker still busy past it is
+// job has its own budget: wall time counted from when its worker begins reading it (a worker still busy past it is
 // terminated and replaced), the worker's heap, and the limits the worker checks as it reads. One user runs at most
 // all workers but one, so another user's document never waits behind theirs, whatever they send.
 import { Worker } from 'node:worker_threads';
@@ -37,8 +37,14 @@ export interface ReadRequest {
 
 export type ReadReply =
   | { type: 'ready' }
+  /** The worker starts reading the document now: its time budget counts from here. */
+  | { type: 'begin'; id: number }
   | { type: 'read'; id: number; document: ExtractedDocument }
-  | { type: 'failed'; id: number; failure: ReadFailureCode; message: string; detail: string };
+  /** Why the document cannot be read; without a `failure`, the worker's own trouble (the job may be retried). */
+  | { type: 'failed'; id: number; failure?: ReadFailureCode; message: string };
+
+/** How long a worker may take to begin a job it was sent (to load pdf.js, on a cold and busy machine). */
+const STARTING_MS = 120_000;
 
 interface Job extends ReadJob {
   id: number;
@@ -91,15 +97,14 @@ export function createDocumentReader(budget: ReadingBudget): DocumentReader {
   const start = (slot: Slot, job: Job): void => {
     slot.job = job;
     running.set(job.owner, (running.get(job.owner) ?? 0) + 1);
-    slot.timer = setTimeout(() => {
-      finish(slot)?.reject(
-        new UnreadableDocumentError(
-          'too_slow',
-          `The document could not be read: it took longer than ${seconds(budget.timeoutMs)} to read.`,
-        ),
-      );
-      retire(slot);
-    }, budget.timeoutMs);
+    // Until the worker begins (its readers loaded), a generous bound of our own: a worker that never does is lost.
+    slot.timer = setTimeout(
+      () => {
+        finish(slot)?.reject(new Error('The document reader did not begin reading the document.'));
+        retire(slot);
+      },
+      Math.max(budget.timeoutMs, STARTING_MS),
+    );
     slot.worker.ref();
     // A copy, transferred: the caller keeps its bytes, and nothing is copied twice.
     const content = new Uint8Array(job.content);
@@ -142,8 +147,22 @@ export function createDocumentReader(budget: ReadingBudget): DocumentReader {
         return;
       }
       if (slot.job?.id !== reply.id) return;
+      if (reply.type === 'begin') {
+        clearTimeout(slot.timer);
+        slot.timer = setTimeout(() => {
+          finish(slot)?.reject(
+            new UnreadableDocumentError(
+              'too_slow',
+              `The document could not be read: it took longer than ${seconds(budget.timeoutMs)} to read.`,
+            ),
+          );
+          retire(slot);
+        }, budget.timeoutMs);
+        return;
+      }
       const job = finish(slot)!;
       if (reply.type === 'read') job.resolve(reply.document);
+      else if (reply.failure === undefined) job.reject(new Error(reply.message));
       else job.reject(new UnreadableDocumentError(reply.failure, reply.message));
       dispatch();
     });

@@ -1,6 +1,6 @@
-// A reading worker's entry: loads the readers (pdf.js included) and says it is ready, then reads each document it
-// is sent with extract-document.ts within the job's limits, one at a time, and answers with its text or why it
-// cannot be read. extract-pool.ts starts it, times each job and replaces it when it dies or overruns.
+// A reading worker's entry: says it is ready once the readers are loaded, then reads each document it is sent with
+// extract-document.ts within the job's limits, one at a time, and answers with its text or why it cannot be read.
+// extract-pool.ts starts it, times each job from its `begin` and replaces it when it dies or overruns.
 import { parentPort } from 'node:worker_threads';
 
 import type { ReadReply, ReadRequest } from './extract-pool.js';
@@ -11,7 +11,11 @@ import { loadPdfjs } from './pdf-text.js';
 const port = parentPort;
 if (port === null) throw new Error('extract-worker.ts runs as a worker thread (extract-pool.ts starts it).');
 
-port.on('message', (request: ReadRequest) => {
+// pdf.js is loaded in the background from the start, and a PDF's job begins once it is: loading it (seconds in a
+// cold process) is no one document's time.
+loadPdfjs().catch(() => undefined);
+
+const read = (request: ReadRequest): void => {
   extractDocument(request.format, request.content, request.limits).then(
     (document) => port.postMessage({ type: 'read', id: request.id, document } satisfies ReadReply),
     (error: unknown) =>
@@ -25,11 +29,25 @@ port.on('message', (request: ReadRequest) => {
           error instanceof UnreadableDocumentError
             ? error.message
             : `The ${request.format === 'pdf' ? 'PDF' : 'document'} could not be read: its reader stopped on it.`,
-        detail: error instanceof Error ? error.message : String(error),
+      } satisfies ReadReply),
+  );
+};
+
+port.on('message', (request: ReadRequest) => {
+  const prepared = request.format === 'pdf' ? loadPdfjs().then(() => undefined) : Promise.resolve();
+  prepared.then(
+    () => {
+      port.postMessage({ type: 'begin', id: request.id } satisfies ReadReply);
+      read(request);
+    },
+    (error: unknown) =>
+      // Not the document's fault: the job fails as retryable.
+      port.postMessage({
+        type: 'failed',
+        id: request.id,
+        message: `The PDF reader could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
       } satisfies ReadReply),
   );
 });
 
-// The time budget of a job counts from when it is sent: loading pdf.js (a second or more) is not any one job's.
-await loadPdfjs();
 port.postMessage({ type: 'ready' } satisfies ReadReply);

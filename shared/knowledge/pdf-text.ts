@@ -26,6 +26,8 @@ interface PdfjsData {
 
 let pdfjs: Promise<{ library: Pdfjs; data: PdfjsData }> | undefined;
 
+const PDFJS_PARSER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+
 /**
  * pdf.js is large: a reading worker loads it as it starts (and again if that failed), before its first job. Its
  * parser (the "worker" half, which pdf.js runs in this same thread under Node) is loaded then too, and handed to
@@ -34,7 +36,8 @@ let pdfjs: Promise<{ library: Pdfjs; data: PdfjsData }> | undefined;
 export function loadPdfjs(): Promise<{ library: Pdfjs; data: PdfjsData }> {
   pdfjs ??= Promise.all([
     import('pdfjs-dist/legacy/build/pdf.mjs'),
-    import('pdfjs-dist/legacy/build/pdf.worker.mjs'),
+    // It ships no types, and none are needed: pdf.js takes the module as it is.
+    import(PDFJS_PARSER) as Promise<unknown>,
   ]).then(
     ([library, parser]) => {
       (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = parser;

@@ -57,9 +57,11 @@ export const knowledgeSettings = defineSettings({
   }),
   KNOWLEDGE_READ_MEMORY_MB: intSetting({
     default: 512,
-    min: 16,
+    min: 128,
     max: 16_384,
-    help: 'JavaScript heap of each reading worker, in MB: a document that needs more fails with the reason.',
+    help:
+      'JavaScript heap of each reading worker, in MB (the readers themselves take about 100): a document that ' +
+      'needs more fails with the reason.',
     azure: tuning,
   }),
   KNOWLEDGE_MAX_INFLATED_MB: intSetting({
