@@ -50,11 +50,8 @@ const HANDBOOK = [
 const silent = { log: () => undefined, warn: () => undefined };
 const reader = createDocumentReader(readingBudget());
 afterAll(() => reader.close());
-// A worker's start (pdf.js loaded, and under tsx the sources compiled) is no test's: it is done once, first.
-beforeAll(
-  () => reader.read({ format: 'text', content: new TextEncoder().encode('Warm.'), owner: 'warm-up' }),
-  120_000,
-);
+// A worker's start (under tsx the sources compiled, then pdf.js loaded) is no test's: it is done once, first.
+beforeAll(() => reader.read({ format: 'pdf', content: makePdf([['Warm.']]), owner: 'warm-up' }), 120_000);
 let stores: ReturnType<typeof memoryKnowledgeStores>;
 let model: KeywordEmbeddings;
 let services: IngestServices;
@@ -270,6 +267,20 @@ describe('ingestDocument: a document that cannot be indexed', () => {
     expect(stores.chunks.count).toBe(0);
     expect(stores.uploads.parts.size).toBe(0);
     expect(warnings[0]).toMatch(/failed \(unreadable\)/);
+  });
+
+  it('fails a document it cannot read on its first delivery, with a reason its owner understands', async () => {
+    const deep = await markdown(`${'> '.repeat(50_000)}Quoted.`);
+
+    const outcome = await ingestDocument(services, deep, log, { deliveryCount: 1 });
+
+    // Settled, not thrown: the worker completes the message, which is not delivered again.
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'too_nested' } });
+    expect(record(deep)?.failure?.reason).toBe(
+      'The document could not be read: it is too deeply nested (more than 256 levels of quotes, lists or elements).',
+    );
+    expect(stores.chunks.count).toBe(0);
+    expect(stores.uploads.parts.size).toBe(0);
   });
 
   it('fails a document whose bytes are gone, and one that makes more chunks than allowed', async () => {
