@@ -1,15 +1,12 @@
-// The knowledge base on the local runtime (in this process, data kept in a temporary folder as `npm start` keeps
-// it, the offline model's embeddings): ingestion throughput through the API and the worker (PDF pages per second,
-// Markdown chunks per second, embeddings per request), and search latency through POST /api/knowledge/search with
-// 1,000 and 10,000 chunks in the caller's libraries (the first search of each size apart: it reads the chunks of
-// documents the process has not ranked yet; then p50/p95 of the next ones), with Cosmos DB requests and bytes per
-// search; and relevance on a small labelled set (recall@3, empty answers for queries nothing answers). Prints a report
-// and writes bench/results/knowledge.json; asserts nothing about speed.
-//   npm run bench:knowledge        (SEARCHES=100, PDFS=8, PDF_PAGES=40, SIZES=1000,10000 by default)
+// The knowledge base on the local runtime (as `npm start` runs it, the offline model's embeddings): ingestion
+// throughput, search latency at 1,000 and 10,000 chunks, relevance on a labelled set, and a hostile corpus (each
+// document's outcome, peak RSS, event-loop delay and /api/health p99 while it is read). Asserts nothing about speed.
+//   npm run bench:knowledge   (SEARCHES=100, PDFS=8, PDF_PAGES=40, SIZES=1000,10000 by default; HOSTILE=only or
+//                              skip; READ_TIMEOUT_MS lowers the reading budget from its default, 120000)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
@@ -20,6 +17,7 @@ import {
   scoreLabelledSet,
   type LabelledFigures,
 } from '../test/support/labelled-queries.js';
+import { makeInflatingPdf, makeNestedFormsPdf } from '../test/support/make-pdf-bombs.js';
 import { makePdf } from '../test/support/make-pdf.js';
 import { percentile, round } from './figures.js';
 
@@ -33,6 +31,10 @@ const UPLOADS_IN_FLIGHT = 4;
 const RESULTS_FILE = 'bench/results/knowledge.json';
 const USER = 'bench-knowledge-user';
 const IDENTITY = { 'x-ms-client-principal-id': USER };
+const HOSTILE = process.env.HOSTILE ?? 'run';
+const READ_TIMEOUT_MS = process.env.READ_TIMEOUT_MS ?? '120000';
+/** Whose bombs the hostile corpus uploads; USER's ordinary PDF is timed while the last one runs. */
+const HOSTILE_USER = 'bench-knowledge-hostile';
 
 const TOPICS = (
   'parental leave|expense receipts|laptop encryption|visitor badges|travel booking|remote work|security keys|' +
@@ -80,15 +82,20 @@ const dataDir = await mkdtemp(join(tmpdir(), 'bench-knowledge-'));
 const runtime = await startLocalRuntime({
   port: 0,
   dataDir,
-  settings: { AUTH_MODE: 'app-service', OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0' },
+  settings: {
+    AUTH_MODE: 'app-service',
+    OFFLINE_MODEL_TTFT_MS: '0',
+    OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+    KNOWLEDGE_READ_TIMEOUT_MS: READ_TIMEOUT_MS,
+  },
   logHandler: createLogHandler('error'),
 });
 const api = `${runtime.url}/api/knowledge`;
 
-async function upload(body: object): Promise<DocumentView> {
+async function upload(body: object, identity: Record<string, string> = IDENTITY): Promise<DocumentView> {
   const response = await fetch(`${api}/documents`, {
     method: 'POST',
-    headers: { ...IDENTITY, 'content-type': 'application/json' },
+    headers: { ...identity, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (response.status !== 202)
@@ -102,7 +109,9 @@ async function ingest(bodies: readonly object[]): Promise<{ ms: number; document
   const ids: string[] = [];
   for (let i = 0; i < bodies.length; i += UPLOADS_IN_FLIGHT)
     ids.push(
-      ...(await Promise.all(bodies.slice(i, i + UPLOADS_IN_FLIGHT).map(upload))).map((d) => d.documentId),
+      ...(await Promise.all(bodies.slice(i, i + UPLOADS_IN_FLIGHT).map((body) => upload(body)))).map(
+        (d) => d.documentId,
+      ),
     );
   const documents: DocumentView[] = [];
   for (const id of ids) {
@@ -224,73 +233,234 @@ async function relevanceFigures(): Promise<LabelledFigures & { documents: number
   return { documents: ids.length, ...figures };
 }
 
+/** The hostile corpus: what each document is, and its bytes (built before anything is measured). */
+async function hostileCorpus(): Promise<
+  { name: string; fileName: string; type: string; content: Uint8Array }[]
+> {
+  const text = (value: string) => new TextEncoder().encode(value);
+  const megabyte = 1024 * 1024;
+  return [
+    {
+      name: 'Markdown `_a` x 30,000 (60 KB)',
+      fileName: 'a.md',
+      type: 'text/markdown',
+      content: text('_a'.repeat(30_000)),
+    },
+    {
+      name: 'Markdown `*a` x 100,000 (200 KB)',
+      fileName: 'b.md',
+      type: 'text/markdown',
+      content: text('*a'.repeat(100_000)),
+    },
+    {
+      name: 'Markdown `> ` x 50,000',
+      fileName: 'c.md',
+      type: 'text/markdown',
+      content: text(`${'> '.repeat(50_000)}x`),
+    },
+    {
+      name: 'HTML `<td> </td>` x 40,000 (400 KB)',
+      fileName: 'd.html',
+      type: 'text/html',
+      content: text('<td> </td>'.repeat(40_000)),
+    },
+    {
+      name: 'HTML `<td>x</td>` x 40,000 (400 KB)',
+      fileName: 'e.html',
+      type: 'text/html',
+      content: text('<td>x</td>'.repeat(40_000)),
+    },
+    {
+      name: 'HTML 100,000 nested <div>s',
+      fileName: 'f.html',
+      type: 'text/html',
+      content: text(`${'<div>'.repeat(100_000)}x`),
+    },
+    {
+      name: 'PDF inflating to 200 MB',
+      fileName: 'g.pdf',
+      type: 'application/pdf',
+      content: await makeInflatingPdf(200 * megabyte),
+    },
+    {
+      name: 'PDF inflating to 500 MB',
+      fileName: 'h.pdf',
+      type: 'application/pdf',
+      content: await makeInflatingPdf(500 * megabyte),
+    },
+    {
+      name: 'PDF of nested form XObjects (8^12 draws)',
+      fileName: 'i.pdf',
+      type: 'application/pdf',
+      content: makeNestedFormsPdf(12, 8),
+    },
+  ];
+}
+
+/** Polls a document until it is ready or failed. */
+async function settledDocument(documentId: string, identity: Record<string, string>): Promise<DocumentView> {
+  for (;;) {
+    const response = await fetch(`${api}/documents/${documentId}`, { headers: identity });
+    const { document } = (await response.json()) as { document: DocumentView };
+    if (document.status === 'ready' || document.status === 'failed') return document;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Each hostile document alone: its ingestion time and outcome, the peak RSS of the process (workers included), and
+ * the serving thread's event-loop delay p99 and /api/health latency p99 while it is read. While the last (the
+ * nested forms) runs, another user's ordinary PDF is uploaded and timed.
+ */
+async function hostileFigures() {
+  const corpus = await hostileCorpus();
+  const hostile = { 'x-ms-client-principal-id': HOSTILE_USER };
+  // Warm the reading workers (their start is no document's cost).
+  const warm = await upload(
+    { fileName: 'warm.txt', contentType: 'text/plain', contentBase64: 'V2FybS4=' },
+    hostile,
+  );
+  await settledDocument(warm.documentId, hostile);
+  const results = [];
+  for (const [index, item] of corpus.entries()) {
+    const last = index === corpus.length - 1;
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    const health: number[] = [];
+    let peakRss = process.memoryUsage.rss();
+    let running = true;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 20);
+    const probing = (async () => {
+      while (running) {
+        const started = performance.now();
+        await (await fetch(`${runtime.url}/api/health`)).arrayBuffer();
+        health.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    loop.enable();
+    const started = performance.now();
+    const document = await upload(
+      {
+        fileName: item.fileName,
+        contentType: item.type,
+        contentBase64: Buffer.from(item.content).toString('base64'),
+      },
+      hostile,
+    );
+    let ordinary: { ms: number; status: string } | undefined;
+    if (last) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const ordinaryStarted = performance.now();
+      const ordinaryDocument = await upload({
+        fileName: 'ordinary.pdf',
+        contentType: 'application/pdf',
+        contentBase64: Buffer.from(makePdf([['An ordinary page of the handbook.']])).toString('base64'),
+      });
+      const done = await settledDocument(ordinaryDocument.documentId, IDENTITY);
+      ordinary = { ms: round(performance.now() - ordinaryStarted), status: done.status };
+    }
+    const settled = await settledDocument(document.documentId, hostile);
+    const ms = performance.now() - started;
+    loop.disable();
+    running = false;
+    await probing;
+    clearInterval(sampler);
+    const figures = {
+      document: item.name,
+      bytes: item.content.length,
+      status: settled.status,
+      reason: settled.failure?.reason,
+      ingestionMs: round(ms),
+      peakRssMb: round(peakRss / (1024 * 1024)),
+      eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6),
+      healthRequests: health.length,
+      healthP99Ms: round(percentile(health, 99)),
+      ...(ordinary === undefined ? {} : { otherUsersOrdinaryPdf: ordinary }),
+    };
+    console.log('hostile', figures);
+    results.push(figures);
+  }
+  return { readTimeoutMs: Number(READ_TIMEOUT_MS), documents: results };
+}
+
 const report: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length } };
 try {
-  // 0. Relevance on the labelled set, before the bulk documents (its own user: they never mix).
-  report.relevance = await relevanceFigures();
-  console.log('relevance', report.relevance);
+  if (HOSTILE === 'only') {
+    report.hostile = await hostileFigures();
+    await mkdir('bench/results', { recursive: true });
+    await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`wrote ${RESULTS_FILE}`);
+  } else {
+    // 0. Relevance on the labelled set, before the bulk documents (its own user: they never mix).
+    report.relevance = await relevanceFigures();
+    console.log('relevance', report.relevance);
 
-  // 1. PDFs: pages per second through upload, queue, extraction, chunking, embedding and storage.
-  const pdfBodies = Array.from({ length: PDFS }, (_, i) => ({
-    fileName: `manual-${i}.pdf`,
-    contentType: 'application/pdf',
-    contentBase64: Buffer.from(pdfDocument(i)).toString('base64'),
-  }));
-  const pdf = await ingest(pdfBodies);
-  const pdfChunks = pdf.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
-  const pdfPages = pdf.documents.reduce((sum, d) => sum + (d.pageCount ?? 0), 0);
-  const pdfEmbeddings = await embeddingRequests(pdf.documents);
-  report.pdfIngestion = {
-    documents: PDFS,
-    pages: pdfPages,
-    chunks: pdfChunks,
-    seconds: round(pdf.ms / 1000, 2),
-    pagesPerSecond: round(pdfPages / (pdf.ms / 1000)),
-    chunksPerSecond: round(pdfChunks / (pdf.ms / 1000)),
-    embeddingRequests: pdfEmbeddings,
-    embeddingsPerRequest: round(pdfChunks / pdfEmbeddings, 1),
-  };
-  console.log('PDF ingestion', report.pdfIngestion);
+    // 1. PDFs: pages per second through upload, queue, extraction, chunking, embedding and storage.
+    const pdfBodies = Array.from({ length: PDFS }, (_, i) => ({
+      fileName: `manual-${i}.pdf`,
+      contentType: 'application/pdf',
+      contentBase64: Buffer.from(pdfDocument(i)).toString('base64'),
+    }));
+    const pdf = await ingest(pdfBodies);
+    const pdfChunks = pdf.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
+    const pdfPages = pdf.documents.reduce((sum, d) => sum + (d.pageCount ?? 0), 0);
+    const pdfEmbeddings = await embeddingRequests(pdf.documents);
+    report.pdfIngestion = {
+      documents: PDFS,
+      pages: pdfPages,
+      chunks: pdfChunks,
+      seconds: round(pdf.ms / 1000, 2),
+      pagesPerSecond: round(pdfPages / (pdf.ms / 1000)),
+      chunksPerSecond: round(pdfChunks / (pdf.ms / 1000)),
+      embeddingRequests: pdfEmbeddings,
+      embeddingsPerRequest: round(pdfChunks / pdfEmbeddings, 1),
+    };
+    console.log('PDF ingestion', report.pdfIngestion);
 
-  // 2. Markdown up to each size, then the searches at that size.
-  let total = pdfChunks;
-  let documentIndex = 0;
-  const markdown = { documents: 0, chunks: 0, ms: 0, embeddingRequests: 0 };
-  const searches = [];
-  for (const size of SIZES) {
-    const bodies: object[] = [];
-    // Each document makes SECTIONS_PER_DOCUMENT chunks (the report gives the exact count searched).
-    const needed = Math.max(0, Math.ceil((size - total) / SECTIONS_PER_DOCUMENT));
-    for (let i = 0; i < needed; i++, documentIndex++)
-      bodies.push({
-        fileName: `policy-${documentIndex}.md`,
-        contentType: 'text/markdown',
-        contentBase64: Buffer.from(markdownDocument(documentIndex)).toString('base64'),
-      });
-    const done = await ingest(bodies);
-    const chunks = done.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
-    total += chunks;
-    markdown.documents += bodies.length;
-    markdown.chunks += chunks;
-    markdown.ms += done.ms;
-    markdown.embeddingRequests += await embeddingRequests(done.documents);
-    const figures = await searchFigures(total);
-    console.log('search', figures);
-    searches.push(figures);
+    // 2. Markdown up to each size, then the searches at that size.
+    let total = pdfChunks;
+    let documentIndex = 0;
+    const markdown = { documents: 0, chunks: 0, ms: 0, embeddingRequests: 0 };
+    const searches = [];
+    for (const size of SIZES) {
+      const bodies: object[] = [];
+      // Each document makes SECTIONS_PER_DOCUMENT chunks (the report gives the exact count searched).
+      const needed = Math.max(0, Math.ceil((size - total) / SECTIONS_PER_DOCUMENT));
+      for (let i = 0; i < needed; i++, documentIndex++)
+        bodies.push({
+          fileName: `policy-${documentIndex}.md`,
+          contentType: 'text/markdown',
+          contentBase64: Buffer.from(markdownDocument(documentIndex)).toString('base64'),
+        });
+      const done = await ingest(bodies);
+      const chunks = done.documents.reduce((sum, d) => sum + (d.chunkCount ?? 0), 0);
+      total += chunks;
+      markdown.documents += bodies.length;
+      markdown.chunks += chunks;
+      markdown.ms += done.ms;
+      markdown.embeddingRequests += await embeddingRequests(done.documents);
+      const figures = await searchFigures(total);
+      console.log('search', figures);
+      searches.push(figures);
+    }
+    report.markdownIngestion = {
+      documents: markdown.documents,
+      chunks: markdown.chunks,
+      seconds: round(markdown.ms / 1000, 2),
+      chunksPerSecond: round(markdown.chunks / (markdown.ms / 1000)),
+      embeddingRequests: markdown.embeddingRequests,
+      embeddingsPerRequest: round(markdown.chunks / markdown.embeddingRequests, 1),
+    };
+    console.log('Markdown ingestion', report.markdownIngestion);
+    report.search = searches;
+    // 3. The hostile corpus, after the rest: its workers' memory is not in the figures above.
+    if (HOSTILE !== 'skip') report.hostile = await hostileFigures();
+    await mkdir('bench/results', { recursive: true });
+    await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`wrote ${RESULTS_FILE}`);
   }
-  report.markdownIngestion = {
-    documents: markdown.documents,
-    chunks: markdown.chunks,
-    seconds: round(markdown.ms / 1000, 2),
-    chunksPerSecond: round(markdown.chunks / (markdown.ms / 1000)),
-    embeddingRequests: markdown.embeddingRequests,
-    embeddingsPerRequest: round(markdown.chunks / markdown.embeddingRequests, 1),
-  };
-  console.log('Markdown ingestion', report.markdownIngestion);
-  report.search = searches;
-  await mkdir('bench/results', { recursive: true });
-  await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`wrote ${RESULTS_FILE}`);
 } finally {
   await runtime.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -26,6 +26,7 @@ import type { SessionMemory } from '../history/session-memory.js';
 import type { IdentityResolver } from '../identity/caller.js';
 import { createIdentityResolver } from '../identity/identity-resolver.js';
 import { createKnowledgeStores } from '../knowledge/adapters/knowledge-adapters.js';
+import { createDocumentReader, type DocumentReader } from '../knowledge/extract-pool.js';
 import type { KnowledgeChunks } from '../knowledge/knowledge-chunks.js';
 import type { KnowledgeDocuments } from '../knowledge/knowledge-documents.js';
 import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
@@ -107,6 +108,8 @@ export interface KnowledgeServices {
   chunks: KnowledgeChunks;
   /** An upload's bytes, until the ingestion worker has indexed the document. */
   uploads: KnowledgeUploads;
+  /** The worker threads that read uploaded documents, off the serving thread. */
+  reader: DocumentReader;
   /** Queues uploaded documents for the ingestion worker. */
   publisher: MessagePublisher;
   /** The ingestion worker's embeddings. */
@@ -194,6 +197,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     llm,
     relevance: config.search,
   };
+  // Workers start with the first document, not with the app.
+  const reader = createDocumentReader(config.knowledge.reading);
 
   const ownChecks: HealthCheck[] = [
     {
@@ -296,6 +301,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       documents: knowledge.documents,
       chunks: knowledge.chunks,
       uploads: knowledge.uploads,
+      reader,
       publisher: platform.publisher,
       llm,
       settings: config.knowledge,
@@ -304,6 +310,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
+      await reader.close();
       await streaming.close();
       cosmosClient.dispose();
       await platform.close();

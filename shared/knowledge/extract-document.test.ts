@@ -1,13 +1,23 @@
 // Text extraction per format, on real inputs: a Markdown handbook and an intranet HTML page (test/fixtures/knowledge)
-// and PDFs written by test/support/make-pdf.ts, read by pdf.js itself.
+// and PDFs written by test/support/make-pdf.ts, read by pdf.js itself, in the reading workers as the app reads them.
 import { readFileSync } from 'node:fs';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { makePdf } from '../../test/support/make-pdf.js';
 
-import { UnreadableDocumentError, type TextBlock } from './document-text.js';
-import { extractDocument } from './extract-document.js';
+import type { DocumentFormat } from './contracts.js';
+import { UnreadableDocumentError, type ExtractedDocument, type TextBlock } from './document-text.js';
+import { createDocumentReader } from './extract-pool.js';
+import { readingBudget } from './settings.js';
+
+const reader = createDocumentReader(readingBudget());
+afterAll(() => reader.close());
+// A worker's start (under tsx the sources compiled, then pdf.js loaded) is no test's: it is done once, first.
+beforeAll(() => reader.read({ format: 'pdf', content: makePdf([['Warm.']]), owner: 'warm-up' }), 120_000);
+
+const extractDocument = (format: DocumentFormat, content: Uint8Array): Promise<ExtractedDocument> =>
+  reader.read({ format, content, owner: 'user_001' });
 
 const fixture = (name: string): Uint8Array =>
   readFileSync(new URL(`../../test/fixtures/knowledge/${name}`, import.meta.url));

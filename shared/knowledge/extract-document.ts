@@ -1,23 +1,34 @@
-// Text extraction for the knowledge base: Markdown (marked's lexer), plain text, HTML (htmlparser2) and PDF (Mozilla's
-// pdf.js, page by page, in a worker thread: pdf-reader.ts) become the same list of headings and text blocks
-// (document-text.ts) for the chunker.
-// Content that cannot be read as its format, or that holds no text, fails with UnreadableDocumentError.
+// Text extraction for the knowledge base, inside a reading worker (extract-worker.ts, started by extract-pool.ts):
+// Markdown (marked's lexer), plain text, HTML (htmlparser2) and PDF (pdf-text.ts) become the same list of headings
+// and text blocks (document-text.ts) for the chunker, within the job's ReadingLimits, in time linear in the input.
 import { Parser } from 'htmlparser2';
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
 
 import type { DocumentFormat } from './contracts.js';
-import { UnreadableDocumentError, type ExtractedDocument, type TextBlock } from './document-text.js';
-import { readPdf } from './pdf-reader.js';
+import {
+  tooManyCharacters,
+  UnreadableDocumentError,
+  type ExtractedDocument,
+  type ReadingLimits,
+  type TextBlock,
+} from './document-text.js';
+import { readPdfText } from './pdf-text.js';
 import { preformatted, prose, pushText } from './text-blocks.js';
 
 type HeadingLevel = Extract<TextBlock, { kind: 'heading' }>['level'];
 
+/** The document's text; throws UnreadableDocumentError when it cannot be read within the limits, or is empty. */
 export async function extractDocument(
   format: DocumentFormat,
   content: Uint8Array,
+  limits: ReadingLimits,
 ): Promise<ExtractedDocument> {
   const document =
-    format === 'pdf' ? await readPdf(content) : extractMarkup(format, decodeUtf8(content, format));
+    format === 'pdf'
+      ? await readPdfText(content, limits)
+      : extractMarkup(format, decodeUtf8(content, format), limits);
+  const characters = document.blocks.reduce((sum, block) => sum + block.text.length, 0);
+  if (characters > limits.maxCharacters) throw tooManyCharacters(limits);
   if (!document.blocks.some((block) => block.kind === 'text')) {
     throw new UnreadableDocumentError(
       'empty',
@@ -29,15 +40,35 @@ export async function extractDocument(
   return document;
 }
 
-function extractMarkup(format: Exclude<DocumentFormat, 'pdf'>, source: string): ExtractedDocument {
-  const text = source.replace(/\r\n?/g, '\n');
-  switch (format) {
-    case 'markdown':
-      return { pageCount: 1, ...markdownBlocks(text) };
-    case 'html':
-      return { pageCount: 1, ...htmlBlocks(text) };
-    case 'text':
-      return { pageCount: 1, blocks: plainTextBlocks(text) };
+function tooDeeplyNested(limits: ReadingLimits): UnreadableDocumentError {
+  return new UnreadableDocumentError(
+    'too_nested',
+    `The document could not be read: it is too deeply nested (more than ${limits.maxNesting} levels of ` +
+      'quotes, lists or elements).',
+  );
+}
+
+function extractMarkup(
+  format: Exclude<DocumentFormat, 'pdf'>,
+  source: string,
+  limits: ReadingLimits,
+): ExtractedDocument {
+  // Noncharacters are never text: the Markdown reader uses three as stand-ins (literalDelimiters).
+  const text = source.replace(/\r\n?/g, '\n').replace(/[\uFDD0-\uFDD2]/g, '\uFFFD');
+  try {
+    switch (format) {
+      case 'markdown':
+        return { pageCount: 1, ...markdownBlocks(text, limits) };
+      case 'html':
+        return { pageCount: 1, ...htmlBlocks(text, limits) };
+      case 'text':
+        return { pageCount: 1, blocks: plainTextBlocks(text) };
+    }
+  } catch (error) {
+    // The nesting checks keep the parsers' recursion shallow; should some other construct recurse this deep, the
+    // document is still refused for what it is rather than with the engine's message.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw tooDeeplyNested(limits);
+    throw error;
   }
 }
 
@@ -71,7 +102,135 @@ function plainTextBlocks(text: string): TextBlock[] {
  */
 const FRONT_MATTER = /^---[ \t]*\n([A-Za-z_][\w-]*:[^\n]*(?:\n[\s\S]*?)?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/;
 
-function markdownBlocks(source: string): { title?: string; blocks: TextBlock[] } {
+/**
+ * Emphasis delimiters (`*`, `_`, `~`) one inline run may hold before they are all read as literal characters:
+ * marked looks for a closer from each delimiter to the end of the run, so a run of thousands (`_a_a_a…`) costs the
+ * square of its length. Real prose holds a few; a run over this keeps its text, with the markers shown.
+ */
+const MAX_INLINE_DELIMITERS = 64;
+
+/**
+ * Stand-ins for `*`, `_` and `~` in a run with too many: Unicode noncharacters, which no text may carry (the
+ * document's own are replaced with U+FFFD first), so marked reads them as plain text and they are put back after.
+ */
+const STAND_INS: Readonly<Record<string, string>> = { '*': '\uFDD0', _: '\uFDD1', '~': '\uFDD2' };
+const DELIMITERS: Readonly<Record<string, string>> = { '\uFDD0': '*', '\uFDD1': '_', '\uFDD2': '~' };
+
+/** marked's lexer, with each inline run's emphasis delimiters made literal when there are too many. */
+class BoundedLexer extends Lexer {
+  override inlineTokens(src: string, tokens?: Token[]): Token[] {
+    return super.inlineTokens(literalDelimiters(src), tokens);
+  }
+}
+
+function literalDelimiters(src: string): string {
+  let delimiters = 0;
+  for (let index = 0; index < src.length; index += 1) {
+    const code = src.charCodeAt(index);
+    if (code === 0x2a || code === 0x5f || code === 0x7e) delimiters += 1;
+  }
+  if (delimiters <= MAX_INLINE_DELIMITERS) return src;
+  return src.replace(/[*_~]/g, (delimiter) => STAND_INS[delimiter]!);
+}
+
+/** The delimiters literalDelimiters stood in for, back in the text. */
+function restoreDelimiters(text: string): string {
+  return text.replace(/[\uFDD0-\uFDD2]/g, (standIn) => DELIMITERS[standIn]!);
+}
+
+/**
+ * Refuses Markdown nested deeper than limits.maxNesting before marked sees it: marked reads each quote and list
+ * level by recursion, and `> > > …` 50,000 times over overflows the stack. A line's depth is its quote and list
+ * markers, and half the indentation before each (a nested list is indented by its parent's marker).
+ */
+function checkMarkdownNesting(text: string, limits: ReadingLimits): void {
+  let depth = 0;
+  let indent = 0;
+  let lineStart = true;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (char === 0x0a) {
+      depth = 0;
+      indent = 0;
+      lineStart = true;
+      continue;
+    }
+    if (!lineStart) continue;
+    if (char === 0x20) indent += 1;
+    else if (char === 0x09) indent += 4;
+    else {
+      const marker = containerMarker(text, index);
+      if (marker === 0) {
+        lineStart = false;
+        continue;
+      }
+      depth += 1 + Math.floor(indent / 2);
+      if (depth > limits.maxNesting) throw tooDeeplyNested(limits);
+      indent = 0;
+      index += marker - 1;
+    }
+  }
+}
+
+/** The length of the quote or list marker at `index` (`>`, `-`, `+`, `*`, `1.`, `1)`), or 0 when there is none. */
+function containerMarker(text: string, index: number): number {
+  const char = text[index];
+  if (char === '>') return 1;
+  let end = index;
+  if (char === '-' || char === '+' || char === '*') end = index + 1;
+  else {
+    while (
+      end < text.length &&
+      end - index < 9 &&
+      text.charCodeAt(end) >= 0x30 &&
+      text.charCodeAt(end) <= 0x39
+    )
+      end += 1;
+    if (end === index || (text[end] !== '.' && text[end] !== ')')) return 0;
+    end += 1;
+  }
+  const after = text[end];
+  return after === undefined || after === ' ' || after === '\t' || after === '\n' ? end - index : 0;
+}
+
+/**
+ * The longest line marked is given: its block rules are regular expressions run over whole lines and paragraphs,
+ * and on a line of megabytes the engine's backtracking overflows the stack. A longer line is cut into paragraphs of
+ * at most this many characters: its text stays whole, in order.
+ */
+const MAX_LINE_CHARS = 8_192;
+
+/**
+ * Cuts each line longer than MAX_LINE_CHARS, before a word where it can (a space then a letter: the new paragraph
+ * cannot start a list, a heading or a quote), else where the line reaches the limit.
+ */
+function wrapLongLines(text: string): string {
+  const parts: string[] = [];
+  let lineStart = 0;
+  let from = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    if (text.charCodeAt(index) === 0x0a) {
+      lineStart = index + 1;
+      continue;
+    }
+    if (index - lineStart < MAX_LINE_CHARS) continue;
+    let cut = index;
+    for (let back = index; back > lineStart + MAX_LINE_CHARS / 2; back -= 1) {
+      if (text[back - 1] === ' ' && /\p{L}/u.test(text[back]!)) {
+        cut = back;
+        break;
+      }
+    }
+    parts.push(text.slice(from, cut), '\n\n');
+    from = cut;
+    lineStart = cut;
+  }
+  if (parts.length === 0) return text;
+  parts.push(text.slice(from));
+  return parts.join('');
+}
+
+function markdownBlocks(source: string, limits: ReadingLimits): { title?: string; blocks: TextBlock[] } {
   let text = source;
   let title: string | undefined;
   const frontMatter = FRONT_MATTER.exec(text);
@@ -80,13 +239,14 @@ function markdownBlocks(source: string): { title?: string; blocks: TextBlock[] }
     const titleLine = /^title:[ \t]*(.+)$/m.exec(frontMatter[1]!);
     if (titleLine) title = prose(titleLine[1]!.replace(/^(["'])(.*)\1$/, '$2')) || undefined;
   }
+  checkMarkdownNesting(text, limits);
   const blocks: TextBlock[] = [];
-  markdownTokens(new Lexer({ gfm: true }).lex(text), blocks);
+  markdownTokens(new BoundedLexer({ gfm: true }).lex(wrapLongLines(text)), blocks, limits);
   title ??= blocks.find((block) => block.kind === 'heading' && block.level === 1)?.text;
   return title === undefined ? { blocks } : { title, blocks };
 }
 
-function markdownTokens(tokens: readonly Token[], blocks: TextBlock[]): void {
+function markdownTokens(tokens: readonly Token[], blocks: TextBlock[], limits: ReadingLimits): void {
   for (const token of tokens) {
     // No marked extension is installed, so every token is one of marked's own.
     const known = token as MarkedToken;
@@ -103,10 +263,10 @@ function markdownTokens(tokens: readonly Token[], blocks: TextBlock[]): void {
         pushText(blocks, inlineText(known.tokens ?? [known]));
         break;
       case 'list':
-        markdownList(known, blocks);
+        markdownList(known, blocks, limits);
         break;
       case 'blockquote':
-        markdownTokens(known.tokens, blocks);
+        markdownTokens(known.tokens, blocks, limits);
         break;
       case 'table':
         for (const row of [known.header, ...known.rows]) {
@@ -124,7 +284,7 @@ function markdownTokens(tokens: readonly Token[], blocks: TextBlock[]): void {
         break;
       case 'html':
         // Raw HTML in Markdown: its text (a <details> block, a table written in HTML) is part of the document.
-        if (known.block) blocks.push(...htmlBlocks(known.text).blocks);
+        if (known.block) blocks.push(...htmlBlocks(known.text, limits).blocks);
         break;
       default:
         // space, hr, def (link definitions), and anything else without readable text.
@@ -133,7 +293,7 @@ function markdownTokens(tokens: readonly Token[], blocks: TextBlock[]): void {
   }
 }
 
-function markdownList(list: Tokens.List, blocks: TextBlock[]): void {
+function markdownList(list: Tokens.List, blocks: TextBlock[], limits: ReadingLimits): void {
   const first = typeof list.start === 'number' ? list.start : 1;
   list.items.forEach((item, position) => {
     const own: string[] = [];
@@ -144,7 +304,7 @@ function markdownList(list: Tokens.List, blocks: TextBlock[]): void {
     }
     const text = prose(own.join(' '));
     if (text !== '') pushText(blocks, `${list.ordered ? `${first + position}.` : '-'} ${text}`);
-    markdownTokens(nested, blocks);
+    markdownTokens(nested, blocks, limits);
   });
 }
 
@@ -152,7 +312,7 @@ function markdownList(list: Tokens.List, blocks: TextBlock[]): void {
 function inlineText(tokens: readonly Token[]): string {
   const parts: string[] = [];
   collectInline(tokens, parts);
-  return prose(parts.join(''));
+  return restoreDelimiters(prose(parts.join('')));
 }
 
 function collectInline(tokens: readonly Token[], parts: string[]): void {
@@ -257,10 +417,16 @@ const BLOCK_ELEMENTS = new Set([
 
 const HEADING_ELEMENT = /^h([1-6])$/;
 
-function htmlBlocks(html: string): { title?: string; blocks: TextBlock[] } {
+function htmlBlocks(html: string, limits: ReadingLimits): { title?: string; blocks: TextBlock[] } {
   const blocks: TextBlock[] = [];
   const titleParts: string[] = [];
   let parts: string[] = [];
+  /** Whether `parts` holds more than whitespace: kept as parts are added, so a row of many cells stays linear. */
+  let partsHaveText = false;
+  const addPart = (part: string): void => {
+    parts.push(part);
+    if (!partsHaveText && part.trim() !== '') partsHaveText = true;
+  };
   /** For each open element, whether it (or an ancestor) is skipped. */
   const skipping: boolean[] = [];
   /** The open lists, innermost last: an item is marked as Markdown would write it ("- " or "3. "). */
@@ -274,6 +440,7 @@ function htmlBlocks(html: string): { title?: string; blocks: TextBlock[] } {
   const flush = (): void => {
     const raw = parts.join('');
     parts = [];
+    partsHaveText = false;
     if (heading !== undefined) {
       const text = prose(raw);
       if (text !== '') blocks.push({ kind: 'heading', level: heading, text });
@@ -294,6 +461,8 @@ function htmlBlocks(html: string): { title?: string; blocks: TextBlock[] } {
           'hidden' in attributes ||
           attributes['aria-hidden'] === 'true';
         skipping.push(skipped);
+        // Every element still open is a level: htmlparser2 keeps them in a list it shifts at each new one.
+        if (skipping.length > limits.maxNesting) throw tooDeeplyNested(limits);
         if (skipped) return;
         if (name === 'title') inTitle = true;
         const level = HEADING_ELEMENT.exec(name)?.[1];
@@ -312,15 +481,15 @@ function htmlBlocks(html: string): { title?: string; blocks: TextBlock[] } {
             else if (list !== undefined) marker = '- ';
           }
         } else if (name === 'td' || name === 'th') {
-          if (parts.some((part) => part.trim() !== '')) parts.push(' | ');
+          if (partsHaveText) addPart(' | ');
         } else if (name === 'br') {
-          parts.push(preDepth > 0 ? '\n' : ' ');
+          addPart(preDepth > 0 ? '\n' : ' ');
         }
       },
       ontext(text) {
         if (skipping.at(-1) === true) return;
         if (inTitle) titleParts.push(text);
-        else parts.push(text);
+        else addPart(text);
       },
       onclosetag(name) {
         if (skipping.pop() === true) return;

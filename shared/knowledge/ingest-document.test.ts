@@ -3,7 +3,7 @@
 // settled document changes nothing; a document that cannot be indexed fails with its reason and keeps no chunk;
 // a failing embeddings endpoint is retried over deliveries, then fails the document; and a document deleted while
 // it was indexed keeps nothing either. A run that stopped halfway is finished by the next delivery.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../llm/llm-gateway.js';
 import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';
 import { RecordingPublisher } from '../../test/support/in-memory-ports.js';
@@ -21,10 +21,12 @@ import {
   type KnowledgeDocument,
 } from './contracts.js';
 import { deleteDocument } from './delete-document.js';
+import { createDocumentReader } from './extract-pool.js';
 import { EMBEDDING_DELIVERIES, ingestDocument, type IngestServices } from './ingest-document.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
 import type { KnowledgeDocuments } from './knowledge-documents.js';
 import { searchKnowledge } from './search-knowledge.js';
+import { readingBudget } from './settings.js';
 import { uploadDocument } from './upload-document.js';
 import { EVERY_HIT } from '../../test/support/search-relevance.js';
 
@@ -47,6 +49,10 @@ const HANDBOOK = [
 ].join('\n');
 
 const silent = { log: () => undefined, warn: () => undefined };
+const reader = createDocumentReader(readingBudget());
+afterAll(() => reader.close());
+// A worker's start (under tsx the sources compiled, then pdf.js loaded) is no test's: it is done once, first.
+beforeAll(() => reader.read({ format: 'pdf', content: makePdf([['Warm.']]), owner: 'warm-up' }), 120_000);
 let stores: ReturnType<typeof memoryKnowledgeStores>;
 let model: KeywordEmbeddings;
 let services: IngestServices;
@@ -58,6 +64,7 @@ beforeEach(() => {
   warnings = [];
   services = {
     ...stores,
+    reader,
     llm: model,
     settings: { chunkTokens: 50, chunkOverlapTokens: 0, maxChunks: 100, embeddingBatch: 2 },
     now: () => new Date('2026-03-02T10:00:00.000Z'),
@@ -266,6 +273,20 @@ describe('ingestDocument: a document that cannot be indexed', () => {
     expect(stores.chunks.count).toBe(0);
     expect(stores.uploads.parts.size).toBe(0);
     expect(warnings[0]).toMatch(/failed \(unreadable\)/);
+  });
+
+  it('fails a document it cannot read on its first delivery, with a reason its owner understands', async () => {
+    const deep = await markdown(`${'> '.repeat(50_000)}Quoted.`);
+
+    const outcome = await ingestDocument(services, deep, log, { deliveryCount: 1 });
+
+    // Settled, not thrown: the worker completes the message, which is not delivered again.
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'too_nested' } });
+    expect(record(deep)?.failure?.reason).toBe(
+      'The document could not be read: it is too deeply nested (more than 256 levels of quotes, lists or elements).',
+    );
+    expect(stores.chunks.count).toBe(0);
+    expect(stores.uploads.parts.size).toBe(0);
   });
 
   it('fails a document whose bytes are gone, and one that makes more chunks than allowed', async () => {

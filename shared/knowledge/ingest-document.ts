@@ -23,7 +23,7 @@ import {
   type KnowledgeDocument,
 } from './contracts.js';
 import { UnreadableDocumentError, type ExtractedDocument } from './document-text.js';
-import { extractDocument } from './extract-document.js';
+import type { DocumentReader } from './extract-pool.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
 import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
 import type { KnowledgeUploads } from './knowledge-uploads.js';
@@ -33,6 +33,8 @@ export interface IngestServices {
   documents: KnowledgeDocuments;
   chunks: KnowledgeChunks;
   uploads: KnowledgeUploads;
+  /** Reads the upload's text in a worker, within the reading budgets. */
+  reader: Pick<DocumentReader, 'read'>;
   llm: Pick<LlmGateway, 'embed'>;
   settings: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens' | 'maxChunks' | 'embeddingBatch'>;
   now?: () => Date;
@@ -204,7 +206,11 @@ async function prepare(services: IngestServices, document: KnowledgeDocument): P
       reason: 'The stored upload does not match what was uploaded: upload the document again.',
     });
 
-  const extracted = await extractDocument(document.format, content);
+  const extracted = await services.reader.read({
+    format: document.format,
+    content,
+    owner: document.ownerId,
+  });
   const title = document.titleGiven ? document.title : (titleOf(extracted) ?? document.title);
   const { chunkTokens, chunkOverlapTokens, maxChunks } = services.settings;
   // The chunker stops at one over the limit: enough to know the document makes too many.
@@ -268,7 +274,7 @@ async function embedAndStore(
 
 /**
  * The failure a thrown error settles the document with, or undefined to have the message delivered again: the
- * content's own faults fail it at once; a failing embeddings endpoint is given EMBEDDING_DELIVERIES deliveries
+ * content's own faults (unreadable, empty, too large, too deeply nested, too slow to read) fail it at once; a failing embeddings endpoint is given EMBEDDING_DELIVERIES deliveries
  * (a refusal that retrying cannot change, none); anything else, every delivery but the last.
  */
 function failureOf(error: unknown, delivery: Delivery): DocumentFailure | undefined {

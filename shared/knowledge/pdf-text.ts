@@ -1,14 +1,20 @@
-// Reads a PDF's text page by page with Mozilla's pdf.js. It runs only inside the PDF worker thread (pdf-worker.ts,
-// started by pdf-reader.ts), never in the app's own thread: pdf.js's Node build installs polyfills over built-ins
-// (JSON.stringify and JSON.parse, Array.prototype.push, ...) that would slow every request of the instance, and
-// reading a large PDF is seconds of CPU that would hold its event loop.
+// Reads a PDF's text page by page with Mozilla's pdf.js, within the job's limits (decoded bytes, characters). It runs
+// only inside a reading worker (extract-worker.ts): pdf.js's Node build installs polyfills over built-ins
+// (JSON.stringify and JSON.parse, Array.prototype.push, ...) that would slow every request of the instance.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 import type * as PdfjsLibrary from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
-import { UnreadableDocumentError, type ExtractedDocument, type TextBlock } from './document-text.js';
+import {
+  tooManyCharacters,
+  UnreadableDocumentError,
+  type ExtractedDocument,
+  type ReadingLimits,
+  type TextBlock,
+} from './document-text.js';
+import { inflationExceeded, withInflationLimit } from './pdf-inflation.js';
 import { prose, pushText } from './text-blocks.js';
 
 type Pdfjs = typeof PdfjsLibrary;
@@ -20,10 +26,23 @@ interface PdfjsData {
 
 let pdfjs: Promise<{ library: Pdfjs; data: PdfjsData }> | undefined;
 
-/** pdf.js is large: it is loaded the first time a PDF is read, not when the app starts (and again if that failed). */
-function loadPdfjs(): Promise<{ library: Pdfjs; data: PdfjsData }> {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs').then(
-    (library) => ({ library, data: pdfjsData() }),
+const PDFJS_PARSER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+
+/**
+ * pdf.js is large: a reading worker loads it as it starts (and again if that failed), before its first job. Its
+ * parser (the "worker" half, which pdf.js runs in this same thread under Node) is loaded then too, and handed to
+ * pdf.js through the global it looks for, instead of being imported during the first PDF's time budget.
+ */
+export function loadPdfjs(): Promise<{ library: Pdfjs; data: PdfjsData }> {
+  pdfjs ??= Promise.all([
+    import('pdfjs-dist/legacy/build/pdf.mjs'),
+    // It ships no types, and none are needed: pdf.js takes the module as it is.
+    import(PDFJS_PARSER) as Promise<unknown>,
+  ]).then(
+    ([library, parser]) => {
+      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = parser;
+      return { library, data: pdfjsData() };
+    },
     (error: unknown) => {
       pdfjs = undefined;
       throw error;
@@ -52,9 +71,18 @@ interface PdfLine {
   size: number;
 }
 
-/** The PDF's text by page; throws UnreadableDocumentError when pdf.js cannot read it. */
-export async function readPdfText(content: Uint8Array): Promise<ExtractedDocument> {
+/** The PDF's text by page; throws UnreadableDocumentError when pdf.js cannot read it within the limits. */
+export async function readPdfText(content: Uint8Array, limits: ReadingLimits): Promise<ExtractedDocument> {
   const { library, data } = await loadPdfjs();
+  return withInflationLimit(limits.maxInflatedBytes, () => readPages(library, data, content, limits));
+}
+
+async function readPages(
+  library: Pdfjs,
+  data: PdfjsData,
+  content: Uint8Array,
+  limits: ReadingLimits,
+): Promise<ExtractedDocument> {
   const task = library.getDocument({
     // A copy: pdf.js takes the buffer over (and refuses a Node Buffer).
     data: new Uint8Array(content),
@@ -68,6 +96,7 @@ export async function readPdfText(content: Uint8Array): Promise<ExtractedDocumen
   try {
     const pdf = await task.promise;
     const blocks: TextBlock[] = [];
+    let characters = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber += 1) {
       const page = await pdf.getPage(pageNumber);
       const content = await page.getTextContent();
@@ -92,14 +121,21 @@ export async function readPdfText(content: Uint8Array): Promise<ExtractedDocumen
         }
       }
       if (line !== undefined) lines.push(line);
-      for (const paragraph of pdfParagraphs(lines)) pushText(blocks, paragraph, pageNumber);
+      for (const paragraph of pdfParagraphs(lines)) {
+        characters += paragraph.length;
+        pushText(blocks, paragraph, pageNumber);
+      }
       page.cleanup();
+      // pdf.js skips an operator that failed: a refused decode is known here, page by page.
+      if (inflationExceeded()) throw new Error('A stream expands beyond the limit.');
+      if (characters > limits.maxCharacters) throw tooManyCharacters(limits);
     }
     const title = await pdfTitle(pdf);
     return title === undefined
       ? { pageCount: pdf.numPages, blocks }
       : { title, pageCount: pdf.numPages, blocks };
   } catch (error) {
+    if (error instanceof UnreadableDocumentError || inflationExceeded()) throw error;
     throw new UnreadableDocumentError('unreadable', `The PDF could not be read: ${pdfProblem(error)}`);
   } finally {
     await task.destroy();

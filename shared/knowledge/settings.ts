@@ -1,6 +1,17 @@
-// Settings of the knowledge base (KNOWLEDGE_*): the largest document accepted, how documents are cut into chunks,
-// how many texts go to the embeddings endpoint per request, and who fills the shared library.
-import { defineSettings, intSetting, textSetting, type SettingValues } from '../settings/setting.js';
+// Settings of the knowledge base (KNOWLEDGE_*): the largest document accepted, the budgets of the workers that read
+// documents, how documents are cut into chunks, how many texts go to the embeddings endpoint per request, and who
+// fills the shared library.
+import {
+  defineSettings,
+  intSetting,
+  readSettings,
+  SettingProblems,
+  settingsOf,
+  textSetting,
+  type Environment,
+  type SettingValues,
+} from '../settings/setting.js';
+import type { ReadingBudget } from './document-text.js';
 
 const tuning = { kind: 'default' } as const;
 
@@ -25,6 +36,54 @@ export const knowledgeSettings = defineSettings({
     help:
       'Largest document accepted, in bytes (larger uploads get 413). At most 74 MiB (77594624): a JSON upload ' +
       'sends the document in base64, a third larger, and the Functions host refuses request bodies over 100 MB.',
+    azure: tuning,
+  }),
+  KNOWLEDGE_READ_WORKERS: intSetting({
+    default: 2,
+    min: 1,
+    max: 32,
+    help:
+      'Worker threads that read documents (each one document at a time). One user takes at most all of them but ' +
+      "one, so another user's document never waits behind theirs.",
+    azure: tuning,
+  }),
+  KNOWLEDGE_READ_TIMEOUT_MS: intSetting({
+    default: 120_000,
+    min: 50,
+    help:
+      'Wall time one document may take to read, counted from when a worker starts on it (not while it waits); ' +
+      'a document that takes longer fails with the reason and its worker is replaced.',
+    azure: tuning,
+  }),
+  KNOWLEDGE_READ_MEMORY_MB: intSetting({
+    default: 512,
+    min: 128,
+    max: 16_384,
+    help:
+      'JavaScript heap of each reading worker, in MB (the readers themselves take about 100): a document that ' +
+      'needs more fails with the reason.',
+    azure: tuning,
+  }),
+  KNOWLEDGE_MAX_INFLATED_MB: intSetting({
+    default: 128,
+    min: 1,
+    max: 4_096,
+    help: "Most bytes, in MB, a PDF's compressed streams may expand to: a PDF that expands beyond fails with the reason.",
+    azure: tuning,
+  }),
+  KNOWLEDGE_MAX_TEXT_CHARACTERS: intSetting({
+    default: 16_000_000,
+    min: 1,
+    help: 'Most characters of text one document may hold; a document that holds more fails with the reason.',
+    azure: tuning,
+  }),
+  KNOWLEDGE_MAX_NESTING: intSetting({
+    default: 256,
+    min: 8,
+    max: 1_000,
+    help:
+      'Deepest nesting of Markdown quotes and lists or HTML elements a document may have; a document nested ' +
+      'deeper fails as too deeply nested.',
     azure: tuning,
   }),
   KNOWLEDGE_CHUNK_TOKENS: intSetting({
@@ -67,6 +126,7 @@ export const knowledgeSettings = defineSettings({
 
 export interface KnowledgeConfig {
   maxDocumentBytes: number;
+  reading: ReadingBudget;
   chunkTokens: number;
   chunkOverlapTokens: number;
   maxChunks: number;
@@ -80,6 +140,16 @@ export function knowledgeConfig(values: SettingValues<typeof knowledgeSettings>)
     .filter((entry) => entry !== '');
   return {
     maxDocumentBytes: values.KNOWLEDGE_MAX_DOCUMENT_BYTES,
+    reading: {
+      workers: values.KNOWLEDGE_READ_WORKERS,
+      timeoutMs: values.KNOWLEDGE_READ_TIMEOUT_MS,
+      memoryMb: values.KNOWLEDGE_READ_MEMORY_MB,
+      limits: {
+        maxInflatedBytes: values.KNOWLEDGE_MAX_INFLATED_MB * 1024 * 1024,
+        maxCharacters: values.KNOWLEDGE_MAX_TEXT_CHARACTERS,
+        maxNesting: values.KNOWLEDGE_MAX_NESTING,
+      },
+    },
     chunkTokens: values.KNOWLEDGE_CHUNK_TOKENS,
     chunkOverlapTokens: Math.min(
       values.KNOWLEDGE_CHUNK_OVERLAP_TOKENS,
@@ -94,4 +164,12 @@ export function knowledgeConfig(values: SettingValues<typeof knowledgeSettings>)
         .map((entry) => entry.slice('group:'.length)),
     },
   };
+}
+
+/** The reading budget that KNOWLEDGE_* settings give, the defaults for those unset (tests, benchmarks). */
+export function readingBudget(env: Environment = {}): ReadingBudget {
+  const problems = new SettingProblems(settingsOf(knowledgeSettings));
+  const values = readSettings(knowledgeSettings, env, problems);
+  problems.throwIfAny();
+  return knowledgeConfig(values).reading;
 }

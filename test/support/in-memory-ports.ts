@@ -52,6 +52,8 @@ import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
 import { searchKnowledge } from '../../shared/knowledge/search-knowledge.js';
+import type { ReadingBudget } from '../../shared/knowledge/document-text.js';
+import { createDocumentReader, type DocumentReader } from '../../shared/knowledge/extract-pool.js';
 import { searchConversations } from '../../shared/memory/search-conversations.js';
 import { createChatTools } from '../../shared/tools/index.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -498,6 +500,22 @@ export interface TestApp extends App {
 }
 
 /** An App over in-memory ports (dev identities), with the real use-cases above them. */
+const readers = new Map<string, DocumentReader>();
+
+/**
+ * One reader per reading budget for the whole test file: a worker's start takes seconds, and idle workers do not
+ * keep the process alive.
+ */
+function sharedReader(budget: ReadingBudget): DocumentReader {
+  const key = JSON.stringify(budget);
+  let reader = readers.get(key);
+  if (reader === undefined) {
+    reader = createDocumentReader(budget);
+    readers.set(key, reader);
+  }
+  return reader;
+}
+
 export function createTestApp(
   options: { settings?: Record<string, string>; healthChecks?: HealthCheck[]; llm?: LlmGateway } = {},
 ): TestApp {
@@ -543,6 +561,7 @@ export function createTestApp(
   };
   const search = { summaries: fakes.summaries, headers: fakes.headers, llm, relevance: config.search };
   const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm, relevance: config.search };
+  const reader = sharedReader(config.knowledge.reading);
   const cancellations = new TurnCancelSignals(fakes.cancellations, {
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => fakes.sessions.isDeleted(ref.userId, ref.sessionId),
@@ -617,6 +636,8 @@ export function createTestApp(
       documents: fakes.knowledgeDocuments,
       chunks: fakes.knowledgeChunks,
       uploads: fakes.knowledgeUploads,
+      // The real reading workers, shared by the test apps of a file: they start only if a test ingests a document.
+      reader,
       publisher: fakes.publisher,
       llm,
       settings: config.knowledge,
