@@ -191,7 +191,10 @@ async function pdfTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {
 /** pdf.js's reason (InvalidPDFException, PasswordException, …) as the end of a sentence for the user. */
 function pdfProblem(error: unknown): string {
   if (error instanceof Error && error.name === 'PasswordException') return 'it is protected by a password.';
-  const message = error instanceof Error ? error.message.trim() : String(error);
+  // pdf.js words its own exceptions for people ("Invalid PDF structure."); an engine error from inside it
+  // ("Cannot read properties of null") says nothing to the uploader, so it becomes the plain reason.
+  const own = error instanceof Error && /(Exception|FormatError)$/.test(error.name);
+  const message = own ? error.message.trim() : '';
   if (message === '') return 'it is damaged or not a PDF.';
   return /[.!?]$/.test(message) ? message : `${message}.`;
 }
