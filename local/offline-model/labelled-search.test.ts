@@ -19,6 +19,7 @@ import { chunkDocument, embeddingInput } from '../../shared/knowledge/chunking.j
 import { privateLibrary } from '../../shared/knowledge/contracts.js';
 import { extractDocument } from '../../shared/knowledge/extract-document.js';
 import { searchKnowledge } from '../../shared/knowledge/search-knowledge.js';
+import { readingBudget } from '../../shared/knowledge/settings.js';
 
 /** The local runtime's LLM_EMBEDDING_DIMENSIONS default. */
 const DIMENSIONS = 1536;
@@ -37,7 +38,7 @@ async function indexedStores() {
       format: source.format,
     });
     await stores.documents.create(document);
-    const extracted = await extractDocument(source.format, source.content);
+    const extracted = await extractDocument(source.format, source.content, readingBudget().limits);
     const drafts = chunkDocument(extracted, { targetTokens: LABELLED_CHUNK_TOKENS, overlapTokens: 0 });
     await stores.chunks.put(
       drafts.map((draft, index) =>

@@ -191,9 +191,10 @@ async function pdfTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {
 /** pdf.js's reason (InvalidPDFException, PasswordException, …) as the end of a sentence for the user. */
 function pdfProblem(error: unknown): string {
   if (error instanceof Error && error.name === 'PasswordException') return 'it is protected by a password.';
-  // pdf.js words its own exceptions for people ("Invalid PDF structure."); an engine error from inside it
-  // ("Cannot read properties of null") says nothing to the uploader, so it becomes the plain reason.
-  const own = error instanceof Error && /(Exception|FormatError)$/.test(error.name);
+  // pdf.js words its own findings for people ("Invalid PDF structure."); an engine error from inside it, which it
+  // passes on as UnknownErrorException ("Cannot read properties of null"), becomes the plain reason.
+  const own =
+    error instanceof Error && /^(InvalidPDF|MissingPDF|Response)Exception$|^FormatError$/.test(error.name);
   const message = own ? error.message.trim() : '';
   if (message === '') return 'it is damaged or not a PDF.';
   return /[.!?]$/.test(message) ? message : `${message}.`;
