@@ -28,6 +28,8 @@ export interface AppConfig {
   chat: ChatConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
+  /** How long GET /api/health keeps a dependency's last answer. */
+  health: { cacheMs: number };
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -102,5 +104,6 @@ export function loadConfig(env: Environment): AppConfig {
     chat: chatConfig(chat),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
+    health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
   };
 }
