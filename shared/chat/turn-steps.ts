@@ -60,6 +60,7 @@ import {
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
+import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import {
@@ -93,8 +94,8 @@ export interface TurnServices {
     profileTimeoutMs: number;
   };
   now?: () => Date;
-  /** The invocation's logger. */
-  log?: Pick<Logger, 'warn'>;
+  /** The invocation's logger: warnings, and the one line each finished turn leaves at the default level. */
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;
 }
 
 /** What a model round starts from, read once at the start of the step. */
@@ -209,6 +210,12 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
   await announce(services, input, 'completed', assistant.timestamp, stored);
+  logTurnEnd(services, input, {
+    finishReason,
+    usage,
+    rounds: record.rounds.length + 1,
+    postedAt: record.postedAt,
+  });
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -305,7 +312,8 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);
-  if (!events.some(isTerminalEvent)) {
+  const ended = events.some(isTerminalEvent);
+  if (!ended) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
     if (events.length === 0)
       stream.emit({
@@ -317,6 +325,14 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
     await stream.close();
   }
   await announce(services, input, 'failed', at, stored);
+  if (!ended)
+    logTurnEnd(services, input, {
+      finishReason: 'error',
+      usage: totalUsage((turn?.rounds ?? []).map((round) => round.usage)),
+      // The rounds that asked for tools, and the one that failed.
+      rounds: (turn?.rounds.length ?? 0) + 1,
+      postedAt: input.postedAt,
+    });
 }
 
 /**
@@ -388,7 +404,8 @@ async function finishCommitted(
   // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
   await touchHeader(services, input, state.memory);
   let nextSeq = state.nextSeq;
-  if (!state.stored.some(isTerminalEvent)) {
+  const ended = state.stored.some(isTerminalEvent);
+  if (!ended) {
     const earlier = (state.turn?.rounds ?? [])
       .filter((round) => round.round < input.round)
       .map((round) => round.content)
@@ -413,6 +430,18 @@ async function finishCommitted(
     nextSeq = stream.nextSeq;
   }
   await announce(services, input, 'completed', committed.timestamp, state.memory);
+  // The attempt that committed logs the turn's line last: one that died before ending the stream never did.
+  if (!ended) {
+    const posted = turnMessagesIn(state.memory, input.chatMessageId).find(
+      (message) => message.role === 'user',
+    );
+    logTurnEnd(services, input, {
+      finishReason,
+      usage: committed.usage,
+      rounds: input.round + 1,
+      postedAt: posted?.timestamp ?? committed.timestamp,
+    });
+  }
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
@@ -829,6 +858,22 @@ function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'post
     content: turn.userText,
     timestamp: turn.postedAt,
   };
+}
+
+/** The turn's one line at the default log level, written by the step that ends it. */
+function logTurnEnd(
+  services: TurnServices,
+  turn: TurnRef,
+  end: Pick<FinishedTurn, 'finishReason' | 'usage' | 'rounds' | 'postedAt'>,
+): void {
+  services.log?.log?.(
+    turnLogLine({
+      ...end,
+      sessionId: turn.sessionId,
+      chatMessageId: turn.chatMessageId,
+      endedAt: services.now?.() ?? new Date(),
+    }),
+  );
 }
 
 function now(services: TurnServices): string {
