@@ -58,10 +58,11 @@ async function waitForOutput(started: Run, pattern: RegExp, timeoutMs = 60_000):
 
 describe('the compiled entry points', () => {
   let cwd: string;
+  // A full tsc build: minutes on a machine shared with other work, so its hook has a budget of its own.
   beforeAll(async () => {
     build();
     cwd = await mkdtemp(join(tmpdir(), 'chat-start-'));
-  });
+  }, 600_000);
   afterAll(async () => {
     await rm(cwd, { recursive: true, force: true });
   });
