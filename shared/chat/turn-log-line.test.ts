@@ -19,6 +19,25 @@ describe('turnLogLine', () => {
     );
   });
 
+  it('leaves out reasoning and cached tokens the provider reported as 0', () => {
+    const line = turnLogLine({
+      sessionId: 's',
+      chatMessageId: 'm',
+      finishReason: 'stop',
+      usage: {
+        promptTokens: 10,
+        completionTokens: 2,
+        totalTokens: 12,
+        reasoningTokens: 0,
+        cachedPromptTokens: 0,
+      },
+      rounds: 1,
+      postedAt: '2026-01-01T10:00:00.000Z',
+      endedAt: new Date('2026-01-01T10:00:01.000Z'),
+    });
+    expect(line).toContain('tokens 10 in, 2 out, 1.0 s since posted');
+  });
+
   it('says so when the provider reported no usage or the posting time is unreadable', () => {
     const line = turnLogLine({
       sessionId: 's',

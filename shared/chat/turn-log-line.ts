@@ -19,8 +19,9 @@ export function turnLogLine(turn: FinishedTurn): string {
   const { usage } = turn;
   const tokens = usage
     ? `tokens ${usage.promptTokens} in, ${usage.completionTokens} out` +
-      (usage.reasoningTokens !== undefined ? ` (${usage.reasoningTokens} reasoning)` : '') +
-      (usage.cachedPromptTokens !== undefined ? `, ${usage.cachedPromptTokens} cached` : '')
+      // Zero counts are left out: most providers report them on every turn, and they say nothing.
+      (usage.reasoningTokens ? ` (${usage.reasoningTokens} reasoning)` : '') +
+      (usage.cachedPromptTokens ? `, ${usage.cachedPromptTokens} cached` : '')
     : 'tokens not reported';
   const posted = Date.parse(turn.postedAt);
   const duration = Number.isNaN(posted)
