@@ -209,13 +209,14 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
-  await announce(services, input, 'completed', assistant.timestamp, stored);
+  // Whoever ends the stream logs the turn's line: an attempt run again after this finds the stream ended.
   logTurnEnd(services, input, {
     finishReason,
     usage,
     rounds: record.rounds.length + 1,
     postedAt: record.postedAt,
   });
+  await announce(services, input, 'completed', assistant.timestamp, stored);
   return { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason };
 }
 
@@ -312,8 +313,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);
-  const ended = events.some(isTerminalEvent);
-  if (!ended) {
+  if (!events.some(isTerminalEvent)) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
     if (events.length === 0)
       stream.emit({
@@ -323,9 +323,6 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
       });
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
-  }
-  await announce(services, input, 'failed', at, stored);
-  if (!ended)
     logTurnEnd(services, input, {
       finishReason: 'error',
       usage: totalUsage((turn?.rounds ?? []).map((round) => round.usage)),
@@ -333,6 +330,8 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
       rounds: (turn?.rounds.length ?? 0) + 1,
       postedAt: input.postedAt,
     });
+  }
+  await announce(services, input, 'failed', at, stored);
 }
 
 /**
@@ -404,8 +403,7 @@ async function finishCommitted(
   // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
   await touchHeader(services, input, state.memory);
   let nextSeq = state.nextSeq;
-  const ended = state.stored.some(isTerminalEvent);
-  if (!ended) {
+  if (!state.stored.some(isTerminalEvent)) {
     const earlier = (state.turn?.rounds ?? [])
       .filter((round) => round.round < input.round)
       .map((round) => round.content)
@@ -428,10 +426,7 @@ async function finishCommitted(
     });
     await stream.close();
     nextSeq = stream.nextSeq;
-  }
-  await announce(services, input, 'completed', committed.timestamp, state.memory);
-  // The attempt that committed logs the turn's line last: one that died before ending the stream never did.
-  if (!ended) {
+    // The attempt that committed died before ending the stream, so before logging the turn's line: this one does.
     const posted = turnMessagesIn(state.memory, input.chatMessageId).find(
       (message) => message.role === 'user',
     );
@@ -442,6 +437,7 @@ async function finishCommitted(
       postedAt: posted?.timestamp ?? committed.timestamp,
     });
   }
+  await announce(services, input, 'completed', committed.timestamp, state.memory);
   return { outcome: 'answered', nextSeq, toolCalls: [], finishReason };
 }
 
