@@ -73,7 +73,9 @@ describe('the compiled entry points', () => {
       await waitForOutput(started, /listening on/);
       const lines = started.stdout().trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/offline model \(a deterministic stand-in, not a real LLM\)/);
+      expect(lines[0]).toMatch(
+        /offline model \(a deterministic stand-in, not a real LLM\) via chat-completions/,
+      );
       const url = /listening on (http:\/\/localhost:\d+)\/api/.exec(lines[0]!)?.[1];
       expect(url).toBeDefined();
       const health = await fetch(`${url!.replace('localhost', '127.0.0.1')}/api/health`);
