@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   { rules: { 'no-restricted-imports': ['error', { paths: [functionsClassImports] }] } },
   {
-    files: ['local/start.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    files: ['local/start.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'scripts/start.js'],
     rules: { 'no-console': 'off' },
   },
   {

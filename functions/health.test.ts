@@ -30,6 +30,7 @@ describe('GET /api/health', () => {
     expect(reply.status).toBe(503);
     expect(await reply.json()).toMatchObject({
       status: 'degraded',
+      failing: ['llm'],
       dependencies: { cosmos: { status: 'up' }, llm: { status: 'down', detail: 'connection refused' } },
     });
   });

@@ -49,7 +49,7 @@ describe('parseLocalRuntimeSettings', () => {
     expect(parseLocalRuntimeSettings({})).toEqual({
       port: 7071,
       dataDir: '.local-data',
-      logLevel: 'warning',
+      logLevel: 'information',
       corsAllowedOrigins: [],
       allowedHosts: [],
       offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
@@ -81,7 +81,23 @@ describe('parseLocalRuntimeSettings', () => {
 
   it('names each malformed setting at once', () => {
     expect(() => parseLocalRuntimeSettings({ PORT: '70000', LOG_LEVEL: 'loud' })).toThrow(
-      /PORT: must be at most 65535[\s\S]*LOG_LEVEL: must be "trace", "debug", "information", "warning" or "error"/,
+      /PORT: must be at most 65535[\s\S]*LOG_LEVEL: must be trace, debug, information \(info\), warning \(warn\)/,
     );
+  });
+
+  it('takes the common spellings of a log level, in any case', () => {
+    const level = (text: string) => parseLocalRuntimeSettings({ LOG_LEVEL: text }).logLevel;
+    expect(level('info')).toBe('information');
+    expect(level('INFO')).toBe('information');
+    expect(level('Information')).toBe('information');
+    expect(level('warn')).toBe('warning');
+    expect(level('WARNING')).toBe('warning');
+    expect(level('debug')).toBe('debug');
+    expect(level('verbose')).toBe('trace');
+    expect(level('error')).toBe('error');
+    expect(level('fatal')).toBe('critical');
+    expect(level('off')).toBe('none');
+    expect(level('None')).toBe('none');
+    expect(level(' info ')).toBe('information');
   });
 });

@@ -6,7 +6,6 @@ import type { LogLevel } from '@azure/functions';
 import { z } from 'zod';
 import { parseCorsOrigins } from './http/cors.js';
 import {
-  choiceSetting,
   ConfigError,
   defineSettings,
   intSetting,
@@ -15,6 +14,7 @@ import {
   SettingProblems,
   textSetting,
   type Environment,
+  type SettingRow,
 } from '../shared/settings/setting.js';
 
 const localOnly = { kind: 'never', reason: 'Local runtime only.' } as const;
@@ -22,6 +22,50 @@ const offlineOnly = {
   kind: 'never',
   reason: 'The offline stand-in model exists only in the local runtime.',
 } as const;
+
+/** The names people write for each level (Functions, npm, log4j, syslog habits), matched without case. */
+const LOG_LEVEL_SPELLINGS: Readonly<Record<string, LogLevel>> = {
+  trace: 'trace',
+  verbose: 'trace',
+  debug: 'debug',
+  information: 'information',
+  info: 'information',
+  warning: 'warning',
+  warn: 'warning',
+  error: 'error',
+  err: 'error',
+  critical: 'critical',
+  fatal: 'critical',
+  none: 'none',
+  off: 'none',
+  silent: 'none',
+};
+
+/** The least severe level printed: the Functions host's names, or their common spellings. */
+function logLevelSetting(): SettingRow<LogLevel> {
+  return {
+    help:
+      'Local runtime: least severe log level printed: trace, debug, information (default: one line per turn ' +
+      'and per background job), warning, error, critical or none; info, warn, off and the like work too.',
+    sample: 'information',
+    applies: 'local-only',
+    azure: localOnly,
+    defaultText: 'information',
+    schema: z
+      .string()
+      .optional()
+      .transform((text, context): LogLevel => {
+        if (text === undefined) return 'information';
+        const level = LOG_LEVEL_SPELLINGS[text.toLowerCase()];
+        if (level !== undefined) return level;
+        context.addIssue({
+          code: 'custom',
+          message: 'must be trace, debug, information (info), warning (warn), error, critical or none (off)',
+        });
+        return z.NEVER;
+      }),
+  };
+}
 
 export const localRuntimeSettings = defineSettings({
   PORT: intSetting({
@@ -38,12 +82,7 @@ export const localRuntimeSettings = defineSettings({
     applies: 'local-only',
     azure: localOnly,
   }),
-  LOG_LEVEL: choiceSetting(['trace', 'debug', 'information', 'warning', 'error'], {
-    default: 'warning',
-    help: 'Local runtime: least severe log level printed (trace, debug, information, warning, error).',
-    applies: 'local-only',
-    azure: localOnly,
-  }),
+  LOG_LEVEL: logLevelSetting(),
   CORS_ALLOWED_ORIGINS: textSetting({
     default: '',
     pattern: [

@@ -16,10 +16,12 @@ async function main(): Promise<void> {
     settings,
     logHandler: createLogHandler(local.logLevel),
   });
+  const { provider, connection } = runtime.config.llm;
+  // The API is named because a server may answer one and not the other (e.g. no /responses route).
   const llm =
-    runtime.config.llm.provider === 'offline'
-      ? 'the offline model (a deterministic stand-in, not a real LLM)'
-      : `${runtime.config.llm.provider} (${runtime.config.llm.connection.kind === 'azure-openai' ? runtime.config.llm.connection.endpoint : runtime.config.llm.connection.baseUrl})`;
+    provider === 'offline'
+      ? `the offline model (a deterministic stand-in, not a real LLM) via ${connection.api}`
+      : `${provider} (${connection.kind === 'azure-openai' ? connection.endpoint : connection.baseUrl}) via ${connection.api}`;
   const shownUrl = runtime.url.replace('127.0.0.1', 'localhost');
   console.log(
     `Chat backend (local runtime) listening on ${shownUrl}/api — health: ${shownUrl}/api/health; LLM: ${llm}; data: ${local.dataDir}`,

@@ -1,5 +1,6 @@
 // Health of the app's dependencies for GET /api/health: every check runs concurrently with a time
-// budget, and one slow or failing dependency is reported as such without hiding the others.
+// budget, one slow or failing dependency is reported as such without hiding the others, and the report
+// names what is down. Checks that cost a request can be cached so that frequent polls cost little.
 
 export interface HealthCheck {
   name: string;
@@ -15,6 +16,8 @@ export interface DependencyHealth {
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
+  /** The dependencies that are down, so an operator (or a probe) needs to read no further. */
+  failing: string[];
   dependencies: Record<string, DependencyHealth>;
 }
 
@@ -38,8 +41,32 @@ export async function checkHealth(checks: readonly HealthCheck[], budgetMs: numb
     }),
   );
   const dependencies = Object.fromEntries(results);
-  const status = results.every(([, health]) => health.status === 'up') ? 'ok' : 'degraded';
-  return { status, dependencies };
+  const failing = results.filter(([, health]) => health.status === 'down').map(([name]) => name);
+  return { status: failing.length === 0 ? 'ok' : 'degraded', failing, dependencies };
+}
+
+/**
+ * Wraps checks so that each (by name) runs at most once per `ttlMs`: polls within that time share the last answer
+ * (up or down), and polls that arrive while it runs wait for the same run. A ttl of 0 checks on every poll. The
+ * check given with each poll is the one run, so a check bound to an invocation may be wrapped anew each time.
+ */
+export function healthCache(
+  ttlMs: number,
+  now: () => number = Date.now,
+): (check: HealthCheck) => HealthCheck {
+  const last = new Map<string, { at: number; answer: Promise<string> }>();
+  return ({ name, check }) => ({
+    name,
+    check: () => {
+      const cached = last.get(name);
+      if (cached !== undefined && now() - cached.at < ttlMs) return cached.answer;
+      const answer = check();
+      // The cache keeps a rejection for later polls; this keeps Node from calling it unhandled meanwhile.
+      answer.catch(() => undefined);
+      last.set(name, { at: now(), answer });
+      return answer;
+    },
+  });
 }
 
 function elapsed(started: number): number {

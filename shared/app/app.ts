@@ -3,7 +3,7 @@
 // between Azure and the local runtime (message broker, durable client, local TLS trust) comes from a Platform.
 // Triggers get use-case services from here, never an SDK client.
 import type { Agent } from 'node:https';
-import { CosmosClient } from '@azure/cosmos';
+import { CosmosClient, type Database } from '@azure/cosmos';
 import type { InvocationContext } from '@azure/functions';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import { WebPubSubServiceClient } from '@azure/web-pubsub';
@@ -14,8 +14,9 @@ import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import { cosmosContainers } from '../cosmos/containers.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
-import type { HealthCheck } from '../health.js';
+import { healthCache, type HealthCheck } from '../health.js';
 import type { HistoryWorkerServices } from '../history/persist-turn.js';
 import { createCosmosConversationEraser } from '../history/adapters/cosmos-conversation-eraser.js';
 import { createHistoryStores } from '../history/adapters/history-adapters.js';
@@ -200,14 +201,9 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
+  // Each check costs a request (eleven for Cosmos DB), so a poll within the cache time reuses the last answer.
   const ownChecks: HealthCheck[] = [
-    {
-      name: 'cosmos',
-      check: async () => {
-        await database.read();
-        return `database "${config.cosmos.databaseId}" reachable`;
-      },
-    },
+    { name: 'cosmos', check: () => checkCosmos(database, config.cosmos.databaseId) },
     {
       name: 'webPubSub',
       check: async () => {
@@ -218,15 +214,17 @@ export function createApp(config: AppConfig, platform: Platform): App {
     {
       name: 'llm',
       check: async () => {
+        // The probe lists the models and calls the route turns use (LLM_API) with a body every server refuses.
         const probe = await llm.probe();
         if (!probe.ok) throw new Error(probe.detail);
         // An anonymous caller learns that the model answers, not where it is.
+        const api = config.llm.connection.api;
         return config.llm.provider === 'offline'
-          ? 'offline stand-in model reachable'
-          : `${config.llm.provider} endpoint reachable`;
+          ? `offline stand-in model reachable (${api})`
+          : `${config.llm.provider} endpoint reachable (${api})`;
       },
     },
-  ];
+  ].map(healthCache(config.health.cacheMs));
 
   return {
     config,
@@ -316,6 +314,29 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
+}
+
+/**
+ * The database and every container the app declares: a container deleted (or never created) fails every request
+ * that reaches it, so health must not call Cosmos DB up because the account and the database answer.
+ */
+async function checkCosmos(database: Database, databaseId: string): Promise<string> {
+  await database.read();
+  const reads = await Promise.allSettled(cosmosContainers.map(({ id }) => database.container(id).read()));
+  const failed = cosmosContainers.flatMap(({ id }, index) => {
+    const read = reads[index];
+    return read?.status === 'rejected' ? [`"${id}" (${cosmosFailure(read.reason)})`] : [];
+  });
+  if (failed.length > 0)
+    throw new Error(`database "${databaseId}": container ${failed.join(', ')} unreachable`);
+  return `database "${databaseId}" and its ${cosmosContainers.length} containers reachable`;
+}
+
+function cosmosFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === 404) return 'not found';
+  if (typeof code === 'number') return `status ${code}`;
+  return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
 }
 
 function createWebPubSubClient(config: AppConfig, platform: Platform): WebPubSubServiceClient {

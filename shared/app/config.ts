@@ -32,6 +32,8 @@ export interface AppConfig {
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
   search: Relevance;
+  /** How long GET /api/health keeps a dependency's last answer. */
+  health: { cacheMs: number };
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -109,6 +111,7 @@ export function loadConfig(env: Environment): AppConfig {
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
+    health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
   };
 }
 

@@ -1,6 +1,6 @@
 // The settings of the platform the app runs on: where it runs, its identity, and how it reaches Cosmos DB,
 // Service Bus and Web PubSub; and the settings the Functions host reads itself. Rows: shared/settings/setting.ts.
-import { choiceSetting, defineSettings, textSetting, urlSetting } from '../settings/setting.js';
+import { choiceSetting, defineSettings, intSetting, textSetting, urlSetting } from '../settings/setting.js';
 
 const keysAreLocal = {
   kind: 'never',
@@ -53,6 +53,14 @@ export const platformSettings = defineSettings({
   WEBPUBSUB_CONNECTION_STRING: textSetting({
     help: 'Connection string with an access key: only for the local runtime.',
     azure: keysAreLocal,
+  }),
+  HEALTH_CACHE_SECONDS: intSetting({
+    default: 30,
+    max: 3_600,
+    help:
+      'GET /api/health reads each Cosmos DB container, Web PubSub, Service Bus, the task hub and the LLM route ' +
+      'at most once in this many seconds; polls in between get the last answer (0 = check on every poll).',
+    azure: { kind: 'default' },
   }),
 });
 

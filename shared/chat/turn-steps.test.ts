@@ -373,6 +373,57 @@ describe('chat turn steps', () => {
     expect(memory.messages).toHaveLength(2);
   });
 
+  describe('the one line a finished turn logs', () => {
+    function logged(): { lines: string[]; services: TurnServices } {
+      const lines: string[] = [];
+      const log = {
+        log: (...args: unknown[]) => void lines.push(args.map(String).join(' ')),
+        warn: () => undefined,
+      };
+      return { lines, services: { ...services(), log } };
+    }
+
+    it('is written once by the step that commits, with tokens over every round, and not again on a rerun', async () => {
+      const { lines, services: withLog } = logged();
+      const first = await llmStep(withLog, round0);
+      await runTool(withLog, { ...ref, round: 0, index: 0, seq: first.nextSeq });
+      const round1 = { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true };
+      await llmStep(withLog, round1);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^Turn ended: session ${ref.sessionId}, turn ${ref.chatMessageId}, finish stop, tokens \\d+ in`,
+        ),
+      );
+      expect(lines[0]).toContain('5.0 s since posted, 2 model rounds');
+      await llmStep(withLog, round1);
+      expect(lines).toHaveLength(1);
+    });
+
+    it('is written by the attempt that ends the stream of a turn committed just before a crash', async () => {
+      model = new ScriptedModel([answerReply]);
+      await llmStep(services(), round0);
+      const all = storedEvents();
+      for (const event of all.slice(all.length - 2)) events.stored.delete(event.seq);
+      const { lines, services: withLog } = logged();
+      await llmStep(withLog, round0);
+      expect(lines).toEqual([expect.stringMatching(/finish stop, tokens \d+ in, \d+ out/)]);
+    });
+
+    it('says error for a failed turn, once', async () => {
+      model = new ScriptedModel([{ reply: answerReply, crash: new Crash(3) }]);
+      await expect(llmStep(services(), round0)).rejects.toThrow('died');
+      const { lines, services: withLog } = logged();
+      const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+      const failInput = { ...ref, userText: input.text, postedAt: input.postedAt, failure };
+      await failTurn(withLog, failInput);
+      await failTurn(withLog, failInput);
+      expect(lines).toEqual([
+        expect.stringMatching(/finish error, tokens not reported, 5\.0 s since posted/),
+      ]);
+    });
+  });
+
   it('ask for a text answer, and run no tools, once the tool rounds are used up', async () => {
     model = new ScriptedModel([toolCallReply]);
     const step = await llmStep(services(), { ...round0, toolsAllowed: false });

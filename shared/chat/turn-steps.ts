@@ -62,6 +62,7 @@ import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { SessionStore } from './session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
+import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import {
@@ -99,8 +100,8 @@ export interface TurnServices {
     profileTimeoutMs: number;
   };
   now?: () => Date;
-  /** The invocation's logger. */
-  log?: Pick<Logger, 'warn'>;
+  /** The invocation's logger: warnings, and the one line each finished turn leaves at the default level. */
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;
 }
 
 /** What a model round starts from, read once at the start of the step. */
@@ -240,6 +241,13 @@ async function modelRound(
   await Promise.all([touchHeader(services, input, stored), stream.settle()]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
+  // Whoever ends the stream logs the turn's line: an attempt run again after this finds the stream ended.
+  logTurnEnd(services, input, {
+    finishReason,
+    usage,
+    rounds: record.rounds.length + 1,
+    postedAt: record.postedAt,
+  });
   return {
     output: { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason },
     announce: () => announce(services, input, 'completed', assistant.timestamp, stored),
@@ -372,6 +380,13 @@ async function recordFailure(
       });
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
+    logTurnEnd(services, input, {
+      finishReason: 'error',
+      usage: totalUsage((turn?.rounds ?? []).map((round) => round.usage)),
+      // The rounds that asked for tools, and the one that failed.
+      rounds: (turn?.rounds.length ?? 0) + 1,
+      postedAt: input.postedAt,
+    });
   }
   return () => announce(services, input, 'failed', at, stored);
 }
@@ -468,6 +483,16 @@ async function finishCommitted(
     });
     await stream.close();
     nextSeq = stream.nextSeq;
+    // The attempt that committed died before ending the stream, so before logging the turn's line: this one does.
+    const posted = turnMessagesIn(state.memory, input.chatMessageId).find(
+      (message) => message.role === 'user',
+    );
+    logTurnEnd(services, input, {
+      finishReason,
+      usage: committed.usage,
+      rounds: input.round + 1,
+      postedAt: posted?.timestamp ?? committed.timestamp,
+    });
   }
   return {
     output: { outcome: 'answered', nextSeq, toolCalls: [], finishReason },
@@ -929,6 +954,22 @@ function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'post
     content: turn.userText,
     timestamp: turn.postedAt,
   };
+}
+
+/** The turn's one line at the default log level, written by the step that ends it. */
+function logTurnEnd(
+  services: TurnServices,
+  turn: TurnRef,
+  end: Pick<FinishedTurn, 'finishReason' | 'usage' | 'rounds' | 'postedAt'>,
+): void {
+  services.log?.log?.(
+    turnLogLine({
+      ...end,
+      sessionId: turn.sessionId,
+      chatMessageId: turn.chatMessageId,
+      endedAt: services.now?.() ?? new Date(),
+    }),
+  );
 }
 
 function now(services: TurnServices): string {

@@ -517,7 +517,7 @@ describe('Cosmos DB conversation messages', () => {
     expect(await stores.messages.page('mu-big', 'ms-other', { order: 'asc', limit: 10 })).toHaveLength(1);
     expect(await stores.messages.page('mu-big-2', 'ms-big', { order: 'asc', limit: 10 })).toHaveLength(1);
     expect(await stores.messages.deleteAll('mu-big', 'ms-big')).toBe(0);
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('Cosmos DB session memory', () => {

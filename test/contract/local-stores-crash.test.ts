@@ -50,7 +50,7 @@ function writeThenKill(mode: 'cosmos' | 'durable', count: number): Promise<strin
   });
 }
 
-describe('a local store killed right after acknowledging writes', { timeout: 90_000 }, () => {
+describe('a local store killed right after acknowledging writes', { timeout: 240_000 }, () => {
   it('Cosmos DB: every item whose create was acknowledged is there after a restart', async () => {
     const acked = await writeThenKill('cosmos', ACKS_BEFORE_KILL);
     expect(acked.length).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL);

@@ -66,8 +66,8 @@ function chatInPage(page: Page, api: string, userId: string): Promise<PageChat> 
         const source = new EventSource(`${api}${stream}`);
         const timer = setTimeout(() => {
           source.close();
-          reject(new Error('no message-end within 20 s'));
-        }, 20_000);
+          reject(new Error('no message-end within 120 s'));
+        }, 120_000);
         const finish = (outcome: () => void) => {
           clearTimeout(timer);
           source.close();

@@ -98,9 +98,9 @@ describe('the knowledge base over the local runtime', () => {
     return (await expectStatus<{ document: DocumentView }>(response, status)).document;
   }
 
-  /** Polls GET until the document is ready or failed, as a client would. */
+  /** Polls GET until the document is ready or failed, as a client would (a PDF read is slow on a busy machine). */
   async function settled(user: string, documentId: string): Promise<DocumentView> {
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const { document } = await expectStatus<{ document: DocumentView }>(
         await call(user, `documents/${documentId}`),

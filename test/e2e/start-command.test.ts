@@ -58,10 +58,11 @@ async function waitForOutput(started: Run, pattern: RegExp, timeoutMs = 60_000):
 
 describe('the compiled entry points', () => {
   let cwd: string;
+  // A full tsc build: minutes on a machine shared with other work, so its hook has a budget of its own.
   beforeAll(async () => {
     build();
     cwd = await mkdtemp(join(tmpdir(), 'chat-start-'));
-  });
+  }, 600_000);
   afterAll(async () => {
     await rm(cwd, { recursive: true, force: true });
   });
@@ -72,7 +73,9 @@ describe('the compiled entry points', () => {
       await waitForOutput(started, /listening on/);
       const lines = started.stdout().trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/offline model \(a deterministic stand-in, not a real LLM\)/);
+      expect(lines[0]).toMatch(
+        /offline model \(a deterministic stand-in, not a real LLM\) via chat-completions/,
+      );
       const url = /listening on (http:\/\/localhost:\d+)\/api/.exec(lines[0]!)?.[1];
       expect(url).toBeDefined();
       const health = await fetch(`${url!.replace('localhost', '127.0.0.1')}/api/health`);

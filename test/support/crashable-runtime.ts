@@ -2,6 +2,7 @@
 // on the same data folder and port, so the URLs clients hold stay valid across crashes. It is built into its own
 // folder, so a test that builds `dist/` at the same time never hands this one a half-written file.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,10 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Compiles the product as `npm run build` does, into a folder of its own; the path of its start entry. */
 export function buildRuntime(name: string): string {
-  const outDir = join(root, 'node_modules', '.cache', name);
+  // Named after the checkout too: checkouts that share one node_modules (git worktrees) must not build into, and
+  // run from, the same folder.
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 12);
+  const outDir = join(root, 'node_modules', '.cache', `${name}-${checkout}`);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   // Incremental: a second run with no change in the sources takes a moment, not a full compile.
   const args = ['-p', join(root, 'tsconfig.json'), '--outDir', outDir, '--incremental'];

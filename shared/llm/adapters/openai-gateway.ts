@@ -392,6 +392,7 @@ class OpenAiGateway implements LlmGateway {
   }
 
   async probe(): Promise<{ ok: boolean; detail: string }> {
+    let reachable: string;
     try {
       const page = await this.client.models.list({
         maxRetries: 0,
@@ -400,15 +401,46 @@ class OpenAiGateway implements LlmGateway {
       if (!Array.isArray((page as Partial<typeof page>).data)) throw this.#notOpenAiShaped('models list');
       const ids = page.data.map((model) => model.id);
       if (this.connection.kind === 'azure-openai') {
-        return { ok: true, detail: `${this.#endpoint} is reachable (${ids.length} models available).` };
+        reachable = `${this.#endpoint} is reachable (${ids.length} models available).`;
+      } else {
+        const listed = ids.includes(this.#chatModel) ? 'is listed' : 'is not listed (it may still resolve)';
+        reachable = `${this.#endpoint} is reachable; chat model "${this.#chatModel}" ${listed}.`;
       }
-      const listed = ids.includes(this.#chatModel) ? 'is listed' : 'is not listed (it may still resolve)';
-      return {
-        ok: true,
-        detail: `${this.#endpoint} is reachable; chat model "${this.#chatModel}" ${listed}.`,
-      };
     } catch (error) {
       return { ok: false, detail: toLlmError(error, this.#errorContext(this.#chatModel)).message };
+    }
+    const route = await this.#probeRoute();
+    return route === undefined ? { ok: true, detail: reachable } : { ok: false, detail: route };
+  }
+
+  /**
+   * Whether the route chat turns use exists: a server can list its models and still lack `/responses` (or
+   * `/chat/completions`). The probe posts a body without the input every server requires, so a server with the
+   * route refuses it (400/422) without generating anything, while one without it answers 404 (or 405). On Azure's
+   * deployments route the chat deployment is named, so a missing deployment is a 404 too.
+   */
+  async #probeRoute(): Promise<string | undefined> {
+    const responses = this.responsesClient;
+    const path = responses ? '/responses' : '/chat/completions';
+    const api = responses ? 'LLM_API=responses' : 'LLM_API=chat-completions';
+    try {
+      await (responses ?? this.client).post(path, {
+        body: responses ? {} : { model: this.#chatModel },
+        maxRetries: 0,
+        timeout: Math.min(this.options.timeoutMs, PROBE_TIMEOUT_MS),
+      });
+      return undefined;
+    } catch (error) {
+      if (error instanceof APIError && (error.status === 400 || error.status === 422)) return undefined;
+      if (error instanceof APIError && (error.status === 404 || error.status === 405))
+        return (
+          `${this.#endpoint} has no ${path} route (POST answered ${error.status}), which ${api} calls on every ` +
+          'turn: ' +
+          (responses
+            ? 'use a server with the Responses API or set LLM_API=chat-completions.'
+            : 'check the base URL (and on Azure the chat deployment name).')
+        );
+      return `${api}: ${toLlmError(error, this.#errorContext(this.#chatModel)).message}`;
     }
   }
 
