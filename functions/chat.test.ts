@@ -48,27 +48,6 @@ describe('POST /api/session/start', () => {
     expect(named.status).toBe(201);
   });
 
-  it("starts a session under the client's id, but never a deleted conversation's again (409)", async () => {
-    const sessionId = '3b241101-e2bb-4255-8caf-4136c566a962';
-    const start = () =>
-      callEndpoint(startSessionEndpoint, app, { headers: asUser('user_001'), json: { sessionId } });
-    const started = await start();
-    expect(started.status).toBe(201);
-    expect(await started.json()).toMatchObject({ sessionId, userId: 'user_001' });
-    await app.fakes.sessions.markDeleting('user_001', sessionId);
-    await app.fakes.sessions.markDeleted('user_001', sessionId);
-    await expectProblem(await start(), 409, 'conflict');
-    expect(await app.fakes.sessions.find('user_001', sessionId)).toBeUndefined();
-    await expectProblem(
-      await callEndpoint(startSessionEndpoint, app, {
-        headers: asUser('user_001'),
-        json: { sessionId: '../x' },
-      }),
-      400,
-      'validation_failed',
-    );
-  });
-
   it('refuses another user (403), no identity (401), bad JSON (400), other media (415) and big bodies (413)', async () => {
     await expectProblem(
       await callEndpoint(startSessionEndpoint, app, {

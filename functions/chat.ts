@@ -30,8 +30,8 @@ export const startSessionEndpoint = endpoint({
   summary: 'A new chat session owned by the caller (201).',
   auth: 'caller',
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
-  async handle({ app, caller, body }) {
-    return { status: 201, body: await startSession(app.chat.sessions, caller, body?.sessionId) };
+  async handle({ app, caller }) {
+    return { status: 201, body: await startSession(app.chat.sessions, caller) };
   },
 });
 

@@ -153,16 +153,10 @@ export const regenerateBodySchema = z.object(
 
 // --- HTTP -------------------------------------------------------------------------------------------------
 
-/**
- * POST /api/session/start: seed 000's clients name their user; a client that makes its own ids (the AI SDK's useChat)
- * names the session's; the body may also be empty.
- */
+/** POST /api/session/start: seed 000's clients name their user; the body may also be empty. */
 export const startSessionBodySchema = z
   .object(
-    {
-      userId: z.string({ error: 'must be a string' }).max(128).optional(),
-      sessionId: sessionIdSchema.optional(),
-    },
+    { userId: z.string({ error: 'must be a string' }).max(128).optional() },
     { error: 'the body must be a JSON object' },
   )
   .optional();

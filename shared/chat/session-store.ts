@@ -4,11 +4,8 @@
 import type { ChatSession } from './contracts.js';
 
 export interface SessionStore {
-  /**
-   * A new session of the caller, under a new id or under `sessionId` when the client chose it: ConflictError when
-   * a session (any user's, a deleted conversation's tombstone included) already has that id.
-   */
-  create(userId: string, sessionId?: string): Promise<ChatSession>;
+  /** A new session of the caller, under a new random id. */
+  create(userId: string): Promise<ChatSession>;
   /**
    * The caller's session, or undefined when the caller has no session with that id, or its conversation is being
    * deleted or was.

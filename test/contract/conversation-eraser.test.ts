@@ -19,7 +19,6 @@ import {
   SESSIONS_CONTAINER,
   type SessionDocument,
 } from '../../shared/chat/contracts.js';
-import { ConflictError } from '../../shared/errors.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -160,21 +159,4 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);
   });
 
-  it("starts a session under an id the client chose, but never under a tombstone or another user's id", async () => {
-    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
-    const chosen = randomUUID();
-    expect(await sessions.create('user_001', chosen)).toMatchObject({
-      sessionId: chosen,
-      userId: 'user_001',
-    });
-    await expect(sessions.create('user_001', chosen)).rejects.toBeInstanceOf(ConflictError);
-    await expect(sessions.create('user_002', chosen)).rejects.toBeInstanceOf(ConflictError);
-
-    await sessions.markDeleting('user_001', chosen);
-    await sessions.markDeleted('user_001', chosen);
-    await expect(sessions.create('user_001', chosen)).rejects.toBeInstanceOf(ConflictError);
-    await expect(sessions.create('user_002', chosen)).rejects.toBeInstanceOf(ConflictError);
-    expect(await sessions.find('user_001', chosen)).toBeUndefined();
-    expect(await sessions.find('user_002', chosen)).toBeUndefined();
-  });
 });

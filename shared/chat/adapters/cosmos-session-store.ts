@@ -2,8 +2,7 @@
 // owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
 // deleted carries `deletingAt`; once deleted, `deletedAt` and a `ttl`: the tombstone, found no more but read by writers.
 import type { Container } from '@azure/cosmos';
-import { ConflictError } from '../../errors.js';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   newSessionId,
@@ -20,23 +19,12 @@ export function createCosmosSessionStore(
 ): SessionStore {
   const read = (userId: string, sessionId: string) =>
     readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
-  const taken = (sessionId: string) =>
-    new ConflictError(`Session id '${sessionId}' is already used: start the session under a new id.`);
-
   return {
-    async create(userId, chosenId) {
-      const session: ChatSession = {
-        sessionId: chosenId ?? newSessionId(),
-        userId,
-        createdAt: now().toISOString(),
-      };
-      // A chosen id may be one another user holds, or a deleted conversation's tombstone (in any partition): one
-      // query across partitions, paid only by a client that chooses its ids. The create's 409 covers the caller's own.
-      if (chosenId !== undefined && (await idInUse(container, chosenId))) throw taken(chosenId);
+    async create(userId) {
+      const session: ChatSession = { sessionId: newSessionId(), userId, createdAt: now().toISOString() };
       try {
         await container.items.create<SessionDocument>({ id: session.sessionId, ...session });
       } catch (error) {
-        if (chosenId !== undefined && cosmosStatus(error) === 409) throw taken(chosenId);
         throw cosmosFailure('creating the session', error);
       }
       return session;
@@ -83,18 +71,4 @@ export function createCosmosSessionStore(
       return patched !== 'missing';
     },
   };
-}
-
-async function idInUse(container: Container, sessionId: string): Promise<boolean> {
-  try {
-    const { resources } = await container.items
-      .query<{ id: string }>({
-        query: 'SELECT c.id FROM c WHERE c.id = @id',
-        parameters: [{ name: '@id', value: sessionId }],
-      })
-      .fetchAll();
-    return resources.length > 0;
-  } catch (error) {
-    throw cosmosFailure('checking the session id', error);
-  }
 }
