@@ -74,8 +74,10 @@ export async function deleteConversation(
   const turns = purged.filter(Boolean).length;
   await services.headers.delete(userId, sessionId);
   const memory = await forgetConversation(services.memory, userId, sessionId);
-  const turnItems = await services.eraser.eraseTurnData(sessionId);
+  // Long-term items before the hot store: a read that passed its header check just before the delete and rebuilds
+  // working memory from them meanwhile writes that copy before the hot store is erased, not after.
   const historyItems = await services.messages.deleteAll(userId, sessionId);
+  const turnItems = await services.eraser.eraseTurnData(sessionId);
   await services.eraser.erasePosted(userId, sessionId);
   await services.sessions.markDeleted(userId, sessionId);
   return { turns, turnItems, historyItems, memory };
