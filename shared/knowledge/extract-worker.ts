@@ -1,4 +1,4 @@
-// A reading worker's entry: says it is ready once the readers are loaded, then reads each document it is sent with
+// A reading worker's entry: says it is ready at once (pdf.js loads in the background), then reads each document with
 // extract-document.ts within the job's limits, one at a time, and answers with its text or why it cannot be read.
 // extract-pool.ts starts it, times each job from its `begin` and replaces it when it dies or overruns.
 import { parentPort } from 'node:worker_threads';

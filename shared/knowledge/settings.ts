@@ -43,8 +43,8 @@ export const knowledgeSettings = defineSettings({
     min: 1,
     max: 32,
     help:
-      'Worker threads that read documents (each one document at a time). One user takes at most all of them but ' +
-      "one, so another user's document never waits behind theirs.",
+      'Worker threads that read documents, one document each. One user takes at most all of them but one, so ' +
+      "from 2 on another user's document never waits behind theirs (with 1, documents simply queue).",
     azure: tuning,
   }),
   KNOWLEDGE_READ_TIMEOUT_MS: intSetting({
@@ -74,6 +74,7 @@ export const knowledgeSettings = defineSettings({
   KNOWLEDGE_MAX_TEXT_CHARACTERS: intSetting({
     default: 16_000_000,
     min: 1,
+    max: 1_000_000_000,
     help: 'Most characters of text one document may hold; a document that holds more fails with the reason.',
     azure: tuning,
   }),

@@ -73,7 +73,7 @@ describe('the staged package', () => {
     root = await mkdtemp(path.join(tmpdir(), 'stage-'));
     for (const file of [
       'dist/functions/index.js',
-      'dist/shared/knowledge/pdf-worker.js',
+      'dist/shared/knowledge/extract-worker.js',
       'dist/local/start.js',
       'host.json',
       'package.json',
@@ -91,7 +91,7 @@ describe('the staged package', () => {
 
     expect(await list(stage)).toEqual([
       'dist/functions/index.js',
-      'dist/shared/knowledge/pdf-worker.js',
+      'dist/shared/knowledge/extract-worker.js',
       'host.json',
       'package-lock.json',
       'package.json',
