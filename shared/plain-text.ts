@@ -1,6 +1,7 @@
 // Plain text the product shows or writes itself: shortening (prompts, index lines, previews, logs) on one line and
 // cut to a length without splitting a surrogate pair, and the rules for text shown in user interfaces (titles, file
 // names): what refuses an explicit title, and the cleaning of names and lines that came from elsewhere.
+import { z } from 'zod';
 
 /** The text on one line: every run of whitespace (line breaks included) as one space, trimmed. */
 export function oneLine(text: string): string {
@@ -33,6 +34,20 @@ export function displayTextProblem(text: string): string | undefined {
   if (BIDI_CONTROL.test(text))
     return 'must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)';
   return undefined;
+}
+
+/** A title its user writes: trimmed, 1 to `max` characters, refused by displayTextProblem, kept in NFC. */
+export function displayTextSchema(max: number) {
+  return z
+    .string({ error: 'must be a string' })
+    .transform((value) => value.trim())
+    .refine((value) => value !== '', 'must not be empty')
+    .refine((value) => value.length <= max, `must be at most ${max} characters`)
+    .superRefine((value, context) => {
+      const problem = displayTextProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((value) => value.normalize('NFC'));
 }
 
 /**

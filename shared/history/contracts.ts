@@ -5,7 +5,7 @@
 // commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
-import { displayTextProblem } from '../plain-text.js';
+import { displayTextSchema } from '../plain-text.js';
 import {
   activePathSchema,
   chatMessageIdSchema,
@@ -346,16 +346,7 @@ export const branchBodySchema = z.object(
 /** PUT /api/history/conversations/{sessionId}/title. */
 export const titleBodySchema = z.object(
   {
-    title: z
-      .string({ error: 'must be a string' })
-      .transform((value) => value.trim())
-      .refine((value) => value !== '', 'must not be empty')
-      .refine((value) => value.length <= MAX_TITLE_CHARS, `must be at most ${MAX_TITLE_CHARS} characters`)
-      .superRefine((value, context) => {
-        const problem = displayTextProblem(value);
-        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-      })
-      .transform((value) => value.normalize('NFC')),
+    title: displayTextSchema(MAX_TITLE_CHARS),
   },
   { error: 'the body must be a JSON object' },
 );

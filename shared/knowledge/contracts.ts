@@ -2,7 +2,7 @@
 // documents, chunks and upload parts, the HTTP bodies of its API, and the citations (`sources`) that a chat turn
 // streams and keeps. Documents live in a library: a user's private one, or the shared one every user can search.
 import { z } from 'zod';
-import { displayFileName, displayTextProblem } from '../plain-text.js';
+import { displayFileName, displayTextSchema } from '../plain-text.js';
 import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 import { documentIdSchema } from '../ids.js';
 
@@ -67,8 +67,9 @@ export type LibraryName = z.infer<typeof libraryNameSchema>;
 // --- Documents --------------------------------------------------------------------------------------------------
 
 /**
- * A document's id (its format is in shared/ids.ts): 32 lowercase hex characters, the first half of SHA-256 over its library and its content's
- * hash (documentIdFor), so the same content uploaded again to the same library is the same document.
+ * A document's id (its format is in shared/ids.ts): 32 lowercase hex characters, the first half of SHA-256 over its
+ * library and its content's hash (documentIdFor), so the same content uploaded again to the same library is the same
+ * document.
  */
 export { documentIdSchema };
 
@@ -264,17 +265,7 @@ export function ingestMessageId(
  */
 export const uploadDocumentJsonSchema = z.object({
   /** Shown as it is: refused (400) when it holds what cannot be shown safely (displayTextProblem). */
-  title: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_TITLE_CHARS)
-    .superRefine((value, context) => {
-      const problem = displayTextProblem(value);
-      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-    })
-    .transform((value) => value.normalize('NFC'))
-    .optional(),
+  title: displayTextSchema(MAX_TITLE_CHARS).optional(),
   /** Cleaned instead (displayFileName): its path and unsafe characters removed, as a client's name is not chosen. */
   fileName: z
     .string()
