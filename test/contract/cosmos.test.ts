@@ -273,7 +273,8 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
     const hot = resources.find((c) => c.id === HOT_CONVERSATIONS_CONTAINER);
     expect(hot?.defaultTtl).toBe(HOT_STORE_TTL_SECONDS);
     expect(hot?.partitionKey?.paths).toEqual(['/sessionId']);
-    expect(resources.find((c) => c.id === SESSIONS_CONTAINER)?.defaultTtl).toBeUndefined();
+    // Sessions never expire by default; only a deleted conversation's tombstone carries a ttl of its own.
+    expect(resources.find((c) => c.id === SESSIONS_CONTAINER)?.defaultTtl).toBe(-1);
     expect((await container(client, SESSIONS_CONTAINER).item('prov-1', 'u-prov').read()).statusCode).toBe(
       200,
     );
