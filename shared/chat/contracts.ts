@@ -153,7 +153,7 @@ export const regenerateBodySchema = z.object(
 
 // --- HTTP -------------------------------------------------------------------------------------------------
 
-/** POST /api/session/start: seed 000's clients name their user; the body may also be empty. */
+/** POST /api/session/start: a client may name its user (it must be the caller); the body may also be empty. */
 export const startSessionBodySchema = z
   .object(
     { userId: z.string({ error: 'must be a string' }).max(128).optional() },

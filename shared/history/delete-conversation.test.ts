@@ -1,7 +1,6 @@
-// Deleting a conversation while its turn runs, at the level of the use-cases over in-memory ports, with the delete
-// landing at exact points of the turn: mid-stream, before the first token, while a tool runs, at the commit, at the
-// header's touch, and while the message is being posted. Nothing of the conversation is left, nor after the steps
-// and the workers run again on what was published.
+// Deleting a conversation while its turn runs, over in-memory ports, landing at exact points: mid-stream, before the
+// first token, while a tool runs, at the commit, at the header's touch, and while the message is posted. Nothing of
+// it is left, nor after the steps and the workers run again on what was published.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
 import {

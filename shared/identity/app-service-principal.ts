@@ -1,6 +1,6 @@
 // The caller as App Service authentication (Easy Auth) presents it: the x-ms-client-principal-id, -name
-// and -idp headers and the x-ms-client-principal blob (base64 JSON with the claims). The blob is required: the
-// platform sets it on every authenticated request, and an id header alone is what a forged request would send.
+// and -idp headers and the x-ms-client-principal blob (base64 JSON with the claims). The blob, set by the platform on
+// every authenticated request, is required; it is unsigned, so the platform's stripping of client headers is the trust.
 import { z } from 'zod';
 import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from './caller.js';

@@ -1,7 +1,6 @@
-// Reads documents in a pool of worker threads (extract-worker.ts), never on the thread that serves requests. Each
-// job has its own budget: wall time counted from when its worker begins reading it (a worker still busy past it is
-// terminated and replaced), the worker's heap, and the limits the worker checks as it reads. One user runs at most
-// all workers but one, so another user's document never waits behind theirs, whatever they send.
+// Reads documents in a pool of worker threads (extract-worker.ts), never on the serving thread. Each job has its own
+// budget: wall time from when its worker begins (past it the worker is replaced), the worker's heap, and the limits
+// the worker checks as it reads. One user runs at most all workers but one, so others never wait behind them.
 import { Worker } from 'node:worker_threads';
 
 import type { DocumentFormat } from './contracts.js';

@@ -1,7 +1,6 @@
-// A deleted conversation stays deleted, end to end over the local runtime with a scripted model: a DELETE while the
-// turn is queued, before its first token, mid-stream, during a tool call, while the history worker runs and while the
-// memory worker runs leaves nothing of the conversation in any container, no memory of it, and it never comes back,
-// not after the turn's steps and workers have finished, nor after its events are delivered again.
+// A deleted conversation stays deleted, end to end with a scripted model: a DELETE while the turn is queued, before
+// its first token, mid-stream, during a tool call and while each worker runs leaves nothing in any container and no
+// memory, and nothing comes back once the steps and workers finish or its events are delivered again.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';

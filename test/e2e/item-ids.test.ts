@@ -1,7 +1,6 @@
-// Ids that would collapse a Cosmos DB item URL to its container's (`.`, `..`, and their percent-encoded spellings),
-// sent by user_002 to the running local runtime over HTTP (with the raw request target, so nothing is normalised on
-// the way) and over MCP: each is refused with a 4xx and deletes nothing, and user_001's facts and the profile-facts
-// container are intact after every attempt and after a restart.
+// Ids that would collapse a Cosmos DB item URL to its container's (`.`, `..`, percent-encoded too), sent by user_002
+// over raw HTTP request targets and over MCP: each is refused with a 4xx and deletes nothing, and user_001's facts
+// and the profile-facts container are intact after every attempt and after a restart.
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,6 @@
-// Hostile documents end to end over the local runtime, with the reading budgets lowered through their settings:
-// user_002's PDF of nested forms runs out its time in a worker while user_001's ordinary PDF becomes ready and
-// /api/health answers; the bomb then fails with a reason its owner reads, and so does a Markdown document quoted
-// 50,000 levels deep; each failure settles on the message's first delivery, which is not delivered again.
+// Hostile documents end to end with lowered reading budgets: user_001's PDF becomes ready and /api/health answers
+// while user_002's nested-forms PDF runs out its time; the bomb and a Markdown quoted 50,000 deep then fail with
+// reasons their owner reads, each settled on its first delivery and not delivered again.
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
