@@ -158,5 +158,4 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);
   });
-
 });
