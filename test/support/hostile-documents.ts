@@ -2,61 +2,15 @@
 // whose streams inflate far beyond their size, nested form XObjects, an encrypted and a truncated PDF, a zip bomb,
 // an entity bomb, and the Markdown and HTML shapes that make naive parsers quadratic or recurse without end.
 import { constants, crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import { type PdfObject, writePdf } from './make-pdf.js';
 import { SeededRandom } from './seeded-random.js';
-
-/** One PDF object: its dictionary and, for a stream object, the stream's (already encoded) bytes. */
-interface PdfObject {
-  dictionary: string;
-  stream?: Uint8Array;
-}
-
-/**
- * A PDF of the given objects (numbered from 1, the first is the catalog) with a cross-reference table and a trailer.
- * `trailer` adds entries to the trailer dictionary (an /Encrypt reference, say).
- */
-export function assemblePdf(objects: readonly PdfObject[], trailer = ''): Uint8Array {
-  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\u00e2\u00e3\u00cf\u00d3\n', 'latin1')];
-  let offset = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(offset);
-    const body =
-      object.stream === undefined
-        ? [Buffer.from(`${index + 1} 0 obj\n${object.dictionary}\nendobj\n`, 'latin1')]
-        : [
-            Buffer.from(
-              `${index + 1} 0 obj\n${object.dictionary.replace(/>>\s*$/, ` /Length ${object.stream.length} >>`)}\nstream\n`,
-              'latin1',
-            ),
-            Buffer.from(object.stream),
-            Buffer.from('\nendstream\nendobj\n', 'latin1'),
-          ];
-    for (const part of body) {
-      parts.push(part);
-      offset += part.length;
-    }
-  });
-  const xref = [
-    'xref',
-    `0 ${objects.length + 1}`,
-    '0000000000 65535 f ',
-    ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n `),
-  ].join('\n');
-  parts.push(
-    Buffer.from(
-      `${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${trailer}>>\nstartxref\n${offset}\n%%EOF\n`,
-      'latin1',
-    ),
-  );
-  return new Uint8Array(Buffer.concat(parts));
-}
 
 const PAGE = '/Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]';
 const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
 
 /** A one-page PDF whose page shows `text` (a content stream of its own, not encoded). */
 function onePagePdf(text: string, trailer = ''): Uint8Array {
-  return assemblePdf(
+  return writePdf(
     [
       { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
       { dictionary: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
@@ -91,7 +45,7 @@ export function flateBombPdf(inflatedMebibytes: number, layers: 1 | 2 = 1): Uint
   // The second layer compresses the first's output, small enough to compress at once.
   if (layers === 2) stream = deflateSync(stream, { level: 9 });
   const filter = layers === 2 ? '[/FlateDecode /FlateDecode]' : '/FlateDecode';
-  return assemblePdf([
+  return writePdf([
     { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
     { dictionary: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
     { dictionary: `<< ${PAGE} /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>` },
@@ -127,7 +81,7 @@ export function nestedXObjectPdf(depth: number): Uint8Array {
     });
   }
   objects.push({ dictionary: '<< >>', stream: Buffer.from('/X Do', 'latin1') });
-  return assemblePdf(objects);
+  return writePdf(objects);
 }
 
 /** A PDF under the standard security handler (RC4, a user password nobody was told). */
@@ -136,7 +90,7 @@ export function encryptedPdf(): Uint8Array {
     const random = new SeededRandom(seed);
     return Array.from({ length: 32 }, () => random.int(0, 255).toString(16).padStart(2, '0')).join('');
   };
-  return assemblePdf(
+  return writePdf(
     [
       { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
       { dictionary: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
@@ -145,7 +99,7 @@ export function encryptedPdf(): Uint8Array {
       { dictionary: '<< >>', stream: Buffer.from('BT /F1 12 Tf 72 700 Td (secret) Tj ET', 'latin1') },
       { dictionary: `<< /Filter /Standard /V 1 /R 2 /O <${hex(1)}> /U <${hex(2)}> /P -44 >>` },
     ],
-    '/Encrypt 6 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] ',
+    '/Encrypt 6 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]',
   );
 }
 
@@ -168,7 +122,7 @@ export function malformedPdf(): Uint8Array {
 
 /** A page tree whose only kid is the tree itself. */
 export function cyclicPagesPdf(): Uint8Array {
-  return assemblePdf([
+  return writePdf([
     { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
     { dictionary: '<< /Type /Pages /Kids [2 0 R] /Count 1 >>' },
   ]);

@@ -2,6 +2,7 @@
 // inflates (FlateDecode) to a given size of zeros, and one of nested form XObjects, each drawing the next level
 // several times, whose pages paint text exponentially many times. Both are well-formed, with a correct xref table.
 import { constants, createDeflate } from 'node:zlib';
+import { type PdfObject, writePdf } from './make-pdf.js';
 
 /** The zlib (FlateDecode) compression of `prefix` then `size` zero bytes, made a megabyte at a time. */
 export async function deflatedZeros(size: number, prefix = Buffer.alloc(0)): Promise<Buffer> {
@@ -28,12 +29,15 @@ export async function makeInflatingPdf(inflatedBytes: number): Promise<Uint8Arra
   const text = Buffer.from('BT /F1 12 Tf 72 720 Td (Hello) Tj ET\n', 'latin1');
   // The text, then the zeros: whitespace to a PDF reader, which reads on through them.
   const content = await deflatedZeros(inflatedBytes, text);
-  return pdfFile([
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    { dictionary: '/Filter /FlateDecode', data: content },
+  return writePdf([
+    { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { dictionary: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    {
+      dictionary:
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    },
+    { dictionary: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    { dictionary: '<< /Filter /FlateDecode >>', stream: content },
   ]);
 }
 
@@ -49,56 +53,18 @@ export function makeNestedFormsPdf(depth: number, fanout: number): Uint8Array {
     const body = level === depth ? 'BT /F1 12 Tf 72 720 Td (word) Tj ET' : draws(level + 1);
     const next = level === depth ? '' : `/XObject << /X${level + 1} ${firstForm + level} 0 R >>`;
     forms.push({
-      dictionary: `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> ${next} >>`,
-      data: Buffer.from(body, 'latin1'),
+      dictionary: `<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> ${next} >> >>`,
+      stream: Buffer.from(body, 'latin1'),
     });
   }
-  return pdfFile([
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /XObject << /X1 ${firstForm} 0 R >> >> /Contents ${firstForm + depth} 0 R >>`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  return writePdf([
+    { dictionary: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { dictionary: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    {
+      dictionary: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /XObject << /X1 ${firstForm} 0 R >> >> /Contents ${firstForm + depth} 0 R >>`,
+    },
+    { dictionary: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
     ...forms,
-    { dictionary: '', data: Buffer.from(draws(1), 'latin1') },
+    { dictionary: '<< >>', stream: Buffer.from(draws(1), 'latin1') },
   ]);
-}
-
-type PdfObject = string | { dictionary: string; data: Buffer };
-
-/** The objects (numbered from 1, the first the catalog) as a PDF file with its cross-reference table. */
-function pdfFile(objects: readonly PdfObject[]): Uint8Array {
-  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n', 'latin1')];
-  let offset = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((object, index) => {
-    offsets.push(offset);
-    const body =
-      typeof object === 'string'
-        ? [Buffer.from(`${index + 1} 0 obj\n${object}\nendobj\n`, 'latin1')]
-        : [
-            Buffer.from(
-              `${index + 1} 0 obj\n<< ${object.dictionary} /Length ${object.data.length} >>\nstream\n`,
-              'latin1',
-            ),
-            object.data,
-            Buffer.from('\nendstream\nendobj\n', 'latin1'),
-          ];
-    for (const part of body) {
-      parts.push(part);
-      offset += part.length;
-    }
-  });
-  const xref = [
-    'xref',
-    `0 ${objects.length + 1}`,
-    '0000000000 65535 f ',
-    ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n `),
-  ].join('\n');
-  parts.push(
-    Buffer.from(
-      `${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${offset}\n%%EOF\n`,
-      'latin1',
-    ),
-  );
-  return new Uint8Array(Buffer.concat(parts));
 }

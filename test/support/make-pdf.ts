@@ -35,38 +35,67 @@ const FONTS = {
  * others); in the Japanese font, characters outside the Basic Multilingual Plane are.
  */
 export function makePdf(pages: readonly (readonly string[])[], options: MakePdfOptions = {}): Uint8Array {
-  const objects: string[] = [];
-  const add = (body: string): number => objects.push(body); // object numbers start at 1
+  const objects: PdfObject[] = [];
+  const add = (object: PdfObject): number => objects.push(object); // object numbers start at 1
 
-  const catalog = add('');
-  const pageTree = add('');
+  const catalog = add({ dictionary: '' });
+  const pageTree = add({ dictionary: '' });
   const fontName = options.font ?? 'helvetica';
-  const font = add(FONTS[fontName]);
-  const info = options.title === undefined ? undefined : add(`<< /Title ${pdfTextString(options.title)} >>`);
+  const font = add({ dictionary: FONTS[fontName] });
+  const info =
+    options.title === undefined
+      ? undefined
+      : add({ dictionary: `<< /Title ${pdfTextString(options.title)} >>` });
   const pageRefs: number[] = [];
   for (const lines of pages) {
     const stream = contentStream(lines, fontName === 'japanese' ? ucs2Hex : escapedLiteral);
-    const content = add(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
+    const content = add({ dictionary: '<< >>', stream: Buffer.from(stream, 'latin1') });
     pageRefs.push(
-      add(
-        `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [0 0 ${PAGE_WIDTH} ${PAGE_HEIGHT}] ` +
+      add({
+        dictionary:
+          `<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [0 0 ${PAGE_WIDTH} ${PAGE_HEIGHT}] ` +
           `/Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
-      ),
+      }),
     );
   }
-  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pageTree} 0 R >>`;
-  objects[pageTree - 1] =
-    `<< /Type /Pages /Kids [${pageRefs.map((ref) => `${ref} 0 R`).join(' ')}] /Count ${pageRefs.length} >>`;
+  objects[catalog - 1] = { dictionary: `<< /Type /Catalog /Pages ${pageTree} 0 R >>` };
+  objects[pageTree - 1] = {
+    dictionary: `<< /Type /Pages /Kids [${pageRefs.map((ref) => `${ref} 0 R`).join(' ')}] /Count ${pageRefs.length} >>`,
+  };
+  return writePdf(objects, info === undefined ? '' : `/Info ${info} 0 R`);
+}
 
-  // Every character written is a single byte (Latin-1), so string lengths are byte offsets.
-  const parts: string[] = ['%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n'];
+/** One PDF object: its dictionary and, for a stream object, the stream's (already encoded) bytes. */
+export interface PdfObject {
+  dictionary: string;
+  stream?: Uint8Array;
+}
+
+/**
+ * A PDF file of the given objects (numbered from 1, the first the catalog) with a correct cross-reference table.
+ * A stream object's /Length is added to its dictionary; `trailer` adds entries to the trailer (/Info, /Encrypt).
+ */
+export function writePdf(objects: readonly PdfObject[], trailer = ''): Uint8Array {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%\u00e2\u00e3\u00cf\u00d3\n', 'latin1')];
   let offset = parts[0]!.length;
   const offsets: number[] = [];
-  objects.forEach((body, index) => {
-    const object = `${index + 1} 0 obj\n${body}\nendobj\n`;
+  objects.forEach((object, index) => {
     offsets.push(offset);
-    parts.push(object);
-    offset += object.length;
+    const body =
+      object.stream === undefined
+        ? [Buffer.from(`${index + 1} 0 obj\n${object.dictionary}\nendobj\n`, 'latin1')]
+        : [
+            Buffer.from(
+              `${index + 1} 0 obj\n${object.dictionary.replace(/\s*>>\s*$/, ` /Length ${object.stream.length} >>`)}\nstream\n`,
+              'latin1',
+            ),
+            Buffer.from(object.stream),
+            Buffer.from('\nendstream\nendobj\n', 'latin1'),
+          ];
+    for (const part of body) {
+      parts.push(part);
+      offset += part.length;
+    }
   });
   const xref = [
     'xref',
@@ -74,11 +103,14 @@ export function makePdf(pages: readonly (readonly string[])[], options: MakePdfO
     '0000000000 65535 f ',
     ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n `),
   ].join('\n');
-  const trailer =
-    `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R` +
-    `${info === undefined ? '' : ` /Info ${info} 0 R`} >>\nstartxref\n${offset}\n%%EOF\n`;
-  parts.push(`${xref}\n${trailer}`);
-  return new Uint8Array(Buffer.from(parts.join(''), 'latin1'));
+  const entries = trailer === '' ? '' : ` ${trailer}`;
+  parts.push(
+    Buffer.from(
+      `${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R${entries} >>\nstartxref\n${offset}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 function contentStream(lines: readonly string[], pdfString: (text: string) => string): string {
