@@ -14,6 +14,7 @@ import {
 import type { ConversationMessage } from '../../shared/chat/contracts.js';
 import { assembleText, ChatClient, DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
+import { SECURITY_PAGES } from '../support/labelled-queries.js';
 import { makePdf } from '../support/make-pdf.js';
 
 const MAX_DOCUMENT_BYTES = 32 * 1024;
@@ -30,23 +31,6 @@ const HANDBOOK = [
   'Expenses are filed with receipts within thirty days of purchase.',
   '',
 ].join('\n');
-
-// Each page about the size of one chunk (KNOWLEDGE_CHUNK_TOKENS 60, no overlap): a chunk holds one page.
-const SECURITY_PAGES = [
-  [
-    'Security Guide',
-    'Everyone signs in with a hardware key issued on the first day at the office.',
-    'Lost keys are reported to the service desk the same day.',
-  ],
-  [
-    'Laptops are encrypted with a recovery passphrase kept by the service desk.',
-    'A laptop left unattended in a public place is locked before you step away.',
-  ],
-  [
-    'Visitors wear a badge and are escorted at all times inside the building.',
-    'Badges are returned at reception when the visitor leaves the premises.',
-  ],
-];
 
 const CANTEEN = '# Canteen\n\nThe canteen serves vegetarian lasagne every Thursday at noon.\n';
 

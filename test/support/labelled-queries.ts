@@ -13,8 +13,11 @@ export interface LabelledDocument {
 
 const HANDBOOK = new Uint8Array(readFileSync(new URL('../fixtures/knowledge/handbook.md', import.meta.url)));
 
-/** One page about the size of one chunk at 60 tokens: a page is a passage. */
-const SECURITY_PAGES = [
+/**
+ * One page about the size of one chunk at 60 tokens (KNOWLEDGE_CHUNK_TOKENS 60, no overlap): a page is a passage,
+ * and a chunk holds one page.
+ */
+export const SECURITY_PAGES = [
   [
     'Security Guide',
     'Everyone signs in with a hardware key issued on the first day at the office.',
