@@ -4,7 +4,8 @@
 // however the stop falls against the turn's own steps and end, and whether the steps run once or again.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
-import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest, ToolCall } from '../llm/llm-gateway.js';
+import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
+import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
 import { isTerminalEvent, type ChatEvent } from '../streaming/contracts.js';
 import { answerText } from '../streaming/turn-transcript.js';
 import {
@@ -26,50 +27,6 @@ const TEXT = 'use the add_numbers tool to add 2 and 3';
 const POSTED_AT = '2026-11-21T10:00:00.000Z';
 const AT = '2026-11-21T10:00:01.000Z';
 const ADD: ToolCall = { id: 'call_1', name: 'add_numbers', arguments: '{"a":2,"b":3}' };
-
-interface ScriptedRound {
-  content: string;
-  toolCalls?: ToolCall[];
-}
-
-/**
- * A model that streams each round word by word, awaiting `beforeDelta` before each word (and once more before it
- * returns), and that honours the request's signal as the real gateway does: once it is aborted the call resolves
- * with what arrived, finish `cancelled` (with any tool calls it had assembled, which the turn must drop).
- */
-class SteppedModel implements Pick<LlmGateway, 'streamChat'> {
-  readonly requests: StreamChatRequest[] = [];
-  constructor(
-    private readonly rounds: ScriptedRound[],
-    private readonly beforeDelta: (call: number, index: number) => Promise<void> = () => Promise.resolve(),
-  ) {}
-
-  async streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
-    const call = this.requests.length;
-    this.requests.push(request);
-    const round = this.rounds[call];
-    if (round === undefined) throw new Error(`no round ${call} scripted`);
-    const words = round.content.split(/(?= )/).filter(Boolean);
-    const toolCalls = round.toolCalls ?? [];
-    let content = '';
-    for (let index = 0; index <= words.length; index++) {
-      await this.beforeDelta(call, index);
-      if (request.signal?.aborted)
-        return { content, reasoning: '', toolCalls, finishReason: CANCELLED_FINISH_REASON };
-      const word = words[index];
-      if (word === undefined) break;
-      content += word;
-      onDelta?.({ type: 'content', text: word });
-    }
-    return {
-      content,
-      reasoning: '',
-      toolCalls,
-      finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-      usage: { promptTokens: 10, completionTokens: words.length, totalTokens: 10 + words.length },
-    };
-  }
-}
 
 const twoRounds: ScriptedRound[] = [
   { content: 'Let me add them.', toolCalls: [ADD] },

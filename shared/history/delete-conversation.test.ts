@@ -3,6 +3,7 @@
 // it is left, nor after the steps and the workers run again on what was published.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
+import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
 import {
   MESSAGE_COMPLETED_TOPIC,
   messageCompletedSchema,
@@ -12,7 +13,7 @@ import {
 import { postChatMessage, type PostChatMessageServices } from '../chat/post-chat-message.js';
 import { llmStep, runTool, type TurnServices } from '../chat/turn-steps.js';
 import { NotFoundError } from '../errors.js';
-import type { LlmDelta, LlmGateway, LlmReply, StreamChatRequest, ToolCall } from '../llm/llm-gateway.js';
+import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
 import { consolidateTurn } from '../memory/consolidate-turn.js';
 import { deleteConversation } from './delete-conversation.js';
 import { persistTurn } from './persist-turn.js';
@@ -22,43 +23,6 @@ const CHAT_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const POSTED_AT = '2026-11-21T10:00:00.000Z';
 const ADD: ToolCall = { id: 'call_1', name: 'add_numbers', arguments: '{"a":2,"b":3}' };
 const silent = { log: () => undefined, warn: () => undefined };
-
-interface ScriptedRound {
-  content: string;
-  toolCalls?: ToolCall[];
-}
-
-/**
- * A model that streams each round word by word, awaiting `beforeDelta` before each word, and honours the request's
- * signal as the real gateway does (an aborted call resolves with what arrived, finish `cancelled`).
- */
-class SteppedModel implements Pick<LlmGateway, 'streamChat'> {
-  readonly requests: StreamChatRequest[] = [];
-  constructor(
-    private readonly rounds: ScriptedRound[],
-    private readonly beforeDelta: (call: number, index: number) => Promise<void> = () => Promise.resolve(),
-  ) {}
-
-  async streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply> {
-    const call = this.requests.length;
-    this.requests.push(request);
-    const round = this.rounds[call];
-    if (round === undefined) throw new Error(`no round ${call} scripted`);
-    const words = round.content.split(/(?= )/).filter(Boolean);
-    let content = '';
-    for (let index = 0; index <= words.length; index++) {
-      await this.beforeDelta(call, index);
-      if (request.signal?.aborted)
-        return { content, reasoning: '', toolCalls: [], finishReason: 'cancelled' };
-      const word = words[index];
-      if (word === undefined) break;
-      content += word;
-      onDelta?.({ type: 'content', text: word });
-    }
-    const toolCalls = round.toolCalls ?? [];
-    return { content, reasoning: '', toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop' };
-  }
-}
 
 const answerOnly: ScriptedRound[] = [{ content: 'Noted: you love chess, and I will keep it in mind.' }];
 const withTool: ScriptedRound[] = [
