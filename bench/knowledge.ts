@@ -237,63 +237,28 @@ async function relevanceFigures(): Promise<LabelledFigures & { documents: number
 async function hostileCorpus(): Promise<
   { name: string; fileName: string; type: string; content: Uint8Array }[]
 > {
-  const text = (value: string) => new TextEncoder().encode(value);
   const megabyte = 1024 * 1024;
+  const types = { md: 'text/markdown', html: 'text/html', pdf: 'application/pdf' } as const;
+  const entry = (
+    name: string,
+    fileName: `${string}.${keyof typeof types}`,
+    content: string | Uint8Array,
+  ) => ({
+    name,
+    fileName,
+    type: types[fileName.slice(fileName.lastIndexOf('.') + 1) as keyof typeof types],
+    content: typeof content === 'string' ? new TextEncoder().encode(content) : content,
+  });
   return [
-    {
-      name: 'Markdown `_a` x 30,000 (60 KB)',
-      fileName: 'a.md',
-      type: 'text/markdown',
-      content: text('_a'.repeat(30_000)),
-    },
-    {
-      name: 'Markdown `*a` x 100,000 (200 KB)',
-      fileName: 'b.md',
-      type: 'text/markdown',
-      content: text('*a'.repeat(100_000)),
-    },
-    {
-      name: 'Markdown `> ` x 50,000',
-      fileName: 'c.md',
-      type: 'text/markdown',
-      content: text(`${'> '.repeat(50_000)}x`),
-    },
-    {
-      name: 'HTML `<td> </td>` x 40,000 (400 KB)',
-      fileName: 'd.html',
-      type: 'text/html',
-      content: text('<td> </td>'.repeat(40_000)),
-    },
-    {
-      name: 'HTML `<td>x</td>` x 40,000 (400 KB)',
-      fileName: 'e.html',
-      type: 'text/html',
-      content: text('<td>x</td>'.repeat(40_000)),
-    },
-    {
-      name: 'HTML 100,000 nested <div>s',
-      fileName: 'f.html',
-      type: 'text/html',
-      content: text(`${'<div>'.repeat(100_000)}x`),
-    },
-    {
-      name: 'PDF inflating to 200 MB',
-      fileName: 'g.pdf',
-      type: 'application/pdf',
-      content: await makeInflatingPdf(200 * megabyte),
-    },
-    {
-      name: 'PDF inflating to 500 MB',
-      fileName: 'h.pdf',
-      type: 'application/pdf',
-      content: await makeInflatingPdf(500 * megabyte),
-    },
-    {
-      name: 'PDF of nested form XObjects (8^12 draws)',
-      fileName: 'i.pdf',
-      type: 'application/pdf',
-      content: makeNestedFormsPdf(12, 8),
-    },
+    entry('Markdown `_a` x 30,000 (60 KB)', 'a.md', '_a'.repeat(30_000)),
+    entry('Markdown `*a` x 100,000 (200 KB)', 'b.md', '*a'.repeat(100_000)),
+    entry('Markdown `> ` x 50,000', 'c.md', `${'> '.repeat(50_000)}x`),
+    entry('HTML `<td> </td>` x 40,000 (400 KB)', 'd.html', '<td> </td>'.repeat(40_000)),
+    entry('HTML `<td>x</td>` x 40,000 (400 KB)', 'e.html', '<td>x</td>'.repeat(40_000)),
+    entry('HTML 100,000 nested <div>s', 'f.html', `${'<div>'.repeat(100_000)}x`),
+    entry('PDF inflating to 200 MB', 'g.pdf', await makeInflatingPdf(200 * megabyte)),
+    entry('PDF inflating to 500 MB', 'h.pdf', await makeInflatingPdf(500 * megabyte)),
+    entry('PDF of nested form XObjects (8^12 draws)', 'i.pdf', makeNestedFormsPdf(12, 8)),
   ];
 }
 
