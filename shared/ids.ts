@@ -92,8 +92,13 @@ export function canonicalId(kind: IdKind, value: string): string {
  * also goes into the JSON Schema that MCP clients are shown.
  */
 export function idSchema(kind: IdKind): z.ZodType<string> {
-  const schema = z.string({ error: 'must be a string' }).regex(PATTERNS[kind], ID_FORMATS[kind].message);
+  const schema = idPatternSchema(kind);
   return CANONICAL_FORMS[kind].length === 0 ? schema : schema.transform((value) => canonicalId(kind, value));
+}
+
+/** The same check without the canonical spelling, for a schema shown as JSON Schema (a model's tool arguments). */
+export function idPatternSchema(kind: IdKind): z.ZodString {
+  return z.string({ error: 'must be a string' }).regex(PATTERNS[kind], ID_FORMATS[kind].message);
 }
 
 export const userIdSchema = idSchema('userId');

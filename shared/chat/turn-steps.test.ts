@@ -821,22 +821,32 @@ describe('chat turn steps', () => {
   });
 
   describe('branches', () => {
+    // The committed turns' ids: a tool names an exchange by its turn's id, which is a UUID.
+    const [A, B, C] = [
+      'aaaaaaaa-0000-4000-8000-000000000001',
+      'bbbbbbbb-0000-4000-8000-000000000002',
+      'cccccccc-0000-4000-8000-000000000003',
+    ];
     /** Committed turns, each continuing the one before: a (0,1), b (2,3), c (4,5). */
     async function threeTurns() {
-      for (const id of ['a', 'b', 'c'])
+      for (const [label, id] of [
+        ['a', A],
+        ['b', B],
+        ['c', C],
+      ] as const)
         await memory.append(input.userId, input.sessionId, [
           {
             messageId: `${id}_user`,
             chatMessageId: id,
             role: 'user',
-            content: `question ${id}`,
+            content: `question ${label}`,
             timestamp: 't',
           },
           {
             messageId: `${id}_assistant`,
             chatMessageId: id,
             role: 'assistant',
-            content: `answer ${id}`,
+            content: `answer ${label}`,
             timestamp: 't',
           },
         ]);
@@ -847,14 +857,14 @@ describe('chat turn steps', () => {
 
     const editOfB = {
       ...round0,
-      message: { ...round0.message!, fork: { replaces: 'b', origin: 'edit' as const } },
+      message: { ...round0.message!, fork: { replaces: B, origin: 'edit' as const } },
     };
 
     it('stamp the branch on both messages of every turn and on its announcement, each continuing the path', async () => {
       model = new ScriptedModel([answerReply]);
       await threeTurns();
       await llmStep(services(), round0);
-      const branch = { parentChatMessageId: 'c', branchId: 'main', gaps: [] };
+      const branch = { parentChatMessageId: C, branchId: 'main', gaps: [] };
       const committed = memory.messages.filter((m) => m.chatMessageId === input.chatMessageId);
       expect(committed.map((m) => [m.role, m.ordinal, m.branch])).toEqual([
         ['user', 6, branch],
@@ -870,26 +880,26 @@ describe('chat turn steps', () => {
       model = new ScriptedModel([{ reply: answerReply, crash: new Crash(2) }, answerReply]);
       await expect(llmStep(services(), editOfB)).rejects.toThrow('died');
       // The first attempt moved working memory to a's path: the retry finds a as the leaf.
-      expect(memory.path?.leafChatMessageId).toBe('a');
+      expect(memory.path?.leafChatMessageId).toBe(A);
       expect(await llmStep(services(), editOfB)).toMatchObject({ outcome: 'answered' });
       expect(said(model.requests[0])).toEqual(['question a', 'answer a', input.text]);
       expect(said(model.requests[1])).toEqual(said(model.requests[0]));
       const branch = {
-        parentChatMessageId: 'a',
+        parentChatMessageId: A,
         branchId: input.chatMessageId,
-        alternativeOf: 'b',
+        alternativeOf: B,
         origin: 'edit',
         gaps: [{ from: 2, to: 6 }],
       };
       expect(committedAnswer()?.branch).toEqual(branch);
       const loaded = await memory.load(input.userId, input.sessionId);
       expect(loaded.messages.map((m) => m.chatMessageId)).toEqual([
-        'a',
-        'a',
+        A,
+        A,
         input.chatMessageId,
         input.chatMessageId,
       ]);
-      expect(loaded.offPath?.map((m) => m.chatMessageId)).toEqual(['b', 'b', 'c', 'c']);
+      expect(loaded.offPath?.map((m) => m.chatMessageId)).toEqual([B, B, C, C]);
       expect((published[0]?.body as MessageCompleted).messages.map((m) => m.branch)).toEqual([
         branch,
         branch,
@@ -900,8 +910,8 @@ describe('chat turn steps', () => {
       await threeTurns();
       const first = await llmStep(services(), editOfB);
       expect(turns.turns.get(input.chatMessageId)?.branch).toMatchObject({
-        parentChatMessageId: 'a',
-        alternativeOf: 'b',
+        parentChatMessageId: A,
+        alternativeOf: B,
       });
       await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
       await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
@@ -913,7 +923,7 @@ describe('chat turn steps', () => {
       await threeTurns();
       await longTerm.put(
         memory.messages
-          .filter((m) => m.chatMessageId === 'b')
+          .filter((m) => m.chatMessageId === B)
           .map((m) => ({
             ...m,
             id: m.messageId,
@@ -926,7 +936,9 @@ describe('chat turn steps', () => {
       model = new ScriptedModel([
         {
           ...toolCallReply,
-          toolCalls: [{ id: 'call_b', name: 'retrieve_past_answer', arguments: '{"exchangeId":"b"}' }],
+          toolCalls: [
+            { id: 'call_b', name: 'retrieve_past_answer', arguments: JSON.stringify({ exchangeId: B }) },
+          ],
         },
         answerReply,
       ]);
@@ -964,7 +976,7 @@ describe('chat turn steps', () => {
       const regenerate = { ...round0, chatMessageId: 'f2f2f2f2-7425-40de-944b-e07fc1f90ae7' };
       await llmStep(services(), {
         ...regenerate,
-        message: { ...round0.message!, fork: { replaces: 'c', origin: 'regenerate' } },
+        message: { ...round0.message!, fork: { replaces: C, origin: 'regenerate' } },
       });
       expect(systemTexts(model.requests[0])).toEqual([
         BASIC_SYSTEM_PROMPT,
@@ -980,13 +992,13 @@ describe('chat turn steps', () => {
         userText: 'edited question',
         postedAt: input.postedAt,
         failure,
-        fork: { replaces: 'b', origin: 'edit' },
+        fork: { replaces: B, origin: 'edit' },
       });
       const kept = memory.messages.find((m) => m.chatMessageId === input.chatMessageId);
       expect(kept).toMatchObject({ content: 'edited question', failure, ordinal: 6 });
       expect(kept?.branch).toMatchObject({
-        parentChatMessageId: 'a',
-        alternativeOf: 'b',
+        parentChatMessageId: A,
+        alternativeOf: B,
         gaps: [{ from: 2, to: 6 }],
       });
       expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
@@ -997,11 +1009,11 @@ describe('chat turn steps', () => {
       model = new ScriptedModel([toolCallReply, answerReply]);
       const first = await llmStep(services(), round0);
       // Meanwhile the user shows b's path (as a switch to another branch would).
-      const b = await memory.findTurn(input.userId, input.sessionId, 'b');
+      const b = await memory.findTurn(input.userId, input.sessionId, B);
       await memory.showPath(input.userId, input.sessionId, b!);
       await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
       await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
-      expect(committedAnswer()?.branch).toEqual({ parentChatMessageId: 'c', branchId: 'main', gaps: [] });
+      expect(committedAnswer()?.branch).toEqual({ parentChatMessageId: C, branchId: 'main', gaps: [] });
       expect(memory.path?.leafChatMessageId).toBe(input.chatMessageId);
     });
 
@@ -1009,7 +1021,7 @@ describe('chat turn steps', () => {
       await threeTurns();
       model = new ScriptedModel([toolCallReply, answerReply]);
       const first = await llmStep(services(), round0);
-      const b = await memory.findTurn(input.userId, input.sessionId, 'b');
+      const b = await memory.findTurn(input.userId, input.sessionId, B);
       await memory.showPath(input.userId, input.sessionId, b!);
       await runTool(services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
       await llmStep(services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });

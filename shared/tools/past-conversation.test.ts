@@ -51,6 +51,10 @@ async function persist(context: ToolContext, conversation: ConversationMessage[]
 const searchConversations = () => Promise.resolve([]);
 const searchKnowledge = () => Promise.resolve([]);
 
+/** An exchange's id is its turn's, a UUID: one made from a readable label. */
+const X = (label: string): string =>
+  `00000000-0000-4000-8000-${Buffer.from(label).toString('hex').padStart(12, '0').slice(-12)}`;
+
 function entry(exchangeId: string, ordinal: number, line: string, tags: string[]): ExchangeEntry {
   return { exchangeId, ordinal, line, tags, at: `2025-01-01T00:00:0${ordinal}.000Z` };
 }
@@ -81,18 +85,18 @@ describe('retrieve_past_answer', () => {
   it('gives an earlier exchange whole: the question, the full answer and when it was given', async () => {
     const long = 'The long answer. '.repeat(200);
     await persist(mine, [
-      ...exchange('e1', 'What is GDPR?', long, '2025-01-01T00:00:01.000Z'),
-      ...exchange('e2', 'And the AI Act?', 'Another answer.', '2025-01-01T00:00:02.000Z'),
+      ...exchange(X('e1'), 'What is GDPR?', long, '2025-01-01T00:00:01.000Z'),
+      ...exchange(X('e2'), 'And the AI Act?', 'Another answer.', '2025-01-01T00:00:02.000Z'),
     ]);
-    expect(await call('retrieve_past_answer', { exchangeId: 'e1' })).toEqual({
+    expect(await call('retrieve_past_answer', { exchangeId: X('e1') })).toEqual({
       isError: false,
-      value: { exchangeId: 'e1', at: '2025-01-01T00:00:01.000Z', question: 'What is GDPR?', answer: long },
+      value: { exchangeId: X('e1'), at: '2025-01-01T00:00:01.000Z', question: 'What is GDPR?', answer: long },
     });
   });
 
   it('gives the sources the earlier answer cited, by citation and excerpt, and makes them sources of this turn', async () => {
     const [question, answer] = exchange(
-      'e1',
+      X('e1'),
       'How long is parental leave?',
       'Twenty weeks [Handbook, p. 4].',
       't',
@@ -107,41 +111,41 @@ describe('retrieve_past_answer', () => {
       score: 0.03,
     };
     await persist(mine, [question!, { ...answer!, sources: [source] }]);
-    expect((await call('retrieve_past_answer', { exchangeId: 'e1' })).value).toEqual({
-      exchangeId: 'e1',
+    expect((await call('retrieve_past_answer', { exchangeId: X('e1') })).value).toEqual({
+      exchangeId: X('e1'),
       at: 't',
       question: 'How long is parental leave?',
       answer: 'Twenty weeks [Handbook, p. 4].',
       sources: [{ citation: 'Handbook, p. 4', excerpt: 'Parents get twenty weeks of paid leave.' }],
     });
     // A new answer that repeats them cites them too: the turn keeps them as its own.
-    expect((await call('retrieve_past_answer', { exchangeId: 'e1' })).sources).toEqual([source]);
-    await persist(mine, exchange('e2', 'Anything else?', 'No.', 't'));
-    expect(await call('retrieve_past_answer', { exchangeId: 'e2' })).not.toHaveProperty('sources');
+    expect((await call('retrieve_past_answer', { exchangeId: X('e1') })).sources).toEqual([source]);
+    await persist(mine, exchange(X('e2'), 'Anything else?', 'No.', 't'));
+    expect(await call('retrieve_past_answer', { exchangeId: X('e2') })).not.toHaveProperty('sources');
   });
 
   it('finds an exchange in working memory before the history worker stored it', async () => {
     await workingMemory.append(
       mine.userId,
       mine.sessionId,
-      exchange('fresh', 'Just asked', 'Just answered', '2025-01-02T00:00:00.000Z'),
+      exchange(X('fresh'), 'Just asked', 'Just answered', '2025-01-02T00:00:00.000Z'),
     );
-    expect((await call('retrieve_past_answer', { exchangeId: 'fresh' })).value).toMatchObject({
+    expect((await call('retrieve_past_answer', { exchangeId: X('fresh') })).value).toMatchObject({
       question: 'Just asked',
       answer: 'Just answered',
     });
   });
 
   it('says so, in a result the model can read, when the conversation has no such exchange', async () => {
-    const outcome = await call('retrieve_past_answer', { exchangeId: 'nope' });
+    const outcome = await call('retrieve_past_answer', { exchangeId: X('nope') });
     expect(outcome.isError).toBe(true);
-    expect(outcome.value.error).toMatch(/no exchange "nope".*lookup_past_conversation/);
+    expect(outcome.value.error).toMatch(new RegExp(`no exchange "${X('nope')}".*lookup_past_conversation`));
   });
 
   it("never reaches another session's or another user's exchange, even by its id", async () => {
-    await persist({ ...mine, sessionId: 'session-2' }, exchange('other-session', 'q', 'secret a', 't'));
-    await persist({ ...mine, userId: 'user-2' }, exchange('other-user', 'q', 'secret b', 't'));
-    for (const exchangeId of ['other-session', 'other-user']) {
+    await persist({ ...mine, sessionId: 'session-2' }, exchange(X('other-session'), 'q', 'secret a', 't'));
+    await persist({ ...mine, userId: 'user-2' }, exchange(X('other-user'), 'q', 'secret b', 't'));
+    for (const exchangeId of [X('other-session'), X('other-user')]) {
       const outcome = await call('retrieve_past_answer', { exchangeId });
       expect(outcome.isError).toBe(true);
       expect(JSON.stringify(outcome.value)).not.toContain('secret');
@@ -149,15 +153,20 @@ describe('retrieve_past_answer', () => {
   });
 
   it('tells a failed turn from an answer', async () => {
-    const [question] = exchange('failed', 'Will this work?', '', 't');
+    const [question] = exchange(X('failed'), 'Will this work?', '', 't');
     await persist(mine, [{ ...question!, failure: { code: 'llm_unavailable', message: 'No model.' } }]);
-    expect((await call('retrieve_past_answer', { exchangeId: 'failed' })).value.answer).toBe(
+    expect((await call('retrieve_past_answer', { exchangeId: X('failed') })).value.answer).toBe(
       '(This turn failed: No model.)',
     );
   });
 
-  it('refuses an empty id', async () => {
-    expect((await call('retrieve_past_answer', { exchangeId: '' })).isError).toBe(true);
+  it('refuses an empty id, and any id that is not a turn id (dot segments, separators)', async () => {
+    for (const exchangeId of ['', '.', '..', '%2e%2e', 'a/b', 'a\\b', 'e1']) {
+      const outcome = await call('retrieve_past_answer', { exchangeId });
+      expect(outcome.isError, exchangeId).toBe(true);
+      // Refused by the id's format before any read, not looked up and found missing.
+      expect(outcome.value.error, exchangeId).toMatch(/must be a UUID/);
+    }
   });
 });
 
@@ -216,14 +225,14 @@ describe('on a branch', () => {
 
   beforeEach(async () => {
     await persist(mine, [
-      ...exchange('a', 'GDPR basics?', 'Answer a.', '2025-01-01T00:00:00.000Z'),
-      ...exchange('b', 'GDPR fines?', 'Answer b.', '2025-01-01T00:00:01.000Z'),
-      ...exchange('c', 'GDPR for schools?', 'Answer c.', '2025-01-01T00:00:02.000Z'),
+      ...exchange(X('a'), 'GDPR basics?', 'Answer a.', '2025-01-01T00:00:00.000Z'),
+      ...exchange(X('b'), 'GDPR fines?', 'Answer b.', '2025-01-01T00:00:01.000Z'),
+      ...exchange(X('c'), 'GDPR for schools?', 'Answer c.', '2025-01-01T00:00:02.000Z'),
     ]);
     for (const [id, ordinal] of [
-      ['a', 0],
-      ['b', 2],
-      ['c', 4],
+      [X('a'), 0],
+      [X('b'), 2],
+      [X('c'), 4],
     ] as const)
       await sessionMemory.putExchange(
         mine.userId,
@@ -234,20 +243,20 @@ describe('on a branch', () => {
 
   it('finds the exchanges of the turn’s path only', async () => {
     const { value } = await call('lookup_past_conversation', { topic: 'gdpr' }, onEdit);
-    expect((value.exchanges as { exchangeId: string }[]).map((e) => e.exchangeId)).toEqual(['c', 'a']);
+    expect((value.exchanges as { exchangeId: string }[]).map((e) => e.exchangeId)).toEqual([X('c'), X('a')]);
     const all = await call('lookup_past_conversation', { topic: 'gdpr' });
     expect((all.value.exchanges as { exchangeId: string }[]).map((e) => e.exchangeId)).toEqual([
-      'c',
-      'b',
-      'a',
+      X('c'),
+      X('b'),
+      X('a'),
     ]);
   });
 
   it('will not give an exchange of another branch, and says why', async () => {
-    const refused = await call('retrieve_past_answer', { exchangeId: 'b' }, onEdit);
+    const refused = await call('retrieve_past_answer', { exchangeId: X('b') }, onEdit);
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.value)).toMatch(/on another branch of this conversation/);
-    expect((await call('retrieve_past_answer', { exchangeId: 'a' }, onEdit)).value).toMatchObject({
+    expect((await call('retrieve_past_answer', { exchangeId: X('a') }, onEdit)).value).toMatchObject({
       answer: 'Answer a.',
     });
   });

@@ -8,6 +8,7 @@ import { z } from 'zod';
 
 import { inGaps } from '../chat/branch-path.js';
 import { assistantMessageId, userMessageId, type ConversationMessage } from '../chat/contracts.js';
+import { canonicalId, idPatternSchema } from '../ids.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { SessionMemory } from '../history/session-memory.js';
@@ -32,15 +33,13 @@ export function pastConversationTools(deps: PastConversationDeps): ToolDefinitio
       'Returns an earlier exchange of this conversation in full: the user question, the complete answer and ' +
       'the knowledge-base sources it cited. Use it when the summary or an exchange line is not detailed enough.',
     arguments: z.object({
-      exchangeId: z
-        .string()
-        .min(1)
-        .max(200)
-        .describe(
-          'The id of the exchange, as the earlier exchange lines or lookup_past_conversation give it.',
-        ),
+      exchangeId: idPatternSchema('chatMessageId').describe(
+        'The id of the exchange, as the earlier exchange lines or lookup_past_conversation give it.',
+      ),
     }),
-    async run({ exchangeId }, { userId, sessionId, branch }) {
+    async run(args, { userId, sessionId, branch }) {
+      // Turn ids are stored in lower case; a model may repeat one in another case.
+      const exchangeId = canonicalId('chatMessageId', args.exchangeId);
       let [question, answer]: (ConversationMessage | undefined)[] = await Promise.all([
         deps.messages.get(userId, sessionId, userMessageId(exchangeId)),
         deps.messages.get(userId, sessionId, assistantMessageId(exchangeId)),
