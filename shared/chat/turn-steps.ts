@@ -134,7 +134,10 @@ export async function llmStep(services: TurnServices, input: LlmStepInput): Prom
   return round.output;
 }
 
-/** A model round's outcome, and the announcement of the turn it committed, made once the round is known kept. */
+/**
+ * A model round's outcome, and what follows once the round is known kept: the turn it committed logged (when this
+ * attempt ended the stream) and announced.
+ */
 interface RoundResult {
   output: LlmStepOutput;
   announce?: () => Promise<void>;
@@ -242,15 +245,13 @@ async function modelRound(
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
   // Whoever ends the stream logs the turn's line: an attempt run again after this finds the stream ended.
-  logTurnEnd(services, input, {
-    finishReason,
-    usage,
-    rounds: record.rounds.length + 1,
-    postedAt: record.postedAt,
-  });
+  const end: TurnEnd = { finishReason, usage, rounds: record.rounds.length + 1, postedAt: record.postedAt };
   return {
     output: { outcome: 'answered', nextSeq: stream.nextSeq, toolCalls: [], finishReason },
-    announce: () => announce(services, input, 'completed', assistant.timestamp, stored),
+    announce: () => {
+      logTurnEnd(services, input, end);
+      return announce(services, input, 'completed', assistant.timestamp, stored);
+    },
   };
 }
 
@@ -329,7 +330,7 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   if (failed !== DELETED) await failed();
 }
 
-/** Records the failed turn; what it returns announces it, once the conversation is known to be kept. */
+/** Records the failed turn; what it returns logs and announces it, once the conversation is known to be kept. */
 async function recordFailure(
   services: TurnServices,
   input: FailTurnInput,
@@ -370,6 +371,7 @@ async function recordFailure(
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);
+  let end: TurnEnd | undefined;
   if (!events.some(isTerminalEvent)) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);
     if (events.length === 0)
@@ -380,15 +382,18 @@ async function recordFailure(
       });
     stream.emit({ type: 'error', code: input.failure.code, message: input.failure.message });
     await stream.close();
-    logTurnEnd(services, input, {
+    end = {
       finishReason: 'error',
       usage: totalUsage((turn?.rounds ?? []).map((round) => round.usage)),
       // The rounds that asked for tools, and the one that failed.
       rounds: (turn?.rounds.length ?? 0) + 1,
       postedAt: input.postedAt,
-    });
+    };
   }
-  return () => announce(services, input, 'failed', at, stored);
+  return () => {
+    logTurnEnd(services, input, end);
+    return announce(services, input, 'failed', at, stored);
+  };
 }
 
 /**
@@ -460,6 +465,7 @@ async function finishCommitted(
   // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
   await touchHeader(services, input, state.memory);
   let nextSeq = state.nextSeq;
+  let end: TurnEnd | undefined;
   if (!state.stored.some(isTerminalEvent)) {
     const earlier = (state.turn?.rounds ?? [])
       .filter((round) => round.round < input.round)
@@ -487,16 +493,19 @@ async function finishCommitted(
     const posted = turnMessagesIn(state.memory, input.chatMessageId).find(
       (message) => message.role === 'user',
     );
-    logTurnEnd(services, input, {
+    end = {
       finishReason,
       usage: committed.usage,
       rounds: input.round + 1,
       postedAt: posted?.timestamp ?? committed.timestamp,
-    });
+    };
   }
   return {
     output: { outcome: 'answered', nextSeq, toolCalls: [], finishReason },
-    announce: () => announce(services, input, 'completed', committed.timestamp, state.memory),
+    announce: () => {
+      logTurnEnd(services, input, end);
+      return announce(services, input, 'completed', committed.timestamp, state.memory);
+    },
   };
 }
 
@@ -956,12 +965,15 @@ function userMessage(turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'post
   };
 }
 
-/** The turn's one line at the default log level, written by the step that ends it. */
-function logTurnEnd(
-  services: TurnServices,
-  turn: TurnRef,
-  end: Pick<FinishedTurn, 'finishReason' | 'usage' | 'rounds' | 'postedAt'>,
-): void {
+/** How a turn ended, as its log line tells it. */
+type TurnEnd = Pick<FinishedTurn, 'finishReason' | 'usage' | 'rounds' | 'postedAt'>;
+
+/**
+ * The turn's one line at the default log level, written by the step that ended its stream once that step is known
+ * kept (a turn whose conversation was deleted meanwhile is kept by nobody, and logs no line of an ending).
+ */
+function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd | undefined): void {
+  if (end === undefined) return;
   services.log?.log?.(
     turnLogLine({
       ...end,

@@ -220,6 +220,7 @@ describe('a conversation deleted while its turn runs', () => {
     await post();
     const model = new SteppedModel(answerOnly);
     const headers = app.chat.turn.headers;
+    const lines: string[] = [];
     const services = turnServices(model, {
       headers: {
         touch: async (touch) => {
@@ -228,8 +229,14 @@ describe('a conversation deleted while its turn runs', () => {
         },
         delete: (userId, sessionId) => headers.delete(userId, sessionId),
       },
+      log: {
+        log: (...args: unknown[]) => void lines.push(args.map(String).join(' ')),
+        warn: () => undefined,
+      },
     });
     expect(await runTurn(services)).toBe('deleted');
+    // The stream had ended, but the turn was not kept: no line tells of an answer that is gone.
+    expect(lines).toEqual([]);
     await expectDeletedForGood(turnServices(model));
   });
 
