@@ -21,5 +21,13 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
     methods: definition.methods,
     usesDurableClient: definition.usesDurableClient,
     handler: httpHandler(definition, getApp),
+    declaration: {
+      summary: definition.summary,
+      auth: definition.auth,
+      params: definition.params,
+      query: definition.query,
+      body: definition.body,
+      responses: definition.responses,
+    },
   };
 }

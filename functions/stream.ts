@@ -23,6 +23,7 @@ export const negotiateEndpoint = endpoint({
   summary:
     "A Web PubSub client URL that follows one of the caller's sessions: it joins that session's group and no other, and cannot send.",
   auth: 'caller',
+  responses: { 200: '{url, expiresAt}', 404: "an unknown session, or another user's" },
   query: negotiateQuerySchema,
   async handle({ app, caller, query }) {
     const services = { sessions: app.chat.sessions, clientAccess: app.streaming.clientAccess };
@@ -38,6 +39,12 @@ export const streamTurnEndpoint = endpoint({
     "A turn's events as SSE, from the start or after Last-Event-ID (header or lastEventId query); opened with " +
     "the caller's identity or the ticket of POST /api/chat's stream URL.",
   auth: 'caller-or-ticket',
+  responses: {
+    200: 'text/event-stream: `id:` the seq, `event:` the type, `data:` the event as JSON',
+    204: "the client already has the ended turn's last event",
+    401: 'no identity, or a ticket that is not valid for this turn',
+    404: "an unknown turn, or another user's",
+  },
   ticket: {
     queryParameter: 'ticket',
     redeem: ({ app, ticket, params }) =>
