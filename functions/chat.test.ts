@@ -202,7 +202,7 @@ describe('POST /api/chat', () => {
     await expectProblem(reply, 413, 'payload_too_large');
   });
 
-  it('takes use_memory (seed 003) or useMemory, queues false only, and refuses the two disagreeing', async () => {
+  it('takes use_memory or useMemory, queues false only, and refuses the two disagreeing', async () => {
     const bodies = () =>
       app.fakes.publisher.published.map(({ message }) => message.body as { useMemory?: boolean });
     const base = () => ({ sessionId, chatMessageId: randomUUID(), text: 'hello' });

@@ -29,7 +29,10 @@ export interface OpenRequest {
 
 type ResumeResult = { ok: true; connection: ClientConnection } | { ok: false; reason: string };
 
-/** Close code that tells a client its session is gone and must not be resumed (client spec §1.4). */
+/**
+ * Close code that tells a client its session is gone and must not be resumed, as Web PubSub's reliable JSON
+ * client protocol closes a session it cannot recover.
+ */
 export const SESSION_ENDED = 1008;
 const GOING_AWAY = 1001;
 
