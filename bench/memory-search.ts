@@ -1,9 +1,6 @@
-// Conversation search on the local runtime's stores: one user with 100, 1,000 and 10,000 summaries (embeddings of
-// the local runtime's default length) in the local Cosmos DB, searched through the real @azure/cosmos client by the
-// summaries adapter in the local runtime's mode (ranked in process). Reports the first search of a fresh process
-// (cold: every vector is read) apart from the next ones (warm: only ids and versions are read), p50/p95 in ms, and
-// Cosmos DB requests and bytes per search; writes bench/results/memory-search.json. Asserts nothing about speed.
-//   npm run bench:memory-search        (SIZES=100,1000 SEARCHES=50 to change the plan)
+// Conversation search on the local runtime's stores: one user with 100, 1,000 and 10,000 summaries
+// (embeddings of the local runtime's default length) in the local Cosmos DB, searched through the real
+// @azure/cosmos client by the summaries adapter in the local runtime's mode (ranked in process).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 

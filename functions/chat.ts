@@ -1,8 +1,5 @@
-// The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
-// message (an edit of an earlier one with `editOf`) and puts it on the `user-messages` queue, answering 202 once
-// it is there with the URL of the turn's stream: a path on this API with a ticket, so a browser's native
-// EventSource opens it without headers. POST .../{chatMessageId}/regenerate queues a new answer the same way, and
-// POST .../{chatMessageId}/cancel stops a turn of the caller's.
+// The chat front door: start a session, post a message (or an edit) onto the `user-messages` queue with the
+// URL of its stream, regenerate an answer, stop a turn.
 import type { App } from '../shared/app/app.js';
 import {
   chatBodyMaxBytes,

@@ -1,8 +1,5 @@
-// The History API in process: real HttpRequest objects, the real use-cases, and the in-memory history, chat and
-// streaming fakes. Each endpoint's success with its exact content; a path userId not the caller's → 403; another
-// user's conversation → 404 with the body an unknown id gets; bad limits, tokens, orders, formats and titles →
-// problem+json 400; reads see turns the history worker has not stored yet; delete leaves nothing in any fake,
-// long-term memory's included.
+// The History API in process: real HttpRequest objects, the real use-cases, and the in-memory history, chat
+// and streaming fakes.
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';

@@ -1,8 +1,5 @@
-// The History API (seed 000): a user's conversations, newest activity first (optionally searched); one
-// conversation with its messages, a page at a time, along its active branch path (each turn at a branch point with
-// its alternatives); switching the branch shown; renaming, exporting (Markdown or JSON) and deleting it; and
-// the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
-// conversation is answered exactly like an unknown one (404).
+// The History API: a user's conversations, one conversation along its active branch, switching branch,
+// renaming, exporting and deleting it, and the user's totals.
 import { z } from 'zod';
 import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
 import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';

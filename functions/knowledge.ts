@@ -1,7 +1,5 @@
-// The knowledge base: uploading a document (JSON with base64 content, or a multipart form with a `file` part),
-// listing, reading and deleting the caller's documents and the shared library's, hybrid search with citations, and
-// the ingestion worker on the knowledge-documents queue, which indexes each uploaded document and settles it ready
-// or failed.
+// The knowledge base's entries: upload, list, read and delete documents, hybrid search with citations, and
+// the ingestion worker on the knowledge-documents queue, which settles each document ready or failed.
 import type { InvocationContext } from '@azure/functions';
 import { getApp } from '../shared/app/app.js';
 import { formFile, formText } from '../shared/http/upload-body.js';

@@ -1,7 +1,6 @@
-// The Memory API (seed 000 "Memory APIs"): what long-term memory holds about the caller (the profile's facts with
-// provenance and validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
-// conversation, and semantic search over the caller's past conversations. A path userId must be the caller's (403,
-// checked by the endpoint helper).
+// The Memory API: what long-term memory holds about the caller (the profile's facts with provenance and
+// validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
+// conversation, and semantic search over the caller's past conversations.
 import { z } from 'zod';
 import { userIdSchema } from '../shared/chat/contracts.js';
 import { conversationSearchBodySchema } from '../shared/memory/contracts.js';

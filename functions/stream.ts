@@ -1,8 +1,6 @@
-// Streaming to clients: GET /api/realtime/negotiate?sessionId= gives the Web PubSub client URL on which the caller
-// receives the live events of one of its own sessions; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's
-// events as Server-Sent Events, from the start or after Last-Event-ID, whether the turn is still running or long
-// finished. The stream is opened with the caller's identity, or with the ticket of POST /api/chat's stream URL (a
-// native EventSource sends no headers).
+// Streaming to clients: GET /api/realtime/negotiate gives a Web PubSub client URL that follows one of the
+// caller's sessions; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as SSE, opened by
+// identity or ticket.
 import { z } from 'zod';
 import {
   negotiateQuerySchema,

@@ -1,7 +1,4 @@
-// The local runtime: the whole product in one process with no Azure account. It starts local stand-ins
-// for Cosmos DB, Service Bus, Durable Functions, Web PubSub and (unless another LLM is configured) an
-// offline model, points the app's settings at them, and mounts the same function definitions the
-// Functions host registers. Production adapters (Cosmos client, Web PubSub SDK, openai) run unchanged.
+// The local runtime: the whole product in one process with no Azure account.
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

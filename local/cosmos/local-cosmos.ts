@@ -1,7 +1,6 @@
-// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over loopback
-// HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal: every write is
-// journalled and on disk before its response goes out. The real @azure/cosmos client talks to it, trusting its
-// certificate through the client's own `agent` option only.
+// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over
+// loopback HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal:
+// every write is journalled and on disk before its response goes out.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';

@@ -1,7 +1,6 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
 // dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
-// It is also the local MessagePublisher.
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import {

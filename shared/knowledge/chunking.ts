@@ -1,7 +1,5 @@
-// Cutting an extracted document into the chunks the knowledge base embeds and searches: a section (the blocks under
-// one heading path) is never mixed with another; its paragraphs are gathered up to a token target, a longer one is
-// cut at sentence ends (a longer sentence at words), and a chunk repeats the last whole sentences of the previous
-// one in its section. Pure and deterministic: the same document and options always give the same chunks.
+// Cutting an extracted document into the chunks the knowledge base embeds: never across sections, up to a
+// token target, cut at sentence ends, overlapping by whole sentences. Pure and deterministic.
 import { estimateTokens } from '../chat/prompt.js';
 
 import { shortened } from './citation.js';

@@ -1,7 +1,5 @@
-// Contract tests of what DELETE of a conversation removes outside history's containers, against the local Cosmos DB
-// with the real @azure/cosmos client: the eraser (the session's partition of hot-conversations and turn-events,
-// stream tickets included; its posted records in the owner's partition of sessions) and the session store's
-// deleting mark and tombstone. Other sessions' and other users' items are left alone.
+// Contract tests of what deleting a conversation removes outside history's containers, against the local
+// Cosmos DB with the real @azure/cosmos client; other sessions' and users' items are left alone.
 import { randomUUID } from 'node:crypto';
 import type { Container, CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

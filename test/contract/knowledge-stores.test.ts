@@ -1,7 +1,5 @@
-// Contract tests of the knowledge area's Cosmos DB adapters (documents, chunks, uploads) against the local Cosmos DB
-// with the real @azure/cosmos client: each port method's semantics, writes conditioned on the version read, the list's
-// order, filters and tokens, chunk search that sees only ready documents of the libraries asked for (in both ranking
-// modes) and a document leaving the results the moment it stops being ready, and uploads kept in parts.
+// Contract tests of the knowledge area's Cosmos DB adapters against the local Cosmos DB with the real
+// @azure/cosmos client: port semantics, conditional writes, the list, and search over ready documents only.
 import { createHash } from 'node:crypto';
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
-// Contract tests of the memory area's Cosmos DB adapters (conversation summaries, profile facts) against the local
-// Cosmos DB with the real @azure/cosmos client, in the local runtime's ranking mode (in process): each port method's
-// semantics, writes conditioned on the version read, paging and its tokens, one user never seeing another's
-// memories, consolidation records written once, and search that sees a deletion at once.
+// Contract tests of the memory area's Cosmos DB adapters against the local Cosmos DB with the real
+// @azure/cosmos client: port semantics, conditional writes, paging, isolation between users, search after
+// deletes.
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

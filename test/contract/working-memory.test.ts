@@ -1,7 +1,6 @@
 // Contract tests of the Cosmos DB working memory (the hot store) against the local Cosmos DB with the real
-// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent appends,
-// rebuild from long-term history on a miss, ownership and the message cap. The long-term side is history's
-// in-memory fakes (its Cosmos adapters have their own contract tests); the hot side is the real local Cosmos DB.
+// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent
+// appends, rebuild from long-term history on a miss, ownership and the message cap.
 import type { CosmosClient, Database, Item, RequestOptions } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

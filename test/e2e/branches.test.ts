@@ -1,9 +1,5 @@
-// Branches end to end over the local runtime, with a scripted model on the real Chat Completions wire: regenerate
-// gives a second answer while the first stays retrievable (the conversation shows both as alternatives, and a
-// switch shows the first again); an edit branches the conversation, and the prompts of the turns after it hold
-// only their branch; a switch back continues the old branch; the branch survives the hot copy's expiry; every
-// committed message carries its branch, as the history and memory workers receive it. Another user's regenerate,
-// edit and switch are refused like unknown ones, and bad ids are problem+json 4xx.
+// Branches end to end over the local runtime with a scripted model: regenerate, edit and switch, each prompt
+// holding only its branch, and another user's attempts refused like unknown ones.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

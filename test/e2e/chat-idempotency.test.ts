@@ -1,7 +1,6 @@
-// Idempotency keys are scoped to the session, over the running local runtime: a chatMessageId another user, or
-// another of one's own sessions, already used never swallows a message; the same message re-posted is answered
-// once, on the same stream; the same id with another text is a 409 that queues nothing. And the 202's stream URL
-// opens with its ticket alone, as a browser's EventSource opens it.
+// Idempotency keys are scoped to the session, over the running local runtime: a chatMessageId another user,
+// or another of one's own sessions, already used never swallows a message; the same message re-posted is
+// answered once, on the same stream; the same id with another text is a 409 that queues nothing.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,11 +1,6 @@
-// Long-term memory end to end over the local runtime, with a scripted model on the real Chat Completions wire
-// (streamed answers, structured output, embeddings): conversation 1 states preferences and facts; the memory
-// worker turns the user's own words (never the assistant's or a tool's) into profile facts with provenance and
-// the conversation into a summary with its embedding; conversation 2's first request carries the profile in its
-// system prompt, and a question about conversation 1 makes the model call search_conversation_history, whose
-// result names conversation 1. Then: a contradiction supersedes, a repetition reaffirms, a redelivery changes
-// nothing, use_memory false leaves no trace, a hanging profile read costs the first token at most its budget, and
-// a deleted memory is gone from search at once.
+// Long-term memory end to end over the local runtime with a scripted model: facts and summaries from one
+// conversation reach the next one's prompt and search, and supersede, reaffirm, forget and opt out as they
+// should.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';

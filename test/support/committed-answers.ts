@@ -1,7 +1,5 @@
-// Where a test reads what the product committed for its turns after a run: today the session's working memory in
-// the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids). Kept in this one
-// place because the answers' home may move (the long-term history) without the tests' questions changing. Also what
-// long-term history and long-term memory kept of each session.
+// Where a test reads what the product committed for its turns after a run: today the session's working memory
+// in the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids).
 import type { Database } from '@azure/cosmos';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
