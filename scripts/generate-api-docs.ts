@@ -95,8 +95,13 @@ function areaOf(endpoint: DocumentedEndpoint): ApiArea {
   return area;
 }
 
+/** Prose from a declaration, with `<` escaped so that `<new id>` is not read as an HTML tag. */
+const prose = (text: string) => text.replace(/</g, '\\<');
 /** Text safe in a Markdown table cell. */
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = (text: string) =>
+  prose(text)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 const code = (text: string) => '`' + text + '`';
 
 function toJsonSchema(schema: z.ZodType): JsonSchema {
@@ -204,7 +209,7 @@ function endpointTitle(endpoint: DocumentedEndpoint): string {
 
 function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
   const { declaration } = endpoint;
-  const lines = [`### ${code(endpointTitle(endpoint))}`, '', declaration.summary, ''];
+  const lines = [`### ${code(endpointTitle(endpoint))}`, '', prose(declaration.summary), ''];
   const body = declaration.body;
   const bodySchema =
     body === undefined ? undefined : typeof body.schema === 'function' ? body.schema(app) : body.schema;
