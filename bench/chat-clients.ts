@@ -243,7 +243,7 @@ export class ChatApi {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
     if (response.status !== status) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);

@@ -19,7 +19,9 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
     name: definition.name,
     route: definition.route,
     methods: definition.methods,
-    usesDurableClient: definition.usesDurableClient,
+    ...(definition.usesDurableClient === undefined
+      ? {}
+      : { usesDurableClient: definition.usesDurableClient }),
     handler: httpHandler(definition, getApp),
     declaration: {
       summary: definition.summary,

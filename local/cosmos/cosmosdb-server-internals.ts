@@ -11,9 +11,9 @@ import { valueAt } from './document-path.js';
 export interface StoredResource {
   id: string;
   _rid: string;
-  _etag?: string;
-  _ts?: number;
-  _self?: string;
+  _etag?: string | undefined;
+  _ts?: number | undefined;
+  _self?: string | undefined;
   [property: string]: unknown;
 }
 

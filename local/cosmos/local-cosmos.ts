@@ -47,7 +47,7 @@ const TTL_SWEEP_INTERVAL_MS = 1000;
 
 export interface LocalCosmosOptions {
   /** The snapshot file; its journals sit beside it (`<dataFile>.<n>.journal`). Undefined = memory only. */
-  dataFile?: string;
+  dataFile?: string | undefined;
   /** Default '127.0.0.1'. The port is a free one. */
   host?: string;
   /** No longer used: every write is on disk before it is acknowledged. Accepted so older callers still compile. */

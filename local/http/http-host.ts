@@ -227,7 +227,7 @@ export class HttpHost {
       url: url.toString(),
       headers: flattenHeaders(req),
       params: match.params,
-      body: body.length > 0 ? { bytes: body } : undefined,
+      ...(body.length > 0 ? { body: { bytes: body } } : {}),
     });
     const context = new InvocationContext({
       invocationId: randomUUID(),

@@ -39,7 +39,7 @@ export interface LocalServiceBusOptions {
 
 export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {
   /** Where the broker's state is kept across restarts; undefined = memory only. */
-  dataFile?: string;
+  dataFile?: string | undefined;
   queues?: readonly QueueDefinition[];
   topics?: readonly TopicDefinition[];
   /** Settlements are saved at most this long after they happen (default 200). */
@@ -52,9 +52,9 @@ export type MessageSource = { queueName: string } | { topicName: string; subscri
 
 export interface ReceiveOptions {
   /** Sessions locked at once (the host's maxConcurrentSessions); default 8. */
-  maxConcurrentSessions?: number;
+  maxConcurrentSessions?: number | undefined;
   /** Messages handled at once on an entity without sessions (the host's maxConcurrentCalls); default 16. */
-  maxConcurrentCalls?: number;
+  maxConcurrentCalls?: number | undefined;
   /** When given, must match the entity, as the host's listener requires. */
   isSessionsEnabled?: boolean;
 }
@@ -119,7 +119,7 @@ export class LocalServiceBus implements MessagePublisher {
       bus.dataFile = await BusDataFile.open(options.dataFile, {
         liveEntities: () => bus.entitySnapshots(),
         flushDelayMs: options.flushDelayMs ?? 200,
-        onSaveError: options.onSaveError,
+        ...(options.onSaveError === undefined ? {} : { onSaveError: options.onSaveError }),
         windowMs: bus.windowMs,
         now: bus.now,
       });
@@ -242,7 +242,7 @@ export class LocalServiceBus implements MessagePublisher {
       maxConcurrentSessions: wholeNumber('maxConcurrentSessions', options.maxConcurrentSessions ?? 8, 1),
       maxConcurrentCalls: wholeNumber('maxConcurrentCalls', options.maxConcurrentCalls ?? 16, 1),
       onSettled: () => this.checkIdle(),
-      recordDelivery: dataFile && (() => dataFile.commitInBackground()),
+      ...(dataFile === undefined ? {} : { recordDelivery: () => dataFile.commitInBackground() }),
     });
     this.receivers.set(store, receiver);
     receiver.pump();

@@ -56,7 +56,7 @@ export class HubService {
       userId: request.userId,
       kind: request.kind,
       ...(request.roles ? { roles: request.roles } : {}),
-      reconnectionToken: request.kind === 'reliable' ? randomBytes(32).toString('base64url') : undefined,
+      ...(request.kind === 'reliable' ? { reconnectionToken: randomBytes(32).toString('base64url') } : {}),
       ...(this.options.limits ? { limits: this.options.limits } : {}),
     });
     this.registry.add(connection);

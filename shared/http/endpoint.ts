@@ -217,7 +217,11 @@ async function readBodyValue<TApp, B>(
     throw new UnsupportedMediaTypeError(
       'The request body must be JSON (content-type: application/json) or a form upload (multipart/form-data).',
     );
-  const value = await readJsonBody(request, maxBytes, { optional: spec.optional });
+  const value = await readJsonBody(
+    request,
+    maxBytes,
+    spec.optional === undefined ? {} : { optional: spec.optional },
+  );
   if (typeof value === 'object' && value !== null && 'userId' in value) assertOwn(value.userId);
   return value;
 }

@@ -125,7 +125,7 @@ interface Piece {
   page: number | undefined;
   kind: 'block' | 'sentence' | 'fragment';
   /** What goes between it and the previous piece of the same block (a space, a line break, nothing). */
-  joiner?: string;
+  joiner?: string | undefined;
 }
 
 function separator(before: Piece, piece: Piece): string {

@@ -125,7 +125,7 @@ export type LlmConnection = LlmCallStyle &
     | {
         kind: 'openai-compatible';
         baseUrl: string;
-        apiKey?: string;
+        apiKey?: string | undefined;
         chatModel: string;
         embeddingModel: string;
       }
@@ -136,9 +136,9 @@ export type LlmConnection = LlmCallStyle &
         chatDeployment: string;
         embeddingDeployment: string;
         /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */
-        apiKey?: string;
+        apiKey?: string | undefined;
         /** The managed identity's client id, named in the hint when a token cannot be had. */
-        managedIdentityClientId?: string;
+        managedIdentityClientId?: string | undefined;
       }
   );
 

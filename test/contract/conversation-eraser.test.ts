@@ -15,7 +15,6 @@ import {
   HOT_CONVERSATIONS_CONTAINER,
   SESSION_TOMBSTONE_TTL_SECONDS,
   SESSIONS_CONTAINER,
-  type SessionDocument,
 } from '../../shared/chat/contracts.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
@@ -151,7 +150,7 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(await sessions.isDeleted('user_001', sessionId)).toBe(true);
     expect(await sessions.find('user_001', sessionId)).toBeUndefined();
     expect(await sessions.markDeleting('user_001', sessionId)).toBe(false);
-    const { resource } = await container.item(sessionId, 'user_001').read<SessionDocument>();
+    const { resource } = await container.item(sessionId, 'user_001').read();
     expect(resource).toMatchObject({ deletedAt: expect.any(String), ttl: SESSION_TOMBSTONE_TTL_SECONDS });
     expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);

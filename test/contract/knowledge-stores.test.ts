@@ -216,10 +216,10 @@ describe('Cosmos DB knowledge documents', () => {
     expect(first.continuationToken).toBeDefined();
     // The token is bound to its library and owner filter: another list refuses it.
     await expect(
-      documents().list('other-library', { limit: 2, continuationToken: first.continuationToken }),
+      documents().list('other-library', { limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
-      documents().list(library, { ownerId: 'even', limit: 2, continuationToken: first.continuationToken }),
+      documents().list(library, { ownerId: 'even', limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
       documents().list(library, { limit: 2, continuationToken: 'not-a-token' }),

@@ -180,7 +180,7 @@ describe('Cosmos DB conversation summaries', () => {
     expect(first.continuationToken).toBeDefined();
     // Another user's token, or a made-up one, is the caller's mistake (400), never another list's page.
     await expect(
-      stores.summaries.list('mu-other', { limit: 2, continuationToken: first.continuationToken }),
+      stores.summaries.list('mu-other', { limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
       stores.summaries.list('mu-list', { limit: 2, continuationToken: 'not-a-token' }),

@@ -37,7 +37,11 @@ export async function readPersistedAnswers(
   database: Database,
   userId: string,
   sessionId: string,
-): Promise<{ answers: Map<string, string[]>; messageCount?: number; persistedCount?: number }> {
+): Promise<{
+  answers: Map<string, string[]>;
+  messageCount: number | undefined;
+  persistedCount: number | undefined;
+}> {
   const { resources } = await database
     .container(CONVERSATION_MESSAGES_CONTAINER)
     .items.query<{ chatMessageId: string; content: string }>(
@@ -65,7 +69,7 @@ export async function readMemoryTraces(
   database: Database,
   userId: string,
   sessionId: string,
-): Promise<{ exchanges?: number; coveredThrough?: number; consolidations: number }> {
+): Promise<{ exchanges: number | undefined; coveredThrough: number | undefined; consolidations: number }> {
   const { resource } = await database
     .container(CONVERSATION_SUMMARIES_CONTAINER)
     .item(sessionId, userId)
