@@ -4,7 +4,7 @@
 // the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
 // conversation is answered exactly like an unknown one (404).
 import { z } from 'zod';
-import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
+import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
 import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
 import {

@@ -3,7 +3,7 @@
 // conversation, and semantic search over the caller's past conversations. A path userId must be the caller's (403,
 // checked by the endpoint helper).
 import { z } from 'zod';
-import { userIdSchema } from '../shared/chat/contracts.js';
+import { userIdSchema } from '../shared/ids.js';
 import { conversationSearchBodySchema } from '../shared/memory/contracts.js';
 import {
   forgetMemories,

@@ -24,6 +24,14 @@ const sdkPath = (names: readonly string[]) => `^node_modules/(${names.map(escape
 /** Where SDK code may live in shared/: adapters, the composition root, the HTTP edge; and tests. */
 const SDK_ALLOWED = '(^shared/app/|^shared/http/|/adapters/|\\.test\\.ts$)';
 
+/**
+ * The modules that only declare schemas, names and ports' shapes: each area's contracts (one file, or a contracts/
+ * folder split by boundary) and the conversation kernel's declarations.
+ */
+const CONTRACT_MODULES =
+  '(^shared/[^/]+/contracts\\.ts$|^shared/[^/]+/contracts/[^/]+\\.ts$|' +
+  '^shared/conversation/(branches|messages|message-completed|sources|turn-ids|session-store|posted-message-store)\\.ts$)';
+
 export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'no-cycle',
@@ -81,14 +89,15 @@ export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'contracts-stay-declarations',
     comment:
-      'A contracts module declares schemas and names: it imports other contracts, the few shapes they reuse and ' +
-      'the pure text rules its schemas apply, never a use-case or an adapter.',
+      "A contracts module (an area's contracts.ts or contracts/*.ts, and the kernel's declaration modules) declares " +
+      'schemas and names: it imports other contracts, the few shapes they reuse and the pure text rules its ' +
+      'schemas apply, never a use-case or an adapter.',
     severity: 'error',
-    from: { path: '^shared/[^/]+/contracts\\.ts$' },
+    from: { path: CONTRACT_MODULES },
     to: {
       path: '^shared/',
       pathNot:
-        '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|' +
+        `(${CONTRACT_MODULES}|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|` +
         '^shared/ids\\.ts$|^shared/plain-text\\.ts$)',
     },
   },

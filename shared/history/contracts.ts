@@ -6,16 +6,14 @@
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
 import { displayTextSchema } from '../plain-text.js';
+import { activePathSchema, ordinalGapSchema } from '../conversation/branches.js';
+import { chatMessageIdSchema, userIdSchema } from '../ids.js';
 import {
-  activePathSchema,
-  chatMessageIdSchema,
   conversationMessageSchema,
-  ordinalGapSchema,
   systemPromptSchema,
-  userIdSchema,
   type ConversationMessage,
   type SystemPrompt,
-} from '../chat/contracts.js';
+} from '../conversation/messages.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
 /**

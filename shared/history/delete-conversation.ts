@@ -1,8 +1,8 @@
 // DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives, for good. The session's
 // mark comes first and outlives the delete as a tombstone that every writer reads (docs/architecture.md, "Deleting");
 // it becomes final last, so a DELETE that failed half-way is retried and resumes.
-import { turnInstanceId } from '../chat/contracts.js';
-import type { SessionStore } from '../chat/session-store.js';
+import { turnInstanceId } from '../conversation/turn-ids.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import type { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import { mapBounded } from '../bounded-parallel.js';
 import {

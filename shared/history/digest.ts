@@ -3,9 +3,9 @@
 // the digest after a fold. Since branches exist (chat/contracts.ts "Branches") a digest stands for one path, the
 // one it was folded along: which paths it serves, its checkpoint, and the digest rebased on another path are here
 // too. The history worker (persist-turn.ts) reads and writes the digest; nothing here does I/O.
-import { leftRanges } from '../chat/branch-path.js';
-import type { OrdinalGap } from '../chat/contracts.js';
-import { messageTokens } from '../chat/prompt.js';
+import { leftRanges } from '../conversation/branch-path.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import { messageTokens } from '../conversation/tokens.js';
 import {
   PROMPT_EXCHANGE_LINES,
   type DigestCheckpoint,

@@ -2,7 +2,7 @@
 // one heading path) is never mixed with another; its paragraphs are gathered up to a token target, a longer one is
 // cut at sentence ends (a longer sentence at words), and a chunk repeats the last whole sentences of the previous
 // one in its section. Pure and deterministic: the same document and options always give the same chunks.
-import { estimateTokens } from '../chat/prompt.js';
+import { estimateTokens } from '../conversation/tokens.js';
 
 import { shortened } from './citation.js';
 import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';

@@ -5,7 +5,8 @@
 // renders the profile into its system prompt; the tool search_conversation_history, the memory REST API and the
 // MCP server search the summaries. Documents, HTTP bodies, tool arguments and limits are declared here.
 import { z } from 'zod';
-import { ordinalGapSchema, userIdSchema } from '../chat/contracts.js';
+import { ordinalGapSchema } from '../conversation/branches.js';
+import { userIdSchema } from '../ids.js';
 import { englishText, type ContainerSpec, type VectorEmbeddingSpec } from '../cosmos/container-spec.js';
 
 /**

@@ -5,8 +5,9 @@
 // of turns it comes back to are applied again, each turn's consolidation record marked so — and rebuilds the summary
 // from the one kept after the newest consolidated turn of its path. The work is bounded by what the moved turns
 // changed in the profile (records without changes are not read), never by the length of the conversation.
-import { inGaps, sameGaps } from '../chat/branch-path.js';
-import type { OrdinalGap, TurnRef } from '../chat/contracts.js';
+import { inGaps, sameGaps } from '../conversation/branch-path.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import type { TurnRef } from '../conversation/messages.js';
 import { applyRecord, withdrawRecord } from './apply-changes.js';
 import type { ConversationSummaryDocument, SummarySnapshot } from './contracts.js';
 import type { ProfileFacts } from './profile-facts.js';

@@ -1,7 +1,8 @@
 // The Service Bus queues and topics the product uses, and the entity settings they share. Each area names its
 // entities in its contracts; this list gathers them for the local runtime's broker and for infra/ (through
 // scripts/generate-definitions.ts and the drift test).
-import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../conversation/message-completed.js';
+import { USER_MESSAGES_QUEUE } from '../chat/contracts/queue.js';
 import { HISTORY_SUBSCRIPTION } from '../history/contracts.js';
 import { KNOWLEDGE_INGEST_QUEUE } from '../knowledge/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../memory/contracts.js';

@@ -3,9 +3,9 @@
 // session, the turn (chatMessageId) and a per-turn sequence number that starts at 1 and has no gaps, so a client
 // can de-duplicate, detect a gap and resume. A turn's stream ends with `message-end` or `error`.
 import { z } from 'zod';
-import { chatMessageIdSchema, sessionIdSchema } from '../chat/contracts.js';
+import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
-import { knowledgeSourceSchema } from '../knowledge/contracts.js';
+import { knowledgeSourceSchema } from '../conversation/sources.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
 
 /** Web PubSub hub the chat events are sent through. */

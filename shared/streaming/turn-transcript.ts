@@ -2,7 +2,7 @@
 // what a crashed attempt streamed, and the content that remains is the answer. The turn's steps use it to
 // resume after a crash and to keep what a failed turn had shown; tests use it to check clients against replays.
 // Pure.
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ChatEvent, ChatEventType } from './contracts.js';
 
 /** Events a `discard` may void: the streamed output of one model round. */

@@ -6,9 +6,9 @@
 // returns it through `cited`, so the turn keeps the sources beside the text the model reads.
 import { z } from 'zod';
 
-import type { TurnBranch } from '../chat/contracts.js';
+import type { TurnBranch } from '../conversation/branches.js';
 import { ensureError } from '../errors.js';
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

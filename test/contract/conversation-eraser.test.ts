@@ -18,7 +18,7 @@ import {
   SESSION_TOMBSTONE_TTL_SECONDS,
   SESSIONS_CONTAINER,
   type SessionDocument,
-} from '../../shared/chat/contracts.js';
+} from '../../shared/chat/contracts/documents.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';

@@ -13,7 +13,8 @@ import {
 } from '../../local/service-bus/local-service-bus.js';
 import { ConflictError, DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
-import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
 import { serviceBusQueues, type TopicDefinition } from '../../shared/messaging/service-bus-entities.js';

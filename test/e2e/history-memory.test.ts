@@ -5,7 +5,7 @@
 // Also: a conversation whose hot copy expired is resumed from long-term history and the model sees its turns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {

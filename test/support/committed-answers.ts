@@ -3,7 +3,7 @@
 // place because the answers' home may move (the long-term history) without the tests' questions changing. Also what
 // long-term history and long-term memory kept of each session.
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
 
