@@ -1,4 +1,4 @@
-// Creates the product's Cosmos DB database and containers from shared/cosmos/containers.ts when they are missing.
+// Creates the product's Cosmos DB database and containers from shared/app/cosmos-containers.ts when they are missing.
 // Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
 //
 // What the local server (@vercel/cosmosdb-server) does with them, unlike Azure:

@@ -14,7 +14,7 @@ import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
-import { cosmosContainers } from '../cosmos/containers.js';
+import { cosmosContainers } from './cosmos-containers.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import { healthCache, type HealthCheck } from '../health.js';
 import type { HistoryWorkerServices } from '../history/persist-turn.js';

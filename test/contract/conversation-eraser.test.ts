@@ -19,7 +19,7 @@ import {
   SESSIONS_CONTAINER,
   type SessionDocument,
 } from '../../shared/chat/contracts/documents.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';

@@ -13,7 +13,7 @@ import {
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
 import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import {

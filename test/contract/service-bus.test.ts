@@ -11,11 +11,8 @@ import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-compl
 import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
-import {
-  SERVICE_BUS_CONNECTION,
-  serviceBusQueues,
-  type TopicDefinition,
-} from '../../shared/messaging/service-bus-entities.js';
+import { SERVICE_BUS_CONNECTION, type TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues } from '../../shared/app/service-bus-entities.js';
 
 const { InvocationContext: InvocationContextClass, trigger } = azureFunctions;
 

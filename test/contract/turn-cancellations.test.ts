@@ -15,7 +15,7 @@ import { createCosmosTurnCancellations } from '../../shared/chat/adapters/cosmos
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
 import type { TurnRef } from '../../shared/conversation/messages.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 
 let local: LocalCosmos;
 let client: CosmosClient;

@@ -19,7 +19,7 @@ import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmo
 import { PathMovedError, type WorkingMemoryStore } from '../../shared/conversation/working-memory-store.js';
 import { forkBranch } from '../../shared/conversation/branch-path.js';
 import { fitHotWindow } from '../../shared/conversation/hot-window.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import type { StoredMessage } from '../../shared/history/contracts.js';
 import { ForbiddenError, NotReadyError } from '../../shared/errors.js';
 import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';

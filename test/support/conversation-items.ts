@@ -2,7 +2,7 @@
 // session (by its sessionId or in its id), except the conversation's tombstone, the one item meant to stay.
 import type { LocalRuntime } from '../../local/runtime.js';
 import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
-import { cosmosContainers } from '../../shared/cosmos/containers.js';
+import { cosmosContainers } from '../../shared/app/cosmos-containers.js';
 
 interface FoundItem {
   id: string;

@@ -5,7 +5,7 @@ import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
-import type { ContainerSpec } from './container-spec.js';
+import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
 
