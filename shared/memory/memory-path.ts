@@ -1,4 +1,4 @@
-// Long-term memory along a conversation's branches (chat/contracts.ts "Branches"): memory is consolidated from the
+// Long-term memory along a conversation's branches (conversation/branches.ts): memory is consolidated from the
 // path the user keeps. The conversation's summary names the path memory follows (its newest turn and that turn's
 // gaps); a turn that continues it costs nothing more. A turn on another path (an edit, a regenerate, a switch back to
 // an earlier branch) first makes the profile follow it — the changes of the turns its path leaves are withdrawn, those
