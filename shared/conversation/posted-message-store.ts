@@ -1,6 +1,6 @@
 // The port of posted messages: one record per message the front door accepted, keyed by session and
 // chatMessageId, so a re-post is recognised (same text: the same message again) or refused (different text).
-// Adapter: Cosmos DB (adapters/cosmos-posted-message-store.ts), in the `sessions` container beside the session.
+// Adapter: chat/adapters/cosmos-posted-message-store.ts, in the `sessions` container beside the session.
 import { z } from 'zod';
 import { userIdSchema } from '../ids.js';
 import { turnForkSchema } from './branches.js';

@@ -1,6 +1,6 @@
 // The port of chat sessions: one per session, owned by a user. Reading a session always goes through its owner, so
 // another user's session is simply not found; nor is one whose conversation is being deleted, or was: its document
-// stays as the conversation's tombstone, which writers read. Adapter: Cosmos DB (adapters/cosmos-session-store.ts).
+// stays as the conversation's tombstone, which writers read. Adapter: chat/adapters/cosmos-session-store.ts.
 import { z } from 'zod';
 import { userIdSchema } from '../ids.js';
 
