@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { createLocalCosmosClient, provisionCosmos, startLocalCosmos } from '../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../local/offline-model/hashed-embedding.js';
 import { mapBounded } from '../shared/bounded-parallel.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../shared/app/cosmos-containers.js';
 import { createMemoryStores } from '../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../shared/memory/contracts.js';
 import { DEFAULT_SEARCH_LIMIT } from '../shared/memory/contracts.js';

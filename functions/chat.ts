@@ -8,7 +8,7 @@ import {
   startSessionBodySchema,
   turnParamsSchema,
   type ChatAccepted,
-} from '../shared/chat/contracts.js';
+} from '../shared/chat/contracts/http.js';
 import { cancelTurn } from '../shared/chat/cancel-turn.js';
 import {
   postChatMessage,

@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
-import { forkBranch } from '../shared/chat/branch-path.js';
-import { MAX_PATH_GAPS, turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
+import { forkBranch } from '../shared/conversation/branch-path.js';
+import { MAX_PATH_GAPS, type TurnBranch, type TurnFork } from '../shared/conversation/branches.js';
+import { turnInstanceId } from '../shared/conversation/turn-ids.js';
 import { headerTouch } from '../shared/chat/header-touch.js';
 import {
   MAX_TITLE_CHARS,

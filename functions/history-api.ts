@@ -1,7 +1,7 @@
 // The History API: a user's conversations, one conversation along its active branch, switching branch,
 // renaming, exporting and deleting it, and the user's totals.
 import { z } from 'zod';
-import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
+import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
 import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
 import {

@@ -4,7 +4,7 @@
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { provideApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../shared/conversation/message-completed.js';
 import { ValidationError } from '../shared/errors.js';
 import { HISTORY_SUBSCRIPTION } from '../shared/history/contracts.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';

@@ -2,7 +2,7 @@
 // validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
 // conversation, and semantic search over the caller's past conversations.
 import { z } from 'zod';
-import { userIdSchema } from '../shared/chat/contracts.js';
+import { userIdSchema } from '../shared/ids.js';
 import { conversationSearchBodySchema } from '../shared/memory/contracts.js';
 import {
   forgetMemories,

@@ -3,7 +3,7 @@
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { provideApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../shared/conversation/message-completed.js';
 import { ValidationError } from '../shared/errors.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway } from '../shared/llm/llm-gateway.js';
 import { MODEL_DELIVERIES } from '../shared/memory/consolidate-turn.js';

@@ -9,8 +9,8 @@ import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
 import { createApp, createAzureCredential, provideApp, type App, type Platform } from '../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../shared/app/config.js';
-import { cosmosContainers } from '../shared/cosmos/containers.js';
-import { serviceBusQueues, serviceBusTopics } from '../shared/messaging/service-bus-entities.js';
+import { cosmosContainers } from '../shared/app/cosmos-containers.js';
+import { serviceBusQueues, serviceBusTopics } from '../shared/app/service-bus-entities.js';
 import {
   createLocalCosmosClient,
   provisionCosmos,

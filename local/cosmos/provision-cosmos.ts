@@ -1,4 +1,4 @@
-// Creates the product's Cosmos DB database and containers from shared/cosmos/containers.ts when they are
+// Creates the product's Cosmos DB database and containers from shared/app/cosmos-containers.ts when they are
 // missing. Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
 import {
   PartitionKeyKind,

@@ -24,18 +24,17 @@ import { createChatTools } from '../tools/index.js';
 import { MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { storeFacts } from '../../test/support/memory-fixtures.js';
 import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../memory/contracts.js';
-import { MAX_TURN_SOURCES, type KnowledgeSearchHit, type KnowledgeSource } from '../knowledge/contracts.js';
+import { MAX_TURN_SOURCES, type KnowledgeSource } from '../conversation/sources.js';
+import type { KnowledgeSearchHit } from '../knowledge/contracts.js';
 import type { ChatEvent } from '../streaming/contracts.js';
 import { sourceOf } from '../tools/knowledge-search.js';
 import {
   MESSAGE_COMPLETED_MAX_BYTES,
   messageCompletedSchema,
-  type ChatTurnInput,
-  type ConversationMessage,
-  type LlmStepInput,
   type MessageCompleted,
-  type TurnRef,
-} from './contracts.js';
+} from '../conversation/message-completed.js';
+import type { ChatTurnInput, LlmStepInput } from './contracts/activities.js';
+import type { ConversationMessage, TurnRef } from '../conversation/messages.js';
 import { NotReadyError } from '../errors.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
 import { TurnCancelSignals } from './turn-cancel-signals.js';

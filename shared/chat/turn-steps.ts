@@ -30,37 +30,37 @@ import { answerText, discardRange, keptEvents, shownSources } from '../streaming
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
 import { NotReadyError } from '../errors.js';
-import { activeLeaf, continuationFrom, turnMessagesIn, type PathLeaf } from './active-path.js';
-import { forkBranch } from './branch-path.js';
+import { activeLeaf, continuationFrom, turnMessagesIn, type PathLeaf } from '../conversation/active-path.js';
+import { forkBranch } from '../conversation/branch-path.js';
+import { memoryFlag } from './contracts/queue.js';
+import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
 import {
-  memoryFlag,
-  assistantMessageId,
   CANCELLED_FINISH_REASON,
-  completedMessageId,
-  messageCompletedSchema,
-  MESSAGE_COMPLETED_MAX_BYTES,
-  MESSAGE_COMPLETED_TOPIC,
   TOOL_ROUNDS_EXHAUSTED,
-  userMessageId,
-  type ConversationMessage,
   type FailTurnInput,
   type LlmStepInput,
   type LlmStepOutput,
-  type MessageCompleted,
-  type RoundRecord,
   type RunToolInput,
   type RunToolOutput,
+} from './contracts/activities.js';
+import {
+  completedMessageId,
+  MESSAGE_COMPLETED_MAX_BYTES,
+  MESSAGE_COMPLETED_TOPIC,
+  messageCompletedSchema,
+  type MessageCompleted,
+} from '../conversation/message-completed.js';
+import {
+  type ConversationMessage,
   type StoredToolCall,
   type SystemPrompt,
-  type ToolResultRecord,
-  type TurnBranch,
-  type TurnFork,
-  type TurnRecord,
   type TurnRef,
-} from './contracts.js';
+} from '../conversation/messages.js';
+import type { RoundRecord, ToolResultRecord, TurnRecord } from './contracts/documents.js';
+import type { TurnBranch, TurnFork } from '../conversation/branches.js';
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
@@ -70,7 +70,7 @@ import {
   type AppendOptions,
   type WorkingMemory,
   type WorkingMemoryStore,
-} from './working-memory-store.js';
+} from '../conversation/working-memory-store.js';
 
 export interface TurnServices {
   workingMemory: WorkingMemoryStore;

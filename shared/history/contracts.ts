@@ -1,21 +1,20 @@
 // The history area's contracts: the long-term history of every conversation (seed 000 "Conversational history
-// architecture", DESIGN §2 "Data model"). The history worker consumes `message-completed` (shared/chat/contracts.ts)
+// architecture", DESIGN §2 "Data model"). The history worker consumes `message-completed`
+// (shared/conversation/message-completed.ts)
 // on the `history` subscription and keeps each conversation as one small header plus one item per message, with
 // a one-line index entry per exchange and a rolling summary of what fell out of the prompt (seed 003). The turn's
 // commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
 // History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
 import { z } from 'zod';
 import { displayTextSchema } from '../plain-text.js';
+import { activePathSchema, ordinalGapSchema } from '../conversation/branches.js';
+import { chatMessageIdSchema, userIdSchema } from '../ids.js';
 import {
-  activePathSchema,
-  chatMessageIdSchema,
   conversationMessageSchema,
-  ordinalGapSchema,
   systemPromptSchema,
-  userIdSchema,
   type ConversationMessage,
   type SystemPrompt,
-} from '../chat/contracts.js';
+} from '../conversation/messages.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -75,7 +74,7 @@ export const tokenTotalsSchema = z.object({
 export type TokenTotals = z.infer<typeof tokenTotalsSchema>;
 
 /**
- * The branch path a conversation shows and continues (chat/contracts.ts "Branches"): its newest turn, that turn's
+ * The branch path a conversation shows and continues (conversation/branches.ts): its newest turn, that turn's
  * branch and last ordinal. The header keeps it so the History API pages along it without reading working memory,
  * and a hot copy rebuilt after it expired resumes on it.
  */
@@ -207,7 +206,7 @@ export const sessionDigestSchema = z.object({
   recentExchanges: z.array(exchangeEntrySchema),
   updatedAt: z.string(),
   /**
-   * The gaps of the branch path the digest was folded along (chat/contracts.ts "Branches"): it stands for that
+   * The gaps of the branch path the digest was folded along (conversation/branches.ts): it stands for that
    * path's older messages only. A turn on a path that does not keep what it folded leaves it out of the prompt
    * (digestStandsFor in history/digest.ts). The history worker sets them to the path of the newest turn it
    * persisted. Digests stored before branches existed read as the main line, with none.

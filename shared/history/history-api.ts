@@ -8,11 +8,12 @@
 // A conversation with branches (edits, regenerates) shows its active path, paged along it; each turn at a branch
 // point lists its alternatives, and PUT .../branch makes another one's branch the active path.
 import { z } from 'zod';
-import { activeLeaf, pathOf, type PathLeaf } from '../chat/active-path.js';
-import { gapsAfter, onPath } from '../chat/branch-path.js';
-import { MAIN_BRANCH, type ConversationMessage, type SystemPrompt } from '../chat/contracts.js';
-import type { WorkingMemory, WorkingMemoryStore } from '../chat/working-memory-store.js';
-import type { PostedMessageStore } from '../chat/posted-message-store.js';
+import { activeLeaf, pathOf, type PathLeaf } from '../conversation/active-path.js';
+import { gapsAfter, onPath } from '../conversation/branch-path.js';
+import { MAIN_BRANCH } from '../conversation/branches.js';
+import type { ConversationMessage, SystemPrompt } from '../conversation/messages.js';
+import type { WorkingMemory, WorkingMemoryStore } from '../conversation/working-memory-store.js';
+import type { PostedMessageStore } from '../conversation/posted-message-store.js';
 import { NotFoundError, NotReadyError, ValidationError } from '../errors.js';
 import { pageLimitSchema } from '../validation.js';
 import {
@@ -33,7 +34,7 @@ import {
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
 import { oneLine } from '../plain-text.js';
-import { preview } from '../chat/header-touch.js';
+import { preview } from './header-preview.js';
 
 export interface HistoryReadServices {
   headers: ConversationHeaders;

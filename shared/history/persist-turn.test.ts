@@ -3,13 +3,9 @@
 // the user's title wins over the model's, old turns fold into the summary past the budget (the digest written then
 // only, reading just the folded turns), and a model that answers badly never stops a turn from being persisted.
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  MAIN_BRANCH,
-  type ConversationMessage,
-  type MessageCompleted,
-  type OrdinalGap,
-  type TurnBranch,
-} from '../chat/contracts.js';
+import { MAIN_BRANCH, type OrdinalGap, type TurnBranch } from '../conversation/branches.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import type { MessageCompleted } from '../conversation/message-completed.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
 import {
   MemoryConversationHeaders,

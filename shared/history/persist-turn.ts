@@ -4,10 +4,12 @@
 // opened the conversation, its system prompt (seed 000 keeps it as the first message) — and then records it on
 // the header. Every step is idempotent, so a redelivered event changes nothing; every read and write is bounded
 // by the turn (or by the folded turns), never by the length of the conversation (DESIGN §2).
-import { sameGaps } from '../chat/branch-path.js';
-import type { ConversationMessage, MessageCompleted, OrdinalGap } from '../chat/contracts.js';
-import type { SessionStore } from '../chat/session-store.js';
-import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import { sameGaps } from '../conversation/branch-path.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import type { MessageCompleted } from '../conversation/message-completed.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import type { SessionStore } from '../conversation/session-store.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import {

@@ -4,7 +4,7 @@
 // `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn reads the digest
 // for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
 // Adapter: Cosmos DB (adapters/cosmos-session-memory.ts).
-import type { OrdinalGap } from '../chat/contracts.js';
+import type { OrdinalGap } from '../conversation/branches.js';
 import type { DigestCheckpoint, ExchangeEntry, SessionDigest } from './contracts.js';
 
 export interface StoredDigest {

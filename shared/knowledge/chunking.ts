@@ -1,6 +1,6 @@
 // Cutting an extracted document into the chunks the knowledge base embeds: never across sections, up to a
 // token target, cut at sentence ends, overlapping by whole sentences. Pure and deterministic.
-import { estimateTokens } from '../chat/prompt.js';
+import { estimateTokens } from '../conversation/tokens.js';
 
 import { shortened } from './citation.js';
 import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';

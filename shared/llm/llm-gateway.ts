@@ -1,6 +1,6 @@
 // The LLM port: the messages, tools and replies a chat turn speaks, the gateway interface, and LlmError.
 // Shapes follow the Chat Completions vocabulary so they map one-to-one onto every OpenAI-compatible API. The
-// message, tool call and usage schemas are also what turn records store (shared/chat/contracts.ts).
+// message, tool call and usage schemas are also what turn records store (shared/chat/contracts/documents.ts).
 import { z } from 'zod';
 import { DependencyError } from '../errors.js';
 

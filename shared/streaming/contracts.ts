@@ -1,9 +1,9 @@
 // The streaming area's contracts: the event vocabulary of a chat turn, one for Web PubSub and SSE, the
 // document each stored event is, and what negotiate and the stream endpoint answer.
 import { z } from 'zod';
-import { chatMessageIdSchema, sessionIdSchema } from '../chat/contracts.js';
+import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
-import { knowledgeSourceSchema } from '../knowledge/contracts.js';
+import { knowledgeSourceSchema } from '../conversation/sources.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
 
 /** Web PubSub hub the chat events are sent through. */

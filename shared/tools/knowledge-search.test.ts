@@ -2,7 +2,8 @@
 // sources the turn keeps, and the arguments it refuses.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CITATION_CHARS } from '../knowledge/citation.js';
-import { MAX_HEADING_CHARS, SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { MAX_HEADING_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { SOURCE_EXCERPT_CHARS } from '../conversation/sources.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { createChatTools } from './index.js';

@@ -9,10 +9,9 @@ import {
   knowledgeQuerySchema,
   MAX_HEADING_CHARS,
   SEARCH_KNOWLEDGE_BASE_TOOL,
-  SOURCE_EXCERPT_CHARS,
   type KnowledgeSearchHit,
-  type KnowledgeSource,
 } from '../knowledge/contracts.js';
+import { SOURCE_EXCERPT_CHARS, type KnowledgeSource } from '../conversation/sources.js';
 import { cited, defineTool, type ToolDefinition } from './tool-registry.js';
 
 /** Chunks one call returns at most: each is a few hundred tokens of the model's prompt. */

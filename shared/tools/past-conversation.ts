@@ -3,10 +3,11 @@
 // finds exchanges by topic in the conversation's Q&A index.
 import { z } from 'zod';
 
-import { inGaps } from '../chat/branch-path.js';
-import { assistantMessageId, userMessageId, type ConversationMessage } from '../chat/contracts.js';
+import { inGaps } from '../conversation/branch-path.js';
+import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
+import type { ConversationMessage } from '../conversation/messages.js';
 import { canonicalId, idPatternSchema } from '../ids.js';
-import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import { cited, defineTool, type ToolDefinition } from './tool-registry.js';

@@ -2,9 +2,9 @@
 // which gives both the JSON schema the model sees and the validation of what it sends.
 import { z } from 'zod';
 
-import type { TurnBranch } from '../chat/contracts.js';
+import type { TurnBranch } from '../conversation/branches.js';
 import { ensureError } from '../errors.js';
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

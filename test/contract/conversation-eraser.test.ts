@@ -15,8 +15,8 @@ import {
   HOT_CONVERSATIONS_CONTAINER,
   SESSION_TOMBSTONE_TTL_SECONDS,
   SESSIONS_CONTAINER,
-} from '../../shared/chat/contracts.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+} from '../../shared/chat/contracts/documents.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';

@@ -9,7 +9,7 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { ValidationError } from '../../shared/errors.js';
 import { createHistoryStores, type HistoryStores } from '../../shared/history/adapters/history-adapters.js';
 import {

@@ -11,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { DependencyError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../../shared/memory/contracts.js';

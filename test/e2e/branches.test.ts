@@ -6,11 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import {
-  HOT_CONVERSATIONS_CONTAINER,
-  TURN_ACTIVITIES,
-  type ConversationMessage,
-} from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import type { ConversationWithMessages, HistoryMessage } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts.js';
+import { USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts/queue.js';
 import { assembleText, ChatClient, expectStatus, type SseFrame } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 

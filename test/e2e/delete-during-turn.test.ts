@@ -11,11 +11,10 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import {
   completedMessageId,
   MESSAGE_COMPLETED_TOPIC,
-  queuedMessageId,
-  TURN_ACTIVITIES,
-  USER_MESSAGES_QUEUE,
   type MessageCompleted,
-} from '../../shared/chat/contracts.js';
+} from '../../shared/conversation/message-completed.js';
+import { queuedMessageId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
+import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';

@@ -9,10 +9,10 @@ import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import {
   completedMessageId,
-  HOT_CONVERSATIONS_CONTAINER,
   MESSAGE_COMPLETED_TOPIC,
   type MessageCompleted,
-} from '../../shared/chat/contracts.js';
+} from '../../shared/conversation/message-completed.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import {
   CONVERSATION_MESSAGES_CONTAINER,
   HISTORY_SUBSCRIPTION,

@@ -7,7 +7,7 @@ import {
   type DocumentView,
   type KnowledgeSearchHit,
 } from '../../shared/knowledge/contracts.js';
-import type { ConversationMessage } from '../../shared/chat/contracts.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { assembleText, ChatClient, DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { SECURITY_PAGES } from '../support/labelled-queries.js';

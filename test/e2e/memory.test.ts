@@ -3,7 +3,7 @@
 // should.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';
+import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import {
   CONVERSATION_SUMMARIES_CONTAINER,
   MEMORY_SUBSCRIPTION,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelTurnEndpoint } from '../../functions/chat.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { createApp, createAzureCredential, type App } from '../../shared/app/app.js';
-import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts.js';
+import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts/activities.js';
 import { isTerminalEvent, type ChatEvent } from '../../shared/streaming/contracts.js';
 import { answerText } from '../../shared/streaming/turn-transcript.js';
 import { asUser, callEndpoint } from '../support/call-endpoint.js';

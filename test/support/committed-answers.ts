@@ -1,7 +1,7 @@
 // Where a test reads what the product committed for its turns after a run: today the session's working memory
 // in the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids).
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
 
