@@ -19,7 +19,8 @@ import {
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
 import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from './history-llm.js';
 import type { MessagePageOptions } from './conversation-messages.js';
-import { FOLD_PAGE, persistTurn, type HistoryWorkerServices } from './persist-turn.js';
+import { FOLD_PAGE } from './fold-turns.js';
+import { persistTurn, type HistoryWorkerServices } from './persist-turn.js';
 
 const userId = 'user_001';
 const sessionId = '0f8fad5b-d9cb-469f-a165-70867728950e';
