@@ -17,6 +17,7 @@ import {
   MemorySessionMemory,
 } from '../../test/support/in-memory-history.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
+import { completedExchange } from '../../test/support/message-completed.js';
 import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from './history-llm.js';
 import type { MessagePageOptions } from './conversation-messages.js';
 import { FOLD_PAGE } from './fold-turns.js';
@@ -127,57 +128,32 @@ function startConversation(firstUserText: string) {
 
 const chatId = (n: number) => `7c9e6679-7425-40de-944b-${String(n).padStart(12, '0')}`;
 
-/** Turn n: the user's message at ordinal 2n and the answer at 2n + 1. */
+/** Turn n: the user's message at ordinal 2n and the answer (with a tool call) at 2n + 1. */
 function turn(
   n: number,
-  options: { question?: string; answer?: string; outcome?: 'completed' | 'failed' } = {},
+  options: { question?: string; answer?: string; outcome?: 'completed' | 'failed'; branch?: TurnBranch } = {},
 ): MessageCompleted {
-  const chatMessageId = chatId(n);
-  const question = options.question ?? `question ${n}`;
-  const failed = options.outcome === 'failed';
-  return {
+  return completedExchange({
     userId,
     sessionId,
-    chatMessageId,
-    outcome: options.outcome ?? 'completed',
-    completedAt: at,
-    complete: true,
-    messages: [
-      {
-        messageId: `${chatMessageId}_user`,
-        chatMessageId,
-        role: 'user',
-        content: question,
-        timestamp: at,
-        ordinal: 2 * n,
-        ...(failed ? { failure: { code: 'model_unavailable', message: 'The model did not answer.' } } : {}),
-      },
-      ...(failed
-        ? []
-        : [
-            {
-              messageId: `${chatMessageId}_assistant`,
-              chatMessageId,
-              role: 'assistant' as const,
-              content: options.answer ?? `answer ${n}`,
-              timestamp: at,
-              finishReason: 'stop',
-              toolCalls: [
-                {
-                  id: 'c1',
-                  name: 'add_numbers',
-                  arguments: '{"a":1}',
-                  result: '1',
-                  isError: false,
-                  round: 0,
-                },
-              ],
-              usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
-              ordinal: 2 * n + 1,
-            },
-          ]),
-    ],
-  };
+    chatMessageId: chatId(n),
+    ordinal: 2 * n,
+    question: options.question ?? `question ${n}`,
+    at,
+    ...(options.outcome === 'failed'
+      ? {}
+      : {
+          answer: {
+            content: options.answer ?? `answer ${n}`,
+            finishReason: 'stop',
+            toolCalls: [
+              { id: 'c1', name: 'add_numbers', arguments: '{"a":1}', result: '1', isError: false, round: 0 },
+            ],
+            usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+          },
+        }),
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
+  });
 }
 
 const stored = () => [...(messages.items.get(`${userId}\u0000${sessionId}`)?.values() ?? [])];
@@ -617,12 +593,11 @@ describe('persistTurn on branches', () => {
   // Each turn: a 300-byte question and a 300-byte answer, 208 tokens. Budget 1000: a fold starts when the path's
   // unfolded turns pass 500 and leaves at most 250. Turn n is the n-th committed: ordinals 2n and 2n + 1.
   const long = (n: number, branch?: TurnBranch) => {
-    const event = turn(n, {
+    return turn(n, {
       question: `question ${n} `.padEnd(300, 'q'),
       answer: `answer ${n} `.padEnd(300, 'a'),
+      ...(branch === undefined ? {} : { branch }),
     });
-    if (branch) for (const message of event.messages) message.branch = branch;
-    return event;
   };
   const main = (parent: number | null): TurnBranch => ({
     parentChatMessageId: parent === null ? null : chatId(parent),

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
+import { completedExchange } from '../../test/support/message-completed.js';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
 import { MAIN_BRANCH, type MessageCompleted, type OrdinalGap, type TurnBranch } from '../chat/contracts.js';
 import { ValidationError } from '../errors.js';
@@ -146,54 +147,35 @@ function turn(
     branch?: TurnBranch;
   } & Partial<Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>> = {},
 ): MessageCompleted {
-  const chatMessageId = chatId(n);
-  const failed = options.outcome === 'failed';
-  const event: MessageCompleted = {
+  return completedExchange({
     userId,
     sessionId: options.session ?? sessionId,
-    chatMessageId,
-    outcome: failed ? 'failed' : 'completed',
-    completedAt: at,
-    complete: true,
+    chatMessageId: chatId(n),
+    ordinal: 2 * n,
+    question,
+    at,
+    ...(options.outcome === 'failed'
+      ? {}
+      : {
+          answer: {
+            content: options.answer ?? `answer ${n}`,
+            finishReason: 'stop',
+            toolCalls: [
+              {
+                id: 'c1',
+                name: 'web_search',
+                arguments: '{"q":"x"}',
+                result: options.toolResult ?? 'nothing found',
+                isError: false,
+                round: 0,
+              },
+            ],
+          },
+        }),
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
     ...(options.useMemory === undefined ? {} : { useMemory: options.useMemory }),
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-    messages: [
-      {
-        messageId: `${chatMessageId}_user`,
-        chatMessageId,
-        role: 'user',
-        content: question,
-        timestamp: at,
-        ordinal: 2 * n,
-        ...(failed ? { failure: { code: 'model_unavailable', message: 'The model did not answer.' } } : {}),
-      },
-      ...(failed
-        ? []
-        : [
-            {
-              messageId: `${chatMessageId}_assistant`,
-              chatMessageId,
-              role: 'assistant' as const,
-              content: options.answer ?? `answer ${n}`,
-              timestamp: at,
-              finishReason: 'stop',
-              toolCalls: [
-                {
-                  id: 'c1',
-                  name: 'web_search',
-                  arguments: '{"q":"x"}',
-                  result: options.toolResult ?? 'nothing found',
-                  isError: false,
-                  round: 0,
-                },
-              ],
-              ordinal: 2 * n + 1,
-            },
-          ]),
-    ],
-  };
-  if (options.branch) for (const message of event.messages) message.branch = options.branch;
-  return event;
+  });
 }
 
 const source = (n: number) => ({

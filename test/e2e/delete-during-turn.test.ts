@@ -14,11 +14,11 @@ import {
   queuedMessageId,
   TURN_ACTIVITIES,
   USER_MESSAGES_QUEUE,
-  type MessageCompleted,
 } from '../../shared/chat/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { completedExchange } from '../support/message-completed.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -199,32 +199,15 @@ describe('deleting a conversation at any point of its turn', () => {
       sessionId,
       body: { userId: 'user_001', sessionId, chatMessageId, text, postedAt: at },
     });
-    const completed: MessageCompleted = {
+    const completed = completedExchange({
       userId: 'user_001',
       sessionId,
       chatMessageId,
-      outcome: 'completed',
-      completedAt: at,
-      complete: true,
-      messages: [
-        {
-          messageId: `${chatMessageId}_user`,
-          chatMessageId,
-          role: 'user',
-          content: text,
-          timestamp: at,
-          ordinal: 2,
-        },
-        {
-          messageId: `${chatMessageId}_assistant`,
-          chatMessageId,
-          role: 'assistant',
-          content: 'Noted.',
-          timestamp: at,
-          ordinal: 3,
-        },
-      ],
-    };
+      ordinal: 2,
+      question: text,
+      at,
+      answer: { content: 'Noted.' },
+    });
     await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
       messageId: `${completedMessageId(sessionId, chatMessageId)}.again`,
       sessionId,

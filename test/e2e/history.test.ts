@@ -12,7 +12,6 @@ import {
   completedMessageId,
   HOT_CONVERSATIONS_CONTAINER,
   MESSAGE_COMPLETED_TOPIC,
-  type MessageCompleted,
 } from '../../shared/chat/contracts.js';
 import {
   CONVERSATION_MESSAGES_CONTAINER,
@@ -24,6 +23,7 @@ import {
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { messageCompleted } from '../support/message-completed.js';
 
 const history = { subscriptionName: HISTORY_SUBSCRIPTION, topicName: MESSAGE_COMPLETED_TOPIC };
 
@@ -205,15 +205,13 @@ describe('conversation history with the offline model', () => {
     const messages = memory.messages
       .filter((m) => m.chatMessageId === id)
       .map((m) => ({ ...m, ordinal: m.ordinal ?? 0 }));
-    const body: MessageCompleted = {
+    const body = messageCompleted({
       userId: 'user_001',
       sessionId,
       chatMessageId: id,
-      outcome: 'completed',
       completedAt: new Date().toISOString(),
       messages,
-      complete: true,
-    };
+    });
     const call = api(runtime, alice);
     const before = await expectStatus<ConversationWithMessages>(
       await call(`history/conversations/${sessionId}`),
