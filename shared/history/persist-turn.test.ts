@@ -13,6 +13,7 @@ import {
   turn,
   useHistoryWorker,
   userId,
+  failNextRecord,
 } from '../../test/support/history-worker.js';
 import { persistTurn } from './persist-turn.js';
 
@@ -92,12 +93,7 @@ describe('persistTurn', () => {
   });
 
   it('redone after failing before the turn was recorded, adds nothing twice', async () => {
-    const record = headers.recordPersisted.bind(headers);
-    let failures = 1;
-    headers.recordPersisted = ((...args: Parameters<typeof record>) =>
-      failures-- > 0
-        ? Promise.reject(new Error('Cosmos DB unavailable'))
-        : record(...args)) as typeof headers.recordPersisted;
+    failNextRecord(headers);
 
     await expect(persistTurn(services, turn(0), log)).rejects.toThrow('Cosmos DB unavailable');
     expect(await persistTurn(services, turn(0), log)).toBe('persisted');

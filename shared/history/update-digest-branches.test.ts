@@ -13,6 +13,7 @@ import {
   turn,
   useHistoryWorker,
   userId,
+  failNextRecord,
 } from '../../test/support/history-worker.js';
 import { persistTurn } from './persist-turn.js';
 
@@ -191,12 +192,7 @@ describe('persistTurn on branches', () => {
   it('changes nothing more when a rebasing turn is delivered again, nor for an older turn replayed late', async () => {
     for (let n = 0; n <= 6; n++) await persist(long(n, main(n === 0 ? null : n - 1)));
     const path = [{ from: 6, to: 14 }];
-    const record = headers.recordPersisted.bind(headers);
-    let failures = 1;
-    headers.recordPersisted = ((...args: Parameters<typeof record>) =>
-      failures-- > 0
-        ? Promise.reject(new Error('Cosmos DB unavailable'))
-        : record(...args)) as typeof headers.recordPersisted;
+    failNextRecord(headers);
     await expect(persistTurn(services, long(7, on(2, 7, path, 'edit', 3)), log)).rejects.toThrow();
     const rebased = await memory.getDigest(userId, sessionId);
     expect(rebased?.digest).toMatchObject({ summarizedThrough: 4, gaps: path });

@@ -14,6 +14,7 @@ import {
   turn,
   useHistoryWorker,
   userId,
+  failNextRecord,
 } from '../../test/support/history-worker.js';
 import { persistTurn } from './persist-turn.js';
 
@@ -129,12 +130,7 @@ describe('persistTurn', () => {
       await persistTurn(services, long(0), log);
       await persistTurn(services, long(1), log);
       // The turn that folds fails after its fold, before it is recorded: the event is delivered again.
-      const record = headers.recordPersisted.bind(headers);
-      let failures = 1;
-      headers.recordPersisted = ((...args: Parameters<typeof record>) =>
-        failures-- > 0
-          ? Promise.reject(new Error('Cosmos DB unavailable'))
-          : record(...args)) as typeof headers.recordPersisted;
+      failNextRecord(headers);
       await expect(persistTurn(services, long(2), log)).rejects.toThrow('Cosmos DB unavailable');
       const folded = await memory.getDigest(userId, sessionId);
       expect(folded?.digest).toMatchObject({ summarizedThrough: 4, summarizedTokens: 416 });

@@ -154,24 +154,21 @@ function turn(
     ordinal: 2 * n,
     question,
     at,
-    ...(options.outcome === 'failed'
-      ? {}
-      : {
-          answer: {
-            content: options.answer ?? `answer ${n}`,
-            finishReason: 'stop',
-            toolCalls: [
-              {
-                id: 'c1',
-                name: 'web_search',
-                arguments: '{"q":"x"}',
-                result: options.toolResult ?? 'nothing found',
-                isError: false,
-                round: 0,
-              },
-            ],
-          },
-        }),
+    failed: options.outcome === 'failed',
+    answer: {
+      content: options.answer ?? `answer ${n}`,
+      finishReason: 'stop',
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'web_search',
+          arguments: '{"q":"x"}',
+          result: options.toolResult ?? 'nothing found',
+          isError: false,
+          round: 0,
+        },
+      ],
+    },
     ...(options.branch === undefined ? {} : { branch: options.branch }),
     ...(options.useMemory === undefined ? {} : { useMemory: options.useMemory }),
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),

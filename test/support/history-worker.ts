@@ -144,6 +144,16 @@ export function startConversation(world: HistoryWorker, firstUserText: string) {
   });
 }
 
+/** The header's next recordPersisted fails as Cosmos DB would when unavailable: the turn is then delivered again. */
+export function failNextRecord(headers: MemoryConversationHeaders): void {
+  const record = headers.recordPersisted.bind(headers);
+  let failures = 1;
+  headers.recordPersisted = ((...args: Parameters<typeof record>) =>
+    failures-- > 0
+      ? Promise.reject(new Error('Cosmos DB unavailable'))
+      : record(...args)) as typeof headers.recordPersisted;
+}
+
 export const chatId = (n: number) => `7c9e6679-7425-40de-944b-${String(n).padStart(12, '0')}`;
 
 /** Turn n: the user's message at ordinal 2n and the answer (with a tool call) at 2n + 1. */
@@ -158,18 +168,15 @@ export function turn(
     ordinal: 2 * n,
     question: options.question ?? `question ${n}`,
     at,
-    ...(options.outcome === 'failed'
-      ? {}
-      : {
-          answer: {
-            content: options.answer ?? `answer ${n}`,
-            finishReason: 'stop',
-            toolCalls: [
-              { id: 'c1', name: 'add_numbers', arguments: '{"a":1}', result: '1', isError: false, round: 0 },
-            ],
-            usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
-          },
-        }),
+    failed: options.outcome === 'failed',
+    answer: {
+      content: options.answer ?? `answer ${n}`,
+      finishReason: 'stop',
+      toolCalls: [
+        { id: 'c1', name: 'add_numbers', arguments: '{"a":1}', result: '1', isError: false, round: 0 },
+      ],
+      usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    },
     ...(options.branch === undefined ? {} : { branch: options.branch }),
   });
 }

@@ -18,6 +18,8 @@ export interface Exchange {
   at: string;
   /** The answer; none for a failed turn, whose user message then carries `failure`. */
   answer?: { content: string } & AnswerParts;
+  /** The turn failed: its answer, if given, is left out. */
+  failed?: boolean;
   failure?: { code: string; message: string };
   /** Set on both messages. */
   branch?: TurnBranch;
@@ -28,7 +30,8 @@ export const MODEL_UNAVAILABLE = { code: 'model_unavailable', message: 'The mode
 
 /** An exchange's messages with their ordinals and the ids the chat gives them (`{chatMessageId}_{role}`). */
 export function exchangeMessages(exchange: Exchange): TurnMessage[] {
-  const { chatMessageId, ordinal, question, at, answer } = exchange;
+  const { chatMessageId, ordinal, question, at } = exchange;
+  const answer = exchange.failed === true ? undefined : exchange.answer;
   const messages: TurnMessage[] = [
     {
       messageId: `${chatMessageId}_user`,
@@ -83,7 +86,7 @@ export function completedExchange(
     userId,
     sessionId,
     chatMessageId,
-    outcome: exchange.answer === undefined ? 'failed' : 'completed',
+    outcome: exchange.failed === true || exchange.answer === undefined ? 'failed' : 'completed',
     completedAt: at,
     ...(complete === undefined ? {} : { complete }),
     ...(useMemory === undefined ? {} : { useMemory }),
