@@ -1,10 +1,6 @@
-// The memory worker's use-case over the in-memory memory ports and a recording model: a turn is consolidated once
-// however often its event is delivered; repeating a fact reaffirms it; a contradiction supersedes; two conversations
-// changing one fact at once end as if one came after the other, losing no source and never making a superseded fact
-// active again; only the user's own words reach the profile (a tool result saying "the user loves spiders" never
-// does, checked on the real wire); use_memory false, failed turns and deleted conversations leave no trace; the
-// summary grows with the conversation, one document; and a failing model delays the turn's memory over a few
-// deliveries, never another part of it.
+// The memory worker's use-case over in-memory ports and a recording model: once per turn however often delivered;
+// facts reaffirmed, superseded, merged across conversations in either order; only the user's own words reach the
+// profile; use_memory false, failed and deleted turns leave no trace; a failing model only delays the turn's memory.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
