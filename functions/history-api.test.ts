@@ -14,7 +14,7 @@ import {
   type HistoryMessage,
   type StoredMessage,
 } from '../shared/history/contracts.js';
-import { renderJsonExport, renderMarkdownExport } from '../shared/history/history-api.js';
+import { renderJsonExport, renderMarkdownExport } from '../shared/history/export-renderers.js';
 import type { EndpointDefinition } from '../shared/http/endpoint.js';
 import { asUser, callEndpoint, type CallOptions } from '../test/support/call-endpoint.js';
 import {

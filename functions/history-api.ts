@@ -4,18 +4,18 @@ import { z } from 'zod';
 import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
 import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
+import { exportConversation } from '../shared/history/export-conversation.js';
+import { getConversation } from '../shared/history/get-conversation.js';
 import {
-  exportConversation,
   exportQuerySchema,
-  getConversation,
   getConversationQuerySchema,
-  historyStats,
-  listConversations,
   listConversationsQuerySchema,
-  renameConversation,
-  switchBranch,
   switchBranchQuerySchema,
-} from '../shared/history/history-api.js';
+} from '../shared/history/history-queries.js';
+import { historyStats } from '../shared/history/history-stats.js';
+import { listConversations } from '../shared/history/list-conversations.js';
+import { renameConversation } from '../shared/history/rename-conversation.js';
+import { switchBranch } from '../shared/history/switch-branch.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 

@@ -15,6 +15,7 @@ import {
 } from '../../shared/memory/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { messageCompleted } from '../support/message-completed.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -322,15 +323,13 @@ describe('long-term memory with a scripted model', () => {
     const turn = memory.messages.filter((m) => m.chatMessageId === chatMessageId);
     for (let i = 0; i < 3; i += 1)
       await runtime.app.chat.publisher.publish(MESSAGE_COMPLETED_TOPIC, {
-        body: {
+        body: messageCompleted({
           userId: 'user_001',
           sessionId: conversation2,
           chatMessageId,
-          outcome: 'completed',
           completedAt: new Date().toISOString(),
           messages: turn.map((m) => ({ ...m, ordinal: m.ordinal ?? 0 })),
-          complete: true,
-        },
+        }),
         messageId: `${completedMessageId(conversation2, chatMessageId)}.again.${i}`,
         sessionId: conversation2,
         subject: 'completed',
@@ -350,15 +349,13 @@ describe('long-term memory with a scripted model', () => {
       messageId: 'poisoned-for-memory-1',
       sessionId,
       // A completed turn without its messages: nothing the worker could take in.
-      body: {
+      body: messageCompleted({
         userId: 'user_001',
         sessionId,
         chatMessageId: crypto.randomUUID(),
-        outcome: 'completed',
         completedAt: new Date().toISOString(),
         messages: [],
-        complete: true,
-      },
+      }),
     });
     await settle(runtime);
     const dead = runtime.serviceBus.deadLetters({
