@@ -19,6 +19,14 @@
 //   `response.failed` that follows is the end (24);
 // - unknown keys (Azure's `content_filters`, `obfuscation`, `logprobs`) and unknown event types are ignored (25, 26).
 import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
+import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
+
+const USAGE_FIELDS: UsageFields = {
+  input: 'input_tokens',
+  output: 'output_tokens',
+  inputDetails: 'input_tokens_details',
+  outputDetails: 'output_tokens_details',
+};
 
 /** How the response ended: the terminal event's status, or undefined while none has arrived. */
 export type ResponseStatus = 'completed' | 'incomplete' | 'failed';
@@ -202,7 +210,7 @@ export class ResponsesStreamAssembler {
     if (!isRecord(response)) return;
     const model = nonEmptyString(response['model']);
     if (this.#model === undefined && model !== undefined) this.#model = model;
-    const usage = readUsage(response['usage']);
+    const usage = readUsage(response['usage'], USAGE_FIELDS);
     if (usage) this.#usage = usage;
   }
 
@@ -346,24 +354,6 @@ function readFailure(error: Record<string, unknown>): ResponseFailure {
   return failure;
 }
 
-function readUsage(value: unknown): LlmUsage | undefined {
-  if (!isRecord(value)) return undefined;
-  const promptTokens = numberOr(value['input_tokens'], 0);
-  const completionTokens = numberOr(value['output_tokens'], 0);
-  const usage: LlmUsage = {
-    promptTokens,
-    completionTokens,
-    totalTokens: numberOr(value['total_tokens'], promptTokens + completionTokens),
-  };
-  const outputDetails = value['output_tokens_details'];
-  if (isRecord(outputDetails) && typeof outputDetails['reasoning_tokens'] === 'number')
-    usage.reasoningTokens = outputDetails['reasoning_tokens'];
-  const inputDetails = value['input_tokens_details'];
-  if (isRecord(inputDetails) && typeof inputDetails['cached_tokens'] === 'number')
-    usage.cachedPromptTokens = inputDetails['cached_tokens'];
-  return usage;
-}
-
 /** The text of a message item's `output_text` parts (refusals are not answer text, as in Chat Completions). */
 function messageText(content: unknown): string {
   if (!Array.isArray(content)) return '';
@@ -376,18 +366,6 @@ function messageText(content: unknown): string {
     .join('');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
