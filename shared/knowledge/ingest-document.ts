@@ -173,8 +173,7 @@ async function markProcessing(
   services: IngestServices,
   message: IngestDocumentMessage,
 ): Promise<StoredDocument | { skipped: Skipped; orphaned: boolean }> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services, message, 'start', async (stored) => {
     if (stored === undefined)
       return { skipped: { status: 'skipped', reason: 'no-document' }, orphaned: true };
     const { document, version } = stored;
@@ -187,8 +186,29 @@ async function markProcessing(
     const processing = { ...document, status: 'processing' as const, updatedAt: nowIso(services) };
     if ((await services.documents.replace(processing, version)) === 'written')
       return { document: processing, version };
+    return READ_AGAIN;
+  });
+}
+
+/** What a step of onRecord returns when its write lost to a concurrent one: the record is read again. */
+const READ_AGAIN = Symbol('read again');
+
+/**
+ * Reads the document's record and lets `step` decide on it and write on the version read, until a step ends with
+ * something other than READ_AGAIN; after WRITE_ATTEMPTS reads the message fails and is retried (`doing` says what
+ * the ingestion tried to do).
+ */
+async function onRecord<T>(
+  services: IngestServices,
+  message: IngestDocumentMessage,
+  doing: string,
+  step: (stored: StoredDocument | undefined) => Promise<T | typeof READ_AGAIN>,
+): Promise<T> {
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
+    const outcome = await step(await services.documents.get(message.library, message.documentId));
+    if (outcome !== READ_AGAIN) return outcome;
   }
-  throw new Error('The document record kept changing while the ingestion tried to start; it is retried.');
+  throw new Error(`The document record kept changing while the ingestion tried to ${doing}; it is retried.`);
 }
 
 /** The upload read, checked, extracted and cut into chunks: everything before the embeddings. */
@@ -309,8 +329,7 @@ async function fail(
   log: Log,
   label: string,
 ): Promise<IngestOutcome> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services, message, 'settle it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting') {
       // Deleted meanwhile: chunks this run wrote before it failed would outlive the record.
       await services.chunks.remove(message.library, message.documentId);
@@ -326,13 +345,12 @@ async function fail(
     if (document.status === 'ready') return { status: 'abandoned', reason: 'settled' };
     const { pageCount: _p, chunkCount: _c, characters: _ch, embeddingRequests: _e, ...rest } = document;
     const failed: KnowledgeDocument = { ...rest, status: 'failed', failure, updatedAt: nowIso(services) };
-    if ((await services.documents.replace(failed, version)) === 'conflict') continue;
+    if ((await services.documents.replace(failed, version)) === 'conflict') return READ_AGAIN;
     await services.chunks.remove(message.library, message.documentId);
     await services.uploads.remove(message.documentId, message.attempt, document.parts);
     log.warn(`${label}: failed (${failure.code}): ${failure.reason}`);
     return { status: 'failed', failure };
-  }
-  throw new Error('The document record kept changing while the ingestion tried to settle it; it is retried.');
+  });
 }
 
 /** Marks the document ready on the version just read, unless it was deleted or settled meanwhile. */
@@ -341,8 +359,7 @@ async function markReady(
   message: IngestDocumentMessage,
   indexed: Indexed,
 ): Promise<IngestOutcome> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services, message, 'finish it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting')
       return { status: 'abandoned', reason: 'deleted' };
     const { document, version } = stored;
@@ -367,8 +384,8 @@ async function markReady(
       updatedAt: nowIso(services),
     };
     if ((await services.documents.replace(ready, version)) === 'written') return done;
-  }
-  throw new Error('The document record kept changing while the ingestion tried to finish it; it is retried.');
+    return READ_AGAIN;
+  });
 }
 
 /** The title a document gives itself, else its first line; undefined when it has no text. */
