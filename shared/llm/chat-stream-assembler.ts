@@ -1,15 +1,5 @@
 // Pure assembly of streamed Chat Completions chunks into one step, tolerant of every provider quirk
 // recorded in test/fixtures/llm-wire/README.md. No I/O: the gateway feeds it parsed chunks.
-//
-// Rules, each tied to a quirk number of that README:
-// - chunks without choices (Azure's filter event, the usage chunk) are read for usage and model only (1, 2);
-// - `null` anywhere means absent (`usage:null`, `delta.content:null`, every DeepSeek delta key) (3, 6);
-// - unknown keys are ignored, nothing is validated strictly, `obfuscation` is never read (4, 5, 12);
-// - tool calls are keyed by `index`, never by id; id/name are taken from the first fragment that has them and
-//   argument fragments are concatenated as they come; arguments are parsed by no one here (7, 8, 9);
-// - reasoning arrives in `reasoning_content` or, on some servers (vLLM, newer Ollama), in `reasoning` (10);
-// - finish_reason may come with a last empty content delta, and reading goes on after it for usage (2, 11);
-// - deltas are never trimmed; empty strings are simply not reported (13).
 import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
 import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
 
@@ -30,6 +20,17 @@ interface ToolCallSlot {
   announced: boolean;
 }
 
+/**
+ * How it reads the stream, each rule tied to a quirk number of test/fixtures/llm-wire/README.md:
+ * - chunks without choices (Azure's filter event, the usage chunk) are read for usage and model only (1, 2);
+ * - `null` anywhere means absent (`usage:null`, `delta.content:null`, every DeepSeek delta key) (3, 6);
+ * - unknown keys are ignored, nothing is validated strictly, `obfuscation` is never read (4, 5, 12);
+ * - tool calls are keyed by `index`, never by id; id/name are taken from the first fragment that has them and
+ *   argument fragments are concatenated as they come; arguments are parsed by no one here (7, 8, 9);
+ * - reasoning arrives in `reasoning_content` or, on some servers (vLLM, newer Ollama), in `reasoning` (10);
+ * - finish_reason may come with a last empty content delta, and reading goes on after it for usage (2, 11);
+ * - deltas are never trimmed; empty strings are simply not reported (13).
+ */
 export class ChatStreamAssembler {
   #content = '';
   #reasoning = '';
