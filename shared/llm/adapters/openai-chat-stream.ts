@@ -22,6 +22,15 @@ interface StreamAssembler {
   result(finishReason?: string): LlmReply;
 }
 
+/** What one API gives the streaming loop: its assembler, how to open the stream, and how to read its end. */
+interface ApiStream {
+  assembler: StreamAssembler;
+  open: (signal: AbortSignal) => Promise<AsyncIterable<unknown>>;
+  toError: (error: unknown) => LlmError;
+  /** The reply once the stream ended without cancellation or stall; throws when it ended unfinished. */
+  complete: () => LlmReply;
+}
+
 export function streamChat(
   endpoint: OpenAiEndpoint,
   request: StreamChatRequest,
@@ -41,12 +50,9 @@ function streamCompletion(
   const assembler = new ChatStreamAssembler();
   const { connection } = endpoint;
   const effort = connection.reasoningEffort;
-  return stream(
-    endpoint,
-    request,
-    onDelta,
+  return stream(endpoint, request, onDelta, {
     assembler,
-    (signal) =>
+    open: (signal) =>
       endpoint.client.chat.completions.create(
         {
           model: endpoint.chatModel,
@@ -61,13 +67,13 @@ function streamCompletion(
         },
         { signal },
       ),
-    (error) => toLlmError(error, errorContext(endpoint, endpoint.chatModel)),
-    () => {
+    toError: (error) => toLlmError(error, errorContext(endpoint, endpoint.chatModel)),
+    complete: () => {
       // Without [DONE] or a finish_reason the connection was cut: a partial answer must not pass as complete.
       if (!assembler.finished) throw cutShort(endpoint);
       return assembler.result();
     },
-  );
+  });
 }
 
 function streamResponse(
@@ -82,12 +88,9 @@ function streamResponse(
     endpoint.connection.reasoningEffort,
     endpoint.connection.reasoningSummary,
   );
-  return stream(
-    endpoint,
-    request,
-    onDelta,
+  return stream(endpoint, request, onDelta, {
     assembler,
-    (signal) =>
+    open: (signal) =>
       client.responses.create(
         {
           model: endpoint.chatModel,
@@ -106,18 +109,18 @@ function streamResponse(
         },
         { signal },
       ),
-    (error) =>
+    toError: (error) =>
       // The SDK throws on an `error` event whose details are nested under `error` (the wire's shape); one with
       // them at the top level reaches the assembler instead. Both are the provider's in-band failure.
       isInBandError(error)
         ? responseFailed(endpoint.name, failureOf(error))
         : toLlmError(error, errorContext(endpoint, endpoint.chatModel)),
-    () => {
+    complete: () => {
       if (assembler.failure) throw responseFailed(endpoint.name, assembler.failure);
       if (!assembler.finished) throw cutShort(endpoint);
       return assembler.result();
     },
-  );
+  });
 }
 
 /**
@@ -129,10 +132,7 @@ async function stream(
   endpoint: OpenAiEndpoint,
   request: StreamChatRequest,
   onDelta: ((delta: LlmDelta) => void) | undefined,
-  assembler: StreamAssembler,
-  open: (signal: AbortSignal) => Promise<AsyncIterable<unknown>>,
-  toError: (error: unknown) => LlmError,
-  complete: () => LlmReply,
+  { assembler, open, toError, complete }: ApiStream,
 ): Promise<LlmReply> {
   const { timeoutMs } = endpoint.options;
   // One controller carries both the caller's cancellation and our idle timeout into the SDK.

@@ -9,24 +9,10 @@ import {
   scriptedFetch,
   splitAt,
 } from '../../../test/support/llm-wire-replay.js';
-import type { LlmConnection } from '../llm-gateway.js';
+import { azureWithKey, openAiCompatible } from '../../../test/support/llm-connections.js';
 import { createLlmGateway } from './openai-gateway.js';
 
 const encoder = new TextEncoder();
-
-const openAiCompatible: LlmConnection = {
-  kind: 'openai-compatible',
-  baseUrl: 'http://llm.test/v1',
-  chatModel: 'chat-model',
-  embeddingModel: 'embedding-model',
-};
-const azureWithKey: Extract<LlmConnection, { kind: 'azure-openai' }> = {
-  kind: 'azure-openai',
-  endpoint: 'https://example.openai.azure.com/',
-  chatDeployment: 'chat-dep',
-  embeddingDeployment: 'embed-dep',
-  apiKey: 'test-key',
-};
 
 interface Sidecar {
   expected_embedding?: { dimensions: number; first_4_floats: number[]; count: number };

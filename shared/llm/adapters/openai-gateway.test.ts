@@ -12,8 +12,9 @@ import {
   scriptedFetch,
   splitAt,
 } from '../../../test/support/llm-wire-replay.js';
+import { azureWithKey, openAiCompatible } from '../../../test/support/llm-connections.js';
 import { DependencyError } from '../../errors.js';
-import { LlmError, type LlmConnection, type LlmDelta, type LlmUsage } from '../llm-gateway.js';
+import { LlmError, type LlmDelta, type LlmUsage } from '../llm-gateway.js';
 import { createLlmGateway } from './openai-gateway.js';
 
 const encoder = new TextEncoder();
@@ -32,20 +33,6 @@ interface Sidecar {
 function readSidecar(name: string): Sidecar {
   return JSON.parse(readFileSync(join(fixturesDir, `${name}.json`), 'utf8')) as Sidecar;
 }
-
-const openAiCompatible: LlmConnection = {
-  kind: 'openai-compatible',
-  baseUrl: 'http://llm.test/v1',
-  chatModel: 'chat-model',
-  embeddingModel: 'embedding-model',
-};
-const azureWithKey: Extract<LlmConnection, { kind: 'azure-openai' }> = {
-  kind: 'azure-openai',
-  endpoint: 'https://example.openai.azure.com/',
-  chatDeployment: 'chat-dep',
-  embeddingDeployment: 'embed-dep',
-  apiKey: 'test-key',
-};
 
 function expectedUsage(raw: Record<string, unknown> | null | undefined): LlmUsage | undefined {
   if (!raw) return undefined;

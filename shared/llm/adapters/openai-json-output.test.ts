@@ -3,17 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedFetch } from '../../../test/support/llm-wire-replay.js';
-import type { LlmConnection } from '../llm-gateway.js';
+import { openAiCompatible } from '../../../test/support/llm-connections.js';
 import { createLlmGateway } from './openai-gateway.js';
 
 const encoder = new TextEncoder();
-
-const openAiCompatible: LlmConnection = {
-  kind: 'openai-compatible',
-  baseUrl: 'http://llm.test/v1',
-  chatModel: 'chat-model',
-  embeddingModel: 'embedding-model',
-};
 
 describe('completeJson', () => {
   const schema = z.object({ title: z.string().min(3), tags: z.array(z.string()) });

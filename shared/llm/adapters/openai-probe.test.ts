@@ -2,17 +2,10 @@
 // (refused without generating anything), and no throw or retry when the endpoint is down.
 import { describe, expect, it } from 'vitest';
 import { scriptedFetch } from '../../../test/support/llm-wire-replay.js';
-import type { LlmConnection } from '../llm-gateway.js';
+import { openAiCompatible } from '../../../test/support/llm-connections.js';
 import { createLlmGateway } from './openai-gateway.js';
 
 const encoder = new TextEncoder();
-
-const openAiCompatible: LlmConnection = {
-  kind: 'openai-compatible',
-  baseUrl: 'http://llm.test/v1',
-  chatModel: 'chat-model',
-  embeddingModel: 'embedding-model',
-};
 
 describe('probe', () => {
   const modelList = {
