@@ -1,12 +1,7 @@
 // Deciding a turn's profile changes, pure: which of the model's proposals survive (each guarded by a verbatim quote
 // of the user's own message, checked against the active facts, deduplicated, held to the profile's size). Applying
 // them is profile-apply.ts; taking them back when their turn leaves the conversation's path, profile-withdraw.ts.
-import {
-  MAX_ACTIVE_FACTS,
-  type ProfileCategory,
-  type ProfileChange,
-  type ProfileFact,
-} from './contracts.js';
+import { MAX_ACTIVE_FACTS, type ProfileCategory, type ProfileChange, type ProfileFact } from './contracts.js';
 import type { ProposedProfileChanges } from './memory-llm.js';
 
 /** An evidence quote with fewer letters and digits than this proves nothing: "I" is in every message. */
