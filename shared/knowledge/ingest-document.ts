@@ -27,6 +27,7 @@ import type { DocumentReader } from './extract-pool.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
 import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
 import type { KnowledgeUploads } from './knowledge-uploads.js';
+import { onRecord, READ_AGAIN } from './record-writes.js';
 import type { KnowledgeConfig } from './settings.js';
 
 export interface IngestServices {
@@ -57,9 +58,6 @@ export const EMBEDDING_DELIVERIES = 5;
  * texts, then its chunks' writes): the vectors held at once are those of this many batches.
  */
 const EMBEDDING_CONCURRENCY = 2;
-
-/** Conditional writes of the record tried before the message is left to be delivered again. */
-const WRITE_ATTEMPTS = 5;
 
 export type IngestOutcome =
   /** Nothing to do: no such record, another attempt's message, or a document no longer waiting to be indexed. */
@@ -173,7 +171,7 @@ async function markProcessing(
   services: IngestServices,
   message: IngestDocumentMessage,
 ): Promise<StoredDocument | { skipped: Skipped; orphaned: boolean }> {
-  return onRecord(services, message, 'start', async (stored) => {
+  return onRecord(services.documents, message, 'start', async (stored) => {
     if (stored === undefined)
       return { skipped: { status: 'skipped', reason: 'no-document' }, orphaned: true };
     const { document, version } = stored;
@@ -188,27 +186,6 @@ async function markProcessing(
       return { document: processing, version };
     return READ_AGAIN;
   });
-}
-
-/** What a step of onRecord returns when its write lost to a concurrent one: the record is read again. */
-const READ_AGAIN = Symbol('read again');
-
-/**
- * Reads the document's record and lets `step` decide on it and write on the version read, until a step ends with
- * something other than READ_AGAIN; after WRITE_ATTEMPTS reads the message fails and is retried (`doing` says what
- * the ingestion tried to do).
- */
-async function onRecord<T>(
-  services: IngestServices,
-  message: IngestDocumentMessage,
-  doing: string,
-  step: (stored: StoredDocument | undefined) => Promise<T | typeof READ_AGAIN>,
-): Promise<T> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const outcome = await step(await services.documents.get(message.library, message.documentId));
-    if (outcome !== READ_AGAIN) return outcome;
-  }
-  throw new Error(`The document record kept changing while the ingestion tried to ${doing}; it is retried.`);
 }
 
 /** The upload read, checked, extracted and cut into chunks: everything before the embeddings. */
@@ -329,7 +306,7 @@ async function fail(
   log: Log,
   label: string,
 ): Promise<IngestOutcome> {
-  return onRecord(services, message, 'settle it', async (stored) => {
+  return onRecord(services.documents, message, 'settle it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting') {
       // Deleted meanwhile: chunks this run wrote before it failed would outlive the record.
       await services.chunks.remove(message.library, message.documentId);
@@ -359,7 +336,7 @@ async function markReady(
   message: IngestDocumentMessage,
   indexed: Indexed,
 ): Promise<IngestOutcome> {
-  return onRecord(services, message, 'finish it', async (stored) => {
+  return onRecord(services.documents, message, 'finish it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting')
       return { status: 'abandoned', reason: 'deleted' };
     const { document, version } = stored;
