@@ -6,6 +6,8 @@ export type TextBlock =
   | { kind: 'heading'; level: 1 | 2 | 3 | 4 | 5 | 6; text: string; page?: number }
   | { kind: 'text'; text: string; page?: number };
 
+export type HeadingLevel = Extract<TextBlock, { kind: 'heading' }>['level'];
+
 export interface ExtractedDocument {
   /** A title the content gives itself (Markdown's first level-1 heading, HTML's <title>, a PDF's Title). */
   title?: string;
@@ -58,6 +60,15 @@ export function tooManyCharacters(limits: ReadingLimits): UnreadableDocumentErro
     'too_large',
     `The document could not be read: it holds more than ${limits.maxCharacters.toLocaleString('en-US')} ` +
       'characters of text. Split it into smaller documents.',
+  );
+}
+
+/** Markdown quotes and lists, or HTML elements, nested deeper than limits.maxNesting. */
+export function tooDeeplyNested(limits: ReadingLimits): UnreadableDocumentError {
+  return new UnreadableDocumentError(
+    'too_nested',
+    `The document could not be read: it is too deeply nested (more than ${limits.maxNesting} levels of ` +
+      'quotes, lists or elements).',
   );
 }
 

@@ -558,6 +558,38 @@ describe('ingestDocument: the last delivery', () => {
   });
 });
 
+describe('ingestDocument: a record that keeps changing', () => {
+  it('reads it a bounded number of times per step, then fails the delivery naming the step', async () => {
+    const message = await markdown();
+    let reads = 0;
+    const contended = (status: KnowledgeDocument['status']): IngestServices => ({
+      ...services,
+      documents: documentsWith({
+        get: (library, documentId) => {
+          reads += 1;
+          return stores.documents.get(library, documentId);
+        },
+        replace: (document, version) =>
+          document.status === status
+            ? Promise.resolve('conflict')
+            : stores.documents.replace(document, version),
+      }),
+    });
+    await expect(ingestDocument(contended('processing'), message, silent)).rejects.toThrow(
+      'The document record kept changing while the ingestion tried to start; it is retried.',
+    );
+    expect(reads).toBe(5);
+    expect(record(message)?.status).toBe('queued');
+
+    reads = 0;
+    await expect(ingestDocument(contended('ready'), message, silent)).rejects.toThrow(
+      'The document record kept changing while the ingestion tried to finish it; it is retried.',
+    );
+    expect(reads).toBe(6);
+    expect(record(message)?.status).toBe('processing');
+  });
+});
+
 describe('ingestDocument: a long document', () => {
   it('stores each batch as its vectors come, at most two batches in flight, and keeps nothing else', async () => {
     const sections = Array.from(

@@ -23,6 +23,7 @@ import type { DocumentReader } from './extract-pool.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
 import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
 import type { KnowledgeUploads } from './knowledge-uploads.js';
+import { onRecord, READ_AGAIN } from './record-writes.js';
 import type { KnowledgeConfig } from './settings.js';
 
 export interface IngestServices {
@@ -53,9 +54,6 @@ export const EMBEDDING_DELIVERIES = 5;
  * texts, then its chunks' writes): the vectors held at once are those of this many batches.
  */
 const EMBEDDING_CONCURRENCY = 2;
-
-/** Conditional writes of the record tried before the message is left to be delivered again. */
-const WRITE_ATTEMPTS = 5;
 
 export type IngestOutcome =
   /** Nothing to do: no such record, another attempt's message, or a document no longer waiting to be indexed. */
@@ -169,8 +167,7 @@ async function markProcessing(
   services: IngestServices,
   message: IngestDocumentMessage,
 ): Promise<StoredDocument | { skipped: Skipped; orphaned: boolean }> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services.documents, message, 'start', async (stored) => {
     if (stored === undefined)
       return { skipped: { status: 'skipped', reason: 'no-document' }, orphaned: true };
     const { document, version } = stored;
@@ -183,8 +180,8 @@ async function markProcessing(
     const processing = { ...document, status: 'processing' as const, updatedAt: nowIso(services) };
     if ((await services.documents.replace(processing, version)) === 'written')
       return { document: processing, version };
-  }
-  throw new Error('The document record kept changing while the ingestion tried to start; it is retried.');
+    return READ_AGAIN;
+  });
 }
 
 /** The upload read, checked, extracted and cut into chunks: everything before the embeddings. */
@@ -305,8 +302,7 @@ async function fail(
   log: Log,
   label: string,
 ): Promise<IngestOutcome> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services.documents, message, 'settle it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting') {
       // Deleted meanwhile: chunks this run wrote before it failed would outlive the record.
       await services.chunks.remove(message.library, message.documentId);
@@ -322,13 +318,12 @@ async function fail(
     if (document.status === 'ready') return { status: 'abandoned', reason: 'settled' };
     const { pageCount: _p, chunkCount: _c, characters: _ch, embeddingRequests: _e, ...rest } = document;
     const failed: KnowledgeDocument = { ...rest, status: 'failed', failure, updatedAt: nowIso(services) };
-    if ((await services.documents.replace(failed, version)) === 'conflict') continue;
+    if ((await services.documents.replace(failed, version)) === 'conflict') return READ_AGAIN;
     await services.chunks.remove(message.library, message.documentId);
     await services.uploads.remove(message.documentId, message.attempt, document.parts);
     log.warn(`${label}: failed (${failure.code}): ${failure.reason}`);
     return { status: 'failed', failure };
-  }
-  throw new Error('The document record kept changing while the ingestion tried to settle it; it is retried.');
+  });
 }
 
 /** Marks the document ready on the version just read, unless it was deleted or settled meanwhile. */
@@ -337,8 +332,7 @@ async function markReady(
   message: IngestDocumentMessage,
   indexed: Indexed,
 ): Promise<IngestOutcome> {
-  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
-    const stored = await services.documents.get(message.library, message.documentId);
+  return onRecord(services.documents, message, 'finish it', async (stored) => {
     if (stored === undefined || stored.document.status === 'deleting')
       return { status: 'abandoned', reason: 'deleted' };
     const { document, version } = stored;
@@ -363,8 +357,8 @@ async function markReady(
       updatedAt: nowIso(services),
     };
     if ((await services.documents.replace(ready, version)) === 'written') return done;
-  }
-  throw new Error('The document record kept changing while the ingestion tried to finish it; it is retried.');
+    return READ_AGAIN;
+  });
 }
 
 /** The title a document gives itself, else its first line; undefined when it has no text. */

@@ -1,16 +1,16 @@
 // Pure assembly of streamed Chat Completions chunks into one step, tolerant of every provider quirk
 // recorded in test/fixtures/llm-wire/README.md. No I/O: the gateway feeds it parsed chunks.
-//
-// Rules, each tied to a quirk number of that README:
-// - chunks without choices (Azure's filter event, the usage chunk) are read for usage and model only (1, 2);
-// - `null` anywhere means absent (`usage:null`, `delta.content:null`, every DeepSeek delta key) (3, 6);
-// - unknown keys are ignored, nothing is validated strictly, `obfuscation` is never read (4, 5, 12);
-// - tool calls are keyed by `index`, never by id; id/name are taken from the first fragment that has them and
-//   argument fragments are concatenated as they come; arguments are parsed by no one here (7, 8, 9);
-// - reasoning arrives in `reasoning_content` or, on some servers (vLLM, newer Ollama), in `reasoning` (10);
-// - finish_reason may come with a last empty content delta, and reading goes on after it for usage (2, 11);
-// - deltas are never trimmed; empty strings are simply not reported (13).
 import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
+import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
+
+/** Chat Completions' usage fields; some servers put reasoning tokens at the top level. */
+const USAGE_FIELDS: UsageFields = {
+  input: 'prompt_tokens',
+  output: 'completion_tokens',
+  inputDetails: 'prompt_tokens_details',
+  outputDetails: 'completion_tokens_details',
+  reasoningFallback: 'reasoning_tokens',
+};
 
 interface ToolCallSlot {
   index: number;
@@ -20,6 +20,17 @@ interface ToolCallSlot {
   announced: boolean;
 }
 
+/**
+ * How it reads the stream, each rule tied to a quirk number of test/fixtures/llm-wire/README.md:
+ * - chunks without choices (Azure's filter event, the usage chunk) are read for usage and model only (1, 2);
+ * - `null` anywhere means absent (`usage:null`, `delta.content:null`, every DeepSeek delta key) (3, 6);
+ * - unknown keys are ignored, nothing is validated strictly, `obfuscation` is never read (4, 5, 12);
+ * - tool calls are keyed by `index`, never by id; id/name are taken from the first fragment that has them and
+ *   argument fragments are concatenated as they come; arguments are parsed by no one here (7, 8, 9);
+ * - reasoning arrives in `reasoning_content` or, on some servers (vLLM, newer Ollama), in `reasoning` (10);
+ * - finish_reason may come with a last empty content delta, and reading goes on after it for usage (2, 11);
+ * - deltas are never trimmed; empty strings are simply not reported (13).
+ */
 export class ChatStreamAssembler {
   #content = '';
   #reasoning = '';
@@ -40,7 +51,7 @@ export class ChatStreamAssembler {
     const deltas: LlmDelta[] = [];
     const model = chunk['model'];
     if (this.#model === undefined && typeof model === 'string' && model !== '') this.#model = model;
-    const usage = readUsage(chunk['usage']);
+    const usage = readUsage(chunk['usage'], USAGE_FIELDS);
     if (usage) this.#usage = usage;
 
     const choices = chunk['choices'];
@@ -142,37 +153,4 @@ export class ChatStreamAssembler {
 /** Deterministic id for servers that send none, so tool results can still be matched to their call. */
 function syntheticToolCallId(index: number): string {
   return `call_${index}`;
-}
-
-function readUsage(value: unknown): LlmUsage | undefined {
-  if (!isRecord(value)) return undefined;
-  const promptTokens = numberOr(value['prompt_tokens'], 0);
-  const completionTokens = numberOr(value['completion_tokens'], 0);
-  const usage: LlmUsage = {
-    promptTokens,
-    completionTokens,
-    totalTokens: numberOr(value['total_tokens'], promptTokens + completionTokens),
-  };
-  const completionDetails = value['completion_tokens_details'];
-  const reasoningTokens =
-    (isRecord(completionDetails) ? completionDetails['reasoning_tokens'] : undefined) ??
-    value['reasoning_tokens'];
-  if (typeof reasoningTokens === 'number') usage.reasoningTokens = reasoningTokens;
-  const promptDetails = value['prompt_tokens_details'];
-  if (isRecord(promptDetails) && typeof promptDetails['cached_tokens'] === 'number') {
-    usage.cachedPromptTokens = promptDetails['cached_tokens'];
-  }
-  return usage;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }

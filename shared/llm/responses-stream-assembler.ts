@@ -1,24 +1,14 @@
 // Pure assembly of streamed Responses API events into one step, tolerant of every quirk recorded in
 // test/fixtures/llm-wire/README.md (16-26). No I/O: the gateway feeds it parsed events.
-//
-// Rules, each tied to a quirk number of that README:
-// - events are told apart by `data.type` only; key order, `sequence_number` and the `event:` line are not read, and
-//   only a terminal event (`response.completed`, `.incomplete`, `.failed`) ends the step (16);
-// - text comes only from `response.output_text.delta`, summaries from `response.reasoning_summary_text.delta`,
-//   arguments from `response.function_call_arguments.delta`; `.done` events and the terminal event's output are
-//   read only for an item that streamed no deltas of that kind (a server that sends whole items), never added to
-//   streamed text (17);
-// - state is keyed by `item_id` (the item's `id` in `output_item.*`), never by output_index or "the current item";
-//   a function call's name and call_id come from its item, its arguments from deltas naming the item (18, 22);
-// - a summary part is keyed by item and `summary_index`; each part closes once, with a `reasoning-end` delta, and
-//   parts are kept apart in `reasoningParts` while `reasoning` is their plain concatenation (19);
-// - reasoning tokens may come without any reasoning text; encrypted reasoning is never read (20, 21);
-// - usage is read from the terminal event's `response.usage` (`input_tokens`, `output_tokens`, their details),
-//   `null` meaning absent (23);
-// - an `error` event is kept, whether its details sit at the top level or under `error`, and reading goes on: the
-//   `response.failed` that follows is the end (24);
-// - unknown keys (Azure's `content_filters`, `obfuscation`, `logprobs`) and unknown event types are ignored (25, 26).
 import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
+import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
+
+const USAGE_FIELDS: UsageFields = {
+  input: 'input_tokens',
+  output: 'output_tokens',
+  inputDetails: 'input_tokens_details',
+  outputDetails: 'output_tokens_details',
+};
 
 /** How the response ended: the terminal event's status, or undefined while none has arrived. */
 export type ResponseStatus = 'completed' | 'incomplete' | 'failed';
@@ -48,6 +38,25 @@ interface SummaryPart {
   closed: boolean;
 }
 
+/**
+ * How it reads the stream, each rule tied to a quirk number of test/fixtures/llm-wire/README.md:
+ * - events are told apart by `data.type` only; key order, `sequence_number` and the `event:` line are not read, and
+ *   only a terminal event (`response.completed`, `.incomplete`, `.failed`) ends the step (16);
+ * - text comes only from `response.output_text.delta`, summaries from `response.reasoning_summary_text.delta`,
+ *   arguments from `response.function_call_arguments.delta`; `.done` events and the terminal event's output are
+ *   read only for an item that streamed no deltas of that kind (a server that sends whole items), never added to
+ *   streamed text (17);
+ * - state is keyed by `item_id` (the item's `id` in `output_item.*`), never by output_index or "the current item";
+ *   a function call's name and call_id come from its item, its arguments from deltas naming the item (18, 22);
+ * - a summary part is keyed by item and `summary_index`; each part closes once, with a `reasoning-end` delta, and
+ *   parts are kept apart in `reasoningParts` while `reasoning` is their plain concatenation (19);
+ * - reasoning tokens may come without any reasoning text; encrypted reasoning is never read (20, 21);
+ * - usage is read from the terminal event's `response.usage` (`input_tokens`, `output_tokens`, their details),
+ *   `null` meaning absent (23);
+ * - an `error` event is kept, whether its details sit at the top level or under `error`, and reading goes on: the
+ *   `response.failed` that follows is the end (24);
+ * - unknown keys (Azure's `content_filters`, `obfuscation`, `logprobs`) and unknown event types are ignored (25, 26).
+ */
 export class ResponsesStreamAssembler {
   #content = '';
   /** Message items that streamed text deltas: their `.done` text must not be added again. */
@@ -202,7 +211,7 @@ export class ResponsesStreamAssembler {
     if (!isRecord(response)) return;
     const model = nonEmptyString(response['model']);
     if (this.#model === undefined && model !== undefined) this.#model = model;
-    const usage = readUsage(response['usage']);
+    const usage = readUsage(response['usage'], USAGE_FIELDS);
     if (usage) this.#usage = usage;
   }
 
@@ -346,24 +355,6 @@ function readFailure(error: Record<string, unknown>): ResponseFailure {
   return failure;
 }
 
-function readUsage(value: unknown): LlmUsage | undefined {
-  if (!isRecord(value)) return undefined;
-  const promptTokens = numberOr(value['input_tokens'], 0);
-  const completionTokens = numberOr(value['output_tokens'], 0);
-  const usage: LlmUsage = {
-    promptTokens,
-    completionTokens,
-    totalTokens: numberOr(value['total_tokens'], promptTokens + completionTokens),
-  };
-  const outputDetails = value['output_tokens_details'];
-  if (isRecord(outputDetails) && typeof outputDetails['reasoning_tokens'] === 'number')
-    usage.reasoningTokens = outputDetails['reasoning_tokens'];
-  const inputDetails = value['input_tokens_details'];
-  if (isRecord(inputDetails) && typeof inputDetails['cached_tokens'] === 'number')
-    usage.cachedPromptTokens = inputDetails['cached_tokens'];
-  return usage;
-}
-
 /** The text of a message item's `output_text` parts (refusals are not answer text, as in Chat Completions). */
 function messageText(content: unknown): string {
   if (!Array.isArray(content)) return '';
@@ -376,18 +367,6 @@ function messageText(content: unknown): string {
     .join('');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }

@@ -1,9 +1,10 @@
-// A consolidation record's changes on the stored facts: applied (profile-merge.ts applyChange) when its turn is
-// consolidated or comes back onto its conversation's path, withdrawn (withdrawChange) when the path leaves it. Each
-// change reads the facts it may write and writes what the pure function says, on the versions read.
+// A consolidation record's changes on the stored facts: applied (profile-apply.ts) when its turn is
+// consolidated or comes back onto its conversation's path, withdrawn (profile-withdraw.ts) when the path leaves
+// it. Each change reads the facts it may write and writes what the pure function says, on the versions read.
 import type { ConsolidationRecord, ProfileChange, ProfileFact } from './contracts.js';
 import { FACT_WRITE_ATTEMPTS, type ProfileFacts, type StoredFact } from './profile-facts.js';
-import { applyChange, factIdsOf, withdrawChange } from './profile-merge.js';
+import { applyChange, factIdsOf } from './profile-apply.js';
+import { withdrawChange } from './profile-withdraw.js';
 
 /**
  * Applies every change of the record. Another conversation's turn (consolidated at the same time: the worker orders

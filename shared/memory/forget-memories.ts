@@ -5,7 +5,7 @@ import { mapBounded } from '../bounded-parallel.js';
 import type { FactSource, ProfileFact } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 import { FACT_WRITE_ATTEMPTS, type ProfileFacts } from './profile-facts.js';
-import { withoutFact } from './profile-merge.js';
+import { withoutFact } from './profile-withdraw.js';
 
 export interface ForgetServices {
   summaries: ConversationSummaries;

@@ -3,7 +3,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import {
   cutsInsideDataPrefix,
   cutsInsideUtf8,
@@ -13,8 +12,9 @@ import {
   scriptedFetch,
   splitAt,
 } from '../../../test/support/llm-wire-replay.js';
+import { azureWithKey, openAiCompatible } from '../../../test/support/llm-connections.js';
 import { DependencyError } from '../../errors.js';
-import { LlmError, type LlmConnection, type LlmDelta, type LlmUsage } from '../llm-gateway.js';
+import { LlmError, type LlmDelta, type LlmUsage } from '../llm-gateway.js';
 import { createLlmGateway } from './openai-gateway.js';
 
 const encoder = new TextEncoder();
@@ -33,20 +33,6 @@ interface Sidecar {
 function readSidecar(name: string): Sidecar {
   return JSON.parse(readFileSync(join(fixturesDir, `${name}.json`), 'utf8')) as Sidecar;
 }
-
-const openAiCompatible: LlmConnection = {
-  kind: 'openai-compatible',
-  baseUrl: 'http://llm.test/v1',
-  chatModel: 'chat-model',
-  embeddingModel: 'embedding-model',
-};
-const azureWithKey: Extract<LlmConnection, { kind: 'azure-openai' }> = {
-  kind: 'azure-openai',
-  endpoint: 'https://example.openai.azure.com/',
-  chatDeployment: 'chat-dep',
-  embeddingDeployment: 'embed-dep',
-  apiKey: 'test-key',
-};
 
 function expectedUsage(raw: Record<string, unknown> | null | undefined): LlmUsage | undefined {
   if (!raw) return undefined;
@@ -140,64 +126,7 @@ describe('replay of recorded Chat Completions streams through the real openai cl
   }
 });
 
-// ---- embeddings, errors, retries ------------------------------------------------------------------
-
-describe('embeddings', () => {
-  it('decodes the recorded base64 body into 3072 float32 values (Azure v1 route)', async () => {
-    const sidecar = readSidecar('azure-openai-embeddings');
-    const body = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-embeddings.body')));
-    const { fetch, requests } = scriptedFetch([
-      {
-        headers: { 'content-type': 'application/json' },
-        chunks: splitAt(body, randomCuts(body.length, 3, 512)),
-      },
-    ]);
-    const gateway = createLlmGateway(azureWithKey, { maxRetries: 0, timeoutMs: 5_000, fetch });
-
-    const vectors = await gateway.embed(['The quick brown fox']);
-
-    expect(vectors).toHaveLength(sidecar.expected_embedding!.count);
-    expect(vectors[0]).toHaveLength(sidecar.expected_embedding!.dimensions);
-    expect(vectors[0]!.slice(0, 4)).toEqual(sidecar.expected_embedding!.first_4_floats);
-    // The v1 route: the deployment is the body's model, and neither the path nor an api-version names it.
-    expect(requests[0]?.url).toBe('https://example.openai.azure.com/openai/v1/embeddings');
-    expect(requests[0]?.headers.get('authorization')).toBe('Bearer test-key');
-    expect(requests[0]?.body).toMatchObject({ model: 'embed-dep', encoding_format: 'base64' });
-  });
-
-  it('refuses vectors whose length is not the one the vector indexes were created with', async () => {
-    const body = new Uint8Array(readFileSync(join(fixturesDir, 'azure-openai-embeddings.body')));
-    const respond = () => ({ headers: { 'content-type': 'application/json' }, chunks: [body] });
-    const expecting = (embeddingDimensions: number) =>
-      createLlmGateway(azureWithKey, {
-        maxRetries: 0,
-        timeoutMs: 5_000,
-        fetch: scriptedFetch([respond()]).fetch,
-        embeddingDimensions,
-      });
-    await expect(expecting(1536).embed(['The quick brown fox'])).rejects.toThrow(
-      /returned embeddings of 3072 dimensions .*LLM_EMBEDDING_DIMENSIONS is 1536/,
-    );
-    expect(await expecting(3072).embed(['The quick brown fox'])).toHaveLength(1);
-  });
-
-  it('also accepts float arrays from servers that ignore encoding_format, in index order', async () => {
-    const body = JSON.stringify({
-      object: 'list',
-      data: [
-        { object: 'embedding', index: 1, embedding: [0.5, 0.25] },
-        { object: 'embedding', index: 0, embedding: [1, 0] },
-      ],
-    });
-    const { fetch } = scriptedFetch([{ chunks: [encoder.encode(body)] }]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 0, timeoutMs: 5_000, fetch });
-    expect(await gateway.embed(['a', 'b'])).toEqual([
-      [1, 0],
-      [0.5, 0.25],
-    ]);
-    expect(await gateway.embed([])).toEqual([]);
-  });
-});
+// ---- errors, retries ----------------------------------------------------------------------------
 
 describe('errors and retries', () => {
   it('maps the Azure 401 envelope to a DependencyError with the provider status and message', async () => {
@@ -455,119 +384,6 @@ describe('Azure OpenAI routing and auth', () => {
     });
     await expect(gateway.embed(['x'])).rejects.toThrow(/no credential/);
     expect(requests).toHaveLength(0);
-  });
-});
-
-describe('completeJson', () => {
-  const schema = z.object({ title: z.string().min(3), tags: z.array(z.string()) });
-  const completion = (content: string) =>
-    encoder.encode(
-      JSON.stringify({
-        id: 'c',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      }),
-    );
-
-  it('sends a strict json_schema format and asks once for a correction when validation fails', async () => {
-    const { fetch, requests } = scriptedFetch([
-      { chunks: [completion('{"title":"x","tags":[]}')] },
-      { chunks: [completion('```json\n{"title":"Trip to Rome","tags":["travel"]}\n```')] },
-    ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 0, timeoutMs: 5_000, fetch });
-
-    const value = await gateway.completeJson({
-      messages: [{ role: 'user', content: 'title?' }],
-      schema,
-      name: 'title',
-    });
-
-    expect(value).toEqual({ title: 'Trip to Rome', tags: ['travel'] });
-    expect(requests[0]?.body['response_format']).toMatchObject({
-      type: 'json_schema',
-      json_schema: { name: 'title', strict: true, schema: { type: 'object', required: ['title', 'tags'] } },
-    });
-    const retryMessages = requests[1]?.body['messages'] as { role: string; content: string }[];
-    expect(retryMessages.at(-1)?.content).toMatch(/title: Too small/);
-  });
-
-  it('fails with a DependencyError when the second answer is still invalid', async () => {
-    const { fetch } = scriptedFetch([
-      { chunks: [completion('nope')] },
-      { chunks: [completion('{"title":1}')] },
-    ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 0, timeoutMs: 5_000, fetch });
-    await expect(gateway.completeJson({ messages: [], schema, name: 'title' })).rejects.toThrow(
-      /unusable "title" JSON: The JSON does not match the schema/,
-    );
-  });
-});
-
-describe('probe', () => {
-  const modelList = {
-    chunks: [encoder.encode('{"object":"list","data":[{"id":"chat-model","object":"model"}]}')],
-  };
-  const refusedBody = {
-    status: 400,
-    chunks: [
-      encoder.encode('{"error":{"message":"missing required parameter","type":"invalid_request_error"}}'),
-    ],
-  };
-  it('reports a reachable endpoint and whether the chat model is listed', async () => {
-    const { fetch, requests } = scriptedFetch([
-      { chunks: [encoder.encode('{"object":"list","data":[{"id":"chat-model","object":"model"}]}')] },
-      refusedBody,
-    ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 3, timeoutMs: 5_000, fetch });
-    expect(await gateway.probe()).toEqual({
-      ok: true,
-      detail: 'LLM endpoint http://llm.test/v1 is reachable; chat model "chat-model" is listed.',
-    });
-    expect(requests[0]?.url).toBe('http://llm.test/v1/models');
-  });
-
-  it('calls the route turns use with a body every server refuses, so nothing is generated', async () => {
-    const { fetch, requests } = scriptedFetch([modelList, refusedBody, modelList, refusedBody]);
-    const completions = createLlmGateway(openAiCompatible, { maxRetries: 0, timeoutMs: 5_000, fetch });
-    const responses = createLlmGateway(
-      { ...openAiCompatible, api: 'responses' },
-      { maxRetries: 0, timeoutMs: 5_000, fetch },
-    );
-    expect((await completions.probe()).ok).toBe(true);
-    expect((await responses.probe()).ok).toBe(true);
-    expect(requests.map((request) => request.url)).toEqual([
-      'http://llm.test/v1/models',
-      'http://llm.test/v1/chat/completions',
-      'http://llm.test/v1/models',
-      'http://llm.test/v1/responses',
-    ]);
-    expect(requests[1]?.body).toEqual({ model: 'chat-model' });
-    expect(requests[3]?.body).toEqual({});
-  });
-
-  it('is down when the server lists its models but has no route for the API in use', async () => {
-    const notFound = { status: 404, chunks: [encoder.encode('404 page not found')] };
-    const { fetch } = scriptedFetch([modelList, notFound]);
-    const gateway = createLlmGateway(
-      { ...openAiCompatible, api: 'responses' },
-      { maxRetries: 0, timeoutMs: 5_000, fetch },
-    );
-    const probe = await gateway.probe();
-    expect(probe.ok).toBe(false);
-    expect(probe.detail).toMatch(/no \/responses route \(POST answered 404\), which LLM_API=responses calls/);
-  });
-
-  it('never throws, and does not retry', async () => {
-    const { fetch, requests } = scriptedFetch([
-      { status: 500, chunks: [encoder.encode('{"error":{"message":"down"}}')] },
-      { status: 500, chunks: [encoder.encode('{"error":{"message":"down"}}')] },
-    ]);
-    const gateway = createLlmGateway(openAiCompatible, { maxRetries: 3, timeoutMs: 5_000, fetch });
-    expect(await gateway.probe()).toEqual({
-      ok: false,
-      detail: 'LLM endpoint http://llm.test/v1 answered HTTP 500: down',
-    });
-    expect(requests).toHaveLength(1);
   });
 });
 
