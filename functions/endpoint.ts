@@ -26,10 +26,10 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
     declaration: {
       summary: definition.summary,
       auth: definition.auth,
-      params: definition.params,
-      query: definition.query,
-      body: definition.body,
-      responses: definition.responses,
+      ...(definition.params === undefined ? {} : { params: definition.params }),
+      ...(definition.query === undefined ? {} : { query: definition.query }),
+      ...(definition.body === undefined ? {} : { body: definition.body }),
+      ...(definition.responses === undefined ? {} : { responses: definition.responses }),
     },
   };
 }

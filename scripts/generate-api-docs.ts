@@ -146,7 +146,7 @@ interface FieldRow {
   name: string;
   type: string;
   required: boolean;
-  description?: string;
+  description?: string | undefined;
 }
 
 function fieldRows(part: string, schema: z.ZodType | undefined): FieldRow[] {

@@ -163,7 +163,11 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const openHotStore = hotStoreOpener(config);
   const cosmosClient = new CosmosClient(
     config.cosmos.key !== undefined
-      ? { endpoint: config.cosmos.endpoint, key: config.cosmos.key, agent: platform.cosmosAgent }
+      ? {
+          endpoint: config.cosmos.endpoint,
+          key: config.cosmos.key,
+          ...(platform.cosmosAgent === undefined ? {} : { agent: platform.cosmosAgent }),
+        }
       : { endpoint: config.cosmos.endpoint, aadCredentials: platform.credential },
   );
   const database = cosmosClient.database(config.cosmos.databaseId);

@@ -8,7 +8,7 @@ import type { StoredMessage } from './contracts.js';
 export interface MessagePageOptions {
   /** `asc`: ordinals above `after` (from the start when absent); `desc`: ordinals below `before` (from the end). */
   order: 'asc' | 'desc';
-  after?: number;
+  after?: number | undefined;
   before?: number;
   limit: number;
   /** Ordinals in these ranges are left out: a branch's gaps, so the page holds only that branch's path. */

@@ -22,7 +22,7 @@ export function createCosmosSessionStore(
     async create(userId) {
       const session: ChatSession = { sessionId: newSessionId(), userId, createdAt: now().toISOString() };
       try {
-        await container.items.create<SessionDocument>({ id: session.sessionId, ...session });
+        await container.items.create({ id: session.sessionId, ...session });
       } catch (error) {
         throw cosmosFailure('creating the session', error);
       }

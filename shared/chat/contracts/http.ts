@@ -26,7 +26,7 @@ export interface ChatRequest {
   chatMessageId: string;
   text: string;
   /** Some clients send their user id; when present it must be the caller's. */
-  userId?: string;
+  userId?: string | undefined;
   /**
    * `use_memory` (also accepted as `useMemory`), default true. False: the turn neither reads nor writes
    * long-term memory (no profile in its prompt, no conversation search, nothing consolidated from it).
