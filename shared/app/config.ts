@@ -1,6 +1,7 @@
 // The app's configuration: every settings group the app reads, parsed once at start-up. A missing or malformed
 // setting stops start-up with one error that names each bad setting and says how to fix it.
 import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
+import { redisConfig, redisSettings, type RedisConfig } from '../conversation/redis-settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
@@ -28,6 +29,8 @@ export interface AppConfig {
   llm: LlmConfig;
   auth: AuthConfig;
   chat: ChatConfig;
+  /** Where Redis is, when it is the hot store. */
+  redis: RedisConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
@@ -43,6 +46,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   identitySettings,
   llmSettings,
   chatSettings,
+  redisSettings,
   streamingSettings,
   knowledgeSettings,
   searchSettings,
@@ -55,6 +59,7 @@ export function loadConfig(env: Environment): AppConfig {
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
+  const redis = readSettings(redisSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
@@ -71,6 +76,11 @@ export function loadConfig(env: Environment): AppConfig {
   };
   localOnly('COSMOS_KEY');
   localOnly('WEBPUBSUB_CONNECTION_STRING');
+  if (appEnv === 'azure' && redis.REDIS_URL !== undefined)
+    problems.add(
+      'REDIS_URL',
+      'must not be set in Azure: Azure Managed Redis is reached with the managed identity (REDIS_HOST_NAME)',
+    );
   if (platform.COSMOS_ENDPOINT === undefined)
     problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
   if (appEnv === 'azure' && platform.ServiceBusConnection__fullyQualifiedNamespace === undefined)
@@ -108,6 +118,7 @@ export function loadConfig(env: Environment): AppConfig {
     llm: llmChoice,
     auth,
     chat: chatConfig(chat),
+    redis: redisConfig(redis, platform.AZURE_CLIENT_ID),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
