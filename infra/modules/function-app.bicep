@@ -18,6 +18,9 @@ param applicationInsightsName string
 param cosmosEndpoint string
 param serviceBusFullyQualifiedNamespace string
 param webPubSubEndpoint string
+
+@description('Azure Managed Redis host name when hotStore is redis (REDIS_HOST_NAME); empty otherwise.')
+param redisHostName string = ''
 param azureOpenAiEndpoint string
 param chatDeploymentName string
 param embeddingDeploymentName string
@@ -208,6 +211,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'WEBPUBSUB_HUB'
           value: definitions.webPubSub.hub
+        }
+        {
+          name: 'REDIS_HOST_NAME'
+          value: redisHostName
         }
         {
           name: 'LLM_PROVIDER'
