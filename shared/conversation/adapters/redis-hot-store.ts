@@ -8,6 +8,9 @@ import { createClient, ErrorReply } from 'redis';
 import { DependencyError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import {
+  checkHotKey,
+  checkHotPrefix,
+  checkHotWrite,
   HOT_VALUE_MAX_BYTES,
   type HotEntry,
   type HotStore,
@@ -44,7 +47,7 @@ export interface RedisHotStore extends HotStore {
 
 // KEYS[1] the session's hash; ARGV: field, condition (absent|version|any), expected version, new version, JSON,
 // TTL seconds, the hash's byte bound. Returns 1 written, 0 condition failed, -1 the hash would exceed its bound.
-// The running byte total lives in the hash under a field no entry key can take (it starts with a NUL).
+// The running byte total lives in the hash under a field no entry key can take (keys never hold a NUL).
 const COMPARE_AND_SET = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if ARGV[2] == 'absent' then
@@ -109,16 +112,17 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
   }
 
   return {
-    read: (sessionId, key) => {
-      checkKey(key);
+    read: async (sessionId, key) => {
+      checkHotKey(key);
       return run('read', async () => {
         const raw = await client.hGet(hashKey(sessionId), key);
         return raw === null || raw === undefined ? undefined : parseEntry(key, raw);
       });
     },
 
-    list: (sessionId, prefix) =>
-      run('list', async () => {
+    list: async (sessionId, prefix) => {
+      checkHotPrefix(prefix);
+      return run('list', async () => {
         const found: HotEntry[] = [];
         const match = `${escapeGlob(prefix)}*`;
         let cursor = '0';
@@ -132,13 +136,11 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
         // HSCAN may return a field twice (when the hash is rehashed mid-scan) and in no order.
         const byKey = new Map(found.map((entry) => [entry.key, entry]));
         return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      }),
+      });
+    },
 
     write: async (sessionId, key, value, condition) => {
-      checkKey(key);
-      const json = JSON.stringify(value);
-      if (Buffer.byteLength(json) > maxValueBytes)
-        throw new ValidationError(`A hot store entry may hold at most ${maxValueBytes} bytes of JSON.`);
+      const json = checkHotWrite(key, value, maxValueBytes);
       const version = newVersion();
       const args = [
         key,
@@ -248,12 +250,6 @@ export function hashKey(sessionId: string): string {
   return `hot:{${sessionId}}`;
 }
 
-function checkKey(key: string): void {
-  // A NUL would let an entry collide with the hash's own byte total.
-  if (key.length === 0 || key.includes('\0'))
-    throw new ValidationError('A hot store key must be non-empty and hold no NUL character.');
-}
-
 function expectedVersion(condition: HotWriteCondition): string {
   return condition.kind === 'version' ? condition.version : '';
 }
@@ -273,7 +269,7 @@ function parseEntry(key: string, raw: string): HotEntry {
   };
 }
 
-/** HSCAN's MATCH is a glob: a prefix's own *, ?, [ and \ are escaped to match themselves. */
+/** HSCAN's MATCH is a glob: were a prefix to hold *, ?, [ or \, they would match themselves. */
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
 }
