@@ -306,6 +306,7 @@ module functionApp './modules/function-app.bicep' = {
     cosmosEndpoint: cosmos.outputs.endpoint
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     webPubSubEndpoint: webPubSub.outputs.endpoint
+    hotStore: hotStore
     redisHostName: useRedis ? redis!.outputs.hostName : ''
     azureOpenAiEndpoint: openAiEndpoint
     chatDeploymentName: chatDeploymentName

@@ -13,6 +13,9 @@ import type { SessionStore } from '../chat/session-store.js';
 import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
+import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
+import { createRedisHotStore } from '../conversation/adapters/redis-hot-store.js';
+import type { HotStore } from '../conversation/hot-store.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import { cosmosContainers } from '../cosmos/containers.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
@@ -50,6 +53,7 @@ import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
+import { ConfigError } from '../settings/setting.js';
 import type { AppConfig } from './config.js';
 
 export interface ChatServices {
@@ -156,6 +160,8 @@ export interface Platform {
 }
 
 export function createApp(config: AppConfig, platform: Platform): App {
+  // Chosen before any client is made: a hot store this build cannot open stops start-up at once.
+  const openHotStore = hotStoreOpener(config, platform);
   const cosmosClient = new CosmosClient(
     config.cosmos.key !== undefined
       ? { endpoint: config.cosmos.endpoint, key: config.cosmos.key, agent: platform.cosmosAgent }
@@ -167,7 +173,10 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
   const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
+  const hotStore = openHotStore(database);
+  const hot = hotStore.store;
   const stores = createChatStores(database, {
+    hot,
     promptTokenBudget: config.chat.promptTokenBudget,
     history: { headers: history.headers, messages: history.messages },
   });
@@ -179,7 +188,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   const eraser = createCosmosConversationEraser({
-    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    hot,
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
@@ -224,6 +233,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
           : `${config.llm.provider} endpoint reachable (${api})`;
       },
     },
+    // PING, when Redis holds the hot store: a turn needs it as much as Cosmos DB.
+    ...hotStore.checks,
   ].map(healthCache(config.health.cacheMs));
 
   return {
@@ -310,10 +321,46 @@ export function createApp(config: AppConfig, platform: Platform): App {
     close: async () => {
       await reader.close();
       await streaming.close();
+      await hotStore.close();
       cosmosClient.dispose();
       await platform.close();
     },
   };
+}
+
+/** The hot store HOT_STORE names, with its health check and how it closes (a Redis client holds a connection). */
+interface OpenedHotStore {
+  store: HotStore;
+  checks: HealthCheck[];
+  close(): Promise<void>;
+}
+
+/** Opens the hot store HOT_STORE names: Cosmos DB's `hot-conversations` container by default, or Redis. */
+function hotStoreOpener(config: AppConfig, platform: Platform): (database: Database) => OpenedHotStore {
+  const { connection } = config.redis;
+  switch (config.hotStore.kind) {
+    case 'cosmos':
+      return (database) => ({
+        store: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
+        checks: [],
+        close: () => Promise.resolve(),
+      });
+    case 'redis':
+      if (connection === undefined)
+        throw new ConfigError([
+          { setting: 'HOT_STORE', problem: 'is "redis", but neither REDIS_URL nor REDIS_HOST_NAME is set' },
+        ]);
+      return () => {
+        const store = createRedisHotStore({
+          connection,
+          credential: platform.credential,
+          connectTimeoutMs: config.redis.connectTimeoutMs,
+          reconnectMaxDelayMs: config.redis.reconnectMaxDelayMs,
+          log: console,
+        });
+        return { store, checks: [{ name: 'redis', check: () => store.ping() }], close: () => store.close() };
+      };
+  }
 }
 
 /**

@@ -108,6 +108,22 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...azure, CHAT_CANCEL_POLL_MS: '10' })).toEqual(['CHAT_CANCEL_POLL_MS']);
   });
 
+  it('keeps the hot store in Cosmos DB unless HOT_STORE names Redis', () => {
+    expect(loadConfig(azure).hotStore).toEqual({ kind: 'cosmos' });
+    const managed = { ...azure, HOT_STORE: 'redis', REDIS_HOST_NAME: 'chat.westeurope.redis.azure.net' };
+    expect(loadConfig(managed).hotStore).toEqual({ kind: 'redis' });
+    expect(loadConfig(managed).redis.connection).toEqual({
+      kind: 'azure-managed',
+      hostName: 'chat.westeurope.redis.azure.net',
+      managedIdentityClientId: azure.AZURE_CLIENT_ID,
+    });
+    // Redis with nowhere to reach it, or by a URL (a password) in Azure, stops start-up.
+    expect(problemsOf({ ...azure, HOT_STORE: 'redis' })).toEqual(['HOT_STORE']);
+    expect(problemsOf({ ...managed, REDIS_URL: 'rediss://:secret@cache:6380' })).toEqual(['REDIS_URL']);
+    expect(problemsOf({ ...managed, REDIS_HOST_NAME: 'not a host' })).toEqual(['REDIS_HOST_NAME']);
+    expect(problemsOf({ ...azure, HOT_STORE: 'memcached' })).toEqual(['HOT_STORE']);
+  });
+
   it('explains how to fix a setting in the message', () => {
     expect(() => loadConfig({ ...azure, COSMOS_ENDPOINT: undefined })).toThrow(
       /COSMOS_ENDPOINT: missing \(Cosmos DB holds sessions and history\)\. Cosmos DB account endpoint, e\.g\. https:/,

@@ -1,6 +1,7 @@
 // The app's configuration: every settings group the app reads, parsed once at start-up. A missing or malformed
 // setting stops start-up with one error that names each bad setting and says how to fix it.
 import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
+import { hotStoreConfig, hotStoreSettings, type HotStoreConfig } from '../conversation/settings.js';
 import { redisConfig, redisSettings, type RedisConfig } from '../conversation/redis-settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
@@ -29,6 +30,8 @@ export interface AppConfig {
   llm: LlmConfig;
   auth: AuthConfig;
   chat: ChatConfig;
+  /** Which adapter holds working memory and running turns. */
+  hotStore: HotStoreConfig;
   /** Where Redis is, when it is the hot store. */
   redis: RedisConfig;
   streaming: StreamingConfig;
@@ -46,6 +49,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   identitySettings,
   llmSettings,
   chatSettings,
+  hotStoreSettings,
   redisSettings,
   streamingSettings,
   knowledgeSettings,
@@ -59,6 +63,7 @@ export function loadConfig(env: Environment): AppConfig {
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
+  const hotStore = readSettings(hotStoreSettings, env, problems);
   const redis = readSettings(redisSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
@@ -80,6 +85,11 @@ export function loadConfig(env: Environment): AppConfig {
     problems.add(
       'REDIS_URL',
       'must not be set in Azure: Azure Managed Redis is reached with the managed identity (REDIS_HOST_NAME)',
+    );
+  if (hotStore.HOT_STORE === 'redis' && redis.REDIS_URL === undefined && redis.REDIS_HOST_NAME === undefined)
+    problems.add(
+      'HOT_STORE',
+      'is "redis", but no Redis is named: set REDIS_URL (e.g. redis://127.0.0.1:6379) or REDIS_HOST_NAME',
     );
   if (platform.COSMOS_ENDPOINT === undefined)
     problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
@@ -118,6 +128,7 @@ export function loadConfig(env: Environment): AppConfig {
     llm: llmChoice,
     auth,
     chat: chatConfig(chat),
+    hotStore: hotStoreConfig(hotStore),
     redis: redisConfig(redis, platform.AZURE_CLIENT_ID),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),

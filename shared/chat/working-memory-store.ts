@@ -1,7 +1,6 @@
-// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation's active
-// branch path, bounded by the prompt's token budget (hot-window.ts), read and extended with one point read and one
-// point write per turn; an edit, a regenerate or a switch moves it to another path (active-path.ts). Adapter:
-// Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
+// The port of working memory: the recent messages of an active conversation's active branch path, bounded by the
+// prompt's token budget (hot-window.ts), one point read and one point write per turn; an edit, a regenerate or a
+// switch moves it to another path (active-path.ts). Kept in the hot store by hot-working-memory.ts.
 import type { FoundTurn, PathLeaf } from './active-path.js';
 import type { ActivePath, ConversationMessage, SystemPrompt, TurnBranch } from './contracts.js';
 

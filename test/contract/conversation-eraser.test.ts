@@ -1,5 +1,5 @@
 // Contract tests of what DELETE of a conversation removes outside history's containers, against the local Cosmos DB
-// with the real @azure/cosmos client: the eraser (the session's partition of hot-conversations and turn-events,
+// with the real @azure/cosmos client: the eraser (the session's hot store entries, its partition of turn-events,
 // stream tickets included; its posted records in the owner's partition of sessions) and the session store's
 // deleting mark and tombstone. Other sessions' and other users' items are left alone.
 import { randomUUID } from 'node:crypto';
@@ -19,6 +19,7 @@ import {
   SESSIONS_CONTAINER,
   type SessionDocument,
 } from '../../shared/chat/contracts.js';
+import { createCosmosHotStore } from '../../shared/conversation/adapters/cosmos-hot-store.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
   database = client.database(COSMOS_DATABASE);
   eraser = createCosmosConversationEraser({
-    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    hot: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
