@@ -24,6 +24,7 @@ import {
   type HotEntry,
   type HotStore,
   type HotValue,
+  type HotWriteCondition,
   type HotWriteResult,
 } from '../hot-store.js';
 
@@ -49,14 +50,15 @@ export function createCosmosHotStore(
     sessionId: string,
     key: string,
     value: HotValue,
-    condition: Parameters<HotStore['write']>[3],
+    condition: HotWriteCondition,
   ): Promise<HotWriteResult> {
     checkHotWrite(key, value, maxBytes);
     const item: HotItem = { ...value, id: key, sessionId };
-    // A change answers with headers only; a create or an upsert gets the usual answer, which the SDK reads the id from.
-    const stored = condition.kind === 'version' ? guardedItem(container, key, sessionId) : undefined;
+    // The guard checks the id and the partition key of every write, a create's and an upsert's too.
+    const stored = guardedItem(container, key, sessionId);
     try {
       let etag: string;
+      // A change answers with headers only; a create or an upsert gets the usual answer, which the SDK reads the id from.
       if (condition.kind === 'absent') ({ etag } = await container.items.create(item));
       else if (condition.kind === 'any') ({ etag } = await container.items.upsert(item));
       else {
@@ -68,8 +70,8 @@ export function createCosmosHotStore(
           condition.previous === undefined ? undefined : patchOperations(condition.previous, value);
         ({ etag } =
           operations === undefined
-            ? await stored!.replace(item, ifMatch)
-            : await stored!.patch(operations, ifMatch));
+            ? await stored.replace(item, ifMatch)
+            : await stored.patch(operations, ifMatch));
       }
       cache.set(cacheKey(sessionId, key), { resource: item, etag });
       return { kind: 'written', version: etag };
