@@ -72,6 +72,33 @@ describe('Redis hot store, beyond the contract', () => {
     });
   });
 
+  it('reads an unchanged entry without its value sent again, and sees another client’s write', async () => {
+    const id = session();
+    const big = { text: 'z'.repeat(40 * 1024) };
+    await store.write(id, 'k', big, { kind: 'absent' });
+    const outputBytes = async () =>
+      Number(/total_net_output_bytes:(\d+)/.exec(await redis.command('INFO', 'stats'))?.[1] ?? NaN);
+    const before = await outputBytes();
+    expect((await store.read(id, 'k'))?.value).toEqual(big);
+    // The INFO reply in between is a few KB; the value alone would be 40 KB.
+    expect((await outputBytes()) - before).toBeLessThan(8 * 1024);
+
+    const other = open(redis, 2);
+    try {
+      const changed = await other.write(id, 'k', { text: 'changed' }, { kind: 'any' });
+      if (changed.kind !== 'written') throw new Error('not written');
+      expect(await store.read(id, 'k')).toEqual({
+        key: 'k',
+        value: { text: 'changed' },
+        version: changed.version,
+      });
+      await other.deleteSession(id);
+      expect(await store.read(id, 'k')).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('lists a session with many entries across HSCAN pages', async () => {
     const id = session();
     const keys = Array.from({ length: 300 }, (_, i) => `turn:${String(i).padStart(4, '0')}`);

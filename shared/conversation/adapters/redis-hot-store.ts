@@ -66,6 +66,18 @@ redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1
 `;
 const COMPARE_AND_SET_SHA = createHash('sha1').update(COMPARE_AND_SET).digest('hex');
+// KEYS[1] the session's hash; ARGV: field, the version the client holds. Returns 1 when the entry is still at that
+// version (the value is not sent again), the raw entry when it changed, nil when there is none.
+const READ_IF_CHANGED = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return false end
+local held = ARGV[2] .. ':'
+if string.sub(current, 1, string.len(held)) == held then return 1 end
+return current
+`;
+const READ_IF_CHANGED_SHA = createHash('sha1').update(READ_IF_CHANGED).digest('hex');
+/** Sessions whose last-read entries are kept, so a read of an unchanged entry costs a few bytes, not the value. */
+const CACHED_SESSIONS = 256;
 const TOTAL_FIELD = '\0bytes';
 
 export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStore {
@@ -100,6 +112,33 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     clearTimeout(timer);
   };
 
+  // The entries last read or written, by session (oldest session first): JSON kept as text, parsed per read.
+  const cache = new Map<string, Map<string, { version: string; json: string }>>();
+  const remember = (sessionId: string, key: string, version: string, json: string) => {
+    const entries = cache.get(sessionId) ?? new Map<string, { version: string; json: string }>();
+    cache.delete(sessionId);
+    cache.set(sessionId, entries.set(key, { version, json }));
+    if (cache.size > CACHED_SESSIONS) cache.delete(cache.keys().next().value ?? '');
+  };
+  const forget = (sessionId: string, key: string) => cache.get(sessionId)?.delete(key);
+
+  const remembered = (sessionId: string, key: string, raw: string): HotEntry => {
+    const { json, ...entry } = parseEntry(key, raw);
+    remember(sessionId, key, entry.version, json);
+    return entry;
+  };
+
+  /** A script by its SHA; sent whole once when the server lost its script cache (a restart, SCRIPT FLUSH). */
+  async function script(source: string, sha: string, call: { keys: string[]; arguments: string[] }) {
+    try {
+      return await client.evalSha(sha, call);
+    } catch (error) {
+      if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))
+        return await client.eval(source, call);
+      throw error;
+    }
+  }
+
   async function run<T>(operation: string, command: () => Promise<T>): Promise<T> {
     await ready();
     try {
@@ -115,8 +154,19 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     read: async (sessionId, key) => {
       checkHotKey(key);
       return run('read', async () => {
-        const raw = await client.hGet(hashKey(sessionId), key);
-        return raw === null || raw === undefined ? undefined : parseEntry(key, raw);
+        const held = cache.get(sessionId)?.get(key);
+        if (held === undefined) {
+          const raw = await client.hGet(hashKey(sessionId), key);
+          return raw === null || raw === undefined ? undefined : remembered(sessionId, key, raw);
+        }
+        const reply = await script(READ_IF_CHANGED, READ_IF_CHANGED_SHA, {
+          keys: [hashKey(sessionId)],
+          arguments: [key, held.version],
+        });
+        if (reply === 1) return { key, version: held.version, value: JSON.parse(held.json) as HotValue };
+        if (typeof reply === 'string') return remembered(sessionId, key, reply);
+        forget(sessionId, key);
+        return undefined;
       });
     },
 
@@ -130,7 +180,10 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
           const page = await client.hScan(hashKey(sessionId), cursor, { MATCH: match, COUNT: 100 });
           cursor = page.cursor;
           for (const { field, value } of page.entries) {
-            if (field !== TOTAL_FIELD && field.startsWith(prefix)) found.push(parseEntry(field, value));
+            if (field !== TOTAL_FIELD && field.startsWith(prefix)) {
+              const { json: _json, ...entry } = parseEntry(field, value);
+              found.push(entry);
+            }
           }
         } while (cursor !== '0');
         // HSCAN may return a field twice (when the hash is rehashed mid-scan) and in no order.
@@ -151,26 +204,21 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
         ttlSeconds,
         maxSessionBytes,
       ];
-      const outcome = await run('write', async () => {
-        const call = { keys: [hashKey(sessionId)], arguments: args };
-        try {
-          return await client.evalSha(COMPARE_AND_SET_SHA, call);
-        } catch (error) {
-          // The server lost its script cache (a restart, SCRIPT FLUSH): send the script itself once, which loads it.
-          if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))
-            return await client.eval(COMPARE_AND_SET, call);
-          throw error;
-        }
-      });
+      const outcome = await run('write', () =>
+        script(COMPARE_AND_SET, COMPARE_AND_SET_SHA, { keys: [hashKey(sessionId)], arguments: args }),
+      );
       if (outcome === -1)
         throw new ValidationError(
           `A session's hot store entries may hold at most ${maxSessionBytes} bytes; this write would exceed it.`,
         );
-      return outcome === 1 ? ({ kind: 'written', version } satisfies HotWriteResult) : { kind: 'conflict' };
+      if (outcome !== 1) return { kind: 'conflict' } satisfies HotWriteResult;
+      remember(sessionId, key, version, json);
+      return { kind: 'written', version };
     },
 
     deleteSession: (sessionId) =>
       run('delete', async () => {
+        cache.delete(sessionId);
         await client.del(hashKey(sessionId));
       }),
 
@@ -259,14 +307,12 @@ function newVersion(): string {
   return randomBytes(9).toString('base64url');
 }
 
-function parseEntry(key: string, raw: string): HotEntry {
+/** An entry as read, parsed; `remember` keeps it for the next read. */
+function parseEntry(key: string, raw: string): HotEntry & { json: string } {
   const separator = raw.indexOf(':');
   if (separator < 1) throw new Error('A hot store entry in Redis has no version.');
-  return {
-    key,
-    version: raw.slice(0, separator),
-    value: JSON.parse(raw.slice(separator + 1)) as HotValue,
-  };
+  const json = raw.slice(separator + 1);
+  return { key, version: raw.slice(0, separator), value: JSON.parse(json) as HotValue, json };
 }
 
 /** HSCAN's MATCH is a glob: were a prefix to hold *, ?, [ or \, they would match themselves. */
