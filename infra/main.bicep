@@ -150,11 +150,24 @@ param authAllowedAudiences array = []
 @description('Browser origins allowed to call the API (the web client), e.g. https://chat.example.com.')
 param corsAllowedOrigins array = []
 
+// The hot store (working memory, running turns' records, stop requests): Cosmos DB is pay-per-request and needs
+// nothing more; Azure Managed Redis answers in about a millisecond but is billed by the hour (the README compares).
+@allowed([
+  'cosmos'
+  'redis'
+])
+@description('Where the hot store lives (azd: HOT_STORE): "cosmos" (a container with a 24 h TTL, billed per request) or "redis" (an Azure Managed Redis instance, billed per hour, reached with the managed identity).')
+param hotStore string = 'cosmos'
+
+@description('Azure Managed Redis SKU when hotStore is redis (azd: REDIS_SKU); Balanced_B0 is the smallest.')
+param redisSku string = 'Balanced_B0'
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
   'azd-env-name': environmentName
 }
 var createOpenAi = empty(existingOpenAiEndpoint)
+var useRedis = hotStore == 'redis'
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-11-01' = {
   name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
@@ -262,6 +275,18 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
   }
 }
 
+module redis './modules/managed-redis.bicep' = if (useRedis) {
+  name: 'managed-redis'
+  scope: rg
+  params: {
+    name: 'redis-${resourceToken}'
+    location: location
+    tags: tags
+    skuName: redisSku
+    principalId: identity.outputs.principalId
+  }
+}
+
 // The module exists only when createOpenAi; `!` states it (without it Bicep warns that the output may be null).
 var openAiEndpoint = createOpenAi ? openAi!.outputs.endpoint : existingOpenAiEndpoint
 
@@ -281,6 +306,8 @@ module functionApp './modules/function-app.bicep' = {
     cosmosEndpoint: cosmos.outputs.endpoint
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     webPubSubEndpoint: webPubSub.outputs.endpoint
+    hotStore: hotStore
+    redisHostName: useRedis ? redis!.outputs.hostName : ''
     azureOpenAiEndpoint: openAiEndpoint
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
@@ -313,6 +340,7 @@ output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output SERVICE_BUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace
 output WEBPUBSUB_ENDPOINT string = webPubSub.outputs.endpoint
 output WEBPUBSUB_HUB string = webPubSub.outputs.hub
+output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
 output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName

@@ -18,6 +18,16 @@ param applicationInsightsName string
 param cosmosEndpoint string
 param serviceBusFullyQualifiedNamespace string
 param webPubSubEndpoint string
+
+@allowed([
+  'cosmos'
+  'redis'
+])
+@description('Where the hot store lives: HOT_STORE.')
+param hotStore string = 'cosmos'
+
+@description('Azure Managed Redis host name when hotStore is redis (REDIS_HOST_NAME); empty otherwise.')
+param redisHostName string = ''
 param azureOpenAiEndpoint string
 param chatDeploymentName string
 param embeddingDeploymentName string
@@ -208,6 +218,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'WEBPUBSUB_HUB'
           value: definitions.webPubSub.hub
+        }
+        {
+          name: 'HOT_STORE'
+          value: hotStore
+        }
+        {
+          name: 'REDIS_HOST_NAME'
+          value: redisHostName
         }
         {
           name: 'LLM_PROVIDER'

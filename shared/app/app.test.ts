@@ -1,4 +1,4 @@
-// The composition root's choice of hot store: Cosmos DB by default, and a store this build cannot open refused at
+// The composition root's choice of hot store: Cosmos DB by default, and Redis with nowhere to reach it refused at
 // start-up with the setting named, before any client is made.
 import { describe, expect, it } from 'vitest';
 import { RecordingPublisher, testConfig } from '../../test/support/in-memory-ports.js';
@@ -22,7 +22,7 @@ describe('createApp: the hot store', () => {
     await app.close();
   });
 
-  it('refuses HOT_STORE=redis while this build has no Redis adapter, naming the setting', () => {
+  it('refuses HOT_STORE=redis when no Redis is named, naming the setting', () => {
     expect(() => createApp(testConfig({ HOT_STORE: 'redis' }), platform)).toThrow(ConfigError);
     expect(() => createApp(testConfig({ HOT_STORE: 'redis' }), platform)).toThrow(/HOT_STORE/);
   });

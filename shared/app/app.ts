@@ -14,6 +14,7 @@ import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
 import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
+import { createRedisHotStore } from '../conversation/adapters/redis-hot-store.js';
 import type { HotStore } from '../conversation/hot-store.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import { cosmosContainers } from './cosmos-containers.js';
@@ -160,7 +161,7 @@ export interface Platform {
 
 export function createApp(config: AppConfig, platform: Platform): App {
   // Chosen before any client is made: a hot store this build cannot open stops start-up at once.
-  const openHotStore = hotStoreOpener(config);
+  const openHotStore = hotStoreOpener(config, platform);
   const cosmosClient = new CosmosClient(
     config.cosmos.key !== undefined
       ? {
@@ -176,7 +177,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
   const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
-  const hot = openHotStore(database);
+  const hotStore = openHotStore(database);
+  const hot = hotStore.store;
   const stores = createChatStores(database, {
     hot,
     promptTokenBudget: config.chat.promptTokenBudget,
@@ -235,6 +237,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
           : `${config.llm.provider} endpoint reachable (${api})`;
       },
     },
+    // PING, when Redis holds the hot store: a turn needs it as much as Cosmos DB.
+    ...hotStore.checks,
   ].map(healthCache(config.health.cacheMs));
 
   return {
@@ -321,24 +325,45 @@ export function createApp(config: AppConfig, platform: Platform): App {
     close: async () => {
       await reader.close();
       await streaming.close();
+      await hotStore.close();
       cosmosClient.dispose();
       await platform.close();
     },
   };
 }
 
-/** Opens the hot store HOT_STORE names: Cosmos DB's `hot-conversations` container by default. */
-function hotStoreOpener(config: AppConfig): (database: Database) => HotStore {
+/** The hot store HOT_STORE names, with its health check and how it closes (a Redis client holds a connection). */
+interface OpenedHotStore {
+  store: HotStore;
+  checks: HealthCheck[];
+  close(): Promise<void>;
+}
+
+/** Opens the hot store HOT_STORE names: Cosmos DB's `hot-conversations` container by default, or Redis. */
+function hotStoreOpener(config: AppConfig, platform: Platform): (database: Database) => OpenedHotStore {
+  const { connection } = config.redis;
   switch (config.hotStore.kind) {
     case 'cosmos':
-      return (database) => createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER));
+      return (database) => ({
+        store: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
+        checks: [],
+        close: () => Promise.resolve(),
+      });
     case 'redis':
-      throw new ConfigError([
-        {
-          setting: 'HOT_STORE',
-          problem: 'is "redis", but this build has no Redis adapter yet; set HOT_STORE=cosmos (the default)',
-        },
-      ]);
+      if (connection === undefined)
+        throw new ConfigError([
+          { setting: 'HOT_STORE', problem: 'is "redis", but neither REDIS_URL nor REDIS_HOST_NAME is set' },
+        ]);
+      return () => {
+        const store = createRedisHotStore({
+          connection,
+          credential: platform.credential,
+          connectTimeoutMs: config.redis.connectTimeoutMs,
+          reconnectMaxDelayMs: config.redis.reconnectMaxDelayMs,
+          log: console,
+        });
+        return { store, checks: [{ name: 'redis', check: () => store.ping() }], close: () => store.close() };
+      };
   }
 }
 

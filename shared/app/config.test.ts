@@ -110,7 +110,17 @@ describe('loadConfig', () => {
 
   it('keeps the hot store in Cosmos DB unless HOT_STORE names Redis', () => {
     expect(loadConfig(azure).hotStore).toEqual({ kind: 'cosmos' });
-    expect(loadConfig({ ...azure, HOT_STORE: 'redis' }).hotStore).toEqual({ kind: 'redis' });
+    const managed = { ...azure, HOT_STORE: 'redis', REDIS_HOST_NAME: 'chat.westeurope.redis.azure.net' };
+    expect(loadConfig(managed).hotStore).toEqual({ kind: 'redis' });
+    expect(loadConfig(managed).redis.connection).toEqual({
+      kind: 'azure-managed',
+      hostName: 'chat.westeurope.redis.azure.net',
+      managedIdentityClientId: azure.AZURE_CLIENT_ID,
+    });
+    // Redis with nowhere to reach it, or by a URL (a password) in Azure, stops start-up.
+    expect(problemsOf({ ...azure, HOT_STORE: 'redis' })).toEqual(['HOT_STORE']);
+    expect(problemsOf({ ...managed, REDIS_URL: 'rediss://:secret@cache:6380' })).toEqual(['REDIS_URL']);
+    expect(problemsOf({ ...managed, REDIS_HOST_NAME: 'not a host' })).toEqual(['REDIS_HOST_NAME']);
     expect(problemsOf({ ...azure, HOT_STORE: 'memcached' })).toEqual(['HOT_STORE']);
   });
 

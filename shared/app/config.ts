@@ -2,6 +2,7 @@
 // setting stops start-up with one error that names each bad setting and says how to fix it.
 import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
 import { hotStoreConfig, hotStoreSettings, type HotStoreConfig } from '../conversation/settings.js';
+import { redisConfig, redisSettings, type RedisConfig } from '../conversation/redis-settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
@@ -31,6 +32,8 @@ export interface AppConfig {
   chat: ChatConfig;
   /** Which adapter holds working memory and running turns. */
   hotStore: HotStoreConfig;
+  /** Where Redis is, when it is the hot store. */
+  redis: RedisConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
@@ -47,6 +50,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   llmSettings,
   chatSettings,
   hotStoreSettings,
+  redisSettings,
   streamingSettings,
   knowledgeSettings,
   searchSettings,
@@ -60,6 +64,7 @@ export function loadConfig(env: Environment): AppConfig {
   const llm = readSettings(llmSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
   const hotStore = readSettings(hotStoreSettings, env, problems);
+  const redis = readSettings(redisSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
@@ -76,6 +81,16 @@ export function loadConfig(env: Environment): AppConfig {
   };
   localOnly('COSMOS_KEY');
   localOnly('WEBPUBSUB_CONNECTION_STRING');
+  if (appEnv === 'azure' && redis.REDIS_URL !== undefined)
+    problems.add(
+      'REDIS_URL',
+      'must not be set in Azure: Azure Managed Redis is reached with the managed identity (REDIS_HOST_NAME)',
+    );
+  if (hotStore.HOT_STORE === 'redis' && redis.REDIS_URL === undefined && redis.REDIS_HOST_NAME === undefined)
+    problems.add(
+      'HOT_STORE',
+      'is "redis", but no Redis is named: set REDIS_URL (e.g. redis://127.0.0.1:6379) or REDIS_HOST_NAME',
+    );
   if (platform.COSMOS_ENDPOINT === undefined)
     problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
   if (appEnv === 'azure' && platform.ServiceBusConnection__fullyQualifiedNamespace === undefined)
@@ -114,6 +129,7 @@ export function loadConfig(env: Environment): AppConfig {
     auth,
     chat: chatConfig(chat),
     hotStore: hotStoreConfig(hotStore),
+    redis: redisConfig(redis, platform.AZURE_CLIENT_ID),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),

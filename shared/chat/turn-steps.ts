@@ -29,7 +29,7 @@ import { TurnStream } from '../streaming/turn-stream.js';
 import { answerText, discardRange, keptEvents, shownSources } from '../streaming/turn-transcript.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { parseInput } from '../validation.js';
-import { NotReadyError } from '../errors.js';
+import { DependencyError, NotReadyError } from '../errors.js';
 import { activeLeaf, continuationFrom, turnMessagesIn, type PathLeaf } from '../conversation/active-path.js';
 import { forkBranch } from '../conversation/branch-path.js';
 import { memoryFlag } from './contracts/queue.js';
@@ -81,7 +81,7 @@ export interface TurnServices {
   tools: ToolRegistry;
   publisher: MessagePublisher;
   /** Conversation headers: each commit keeps its conversation's live fields. */
-  headers: Pick<ConversationHeaders, 'touch' | 'delete'>;
+  headers: Pick<ConversationHeaders, 'get' | 'touch' | 'delete'>;
   /** The conversation's tombstone, read before and after each step writes (a deleted conversation keeps nothing). */
   sessions: Pick<SessionStore, 'isDeleted'>;
   /** Removes what a step wrote when its conversation turns out to be deleted (the hot store's and turn-events'). */
@@ -330,19 +330,46 @@ export async function failTurn(services: TurnServices, input: FailTurnInput): Pr
   if (failed !== DELETED) await failed();
 }
 
+const UNREACHABLE = Symbol('unreachable');
+
+/** A hot store read, or UNREACHABLE when the store does not answer (any other failure still fails the step). */
+function unlessUnreachable<T>(read: Promise<T>): Promise<T | typeof UNREACHABLE> {
+  return read.catch((error: unknown) => {
+    if (error instanceof DependencyError) return UNREACHABLE;
+    throw error;
+  });
+}
+
+/** Working memory as far as the conversation's header knows it, for a failure the hot store cannot record. */
+async function unplacedMemory(services: TurnServices, ref: TurnRef): Promise<WorkingMemory> {
+  const header = await services.headers.get(ref.userId, ref.sessionId);
+  return {
+    userId: ref.userId,
+    sessionId: ref.sessionId,
+    messages: [],
+    messageCount: header?.messageCount ?? 0,
+  };
+}
+
 /** Records the failed turn; what it returns logs and announces it, once the conversation is known to be kept. */
 async function recordFailure(
   services: TurnServices,
   input: FailTurnInput,
 ): Promise<(() => Promise<void>) | typeof DELETED> {
-  const [memory, events, turn, deleted] = await Promise.all([
-    services.workingMemory.load(input.userId, input.sessionId),
+  const [memoryRead, events, turnRead, deleted] = await Promise.all([
+    unlessUnreachable(services.workingMemory.load(input.userId, input.sessionId)),
     services.events.read(input.sessionId, input.chatMessageId, 0),
-    services.turns.get(input),
+    unlessUnreachable(services.turns.get(input)),
     conversationDeleted(services, input),
   ]);
   if (deleted) return DELETED;
   const at = now(services);
+  // The hot store is down (the likely reason the turn failed): the turn still ends with its error, and its message
+  // is kept long-term through message-completed, where the next turn's rebuilt working memory finds it.
+  const hotStoreDown = memoryRead === UNREACHABLE || turnRead === UNREACHABLE;
+  const memory: WorkingMemory =
+    memoryRead === UNREACHABLE ? await unplacedMemory(services, input) : memoryRead;
+  const turn = turnRead === UNREACHABLE ? undefined : turnRead;
   let stored = memory;
   if (turnMessagesIn(memory, input.chatMessageId).length === 0) {
     const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
@@ -361,13 +388,19 @@ async function recordFailure(
       });
     // A prompt the model was sent (the turn record has it once a round asked for tools) stays the conversation's.
     // The message stays where the turn began: its record says where, else its place is decided as round 0 did.
-    const placed = turn?.branch
-      ? { branch: turn.branch, memory }
-      : await failedTurnPlace(services, input, memory);
-    stored = await commitMessages(services, input, messages, placed.memory, {
-      ...(turn?.systemPrompt ? { systemPrompt: turn.systemPrompt } : {}),
-      ...(placed.branch ? { branch: placed.branch } : {}),
-    });
+    if (hotStoreDown) {
+      // Numbered after what long-term history counts, so the rebuilt conversation has them in their place.
+      const placed = messages.map((message, index) => ({ ...message, ordinal: memory.messageCount + index }));
+      stored = { ...memory, messages: placed, messageCount: memory.messageCount + placed.length };
+    } else {
+      const placed = turn?.branch
+        ? { branch: turn.branch, memory }
+        : await failedTurnPlace(services, input, memory);
+      stored = await commitMessages(services, input, messages, placed.memory, {
+        ...(turn?.systemPrompt ? { systemPrompt: turn.systemPrompt } : {}),
+        ...(placed.branch ? { branch: placed.branch } : {}),
+      });
+    }
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
   await touchHeader(services, input, stored);

@@ -6,8 +6,8 @@ export const hotStoreSettings = defineSettings({
     default: 'cosmos',
     help:
       'Where working memory and running turns live: "cosmos" (the hot-conversations container, pay per use) or ' +
-      '"redis" (Azure Managed Redis, or any Redis locally).',
-    azure: { kind: 'default' },
+      '"redis" (Azure Managed Redis at REDIS_HOST_NAME, or any Redis at REDIS_URL).',
+    azure: { kind: 'bicep' },
   }),
 });
 

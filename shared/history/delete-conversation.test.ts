@@ -225,6 +225,7 @@ describe('a conversation deleted while its turn runs', () => {
           return headers.touch(touch);
         },
         delete: (userId, sessionId) => headers.delete(userId, sessionId),
+        get: (userId, sessionId) => headers.get(userId, sessionId),
       },
       log: {
         log: (...args: unknown[]) => void lines.push(args.map(String).join(' ')),

@@ -271,6 +271,34 @@ describe('infra/ against the resource type definitions', () => {
     expect(declared.filter((resource) => !resource.existing && resource.body === undefined)).toEqual([]);
   });
 
+  it('checks the Azure Managed Redis module as hotStore=redis deploys it: keyless, TLS only, the app granted', () => {
+    const file = 'infra/modules/managed-redis.bicep';
+    const module = templates.find((template) => template.file === file);
+    if (module === undefined) throw new Error(`${file} is missing`);
+    // The SKU as deployed by default, so the enum of SKU names is checked too.
+    const enabled = module.text.replace(/name: skuName\b/, "name: 'Balanced_B0'");
+    expect(enabled).not.toBe(module.text);
+    expect(checkBicep(file, enabled, index).map(formatProblem)).toEqual([]);
+    expect(resourceDeclarations(enabled).map((resource) => resource.type)).toEqual([
+      'Microsoft.Cache/redisEnterprise@2025-07-01',
+      'Microsoft.Cache/redisEnterprise/databases@2025-07-01',
+      'Microsoft.Cache/redisEnterprise/databases/accessPolicyAssignments@2025-07-01',
+    ]);
+    expect(enabled).toMatch(/accessKeysAuthentication: 'Disabled'/);
+    expect(enabled).toMatch(/clientProtocol: 'Encrypted'/);
+    expect(enabled).toMatch(/accessPolicyName: 'default'[\s\S]*objectId: principalId/);
+    // A misspelt property in the same module is caught, so the vendored Cache types are the ones in use (their
+    // enums are open, so a wrong value would pass).
+    expect(
+      checkBicep(file, enabled.replace('accessKeysAuthentication:', 'accessKeyAuthentication:'), index)
+        .map(formatProblem)
+        .join('\n'),
+    ).toMatch(/accessKeyAuthentication: is not a property of .*did you mean 'accessKeysAuthentication'/);
+    const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
+    expect(main).toMatch(/module redis '\.\/modules\/managed-redis\.bicep' = if \(useRedis\)/);
+    expect(main).toMatch(/param hotStore string = 'cosmos'/);
+  });
+
   it('vendors exactly the type files the templates use, each indexed where its ResourceType is', () => {
     const used = new Set(
       templates.flatMap(({ text }) =>

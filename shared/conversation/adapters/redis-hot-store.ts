@@ -1,0 +1,332 @@
+// The hot store on Redis: one hash per session (`hot:{sessionId}`, braced so a cluster keeps it in one slot), one
+// field per entry holding `<version>:<json>`; conditional writes are one Lua compare-and-set that also restarts the
+// hash's expiry and keeps the hash under its byte bound. Any Redis by URL, or Azure Managed Redis with Entra ID.
+import { createHash, randomBytes } from 'node:crypto';
+import type { TokenCredential } from '@azure/identity';
+import { EntraIdCredentialsProviderFactory, REDIS_SCOPE_DEFAULT } from '@redis/entraid';
+import { createClient, ErrorReply } from 'redis';
+import { DependencyError, ValidationError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import {
+  checkHotKey,
+  checkHotPrefix,
+  checkHotWrite,
+  HOT_VALUE_MAX_BYTES,
+  type HotEntry,
+  type HotStore,
+  type HotValue,
+  type HotWriteCondition,
+  type HotWriteResult,
+} from '../hot-store.js';
+import type { RedisConnection } from '../redis-settings.js';
+
+/** Azure Managed Redis serves TLS on this port (its clustering proxy). */
+export const AZURE_MANAGED_REDIS_PORT = 10_000;
+/** A session's hash stops taking writes past this many bytes of entries (its working memory and turn records). */
+export const REDIS_SESSION_MAX_BYTES = 32 * 1024 * 1024;
+const DAY_SECONDS = 24 * 60 * 60;
+
+export interface RedisHotStoreOptions {
+  connection: RedisConnection;
+  /** The app's credential: signs in to Azure Managed Redis when no managed identity client id is configured. */
+  credential?: TokenCredential;
+  /** Seconds an entry outlives its session's last write (a day in production; short in tests). */
+  ttlSeconds?: number;
+  maxValueBytes?: number;
+  maxSessionBytes?: number;
+  connectTimeoutMs?: number;
+  reconnectMaxDelayMs?: number;
+  log?: Pick<Logger, 'warn'>;
+}
+
+export interface RedisHotStore extends HotStore {
+  /** PING: what /api/health asks when Redis is the hot store. */
+  ping(): Promise<string>;
+  close(): Promise<void>;
+}
+
+// KEYS[1] the session's hash; ARGV: field, condition (absent|version|any), expected version, new version, JSON,
+// TTL seconds, the hash's byte bound. Returns 1 written, 0 condition failed, -1 the hash would exceed its bound.
+// The running byte total lives in the hash under a field no entry key can take (keys never hold a NUL).
+const COMPARE_AND_SET = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[2] == 'absent' then
+  if current then return 0 end
+elseif ARGV[2] == 'version' then
+  if not current then return 0 end
+  local sep = string.find(current, ':', 1, true)
+  if not sep or string.sub(current, 1, sep - 1) ~= ARGV[3] then return 0 end
+end
+local entry = ARGV[4] .. ':' .. ARGV[5]
+local total = tonumber(redis.call('HGET', KEYS[1], '\\0bytes') or '0')
+local grown = total - (current and string.len(current) or 0) + string.len(entry)
+if grown > tonumber(ARGV[7]) then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], entry, '\\0bytes', tostring(grown))
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+return 1
+`;
+const COMPARE_AND_SET_SHA = createHash('sha1').update(COMPARE_AND_SET).digest('hex');
+// KEYS[1] the session's hash; ARGV: field, the version the client holds. Returns 1 when the entry is still at that
+// version (the value is not sent again), the raw entry when it changed, nil when there is none.
+const READ_IF_CHANGED = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return false end
+local held = ARGV[2] .. ':'
+if string.sub(current, 1, string.len(held)) == held then return 1 end
+return current
+`;
+const READ_IF_CHANGED_SHA = createHash('sha1').update(READ_IF_CHANGED).digest('hex');
+/** Sessions whose last-read entries are kept, so a read of an unchanged entry costs a few bytes, not the value. */
+const CACHED_SESSIONS = 256;
+const TOTAL_FIELD = '\0bytes';
+
+export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStore {
+  const ttlSeconds = String(options.ttlSeconds ?? DAY_SECONDS);
+  const maxValueBytes = options.maxValueBytes ?? HOT_VALUE_MAX_BYTES;
+  const maxSessionBytes = String(options.maxSessionBytes ?? REDIS_SESSION_MAX_BYTES);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  const client = createRedisClient(options, connectTimeoutMs);
+
+  // The first connection is awaited (bounded by the connect timeout); after it, a command sent while the client is
+  // reconnecting fails at once (no offline queue), so a turn fails cleanly instead of hanging.
+  let closed = false;
+  let lastWarning = 0;
+  client.on('error', (error: unknown) => {
+    // The client reconnects by itself; one line every few seconds is enough to say why it is down.
+    if (Date.now() - lastWarning < 5_000) return;
+    lastWarning = Date.now();
+    options.log?.warn(`Redis hot store: ${describeFailure(error)}; reconnecting`);
+  });
+  const firstConnect = client.connect().then(
+    () => undefined,
+    () => undefined,
+  );
+  const ready = async () => {
+    if (closed) throw new DependencyError('redis', 'The Redis hot store is closed.');
+    if (client.isReady) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      firstConnect,
+      new Promise((resolve) => (timer = setTimeout(resolve, connectTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+  };
+
+  // The entries last read or written, by session (oldest session first): JSON kept as text, parsed per read.
+  const cache = new Map<string, Map<string, { version: string; json: string }>>();
+  const remember = (sessionId: string, key: string, version: string, json: string) => {
+    const entries = cache.get(sessionId) ?? new Map<string, { version: string; json: string }>();
+    cache.delete(sessionId);
+    cache.set(sessionId, entries.set(key, { version, json }));
+    if (cache.size > CACHED_SESSIONS) cache.delete(cache.keys().next().value ?? '');
+  };
+  const forget = (sessionId: string, key: string) => cache.get(sessionId)?.delete(key);
+
+  const remembered = (sessionId: string, key: string, raw: string): HotEntry => {
+    const { json, ...entry } = parseEntry(key, raw);
+    remember(sessionId, key, entry.version, json);
+    return entry;
+  };
+
+  /** A script by its SHA; sent whole once when the server lost its script cache (a restart, SCRIPT FLUSH). */
+  async function script(source: string, sha: string, call: { keys: string[]; arguments: string[] }) {
+    try {
+      return await client.evalSha(sha, call);
+    } catch (error) {
+      if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT'))
+        return await client.eval(source, call);
+      throw error;
+    }
+  }
+
+  async function run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    await ready();
+    try {
+      return await command();
+    } catch (error) {
+      throw new DependencyError('redis', `Redis ${operation} failed: ${describeFailure(error)}.`, {
+        cause: error,
+      });
+    }
+  }
+
+  return {
+    read: async (sessionId, key) => {
+      checkHotKey(key);
+      return run('read', async () => {
+        const held = cache.get(sessionId)?.get(key);
+        if (held === undefined) {
+          const raw = await client.hGet(hashKey(sessionId), key);
+          return raw === null || raw === undefined ? undefined : remembered(sessionId, key, raw);
+        }
+        const reply = await script(READ_IF_CHANGED, READ_IF_CHANGED_SHA, {
+          keys: [hashKey(sessionId)],
+          arguments: [key, held.version],
+        });
+        if (reply === 1) return { key, version: held.version, value: JSON.parse(held.json) as HotValue };
+        if (typeof reply === 'string') return remembered(sessionId, key, reply);
+        forget(sessionId, key);
+        return undefined;
+      });
+    },
+
+    list: async (sessionId, prefix) => {
+      checkHotPrefix(prefix);
+      return run('list', async () => {
+        const found: HotEntry[] = [];
+        const match = `${escapeGlob(prefix)}*`;
+        let cursor = '0';
+        do {
+          const page = await client.hScan(hashKey(sessionId), cursor, { MATCH: match, COUNT: 100 });
+          cursor = page.cursor;
+          for (const { field, value } of page.entries) {
+            if (field !== TOTAL_FIELD && field.startsWith(prefix)) {
+              const { json: _json, ...entry } = parseEntry(field, value);
+              found.push(entry);
+            }
+          }
+        } while (cursor !== '0');
+        // HSCAN may return a field twice (when the hash is rehashed mid-scan) and in no order.
+        const byKey = new Map(found.map((entry) => [entry.key, entry]));
+        return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      });
+    },
+
+    write: async (sessionId, key, value, condition) => {
+      const json = checkHotWrite(key, value, maxValueBytes);
+      const version = newVersion();
+      const args = [
+        key,
+        condition.kind,
+        expectedVersion(condition),
+        version,
+        json,
+        ttlSeconds,
+        maxSessionBytes,
+      ];
+      const outcome = await run('write', () =>
+        script(COMPARE_AND_SET, COMPARE_AND_SET_SHA, { keys: [hashKey(sessionId)], arguments: args }),
+      );
+      if (outcome === -1)
+        throw new ValidationError(
+          `A session's hot store entries may hold at most ${maxSessionBytes} bytes; this write would exceed it.`,
+        );
+      if (outcome !== 1) return { kind: 'conflict' } satisfies HotWriteResult;
+      remember(sessionId, key, version, json);
+      return { kind: 'written', version };
+    },
+
+    deleteSession: (sessionId) =>
+      run('delete', async () => {
+        cache.delete(sessionId);
+        await client.del(hashKey(sessionId));
+      }),
+
+    ping: () => run('ping', async () => `PING answered ${await client.ping()}`),
+
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      // close() waits for commands in flight; a client still connecting is destroyed instead.
+      if (client.isOpen) await client.close();
+      else client.destroy();
+    },
+  };
+}
+
+function createRedisClient(options: RedisHotStoreOptions, connectTimeoutMs: number) {
+  const maxDelay = options.reconnectMaxDelayMs ?? 5_000;
+  const reconnectStrategy = (retries: number) =>
+    Math.min(50 * 2 ** Math.min(retries, 16), maxDelay) + Math.floor(Math.random() * 50);
+  const { connection } = options;
+  if (connection.kind === 'url') {
+    return createClient({
+      url: connection.url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: connectTimeoutMs, reconnectStrategy },
+    });
+  }
+  return createClient({
+    disableOfflineQueue: true,
+    socket: {
+      host: connection.hostName,
+      port: AZURE_MANAGED_REDIS_PORT,
+      tls: true,
+      servername: connection.hostName,
+      connectTimeout: connectTimeoutMs,
+      reconnectStrategy,
+    },
+    credentialsProvider: entraIdProvider(connection.managedIdentityClientId, options.credential),
+  });
+}
+
+/**
+ * Tokens for Azure Managed Redis, refreshed before they expire (the client re-authenticates its connection with
+ * each): the user-assigned managed identity in Azure, else the app's credential (a developer's az login).
+ */
+function entraIdProvider(
+  managedIdentityClientId: string | undefined,
+  credential: TokenCredential | undefined,
+) {
+  const tokenManagerConfig = {
+    expirationRefreshRatio: 0.8,
+    retry: {
+      maxAttempts: 5,
+      initialDelayMs: 200,
+      maxDelayMs: 5_000,
+      backoffMultiplier: 2,
+      jitterPercentage: 10,
+    },
+  };
+  if (managedIdentityClientId !== undefined)
+    return EntraIdCredentialsProviderFactory.createForUserAssignedManagedIdentity({
+      clientId: managedIdentityClientId,
+      userAssignedClientId: managedIdentityClientId,
+      tokenManagerConfig,
+    });
+  if (credential === undefined)
+    throw new Error('Azure Managed Redis needs a credential: set AZURE_CLIENT_ID, or sign in with az login.');
+  return EntraIdCredentialsProviderFactory.createForDefaultAzureCredential({
+    credential,
+    scopes: REDIS_SCOPE_DEFAULT,
+    tokenManagerConfig,
+  });
+}
+
+/** The session's hash; the braces make the session id the cluster hash tag. */
+export function hashKey(sessionId: string): string {
+  return `hot:{${sessionId}}`;
+}
+
+function expectedVersion(condition: HotWriteCondition): string {
+  return condition.kind === 'version' ? condition.version : '';
+}
+
+/** Random, so a version never comes back after the session's hash expired or was deleted and written anew. */
+function newVersion(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+/** An entry as read, parsed; `remember` keeps it for the next read. */
+function parseEntry(key: string, raw: string): HotEntry & { json: string } {
+  const separator = raw.indexOf(':');
+  if (separator < 1) throw new Error('A hot store entry in Redis has no version.');
+  const json = raw.slice(separator + 1);
+  return { key, version: raw.slice(0, separator), value: JSON.parse(json) as HotValue, json };
+}
+
+/** HSCAN's MATCH is a glob: were a prefix to hold *, ?, [ or \, they would match themselves. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
+}
+
+/** Why a command failed, without any key or value: the error's class, or a Redis error reply's code. */
+function describeFailure(error: unknown): string {
+  if (error instanceof ErrorReply) return `Redis answered ${error.message.split(' ')[0] ?? 'an error'}`;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return `${error.name} (${code})`;
+    return error.name === 'Error' ? 'connection failed' : error.name;
+  }
+  return 'unknown failure';
+}

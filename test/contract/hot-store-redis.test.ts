@@ -1,0 +1,147 @@
+// The hot store contract over Redis (a real redis-server spawned on a free loopback port), and what only the Redis
+// adapter promises: HSCAN paging, the session's byte bound, versions that never come back, and an outage that fails
+// at once with a DependencyError naming no key, then heals by itself once Redis is back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRedisHotStore,
+  type RedisHotStore,
+} from '../../shared/conversation/adapters/redis-hot-store.js';
+import { DependencyError, ValidationError } from '../../shared/errors.js';
+import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { describeHotStoreContract } from './hot-store-contract.js';
+
+const open = (redis: TestRedisServer, ttlSeconds: number) =>
+  createRedisHotStore({
+    connection: { kind: 'url', url: redis.url },
+    ttlSeconds,
+    maxValueBytes: 64 * 1024,
+    maxSessionBytes: 256 * 1024,
+    connectTimeoutMs: 2_000,
+    reconnectMaxDelayMs: 200,
+  });
+
+describeHotStoreContract('Redis', async ({ ttlSeconds }) => {
+  const redis = await startRedisServer();
+  const store = createRedisHotStore({ connection: { kind: 'url', url: redis.url }, ttlSeconds });
+  const other = createRedisHotStore({ connection: { kind: 'url', url: redis.url }, ttlSeconds });
+  return {
+    store,
+    other,
+    // Time passes for expiry by shortening every hash's remaining life (deleting it when none is left).
+    advance: async (seconds) => {
+      const keys = (await redis.command('KEYS', 'hot:*')).match(/hot:\{[^}\r\n]*\}/g) ?? [];
+      for (const key of keys) {
+        const left = Number(/^:(-?\d+)/.exec(await redis.command('PTTL', key))?.[1] ?? -2);
+        if (left < 0) continue;
+        const rest = left - seconds * 1000;
+        await (rest > 0 ? redis.command('PEXPIRE', key, String(rest)) : redis.command('DEL', key));
+      }
+    },
+    close: async () => {
+      await store.close();
+      await other.close();
+      await redis.stop();
+    },
+  };
+});
+
+let redis: TestRedisServer;
+let store: RedisHotStore;
+let n = 0;
+const session = () => `s-${process.pid}-${++n}`;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  store = open(redis, 2);
+}, 30_000);
+
+afterAll(async () => {
+  await store?.close();
+  await redis?.stop();
+}, 30_000);
+
+describe('Redis hot store, beyond the contract', () => {
+  it('never gives back a version after the session was deleted and written anew', async () => {
+    const id = session();
+    const first = await store.write(id, 'k', { n: 1 }, { kind: 'absent' });
+    if (first.kind !== 'written') throw new Error('first write conflicted');
+    await store.deleteSession(id);
+    await store.write(id, 'k', { n: 2 }, { kind: 'absent' });
+    expect(await store.write(id, 'k', { n: 3 }, { kind: 'version', version: first.version })).toEqual({
+      kind: 'conflict',
+    });
+  });
+
+  it('reads an unchanged entry without its value sent again, and sees another client’s write', async () => {
+    const id = session();
+    const big = { text: 'z'.repeat(40 * 1024) };
+    await store.write(id, 'k', big, { kind: 'absent' });
+    const outputBytes = async () =>
+      Number(/total_net_output_bytes:(\d+)/.exec(await redis.command('INFO', 'stats'))?.[1] ?? NaN);
+    const before = await outputBytes();
+    expect((await store.read(id, 'k'))?.value).toEqual(big);
+    // The INFO reply in between is a few KB; the value alone would be 40 KB.
+    expect((await outputBytes()) - before).toBeLessThan(8 * 1024);
+
+    const other = open(redis, 2);
+    try {
+      const changed = await other.write(id, 'k', { text: 'changed' }, { kind: 'any' });
+      if (changed.kind !== 'written') throw new Error('not written');
+      expect(await store.read(id, 'k')).toEqual({
+        key: 'k',
+        value: { text: 'changed' },
+        version: changed.version,
+      });
+      await other.deleteSession(id);
+      expect(await store.read(id, 'k')).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('lists a session with many entries across HSCAN pages', async () => {
+    const id = session();
+    const keys = Array.from({ length: 300 }, (_, i) => `turn:${String(i).padStart(4, '0')}`);
+    await Promise.all(keys.map((key) => store.write(id, key, { key }, { kind: 'any' })));
+    const listed = await store.list(id, 'turn:');
+    expect(listed.map((entry) => entry.key)).toEqual(keys);
+  });
+
+  it('refuses an oversized value before sending it, and a session past its bound', async () => {
+    const id = session();
+    const big = { text: 'x'.repeat(64 * 1024) };
+    await expect(store.write(id, 'big', big, { kind: 'any' })).rejects.toBeInstanceOf(ValidationError);
+    expect(await store.read(id, 'big')).toBeUndefined();
+    const part = { text: 'y'.repeat(60 * 1024) };
+    for (const key of ['a', 'b', 'c', 'd']) await store.write(id, key, part, { kind: 'any' });
+    await expect(store.write(id, 'e', part, { kind: 'any' })).rejects.toBeInstanceOf(ValidationError);
+    expect(await store.read(id, 'e')).toBeUndefined();
+    // Rewriting an entry counts only its growth, so a full session can still update what it holds.
+    expect((await store.write(id, 'a', { text: 'small' }, { kind: 'any' })).kind).toBe('written');
+    expect((await store.write(id, 'e', part, { kind: 'any' })).kind).toBe('written');
+  });
+
+  it('fails at once with a DependencyError naming no key while Redis is down, and works again after', async () => {
+    const id = session();
+    await store.write(id, 'secret-key', { secret: 'value' }, { kind: 'any' });
+    await redis.stop();
+    try {
+      const failure = await store.read(id, 'secret-key').catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(DependencyError);
+      const message = (failure as Error).message;
+      expect(message).not.toContain('secret');
+      expect(message).not.toContain(id);
+      const write = await store
+        .write(id, 'secret-key', { secret: 'value' }, { kind: 'any' })
+        .catch((error: unknown) => error);
+      expect(write).toBeInstanceOf(DependencyError);
+      await expect(store.ping()).rejects.toBeInstanceOf(DependencyError);
+    } finally {
+      await redis.start();
+    }
+    // The client reconnects by itself; the restarted server lost the data and its script cache.
+    await expect.poll(() => store.ping().catch(() => 'down'), { timeout: 15_000 }).toContain('PONG');
+    expect(await store.read(id, 'secret-key')).toBeUndefined();
+    expect((await store.write(id, 'k', { n: 1 }, { kind: 'absent' })).kind).toBe('written');
+  }, 40_000);
+});
