@@ -5,7 +5,7 @@ import type { InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
 import type { z } from 'zod';
 import { getApp } from '../shared/app/app.js';
-import { chatTurnOrchestrator } from '../shared/chat/chat-turn-orchestration.js';
+import { chatTurnOrchestrator } from '../shared/chat/turn/chat-turn-orchestration.js';
 import {
   CHAT_TURN_ORCHESTRATION,
   failTurnInputSchema,
@@ -15,7 +15,7 @@ import {
   TURN_ACTIVITIES,
   USER_MESSAGES_QUEUE,
 } from '../shared/chat/contracts.js';
-import { runQueuedTurn } from '../shared/chat/run-queued-turn.js';
+import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
 import { failTurn, llmStep, runTool, type TurnServices } from '../shared/chat/turn-steps.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';

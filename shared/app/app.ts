@@ -10,7 +10,7 @@ import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
-import { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
+import { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn-steps.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';

@@ -15,7 +15,7 @@ import {
   type LlmStepInput,
   type TurnRef,
 } from './contracts.js';
-import { TurnCancelSignals } from './turn-cancel-signals.js';
+import { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
 import { llmStep, runTool, type TurnServices } from './turn-steps.js';
 
 const ref: TurnRef = {

@@ -38,7 +38,7 @@ import {
 } from './contracts.js';
 import { NotReadyError } from '../errors.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
-import { TurnCancelSignals } from './turn-cancel-signals.js';
+import { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
 import { completedBody, failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
 
 const input: ChatTurnInput = {

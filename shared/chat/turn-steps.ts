@@ -61,9 +61,9 @@ import {
 import { headerTouch, opensConversation } from './header-touch.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from './prompt.js';
 import type { SessionStore } from './session-store.js';
-import type { TurnCancelSignals } from './turn-cancel-signals.js';
-import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
-import { sourcesGrewIn, turnSources } from './turn-sources.js';
+import type { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
+import { turnLogLine, type FinishedTurn } from './turn/turn-log-line.js';
+import { sourcesGrewIn, turnSources } from './turn/turn-sources.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 import {
   PathMovedError,

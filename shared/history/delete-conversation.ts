@@ -3,7 +3,7 @@
 // it becomes final last, so a DELETE that failed half-way is retried and resumes.
 import { turnInstanceId } from '../chat/contracts.js';
 import type { SessionStore } from '../chat/session-store.js';
-import type { TurnCancelSignals } from '../chat/turn-cancel-signals.js';
+import type { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
 import { mapBounded } from '../bounded-parallel.js';
 import {
   isFinishedStatus,

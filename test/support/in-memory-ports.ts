@@ -26,8 +26,8 @@ import type {
 } from '../../shared/chat/contracts.js';
 import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
 import type { SessionStore } from '../../shared/chat/session-store.js';
-import { TurnCancelSignals } from '../../shared/chat/turn-cancel-signals.js';
-import type { TurnCancellations } from '../../shared/chat/turn-cancellations.js';
+import { TurnCancelSignals } from '../../shared/chat/cancellation/turn-cancel-signals.js';
+import type { TurnCancellations } from '../../shared/chat/cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
 import {
   PathMovedError,

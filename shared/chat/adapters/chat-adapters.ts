@@ -4,7 +4,7 @@ import type { Database } from '@azure/cosmos';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
 import type { PostedMessageStore } from '../posted-message-store.js';
 import type { SessionStore } from '../session-store.js';
-import type { TurnCancellations } from '../turn-cancellations.js';
+import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';

@@ -8,7 +8,7 @@ import {
   turnCancellationDocumentSchema,
   type TurnCancellationDocument,
 } from '../contracts.js';
-import type { TurnCancellations } from '../turn-cancellations.js';
+import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 
 export function createCosmosTurnCancellations(container: Container): TurnCancellations {
   return {

@@ -4,13 +4,13 @@
 // of the turn open in this process is aborted at once. The turn then ends as any turn does, with one `message-end`
 // (finish reason `cancelled`) and the text its clients were shown committed as the answer. Asking twice is
 // harmless: the record is created once, and a turn that has ended answers `finished`.
-import { NotFoundError } from '../errors.js';
-import type { Caller } from '../identity/caller.js';
-import { isTerminalEvent, streamingContainers, TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
-import type { TurnEventStore } from '../streaming/turn-event-store.js';
-import type { TurnCancelOutcome } from './contracts.js';
-import type { PostedMessageStore } from './posted-message-store.js';
-import type { SessionStore } from './session-store.js';
+import { NotFoundError } from '../../errors.js';
+import type { Caller } from '../../identity/caller.js';
+import { isTerminalEvent, streamingContainers, TURN_EVENTS_CONTAINER } from '../../streaming/contracts.js';
+import type { TurnEventStore } from '../../streaming/turn-event-store.js';
+import type { TurnCancelOutcome } from '../contracts.js';
+import type { PostedMessageStore } from '../posted-message-store.js';
+import type { SessionStore } from '../session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 
 export interface CancelTurnServices {

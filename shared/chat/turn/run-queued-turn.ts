@@ -6,16 +6,16 @@ import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
   type OrchestrationClient,
-} from '../durable/orchestration-client.js';
-import { ConflictError } from '../errors.js';
-import type { Logger } from '../logger.js';
+} from '../../durable/orchestration-client.js';
+import { ConflictError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import {
   CHAT_TURN_ORCHESTRATION,
   turnInstanceId,
   type ChatTurnInput,
   type QueuedChatMessage,
-} from './contracts.js';
-import type { SessionStore } from './session-store.js';
+} from '../contracts.js';
+import type { SessionStore } from '../session-store.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;

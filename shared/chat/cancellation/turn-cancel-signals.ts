@@ -3,7 +3,7 @@
 // its own process. A stream open in another process finds the record by a point read once per poll interval, and
 // only while the stream is open; the turn's steps read it once before each model round and each tool call. One
 // object per process (the composition root makes it), shared by the cancel and delete endpoints and the steps.
-import type { TurnRef } from './contracts.js';
+import type { TurnRef } from '../contracts.js';
 import type { TurnCancellations } from './turn-cancellations.js';
 
 export interface TurnCancelSignalsOptions {

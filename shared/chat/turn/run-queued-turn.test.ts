@@ -1,14 +1,14 @@
 // The worker's rule: one chatTurn per (session, message), started only when none exists, and the message held
 // until that turn has finished (or the wait runs out).
 import { describe, expect, it, vi } from 'vitest';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../errors.js';
 import {
   OrchestrationWaitTimeout,
   type OrchestrationClient,
   type OrchestrationRuntimeStatus,
   type OrchestrationStatus,
-} from '../durable/orchestration-client.js';
-import { turnInstanceId, type QueuedChatMessage } from './contracts.js';
+} from '../../durable/orchestration-client.js';
+import { turnInstanceId, type QueuedChatMessage } from '../contracts.js';
 import { runQueuedTurn } from './run-queued-turn.js';
 
 const message: QueuedChatMessage = {

@@ -18,7 +18,7 @@ import {
   type TurnFailure,
   type TurnFork,
   type TurnRef,
-} from './contracts.js';
+} from '../contracts.js';
 
 // Activities retry transient failures (a dependency blip, a broken model stream: the round is streamed anew).
 const retry = (() => {
