@@ -16,7 +16,10 @@ import {
   USER_MESSAGES_QUEUE,
 } from '../shared/chat/contracts.js';
 import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
-import { failTurn, llmStep, runTool, type TurnServices } from '../shared/chat/turn-steps.js';
+import { failTurn } from '../shared/chat/turn/fail-turn.js';
+import { llmStep } from '../shared/chat/turn/llm-step.js';
+import { runTool } from '../shared/chat/turn/run-tool.js';
+import type { TurnServices } from '../shared/chat/turn/turn-services.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 

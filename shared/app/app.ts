@@ -11,7 +11,7 @@ import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../chat/posted-message-store.js';
 import type { SessionStore } from '../chat/session-store.js';
 import { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
-import type { TurnServices } from '../chat/turn-steps.js';
+import type { TurnServices } from '../chat/turn/turn-services.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts.js';
 import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
 import { cosmosContainers } from '../cosmos/containers.js';

@@ -16,7 +16,9 @@ import {
   type TurnRef,
 } from './contracts.js';
 import { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
-import { llmStep, runTool, type TurnServices } from './turn-steps.js';
+import { llmStep } from './turn/llm-step.js';
+import { runTool } from './turn/run-tool.js';
+import type { TurnServices } from './turn/turn-services.js';
 
 const ref: TurnRef = {
   userId: 'user_001',

@@ -39,7 +39,11 @@ import {
 import { NotReadyError } from '../errors.js';
 import { BASIC_SYSTEM_PROMPT } from './prompt.js';
 import { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
-import { completedBody, failTurn, llmStep, runTool, type TurnServices } from './turn-steps.js';
+import { failTurn } from './turn/fail-turn.js';
+import { llmStep } from './turn/llm-step.js';
+import { completedBody } from './turn/message-completed.js';
+import { runTool } from './turn/run-tool.js';
+import type { TurnServices } from './turn/turn-services.js';
 
 const input: ChatTurnInput = {
   userId: 'user_001',
