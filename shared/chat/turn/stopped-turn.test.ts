@@ -3,22 +3,22 @@
 // text its client was shown with finish reason `cancelled`, ending its stream with exactly one `message-end`,
 // however the stop falls against the turn's own steps and end, and whether the steps run once or again.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
-import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
-import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
-import { isTerminalEvent, type ChatEvent } from '../streaming/contracts.js';
-import { answerText } from '../streaming/turn-transcript.js';
+import { createTestApp, type TestApp } from '../../../test/support/in-memory-ports.js';
+import { SteppedModel, type ScriptedRound } from '../../../test/support/stepped-model.js';
+import type { LlmGateway, ToolCall } from '../../llm/llm-gateway.js';
+import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
+import { answerText } from '../../streaming/turn-transcript.js';
 import {
   CANCELLED_FINISH_REASON,
   messageCompletedSchema,
   MESSAGE_COMPLETED_TOPIC,
   type LlmStepInput,
   type TurnRef,
-} from './contracts.js';
-import { TurnCancelSignals } from './cancellation/turn-cancel-signals.js';
-import { llmStep } from './turn/llm-step.js';
-import { runTool } from './turn/run-tool.js';
-import type { TurnServices } from './turn/turn-services.js';
+} from '../contracts.js';
+import { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
+import { llmStep } from './llm-step.js';
+import { runTool } from './run-tool.js';
+import type { TurnServices } from './turn-services.js';
 
 const ref: TurnRef = {
   userId: 'user_001',
