@@ -1,13 +1,28 @@
 // What every step checks beside its reads: whether the turn's owner stopped it, and whether its conversation was
 // deleted; a step on a deleted conversation keeps nothing of the turn (`unlessDeleted`).
+import type { ConversationEraser } from '../../history/conversation-eraser.js';
+import type { ConversationHeaders } from '../../history/conversation-headers.js';
+import type { Logger } from '../../logger.js';
+import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
 import type { TurnRef } from '../contracts.js';
-import type { TurnServices } from './turn-services.js';
+import type { SessionStore } from '../session-store.js';
+
+/** What the guards read, and erase when a step's conversation turns out to be deleted. */
+export interface GuardServices {
+  /** The conversation's tombstone, read before and after each step writes (a deleted conversation keeps nothing). */
+  sessions: Pick<SessionStore, 'isDeleted'>;
+  /** Removes what a step wrote when its conversation turns out to be deleted (the hot store's and turn-events'). */
+  eraser: Pick<ConversationEraser, 'eraseTurnData'>;
+  headers: Pick<ConversationHeaders, 'delete'>;
+  cancellation: Pick<TurnCancelSignals, 'isRequested'>;
+  log?: Pick<Logger, 'warn'>;
+}
 
 /**
  * Whether the turn's owner asked to stop it, read beside the step's other reads. A failed read lets the turn go
  * on (a stop is then found by the next check) rather than failing it.
  */
-export function stopRequested(services: TurnServices, ref: TurnRef): Promise<boolean> {
+export function stopRequested(services: GuardServices, ref: TurnRef): Promise<boolean> {
   return services.cancellation.isRequested(ref).catch((error: unknown) => {
     services.log?.warn(`Whether turn ${ref.chatMessageId} was stopped could not be read; it goes on:`, error);
     return false;
@@ -26,7 +41,7 @@ export const DELETED = Symbol('deleted');
  * too (there is nothing to retry for), after the same erase.
  */
 export async function unlessDeleted<T>(
-  services: TurnServices,
+  services: GuardServices,
   ref: TurnRef,
   step: () => Promise<T | typeof DELETED>,
 ): Promise<T | typeof DELETED> {
@@ -51,6 +66,6 @@ export async function unlessDeleted<T>(
 }
 
 /** Whether the turn's conversation is being deleted or was: a point read of its session's tombstone. */
-export function conversationDeleted(services: TurnServices, ref: TurnRef): Promise<boolean> {
+export function conversationDeleted(services: GuardServices, ref: TurnRef): Promise<boolean> {
   return services.sessions.isDeleted(ref.userId, ref.sessionId);
 }

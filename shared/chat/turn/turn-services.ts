@@ -1,5 +1,4 @@
 // What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
-import type { ConversationEraser } from '../../history/conversation-eraser.js';
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { SessionMemory } from '../../history/session-memory.js';
 import type { LlmGateway } from '../../llm/llm-gateway.js';
@@ -11,11 +10,12 @@ import type { TurnEventSink } from '../../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
 import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
-import type { SessionStore } from '../session-store.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../working-memory-store.js';
+import type { GuardServices } from './step-guards.js';
 
-export interface TurnServices {
+/** The guards' services (the tombstone, the eraser) and the rest of what the steps run on. */
+export interface TurnServices extends GuardServices {
   workingMemory: WorkingMemoryStore;
   turns: TurnStateStore;
   events: TurnEventStore;
@@ -25,10 +25,6 @@ export interface TurnServices {
   publisher: MessagePublisher;
   /** Conversation headers: each commit keeps its conversation's live fields. */
   headers: Pick<ConversationHeaders, 'touch' | 'delete'>;
-  /** The conversation's tombstone, read before and after each step writes (a deleted conversation keeps nothing). */
-  sessions: Pick<SessionStore, 'isDeleted'>;
-  /** Removes what a step wrote when its conversation turns out to be deleted (the hot store's and turn-events'). */
-  eraser: Pick<ConversationEraser, 'eraseTurnData'>;
   /** The conversation's memory beyond the prompt: its digest goes into each round's prompt. */
   sessionMemory: Pick<SessionMemory, 'getDigest'>;
   /** The user's long-term profile: a new conversation's first round renders its active facts into the prompt. */
