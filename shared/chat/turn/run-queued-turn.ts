@@ -1,7 +1,6 @@
 // The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
 // with it the Service Bus session) until the turn has finished, so the session's next message is answered after
-// it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn. A message
-// whose conversation was deleted while it waited in the queue starts nothing (a turn would bring it back).
+// it and sees it.
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
@@ -31,6 +30,10 @@ export interface QueuedTurnServices {
   sessions: Pick<SessionStore, 'find'>;
 }
 
+/**
+ * A redelivered or re-posted message finds its instance and never starts a second turn. A message whose conversation
+ * was deleted while it waited in the queue starts nothing (a turn would bring it back).
+ */
 export async function runQueuedTurn(
   { orchestrations, sessions }: QueuedTurnServices,
   message: QueuedChatMessage,

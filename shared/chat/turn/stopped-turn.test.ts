@@ -1,7 +1,6 @@
-// Stopping a turn, at the level of its activities over in-memory ports: a stop aborts the model's stream (at once in
-// the process that took it, by the poll elsewhere), tool calls not yet run are not run, and the turn commits the
-// text its client was shown with finish reason `cancelled`, ending its stream with exactly one `message-end`,
-// however the stop falls against the turn's own steps and end, and whether the steps run once or again.
+// Stopping a turn, at the level of its activities over in-memory ports: the model's stream is aborted, tool calls
+// not yet run are not run, and the text shown is committed with finish reason `cancelled` and one `message-end`,
+// however the stop falls against the turn's steps and end, and whether the steps run once or again.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/support/in-memory-ports.js';
 import { SteppedModel, type ScriptedRound } from '../../../test/support/stepped-model.js';
