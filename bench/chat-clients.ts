@@ -1,7 +1,6 @@
 // The chat benchmark's clients, as a browser would use the API: HTTP calls as a signed-in user, a Web PubSub
 // client per session that records each turn's events with their arrival times, and SSE readers of one turn's
-// stream (the product's, and the direct baseline's). A turn's text follows the protocol: events de-duplicated by
-// seq, and the text of a `discard`ed seq range dropped.
+// stream (the product's, and the direct baseline's).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
@@ -244,7 +243,7 @@ export class ChatApi {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
     if (response.status !== status) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);

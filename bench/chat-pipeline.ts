@@ -1,9 +1,6 @@
-// What the chat turn core costs, measured in one run against the local runtime (in a child process of its own)
-// with the offline model (in another) at a realistic pace: time to first token added at 1, 100 and 500 sessions
-// at once beside a direct baseline (one HTTP function that streams the model), coalescing, CPU per turn, Cosmos
-// and Web PubSub traffic per turn at turn 1 and turn 300 of a conversation, and repeated batches. Prints a report
-// and writes bench/results/chat-pipeline.json. It asserts nothing about speed: it exits non-zero only when a
-// turn lost or duplicated tokens or turns, or something broke. BENCH_QUICK=1 runs a smaller smoke version.
+// What the chat turn core costs, in one run against the local runtime and the offline model in child
+// processes: added time to first token, coalescing, CPU and traffic per turn. Asserts nothing about speed.
+// npm run bench
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';

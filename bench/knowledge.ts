@@ -1,8 +1,6 @@
 // The knowledge base on the local runtime (as `npm start` runs it, the offline model's embeddings): ingestion
-// throughput, search latency at 1,000 and 10,000 chunks, relevance on a labelled set, and a hostile corpus (each
-// document's outcome, peak RSS, event-loop delay and /api/health p99 while it is read). Asserts nothing about speed.
-//   npm run bench:knowledge   (SEARCHES=100, PDFS=8, PDF_PAGES=40, SIZES=1000,10000 by default; HOSTILE=only or
-//                              skip; READ_TIMEOUT_MS lowers the reading budget from its default, 120000)
+// throughput, search latency at 1,000 and 10,000 chunks, relevance on a labelled set, and a hostile corpus
+// (each document's outcome, peak RSS, event-loop delay and /api/health p99 while it is read).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

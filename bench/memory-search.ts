@@ -1,16 +1,13 @@
-// Conversation search on the local runtime's stores: one user with 100, 1,000 and 10,000 summaries (embeddings of
-// the local runtime's default length) in the local Cosmos DB, searched through the real @azure/cosmos client by the
-// summaries adapter in the local runtime's mode (ranked in process). Reports the first search of a fresh process
-// (cold: every vector is read) apart from the next ones (warm: only ids and versions are read), p50/p95 in ms, and
-// Cosmos DB requests and bytes per search; writes bench/results/memory-search.json. Asserts nothing about speed.
-//   npm run bench:memory-search        (SIZES=100,1000 SEARCHES=50 to change the plan)
+// Conversation search on the local runtime's stores: one user with 100, 1,000 and 10,000 summaries
+// (embeddings of the local runtime's default length) in the local Cosmos DB, searched through the real
+// @azure/cosmos client by the summaries adapter in the local runtime's mode (ranked in process).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 
 import { createLocalCosmosClient, provisionCosmos, startLocalCosmos } from '../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../local/offline-model/hashed-embedding.js';
 import { mapBounded } from '../shared/bounded-parallel.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../shared/app/cosmos-containers.js';
 import { createMemoryStores } from '../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../shared/memory/contracts.js';
 import { DEFAULT_SEARCH_LIMIT } from '../shared/memory/contracts.js';

@@ -1,7 +1,6 @@
-// Time from `npm start` (node scripts/start.js) to the first 200 from GET /api/health, in a copy of the repository:
-// from a clean clone (no dist/, as after `git clone` and `npm install`), on a built tree with a fresh data folder,
-// and on a built tree with saved state. Prints medians; it asserts nothing about speed.
-//   npm run bench:startup            (RUNS=3 by default)
+// Time from `npm start` (node scripts/start.js) to the first 200 from GET /api/health, in a copy of the
+// repository: from a clean clone (no dist/, as after `git clone` and `npm install`), on a built tree with a
+// fresh data folder, and on a built tree with saved state. Prints medians; it asserts nothing about speed.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

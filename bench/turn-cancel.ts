@@ -1,12 +1,5 @@
-// What stopping a turn costs and how fast it acts, against the local runtime (in this process) with the offline
-// model at a realistic pace: the time from the cancel request to the last `content` event and to `message-end` a
-// Web PubSub client receives, when the request reaches the instance running the turn (the in-process signal) and
-// when it reaches another instance (a second composition of the app over the same services: only the record and
-// the running step's poll can stop it); and the point reads the poll spends per second of streaming. Each stop is
-// called through the cancel endpoint's handler, as the Functions host calls it (no HTTP transport on either path).
-// Prints a report and writes bench/results/turn-cancel.json; asserts nothing about speed, and exits non-zero only
-// if a stopped turn broke the rules (not one terminal event, or a committed answer other than the text shown).
-//   npm run bench:cancel        (RUNS=10, CHAT_CANCEL_POLL_MS=1000 by default)
+// What stopping a turn costs and how fast it acts, on the local runtime at a realistic pace, for a stop taken
+// by the instance running the turn and by another. Asserts nothing about speed.  npm run bench:cancel
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +8,7 @@ import { cancelTurnEndpoint } from '../functions/chat.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
 import { createApp, createAzureCredential, type App } from '../shared/app/app.js';
-import { CANCELLED_FINISH_REASON } from '../shared/chat/contracts.js';
+import { CANCELLED_FINISH_REASON } from '../shared/chat/contracts/activities.js';
 import type { CancelSignalStats } from '../shared/chat/cancellation/turn-cancel-signals.js';
 import { httpHandler } from '../shared/http/endpoint.js';
 import { isTerminalEvent } from '../shared/streaming/contracts.js';

@@ -10,11 +10,10 @@ import {
   CHAT_TURN_ORCHESTRATION,
   failTurnInputSchema,
   llmStepInputSchema,
-  queuedChatMessageSchema,
   runToolInputSchema,
   TURN_ACTIVITIES,
-  USER_MESSAGES_QUEUE,
-} from '../shared/chat/contracts.js';
+} from '../shared/chat/contracts/activities.js';
+import { queuedChatMessageSchema, USER_MESSAGES_QUEUE } from '../shared/chat/contracts/queue.js';
 import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
 import { failTurn } from '../shared/chat/turn/fail-turn.js';
 import { llmStep } from '../shared/chat/turn/llm-step.js';

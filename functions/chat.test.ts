@@ -2,7 +2,9 @@
 // in-memory sessions and queue. Each refusal is problem+json and leaves the queue untouched.
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { chatBodyMaxBytes, MAX_PATH_GAPS, USER_MESSAGES_QUEUE } from '../shared/chat/contracts.js';
+import { chatBodyMaxBytes } from '../shared/chat/contracts/http.js';
+import { MAX_PATH_GAPS } from '../shared/conversation/branches.js';
+import { USER_MESSAGES_QUEUE } from '../shared/chat/contracts/queue.js';
 import { DependencyError } from '../shared/errors.js';
 import { hashStreamTicket } from '../shared/streaming/stream-tickets.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
@@ -202,7 +204,7 @@ describe('POST /api/chat', () => {
     await expectProblem(reply, 413, 'payload_too_large');
   });
 
-  it('takes use_memory (seed 003) or useMemory, queues false only, and refuses the two disagreeing', async () => {
+  it('takes use_memory or useMemory, queues false only, and refuses the two disagreeing', async () => {
     const bodies = () =>
       app.fakes.publisher.published.map(({ message }) => message.body as { useMemory?: boolean });
     const base = () => ({ sessionId, chatMessageId: randomUUID(), text: 'hello' });

@@ -1,8 +1,5 @@
-// The chat front door: POST /api/session/start makes a session for the caller; POST /api/chat validates a
-// message (an edit of an earlier one with `editOf`) and puts it on the `user-messages` queue, answering 202 once
-// it is there with the URL of the turn's stream: a path on this API with a ticket, so a browser's native
-// EventSource opens it without headers. POST .../{chatMessageId}/regenerate queues a new answer the same way, and
-// POST .../{chatMessageId}/cancel stops a turn of the caller's.
+// The chat front door: start a session, post a message (or an edit) onto the `user-messages` queue with the
+// URL of its stream, regenerate an answer, stop a turn.
 import type { App } from '../shared/app/app.js';
 import {
   chatBodyMaxBytes,
@@ -11,7 +8,7 @@ import {
   startSessionBodySchema,
   turnParamsSchema,
   type ChatAccepted,
-} from '../shared/chat/contracts.js';
+} from '../shared/chat/contracts/http.js';
 import { cancelTurn } from '../shared/chat/cancellation/cancel-turn.js';
 import {
   postChatMessage,
@@ -29,6 +26,7 @@ export const startSessionEndpoint = endpoint({
   methods: ['POST'],
   summary: 'A new chat session owned by the caller (201).',
   auth: 'caller',
+  responses: { 201: 'the session: {sessionId, userId, createdAt}' },
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
   async handle({ app, caller }) {
     return { status: 201, body: await startSession(app.chat.sessions, caller) };
@@ -41,6 +39,11 @@ export const postChatEndpoint = endpoint({
   methods: ['POST'],
   summary: 'Queues a chat message for its session; 202 with the URL its events stream at.',
   auth: 'caller',
+  responses: {
+    202: 'queued: {sessionId, chatMessageId, status, stream}, the stream URL also in Location; the same id and text again answers the same turn',
+    404: "the session (or the message `editOf` names) is unknown, another user's, or deleted",
+    409: 'the chatMessageId was posted with another text, or `editOf` names a turn not answered yet (with retry-after)',
+  },
   body: {
     schema: (app) => chatRequestSchema(app.config.chat.maxTextChars),
     // Room for the longest text however JSON spells it: the character limit is the one a client meets.
@@ -59,6 +62,11 @@ export const regenerateEndpoint = endpoint({
   summary:
     'Queues a new answer {chatMessageId: <new id>} to an earlier message; the earlier answer stays as an alternative. 202 with the URL its events stream at.',
   auth: 'caller',
+  responses: {
+    202: 'queued, as for POST /api/chat',
+    404: "an unknown turn, or another user's",
+    409: 'the turn is not answered yet (with retry-after), or the new chatMessageId is taken',
+  },
   params: turnParamsSchema,
   body: { schema: regenerateBodySchema, maxBytes: 4 * 1024, what: 'regenerate request' },
   async handle({ app, caller, params, body }) {
@@ -98,6 +106,11 @@ export const cancelTurnEndpoint = endpoint({
     "Stops the caller's turn: 202 while it is queued or running (its stream ends with message-end, finish reason " +
     'cancelled, and the text shown so far is the answer); 200 when it had already finished.',
   auth: 'caller',
+  responses: {
+    200: 'the turn had already ended: {status: "finished", finishReason}',
+    202: 'stopping: {status: "cancelling"}',
+    404: "an unknown turn, or another user's",
+  },
   params: turnParamsSchema,
   async handle({ app, caller, params }) {
     const outcome = await cancelTurn(

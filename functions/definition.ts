@@ -1,12 +1,10 @@
-// The shape of the one table of function definitions (functions/table.ts). The Functions host registers it with
-// app.* and df.app.* (functions/register.ts); the local runtime mounts the same entries (local/functions-host.ts).
-//
-// A new trigger kind (a timer, say) lands in three places, each a `switch` over `kind` that TypeScript checks
-// for exhaustiveness: its interface here and in the FunctionDefinition union, its registration in
-// functions/register.ts, and how the local runtime runs it in local/functions-host.ts. docs/architecture.md
-// walks through it.
+// The shape of the one table of function definitions (functions/table.ts), which the Functions host registers
+// (functions/register.ts) and the local runtime mounts (local/functions-host.ts). A new trigger kind lands in
+// three exhaustive switches over `kind`: this union, register.ts and local/functions-host.ts.
 import type { HttpHandler, HttpMethod, InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
+import type { App } from '../shared/app/app.js';
+import type { EndpointDeclaration } from '../shared/http/endpoint.js';
 
 /**
  * An HTTP function. JSON endpoints are declared with `endpoint()` and made into one of these by
@@ -22,6 +20,8 @@ export interface HttpFunctionDefinition {
   /** The handler calls `app.orchestrations(context)`: bind a durable client input. */
   usesDurableClient?: boolean;
   handler: HttpHandler;
+  /** What a client needs to know of it: every endpoint of the table has one (docs/api.md is generated from it). */
+  declaration?: EndpointDeclaration<App>;
 }
 
 /** A queue, or a topic subscription (each consumer of a topic has its own). */

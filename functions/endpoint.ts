@@ -19,7 +19,17 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
     name: definition.name,
     route: definition.route,
     methods: definition.methods,
-    usesDurableClient: definition.usesDurableClient,
+    ...(definition.usesDurableClient === undefined
+      ? {}
+      : { usesDurableClient: definition.usesDurableClient }),
     handler: httpHandler(definition, getApp),
+    declaration: {
+      summary: definition.summary,
+      auth: definition.auth,
+      params: definition.params,
+      query: definition.query,
+      body: definition.body,
+      responses: definition.responses,
+    },
   };
 }

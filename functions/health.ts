@@ -11,6 +11,7 @@ export const healthEndpoint = endpoint({
   methods: ['GET'],
   summary: 'The state of every dependency: 200 when all answer, 503 otherwise.',
   auth: 'anonymous',
+  responses: { 200: 'every dependency answers', 503: '`failing` names the dependencies that do not' },
   usesDurableClient: true,
   async handle({ app, context }) {
     const report = await checkHealth(app.healthChecks(context), HEALTH_BUDGET_MS);

@@ -1,13 +1,11 @@
-// The History API in process: real HttpRequest objects, the real use-cases, and the in-memory history, chat and
-// streaming fakes. Each endpoint's success with its exact content; a path userId not the caller's → 403; another
-// user's conversation → 404 with the body an unknown id gets; bad limits, tokens, orders, formats and titles →
-// problem+json 400; reads see turns the history worker has not stored yet; delete leaves nothing in any fake,
-// long-term memory's included.
+// The History API in process: real HttpRequest objects, the real use-cases, and the in-memory history, chat
+// and streaming fakes.
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
-import { forkBranch } from '../shared/chat/branch-path.js';
-import { MAX_PATH_GAPS, turnInstanceId, type TurnBranch, type TurnFork } from '../shared/chat/contracts.js';
+import { forkBranch } from '../shared/conversation/branch-path.js';
+import { MAX_PATH_GAPS, type TurnBranch, type TurnFork } from '../shared/conversation/branches.js';
+import { turnInstanceId } from '../shared/conversation/turn-ids.js';
 import { headerTouch } from '../shared/chat/header-touch.js';
 import {
   MAX_TITLE_CHARS,
@@ -16,7 +14,7 @@ import {
   type HistoryMessage,
   type StoredMessage,
 } from '../shared/history/contracts.js';
-import { renderJsonExport, renderMarkdownExport } from '../shared/history/history-api.js';
+import { renderJsonExport, renderMarkdownExport } from '../shared/history/export-renderers.js';
 import type { EndpointDefinition } from '../shared/http/endpoint.js';
 import { asUser, callEndpoint, type CallOptions } from '../test/support/call-endpoint.js';
 import {

@@ -1,24 +1,21 @@
-// The History API (seed 000): a user's conversations, newest activity first (optionally searched); one
-// conversation with its messages, a page at a time, along its active branch path (each turn at a branch point with
-// its alternatives); switching the branch shown; renaming, exporting (Markdown or JSON) and deleting it; and
-// the user's totals. A path userId must be the caller's (403, checked by the endpoint helper); another user's
-// conversation is answered exactly like an unknown one (404).
+// The History API: a user's conversations, one conversation along its active branch, switching branch,
+// renaming, exporting and deleting it, and the user's totals.
 import { z } from 'zod';
-import { sessionIdSchema, userIdSchema } from '../shared/chat/contracts.js';
+import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
 import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
+import { exportConversation } from '../shared/history/export-conversation.js';
+import { getConversation } from '../shared/history/get-conversation.js';
 import {
-  exportConversation,
   exportQuerySchema,
-  getConversation,
   getConversationQuerySchema,
-  historyStats,
-  listConversations,
   listConversationsQuerySchema,
-  renameConversation,
-  switchBranch,
   switchBranchQuerySchema,
-} from '../shared/history/history-api.js';
+} from '../shared/history/history-queries.js';
+import { historyStats } from '../shared/history/history-stats.js';
+import { listConversations } from '../shared/history/list-conversations.js';
+import { renameConversation } from '../shared/history/rename-conversation.js';
+import { switchBranch } from '../shared/history/switch-branch.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -32,6 +29,7 @@ export const listConversationsEndpoint = endpoint({
   summary:
     "The caller's conversations, newest activity first: ?limit, ?continuationToken, and ?q to match words of titles and messages.",
   auth: 'caller',
+  responses: { 200: '{conversations, continuationToken?}' },
   params: userParamsSchema,
   query: listConversationsQuerySchema,
   async handle({ app, caller, query }) {
@@ -46,6 +44,10 @@ export const getConversationEndpoint = endpoint({
   summary:
     'One conversation with its messages (tool calls and results included), a page at a time: ?limit, ?continuationToken, ?order=asc|desc.',
   auth: 'caller',
+  responses: {
+    200: '{systemPrompt, path, messages, continuationToken?, ...the summary}',
+    404: "an unknown conversation, or another user's",
+  },
   params: sessionParamsSchema,
   query: getConversationQuerySchema,
   async handle({ app, caller, params, query }) {
@@ -60,6 +62,11 @@ export const switchBranchEndpoint = endpoint({
   summary:
     "Shows {chatMessageId}'s branch (as last continued) and continues there from now on; answers its first page as GET does (?limit, ?order).",
   auth: 'caller',
+  responses: {
+    200: 'the conversation, as GET answers it, on the new branch',
+    404: "an unknown conversation or turn, or another user's",
+    409: 'a message of that branch is not stored yet (with retry-after)',
+  },
   params: sessionParamsSchema,
   query: switchBranchQuerySchema,
   body: { schema: branchBodySchema, maxBytes: 4 * 1024, what: 'branch' },
@@ -83,6 +90,7 @@ export const renameConversationEndpoint = endpoint({
   methods: ['PUT'],
   summary: "Sets the conversation's title {title}; a title the user set is never replaced by the model's.",
   auth: 'caller',
+  responses: { 200: "the conversation's summary", 404: "an unknown conversation, or another user's" },
   params: sessionParamsSchema,
   body: { schema: titleBodySchema, maxBytes: 4 * 1024, what: 'title' },
   async handle({ app, caller, params, body }) {
@@ -100,6 +108,7 @@ export const deleteConversationEndpoint = endpoint({
   summary:
     'Deletes the conversation everywhere it lives (history, hot store, turn events, turns, its summary and the memories only it taught); a later POST /api/chat to it → 404.',
   auth: 'caller',
+  responses: { 204: 'deleted', 404: "an unknown or already deleted conversation, or another user's" },
   usesDurableClient: true,
   params: sessionParamsSchema,
   async handle({ app, caller, params, context }) {
@@ -124,6 +133,10 @@ export const exportConversationEndpoint = endpoint({
   methods: ['GET'],
   summary: 'The whole conversation as a file: ?format=markdown (the default) or json.',
   auth: 'caller',
+  responses: {
+    200: 'an attachment: text/markdown or application/json',
+    404: "an unknown conversation, or another user's",
+  },
   params: sessionParamsSchema,
   query: exportQuerySchema,
   async handle({ app, caller, params, query }) {
@@ -145,6 +158,7 @@ export const historyStatsEndpoint = endpoint({
   methods: ['GET'],
   summary: "The caller's totals: conversations, messages and tokens used.",
   auth: 'caller',
+  responses: { 200: '{userId, conversations, messages, tokens: {prompt, completion, total}}' },
   params: userParamsSchema,
   async handle({ app, caller }) {
     return { status: 200, body: await historyStats(app.history.headers, caller.userId) };

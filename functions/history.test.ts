@@ -4,10 +4,11 @@
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { provideApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../shared/conversation/message-completed.js';
 import { ValidationError } from '../shared/errors.js';
 import { HISTORY_SUBSCRIPTION } from '../shared/history/contracts.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import { completedExchange } from '../test/support/message-completed.js';
 import { historyFunctions, historyWorker } from './history.js';
 
 const { InvocationContext } = azureFunctions;
@@ -17,25 +18,14 @@ const userId = 'user_001';
 const sessionId = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const chatMessageId = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const at = '2026-11-22T10:00:00.000Z';
-const failedEvent = {
+const failedEvent = completedExchange({
   userId,
   sessionId,
   chatMessageId,
-  outcome: 'failed',
-  completedAt: at,
-  complete: true,
-  messages: [
-    {
-      messageId: `${chatMessageId}_user`,
-      chatMessageId,
-      role: 'user',
-      content: 'hello',
-      timestamp: at,
-      failure: { code: 'model_unavailable', message: 'The model did not answer.' },
-      ordinal: 0,
-    },
-  ],
-};
+  ordinal: 0,
+  question: 'hello',
+  at,
+});
 
 let app: TestApp;
 beforeEach(async () => {

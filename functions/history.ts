@@ -2,7 +2,7 @@
 // conversation's turns arrive in order) is checked against its contract and handed to the persistTurn use-case.
 import type { InvocationContext } from '@azure/functions';
 import { getApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../shared/history/contracts.js';
 import { persistTurn } from '../shared/history/persist-turn.js';
 import { parseInput } from '../shared/validation.js';

@@ -1,7 +1,5 @@
-// The knowledge base's endpoints and worker in process: real HttpRequest objects (JSON and multipart bodies), the
-// real use-cases, in-memory stores and a model whose embeddings count keywords. An upload is queued (202 with its
-// Location), the worker indexes it, search finds it with its citation, and its uploader deletes it; another user
-// neither sees, searches nor deletes a private document; bad uploads get problem+json with their status.
+// The knowledge base's endpoints and worker in process: real HttpRequest objects (JSON and multipart bodies),
+// the real use-cases, in-memory stores and a model whose embeddings count keywords.
 import azureFunctions from '@azure/functions';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { provideApp, type App } from '../shared/app/app.js';

@@ -1,7 +1,5 @@
-// The knowledge base: uploading a document (JSON with base64 content, or a multipart form with a `file` part),
-// listing, reading and deleting the caller's documents and the shared library's, hybrid search with citations, and
-// the ingestion worker on the knowledge-documents queue, which indexes each uploaded document and settles it ready
-// or failed.
+// The knowledge base's entries: upload, list, read and delete documents, hybrid search with citations, and
+// the ingestion worker on the knowledge-documents queue, which settles each document ready or failed.
 import type { InvocationContext } from '@azure/functions';
 import { getApp } from '../shared/app/app.js';
 import { formFile, formText } from '../shared/http/upload-body.js';
@@ -45,6 +43,11 @@ export const uploadDocumentEndpoint = endpoint({
   summary:
     'Uploads a Markdown, text, HTML or PDF document (JSON {title?, fileName?, contentType?, contentBase64}, or multipart/form-data with a `file` part and an optional `title`; at most KNOWLEDGE_MAX_DOCUMENT_BYTES): 202 {document} while it is indexed, 200 when the same content is already ready.',
   auth: 'caller',
+  responses: {
+    200: 'the same content is already ready: {document}',
+    202: 'stored and queued for indexing: {document}, its URL in Location',
+    409: 'another request is changing the same document (with retry-after)',
+  },
   body: {
     schema: documentUploadBodySchema,
     maxBytes: (app) => uploadBodyLimit(app.config.knowledge.maxDocumentBytes),
@@ -68,6 +71,7 @@ export const listDocumentsEndpoint = endpoint({
   summary:
     "The caller's documents (?library=private, the default) or the shared library's (?library=shared), newest first, with their status (queued, processing, ready, failed with the reason) and chunk count: ?limit, ?continuationToken.",
   auth: 'caller',
+  responses: { 200: '{documents, continuationToken?}' },
   query: listDocumentsQuerySchema,
   async handle({ app, caller, query }) {
     return { status: 200, body: await listDocuments(app.knowledge.documents, caller.userId, query) };
@@ -81,6 +85,7 @@ export const getDocumentEndpoint = endpoint({
   summary:
     "One document of the caller's or of the shared library, with its status: 404 for another user's private document.",
   auth: 'caller',
+  responses: { 200: '{document}', 404: "an unknown document, or another user's private one" },
   params: documentParamsSchema,
   async handle({ app, caller, params }) {
     return {
@@ -97,6 +102,12 @@ export const deleteDocumentEndpoint = endpoint({
   summary:
     "Deletes a document the caller uploaded, with every chunk at once (gone from search as the call returns): 204; 404 for another user's private document, 403 for another user's shared one.",
   auth: 'caller',
+  responses: {
+    204: 'the document and its chunks are gone',
+    403: 'a shared document another user uploaded',
+    404: "an unknown document, or another user's private one",
+    409: 'the document is changing right now (with retry-after)',
+  },
   params: documentParamsSchema,
   async handle({ app, caller, params, context }) {
     const outcome = await deleteDocument(app.knowledge, caller.userId, params.documentId);
@@ -114,6 +125,7 @@ export const searchKnowledgeEndpoint = endpoint({
   summary:
     "Hybrid search {query, limit} over the caller's documents and the shared library's (ready ones): each result's text, title, heading, page(s), score and citation.",
   auth: 'caller',
+  responses: { 200: '{results}' },
   body: { schema: knowledgeSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
   async handle({ app, caller, body }) {
     return {

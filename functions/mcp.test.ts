@@ -1,7 +1,6 @@
-// MCP's authorization in Entra ID mode, in process: the protected resource metadata (RFC 9728) names the MCP
-// endpoint, the tenant's issuer and the scopes to ask for; /api/mcp without a token, or with one Entra ID did not
-// sign, answers 401 with the challenge that points at it (read back with the SDK client's own parser); with a
-// valid token the SDK's client reaches the tools as the token's user. In the other modes there is no metadata.
+// MCP's authorization in Entra ID mode, in process: the protected resource metadata, the 401 challenge that
+// points at it, and the tools reached with a valid token as its user; in the other modes no metadata is
+// served.
 import {
   Client,
   StreamableHTTPClientTransport,

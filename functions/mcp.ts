@@ -1,11 +1,6 @@
-// MCP at /api/mcp (Streamable HTTP): the memory tools (search past conversations, read the profile, forget a
-// memory) for other agents, acting for the caller resolved as for REST. In Entra ID mode, the protected resource
-// metadata (RFC 9728) that the 401's challenge points MCP clients at.
-//
-// RFC 9728's well-known location for https://host/api/mcp would be
-// https://host/.well-known/oauth-protected-resource/api/mcp, outside the host's /api route prefix, so the document
-// is served at /api/oauth-protected-resource/mcp and named in every 401's WWW-Authenticate header, the discovery
-// the MCP authorization spec has clients try first.
+// MCP at /api/mcp (Streamable HTTP): the memory tools for other agents, acting for the caller resolved as for REST.
+// In Entra ID mode, the protected resource metadata (RFC 9728) its 401 points at, served under /api because the
+// well-known location would fall outside the host's route prefix.
 import { getApp, type App } from '../shared/app/app.js';
 import { NotFoundError } from '../shared/errors.js';
 import { mcpHttpHandler } from '../shared/http/mcp-endpoint.js';
@@ -43,6 +38,18 @@ const mcpFunction: HttpFunctionDefinition = {
   // GET and DELETE reach the SDK, which answers 405 as the spec asks of a server without sessions or streams.
   methods: ['POST', 'GET', 'DELETE'],
   handler: mcpHandler(getApp),
+  declaration: {
+    summary:
+      "MCP's Streamable HTTP, stateless: JSON-RPC requests for the memory tools (search_conversation_history, get_user_profile, delete_memory), acting for the caller.",
+    auth: 'caller',
+    responses: {
+      200: 'the JSON-RPC answer (a tool error is a result with isError, not a status)',
+      400: 'a body that is not a JSON-RPC message, or nested too deep',
+      401: 'no identity; in Entra ID mode with the WWW-Authenticate challenge that names the metadata',
+      405: 'GET and DELETE: no sessions and no server-sent streams',
+      413: `a body over ${MAX_MCP_REQUEST_BYTES / 1024} KiB`,
+    },
+  },
 };
 
 export const protectedResourceMetadataEndpoint = endpoint({
@@ -52,6 +59,10 @@ export const protectedResourceMetadataEndpoint = endpoint({
   summary:
     'Entra ID mode: the OAuth protected resource metadata of /api/mcp (RFC 9728): the tenant that issues its tokens and the scopes to ask for.',
   auth: 'anonymous',
+  responses: {
+    200: 'the metadata document (RFC 9728)',
+    404: 'AUTH_MODE is not entra: callers are not identified by bearer tokens',
+  },
   handle({ app, url }) {
     const auth = app.config.auth;
     if (auth.mode !== 'entra')

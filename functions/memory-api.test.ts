@@ -1,8 +1,5 @@
-// The Memory API in process: real HttpRequest objects, the real use-cases, the in-memory memory and history fakes,
-// and a model whose embeddings are keyword counts. GET shows every fact with provenance and validity and the
-// summaries without vectors, a page at a time; DELETE forgets everything, one fact (404 when unknown) or one
-// conversation; search ranks the caller's own conversations and names them; a path userId not the caller's → 403
-// and bad input → problem+json 400, with nothing changed either way.
+// The Memory API in process: real HttpRequest objects, the real use-cases, the in-memory memory and history
+// fakes, and a model whose embeddings are keyword counts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../shared/app/app.js';
 import type { EndpointDefinition } from '../shared/http/endpoint.js';

@@ -1,9 +1,8 @@
-// The Memory API (seed 000 "Memory APIs"): what long-term memory holds about the caller (the profile's facts with
-// provenance and validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
-// conversation, and semantic search over the caller's past conversations. A path userId must be the caller's (403,
-// checked by the endpoint helper).
+// The Memory API: what long-term memory holds about the caller (the profile's facts with provenance and
+// validity, and the conversation summaries without vectors), forgetting all of it, one fact or one
+// conversation, and semantic search over the caller's past conversations.
 import { z } from 'zod';
-import { userIdSchema } from '../shared/chat/contracts.js';
+import { userIdSchema } from '../shared/ids.js';
 import { conversationSearchBodySchema } from '../shared/memory/contracts.js';
 import {
   forgetMemories,
@@ -24,6 +23,7 @@ export const getMemoriesEndpoint = endpoint({
   summary:
     "The caller's profile facts (every status, with provenance and validity; ?status=active for the current ones) and conversation summaries, newest first: ?limit, ?continuationToken.",
   auth: 'caller',
+  responses: { 200: '{facts, summaries, continuationToken?}' },
   params: userParamsSchema,
   query: memoriesQuerySchema,
   async handle({ app, caller, query }) {
@@ -38,6 +38,7 @@ export const deleteMemoriesEndpoint = endpoint({
   summary:
     "Forgets the caller's long-term memory: everything; ?factId= one fact (404 if unknown); ?sessionId= one conversation's summary and the facts that came only from it.",
   auth: 'caller',
+  responses: { 204: 'forgotten', 404: 'an unknown factId' },
   params: userParamsSchema,
   query: forgetQuerySchema,
   async handle({ app, caller, query, context }) {
@@ -53,6 +54,7 @@ export const searchConversationsEndpoint = endpoint({
   summary:
     "Semantic search over the caller's past conversations {query, limit}: each result's summary, themes, sentiment, relevance score, sessionId, title and date.",
   auth: 'caller',
+  responses: { 200: '{results}' },
   params: userParamsSchema,
   body: { schema: conversationSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
   async handle({ app, caller, body }) {

@@ -5,13 +5,14 @@
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { provideApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC, type MessageCompleted } from '../shared/conversation/message-completed.js';
 import { ValidationError } from '../shared/errors.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway } from '../shared/llm/llm-gateway.js';
 import { MODEL_DELIVERIES } from '../shared/memory/consolidate-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
 import { PROFILE_CHANGES_FORMAT } from '../shared/memory/memory-llm.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import { completedExchange } from '../test/support/message-completed.js';
 import { memoryFunctions, memoryWorker } from './memory.js';
 
 const { InvocationContext } = azureFunctions;
@@ -64,38 +65,21 @@ class FakeModel implements LlmGateway {
 
 let app: TestApp;
 let model: FakeModel;
-let event: Record<string, unknown>;
+let event: MessageCompleted;
 beforeEach(async () => {
   model = new FakeModel();
   app = createTestApp({ llm: model });
   provideApp(() => Promise.resolve(app));
   const { sessionId } = await app.fakes.sessions.create(userId);
-  event = {
+  event = completedExchange({
     userId,
     sessionId,
     chatMessageId,
-    outcome: 'completed',
-    completedAt: at,
-    complete: true,
-    messages: [
-      {
-        messageId: `${chatMessageId}_user`,
-        chatMessageId,
-        role: 'user',
-        content: 'I like tea.',
-        timestamp: at,
-        ordinal: 0,
-      },
-      {
-        messageId: `${chatMessageId}_assistant`,
-        chatMessageId,
-        role: 'assistant',
-        content: 'Tea is lovely.',
-        timestamp: at,
-        ordinal: 1,
-      },
-    ],
-  };
+    ordinal: 0,
+    question: 'I like tea.',
+    at,
+    answer: { content: 'Tea is lovely.' },
+  });
 });
 afterEach(() => provideApp(() => Promise.reject(new Error('no app outside a test'))));
 

@@ -3,7 +3,7 @@
 // with how often Service Bus has delivered it (the use-case gives a failing model a few deliveries, not all).
 import type { InvocationContext } from '@azure/functions';
 import { getApp } from '../shared/app/app.js';
-import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { consolidateTurn } from '../shared/memory/consolidate-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
 import { parseInput } from '../shared/validation.js';

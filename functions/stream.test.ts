@@ -70,8 +70,8 @@ describe('GET /api/stream/{sessionId}/{chatMessageId}', () => {
   /** The frames of an SSE body, read to its end. */
   async function frames(
     body: ReadableStream<Uint8Array> | null,
-  ): Promise<{ id?: string; event?: string; data: ChatEvent }[]> {
-    const parsed: { id?: string; event?: string; data: ChatEvent }[] = [];
+  ): Promise<{ id: string | undefined; event: string | undefined; data: ChatEvent }[]> {
+    const parsed: { id: string | undefined; event: string | undefined; data: ChatEvent }[] = [];
     const parser = createParser({
       onEvent: (message) =>
         parsed.push({ id: message.id, event: message.event, data: JSON.parse(message.data) as ChatEvent }),

@@ -1,8 +1,6 @@
-// Streaming to clients: GET /api/realtime/negotiate?sessionId= gives the Web PubSub client URL on which the caller
-// receives the live events of one of its own sessions; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's
-// events as Server-Sent Events, from the start or after Last-Event-ID, whether the turn is still running or long
-// finished. The stream is opened with the caller's identity, or with the ticket of POST /api/chat's stream URL (a
-// native EventSource sends no headers).
+// Streaming to clients: GET /api/realtime/negotiate gives a Web PubSub client URL that follows one of the
+// caller's sessions; GET /api/stream/{sessionId}/{chatMessageId} serves a turn's events as SSE, opened by
+// identity or ticket.
 import { z } from 'zod';
 import {
   negotiateQuerySchema,
@@ -23,6 +21,7 @@ export const negotiateEndpoint = endpoint({
   summary:
     "A Web PubSub client URL that follows one of the caller's sessions: it joins that session's group and no other, and cannot send.",
   auth: 'caller',
+  responses: { 200: '{url, expiresAt}', 404: "an unknown session, or another user's" },
   query: negotiateQuerySchema,
   async handle({ app, caller, query }) {
     const services = { sessions: app.chat.sessions, clientAccess: app.streaming.clientAccess };
@@ -38,6 +37,12 @@ export const streamTurnEndpoint = endpoint({
     "A turn's events as SSE, from the start or after Last-Event-ID (header or lastEventId query); opened with " +
     "the caller's identity or the ticket of POST /api/chat's stream URL.",
   auth: 'caller-or-ticket',
+  responses: {
+    200: 'text/event-stream: `id:` the seq, `event:` the type, `data:` the event as JSON',
+    204: "the client already has the ended turn's last event",
+    401: 'no identity, or a ticket that is not valid for this turn',
+    404: "an unknown turn, or another user's",
+  },
   ticket: {
     queryParameter: 'ticket',
     redeem: ({ app, ticket, params }) =>

@@ -1,7 +1,6 @@
-// How the local runtime hosts each kind of function definition, in place of the Functions host: HTTP functions
-// go to the HTTP host, Service Bus triggers to the in-process broker, orchestrations and activities to the
-// Durable driver. One case per kind (functions/definition.ts); a new kind adds its case here and says in
-// local/runtime.ts where it starts.
+// How the local runtime hosts each kind of function definition, in place of the Functions host: HTTP
+// functions go to the HTTP host, Service Bus triggers to the in-process broker, orchestrations and activities
+// to the Durable driver.
 import type * as df from 'durable-functions';
 import type {
   FunctionDefinition,

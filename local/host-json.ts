@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export interface HostSettings {
-  serviceBus: { maxConcurrentSessions?: number; maxConcurrentCalls?: number };
+  serviceBus: { maxConcurrentSessions?: number | undefined; maxConcurrentCalls?: number | undefined };
 }
 
 const hostJsonSchema = z.object({

@@ -1,7 +1,4 @@
-// The local runtime: the whole product in one process with no Azure account. It starts local stand-ins
-// for Cosmos DB, Service Bus, Durable Functions, Web PubSub and (unless another LLM is configured) an
-// offline model, points the app's settings at them, and mounts the same function definitions the
-// Functions host registers. Production adapters (Cosmos client, Web PubSub SDK, openai) run unchanged.
+// The local runtime: the whole product in one process with no Azure account.
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,8 +9,8 @@ import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
 import { createApp, createAzureCredential, provideApp, type App, type Platform } from '../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../shared/app/config.js';
-import { cosmosContainers } from '../shared/cosmos/containers.js';
-import { serviceBusQueues, serviceBusTopics } from '../shared/messaging/service-bus-entities.js';
+import { cosmosContainers } from '../shared/app/cosmos-containers.js';
+import { serviceBusQueues, serviceBusTopics } from '../shared/app/service-bus-entities.js';
 import {
   createLocalCosmosClient,
   provisionCosmos,

@@ -24,6 +24,76 @@ const sdkPath = (names: readonly string[]) => `^node_modules/(${names.map(escape
 /** Where SDK code may live in shared/: adapters, the composition root, the HTTP edge; and tests. */
 const SDK_ALLOWED = '(^shared/app/|^shared/http/|/adapters/|\\.test\\.ts$)';
 
+/**
+ * The modules that only declare schemas, names and ports' shapes: each area's contracts (one file, or a contracts/
+ * folder split by boundary) and the conversation kernel's declarations.
+ */
+const CONTRACT_MODULES =
+  '(^shared/[^/]+/contracts\\.ts$|^shared/[^/]+/contracts/[^/]+\\.ts$|' +
+  '^shared/conversation/(branches|messages|message-completed|sources|turn-ids|session-store|posted-message-store)\\.ts$)';
+
+/** shared/'s own files (errors, ids, logger, validation, ...), on the bottom floor of the matrix. */
+export const SHARED_ROOT = 'shared/*.ts';
+
+/**
+ * The area matrix: the folders of shared/, top floor first. An area imports only areas on the floors below its own,
+ * never one on its own floor or above; what two areas both need moves down (into the conversation kernel) rather
+ * than one importing the other. Tests may assemble any areas. docs/architecture.md shows the same table.
+ */
+export const AREA_FLOORS: readonly (readonly string[])[] = [
+  ['app'],
+  ['chat'],
+  ['tools'],
+  ['history'],
+  ['memory'],
+  ['streaming'],
+  ['knowledge'],
+  ['conversation'],
+  ['http'],
+  ['identity', 'cosmos', 'llm', 'messaging', 'durable'],
+  ['search'],
+  ['settings'],
+  [SHARED_ROOT],
+];
+
+/** The areas `area` may import: every area on a floor below its own. */
+export function importableAreas(area: string): string[] {
+  const level = AREA_FLOORS.findIndex((floor) => floor.includes(area));
+  if (level < 0) throw new Error(`${area} is not in the area matrix`);
+  return AREA_FLOORS.slice(level + 1).flat();
+}
+
+const areaPath = (area: string) =>
+  area === SHARED_ROOT ? '^shared/[^/]+\\.ts$' : `^shared/${escape(area)}/`;
+const MATRIX_AREAS = AREA_FLOORS.flat().filter((area) => area !== SHARED_ROOT);
+
+/** One rule per area (but the top one, which may import them all): nothing on its floor or above. */
+export const areaMatrixRules: IForbiddenRuleType[] = AREA_FLOORS.flatMap((floor, level) =>
+  floor.flatMap((area): IForbiddenRuleType[] => {
+    const notBelow = AREA_FLOORS.slice(0, level + 1)
+      .flat()
+      .filter((other) => other !== area);
+    if (notBelow.length === 0) return [];
+    const below = importableAreas(area);
+    return [
+      {
+        name: `area-matrix-${area === SHARED_ROOT ? 'shared-root' : area}`,
+        comment:
+          `${area} imports only the areas below it in the matrix (${below.length > 0 ? below.join(', ') : 'none'}): ` +
+          'what an area above also needs moves down, or the area declares a port that the composition root fills.',
+        severity: 'error',
+        from: { path: areaPath(area), pathNot: '\\.test\\.ts$' },
+        to: {
+          path: `^shared/(${notBelow
+            .filter((other) => other !== SHARED_ROOT)
+            .map(escape)
+            .join('|')})/`,
+        },
+      },
+    ];
+  }),
+);
+
 export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'no-cycle',
@@ -81,14 +151,15 @@ export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'contracts-stay-declarations',
     comment:
-      'A contracts module declares schemas and names: it imports other contracts, the few shapes they reuse and ' +
-      'the pure text rules its schemas apply, never a use-case or an adapter.',
+      "A contracts module (an area's contracts.ts or contracts/*.ts, and the kernel's declaration modules) declares " +
+      'schemas and names: it imports other contracts, the few shapes they reuse and the pure text rules its ' +
+      'schemas apply, never a use-case or an adapter.',
     severity: 'error',
-    from: { path: '^shared/[^/]+/contracts\\.ts$' },
+    from: { path: CONTRACT_MODULES },
     to: {
       path: '^shared/',
       pathNot:
-        '(/contracts\\.ts$|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|' +
+        `(${CONTRACT_MODULES}|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|` +
         '^shared/ids\\.ts$|^shared/plain-text\\.ts$)',
     },
   },
@@ -105,6 +176,14 @@ export const layeringRules: IForbiddenRuleType[] = [
       dependencyTypesNot: ['type-only'],
     },
   },
+  {
+    name: 'areas-are-in-the-matrix',
+    comment: 'Every folder of shared/ that imports another is placed in the area matrix (AREA_FLOORS).',
+    severity: 'error',
+    from: { path: '^shared/[^/]+/', pathNot: `^shared/(${MATRIX_AREAS.map(escape).join('|')})/` },
+    to: { path: '^shared/' },
+  },
+  ...areaMatrixRules,
 ];
 
 /** The folders whose code the rules cover. */
@@ -251,8 +330,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(
-    'Layering: no cycles, no SDK in a use-case, shared/ knows no host, adapters only from composition, ' +
-      'items only through the guard.',
+    'Layering: no cycles, areas import only the areas below them, no SDK in a use-case, shared/ knows no host, ' +
+      'adapters only from composition, items only through the guard.',
   );
 }
 

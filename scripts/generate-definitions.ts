@@ -8,14 +8,13 @@ import { format, resolveConfig } from 'prettier';
 import { localRuntimeSettings } from '../local/settings.js';
 import { appSettings } from '../shared/app/config.js';
 import type { ContainerSpec } from '../shared/cosmos/container-spec.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../shared/app/cosmos-containers.js';
 import {
   DUPLICATE_DETECTION_WINDOW,
   MAX_DELIVERY_COUNT,
   SUBSCRIPTION_MESSAGE_TTL,
-  serviceBusQueues,
-  serviceBusTopics,
 } from '../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues, serviceBusTopics } from '../shared/app/service-bus-entities.js';
 import { settingsOf, type Setting } from '../shared/settings/setting.js';
 import { WEB_PUBSUB_HUB } from '../shared/streaming/contracts.js';
 

@@ -31,5 +31,6 @@ export function pageLimitSchema(max: number, fallback: number) {
     .transform(Number)
     .refine((value) => value >= 1 && value <= max, message)
     .optional()
-    .transform((value) => value ?? fallback);
+    .transform((value) => value ?? fallback)
+    .describe(`a whole number from 1 to ${max}, default ${fallback}`);
 }

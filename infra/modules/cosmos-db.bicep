@@ -1,4 +1,4 @@
-// Cosmos DB for NoSQL (serverless): the database and containers of shared/cosmos/containers.ts, read from the generated
+// Cosmos DB for NoSQL (serverless): the database and containers of shared/app/cosmos-containers.ts, read from the generated
 // definitions. Keys are off; the managed identity gets the data-plane role Cosmos DB Built-in Data Contributor.
 param name string
 param location string

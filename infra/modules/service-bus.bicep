@@ -1,5 +1,5 @@
 // Service Bus namespace (Standard: sessions, topics and duplicate detection need it) with the queues and topics of
-// shared/messaging/service-bus-entities.ts, read from the generated definitions. Keys are off; the identity owns the data plane.
+// shared/app/service-bus-entities.ts, read from the generated definitions. Keys are off; the identity owns the data plane.
 param name string
 param location string
 param tags object

@@ -1,7 +1,6 @@
 // The one place that reaches into @vercel/cosmosdb-server past its public API: the in-memory account and the
 // request router. The package's createHttpsServer keeps the account in a closure, so persistence and TTL need
-// their own server around these pieces. Pinned to the package's 1.x internals (lib/account, lib/routes); the
-// rest of local/cosmos uses only the small API below, never an underscore field or a package path.
+// their own server around these pieces.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -12,9 +11,9 @@ import { valueAt } from './document-path.js';
 export interface StoredResource {
   id: string;
   _rid: string;
-  _etag?: string;
-  _ts?: number;
-  _self?: string;
+  _etag?: string | undefined;
+  _ts?: number | undefined;
+  _self?: string | undefined;
   [property: string]: unknown;
 }
 

@@ -1,7 +1,6 @@
-// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over loopback
-// HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal: every write is
-// journalled and on disk before its response goes out. The real @azure/cosmos client talks to it, trusting its
-// certificate through the client's own `agent` option only.
+// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over
+// loopback HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal:
+// every write is journalled and on disk before its response goes out.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
@@ -48,7 +47,7 @@ const TTL_SWEEP_INTERVAL_MS = 1000;
 
 export interface LocalCosmosOptions {
   /** The snapshot file; its journals sit beside it (`<dataFile>.<n>.journal`). Undefined = memory only. */
-  dataFile?: string;
+  dataFile?: string | undefined;
   /** Default '127.0.0.1'. The port is a free one. */
   host?: string;
   /** No longer used: every write is on disk before it is acknowledged. Accepted so older callers still compile. */

@@ -1,7 +1,6 @@
 // Conditional patches (the SDK's `filterPredicate`) on the local Cosmos DB server. The package lower-cases a
-// condition written `FROM c WHERE ...` before it runs it, so a predicate on a camel-case property (messageCount)
-// never holds; a condition written as a whole query is run as written. This rewrites the one into the other
-// before the package's own patch handler reads the request.
+// condition written `FROM c WHERE ...` before it runs it, so a predicate on a camel-case property
+// (messageCount) never holds; a condition written as a whole query is run as written.
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 

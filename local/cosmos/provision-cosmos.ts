@@ -1,14 +1,5 @@
-// Creates the product's Cosmos DB database and containers from shared/cosmos/containers.ts when they are missing.
-// Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
-//
-// What the local server (@vercel/cosmosdb-server) does with them, unlike Azure:
-// - Vector embedding and full-text policies and their indexes are not passed: the server would store them but not
-//   use them (no VectorDistance, FullTextContains or FullTextScore), and their vector length is an infra parameter.
-//   The adapters rank in process where these functions are missing.
-// - A hierarchical (MultiHash) key is created and reported as in Azure, and an item round-trips with its full key,
-//   but the server files items under the first path only: an id is unique per first-level value (per user, not per
-//   user and session) and a point read does not check the later components. A query's partitionKey option (the full
-//   key or a prefix) does scope it, as in Azure, through local-cosmos's partition index.
+// Creates the product's Cosmos DB database and containers from shared/app/cosmos-containers.ts when they are
+// missing. Safe on every start: existing containers are kept, and a changed default TTL is brought in line.
 import {
   PartitionKeyKind,
   type ContainerDefinition as CosmosContainerDefinition,

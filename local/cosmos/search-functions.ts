@@ -1,18 +1,5 @@
-// Test-only: Cosmos DB's search functions (VectorDistance, FullTextScore, RRF, ORDER BY RANK) for the local server,
-// whose query engine (@zeit/cosmosdb-query) has none of them, so a test can send the very query the product sends
-// to Azure through the real @azure/cosmos client and compare its answer with the in-process ranking's.
-// Written from the Cosmos DB query reference (learn.microsoft.com/azure/cosmos-db/nosql/query: vectordistance,
-// fulltextscore, rrf, order-by-rank), on purpose without shared/search/hybrid-ranking.ts: an agreement is only worth
-// something between two independent implementations. Only the full-text module's words and stems are shared: they
-// stand in for Cosmos DB's own en-US tokeniser and stemmer on both sides.
-//
-// The grammar is the small part of Cosmos DB's SQL those queries use:
-//   SELECT [TOP n] item, ... FROM c [WHERE condition AND ...]
-//     ORDER BY RANK score | ORDER BY VectorDistance(...) [ASC|DESC]
-//   item  := c.path [AS alias] | VectorDistance(...) AS alias
-//   condition := c.path = value | [NOT] ARRAY_CONTAINS(array, c.path)
-//   score := VectorDistance(c.path, vector) | FullTextScore(c.path, term, ...) | RRF(score, score, ...[, [weights]])
-// A query outside it is left to the package's engine (isSearchQuery is false).
+// Test-only: Cosmos DB's search functions (VectorDistance, FullTextScore, RRF, ORDER BY RANK) for the local
+// server, so a test sends the very query Azure gets and compares it with the in-process ranking.
 import { stem, words } from '../../shared/search/full-text.js';
 import { valueAt } from './document-path.js';
 

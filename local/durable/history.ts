@@ -5,7 +5,7 @@ export interface FailureInfo {
   /** The error's `name` (e.g. `Error`, `ValidationError`); becomes TaskFailedError.failureDetails.errorType. */
   name: string;
   message: string;
-  stack?: string;
+  stack?: string | undefined;
 }
 
 /** Kinds of work that consume a sequence number and are recorded when scheduled. */

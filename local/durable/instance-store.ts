@@ -15,7 +15,7 @@ export interface InstanceRecord {
   runtimeStatus: OrchestrationRuntimeStatus;
   output: unknown;
   customStatus: unknown;
-  failure?: FailureInfo;
+  failure?: FailureInfo | undefined;
   /** ISO timestamps, so a record is plain JSON. */
   createdTime: string;
   lastUpdatedTime: string;

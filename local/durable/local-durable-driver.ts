@@ -39,7 +39,7 @@ export interface LocalDurableDriverOptions {
 
 export interface LocalDurableDriverOpenOptions extends LocalDurableDriverOptions {
   /** The JSON file instances are kept in across restarts; undefined = memory only (or `store`). */
-  dataFile?: string;
+  dataFile?: string | undefined;
   /** Finished instances last updated longer ago than this are purged (default 24 h; Infinity keeps them). */
   retentionMs?: number;
   /** How often the purge runs besides at open (default 60 s). */

@@ -301,7 +301,7 @@ function toTaskFailedError(failure: FailureInfo, taskName: string, seq: number):
   const details: df.FailureDetails = {
     errorType: failure.name,
     errorMessage: failure.message,
-    stackTrace: failure.stack,
+    ...(failure.stack === undefined ? {} : { stackTrace: failure.stack }),
     isNonRetriable: false,
     isCausedBy: (errorType) => errorType === failure.name,
   };

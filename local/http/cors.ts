@@ -1,7 +1,6 @@
 // CORS as the Function App applies it in Azure (infra: corsAllowedOrigins → siteConfig.cors), for the local
-// runtime's function routes: a preflight from an allowed origin is answered by the host itself, and every answer
-// to an allowed origin, streams included, carries the headers that let the page read it. An origin that is not
-// allowed gets no CORS headers at all, so the browser keeps the response from the page.
+// runtime's function routes: a preflight from an allowed origin is answered by the host itself, and every
+// answer to an allowed origin, streams included, carries the headers that let the page read it.
 
 /** What the app reads from a request besides the body: the identity headers of each auth mode, and SSE resume. */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [

@@ -1,7 +1,6 @@
 // The local runtime's HTTP front door: mounts every HTTP function definition at /api/{route} and hands
 // handlers the same HttpRequest / InvocationContext objects the Functions host builds, streaming response
-// bodies (SSE) as they are produced, and applies CORS to them as the Function App does in Azure. Other local
-// services (Web PubSub, the offline model) mount beside it; the rebinding guard keeps web pages off all of them.
+// bodies (SSE) as they are produced, and applies CORS to them as the Function App does in Azure.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -228,7 +227,7 @@ export class HttpHost {
       url: url.toString(),
       headers: flattenHeaders(req),
       params: match.params,
-      body: body.length > 0 ? { bytes: body } : undefined,
+      ...(body.length > 0 ? { body: { bytes: body } } : {}),
     });
     const context = new InvocationContext({
       invocationId: randomUUID(),

@@ -1,24 +1,6 @@
 // The offline model: a deterministic STAND-IN for an LLM (not a language model), served as an
 // OpenAI-compatible HTTP API so the local runtime runs the real openai client and stream parsing unchanged.
-//
-// Rules (also in README.md), applied to the request's messages:
-// - response_format json_schema → JSON built from the schema (see "arguments" below); json_object → {"reply": …}.
-// - The last messages are tool results → text using them: `add_numbers returned 5.` (one sentence per result).
-// - The last message is the user's and names offered tools (their function names appear as words in it) →
-//   one call per named tool, in the order named (several → parallel calls); tool_choice "none" disables this,
-//   "required" calls the first tool when none is named, {function:{name}} forces that tool.
-//   Arguments follow the tool's JSON schema: number/integer properties take the numbers found in the text in
-//   order, strings take quoted phrases in order and then the text itself, enums the value the text names (else
-//   the first), booleans whether the text names the property, arrays one item; optional properties only when
-//   the text supplies a value for them.
-// - The latest user message contains "think"/"reason" → reasoning_content deltas come first.
-// - "reply with N words" → exactly N words. Otherwise a short fixed reply that quotes the message.
-// - max_tokens / max_completion_tokens cut reasoning and text (finish_reason "length").
-// Streaming: role chunk, one token per delta, tool calls as OpenAI fragments them, finish chunk, usage chunk
-// (with stream_options.include_usage), `data: [DONE]`. It waits ttftMs before the first token and then
-// paces tokens at tokensPerSecond (0 = no pacing). Embeddings are hashed bag-of-words vectors.
-// POST /responses applies the same rules to a Responses API request and answers with Responses events (the
-// reasoning as summary parts when the request asks for a summary) or a response object.
+// Its rules, applied to the request's messages, are in local/offline-model/README.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';

@@ -1,8 +1,5 @@
 // Renders a reply plan as the exact Responses API wire shapes, as OpenAI and Azure send them
-// (test/fixtures/llm-wire/*-responses-*): the streamed events (response.created and .in_progress; a reasoning
-// item whose summary parts stream only when the request asks for a summary; a message item with one output_text
-// part; one function_call item after another, arguments in fragments; then response.completed, or
-// response.incomplete at the token limit), each with its sequence_number, or one non-streamed response object.
+// (test/fixtures/llm-wire/*-responses-*): the streamed events, or one response object.
 import type { StreamEvent, TokenizedReply } from './completion-chunks.js';
 import { pacedTokenCount, tokenizeReply } from './completion-chunks.js';
 import type { ReplyPlan } from './reply-rules.js';

@@ -1,7 +1,5 @@
-// The Responses API request bodies the offline model accepts (the subset the openai SDK sends for text, function
-// tools and structured output), and their translation into the Chat Completions request its reply rules read:
-// instructions and system/developer messages become system messages, function_call items the assistant's
-// tool_calls, function_call_output items tool messages. Unknown fields are accepted and ignored.
+// The Responses API request bodies the offline model accepts (what the openai SDK sends), translated into the
+// Chat Completions request its reply rules read. Unknown fields are accepted and ignored.
 import { z } from 'zod';
 import type { ChatCompletionRequest, ChatRequestMessage } from './request-schema.js';
 

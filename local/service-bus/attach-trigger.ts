@@ -12,11 +12,11 @@ export interface ServiceBusTriggerBinding {
   isSessionsEnabled: boolean;
   handler: (message: unknown, context: InvocationContext) => Promise<unknown>;
   /** Receives the handler's context.log output and the host-style failure lines. */
-  logHandler?: LogHandler;
+  logHandler?: LogHandler | undefined;
   /** The connection setting prefix the function is registered with; default SERVICE_BUS_CONNECTION. */
   connection?: string;
-  maxConcurrentSessions?: number;
-  maxConcurrentCalls?: number;
+  maxConcurrentSessions?: number | undefined;
+  maxConcurrentCalls?: number | undefined;
 }
 
 /** Returns a function that detaches the trigger, waiting for running invocations. */

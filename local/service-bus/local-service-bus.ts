@@ -1,7 +1,6 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
 // dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
-// It is also the local MessagePublisher.
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import {
@@ -40,7 +39,7 @@ export interface LocalServiceBusOptions {
 
 export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {
   /** Where the broker's state is kept across restarts; undefined = memory only. */
-  dataFile?: string;
+  dataFile?: string | undefined;
   queues?: readonly QueueDefinition[];
   topics?: readonly TopicDefinition[];
   /** Settlements are saved at most this long after they happen (default 200). */
@@ -53,9 +52,9 @@ export type MessageSource = { queueName: string } | { topicName: string; subscri
 
 export interface ReceiveOptions {
   /** Sessions locked at once (the host's maxConcurrentSessions); default 8. */
-  maxConcurrentSessions?: number;
+  maxConcurrentSessions?: number | undefined;
   /** Messages handled at once on an entity without sessions (the host's maxConcurrentCalls); default 16. */
-  maxConcurrentCalls?: number;
+  maxConcurrentCalls?: number | undefined;
   /** When given, must match the entity, as the host's listener requires. */
   isSessionsEnabled?: boolean;
 }
@@ -120,7 +119,7 @@ export class LocalServiceBus implements MessagePublisher {
       bus.dataFile = await BusDataFile.open(options.dataFile, {
         liveEntities: () => bus.entitySnapshots(),
         flushDelayMs: options.flushDelayMs ?? 200,
-        onSaveError: options.onSaveError,
+        ...(options.onSaveError === undefined ? {} : { onSaveError: options.onSaveError }),
         windowMs: bus.windowMs,
         now: bus.now,
       });
@@ -243,7 +242,7 @@ export class LocalServiceBus implements MessagePublisher {
       maxConcurrentSessions: wholeNumber('maxConcurrentSessions', options.maxConcurrentSessions ?? 8, 1),
       maxConcurrentCalls: wholeNumber('maxConcurrentCalls', options.maxConcurrentCalls ?? 16, 1),
       onSettled: () => this.checkIdle(),
-      recordDelivery: dataFile && (() => dataFile.commitInBackground()),
+      ...(dataFile === undefined ? {} : { recordDelivery: () => dataFile.commitInBackground() }),
     });
     this.receivers.set(store, receiver);
     receiver.pump();

@@ -12,9 +12,9 @@ export interface ReceivedMessage {
   /** The body as the sender gave it; it travelled as JSON text. */
   readonly body: unknown;
   readonly messageId: string;
-  readonly sessionId?: string;
-  readonly correlationId?: string;
-  readonly subject?: string;
+  readonly sessionId?: string | undefined;
+  readonly correlationId?: string | undefined;
+  readonly subject?: string | undefined;
   readonly contentType?: string;
   readonly applicationProperties: Readonly<Record<string, string | number | boolean>>;
   /** 1 on the first delivery, increased by every abandon. */
@@ -28,7 +28,7 @@ export interface TriggerInvocationOptions {
   invocationId?: string;
   /** The trigger binding as registered; the host reports it in `context.options.trigger`. */
   trigger?: FunctionTrigger;
-  logHandler?: LogHandler;
+  logHandler?: LogHandler | undefined;
   /** Clock and id source of the host's `sys` metadata (tests pin them). */
   now?: () => number;
   newGuid?: () => string;
@@ -46,7 +46,7 @@ export function toTriggerInvocation(
   const context = new InvocationContextClass({
     invocationId: options.invocationId ?? randomUUID(),
     functionName,
-    logHandler: options.logHandler,
+    ...(options.logHandler === undefined ? {} : { logHandler: options.logHandler }),
     triggerMetadata: toTriggerMetadata(message, bodyText, {
       functionName,
       utcNow: new Date((options.now ?? Date.now)()),

@@ -26,7 +26,7 @@ function connection(kind: ClientKind, maxUnackedMessages = 1000): ClientConnecti
     hub: 'chat',
     userId: 'u1',
     kind,
-    reconnectionToken: kind === 'reliable' ? 'secret' : undefined,
+    ...(kind === 'reliable' ? { reconnectionToken: 'secret' } : {}),
     limits: { maxUnackedMessages, maxUnackedBytes: 1024 * 1024 },
   });
 }

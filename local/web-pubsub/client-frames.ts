@@ -1,7 +1,5 @@
-// Answers the frames a JSON-subprotocol client sends: sequence acks and pings are served; joinGroup/leaveGroup
-// succeed when the token's roles allow that group and are refused with `Forbidden` otherwise, as the service does;
-// sendToGroup is refused (the app grants no client the right to send); upstream events fail, because the local
-// service has no event handler.
+// Answers the frames a JSON-subprotocol client sends, as the service does: acks and pings served, group joins
+// and leaves as the token's roles allow, sends to groups and upstream events refused.
 import type { ClientConnection } from './client-connection.js';
 import { ackErrorFrame, ackFrame, invokeErrorFrame, parseClientFrame, pongFrame } from './client-messages.js';
 import type { HubService } from './hub-service.js';

@@ -29,7 +29,10 @@ export interface OpenRequest {
 
 type ResumeResult = { ok: true; connection: ClientConnection } | { ok: false; reason: string };
 
-/** Close code that tells a client its session is gone and must not be resumed (client spec §1.4). */
+/**
+ * Close code that tells a client its session is gone and must not be resumed, as Web PubSub's reliable JSON
+ * client protocol closes a session it cannot recover.
+ */
 export const SESSION_ENDED = 1008;
 const GOING_AWAY = 1001;
 
@@ -53,7 +56,7 @@ export class HubService {
       userId: request.userId,
       kind: request.kind,
       ...(request.roles ? { roles: request.roles } : {}),
-      reconnectionToken: request.kind === 'reliable' ? randomBytes(32).toString('base64url') : undefined,
+      ...(request.kind === 'reliable' ? { reconnectionToken: randomBytes(32).toString('base64url') } : {}),
       ...(this.options.limits ? { limits: this.options.limits } : {}),
     });
     this.registry.add(connection);

@@ -1,7 +1,5 @@
-// The local runtime's Azure Web PubSub: the part of the data-plane REST API the app calls (send to a user or a
-// group, group membership, groupExists as a health probe) and the client WebSocket endpoint (JSON and reliable JSON subprotocols)
-// served in-process, so the real @azure/web-pubsub and @azure/web-pubsub-client SDKs work against it unchanged
-// through a connection string whose endpoint is local.
+// The local runtime's Azure Web PubSub: the REST API subset the app calls and the JSON client protocols,
+// served in-process, so the real server and client SDKs work against it through a local connection string.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -3,7 +3,7 @@
 import type { InvocationContext } from '@azure/functions';
 import { ServiceBusClient } from '@azure/service-bus';
 import * as df from 'durable-functions';
-import { USER_MESSAGES_QUEUE } from '../chat/contracts.js';
+import { USER_MESSAGES_QUEUE } from '../chat/contracts/queue.js';
 import { healthCache } from '../health.js';
 import { createDurableFunctionsClient } from '../durable/adapters/durable-functions-client.js';
 import { createServiceBusPublisher } from '../messaging/adapters/service-bus-publisher.js';

@@ -1,8 +1,9 @@
 // What a commit tells the conversation's header, read off working memory.
 import { describe, expect, it } from 'vitest';
 import { PREVIEW_CHARS } from '../history/contracts.js';
-import type { ConversationMessage } from './contracts.js';
-import { headerTouch, preview } from './header-touch.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import { headerTouch } from './header-touch.js';
+import { preview } from '../history/header-preview.js';
 
 const ref = { userId: 'user-1', sessionId: 'session-1', chatMessageId: 'c2' };
 

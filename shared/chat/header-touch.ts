@@ -2,12 +2,11 @@
 // count, preview (of the active path) and first user text, and the active branch path, all read off working memory
 // as the commit left it, so the list and the conversation show the turn as soon as its stream ends, before the
 // history worker has run. Pure.
-import { PREVIEW_CHARS } from '../history/contracts.js';
 import type { HeaderTouch } from '../history/conversation-headers.js';
-import { activeLeaf, pathOf } from './active-path.js';
-import type { ConversationMessage, TurnRef } from './contracts.js';
-import type { WorkingMemory } from './working-memory-store.js';
-import { oneLine } from '../plain-text.js';
+import { preview } from '../history/header-preview.js';
+import { activeLeaf, pathOf } from '../conversation/active-path.js';
+import type { ConversationMessage, TurnRef } from '../conversation/messages.js';
+import type { WorkingMemory } from '../conversation/working-memory-store.js';
 
 /** The touch after a commit; undefined when working memory holds no message (nothing was committed). */
 export function headerTouch(ref: TurnRef, memory: WorkingMemory): HeaderTouch | undefined {
@@ -51,9 +50,4 @@ export function opensConversation(
   messages: readonly ConversationMessage[],
 ) {
   return messages.some((message) => message.chatMessageId === ref.chatMessageId && message.ordinal === 0);
-}
-
-/** The start of a text on one line, at most PREVIEW_CHARS characters (never half a surrogate pair). */
-export function preview(text: string): string {
-  return Array.from(oneLine(text)).slice(0, PREVIEW_CHARS).join('');
 }

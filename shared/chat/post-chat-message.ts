@@ -19,22 +19,20 @@ import {
   type StreamTicketStore,
 } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
-import type { FoundTurn } from './active-path.js';
+import type { FoundTurn } from '../conversation/active-path.js';
+import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
 import {
-  MAX_PATH_GAPS,
   memoryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
-  type ChatRequest,
-  type ChatSession,
-  type PostedMessage,
   type QueuedChatMessage,
-  type TurnFork,
-} from './contracts.js';
-import type { PostedMessageStore } from './posted-message-store.js';
-import type { SessionStore } from './session-store.js';
-import type { WorkingMemoryStore } from './working-memory-store.js';
+} from './contracts/queue.js';
+import type { ChatRequest } from './contracts/http.js';
+import type { SessionStore } from '../conversation/session-store.js';
+import type { PostedMessage, PostedMessageStore } from '../conversation/posted-message-store.js';
+import { requireSession } from '../conversation/require-session.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
@@ -184,18 +182,4 @@ export async function requireReplaceable(
 
 function sameFork(a: TurnFork | undefined, b: TurnFork | undefined): boolean {
   return a?.replaces === b?.replaces && a?.origin === b?.origin;
-}
-
-/** The caller's session; another user's session is reported exactly like an unknown one. */
-export async function requireSession(
-  sessions: SessionStore,
-  caller: Caller,
-  sessionId: string,
-): Promise<ChatSession> {
-  const session = await sessions.find(caller.userId, sessionId);
-  if (session === undefined)
-    throw new NotFoundError(
-      `No session '${sessionId}' for this user: start one with POST /api/session/start.`,
-    );
-  return session;
 }

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { assistantMessageId, userMessageId, type ConversationMessage } from './contracts.js';
-import {
-  BASIC_SYSTEM_PROMPT,
-  buildPrompt,
-  digestMessage,
-  estimateTokens,
-  type PromptDigest,
-} from './prompt.js';
+import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import { BASIC_SYSTEM_PROMPT, buildPrompt, digestMessage, type PromptDigest } from './prompt.js';
+import { estimateTokens } from '../conversation/tokens.js';
 
 function user(chatMessageId: string, content: string): ConversationMessage {
   return {
@@ -40,19 +36,6 @@ const history: ConversationMessage[] = [
   user('c3', 'third question'),
   assistant('c3', 'third answer'),
 ];
-
-describe('estimateTokens', () => {
-  it('counts one token per 3 UTF-8 bytes, rounded up', () => {
-    expect(estimateTokens('')).toBe(0);
-    expect(estimateTokens('abc')).toBe(1);
-    expect(estimateTokens('abcd')).toBe(2);
-  });
-
-  it('gives CJK text about one token per character (3 bytes each)', () => {
-    expect(estimateTokens('你好世界')).toBe(4);
-    expect(estimateTokens('こんにちは')).toBe(5);
-  });
-});
 
 describe('buildPrompt', () => {
   it('sends system, history and the new message unchanged when under budget', () => {

@@ -4,27 +4,16 @@
 // first. Pure.
 import { PROMPT_EXCHANGE_LINES, type SessionDigest } from '../history/contracts.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
+import { messageTokens } from '../conversation/tokens.js';
 
-import type { ConversationMessage, HistoryRange } from './contracts.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import type { HistoryRange } from './contracts/documents.js';
 
 /** The system prompt when nothing personal is known about the user (or the memory fetch did not answer). */
 export const BASIC_SYSTEM_PROMPT =
   'You are a helpful, friendly assistant. Answer clearly and concisely, in the language the user writes in. ' +
   'You may call the tools you are given when they help (for example to compute a result exactly); ' +
   'use their results, and never invent a tool result.';
-
-/** What the API adds around each message (role, separators), in tokens. */
-const MESSAGE_OVERHEAD_TOKENS = 4;
-
-/**
- * A conservative token estimate: one token per 3 UTF-8 bytes, rounded up. Real counts depend on the model's
- * tokenizer, so no exact count is possible here; the estimate is meant never to fall short. It over-counts
- * English (about 4 characters, i.e. 4 bytes, per token) and still fits CJK text, where a character takes 3
- * bytes and usually about one token.
- */
-export function estimateTokens(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
-}
 
 /**
  * What the prompt takes of the conversation's digest (history's contract), with the gaps of the path it was folded
@@ -165,11 +154,6 @@ function groupTurns(history: readonly ConversationMessage[]): Turn[] {
     }
   }
   return turns;
-}
-
-/** A message's size in the prompt: its text's estimate and what the API adds around it. */
-export function messageTokens(message: { content: string }): number {
-  return estimateTokens(message.content) + MESSAGE_OVERHEAD_TOKENS;
 }
 
 function sum(values: readonly number[]): number {

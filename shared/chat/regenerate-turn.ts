@@ -8,10 +8,10 @@ import { ValidationError } from '../errors.js';
 import {
   postTurn,
   requireReplaceable,
-  requireSession,
   type PostChatMessageServices,
   type PostedChatMessage,
 } from './post-chat-message.js';
+import { requireSession } from '../conversation/require-session.js';
 
 export async function regenerateTurn(
   services: PostChatMessageServices,

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_COUNT, SUBSCRIPTION_MESSAGE_TTL } from '../messaging/service-bus-entities.js';
-import { chatContainers, SESSION_TOMBSTONE_TTL_SECONDS, SESSIONS_CONTAINER } from './contracts.js';
+import { chatContainers, SESSION_TOMBSTONE_TTL_SECONDS, SESSIONS_CONTAINER } from './contracts/documents.js';
 
 const hostJson = JSON.parse(readFileSync(new URL('../../host.json', import.meta.url), 'utf8')) as {
   extensions: { serviceBus: { maxAutoLockRenewalDuration: string } };

@@ -2,7 +2,8 @@
 // orchestration's history holds only ids and small results: each model round that asked for tools, and each tool
 // call's result. A turn answered in its first round stores none. Every write is idempotent, so an activity that
 // runs again after a crash finds what it already did. Adapter: Cosmos DB (adapters/cosmos-turn-state-store.ts).
-import type { RoundRecord, ToolResultRecord, TurnRecord, TurnRef } from './contracts.js';
+import type { RoundRecord, ToolResultRecord, TurnRecord } from './contracts/documents.js';
+import type { TurnRef } from '../conversation/messages.js';
 
 /** A turn record as read, with the stored version a later write is conditioned on. */
 export type StoredTurn = TurnRecord & { version: string };

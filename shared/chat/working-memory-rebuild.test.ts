@@ -8,8 +8,8 @@ import {
 import type { StoredMessage } from '../history/contracts.js';
 import type { MessagePageOptions } from '../history/conversation-messages.js';
 import { ForbiddenError } from '../errors.js';
-import type { ConversationMessage } from './contracts.js';
-import { fitHotWindow } from './hot-window.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import { fitHotWindow } from '../conversation/hot-window.js';
 import { rebuildWorkingMemory } from './working-memory-rebuild.js';
 
 const USER = 'user-1';

@@ -9,11 +9,13 @@ import { ForbiddenError, NotReadyError } from '../errors.js';
 import { fromStoredMessage } from '../history/contracts.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
-import { foundTurn, turnMessagesIn, type FoundTurn, type PathLeaf } from './active-path.js';
-import { onPath } from './branch-path.js';
-import { assistantMessageId, userMessageId, type ConversationMessage, type OrdinalGap } from './contracts.js';
-import { fitHotWindow, storedBytes } from './hot-window.js';
-import type { WorkingMemory } from './working-memory-store.js';
+import { foundTurn, turnMessagesIn, type FoundTurn, type PathLeaf } from '../conversation/active-path.js';
+import { onPath } from '../conversation/branch-path.js';
+import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
+import type { ConversationMessage } from '../conversation/messages.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import { fitHotWindow, storedBytes } from '../conversation/hot-window.js';
+import type { WorkingMemory } from '../conversation/working-memory-store.js';
 
 /** Messages per page read from the end; a window of the default budget is usually one or two pages. */
 export const REBUILD_PAGE_MESSAGES = 50;

@@ -1,5 +1,5 @@
 // How a Cosmos DB container is declared in code. Each area declares its containers in its contracts module;
-// shared/cosmos/containers.ts lists them all for the local runtime (which provisions them) and for infra/
+// shared/app/cosmos-containers.ts lists them all for the local runtime (which provisions them) and for infra/
 // (scripts/generate-definitions.ts writes them into infra/generated/definitions.json). Partition keys and vector
 // policies cannot change once a container exists, so containers are declared, with their search policies, before
 // the code that fills them arrives.

@@ -1,21 +1,16 @@
-// The history area's contracts: the long-term history of every conversation (seed 000 "Conversational history
-// architecture", DESIGN §2 "Data model"). The history worker consumes `message-completed` (shared/chat/contracts.ts)
-// on the `history` subscription and keeps each conversation as one small header plus one item per message, with
-// a one-line index entry per exchange and a rolling summary of what fell out of the prompt (seed 003). The turn's
-// commit keeps the header's live fields (last activity, count, preview) so the list reads its own writes; the
-// History API reads and changes them. Documents, HTTP bodies and the subscription are declared here.
+// The history area's contracts: each conversation kept long-term as one small header plus one item per message,
+// with an index line per exchange and a rolling summary of what fell out of the prompt. Its documents, HTTP bodies
+// and subscription; the turn's commit keeps the header's live fields, the history worker the persisted ones.
 import { z } from 'zod';
 import { displayTextSchema } from '../plain-text.js';
+import { activePathSchema, ordinalGapSchema } from '../conversation/branches.js';
+import { chatMessageIdSchema, userIdSchema } from '../ids.js';
 import {
-  activePathSchema,
-  chatMessageIdSchema,
   conversationMessageSchema,
-  ordinalGapSchema,
   systemPromptSchema,
-  userIdSchema,
   type ConversationMessage,
   type SystemPrompt,
-} from '../chat/contracts.js';
+} from '../conversation/messages.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -46,9 +41,9 @@ export const historyContainers: readonly ContainerSpec[] = [
 
 // --- Limits -----------------------------------------------------------------------------------------------
 
-/** A title, whoever set it (seed 001 cuts the first message to 80 characters; a user may write a longer one). */
+/** A title, whoever set it (the first message is cut to 80 characters; a user may write a longer one). */
 export const MAX_TITLE_CHARS = 200;
-/** The title taken at once from the first user message (seed 001). */
+/** The title taken at once from the first user message. */
 export const FIRST_MESSAGE_TITLE_CHARS = 80;
 /** The preview of a conversation in the list: the start of its last message. */
 export const PREVIEW_CHARS = 160;
@@ -157,7 +152,7 @@ export function fromStoredMessage(item: StoredMessage): ConversationMessage & { 
   return message;
 }
 
-/** One line on one exchange (a user message and its answer), with topic tags (seed 003's Q&A index). */
+/** One line on one exchange (a user message and its answer), with topic tags: the conversation's Q&A index. */
 export const exchangeEntrySchema = z.object({
   /** The exchange's chatMessageId; retrieve_past_answer takes it. */
   exchangeId: z.string(),
@@ -184,7 +179,7 @@ export function exchangeDocumentId(chatMessageId: string): string {
 }
 
 /**
- * The conversation's rolling memory beyond the prompt (seed 003 layers 2 and 3; container
+ * The conversation's rolling memory beyond the prompt (its summary and its index lines; container
  * `conversation-messages`, id `digest`): a summary of every message with an ordinal below `summarizedThrough`,
  * what those messages weigh in the prompt, and the index lines of the newest folded exchanges. Bounded: the
  * summary is kept short by the model, the lines to PROMPT_EXCHANGE_LINES; nothing in it grows with the
@@ -265,7 +260,7 @@ export type SessionDigestDocument = z.infer<typeof sessionDigestDocumentSchema>;
 
 /**
  * The conversation's system prompt as its first turn sent it (container `conversation-messages`, id
- * `system-prompt`): seed 000 keeps the personalised prompt as the conversation's first message. It is not a
+ * `system-prompt`): the personalised prompt is kept as the conversation's first message. It is not a
  * numbered message (no ordinal): paging, counts and search read messages only. Written once, by the history
  * worker, from the `message-completed` of the turn that opened the conversation.
  */
@@ -281,7 +276,7 @@ export type SystemPromptDocument = z.infer<typeof systemPromptDocumentSchema>;
 
 // --- What the History API answers ---------------------------------------------------------------------------
 
-/** A conversation in the list (seed 000's fields). */
+/** A conversation in the list. */
 export interface ConversationSummary {
   sessionId: string;
   title: string;
@@ -319,7 +314,7 @@ export type HistoryMessage = z.infer<typeof conversationMessageSchema> & {
 };
 
 export interface ConversationWithMessages extends ConversationSummary {
-  /** The conversation's system prompt (its first message, seed 000), when it has one. */
+  /** The conversation's system prompt (its first message), when it has one. */
   systemPrompt?: SystemPrompt;
   /**
    * The branch path shown (messages are paged along it, so other branches' turns are not among them): its newest

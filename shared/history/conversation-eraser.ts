@@ -1,8 +1,6 @@
-// The port that removes what a conversation left outside history's own containers when it is deleted: its turns'
-// data in the hot store and the turn-events container (working memory, turn records, tool results, streamed
-// events, stream tickets) and the front door's records of the messages posted to it. It also names those posted
-// messages, so the delete can purge their turns' orchestrations. The session document itself is the session
-// store's. Adapter: Cosmos DB (adapters/cosmos-conversation-eraser.ts).
+// The port that removes what a deleted conversation left outside history's own containers (its turns' data in the
+// hot store and turn events, the records of the messages posted to it), and names those posted messages so the
+// delete can purge their orchestrations. Adapter: adapters/cosmos-conversation-eraser.ts.
 
 export interface ConversationEraser {
   /** The chatMessageIds of the messages posted to the session (its posted records), oldest first. */

@@ -1,7 +1,6 @@
 // The port of conversation headers (container `conversations`): one small document per conversation with its
-// title, dates, counts and preview, listed by user. The turn's commit keeps the live fields, the history worker
-// the persisted ones, the History API the user's title (contracts.ts says who writes what). Adapter: Cosmos DB
-// (adapters/cosmos-conversation-headers.ts).
+// title, dates, counts and preview, listed by user; contracts.ts says who writes which fields. Adapter:
+// adapters/cosmos-conversation-headers.ts.
 import type { ConversationHeader, ConversationPath, TitleSource, TokenTotals } from './contracts.js';
 import { firstMessageTitle } from './titles.js';
 

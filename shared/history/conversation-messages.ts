@@ -1,8 +1,8 @@
-// The port of a conversation's messages kept long-term (container `conversation-messages`, partition
-// [userId, sessionId]): one item per message, ordered by ordinal, so storing a turn writes a constant number of
-// small items however long the conversation is; beside them, the conversation's system prompt (its first message,
-// not numbered). Adapter: Cosmos DB (adapters/cosmos-conversation-messages.ts).
-import type { OrdinalGap, SystemPrompt } from '../chat/contracts.js';
+// The port of a conversation's messages kept long-term (container `conversation-messages`): one item per message
+// by ordinal, so storing a turn writes a constant number of small items, and beside them the conversation's system
+// prompt (not numbered). Adapter: adapters/cosmos-conversation-messages.ts.
+import type { OrdinalGap } from '../conversation/branches.js';
+import type { SystemPrompt } from '../conversation/messages.js';
 import type { StoredMessage } from './contracts.js';
 
 export interface MessagePageOptions {

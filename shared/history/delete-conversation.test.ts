@@ -4,12 +4,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
 import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
-import {
-  MESSAGE_COMPLETED_TOPIC,
-  messageCompletedSchema,
-  type LlmStepInput,
-  type TurnRef,
-} from '../chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../conversation/message-completed.js';
+import type { LlmStepInput } from '../chat/contracts/activities.js';
+import type { TurnRef } from '../conversation/messages.js';
 import { postChatMessage, type PostChatMessageServices } from '../chat/post-chat-message.js';
 import { llmStep } from '../chat/turn/llm-step.js';
 import { runTool } from '../chat/turn/run-tool.js';

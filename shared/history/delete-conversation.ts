@@ -1,9 +1,8 @@
 // DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives, for good. The session's
 // mark comes first and outlives the delete as a tombstone that every writer reads (docs/architecture.md, "Deleting");
 // it becomes final last, so a DELETE that failed half-way is retried and resumes.
-import { turnInstanceId } from '../chat/contracts.js';
-import type { SessionStore } from '../chat/session-store.js';
-import type { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
+import { turnInstanceId } from '../conversation/turn-ids.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import { mapBounded } from '../bounded-parallel.js';
 import {
   isFinishedStatus,
@@ -20,6 +19,14 @@ import type { ConversationEraser } from './conversation-eraser.js';
 import type { ConversationHeaders } from './conversation-headers.js';
 import type { ConversationMessages } from './conversation-messages.js';
 
+/**
+ * Stops the model streams of a session's turns running in this process, and says how many it stopped. A port, so
+ * history needs nothing of chat: the composition root passes chat's turn cancel signals.
+ */
+export interface SessionTurnStops {
+  stopSession(sessionId: string): number;
+}
+
 export interface DeleteConversationServices {
   headers: ConversationHeaders;
   messages: ConversationMessages;
@@ -27,7 +34,7 @@ export interface DeleteConversationServices {
   eraser: ConversationEraser;
   orchestrations: OrchestrationClient;
   /** Aborts the conversation's model streams open in this process (others find the tombstone by their poll). */
-  stops: Pick<TurnCancelSignals, 'stopSession'>;
+  stops: SessionTurnStops;
   /** Long-term memory: the conversation's summary and the facts it taught. */
   memory: ForgetServices;
 }

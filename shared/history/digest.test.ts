@@ -1,7 +1,6 @@
-// The digest's bookkeeping: the unfolded history is the header's count less the digest's (a turn counted once),
-// folding starts past half the prompt budget and stops at a quarter, stored messages group into whole turns, and a
-// fold moves the turns into the summary, their tokens into its count and their lines forward; a digest serves the
-// paths that hold what it folded, its checkpoint covers just that, and a rebased digest counts only its path.
+// The digest's bookkeeping: the unfolded history (a turn counted once), folding past half the budget down to a
+// quarter, whole turns, what a fold moves into the summary; the paths a digest serves, its checkpoint, and a
+// rebased digest that counts only its path.
 import { describe, expect, it } from 'vitest';
 import { PROMPT_EXCHANGE_LINES, type ExchangeEntry, type SessionDigest } from './contracts.js';
 import {

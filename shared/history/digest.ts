@@ -1,11 +1,9 @@
-// Pure bookkeeping of a conversation's rolling digest (seed 003 layers 2 and 3): how much history is not folded
-// into the summary yet (the header's running count less the digest's), when to fold and which stored turns, and
-// the digest after a fold. Since branches exist (chat/contracts.ts "Branches") a digest stands for one path, the
-// one it was folded along: which paths it serves, its checkpoint, and the digest rebased on another path are here
-// too. The history worker (persist-turn.ts) reads and writes the digest; nothing here does I/O.
-import { leftRanges } from '../chat/branch-path.js';
-import type { OrdinalGap } from '../chat/contracts.js';
-import { messageTokens } from '../chat/prompt.js';
+// Pure bookkeeping of a conversation's rolling digest: how much history is not folded yet, when to fold and which
+// stored turns, the digest after a fold; and, a digest standing for one branch path, which paths it serves, its
+// checkpoint and the digest rebased on another path. No I/O: update-digest.ts reads and writes it.
+import { leftRanges } from '../conversation/branch-path.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import { messageTokens } from '../conversation/tokens.js';
 import {
   PROMPT_EXCHANGE_LINES,
   type DigestCheckpoint,

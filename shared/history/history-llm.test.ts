@@ -1,7 +1,6 @@
-// The history worker's model calls through the real OpenAI gateway against the scripted model (real Chat
-// Completions wire format): each goes out non-streamed with a strict json_schema response format named for the
-// offline model, carries its input as one JSON user message, and its answer is validated and normalised; an
-// answer that stays out of schema after the gateway's one correction is an error the caller falls back from.
+// The history worker's model calls through the real OpenAI gateway against the scripted model: non-streamed, a
+// strict json_schema format named for the offline model, the input as one JSON user message, the answer validated
+// and normalised; one that stays out of schema after the gateway's one correction is an error.
 import { describe, expect, it } from 'vitest';
 import { inputOf, useScriptedGateway } from '../../test/support/scripted-model.js';
 import { LlmError } from '../llm/llm-gateway.js';

@@ -1,8 +1,8 @@
-// The history worker's model calls (structured output, validated with zod): an exchange's one-line index entry with
-// topic tags (seed 003 layer 3), with the conversation's title in the same call when one is due, and the fold of
-// turns into the rolling session summary (layer 2). Each call's input is bounded, so its cost never grows with the
-// conversation. The offline model answers these formats by name (local/offline-model/README.md).
+// The history worker's model calls: an exchange's one-line index entry with topic tags (and the conversation's
+// title when one is due), and the fold of turns into the rolling session summary. Each call's input is bounded, so
+// its cost never grows with the conversation; the offline model answers these formats by name.
 import { z } from 'zod';
+import { completeInstructedJson } from '../llm/instructed-json.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { FIRST_MESSAGE_TITLE_CHARS } from './contracts.js';
 import { cleanDisplayText, cut, oneLine } from '../plain-text.js';
@@ -95,20 +95,19 @@ export async function indexExchange(
     question: cut(exchange.question, EXCHANGE_TEXT_CHARS),
     answer: cut(exchange.answer, EXCHANGE_TEXT_CHARS),
   };
-  const messages = [
-    { role: 'system' as const, content: INDEX_INSTRUCTIONS + (titleFrom ? TITLE_INSTRUCTIONS : '') },
-    { role: 'user' as const, content: JSON.stringify(input) },
-  ];
+  const instructions = INDEX_INSTRUCTIONS + (titleFrom ? TITLE_INSTRUCTIONS : '');
   if (titleFrom) {
-    const value = await llm.completeJson({
-      messages,
+    const value = await completeInstructedJson(llm, {
+      instructions,
+      input,
       schema: titledExchangeIndexSchema,
       name: EXCHANGE_INDEX_FORMAT,
     });
     return { line: value.line.trim(), tags: normalTags(value.tags), title: cleanDisplayText(value.title) };
   }
-  const value = await llm.completeJson({
-    messages,
+  const value = await completeInstructedJson(llm, {
+    instructions,
+    input,
     schema: exchangeIndexSchema,
     name: EXCHANGE_INDEX_FORMAT,
   });
@@ -129,11 +128,9 @@ export async function foldSummary(
       ...(exchange.failed ? { failed: true } : {}),
     })),
   };
-  const value = await llm.completeJson({
-    messages: [
-      { role: 'system', content: SUMMARY_INSTRUCTIONS },
-      { role: 'user', content: JSON.stringify(input) },
-    ],
+  const value = await completeInstructedJson(llm, {
+    instructions: SUMMARY_INSTRUCTIONS,
+    input,
     schema: sessionSummarySchema,
     name: SESSION_SUMMARY_FORMAT,
   });

@@ -1,10 +1,7 @@
-// The port of a conversation's memory beyond the prompt (seed 003): the one-line index entry of each exchange and
-// the rolling digest (summary, what it covers, newest folded index lines), and the digest's checkpoints (one per
-// fold, so a digest can be rebased on another branch path). All live beside the messages (container
-// `conversation-messages`, partition [userId, sessionId]). The history worker writes them; a turn reads the digest
-// for its prompt and the tools retrieve_past_answer / lookup_past_conversation read the entries.
-// Adapter: Cosmos DB (adapters/cosmos-session-memory.ts).
-import type { OrdinalGap } from '../chat/contracts.js';
+// The port of a conversation's memory beyond the prompt, beside its messages: each exchange's index entry, the
+// rolling digest and its checkpoints (one per fold, to rebase on another path). The history worker writes them; a
+// turn's prompt reads the digest, the past-answer tools the entries. Adapter: adapters/cosmos-session-memory.ts.
+import type { OrdinalGap } from '../conversation/branches.js';
 import type { DigestCheckpoint, ExchangeEntry, SessionDigest } from './contracts.js';
 
 export interface StoredDigest {

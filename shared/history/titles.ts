@@ -1,4 +1,4 @@
-// The title a conversation gets at once from its first user message (seed 001: at most 80 characters), before the
+// The title a conversation gets at once from its first user message (at most 80 characters), before the
 // history worker's model title: one line, cut at a word, marked when cut.
 import { cleanDisplayText } from '../plain-text.js';
 import { FIRST_MESSAGE_TITLE_CHARS } from './contracts.js';

@@ -1,9 +1,6 @@
-// Declared HTTP endpoints. A definition names its route, its methods, the zod schemas of its path parameters,
-// query and body, and the use-case it calls; httpHandler() turns it into the handler the Functions host and the
-// local runtime mount. That one handler resolves the caller (from the identity headers, or from a ticket in the
-// query for a client that cannot send headers), refuses a userId that is not the caller's, enforces the body
-// limit, parses, calls, maps any error to problem+json and sets the cache headers, so an endpoint's own code only
-// translates between HTTP and its use-case.
+// Declared HTTP endpoints: route, methods, the zod schemas of path, query and body, and the use-case called.
+// httpHandler() makes one the handler both hosts mount: it resolves the caller, refuses another user's userId,
+// bounds the body, parses, calls, and maps errors to problem+json, so an endpoint only translates.
 import type {
   HttpHandler,
   HttpMethod,
@@ -101,9 +98,14 @@ export interface EndpointDefinition<
   /** Route under /api, in the host's template syntax: `stream/{sessionId}/{chatMessageId}`. */
   route: string;
   methods: HttpMethod[];
-  /** One line on what it does, for docs/api.http and the portal. */
+  /** One line on what it does, for docs/api.md and the portal. */
   summary: string;
   auth: A;
+  /**
+   * What it answers beyond what the declaration implies (400, 401, 403, 413 and 415 follow from its parts): its
+   * success status and the errors its use-case raises, each with what it means. docs/api.md is generated from it.
+   */
+  responses?: EndpointResponses;
   /** Required with auth 'caller-or-ticket' (checked when the handler is made). */
   ticket?: TicketAuth<TApp, P>;
   /** The handler uses `app.orchestrations(context)`: the host must bind a durable client input. */
@@ -113,6 +115,15 @@ export interface EndpointDefinition<
   body?: BodySpec<TApp, B>;
   handle(request: EndpointRequest<TApp, P, Q, B, A>): Promise<EndpointResult>;
 }
+
+/** Status → what it means to the client ("the session", "another user's or an unknown session"). */
+export type EndpointResponses = Readonly<Record<number, string>>;
+
+/** The parts of a definition that describe it to a client (docs/api.md reads them), without its handler. */
+export type EndpointDeclaration<TApp> = Pick<
+  EndpointDefinition<TApp, unknown, unknown, unknown, EndpointAuth>,
+  'summary' | 'auth' | 'params' | 'query' | 'body' | 'responses'
+>;
 
 /** What httpHandler needs of the app: how to identify callers. */
 export interface EndpointApp {
@@ -206,7 +217,11 @@ async function readBodyValue<TApp, B>(
     throw new UnsupportedMediaTypeError(
       'The request body must be JSON (content-type: application/json) or a form upload (multipart/form-data).',
     );
-  const value = await readJsonBody(request, maxBytes, { optional: spec.optional });
+  const value = await readJsonBody(
+    request,
+    maxBytes,
+    spec.optional === undefined ? {} : { optional: spec.optional },
+  );
   if (typeof value === 'object' && value !== null && 'userId' in value) assertOwn(value.userId);
   return value;
 }

@@ -1,10 +1,6 @@
-// An MCP server's Streamable HTTP endpoint as a Functions HTTP handler, through the SDK's web-standard handler
-// (createMcpHandler). Stateless, as serverless needs: no session id, and a fresh server per request made for the
-// caller, who is resolved from the identity headers exactly as for the JSON endpoints, so any instance serves any
-// request. The SDK serves the current protocol revision (2026-07-28: server/discover, a per-request envelope) and,
-// through its stateless fallback, the 2025-era ones (initialize handshake; GET and DELETE, 2025 session
-// operations, answer 405). In Entra ID mode a request without a valid token gets 401 with the challenge that
-// points an MCP client at the protected resource metadata (RFC 9728), from which it learns how to get a token.
+// An MCP server's Streamable HTTP endpoint as a Functions HTTP handler, through the SDK's web-standard
+// handler (createMcpHandler). Stateless: a fresh server per request, made for the caller resolved as for the
+// JSON endpoints, so any instance serves any request.
 import type { HttpHandler, HttpRequest, InvocationContext } from '@azure/functions';
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { UnauthenticatedError } from '../errors.js';

@@ -57,16 +57,16 @@ export function toProblemResponse(
   context: InvocationContext,
   instance?: string,
 ): HttpResponseInit {
+  const where = instance === undefined ? {} : { instance };
   if (value instanceof AppError) {
-    const errors = value instanceof ValidationError && value.issues.length > 0 ? value.issues : undefined;
+    const errors =
+      value instanceof ValidationError && value.issues.length > 0 ? { errors: value.issues } : {};
     if (value.status >= 500) context.error(`${value.code}: ${value.message}`, value.cause ?? '');
     const retry: Record<string, string> =
       value instanceof NotReadyError ? { 'retry-after': String(value.retryAfterSeconds) } : {};
-    return problemResponse(value.status, value.code, value.message, { instance, errors }, retry);
+    return problemResponse(value.status, value.code, value.message, { ...where, ...errors }, retry);
   }
   const error = ensureError(value);
   context.error(`Unhandled error: ${error.stack ?? error.message}`);
-  return problemResponse(500, 'internal_error', 'The request failed unexpectedly; it can be retried.', {
-    instance,
-  });
+  return problemResponse(500, 'internal_error', 'The request failed unexpectedly; it can be retried.', where);
 }

@@ -6,9 +6,9 @@ import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from './caller.js';
 
 export interface AppServicePrincipal {
-  userId?: string;
-  name?: string;
-  identityProvider?: string;
+  userId?: string | undefined;
+  name?: string | undefined;
+  identityProvider?: string | undefined;
   /** The blob's group claims (one claim per group), in order; empty when it has none. */
   groups: string[];
 }

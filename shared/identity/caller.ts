@@ -4,7 +4,7 @@ import { ForbiddenError } from '../errors.js';
 
 export interface Caller {
   userId: string;
-  name?: string;
+  name?: string | undefined;
   /** 'aad', 'dev', ... */
   identityProvider: string;
   /**

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from 'jose';
-import type { CryptoKey, JWK, JWTPayload } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AuthConfig } from './settings.js';
 import { DependencyError, UnauthenticatedError } from '../errors.js';
@@ -83,7 +83,12 @@ function countingResolver(config = entraConfig()) {
   return { resolver: createIdentityResolver(config, { fetch: countingFetch, now: () => NOW }), requests };
 }
 
-function sign(claims: JWTPayload = {}, key: SigningKey = current, kid = key.kid): Promise<string> {
+/** A token with the usual claims, `claims` overriding them (undefined leaves that claim out of the token). */
+function sign(
+  claims: Record<string, unknown> = {},
+  key: SigningKey = current,
+  kid = key.kid,
+): Promise<string> {
   return new SignJWT({
     iss: ISSUER_V2,
     aud: `api://${API_CLIENT_ID}`,

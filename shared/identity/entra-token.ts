@@ -32,7 +32,7 @@ export function createEntraTokenVerifier(
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         // jose checks a lifetime only when the token states one: a token without exp would never expire.
         requiredClaims: ['exp'],
-        currentDate: options.now?.(),
+        ...(options.now === undefined ? {} : { currentDate: options.now() }),
       }));
     } catch (error) {
       if (error instanceof AppError || !(error instanceof errors.JOSEError)) throw error;

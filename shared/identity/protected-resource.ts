@@ -1,7 +1,5 @@
-// OAuth 2.0 Protected Resource Metadata (RFC 9728) for Entra ID mode, as the MCP authorization spec requires of a
-// protected MCP server: the document that tells an MCP client which authorization server issues tokens for this
-// API and which scopes to ask for, and the `WWW-Authenticate: Bearer resource_metadata="..."` challenge of a 401
-// that points a client at it. Pure: the URLs come from the caller.
+// OAuth 2.0 Protected Resource Metadata (RFC 9728) for Entra ID mode, which MCP clients read to learn where
+// to get a token, and the 401's challenge that points at it. Pure: the URLs come from the caller.
 import type { EntraAuthConfig } from './entra-token.js';
 
 /** RFC 9728 §2, the members this API publishes. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { SeededRandom } from '../../test/support/seeded-random.js';
-import { estimateTokens } from '../chat/prompt.js';
+import { estimateTokens } from '../conversation/tokens.js';
 
 import { chunkDocument, embeddingInput } from './chunking.js';
 import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';

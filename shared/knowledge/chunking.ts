@@ -1,8 +1,6 @@
-// Cutting an extracted document into the chunks the knowledge base embeds and searches: a section (the blocks under
-// one heading path) is never mixed with another; its paragraphs are gathered up to a token target, a longer one is
-// cut at sentence ends (a longer sentence at words), and a chunk repeats the last whole sentences of the previous
-// one in its section. Pure and deterministic: the same document and options always give the same chunks.
-import { estimateTokens } from '../chat/prompt.js';
+// Cutting an extracted document into the chunks the knowledge base embeds: never across sections, up to a
+// token target, cut at sentence ends, overlapping by whole sentences. Pure and deterministic.
+import { estimateTokens } from '../conversation/tokens.js';
 
 import { shortened } from './citation.js';
 import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';
@@ -127,7 +125,7 @@ interface Piece {
   page: number | undefined;
   kind: 'block' | 'sentence' | 'fragment';
   /** What goes between it and the previous piece of the same block (a space, a line break, nothing). */
-  joiner?: string;
+  joiner?: string | undefined;
 }
 
 function separator(before: Piece, piece: Piece): string {

@@ -1,8 +1,6 @@
-// How an answer cites a knowledge-base chunk: the document's title with the page or pages the chunk comes from
-// ("Employee Handbook, p. 4", "Employee Handbook, pp. 4–6"), or, for a format without pages, the innermost heading it
-// sits under ("Employee Handbook › Leave"); the title alone when there is neither. A citation is at most
-// MAX_CITATION_CHARS characters, so a document whose heading runs on (a PDF line taken for a heading, say) still
-// gives one a model can repeat and a client can show.
+// How an answer cites a knowledge-base chunk: the document's title with the page or pages the chunk comes
+// from ("Employee Handbook, p. 4", "Employee Handbook, pp. 4–6"), or, for a format without pages, the
+// innermost heading it sits under ("Employee Handbook › Leave"); the title alone when there is neither.
 
 /** The longest citation: a title (at most 200 characters) and a heading (at most 200), cut to fit. */
 export const MAX_CITATION_CHARS = 300;

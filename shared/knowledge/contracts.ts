@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { displayFileName, displayTextSchema } from '../plain-text.js';
 import { EMBEDDING, englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 import { documentIdSchema } from '../ids.js';
+import { pagesSchema } from '../conversation/sources.js';
 
 // Not `knowledge-documents` and `knowledge-chunks`: those ids were declared before with other partition keys
 // (/ownerId; /ownerId, /documentId), and an environment deployed then holds them so; a container's partition key
@@ -169,9 +170,6 @@ export const documentViewSchema = z.object({
 export type DocumentView = z.infer<typeof documentViewSchema>;
 
 // --- Chunks -----------------------------------------------------------------------------------------------------
-
-/** Pages a chunk's text comes from (1-based, ascending, contiguous); absent for formats without pages. */
-export const pagesSchema = z.array(z.number().int().min(1)).min(1);
 
 /**
  * The longest heading a chunk keeps (cut at a word, with an ellipsis): a heading is what a citation names, and a
@@ -345,24 +343,3 @@ export type KnowledgeSearchHit = z.infer<typeof knowledgeSearchHitSchema>;
 
 /** The tool the model searches the knowledge base with. */
 export const SEARCH_KNOWLEDGE_BASE_TOOL = 'search_knowledge_base';
-
-/** A source kept with an answer: at most this many per turn, each with an excerpt of this length. */
-export const MAX_TURN_SOURCES = 20;
-export const SOURCE_EXCERPT_CHARS = 300;
-
-/**
- * A chunk a turn's knowledge search found: in the `sources` event (the turn's sources so far, deduplicated by
- * chunk, in the order found) and on the answer's stored message.
- */
-export const knowledgeSourceSchema = z.object({
-  chunkId: z.string(),
-  documentId: documentIdSchema,
-  title: z.string(),
-  heading: z.string().optional(),
-  pages: pagesSchema.optional(),
-  citation: z.string(),
-  /** The chunk's first SOURCE_EXCERPT_CHARS characters (the whole text is in the tool's result). */
-  excerpt: z.string(),
-  score: z.number(),
-});
-export type KnowledgeSource = z.infer<typeof knowledgeSourceSchema>;

@@ -1,7 +1,5 @@
-// Deleting over in-memory stores: the uploader's document goes with all its chunks and bytes and leaves search at
-// once; another user's private document is unknown (404) and a shared one not theirs is forbidden (403), with
-// nothing changed; a delete that stopped after marking the document is finished by the next one; and a delete
-// that an upload of the same content finished meanwhile leaves the document that upload stored anew.
+// Deleting over in-memory stores: the uploader's document goes with its chunks and bytes, others' are refused
+// with nothing changed, and a delete that stopped half-way is finished by the next.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import {

@@ -1,8 +1,6 @@
-// Deleting a document (DELETE /api/knowledge/documents/{documentId}), by its uploader only: the record is marked
-// `deleting` first, which hides the document from search and from the API at once, then every chunk goes (one
-// logical partition), then its bytes, then the record. A delete that stopped halfway is finished by the next one, or
-// by an upload of the same content, and a worker still ingesting the document sees the mark (or the record gone) and
-// removes what it wrote.
+// Deleting a document (DELETE /api/knowledge/documents/{documentId}), by its uploader only: the record is
+// marked `deleting` first, which hides the document from search and from the API at once, then every chunk
+// goes (one logical partition), then its bytes, then the record.
 import { ForbiddenError, NotReadyError } from '../errors.js';
 import type { KnowledgeDocument } from './contracts.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';

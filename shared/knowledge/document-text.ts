@@ -1,7 +1,5 @@
-// What text extraction gives the chunker, whatever the format: the document's blocks in reading order (headings
-// with their level, and text blocks: paragraphs, list items, table rows, code), each with its page where the
-// format has pages (PDF), the limits a reading worker holds a document to, and the error of a document that cannot
-// be read. Extraction lives in extract-document.ts and runs in the reading workers of extract-pool.ts.
+// What text extraction gives the chunker, whatever the format: the blocks in reading order with their pages,
+// the limits a reading worker holds a document to, and the error of a document that cannot be read.
 import { AppError } from '../errors.js';
 
 export type TextBlock =

@@ -54,8 +54,8 @@ interface Job extends ReadJob {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  job?: Job;
-  timer?: NodeJS.Timeout;
+  job?: Job | undefined;
+  timer?: NodeJS.Timeout | undefined;
 }
 
 export function createDocumentReader(budget: ReadingBudget): DocumentReader {

@@ -1,8 +1,6 @@
-// The ingestion worker's use-case over in-memory stores and a keyword-embedding model: a queued document becomes
-// ready with its chunks embedded in batches and its bytes removed; a redelivery, another attempt's message or a
-// settled document changes nothing; a document that cannot be indexed fails with its reason and keeps no chunk;
-// a failing embeddings endpoint is retried over deliveries, then fails the document; and a document deleted while
-// it was indexed keeps nothing either. A run that stopped halfway is finished by the next delivery.
+// The ingestion worker's use-case over in-memory stores: a document becomes ready, a redelivery changes
+// nothing, an unreadable one fails with its reason, and a failing embeddings endpoint is retried, then fails
+// it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LlmError } from '../llm/llm-gateway.js';
 import { MAX_DELIVERY_COUNT } from '../messaging/service-bus-entities.js';

@@ -1,10 +1,6 @@
 // The ingestion worker's use-case: one queued document (a message on KNOWLEDGE_INGEST_QUEUE) is read from its
-// upload, its text extracted and cut into chunks, embedded and stored batch by batch, then marked ready — or, when
-// it cannot be indexed, marked failed with the reason and nothing of it left searchable. Every step can run again (a
-// redelivery, a crash halfway): chunks are written by id, leftovers of an earlier run are removed, and the record
-// is only ever changed on the version just read. A document deleted or failed meanwhile gets its chunks removed
-// again, by this run or by the next delivery of its message; and the last delivery settles the document as failed
-// whatever went wrong, so no document stays `processing` for good.
+// upload, its text extracted and cut into chunks, embedded and stored batch by batch, then marked ready — or,
+// when it cannot be indexed, marked failed with the reason and nothing of it left searchable.
 import { createHash } from 'node:crypto';
 import { mapBounded } from '../bounded-parallel.js';
 import { ensureError } from '../errors.js';

@@ -1,7 +1,6 @@
 // Reading the knowledge base's documents (GET /api/knowledge/documents and .../{documentId}): a page of the
-// caller's private library or of the shared one, and one document, looked for in the caller's own library first,
-// then in the shared one. A document being deleted is already gone to readers; another user's private document is
-// unknown (404), the same answer as a document that does not exist.
+// caller's private library or of the shared one, and one document, looked for in the caller's own library
+// first, then in the shared one.
 import type { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import type { listDocumentsQuerySchema } from './contracts.js';

@@ -1,8 +1,5 @@
-// The port of the knowledge base's chunks (container `knowledge-library-chunks`, partition [library, documentId]): written
-// by the ingestion worker, removed with their document, searched by hybrid ranking (RRF of the vector rank and the
-// BM25 rank), in Cosmos DB in Azure and in process where the server lacks the functions (the local runtime).
-// Search sees only the chunks of documents whose record is `ready` when it runs: a document being ingested, failed
-// or being deleted is never searched, whatever of its chunks exist. Adapter: adapters/cosmos-knowledge-chunks.ts.
+// The port of the knowledge base's chunks (container `knowledge-library-chunks`, partition [library,
+// documentId]): written by the ingestion worker, removed with their document, searched by hybrid ranking.
 import type { Relevance } from '../search/relevance.js';
 import type { ChunkView, KnowledgeChunk } from './contracts.js';
 

@@ -1,10 +1,6 @@
-// The port of uploaded documents' bytes (container `knowledge-uploads`, partition documentId, a week's TTL): the
-// upload writes them before it queues the document, the ingestion worker reads them, and they are removed once the
-// document is indexed, has failed or is deleted. Adapter: adapters/cosmos-knowledge-uploads.ts (parts of
-// UPLOAD_PART_BYTES).
-// The bytes are kept by document AND attempt (the record's `attempt`, one more at each new upload of a failed or
-// deleted document): a run of an earlier attempt that ends late removes its own attempt's bytes, never those a new
-// upload of the same content stored meanwhile.
+// The port of uploaded documents' bytes (container `knowledge-uploads`, partition documentId, a week's TTL):
+// the upload writes them before it queues the document, the ingestion worker reads them, and they are removed
+// once the document is indexed, has failed or is deleted.
 export interface KnowledgeUploads {
   /** Stores the attempt's content (writing it again changes nothing); returns how many parts hold it. */
   put(documentId: string, attempt: number, content: Uint8Array): Promise<number>;

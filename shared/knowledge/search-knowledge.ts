@@ -1,7 +1,5 @@
-// Knowledge search (POST /api/knowledge/search and the chat's search_knowledge_base tool): the query's embedding,
-// then one hybrid search (RRF of the vector rank and the BM25 rank) over the chunks of the ready documents of the
-// libraries the caller may read (their own and the shared one), keeping only the chunks that earn their place (a word
-// of the query, or a similarity above the model's threshold), each with the citation it is quoted by.
+// Knowledge search (POST /api/knowledge/search and the tool search_knowledge_base): one hybrid search over
+// the ready documents the caller may read, keeping the chunks that earn their place, each with its citation.
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Relevance } from '../search/relevance.js';
 import { searchableLibraries, type KnowledgeSearchHit } from './contracts.js';

@@ -1,8 +1,5 @@
-// Uploading over in-memory stores: a new document is stored, its bytes kept and its message queued (202); the
-// same content again is answered from its record (ready: 200; queued: queued again; failed: a new attempt;
-// deleting: the delete finished, then a new attempt); a librarian's upload goes to the shared library; and what
-// can be refused without reading the content is refused with its status (413, 415, 400), with nothing stored or
-// queued.
+// Uploading over in-memory stores: a new document stored and queued, the same content answered from its
+// record, a librarian's upload shared, and what can be refused without reading the content refused.
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';

@@ -1,10 +1,6 @@
 // Uploading a document to the knowledge base (POST /api/knowledge/documents): the body's checks that need no
-// parsing of the content (size, type, a PDF that is one, text that is UTF-8), then the document's record and bytes,
-// and its message on the ingestion queue; the worker (ingest-document.ts) does the rest. The same content in the
-// same library is the same document (its id comes from the content's hash), so uploading it again is answered from
-// its record: the ready document (200), the document still queued (202, queued again: duplicate detection and the
-// worker absorb it), or, for a failed one, a new attempt (202); a document being deleted has its delete finished
-// and is then uploaded anew, at the next attempt (202).
+// parsing of the content (size, type, a PDF that is one, text that is UTF-8), then the document's record and
+// bytes, and its message on the ingestion queue; the worker (ingest-document.ts) does the rest.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { cleanDisplayText } from '../plain-text.js';

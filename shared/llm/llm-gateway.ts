@@ -1,6 +1,6 @@
 // The LLM port: the messages, tools and replies a chat turn speaks, the gateway interface, and LlmError.
 // Shapes follow the Chat Completions vocabulary so they map one-to-one onto every OpenAI-compatible API. The
-// message, tool call and usage schemas are also what turn records store (shared/chat/contracts.ts).
+// message, tool call and usage schemas are also what turn records store (shared/chat/contracts/documents.ts).
 import { z } from 'zod';
 import { DependencyError } from '../errors.js';
 
@@ -125,7 +125,7 @@ export type LlmConnection = LlmCallStyle &
     | {
         kind: 'openai-compatible';
         baseUrl: string;
-        apiKey?: string;
+        apiKey?: string | undefined;
         chatModel: string;
         embeddingModel: string;
       }
@@ -136,9 +136,9 @@ export type LlmConnection = LlmCallStyle &
         chatDeployment: string;
         embeddingDeployment: string;
         /** Absent → Entra ID, with the app's one Azure credential (scope cognitiveservices). */
-        apiKey?: string;
+        apiKey?: string | undefined;
         /** The managed identity's client id, named in the hint when a token cannot be had. */
-        managedIdentityClientId?: string;
+        managedIdentityClientId?: string | undefined;
       }
   );
 

@@ -1,15 +1,13 @@
-// The memory worker's use-case over the in-memory memory ports and a recording model: a turn is consolidated once
-// however often its event is delivered; repeating a fact reaffirms it; a contradiction supersedes; two conversations
-// changing one fact at once end as if one came after the other, losing no source and never making a superseded fact
-// active again; only the user's own words reach the profile (a tool result saying "the user loves spiders" never
-// does, checked on the real wire); use_memory false, failed turns and deleted conversations leave no trace; the
-// summary grows with the conversation, one document; and a failing model delays the turn's memory over a few
-// deliveries, never another part of it.
+// The memory worker's use-case over in-memory ports and a recording model: once per turn however often delivered;
+// facts reaffirmed, superseded, merged across conversations in either order; only the user's own words reach the
+// profile; use_memory false, failed and deleted turns leave no trace; a failing model only delays the turn's memory.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationSummaries, MemoryProfileFacts } from '../../test/support/in-memory-memory.js';
 import { MemorySessions } from '../../test/support/in-memory-ports.js';
+import { completedExchange } from '../../test/support/message-completed.js';
 import { startScriptedModel, type ScriptedModel } from '../../test/support/scripted-model.js';
-import { MAIN_BRANCH, type MessageCompleted, type OrdinalGap, type TurnBranch } from '../chat/contracts.js';
+import { MAIN_BRANCH, type OrdinalGap, type TurnBranch } from '../conversation/branches.js';
+import type { MessageCompleted } from '../conversation/message-completed.js';
 import { ValidationError } from '../errors.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
@@ -146,54 +144,32 @@ function turn(
     branch?: TurnBranch;
   } & Partial<Pick<MessageCompleted, 'useMemory' | 'systemPrompt'>> = {},
 ): MessageCompleted {
-  const chatMessageId = chatId(n);
-  const failed = options.outcome === 'failed';
-  const event: MessageCompleted = {
+  return completedExchange({
     userId,
     sessionId: options.session ?? sessionId,
-    chatMessageId,
-    outcome: failed ? 'failed' : 'completed',
-    completedAt: at,
-    complete: true,
+    chatMessageId: chatId(n),
+    ordinal: 2 * n,
+    question,
+    at,
+    failed: options.outcome === 'failed',
+    answer: {
+      content: options.answer ?? `answer ${n}`,
+      finishReason: 'stop',
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'web_search',
+          arguments: '{"q":"x"}',
+          result: options.toolResult ?? 'nothing found',
+          isError: false,
+          round: 0,
+        },
+      ],
+    },
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
     ...(options.useMemory === undefined ? {} : { useMemory: options.useMemory }),
     ...(options.systemPrompt ? { systemPrompt: options.systemPrompt } : {}),
-    messages: [
-      {
-        messageId: `${chatMessageId}_user`,
-        chatMessageId,
-        role: 'user',
-        content: question,
-        timestamp: at,
-        ordinal: 2 * n,
-        ...(failed ? { failure: { code: 'model_unavailable', message: 'The model did not answer.' } } : {}),
-      },
-      ...(failed
-        ? []
-        : [
-            {
-              messageId: `${chatMessageId}_assistant`,
-              chatMessageId,
-              role: 'assistant' as const,
-              content: options.answer ?? `answer ${n}`,
-              timestamp: at,
-              finishReason: 'stop',
-              toolCalls: [
-                {
-                  id: 'c1',
-                  name: 'web_search',
-                  arguments: '{"q":"x"}',
-                  result: options.toolResult ?? 'nothing found',
-                  isError: false,
-                  round: 0,
-                },
-              ],
-              ordinal: 2 * n + 1,
-            },
-          ]),
-    ],
-  };
-  if (options.branch) for (const message of event.messages) message.branch = options.branch;
-  return event;
+  });
 }
 
 const source = (n: number) => ({

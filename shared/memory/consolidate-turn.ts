@@ -5,8 +5,8 @@
 // the path the user keeps through the conversation's branches (memory-path.ts): a turn on another path than the
 // summary's first withdraws what the turns it left had changed and brings back what the turns it returns to had.
 import { createHash } from 'node:crypto';
-import type { MessageCompleted } from '../chat/contracts.js';
-import type { SessionStore } from '../chat/session-store.js';
+import type { MessageCompleted } from '../conversation/message-completed.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';

@@ -1,11 +1,13 @@
 // The memory area's contracts: long-term memory across conversations (seed 000 "Memory Architecture", "Memory Data
-// Structures", "Memory APIs"; DESIGN §2). The memory worker consumes `message-completed` (shared/chat/contracts.ts)
+// Structures", "Memory APIs"; DESIGN §2). The memory worker consumes `message-completed`
+// (shared/conversation/message-completed.ts)
 // on the `memory` subscription and keeps one summary per conversation (with its embedding, searched by vector and
 // full text) and the user's profile as individual facts with provenance and validity. A new conversation's turn
 // renders the profile into its system prompt; the tool search_conversation_history, the memory REST API and the
 // MCP server search the summaries. Documents, HTTP bodies, tool arguments and limits are declared here.
 import { z } from 'zod';
-import { ordinalGapSchema, userIdSchema } from '../chat/contracts.js';
+import { ordinalGapSchema } from '../conversation/branches.js';
+import { userIdSchema } from '../ids.js';
 import { englishText, type ContainerSpec, type VectorEmbeddingSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -92,7 +94,7 @@ export const factSourceSchema = z.object({
   /** When the user said it (the message's timestamp). */
   at: z.iso.datetime(),
   /**
-   * The message's place in its conversation: a turn's branch (chat/contracts.ts "Branches") tells by ordinals
+   * The message's place in its conversation: a turn's branch (conversation/branches.ts) tells by ordinals
    * which turns its path holds. Absent on sources recorded before branches existed.
    */
   ordinal: z.number().int().nonnegative().optional(),
@@ -201,7 +203,7 @@ export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
    */
   chatMessageId: z.string().optional(),
   /**
-   * The gaps of that turn's path (chat/contracts.ts "Branches"): the path long-term memory follows. Absent: the
+   * The gaps of that turn's path (conversation/branches.ts): the path long-term memory follows. Absent: the
    * main line, with none (also on summaries written before branches existed).
    */
   gaps: z.array(ordinalGapSchema).optional(),

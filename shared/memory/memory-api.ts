@@ -3,7 +3,7 @@
 // page at a time), the profile as a prompt would use it (the active facts by category), and forgetting everything,
 // one fact or one conversation. Every read and delete is scoped to the caller's own partition.
 import { z } from 'zod';
-import { sessionIdSchema } from '../chat/contracts.js';
+import { sessionIdSchema } from '../ids.js';
 import { NotFoundError } from '../errors.js';
 import { factIdSchema } from '../ids.js';
 import { pageLimitSchema } from '../validation.js';

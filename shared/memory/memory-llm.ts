@@ -1,8 +1,8 @@
-// The memory worker's model calls (structured output, validated with zod): the changes a turn makes to the user's
-// profile, from the user's own words and the active facts only, and the conversation's summary with seed 000's
-// fields. Inputs are bounded, so a call's cost never grows with the conversation. The offline model answers these
-// formats by name (local/offline-model/README.md).
+// The memory worker's model calls: the changes a turn makes to the user's profile, from the user's own words and the
+// active facts only, and the conversation's summary (themes, persons, places, sentiment). Inputs are bounded, so a
+// call's cost never grows with the conversation; the offline model answers these formats by name.
 import { z } from 'zod';
+import { completeInstructedJson } from '../llm/instructed-json.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import {
   MAX_FACT_CHARS,
@@ -119,11 +119,9 @@ export async function proposeProfileChanges(
       statement: fact.statement,
     })),
   };
-  return llm.completeJson({
-    messages: [
-      { role: 'system', content: PROFILE_INSTRUCTIONS },
-      { role: 'user', content: JSON.stringify(message) },
-    ],
+  return completeInstructedJson(llm, {
+    instructions: PROFILE_INSTRUCTIONS,
+    input: message,
     schema: proposedProfileChangesSchema,
     name: PROFILE_CHANGES_FORMAT,
   });
@@ -152,11 +150,9 @@ export async function summariseConversation(
       assistantAnswer: cut(input.answer, SUMMARY_TEXT_CHARS),
     },
   };
-  const value = await llm.completeJson({
-    messages: [
-      { role: 'system', content: SUMMARY_INSTRUCTIONS },
-      { role: 'user', content: JSON.stringify(message) },
-    ],
+  const value = await completeInstructedJson(llm, {
+    instructions: SUMMARY_INSTRUCTIONS,
+    input: message,
     schema: summaryContentSchema,
     name: CONVERSATION_SUMMARY_FORMAT,
   });

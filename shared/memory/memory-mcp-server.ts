@@ -3,7 +3,7 @@
 // so a caller reaches only their own memories. The tools call the same use-cases as REST.
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { sessionIdSchema } from '../chat/contracts.js';
+import { sessionIdSchema } from '../ids.js';
 import { AppError, ensureError } from '../errors.js';
 import { SEARCH_CONVERSATION_HISTORY_TOOL, searchConversationHistoryArgsSchema } from './contracts.js';
 import type { ForgetServices } from './forget-memories.js';

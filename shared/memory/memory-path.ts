@@ -1,12 +1,13 @@
-// Long-term memory along a conversation's branches (chat/contracts.ts "Branches"): memory is consolidated from the
+// Long-term memory along a conversation's branches (conversation/branches.ts): memory is consolidated from the
 // path the user keeps. The conversation's summary names the path memory follows (its newest turn and that turn's
 // gaps); a turn that continues it costs nothing more. A turn on another path (an edit, a regenerate, a switch back to
 // an earlier branch) first makes the profile follow it — the changes of the turns its path leaves are withdrawn, those
 // of turns it comes back to are applied again, each turn's consolidation record marked so — and rebuilds the summary
 // from the one kept after the newest consolidated turn of its path. The work is bounded by what the moved turns
 // changed in the profile (records without changes are not read), never by the length of the conversation.
-import { inGaps, sameGaps } from '../chat/branch-path.js';
-import type { OrdinalGap, TurnRef } from '../chat/contracts.js';
+import { inGaps, sameGaps } from '../conversation/branch-path.js';
+import type { OrdinalGap } from '../conversation/branches.js';
+import type { TurnRef } from '../conversation/messages.js';
 import { applyRecord, withdrawRecord } from './apply-changes.js';
 import type { ConversationSummaryDocument, SummarySnapshot } from './contracts.js';
 import type { ProfileFacts } from './profile-facts.js';

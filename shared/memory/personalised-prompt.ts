@@ -2,7 +2,7 @@
 // holds the base prompt, what the user's profile says (grouped by seed 000's categories under human headings) and
 // how to recall earlier conversations. Rendering is pure; fetchProfileWithin reads the active facts within the 2 s
 // budget and answers undefined, with a warning saying why, when the profile is slow or fails: the turn goes on.
-import type { SystemPrompt } from '../chat/contracts.js';
+import type { SystemPrompt } from '../conversation/messages.js';
 import type { Logger } from '../logger.js';
 import {
   PROFILE_CATEGORIES,

@@ -5,7 +5,7 @@
 // once (the worker orders turns per conversation only), and forgetting runs beside them, so an unconditional write
 // could drop another's provenance entry or turn a superseded fact active again.
 // Adapter: Cosmos DB (adapters/cosmos-profile-facts.ts).
-import type { OrdinalGap } from '../chat/contracts.js';
+import type { OrdinalGap } from '../conversation/branches.js';
 import type {
   ConsolidationRecord,
   FactStatus,

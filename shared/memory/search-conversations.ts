@@ -1,15 +1,22 @@
 // Conversation search, the one use-case behind the tool search_conversation_history, POST .../conversations/search
 // and the MCP search tool: the query is embedded, the user's summaries ranked (hybrid: vector and full text), and
 // each hit named by its conversation's title from history.
-import type { ConversationHeaders } from '../history/conversation-headers.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Relevance } from '../search/relevance.js';
 import type { ConversationSearchHit } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 
+/**
+ * Where a conversation's title is read. A port, so memory needs nothing of history: the composition root passes
+ * history's conversation headers.
+ */
+export interface ConversationTitles {
+  get(userId: string, sessionId: string): Promise<{ title?: string } | undefined>;
+}
+
 export interface ConversationSearchServices {
   summaries: Pick<ConversationSummaries, 'search'>;
-  headers: Pick<ConversationHeaders, 'get'>;
+  headers: ConversationTitles;
   llm: Pick<LlmGateway, 'embed'>;
   /** What earns a conversation its place in the results (SEARCH_* settings, the embedding model's threshold). */
   relevance: Relevance;

@@ -1,10 +1,5 @@
-// The Service Bus queues and topics the product uses, and the entity settings they share. Each area names its
-// entities in its contracts; this list gathers them for the local runtime's broker and for infra/ (through
-// scripts/generate-definitions.ts and the drift test).
-import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../chat/contracts.js';
-import { HISTORY_SUBSCRIPTION } from '../history/contracts.js';
-import { KNOWLEDGE_INGEST_QUEUE } from '../knowledge/contracts.js';
-import { MEMORY_SUBSCRIPTION } from '../memory/contracts.js';
+// The settings every Service Bus entity of the product shares, and the shape of an entity's declaration. The
+// entities themselves are gathered by the composition layer (shared/app/service-bus-entities.ts).
 
 /** Max deliveries before Service Bus dead-letters a message (the entity setting in infra/ and locally). */
 export const MAX_DELIVERY_COUNT = 10;
@@ -38,25 +33,3 @@ export interface TopicDefinition {
   name: string;
   subscriptions: SubscriptionDefinition[];
 }
-
-export const serviceBusQueues: readonly QueueDefinition[] = [
-  { name: USER_MESSAGES_QUEUE, requiresSession: true },
-  // Documents are independent of each other: no sessions, so several are indexed at once.
-  { name: KNOWLEDGE_INGEST_QUEUE, requiresSession: false },
-];
-
-/**
- * A subscription is declared here together with its consumer (the history and memory workers name theirs in their
- * contracts): one nobody receives from keeps every message until it expires, and a full topic refuses the sends
- * of the chat turn itself. Publishing to a topic without subscriptions succeeds and drops the message, in Azure
- * and locally.
- */
-export const serviceBusTopics: readonly TopicDefinition[] = [
-  {
-    name: MESSAGE_COMPLETED_TOPIC,
-    subscriptions: [
-      { name: HISTORY_SUBSCRIPTION, requiresSession: true },
-      { name: MEMORY_SUBSCRIPTION, requiresSession: true },
-    ],
-  },
-];

@@ -1,15 +1,5 @@
-// Full-text matching in process, for where Cosmos DB's full-text search is not available (the local server has no
-// FullTextContains*): the same question — does a text hold every word of a query — answered close to how Cosmos
-// DB's en-US full-text search answers it, so the local runtime lists and searches the way Azure does.
-//
-// The rules, kept deliberately simple:
-// - words are runs of letters and digits (any script), lower-cased;
-// - a query's stop words ("the", "and", "of", ...) are ignored, as a full-text index ignores them;
-// - a word matches a word of the text when both have the same stem. The stemmer only strips common English
-//   suffixes (plurals, -ed, -ing, a final -e or a consonant's -y, one letter of a doubled consonant), never
-//   replaces letters: a stem is always a prefix of its word, so a substring test on the stem finds a superset of
-//   the matches (which lets a query narrow the items before this exact test runs).
-// Irregular forms (made / make, mice / mouse) do not match; Cosmos DB's stemmer knows more of those.
+// Full-text matching in process where Cosmos DB's full-text search is missing (the local server): does a text
+// hold every word of a query, answered close to how Cosmos DB's en-US full-text search answers it.
 
 /** Where a store answers full-text questions: Cosmos DB's own functions (Azure), or this module (local server). */
 export type FullTextMode = 'cosmos' | 'in-process';

@@ -1,13 +1,6 @@
-// Hybrid ranking in process (conversation summaries, knowledge chunks), for where Cosmos DB lacks VectorDistance,
-// FullTextScore and RRF (the local server): the same three steps Cosmos DB's hybrid search takes, as pure functions.
-//
-// - Vector rank: cosine similarity of the query's embedding to each summary's (the container's distance function).
-// - Full-text rank: BM25 over the item's text (Cosmos DB's FullTextScore is BM25 over its full-text index), with the
-//   words and stems of ./full-text.ts, the stand-in for Cosmos DB's en-US tokeniser and stemmer.
-// - Fusion: reciprocal rank fusion, score = Σ 1 / (RRF_K + rank), ranks 1-based and shared by equal scores (a
-//   tie takes one rank and the next score the next one), as @azure/cosmos's hybrid query context ranks the
-//   component scores (HybridQueryExecutionContext.sortHybridSearchResultByRRFScore).
-// Equal fused scores are ordered by similarity, then by id, so a result list never depends on input order.
+// Hybrid ranking in process (conversation summaries, knowledge chunks), for where Cosmos DB lacks
+// VectorDistance, FullTextScore and RRF (the local server): the same three steps Cosmos DB's hybrid search
+// takes, as pure functions.
 import { queryWords, stem, words } from './full-text.js';
 import { admitted, candidatePool, type Relevance } from './relevance.js';
 

@@ -1,11 +1,9 @@
-// The streaming area's contracts: the event vocabulary of a chat turn (DESIGN §5), one for Web PubSub and SSE,
-// the document each stored event is, and what negotiate and the stream endpoint answer. Every event carries the
-// session, the turn (chatMessageId) and a per-turn sequence number that starts at 1 and has no gaps, so a client
-// can de-duplicate, detect a gap and resume. A turn's stream ends with `message-end` or `error`.
+// The streaming area's contracts: the event vocabulary of a chat turn, one for Web PubSub and SSE, the
+// document each stored event is, and what negotiate and the stream endpoint answer.
 import { z } from 'zod';
-import { chatMessageIdSchema, sessionIdSchema } from '../chat/contracts.js';
+import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
-import { knowledgeSourceSchema } from '../knowledge/contracts.js';
+import { knowledgeSourceSchema } from '../conversation/sources.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
 
 /** Web PubSub hub the chat events are sent through. */
@@ -137,7 +135,7 @@ export const streamParamsSchema = z.object({
   chatMessageId: chatMessageIdSchema,
 });
 
-/** `userId` may be named in the query (seed 000's clients do); it must be the caller's. */
+/** `userId` may be named in the query (some clients name it); it must be the caller's. */
 export const ownUserQuerySchema = z.object({ userId: z.string().max(128).optional() });
 
 // --- Stream tickets ---------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// Coalesces a turn's text deltas into fewer, larger ones (DESIGN §5): Web PubSub bills per message, and one
+// Coalesces a turn's text deltas into fewer, larger ones: Web PubSub bills per message, and one
 // message per token is wasteful. The first delta of each kind goes out at once, so coalescing adds nothing to
 // the time to first token; later text is held until the buffer is full or a short timer fires.
 

@@ -1,7 +1,7 @@
 // GET /api/realtime/negotiate's use-case: a Web PubSub client URL that follows one of the caller's own sessions.
 // Another user's session is reported exactly like an unknown one (404), so a session id reveals nothing.
-import { requireSession } from '../chat/post-chat-message.js';
-import type { SessionStore } from '../chat/session-store.js';
+import { requireSession } from '../conversation/require-session.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import type { Caller } from '../identity/caller.js';
 import type { ClientAccessIssuer } from './client-access.js';
 import type { ClientAccess } from './contracts.js';

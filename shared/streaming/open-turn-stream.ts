@@ -2,8 +2,8 @@
 // already has. A client that already has the turn's last event gets 'ended' (nothing to relay); another user's
 // session is reported exactly like an unknown one.
 import type { Caller } from '../identity/caller.js';
-import { requireSession } from '../chat/post-chat-message.js';
-import type { SessionStore } from '../chat/session-store.js';
+import { requireSession } from '../conversation/require-session.js';
+import type { SessionStore } from '../conversation/session-store.js';
 import { relayTurnEvents, resumePoint } from './turn-event-relay.js';
 import type { TurnEventStore } from './turn-event-store.js';
 import type { UserEventFeed } from './user-event-feed.js';

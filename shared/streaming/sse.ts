@@ -1,7 +1,5 @@
-// Server-Sent Events framing of a turn's events (DESIGN §5): one frame per event, with the event's seq as the
-// SSE id so a reconnecting client sends it back as Last-Event-ID and resumes after it. The frame's event name is
-// the event's type, except that a turn's `error` goes out as `turn-error`: a browser's EventSource fires its own
-// `error` event when the connection drops, and a listener for `error` could not tell the two apart.
+// Server-Sent Events framing of a turn's events: one frame per event, with the event's seq as the SSE id so a
+// reconnecting client sends it back as Last-Event-ID and resumes after it.
 import type { ChatEvent, ChatEventType } from './contracts.js';
 import { ValidationError } from '../errors.js';
 

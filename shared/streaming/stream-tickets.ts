@@ -1,7 +1,5 @@
-// Stream tickets: how a client that cannot send headers (a browser's native EventSource) opens a turn's stream.
-// A ticket is 256 random bits for one turn of one user that expires after a setting's time; only its SHA-256 is
-// stored (port: StreamTicketStore, adapter: adapters/cosmos-stream-ticket-store.ts), so nothing that could forge
-// or read one sits in configuration or in the database. Redeeming one gives the caller it was issued to.
+// Stream tickets: how a client that cannot send headers (a browser's native EventSource) opens a turn's
+// stream.
 import { createHash, randomBytes } from 'node:crypto';
 import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';

@@ -1,10 +1,6 @@
-// The SSE relay of one chat turn (DESIGN §5): the turn's events after the client's Last-Event-ID, exactly once
-// each and in seq order, ending after the terminal event. It follows the session's live feed first and only then
-// reads the store (the backfill), so nothing falls between the two. After that it reads the store only to fill a
-// gap: when events arrive ahead of a missing seq (looked up at once, then less often while the gap stays), and,
-// as a safety net for a feed that lost something, after a quiet period with no live event (2 s, doubling to 30 s,
-// back to 2 s when a live event arrives). Events are stored before they are sent live, so whatever the feed shows
-// is already readable. An open stream that is following a live turn costs no store read at all.
+// The SSE relay of one chat turn: the turn's events after the client's Last-Event-ID, exactly once each and
+// in seq order, ending after the terminal event. It follows the session's live feed first and only then reads
+// the store (the backfill), so nothing falls between the two.
 import { ValidationError } from '../errors.js';
 import { isTerminalEvent, type ChatEvent } from './contracts.js';
 import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';

@@ -1,4 +1,4 @@
-// The port of a turn's event log, the truth of what its clients see (DESIGN §5): every batch of events is stored
+// The port of a turn's event log, the truth of what its clients see: every batch of events is stored
 // here before it is sent live, and late or reconnecting clients (the SSE relay) read it back.
 // Adapter: Cosmos DB (adapters/cosmos-turn-event-store.ts).
 import { ConflictError } from '../errors.js';

@@ -1,7 +1,5 @@
-// What an activity uses to publish its part of a turn's event stream: it stamps each event with the turn's ids
-// and the next sequence number, coalesces text deltas, and delivers the events in batches through one serial
-// pipeline: each batch is stored first and only then sent live, so no client ever sees an event the log lacks
-// (DESIGN §5). Events emitted while a batch is being stored travel together in the next one.
+// What an activity uses to publish its part of a turn's event stream: ids and seq stamped, text coalesced,
+// and batches stored before they are sent live, so no client ever sees an event the log lacks.
 import { AppError, DependencyError, ensureError } from '../errors.js';
 import type { ChatEvent, ChatEventBody } from './contracts.js';
 import { DeltaCoalescer, type CoalescingOptions, type DeltaKind } from './delta-coalescer.js';

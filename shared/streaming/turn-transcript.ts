@@ -1,8 +1,7 @@
-// What a client that follows the event protocol (DESIGN §5) makes of a turn's events: the `discard` events void
-// what a crashed attempt streamed, and the content that remains is the answer. The turn's steps use it to
-// resume after a crash and to keep what a failed turn had shown; tests use it to check clients against replays.
-// Pure.
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+// What a client that follows the event protocol makes of a turn's events: the `discard` events void what a
+// crashed attempt streamed, and the content that remains is the answer. The turn's steps use it to resume
+// after a crash and to keep what a failed turn had shown; tests use it to check clients against replays.
+import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ChatEvent, ChatEventType } from './contracts.js';
 
 /** Events a `discard` may void: the streamed output of one model round. */

@@ -29,7 +29,8 @@ let registry: ToolRegistry;
 
 beforeEach(() => {
   asked = [];
-  answer = [boat, { ...boat, sessionId: 'untitled', title: undefined, score: 0.016 }];
+  const { title: _title, ...untitled } = boat;
+  answer = [boat, { ...untitled, sessionId: 'untitled', score: 0.016 }];
   registry = new ToolRegistry([
     conversationSearchTool({
       searchConversations: (userId, query, limit, options) => {

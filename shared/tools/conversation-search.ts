@@ -1,7 +1,5 @@
-// The tool search_conversation_history (seed 000 §5): semantic search over the user's earlier conversations (their
-// summaries in long-term memory), leaving out the conversation being had, which the model already sees. Each hit
-// names its conversation (id, title, date) beside its summary, themes and sentiment, so the answer can cite it.
-// It reaches long-term memory: a turn posted with use_memory false is not offered it.
+// The tool search_conversation_history: semantic search over the user's earlier conversations (their
+// summaries in long-term memory), leaving out the conversation being had, which the model already sees.
 import { z } from 'zod';
 
 import {

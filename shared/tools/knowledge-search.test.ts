@@ -1,11 +1,9 @@
-// The tool search_knowledge_base over a recording search: what it asks for (the caller's user, the default or
-// given limit), what the model reads back (each passage with its citation, whole passages within the result's
-// budget), the sources the turn keeps (the passages the model read, their text cut to an excerpt, their heading and
-// citation held to their caps), and the arguments it refuses. The chat's tools always include it, also in a
-// use_memory false turn.
+// The tool search_knowledge_base over a recording search: what it asks for, what the model reads back, the
+// sources the turn keeps, and the arguments it refuses.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CITATION_CHARS } from '../knowledge/citation.js';
-import { MAX_HEADING_CHARS, SOURCE_EXCERPT_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { MAX_HEADING_CHARS, type KnowledgeSearchHit } from '../knowledge/contracts.js';
+import { SOURCE_EXCERPT_CHARS } from '../conversation/sources.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { createChatTools } from './index.js';

@@ -1,8 +1,6 @@
-// The tool search_knowledge_base: hybrid search over the documents the user may read (their own and the shared
-// library's). The model reads each hit's text with the citation it cites it by; the turn keeps the hits as its
-// sources (a `cited` result), which it streams before the answer and stores with it. A result holds whole passages
-// within its budget, the rest counted in a note, and only the passages given are sources. Not a memory tool: the
-// knowledge base is the user's documents, not what the product remembers of them, so use_memory false keeps it.
+// The tool search_knowledge_base: hybrid search over the documents the user may read (their own and the
+// shared library's). The model reads each hit's text with the citation it cites it by; the turn keeps the
+// hits as its sources (a `cited` result), which it streams before the answer and stores with it.
 import { z } from 'zod';
 
 import { MAX_CITATION_CHARS, shortened } from '../knowledge/citation.js';
@@ -11,10 +9,9 @@ import {
   knowledgeQuerySchema,
   MAX_HEADING_CHARS,
   SEARCH_KNOWLEDGE_BASE_TOOL,
-  SOURCE_EXCERPT_CHARS,
   type KnowledgeSearchHit,
-  type KnowledgeSource,
 } from '../knowledge/contracts.js';
+import { SOURCE_EXCERPT_CHARS, type KnowledgeSource } from '../conversation/sources.js';
 import { cited, defineTool, type ToolDefinition } from './tool-registry.js';
 
 /** Chunks one call returns at most: each is a few hundred tokens of the model's prompt. */

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryConversationMessages, MemorySessionMemory } from '../../test/support/in-memory-history.js';
 import { MemoryWorkingMemory } from '../../test/support/in-memory-ports.js';
-import type { ConversationMessage } from '../chat/contracts.js';
+import type { ConversationMessage } from '../conversation/messages.js';
 import type { ExchangeEntry } from '../history/contracts.js';
 import { createChatTools } from './index.js';
 import type { ToolContext } from './tool-registry.js';

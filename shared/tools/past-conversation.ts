@@ -1,15 +1,13 @@
-// The tools that reach the part of a conversation the prompt no longer holds (seed 003): retrieve_past_answer
-// gives an earlier exchange whole by its id (the ids are in the prompt's exchange lines), and
-// lookup_past_conversation finds exchanges by topic in the conversation's Q&A index. Both read only the calling
-// turn's own user and session (ToolContext), so an id of another conversation is simply not found, and only the
-// turn's own branch path: an exchange the user edited or regenerated away is not part of the conversation it is in.
-// An earlier answer's knowledge-base sources come back as a `cited` result: a new answer that repeats them cites them.
+// The tools that reach the part of a conversation the prompt no longer holds: retrieve_past_answer gives an
+// earlier exchange whole by its id (the ids are in the prompt's exchange lines), and lookup_past_conversation
+// finds exchanges by topic in the conversation's Q&A index.
 import { z } from 'zod';
 
-import { inGaps } from '../chat/branch-path.js';
-import { assistantMessageId, userMessageId, type ConversationMessage } from '../chat/contracts.js';
+import { inGaps } from '../conversation/branch-path.js';
+import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
+import type { ConversationMessage } from '../conversation/messages.js';
 import { canonicalId, idPatternSchema } from '../ids.js';
-import type { WorkingMemoryStore } from '../chat/working-memory-store.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import type { ConversationMessages } from '../history/conversation-messages.js';
 import type { SessionMemory } from '../history/session-memory.js';
 import { cited, defineTool, type ToolDefinition } from './tool-registry.js';

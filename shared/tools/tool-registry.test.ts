@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+import type { KnowledgeSource } from '../conversation/sources.js';
 import { cited, defineTool, ToolRegistry, type ToolContext } from './tool-registry.js';
 
 const context: ToolContext = { userId: 'user-1', sessionId: 'session-1', chatMessageId: 'chat-1' };

@@ -1,14 +1,10 @@
 // The tools a model may call during a chat turn: each is defined once with a zod schema for its arguments,
-// which gives both the JSON schema the model sees and the validation of what it sends. Executing a call never
-// throws: every problem (unknown tool, bad arguments, failure, timeout) becomes an error result the model can
-// read and act on. A tool that reaches the user's long-term memory is marked so: a turn posted with use_memory
-// false is not offered it, and a call to it anyway is refused. A tool whose result cites knowledge-base chunks
-// returns it through `cited`, so the turn keeps the sources beside the text the model reads.
+// which gives both the JSON schema the model sees and the validation of what it sends.
 import { z } from 'zod';
 
-import type { TurnBranch } from '../chat/contracts.js';
+import type { TurnBranch } from '../conversation/branches.js';
 import { ensureError } from '../errors.js';
-import type { KnowledgeSource } from '../knowledge/contracts.js';
+import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

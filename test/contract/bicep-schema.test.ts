@@ -1,7 +1,6 @@
 // The Bicep templates checked against Azure's own resource type definitions (vendored in
-// test/fixtures/azure-resource-types): unknown properties, values outside an enum, missing required and set read-only
-// properties, and API versions nobody can check. First the checker is shown to catch each kind of mistake in small
-// templates, then every template in infra/ must pass it.
+// test/fixtures/azure-resource-types): unknown properties, values outside an enum, missing required and set
+// read-only properties, and API versions nobody can check.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

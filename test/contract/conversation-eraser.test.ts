@@ -1,7 +1,5 @@
-// Contract tests of what DELETE of a conversation removes outside history's containers, against the local Cosmos DB
-// with the real @azure/cosmos client: the eraser (the session's partition of hot-conversations and turn-events,
-// stream tickets included; its posted records in the owner's partition of sessions) and the session store's
-// deleting mark and tombstone. Other sessions' and other users' items are left alone.
+// Contract tests of what deleting a conversation removes outside history's containers, against the local
+// Cosmos DB with the real @azure/cosmos client; other sessions' and users' items are left alone.
 import { randomUUID } from 'node:crypto';
 import type { Container, CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +15,8 @@ import {
   HOT_CONVERSATIONS_CONTAINER,
   SESSION_TOMBSTONE_TTL_SECONDS,
   SESSIONS_CONTAINER,
-  type SessionDocument,
-} from '../../shared/chat/contracts.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+} from '../../shared/chat/contracts/documents.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
@@ -153,7 +150,7 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(await sessions.isDeleted('user_001', sessionId)).toBe(true);
     expect(await sessions.find('user_001', sessionId)).toBeUndefined();
     expect(await sessions.markDeleting('user_001', sessionId)).toBe(false);
-    const { resource } = await container.item(sessionId, 'user_001').read<SessionDocument>();
+    const { resource } = await container.item(sessionId, 'user_001').read();
     expect(resource).toMatchObject({ deletedAt: expect.any(String), ttl: SESSION_TOMBSTONE_TTL_SECONDS });
     expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);

@@ -15,7 +15,7 @@ import {
 import { deleteItem, readItem, readItemIfChanged } from '../../shared/cosmos/adapters/cosmos-items.js';
 import { patchItem, writeOnVersion } from '../../shared/cosmos/adapters/cosmos-patch.js';
 import { guardedItem, UnsafeItemIdError } from '../../shared/cosmos/adapters/guarded-item.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosProfileFacts } from '../../shared/memory/adapters/cosmos-profile-facts.js';
 import { PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
 import { factSource, profileFact } from '../support/memory-fixtures.js';

@@ -20,9 +20,9 @@ import {
   HOT_CONVERSATIONS_CONTAINER,
   HOT_STORE_TTL_SECONDS,
   SESSIONS_CONTAINER,
-} from '../../shared/chat/contracts.js';
+} from '../../shared/chat/contracts/documents.js';
 import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { CONVERSATION_MESSAGES_CONTAINER } from '../../shared/history/contracts.js';
 
 const TTL_CONTAINER = 'ttl-per-item';

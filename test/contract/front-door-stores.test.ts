@@ -11,8 +11,9 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
-import { SESSIONS_CONTAINER, type PostedMessage } from '../../shared/chat/contracts.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import {

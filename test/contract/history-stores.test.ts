@@ -1,8 +1,5 @@
-// Contract tests of the history area's Cosmos DB adapters (conversation headers, long-term messages, session
-// memory) against the local Cosmos DB with the real @azure/cosmos client, in the local runtime's full-text mode
-// (in process): each port method's semantics, one user never seeing another's data (even under the same session
-// id), redelivery, pagination and its tokens, titles, deleting a large conversation, and agreement with the
-// in-memory fakes the use-case tests rely on.
+// Contract tests of the history area's Cosmos DB adapters against the local Cosmos DB with the real
+// @azure/cosmos client: each port method's semantics, isolation between users, redelivery and paging.
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -12,7 +9,7 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { ValidationError } from '../../shared/errors.js';
 import { createHistoryStores, type HistoryStores } from '../../shared/history/adapters/history-adapters.js';
 import {

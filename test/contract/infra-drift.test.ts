@@ -15,13 +15,9 @@ import {
   type InfraDefinitions,
 } from '../../scripts/generate-definitions.js';
 import { loadConfig } from '../../shared/app/config.js';
-import { cosmosContainers, COSMOS_DATABASE } from '../../shared/cosmos/containers.js';
-import {
-  MAX_DELIVERY_COUNT,
-  serviceBusQueues,
-  serviceBusTopics,
-  SUBSCRIPTION_MESSAGE_TTL,
-} from '../../shared/messaging/service-bus-entities.js';
+import { cosmosContainers, COSMOS_DATABASE } from '../../shared/app/cosmos-containers.js';
+import { MAX_DELIVERY_COUNT, SUBSCRIPTION_MESSAGE_TTL } from '../../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues, serviceBusTopics } from '../../shared/app/service-bus-entities.js';
 import { WEB_PUBSUB_HUB } from '../../shared/streaming/contracts.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

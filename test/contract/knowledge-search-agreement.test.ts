@@ -1,10 +1,4 @@
-// Knowledge search's two paths agree. The same documents are searched by the chunks adapter in its two modes over the
-// same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the cross-partition hybrid query Azure gets
-// (ORDER BY RANK RRF(VectorDistance, FullTextScore), scoped by ARRAY_CONTAINS(@libraries, c.library) AND NOT
-// ARRAY_CONTAINS(@hidden, c.documentId)), answered by the local server's test-only search functions
-// (local/cosmos/search-functions.ts, written apart from the product's ranking), and 'in-process' ranks with
-// shared/search/hybrid-ranking.ts. Both keep the same chunks (those that earn their place) in the same order, whatever
-// else the container holds: documents that are not ready (with chunks left), another user's private library.
+// Knowledge search's two paths agree.
 import { createHash } from 'node:crypto';
 import type { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,5 @@
-// Contract tests of the knowledge area's Cosmos DB adapters (documents, chunks, uploads) against the local Cosmos DB
-// with the real @azure/cosmos client: each port method's semantics, writes conditioned on the version read, the list's
-// order, filters and tokens, chunk search that sees only ready documents of the libraries asked for (in both ranking
-// modes) and a document leaving the results the moment it stops being ready, and uploads kept in parts.
+// Contract tests of the knowledge area's Cosmos DB adapters against the local Cosmos DB with the real
+// @azure/cosmos client: port semantics, conditional writes, the list, and search over ready documents only.
 import { createHash } from 'node:crypto';
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { ValidationError } from '../../shared/errors.js';
 import {
   createKnowledgeStores,
@@ -218,10 +216,10 @@ describe('Cosmos DB knowledge documents', () => {
     expect(first.continuationToken).toBeDefined();
     // The token is bound to its library and owner filter: another list refuses it.
     await expect(
-      documents().list('other-library', { limit: 2, continuationToken: first.continuationToken }),
+      documents().list('other-library', { limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
-      documents().list(library, { ownerId: 'even', limit: 2, continuationToken: first.continuationToken }),
+      documents().list(library, { ownerId: 'even', limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
       documents().list(library, { limit: 2, continuationToken: 'not-a-token' }),

@@ -1,17 +1,20 @@
 // The layering rules hold for the code as it is, and each of them fires on a small tree that breaks it (so a
 // rule that could never fail would show here).
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AREA_FLOORS,
+  areaMatrixRules,
   checkItemAccess,
   checkLayering,
   describeItemAccess,
   describeViolation,
   ITEM_ACCESS_RULE,
   layeringRules,
+  SHARED_ROOT,
 } from '../../scripts/check-layering.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +25,17 @@ describe('the layering of this repository', () => {
     expect(violations.map(describeViolation)).toEqual([]);
   });
 
+  it("shows docs/architecture.md's area matrix as scripts/check-layering.ts declares it", async () => {
+    const doc = await readFile(path.join(repoRoot, 'docs/architecture.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| (\d+) +\| ([^|]+)\|/gm)].map((row) =>
+      (row[2] ?? '')
+        .split(',')
+        .map((area) => area.trim().replace(/`/g, ''))
+        .filter((area) => area !== ''),
+    );
+    expect(rows).toEqual(AREA_FLOORS.map((floor) => [...floor]));
+  });
+
   it('reaches Cosmos DB items only through the guarded accessor', async () => {
     expect((await checkItemAccess(repoRoot)).map(describeItemAccess)).toEqual([]);
   });
@@ -29,6 +43,12 @@ describe('the layering of this repository', () => {
 
 describe('each layering rule', () => {
   let tree: string;
+
+  /** One file per area below the top floor (shared/'s own files aside), each importing the top area. */
+  const reachingUp = AREA_FLOORS.slice(1)
+    .flat()
+    .filter((area) => area !== SHARED_ROOT)
+    .map((area) => [`shared/${area}/reaches-up.ts`, `area-matrix-${area}`] as const);
 
   /** Files of a small project, each breaking one rule (and nothing else). */
   const files: Record<string, string> = {
@@ -78,6 +98,19 @@ describe('each layering rule', () => {
       "import type { WebSocket } from 'ws';\nexport type V = WebSocket;\n",
     'shared/streaming/feed.test.ts': "import { WebSocket } from 'ws';\nexport const T = WebSocket;\n",
     'local/uses-dev-package.ts': "import { WebSocket } from 'ws';\nexport const L = WebSocket;\n",
+    // the area matrix: each area below the top reaches up to it once (reachingUp below); a peer on the same floor,
+    // an area outside the matrix; and what the matrix allows: a downward import, a test that assembles areas
+    'shared/app/top.ts': 'export const top = 1;\n',
+    ...Object.fromEntries(
+      reachingUp.map(([file]) => [file, "import { top } from '../app/top.js';\nexport const up = top;\n"]),
+    ),
+    'shared/matrix-up.ts': "import { top } from './app/top.js';\nexport const up = top;\n",
+    'shared/messaging/peer.ts': 'export const peer = 1;\n',
+    'shared/llm/sideways.ts': "import { peer } from '../messaging/peer.js';\nexport const side = peer;\n",
+    'shared/outside/unplaced.ts': "import { top } from '../app/top.js';\nexport const o = top;\n",
+    'shared/conversation/kernel.ts': "import { peer } from '../messaging/peer.js';\nexport const k = peer;\n",
+    'shared/history/downward.ts': "import { k } from '../conversation/kernel.js';\nexport const d = k;\n",
+    'shared/conversation/assembles.test.ts': "import { top } from '../app/top.js';\nexport const a = top;\n",
   };
 
   beforeAll(async () => {
@@ -143,8 +176,14 @@ describe('each layering rule', () => {
           'shared/streaming/uses-dev-package.ts',
           expect.stringMatching(/^node_modules\/ws\//),
         ],
+        ...reachingUp.map(([file, rule]) => [rule, file, 'shared/app/top.ts']),
+        ['area-matrix-shared-root', 'shared/matrix-up.ts', 'shared/app/top.ts'],
+        ['area-matrix-llm', 'shared/llm/sideways.ts', 'shared/messaging/peer.ts'],
+        ['areas-are-in-the-matrix', 'shared/outside/unplaced.ts', 'shared/app/top.ts'],
       ]),
     );
+    // Each area but the top one has its rule, and each rule fires once per file that breaks it, naming the import.
+    expect(areaMatrixRules).toHaveLength(AREA_FLOORS.flat().length - 1);
     // Every rule is exercised above...
     expect(new Set(found.map(([rule]) => rule))).toEqual(new Set(layeringRules.map((rule) => rule.name)));
     // ...and what the rules allow passes: an orchestrator on durable-functions, an adapter on its SDK, the
@@ -156,6 +195,9 @@ describe('each layering rule', () => {
       'shared/streaming/types-from-dev-package.ts',
       'shared/streaming/feed.test.ts',
       'local/uses-dev-package.ts',
+      'shared/conversation/kernel.ts',
+      'shared/history/downward.ts',
+      'shared/conversation/assembles.test.ts',
     ];
     expect(found.filter(([, from]) => allowedFrom.includes(String(from)))).toEqual([]);
   });

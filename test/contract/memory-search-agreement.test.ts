@@ -1,8 +1,6 @@
-// Conversation search's two paths agree. The same ~40 summaries are searched by the summaries adapter in its two modes
-// over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the vector query Azure gets (TOP n
-// ... ORDER BY VectorDistance in the user's partition), answered by the local server's test-only search functions
-// (local/cosmos/search-functions.ts, written apart from the product's ranking), then fuses full-text ranks in process;
-// 'in-process' finds the nearest itself (shared/search/hybrid-ranking.ts). Both return the same conversations in order.
+// Conversation search's two paths agree. The same ~40 summaries are searched by the summaries adapter in its
+// two modes over the same local Cosmos DB with the real @azure/cosmos client: 'cosmos' sends the vector query
+// Azure gets (TOP n ...
 import type { CosmosClient } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -13,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { DependencyError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import type { ConversationSummaryDocument } from '../../shared/memory/contracts.js';

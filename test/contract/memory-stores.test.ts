@@ -1,7 +1,6 @@
-// Contract tests of the memory area's Cosmos DB adapters (conversation summaries, profile facts) against the local
-// Cosmos DB with the real @azure/cosmos client, in the local runtime's ranking mode (in process): each port method's
-// semantics, writes conditioned on the version read, paging and its tokens, one user never seeing another's
-// memories, consolidation records written once, and search that sees a deletion at once.
+// Contract tests of the memory area's Cosmos DB adapters against the local Cosmos DB with the real
+// @azure/cosmos client: port semantics, conditional writes, paging, isolation between users, search after
+// deletes.
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -12,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { hashedEmbedding } from '../../local/offline-model/hashed-embedding.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { ValidationError } from '../../shared/errors.js';
 import { createMemoryStores, type MemoryStores } from '../../shared/memory/adapters/memory-adapters.js';
 import {
@@ -181,7 +180,7 @@ describe('Cosmos DB conversation summaries', () => {
     expect(first.continuationToken).toBeDefined();
     // Another user's token, or a made-up one, is the caller's mistake (400), never another list's page.
     await expect(
-      stores.summaries.list('mu-other', { limit: 2, continuationToken: first.continuationToken }),
+      stores.summaries.list('mu-other', { limit: 2, continuationToken: first.continuationToken! }),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(
       stores.summaries.list('mu-list', { limit: 2, continuationToken: 'not-a-token' }),

@@ -13,10 +13,12 @@ import {
 } from '../../local/service-bus/local-service-bus.js';
 import { ConflictError, DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
-import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
-import { serviceBusQueues, type TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues } from '../../shared/app/service-bus-entities.js';
+import type { TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
 
 const userMessages = { queueName: USER_MESSAGES_QUEUE };
 const history = { topicName: MESSAGE_COMPLETED_TOPIC, subscriptionName: HISTORY_SUBSCRIPTION };

@@ -7,14 +7,12 @@ import { attachServiceBusTrigger } from '../../local/service-bus/attach-trigger.
 import { LocalServiceBus, type LocalServiceBusOptions } from '../../local/service-bus/local-service-bus.js';
 import { DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
-import { MESSAGE_COMPLETED_TOPIC, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
-import {
-  SERVICE_BUS_CONNECTION,
-  serviceBusQueues,
-  type TopicDefinition,
-} from '../../shared/messaging/service-bus-entities.js';
+import { SERVICE_BUS_CONNECTION, type TopicDefinition } from '../../shared/messaging/service-bus-entities.js';
+import { serviceBusQueues } from '../../shared/app/service-bus-entities.js';
 
 const { InvocationContext: InvocationContextClass, trigger } = azureFunctions;
 

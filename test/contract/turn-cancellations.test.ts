@@ -12,13 +12,10 @@ import {
 } from '../../local/cosmos/local-cosmos.js';
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
 import { createCosmosTurnCancellations } from '../../shared/chat/adapters/cosmos-turn-cancellations.js';
-import {
-  HOT_CONVERSATIONS_CONTAINER,
-  SESSIONS_CONTAINER,
-  type PostedMessage,
-  type TurnRef,
-} from '../../shared/chat/contracts.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
+import type { TurnRef } from '../../shared/conversation/messages.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 
 let local: LocalCosmos;
 let client: CosmosClient;

@@ -12,7 +12,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { sessionGroup, type ChatEvent } from '../../shared/streaming/contracts.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import { DependencyError } from '../../shared/errors.js';
 import { createCosmosTurnEventStore } from '../../shared/streaming/adapters/cosmos-turn-event-store.js';

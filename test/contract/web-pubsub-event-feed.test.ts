@@ -1,7 +1,5 @@
-// Contract test of the Web PubSub event feed against the local Web PubSub, through the real
-// @azure/web-pubsub server SDK and @azure/web-pubsub-client: one shared connection per process, in the groups of
-// the sessions followed; the sink's batches reach the followers of their session only; and the SSE relay end to
-// end on top of both.
+// Contract test of the Web PubSub event feed against the local Web PubSub with the real SDKs: one shared
+// connection per process, batches reaching only their session's followers, and the SSE relay on top.
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createParser } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
 // Contract tests of the Cosmos DB working memory (the hot store) against the local Cosmos DB with the real
-// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent appends,
-// rebuild from long-term history on a miss, ownership and the message cap. The long-term side is history's
-// in-memory fakes (its Cosmos adapters have their own contract tests); the hot side is the real local Cosmos DB.
+// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent
+// appends, rebuild from long-term history on a miss, ownership and the message cap.
 import type { CosmosClient, Database, Item, RequestOptions } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,18 +10,15 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import {
-  assistantMessageId,
-  HOT_CONVERSATIONS_CONTAINER,
-  MAIN_BRANCH,
-  userMessageId,
-  type ConversationMessage,
-} from '../../shared/chat/contracts.js';
+import { assistantMessageId, userMessageId } from '../../shared/conversation/turn-ids.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { MAIN_BRANCH } from '../../shared/conversation/branches.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
-import { PathMovedError, type WorkingMemoryStore } from '../../shared/chat/working-memory-store.js';
-import { forkBranch } from '../../shared/chat/branch-path.js';
-import { fitHotWindow } from '../../shared/chat/hot-window.js';
-import { COSMOS_DATABASE, cosmosContainers } from '../../shared/cosmos/containers.js';
+import { PathMovedError, type WorkingMemoryStore } from '../../shared/conversation/working-memory-store.js';
+import { forkBranch } from '../../shared/conversation/branch-path.js';
+import { fitHotWindow } from '../../shared/conversation/hot-window.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import type { StoredMessage } from '../../shared/history/contracts.js';
 import { ForbiddenError, NotReadyError } from '../../shared/errors.js';
 import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';

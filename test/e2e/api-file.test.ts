@@ -1,7 +1,5 @@
-// api.http is runnable as it is: every HTTP function of the table has a request there, none names a route that
-// does not exist, and played top to bottom against the local runtime (as REST Client plays it: file variables,
-// named requests whose response bodies later requests read, {{$guid}}) every request succeeds, or answers the
-// status its `# @expect <status>` comment names (a method the spec has refused, say).
+// api.http is runnable as it is: every HTTP function has a request there, none names a missing route, and
+// played top to bottom against the local runtime every request answers as it expects.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,8 +1,5 @@
-// Long-term memory follows the branch the user keeps, end to end over the local runtime with a scripted model on
-// the real Chat Completions wire: a fact learned from a message the user then edits away is withdrawn, and the
-// edit's own fact is learned; the conversation's summary speaks of the kept branch only; switching back to the old
-// branch and going on brings its fact back and withdraws the edit's. The profile model here is careful: it takes
-// facts from the user's own words only ("I love X." → "The user loves X."), as the worker requires.
+// Long-term memory follows the branch the user keeps, end to end over the local runtime with a scripted
+// model: facts from edited-away messages are withdrawn, and come back when the user switches back.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';

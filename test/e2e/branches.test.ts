@@ -1,20 +1,14 @@
-// Branches end to end over the local runtime, with a scripted model on the real Chat Completions wire: regenerate
-// gives a second answer while the first stays retrievable (the conversation shows both as alternatives, and a
-// switch shows the first again); an edit branches the conversation, and the prompts of the turns after it hold
-// only their branch; a switch back continues the old branch; the branch survives the hot copy's expiry; every
-// committed message carries its branch, as the history and memory workers receive it. Another user's regenerate,
-// edit and switch are refused like unknown ones, and bad ids are problem+json 4xx.
+// Branches end to end over the local runtime with a scripted model: regenerate, edit and switch, each prompt
+// holding only its branch, and another user's attempts refused like unknown ones.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import {
-  HOT_CONVERSATIONS_CONTAINER,
-  TURN_ACTIVITIES,
-  type ConversationMessage,
-} from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import type { ConversationWithMessages, HistoryMessage } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';

@@ -1,8 +1,5 @@
-// A real browser (Debian's Chromium, driven by playwright-core) uses the API from a page on another origin, as
-// a web client would: it starts a session and posts a message with fetch (a dev identity header, so CORS
-// preflights), opens the 202's stream URL with a native EventSource (no headers: the ticket in the URL), and
-// assembles the answer from its content events. The text must be the turn's committed answer. A page from an
-// origin CORS_ALLOWED_ORIGINS does not list is blocked by the browser.
+// A real browser (Debian's Chromium through playwright-core) on another origin posts a message and reads its
+// answer with a native EventSource opened by the stream URL's ticket; the text must be the committed answer.
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -79,7 +76,7 @@ function chatInPage(page: Page, api: string, userId: string): Promise<PageChat> 
             handle(JSON.parse((event as unknown as { data: string }).data) as Record<string, unknown>);
           });
         on('content', (data) => deltas.set(data.seq as number, data.delta as string));
-        // Text of a crashed attempt is withdrawn by seq range (DESIGN §5).
+        // Text of a crashed attempt is withdrawn by seq range: the client drops those deltas.
         on('discard', (data) => {
           for (const seq of [...deltas.keys()])
             if (seq >= (data.fromSeq as number) && seq <= (data.toSeq as number)) deltas.delete(seq);

@@ -1,14 +1,13 @@
-// Idempotency keys are scoped to the session, over the running local runtime: a chatMessageId another user, or
-// another of one's own sessions, already used never swallows a message; the same message re-posted is answered
-// once, on the same stream; the same id with another text is a 409 that queues nothing. And the 202's stream URL
-// opens with its ticket alone, as a browser's EventSource opens it.
+// Idempotency keys are scoped to the session, over the running local runtime: a chatMessageId another user,
+// or another of one's own sessions, already used never swallows a message; the same message re-posted is
+// answered once, on the same stream; the same id with another text is a 409 that queues nothing.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts.js';
+import { USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts/queue.js';
 import { assembleText, ChatClient, expectStatus, type SseFrame } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 

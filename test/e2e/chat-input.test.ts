@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { chatBodyMaxBytes, turnInstanceId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { chatBodyMaxBytes } from '../../shared/chat/contracts/http.js';
+import { turnInstanceId } from '../../shared/conversation/turn-ids.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { ChatClient, DEV_IDENTITY_HEADER, type RealtimeListener } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { turnInstanceId, USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts.js';
+import { turnInstanceId } from '../../shared/conversation/turn-ids.js';
+import { USER_MESSAGES_QUEUE, type QueuedChatMessage } from '../../shared/chat/contracts/queue.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import { answerText } from '../../shared/streaming/turn-transcript.js';
 import {

@@ -1,8 +1,5 @@
-// The crash test (DESIGN §5, §6): clients chat while the built runtime is SIGKILLed at seeded random moments
-// (mostly mid-answer) and restarted on the same data folder and port. Every turn must end with `message-end`,
-// what each client saw across reconnects must equal a replay read afterwards, the text shown must be the answer
-// committed once in the hot store, and nothing acknowledged (a 201, a 202, a streamed event) may be lost.
-// CRASH_TEST_SEED=<n> replays another schedule; a failure prints, per turn, what was expected and what came.
+// The crash test: clients chat while the built runtime is SIGKILLed at seeded random moments (mostly
+// mid-answer) and restarted on the same data folder and port.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

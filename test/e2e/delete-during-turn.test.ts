@@ -8,17 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import {
-  completedMessageId,
-  MESSAGE_COMPLETED_TOPIC,
-  queuedMessageId,
-  TURN_ACTIVITIES,
-  USER_MESSAGES_QUEUE,
-  type MessageCompleted,
-} from '../../shared/chat/contracts.js';
+import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import { queuedMessageId, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
+import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { completedExchange } from '../support/message-completed.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -199,32 +195,15 @@ describe('deleting a conversation at any point of its turn', () => {
       sessionId,
       body: { userId: 'user_001', sessionId, chatMessageId, text, postedAt: at },
     });
-    const completed: MessageCompleted = {
+    const completed = completedExchange({
       userId: 'user_001',
       sessionId,
       chatMessageId,
-      outcome: 'completed',
-      completedAt: at,
-      complete: true,
-      messages: [
-        {
-          messageId: `${chatMessageId}_user`,
-          chatMessageId,
-          role: 'user',
-          content: text,
-          timestamp: at,
-          ordinal: 2,
-        },
-        {
-          messageId: `${chatMessageId}_assistant`,
-          chatMessageId,
-          role: 'assistant',
-          content: 'Noted.',
-          timestamp: at,
-          ordinal: 3,
-        },
-      ],
-    };
+      ordinal: 2,
+      question: text,
+      at,
+      answer: { content: 'Noted.' },
+    });
     await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
       messageId: `${completedMessageId(sessionId, chatMessageId)}.again`,
       sessionId,

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 
 interface HealthBody {

@@ -1,7 +1,6 @@
-// A conversation of 10,000 messages through the History API over the local runtime: listed, read page by page to
-// the end in both directions, exported whole, continued with a new turn (working memory rebuilt from the newest
-// items only), and deleted without a trace. The messages are stored through the history adapters, as the history
-// worker stores them, since 5,000 real turns would take the test far too long.
+// A conversation of 10,000 messages through the History API over the local runtime: listed, read page by page
+// to the end in both directions, exported whole, continued with a new turn (working memory rebuilt from the
+// newest items only), and deleted without a trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { createHistoryStores } from '../../shared/history/adapters/history-adapters.js';

@@ -1,11 +1,8 @@
-// A conversation longer than the prompt's token budget, end to end over the local runtime with a scripted model
-// on the real Chat Completions wire format: the history worker indexes each exchange and folds the turns that
-// leave the prompt into the rolling summary (the model writes both, as structured output), and later turns still
-// answer questions about the beginning, through the summary in the prompt and through the past-answer tools.
-// Also: a conversation whose hot copy expired is resumed from long-term history and the model sees its turns.
+// A conversation longer than the prompt's budget, end to end over the local runtime with a scripted model:
+// later turns still answer about the beginning, through the rolling summary and the past-answer tools.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {

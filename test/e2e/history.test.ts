@@ -8,12 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import {
-  completedMessageId,
-  HOT_CONVERSATIONS_CONTAINER,
-  MESSAGE_COMPLETED_TOPIC,
-  type MessageCompleted,
-} from '../../shared/chat/contracts.js';
+import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import {
   CONVERSATION_MESSAGES_CONTAINER,
   HISTORY_SUBSCRIPTION,
@@ -24,6 +20,7 @@ import {
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { messageCompleted } from '../support/message-completed.js';
 
 const history = { subscriptionName: HISTORY_SUBSCRIPTION, topicName: MESSAGE_COMPLETED_TOPIC };
 
@@ -205,15 +202,13 @@ describe('conversation history with the offline model', () => {
     const messages = memory.messages
       .filter((m) => m.chatMessageId === id)
       .map((m) => ({ ...m, ordinal: m.ordinal ?? 0 }));
-    const body: MessageCompleted = {
+    const body = messageCompleted({
       userId: 'user_001',
       sessionId,
       chatMessageId: id,
-      outcome: 'completed',
       completedAt: new Date().toISOString(),
       messages,
-      complete: true,
-    };
+    });
     const call = api(runtime, alice);
     const before = await expectStatus<ConversationWithMessages>(
       await call(`history/conversations/${sessionId}`),

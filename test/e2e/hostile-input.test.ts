@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceBusFunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { cosmosContainers } from '../../shared/cosmos/containers.js';
+import { cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { KNOWLEDGE_INGEST_QUEUE, type DocumentView } from '../../shared/knowledge/contracts.js';
 import { knowledgeSettings } from '../../shared/knowledge/settings.js';
 import { newFactId } from '../../shared/memory/consolidate-turn.js';

@@ -1,15 +1,11 @@
-// A chat turn that cites the knowledge base, end to end over the local runtime: the model calls
-// search_knowledge_base, the client sees the `sources` event after the tool's result and before the answer's text
-// (live over WebSocket and replayed over SSE, the same events under the same seqs), the committed answer keeps the
-// sources, and so do the history worker's items, the History API's message view and both exports. The search
-// itself is the knowledge area's (tested with its uploads in knowledge.test.ts): here the runtime's own tools have
-// their knowledge search replaced by one over a fixed set of passages, so the turn's part is tested alone. First
-// with a scripted model, then with the offline model's stand-in rule, as `npm start` runs it.
+// A chat turn that cites the knowledge base, end to end over the local runtime: the `sources` event before
+// the answer's text (live and replayed), and the sources kept by the answer, history and exports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { MESSAGE_COMPLETED_TOPIC, type ConversationMessage } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import type { KnowledgeSearchHit } from '../../shared/knowledge/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';

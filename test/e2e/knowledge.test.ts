@@ -1,9 +1,5 @@
-// The knowledge base end to end over the local runtime, driven as a client drives it: a Markdown document uploaded
-// as JSON (base64) and a PDF as a multipart form, polled until ready, then found by search with its heading and its
-// page; another user neither sees, searches nor deletes them; a librarian's document (KNOWLEDGE_SHARED_LIBRARY) is
-// searched by everyone; a delete leaves search at once; the same content again is the same document; and bad
-// uploads are refused with problem+json (too large, unsupported, empty) or fail with the reason (a corrupt PDF),
-// leaving no chunk behind.
+// The knowledge base end to end over the local runtime, driven as a client drives it: uploads, search, the
+// shared library, deletes, repeated content and bad uploads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import {
@@ -11,7 +7,7 @@ import {
   type DocumentView,
   type KnowledgeSearchHit,
 } from '../../shared/knowledge/contracts.js';
-import type { ConversationMessage } from '../../shared/chat/contracts.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { assembleText, ChatClient, DEV_IDENTITY_HEADER, expectStatus } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { SECURITY_PAGES } from '../support/labelled-queries.js';

@@ -11,7 +11,8 @@ import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { getApp } from '../../shared/app/app.js';
-import { SESSIONS_CONTAINER, USER_MESSAGES_QUEUE } from '../../shared/chat/contracts.js';
+import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { USER_MESSAGES_QUEUE } from '../../shared/chat/contracts/queue.js';
 import { MAX_DELIVERY_COUNT } from '../../shared/messaging/service-bus-entities.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 

@@ -1,9 +1,5 @@
-// MCP end to end over the local runtime, with the SDK's own Client and StreamableHTTPClientTransport, once at the
-// current protocol revision (2026-07-28, pinned) and once at the previous one (2025-11-25, the client's initialize
-// handshake): the tools are listed, search names the caller's conversation, the profile shows the caller's facts,
-// a deleted memory is gone from search and the profile at once; another user's client sees none of it and deletes
-// none of it. Older 2025 revisions still initialize; the 2025 era's GET and DELETE answer 405. Memories are
-// written through the app's real Cosmos DB stores, with embeddings from the runtime's model.
+// MCP end to end over the local runtime with the SDK's own client, at the current protocol revision and the
+// previous one: the tools reach the caller's memories and nobody else's.
 import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

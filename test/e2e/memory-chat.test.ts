@@ -1,8 +1,5 @@
-// Long-term memory on the chat side, end to end over the local runtime with the offline model (what `npm start`
-// runs), driven as a client drives it: what the user said in one conversation reaches the next conversation's
-// personalised system prompt (shown first by the History API), a question about the earlier conversation makes
-// the model call search_conversation_history and the answer names that conversation, and a use_memory false turn
-// reads nothing (basic prompt, no search offered) and leaves no summary.
+// Long-term memory on the chat side, end to end over the local runtime with the offline model: one
+// conversation's facts reach the next one's prompt and search, and use_memory false leaves no trace.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';

@@ -1,14 +1,9 @@
-// Long-term memory end to end over the local runtime, with a scripted model on the real Chat Completions wire
-// (streamed answers, structured output, embeddings): conversation 1 states preferences and facts; the memory
-// worker turns the user's own words (never the assistant's or a tool's) into profile facts with provenance and
-// the conversation into a summary with its embedding; conversation 2's first request carries the profile in its
-// system prompt, and a question about conversation 1 makes the model call search_conversation_history, whose
-// result names conversation 1. Then: a contradiction supersedes, a repetition reaffirms, a redelivery changes
-// nothing, use_memory false leaves no trace, a hanging profile read costs the first token at most its budget, and
-// a deleted memory is gone from search at once.
+// Long-term memory end to end over the local runtime with a scripted model: facts and summaries from one
+// conversation reach the next one's prompt and search, and supersede, reaffirm, forget and opt out as they
+// should.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';
+import { completedMessageId, MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import {
   CONVERSATION_SUMMARIES_CONTAINER,
   MEMORY_SUBSCRIPTION,
@@ -20,6 +15,7 @@ import {
 } from '../../shared/memory/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { messageCompleted } from '../support/message-completed.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -327,15 +323,13 @@ describe('long-term memory with a scripted model', () => {
     const turn = memory.messages.filter((m) => m.chatMessageId === chatMessageId);
     for (let i = 0; i < 3; i += 1)
       await runtime.app.chat.publisher.publish(MESSAGE_COMPLETED_TOPIC, {
-        body: {
+        body: messageCompleted({
           userId: 'user_001',
           sessionId: conversation2,
           chatMessageId,
-          outcome: 'completed',
           completedAt: new Date().toISOString(),
           messages: turn.map((m) => ({ ...m, ordinal: m.ordinal ?? 0 })),
-          complete: true,
-        },
+        }),
         messageId: `${completedMessageId(conversation2, chatMessageId)}.again.${i}`,
         sessionId: conversation2,
         subject: 'completed',
@@ -355,15 +349,13 @@ describe('long-term memory with a scripted model', () => {
       messageId: 'poisoned-for-memory-1',
       sessionId,
       // A completed turn without its messages: nothing the worker could take in.
-      body: {
+      body: messageCompleted({
         userId: 'user_001',
         sessionId,
         chatMessageId: crypto.randomUUID(),
-        outcome: 'completed',
         completedAt: new Date().toISOString(),
         messages: [],
-        complete: true,
-      },
+      }),
     });
     await settle(runtime);
     const dead = runtime.serviceBus.deadLetters({

@@ -1,14 +1,10 @@
-// A chat turn end to end with LLM_API=responses: the local runtime against a scripted model that speaks only the
-// Responses API (and refuses Chat Completions), then against the offline model as `npm start` runs it. The client
-// sees each reasoning summary part as reasoning-delta … reasoning-end, parallel tool calls whose arguments came in
-// pieces, their results, the answer, and message-end with usage that counts reasoning and cached tokens; the
-// model got the instructions, the reasoning request and, in the second round, the function calls and their outputs
-// under the call ids it gave; the history and memory workers' JSON output went through the Responses API too.
+// A chat turn end to end with LLM_API=responses: the local runtime against a scripted model that speaks only
+// the Responses API (and refuses Chat Completions), then against the offline model as `npm start` runs it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { MESSAGE_COMPLETED_TOPIC } from '../../shared/chat/contracts.js';
+import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
 import { MEMORY_SUBSCRIPTION } from '../../shared/memory/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';

@@ -1,7 +1,5 @@
-// The compiled entry points as Node runs them outside vitest (plain ESM, no TypeScript loader): `npm start`
-// prints one ready line, serves a healthy API and stops cleanly on SIGTERM; bad settings stop it with a
-// message naming each, and a taken port with one line; and the Functions host entry loads and registers with
-// valid settings.
+// The compiled entry points as Node runs them outside vitest: `npm start` starts, serves and stops cleanly,
+// bad settings and a taken port stop it with a clear message, and the Functions host entry registers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -1,15 +1,12 @@
-// Stopping a turn end to end, as a client does it, against the running local runtime with the offline model slowed
-// to a realistic pace: the client sees `message-end` with finish reason `cancelled`, and the answer committed (and
-// persisted long-term) is exactly the text it received; a turn stopped while still queued ends with an empty
-// answer; a stop taken by another instance of the app (a second composition over the same services, whose own
-// in-process signal cannot reach the running step) is found by the step's poll; a stop racing the turn's natural end
-// leaves exactly one terminal event in the turn's log; other users' stops and bad ids are refused as problem+json.
+// Stopping a turn end to end as a client does it, against the local runtime at a realistic pace: the
+// committed answer is the text shown, whichever instance took the stop, and others' stops and bad ids are
+// refused.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelTurnEndpoint } from '../../functions/chat.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { createApp, createAzureCredential, type App } from '../../shared/app/app.js';
-import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts.js';
+import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts/activities.js';
 import { isTerminalEvent, type ChatEvent } from '../../shared/streaming/contracts.js';
 import { answerText } from '../../shared/streaming/turn-transcript.js';
 import { asUser, callEndpoint } from '../support/call-endpoint.js';

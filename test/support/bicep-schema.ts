@@ -1,7 +1,6 @@
-// Checks the `resource` declarations of Bicep templates against Azure's resource type definitions (the Bicep types
-// that the Bicep compiler type-checks with), without a Bicep compiler: tree-sitter-bicep parses, the vendored
-// definitions in test/fixtures/azure-resource-types judge. Only what is statically known is checked: a value that is
-// an expression (parameter, variable, function call, property access) is skipped, never guessed.
+// Checks the `resource` declarations of Bicep templates against Azure's resource type definitions (the Bicep
+// types that the Bicep compiler type-checks with), without a Bicep compiler: tree-sitter-bicep parses, the
+// vendored definitions in test/fixtures/azure-resource-types judge.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Parser from 'tree-sitter';

@@ -59,7 +59,11 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
     url: `http://localhost:7071${options.path ?? `/api/${definition.route}`}`,
     headers,
     params: options.params ?? {},
-    body: form !== undefined ? { bytes: form.bytes } : body === undefined ? undefined : { string: body },
+    ...(form !== undefined
+      ? { body: { bytes: form.bytes } }
+      : body === undefined
+        ? {}
+        : { body: { string: body } }),
   });
   const logged: unknown[][] = [];
   const context = new InvocationContext({

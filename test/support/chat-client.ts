@@ -1,7 +1,5 @@
-// A chat client for end-to-end tests that talks to the running product exactly as a browser app would: HTTP
-// with a dev identity, a session's events over Web PubSub (negotiate for the session, then the real client SDK;
-// each message is a batch, a JSON array of events) and over SSE (fetch, parsed with eventsource-parser), and the
-// helpers to wait for a turn's end and read its text.
+// A chat client for end-to-end tests that talks to the running product as a browser app would: HTTP with a
+// dev identity, a session's events over Web PubSub and over SSE, and helpers to wait for a turn's end.
 import { randomUUID } from 'node:crypto';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';

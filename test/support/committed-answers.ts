@@ -1,9 +1,7 @@
-// Where a test reads what the product committed for its turns after a run: today the session's working memory in
-// the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids). Kept in this one
-// place because the answers' home may move (the long-term history) without the tests' questions changing. Also what
-// long-term history and long-term memory kept of each session.
+// Where a test reads what the product committed for its turns after a run: today the session's working memory
+// in the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids).
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
 
@@ -39,7 +37,11 @@ export async function readPersistedAnswers(
   database: Database,
   userId: string,
   sessionId: string,
-): Promise<{ answers: Map<string, string[]>; messageCount?: number; persistedCount?: number }> {
+): Promise<{
+  answers: Map<string, string[]>;
+  messageCount: number | undefined;
+  persistedCount: number | undefined;
+}> {
   const { resources } = await database
     .container(CONVERSATION_MESSAGES_CONTAINER)
     .items.query<{ chatMessageId: string; content: string }>(
@@ -67,7 +69,7 @@ export async function readMemoryTraces(
   database: Database,
   userId: string,
   sessionId: string,
-): Promise<{ exchanges?: number; coveredThrough?: number; consolidations: number }> {
+): Promise<{ exchanges: number | undefined; coveredThrough: number | undefined; consolidations: number }> {
   const { resource } = await database
     .container(CONVERSATION_SUMMARIES_CONTAINER)
     .item(sessionId, userId)

@@ -1,8 +1,8 @@
 // What a deleted conversation may leave behind: every item, in every container the app declares, that names the
 // session (by its sessionId or in its id), except the conversation's tombstone, the one item meant to stay.
 import type { LocalRuntime } from '../../local/runtime.js';
-import { SESSIONS_CONTAINER } from '../../shared/chat/contracts.js';
-import { cosmosContainers } from '../../shared/cosmos/containers.js';
+import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { cosmosContainers } from '../../shared/app/cosmos-containers.js';
 
 interface FoundItem {
   id: string;

@@ -45,7 +45,7 @@ export type Expectation =
   | {
       answer: 'document';
       reason: RegExp;
-      mayBeReady?: (document: { chunkCount?: number }) => string | undefined;
+      mayBeReady?: (document: { chunkCount?: number | undefined }) => string | undefined;
       refused?: readonly number[];
     };
 

@@ -1,7 +1,8 @@
 // Hand-written in-memory implementations of the history area's ports (conversation headers, long-term messages,
 // session memory), with the semantics their Cosmos DB adapters have, for tests of use-cases in process.
-import { MAIN_BRANCH, type OrdinalGap, type SystemPrompt } from '../../shared/chat/contracts.js';
-import { inGaps } from '../../shared/chat/branch-path.js';
+import { MAIN_BRANCH, type OrdinalGap } from '../../shared/conversation/branches.js';
+import type { SystemPrompt } from '../../shared/conversation/messages.js';
+import { inGaps } from '../../shared/conversation/branch-path.js';
 import {
   type ConversationHeader,
   type ConversationPath,

@@ -1,7 +1,5 @@
-// Hand-written in-memory implementations of the knowledge area's ports (documents, chunks, upload parts), with the
-// semantics of their Cosmos DB adapters, for tests of use-cases and endpoints in process: versions that change on
-// every write, list pages bound to their library and owner, and a search that ranks only the chunks of `ready`
-// documents with the product's in-process hybrid ranking (as the adapter does where Cosmos DB lacks the functions).
+// Hand-written in-memory twins of the knowledge area's ports (documents, chunks, upload parts), with the
+// semantics of their Cosmos DB adapters, for tests of use-cases and endpoints in process.
 import { ValidationError } from '../../shared/errors.js';
 import {
   UPLOAD_PART_BYTES,

@@ -1,7 +1,7 @@
 // Hand-written in-memory implementations of the memory area's ports (conversation summaries, profile facts), with
 // the semantics their Cosmos DB adapters have, for tests of use-cases in process. Search ranks by the product's
 // own in-process hybrid ranking, as the adapter does where Cosmos DB lacks VectorDistance and FullTextScore.
-import { inGaps } from '../../shared/chat/branch-path.js';
+import { inGaps } from '../../shared/conversation/branch-path.js';
 import type {
   ConsolidationRecord,
   ConversationSummaryDocument,

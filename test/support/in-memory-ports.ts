@@ -11,21 +11,13 @@ import {
   placeTurn,
   turnMessagesIn,
   type PathLeaf,
-} from '../../shared/chat/active-path.js';
-import { onPath } from '../../shared/chat/branch-path.js';
-import type {
-  ActivePath,
-  ChatSession,
-  ConversationMessage,
-  PostedMessage,
-  RoundRecord,
-  SystemPrompt,
-  ToolResultRecord,
-  TurnRecord,
-  TurnRef,
-} from '../../shared/chat/contracts.js';
-import type { PostedMessageStore } from '../../shared/chat/posted-message-store.js';
-import type { SessionStore } from '../../shared/chat/session-store.js';
+} from '../../shared/conversation/active-path.js';
+import { onPath } from '../../shared/conversation/branch-path.js';
+import type { ActivePath } from '../../shared/conversation/branches.js';
+import type { ChatSession, SessionStore } from '../../shared/conversation/session-store.js';
+import type { ConversationMessage, SystemPrompt, TurnRef } from '../../shared/conversation/messages.js';
+import type { PostedMessage, PostedMessageStore } from '../../shared/conversation/posted-message-store.js';
+import type { RoundRecord, ToolResultRecord, TurnRecord } from '../../shared/chat/contracts/documents.js';
 import { TurnCancelSignals } from '../../shared/chat/cancellation/turn-cancel-signals.js';
 import type { TurnCancellations } from '../../shared/chat/cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
@@ -34,7 +26,7 @@ import {
   type AppendOptions,
   type WorkingMemory,
   type WorkingMemoryStore,
-} from '../../shared/chat/working-memory-store.js';
+} from '../../shared/conversation/working-memory-store.js';
 import {
   isFinishedStatus,
   type OrchestrationClient,

@@ -1,7 +1,6 @@
 // A fetch that serves requests with a Functions HTTP handler in process, as the host would: each web Request
-// becomes a real HttpRequest and InvocationContext from @azure/functions, and the handler's answer comes back as
-// a web Response read through a real HttpResponse (streamed bodies stay streams). A client library that takes a
-// fetch (the MCP SDK's transport) then talks to the handler with no listener.
+// becomes a real HttpRequest and InvocationContext from @azure/functions, and the handler's answer comes back
+// as a web Response read through a real HttpResponse (streamed bodies stay streams).
 import { randomUUID } from 'node:crypto';
 import azureFunctions, { type HttpHandler } from '@azure/functions';
 

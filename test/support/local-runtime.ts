@@ -18,7 +18,7 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
     settings: { OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0', ...options.settings },
     logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
     serviceBus: { redeliveryDelayMs: 5 },
-    functions: options.functions,
+    ...(options.functions === undefined ? {} : { functions: options.functions }),
   });
 }
 

@@ -1,12 +1,6 @@
-// A tiny OpenAI-compatible chat model for end-to-end tests: each chat completion answers with what the test's
-// script returns for that request (reasoning, text, tool calls), in the real Chat Completions format — streamed
-// chunks, or one chat.completion object when the request does not stream (structured output) — and every request
-// body is recorded so a test can check what the product sent to the model. Embeddings are hashed bag-of-words
-// vectors, as the offline model's. Started with `{ api: 'responses' }` it speaks the Responses API instead
-// (POST /v1/responses, as OpenAI streams it: see test/fixtures/llm-wire/*-responses-*) and refuses Chat
-// Completions, so a test knows which API the product used; the script still reads each request as a chat
-// completion request (instructions and developer messages as system messages, function_call items as tool_calls,
-// function_call_output items as tool messages, text.format as response_format).
+// A tiny OpenAI-compatible model for end-to-end tests: each request answers with what the test's script
+// returns, in the real Chat Completions (or, with `{ api: 'responses' }`, Responses API) format, and every
+// body is recorded.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

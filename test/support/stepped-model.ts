@@ -1,7 +1,7 @@
 // A scripted model for tests of a turn's steps over in-memory ports: it streams each scripted round word by word and
 // lets the test land at an exact point of the stream (a stop, a delete) before any word, honouring the request's
 // abort signal as the real gateway does.
-import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts.js';
+import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts/activities.js';
 import type {
   LlmDelta,
   LlmGateway,

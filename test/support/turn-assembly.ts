@@ -1,7 +1,5 @@
-// What a client that follows the streaming protocol shows for a turn, written from the protocol alone (not from
-// product code): content deltas joined in seq order, except those a `discard` event voids. A discard
-// `{ type: 'discard', fromSeq, toSeq }` says an attempt that crashed streamed seqs fromSeq..toSeq; its content,
-// reasoning and tool-call events are void, and the retried round streams its text anew after the discard.
+// What a client that follows the streaming protocol shows for a turn, written from the protocol alone (not
+// from product code): content deltas joined in seq order, except those a `discard` event voids.
 
 /** A streamed event as the wire carries it; only `type` and `seq` are relied on by every event. */
 export interface StreamedEvent {

@@ -1,14 +1,14 @@
 // The chat area's stores on Cosmos DB, each given the container it lives in; working memory is rebuilt on a miss
 // through long-term history's ports, which the composition passes in.
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts.js';
-import type { PostedMessageStore } from '../posted-message-store.js';
-import type { SessionStore } from '../session-store.js';
+import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts/documents.js';
+import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { LongTermHistory } from '../working-memory-rebuild.js';
-import type { WorkingMemoryStore } from '../working-memory-store.js';
-import { hotWindowBytes } from '../hot-window.js';
+import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
+import { hotWindowBytes } from '../../conversation/hot-window.js';
 import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
 import { createCosmosTurnCancellations } from './cosmos-turn-cancellations.js';

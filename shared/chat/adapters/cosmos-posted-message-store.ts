@@ -4,11 +4,10 @@ import type { Container } from '@azure/cosmos';
 import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import {
   postedMessageDocumentId,
-  postedMessageDocumentSchema,
   type PostedMessage,
-  type PostedMessageDocument,
-} from '../contracts.js';
-import type { PostedMessageStore } from '../posted-message-store.js';
+  type PostedMessageStore,
+} from '../../conversation/posted-message-store.js';
+import { postedMessageDocumentSchema, type PostedMessageDocument } from '../contracts/documents.js';
 
 export function createCosmosPostedMessageStore(container: Container): PostedMessageStore {
   return {

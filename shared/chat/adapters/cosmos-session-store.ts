@@ -8,10 +8,9 @@ import {
   newSessionId,
   SESSION_TOMBSTONE_TTL_SECONDS,
   sessionDocumentSchema,
-  type ChatSession,
   type SessionDocument,
-} from '../contracts.js';
-import type { SessionStore } from '../session-store.js';
+} from '../contracts/documents.js';
+import type { ChatSession, SessionStore } from '../../conversation/session-store.js';
 
 export function createCosmosSessionStore(
   container: Container,

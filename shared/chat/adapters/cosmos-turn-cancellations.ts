@@ -7,7 +7,7 @@ import {
   turnCancellationDocumentId,
   turnCancellationDocumentSchema,
   type TurnCancellationDocument,
-} from '../contracts.js';
+} from '../contracts/documents.js';
 import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 
 export function createCosmosTurnCancellations(container: Container): TurnCancellations {

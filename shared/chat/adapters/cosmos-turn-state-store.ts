@@ -14,8 +14,8 @@ import {
   type ToolResultRecord,
   type TurnDocument,
   type TurnRecord,
-  type TurnRef,
-} from '../contracts.js';
+} from '../contracts/documents.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import type { StoredTurn, TurnStateStore } from '../turn-state-store.js';
 
 const MAX_CONFLICT_RETRIES = 5;

@@ -14,19 +14,23 @@ import {
 import { RETURN_MINIMAL } from '../../cosmos/adapters/cosmos-patch.js';
 import { guardedItem } from '../../cosmos/adapters/guarded-item.js';
 import { ConflictError, ForbiddenError } from '../../errors.js';
-import { movePath, placeTurn } from '../active-path.js';
+import { movePath, placeTurn } from '../../conversation/active-path.js';
 import {
   hotConversationDocumentSchema,
-  type ConversationMessage,
   type HotConversationDocument as HotDocument,
-} from '../contracts.js';
+} from '../contracts/documents.js';
+import type { ConversationMessage } from '../../conversation/messages.js';
 import {
   findCommittedTurn,
   readPathWindow,
   rebuildWorkingMemory,
   type LongTermHistory,
 } from '../working-memory-rebuild.js';
-import { PathMovedError, type WorkingMemory, type WorkingMemoryStore } from '../working-memory-store.js';
+import {
+  PathMovedError,
+  type WorkingMemory,
+  type WorkingMemoryStore,
+} from '../../conversation/working-memory-store.js';
 
 /** Reloads and retries after a concurrent write took the document first. */
 const MAX_RETRIES = 5;

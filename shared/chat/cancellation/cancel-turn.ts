@@ -5,9 +5,9 @@ import { NotFoundError } from '../../errors.js';
 import type { Caller } from '../../identity/caller.js';
 import { isTerminalEvent, streamingContainers, TURN_EVENTS_CONTAINER } from '../../streaming/contracts.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
-import type { TurnCancelOutcome } from '../contracts.js';
-import type { PostedMessageStore } from '../posted-message-store.js';
-import type { SessionStore } from '../session-store.js';
+import type { TurnCancelOutcome } from '../contracts/http.js';
+import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 
 export interface CancelTurnServices {

@@ -3,7 +3,7 @@
 // once per poll interval, and only while it is open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemorySessions, MemoryTurnCancellations } from '../../../test/support/in-memory-ports.js';
-import type { TurnRef } from '../contracts.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import { TurnCancelSignals } from './turn-cancel-signals.js';
 
 const turn: TurnRef = {

@@ -1,7 +1,7 @@
 // How a running turn learns that its owner stopped it. The stop is recorded durably (TurnCancellations), so every
 // instance can see it; the instance that took the request also aborts, at once, a model stream of that turn open in
 // its own process.
-import type { TurnRef } from '../contracts.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnCancellations } from './turn-cancellations.js';
 
 export interface TurnCancelSignalsOptions {

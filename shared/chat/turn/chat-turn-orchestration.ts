@@ -4,17 +4,16 @@
 import * as df from 'durable-functions';
 import {
   llmStepOutputSchema,
-  memoryFlag,
   TURN_ACTIVITIES,
   type ChatTurnInput,
   type FailTurnInput,
   type LlmStepInput,
   type LlmStepOutput,
   type RunToolInput,
-  type TurnFailure,
-  type TurnFork,
-  type TurnRef,
-} from '../contracts.js';
+} from '../contracts/activities.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { TurnFailure, TurnRef } from '../../conversation/messages.js';
+import type { TurnFork } from '../../conversation/branches.js';
 
 // Activities retry transient failures (a dependency blip, a broken model stream: the round is streamed anew).
 const retry = (() => {

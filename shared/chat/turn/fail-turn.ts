@@ -2,13 +2,10 @@
 // client was shown, on the branch it began; the stream ends with `error`, and the turn is announced as failed.
 import { isTerminalEvent } from '../../streaming/contracts.js';
 import { answerText, shownSources } from '../../streaming/turn-transcript.js';
-import { turnMessagesIn } from '../active-path.js';
-import {
-  assistantMessageId,
-  userMessageId,
-  type ConversationMessage,
-  type FailTurnInput,
-} from '../contracts.js';
+import { turnMessagesIn } from '../../conversation/active-path.js';
+import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
+import type { ConversationMessage } from '../../conversation/messages.js';
+import type { FailTurnInput } from '../contracts/activities.js';
 import { announce } from './message-completed.js';
 import { openStream } from './round-stream.js';
 import { conversationDeleted, DELETED, unlessDeleted } from './step-guards.js';

@@ -3,14 +3,10 @@
 // asked for, or commits the answer and ends the stream. Safe to run again at any point.
 import type { LlmReply } from '../../llm/llm-gateway.js';
 import { discardRange } from '../../streaming/turn-transcript.js';
-import { turnMessagesIn } from '../active-path.js';
-import {
-  assistantMessageId,
-  CANCELLED_FINISH_REASON,
-  type LlmStepInput,
-  type LlmStepOutput,
-  type TurnRecord,
-} from '../contracts.js';
+import { turnMessagesIn } from '../../conversation/active-path.js';
+import { assistantMessageId } from '../../conversation/turn-ids.js';
+import { CANCELLED_FINISH_REASON, type LlmStepInput, type LlmStepOutput } from '../contracts/activities.js';
+import type { TurnRecord } from '../contracts/documents.js';
 import { finishCommitted, readRoundState } from './round-state.js';
 import { openStream, stoppedRound, streamRound } from './round-stream.js';
 import { conversationDeleted, DELETED, stopRequested, unlessDeleted } from './step-guards.js';

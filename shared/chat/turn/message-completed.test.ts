@@ -1,13 +1,13 @@
 // The `message-completed` body: the turn's messages whole, or cut step by step until they fit a Service Bus message.
 import { describe, expect, it } from 'vitest';
 import { input, ref } from '../../../test/support/turn-fixture.js';
-import type { KnowledgeSource } from '../../knowledge/contracts.js';
+import type { KnowledgeSource } from '../../conversation/sources.js';
 import {
   MESSAGE_COMPLETED_MAX_BYTES,
   messageCompletedSchema,
-  type ConversationMessage,
   type MessageCompleted,
-} from '../contracts.js';
+} from '../../conversation/message-completed.js';
+import type { ConversationMessage } from '../../conversation/messages.js';
 import { completedBody } from './message-completed.js';
 
 describe('completedBody', () => {

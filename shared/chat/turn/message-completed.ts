@@ -3,17 +3,16 @@
 import { parseInput } from '../../validation.js';
 import {
   completedMessageId,
-  memoryFlag,
-  messageCompletedSchema,
   MESSAGE_COMPLETED_MAX_BYTES,
   MESSAGE_COMPLETED_TOPIC,
-  type ConversationMessage,
+  messageCompletedSchema,
   type MessageCompleted,
-  type TurnRef,
-} from '../contracts.js';
+} from '../../conversation/message-completed.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
 import { opensConversation } from '../header-touch.js';
-import { turnMessagesIn } from '../active-path.js';
-import type { WorkingMemory } from '../working-memory-store.js';
+import { turnMessagesIn } from '../../conversation/active-path.js';
+import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import type { TurnServices } from './turn-services.js';
 
 /**

@@ -2,15 +2,11 @@
 // the stored events it goes on from, or a commit it made before it died, whose stream is then brought to its end.
 import { isTerminalEvent, type ChatEvent, type ChatEventBody } from '../../streaming/contracts.js';
 import { answerText, discardRange } from '../../streaming/turn-transcript.js';
-import { turnMessagesIn } from '../active-path.js';
-import {
-  assistantMessageId,
-  userMessageId,
-  type ConversationMessage,
-  type LlmStepInput,
-  type ToolResultRecord,
-  type TurnRef,
-} from '../contracts.js';
+import { turnMessagesIn } from '../../conversation/active-path.js';
+import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
+import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
+import type { LlmStepInput } from '../contracts/activities.js';
+import type { ToolResultRecord } from '../contracts/documents.js';
 import type { PromptDigest } from '../prompt.js';
 import type { StoredTurn } from '../turn-state-store.js';
 import { announce } from './message-completed.js';

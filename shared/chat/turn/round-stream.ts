@@ -4,7 +4,9 @@ import type { ChatMessage, LlmReply } from '../../llm/llm-gateway.js';
 import type { ChatEvent } from '../../streaming/contracts.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
 import { answerText, keptEvents } from '../../streaming/turn-transcript.js';
-import { CANCELLED_FINISH_REASON, memoryFlag, type LlmStepInput, type TurnRef } from '../contracts.js';
+import { CANCELLED_FINISH_REASON, type LlmStepInput } from '../contracts/activities.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnServices } from './turn-services.js';
 
 /** The turn's event stream from `firstSeq` on; `sendAfter` keeps live sends in seq order behind an earlier one. */

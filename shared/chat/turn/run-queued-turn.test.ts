@@ -8,7 +8,8 @@ import {
   type OrchestrationRuntimeStatus,
   type OrchestrationStatus,
 } from '../../durable/orchestration-client.js';
-import { turnInstanceId, type QueuedChatMessage } from '../contracts.js';
+import { turnInstanceId } from '../../conversation/turn-ids.js';
+import type { QueuedChatMessage } from '../contracts/queue.js';
 import { runQueuedTurn } from './run-queued-turn.js';
 
 const message: QueuedChatMessage = {

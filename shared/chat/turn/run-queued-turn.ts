@@ -8,13 +8,10 @@ import {
 } from '../../durable/orchestration-client.js';
 import { ConflictError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import {
-  CHAT_TURN_ORCHESTRATION,
-  turnInstanceId,
-  type ChatTurnInput,
-  type QueuedChatMessage,
-} from '../contracts.js';
-import type { SessionStore } from '../session-store.js';
+import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from '../contracts/activities.js';
+import { turnInstanceId } from '../../conversation/turn-ids.js';
+import type { QueuedChatMessage } from '../contracts/queue.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;

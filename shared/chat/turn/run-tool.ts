@@ -1,6 +1,7 @@
 // The runTool activity: one tool call of a round, run once (its result is stored, and a rerun sends the same
 // `tool-result` event); a call of a stopped turn is not run but gets its result all the same.
-import { memoryFlag, type RunToolInput, type RunToolOutput } from '../contracts.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { RunToolInput, RunToolOutput } from '../contracts/activities.js';
 import { openStream } from './round-stream.js';
 import { conversationDeleted, DELETED, stopRequested, unlessDeleted } from './step-guards.js';
 import type { TurnServices } from './turn-services.js';

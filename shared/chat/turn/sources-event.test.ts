@@ -10,12 +10,13 @@ import {
   toolCallReply,
   TurnFixture,
 } from '../../../test/support/turn-fixture.js';
-import { MAX_TURN_SOURCES, type KnowledgeSearchHit } from '../../knowledge/contracts.js';
+import { MAX_TURN_SOURCES } from '../../conversation/sources.js';
+import type { KnowledgeSearchHit } from '../../knowledge/contracts.js';
 import type { LlmReply } from '../../llm/llm-gateway.js';
 import type { ChatEvent } from '../../streaming/contracts.js';
 import { answerText } from '../../streaming/turn-transcript.js';
 import { sourceOf } from '../../tools/knowledge-search.js';
-import type { MessageCompleted } from '../contracts.js';
+import type { MessageCompleted } from '../../conversation/message-completed.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';
 import { runTool } from './run-tool.js';

@@ -4,8 +4,8 @@ import type { ConversationEraser } from '../../history/conversation-eraser.js';
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { Logger } from '../../logger.js';
 import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
-import type { TurnRef } from '../contracts.js';
-import type { SessionStore } from '../session-store.js';
+import type { TurnRef } from '../../conversation/messages.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 
 /** What the guards read, and erase when a step's conversation turns out to be deleted. */
 export interface GuardServices {

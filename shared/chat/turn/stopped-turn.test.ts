@@ -7,13 +7,9 @@ import { SteppedModel, type ScriptedRound } from '../../../test/support/stepped-
 import type { LlmGateway, ToolCall } from '../../llm/llm-gateway.js';
 import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
 import { answerText } from '../../streaming/turn-transcript.js';
-import {
-  CANCELLED_FINISH_REASON,
-  messageCompletedSchema,
-  MESSAGE_COMPLETED_TOPIC,
-  type LlmStepInput,
-  type TurnRef,
-} from '../contracts.js';
+import { CANCELLED_FINISH_REASON, type LlmStepInput } from '../contracts/activities.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../../conversation/message-completed.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
 import { llmStep } from './llm-step.js';
 import { runTool } from './run-tool.js';

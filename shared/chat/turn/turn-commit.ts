@@ -1,21 +1,14 @@
 // The commit of an answered turn: the user's message and the answer (its text over every round, usage, tool calls
 // and sources) written on the turn's branch, the header touched, then the stream ended with `message-end`.
 import type { LlmReply } from '../../llm/llm-gateway.js';
-import type { KnowledgeSource } from '../../knowledge/contracts.js';
+import type { KnowledgeSource } from '../../conversation/sources.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
-import {
-  assistantMessageId,
-  TOOL_ROUNDS_EXHAUSTED,
-  userMessageId,
-  type ConversationMessage,
-  type LlmStepInput,
-  type StoredToolCall,
-  type ToolResultRecord,
-  type TurnRecord,
-  type TurnRef,
-} from '../contracts.js';
+import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
+import { TOOL_ROUNDS_EXHAUSTED, type LlmStepInput } from '../contracts/activities.js';
+import type { ConversationMessage, StoredToolCall, TurnRef } from '../../conversation/messages.js';
+import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import { headerTouch } from '../header-touch.js';
-import type { WorkingMemory } from '../working-memory-store.js';
+import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { announce } from './message-completed.js';
 import { conversationDeleted, DELETED } from './step-guards.js';
 import { logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';

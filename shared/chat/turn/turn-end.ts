@@ -1,6 +1,7 @@
 // How a step's turn ends once the step is known kept: the output the orchestration reads, the one line the turn
 // logs (written by whichever attempt ended the stream), and its announcement.
-import type { TurnRef, LlmStepOutput } from '../contracts.js';
+import type { TurnRef } from '../../conversation/messages.js';
+import type { LlmStepOutput } from '../contracts/activities.js';
 import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
 import type { TurnServices } from './turn-services.js';
 

@@ -15,7 +15,7 @@ import { MemoryEvents } from '../../../test/support/in-memory-ports.js';
 import { NotReadyError } from '../../errors.js';
 import type { SessionDigest } from '../../history/contracts.js';
 import type { StreamChatRequest } from '../../llm/llm-gateway.js';
-import type { MessageCompleted } from '../contracts.js';
+import type { MessageCompleted } from '../../conversation/message-completed.js';
 import { BASIC_SYSTEM_PROMPT } from '../prompt.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';

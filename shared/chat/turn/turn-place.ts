@@ -1,17 +1,17 @@
 // The turn's place in the conversation's tree: decided when it begins (it continues the active path, or an edit or
 // a regenerate follows the replaced turn's parent), and kept at the commit, whatever branch the user shows by then.
 import { NotReadyError } from '../../errors.js';
-import { activeLeaf, continuationFrom, type PathLeaf } from '../active-path.js';
-import { forkBranch } from '../branch-path.js';
-import type {
-  ConversationMessage,
-  FailTurnInput,
-  TurnBranch,
-  TurnFork,
-  TurnRecord,
-  TurnRef,
-} from '../contracts.js';
-import { PathMovedError, type AppendOptions, type WorkingMemory } from '../working-memory-store.js';
+import { activeLeaf, continuationFrom, type PathLeaf } from '../../conversation/active-path.js';
+import { forkBranch } from '../../conversation/branch-path.js';
+import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
+import type { FailTurnInput } from '../contracts/activities.js';
+import type { TurnBranch, TurnFork } from '../../conversation/branches.js';
+import type { TurnRecord } from '../contracts/documents.js';
+import {
+  PathMovedError,
+  type AppendOptions,
+  type WorkingMemory,
+} from '../../conversation/working-memory-store.js';
 import type { TurnServices } from './turn-services.js';
 
 /**

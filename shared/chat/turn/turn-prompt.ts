@@ -3,9 +3,12 @@
 import { digestStandsFor } from '../../history/digest.js';
 import type { ChatMessage } from '../../llm/llm-gateway.js';
 import { conversationSystemPrompt, fetchProfileWithin } from '../../memory/personalised-prompt.js';
-import type { LlmStepInput, SystemPrompt, ToolResultRecord, TurnBranch, TurnRecord } from '../contracts.js';
+import type { LlmStepInput } from '../contracts/activities.js';
+import type { SystemPrompt } from '../../conversation/messages.js';
+import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
+import type { TurnBranch } from '../../conversation/branches.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from '../prompt.js';
-import type { WorkingMemory } from '../working-memory-store.js';
+import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { now, type TurnServices } from './turn-services.js';
 
 /** What a round's prompt is built from, read at the start of the step. */

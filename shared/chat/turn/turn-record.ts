@@ -2,13 +2,9 @@
 // and the history range that fits the budget), then a round added each time the model asks for tools.
 import type { LlmReply } from '../../llm/llm-gateway.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
-import {
-  memoryFlag,
-  type LlmStepInput,
-  type LlmStepOutput,
-  type RoundRecord,
-  type TurnRecord,
-} from '../contracts.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { LlmStepInput, LlmStepOutput } from '../contracts/activities.js';
+import type { RoundRecord, TurnRecord } from '../contracts/documents.js';
 import { buildPrompt } from '../prompt.js';
 import { beginTurn } from './turn-place.js';
 import { digestOnPath, newConversationPrompt, systemPromptText, type PromptState } from './turn-prompt.js';

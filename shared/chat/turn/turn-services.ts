@@ -11,7 +11,7 @@ import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
 import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
 import type { TurnStateStore } from '../turn-state-store.js';
-import type { WorkingMemoryStore } from '../working-memory-store.js';
+import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
 import type { GuardServices } from './step-guards.js';
 
 /** The guards' services (the tombstone, the eraser) and the rest of what the steps run on. */

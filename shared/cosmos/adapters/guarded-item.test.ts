@@ -1,13 +1,9 @@
 // Which item ids the guard refuses, whoever the caller: those the SDK would put in a URL that resolves elsewhere.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  assistantMessageId,
-  postedMessageDocumentId,
-  turnCancellationDocumentId,
-  turnInstanceId,
-  userMessageId,
-} from '../../chat/contracts.js';
+import { assistantMessageId, turnInstanceId, userMessageId } from '../../conversation/turn-ids.js';
+import { postedMessageDocumentId } from '../../conversation/posted-message-store.js';
+import { turnCancellationDocumentId } from '../../chat/contracts/documents.js';
 import { digestCheckpointId, exchangeDocumentId } from '../../history/contracts.js';
 import { chunkId, uploadPartId } from '../../knowledge/contracts.js';
 import { consolidationId } from '../../memory/contracts.js';

@@ -5,7 +5,7 @@
 import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
-import { postedMessageDocumentId } from '../../chat/contracts.js';
+import { postedMessageDocumentId } from '../../conversation/posted-message-store.js';
 import { deleteItem, deletePartitionItems, queryItems } from '../../cosmos/adapters/cosmos-items.js';
 import type { ConversationEraser } from '../conversation-eraser.js';
 

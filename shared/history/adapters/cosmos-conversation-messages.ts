@@ -14,7 +14,7 @@ import {
   queryPages,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { MAIN_BRANCH } from '../../chat/contracts.js';
+import { MAIN_BRANCH } from '../../conversation/branches.js';
 import {
   SYSTEM_PROMPT_ID,
   storedMessageSchema,

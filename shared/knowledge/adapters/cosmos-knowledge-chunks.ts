@@ -1,8 +1,5 @@
-// The Cosmos DB adapter of KnowledgeChunks (container KNOWLEDGE_CHUNKS_CONTAINER, partition [library,
-// documentId]): chunks written by upsert, removed by document, and searched by hybrid ranking (RRF of vector and
-// full-text ranks) over the ready documents of the caller's libraries, answered by Cosmos DB in Azure and in process
-// where the server lacks the functions (the local runtime). Which documents are ready is read from the documents
-// container on every search, so a document turned `deleting` (or back to `queued`) leaves the results at once.
+// The Cosmos DB adapter of KnowledgeChunks: chunks written by upsert, removed by document, and searched by
+// hybrid ranking over the ready documents of the caller's libraries, in Cosmos DB or in process.
 import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';

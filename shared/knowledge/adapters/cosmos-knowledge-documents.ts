@@ -1,7 +1,6 @@
-// The Cosmos DB adapter of KnowledgeDocuments (container KNOWLEDGE_DOCUMENTS_CONTAINER, partition library,
-// id = documentId): point reads, a create that reports an existing record, replaces conditioned on the version read
-// (If-Match), and the list, one single-partition query newest first behind an opaque token bound to the library and
-// owner filter.
+// The Cosmos DB adapter of KnowledgeDocuments (partition library, id = documentId): point reads, a create
+// that reports an existing record, replaces on the version read, and a newest-first list behind an opaque
+// token.
 import type { Container, SqlParameter } from '@azure/cosmos';
 import { z } from 'zod';
 import { deleteItem, parseStored, readItem } from '../../cosmos/adapters/cosmos-items.js';

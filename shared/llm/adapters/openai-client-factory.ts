@@ -70,7 +70,7 @@ export function createOpenAiClient(connection: LlmConnection, options: LlmGatewa
  */
 export function azureOpenAiTokenProvider(
   credential: TokenCredential,
-  connection: { endpoint: string; managedIdentityClientId?: string },
+  connection: { endpoint: string; managedIdentityClientId?: string | undefined },
 ): () => Promise<string> {
   const getToken = getBearerTokenProvider(credential, AZURE_COGNITIVE_SERVICES_SCOPE);
   return async () => {

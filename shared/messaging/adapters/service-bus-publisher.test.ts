@@ -66,7 +66,7 @@ class FakeClient implements ServiceBusClientLike {
 
 const message = (messageId: string, sessionId?: string): OutgoingMessage => ({
   messageId,
-  sessionId,
+  ...(sessionId === undefined ? {} : { sessionId }),
   body: { messageId },
 });
 const ids = (send: ServiceBusMessage | ServiceBusMessage[] | undefined): unknown =>

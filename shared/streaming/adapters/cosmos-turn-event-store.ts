@@ -1,7 +1,5 @@
 // The Cosmos DB adapter of TurnEventStore: one document per stored batch in the `turn-events` container
-// (partition key /sessionId, 24 h TTL), so a turn costs one write per flush, not one per event. A batch is
-// created, never upserted: its id is the turn and first seq, so a retried write finds its own batch (a no-op) and
-// a rival attempt's different batch is refused instead of silently replacing what clients already saw.
+// (partition key /sessionId, 24 h TTL), so a turn costs one write per flush, not one per event.
 import type { Container } from '@azure/cosmos';
 import { isDeepStrictEqual } from 'node:util';
 import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';

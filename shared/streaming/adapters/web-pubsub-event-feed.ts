@@ -1,9 +1,5 @@
-// The UserEventFeed on Web PubSub: ONE client connection per process, shared by every SSE relay of the process.
-// It joins a session's group while at least one relay follows that session (counted; it leaves when the last one
-// closes) and hands each group message, a JSON array of a turn's events, to the relays of that session. Its token
-// may join any group, so it never leaves the server. The client's reliable JSON protocol resumes a briefly dropped
-// connection without losing a message; after a new connection it re-joins the followed groups (autoRejoinGroups);
-// whatever is lost in between, the relays' store reads recover.
+// The UserEventFeed on Web PubSub: ONE client connection per process, shared by every SSE relay of the
+// process, in the group of each session a relay follows.
 import type { WebPubSubServiceClient } from '@azure/web-pubsub';
 import {
   WebPubSubClient,

@@ -1,11 +1,11 @@
 // The Cosmos DB database and every container the product uses, gathered from the areas' contracts. The local
 // runtime provisions them from this list and infra/ declares the same (the drift test checks the generated file).
-import { chatContainers } from '../chat/contracts.js';
+import { chatContainers } from '../chat/contracts/documents.js';
 import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
-import type { ContainerSpec } from './container-spec.js';
+import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
 

@@ -1,14 +1,11 @@
-// The History API's pure parts: the export renderers (Markdown and JSON, exact text), the export's file name, and
-// the message page cursor (opaque, validated).
+// The export's renderers (Markdown and JSON, exact text) and the export's file name.
 import { describe, expect, it } from 'vitest';
 import {
-  decodeMessageCursor,
-  encodeMessageCursor,
   exportFileName,
   renderJsonExport,
   renderMarkdownExport,
   type ExportableConversation,
-} from './history-api.js';
+} from './export-renderers.js';
 
 const conversation: ExportableConversation = {
   sessionId: '6f1c1c9e-2b5a-4c1e-9a53-0d2a5e1f7b10',
@@ -199,25 +196,5 @@ describe('exportFileName', () => {
     expect(exportFileName('..\\..//etc/passwd', 'md')).toBe('etc-passwd.md');
     expect(exportFileName('日本語', 'md')).toBe('conversation.md');
     expect(exportFileName('x'.repeat(200), 'md')).toBe(`${'x'.repeat(80)}.md`);
-  });
-});
-
-describe('message cursor', () => {
-  it('round-trips, and refuses anything it did not make', () => {
-    const token = encodeMessageCursor({ ordinal: 41, order: 'desc' });
-    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeMessageCursor(token)).toEqual({ ordinal: 41, order: 'desc' });
-    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    for (const bad of [
-      'not a token!',
-      '',
-      b64({ v: 2, o: 1, d: 'asc' }),
-      b64({ v: 1, o: -1, d: 'asc' }),
-      b64({ v: 1, o: 1.5, d: 'asc' }),
-      b64({ v: 1, o: 1, d: 'sideways' }),
-      b64([1, 2]),
-      Buffer.from('{"v":1,').toString('base64url'),
-    ])
-      expect(decodeMessageCursor(bad), bad).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../errors.js';
 import { forkBranch, inGaps, leftRanges, onPath, sameGaps } from './branch-path.js';
-import { MAIN_BRANCH, MAX_PATH_GAPS, type TurnBranch } from './contracts.js';
+import { MAIN_BRANCH, MAX_PATH_GAPS, type TurnBranch } from './branches.js';
 
 const main = (parent: string | null): TurnBranch => ({
   parentChatMessageId: parent,

@@ -1,7 +1,16 @@
 // The port of chat sessions: one per session, owned by a user. Reading a session always goes through its owner, so
 // another user's session is simply not found; nor is one whose conversation is being deleted, or was: its document
-// stays as the conversation's tombstone, which writers read. Adapter: Cosmos DB (adapters/cosmos-session-store.ts).
-import type { ChatSession } from './contracts.js';
+// stays as the conversation's tombstone, which writers read. Adapter: chat/adapters/cosmos-session-store.ts.
+import { z } from 'zod';
+import { userIdSchema } from '../ids.js';
+
+/** A session as stored and as POST /api/session/start answers it (201). */
+export const chatSessionSchema = z.object({
+  sessionId: z.string(),
+  userId: userIdSchema,
+  createdAt: z.iso.datetime(),
+});
+export type ChatSession = z.infer<typeof chatSessionSchema>;
 
 export interface SessionStore {
   /** A new session of the caller, under a new random id. */

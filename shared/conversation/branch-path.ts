@@ -1,14 +1,8 @@
 // Pure rules of a conversation's branches (contracts.ts "Branches"): whether an ordinal is on a path, the branch
 // of a turn that continues a path or forks from it, and which ordinals two paths do not share. No I/O: working
 // memory, history and memory all decide with these.
-import {
-  MAIN_BRANCH,
-  MAX_PATH_GAPS,
-  type ConversationMessage,
-  type OrdinalGap,
-  type TurnBranch,
-  type TurnFork,
-} from './contracts.js';
+import { MAIN_BRANCH, MAX_PATH_GAPS, type OrdinalGap, type TurnBranch, type TurnFork } from './branches.js';
+import type { ConversationMessage } from './messages.js';
 import { ConflictError } from '../errors.js';
 
 /** The branch of a turn committed before branches existed: the main line, nothing skipped. */

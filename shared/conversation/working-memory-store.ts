@@ -1,9 +1,9 @@
-// The port of working memory (the hot store, DESIGN §2): the recent messages of an active conversation's active
-// branch path, bounded by the prompt's token budget (hot-window.ts), read and extended with one point read and one
-// point write per turn; an edit, a regenerate or a switch moves it to another path (active-path.ts). Adapter:
-// Cosmos DB (adapters/cosmos-working-memory-store.ts); a Redis adapter could take its place.
+// The port of working memory (the hot store): an active conversation's recent messages on its branch path, bounded
+// by the prompt's token budget (hot-window.ts), one point read and one point write per turn; an edit, a regenerate
+// or a switch moves it to another path (active-path.ts). Adapter: chat/adapters/cosmos-working-memory-store.ts.
 import type { FoundTurn, PathLeaf } from './active-path.js';
-import type { ActivePath, ConversationMessage, SystemPrompt, TurnBranch } from './contracts.js';
+import type { ActivePath, TurnBranch } from './branches.js';
+import type { ConversationMessage, SystemPrompt } from './messages.js';
 
 export interface WorkingMemory {
   sessionId: string;

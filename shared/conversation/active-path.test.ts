@@ -11,7 +11,8 @@ import {
   placeTurn,
   type PathState,
 } from './active-path.js';
-import { MAX_PATH_GAPS, type ConversationMessage, type TurnBranch } from './contracts.js';
+import { MAX_PATH_GAPS, type TurnBranch } from './branches.js';
+import type { ConversationMessage } from './messages.js';
 
 const main = (parent: string | null, gaps: TurnBranch['gaps'] = []): TurnBranch => ({
   parentChatMessageId: parent,

@@ -1,6 +1,6 @@
 // The hot window keeps the newest whole turns within its byte budget, so working memory stops growing.
 import { describe, expect, it } from 'vitest';
-import type { ConversationMessage } from './contracts.js';
+import type { ConversationMessage } from './messages.js';
 import { fitHotWindow, hotWindowBytes } from './hot-window.js';
 
 function turn(id: string, text: string): ConversationMessage[] {

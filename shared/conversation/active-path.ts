@@ -2,7 +2,8 @@
 // new turn takes from it, what a commit does to the window (it holds the active path only), and what a move to
 // another path keeps. Pure: the Cosmos DB adapter, its in-memory twin and the turn's steps decide alike.
 import { branchOf, gapsAfter, onPath } from './branch-path.js';
-import { MAIN_BRANCH, type ActivePath, type ConversationMessage, type TurnBranch } from './contracts.js';
+import { MAIN_BRANCH, type ActivePath, type TurnBranch } from './branches.js';
+import type { ConversationMessage } from './messages.js';
 import { fitHotWindow } from './hot-window.js';
 
 /** A committed turn that ends a path: its branch, and the ordinal of its last message. */

@@ -1,7 +1,7 @@
-// The bound of working memory (DESIGN §2): the newest whole turns of a conversation that fit in a byte budget
+// The bound of working memory: the newest whole turns of a conversation that fit in a byte budget
 // derived from the prompt's token budget, so the hot document, and the cost of reading and writing it each turn,
 // stop growing once a conversation is longer than a prompt can hold. Pure.
-import type { ConversationMessage } from './contracts.js';
+import type { ConversationMessage } from './messages.js';
 
 /**
  * Stored bytes of working memory per prompt token. The prompt estimate counts 3 UTF-8 bytes a token; the rest

@@ -1,0 +1,293 @@
+// Writes docs/api.md from the endpoint declarations in the function table: per area, each route's method, auth,
+// summary, fields (types read from the zod schemas) and statuses, beside the notes in scripts/api-doc-notes.ts.
+// Run after changing an endpoint: npm run generate
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
+import { z } from 'zod';
+import type { HttpFunctionDefinition } from '../functions/definition.js';
+import { functionDefinitions } from '../functions/table.js';
+import type { App } from '../shared/app/app.js';
+import { loadConfig } from '../shared/app/config.js';
+import type { EndpointAuth, EndpointDeclaration } from '../shared/http/endpoint.js';
+import { API_AREAS, API_INTRO, type ApiArea } from './api-doc-notes.js';
+import { buildSampleSettings } from './generate-definitions.js';
+
+export const API_DOCS_PATH = fileURLToPath(new URL('../docs/api.md', import.meta.url));
+
+/** A JSON Schema node, as z.toJSONSchema writes it (only what this page reads). */
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  pattern?: string;
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  maxItems?: number;
+}
+
+const UUID_PATTERN = /^\^\(\?:\[0-9a-fA-F\]\{8\}-/;
+
+/** A declared endpoint, with the route and methods of its table entry. */
+interface DocumentedEndpoint {
+  name: string;
+  route: string;
+  methods: string[];
+  declaration: EndpointDeclaration<App>;
+}
+
+/**
+ * Body schemas and limits that follow settings are functions of the app; they read only its configuration, so
+ * the page shows them with every setting at its default. The endpoints below are placeholders the local runtime
+ * would fill in: no limit reads them.
+ */
+function documentationApp(): App {
+  const env = {
+    ...buildSampleSettings().Values,
+    COSMOS_ENDPOINT: 'https://localhost:8081/',
+    WEBPUBSUB_ENDPOINT: 'http://localhost:7071/webpubsub',
+    LLM_PROVIDER: 'openai-compatible',
+    LLM_BASE_URL: 'http://localhost:7071/offline-model/v1',
+    LLM_CHAT_MODEL: 'chat',
+    LLM_EMBEDDING_MODEL: 'embedding',
+  };
+  return { config: loadConfig(env) } as unknown as App;
+}
+
+function documentedEndpoints(): DocumentedEndpoint[] {
+  const http = functionDefinitions.filter((d): d is HttpFunctionDefinition => d.kind === 'http');
+  return http.map((definition) => {
+    const { declaration } = definition;
+    if (declaration === undefined)
+      throw new Error(
+        `HTTP function '${definition.name}' has no declaration: declare it with endpoint(), or give it a declaration with its summary, auth and responses.`,
+      );
+    if (declaration.responses === undefined)
+      throw new Error(`Endpoint '${definition.name}' declares no responses: its success status at least.`);
+    return {
+      name: definition.name,
+      route: definition.route,
+      methods: definition.methods,
+      declaration,
+    };
+  });
+}
+
+function areaOf(endpoint: DocumentedEndpoint): ApiArea {
+  const first = endpoint.route.split('/')[0] ?? '';
+  const area = API_AREAS.find((candidate) => candidate.routePrefixes.includes(first));
+  if (area === undefined)
+    throw new Error(
+      `Endpoint '${endpoint.name}' (route ${endpoint.route}) belongs to no area of scripts/api-doc-notes.ts: add its first route segment to one.`,
+    );
+  return area;
+}
+
+/** Prose from a declaration, with `<` escaped so that `<new id>` is not read as an HTML tag. */
+const prose = (text: string) => text.replace(/</g, '\\<');
+/** Text safe in a Markdown table cell. */
+const cell = (text: string) =>
+  prose(text)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
+const code = (text: string) => '`' + text + '`';
+
+function toJsonSchema(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** One field's type in a few words: `string (UUID)`, `integer, 1–100, default 20`, `"asc" | "desc"`. */
+export function describeType(schema: JsonSchema): string {
+  const variants = schema.anyOf ?? schema.oneOf;
+  let text: string;
+  if (variants !== undefined) text = variants.map(describeType).join(' | ');
+  else if (schema.const !== undefined) text = JSON.stringify(schema.const);
+  else if (schema.enum !== undefined) text = schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+  else {
+    const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'any');
+    const limits: string[] = [];
+    if (type === 'array' && schema.items !== undefined) text = `${describeType(schema.items)}[]`;
+    else text = type;
+    // A described value (a page size in a query string, say) reads better than the pattern that checks it.
+    if (schema.pattern !== undefined && schema.description === undefined)
+      limits.push(UUID_PATTERN.test(schema.pattern) ? 'UUID' : `matching ${code(schema.pattern)}`);
+    if (schema.format !== undefined) limits.push(schema.format);
+    if (schema.minLength !== undefined || schema.maxLength !== undefined)
+      limits.push(`${range(schema.minLength, schema.maxLength)} characters`);
+    const minimum = schema.minimum ?? schema.exclusiveMinimum;
+    if (minimum !== undefined || schema.maximum !== undefined) limits.push(range(minimum, schema.maximum));
+    if (schema.maxItems !== undefined) limits.push(`at most ${schema.maxItems}`);
+    if (limits.length > 0) text += ` (${limits.join(', ')})`;
+  }
+  if (schema.default !== undefined) text += `, default ${JSON.stringify(schema.default)}`;
+  return text;
+}
+
+function range(min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined) return `${min}–${max}`;
+  if (max !== undefined) return `at most ${max}`;
+  return `at least ${min}`;
+}
+
+interface FieldRow {
+  part: string;
+  name: string;
+  type: string;
+  required: boolean;
+  description?: string;
+}
+
+function fieldRows(part: string, schema: z.ZodType | undefined): FieldRow[] {
+  if (schema === undefined) return [];
+  const json = toJsonSchema(schema);
+  const required = new Set(json.required ?? []);
+  return Object.entries(json.properties ?? {})
+    .filter(([, property]) => Object.keys(property).length > 0)
+    .map(([name, property]) => ({
+      part,
+      name,
+      type: describeType(property),
+      required: required.has(name),
+      description: property.description,
+    }));
+}
+
+function bytes(count: number): string {
+  if (count % (1024 * 1024) === 0) return `${count / (1024 * 1024)} MiB`;
+  if (count % 1024 === 0) return `${count / 1024} KiB`;
+  return `${count.toLocaleString('en-US')} bytes`;
+}
+
+const AUTH: Record<EndpointAuth, string> = {
+  caller: 'caller',
+  anonymous: 'anyone',
+  'caller-or-ticket': 'caller or ticket',
+};
+
+/** Every status an endpoint answers: those its declaration implies, then its own (which win on a clash). */
+function statuses(endpoint: DocumentedEndpoint, app: App): [number, string][] {
+  const { declaration } = endpoint;
+  const implied: Record<number, string> = {};
+  if (declaration.params !== undefined || declaration.query !== undefined || declaration.body !== undefined)
+    implied[400] = 'a path, query or body that does not parse (the problem lists each field)';
+  if (declaration.auth !== 'anonymous') {
+    implied[401] = 'no identity';
+    implied[403] = "a userId that is not the caller's";
+  }
+  const body = declaration.body;
+  if (body !== undefined) {
+    const maxBytes = typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(app);
+    implied[413] = `a body over ${bytes(maxBytes)}`;
+    implied[415] =
+      body.multipart === undefined
+        ? 'a body that is not JSON'
+        : 'a body that is neither JSON nor multipart/form-data';
+  }
+  const all: Record<number, string> = { ...implied, ...declaration.responses };
+  return Object.entries(all)
+    .map(([status, meaning]): [number, string] => [Number(status), meaning])
+    .sort(([a], [b]) => a - b);
+}
+
+const isSuccess = (status: number) => status < 400;
+
+function endpointTitle(endpoint: DocumentedEndpoint): string {
+  return `${endpoint.methods.join(', ')} /api/${endpoint.route}`;
+}
+
+function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
+  const { declaration } = endpoint;
+  const lines = [`### ${code(endpointTitle(endpoint))}`, '', prose(declaration.summary), ''];
+  const body = declaration.body;
+  const bodySchema =
+    body === undefined ? undefined : typeof body.schema === 'function' ? body.schema(app) : body.schema;
+  const fields = [
+    ...fieldRows('path', declaration.params),
+    ...fieldRows('query', declaration.query),
+    ...fieldRows('body', bodySchema),
+  ];
+  if (body !== undefined) {
+    const maxBytes = typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(app);
+    const kinds = body.multipart === undefined ? 'JSON' : 'JSON or `multipart/form-data`';
+    lines.push(
+      `Body: ${kinds}, at most ${bytes(maxBytes)}${body.optional === true ? ', optional' : ''}.`,
+      '',
+    );
+  }
+  if (declaration.auth === 'caller-or-ticket')
+    lines.push(
+      "Opened with the caller's identity, or with the ticket in the `stream` URL `POST /api/chat` answers (no header needed).",
+      '',
+    );
+  if (fields.length > 0) {
+    lines.push('| in | field | type | required |', '| --- | --- | --- | --- |');
+    for (const field of fields)
+      lines.push(
+        `| ${field.part} | ${code(field.name)} | ${cell(field.type + (field.description === undefined ? '' : `: ${field.description}`))} | ${field.required ? 'yes' : 'no'} |`,
+      );
+    lines.push('');
+  }
+  lines.push('| status | meaning |', '| --- | --- |');
+  for (const [status, meaning] of statuses(endpoint, app)) lines.push(`| ${status} | ${cell(meaning)} |`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+function areaTable(endpoints: DocumentedEndpoint[], app: App): string {
+  const lines = ['| endpoint | auth | what it does | success | errors |', '| --- | --- | --- | --- | --- |'];
+  for (const endpoint of endpoints) {
+    const all = statuses(endpoint, app).map(([status]) => status);
+    lines.push(
+      `| ${code(endpointTitle(endpoint))} | ${AUTH[endpoint.declaration.auth]} | ${cell(endpoint.declaration.summary)} | ${all.filter(isSuccess).join(', ')} | ${all.filter((s) => !isSuccess(s)).join(', ')} |`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Pure but for prettier: the page for the endpoints as they are declared now. */
+export async function buildApiDocs(): Promise<string> {
+  const app = documentationApp();
+  const endpoints = documentedEndpoints();
+  // Every endpoint has an area: areaOf throws otherwise, naming the endpoint.
+  for (const endpoint of endpoints) areaOf(endpoint);
+  const sections = [
+    '# HTTP API reference',
+    '',
+    '<!-- Generated from the endpoint declarations in functions/ by scripts/generate-api-docs.ts (notes: scripts/api-doc-notes.ts). Do not edit: run `npm run generate`. -->',
+    '',
+    API_INTRO,
+    '',
+    'Auth: **caller**, the caller identified by the platform (or a dev identity locally); **anyone**, no identity; **caller or ticket**, the caller or a stream ticket. Limits shown are the defaults of their settings.',
+    '',
+  ];
+  for (const area of API_AREAS) {
+    const own = endpoints.filter((endpoint) => areaOf(endpoint) === area);
+    if (own.length === 0) continue;
+    sections.push(`## ${area.title}`, '', area.note, '', areaTable(own, app));
+    for (const endpoint of own) sections.push(endpointSection(endpoint, app));
+  }
+  const options = (await resolveConfig(API_DOCS_PATH)) ?? {};
+  return format(sections.join('\n'), { ...options, filepath: API_DOCS_PATH });
+}
+
+async function main(): Promise<void> {
+  await writeFile(API_DOCS_PATH, await buildApiDocs());
+  console.log(`Wrote ${path.relative(process.cwd(), API_DOCS_PATH)}`);
+}
+
+// Importing this module (the drift test does) must not write anything.
+const invokedDirectly =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) await main();

@@ -1,0 +1,78 @@
+// The chatTurn orchestration's contracts: its name, its activities' names, and the inputs and outputs each passes
+// (ids and small deltas, never transcripts, so orchestration history stays small).
+import { z } from 'zod';
+import { turnForkSchema } from '../../conversation/branches.js';
+import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
+import { queuedChatMessageSchema } from './queue.js';
+
+/** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
+export const CANCELLED_FINISH_REASON = 'cancelled';
+
+export const CHAT_TURN_ORCHESTRATION = 'chatTurn';
+
+export const TURN_ACTIVITIES = {
+  llmStep: 'llmStep',
+  runTool: 'runTool',
+  fail: 'failTurn',
+} as const;
+
+/** Finish reason when the model still wanted tools after maxToolRounds rounds. */
+export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
+
+/** The orchestration's input. */
+export const chatTurnInputSchema = queuedChatMessageSchema.extend({
+  maxToolRounds: z.number().int().nonnegative(),
+});
+export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
+
+/**
+ * One model round. Round 0 also prepares the turn (it gets the user's message); the round whose model answers
+ * without tools also commits the turn.
+ */
+export const llmStepInputSchema = turnRefSchema.extend({
+  round: z.number().int().nonnegative(),
+  firstSeq: z.number().int().positive(),
+  /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
+  toolsAllowed: z.boolean(),
+  /** Round 0 only. */
+  message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
+  /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
+  useMemory: z.boolean().optional(),
+});
+export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
+
+export const llmStepOutputSchema = z.object({
+  /**
+   * `answered`: the turn is committed and its stream ended; `tools`: run toolCalls, then the next round; `deleted`:
+   * the conversation was deleted, nothing of the turn is kept, and the turn ends.
+   */
+  outcome: z.enum(['answered', 'tools', 'deleted']),
+  nextSeq: z.number().int().positive(),
+  /** Tool calls to run (their arguments are in the turn record); empty when the model answered. */
+  toolCalls: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),
+  finishReason: z.string(),
+});
+export type LlmStepOutput = z.infer<typeof llmStepOutputSchema>;
+
+export const runToolInputSchema = turnRefSchema.extend({
+  round: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative(),
+  seq: z.number().int().positive(),
+  /** False: memory tools refuse (use_memory false). Absent means true. */
+  useMemory: z.boolean().optional(),
+});
+export type RunToolInput = z.infer<typeof runToolInputSchema>;
+
+export const runToolOutputSchema = z.object({ isError: z.boolean() });
+export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
+
+/** The turn could not be answered: keep the user's message and what was shown, and end the stream with `error`. */
+export const failTurnInputSchema = turnRefSchema.extend({
+  userText: z.string(),
+  postedAt: z.string(),
+  failure: turnFailureSchema,
+  useMemory: z.boolean().optional(),
+  /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
+  fork: turnForkSchema.optional(),
+});
+export type FailTurnInput = z.infer<typeof failTurnInputSchema>;

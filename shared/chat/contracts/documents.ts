@@ -1,0 +1,177 @@
+// Chat's stored documents: the sessions container (sessions, their tombstones, posted-message records) and the
+// hot container (working memory, turn records, tool results, cancellations), with the containers' specs.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { ContainerSpec } from '../../cosmos/container-spec.js';
+import { userIdSchema } from '../../ids.js';
+import { llmUsageSchema, toolCallSchema } from '../../llm/llm-gateway.js';
+import { activePathSchema, turnBranchSchema } from '../../conversation/branches.js';
+import { conversationMessageSchema, systemPromptSchema, turnRefSchema } from '../../conversation/messages.js';
+import { postedMessageSchema } from '../../conversation/posted-message-store.js';
+import { chatSessionSchema } from '../../conversation/session-store.js';
+import { knowledgeSourceSchema } from '../../conversation/sources.js';
+
+/** A new session's id: made by the server (chat message ids are made by the client). */
+export function newSessionId(): string {
+  return randomUUID();
+}
+
+export const SESSIONS_CONTAINER = 'sessions';
+export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
+
+/**
+ * How long a deleted conversation's session document stays as its tombstone. Longer than any message of the
+ * conversation can still be delivered: a `message-completed` event waits at most its subscription's 7 days, and is
+ * then delivered at most 10 times under a lock renewed for up to 30 minutes each (7 days 5 hours in all; the
+ * `user-messages` queue never expires its messages, but its worker starts no turn for a session that is gone).
+ * session-tombstone.test.ts checks the figure against the entities' settings and host.json.
+ */
+export const SESSION_TOMBSTONE_TTL_SECONDS = 8 * 24 * 60 * 60;
+
+/** 24 h, the hot store's time to live (the hot cache keeps active conversations for a day). */
+export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
+
+export const chatContainers: readonly ContainerSpec[] = [
+  {
+    id: SESSIONS_CONTAINER,
+    partitionKeyPaths: ['/userId'],
+    // Only a deleted conversation's tombstone sets a `ttl`: sessions and posted records never expire.
+    defaultTtlSeconds: -1,
+    purpose:
+      "Chat sessions, one document per session, owned by a user; a deleted conversation's stays as its tombstone for 8 days.",
+  },
+  {
+    id: HOT_CONVERSATIONS_CONTAINER,
+    partitionKeyPaths: ['/sessionId'],
+    defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
+    purpose:
+      'Working memory of active conversations (the hot store) and the state of their running turns; expires 24 h after the last write.',
+  },
+];
+
+export const sessionDocumentSchema = chatSessionSchema.extend({
+  id: z.string(),
+  /** Set when DELETE of its conversation began: from then on the session is not found (the delete resumes). */
+  deletingAt: z.iso.datetime().optional(),
+  /**
+   * Set when that DELETE finished: the document stays as the conversation's tombstone, which every writer of the
+   * conversation reads, until its own `ttl` (SESSION_TOMBSTONE_TTL_SECONDS) expires.
+   */
+  deletedAt: z.iso.datetime().optional(),
+  ttl: z.number().int().positive().optional(),
+});
+export type SessionDocument = z.infer<typeof sessionDocumentSchema>;
+
+/** Working memory: one document per session in the hot container (id = sessionId). */
+export const hotConversationDocumentSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  userId: userIdSchema,
+  /** Oldest first. */
+  messages: z.array(conversationMessageSchema),
+  createdAt: z.string(),
+  lastActivity: z.string(),
+  /** Messages the conversation has had in all (the next ordinal); the window holds only the newest. */
+  messageCount: z.number().int().nonnegative().optional(),
+  /**
+   * The system prompt as the conversation's first turn sent it (personalised from the profile, or the basic one):
+   * the conversation's first message, kept apart from the window so trimming never drops it.
+   */
+  systemPrompt: systemPromptSchema.optional(),
+  /**
+   * The path the conversation is on (its window holds only that path's messages); absent until a turn with a
+   * branch committed: then the window's newest turn on the main branch.
+   */
+  path: activePathSchema.optional(),
+  /**
+   * Messages of other branches that left the window when the path moved (an edit, a regenerate, a switch), newest
+   * last, within the window's byte budget: the history worker may not have stored them yet, and a switch back or
+   * the History API takes them from here meanwhile. Absent until the path first moved.
+   */
+  offPath: z.array(conversationMessageSchema).optional(),
+});
+export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
+
+/** One LLM call of a turn, as the turn record keeps it once the call asked for tools. */
+export const roundRecordSchema = z.object({
+  round: z.number().int().nonnegative(),
+  content: z.string(),
+  reasoning: z.string(),
+  toolCalls: z.array(toolCallSchema),
+  finishReason: z.string(),
+  usage: llmUsageSchema.optional(),
+  /** seq the next activity starts from. */
+  nextSeq: z.number().int().positive(),
+});
+export type RoundRecord = z.infer<typeof roundRecordSchema>;
+
+/**
+ * The working-memory messages a turn's prompt holds, first and last by messageId: a reference, never a copy, so
+ * the turn record stays small however long the conversation is.
+ */
+export const historyRangeSchema = z.object({ fromMessageId: z.string(), toMessageId: z.string() });
+export type HistoryRange = z.infer<typeof historyRangeSchema>;
+
+/**
+ * The state of a turn whose model asked for tools, beside the session's working memory in the hot container.
+ * A turn answered in its first round never needs one.
+ */
+export const turnRecordSchema = turnRefSchema.extend({
+  userText: z.string(),
+  postedAt: z.string(),
+  /** The history the prompt was built from; null when the conversation had none. */
+  history: historyRangeSchema.nullable(),
+  rounds: z.array(roundRecordSchema),
+  /** A new conversation's system prompt, as its first round rendered it: later rounds send the same. */
+  systemPrompt: systemPromptSchema.optional(),
+  /** False: the turn was posted with use_memory false. Absent means true. */
+  useMemory: z.boolean().optional(),
+  /** The turn's place in the conversation's tree, decided when the turn began. */
+  branch: turnBranchSchema.optional(),
+});
+export type TurnRecord = z.infer<typeof turnRecordSchema>;
+
+export const turnDocumentSchema = turnRecordSchema.extend({ id: z.string(), kind: z.literal('turn') });
+export type TurnDocument = z.infer<typeof turnDocumentSchema>;
+
+export const toolResultRecordSchema = z.object({
+  round: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative(),
+  toolCallId: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  result: z.string(),
+  isError: z.boolean(),
+  /** The knowledge-base chunks the call found (a `cited` result); absent when it found none. */
+  sources: z.array(knowledgeSourceSchema).optional(),
+});
+export type ToolResultRecord = z.infer<typeof toolResultRecordSchema>;
+
+export const toolResultDocumentSchema = toolResultRecordSchema.extend({
+  ...turnRefSchema.shape,
+  id: z.string(),
+  kind: z.literal('tool-result'),
+});
+export type ToolResultDocument = z.infer<typeof toolResultDocumentSchema>;
+
+/** The id of a turn's cancellation in the hot container (beside the turn's record, in the session's partition). */
+export function turnCancellationDocumentId(chatMessageId: string): string {
+  return `cancel.${chatMessageId}`;
+}
+
+/**
+ * The owner asked to stop the turn: created once (a second request finds it), read by the turn's steps before each
+ * model round and tool call and, while a model stream is open, once per poll interval. Expires with the hot store.
+ */
+export const turnCancellationDocumentSchema = turnRefSchema.extend({
+  id: z.string(),
+  kind: z.literal('turn-cancellation'),
+  requestedAt: z.iso.datetime(),
+});
+export type TurnCancellationDocument = z.infer<typeof turnCancellationDocumentSchema>;
+
+export const postedMessageDocumentSchema = postedMessageSchema.extend({
+  id: z.string(),
+  kind: z.literal('posted-message'),
+});
+export type PostedMessageDocument = z.infer<typeof postedMessageDocumentSchema>;

@@ -1,0 +1,115 @@
+// Chat's HTTP contracts: the bodies and parameters of POST /api/session/start, /api/chat, .../cancel and
+// .../regenerate, and what they answer.
+import { z } from 'zod';
+import { chatMessageIdSchema, sessionIdSchema } from '../../ids.js';
+
+/** /api/chat/{sessionId}/{chatMessageId}/cancel and .../regenerate. */
+export const turnParamsSchema = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
+
+/** The body of POST .../{chatMessageId}/regenerate: the new turn's id. */
+export const regenerateBodySchema = z.object(
+  { chatMessageId: chatMessageIdSchema, userId: z.string({ error: 'must be a string' }).max(128).optional() },
+  { error: 'the body must be a JSON object' },
+);
+
+/** POST /api/session/start: a client may name its user (it must be the caller); the body may also be empty. */
+export const startSessionBodySchema = z
+  .object(
+    { userId: z.string({ error: 'must be a string' }).max(128).optional() },
+    { error: 'the body must be a JSON object' },
+  )
+  .optional();
+
+/** A posted chat message, as validated from the request body of POST /api/chat. */
+export interface ChatRequest {
+  sessionId: string;
+  chatMessageId: string;
+  text: string;
+  /** Some clients send their user id; when present it must be the caller's. */
+  userId?: string;
+  /**
+   * `use_memory` (also accepted as `useMemory`), default true. False: the turn neither reads nor writes
+   * long-term memory (no profile in its prompt, no conversation search, nothing consolidated from it).
+   */
+  useMemory: boolean;
+  /** Replaces this earlier user message of the session: the conversation branches there (TurnFork, origin edit). */
+  editOf?: string;
+}
+
+/** `question` is accepted as another name for `text`. */
+export function chatRequestSchema(maxTextChars: number) {
+  const text = z
+    .string({ error: 'must be a string' })
+    .refine((value) => value.trim() !== '', 'must not be empty')
+    .refine((value) => value.length <= maxTextChars, `must be at most ${maxTextChars} characters`);
+  return z
+    .object(
+      {
+        sessionId: sessionIdSchema,
+        chatMessageId: chatMessageIdSchema,
+        text: text.optional(),
+        question: text.optional(),
+        userId: z.string({ error: 'must be a string' }).max(128).optional(),
+        use_memory: z.boolean({ error: 'must be true or false' }).optional(),
+        useMemory: z.boolean({ error: 'must be true or false' }).optional(),
+        editOf: chatMessageIdSchema.optional(),
+      },
+      { error: 'the body must be a JSON object' },
+    )
+    .superRefine((body, context) => {
+      if (body.text === undefined && body.question === undefined)
+        context.addIssue({ code: 'custom', path: ['text'], message: 'is required' });
+      else if (body.text !== undefined && body.question !== undefined && body.text !== body.question)
+        context.addIssue({
+          code: 'custom',
+          path: ['question'],
+          message: 'is another name for text: send one of them (or the same value in both)',
+        });
+      if (body.editOf !== undefined && body.editOf.toLowerCase() === body.chatMessageId.toLowerCase())
+        context.addIssue({
+          code: 'custom',
+          path: ['editOf'],
+          message: 'names the message being sent: give the earlier message it replaces',
+        });
+      if (body.use_memory !== undefined && body.useMemory !== undefined && body.use_memory !== body.useMemory)
+        context.addIssue({
+          code: 'custom',
+          path: ['useMemory'],
+          message: 'is another name for use_memory: send one of them (or the same value in both)',
+        });
+    })
+    .transform((body): ChatRequest => ({
+      sessionId: body.sessionId,
+      chatMessageId: body.chatMessageId,
+      text: body.text ?? body.question ?? '',
+      userId: body.userId,
+      useMemory: body.use_memory ?? body.useMemory ?? true,
+      ...(body.editOf !== undefined ? { editOf: body.editOf } : {}),
+    }));
+}
+
+/** POST /api/chat's 202 body: the message is queued and its events stream at `stream`. */
+export interface ChatAccepted {
+  sessionId: string;
+  chatMessageId: string;
+  status: 'queued';
+  stream: string;
+}
+
+/**
+ * POST /api/chat/{sessionId}/{chatMessageId}/cancel's answer: 202 `cancelling` while the turn is queued or running
+ * (its stream ends with `message-end`, finish reason `cancelled`, unless it ends on its own first); 200 `finished`
+ * when it had already ended, with how (`error` for a failed turn; absent when its events are gone).
+ */
+export type TurnCancelOutcome =
+  | { sessionId: string; chatMessageId: string; status: 'cancelling' }
+  | { sessionId: string; chatMessageId: string; status: 'finished'; finishReason?: string };
+
+/**
+ * POST /api/chat's body limit in bytes. JSON may spell any UTF-16 unit of the text as a 6-byte `\uXXXX` escape
+ * (a surrogate pair is two units, 12 bytes), and `question` may repeat the text: so the text limit, counted in
+ * characters, is the one a client meets, never the byte limit. The rest is room for the ids and field names.
+ */
+export function chatBodyMaxBytes(maxTextChars: number): number {
+  return maxTextChars * 6 * 2 + 4 * 1024;
+}

@@ -1,0 +1,37 @@
+// The port of posted messages: one record per message the front door accepted, keyed by session and
+// chatMessageId, so a re-post is recognised (same text: the same message again) or refused (different text).
+// Adapter: chat/adapters/cosmos-posted-message-store.ts, in the `sessions` container beside the session.
+import { z } from 'zod';
+import { userIdSchema } from '../ids.js';
+import { turnForkSchema } from './branches.js';
+
+/** The id of a posted message's record in the `sessions` container (beside its session, in the owner's partition). */
+export function postedMessageDocumentId(sessionId: string, chatMessageId: string): string {
+  return `posted.${sessionId}.${chatMessageId}`;
+}
+
+/** What the front door remembers of an accepted message: enough to tell a re-post from a different message. */
+export const postedMessageSchema = z.object({
+  userId: userIdSchema,
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** SHA-256 of the text (hex): a re-post is recognised without keeping the text twice. */
+  textSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** When it was first accepted; a re-post is re-published with it, so it is the same message. */
+  postedAt: z.iso.datetime(),
+  /** What it replaces (an edit or a regenerate): a re-post must replace the same turn to be the same message. */
+  fork: turnForkSchema.optional(),
+  /** Posted with use_memory false; a regenerate of it keeps the choice. Absent means true. */
+  useMemory: z.literal(false).optional(),
+});
+export type PostedMessage = z.infer<typeof postedMessageSchema>;
+
+export interface PostedMessageStore {
+  /**
+   * Records the message as accepted unless its session already has one with that chatMessageId; either way,
+   * what is recorded now: the given message, or the one accepted first (its text hash and postedAt).
+   */
+  claim(message: PostedMessage): Promise<PostedMessage>;
+  /** The accepted message with that chatMessageId in the user's session; undefined when none was accepted. */
+  find(userId: string, sessionId: string, chatMessageId: string): Promise<PostedMessage | undefined>;
+}
