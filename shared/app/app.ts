@@ -13,6 +13,8 @@ import type { SessionStore } from '../conversation/session-store.js';
 import { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn/turn-services.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
+import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
+import type { HotStore } from '../conversation/hot-store.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import { cosmosContainers } from './cosmos-containers.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
@@ -50,6 +52,7 @@ import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
+import { ConfigError } from '../settings/setting.js';
 import type { AppConfig } from './config.js';
 
 export interface ChatServices {
@@ -156,6 +159,8 @@ export interface Platform {
 }
 
 export function createApp(config: AppConfig, platform: Platform): App {
+  // Chosen before any client is made: a hot store this build cannot open stops start-up at once.
+  const openHotStore = hotStoreOpener(config);
   const cosmosClient = new CosmosClient(
     config.cosmos.key !== undefined
       ? { endpoint: config.cosmos.endpoint, key: config.cosmos.key, agent: platform.cosmosAgent }
@@ -167,7 +172,9 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
   const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
+  const hot = openHotStore(database);
   const stores = createChatStores(database, {
+    hot,
     promptTokenBudget: config.chat.promptTokenBudget,
     history: { headers: history.headers, messages: history.messages },
   });
@@ -179,7 +186,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   const eraser = createCosmosConversationEraser({
-    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    hot,
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
@@ -314,6 +321,21 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
+}
+
+/** Opens the hot store HOT_STORE names: Cosmos DB's `hot-conversations` container by default. */
+function hotStoreOpener(config: AppConfig): (database: Database) => HotStore {
+  switch (config.hotStore.kind) {
+    case 'cosmos':
+      return (database) => createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER));
+    case 'redis':
+      throw new ConfigError([
+        {
+          setting: 'HOT_STORE',
+          problem: 'is "redis", but this build has no Redis adapter yet; set HOT_STORE=cosmos (the default)',
+        },
+      ]);
+  }
 }
 
 /**

@@ -108,6 +108,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...azure, CHAT_CANCEL_POLL_MS: '10' })).toEqual(['CHAT_CANCEL_POLL_MS']);
   });
 
+  it('keeps the hot store in Cosmos DB unless HOT_STORE names Redis', () => {
+    expect(loadConfig(azure).hotStore).toEqual({ kind: 'cosmos' });
+    expect(loadConfig({ ...azure, HOT_STORE: 'redis' }).hotStore).toEqual({ kind: 'redis' });
+    expect(problemsOf({ ...azure, HOT_STORE: 'memcached' })).toEqual(['HOT_STORE']);
+  });
+
   it('explains how to fix a setting in the message', () => {
     expect(() => loadConfig({ ...azure, COSMOS_ENDPOINT: undefined })).toThrow(
       /COSMOS_ENDPOINT: missing \(Cosmos DB holds sessions and history\)\. Cosmos DB account endpoint, e\.g\. https:/,

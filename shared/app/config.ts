@@ -1,6 +1,7 @@
 // The app's configuration: every settings group the app reads, parsed once at start-up. A missing or malformed
 // setting stops start-up with one error that names each bad setting and says how to fix it.
 import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
+import { hotStoreConfig, hotStoreSettings, type HotStoreConfig } from '../conversation/settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
@@ -28,6 +29,8 @@ export interface AppConfig {
   llm: LlmConfig;
   auth: AuthConfig;
   chat: ChatConfig;
+  /** Which adapter holds working memory and running turns. */
+  hotStore: HotStoreConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
@@ -43,6 +46,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   identitySettings,
   llmSettings,
   chatSettings,
+  hotStoreSettings,
   streamingSettings,
   knowledgeSettings,
   searchSettings,
@@ -55,6 +59,7 @@ export function loadConfig(env: Environment): AppConfig {
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
+  const hotStore = readSettings(hotStoreSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
@@ -108,6 +113,7 @@ export function loadConfig(env: Environment): AppConfig {
     llm: llmChoice,
     auth,
     chat: chatConfig(chat),
+    hotStore: hotStoreConfig(hotStore),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),

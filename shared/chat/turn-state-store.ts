@@ -1,7 +1,6 @@
-// The port of a running turn's state, kept beside the session's working memory in the hot store so the
-// orchestration's history holds only ids and small results: each model round that asked for tools, and each tool
-// call's result. A turn answered in its first round stores none. Every write is idempotent, so an activity that
-// runs again after a crash finds what it already did. Adapter: Cosmos DB (adapters/cosmos-turn-state-store.ts).
+// The port of a running turn's state, beside working memory in the hot store (hot-turn-state.ts), so the
+// orchestration's history holds only ids: each model round that asked for tools and each tool call's result (none
+// for a turn answered in its first round). Every write is idempotent: a step run again finds what it already did.
 import type { RoundRecord, ToolResultRecord, TurnRecord } from './contracts/documents.js';
 import type { TurnRef } from '../conversation/messages.js';
 

@@ -1,8 +1,12 @@
 // The port of the hot store: a session's small, short-lived entries (its working memory, its running turns'
 // records and stop requests), each read with a version and written on a condition, expiring a day after the
 // last write (HOT_STORE_TTL_SECONDS). Adapters: Cosmos DB and Redis, chosen by HOT_STORE in the composition root.
+import { ValidationError } from '../errors.js';
 
-/** An entry's value: a JSON object. */
+/**
+ * An entry's value: a JSON object. Its top-level names `id`, `sessionId`, `ttl` and those starting with `_` are
+ * the store's own (Cosmos DB keeps the key, the partition and its system fields beside the value there).
+ */
 export type HotValue = Record<string, unknown>;
 
 /** An entry as read: its key, its value and the opaque version a conditional write names. */
@@ -27,14 +31,20 @@ export type HotWriteCondition =
 /** The new version, or `conflict` when the condition did not hold (another writer got there first). */
 export type HotWriteResult = { kind: 'written'; version: string } | { kind: 'conflict' };
 
+/**
+ * Keys are 1 to 255 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or a digit: safe as a Cosmos DB
+ * item id and as a Redis hash field. An entry lives at least the TTL after its own last write; an adapter that
+ * keeps a session's entries together may keep it as long as any entry of the session is written.
+ */
 export interface HotStore {
   /** The session's entry under `key`; undefined when there is none. */
   read(sessionId: string, key: string): Promise<HotEntry | undefined>;
-  /** Every entry of the session whose key starts with `prefix`, in key order. */
+  /** Every entry of the session whose key starts with `prefix` (`''`: all of them), in key order. */
   list(sessionId: string, prefix: string): Promise<HotEntry[]>;
   /**
-   * Writes the entry when the condition holds, and restarts its expiry. A value larger than the adapter's bound
-   * is refused with a ValidationError before anything is sent.
+   * Writes the entry when the condition holds, and restarts its expiry. A value larger than the adapter's bound,
+   * a key outside the format or a value using a reserved name is refused with a ValidationError before anything
+   * is sent (checkHotWrite).
    */
   write(
     sessionId: string,
@@ -48,3 +58,43 @@ export interface HotStore {
 
 /** The largest value, in bytes of its JSON, an adapter accepts for one entry. */
 export const HOT_VALUE_MAX_BYTES = 1024 * 1024;
+
+const KEY_FORMAT = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,254}$/;
+const PREFIX_FORMAT = /^[A-Za-z0-9._:-]{0,255}$/;
+
+/** Whether a top-level name of a value is the store's own. */
+export function isReservedHotName(name: string): boolean {
+  return name === 'id' || name === 'sessionId' || name === 'ttl' || name.startsWith('_');
+}
+
+/** Refuses a key outside the format (a programming error: keys are built from checked ids). */
+export function checkHotKey(key: string): void {
+  if (!KEY_FORMAT.test(key))
+    throw new ValidationError("A hot store key must be 1 to 255 letters, digits, '.', '_', ':' or '-'.");
+}
+
+/** Refuses a list prefix that no key could start with. */
+export function checkHotPrefix(prefix: string): void {
+  if (!PREFIX_FORMAT.test(prefix))
+    throw new ValidationError("A hot store prefix must be up to 255 letters, digits, '.', '_', ':' or '-'.");
+}
+
+/**
+ * What every adapter checks before it sends a write: the key's format, no reserved name in the value, and its JSON
+ * within `maxBytes`. Returns the value's JSON, which an adapter may send as it is.
+ */
+export function checkHotWrite(key: string, value: HotValue, maxBytes = HOT_VALUE_MAX_BYTES): string {
+  checkHotKey(key);
+  const reserved = Object.keys(value).filter(isReservedHotName);
+  if (reserved.length > 0)
+    throw new ValidationError(
+      `A hot store value cannot hold the store's own fields (${reserved.join(', ')}).`,
+    );
+  const json = JSON.stringify(value);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > maxBytes)
+    throw new ValidationError(
+      `A hot store value takes ${bytes} bytes; an entry holds at most ${maxBytes} bytes.`,
+    );
+  return json;
+}

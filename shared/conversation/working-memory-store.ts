@@ -1,6 +1,6 @@
-// The port of working memory (the hot store): an active conversation's recent messages on its branch path, bounded
-// by the prompt's token budget (hot-window.ts), one point read and one point write per turn; an edit, a regenerate
-// or a switch moves it to another path (active-path.ts). Adapter: chat/adapters/cosmos-working-memory-store.ts.
+// The port of working memory: the recent messages of an active conversation's active branch path, bounded by the
+// prompt's token budget (hot-window.ts), one point read and one point write per turn; an edit, a regenerate or a
+// switch moves it to another path (active-path.ts). Kept in the hot store by chat/hot-working-memory.ts.
 import type { FoundTurn, PathLeaf } from './active-path.js';
 import type { ActivePath, TurnBranch } from './branches.js';
 import type { ConversationMessage, SystemPrompt } from './messages.js';

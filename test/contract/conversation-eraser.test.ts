@@ -16,6 +16,7 @@ import {
   SESSION_TOMBSTONE_TTL_SECONDS,
   SESSIONS_CONTAINER,
 } from '../../shared/chat/contracts/documents.js';
+import { createCosmosHotStore } from '../../shared/conversation/adapters/cosmos-hot-store.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
   database = client.database(COSMOS_DATABASE);
   eraser = createCosmosConversationEraser({
-    hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    hot: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });

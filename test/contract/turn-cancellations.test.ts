@@ -11,10 +11,11 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
-import { createCosmosTurnCancellations } from '../../shared/chat/adapters/cosmos-turn-cancellations.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
 import type { TurnRef } from '../../shared/conversation/messages.js';
+import { createHotTurnCancellations } from '../../shared/chat/hot-turn-cancellations.js';
+import { createCosmosHotStore } from '../../shared/conversation/adapters/cosmos-hot-store.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 
 let local: LocalCosmos;
@@ -35,7 +36,7 @@ afterAll(async () => {
 describe('Cosmos DB turn cancellations', () => {
   it('record a stop once, keep the first request, and answer for that turn only', async () => {
     const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
-    const store = createCosmosTurnCancellations(hot);
+    const store = createHotTurnCancellations(createCosmosHotStore(hot));
     const turn: TurnRef = { userId: 'user_001', sessionId: randomUUID(), chatMessageId: randomUUID() };
     expect(await store.isRequested(turn)).toBe(false);
 

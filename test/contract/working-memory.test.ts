@@ -1,7 +1,7 @@
-// Contract tests of the Cosmos DB working memory (the hot store) against the local Cosmos DB with the real
-// @azure/cosmos client: empty new sessions, ordinals and the message count, idempotent and concurrent
-// appends, rebuild from long-term history on a miss, ownership and the message cap.
-import type { CosmosClient, Database, Item, RequestOptions } from '@azure/cosmos';
+// Working memory over the Cosmos DB hot store, against the local Cosmos DB with the real @azure/cosmos client (the
+// long-term side is history's in-memory fakes): ordinals, idempotent and concurrent appends, rebuild on a miss,
+// ownership, the byte window and its cost per turn, branches.
+import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -14,10 +14,12 @@ import { assistantMessageId, userMessageId } from '../../shared/conversation/tur
 import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { MAIN_BRANCH } from '../../shared/conversation/branches.js';
 import type { ConversationMessage } from '../../shared/conversation/messages.js';
-import { createCosmosWorkingMemoryStore } from '../../shared/chat/adapters/cosmos-working-memory-store.js';
+import { createHotWorkingMemory } from '../../shared/chat/hot-working-memory.js';
 import { PathMovedError, type WorkingMemoryStore } from '../../shared/conversation/working-memory-store.js';
 import { forkBranch } from '../../shared/conversation/branch-path.js';
 import { fitHotWindow } from '../../shared/conversation/hot-window.js';
+import { createCosmosHotStore } from '../../shared/conversation/adapters/cosmos-hot-store.js';
+import type { HotStore } from '../../shared/conversation/hot-store.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import type { StoredMessage } from '../../shared/history/contracts.js';
 import { ForbiddenError, NotReadyError } from '../../shared/errors.js';
@@ -35,7 +37,7 @@ beforeAll(async () => {
   client = createLocalCosmosClient(local);
   await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
   database = client.database(COSMOS_DATABASE);
-  store = storeOn(database);
+  store = storeOn(hotStoreOf(database));
 });
 
 afterAll(async () => {
@@ -43,13 +45,13 @@ afterAll(async () => {
   await local?.stop();
 });
 
-/** The store over the database's hot container and the long-term history. */
-function storeOn(db: Database): WorkingMemoryStore {
-  return createCosmosWorkingMemoryStore({
-    hot: db.container(HOT_CONVERSATIONS_CONTAINER),
-    history: { headers, messages: longTerm },
-    windowBytes: WINDOW_BYTES,
-  });
+/** The Cosmos DB hot store over the database's hot container, with a conditional-read cache of its own. */
+const hotStoreOf = (db: Database): HotStore =>
+  createCosmosHotStore(db.container(HOT_CONVERSATIONS_CONTAINER));
+
+/** Working memory over a hot store and the long-term history. */
+function storeOn(hot: HotStore): WorkingMemoryStore {
+  return createHotWorkingMemory({ hot, history: { headers, messages: longTerm }, windowBytes: WINDOW_BYTES });
 }
 
 /**
@@ -109,11 +111,11 @@ const WINDOW_BYTES = 20_000;
 const inWindow = (messages: Parameters<typeof fitHotWindow>[0]) => fitHotWindow(messages, WINDOW_BYTES);
 
 /**
- * The database, except that the first `count` point reads of the hot container all complete before any of
- * them returns (later reads pass straight through): concurrent appends then all start from the same version,
- * so all but one meet a conflict and must reload and retry.
+ * The hot store, except that its first `count` reads all complete before any of them returns (later reads pass
+ * straight through): concurrent appends then all start from the same version, so all but one meet a conflict and
+ * must reload and retry.
  */
-function readingTogether(database: Database, count: number): Database {
+function readingTogether(hot: HotStore, count: number): HotStore {
   let waiting: (() => void)[] = [];
   let open = false;
   const together = () =>
@@ -126,30 +128,16 @@ function readingTogether(database: Database, count: number): Database {
           waiting.forEach((release) => release());
           waiting = [];
         });
-  const holdReads = (item: Item): Item =>
-    new Proxy(item, {
-      get: (target, property) =>
-        property === 'read'
-          ? async (options?: RequestOptions) => {
-              const response = await target.read(options);
-              await together();
-              return response;
-            }
-          : (Reflect.get(target, property) as unknown),
-    });
-  const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
-  const hotHoldingReads = new Proxy(hot, {
-    get: (target, property) =>
-      property === 'item'
-        ? (id: string, partitionKey: string) => holdReads(target.item(id, partitionKey))
-        : (Reflect.get(target, property) as unknown),
-  });
-  return new Proxy(database, {
-    get: (target, property) =>
-      property === 'container'
-        ? (id: string) => (id === HOT_CONVERSATIONS_CONTAINER ? hotHoldingReads : target.container(id))
-        : (Reflect.get(target, property) as unknown),
-  });
+  return {
+    read: async (sessionId, key) => {
+      const entry = await hot.read(sessionId, key);
+      await together();
+      return entry;
+    },
+    list: (sessionId, prefix) => hot.list(sessionId, prefix),
+    write: (sessionId, key, value, condition) => hot.write(sessionId, key, value, condition),
+    deleteSession: (sessionId) => hot.deleteSession(sessionId),
+  };
 }
 
 /** A message as the caller gave it, without what the commit added (its ordinal and branch). */
@@ -231,7 +219,7 @@ describe('Cosmos DB working memory', () => {
     await store.append('user-c', 'session-c', existing);
     const left = turn('left');
     const right = turn('right');
-    const racing = storeOn(readingTogether(database, 2));
+    const racing = storeOn(readingTogether(hotStoreOf(database), 2));
     await Promise.all([
       racing.append('user-c', 'session-c', left),
       racing.append('user-c', 'session-c', right),
@@ -246,7 +234,7 @@ describe('Cosmos DB working memory', () => {
 
   it('lands every one of several concurrent appends that create a session', async () => {
     const turns = [turn('one'), turn('two'), turn('three'), turn('four')];
-    const racing = storeOn(readingTogether(database, turns.length));
+    const racing = storeOn(readingTogether(hotStoreOf(database), turns.length));
     await Promise.all(turns.map((messages) => racing.append('user-cc', 'session-cc', messages)));
     const { messages } = await store.load('user-cc', 'session-cc');
     expect(messages).toHaveLength(8);
@@ -309,8 +297,8 @@ describe('Cosmos DB working memory', () => {
     await inLongTerm('owner-h', 'session-h', turn('theirs'));
     // A header store that answered with another user's header (the port must never; the store checks anyway).
     const foreign = { get: (_userId: string, sessionId: string) => headers.get('owner-h', sessionId) };
-    const guarded = createCosmosWorkingMemoryStore({
-      hot: database.container(HOT_CONVERSATIONS_CONTAINER),
+    const guarded = createHotWorkingMemory({
+      hot: hotStoreOf(database),
       history: { headers: foreign, messages: longTerm },
       windowBytes: WINDOW_BYTES,
     });
@@ -340,7 +328,7 @@ describe('Cosmos DB working memory', () => {
     const windowBytes = capped.messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
     expect(windowBytes).toBeLessThanOrEqual(WINDOW_BYTES);
     expect((await store.load('user-m', 'session-m')).messages).toEqual(inWindow(numbered(all)));
-    expect((await storeOn(database).load('user-m', 'session-m')).messageCount).toBe(210);
+    expect((await storeOn(hotStoreOf(database)).load('user-m', 'session-m')).messageCount).toBe(210);
   });
 
   it('writes over the version the caller loaded without reading again, and reloads when it is stale', async () => {
@@ -373,7 +361,7 @@ describe('Cosmos DB working memory', () => {
     expect(requests).toBe(2);
     // A window of many kilobytes, but the turn moves about the size of its own messages (and what left the window).
     expect(window).toBeGreaterThan(10_000);
-    const committed = (await storeOn(database).load('user-b', 'session-b')).messages.slice(-2);
+    const committed = (await storeOn(hotStoreOf(database)).load('user-b', 'session-b')).messages.slice(-2);
     expect(requestBytes + responseBytes).toBeLessThan(Buffer.byteLength(JSON.stringify(committed)) * 3);
     expect(committed.map(withoutOrdinal)).toEqual(next);
     expect(committed.map((m) => m.ordinal)).toEqual([120, 121]);
@@ -395,7 +383,7 @@ describe('Cosmos DB working memory', () => {
     // The opening turn has left the window; the prompt has not.
     expect(latest.messages.some((m) => m.content === 'opening')).toBe(false);
     expect(latest.systemPrompt).toEqual(prompt);
-    expect((await storeOn(database).load('user-sp', 'session-sp')).systemPrompt).toEqual(prompt);
+    expect((await storeOn(hotStoreOf(database)).load('user-sp', 'session-sp')).systemPrompt).toEqual(prompt);
     const { resource } = await database
       .container(HOT_CONVERSATIONS_CONTAINER)
       .item('session-sp', 'session-sp')
@@ -413,7 +401,9 @@ describe('Cosmos DB working memory', () => {
       systemPrompt: prompt,
     });
     expect(patched.systemPrompt).toEqual(prompt);
-    expect((await storeOn(database).load('user-sp2', 'session-sp2')).systemPrompt).toEqual(prompt);
+    expect((await storeOn(hotStoreOf(database)).load('user-sp2', 'session-sp2')).systemPrompt).toEqual(
+      prompt,
+    );
 
     // The hot copy expired: the rebuild reads the prompt history kept.
     const history = turn('kept long-term');
@@ -468,7 +458,7 @@ describe('Cosmos DB working memory', () => {
         [6, { ...decided, gaps: [{ from: 2, to: 6 }] }],
         [7, { ...decided, gaps: [{ from: 2, to: 6 }] }],
       ]);
-      expect(await storeOn(database).load('user-f', 'session-f')).toEqual(forked);
+      expect(await storeOn(hotStoreOf(database)).load('user-f', 'session-f')).toEqual(forked);
 
       // Back to c, from the messages working memory kept off the path (history has stored none of them).
       const back = await store.showPath(
@@ -598,7 +588,7 @@ describe('Cosmos DB working memory', () => {
         textTokens: 0,
       });
       await database.container(HOT_CONVERSATIONS_CONTAINER).item('session-rp', 'session-rp').delete();
-      const rebuilt = await storeOn(database).load('user-rp', 'session-rp');
+      const rebuilt = await storeOn(hotStoreOf(database)).load('user-rp', 'session-rp');
       expect(ids(rebuilt.messages)).toEqual([a, edit[0].chatMessageId]);
       expect(rebuilt.path?.leafChatMessageId).toBe(edit[0].chatMessageId);
       // The next turn continues the edit's branch.

@@ -1,19 +1,21 @@
-// The chat area's stores on Cosmos DB, each given the container it lives in; working memory is rebuilt on a miss
-// through long-term history's ports, which the composition passes in.
+// The chat area's stores: sessions and posted messages on Cosmos DB, and working memory, turn records and stop
+// records over the hot store the composition chose; working memory is rebuilt on a miss through long-term
+// history's ports, which the composition passes in.
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../contracts/documents.js';
+import type { HotStore } from '../../conversation/hot-store.js';
+import { SESSIONS_CONTAINER } from '../contracts/documents.js';
+import { hotWindowBytes } from '../../conversation/hot-window.js';
+import { createHotTurnCancellations } from '../hot-turn-cancellations.js';
+import { createHotTurnState } from '../hot-turn-state.js';
+import { createHotWorkingMemory } from '../hot-working-memory.js';
 import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
 import type { SessionStore } from '../../conversation/session-store.js';
 import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
-import { hotWindowBytes } from '../../conversation/hot-window.js';
 import { createCosmosPostedMessageStore } from './cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from './cosmos-session-store.js';
-import { createCosmosTurnCancellations } from './cosmos-turn-cancellations.js';
-import { createCosmosTurnStateStore } from './cosmos-turn-state-store.js';
-import { createCosmosWorkingMemoryStore } from './cosmos-working-memory-store.js';
 
 export interface ChatStores {
   sessions: SessionStore;
@@ -25,18 +27,18 @@ export interface ChatStores {
 
 export function createChatStores(
   database: Database,
-  options: { promptTokenBudget: number; history: LongTermHistory },
+  options: { hot: HotStore; promptTokenBudget: number; history: LongTermHistory },
 ): ChatStores {
-  const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+  const { hot } = options;
   return {
     sessions: createCosmosSessionStore(database.container(SESSIONS_CONTAINER)),
-    workingMemory: createCosmosWorkingMemoryStore({
+    workingMemory: createHotWorkingMemory({
       hot,
       history: options.history,
       windowBytes: hotWindowBytes(options.promptTokenBudget),
     }),
-    turns: createCosmosTurnStateStore(hot),
+    turns: createHotTurnState(hot),
     posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),
-    cancellations: createCosmosTurnCancellations(hot),
+    cancellations: createHotTurnCancellations(hot),
   };
 }

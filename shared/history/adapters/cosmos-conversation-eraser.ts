@@ -1,11 +1,11 @@
-// The Cosmos DB adapter of ConversationEraser: a session's items in `hot-conversations` and `turn-events` are its
-// whole partition there (partition key /sessionId: working memory, turn records, tool results, events and stream
-// tickets), listed by id and deleted a few at a time; its posted records are `posted.{sessionId}.*` in the owner's
-// partition of `sessions`. An item already gone (a retried delete, or its TTL) counts as done.
+// The Cosmos DB adapter of ConversationEraser: a session's hot store entries (whichever store holds them), its whole
+// partition of `turn-events` (events and stream tickets, deleted a few at a time), and its posted records,
+// `posted.{sessionId}.*` in the owner's partition of `sessions`. An item already gone counts as done.
 import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
 import { postedMessageDocumentId } from '../../conversation/posted-message-store.js';
+import type { HotStore } from '../../conversation/hot-store.js';
 import { deleteItem, deletePartitionItems, queryItems } from '../../cosmos/adapters/cosmos-items.js';
 import type { ConversationEraser } from '../conversation-eraser.js';
 
@@ -13,8 +13,8 @@ import type { ConversationEraser } from '../conversation-eraser.js';
 const DELETE_PARALLELISM = 16;
 
 export interface EraserContainers {
-  /** `hot-conversations` (partition /sessionId). */
-  hot: Container;
+  /** The hot store (working memory, turn records, tool results, stop records). */
+  hot: HotStore;
   /** `turn-events` (partition /sessionId). */
   turnEvents: Container;
   /** `sessions` (partition /userId). */
@@ -46,7 +46,7 @@ export function createCosmosConversationEraser(containers: EraserContainers): Co
 
     async eraseTurnData(sessionId) {
       const counts = await Promise.all([
-        deletePartitionItems(containers.hot, sessionId, "the session's items in the hot store"),
+        eraseHot(containers.hot, sessionId),
         deletePartitionItems(containers.turnEvents, sessionId, "the session's items in turn-events"),
       ]);
       return counts[0] + counts[1];
@@ -60,4 +60,11 @@ export function createCosmosConversationEraser(containers: EraserContainers): Co
       return posted.length;
     },
   };
+}
+
+/** Removes the session's hot store entries; returns how many there were (a deleted conversation's count). */
+async function eraseHot(hot: HotStore, sessionId: string): Promise<number> {
+  const entries = await hot.list(sessionId, '');
+  await hot.deleteSession(sessionId);
+  return entries.length;
 }
