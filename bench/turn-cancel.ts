@@ -9,7 +9,7 @@ import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
 import { createApp, createAzureCredential, type App } from '../shared/app/app.js';
 import { CANCELLED_FINISH_REASON } from '../shared/chat/contracts/activities.js';
-import type { CancelSignalStats } from '../shared/chat/turn-cancel-signals.js';
+import type { CancelSignalStats } from '../shared/chat/cancellation/turn-cancel-signals.js';
 import { httpHandler } from '../shared/http/endpoint.js';
 import { isTerminalEvent } from '../shared/streaming/contracts.js';
 import { answerText } from '../shared/streaming/turn-transcript.js';

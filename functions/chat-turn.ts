@@ -5,7 +5,7 @@ import type { InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
 import type { z } from 'zod';
 import { getApp } from '../shared/app/app.js';
-import { chatTurnOrchestrator } from '../shared/chat/chat-turn-orchestration.js';
+import { chatTurnOrchestrator } from '../shared/chat/turn/chat-turn-orchestration.js';
 import {
   CHAT_TURN_ORCHESTRATION,
   failTurnInputSchema,
@@ -14,8 +14,11 @@ import {
   TURN_ACTIVITIES,
 } from '../shared/chat/contracts/activities.js';
 import { queuedChatMessageSchema, USER_MESSAGES_QUEUE } from '../shared/chat/contracts/queue.js';
-import { runQueuedTurn } from '../shared/chat/run-queued-turn.js';
-import { failTurn, llmStep, runTool, type TurnServices } from '../shared/chat/turn-steps.js';
+import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
+import { failTurn } from '../shared/chat/turn/fail-turn.js';
+import { llmStep } from '../shared/chat/turn/llm-step.js';
+import { runTool } from '../shared/chat/turn/run-tool.js';
+import type { TurnServices } from '../shared/chat/turn/turn-services.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 

@@ -9,7 +9,7 @@ import {
   turnParamsSchema,
   type ChatAccepted,
 } from '../shared/chat/contracts/http.js';
-import { cancelTurn } from '../shared/chat/cancel-turn.js';
+import { cancelTurn } from '../shared/chat/cancellation/cancel-turn.js';
 import {
   postChatMessage,
   type PostChatMessageServices,

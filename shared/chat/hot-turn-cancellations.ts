@@ -7,7 +7,7 @@ import {
   type TurnCancellationDocument,
 } from './contracts/documents.js';
 import { fromHotEntry, toHotValue } from './hot-documents.js';
-import type { TurnCancellations } from './turn-cancellations.js';
+import type { TurnCancellations } from './cancellation/turn-cancellations.js';
 
 export function createHotTurnCancellations(hot: HotStore): TurnCancellations {
   return {

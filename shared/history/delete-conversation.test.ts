@@ -8,7 +8,9 @@ import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../conversation
 import type { LlmStepInput } from '../chat/contracts/activities.js';
 import type { TurnRef } from '../conversation/messages.js';
 import { postChatMessage, type PostChatMessageServices } from '../chat/post-chat-message.js';
-import { llmStep, runTool, type TurnServices } from '../chat/turn-steps.js';
+import { llmStep } from '../chat/turn/llm-step.js';
+import { runTool } from '../chat/turn/run-tool.js';
+import type { TurnServices } from '../chat/turn/turn-services.js';
 import { NotFoundError } from '../errors.js';
 import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
 import { consolidateTurn } from '../memory/consolidate-turn.js';

@@ -18,8 +18,8 @@ import type { ChatSession, SessionStore } from '../../shared/conversation/sessio
 import type { ConversationMessage, SystemPrompt, TurnRef } from '../../shared/conversation/messages.js';
 import type { PostedMessage, PostedMessageStore } from '../../shared/conversation/posted-message-store.js';
 import type { RoundRecord, ToolResultRecord, TurnRecord } from '../../shared/chat/contracts/documents.js';
-import { TurnCancelSignals } from '../../shared/chat/turn-cancel-signals.js';
-import type { TurnCancellations } from '../../shared/chat/turn-cancellations.js';
+import { TurnCancelSignals } from '../../shared/chat/cancellation/turn-cancel-signals.js';
+import type { TurnCancellations } from '../../shared/chat/cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../../shared/chat/turn-state-store.js';
 import {
   PathMovedError,

@@ -10,7 +10,7 @@ import { createHotTurnState } from '../hot-turn-state.js';
 import { createHotWorkingMemory } from '../hot-working-memory.js';
 import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
 import type { SessionStore } from '../../conversation/session-store.js';
-import type { TurnCancellations } from '../turn-cancellations.js';
+import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { LongTermHistory } from '../working-memory-rebuild.js';
 import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';

@@ -1,15 +1,15 @@
 // The worker's rule: one chatTurn per (session, message), started only when none exists, and the message held
 // until that turn has finished (or the wait runs out).
 import { describe, expect, it, vi } from 'vitest';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../errors.js';
 import {
   OrchestrationWaitTimeout,
   type OrchestrationClient,
   type OrchestrationRuntimeStatus,
   type OrchestrationStatus,
-} from '../durable/orchestration-client.js';
-import { turnInstanceId } from '../conversation/turn-ids.js';
-import type { QueuedChatMessage } from './contracts/queue.js';
+} from '../../durable/orchestration-client.js';
+import { turnInstanceId } from '../../conversation/turn-ids.js';
+import type { QueuedChatMessage } from '../contracts/queue.js';
 import { runQueuedTurn } from './run-queued-turn.js';
 
 const message: QueuedChatMessage = {

@@ -1,6 +1,6 @@
 // The one line an operator sees for each finished turn, at the default log level: whose turn, how it ended,
 // what it cost in tokens and how long it took from the message being posted to the answer being committed.
-import type { LlmUsage } from '../llm/llm-gateway.js';
+import type { LlmUsage } from '../../llm/llm-gateway.js';
 
 export interface FinishedTurn {
   sessionId: string;

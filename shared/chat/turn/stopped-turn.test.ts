@@ -1,18 +1,19 @@
-// Stopping a turn, at the level of its activities over in-memory ports: a stop aborts the model's stream (at once in
-// the process that took it, by the poll elsewhere), tool calls not yet run are not run, and the turn commits the
-// text its client was shown with finish reason `cancelled`, ending its stream with exactly one `message-end`,
-// however the stop falls against the turn's own steps and end, and whether the steps run once or again.
+// Stopping a turn, at the level of its activities over in-memory ports: the model's stream is aborted, tool calls
+// not yet run are not run, and the text shown is committed with finish reason `cancelled` and one `message-end`,
+// however the stop falls against the turn's steps and end, and whether the steps run once or again.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
-import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
-import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
-import { isTerminalEvent, type ChatEvent } from '../streaming/contracts.js';
-import { answerText } from '../streaming/turn-transcript.js';
-import { CANCELLED_FINISH_REASON, type LlmStepInput } from './contracts/activities.js';
-import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../conversation/message-completed.js';
-import type { TurnRef } from '../conversation/messages.js';
-import { TurnCancelSignals } from './turn-cancel-signals.js';
-import { llmStep, runTool, type TurnServices } from './turn-steps.js';
+import { createTestApp, type TestApp } from '../../../test/support/in-memory-ports.js';
+import { SteppedModel, type ScriptedRound } from '../../../test/support/stepped-model.js';
+import type { LlmGateway, ToolCall } from '../../llm/llm-gateway.js';
+import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
+import { answerText } from '../../streaming/turn-transcript.js';
+import { CANCELLED_FINISH_REASON, type LlmStepInput } from '../contracts/activities.js';
+import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../../conversation/message-completed.js';
+import type { TurnRef } from '../../conversation/messages.js';
+import { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
+import { llmStep } from './llm-step.js';
+import { runTool } from './run-tool.js';
+import type { TurnServices } from './turn-services.js';
 
 const ref: TurnRef = {
   userId: 'user_001',

@@ -1,9 +1,7 @@
 // How a running turn learns that its owner stopped it. The stop is recorded durably (TurnCancellations), so every
 // instance can see it; the instance that took the request also aborts, at once, a model stream of that turn open in
-// its own process. A stream open in another process finds the record by a point read once per poll interval, and
-// only while the stream is open; the turn's steps read it once before each model round and each tool call. One
-// object per process (the composition root makes it), shared by the cancel and delete endpoints and the steps.
-import type { TurnRef } from '../conversation/messages.js';
+// its own process.
+import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnCancellations } from './turn-cancellations.js';
 
 export interface TurnCancelSignalsOptions {
@@ -36,6 +34,11 @@ export interface CancelSignalStats {
   stoppedByPoll: number;
 }
 
+/**
+ * A stream open in another process finds the record by a point read once per poll interval, and only while the
+ * stream is open; the turn's steps read it once before each model round and each tool call. One object per process
+ * (the composition root makes it), shared by the cancel and delete endpoints and the steps.
+ */
 export class TurnCancelSignals {
   readonly #store: TurnCancellations;
   readonly #pollIntervalMs: number;

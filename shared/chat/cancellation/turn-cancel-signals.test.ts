@@ -2,8 +2,8 @@
 // one taken elsewhere (or before the stream opened) is found by reads that come as the stream opens, then at most
 // once per poll interval, and only while it is open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemorySessions, MemoryTurnCancellations } from '../../test/support/in-memory-ports.js';
-import type { TurnRef } from '../conversation/messages.js';
+import { MemorySessions, MemoryTurnCancellations } from '../../../test/support/in-memory-ports.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import { TurnCancelSignals } from './turn-cancel-signals.js';
 
 const turn: TurnRef = {

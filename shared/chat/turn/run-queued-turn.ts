@@ -1,18 +1,17 @@
 // The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
 // with it the Service Bus session) until the turn has finished, so the session's next message is answered after
-// it and sees it. A redelivered or re-posted message finds its instance and never starts a second turn. A message
-// whose conversation was deleted while it waited in the queue starts nothing (a turn would bring it back).
+// it and sees it.
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
   type OrchestrationClient,
-} from '../durable/orchestration-client.js';
-import { ConflictError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from './contracts/activities.js';
-import { turnInstanceId } from '../conversation/turn-ids.js';
-import type { QueuedChatMessage } from './contracts/queue.js';
-import type { SessionStore } from '../conversation/session-store.js';
+} from '../../durable/orchestration-client.js';
+import { ConflictError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from '../contracts/activities.js';
+import { turnInstanceId } from '../../conversation/turn-ids.js';
+import type { QueuedChatMessage } from '../contracts/queue.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;
@@ -28,6 +27,10 @@ export interface QueuedTurnServices {
   sessions: Pick<SessionStore, 'find'>;
 }
 
+/**
+ * A redelivered or re-posted message finds its instance and never starts a second turn. A message whose conversation
+ * was deleted while it waited in the queue starts nothing (a turn would bring it back).
+ */
 export async function runQueuedTurn(
   { orchestrations, sessions }: QueuedTurnServices,
   message: QueuedChatMessage,

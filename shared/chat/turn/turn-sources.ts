@@ -1,8 +1,8 @@
 // The knowledge-base sources of a turn, from its stored tool results: what its `sources` events carry and its
 // answer keeps. Every round's finds count, each chunk once, in the order found (round, then call, then rank), so
 // a list sent again after a crash, or built again at the commit, is the same. Pure.
-import { MAX_TURN_SOURCES, type KnowledgeSource } from '../conversation/sources.js';
-import type { ToolResultRecord } from './contracts/documents.js';
+import { MAX_TURN_SOURCES, type KnowledgeSource } from '../../conversation/sources.js';
+import type { ToolResultRecord } from '../contracts/documents.js';
 
 type SourcedResult = Pick<ToolResultRecord, 'round' | 'index' | 'sources'>;
 

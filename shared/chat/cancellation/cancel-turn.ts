@@ -1,16 +1,13 @@
 // Stopping a turn (POST /api/chat/{sessionId}/{chatMessageId}/cancel): the caller's own turn only (another user's,
 // or an id never posted, is not found). A turn whose stream has ended is left as it is, and the answer says how it
-// ended; otherwise the stop is recorded, where every instance running the turn's steps finds it, and a model stream
-// of the turn open in this process is aborted at once. The turn then ends as any turn does, with one `message-end`
-// (finish reason `cancelled`) and the text its clients were shown committed as the answer. Asking twice is
-// harmless: the record is created once, and a turn that has ended answers `finished`.
-import { NotFoundError } from '../errors.js';
-import type { Caller } from '../identity/caller.js';
-import { isTerminalEvent, streamingContainers, TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
-import type { TurnEventStore } from '../streaming/turn-event-store.js';
-import type { TurnCancelOutcome } from './contracts/http.js';
-import type { PostedMessageStore } from '../conversation/posted-message-store.js';
-import type { SessionStore } from '../conversation/session-store.js';
+// ended; otherwise the stop is recorded where every instance finds it, and a stream open here is aborted at once.
+import { NotFoundError } from '../../errors.js';
+import type { Caller } from '../../identity/caller.js';
+import { isTerminalEvent, streamingContainers, TURN_EVENTS_CONTAINER } from '../../streaming/contracts.js';
+import type { TurnEventStore } from '../../streaming/turn-event-store.js';
+import type { TurnCancelOutcome } from '../contracts/http.js';
+import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
+import type { SessionStore } from '../../conversation/session-store.js';
 import type { TurnCancelSignals } from './turn-cancel-signals.js';
 
 export interface CancelTurnServices {
@@ -32,6 +29,11 @@ const EVENTS_KEPT_MS =
   (streamingContainers.find((spec) => spec.id === TURN_EVENTS_CONTAINER)?.defaultTtlSeconds ?? 24 * 60 * 60) *
   1000;
 
+/**
+ * The turn then ends as any turn does, with one `message-end` (finish reason `cancelled`) and the text its clients
+ * were shown committed as the answer. Asking twice is harmless: the record is created once, and a turn that has
+ * ended answers `finished`.
+ */
 export async function cancelTurn(
   services: CancelTurnServices,
   caller: Caller,

@@ -1,7 +1,7 @@
 // The turn's sources from its tool results: in the order found (round, call, rank) whatever order the results are
 // read in, each chunk once with its first find, at most MAX_TURN_SOURCES; and which rounds added to it.
 import { describe, expect, it } from 'vitest';
-import { MAX_TURN_SOURCES, type KnowledgeSource } from '../conversation/sources.js';
+import { MAX_TURN_SOURCES, type KnowledgeSource } from '../../conversation/sources.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
 
 const source = (chunkId: string, score = 0.01): KnowledgeSource => ({

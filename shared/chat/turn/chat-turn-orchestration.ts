@@ -1,10 +1,6 @@
-// The chatTurn orchestration: the LLM tool-calling loop of one chat message, run by Durable Functions. It is
-// deterministic (it reads only its input and its activities' results) and passes ids, sequence numbers and small
-// results between activities; the prompt's history, model output and tool results stay in the hot store. A turn
-// answered without tools is one activity: its model round prepares the turn, streams and commits it.
-// A stop of the turn by its owner needs no external event here: the steps read it before each round and tool call
-// and while the model streams, and end the turn themselves (an event cannot interrupt a running activity, and an
-// orchestration that moved on without its step would leave two writers of the turn's stream).
+// The chatTurn orchestration: the LLM tool-calling loop of one chat message, run by Durable Functions. Deterministic,
+// it passes ids, sequence numbers and small results between activities; history, model output and tool results stay
+// in the hot store. A turn answered without tools is one activity, which prepares, streams and commits it.
 import * as df from 'durable-functions';
 import {
   llmStepOutputSchema,
@@ -14,10 +10,10 @@ import {
   type LlmStepInput,
   type LlmStepOutput,
   type RunToolInput,
-} from './contracts/activities.js';
-import { memoryFlag } from './contracts/queue.js';
-import type { TurnFailure, TurnRef } from '../conversation/messages.js';
-import type { TurnFork } from '../conversation/branches.js';
+} from '../contracts/activities.js';
+import { memoryFlag } from '../contracts/queue.js';
+import type { TurnFailure, TurnRef } from '../../conversation/messages.js';
+import type { TurnFork } from '../../conversation/branches.js';
 
 // Activities retry transient failures (a dependency blip, a broken model stream: the round is streamed anew).
 const retry = (() => {
@@ -26,6 +22,11 @@ const retry = (() => {
   return options;
 })();
 
+/**
+ * A stop of the turn by its owner needs no external event here: the steps read it before each round and tool call
+ * and while the model streams, and end the turn themselves (an event cannot interrupt a running activity, and an
+ * orchestration that moved on without its step would leave two writers of the turn's stream).
+ */
 export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generator<df.Task, string, unknown> {
   const input = context.df.getInput<ChatTurnInput>();
   const turn: TurnRef = {

@@ -3,7 +3,7 @@
 import type * as df from 'durable-functions';
 import { describe, expect, it } from 'vitest';
 import { chatTurnOrchestrator } from './chat-turn-orchestration.js';
-import { TURN_ACTIVITIES, type ChatTurnInput, type LlmStepOutput } from './contracts/activities.js';
+import { TURN_ACTIVITIES, type ChatTurnInput, type LlmStepOutput } from '../contracts/activities.js';
 
 interface Scheduled {
   name: string;

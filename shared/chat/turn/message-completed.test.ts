@@ -1,0 +1,66 @@
+// The `message-completed` body: the turn's messages whole, or cut step by step until they fit a Service Bus message.
+import { describe, expect, it } from 'vitest';
+import { input, ref } from '../../../test/support/turn-fixture.js';
+import type { KnowledgeSource } from '../../conversation/sources.js';
+import {
+  MESSAGE_COMPLETED_MAX_BYTES,
+  messageCompletedSchema,
+  type MessageCompleted,
+} from '../../conversation/message-completed.js';
+import type { ConversationMessage } from '../../conversation/messages.js';
+import { completedBody } from './message-completed.js';
+
+describe('completedBody', () => {
+  const head = { ...ref, outcome: 'completed' as const, completedAt: '2026-11-21T10:00:05.000Z' };
+  const source = (n: number, excerpt: string, title = 'Handbook'): KnowledgeSource => ({
+    chunkId: `doc:${n}`,
+    documentId: 'a'.repeat(32),
+    title,
+    citation: `${title}, p. ${n}`,
+    excerpt,
+    score: 0.01,
+  });
+  const answerWith = (sources: KnowledgeSource[], result = 'found'): ConversationMessage => ({
+    messageId: `${input.chatMessageId}_assistant`,
+    chatMessageId: input.chatMessageId,
+    role: 'assistant',
+    content: 'The answer.',
+    timestamp: head.completedAt,
+    toolCalls: [
+      { id: 'c1', name: 'search_knowledge_base', arguments: '{}', result, isError: false, round: 0 },
+    ],
+    sources,
+    ordinal: 1,
+  });
+  const size = (body: MessageCompleted) => Buffer.byteLength(JSON.stringify(body), 'utf8');
+  const assistantOf = (body: MessageCompleted) => body.messages.find((m) => m.role === 'assistant');
+
+  it('carries the messages whole when they fit', () => {
+    const body = completedBody(head, [answerWith([source(1, 'Leave is paid.')])]);
+    expect(body.complete).toBe(true);
+    expect(assistantOf(body)?.sources).toEqual([source(1, 'Leave is paid.')]);
+  });
+
+  it('cuts the tool results first, and keeps the sources whole when that is enough', () => {
+    const body = completedBody(head, [answerWith([source(1, 'Leave is paid.')], 'r'.repeat(300_000))]);
+    expect(body.complete).toBe(false);
+    expect(size(body)).toBeLessThanOrEqual(MESSAGE_COMPLETED_MAX_BYTES);
+    expect(assistantOf(body)?.toolCalls?.[0]?.result).toHaveLength(1_000);
+    expect(assistantOf(body)?.sources).toEqual([source(1, 'Leave is paid.')]);
+  });
+
+  it("then drops the sources' excerpts, then the sources, until the body fits a Service Bus message", () => {
+    const long = Array.from({ length: 20 }, (_, n) => source(n, 'e'.repeat(12_000)));
+    const withoutExcerpts = completedBody(head, [answerWith(long)]);
+    expect(withoutExcerpts.complete).toBe(false);
+    expect(size(withoutExcerpts)).toBeLessThanOrEqual(MESSAGE_COMPLETED_MAX_BYTES);
+    expect(assistantOf(withoutExcerpts)?.sources).toEqual(long.map((s) => ({ ...s, excerpt: '' })));
+    expect(() => messageCompletedSchema.parse(withoutExcerpts)).not.toThrow();
+
+    const titled = Array.from({ length: 20 }, (_, n) => source(n, 'e', 't'.repeat(12_000)));
+    const withoutSources = completedBody(head, [answerWith(titled)]);
+    expect(size(withoutSources)).toBeLessThanOrEqual(MESSAGE_COMPLETED_MAX_BYTES);
+    expect(assistantOf(withoutSources)).not.toHaveProperty('sources');
+    expect(assistantOf(withoutSources)?.content).toBe('The answer.');
+  });
+});

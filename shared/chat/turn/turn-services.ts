@@ -1,0 +1,49 @@
+// What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
+import type { ConversationHeaders } from '../../history/conversation-headers.js';
+import type { SessionMemory } from '../../history/session-memory.js';
+import type { LlmGateway } from '../../llm/llm-gateway.js';
+import type { Logger } from '../../logger.js';
+import type { ProfileFacts } from '../../memory/profile-facts.js';
+import type { MessagePublisher } from '../../messaging/message-publisher.js';
+import type { CoalescingOptions } from '../../streaming/delta-coalescer.js';
+import type { TurnEventSink } from '../../streaming/turn-event-sink.js';
+import type { TurnEventStore } from '../../streaming/turn-event-store.js';
+import type { ToolRegistry } from '../../tools/tool-registry.js';
+import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
+import type { TurnStateStore } from '../turn-state-store.js';
+import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
+import type { GuardServices } from './step-guards.js';
+
+/** The guards' services (the tombstone, the eraser) and the rest of what the steps run on. */
+export interface TurnServices extends GuardServices {
+  workingMemory: WorkingMemoryStore;
+  turns: TurnStateStore;
+  events: TurnEventStore;
+  sink: TurnEventSink;
+  llm: LlmGateway;
+  tools: ToolRegistry;
+  publisher: MessagePublisher;
+  /** Conversation headers: each commit keeps its conversation's live fields. */
+  headers: Pick<ConversationHeaders, 'get' | 'touch' | 'delete'>;
+  /** The conversation's memory beyond the prompt: its digest goes into each round's prompt. */
+  sessionMemory: Pick<SessionMemory, 'getDigest'>;
+  /** The user's long-term profile: a new conversation's first round renders its active facts into the prompt. */
+  profile: Pick<ProfileFacts, 'list'>;
+  /** Stops asked for by turns' owners: read before each round and tool call, watched while the model streams. */
+  cancellation: Pick<TurnCancelSignals, 'isRequested' | 'watch'>;
+  settings: {
+    promptTokenBudget: number;
+    maxOutputTokens: number;
+    coalescing: CoalescingOptions;
+    /** How long a new conversation's first round waits for the profile (MEMORY_PROFILE_TIMEOUT_MS). */
+    profileTimeoutMs: number;
+  };
+  now?: () => Date;
+  /** The invocation's logger: warnings, and the one line each finished turn leaves at the default level. */
+  log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;
+}
+
+/** The step's clock, as the ISO time its messages are stamped with. */
+export function now(services: TurnServices): string {
+  return (services.now?.() ?? new Date()).toISOString();
+}
