@@ -8,7 +8,6 @@ import {
   newSessionId,
   SESSION_TOMBSTONE_TTL_SECONDS,
   sessionDocumentSchema,
-  type SessionDocument,
 } from '../contracts/documents.js';
 import type { ChatSession, SessionStore } from '../../conversation/session-store.js';
 
