@@ -1,7 +1,6 @@
-// The memory worker's trigger: an event that breaks the message-completed contract is refused with a
-// ValidationError that names what is wrong (Service Bus redelivers it, then dead-letters it with that reason),
-// before anything is written; a valid event is consolidated through the app's memory services, and the delivery
-// count Service Bus reports decides whether a failing model is retried or the turn left out.
+// The memory worker's trigger: an event that breaks the message-completed contract is refused before anything is
+// written, a valid one is consolidated through the app's memory services, and the delivery count decides whether
+// a failing model is retried or the turn left out.
 import azureFunctions from '@azure/functions';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { provideApp } from '../shared/app/app.js';

@@ -1,7 +1,6 @@
 // The layering rules, checked by dependency-cruiser over the real import graph (type-only imports included), and
-// one rule over the source itself: a Cosmos DB item is reached only through the guarded accessor. `npm test` runs
-// this (npm run layers); test/contract/layering.test.ts shows that every rule fires on a tree that breaks it.
-//   npx tsx scripts/check-layering.ts
+// one over the source: a Cosmos DB item is reached only through the guarded accessor. Run by `npm run layers`;
+// test/contract/layering.test.ts shows that every rule fires on a tree that breaks it.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,6 @@
-// The composition root: builds the app once per process from validated configuration, by composing each area's
-// adapters over the shared clients (Cosmos DB, Web PubSub, the LLM) and the one Azure credential. What differs
-// between Azure and the local runtime (message broker, durable client, local TLS trust) comes from a Platform.
-// Triggers get use-case services from here, never an SDK client.
+// The composition root: builds the app once per process from validated configuration, composing each area's
+// adapters over the shared clients and the one Azure credential; what differs between Azure and the local runtime
+// comes from a Platform. Triggers get use-case services from here, never an SDK client.
 import type { Agent } from 'node:https';
 import { CosmosClient, type Database } from '@azure/cosmos';
 import type { InvocationContext } from '@azure/functions';

@@ -1,7 +1,5 @@
-// What a turn's commit tells the conversation's header (history's contract): its start, last activity, message
-// count, preview (of the active path) and first user text, and the active branch path, all read off working memory
-// as the commit left it, so the list and the conversation show the turn as soon as its stream ends, before the
-// history worker has run. Pure.
+// What a turn's commit tells the conversation's header (history's contract), read off working memory as the
+// commit left it, so the list and the conversation show the turn as soon as its stream ends. Pure.
 import type { HeaderTouch } from '../history/conversation-headers.js';
 import { preview } from '../history/header-preview.js';
 import { activeLeaf, pathOf } from '../conversation/active-path.js';

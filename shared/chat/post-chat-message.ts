@@ -1,13 +1,6 @@
-// The front door of a chat turn: checks the caller's ownership of the session, records the message as accepted
-// in its session, gives the caller a ticket to the turn's stream, then puts the message on the `user-messages`
-// queue. Every idempotency key is scoped to the session (DESIGN §6): the record's id and the queue message id
-// name the session and the chatMessageId, so another session's, or another user's, message with the same id is
-// a different message. The same id re-posted with the same text is the same message: it is published again,
-// identical (original postedAt), which covers a crash between recording and publishing, while the broker's
-// duplicate detection and the turn's orchestration instance id keep it to one answer. With another text: 409.
-// An edit (`editOf`) replaces an earlier message of the session: that turn must be committed (unknown → 404, still
-// being answered → 409 with a retry hint), and the message is queued with its fork, which a re-post must repeat.
-// A regenerate (regenerate-turn.ts) posts the replaced turn's own text the same way.
+// The front door of a chat turn: checks the caller owns the session, records the message as accepted, gives the
+// caller a ticket to the turn's stream, then queues it on `user-messages`. Idempotent per session; an edit
+// (`editOf`) replaces an earlier committed message.
 import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';

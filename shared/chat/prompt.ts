@@ -1,7 +1,6 @@
-// Prompt building for a chat turn (seed 003's three layers): the system prompt, the conversation's memory beyond
-// the prompt (its rolling summary and the index lines of earlier exchanges), the recent conversation as plain
-// user/assistant text, and the new user message, trimmed to a token budget by dropping the oldest whole turns
-// first. Pure.
+// Prompt building for a chat turn in three layers: the system prompt, the conversation's memory beyond the prompt
+// (its rolling summary and the index lines of earlier exchanges), and the recent conversation with the new user
+// message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
 import { PROMPT_EXCHANGE_LINES, type SessionDigest } from '../history/contracts.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import { messageTokens } from '../conversation/tokens.js';

@@ -1,8 +1,6 @@
-// POST /api/chat/{sessionId}/{chatMessageId}/regenerate: a new answer to an earlier message. The replaced turn's
-// user text is posted again under the new chatMessageId with its fork (origin regenerate), so the new turn follows
-// the replaced turn's parent on a branch of its own and the earlier answer stays, as an alternative. It keeps the
-// replaced message's use_memory choice: a message the user kept out of long-term memory stays out when
-// regenerated. Idempotent as any post: the same new id for the same turn is the same message.
+// POST /api/chat/{sessionId}/{chatMessageId}/regenerate: a new answer to an earlier message, posted as the replaced
+// turn's user text under the new id with its fork, so the earlier answer stays as an alternative. It keeps the
+// replaced message's use_memory choice, and is idempotent as any post.
 import type { Caller } from '../identity/caller.js';
 import { ValidationError } from '../errors.js';
 import {

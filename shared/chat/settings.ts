@@ -1,7 +1,6 @@
-// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, how long the worker holds
-// a session for a running turn, and how often a streaming turn checks whether it was stopped elsewhere; and how
-// long a new conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS), which is the turn's
-// budget, though the profile belongs to memory.
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, how long the worker holds a
+// session, how often a streaming turn checks for a stop; and how long a new conversation's turn waits for the
+// user's profile (MEMORY_PROFILE_TIMEOUT_MS), the turn's budget though the profile belongs to memory.
 import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
@@ -53,7 +52,7 @@ export const chatSettings = defineSettings({
     max: 60_000,
     help:
       "How long a new conversation's first turn waits for the user's profile (its personalised system prompt); " +
-      'past it the turn goes on with the basic prompt and logs why (seed 000: 2 s).',
+      'past it the turn goes on with the basic prompt and logs why.',
     azure: tuning,
   }),
 });

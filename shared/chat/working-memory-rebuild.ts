@@ -1,10 +1,6 @@
-// Working memory rebuilt from long-term history: on a hot miss (a conversation resumed after its hot copy expired)
-// the header gives the message count, start date and active branch path, and the newest stored messages of that
-// path, read a page at a time from the end, fill the window; the conversation's system prompt is read beside them
-// (one point read), so the resumed conversation sends the prompt it began with. A move to another path (an edit
-// or regenerate of an older turn, a switch) fills the window the same way, taking the messages history has not
-// stored yet from working memory. Finding one committed turn is a look in working memory, else two point reads.
-// What is read is bounded by the window, never by the conversation's length.
+// Working memory rebuilt from long-term history, on a hot miss or a move to another branch path: the newest stored
+// messages of the path, read a page at a time from the end, fill the window beside the conversation's system
+// prompt. What is read is bounded by the window, never by the conversation's length.
 import { ForbiddenError, NotReadyError } from '../errors.js';
 import { fromStoredMessage } from '../history/contracts.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';

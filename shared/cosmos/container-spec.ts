@@ -1,8 +1,6 @@
-// How a Cosmos DB container is declared in code. Each area declares its containers in its contracts module;
-// shared/app/cosmos-containers.ts lists them all for the local runtime (which provisions them) and for infra/
-// (scripts/generate-definitions.ts writes them into infra/generated/definitions.json). Partition keys and vector
-// policies cannot change once a container exists, so containers are declared, with their search policies, before
-// the code that fills them arrives.
+// How a Cosmos DB container is declared in code: each area declares its containers in its contracts module, and
+// shared/app/cosmos-containers.ts lists them for the local runtime and infra/. Partition keys and vector policies
+// cannot change once a container exists, so containers are declared, with their search policies, up front.
 
 /** A property holding an embedding. Its length is not here: infra's embeddingDimensions sets it (LLM_EMBEDDING_DIMENSIONS). */
 export interface VectorEmbeddingSpec {

@@ -1,9 +1,6 @@
-// The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory —
-// the conversation's summary with its embedding, rewritten as the conversation grows, and the user's profile facts,
-// changed only by what the user said. Both parts are idempotent, so a redelivered event changes nothing: the summary
-// knows the messages it covers, and a turn's profile changes are recorded before they are applied. Memory follows
-// the path the user keeps through the conversation's branches (memory-path.ts): a turn on another path than the
-// summary's first withdraws what the turns it left had changed and brings back what the turns it returns to had.
+// The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory,
+// the conversation's summary with its embedding and the user's profile facts, idempotently and along the path the
+// user keeps through the conversation's branches (memory-path.ts).
 import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { SessionStore } from '../conversation/session-store.js';

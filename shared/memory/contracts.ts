@@ -1,10 +1,6 @@
-// The memory area's contracts: long-term memory across conversations (seed 000 "Memory Architecture", "Memory Data
-// Structures", "Memory APIs"; DESIGN §2). The memory worker consumes `message-completed`
-// (shared/conversation/message-completed.ts)
-// on the `memory` subscription and keeps one summary per conversation (with its embedding, searched by vector and
-// full text) and the user's profile as individual facts with provenance and validity. A new conversation's turn
-// renders the profile into its system prompt; the tool search_conversation_history, the memory REST API and the
-// MCP server search the summaries. Documents, HTTP bodies, tool arguments and limits are declared here.
+// The memory area's contracts: long-term memory across conversations. Its documents (one summary per conversation,
+// the profile as individual facts with provenance and validity), HTTP bodies, tool arguments and limits are
+// declared here; the worker consumes `message-completed` (shared/conversation/message-completed.ts).
 import { z } from 'zod';
 import { ordinalGapSchema } from '../conversation/branches.js';
 import { userIdSchema } from '../ids.js';
@@ -19,7 +15,7 @@ export const MEMORY_SUBSCRIPTION = 'memory';
 export const CONVERSATION_SUMMARIES_CONTAINER = 'conversation-summaries';
 export const PROFILE_FACTS_CONTAINER = 'profile-facts';
 
-/** The summaries' embedding, under seed 000's name for it. */
+/** The summaries' embedding, under the name the memory API shows it by (`vector_embedding`). */
 const SUMMARY_EMBEDDING: VectorEmbeddingSpec = {
   path: '/vector_embedding',
   dataType: 'float32',
@@ -49,7 +45,7 @@ export const memoryContainers: readonly ContainerSpec[] = [
 
 // --- Limits -----------------------------------------------------------------------------------------------
 
-/** Seed 000: the profile fetch of a new conversation's turn gives up after 2 s; the turn goes on without it. */
+/** The profile fetch of a new conversation's turn gives up after 2 s; the turn goes on without it. */
 export const PROFILE_FETCH_BUDGET_MS = 2_000;
 /** Facts the profile holds at once (active); the merge replaces or retracts to stay under it. */
 export const MAX_ACTIVE_FACTS = 200;
@@ -68,9 +64,9 @@ export const MAX_SEARCH_QUERY_CHARS = 1_000;
 export const DEFAULT_SUMMARY_PAGE = 50;
 export const MAX_SUMMARY_PAGE = 200;
 
-// --- The profile (seed 000 `user-memories`, kept as one item per fact) ------------------------------------
+// --- The profile (the user's memories, kept as one item per fact) --------------------------------------------
 
-/** Seed 000's profile attributes; each fact belongs to one. */
+/** The profile's attributes (what kind of thing a fact says about the user); each fact belongs to one. */
 export const profileCategorySchema = z.enum([
   'output_preferences',
   'personal_preferences',
@@ -158,11 +154,11 @@ export const profileChangeSchema = z.discriminatedUnion('op', [
 ]);
 export type ProfileChange = z.infer<typeof profileChangeSchema>;
 
-// --- Conversation summaries (seed 000 `conversations` collection) ------------------------------------------
+// --- Conversation summaries (one per conversation) -----------------------------------------------------------
 
 export const userSentimentSchema = z.enum(['positive', 'neutral', 'negative', 'mixed']);
 
-/** What the model writes about a conversation (seed 000's fields, without the embedding and timestamp). */
+/** What the model writes about a conversation (the stored summary's fields, without the embedding and timestamp). */
 export const summaryContentSchema = z.object({
   summary: z.string().min(1).max(MAX_SUMMARY_CHARS),
   themes: z.array(z.string().max(MAX_SUMMARY_LIST_ITEM_CHARS)).max(MAX_SUMMARY_LIST),
@@ -188,9 +184,9 @@ export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
   kind: z.literal('conversation-summary'),
   userId: userIdSchema,
   sessionId: z.string(),
-  /** When the summary was last written (seed 000). */
+  /** When the summary was last written. */
   timestamp: z.iso.datetime(),
-  /** The embedding of `summary` (seed 000's `vector_embedding`), of the configured embedding model's length. */
+  /** The embedding of `summary`, of the configured embedding model's length. */
   vector_embedding: z.array(z.number()),
   /** The highest ordinal of the messages it covers: a turn at or below it is already in. */
   coveredThrough: z.number().int().nonnegative(),
@@ -282,13 +278,13 @@ export const searchLimitSchema = z
   .min(1, 'must be at least 1')
   .max(MAX_SEARCH_LIMIT, `must be at most ${MAX_SEARCH_LIMIT}`);
 
-/** POST /api/memory/users/{userId}/conversations/search (seed 000). */
+/** POST /api/memory/users/{userId}/conversations/search. */
 export const conversationSearchBodySchema = z.object(
   { query: searchQuerySchema, limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT) },
   { error: 'the body must be a JSON object' },
 );
 
-/** The arguments of the tool search_conversation_history (seed 000 §5). */
+/** The arguments of the tool search_conversation_history. */
 export const searchConversationHistoryArgsSchema = z.object({
   search_query: searchQuerySchema,
   limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT),

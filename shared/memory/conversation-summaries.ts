@@ -1,7 +1,6 @@
 // The port of conversation summaries (container `conversation-summaries`, partition userId): one per conversation,
-// written by the memory worker, searched by the tool search_conversation_history, the memory API and MCP.
-// Adapter: Cosmos DB (adapters/cosmos-conversation-summaries.ts): the nearest summaries by VectorDistance (in Cosmos DB,
-// or in process where the server lacks it), fused in process with BM25 over their words (summarySearchText).
+// written by the memory worker, searched by the tool search_conversation_history, the memory API and MCP. Adapter:
+// adapters/cosmos-conversation-summaries.ts (nearest by vector, fused in process with BM25 over their words).
 import type { Relevance } from '../search/relevance.js';
 import type { ConversationSummaryDocument, ConversationSummaryView } from './contracts.js';
 

@@ -1,7 +1,6 @@
-// The memory API's use-cases (seed 000 "Memory APIs"), shared by REST and MCP: what long-term memory holds about the
-// user (the profile's facts with provenance and validity, and the conversation summaries without their vectors, a
-// page at a time), the profile as a prompt would use it (the active facts by category), and forgetting everything,
-// one fact or one conversation. Every read and delete is scoped to the caller's own partition.
+// The memory API's use-cases, shared by REST and MCP: what long-term memory holds about the user (facts with
+// provenance and validity, summaries without vectors), the profile by category, and forgetting. Every read and
+// delete is scoped to the caller's own partition.
 import { z } from 'zod';
 import { sessionIdSchema } from '../ids.js';
 import { NotFoundError } from '../errors.js';
@@ -86,7 +85,7 @@ export interface ProfileEntry {
 }
 
 export interface UserProfile {
-  /** The active facts by seed 000's attribute, every attribute present (empty when nothing is known). */
+  /** The active facts by the profile's attribute, every attribute present (empty when nothing is known). */
   profile: Record<ProfileCategory, ProfileEntry[]>;
   /** With `includeHistory`: every fact, superseded and retracted ones too, with provenance and validity. */
   facts?: ProfileFactView[];

@@ -1,7 +1,6 @@
-// The memory worker's model calls through the real OpenAI gateway against the scripted model (real Chat Completions
-// wire format): each goes out non-streamed with a strict json_schema response format named for the offline model
-// and carries its input as one JSON user message — the profile call only the user's words and the active facts —
-// and its answer is validated and normalised; an answer out of schema after one correction is an LlmError.
+// The memory worker's model calls through the real OpenAI gateway against the scripted model: each goes out
+// non-streamed with a strict json_schema response format and one JSON user message, and an answer out of schema
+// after one correction is an LlmError.
 import { describe, expect, it } from 'vitest';
 import { inputOf, useScriptedGateway } from '../../test/support/scripted-model.js';
 import { LlmError } from '../llm/llm-gateway.js';

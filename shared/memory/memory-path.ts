@@ -1,10 +1,6 @@
-// Long-term memory along a conversation's branches (conversation/branches.ts): memory is consolidated from the
-// path the user keeps. The conversation's summary names the path memory follows (its newest turn and that turn's
-// gaps); a turn that continues it costs nothing more. A turn on another path (an edit, a regenerate, a switch back to
-// an earlier branch) first makes the profile follow it — the changes of the turns its path leaves are withdrawn, those
-// of turns it comes back to are applied again, each turn's consolidation record marked so — and rebuilds the summary
-// from the one kept after the newest consolidated turn of its path. The work is bounded by what the moved turns
-// changed in the profile (records without changes are not read), never by the length of the conversation.
+// Long-term memory along a conversation's branches: memory is consolidated from the path the user keeps. A turn on
+// another path first makes the profile follow it and rebuilds the summary; the work is bounded by what the moved
+// turns changed, never by the length of the conversation.
 import { inGaps, sameGaps } from '../conversation/branch-path.js';
 import type { OrdinalGap } from '../conversation/branches.js';
 import type { TurnRef } from '../conversation/messages.js';

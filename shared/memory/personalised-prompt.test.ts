@@ -38,7 +38,7 @@ class Warnings {
 }
 
 describe('conversationSystemPrompt', () => {
-  it("renders the base prompt, the user's facts under their headings in seed 000's order, and the recall hint", () => {
+  it("renders the base prompt, the user's facts under their headings in the categories' order, and the recall hint", () => {
     const prompt = conversationSystemPrompt(
       BASE,
       [

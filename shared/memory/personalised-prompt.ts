@@ -1,7 +1,6 @@
-// The personalised system prompt of a new conversation (seed 000 "System Prompt Personalization"): a template that
-// holds the base prompt, what the user's profile says (grouped by seed 000's categories under human headings) and
-// how to recall earlier conversations. Rendering is pure; fetchProfileWithin reads the active facts within the 2 s
-// budget and answers undefined, with a warning saying why, when the profile is slow or fails: the turn goes on.
+// The personalised system prompt of a new conversation: a template holding the base prompt, the user's profile by
+// category under human headings and how to recall earlier conversations. Rendering is pure; fetchProfileWithin
+// reads the active facts within the 2 s budget, and the turn goes on without them when they are slow or fail.
 import type { SystemPrompt } from '../conversation/messages.js';
 import type { Logger } from '../logger.js';
 import {
@@ -13,7 +12,7 @@ import {
 import type { ProfileFacts } from './profile-facts.js';
 import { oneLine } from '../plain-text.js';
 
-/** The heading each category gets in the prompt (seed 000's attributes, said for the model). */
+/** The heading each category gets in the prompt (the profile's attributes, said for the model). */
 export const PROFILE_HEADINGS: Readonly<Record<ProfileCategory, string>> = {
   output_preferences: 'How they like answers (length, detail, format)',
   personal_preferences: 'How to address them, and the tone they like',
@@ -32,10 +31,7 @@ export const PROFILE_HEADINGS: Readonly<Record<ProfileCategory, string>> = {
  */
 export const MAX_PROFILE_PROMPT_CHARS = 6_000;
 
-/**
- * The template (seed 000's `system_prompt.j2`, in this product's words). `{{base}}` is the basic prompt,
- * `{{profile}}` the facts under their headings.
- */
+/** The template: `{{base}}` is the basic prompt, `{{profile}}` the facts under their headings. */
 export const PERSONALISED_PROMPT_TEMPLATE = [
   '{{base}}',
   '',
@@ -68,8 +64,9 @@ export function conversationSystemPrompt(
 }
 
 /**
- * The facts under their headings, in seed 000's category order. When they would pass MAX_PROFILE_PROMPT_CHARS, the
- * newest are kept (what the user said last is likelier to hold). Empty when there is nothing to say.
+ * The facts under their headings, in the order of PROFILE_CATEGORIES. When they would pass
+ * MAX_PROFILE_PROMPT_CHARS, the newest are kept (what the user said last is likelier to hold). Empty when there is
+ * nothing to say.
  */
 export function renderProfile(facts: readonly PromptFact[], maxChars = MAX_PROFILE_PROMPT_CHARS): string {
   const kept = new Set<PromptFact>();

@@ -1,10 +1,6 @@
 // The port of the user's profile (container `profile-facts`, partition userId): one item per fact, and one record
-// per consolidated turn of the changes it made. The memory worker writes both; a new conversation's turn reads the
-// active facts for its system prompt; the memory API and MCP read and delete them.
-// Fact writes are conditioned on the version read: the turns of two conversations of one user are consolidated at
-// once (the worker orders turns per conversation only), and forgetting runs beside them, so an unconditional write
-// could drop another's provenance entry or turn a superseded fact active again.
-// Adapter: Cosmos DB (adapters/cosmos-profile-facts.ts).
+// per consolidated turn of the changes it made. Fact writes are conditioned on the version read, since two
+// conversations' turns and forgetting run at once. Adapter: adapters/cosmos-profile-facts.ts.
 import type { OrdinalGap } from '../conversation/branches.js';
 import type {
   ConsolidationRecord,

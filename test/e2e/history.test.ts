@@ -1,7 +1,6 @@
-// Conversation history end to end over the local runtime, driven as a client drives it: turns posted over HTTP,
-// then the History API (list, get, rename, export, stats, delete) checked against exactly what was said; the
-// history worker's idempotency under redelivery and its dead-lettering of a poisoned event; read-your-writes
-// while the worker has not run; resume after the hot copy expired; and another user refused everywhere.
+// Conversation history end to end over the local runtime, driven as a client drives it: the History API checked
+// against exactly what was said, the worker's idempotency and dead-lettering, read-your-writes, resume after the
+// hot copy expired, and another user refused everywhere.
 import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,6 @@
-// What every Cosmos DB adapter needs around the SDK: the HTTP status of a failure, point reads (plain or conditional)
-// that treat 404 as "absent", single-partition queries, each checking what is stored against its contract, and one
-// DependencyError for a failed call.
-// The SDK's own message stays in `cause` (for the logs): clients only see which operation failed.
+// What every Cosmos DB adapter needs around the SDK: the HTTP status of a failure, point reads (plain or
+// conditional) that treat 404 as "absent", single-partition queries checked against their contract, and one
+// DependencyError for a failed call, the SDK's own message kept in `cause` for the logs.
 import type { Container, PartitionKey, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';

@@ -1,21 +1,6 @@
 // The hybrid search query Cosmos DB answers (RRF of VectorDistance and FullTextScore), built one way for every
 // container searched by meaning and words (conversation summaries, knowledge chunks), and the score a result is
 // given at its place in the fused order. The words are the ones the in-process ranking uses (searchWords).
-//
-// Syntax as documented (learn.microsoft.com/azure/cosmos-db/nosql/query/rrf and .../order-by-rank):
-// - FullTextScore takes each term as its own string argument; the array form `[...]` of early previews was
-//   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
-//   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
-//   component queries it derives from a hybrid query (HybridQueryExecutionContext).
-//   Not verified against Azure here: Azure/azure-sdk-for-java issue #46267 reported parameterised FullTextScore
-//   terms failing with a partition key (filed as a Java SDK bug); if Azure refuses them, inline the words as
-//   escaped string literals in this one function.
-// - TOP is a literal (a validated integer): EF Core's Cosmos provider turns OFFSET/LIMIT parameters into constants
-//   when ORDER BY RANK is present (dotnet/efcore PR #35868), so a literal is the form known to work.
-// - RRF's optional weights are left out: both ranks count alike, as in process.
-// - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
-// With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (most similar first), as
-// the in-process ranking does.
 import type { SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { RRF_K, searchWords } from '../../search/hybrid-ranking.js';
 
@@ -40,6 +25,21 @@ export interface HybridSearchQuery {
 }
 
 /**
+ * Syntax as documented (learn.microsoft.com/azure/cosmos-db/nosql/query/rrf and .../order-by-rank):
+ * - FullTextScore takes each term as its own string argument; the array form `[...]` of early previews was
+ *   dropped (Azure/azure-sdk-for-js PR #34332 moved the SDK's samples and tests to separate terms). The terms and
+ *   the vector are parameters: @azure/cosmos passes the query's parameters on to the global-statistics and
+ *   component queries it derives from a hybrid query (HybridQueryExecutionContext).
+ *   Not verified against Azure here: Azure/azure-sdk-for-java issue #46267 reported parameterised FullTextScore
+ *   terms failing with a partition key (filed as a Java SDK bug); if Azure refuses them, inline the words as
+ *   escaped string literals in this one function.
+ * - TOP is a literal (a validated integer): EF Core's Cosmos provider turns OFFSET/LIMIT parameters into constants
+ *   when ORDER BY RANK is present (dotnet/efcore PR #35868), so a literal is the form known to work.
+ * - RRF's optional weights are left out: both ranks count alike, as in process.
+ * - FullTextScore and RRF cannot be projected; VectorDistance can (the similarity).
+ * With no full-text terms (a query of stop words only), ranking is by VectorDistance alone (most similar first), as
+ * the in-process ranking does.
+ *
  *   SELECT TOP n <projection>, VectorDistance(<vector>, @vector) AS similarity FROM c WHERE <where>
  *   ORDER BY RANK RRF(VectorDistance(<vector>, @vector), FullTextScore(<text>, @t0, @t1, ...))
  */

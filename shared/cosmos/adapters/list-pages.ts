@@ -1,7 +1,6 @@
 // One page of a listed query for an API (the conversations list, the memory summaries), with the continuation token
-// the caller holds between pages: opaque base64url JSON of our version, which list it continues (a hash of what
-// defines the list, so a token of another user's or another search's list is refused rather than misread) and
-// Cosmos DB's own continuation.
+// the caller holds between pages: opaque base64url JSON of our version, a hash of what defines the list (so another
+// list's token is refused rather than misread) and Cosmos DB's own continuation.
 import { createHash } from 'node:crypto';
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';

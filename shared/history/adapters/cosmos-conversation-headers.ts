@@ -1,7 +1,6 @@
-// The Cosmos DB adapter of ConversationHeaders (container `conversations`, partition userId, id = sessionId). Every
-// change is a patch of its writer's fields, conditioned on the stored header where a late or repeated write must
-// not win (a commit older than the stored count, a turn already recorded, a model title over a user's). The list is
-// one single-partition query newest first, paged with Cosmos DB's own continuation inside our opaque token.
+// The Cosmos DB adapter of ConversationHeaders (container `conversations`, partition userId, id = sessionId): each
+// change patches its writer's fields, conditioned where a late or repeated write must not win; the list is one
+// single-partition query newest first, paged behind our opaque token.
 import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {

@@ -1,8 +1,6 @@
 // The Cosmos DB adapter of ConversationMessages (container `conversation-messages`, partition [userId, sessionId],
-// id = messageId): one small item per message, so storing a turn writes a constant number of items and a page
-// reads only its own. The conversation's system prompt is an item beside them (id `system-prompt`), which every
-// message query leaves out by its kind. Search over a user's messages queries the prefix partition [userId] (a partial hierarchical
-// key): Cosmos DB's full-text search in Azure, its in-process stand-in (full-text.ts) on the local server.
+// id = messageId): one small item per message and the system prompt beside them; search over a user's messages
+// queries the prefix partition [userId].
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {

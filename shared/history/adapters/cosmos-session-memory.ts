@@ -1,9 +1,6 @@
-// The Cosmos DB adapter of SessionMemory: a conversation's exchange index entries (id `exchange.{chatMessageId}`)
-// and its rolling digest (id `digest`), beside its messages in `conversation-messages` (partition
-// [userId, sessionId]). Every turn reads the digest for its prompt, so the read is conditional on the version this
-// process last saw (304 without a body when unchanged); the history worker writes it conditioned on the version
-// it read, so two writers never lose each other's fold. Beside it, the digest's checkpoints (id
-// `digest.{summarizedThrough}`), found by one query along a branch path.
+// The Cosmos DB adapter of SessionMemory: a conversation's exchange index entries, its rolling digest (read on the
+// version last seen, written on the version read) and the digest's checkpoints, beside its messages in
+// `conversation-messages` (partition [userId, sessionId]).
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import {
   cosmosFailure,

@@ -1,7 +1,6 @@
-// Replays the recorded Responses API streams (test/fixtures/llm-wire/*-responses-*), cut at random byte offsets
-// (inside UTF-8 characters and inside `data: `), twice over: through an independent SSE parser straight into the
-// ResponsesStreamAssembler, and through the real openai client and the gateway with LLM_API=responses. Both must
-// give exactly the sidecar's text, reasoning parts, tool calls, call and item ids, usage and status or error.
+// Replays the recorded Responses API streams cut at random byte offsets, through an independent SSE parser into
+// the ResponsesStreamAssembler and through the real openai client and the gateway with LLM_API=responses: both
+// must give exactly the sidecar's text, reasoning, tool calls, ids, usage and status or error.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';

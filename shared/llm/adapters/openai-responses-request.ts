@@ -1,7 +1,6 @@
-// Pure mapping from the LLM port's messages, tools and options to Responses API request fields
-// (openai-node's ResponseCreateParams; the request in test/fixtures/llm-wire/azure-openai-responses-*.json shows
-// the same shapes on Azure's v1 route). Reasoning is never sent back, as on Chat Completions: the port keeps no
-// reasoning items, and with `store: false` a later request cannot point at them either.
+// Pure mapping from the LLM port's messages, tools and options to Responses API request fields (openai-node's
+// ResponseCreateParams). Reasoning is never sent back, as on Chat Completions: the port keeps no reasoning items,
+// and with `store: false` a later request cannot point at them either.
 import type OpenAI from 'openai';
 import type { ChatMessage, ReasoningEffort, ReasoningSummary, ToolSpec } from '../llm-gateway.js';
 

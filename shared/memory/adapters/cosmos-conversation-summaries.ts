@@ -1,7 +1,6 @@
 // The Cosmos DB adapter of ConversationSummaries (container `conversation-summaries`, partition userId, id =
-// sessionId). Writes are conditioned on the version read (If-Match); the list is one single-partition query newest
-// first behind an opaque token bound to the user; search takes the nearest summaries by vector (Cosmos DB in Azure, in
-// process where the server lacks VectorDistance) and fuses their full-text ranks in process.
+// sessionId): writes conditioned on the version read, a list behind an opaque token bound to the user, and search
+// by vector (in Cosmos DB, or in process) fused in process with full-text ranks.
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
