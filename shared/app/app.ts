@@ -2,23 +2,17 @@
 // adapters over the shared clients and the one Azure credential; what differs between Azure and the local runtime
 // comes from a Platform. Triggers get use-case services from here, never an SDK client.
 import type { Agent } from 'node:https';
-import { CosmosClient, type Database } from '@azure/cosmos';
 import type { InvocationContext } from '@azure/functions';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
-import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../conversation/posted-message-store.js';
 import type { SessionStore } from '../conversation/session-store.js';
 import { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn/turn-services.js';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
-import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
-import { createRedisHotStore } from '../conversation/adapters/redis-hot-store.js';
-import type { HotStore } from '../conversation/hot-store.js';
+import { SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
-import { cosmosContainers } from './cosmos-containers.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
-import { healthCache, type HealthCheck } from '../health.js';
+import type { HealthCheck } from '../health.js';
 import type { HistoryWorkerServices } from '../history/persist-turn.js';
 import { createCosmosConversationEraser } from '../history/adapters/cosmos-conversation-eraser.js';
 import { createHistoryStores } from '../history/adapters/history-adapters.js';
@@ -35,8 +29,6 @@ import type { KnowledgeDocuments } from '../knowledge/knowledge-documents.js';
 import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
 import { searchKnowledge, type KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
 import type { KnowledgeConfig } from '../knowledge/settings.js';
-import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
-import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
@@ -52,8 +44,10 @@ import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
-import { ConfigError } from '../settings/setting.js';
 import type { AppConfig } from './config.js';
+import { appHealthChecks } from './health-checks.js';
+import { hotStoreOpener } from './hot-store-opener.js';
+import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
   sessions: SessionStore;
@@ -160,18 +154,14 @@ export interface Platform {
 
 export function createApp(config: AppConfig, platform: Platform): App {
   // Chosen before any client is made: a hot store this build cannot open stops start-up at once.
-  const openHotStore = hotStoreOpener(config, platform);
-  const cosmosClient = new CosmosClient(
-    config.cosmos.key !== undefined
-      ? {
-          endpoint: config.cosmos.endpoint,
-          key: config.cosmos.key,
-          ...(platform.cosmosAgent === undefined ? {} : { agent: platform.cosmosAgent }),
-        }
-      : { endpoint: config.cosmos.endpoint, aadCredentials: platform.credential },
-  );
+  const openHotStore = hotStoreOpener(config, platform.credential);
+  const cosmosClient = createCosmosClient(config, platform.credential, platform.cosmosAgent);
   const database = cosmosClient.database(config.cosmos.databaseId);
-  const webPubSub = createWebPubSubClient(config, platform);
+  const webPubSub = createWebPubSubClient(
+    config,
+    platform.credential,
+    platform.allowInsecureWebPubSub === true,
+  );
   const llm = createLlm(config, platform.credential);
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
@@ -213,32 +203,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
-  // Each check costs a request (eleven for Cosmos DB), so a poll within the cache time reuses the last answer.
-  const ownChecks: HealthCheck[] = [
-    { name: 'cosmos', check: () => checkCosmos(database, config.cosmos.databaseId) },
-    {
-      name: 'webPubSub',
-      check: async () => {
-        await webPubSub.groupExists('health-probe');
-        return `hub "${config.webPubSub.hub}" reachable`;
-      },
-    },
-    {
-      name: 'llm',
-      check: async () => {
-        // The probe lists the models and calls the route turns use (LLM_API) with a body every server refuses.
-        const probe = await llm.probe();
-        if (!probe.ok) throw new Error(probe.detail);
-        // An anonymous caller learns that the model answers, not where it is.
-        const api = config.llm.connection.api;
-        return config.llm.provider === 'offline'
-          ? `offline stand-in model reachable (${api})`
-          : `${config.llm.provider} endpoint reachable (${api})`;
-      },
-    },
-    // PING, when Redis holds the hot store: a turn needs it as much as Cosmos DB.
-    ...hotStore.checks,
-  ].map(healthCache(config.health.cacheMs));
+  const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
     config,
@@ -329,85 +294,6 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
-}
-
-/** The hot store HOT_STORE names, with its health check and how it closes (a Redis client holds a connection). */
-interface OpenedHotStore {
-  store: HotStore;
-  checks: HealthCheck[];
-  close(): Promise<void>;
-}
-
-/** Opens the hot store HOT_STORE names: Cosmos DB's `hot-conversations` container by default, or Redis. */
-function hotStoreOpener(config: AppConfig, platform: Platform): (database: Database) => OpenedHotStore {
-  const { connection } = config.redis;
-  switch (config.hotStore.kind) {
-    case 'cosmos':
-      return (database) => ({
-        store: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
-        checks: [],
-        close: () => Promise.resolve(),
-      });
-    case 'redis':
-      if (connection === undefined)
-        throw new ConfigError([
-          { setting: 'HOT_STORE', problem: 'is "redis", but neither REDIS_URL nor REDIS_HOST_NAME is set' },
-        ]);
-      return () => {
-        const store = createRedisHotStore({
-          connection,
-          credential: platform.credential,
-          connectTimeoutMs: config.redis.connectTimeoutMs,
-          reconnectMaxDelayMs: config.redis.reconnectMaxDelayMs,
-          log: console,
-        });
-        return { store, checks: [{ name: 'redis', check: () => store.ping() }], close: () => store.close() };
-      };
-  }
-}
-
-/**
- * The database and every container the app declares: a container deleted (or never created) fails every request
- * that reaches it, so health must not call Cosmos DB up because the account and the database answer.
- */
-async function checkCosmos(database: Database, databaseId: string): Promise<string> {
-  await database.read();
-  const reads = await Promise.allSettled(cosmosContainers.map(({ id }) => database.container(id).read()));
-  const failed = cosmosContainers.flatMap(({ id }, index) => {
-    const read = reads[index];
-    return read?.status === 'rejected' ? [`"${id}" (${cosmosFailure(read.reason)})`] : [];
-  });
-  if (failed.length > 0)
-    throw new Error(`database "${databaseId}": container ${failed.join(', ')} unreachable`);
-  return `database "${databaseId}" and its ${cosmosContainers.length} containers reachable`;
-}
-
-function cosmosFailure(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === 404) return 'not found';
-  if (typeof code === 'number') return `status ${code}`;
-  return error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
-}
-
-function createWebPubSubClient(config: AppConfig, platform: Platform): WebPubSubServiceClient {
-  const options = { allowInsecureConnection: platform.allowInsecureWebPubSub === true };
-  if (config.webPubSub.connectionString !== undefined) {
-    return new WebPubSubServiceClient(config.webPubSub.connectionString, config.webPubSub.hub, options);
-  }
-  const endpoint = config.webPubSub.endpoint ?? '';
-  return new WebPubSubServiceClient(endpoint, platform.credential, config.webPubSub.hub, options);
-}
-
-function createLlm(config: AppConfig, credential: TokenCredential): LlmGateway {
-  const { connection } = config.llm;
-  return createLlmGateway(connection, {
-    maxRetries: config.llm.maxRetries,
-    timeoutMs: config.llm.timeoutMs,
-    embeddingDimensions: config.llm.embeddingDimensions,
-    ...(connection.kind === 'azure-openai' && connection.apiKey === undefined
-      ? { azureAdTokenProvider: azureOpenAiTokenProvider(credential, connection) }
-      : {}),
-  });
 }
 
 /**
