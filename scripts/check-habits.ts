@@ -1,5 +1,5 @@
-// Habits of the repository, checked over its files: a source file opens with at most three comment lines on
-// its role, nothing cites notes a reader of the repo cannot open, and every repo path a doc names exists.
+// Habits of the repository, checked over its files: a source file opens with at most three comment lines, a module
+// of the product stays within 400 lines, nothing cites notes outside the repo, and every path a doc names exists.
 //   npx tsx scripts/check-habits.ts
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 /** The longest header a source file may open with: its role, said in at most this many comment lines. */
 export const MAX_HEADER_LINES = 3;
+
+/** The longest a module of the product (shared/, tests aside) may grow before it is split by concern. */
+export const MAX_PRODUCT_FILE_LINES = 400;
 
 /** Where source files live, and what counts as one. */
 const SOURCE_ROOTS = ['shared/', 'functions/', 'local/', 'scripts/', 'bench/', 'test/'];
@@ -42,7 +45,7 @@ const SOURCE_NAME = /\.(ts|js|mjs|cjs|bicep)$/;
 export interface HabitViolation {
   readonly file: string;
   readonly line: number;
-  readonly rule: 'long-header' | 'outside-note' | 'missing-path';
+  readonly rule: 'long-header' | 'long-file' | 'outside-note' | 'missing-path';
   readonly detail: string;
 }
 
@@ -83,6 +86,21 @@ export function checkHeader(file: string, text: string): HabitViolation[] {
           line: 1,
           rule: 'long-header',
           detail: `opens with ${count} comment lines; keep its role in ${MAX_HEADER_LINES} and move the narrative to docs/architecture.md`,
+        },
+      ]
+    : [];
+}
+
+export function checkFileLength(file: string, text: string): HabitViolation[] {
+  if (!file.startsWith('shared/') || !SOURCE_FILE.test(file) || /\.test\.[cm]?[jt]s$/.test(file)) return [];
+  const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+  return lines > MAX_PRODUCT_FILE_LINES
+    ? [
+        {
+          file,
+          line: MAX_PRODUCT_FILE_LINES + 1,
+          rule: 'long-file',
+          detail: `has ${lines} lines, over ${MAX_PRODUCT_FILE_LINES}: split it by concern`,
         },
       ]
     : [];
@@ -191,7 +209,11 @@ export function checkHabits(root: string): HabitViolation[] {
     const bytes = readFileSync(path.join(root, file));
     if (bytes.includes(0)) continue;
     const text = bytes.toString('utf8');
-    violations.push(...checkHeader(file, text), ...checkOutsideNotes(file, text));
+    violations.push(
+      ...checkHeader(file, text),
+      ...checkFileLength(file, text),
+      ...checkOutsideNotes(file, text),
+    );
     if (DOC_FILE.test(file)) violations.push(...checkDocPaths(file, text, fileSet));
   }
   return violations;
@@ -201,5 +223,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const violations = checkHabits(path.resolve(fileURLToPath(import.meta.url), '../..'));
   for (const v of violations) console.error(describeHabitViolation(v));
   if (violations.length > 0) process.exitCode = 1;
-  else console.log('habits: every header is short, no note outside the repo is cited, every doc path exists');
+  else
+    console.log('habits: headers and modules short, no note outside the repo cited, every doc path exists');
 }

@@ -1,9 +1,10 @@
-// The repository keeps its habits (short file headers, no citation of notes outside it, no stale path in its
-// docs), and each check fires on a small bad input, so a check that could never fail would show here.
+// The repository keeps its habits (short file headers, product modules of at most 400 lines, no citation of notes
+// outside it, no stale path in its docs), and each check fires on a small bad input.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   checkDocPaths,
+  checkFileLength,
   checkHabits,
   checkHeader,
   checkOutsideNotes,
@@ -15,7 +16,7 @@ import {
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('the habits of this repository', () => {
-  it('holds for every file: short headers, no note outside the repo cited, every doc path present', () => {
+  it('holds for every file: short headers and modules, no note outside the repo cited, every doc path present', () => {
     expect(checkHabits(repoRoot).map(describeHabitViolation)).toEqual([]);
   });
 });
@@ -41,6 +42,22 @@ describe('the header check', () => {
     expect(checkHeader('local/short.ts', `${lines(3)}\nexport {};\n`)).toEqual([]);
     expect(checkHeader('infra/main.bicep', `${lines(9)}\n`)).toEqual([]);
     expect(checkHeader('docs/notes.md', `${lines(9)}\n`)).toEqual([]);
+  });
+});
+
+describe('the length check', () => {
+  const text = (n: number) => 'export const x = 1;\n'.repeat(n);
+
+  it('names a module of the product over 400 lines', () => {
+    expect(checkFileLength('shared/app/app.ts', text(401)).map(describeHabitViolation)).toEqual([
+      'shared/app/app.ts:401 long-file: has 401 lines, over 400: split it by concern',
+    ]);
+  });
+
+  it('lets 400 lines pass, and tests and files outside shared/ grow as they need', () => {
+    expect(checkFileLength('shared/app/app.ts', text(400))).toEqual([]);
+    expect(checkFileLength('shared/chat/turn/llm-step.test.ts', text(900))).toEqual([]);
+    expect(checkFileLength('local/runtime.ts', text(900))).toEqual([]);
   });
 });
 
