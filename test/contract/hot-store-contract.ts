@@ -106,6 +106,47 @@ export function describeHotStoreContract(
       expect((await store.read(s, 'wm'))?.value).toStrictEqual(large);
     });
 
+    it('applies a version write as the value written, whatever names the values hold', async () => {
+      const s = session();
+      // Names every object inherits, and fields whose value JSON leaves out.
+      const before: HotValue = { constructor: 1, toString: 'x', list: [1, 2, 3], n: 1 };
+      let version = await written(store.write(s, 'k', before, { kind: 'absent' }));
+      const next: HotValue = { list: [2, 3, 4], n: undefined, gone: undefined, kept: [undefined, 1] };
+      version = await written(store.write(s, 'k', next, { kind: 'version', version, previous: before }));
+      const stored = { list: [2, 3, 4], kept: [null, 1] };
+      expect(await store.read(s, 'k')).toStrictEqual({ key: 'k', value: stored, version });
+      expect(await (opened.other ?? store).read(s, 'k')).toStrictEqual({ key: 'k', value: stored, version });
+    });
+
+    it('applies a version write as the value written when the previous value given is older than that version', async () => {
+      const s = session();
+      const first: HotValue = { list: [1, 2, 3] };
+      let version = await written(store.write(s, 'k', first, { kind: 'absent' }));
+      const second: HotValue = { list: [1, 2, 3, 4] };
+      version = await written(store.write(s, 'k', second, { kind: 'version', version, previous: first }));
+      // The caller's previous value is older than the version it names, which this client wrote itself.
+      const third: HotValue = { list: [2, 3, 4, 5] };
+      version = await written(store.write(s, 'k', third, { kind: 'version', version, previous: first }));
+      expect(await store.read(s, 'k')).toStrictEqual({ key: 'k', value: third, version });
+      expect((await (opened.other ?? store).read(s, 'k'))?.value).toStrictEqual(third);
+    });
+
+    it('shares no object with its caller: changing one after a write or a read changes nothing stored', async () => {
+      const s = session();
+      const value = { list: [{ n: 1 }], nested: { a: 1 } };
+      const version = await written(store.write(s, 'k', value, { kind: 'absent' }));
+      value.list.push({ n: 2 });
+      value.nested.a = 2;
+      const read = await store.read(s, 'k');
+      expect(read).toStrictEqual({ key: 'k', value: { list: [{ n: 1 }], nested: { a: 1 } }, version });
+      (read?.value.list as { n: number }[]).push({ n: 3 });
+      expect(await store.read(s, 'k')).toStrictEqual({
+        key: 'k',
+        value: { list: [{ n: 1 }], nested: { a: 1 } },
+        version,
+      });
+    });
+
     it('lists the entries under a prefix in key order, of that session only', async () => {
       const s = session();
       const other = session();

@@ -6,6 +6,7 @@ import {
   createRedisHotStore,
   type RedisHotStore,
 } from '../../shared/conversation/adapters/redis-hot-store.js';
+import type { HotStore, HotValue } from '../../shared/conversation/hot-store.js';
 import { DependencyError, ValidationError } from '../../shared/errors.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
 import { describeHotStoreContract } from './hot-store-contract.js';
@@ -99,6 +100,58 @@ describe('Redis hot store, beyond the contract', () => {
     }
   });
 
+  it('sends a slid window as its new items only, and stores exactly the value written', async () => {
+    const id = session();
+    const item = (i: number) => ({ id: `m${i}`, text: `message ${i} é😀 `.repeat(30), n: 1.5 + i });
+    const inputBytes = async () =>
+      Number(/total_net_input_bytes:(\d+)/.exec(await redis.command('INFO', 'stats'))?.[1] ?? NaN);
+    let value: HotValue = { items: Array.from({ length: 30 }, (_, i) => item(i)), count: 30, gone: 'x' };
+    let version = await writtenVersion(store.write(id, 'window', value, { kind: 'absent' }));
+    for (let turn = 0; turn < 3; turn++) {
+      const next: HotValue = {
+        items: [...(value.items as unknown[]).slice(2), item(30 + 2 * turn), item(31 + 2 * turn)],
+        count: 32 + 2 * turn,
+        empty: [],
+      };
+      const before = await inputBytes();
+      version = await writtenVersion(
+        store.write(id, 'window', next, { kind: 'version', version, previous: value }),
+      );
+      const sent = (await inputBytes()) - before;
+      // The whole value is ten times the new items. The INFO command in between is a few bytes, and the first
+      // splice sends its script's source once.
+      const added = Buffer.byteLength(JSON.stringify([item(0), item(1)]));
+      const whole = Buffer.byteLength(JSON.stringify(next));
+      expect(whole).toBeGreaterThan(added * 10);
+      expect(sent).toBeLessThan(turn === 0 ? whole / 4 : added * 2);
+      const other = open(redis, 2);
+      try {
+        expect(await other.read(id, 'window')).toStrictEqual({ key: 'window', value: next, version });
+      } finally {
+        await other.close();
+      }
+      value = next;
+    }
+  });
+
+  it('writes the whole value when the stored one is not the JSON this client holds', async () => {
+    const id = session();
+    const value = { items: Array.from({ length: 20 }, (_, i) => `item ${i} `.repeat(20)) };
+    const version = await writtenVersion(store.write(id, 'k', value, { kind: 'absent' }));
+    // The same version over other JSON (no writer does this; the adapter must not splice it blindly).
+    await redis.command('HSET', `hot:{${id}}`, 'k', `${version}:${JSON.stringify({ items: ['x'] })}`);
+    const next = { items: [...value.items.slice(1), 'new'] };
+    const written = await writtenVersion(
+      store.write(id, 'k', next, { kind: 'version', version, previous: value }),
+    );
+    const other = open(redis, 2);
+    try {
+      expect(await other.read(id, 'k')).toStrictEqual({ key: 'k', value: next, version: written });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('lists a session with many entries across HSCAN pages', async () => {
     const id = session();
     const keys = Array.from({ length: 300 }, (_, i) => `turn:${String(i).padStart(4, '0')}`);
@@ -145,3 +198,9 @@ describe('Redis hot store, beyond the contract', () => {
     expect((await store.write(id, 'k', { n: 1 }, { kind: 'absent' })).kind).toBe('written');
   }, 40_000);
 });
+
+async function writtenVersion(result: ReturnType<HotStore['write']>): Promise<string> {
+  const settled = await result;
+  if (settled.kind !== 'written') throw new Error(`expected a write, got ${settled.kind}`);
+  return settled.version;
+}

@@ -55,14 +55,21 @@ describe('chat turns on Redis', () => {
     await redis?.stop();
   }, 60_000);
 
-  /** Sends a message and waits for its turn's last event; the turn's events. */
-  async function turn(sessionId: string, text: string): Promise<ChatEvent[]> {
-    const id = await alice.send(sessionId, text);
+  /** Sends a message and waits for its turn's last event; the turn's events, and its id. */
+  async function turnWithId(
+    sessionId: string,
+    text: string,
+  ): Promise<{ events: ChatEvent[]; chatMessageId: string }> {
+    const chatMessageId = await alice.send(sessionId, text);
     // The stored event log, over SSE. A turn that fails ends only after its activities' retries (about 7 s).
-    const events = (await alice.stream(sessionId, id, { timeoutMs: 45_000 })).map((frame) => frame.data);
+    const events = (await alice.stream(sessionId, chatMessageId, { timeoutMs: 45_000 })).map(
+      (frame) => frame.data,
+    );
     await settle(runtime);
-    return events;
+    return { events, chatMessageId };
   }
+
+  const turn = async (sessionId: string, text: string) => (await turnWithId(sessionId, text)).events;
 
   /** The model request that answered `text` (its first). */
   const requestFor = (text: string) => model.requests.find((request) => lastUserText(request) === text);
@@ -112,14 +119,16 @@ describe('chat turns on Redis', () => {
     const sessionId = await alice.startSession();
     await turn(sessionId, 'before the outage');
     await redis.stop();
-    let failed: ChatEvent[];
+    let failed: { events: ChatEvent[]; chatMessageId: string };
     try {
-      failed = await turn(sessionId, 'during the outage');
+      failed = await turnWithId(sessionId, 'during the outage');
     } finally {
       await redis.start();
     }
-    expect(failed.map((event) => event.type)).toContain('error');
-    expect(failed.at(-1)).toMatchObject({ type: 'error' });
+    expect(failed.events.map((event) => event.type)).toContain('error');
+    expect(failed.events.at(-1)).toMatchObject({ type: 'error' });
+    // A WebSocket client gets the whole failed stream live too, its message-start included: no gap to wait on.
+    expect(await live.waitForTerminal(failed.chatMessageId, 30_000)).toEqual(failed.events);
     // No model call was made for it: the turn could not read its working memory.
     expect(requestFor('during the outage')).toBeUndefined();
 

@@ -10,6 +10,9 @@ import {
   ScriptedModel,
   TurnFixture,
 } from '../../../test/support/turn-fixture.js';
+import type { ConversationPath } from '../../history/contracts.js';
+import { DependencyError } from '../../errors.js';
+import type { MessageCompleted } from '../../conversation/message-completed.js';
 import { answerText } from '../../streaming/turn-transcript.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';
@@ -59,6 +62,65 @@ describe('failTurn', () => {
       messageCount: 2,
       preview: 'The sum',
       firstUserText: input.text,
+    });
+  });
+
+  describe('while the hot store does not answer', () => {
+    const down = () => Promise.reject(new DependencyError('redis', 'Redis read failed: connection refused.'));
+    const failure = { code: 'dependency_unavailable', message: 'The hot store did not answer.' };
+    const failInput = { ...ref, userText: input.text, postedAt: input.postedAt, failure };
+
+    it('send the message-start a failed first round stored, so the live stream ends with no gap', async () => {
+      t.memory.load = down;
+      await expect(llmStep(t.services(), round0)).rejects.toBeInstanceOf(DependencyError);
+      t.turns.get = down;
+      await failTurn(t.services(), failInput);
+      const stored = t.storedEvents();
+      expect(stored.map((event) => event.type)).toEqual(['message-start', 'error']);
+      // A WebSocket client gets every stored event, so the error it ends on has nothing missing before it.
+      expect(t.events.sent.map((event) => event.seq)).toEqual([1, 2]);
+    });
+
+    it("number the kept message after the header's count and keep it on the header's branch path", async () => {
+      // The conversation shows a branch: turn `leaf` on branch `b`, whose path skips ordinals 2 and 3.
+      const path: ConversationPath = {
+        leafChatMessageId: 'leaf',
+        branch: { parentChatMessageId: 'before', branchId: 'b', gaps: [{ from: 2, to: 4 }] },
+        lastOrdinal: 5,
+      };
+      await t.headers.touch({
+        userId: ref.userId,
+        sessionId: ref.sessionId,
+        createdAt: '2026-11-21T09:00:00.000Z',
+        lastActivity: '2026-11-21T09:30:00.000Z',
+        messageCount: 6,
+        preview: 'earlier',
+        firstUserText: 'hello',
+        opensConversation: true,
+        path,
+        branched: true,
+      });
+      t.memory.load = down;
+      t.turns.get = down;
+      await failTurn(t.services(), failInput);
+
+      const body = t.published[0]?.body as MessageCompleted;
+      expect(body.messages).toEqual([
+        expect.objectContaining({
+          role: 'user',
+          ordinal: 6,
+          branch: { parentChatMessageId: 'leaf', branchId: 'b', gaps: [{ from: 2, to: 4 }] },
+        }),
+      ]);
+      const header = await t.headers.get(ref.userId, ref.sessionId);
+      expect(header).toMatchObject({
+        messageCount: 7,
+        path: {
+          leafChatMessageId: ref.chatMessageId,
+          branch: { parentChatMessageId: 'leaf', branchId: 'b', gaps: [{ from: 2, to: 4 }] },
+          lastOrdinal: 6,
+        },
+      });
     });
   });
 });

@@ -2,7 +2,7 @@
 // client was shown, on the branch it began; the stream ends with `error`, and the turn is announced as failed.
 import { isTerminalEvent } from '../../streaming/contracts.js';
 import { answerText, shownSources } from '../../streaming/turn-transcript.js';
-import { turnMessagesIn } from '../../conversation/active-path.js';
+import { placeTurn, turnMessagesIn } from '../../conversation/active-path.js';
 import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
 import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
@@ -37,7 +37,7 @@ function unlessUnreachable<T>(read: Promise<T>): Promise<T | typeof UNREACHABLE>
   });
 }
 
-/** Working memory as far as the conversation's header knows it, for a failure the hot store cannot record. */
+/** Working memory as far as the header knows it (its count and path), for a failure the hot store cannot record. */
 async function unplacedMemory(services: TurnServices, ref: TurnRef): Promise<WorkingMemory> {
   const header = await services.headers.get(ref.userId, ref.sessionId);
   return {
@@ -45,6 +45,7 @@ async function unplacedMemory(services: TurnServices, ref: TurnRef): Promise<Wor
     sessionId: ref.sessionId,
     messages: [],
     messageCount: header?.messageCount ?? 0,
+    ...(header?.path ? { path: header.path } : {}),
   };
 }
 
@@ -86,9 +87,10 @@ async function recordFailure(
     // A prompt the model was sent (the turn record has it once a round asked for tools) stays the conversation's.
     // The message stays where the turn began: its record says where, else its place is decided as round 0 did.
     if (hotStoreDown) {
-      // Numbered after what long-term history counts, so the rebuilt conversation has them in their place.
-      const placed = messages.map((message, index) => ({ ...message, ordinal: memory.messageCount + index }));
-      stored = { ...memory, messages: placed, messageCount: memory.messageCount + placed.length };
+      // Numbered after what the header counts and continuing the path it shows (an edit or a regenerate cannot find
+      // the turn it replaces now), so the rebuilt conversation has them in their place, on the branch the user saw.
+      const placed = placeTurn(memory, messages, undefined, Number.POSITIVE_INFINITY);
+      if (placed.kind === 'placed') stored = { ...memory, ...placed.state };
     } else {
       const placed = turn?.branch
         ? { branch: turn.branch, memory }

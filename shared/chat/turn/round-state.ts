@@ -45,11 +45,21 @@ export async function readRoundState(services: TurnServices, input: LlmStepInput
       userMessageId: userMessageId(input.chatMessageId),
       assistantMessageId: assistantMessageId(input.chatMessageId),
     });
-    const [memory, digest, written] = await Promise.all([
-      memoryRead,
-      digestRead,
-      services.events.append([start]),
-    ]);
+    // Sent live as soon as it is stored, whatever the other reads do: should one fail (the hot store down), the
+    // failed turn's `error` follows it, and a WebSocket client sees no gap before it.
+    const opened = services.events.append([start]).then((written) => ({
+      written,
+      sent: written === 'stored' ? sendLive(services, input, [start]) : undefined,
+    }));
+    const [memory, digest, { written, sent }] = await Promise.all([memoryRead, digestRead, opened]).catch(
+      async (error: unknown) => {
+        await opened.then(
+          (sending) => sending.sent,
+          () => undefined,
+        );
+        throw error;
+      },
+    );
     if (written === 'stored')
       return {
         memory,
@@ -58,7 +68,7 @@ export async function readRoundState(services: TurnServices, input: LlmStepInput
         stored: [],
         toolResults: [],
         nextSeq: 2,
-        sent: sendLive(services, input, [start]),
+        ...(sent ? { sent } : {}),
       };
     const [turn, stored] = await Promise.all([
       services.turns.get(input),

@@ -52,8 +52,9 @@ export function createCosmosHotStore(
     value: HotValue,
     condition: HotWriteCondition,
   ): Promise<HotWriteResult> {
-    checkHotWrite(key, value, maxBytes);
-    const item: HotItem = { ...value, id: key, sessionId };
+    // The value as stored (JSON leaves out undefined fields), held by no caller: what is sent, cached and diffed.
+    const written = JSON.parse(checkHotWrite(key, value, maxBytes)) as HotValue;
+    const item: HotItem = { ...written, id: key, sessionId };
     // The guard checks the id and the partition key of every write, a create's and an upsert's too.
     const stored = guardedItem(container, key, sessionId);
     try {
@@ -66,8 +67,16 @@ export function createCosmosHotStore(
           ...RETURN_MINIMAL,
           accessCondition: { type: 'IfMatch', condition: condition.version },
         } as const;
-        const operations =
-          condition.previous === undefined ? undefined : patchOperations(condition.previous, value);
+        // The difference from the stored value when this process holds that version (what a caller passes as
+        // previous may be older than the version it names), else from the caller's.
+        const known = cache.get(cacheKey(sessionId, key));
+        const base =
+          condition.previous === undefined
+            ? undefined
+            : known?.etag === condition.version
+              ? known.resource
+              : (JSON.parse(JSON.stringify(condition.previous)) as HotValue);
+        const operations = base === undefined ? undefined : patchOperations(base, written);
         ({ etag } =
           operations === undefined
             ? await stored.replace(item, ifMatch)
@@ -134,11 +143,12 @@ export function createCosmosHotStore(
   };
 }
 
+/** A copy: the cached item stays what is stored whatever the caller does with the value it gets. */
 function toEntry(key: string, stored: StoredItem<HotItem>): HotEntry {
   const value = Object.fromEntries(
     Object.entries(stored.resource).filter(([name]) => !isReservedHotName(name)),
   );
-  return { key, value, version: stored.etag };
+  return { key, value: structuredClone(value), version: stored.etag };
 }
 
 /**
@@ -149,12 +159,14 @@ function toEntry(key: string, stored: StoredItem<HotItem>): HotEntry {
  */
 export function patchOperations(previous: HotValue, next: HotValue): PatchOperation[] | undefined {
   const operations: PatchOperation[] = [];
+  // Own names only: `in` would find `constructor` or `toString` on any object.
   for (const name of Object.keys(previous))
-    if (!isReservedHotName(name) && !(name in next)) operations.push({ op: 'remove', path: pointer(name) });
+    if (!isReservedHotName(name) && !Object.hasOwn(next, name))
+      operations.push({ op: 'remove', path: pointer(name) });
   for (const [name, value] of Object.entries(next)) {
     const path = pointer(name);
     const before = previous[name];
-    if (!(name in previous)) operations.push({ op: 'set', path, value });
+    if (!Object.hasOwn(previous, name)) operations.push({ op: 'set', path, value });
     else if (isDeepStrictEqual(before, value)) continue;
     else if (Array.isArray(before) && Array.isArray(value))
       operations.push(...slideList(path, before, value));

@@ -1,7 +1,8 @@
 // The hot store on Redis: one hash per session (`hot:{sessionId}`, braced so a cluster keeps it in one slot), one
-// field per entry holding `<version>:<json>`; conditional writes are one Lua compare-and-set that also restarts the
-// hash's expiry and keeps the hash under its byte bound. Any Redis by URL, or Azure Managed Redis with Entra ID.
+// field per entry holding `<version>:<json>`; a conditional write is one Lua compare-and-set (or a splice of what
+// changed) that also restarts the hash's expiry and keeps it under its byte bound. Any Redis, or Azure's (Entra ID).
 import { createHash, randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { TokenCredential } from '@azure/identity';
 import { EntraIdCredentialsProviderFactory, REDIS_SCOPE_DEFAULT } from '@redis/entraid';
 import { createClient, ErrorReply } from 'redis';
@@ -76,6 +77,38 @@ if string.sub(current, 1, string.len(held)) == held then return 1 end
 return current
 `;
 const READ_IF_CHANGED_SHA = createHash('sha1').update(READ_IF_CHANGED).digest('hex');
+
+// KEYS[1] the session's hash; ARGV: field, expected version, new version, the stored JSON's length in bytes, TTL
+// seconds, the hash's byte bound, then the new JSON as pieces, two arguments each: `c` and `<start>,<length>` (bytes
+// of the stored JSON kept as they are) or `l` and text. Returns as COMPARE_AND_SET, and -2 when the stored JSON is
+// not the one the pieces were cut from. No JSON is decoded: the pieces are joined as bytes.
+const SPLICE = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 0 end
+local held = ARGV[2] .. ':'
+local at = string.len(held)
+if string.sub(current, 1, at) ~= held then return 0 end
+if string.len(current) - at ~= tonumber(ARGV[4]) then return -2 end
+local parts = { ARGV[3], ':' }
+for i = 7, #ARGV, 2 do
+  if ARGV[i] == 'c' then
+    local start, length = string.match(ARGV[i + 1], '^(%d+),(%d+)$')
+    if not start then return -2 end
+    start = at + tonumber(start)
+    parts[#parts + 1] = string.sub(current, start + 1, start + tonumber(length))
+  else
+    parts[#parts + 1] = ARGV[i + 1]
+  end
+end
+local entry = table.concat(parts)
+local total = tonumber(redis.call('HGET', KEYS[1], '\\0bytes') or '0')
+local grown = total - string.len(current) + string.len(entry)
+if grown > tonumber(ARGV[6]) then return -1 end
+redis.call('HSET', KEYS[1], ARGV[1], entry, '\\0bytes', tostring(grown))
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+`;
+const SPLICE_SHA = createHash('sha1').update(SPLICE).digest('hex');
 /** Sessions whose last-read entries are kept, so a read of an unchanged entry costs a few bytes, not the value. */
 const CACHED_SESSIONS = 256;
 const TOTAL_FIELD = '\0bytes';
@@ -195,18 +228,40 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     write: async (sessionId, key, value, condition) => {
       const json = checkHotWrite(key, value, maxValueBytes);
       const version = newVersion();
-      const args = [
-        key,
-        condition.kind,
-        expectedVersion(condition),
-        version,
-        json,
-        ttlSeconds,
-        maxSessionBytes,
-      ];
-      const outcome = await run('write', () =>
-        script(COMPARE_AND_SET, COMPARE_AND_SET_SHA, { keys: [hashKey(sessionId)], arguments: args }),
-      );
+      const keys = [hashKey(sessionId)];
+      // Over a version this process holds the JSON of (it read or wrote it), only what changed is sent.
+      const held = cache.get(sessionId)?.get(key);
+      const pieces =
+        condition.kind === 'version' && held?.version === condition.version
+          ? splicePieces(held.json, json)
+          : undefined;
+      let outcome: unknown;
+      if (held !== undefined && pieces !== undefined) {
+        const args = [
+          key,
+          held.version,
+          version,
+          String(Buffer.byteLength(held.json)),
+          ttlSeconds,
+          maxSessionBytes,
+          ...pieces,
+        ];
+        outcome = await run('write', () => script(SPLICE, SPLICE_SHA, { keys, arguments: args }));
+      }
+      if (outcome === undefined || outcome === -2) {
+        const args = [
+          key,
+          condition.kind,
+          expectedVersion(condition),
+          version,
+          json,
+          ttlSeconds,
+          maxSessionBytes,
+        ];
+        outcome = await run('write', () =>
+          script(COMPARE_AND_SET, COMPARE_AND_SET_SHA, { keys, arguments: args }),
+        );
+      }
       if (outcome === -1)
         throw new ValidationError(
           `A session's hot store entries may hold at most ${maxSessionBytes} bytes; this write would exceed it.`,
@@ -305,6 +360,120 @@ function expectedVersion(condition: HotWriteCondition): string {
 /** Random, so a version never comes back after the session's hash expired or was deleted and written anew. */
 function newVersion(): string {
   return randomBytes(9).toString('base64url');
+}
+
+/**
+ * The new JSON as pieces of the stored one (`c`, `<byte start>,<byte length>`) and text (`l`, text), when that sends
+ * at most half its bytes: top-level fields left as they were are kept, and a list that lost items at its head and
+ * gained some at its tail (a window of messages sliding on) keeps the items it still has. Undefined otherwise. The
+ * pieces are joined here first and must give `nextJson` exactly, whatever the stored JSON holds.
+ */
+export function splicePieces(storedJson: string, nextJson: string): string[] | undefined {
+  let stored: unknown;
+  let next: unknown;
+  try {
+    stored = JSON.parse(storedJson);
+    next = JSON.parse(nextJson);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(stored) || !isObject(next)) return undefined;
+  const fields = layout(stored);
+  const pieces: ({ start: number; end: number } | string)[] = [];
+  const text = (value: string) => {
+    const last = pieces.at(-1);
+    if (typeof last === 'string') pieces[pieces.length - 1] = last + value;
+    else pieces.push(value);
+  };
+  const keep = (start: number, end: number) => {
+    const last = pieces.at(-1);
+    if (typeof last === 'object' && last.end === start) last.end = end;
+    else pieces.push({ start, end });
+  };
+  text('{');
+  Object.entries(next).forEach(([name, value], index) => {
+    if (index > 0) text(',');
+    const before = fields.get(name);
+    if (before !== undefined && isDeepStrictEqual(before.value, value)) return keep(before.start, before.end);
+    text(`${JSON.stringify(name)}:`);
+    const dropped =
+      before?.items !== undefined && Array.isArray(value)
+        ? slidFrom(before.value as unknown[], value)
+        : undefined;
+    if (before?.items === undefined || dropped === undefined) return text(JSON.stringify(value));
+    const kept = before.items.slice(dropped);
+    text('[');
+    keep(kept[0]!.start, kept.at(-1)!.end);
+    for (const item of (value as unknown[]).slice(kept.length)) text(`,${JSON.stringify(item)}`);
+    text(']');
+  });
+  text('}');
+  const joined = pieces.map((piece) =>
+    typeof piece === 'string' ? piece : storedJson.slice(piece.start, piece.end),
+  );
+  if (joined.join('') !== nextJson) return undefined;
+  const sent = pieces.reduce(
+    (bytes, piece) => bytes + (typeof piece === 'string' ? Buffer.byteLength(piece) : 12),
+    0,
+  );
+  if (sent * 2 > Buffer.byteLength(nextJson)) return undefined;
+  const splits = (at: number) => /[\uDC00-\uDFFF]/.test(storedJson.charAt(at));
+  if (pieces.some((piece) => typeof piece === 'object' && (splits(piece.start) || splits(piece.end))))
+    return undefined;
+  // Offsets in bytes, as Lua counts them: a piece that would cut a character in two is not sent.
+  const bytes = (start: number, end: number) => Buffer.byteLength(storedJson.slice(start, end));
+  return pieces.flatMap((piece) =>
+    typeof piece === 'string'
+      ? ['l', piece]
+      : ['c', `${bytes(0, piece.start)},${bytes(piece.start, piece.end)}`],
+  );
+}
+
+interface FieldLayout {
+  value: unknown;
+  /** Where `"name":value` starts and ends in the stored JSON (code units). */
+  start: number;
+  end: number;
+  /** A list's items, where each starts and ends. */
+  items?: { start: number; end: number }[];
+}
+
+/** Where JSON.stringify lays out each top-level field of `value` (checked by the caller, which joins the pieces). */
+function layout(value: Record<string, unknown>): Map<string, FieldLayout> {
+  const fields = new Map<string, FieldLayout>();
+  let at = 1;
+  Object.entries(value).forEach(([name, field], index) => {
+    if (index > 0) at += 1;
+    const valueStart = at + JSON.stringify(name).length + 1;
+    const end = valueStart + (JSON.stringify(field) ?? 'null').length;
+    let items: { start: number; end: number }[] | undefined;
+    if (Array.isArray(field)) {
+      let itemAt = valueStart + 1;
+      items = field.map((item: unknown, i) => {
+        if (i > 0) itemAt += 1;
+        const start = itemAt;
+        itemAt += (JSON.stringify(item) ?? 'null').length;
+        return { start, end: itemAt };
+      });
+    }
+    fields.set(name, { value: field, start: at, end, ...(items ? { items } : {}) });
+    at = end;
+  });
+  return fields;
+}
+
+/** How many items `next` dropped from the head of `before` when it keeps the rest (at least one) as its own head. */
+function slidFrom(before: readonly unknown[], next: readonly unknown[]): number | undefined {
+  for (let dropped = 0; dropped < before.length; dropped++) {
+    const kept = before.length - dropped;
+    if (kept > next.length) continue;
+    if (before.slice(dropped).every((item, i) => isDeepStrictEqual(item, next[i]))) return dropped;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An entry as read, parsed; `remember` keeps it for the next read. */
