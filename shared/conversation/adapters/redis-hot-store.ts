@@ -2,10 +2,8 @@
 // field per entry holding `<version>:<json>`; a conditional write is one Lua compare-and-set (or a splice of what
 // changed) that also restarts the hash's expiry and keeps it under its byte bound. Any Redis, or Azure's (Entra ID).
 import { createHash, randomBytes } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { TokenCredential } from '@azure/identity';
-import { EntraIdCredentialsProviderFactory, REDIS_SCOPE_DEFAULT } from '@redis/entraid';
-import { createClient, ErrorReply } from 'redis';
+import { ErrorReply } from 'redis';
 import { DependencyError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import {
@@ -20,9 +18,9 @@ import {
   type HotWriteResult,
 } from '../hot-store.js';
 import type { RedisConnection } from '../redis-settings.js';
+import { createRedisClient } from './redis-client.js';
+import { splicePieces } from './redis-splice.js';
 
-/** Azure Managed Redis serves TLS on this port (its clustering proxy). */
-export const AZURE_MANAGED_REDIS_PORT = 10_000;
 /** A session's hash stops taking writes past this many bytes of entries (its working memory and turn records). */
 export const REDIS_SESSION_MAX_BYTES = 32 * 1024 * 1024;
 const DAY_SECONDS = 24 * 60 * 60;
@@ -289,65 +287,6 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
   };
 }
 
-function createRedisClient(options: RedisHotStoreOptions, connectTimeoutMs: number) {
-  const maxDelay = options.reconnectMaxDelayMs ?? 5_000;
-  const reconnectStrategy = (retries: number) =>
-    Math.min(50 * 2 ** Math.min(retries, 16), maxDelay) + Math.floor(Math.random() * 50);
-  const { connection } = options;
-  if (connection.kind === 'url') {
-    return createClient({
-      url: connection.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: connectTimeoutMs, reconnectStrategy },
-    });
-  }
-  return createClient({
-    disableOfflineQueue: true,
-    socket: {
-      host: connection.hostName,
-      port: AZURE_MANAGED_REDIS_PORT,
-      tls: true,
-      servername: connection.hostName,
-      connectTimeout: connectTimeoutMs,
-      reconnectStrategy,
-    },
-    credentialsProvider: entraIdProvider(connection.managedIdentityClientId, options.credential),
-  });
-}
-
-/**
- * Tokens for Azure Managed Redis, refreshed before they expire (the client re-authenticates its connection with
- * each): the user-assigned managed identity in Azure, else the app's credential (a developer's az login).
- */
-function entraIdProvider(
-  managedIdentityClientId: string | undefined,
-  credential: TokenCredential | undefined,
-) {
-  const tokenManagerConfig = {
-    expirationRefreshRatio: 0.8,
-    retry: {
-      maxAttempts: 5,
-      initialDelayMs: 200,
-      maxDelayMs: 5_000,
-      backoffMultiplier: 2,
-      jitterPercentage: 10,
-    },
-  };
-  if (managedIdentityClientId !== undefined)
-    return EntraIdCredentialsProviderFactory.createForUserAssignedManagedIdentity({
-      clientId: managedIdentityClientId,
-      userAssignedClientId: managedIdentityClientId,
-      tokenManagerConfig,
-    });
-  if (credential === undefined)
-    throw new Error('Azure Managed Redis needs a credential: set AZURE_CLIENT_ID, or sign in with az login.');
-  return EntraIdCredentialsProviderFactory.createForDefaultAzureCredential({
-    credential,
-    scopes: REDIS_SCOPE_DEFAULT,
-    tokenManagerConfig,
-  });
-}
-
 /** The session's hash; the braces make the session id the cluster hash tag. */
 export function hashKey(sessionId: string): string {
   return `hot:{${sessionId}}`;
@@ -360,120 +299,6 @@ function expectedVersion(condition: HotWriteCondition): string {
 /** Random, so a version never comes back after the session's hash expired or was deleted and written anew. */
 function newVersion(): string {
   return randomBytes(9).toString('base64url');
-}
-
-/**
- * The new JSON as pieces of the stored one (`c`, `<byte start>,<byte length>`) and text (`l`, text), when that sends
- * at most half its bytes: top-level fields left as they were are kept, and a list that lost items at its head and
- * gained some at its tail (a window of messages sliding on) keeps the items it still has. Undefined otherwise. The
- * pieces are joined here first and must give `nextJson` exactly, whatever the stored JSON holds.
- */
-export function splicePieces(storedJson: string, nextJson: string): string[] | undefined {
-  let stored: unknown;
-  let next: unknown;
-  try {
-    stored = JSON.parse(storedJson);
-    next = JSON.parse(nextJson);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(stored) || !isObject(next)) return undefined;
-  const fields = layout(stored);
-  const pieces: ({ start: number; end: number } | string)[] = [];
-  const text = (value: string) => {
-    const last = pieces.at(-1);
-    if (typeof last === 'string') pieces[pieces.length - 1] = last + value;
-    else pieces.push(value);
-  };
-  const keep = (start: number, end: number) => {
-    const last = pieces.at(-1);
-    if (typeof last === 'object' && last.end === start) last.end = end;
-    else pieces.push({ start, end });
-  };
-  text('{');
-  Object.entries(next).forEach(([name, value], index) => {
-    if (index > 0) text(',');
-    const before = fields.get(name);
-    if (before !== undefined && isDeepStrictEqual(before.value, value)) return keep(before.start, before.end);
-    text(`${JSON.stringify(name)}:`);
-    const dropped =
-      before?.items !== undefined && Array.isArray(value)
-        ? slidFrom(before.value as unknown[], value)
-        : undefined;
-    if (before?.items === undefined || dropped === undefined) return text(JSON.stringify(value));
-    const kept = before.items.slice(dropped);
-    text('[');
-    keep(kept[0]!.start, kept.at(-1)!.end);
-    for (const item of (value as unknown[]).slice(kept.length)) text(`,${JSON.stringify(item)}`);
-    text(']');
-  });
-  text('}');
-  const joined = pieces.map((piece) =>
-    typeof piece === 'string' ? piece : storedJson.slice(piece.start, piece.end),
-  );
-  if (joined.join('') !== nextJson) return undefined;
-  const sent = pieces.reduce(
-    (bytes, piece) => bytes + (typeof piece === 'string' ? Buffer.byteLength(piece) : 12),
-    0,
-  );
-  if (sent * 2 > Buffer.byteLength(nextJson)) return undefined;
-  const splits = (at: number) => /[\uDC00-\uDFFF]/.test(storedJson.charAt(at));
-  if (pieces.some((piece) => typeof piece === 'object' && (splits(piece.start) || splits(piece.end))))
-    return undefined;
-  // Offsets in bytes, as Lua counts them: a piece that would cut a character in two is not sent.
-  const bytes = (start: number, end: number) => Buffer.byteLength(storedJson.slice(start, end));
-  return pieces.flatMap((piece) =>
-    typeof piece === 'string'
-      ? ['l', piece]
-      : ['c', `${bytes(0, piece.start)},${bytes(piece.start, piece.end)}`],
-  );
-}
-
-interface FieldLayout {
-  value: unknown;
-  /** Where `"name":value` starts and ends in the stored JSON (code units). */
-  start: number;
-  end: number;
-  /** A list's items, where each starts and ends. */
-  items?: { start: number; end: number }[];
-}
-
-/** Where JSON.stringify lays out each top-level field of `value` (checked by the caller, which joins the pieces). */
-function layout(value: Record<string, unknown>): Map<string, FieldLayout> {
-  const fields = new Map<string, FieldLayout>();
-  let at = 1;
-  Object.entries(value).forEach(([name, field], index) => {
-    if (index > 0) at += 1;
-    const valueStart = at + JSON.stringify(name).length + 1;
-    const end = valueStart + (JSON.stringify(field) ?? 'null').length;
-    let items: { start: number; end: number }[] | undefined;
-    if (Array.isArray(field)) {
-      let itemAt = valueStart + 1;
-      items = field.map((item: unknown, i) => {
-        if (i > 0) itemAt += 1;
-        const start = itemAt;
-        itemAt += (JSON.stringify(item) ?? 'null').length;
-        return { start, end: itemAt };
-      });
-    }
-    fields.set(name, { value: field, start: at, end, ...(items ? { items } : {}) });
-    at = end;
-  });
-  return fields;
-}
-
-/** How many items `next` dropped from the head of `before` when it keeps the rest (at least one) as its own head. */
-function slidFrom(before: readonly unknown[], next: readonly unknown[]): number | undefined {
-  for (let dropped = 0; dropped < before.length; dropped++) {
-    const kept = before.length - dropped;
-    if (kept > next.length) continue;
-    if (before.slice(dropped).every((item, i) => isDeepStrictEqual(item, next[i]))) return dropped;
-  }
-  return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An entry as read, parsed; `remember` keeps it for the next read. */
