@@ -30,6 +30,8 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
       ...(definition.query === undefined ? {} : { query: definition.query }),
       ...(definition.body === undefined ? {} : { body: definition.body }),
       ...(definition.responses === undefined ? {} : { responses: definition.responses }),
+      ...(definition.replies === undefined ? {} : { replies: definition.replies }),
+      ...(definition.ticket === undefined ? {} : { ticketParameter: definition.ticket.queryParameter }),
     },
   };
 }

@@ -1,6 +1,7 @@
 // The knowledge base's entries: upload, list, read and delete documents, hybrid search with citations, and
 // the ingestion worker on the knowledge-documents queue, which settles each document ready or failed.
 import type { InvocationContext } from '@azure/functions';
+import { z } from 'zod';
 import { getApp } from '../shared/app/app.js';
 import { formFile, formText } from '../shared/http/upload-body.js';
 import {
@@ -26,6 +27,12 @@ import { endpoint, httpFunction } from './endpoint.js';
 import { deliveryCount } from './service-bus-delivery.js';
 
 const documentLocation = (documentId: string) => `/api/knowledge/documents/${documentId}`;
+
+/** The parts uploadFromForm reads, for the OpenAPI document. */
+const uploadFormParts = z.object({
+  file: z.file().describe('the document: Markdown, text, HTML or PDF'),
+  title: z.string().optional().describe("the document's title; default: its file name's stem"),
+});
 
 /** A form upload as the body schema reads it: the `file` part (its name and type) and an optional `title`. */
 async function uploadFromForm(form: FormData): Promise<unknown> {
@@ -53,6 +60,7 @@ export const uploadDocumentEndpoint = endpoint({
     maxBytes: (app) => uploadBodyLimit(app.config.knowledge.maxDocumentBytes),
     what: 'document upload',
     multipart: uploadFromForm,
+    formParts: uploadFormParts,
   },
   async handle({ app, caller, body }) {
     const result = await uploadDocument(app.knowledge, caller, body);

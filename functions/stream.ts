@@ -3,6 +3,7 @@
 // identity or ticket.
 import { z } from 'zod';
 import {
+  clientAccessSchema,
   negotiateQuerySchema,
   ownUserQuerySchema,
   streamParamsSchema,
@@ -22,6 +23,7 @@ export const negotiateEndpoint = endpoint({
     "A Web PubSub client URL that follows one of the caller's sessions: it joins that session's group and no other, and cannot send.",
   auth: 'caller',
   responses: { 200: '{url, expiresAt}', 404: "an unknown session, or another user's" },
+  replies: { 200: clientAccessSchema },
   query: negotiateQuerySchema,
   async handle({ app, caller, query }) {
     const services = { sessions: app.chat.sessions, clientAccess: app.streaming.clientAccess };

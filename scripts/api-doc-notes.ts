@@ -1,5 +1,5 @@
-// The hand-written parts of docs/api.md: its introduction and one note per area. Everything else on that page is
-// generated from the endpoint declarations by scripts/generate-api-docs.ts.
+// The hand-written introduction of docs/api.md (each area's note is in functions/api-areas.ts). Everything else on
+// that page is generated from the endpoint declarations by scripts/generate-api-docs.ts.
 
 export const API_INTRO = `Every endpoint answers under \`/api\` (\`http://localhost:7071/api\` locally). Callers identify as the
 deployment says (\`AUTH_MODE\`): locally, the dev users \`user_001\`..\`user_003\` with the \`x-ms-client-principal-id\`
@@ -14,68 +14,3 @@ keys have closed formats (UUIDs for sessions and chat messages), so a malformed 
 
 [\`api.http\`](../api.http) holds a runnable request for each endpoint. The event protocol of a turn's stream (event
 types, SSE, Web PubSub, resume, \`discard\`, tickets) is in [streaming.md](streaming.md).`;
-
-export interface ApiArea {
-  title: string;
-  /** First segments of the routes that belong to it. */
-  routePrefixes: readonly string[];
-  note: string;
-}
-
-export const API_AREAS: readonly ApiArea[] = [
-  {
-    title: 'Health',
-    routePrefixes: ['health'],
-    note: 'Each dependency check is kept for `HEALTH_CACHE_SECONDS` (30), so polling costs little.',
-  },
-  {
-    title: 'Chat',
-    routePrefixes: ['session', 'chat'],
-    note: `A message's text is \`text\` (or \`question\`), up to \`CHAT_MAX_TEXT_CHARS\` (8,000) characters. A \`chatMessageId\` is a UUID the client makes, unique within its session; every idempotency key names the
-session, so two users or two sessions using the same id never meet. \`question\` is accepted for \`text\` and
-\`useMemory\` for \`use_memory\` (both, disagreeing → 400). \`editOf\` replaces an earlier message of the session:
-the conversation branches there (see the README's "Stop, regenerate, edit: branches").`,
-  },
-  {
-    title: 'Streaming',
-    routePrefixes: ['realtime', 'stream'],
-    note: 'The events themselves, and how to resume, are in [streaming.md](streaming.md).',
-  },
-  {
-    title: 'History',
-    routePrefixes: ['history'],
-    note: `Lists and conversations are paged: pass the answer's \`continuationToken\` back for the next page. A conversation
-is read along its active branch (\`path\`): each message has its \`ordinal\`, \`branch\`, tool calls and results, a failed
-turn's \`failure\`, and at a branch point \`alternatives\`; a turn shows as soon as its \`message-end\` is out. A title
-is 1–200 characters without control characters, unpaired surrogates or bidi controls. A deleted conversation is
-removed everywhere (history, hot store, turn events, stream tickets, turns, its memory), also while a turn of it
-streams, and never comes back: sessions are only ever started under new random ids.`,
-  },
-  {
-    title: 'Memory',
-    routePrefixes: ['memory'],
-    note: `What the memory worker keeps about the caller. Facts come in every status (active, superseded, retracted) with
-\`provenance\`, \`validFrom\`/\`validUntil\`, \`supersededBy\` and \`changeReason\`; summaries come without vectors. Forgetting a
-conversation takes its summary and the facts that came only from it (facts also said elsewhere lose its sources),
-and is at once: a forgotten memory is gone from search and from the next prompt. A search result has the
-conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, \`similarity\`, \`sessionId\`, \`title\`
-and \`date\`.`,
-  },
-  {
-    title: 'Knowledge base',
-    routePrefixes: ['knowledge'],
-    note: `Documents are private to their uploader, or in the shared library for the users and groups
-\`KNOWLEDGE_SHARED_LIBRARY\` names. Formats: Markdown, plain text, HTML and PDF, up to
-\`KNOWLEDGE_MAX_DOCUMENT_BYTES\` (10 MiB; the body limit below leaves room for base64). The same content again is the
-same \`documentId\`. A document's \`status\` is \`queued\`, \`processing\`, \`ready\` or \`failed\` with \`failure: {code, reason}\`,
-beside \`format\`, \`bytes\`, \`pageCount\`, \`chunkCount\`, \`library\` and \`ownedByYou\`. A search result has the chunk's
-\`text\`, its document's \`title\` and \`documentId\`, \`pages\` (PDF), \`headings\`/\`heading\`, \`library\`, \`score\`,
-\`similarity\` and \`citation\` (\`"Security Guide, p. 2"\`).`,
-  },
-  {
-    title: 'MCP',
-    routePrefixes: ['mcp', 'oauth-protected-resource'],
-    note: `The memory tools over the Model Context Protocol (protocol revision \`2026-07-28\` and the 2025 ones), with the
-same per-user authorisation as REST. The README shows how to point an MCP client at it.`,
-  },
-];

@@ -5,55 +5,38 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
-import { z } from 'zod';
-import type { HttpFunctionDefinition } from '../functions/definition.js';
+import type { z } from 'zod';
+import { API_AREAS } from '../functions/api-areas.js';
 import { functionDefinitions } from '../functions/table.js';
 import type { App } from '../shared/app/app.js';
 import { loadConfig } from '../shared/app/config.js';
-import type { EndpointAuth, EndpointDeclaration } from '../shared/http/endpoint.js';
-import { API_AREAS, API_INTRO, type ApiArea } from './api-doc-notes.js';
+import {
+  bytes,
+  declaredEndpoints,
+  endpointStatuses,
+  inputJsonSchema,
+  isSuccessStatus,
+  resolvedBody,
+  type DeclaredEndpoint,
+  type JsonSchema,
+} from '../shared/http/declared-endpoints.js';
+import type { EndpointAuth } from '../shared/http/endpoint.js';
+import { apiAreaOf, type ApiTag } from '../shared/http/openapi.js';
+import { API_INTRO } from './api-doc-notes.js';
 import { buildSampleSettings } from './generate-definitions.js';
 
 export const API_DOCS_PATH = fileURLToPath(new URL('../docs/api.md', import.meta.url));
 
-/** A JSON Schema node, as z.toJSONSchema writes it (only what this page reads). */
-interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  description?: string;
-  pattern?: string;
-  format?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  maxItems?: number;
-}
-
 const UUID_PATTERN = /^\^\(\?:\[0-9a-fA-F\]\{8\}-/;
 
-/** A declared endpoint, with the route and methods of its table entry. */
-interface DocumentedEndpoint {
-  name: string;
-  route: string;
-  methods: string[];
-  declaration: EndpointDeclaration<App>;
-}
+type DocumentedEndpoint = DeclaredEndpoint<App>;
 
 /**
  * Body schemas and limits that follow settings are functions of the app; they read only its configuration, so
  * the page shows them with every setting at its default. The endpoints below are placeholders the local runtime
  * would fill in: no limit reads them.
  */
-function documentationApp(): App {
+export function documentationApp(): App {
   const env = {
     ...buildSampleSettings().Values,
     COSMOS_ENDPOINT: 'https://localhost:8081/',
@@ -67,33 +50,10 @@ function documentationApp(): App {
 }
 
 function documentedEndpoints(): DocumentedEndpoint[] {
-  const http = functionDefinitions.filter((d): d is HttpFunctionDefinition => d.kind === 'http');
-  return http.map((definition) => {
-    const { declaration } = definition;
-    if (declaration === undefined)
-      throw new Error(
-        `HTTP function '${definition.name}' has no declaration: declare it with endpoint(), or give it a declaration with its summary, auth and responses.`,
-      );
-    if (declaration.responses === undefined)
-      throw new Error(`Endpoint '${definition.name}' declares no responses: its success status at least.`);
-    return {
-      name: definition.name,
-      route: definition.route,
-      methods: definition.methods,
-      declaration,
-    };
-  });
+  return declaredEndpoints<App>(functionDefinitions);
 }
 
-function areaOf(endpoint: DocumentedEndpoint): ApiArea {
-  const first = endpoint.route.split('/')[0] ?? '';
-  const area = API_AREAS.find((candidate) => candidate.routePrefixes.includes(first));
-  if (area === undefined)
-    throw new Error(
-      `Endpoint '${endpoint.name}' (route ${endpoint.route}) belongs to no area of scripts/api-doc-notes.ts: add its first route segment to one.`,
-    );
-  return area;
-}
+const areaOf = (endpoint: DocumentedEndpoint): ApiTag => apiAreaOf(endpoint, API_AREAS);
 
 /** Prose from a declaration, with `<` escaped so that `<new id>` is not read as an HTML tag. */
 const prose = (text: string) => text.replace(/</g, '\\<');
@@ -103,10 +63,6 @@ const cell = (text: string) =>
     .replace(/\|/g, '\\|')
     .replace(/\s*\n\s*/g, ' ');
 const code = (text: string) => '`' + text + '`';
-
-function toJsonSchema(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-}
 
 /** One field's type in a few words: `string (UUID)`, `integer, 1–100, default 20`, `"asc" | "desc"`. */
 export function describeType(schema: JsonSchema): string {
@@ -151,7 +107,7 @@ interface FieldRow {
 
 function fieldRows(part: string, schema: z.ZodType | undefined): FieldRow[] {
   if (schema === undefined) return [];
-  const json = toJsonSchema(schema);
+  const json = inputJsonSchema(schema);
   const required = new Set(json.required ?? []);
   return Object.entries(json.properties ?? {})
     .filter(([, property]) => Object.keys(property).length > 0)
@@ -164,44 +120,14 @@ function fieldRows(part: string, schema: z.ZodType | undefined): FieldRow[] {
     }));
 }
 
-function bytes(count: number): string {
-  if (count % (1024 * 1024) === 0) return `${count / (1024 * 1024)} MiB`;
-  if (count % 1024 === 0) return `${count / 1024} KiB`;
-  return `${count.toLocaleString('en-US')} bytes`;
-}
-
 const AUTH: Record<EndpointAuth, string> = {
   caller: 'caller',
   anonymous: 'anyone',
   'caller-or-ticket': 'caller or ticket',
 };
 
-/** Every status an endpoint answers: those its declaration implies, then its own (which win on a clash). */
-function statuses(endpoint: DocumentedEndpoint, app: App): [number, string][] {
-  const { declaration } = endpoint;
-  const implied: Record<number, string> = {};
-  if (declaration.params !== undefined || declaration.query !== undefined || declaration.body !== undefined)
-    implied[400] = 'a path, query or body that does not parse (the problem lists each field)';
-  if (declaration.auth !== 'anonymous') {
-    implied[401] = 'no identity';
-    implied[403] = "a userId that is not the caller's";
-  }
-  const body = declaration.body;
-  if (body !== undefined) {
-    const maxBytes = typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(app);
-    implied[413] = `a body over ${bytes(maxBytes)}`;
-    implied[415] =
-      body.multipart === undefined
-        ? 'a body that is not JSON'
-        : 'a body that is neither JSON nor multipart/form-data';
-  }
-  const all: Record<number, string> = { ...implied, ...declaration.responses };
-  return Object.entries(all)
-    .map(([status, meaning]): [number, string] => [Number(status), meaning])
-    .sort(([a], [b]) => a - b);
-}
-
-const isSuccess = (status: number) => status < 400;
+const statuses = endpointStatuses<App>;
+const isSuccess = isSuccessStatus;
 
 function endpointTitle(endpoint: DocumentedEndpoint): string {
   return `${endpoint.methods.join(', ')} /api/${endpoint.route}`;
@@ -210,21 +136,15 @@ function endpointTitle(endpoint: DocumentedEndpoint): string {
 function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
   const { declaration } = endpoint;
   const lines = [`### ${code(endpointTitle(endpoint))}`, '', prose(declaration.summary), ''];
-  const body = declaration.body;
-  const bodySchema =
-    body === undefined ? undefined : typeof body.schema === 'function' ? body.schema(app) : body.schema;
+  const body = resolvedBody(declaration, app);
   const fields = [
     ...fieldRows('path', declaration.params),
     ...fieldRows('query', declaration.query),
-    ...fieldRows('body', bodySchema),
+    ...fieldRows('body', body?.schema),
   ];
   if (body !== undefined) {
-    const maxBytes = typeof body.maxBytes === 'number' ? body.maxBytes : body.maxBytes(app);
-    const kinds = body.multipart === undefined ? 'JSON' : 'JSON or `multipart/form-data`';
-    lines.push(
-      `Body: ${kinds}, at most ${bytes(maxBytes)}${body.optional === true ? ', optional' : ''}.`,
-      '',
-    );
+    const kinds = body.multipart ? 'JSON or `multipart/form-data`' : 'JSON';
+    lines.push(`Body: ${kinds}, at most ${bytes(body.maxBytes)}${body.optional ? ', optional' : ''}.`, '');
   }
   if (declaration.auth === 'caller-or-ticket')
     lines.push(

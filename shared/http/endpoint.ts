@@ -84,6 +84,8 @@ export interface BodySpec<TApp, B> {
    * value the schema parses. Without it, an endpoint takes JSON only.
    */
   multipart?: (form: FormData) => Promise<unknown>;
+  /** The parts of that form (a file part is `z.file()`), as the OpenAPI document shows them. */
+  formParts?: z.ZodType;
 }
 
 export interface EndpointDefinition<
@@ -106,6 +108,8 @@ export interface EndpointDefinition<
    * success status and the errors its use-case raises, each with what it means. docs/api.md is generated from it.
    */
   responses?: EndpointResponses;
+  /** The JSON a success status answers with, where a schema of it exists: the OpenAPI document shows it. */
+  replies?: EndpointReplies;
   /** Required with auth 'caller-or-ticket' (checked when the handler is made). */
   ticket?: TicketAuth<TApp, P>;
   /** The handler uses `app.orchestrations(context)`: the host must bind a durable client input. */
@@ -119,11 +123,17 @@ export interface EndpointDefinition<
 /** Status → what it means to the client ("the session", "another user's or an unknown session"). */
 export type EndpointResponses = Readonly<Record<number, string>>;
 
-/** The parts of a definition that describe it to a client (docs/api.md reads them), without its handler. */
+/** Status → the schema of the JSON body it answers with. */
+export type EndpointReplies = Readonly<Record<number, z.ZodType>>;
+
+/** The parts of a definition that describe it to a client (docs/api.md and the OpenAPI document), without its handler. */
 export type EndpointDeclaration<TApp> = Pick<
   EndpointDefinition<TApp, unknown, unknown, unknown, EndpointAuth>,
-  'summary' | 'auth' | 'params' | 'query' | 'body' | 'responses'
->;
+  'summary' | 'auth' | 'params' | 'query' | 'body' | 'responses' | 'replies'
+> & {
+  /** With auth 'caller-or-ticket': the query parameter that carries the ticket. */
+  ticketParameter?: string;
+};
 
 /** What httpHandler needs of the app: how to identify callers. */
 export interface EndpointApp {

@@ -1,19 +1,29 @@
 // Maps any error to an RFC 9457 problem details response: one place decides what a client sees.
 // Known AppErrors keep their status and message; anything else is a 500 that reveals nothing internal.
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
+import { z } from 'zod';
 import { AppError, NotReadyError, ValidationError, ensureError } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  instance?: string;
-  errors?: readonly { path: string; message: string }[];
-}
+/** What every error answers (RFC 9457), with the stable `code` clients branch on; the OpenAPI document shows it. */
+export const problemDetailsSchema = z.object({
+  type: z.string().describe('a URI naming the HTTP status'),
+  title: z.string().describe("the status's name"),
+  status: z.number().int(),
+  detail: z.string().describe('what went wrong and what to fix'),
+  code: z
+    .string()
+    .describe('stable: validation_failed, unauthenticated, forbidden, not_found, conflict, ...'),
+  instance: z.string().optional().describe('the URL of the request'),
+  errors: z
+    .array(z.object({ path: z.string(), message: z.string() }).readonly())
+    .readonly()
+    .optional()
+    .describe('a 400: each field that does not parse'),
+});
+
+export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
 
 const titles: Record<number, string> = {
   400: 'Bad Request',

@@ -1,0 +1,66 @@
+// The areas of the HTTP API, by the first segment of their routes, each with a note on what its endpoints share:
+// docs/api.md's sections and the OpenAPI document's tags.
+import type { ApiTag } from '../shared/http/openapi.js';
+
+export const API_AREAS: readonly ApiTag[] = [
+  {
+    title: 'Health',
+    routePrefixes: ['health'],
+    note: 'Each dependency check is kept for `HEALTH_CACHE_SECONDS` (30), so polling costs little.',
+  },
+  {
+    title: 'Chat',
+    routePrefixes: ['session', 'chat'],
+    note: `A message's text is \`text\` (or \`question\`), up to \`CHAT_MAX_TEXT_CHARS\` (8,000) characters. A \`chatMessageId\` is a UUID the client makes, unique within its session; every idempotency key names the
+session, so two users or two sessions using the same id never meet. \`question\` is accepted for \`text\` and
+\`useMemory\` for \`use_memory\` (both, disagreeing → 400). \`editOf\` replaces an earlier message of the session:
+the conversation branches there (see the README's "Stop, regenerate, edit: branches").`,
+  },
+  {
+    title: 'Streaming',
+    routePrefixes: ['realtime', 'stream'],
+    note: 'The events themselves, and how to resume, are in [streaming.md](streaming.md).',
+  },
+  {
+    title: 'History',
+    routePrefixes: ['history'],
+    note: `Lists and conversations are paged: pass the answer's \`continuationToken\` back for the next page. A conversation
+is read along its active branch (\`path\`): each message has its \`ordinal\`, \`branch\`, tool calls and results, a failed
+turn's \`failure\`, and at a branch point \`alternatives\`; a turn shows as soon as its \`message-end\` is out. A title
+is 1–200 characters without control characters, unpaired surrogates or bidi controls. A deleted conversation is
+removed everywhere (history, hot store, turn events, stream tickets, turns, its memory), also while a turn of it
+streams, and never comes back: sessions are only ever started under new random ids.`,
+  },
+  {
+    title: 'Memory',
+    routePrefixes: ['memory'],
+    note: `What the memory worker keeps about the caller. Facts come in every status (active, superseded, retracted) with
+\`provenance\`, \`validFrom\`/\`validUntil\`, \`supersededBy\` and \`changeReason\`; summaries come without vectors. Forgetting a
+conversation takes its summary and the facts that came only from it (facts also said elsewhere lose its sources),
+and is at once: a forgotten memory is gone from search and from the next prompt. A search result has the
+conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, \`similarity\`, \`sessionId\`, \`title\`
+and \`date\`.`,
+  },
+  {
+    title: 'Knowledge base',
+    routePrefixes: ['knowledge'],
+    note: `Documents are private to their uploader, or in the shared library for the users and groups
+\`KNOWLEDGE_SHARED_LIBRARY\` names. Formats: Markdown, plain text, HTML and PDF, up to
+\`KNOWLEDGE_MAX_DOCUMENT_BYTES\` (10 MiB; the body limit below leaves room for base64). The same content again is the
+same \`documentId\`. A document's \`status\` is \`queued\`, \`processing\`, \`ready\` or \`failed\` with \`failure: {code, reason}\`,
+beside \`format\`, \`bytes\`, \`pageCount\`, \`chunkCount\`, \`library\` and \`ownedByYou\`. A search result has the chunk's
+\`text\`, its document's \`title\` and \`documentId\`, \`pages\` (PDF), \`headings\`/\`heading\`, \`library\`, \`score\`,
+\`similarity\` and \`citation\` (\`"Security Guide, p. 2"\`).`,
+  },
+  {
+    title: 'MCP',
+    routePrefixes: ['mcp', 'oauth-protected-resource'],
+    note: `The memory tools over the Model Context Protocol (protocol revision \`2026-07-28\` and the 2025 ones), with the
+same per-user authorisation as REST. The README shows how to point an MCP client at it.`,
+  },
+  {
+    title: 'API description',
+    routePrefixes: ['openapi.json', 'docs'],
+    note: 'This API described: the OpenAPI 3.1 document for tools (generated from the endpoint declarations, like this reference) and the same as an HTML page to read in a browser.',
+  },
+];
