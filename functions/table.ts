@@ -8,6 +8,7 @@ import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
 import { knowledgeFunctions } from './knowledge.js';
 import { mcpFunctions } from './mcp.js';
+import { openApiFunctions } from './openapi.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
@@ -23,4 +24,6 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...memoryApiFunctions,
   ...knowledgeFunctions,
   ...mcpFunctions,
+  // The API's own description reads this table when asked, so it lists itself too.
+  ...openApiFunctions(() => functionDefinitions),
 ];

@@ -12,5 +12,6 @@ changes nothing. Bodies are checked as they are read: over the endpoint's limit 
 levels → 400, a body that is neither JSON nor (where accepted) \`multipart/form-data\` → 415. Ids that become storage
 keys have closed formats (UUIDs for sessions and chat messages), so a malformed one is a 400.
 
-[\`api.http\`](../api.http) holds a runnable request for each endpoint. The event protocol of a turn's stream (event
-types, SSE, Web PubSub, resume, \`discard\`, tickets) is in [streaming.md](streaming.md).`;
+The same endpoints are an OpenAPI 3.1 document at \`GET /api/openapi.json\` (for tools and client generators),
+rendered as a page at \`/api/docs\`. [\`api.http\`](../api.http) holds a runnable request for each endpoint. The
+event protocol of a turn's stream (event types, SSE, Web PubSub, resume, \`discard\`, tickets) is in [streaming.md](streaming.md).`;
