@@ -162,6 +162,16 @@ param hotStore string = 'cosmos'
 @description('Azure Managed Redis SKU when hotStore is redis (azd: REDIS_SKU); Balanced_B0 is the smallest.')
 param redisSku string = 'Balanced_B0'
 
+// Empty by default, so a first `azd up` asks nothing more: no action group and no metric alerts are deployed until an
+// address is set. The diagnostic settings (logs and metrics to Log Analytics) are deployed either way.
+@description('Email address the metric alerts go to (azd: ALERT_EMAIL); empty = no alerts.')
+param alertEmail string = ''
+
+@minValue(1)
+@maxValue(100)
+@description('Normalized RU consumption of a Cosmos DB partition, in percent, above which an alert fires (azd: ALERT_COSMOS_RU_PERCENT).')
+param alertCosmosRuPercent int = 80
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
   'azd-env-name': environmentName
@@ -323,6 +333,34 @@ module functionApp './modules/function-app.bicep' = {
     authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
+  }
+}
+
+module diagnostics './modules/diagnostics.bicep' = {
+  name: 'diagnostics'
+  scope: rg
+  params: {
+    logAnalyticsWorkspaceId: logAnalytics.outputs.id
+    cosmosAccountName: cosmos.outputs.name
+    serviceBusNamespaceName: serviceBus.outputs.name
+    webPubSubName: webPubSub.outputs.name
+    openAiAccountName: createOpenAi ? openAi!.outputs.name : ''
+  }
+}
+
+module alerts './modules/alerts.bicep' = if (!empty(alertEmail)) {
+  name: 'alerts'
+  scope: rg
+  params: {
+    tags: tags
+    alertEmail: alertEmail
+    cosmosAccountName: cosmos.outputs.name
+    serviceBusNamespaceName: serviceBus.outputs.name
+    webPubSubName: webPubSub.outputs.name
+    webPubSubConnectionLimit: webPubSub.outputs.connectionLimit
+    applicationInsightsName: applicationInsights.outputs.name
+    openAiAccountName: createOpenAi ? openAi!.outputs.name : ''
+    cosmosRuPercentThreshold: alertCosmosRuPercent
   }
 }
 

@@ -13,6 +13,9 @@ param skuName string = 'Standard_S1'
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+// One unit; the alerts read the connection limit from the output below, so raising it here moves their threshold.
+var capacity = 1
+
 var definitions = loadJsonContent('../generated/definitions.json')
 var webPubSubServiceOwnerRoleId = '12cf5a90-567b-43ae-8102-96cf46c7d9b4'
 
@@ -23,7 +26,7 @@ resource webPubSub 'Microsoft.SignalRService/webPubSub@2024-03-01' = {
   sku: {
     name: skuName
     tier: skuName == 'Free_F1' ? 'Free' : 'Standard'
-    capacity: 1
+    capacity: capacity
   }
   properties: {
     disableLocalAuth: true
@@ -59,3 +62,5 @@ resource serviceOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
 output name string = webPubSub.name
 output endpoint string = 'https://${webPubSub.properties.hostName}'
 output hub string = hub.name
+// Concurrent connections the SKU accepts per unit (Free_F1 20, Standard_S1 1,000) times the units.
+output connectionLimit int = (skuName == 'Free_F1' ? 20 : 1000) * capacity

@@ -253,6 +253,32 @@ function bicepFiles(dir: string): string[] {
   });
 }
 
+const problemsOf = (file: string, text: string) =>
+  checkBicep(file, text, index).map(formatProblem).join('\n');
+
+/** The literal values of the open enums of MetricCriteria in the vendored metricAlerts definition. */
+function metricCriteriaEnums(): Record<'operator' | 'timeAggregation' | 'criterionType', string[]> {
+  const entry = index.entries['microsoft.insights/metricalerts@2026-01-01'];
+  if (!entry) throw new Error('metricAlerts@2026-01-01 is not vendored');
+  type Json = { $type: string; name?: string; value?: string; elements?: { $ref: string }[] } & {
+    properties?: Record<string, { type: { $ref: string } }>;
+  };
+  const types = JSON.parse(readFileSync(path.join(typesDir, entry.file), 'utf8')) as Json[];
+  const at = (ref: { $ref: string }) => types[Number(ref.$ref.slice(2))]!;
+  const criteria = types.find((type) => type.name === 'MetricCriteria' && type.properties?.timeAggregation);
+  if (!criteria?.properties) throw new Error('MetricCriteria is not in the metricAlerts definition');
+  const literals = (key: string) =>
+    (at(criteria.properties![key]!.type).elements ?? []).flatMap((ref) => {
+      const element = at(ref);
+      return element.$type === 'StringLiteralType' && element.value !== undefined ? [element.value] : [];
+    });
+  return {
+    operator: literals('operator'),
+    timeAggregation: literals('timeAggregation'),
+    criterionType: literals('criterionType'),
+  };
+}
+
 describe('infra/ against the resource type definitions', () => {
   const templates = bicepFiles(infraDir).map((file) => ({
     file: path.relative(repoRoot, file),
@@ -297,6 +323,97 @@ describe('infra/ against the resource type definitions', () => {
     const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
     expect(main).toMatch(/module redis '\.\/modules\/managed-redis\.bicep' = if \(useRedis\)/);
     expect(main).toMatch(/param hotStore string = 'cosmos'/);
+  });
+
+  it('checks the alerts module as an alert email deploys it: one action group, the metric alerts, known values', () => {
+    const file = 'infra/modules/alerts.bicep';
+    const module = templates.find((template) => template.file === file);
+    if (module === undefined) throw new Error(`${file} is missing`);
+    const enabled = module.text.replace(
+      /emailAddress: alertEmail\b/,
+      "emailAddress: 'operators@example.com'",
+    );
+    expect(enabled).not.toBe(module.text);
+    expect(checkBicep(file, enabled, index).map(formatProblem)).toEqual([]);
+    const deployed = resourceDeclarations(enabled).filter((resource) => !resource.existing);
+    expect(deployed.map((resource) => resource.type)).toEqual([
+      'Microsoft.Insights/actionGroups@2023-01-01',
+      ...Array<string>(7).fill('Microsoft.Insights/metricAlerts@2026-01-01'),
+    ]);
+    // A misspelt or missing property is caught, so the vendored Insights types are the ones in use.
+    expect(problemsOf(file, enabled.replace('groupShortName:', 'groupShortNam:'))).toMatch(
+      /groupShortNam: is not a property of ActionGroup \(did you mean 'groupShortName'\?\)/,
+    );
+    expect(problemsOf(file, enabled.replace("    evaluationFrequency: 'PT5M'\n", ''))).toMatch(
+      /evaluationFrequency: is required by MetricAlertProperties but missing/,
+    );
+    expect(
+      problemsOf(
+        file,
+        enabled.replace("'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'", "'Single'"),
+      ),
+    ).toMatch(/'Single' is not one of .*'Microsoft\.Azure\.Monitor\.SingleResourceMultipleMetricCriteria'/);
+    // MetricCriteria's enums are open (any string passes the check above), so its values are held to the literals
+    // the definition lists; a dimension's operator is a plain string there, Include or Exclude by the REST API.
+    const criteria = metricCriteriaEnums();
+    const valuesOf = (key: string) =>
+      [...enabled.matchAll(new RegExp(`^\\s+${key}: '([^']*)'$`, 'gm'))].map((m) => m[1]);
+    for (const key of ['operator', 'timeAggregation', 'criterionType'] as const) {
+      const allowed = key === 'operator' ? [...criteria.operator, 'Include', 'Exclude'] : criteria[key];
+      expect(valuesOf(key).length).toBeGreaterThan(0);
+      expect(
+        valuesOf(key).filter((value) => !allowed.includes(value!)),
+        key,
+      ).toEqual([]);
+    }
+    // The published metric names of each resource type the alerts watch.
+    const metrics = [...enabled.matchAll(/metricNamespace: '([^']+)'\s+metricName: '([^']+)'/g)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    expect(metrics).toEqual([
+      'Microsoft.ServiceBus/namespaces DeadletteredMessages',
+      'microsoft.insights/components requests/failed',
+      'Microsoft.DocumentDB/databaseAccounts TotalRequests',
+      'Microsoft.DocumentDB/databaseAccounts NormalizedRUConsumption',
+      'Microsoft.SignalRService/WebPubSub TotalConnectionCount',
+      'Microsoft.CognitiveServices/accounts AzureOpenAIRequests',
+      'Microsoft.CognitiveServices/accounts AzureOpenAITimeToResponse',
+    ]);
+    // Every alert tells the operator what it saw and what to do, and mails the action group.
+    expect(enabled.match(/^ {4}description: '.{80,}'$/gm)).toHaveLength(7);
+    expect(enabled.match(/^ {4}actions: actions$/gm)).toHaveLength(7);
+    // Azure OpenAI is watched only when this template created it.
+    expect(enabled).toMatch(/resource openAiThrottled '[^']+' = if \(!empty\(openAiAccountName\)\)/);
+    expect(enabled).toMatch(/resource openAiLatency '[^']+' = if \(!empty\(openAiAccountName\)\)/);
+    const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
+    expect(main).toMatch(/param alertEmail string = ''/);
+    expect(main).toMatch(/module alerts '\.\/modules\/alerts\.bicep' = if \(!empty\(alertEmail\)\)/);
+    expect(main).toMatch(/openAiAccountName: createOpenAi \? openAi!\.outputs\.name : ''/);
+  });
+
+  it('sends the logs and metrics of Cosmos DB, Service Bus, Web PubSub and Azure OpenAI to Log Analytics', () => {
+    const file = 'infra/modules/diagnostics.bicep';
+    const module = templates.find((template) => template.file === file);
+    if (module === undefined) throw new Error(`${file} is missing`);
+    expect(checkBicep(file, module.text, index).map(formatProblem)).toEqual([]);
+    const declared = resourceDeclarations(module.text);
+    const settings = declared.filter((resource) => !resource.existing);
+    expect(settings.map((resource) => resource.type)).toEqual(
+      Array<string>(4).fill('Microsoft.Insights/diagnosticSettings@2021-05-01-preview'),
+    );
+    // Each setting is scoped to one of the resources, all of them different.
+    const scopes = [...module.text.matchAll(/^ {2}scope: (\w+)$/gm)].map((m) => m[1]);
+    expect(scopes).toEqual(['cosmosAccount', 'serviceBusNamespace', 'webPubSub', 'openAiAccount']);
+    expect(module.text.match(/workspaceId: logAnalyticsWorkspaceId/g)).toHaveLength(4);
+    expect(module.text.match(/categoryGroup: 'allLogs'/g)).toHaveLength(4);
+    // Cosmos DB into its resource-specific tables; its metrics category is Requests, the others' AllMetrics.
+    expect(module.text.match(/logAnalyticsDestinationType: 'Dedicated'/g)).toHaveLength(1);
+    expect(module.text.match(/category: 'AllMetrics'/g)).toHaveLength(3);
+    expect(
+      problemsOf(file, module.text.replace("categoryGroup: 'allLogs'", "categoryGroups: 'allLogs'")),
+    ).toMatch(/categoryGroups: is not a property of LogSettings \(did you mean 'categoryGroup'\?\)/);
+    const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
+    expect(main).toMatch(/module diagnostics '\.\/modules\/diagnostics\.bicep' = \{/);
   });
 
   it('vendors exactly the type files the templates use, each indexed where its ResourceType is', () => {
