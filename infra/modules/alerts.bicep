@@ -47,9 +47,9 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing
   name: applicationInsightsName
 }
 
-// Declared even when empty: only the resources deployed when the name is set use it.
 resource openAiAccount 'Microsoft.CognitiveServices/accounts@2024-10-01' existing = {
-  name: openAiAccountName
+  // A placeholder when none was created: only conditional resources refer to it, and never with an empty name.
+  name: empty(openAiAccountName) ? 'not-deployed' : openAiAccountName
 }
 
 // Action groups are global resources: 'Global' is their only location.

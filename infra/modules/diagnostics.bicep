@@ -20,9 +20,9 @@ resource webPubSub 'Microsoft.SignalRService/webPubSub@2024-03-01' existing = {
   name: webPubSubName
 }
 
-// Declared even when empty: only the resources deployed when the name is set use it.
 resource openAiAccount 'Microsoft.CognitiveServices/accounts@2024-10-01' existing = {
-  name: openAiAccountName
+  // A placeholder when none was created: only conditional resources refer to it, and never with an empty name.
+  name: empty(openAiAccountName) ? 'not-deployed' : openAiAccountName
 }
 
 // Resource-specific tables (CDBDataPlaneRequests, CDBQueryRuntimeStatistics, ...) instead of AzureDiagnostics: Cosmos
