@@ -82,12 +82,12 @@ export function createHotWorkingMemory(options: {
       known = undefined;
       const next = await change(state.memory);
       if (next === undefined) return state.memory;
-      const value = toHotValue(toHotDocument(next));
+      const document = toHotDocument(next);
       // The value read travels with the version, so the store may send only the difference (the new messages).
       const written = await hot.write(
         sessionId,
         sessionId,
-        value,
+        toHotValue(document),
         state.kind === 'stored'
           ? {
               kind: 'version',
@@ -96,7 +96,7 @@ export function createHotWorkingMemory(options: {
             }
           : { kind: 'absent' },
       );
-      if (written.kind === 'written') return toWorkingMemory(toHotDocument(next), written.version);
+      if (written.kind === 'written') return toWorkingMemory(document, written.version);
     }
     throw new ConflictError(
       `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,

@@ -1,6 +1,7 @@
 // The port of the hot store: a session's small, short-lived entries (its working memory, its running turns'
 // records and stop requests), each read with a version and written on a condition, expiring a day after the
 // last write (HOT_STORE_TTL_SECONDS). Adapters: Cosmos DB and Redis, chosen by HOT_STORE in the composition root.
+import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../errors.js';
 
 /**
@@ -97,4 +98,17 @@ export function checkHotWrite(key: string, value: HotValue, maxBytes = HOT_VALUE
       `A hot store value takes ${bytes} bytes; an entry holds at most ${maxBytes} bytes.`,
     );
   return json;
+}
+
+/**
+ * How many items `next` dropped from the head of `before` when it keeps all the rest as its own head (a window of
+ * messages sliding on: what is left of it may be nothing), the fewest such; undefined when it does not.
+ */
+export function slidFrom(before: readonly unknown[], next: readonly unknown[]): number | undefined {
+  for (let dropped = 0; dropped <= before.length; dropped++) {
+    const kept = before.length - dropped;
+    if (kept > next.length) continue;
+    if (before.slice(dropped).every((item, i) => isDeepStrictEqual(item, next[i]))) return dropped;
+  }
+  return undefined;
 }

@@ -21,6 +21,7 @@ import {
   checkHotWrite,
   HOT_VALUE_MAX_BYTES,
   isReservedHotName,
+  slidFrom,
   type HotEntry,
   type HotStore,
   type HotValue,
@@ -178,16 +179,14 @@ export function patchOperations(previous: HotValue, next: HotValue): PatchOperat
 
 /** Removes from the head and appends at the tail when `next` keeps a suffix of `before`; else sets the whole list. */
 function slideList(path: string, before: readonly unknown[], next: readonly unknown[]): PatchOperation[] {
-  for (let dropped = 0; dropped <= before.length; dropped++) {
-    const kept = before.length - dropped;
-    if (kept > next.length) continue;
-    if (!before.slice(dropped).every((item, i) => isDeepStrictEqual(item, next[i]))) continue;
-    return [
-      ...Array.from({ length: dropped }, (): PatchOperation => ({ op: 'remove', path: `${path}/0` })),
-      ...next.slice(kept).map((value): PatchOperation => ({ op: 'add', path: `${path}/-`, value })),
-    ];
-  }
-  return [{ op: 'set', path, value: next }];
+  const dropped = slidFrom(before, next);
+  if (dropped === undefined) return [{ op: 'set', path, value: next }];
+  return [
+    ...Array.from({ length: dropped }, (): PatchOperation => ({ op: 'remove', path: `${path}/0` })),
+    ...next
+      .slice(before.length - dropped)
+      .map((value): PatchOperation => ({ op: 'add', path: `${path}/-`, value })),
+  ];
 }
 
 /** A JSON pointer to a top-level name (`~` and `/` escaped). */

@@ -1,6 +1,7 @@
 // The splice a version write sends to Redis instead of the whole value: the new JSON as ranges of the stored JSON
 // and new text, joined and checked here before anything is sent. Pure.
 import { isDeepStrictEqual } from 'node:util';
+import { slidFrom } from '../hot-store.js';
 
 /**
  * The new JSON as pieces of the stored one (`c`, `<byte start>,<byte length>`) and text (`l`, text), when that sends
@@ -40,7 +41,9 @@ export function splicePieces(storedJson: string, nextJson: string): string[] | u
       before?.items !== undefined && Array.isArray(value)
         ? slidFrom(before.value as unknown[], value)
         : undefined;
-    if (before?.items === undefined || dropped === undefined) return text(JSON.stringify(value));
+    // A splice keeps at least one stored item; a list that kept none is sent whole.
+    if (before?.items === undefined || dropped === undefined || dropped >= before.items.length)
+      return text(JSON.stringify(value));
     const kept = before.items.slice(dropped);
     text('[');
     keep(kept[0]!.start, kept.at(-1)!.end);
@@ -100,16 +103,6 @@ function layout(value: Record<string, unknown>): Map<string, FieldLayout> {
     at = end;
   });
   return fields;
-}
-
-/** How many items `next` dropped from the head of `before` when it keeps the rest (at least one) as its own head. */
-function slidFrom(before: readonly unknown[], next: readonly unknown[]): number | undefined {
-  for (let dropped = 0; dropped < before.length; dropped++) {
-    const kept = before.length - dropped;
-    if (kept > next.length) continue;
-    if (before.slice(dropped).every((item, i) => isDeepStrictEqual(item, next[i]))) return dropped;
-  }
-  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
