@@ -2,7 +2,7 @@
 // health check it adds and how it closes.
 import type { Database } from '@azure/cosmos';
 import type { TokenCredential } from '@azure/identity';
-import { HOT_CONVERSATIONS_CONTAINER } from '../chat/contracts/documents.js';
+import { HOT_CONVERSATIONS_CONTAINER, HOT_STORE_TTL_SECONDS } from '../chat/contracts/documents.js';
 import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
 import { createRedisHotStore } from '../conversation/adapters/redis-hot-store.js';
 import type { HotStore } from '../conversation/hot-store.js';
@@ -42,6 +42,7 @@ export function hotStoreOpener(
         const store = createRedisHotStore({
           connection,
           credential,
+          ttlSeconds: HOT_STORE_TTL_SECONDS,
           connectTimeoutMs: config.redis.connectTimeoutMs,
           reconnectMaxDelayMs: config.redis.reconnectMaxDelayMs,
           log: console,

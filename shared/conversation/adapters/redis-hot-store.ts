@@ -23,14 +23,13 @@ import { splicePieces } from './redis-splice.js';
 
 /** A session's hash stops taking writes past this many bytes of entries (its working memory and turn records). */
 export const REDIS_SESSION_MAX_BYTES = 32 * 1024 * 1024;
-const DAY_SECONDS = 24 * 60 * 60;
 
 export interface RedisHotStoreOptions {
   connection: RedisConnection;
   /** The app's credential: signs in to Azure Managed Redis when no managed identity client id is configured. */
   credential?: TokenCredential;
-  /** Seconds an entry outlives its session's last write (a day in production; short in tests). */
-  ttlSeconds?: number;
+  /** Seconds an entry outlives its session's last write (HOT_STORE_TTL_SECONDS, as the Cosmos container's). */
+  ttlSeconds: number;
   maxValueBytes?: number;
   maxSessionBytes?: number;
   connectTimeoutMs?: number;
@@ -112,7 +111,7 @@ const CACHED_SESSIONS = 256;
 const TOTAL_FIELD = '\0bytes';
 
 export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStore {
-  const ttlSeconds = String(options.ttlSeconds ?? DAY_SECONDS);
+  const ttlSeconds = String(options.ttlSeconds);
   const maxValueBytes = options.maxValueBytes ?? HOT_VALUE_MAX_BYTES;
   const maxSessionBytes = String(options.maxSessionBytes ?? REDIS_SESSION_MAX_BYTES);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
