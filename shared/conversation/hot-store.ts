@@ -53,8 +53,11 @@ export interface HotStore {
     value: HotValue,
     condition: HotWriteCondition,
   ): Promise<HotWriteResult>;
-  /** Removes every entry of the session (its conversation was deleted); nothing to remove is not an error. */
-  deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Removes every entry of the session (its conversation was deleted) and says how many there were; nothing to
+   * remove is not an error.
+   */
+  deleteSession(sessionId: string): Promise<number>;
 }
 
 /** The largest value, in bytes of its JSON, an adapter accepts for one entry. */

@@ -179,12 +179,12 @@ export function describeHotStoreContract(
       await store.write(s, 'a', { n: 1 }, { kind: 'any' });
       await store.write(s, 'b.c', { n: 2 }, { kind: 'any' });
       await store.write(other, 'a', { n: 3 }, { kind: 'any' });
-      await store.deleteSession(s);
+      expect(await store.deleteSession(s)).toBe(2);
       expect(await store.list(s, '')).toEqual([]);
       expect(await store.read(s, 'a')).toBeUndefined();
       expect((await store.read(other, 'a'))?.value).toEqual({ n: 3 });
-      await store.deleteSession(s); // nothing left: no failure
-      await store.deleteSession(session());
+      expect(await store.deleteSession(s)).toBe(0); // nothing left: no failure
+      expect(await store.deleteSession(session())).toBe(0);
       expect((await store.write(s, 'a', { n: 4 }, { kind: 'absent' })).kind).toBe('written');
     });
 

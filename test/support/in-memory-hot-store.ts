@@ -93,9 +93,12 @@ export class MemoryHotStore implements HotStore {
     return { kind: 'written', version };
   }
 
-  deleteSession(sessionId: string): Promise<void> {
+  deleteSession(sessionId: string): Promise<number> {
     return later(() => {
+      const keys = [...(this.#entries.get(sessionId)?.keys() ?? [])];
+      const removed = keys.filter((key) => this.#live(sessionId, key)).length;
       this.#entries.delete(sessionId);
+      return removed;
     });
   }
 

@@ -139,7 +139,7 @@ export function createCosmosHotStore(
     write,
 
     async deleteSession(sessionId) {
-      await deletePartitionItems(container, sessionId, 'the hot store entries of a session');
+      return deletePartitionItems(container, sessionId, 'the hot store entries of a session');
     },
   };
 }

@@ -271,7 +271,10 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     deleteSession: (sessionId) =>
       run('delete', async () => {
         cache.delete(sessionId);
-        await client.del(hashKey(sessionId));
+        const key = hashKey(sessionId);
+        // One round trip: the hash's fields, less its byte total, are the entries removed.
+        const [fields, hasTotal] = await client.multi().hLen(key).hExists(key, TOTAL_FIELD).del(key).exec();
+        return Number(fields) - Number(hasTotal);
       }),
 
     ping: () => run('ping', async () => `PING answered ${await client.ping()}`),

@@ -46,7 +46,7 @@ export function createCosmosConversationEraser(containers: EraserContainers): Co
 
     async eraseTurnData(sessionId) {
       const counts = await Promise.all([
-        eraseHot(containers.hot, sessionId),
+        containers.hot.deleteSession(sessionId),
         deletePartitionItems(containers.turnEvents, sessionId, "the session's items in turn-events"),
       ]);
       return counts[0] + counts[1];
@@ -60,11 +60,4 @@ export function createCosmosConversationEraser(containers: EraserContainers): Co
       return posted.length;
     },
   };
-}
-
-/** Removes the session's hot store entries; returns how many there were (a deleted conversation's count). */
-async function eraseHot(hot: HotStore, sessionId: string): Promise<number> {
-  const entries = await hot.list(sessionId, '');
-  await hot.deleteSession(sessionId);
-  return entries.length;
 }
