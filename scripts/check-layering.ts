@@ -51,6 +51,8 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['http'],
   ['identity', 'cosmos', 'llm', 'messaging', 'durable'],
   ['search'],
+  // Tracing and metrics helpers: low, so every area may instrument itself.
+  ['telemetry'],
   ['settings'],
   [SHARED_ROOT],
 ];

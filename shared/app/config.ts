@@ -16,6 +16,7 @@ import {
 import type { Relevance } from '../search/relevance.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
+import { telemetryConfig, telemetrySettings, type TelemetryConfig } from '../telemetry/settings.js';
 import { hostSettings, platformSettings } from './settings.js';
 
 export type AppEnvironment = 'local' | 'azure';
@@ -40,6 +41,8 @@ export interface AppConfig {
   search: Relevance;
   /** How long GET /api/health keeps a dependency's last answer. */
   health: { cacheMs: number };
+  /** Where traces and metrics go, and whether message text may go with them. */
+  telemetry: TelemetryConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -54,6 +57,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   streamingSettings,
   knowledgeSettings,
   searchSettings,
+  telemetrySettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -68,6 +72,13 @@ export function loadConfig(env: Environment): AppConfig {
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
+  const telemetry = readSettings(telemetrySettings, env, problems);
+  // The Functions host's Application Insights connection, which the app's own telemetry shares.
+  const insights = readSettings(
+    { APPLICATIONINSIGHTS_CONNECTION_STRING: hostSettings.APPLICATIONINSIGHTS_CONNECTION_STRING },
+    env,
+    problems,
+  );
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -134,6 +145,7 @@ export function loadConfig(env: Environment): AppConfig {
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
+    telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
   };
 }
 

@@ -110,8 +110,11 @@ export const hostSettings = defineSettings({
     ...setByBicepForTheHost,
   }),
   APPLICATIONINSIGHTS_CONNECTION_STRING: textSetting({
-    help: 'Where the Functions host sends telemetry (not a secret: ingestion needs Entra ID); empty locally.',
-    ...setByBicepForTheHost,
+    help:
+      "Where the Functions host and the app's OpenTelemetry send telemetry (not a secret: ingestion needs Entra " +
+      'ID, with the managed identity); empty locally.',
+    applies: 'app',
+    azure: { kind: 'bicep' },
   }),
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: textSetting({
     help:
