@@ -30,17 +30,21 @@ import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
 import { searchKnowledge, type KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
 import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
 import type { ConversationSummaries } from '../memory/conversation-summaries.js';
 import type { ProfileFacts } from '../memory/profile-facts.js';
 import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import { tracePublisher } from '../messaging/traced-publisher.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
 import { TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
 import type { StreamTicketStore } from '../streaming/stream-tickets.js';
+import { traceEventSink, traceEventStore } from '../streaming/traced-streaming.js';
+import { traceMethods } from '../telemetry/spans.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
@@ -162,7 +166,11 @@ export function createApp(config: AppConfig, platform: Platform): App {
     platform.credential,
     platform.allowInsecureWebPubSub === true,
   );
-  const llm = createLlm(config, platform.credential);
+  // Every model call is a GenAI span and feeds the GenAI metrics; every published message carries the trace.
+  const llm = traceLlmGateway(createLlm(config, platform.credential), config.llm.connection, {
+    captureContent: config.telemetry.captureContent,
+  });
+  const publisher = tracePublisher(platform.publisher);
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
   const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
@@ -211,13 +219,13 @@ export function createApp(config: AppConfig, platform: Platform): App {
     chat: {
       sessions: stores.sessions,
       posted: stores.posted,
-      publisher: platform.publisher,
+      publisher,
       cancellations,
       turn: {
         workingMemory: stores.workingMemory,
         turns: stores.turns,
-        events: streaming.turnEvents,
-        sink: streaming.sink,
+        events: traceEventStore(streaming.turnEvents),
+        sink: traceEventSink(streaming.sink),
         llm,
         tools: createChatTools({
           messages: history.messages,
@@ -227,7 +235,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             searchConversations(search, userId, query, limit, options),
           searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
         }),
-        publisher: platform.publisher,
+        publisher,
         headers: history.headers,
         sessions: stores.sessions,
         eraser,
@@ -269,7 +277,19 @@ export function createApp(config: AppConfig, platform: Platform): App {
       eraser,
     },
     memory: {
-      worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },
+      worker: {
+        summaries: traceMethods(memory.summaries, ['put'], 'memory.write', { 'chat.memory.kind': 'summary' }),
+        facts: traceMethods(
+          memory.facts,
+          ['put', 'createConsolidation', 'markApplied', 'setChanges'],
+          'memory.write',
+          {
+            'chat.memory.kind': 'profile',
+          },
+        ),
+        llm,
+        sessions: stores.sessions,
+      },
       summaries: memory.summaries,
       facts: memory.facts,
       search,
@@ -279,7 +299,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       chunks: knowledge.chunks,
       uploads: knowledge.uploads,
       reader,
-      publisher: platform.publisher,
+      publisher,
       llm,
       settings: config.knowledge,
       search: knowledgeSearch,

@@ -6,6 +6,8 @@ import { searchableLibraries, type KnowledgeSearchHit } from './contracts.js';
 import { citationOf } from './citation.js';
 import type { KnowledgeChunks } from './knowledge-chunks.js';
 import { libraryName } from './libraries.js';
+import { genAiSpanName, retrievalAttributes } from '../telemetry/gen-ai.js';
+import { SpanKind, withSpan } from '../telemetry/spans.js';
 
 export interface KnowledgeSearchServices {
   chunks: KnowledgeChunks;
@@ -14,7 +16,27 @@ export interface KnowledgeSearchServices {
   relevance: Relevance;
 }
 
-export async function searchKnowledge(
+export function searchKnowledge(
+  services: KnowledgeSearchServices,
+  userId: string,
+  query: string,
+  limit: number,
+): Promise<KnowledgeSearchHit[]> {
+  return withSpan(
+    genAiSpanName('retrieval', KNOWLEDGE_CHUNKS),
+    { kind: SpanKind.CLIENT, attributes: retrievalAttributes({ dataSource: KNOWLEDGE_CHUNKS, topK: limit }) },
+    async (span) => {
+      const hits = await rankChunks(services, userId, query, limit);
+      span.setAttribute('chat.retrieval.results', hits.length);
+      return hits;
+    },
+  );
+}
+
+/** The data source knowledge search reads, as its retrieval spans name it. */
+const KNOWLEDGE_CHUNKS = 'knowledge-chunks';
+
+async function rankChunks(
   services: KnowledgeSearchServices,
   userId: string,
   query: string,

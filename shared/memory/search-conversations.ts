@@ -5,6 +5,8 @@ import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Relevance } from '../search/relevance.js';
 import type { ConversationSearchHit } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
+import { genAiSpanName, retrievalAttributes } from '../telemetry/gen-ai.js';
+import { SpanKind, withSpan } from '../telemetry/spans.js';
 
 /**
  * Where a conversation's title is read. A port, so memory needs nothing of history: the composition root passes
@@ -26,12 +28,36 @@ export interface ConversationSearchServices {
  * The user's past conversations that best match `query`, best first, at most `limit`. `excludeSessionId` leaves
  * one conversation out (the one being had: the model already sees it).
  */
-export async function searchConversations(
+export function searchConversations(
   services: ConversationSearchServices,
   userId: string,
   query: string,
   limit: number,
   options: { excludeSessionId?: string } = {},
+): Promise<ConversationSearchHit[]> {
+  return withSpan(
+    genAiSpanName('retrieval', CONVERSATION_SUMMARIES),
+    {
+      kind: SpanKind.CLIENT,
+      attributes: retrievalAttributes({ dataSource: CONVERSATION_SUMMARIES, topK: limit }),
+    },
+    async (span) => {
+      const hits = await rankConversations(services, userId, query, limit, options);
+      span.setAttribute('chat.retrieval.results', hits.length);
+      return hits;
+    },
+  );
+}
+
+/** The data source conversation search reads, as its retrieval spans name it. */
+const CONVERSATION_SUMMARIES = 'conversation-summaries';
+
+async function rankConversations(
+  services: ConversationSearchServices,
+  userId: string,
+  query: string,
+  limit: number,
+  options: { excludeSessionId?: string },
 ): Promise<ConversationSearchHit[]> {
   const [vector] = await services.llm.embed([query]);
   if (vector === undefined) throw new Error('The embedding model returned no vector for the search query.');

@@ -6,6 +6,8 @@ import type { TurnBranch } from '../conversation/branches.js';
 import { ensureError } from '../errors.js';
 import type { KnowledgeSource } from '../conversation/sources.js';
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
+import { genAiSpanName, toolAttributes } from '../telemetry/gen-ai.js';
+import { SpanStatusCode, withSpan } from '../telemetry/spans.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -112,7 +114,25 @@ export class ToolRegistry {
     return new ToolRegistry(tools, { timeoutMs: this.timeoutMs, maxResultChars: this.maxResultChars });
   }
 
-  async execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
+  /** One `execute_tool {name}` span per call; a call the registry refuses or a tool that fails marks it failed. */
+  execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
+    // An unknown name is the model's invention: kept out of the span's name, which must stay a small set.
+    const known = this.tools.has(call.name);
+    return withSpan(
+      genAiSpanName('execute_tool', known ? call.name : undefined),
+      { attributes: toolAttributes({ name: known ? call.name : 'unknown', callId: call.id }) },
+      async (span) => {
+        const outcome = await this.run(call, context);
+        if (outcome.isError) {
+          span.setAttribute('error.type', 'tool_error');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return outcome;
+      },
+    );
+  }
+
+  private async run(call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
     const tool = this.tools.get(call.name);
     if (tool === undefined) {
       const available = [...this.tools.keys()].join(', ') || 'none';
