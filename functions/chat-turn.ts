@@ -55,6 +55,7 @@ export const chatTurnFunctions: FunctionDefinition[] = [
     source: { queueName: USER_MESSAGES_QUEUE },
     isSessionsEnabled: true,
     usesDurableClient: true,
+    continuesTrace: true,
     handler: chatWorker,
   },
   { kind: 'orchestration', name: CHAT_TURN_ORCHESTRATION, handler: chatTurnOrchestrator },

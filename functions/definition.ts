@@ -34,6 +34,8 @@ export interface ServiceBusFunctionDefinition {
   source: ServiceBusSource;
   isSessionsEnabled: boolean;
   usesDurableClient?: boolean;
+  /** Its work is part of the sender's (the chat turn is the POST's): its span continues that trace, not links it. */
+  continuesTrace?: boolean;
   handler: (message: unknown, context: InvocationContext) => Promise<void>;
 }
 

@@ -12,7 +12,9 @@ import { openApiFunctions } from './openapi.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
+import { traceFunction } from './traced-functions.js';
 
+// Every trigger runs in its span (a no-op unless telemetry is set up).
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
   ...chatFunctions,
@@ -26,4 +28,4 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...mcpFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),
-];
+].map(traceFunction);

@@ -35,6 +35,7 @@ import {
   type MessageSource,
 } from './service-bus/local-service-bus.js';
 import { parseLocalRuntimeSettings } from './settings.js';
+import { startTelemetry } from '../shared/telemetry/setup.js';
 import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 
 export const WEB_PUBSUB_PATH = '/webpubsub';
@@ -74,6 +75,8 @@ export interface LocalRuntime {
    * app (the app itself reaches its data only through its ports).
    */
   clients: { database: Database; webPubSub: WebPubSubServiceClient };
+  /** Exports the telemetry buffered so far (nothing to do unless an exporter is configured). */
+  flushTelemetry(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -118,6 +121,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => webPubSub.close());
 
     const config = loadConfig(localSettings(options.settings, { url, cosmos, webPubSub }));
+    // OTEL_EXPORTER_OTLP_ENDPOINT exports the local runtime's traces and metrics too; stopped (and flushed) last.
+    const telemetry = await startTelemetry(config.telemetry, { credential: createAzureCredential(config) });
+    cleanups.push(() => telemetry.shutdown());
     if (config.llm.provider === 'offline') {
       http.mount(
         createOfflineModel({
@@ -226,6 +232,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       webPubSub,
       cosmos,
       clients,
+      flushTelemetry: () => telemetry.flush(),
       stop: stopAll,
     };
   } catch (error) {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
+import { turnTelemetrySchema } from '../../telemetry/contracts.js';
 import { queuedChatMessageSchema } from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
@@ -22,6 +23,8 @@ export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
 /** The orchestration's input. */
 export const chatTurnInputSchema = queuedChatMessageSchema.extend({
   maxToolRounds: z.number().int().nonnegative(),
+  /** The worker's trace context, passed on to every activity (absent when telemetry is off). */
+  telemetry: turnTelemetrySchema.optional(),
 });
 export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 
@@ -38,6 +41,7 @@ export const llmStepInputSchema = turnRefSchema.extend({
   message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  telemetry: turnTelemetrySchema.optional(),
 });
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
 
@@ -60,6 +64,7 @@ export const runToolInputSchema = turnRefSchema.extend({
   seq: z.number().int().positive(),
   /** False: memory tools refuse (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  telemetry: turnTelemetrySchema.optional(),
 });
 export type RunToolInput = z.infer<typeof runToolInputSchema>;
 
@@ -74,5 +79,6 @@ export const failTurnInputSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
   fork: turnForkSchema.optional(),
+  telemetry: turnTelemetrySchema.optional(),
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;

@@ -36,6 +36,9 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
   };
   // Every activity is told when the turn must leave long-term memory alone (absent means it may use it).
   const memory = memoryFlag(input);
+  // The worker's trace context goes to every activity, whose spans join the turn's trace (none is opened here:
+  // the orchestrator replays).
+  const telemetry = input.telemetry ? { telemetry: input.telemetry } : {};
   let seq = 1;
   let stage: 'llmStep' | 'runTool' | undefined;
   try {
@@ -49,6 +52,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         toolsAllowed: toolRounds < input.maxToolRounds,
         ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
         ...memory,
+        ...telemetry,
       };
       const step: LlmStepOutput = llmStepOutputSchema.parse(
         yield context.df.callActivityWithRetry(TURN_ACTIVITIES.llmStep, retry, stepInput),
@@ -70,6 +74,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
             index: call.index,
             seq: firstToolSeq + position,
             ...memory,
+            ...telemetry,
           } satisfies RunToolInput),
         ),
       );
@@ -85,6 +90,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       failure: failureOf(stage ?? 'llmStep'),
       ...memory,
       ...forkOf(input),
+      ...telemetry,
     } satisfies FailTurnInput);
     return 'failed';
   }

@@ -12,6 +12,7 @@ import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from '../contracts/activi
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
 import type { SessionStore } from '../../conversation/session-store.js';
+import { currentTraceCarrier } from '../../telemetry/propagation.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;
@@ -55,7 +56,13 @@ export async function runQueuedTurn(
   }
   let outcome: QueuedTurnOutcome = existing === undefined ? 'started' : 'already-running';
   if (existing === undefined) {
-    const input: ChatTurnInput = { ...message, maxToolRounds: options.maxToolRounds };
+    // The worker's span, so the turn's activities join its trace.
+    const carrier = currentTraceCarrier();
+    const input: ChatTurnInput = {
+      ...message,
+      maxToolRounds: options.maxToolRounds,
+      ...(carrier ? { telemetry: { ...carrier, turnPostedAt: message.postedAt } } : {}),
+    };
     try {
       await orchestrations.startNew(CHAT_TURN_ORCHESTRATION, { instanceId, input });
     } catch (error) {
