@@ -43,6 +43,11 @@ export interface ScriptedReply {
   reasoningParts?: string[];
   /** Input tokens the Responses API reports as read from its prompt cache (`cached_tokens`); default 0. */
   cachedTokens?: number;
+  /**
+   * Chat Completions only: the usage chunk's `usage` as the provider sends it (default: 10 prompt tokens, one
+   * completion token a chunk), e.g. with `completion_tokens_details.reasoning_tokens`.
+   */
+  usage?: Record<string, unknown>;
   content?: string;
   /** `arguments` is the JSON text the model "produces". */
   toolCalls?: { name: string; arguments: string }[];
@@ -281,7 +286,11 @@ function streamReply(response: ServerResponse, request: ChatCompletionRequest, r
       created,
       model: request.model,
       choices: [],
-      usage: { prompt_tokens: 10, completion_tokens: completionTokens, total_tokens: 10 + completionTokens },
+      usage: reply.usage ?? {
+        prompt_tokens: 10,
+        completion_tokens: completionTokens,
+        total_tokens: 10 + completionTokens,
+      },
     });
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
