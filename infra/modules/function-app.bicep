@@ -270,6 +270,8 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           value: join(audiences, ',')
         }
         {
+          // Read by the host (telemetryMode OpenTelemetry in host.json) and by the app's own OpenTelemetry, which
+          // exports its turn traces and GenAI metrics here with the managed identity (AZURE_CLIENT_ID).
           name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
           value: appInsights.properties.ConnectionString
         }
