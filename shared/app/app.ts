@@ -227,14 +227,17 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: traceEventStore(streaming.turnEvents),
         sink: traceEventSink(streaming.sink),
         llm,
-        tools: createChatTools({
-          messages: history.messages,
-          sessionMemory: history.sessionMemory,
-          workingMemory: stores.workingMemory,
-          searchConversations: (userId, query, limit, options) =>
-            searchConversations(search, userId, query, limit, options),
-          searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
-        }),
+        tools: createChatTools(
+          {
+            messages: history.messages,
+            sessionMemory: history.sessionMemory,
+            workingMemory: stores.workingMemory,
+            searchConversations: (userId, query, limit, options) =>
+              searchConversations(search, userId, query, limit, options),
+            searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
+          },
+          { captureContent: config.telemetry.captureContent },
+        ),
         publisher,
         headers: history.headers,
         sessions: stores.sessions,

@@ -75,6 +75,8 @@ export interface ToolRegistryOptions {
   timeoutMs?: number;
   /** Longer results are cut, with a marker saying so (default 16000). */
   maxResultChars?: number;
+  /** Puts each call's arguments and result on its span (the GenAI content capture opt-in; default off). */
+  captureContent?: boolean;
 }
 
 export class ToolRegistry {
@@ -82,6 +84,7 @@ export class ToolRegistry {
   private readonly toolSpecs: { spec: ToolSpec; memory: boolean }[];
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
+  private readonly captureContent: boolean;
 
   constructor(tools: readonly ToolDefinition[], options: ToolRegistryOptions = {}) {
     for (const tool of tools) {
@@ -91,6 +94,7 @@ export class ToolRegistry {
     this.toolSpecs = tools.map((tool) => ({ spec: toSpec(tool), memory: tool.memory === true }));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    this.captureContent = options.captureContent === true;
   }
 
   /** The tools offered to the model; without the memory tools when the turn may not use memory. */
@@ -111,7 +115,11 @@ export class ToolRegistry {
   replace(tool: ToolDefinition): ToolRegistry {
     if (!this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is not in the registry.`);
     const tools = [...this.tools.values()].map((one) => (one.name === tool.name ? tool : one));
-    return new ToolRegistry(tools, { timeoutMs: this.timeoutMs, maxResultChars: this.maxResultChars });
+    return new ToolRegistry(tools, {
+      timeoutMs: this.timeoutMs,
+      maxResultChars: this.maxResultChars,
+      captureContent: this.captureContent,
+    });
   }
 
   /** One `execute_tool {name}` span per call; a call the registry refuses or a tool that fails marks it failed. */
@@ -123,6 +131,11 @@ export class ToolRegistry {
       { attributes: toolAttributes({ name: known ? call.name : 'unknown', callId: call.id }) },
       async (span) => {
         const outcome = await this.run(call, context);
+        if (this.captureContent)
+          span.setAttributes({
+            'gen_ai.tool.call.arguments': call.arguments,
+            'gen_ai.tool.call.result': outcome.result,
+          });
         if (outcome.isError) {
           span.setAttribute('error.type', 'tool_error');
           span.setStatus({ code: SpanStatusCode.ERROR });

@@ -256,6 +256,7 @@ describe('telemetry of a tool turn, exported over OTLP', () => {
     expect(everything).not.toContain('zanzibar-walrus');
     expect(everything).not.toContain('periwinkle-oracle');
     expect(everything).not.toContain('gen_ai.input.messages');
+    expect(everything).not.toContain('gen_ai.tool.call.arguments');
   });
 });
 
@@ -273,5 +274,9 @@ describe('telemetry with the GenAI content opt-in', () => {
     );
     expect(String(answering?.attributes['gen_ai.input.messages'])).toContain('zanzibar-walrus');
     expect(String(answering?.attributes['gen_ai.output.messages'])).toContain('periwinkle-oracle');
+    expect(only(turn.spans, 'execute_tool add_numbers').attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"a":2,"b":3}',
+      'gen_ai.tool.call.result': '{"sum":5}',
+    });
   }, 60_000);
 });
