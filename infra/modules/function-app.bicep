@@ -279,6 +279,11 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
           value: 'ClientId=${identityClientId};Authorization=AAD'
         }
+        {
+          // The app's spans carry the function app's name, as the host's do: one role in the application map.
+          name: 'OTEL_SERVICE_NAME'
+          value: name
+        }
       ]
     }
   }

@@ -25,8 +25,8 @@ export const telemetrySettings = defineSettings({
   }),
   OTEL_SERVICE_NAME: textSetting({
     default: 'memory-chat',
-    help: "The service's name on every span and metric.",
-    azure: optional,
+    help: "The service's name on every span and metric (in Azure, the function app's, as the host's telemetry).",
+    azure: { kind: 'bicep' },
   }),
   OTEL_METRIC_EXPORT_INTERVAL: intSetting({
     default: 60_000,
