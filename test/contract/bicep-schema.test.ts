@@ -390,13 +390,20 @@ describe('infra/ against the resource type definitions', () => {
     const measured = [...enabled.matchAll(/query: '''([\s\S]*?)'''[\s\S]*?metricMeasureColumn: '(\w+)'/g)];
     expect(measured.map((m) => m[2])).toEqual(['FailedPercent', 'SpendUsd']);
     for (const [, query, column] of measured) expect(query).toMatch(new RegExp(`\\b${column} = `));
-    expect(measured[0]?.[1]).toMatch(/Name == "chat\.turns"[\s\S]*Properties\["chat\.turn\.outcome"\][\s\S]*"failed"/);
+    expect(measured[0]?.[1]).toMatch(
+      /Name == "chat\.turns"[\s\S]*Properties\["chat\.turn\.outcome"\][\s\S]*"failed"/,
+    );
     expect(measured[1]?.[1]).toMatch(/startofday\(now\(\)\)[\s\S]*startswith "llm-usage "[\s\S]*costUsd/);
     expect(enabled).toMatch(/threshold: failedTurnPercentThreshold\n/);
     expect(enabled).toMatch(/threshold: dailySpendAlertUsd\n/);
     expect(
-      problemsOf(file, enabled.replace("metricMeasureColumn: 'SpendUsd'", "metricMeasureColumns: 'SpendUsd'")),
-    ).toMatch(/metricMeasureColumns: is not a property of Condition \(did you mean 'metricMeasureColumn'\?\)/);
+      problemsOf(
+        file,
+        enabled.replace("metricMeasureColumn: 'SpendUsd'", "metricMeasureColumns: 'SpendUsd'"),
+      ),
+    ).toMatch(
+      /metricMeasureColumns: is not a property of Condition \(did you mean 'metricMeasureColumn'\?\)/,
+    );
     // Azure OpenAI is watched only when this template created it.
     expect(enabled).toMatch(/resource openAiThrottled '[^']+' = if \(!empty\(openAiAccountName\)\)/);
     expect(enabled).toMatch(/resource openAiLatency '[^']+' = if \(!empty\(openAiAccountName\)\)/);
