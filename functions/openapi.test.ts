@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { documentationApp } from '../scripts/generate-api-docs.js';
 import type { App } from '../shared/app/app.js';
 import type { AuthConfig } from '../shared/identity/settings.js';
+import { declaredEndpoints, undeclaredReplies } from '../shared/http/declared-endpoints.js';
 import { escapeHtml } from '../shared/http/openapi-page.js';
 import { callEndpoint } from '../test/support/call-endpoint.js';
 import type { HttpFunctionDefinition } from './definition.js';
@@ -117,6 +118,38 @@ describe('GET /api/openapi.json', () => {
     expect(Object.keys(upload.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
     expect(upload.requestBody.content['multipart/form-data']?.schema.properties?.['file']).toMatchObject({
       format: 'binary',
+    });
+  }, 60_000);
+
+  it('declares the body of every success answer, from the schemas the handlers answer with', async () => {
+    const app = appWith();
+    const missing = declaredEndpoints<App>(functionDefinitions).flatMap((endpoint) =>
+      undeclaredReplies(endpoint, app).map((status) => `${endpoint.name} ${status}`),
+    );
+    expect(missing).toEqual([]);
+    const document = await documentOf(app);
+    type Response = { content?: Record<string, { schema: Record<string, unknown> }> };
+    const responseOf = (path: string, method: string, status: string) =>
+      document.paths[path]?.[method]?.responses[status] as Response | undefined;
+    for (const [path, item] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(item))
+        for (const [status, response] of Object.entries(operation.responses))
+          if (Number(status) < 400 && status !== '204')
+            expect((response as Response).content, `${method} ${path} ${status}`).toBeDefined();
+    expect(responseOf('/api/chat', 'post', '202')?.content?.['application/json']?.schema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['sessionId', 'chatMessageId', 'status', 'stream']) as unknown,
+    });
+    expect(
+      Object.keys(responseOf('/api/history/conversations/{sessionId}/export', 'get', '200')?.content ?? {}),
+    ).toEqual(['text/markdown', 'application/json']);
+    expect(
+      Object.keys(responseOf('/api/stream/{sessionId}/{chatMessageId}', 'get', '200')?.content ?? {}),
+    ).toEqual(['text/event-stream']);
+    // The health probe's 503 is its report, not a problem.
+    expect(Object.keys(responseOf('/api/health', 'get', '503')?.content ?? {})).toEqual(['application/json']);
+    expect(responseOf('/api/chat/{sessionId}/{chatMessageId}/cancel', 'post', '200')).toMatchObject({
+      content: { 'application/json': { schema: { properties: { status: { const: 'finished' } } } } },
     });
   }, 60_000);
 
