@@ -163,7 +163,7 @@ describe('GET /api/openapi.json', () => {
 });
 
 describe('api.http', () => {
-  it('names only routes and methods the document has', async () => {
+  it('names only routes and methods the document has, and each of them', async () => {
     const document = await documentOf(appWith());
     const text = readFileSync(fileURLToPath(new URL('../api.http', import.meta.url)), 'utf8');
     const requests = [...text.matchAll(/^(GET|POST|PUT|PATCH|DELETE) \{\{baseUrl\}\}(\S*)$/gm)];
@@ -172,6 +172,7 @@ describe('api.http', () => {
       path,
       pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
+    const covered = new Set<string>();
     // Other requests are the local runtime's own (its dead-letter view), not the API's.
     for (const [, method, url] of requests.filter(([, , url]) => !(url ?? '').startsWith('/local/'))) {
       // A URL that is one variable (the stream URL POST /api/chat answers) is the stream route's.
@@ -179,7 +180,12 @@ describe('api.http', () => {
       const template = templates.find(({ pattern }) => pattern.test(path.replace(/\{\{[^}]+\}\}/g, 'x')));
       expect(template, `${method} ${url}`).toBeDefined();
       expect(document.paths[template!.path]?.[method!.toLowerCase()], `${method} ${url}`).toBeDefined();
+      covered.add(`${method!.toLowerCase()} ${template!.path}`);
     }
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect(operations.filter((operation) => !covered.has(operation))).toEqual([]);
   }, 60_000);
 });
 
