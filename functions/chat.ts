@@ -2,10 +2,13 @@
 // URL of its stream, regenerate an answer, stop a turn.
 import type { App } from '../shared/app/app.js';
 import {
+  chatAcceptedSchema,
   chatBodyMaxBytes,
   chatRequestSchema,
   regenerateBodySchema,
   startSessionBodySchema,
+  turnCancellingSchema,
+  turnFinishedSchema,
   turnParamsSchema,
   type ChatAccepted,
 } from '../shared/chat/contracts/http.js';
@@ -17,6 +20,7 @@ import {
 } from '../shared/chat/post-chat-message.js';
 import { regenerateTurn } from '../shared/chat/regenerate-turn.js';
 import { startSession } from '../shared/chat/start-session.js';
+import { chatSessionSchema } from '../shared/conversation/session-store.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -27,6 +31,7 @@ export const startSessionEndpoint = endpoint({
   summary: 'A new chat session owned by the caller (201).',
   auth: 'caller',
   responses: { 201: 'the session: {sessionId, userId, createdAt}' },
+  replies: { 201: chatSessionSchema },
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
   async handle({ app, caller }) {
     return { status: 201, body: await startSession(app.chat.sessions, caller) };
@@ -44,6 +49,7 @@ export const postChatEndpoint = endpoint({
     404: "the session (or the message `editOf` names) is unknown, another user's, or deleted",
     409: 'the chatMessageId was posted with another text, or `editOf` names a turn not answered yet (with retry-after)',
   },
+  replies: { 202: chatAcceptedSchema },
   body: {
     schema: (app) => chatRequestSchema(app.config.chat.maxTextChars),
     // Room for the longest text however JSON spells it: the character limit is the one a client meets.
@@ -67,6 +73,7 @@ export const regenerateEndpoint = endpoint({
     404: "an unknown turn, or another user's",
     409: 'the turn is not answered yet (with retry-after), or the new chatMessageId is taken',
   },
+  replies: { 202: chatAcceptedSchema },
   params: turnParamsSchema,
   body: { schema: regenerateBodySchema, maxBytes: 4 * 1024, what: 'regenerate request' },
   async handle({ app, caller, params, body }) {
@@ -111,6 +118,7 @@ export const cancelTurnEndpoint = endpoint({
     202: 'stopping: {status: "cancelling"}',
     404: "an unknown turn, or another user's",
   },
+  replies: { 200: turnFinishedSchema, 202: turnCancellingSchema },
   params: turnParamsSchema,
   async handle({ app, caller, params }) {
     const outcome = await cancelTurn(

@@ -2,7 +2,15 @@
 // renaming, exporting and deleting it, and the user's totals.
 import { z } from 'zod';
 import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
-import { branchBodySchema, titleBodySchema } from '../shared/history/contracts.js';
+import {
+  branchBodySchema,
+  conversationExportSchema,
+  conversationPageSchema,
+  conversationSummarySchema,
+  conversationWithMessagesSchema,
+  historyStatsSchema,
+  titleBodySchema,
+} from '../shared/history/contracts.js';
 import { deleteConversation } from '../shared/history/delete-conversation.js';
 import { exportConversation } from '../shared/history/export-conversation.js';
 import { getConversation } from '../shared/history/get-conversation.js';
@@ -30,6 +38,7 @@ export const listConversationsEndpoint = endpoint({
     "The caller's conversations, newest activity first: ?limit, ?continuationToken, and ?q to match words of titles and messages.",
   auth: 'caller',
   responses: { 200: '{conversations, continuationToken?}' },
+  replies: { 200: conversationPageSchema },
   params: userParamsSchema,
   query: listConversationsQuerySchema,
   async handle({ app, caller, query }) {
@@ -48,6 +57,7 @@ export const getConversationEndpoint = endpoint({
     200: '{systemPrompt, path, messages, continuationToken?, ...the summary}',
     404: "an unknown conversation, or another user's",
   },
+  replies: { 200: conversationWithMessagesSchema },
   params: sessionParamsSchema,
   query: getConversationQuerySchema,
   async handle({ app, caller, params, query }) {
@@ -67,6 +77,7 @@ export const switchBranchEndpoint = endpoint({
     404: "an unknown conversation or turn, or another user's",
     409: 'a message of that branch is not stored yet (with retry-after)',
   },
+  replies: { 200: conversationWithMessagesSchema },
   params: sessionParamsSchema,
   query: switchBranchQuerySchema,
   body: { schema: branchBodySchema, maxBytes: 4 * 1024, what: 'branch' },
@@ -91,6 +102,7 @@ export const renameConversationEndpoint = endpoint({
   summary: "Sets the conversation's title {title}; a title the user set is never replaced by the model's.",
   auth: 'caller',
   responses: { 200: "the conversation's summary", 404: "an unknown conversation, or another user's" },
+  replies: { 200: conversationSummarySchema },
   params: sessionParamsSchema,
   body: { schema: titleBodySchema, maxBytes: 4 * 1024, what: 'title' },
   async handle({ app, caller, params, body }) {
@@ -137,6 +149,14 @@ export const exportConversationEndpoint = endpoint({
     200: 'an attachment: text/markdown or application/json',
     404: "an unknown conversation, or another user's",
   },
+  replies: {
+    200: {
+      content: {
+        'text/markdown': z.string().describe('the conversation as Markdown (?format=markdown)'),
+        'application/json': conversationExportSchema,
+      },
+    },
+  },
   params: sessionParamsSchema,
   query: exportQuerySchema,
   async handle({ app, caller, params, query }) {
@@ -159,6 +179,7 @@ export const historyStatsEndpoint = endpoint({
   summary: "The caller's totals: conversations, messages and tokens used.",
   auth: 'caller',
   responses: { 200: '{userId, conversations, messages, tokens: {prompt, completion, total}}' },
+  replies: { 200: historyStatsSchema },
   params: userParamsSchema,
   async handle({ app, caller }) {
     return { status: 200, body: await historyStats(app.history.headers, caller.userId) };

@@ -5,11 +5,14 @@ import { z } from 'zod';
 import { getApp } from '../shared/app/app.js';
 import { formFile, formText } from '../shared/http/upload-body.js';
 import {
+  documentPageSchema,
   documentParamsSchema,
   ingestDocumentMessageSchema,
   KNOWLEDGE_INGEST_QUEUE,
   knowledgeSearchBodySchema,
+  knowledgeSearchResultsSchema,
   listDocumentsQuerySchema,
+  uploadAnswerSchema,
 } from '../shared/knowledge/contracts.js';
 import { deleteDocument } from '../shared/knowledge/delete-document.js';
 import { ingestDocument } from '../shared/knowledge/ingest-document.js';
@@ -55,6 +58,7 @@ export const uploadDocumentEndpoint = endpoint({
     202: 'stored and queued for indexing: {document}, its URL in Location',
     409: 'another request is changing the same document (with retry-after)',
   },
+  replies: { 200: uploadAnswerSchema, 202: uploadAnswerSchema },
   body: {
     schema: documentUploadBodySchema,
     maxBytes: (app) => uploadBodyLimit(app.config.knowledge.maxDocumentBytes),
@@ -66,7 +70,7 @@ export const uploadDocumentEndpoint = endpoint({
     const result = await uploadDocument(app.knowledge, caller, body);
     return {
       status: result.status,
-      body: { document: result.document },
+      body: { document: result.document } satisfies z.input<typeof uploadAnswerSchema>,
       headers: { location: documentLocation(result.document.documentId) },
     };
   },
@@ -80,6 +84,7 @@ export const listDocumentsEndpoint = endpoint({
     "The caller's documents (?library=private, the default) or the shared library's (?library=shared), newest first, with their status (queued, processing, ready, failed with the reason) and chunk count: ?limit, ?continuationToken.",
   auth: 'caller',
   responses: { 200: '{documents, continuationToken?}' },
+  replies: { 200: documentPageSchema },
   query: listDocumentsQuerySchema,
   async handle({ app, caller, query }) {
     return { status: 200, body: await listDocuments(app.knowledge.documents, caller.userId, query) };
@@ -94,11 +99,14 @@ export const getDocumentEndpoint = endpoint({
     "One document of the caller's or of the shared library, with its status: 404 for another user's private document.",
   auth: 'caller',
   responses: { 200: '{document}', 404: "an unknown document, or another user's private one" },
+  replies: { 200: uploadAnswerSchema },
   params: documentParamsSchema,
   async handle({ app, caller, params }) {
     return {
       status: 200,
-      body: { document: await getDocument(app.knowledge.documents, caller.userId, params.documentId) },
+      body: {
+        document: await getDocument(app.knowledge.documents, caller.userId, params.documentId),
+      } satisfies z.input<typeof uploadAnswerSchema>,
     };
   },
 });
@@ -134,11 +142,14 @@ export const searchKnowledgeEndpoint = endpoint({
     "Hybrid search {query, limit} over the caller's documents and the shared library's (ready ones): each result's text, title, heading, page(s), score and citation.",
   auth: 'caller',
   responses: { 200: '{results}' },
+  replies: { 200: knowledgeSearchResultsSchema },
   body: { schema: knowledgeSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
   async handle({ app, caller, body }) {
     return {
       status: 200,
-      body: { results: await searchKnowledge(app.knowledge.search, caller.userId, body.query, body.limit) },
+      body: {
+        results: await searchKnowledge(app.knowledge.search, caller.userId, body.query, body.limit),
+      } satisfies z.input<typeof knowledgeSearchResultsSchema>,
     };
   },
 });

@@ -4,7 +4,11 @@
 import { getApp, type App } from '../shared/app/app.js';
 import { NotFoundError } from '../shared/errors.js';
 import { mcpHttpHandler } from '../shared/http/mcp-endpoint.js';
-import { protectedResourceMetadata } from '../shared/identity/protected-resource.js';
+import {
+  protectedResourceMetadata,
+  protectedResourceMetadataSchema,
+} from '../shared/identity/protected-resource.js';
+import { jsonRpcAnswerSchema } from '../shared/http/mcp-endpoint.js';
 import { createMemoryMcpServer } from '../shared/memory/memory-mcp-server.js';
 import type { FunctionDefinition, HttpFunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -49,6 +53,7 @@ const mcpFunction: HttpFunctionDefinition = {
       405: 'GET and DELETE: no sessions and no server-sent streams',
       413: `a body over ${MAX_MCP_REQUEST_BYTES / 1024} KiB`,
     },
+    replies: { 200: jsonRpcAnswerSchema },
   },
 };
 
@@ -63,6 +68,7 @@ export const protectedResourceMetadataEndpoint = endpoint({
     200: 'the metadata document (RFC 9728)',
     404: 'AUTH_MODE is not entra: callers are not identified by bearer tokens',
   },
+  replies: { 200: protectedResourceMetadataSchema },
   handle({ app, url }) {
     const auth = app.config.auth;
     if (auth.mode !== 'entra')

@@ -3,7 +3,11 @@
 // conversation, and semantic search over the caller's past conversations.
 import { z } from 'zod';
 import { userIdSchema } from '../shared/ids.js';
-import { conversationSearchBodySchema } from '../shared/memory/contracts.js';
+import {
+  conversationSearchBodySchema,
+  conversationSearchResultsSchema,
+  memoriesPageSchema,
+} from '../shared/memory/contracts.js';
 import {
   forgetMemories,
   forgetQuerySchema,
@@ -24,6 +28,7 @@ export const getMemoriesEndpoint = endpoint({
     "The caller's profile facts (every status, with provenance and validity; ?status=active for the current ones) and conversation summaries, newest first: ?limit, ?continuationToken.",
   auth: 'caller',
   responses: { 200: '{facts, summaries, continuationToken?}' },
+  replies: { 200: memoriesPageSchema },
   params: userParamsSchema,
   query: memoriesQuerySchema,
   async handle({ app, caller, query }) {
@@ -55,6 +60,7 @@ export const searchConversationsEndpoint = endpoint({
     "Semantic search over the caller's past conversations {query, limit}: each result's summary, themes, sentiment, relevance score, sessionId, title and date.",
   auth: 'caller',
   responses: { 200: '{results}' },
+  replies: { 200: conversationSearchResultsSchema },
   params: userParamsSchema,
   body: { schema: conversationSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
   async handle({ app, caller, body }) {
@@ -62,7 +68,7 @@ export const searchConversationsEndpoint = endpoint({
       status: 200,
       body: {
         results: await searchConversations(app.memory.search, caller.userId, body.query, body.limit),
-      },
+      } satisfies z.input<typeof conversationSearchResultsSchema>,
     };
   },
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { documentationApp } from '../scripts/generate-api-docs.js';
 import type { App } from '../shared/app/app.js';
 import type { AuthConfig } from '../shared/identity/settings.js';
+import { declaredEndpoints, undeclaredReplies } from '../shared/http/declared-endpoints.js';
 import { escapeHtml } from '../shared/http/openapi-page.js';
 import { callEndpoint } from '../test/support/call-endpoint.js';
 import type { HttpFunctionDefinition } from './definition.js';
@@ -120,6 +121,38 @@ describe('GET /api/openapi.json', () => {
     });
   }, 60_000);
 
+  it('declares the body of every success answer, from the schemas the handlers answer with', async () => {
+    const app = appWith();
+    const missing = declaredEndpoints<App>(functionDefinitions).flatMap((endpoint) =>
+      undeclaredReplies(endpoint, app).map((status) => `${endpoint.name} ${status}`),
+    );
+    expect(missing).toEqual([]);
+    const document = await documentOf(app);
+    type Response = { content?: Record<string, { schema: Record<string, unknown> }> };
+    const responseOf = (path: string, method: string, status: string) =>
+      document.paths[path]?.[method]?.responses[status] as Response | undefined;
+    for (const [path, item] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(item))
+        for (const [status, response] of Object.entries(operation.responses))
+          if (Number(status) < 400 && status !== '204')
+            expect((response as Response).content, `${method} ${path} ${status}`).toBeDefined();
+    expect(responseOf('/api/chat', 'post', '202')?.content?.['application/json']?.schema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['sessionId', 'chatMessageId', 'status', 'stream']) as unknown,
+    });
+    expect(
+      Object.keys(responseOf('/api/history/conversations/{sessionId}/export', 'get', '200')?.content ?? {}),
+    ).toEqual(['text/markdown', 'application/json']);
+    expect(
+      Object.keys(responseOf('/api/stream/{sessionId}/{chatMessageId}', 'get', '200')?.content ?? {}),
+    ).toEqual(['text/event-stream']);
+    // The health probe's 503 is its report, not a problem.
+    expect(Object.keys(responseOf('/api/health', 'get', '503')?.content ?? {})).toEqual(['application/json']);
+    expect(responseOf('/api/chat/{sessionId}/{chatMessageId}/cancel', 'post', '200')).toMatchObject({
+      content: { 'application/json': { schema: { properties: { status: { const: 'finished' } } } } },
+    });
+  }, 60_000);
+
   it('is built once per app, and the same for every caller', async () => {
     const app = appWith();
     const first = await callEndpoint(openApi, app);
@@ -130,7 +163,7 @@ describe('GET /api/openapi.json', () => {
 });
 
 describe('api.http', () => {
-  it('names only routes and methods the document has', async () => {
+  it('names only routes and methods the document has, and each of them', async () => {
     const document = await documentOf(appWith());
     const text = readFileSync(fileURLToPath(new URL('../api.http', import.meta.url)), 'utf8');
     const requests = [...text.matchAll(/^(GET|POST|PUT|PATCH|DELETE) \{\{baseUrl\}\}(\S*)$/gm)];
@@ -139,6 +172,7 @@ describe('api.http', () => {
       path,
       pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     }));
+    const covered = new Set<string>();
     // Other requests are the local runtime's own (its dead-letter view), not the API's.
     for (const [, method, url] of requests.filter(([, , url]) => !(url ?? '').startsWith('/local/'))) {
       // A URL that is one variable (the stream URL POST /api/chat answers) is the stream route's.
@@ -146,7 +180,12 @@ describe('api.http', () => {
       const template = templates.find(({ pattern }) => pattern.test(path.replace(/\{\{[^}]+\}\}/g, 'x')));
       expect(template, `${method} ${url}`).toBeDefined();
       expect(document.paths[template!.path]?.[method!.toLowerCase()], `${method} ${url}`).toBeDefined();
+      covered.add(`${method!.toLowerCase()} ${template!.path}`);
     }
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect(operations.filter((operation) => !covered.has(operation))).toEqual([]);
   }, 60_000);
 });
 

@@ -10,6 +10,7 @@ import { API_PAGE_CONTENT_SECURITY_POLICY, renderOpenApiPage } from '../shared/h
 import { API_AREAS } from './api-areas.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
+import { z } from 'zod';
 
 export const OPENAPI_ROUTE = 'openapi.json';
 export const API_PAGE_ROUTE = 'docs';
@@ -72,6 +73,15 @@ export function openApiEndpoints(table: () => readonly FunctionDefinition[]) {
     summary: 'The OpenAPI 3.1 document of this API, generated from the endpoint declarations.',
     auth: 'anonymous',
     responses: { 200: 'the OpenAPI document (JSON)' },
+    replies: {
+      200: z
+        .looseObject({
+          openapi: z.string(),
+          info: z.looseObject({}),
+          paths: z.record(z.string(), z.looseObject({})),
+        })
+        .describe('an OpenAPI 3.1 document'),
+    },
     async handle({ app }) {
       return { status: 200, body: await documentOf(app), headers: { 'cache-control': CACHE_CONTROL } };
     },
@@ -84,6 +94,7 @@ export function openApiEndpoints(table: () => readonly FunctionDefinition[]) {
     summary: 'The OpenAPI document as an HTML page to read in a browser (no script, nothing downloaded).',
     auth: 'anonymous',
     responses: { 200: 'text/html: every endpoint with its parameters, bodies and statuses' },
+    replies: { 200: { content: { 'text/html': z.string().describe('the API reference page') } } },
     async handle({ app }) {
       return {
         status: 200,

@@ -7,6 +7,7 @@ import {
   negotiateQuerySchema,
   ownUserQuerySchema,
   streamParamsSchema,
+  turnEventStreamSchema,
 } from '../shared/streaming/contracts.js';
 import { negotiateRealtime } from '../shared/streaming/negotiate-realtime.js';
 import { openTurnStream } from '../shared/streaming/open-turn-stream.js';
@@ -45,6 +46,7 @@ export const streamTurnEndpoint = endpoint({
     401: 'no identity, or a ticket that is not valid for this turn',
     404: "an unknown turn, or another user's",
   },
+  replies: { 200: { content: { 'text/event-stream': turnEventStreamSchema } } },
   ticket: {
     queryParameter: 'ticket',
     redeem: ({ app, ticket, params }) =>

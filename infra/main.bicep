@@ -172,6 +172,16 @@ param alertEmail string = ''
 @description('Normalized RU consumption of a Cosmos DB partition, in percent, above which an alert fires (azd: ALERT_COSMOS_RU_PERCENT).')
 param alertCosmosRuPercent int = 80
 
+@minValue(1)
+@maxValue(100)
+@description('Share of an hour\'s chat turns, in percent, that may fail before an alert fires (azd: ALERT_FAILED_TURN_PERCENT).')
+param alertFailedTurnPercent int = 10
+
+// Azure budgets have no daily period: this alert sums the app's own priced records of its model calls instead.
+@minValue(1)
+@description('US dollars of model spend in one UTC day above which an alert fires (azd: DAILY_SPEND_ALERT_USD); the app prices each model call with LLM_PRICES.')
+param dailySpendAlertUsd int = 50
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = {
   'azd-env-name': environmentName
@@ -348,10 +358,22 @@ module diagnostics './modules/diagnostics.bicep' = {
   }
 }
 
+// Costs nothing to keep: a workbook is a saved set of queries over the workspace.
+module workbook './modules/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsWorkspaceId: logAnalytics.outputs.id
+  }
+}
+
 module alerts './modules/alerts.bicep' = if (!empty(alertEmail)) {
   name: 'alerts'
   scope: rg
   params: {
+    location: location
     tags: tags
     alertEmail: alertEmail
     cosmosAccountName: cosmos.outputs.name
@@ -359,8 +381,11 @@ module alerts './modules/alerts.bicep' = if (!empty(alertEmail)) {
     webPubSubName: webPubSub.outputs.name
     webPubSubConnectionLimit: webPubSub.outputs.connectionLimit
     applicationInsightsName: applicationInsights.outputs.name
+    logAnalyticsWorkspaceName: logAnalytics.outputs.name
     openAiAccountName: createOpenAi ? openAi!.outputs.name : ''
     cosmosRuPercentThreshold: alertCosmosRuPercent
+    failedTurnPercentThreshold: alertFailedTurnPercent
+    dailySpendAlertUsd: dailySpendAlertUsd
   }
 }
 
@@ -382,3 +407,4 @@ output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
 output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
+output OPERATIONS_WORKBOOK_ID string = workbook.outputs.id

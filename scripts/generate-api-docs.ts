@@ -16,6 +16,8 @@ import {
   endpointStatuses,
   inputJsonSchema,
   isSuccessStatus,
+  outputJsonSchema,
+  replyContent,
   resolvedBody,
   type DeclaredEndpoint,
   type JsonSchema,
@@ -159,10 +161,30 @@ function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
       );
     lines.push('');
   }
-  lines.push('| status | meaning |', '| --- | --- |');
-  for (const [status, meaning] of statuses(endpoint, app)) lines.push(`| ${status} | ${cell(meaning)} |`);
+  lines.push('| status | meaning | body |', '| --- | --- | --- |');
+  for (const [status, meaning] of statuses(endpoint, app))
+    lines.push(`| ${status} | ${cell(meaning)} | ${cell(replyText(endpoint, status))} |`);
   lines.push('');
   return lines.join('\n');
+}
+
+/**
+ * What a status answers with, as the OpenAPI document shows it: each media type of its declared reply with a JSON
+ * object's top-level fields (`?` when optional), problem details for an undeclared error, nothing for the rest.
+ */
+function replyText(endpoint: DocumentedEndpoint, status: number): string {
+  const reply = endpoint.declaration.replies?.[status];
+  if (reply === undefined) return isSuccess(status) ? '' : 'problem+json';
+  return Object.entries(replyContent(reply))
+    .map(([mediaType, schema]) => {
+      const json = outputJsonSchema(schema);
+      const required = new Set(json.required ?? []);
+      const fields = Object.keys(json.properties ?? {}).map((name) =>
+        required.has(name) ? name : `${name}?`,
+      );
+      return fields.length === 0 ? mediaType : `${mediaType} {${fields.join(', ')}}`;
+    })
+    .join(' or ');
 }
 
 function areaTable(endpoints: DocumentedEndpoint[], app: App): string {

@@ -1,6 +1,7 @@
 // Health of the app's dependencies for GET /api/health: every check runs concurrently with a time
 // budget, one slow or failing dependency is reported as such without hiding the others, and the report
 // names what is down. Checks that cost a request can be cached so that frequent polls cost little.
+import { z } from 'zod';
 
 export interface HealthCheck {
   name: string;
@@ -8,18 +9,23 @@ export interface HealthCheck {
   check: () => Promise<string>;
 }
 
-export interface DependencyHealth {
-  status: 'up' | 'down';
-  detail: string;
-  latencyMs: number;
-}
+export const dependencyHealthSchema = z.object({
+  status: z.enum(['up', 'down']),
+  detail: z.string(),
+  latencyMs: z.number(),
+});
+export type DependencyHealth = z.infer<typeof dependencyHealthSchema>;
 
-export interface HealthReport {
-  status: 'ok' | 'degraded';
+export const healthReportSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
   /** The dependencies that are down, so an operator (or a probe) needs to read no further. */
-  failing: string[];
-  dependencies: Record<string, DependencyHealth>;
-}
+  failing: z.array(z.string()),
+  dependencies: z.record(z.string(), dependencyHealthSchema),
+});
+export type HealthReport = z.infer<typeof healthReportSchema>;
+
+/** GET /api/health's body, 200 or 503: the report and where the app runs. */
+export const healthAnswerSchema = healthReportSchema.extend({ environment: z.string() });
 
 export async function checkHealth(checks: readonly HealthCheck[], budgetMs: number): Promise<HealthReport> {
   const results = await Promise.all(

@@ -1,5 +1,6 @@
-// Metric alerts on the platform metrics of the services the chat backend runs on, all mailed to one action group.
-// main.bicep deploys this module only when an alert email address is given.
+// Alerts mailed to one action group: metric alerts on the platform metrics of the services the chat backend runs on,
+// and log alerts on what the app itself records (failed turns, the day's model spend). Deployed only with an email.
+param location string
 param tags object
 
 @description('Email address the alerts are sent to.')
@@ -13,6 +14,9 @@ param webPubSubName string
 param webPubSubConnectionLimit int
 
 param applicationInsightsName string
+
+@description('Name of the Log Analytics workspace behind Application Insights: the log alerts query its tables.')
+param logAnalyticsWorkspaceName string
 
 @description('Name of the Azure OpenAI account the template created; empty when the app uses an existing one.')
 param openAiAccountName string = ''
@@ -31,6 +35,15 @@ param webPubSubConnectionPercentThreshold int = 80
 @description('Average time to the first response token of Azure OpenAI, in milliseconds, above which it alerts.')
 param openAiTimeToResponseThresholdMs int = 10000
 
+@minValue(1)
+@maxValue(100)
+@description('Share of the turns of an hour, in percent, that may fail before an alert fires.')
+param failedTurnPercentThreshold int = 10
+
+@minValue(1)
+@description('US dollars of model spend in one UTC day (as the app prices its own model calls) above which an alert fires.')
+param dailySpendAlertUsd int = 50
+
 resource cosmosAccount 'Microsoft.DocumentDB/databaseAccounts@2025-10-15' existing = {
   name: cosmosAccountName
 }
@@ -45,6 +58,10 @@ resource webPubSub 'Microsoft.SignalRService/webPubSub@2024-03-01' existing = {
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
+}
+
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' existing = {
+  name: logAnalyticsWorkspaceName
 }
 
 resource openAiAccount 'Microsoft.CognitiveServices/accounts@2024-10-01' existing = {
@@ -332,6 +349,101 @@ resource openAiLatency 'Microsoft.Insights/metricAlerts@2026-01-01' = if (!empty
     }
     autoMitigate: true
     actions: actions
+  }
+}
+
+// The turn outcomes the app counts (metric chat.turns, attribute chat.turn.outcome), as Application Insights stores
+// them in AppMetrics: a counter's row holds its increase in Sum. Below five turns an hour one failure is no rate.
+resource failedTurns 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = {
+  name: 'Chat turns failing'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'Chat turns failing'
+    description: 'More than ${failedTurnPercentThreshold}% of the chat turns of the last hour failed (users saw an error event instead of an answer). Open the workbook "Chat operations" for the trend, then Application Insights > Failures, or the traces of the failed turns (span status error), to see which step fails.'
+    severity: 1
+    enabled: true
+    scopes: [
+      logAnalytics.id
+    ]
+    evaluationFrequency: 'PT15M'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: '''
+AppMetrics
+| where Name == "chat.turns"
+| extend Outcome = tostring(Properties["chat.turn.outcome"])
+| summarize Failed = sumif(Sum, Outcome == "failed"), Turns = sum(Sum)
+| where Turns >= 5
+| project FailedPercent = 100.0 * Failed / Turns
+'''
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'FailedPercent'
+          operator: 'GreaterThan'
+          threshold: failedTurnPercentThreshold
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: [
+        actionGroup.id
+      ]
+    }
+  }
+}
+
+// Azure budgets have no daily period, so the app's own cost records are summed: one `llm-usage {json}` trace per
+// model call (chat rounds and background work alike), priced with LLM_PRICES. The day is the UTC day so far.
+resource dailySpend 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = {
+  name: 'Model spend of the day'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'Model spend of the day'
+    description: 'The model calls of this UTC day so far cost more than ${dailySpendAlertUsd} US dollars, as the app prices them with LLM_PRICES. Open the workbook "Chat operations" (Top users by cost, Tokens and cost by model) to see who and what spends; lower the QUOTA_COST_PER_MONTH or QUOTA_TOKENS_PER_DAY quotas to cap it.'
+    severity: 2
+    enabled: true
+    scopes: [
+      logAnalytics.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'P1D'
+    criteria: {
+      allOf: [
+        {
+          query: '''
+AppTraces
+| where TimeGenerated >= startofday(now())
+| where Message startswith "llm-usage "
+| extend Usage = parse_json(substring(Message, 10))
+| summarize SpendUsd = sum(todouble(Usage.costUsd))
+'''
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'SpendUsd'
+          operator: 'GreaterThan'
+          threshold: dailySpendAlertUsd
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: [
+        actionGroup.id
+      ]
+    }
   }
 }
 

@@ -9,7 +9,6 @@ import {
   conversationMessageSchema,
   systemPromptSchema,
   type ConversationMessage,
-  type SystemPrompt,
 } from '../conversation/messages.js';
 import { englishText, type ContainerSpec } from '../cosmos/container-spec.js';
 
@@ -277,60 +276,72 @@ export type SystemPromptDocument = z.infer<typeof systemPromptDocumentSchema>;
 // --- What the History API answers ---------------------------------------------------------------------------
 
 /** A conversation in the list. */
-export interface ConversationSummary {
-  sessionId: string;
-  title: string;
-  titleSource: TitleSource;
-  createdAt: string;
-  lastActivity: string;
-  messageCount: number;
-  preview: string;
-}
+export const conversationSummarySchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  titleSource: titleSourceSchema,
+  createdAt: z.string(),
+  lastActivity: z.string(),
+  messageCount: z.number().int().nonnegative(),
+  preview: z.string(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
-export interface ConversationPage {
-  conversations: ConversationSummary[];
+export const conversationPageSchema = z.object({
+  conversations: z.array(conversationSummarySchema),
   /** Pass back as `continuationToken` for the next page; absent on the last page. */
-  continuationToken?: string;
-}
+  continuationToken: z.string().optional(),
+});
+export type ConversationPage = z.infer<typeof conversationPageSchema>;
 
 /**
  * The turns that answer the same point of a conversation (a turn and its edits and regenerates), oldest first: a
  * client shows "index + 1 of count" and switches with PUT .../branch { chatMessageId } of another.
  */
-export interface TurnAlternatives {
+export const turnAlternativesSchema = z.object({
   /** This turn's place among them, from 0. */
-  index: number;
-  count: number;
-  chatMessageIds: string[];
-}
+  index: z.number().int().nonnegative(),
+  count: z.number().int().positive(),
+  chatMessageIds: z.array(z.string()),
+});
+export type TurnAlternatives = z.infer<typeof turnAlternativesSchema>;
 
 /**
  * A message as the History API returns it (tool calls and results included, and its `branch`). Both messages of a
  * turn at a branch point carry the turn's `alternatives`.
  */
-export type HistoryMessage = z.infer<typeof conversationMessageSchema> & {
-  ordinal: number;
-  alternatives?: TurnAlternatives;
-};
+export const historyMessageSchema = conversationMessageSchema.extend({
+  ordinal: z.number().int().nonnegative(),
+  alternatives: turnAlternativesSchema.optional(),
+});
+export type HistoryMessage = z.infer<typeof historyMessageSchema>;
 
-export interface ConversationWithMessages extends ConversationSummary {
+export const conversationWithMessagesSchema = conversationSummarySchema.extend({
   /** The conversation's system prompt (its first message), when it has one. */
-  systemPrompt?: SystemPrompt;
+  systemPrompt: systemPromptSchema.optional(),
   /**
    * The branch path shown (messages are paged along it, so other branches' turns are not among them): its newest
    * turn and its branch. Absent while the conversation has no turn.
    */
-  path?: { leafChatMessageId: string; branchId: string };
-  messages: HistoryMessage[];
-  continuationToken?: string;
-}
+  path: z.object({ leafChatMessageId: z.string(), branchId: z.string() }).optional(),
+  messages: z.array(historyMessageSchema),
+  continuationToken: z.string().optional(),
+});
+export type ConversationWithMessages = z.infer<typeof conversationWithMessagesSchema>;
 
-export interface HistoryStats {
-  userId: string;
-  conversations: number;
-  messages: number;
-  tokens: TokenTotals;
-}
+/** The JSON export: the summary, the system prompt and every message. */
+export const conversationExportSchema = conversationSummarySchema.extend({
+  systemPrompt: systemPromptSchema.optional(),
+  messages: z.array(historyMessageSchema),
+});
+
+export const historyStatsSchema = z.object({
+  userId: z.string(),
+  conversations: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  tokens: tokenTotalsSchema,
+});
+export type HistoryStats = z.infer<typeof historyStatsSchema>;
 
 /** PUT /api/history/conversations/{sessionId}/branch: show (and continue) the branch this turn is on. */
 export const branchBodySchema = z.object(

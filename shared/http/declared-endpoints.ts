@@ -1,7 +1,7 @@
 // How a client-facing description reads the endpoint declarations: which endpoints there are, their body and
 // its limits under an app's settings, their fields as JSON Schema, and every status they answer.
 import { z } from 'zod';
-import type { EndpointDeclaration } from './endpoint.js';
+import type { EndpointDeclaration, EndpointReplies, MediaReply } from './endpoint.js';
 
 /** A declared HTTP endpoint, with the name, route and methods of its function table entry. */
 export interface DeclaredEndpoint<TApp> {
@@ -132,3 +132,23 @@ export function endpointStatuses<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TA
 }
 
 export const isSuccessStatus = (status: number) => status < 400;
+
+/** Statuses that answer with no body, so they need no reply schema. */
+const BODILESS_STATUSES = new Set([204, 304]);
+
+/** A declared reply's body by media type: a bare schema is JSON. */
+export function replyContent(reply: EndpointReplies[number]): MediaReply['content'] {
+  return '_zod' in reply ? { 'application/json': reply } : reply.content;
+}
+
+/** The success statuses of an endpoint that answer with a body but declare no reply schema for it. */
+export function undeclaredReplies<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TApp): number[] {
+  return endpointStatuses(endpoint, app)
+    .map(([status]) => status)
+    .filter(
+      (status) =>
+        isSuccessStatus(status) &&
+        !BODILESS_STATUSES.has(status) &&
+        endpoint.declaration.replies?.[status] === undefined,
+    );
+}

@@ -108,7 +108,10 @@ export interface EndpointDefinition<
    * success status and the errors its use-case raises, each with what it means. docs/api.md is generated from it.
    */
   responses?: EndpointResponses;
-  /** The JSON a success status answers with, where a schema of it exists: the OpenAPI document shows it. */
+  /**
+   * The body each success status answers with (204 has none): the schema of its JSON, or of each media type it
+   * comes as. The OpenAPI document shows them, and a test requires one for every success status.
+   */
   replies?: EndpointReplies;
   /** Required with auth 'caller-or-ticket' (checked when the handler is made). */
   ticket?: TicketAuth<TApp, P>;
@@ -123,8 +126,13 @@ export interface EndpointDefinition<
 /** Status → what it means to the client ("the session", "another user's or an unknown session"). */
 export type EndpointResponses = Readonly<Record<number, string>>;
 
-/** Status → the schema of the JSON body it answers with. */
-export type EndpointReplies = Readonly<Record<number, z.ZodType>>;
+/** A body that is not (only) JSON, such as an SSE stream, a page or a file: its schema per media type. */
+export interface MediaReply {
+  readonly content: Readonly<Record<string, z.ZodType>>;
+}
+
+/** Status → the schema of the JSON body it answers with, or the media types of another body. */
+export type EndpointReplies = Readonly<Record<number, z.ZodType | MediaReply>>;
 
 /** The parts of a definition that describe it to a client (docs/api.md and the OpenAPI document), without its handler. */
 export type EndpointDeclaration<TApp> = Pick<

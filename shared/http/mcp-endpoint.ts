@@ -3,6 +3,7 @@
 // JSON endpoints, so any instance serves any request.
 import type { HttpHandler, HttpRequest, InvocationContext } from '@azure/functions';
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { UnauthenticatedError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { bearerChallenge } from '../identity/protected-resource.js';
@@ -10,6 +11,14 @@ import type { EndpointApp } from './endpoint.js';
 import { jsonDepthGuard, readBodyBytes } from './json-body.js';
 import { problemResponse, toProblemResponse } from './problem.js';
 import { fromWebResponse, toWebRequest } from './web-exchange.js';
+
+/** A JSON-RPC 2.0 response, as the endpoint answers a request (a tool's own failure is a result with isError). */
+export const jsonRpcAnswerSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.looseObject({}).optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
 
 export interface McpEndpoint<TApp extends EndpointApp> {
   /** A fresh server that answers one request for the caller. */

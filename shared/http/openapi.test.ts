@@ -3,7 +3,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { DeclaredEndpoint } from './declared-endpoints.js';
+import { undeclaredReplies, type DeclaredEndpoint } from './declared-endpoints.js';
 import { apiAreaOf, buildOpenApiDocument, openApiRoute } from './openapi.js';
 
 interface Tree {
@@ -93,5 +93,59 @@ describe('buildOpenApiDocument', () => {
     expect(() => apiAreaOf({ ...endpoints[0]!, name: 'lost', route: 'nowhere/{id}' }, AREAS)).toThrow(
       /'lost' \(route nowhere\/\{id\}\) belongs to no area/,
     );
+  });
+});
+
+describe('replies', () => {
+  const file: DeclaredEndpoint<{ limit: number }> = {
+    name: 'getTreeFile',
+    route: 'trees/{treeId}/file',
+    methods: ['GET'],
+    declaration: {
+      summary: 'A tree as a file.',
+      auth: 'anonymous',
+      responses: { 200: 'the tree as CSV or JSON', 204: 'an empty tree', 503: 'the forest is busy' },
+      replies: {
+        200: {
+          content: { 'text/csv': z.string().describe('one row per node'), 'application/json': treeSchema },
+        },
+        503: z.object({ retryInSeconds: z.number() }),
+      },
+    },
+  };
+  const document = buildOpenApiDocument({
+    endpoints: [file],
+    app: { limit: 1 },
+    auth: { mode: 'dev' },
+    title: 'Trees',
+    version: '1.0.0',
+    description: 'Files.',
+    tags: AREAS,
+  });
+  const responses = (
+    document.paths['/api/trees/{treeId}/file']?.['get'] as { responses: Record<string, unknown> }
+  ).responses;
+
+  it('shows each media type of a reply, and a declared error body instead of problem details', async () => {
+    expect(responses['200']).toMatchObject({
+      content: {
+        'text/csv': { schema: { type: 'string', description: 'one row per node' } },
+        'application/json': { schema: { $ref: '#/components/schemas/getTreeFile.reply200.1' } },
+      },
+    });
+    expect(responses['204']).toEqual({ description: 'an empty tree' });
+    expect(responses['503']).toMatchObject({
+      content: { 'application/json': { schema: { properties: { retryInSeconds: { type: 'number' } } } } },
+    });
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+  }, 60_000);
+
+  it('names the success statuses with a body and no reply schema; 204 needs none', () => {
+    expect(undeclaredReplies(file, { limit: 1 })).toEqual([]);
+    expect(undeclaredReplies(endpoints[0]!, { limit: 1 })).toEqual([]);
+    expect(
+      undeclaredReplies({ ...file, declaration: { ...file.declaration, replies: {} } }, { limit: 1 }),
+    ).toEqual([200]);
   });
 });

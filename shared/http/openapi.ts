@@ -6,6 +6,7 @@ import {
   inputJsonSchema,
   isSuccessStatus,
   outputJsonSchema,
+  replyContent,
   resolvedBody,
   bytes,
   type DeclaredEndpoint,
@@ -86,19 +87,23 @@ function operation<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TApp, context: O
   const body = resolvedBody(declaration, app);
   const responses: Json = {};
   for (const [status, meaning] of endpointStatuses(endpoint, app)) {
+    // A declared reply wins (the health probe's 503 is its report); other errors are problem details.
     const reply = declaration.replies?.[status];
-    responses[String(status)] = isSuccessStatus(status)
-      ? {
-          description: meaning,
-          ...(reply === undefined
-            ? {}
-            : {
-                content: {
-                  'application/json': { schema: context.hoist(outputJsonSchema(reply), `reply${status}`) },
-                },
-              }),
-        }
-      : { description: meaning, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+    const media =
+      reply === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(replyContent(reply)).map(([mediaType, schema], i) => [
+              mediaType,
+              { schema: context.hoist(outputJsonSchema(schema), `reply${status}${i === 0 ? '' : `.${i}`}`) },
+            ]),
+          );
+    responses[String(status)] =
+      media !== undefined
+        ? { description: meaning, content: media }
+        : isSuccessStatus(status)
+          ? { description: meaning }
+          : { description: meaning, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
   }
   const content: Json = {};
   if (body !== undefined) {

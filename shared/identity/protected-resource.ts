@@ -1,17 +1,19 @@
 // OAuth 2.0 Protected Resource Metadata (RFC 9728) for Entra ID mode, which MCP clients read to learn where
 // to get a token, and the 401's challenge that points at it. Pure: the URLs come from the caller.
+import { z } from 'zod';
 import type { EntraAuthConfig } from './entra-token.js';
 
 /** RFC 9728 §2, the members this API publishes. */
-export interface ProtectedResourceMetadata {
+export const protectedResourceMetadataSchema = z.object({
   /** The protected resource's identifier: the MCP endpoint's URL. */
-  resource: string;
+  resource: z.string(),
   /** The issuers of tokens it accepts: the Entra ID tenant's. */
-  authorization_servers: string[];
-  scopes_supported: string[];
-  bearer_methods_supported: ['header'];
-  resource_name: string;
-}
+  authorization_servers: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  bearer_methods_supported: z.tuple([z.literal('header')]),
+  resource_name: z.string(),
+});
+export type ProtectedResourceMetadata = z.infer<typeof protectedResourceMetadataSchema>;
 
 /**
  * The scopes a client asks Entra ID for to call this API: `<application ID URI>/.default` (every delegated

@@ -288,7 +288,7 @@ export interface DocumentUpload {
   content: Uint8Array;
 }
 
-/** 202 (a new or re-queued document) or 200 (the same content was already uploaded). */
+/** 202 (a new or re-queued document) or 200 (the same content was already uploaded); also GET .../{documentId}. */
 export const uploadAnswerSchema = z.object({ document: documentViewSchema });
 
 export const documentParamsSchema = z.object({ documentId: documentIdSchema });
@@ -338,6 +338,16 @@ export const knowledgeSearchHitSchema = z.object({
   citation: z.string(),
 });
 export type KnowledgeSearchHit = z.infer<typeof knowledgeSearchHitSchema>;
+
+/** POST /api/knowledge/search's answer. */
+export const knowledgeSearchResultsSchema = z.object({ results: z.array(knowledgeSearchHitSchema) });
+
+/** GET /api/knowledge/documents: a page of documents. */
+export const documentPageSchema = z.object({
+  documents: z.array(documentViewSchema),
+  /** Present when there are more: pass it back as ?continuationToken= (with the same library). */
+  continuationToken: z.string().optional(),
+});
 
 // --- Citations in a chat turn (seeds 003 and 004) ---------------------------------------------------------------
 

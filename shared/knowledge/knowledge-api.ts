@@ -3,18 +3,14 @@
 // first, then in the shared one.
 import type { z } from 'zod';
 import { NotFoundError } from '../errors.js';
-import type { listDocumentsQuerySchema } from './contracts.js';
+import type { documentPageSchema, listDocumentsQuerySchema } from './contracts.js';
 import { searchableLibraries, type DocumentView, type KnowledgeDocument } from './contracts.js';
 import type { KnowledgeDocuments, StoredDocument } from './knowledge-documents.js';
 import { libraryName, libraryOf } from './libraries.js';
 
 export type ListDocumentsQuery = z.infer<typeof listDocumentsQuerySchema>;
 
-export interface DocumentPageView {
-  documents: DocumentView[];
-  /** Present when there are more: pass it back as ?continuationToken= (with the same library). */
-  continuationToken?: string;
-}
+export type DocumentPageView = z.infer<typeof documentPageSchema>;
 
 /** A document as the API shows it to `userId`. */
 export function documentView(document: KnowledgeDocument, userId: string): DocumentView {

@@ -207,11 +207,12 @@ export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
 export type ConversationSummaryDocument = z.infer<typeof conversationSummaryDocumentSchema>;
 
 /** A summary as the API, MCP and tools show it: no vector, no bookkeeping. */
-export type ConversationSummaryView = SummaryContent & {
-  sessionId: string;
-  timestamp: string;
-  createdAt: string;
-};
+export const conversationSummaryViewSchema = summaryContentSchema.extend({
+  sessionId: z.string(),
+  timestamp: z.string(),
+  createdAt: z.string(),
+});
+export type ConversationSummaryView = z.infer<typeof conversationSummaryViewSchema>;
 
 // --- Consolidation records -------------------------------------------------------------------------------
 
@@ -250,19 +251,41 @@ export function consolidationId(sessionId: string, chatMessageId: string): strin
 // --- Search -----------------------------------------------------------------------------------------------
 
 /** One conversation found by search_conversation_history, POST .../conversations/search and the MCP search tool. */
-export interface ConversationSearchHit extends ConversationSummaryView {
+export const conversationSearchHitSchema = conversationSummaryViewSchema.extend({
   /** The conversation's title from its history header (absent when it has none). */
-  title?: string;
+  title: z.string().optional(),
   /** The conversation's date: its summary's timestamp. */
-  date: string;
+  date: z.string(),
   /**
    * Relevance, higher is better: the reciprocal-rank-fusion score of the vector and full-text ranks (hybrid),
    * comparable within one result list only.
    */
-  score: number;
+  score: z.number(),
   /** The cosine similarity of the query to the summary (-1..1). */
-  similarity: number;
-}
+  similarity: z.number(),
+});
+export type ConversationSearchHit = z.infer<typeof conversationSearchHitSchema>;
+
+/** POST /api/memory/users/{userId}/conversations/search's answer. */
+export const conversationSearchResultsSchema = z.object({ results: z.array(conversationSearchHitSchema) });
+
+// --- What the Memory API answers --------------------------------------------------------------------------
+
+/** A fact as the API and MCP show it: its provenance and validity, without the store's bookkeeping. */
+export const profileFactViewSchema = profileFactSchema
+  .omit({ id: true, kind: true, userId: true })
+  .extend({ factId: z.string() });
+export type ProfileFactView = z.infer<typeof profileFactViewSchema>;
+
+/** GET /api/memory/users/{userId}/memories. */
+export const memoriesPageSchema = z.object({
+  /** Every fact of the user (or the active ones with status=active), oldest first, on every page. */
+  facts: z.array(profileFactViewSchema),
+  /** A page of the conversation summaries, newest first. */
+  summaries: z.array(conversationSummaryViewSchema),
+  continuationToken: z.string().optional(),
+});
+export type MemoriesPage = z.infer<typeof memoriesPageSchema>;
 
 export const searchQuerySchema = z
   .string({ error: 'must be a string' })

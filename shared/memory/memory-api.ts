@@ -10,9 +10,10 @@ import {
   DEFAULT_SUMMARY_PAGE,
   MAX_SUMMARY_PAGE,
   PROFILE_CATEGORIES,
-  type ConversationSummaryView,
+  type MemoriesPage,
   type ProfileCategory,
   type ProfileFact,
+  type ProfileFactView,
 } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 import {
@@ -64,16 +65,8 @@ export type ForgetQuery = z.infer<typeof forgetQuerySchema>;
 
 // --- Views ------------------------------------------------------------------------------------------------
 
-/** A fact as the API and MCP show it: its provenance and validity, without the store's bookkeeping. */
-export type ProfileFactView = Omit<ProfileFact, 'id' | 'kind' | 'userId'> & { factId: string };
-
-export interface MemoriesPage {
-  /** Every fact of the user (or the active ones with status=active), oldest first, on every page. */
-  facts: ProfileFactView[];
-  /** A page of the conversation summaries, newest first. */
-  summaries: ConversationSummaryView[];
-  continuationToken?: string;
-}
+// Their schemas are the contracts' (the OpenAPI document shows them); callers keep importing them from here.
+export type { MemoriesPage, ProfileFactView } from './contracts.js';
 
 /** One active fact as a prompt would use it. */
 export interface ProfileEntry {

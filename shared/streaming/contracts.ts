@@ -127,6 +127,13 @@ export type TurnEventBatchDocument = z.infer<typeof turnEventBatchDocumentSchema
 
 /** GET /api/realtime/negotiate: a Web PubSub client URL that receives the caller's own events. */
 export const clientAccessSchema = z.object({ url: z.string(), expiresAt: z.iso.datetime() });
+
+/** GET /api/stream/{sessionId}/{chatMessageId}'s 200 body, as its media type text/event-stream carries it. */
+export const turnEventStreamSchema = z
+  .string()
+  .describe(
+    "Server-sent events, one per chat event of the turn in order: `id:` its seq, `event:` its type, `data:` the event as JSON (sessionId, chatMessageId, seq, type and the type's fields). The stream ends after the turn's message-end or error event.",
+  );
 export type ClientAccess = z.infer<typeof clientAccessSchema>;
 
 /** GET /api/stream/{sessionId}/{chatMessageId}. */

@@ -325,7 +325,7 @@ describe('infra/ against the resource type definitions', () => {
     expect(main).toMatch(/param hotStore string = 'cosmos'/);
   });
 
-  it('checks the alerts module as an alert email deploys it: one action group, the metric alerts, known values', () => {
+  it('checks the alerts module as an alert email deploys it: one action group, the metric and log alerts, known values', () => {
     const file = 'infra/modules/alerts.bicep';
     const module = templates.find((template) => template.file === file);
     if (module === undefined) throw new Error(`${file} is missing`);
@@ -339,6 +339,7 @@ describe('infra/ against the resource type definitions', () => {
     expect(deployed.map((resource) => resource.type)).toEqual([
       'Microsoft.Insights/actionGroups@2023-01-01',
       ...Array<string>(7).fill('Microsoft.Insights/metricAlerts@2026-01-01'),
+      ...Array<string>(2).fill('Microsoft.Insights/scheduledQueryRules@2026-03-01'),
     ]);
     // A misspelt or missing property is caught, so the vendored Insights types are the ones in use.
     expect(problemsOf(file, enabled.replace('groupShortName:', 'groupShortNam:'))).toMatch(
@@ -380,8 +381,29 @@ describe('infra/ against the resource type definitions', () => {
       'Microsoft.CognitiveServices/accounts AzureOpenAITimeToResponse',
     ]);
     // Every alert tells the operator what it saw and what to do, and mails the action group.
-    expect(enabled.match(/^ {4}description: '.{80,}'$/gm)).toHaveLength(7);
+    expect(enabled.match(/^ {4}description: '.{80,}'$/gm)).toHaveLength(9);
     expect(enabled.match(/^ {4}actions: actions$/gm)).toHaveLength(7);
+    expect(enabled.match(/^ {4}actions: \{\n {6}actionGroups: \[\n {8}actionGroup\.id\n/gm)).toHaveLength(2);
+    // The log alerts query the workspace behind Application Insights, each measuring a column its query makes, over
+    // the app's own records: the failed share of chat.turns, and the day's sum of the llm-usage lines' costUsd.
+    expect(enabled.match(/^ {6}logAnalytics\.id$/gm)).toHaveLength(2);
+    const measured = [...enabled.matchAll(/query: '''([\s\S]*?)'''[\s\S]*?metricMeasureColumn: '(\w+)'/g)];
+    expect(measured.map((m) => m[2])).toEqual(['FailedPercent', 'SpendUsd']);
+    for (const [, query, column] of measured) expect(query).toMatch(new RegExp(`\\b${column} = `));
+    expect(measured[0]?.[1]).toMatch(
+      /Name == "chat\.turns"[\s\S]*Properties\["chat\.turn\.outcome"\][\s\S]*"failed"/,
+    );
+    expect(measured[1]?.[1]).toMatch(/startofday\(now\(\)\)[\s\S]*startswith "llm-usage "[\s\S]*costUsd/);
+    expect(enabled).toMatch(/threshold: failedTurnPercentThreshold\n/);
+    expect(enabled).toMatch(/threshold: dailySpendAlertUsd\n/);
+    expect(
+      problemsOf(
+        file,
+        enabled.replace("metricMeasureColumn: 'SpendUsd'", "metricMeasureColumns: 'SpendUsd'"),
+      ),
+    ).toMatch(
+      /metricMeasureColumns: is not a property of Condition \(did you mean 'metricMeasureColumn'\?\)/,
+    );
     // Azure OpenAI is watched only when this template created it.
     expect(enabled).toMatch(/resource openAiThrottled '[^']+' = if \(!empty\(openAiAccountName\)\)/);
     expect(enabled).toMatch(/resource openAiLatency '[^']+' = if \(!empty\(openAiAccountName\)\)/);
@@ -389,6 +411,26 @@ describe('infra/ against the resource type definitions', () => {
     expect(main).toMatch(/param alertEmail string = ''/);
     expect(main).toMatch(/module alerts '\.\/modules\/alerts\.bicep' = if \(!empty\(alertEmail\)\)/);
     expect(main).toMatch(/openAiAccountName: createOpenAi \? openAi!\.outputs\.name : ''/);
+    expect(main).toMatch(/param dailySpendAlertUsd int = \d+/);
+    expect(main).toMatch(/dailySpendAlertUsd: dailySpendAlertUsd\n/);
+  });
+
+  it('deploys the operations workbook over the Log Analytics workspace, its items loaded from workbook.json', () => {
+    const file = 'infra/modules/workbook.bicep';
+    const module = templates.find((template) => template.file === file);
+    if (module === undefined) throw new Error(`${file} is missing`);
+    expect(checkBicep(file, module.text, index).map(formatProblem)).toEqual([]);
+    expect(resourceDeclarations(module.text).map((resource) => resource.type)).toEqual([
+      'Microsoft.Insights/workbooks@2023-06-01',
+    ]);
+    expect(module.text).toMatch(/loadJsonContent\('workbook\.json'\)/);
+    expect(module.text).toMatch(/sourceId: logAnalyticsWorkspaceId/);
+    expect(module.text).toMatch(/name: guid\(/);
+    expect(problemsOf(file, module.text.replace('serializedData:', 'serialisedData:'))).toMatch(
+      /serializedData: is required by WorkbookProperties but missing/,
+    );
+    const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
+    expect(main).toMatch(/module workbook '\.\/modules\/workbook\.bicep' = \{/);
   });
 
   it('sends the logs and metrics of Cosmos DB, Service Bus, Web PubSub and Azure OpenAI to Log Analytics', () => {

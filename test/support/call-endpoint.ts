@@ -3,6 +3,8 @@
 // comes back is read through a real HttpResponse, so headers, JSON and streamed bodies are what a client gets.
 import { randomUUID } from 'node:crypto';
 import azureFunctions, { type HttpMethod } from '@azure/functions';
+import { z } from 'zod';
+import { replyContent } from '../../shared/http/declared-endpoints.js';
 import {
   httpHandler,
   type EndpointApp,
@@ -75,6 +77,16 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
   });
   const init = await httpHandler(definition, () => Promise.resolve(app))(request, context);
   const response = init instanceof HttpResponse ? init : new HttpResponse(init ?? undefined);
+  const checked = await checkedJsonReply(definition, response);
+  if (checked !== undefined)
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: () => Promise.resolve(checked),
+      json: <T>() => Promise.resolve(JSON.parse(checked) as T),
+      body: new Response(checked).body,
+      logged,
+    };
   return {
     status: response.status,
     headers: response.headers,
@@ -83,6 +95,27 @@ export async function callEndpoint<TApp extends EndpointApp, P, Q, B, A extends 
     body: response.body,
     logged,
   };
+}
+
+/**
+ * A JSON answer's text, held to the reply schema its endpoint declares for that status, so every test that calls an
+ * endpoint also checks that the OpenAPI document tells the truth about it. Undefined for other answers.
+ */
+async function checkedJsonReply<TApp, P, Q, B, A extends EndpointAuth>(
+  definition: EndpointDefinition<TApp, P, Q, B, A>,
+  response: InstanceType<typeof HttpResponse>,
+): Promise<string | undefined> {
+  const reply = definition.replies?.[response.status];
+  const schema = reply === undefined ? undefined : replyContent(reply)['application/json'];
+  if (schema === undefined || !/^application\/json\b/.test(response.headers.get('content-type') ?? ''))
+    return undefined;
+  const text = await response.text();
+  const parsed = schema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new Error(
+      `${definition.name} answered ${response.status} with JSON its declared reply schema refuses: ${z.prettifyError(parsed.error)}`,
+    );
+  return text;
 }
 
 /** A form's multipart/form-data bytes and content-type, encoded as fetch encodes it. */

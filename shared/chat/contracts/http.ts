@@ -89,21 +89,33 @@ export function chatRequestSchema(maxTextChars: number) {
 }
 
 /** POST /api/chat's 202 body: the message is queued and its events stream at `stream`. */
-export interface ChatAccepted {
-  sessionId: string;
-  chatMessageId: string;
-  status: 'queued';
-  stream: string;
-}
+export const chatAcceptedSchema = z.object({
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  status: z.literal('queued'),
+  stream: z
+    .string()
+    .describe("the turn's SSE URL, with a ticket that opens it without headers (also the Location)"),
+});
+export type ChatAccepted = z.infer<typeof chatAcceptedSchema>;
 
 /**
  * POST /api/chat/{sessionId}/{chatMessageId}/cancel's answer: 202 `cancelling` while the turn is queued or running
  * (its stream ends with `message-end`, finish reason `cancelled`, unless it ends on its own first); 200 `finished`
  * when it had already ended, with how (`error` for a failed turn; absent when its events are gone).
  */
-export type TurnCancelOutcome =
-  | { sessionId: string; chatMessageId: string; status: 'cancelling' }
-  | { sessionId: string; chatMessageId: string; status: 'finished'; finishReason?: string };
+export const turnCancellingSchema = z.object({
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  status: z.literal('cancelling'),
+});
+export const turnFinishedSchema = z.object({
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  status: z.literal('finished'),
+  finishReason: z.string().optional(),
+});
+export type TurnCancelOutcome = z.infer<typeof turnCancellingSchema> | z.infer<typeof turnFinishedSchema>;
 
 /**
  * POST /api/chat's body limit in bytes. JSON may spell any UTF-16 unit of the text as a 6-byte `\uXXXX` escape
