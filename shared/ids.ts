@@ -81,6 +81,11 @@ const CANONICAL_FORMS = Object.fromEntries(
   ]),
 ) as Record<IdKind, { pattern: RegExp; canonical: (value: string) => string }[]>;
 
+/** Whether `value` is an AI SDK id (a form the server never makes for its own sessions). */
+export function isAiSdkId(value: string): boolean {
+  return anchored(AI_SDK_ID.pattern).test(value);
+}
+
 /** Whether `value` is an id of this kind, as a client may spell it. */
 export function isId(kind: IdKind, value: string): boolean {
   return PATTERNS[kind].test(value);

@@ -277,7 +277,7 @@ describe('the UI message chunks of a turn', () => {
       { type: 'message-end', finishReason: 'length' },
     );
     if (!start || !end) throw new Error('two events expected');
-    const withCost = { ...end, cost: { usd: 0.0012 } } as ChatEvent;
+    const withCost = { ...end, cost: { usd: 0.0012 } } as unknown as ChatEvent;
     const chunks = liveChunks([start, withCost]);
     expect(chunks).toContainEqual({ type: 'message-metadata', messageMetadata: { cost: { usd: 0.0012 } } });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
