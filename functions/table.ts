@@ -13,12 +13,14 @@ import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
+import { uiChatFunctions } from './ui-chat.js';
 
 // Every trigger runs in its span (a no-op unless telemetry is set up).
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
   ...chatFunctions,
   ...streamFunctions,
+  ...uiChatFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,
