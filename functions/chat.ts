@@ -43,6 +43,7 @@ export const postChatEndpoint = endpoint({
     202: 'queued: {sessionId, chatMessageId, status, stream}, the stream URL also in Location; the same id and text again answers the same turn',
     404: "the session (or the message `editOf` names) is unknown, another user's, or deleted",
     409: 'the chatMessageId was posted with another text, or `editOf` names a turn not answered yet (with retry-after)',
+    429: 'a quota refuses a new message (limit, allowed, current; retry-after): nothing was recorded or queued',
   },
   body: {
     schema: (app) => chatRequestSchema(app.config.chat.maxTextChars),
@@ -66,6 +67,7 @@ export const regenerateEndpoint = endpoint({
     202: 'queued, as for POST /api/chat',
     404: "an unknown turn, or another user's",
     409: 'the turn is not answered yet (with retry-after), or the new chatMessageId is taken',
+    429: 'a quota refuses a new answer, as for POST /api/chat',
   },
   params: turnParamsSchema,
   body: { schema: regenerateBodySchema, maxBytes: 4 * 1024, what: 'regenerate request' },
@@ -83,6 +85,7 @@ function frontDoor(app: App): PostChatMessageServices {
     eraser: app.history.eraser,
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
+    quota: app.quota,
   };
 }
 

@@ -36,6 +36,10 @@ import type { ConversationSummaries } from '../memory/conversation-summaries.js'
 import type { ProfileFacts } from '../memory/profile-facts.js';
 import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
+import { QUOTAS_CONTAINER } from '../quota/contracts.js';
+import type { QuotaServices } from '../quota/quota-gate.js';
+import { NO_USAGE } from '../quota/usage-reader.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
@@ -126,6 +130,11 @@ export interface App {
   history: HistoryServices;
   memory: MemoryServices;
   knowledge: KnowledgeServices;
+  /**
+   * Per-user quotas, their state shared by every instance in Cosmos DB. `usage` reads what users spent (tokens,
+   * dollars) for the daily and monthly limits.
+   */
+  quota: QuotaServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -283,6 +292,11 @@ export function createApp(config: AppConfig, platform: Platform): App {
       llm,
       settings: config.knowledge,
       search: knowledgeSearch,
+    },
+    quota: {
+      config: config.quota,
+      state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
+      usage: NO_USAGE,
     },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],

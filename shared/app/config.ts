@@ -14,6 +14,7 @@ import {
   type Setting,
 } from '../settings/setting.js';
 import type { Relevance } from '../search/relevance.js';
+import { quotaConfig, quotaSettings, type QuotaConfig } from '../quota/settings.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
 import { hostSettings, platformSettings } from './settings.js';
@@ -40,6 +41,8 @@ export interface AppConfig {
   search: Relevance;
   /** How long GET /api/health keeps a dependency's last answer. */
   health: { cacheMs: number };
+  /** Per-user quotas and rate limits (all off unless set). */
+  quota: QuotaConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -54,6 +57,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   streamingSettings,
   knowledgeSettings,
   searchSettings,
+  quotaSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -68,6 +72,7 @@ export function loadConfig(env: Environment): AppConfig {
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
+  const quota = readSettings(quotaSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -134,6 +139,7 @@ export function loadConfig(env: Environment): AppConfig {
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
+    quota: quotaConfig(quota),
   };
 }
 
