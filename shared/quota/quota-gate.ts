@@ -67,7 +67,7 @@ export async function admitTurn(
     if (!counted.counted)
       throw refusal(
         'messages-per-minute',
-        `You sent ${config.messagesPerMinute} messages this minute, the most allowed; send this one in a moment.`,
+        `Too many messages this minute (${config.messagesPerMinute} allowed per minute): send this one in a moment.`,
         config.messagesPerMinute,
         counted.count,
         secondsUntil(now, new Date(window.start.getTime() + MINUTE_SECONDS * 1000)),
@@ -95,7 +95,7 @@ export async function admitTurn(
       await uncount();
       throw refusal(
         'concurrent-turns',
-        `You have ${slot.running} answers running, the most allowed at once: send this message once one has ended.`,
+        `Too many answers running at once (${config.concurrentTurns} allowed): send this message once one has ended.`,
         config.concurrentTurns,
         slot.running,
         Math.min(TURN_SLOT_RETRY_SECONDS, secondsUntil(now, slot.nextExpiry)),
