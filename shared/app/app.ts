@@ -212,6 +212,13 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
+  // One object for the front door, the turn's end and the worker: each reads the limits as they are now.
+  const quota: QuotaServices = {
+    config: config.quota,
+    state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
+    usage: NO_USAGE,
+  };
+
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -243,6 +250,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         sessionMemory: history.sessionMemory,
         profile: memory.facts,
         cancellation: cancellations,
+        quota,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -293,11 +301,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       settings: config.knowledge,
       search: knowledgeSearch,
     },
-    quota: {
-      config: config.quota,
-      state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
-      usage: NO_USAGE,
-    },
+    quota,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
