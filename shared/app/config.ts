@@ -96,6 +96,13 @@ export function loadConfig(env: Environment): AppConfig {
       'HOT_STORE',
       'is "redis", but no Redis is named: set REDIS_URL (e.g. redis://127.0.0.1:6379) or REDIS_HOST_NAME',
     );
+  // A lease shorter than the worker's wait would free the slot of a turn still running, letting one more in.
+  if (quota.QUOTA_CONCURRENT_TURNS > 0 && quota.QUOTA_TURN_LEASE_SECONDS * 1000 < chat.CHAT_TURN_WAIT_MS)
+    problems.add(
+      'QUOTA_TURN_LEASE_SECONDS',
+      `must be at least CHAT_TURN_WAIT_MS (${Math.ceil(chat.CHAT_TURN_WAIT_MS / 1000)} s): a turn's slot must outlast ` +
+        'the longest the chat worker follows it',
+    );
   if (platform.COSMOS_ENDPOINT === undefined)
     problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
   if (appEnv === 'azure' && platform.ServiceBusConnection__fullyQualifiedNamespace === undefined)
