@@ -212,7 +212,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
-  // One object for the front door, the turn's end and the worker: each reads the limits as they are now.
+  // One object for the front door, the turn's end and the worker: each reads the limits as they are now. Until the
+  // usage records of model calls are read here, nobody has used anything: the daily and monthly limits never refuse.
   const quota: QuotaServices = {
     config: config.quota,
     state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
