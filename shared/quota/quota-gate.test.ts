@@ -100,10 +100,13 @@ describe('concurrent turns', () => {
     expect(state.running(alice.userId, AT)).toEqual(['session-2/message-2', 'session-3/message-3']);
   });
 
-  it('counts one turn once, and another user not at all', async () => {
-    const { services } = gate({ QUOTA_CONCURRENT_TURNS: '1' });
+  it('counts one turn once, and another user not at all; a second admission of a turn never frees its slot', async () => {
+    const { services, state } = gate({ QUOTA_CONCURRENT_TURNS: '1' });
     await admitTurn(services, alice, turn(1));
-    await admitTurn(services, alice, turn(1));
+    // The same message posted twice at once, the second failing (409: another text): the first keeps its slot.
+    const second = await admitTurn(services, alice, turn(1));
+    await second.undo();
+    expect(state.running(alice.userId, AT)).toEqual(['session-1/message-1']);
     await admitTurn(services, { userId: 'user_002' }, turn(2));
   });
 

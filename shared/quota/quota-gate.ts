@@ -77,6 +77,8 @@ export async function admitTurn(
     config.messagesPerMinute > 0 ? state.uncountMessage(caller.userId, window.start) : Promise.resolve();
 
   const key = turnKey(turn);
+  // A slot this admission did not take (the same message posted twice at once) is not its to give back.
+  let tookSlot = false;
   if (config.concurrentTurns > 0) {
     let slot;
     try {
@@ -101,13 +103,11 @@ export async function admitTurn(
         Math.min(TURN_SLOT_RETRY_SECONDS, secondsUntil(now, slot.nextExpiry)),
       );
     }
+    tookSlot = slot.alreadyHeld !== true;
   }
   return {
     undo: async () => {
-      await Promise.all([
-        config.concurrentTurns > 0 ? state.releaseTurnSlot(caller.userId, key) : undefined,
-        uncount(),
-      ]);
+      await Promise.all([tookSlot ? state.releaseTurnSlot(caller.userId, key) : undefined, uncount()]);
     },
   };
 }

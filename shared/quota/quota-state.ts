@@ -2,7 +2,8 @@
 // user's running turns and their message counter per window, each changed atomically.
 
 export type TurnSlotOutcome =
-  | { taken: true }
+  /** `alreadyHeld`: the turn held its slot before this take (a post of the same message racing this one). */
+  | { taken: true; alreadyHeld?: boolean }
   /** `running`: the turns holding a slot; `nextExpiry`: when the first of their leases runs out. */
   | { taken: false; running: number; nextExpiry: Date };
 

@@ -63,7 +63,7 @@ describe('turn slots', () => {
     await one.releaseTurnSlot(userId, `s${won[0]}/m${won[0]}`);
     expect(await take()).toEqual({ taken: true });
     // Taking a held slot again takes nothing more; releasing one not held changes nothing.
-    expect(await take()).toEqual({ taken: true });
+    expect(await take()).toEqual({ taken: true, alreadyHeld: true });
     await one.releaseTurnSlot(userId, 'never/taken');
     expect(
       await one.takeTurnSlot({ userId, turn: 'x/y', max: 3, leaseSeconds: 900, now: NOW }),

@@ -13,7 +13,7 @@ export class MemoryQuotaState implements QuotaState {
 
   takeTurnSlot({ userId, turn, max, leaseSeconds, now }: TurnSlotRequest): Promise<TurnSlotOutcome> {
     const live = (this.leases.get(userId) ?? []).filter((lease) => lease.expiresAt > now.getTime());
-    if (live.some((lease) => lease.turn === turn)) return Promise.resolve({ taken: true });
+    if (live.some((lease) => lease.turn === turn)) return Promise.resolve({ taken: true, alreadyHeld: true });
     if (live.length >= max)
       return Promise.resolve({
         taken: false,

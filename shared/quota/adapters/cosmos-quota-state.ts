@@ -53,7 +53,7 @@ export function createCosmosQuotaState(container: Container): QuotaState {
         const live = (read?.resource.leases ?? []).filter(
           (lease) => Date.parse(lease.expiresAt) > now.getTime(),
         );
-        if (live.some((lease) => lease.turn === turn)) return { taken: true };
+        if (live.some((lease) => lease.turn === turn)) return { taken: true, alreadyHeld: true };
         if (live.length >= max)
           return {
             taken: false,
