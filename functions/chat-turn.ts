@@ -27,7 +27,7 @@ export async function chatWorker(message: unknown, context: InvocationContext): 
   const queued = parseInput(queuedChatMessageSchema, message, 'queued chat message');
   const app = await getApp();
   await runQueuedTurn(
-    { orchestrations: app.orchestrations(context), sessions: app.chat.sessions },
+    { orchestrations: app.orchestrations(context), sessions: app.chat.sessions, quota: app.quota },
     queued,
     { maxToolRounds: app.config.chat.maxToolRounds, waitMs: app.config.chat.turnWaitMs },
     context,

@@ -48,6 +48,7 @@ export const postChatEndpoint = endpoint({
     202: 'queued: {sessionId, chatMessageId, status, stream}, the stream URL also in Location; the same id and text again answers the same turn',
     404: "the session (or the message `editOf` names) is unknown, another user's, or deleted",
     409: 'the chatMessageId was posted with another text, or `editOf` names a turn not answered yet (with retry-after)',
+    429: 'a quota refuses a new message (limit, allowed, current; retry-after): nothing was recorded or queued',
   },
   replies: { 202: chatAcceptedSchema },
   body: {
@@ -72,6 +73,7 @@ export const regenerateEndpoint = endpoint({
     202: 'queued, as for POST /api/chat',
     404: "an unknown turn, or another user's",
     409: 'the turn is not answered yet (with retry-after), or the new chatMessageId is taken',
+    429: 'a quota refuses a new answer, as for POST /api/chat',
   },
   replies: { 202: chatAcceptedSchema },
   params: turnParamsSchema,
@@ -90,6 +92,7 @@ function frontDoor(app: App): PostChatMessageServices {
     eraser: app.history.eraser,
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
+    quota: app.quota,
   };
 }
 

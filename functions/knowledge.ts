@@ -57,6 +57,7 @@ export const uploadDocumentEndpoint = endpoint({
     200: 'the same content is already ready: {document}',
     202: 'stored and queued for indexing: {document}, its URL in Location',
     409: 'another request is changing the same document (with retry-after)',
+    429: 'new content past QUOTA_KNOWLEDGE_BYTES (limit, allowed, current; retry-after): nothing was stored',
   },
   replies: { 200: uploadAnswerSchema, 202: uploadAnswerSchema },
   body: {
@@ -67,7 +68,7 @@ export const uploadDocumentEndpoint = endpoint({
     formParts: uploadFormParts,
   },
   async handle({ app, caller, body }) {
-    const result = await uploadDocument(app.knowledge, caller, body);
+    const result = await uploadDocument({ ...app.knowledge, quota: app.quota }, caller, body);
     return {
       status: result.status,
       body: { document: result.document } satisfies z.input<typeof uploadAnswerSchema>,

@@ -108,7 +108,17 @@ describe('GET /api/openapi.json', () => {
   it('answers errors as problem+json with the shared ProblemDetails schema', async () => {
     const document = await documentOf(appWith());
     const posted = document.paths['/api/chat']?.['post']?.responses;
-    expect(Object.keys(posted ?? {})).toEqual(['202', '400', '401', '403', '404', '409', '413', '415']);
+    expect(Object.keys(posted ?? {})).toEqual([
+      '202',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '429',
+    ]);
     expect(posted?.['409']).toMatchObject({
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
     });

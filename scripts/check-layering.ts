@@ -48,6 +48,7 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['streaming'],
   ['knowledge'],
   ['conversation'],
+  ['quota'],
   ['http'],
   ['identity', 'cosmos', 'llm', 'messaging', 'durable'],
   ['search'],

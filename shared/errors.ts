@@ -61,6 +61,22 @@ export class NotReadyError extends AppError {
   }
 }
 
+/**
+ * A per-user quota or rate limit refuses the request (429 with `retry-after`): `limit` names which, `allowed` is its
+ * setting and `current` what the user has reached. The request changed nothing.
+ */
+export class QuotaExceededError extends AppError {
+  constructor(
+    message: string,
+    readonly limit: string,
+    readonly allowed: number,
+    readonly current: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('quota_exceeded', message, 429);
+  }
+}
+
 /** A dependency (database, broker, model) failed or is unreachable. */
 export class DependencyError extends AppError {
   constructor(

@@ -38,6 +38,10 @@ import type { ProfileFacts } from '../memory/profile-facts.js';
 import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { tracePublisher } from '../messaging/traced-publisher.js';
+import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
+import { QUOTAS_CONTAINER } from '../quota/contracts.js';
+import type { QuotaServices } from '../quota/quota-gate.js';
+import { NO_USAGE } from '../quota/usage-reader.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
@@ -130,6 +134,11 @@ export interface App {
   history: HistoryServices;
   memory: MemoryServices;
   knowledge: KnowledgeServices;
+  /**
+   * Per-user quotas, their state shared by every instance in Cosmos DB. `usage` reads what users spent (tokens,
+   * dollars) for the daily and monthly limits.
+   */
+  quota: QuotaServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -211,6 +220,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
+  // One object for the front door, the turn's end and the worker: each reads the limits as they are now. Until the
+  // usage records of model calls are read here, nobody has used anything: the daily and monthly limits never refuse.
+  const quota: QuotaServices = {
+    config: config.quota,
+    state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
+    usage: NO_USAGE,
+  };
+
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -245,6 +262,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         sessionMemory: history.sessionMemory,
         profile: memory.facts,
         cancellation: cancellations,
+        quota,
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,
@@ -307,6 +325,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       settings: config.knowledge,
       search: knowledgeSearch,
     },
+    quota,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

@@ -130,6 +130,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the quotas, off by default, and refuses a turn lease shorter than the worker follows a turn', () => {
+    expect(loadConfig(azure).quota).toMatchObject({
+      concurrentTurns: 0,
+      messagesPerMinute: 0,
+      leaseSeconds: 900,
+    });
+    const limited = { ...azure, QUOTA_CONCURRENT_TURNS: '3', CHAT_TURN_WAIT_MS: '600000' };
+    expect(loadConfig({ ...limited, QUOTA_TURN_LEASE_SECONDS: '600' }).quota.concurrentTurns).toBe(3);
+    expect(problemsOf({ ...limited, QUOTA_TURN_LEASE_SECONDS: '599' })).toEqual(['QUOTA_TURN_LEASE_SECONDS']);
+    // Without the limit no lease is taken: nothing to check.
+    expect(loadConfig({ ...azure, QUOTA_TURN_LEASE_SECONDS: '60' }).quota.leaseSeconds).toBe(60);
+  });
+
   it('rejects malformed values, naming the setting', () => {
     expect(problemsOf({ ...azure, APP_ENV: 'prod' })).toEqual(['APP_ENV']);
     expect(problemsOf({ ...azure, COSMOS_ENDPOINT: 'not a url' })).toEqual(['COSMOS_ENDPOINT']);

@@ -14,6 +14,7 @@ import {
   type Setting,
 } from '../settings/setting.js';
 import type { Relevance } from '../search/relevance.js';
+import { quotaConfig, quotaSettings, type QuotaConfig } from '../quota/settings.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
 import { telemetryConfig, telemetrySettings, type TelemetryConfig } from '../telemetry/settings.js';
@@ -43,6 +44,8 @@ export interface AppConfig {
   health: { cacheMs: number };
   /** Where traces and metrics go, and whether message text may go with them. */
   telemetry: TelemetryConfig;
+  /** Per-user quotas and rate limits (all off unless set). */
+  quota: QuotaConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -58,6 +61,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   knowledgeSettings,
   searchSettings,
   telemetrySettings,
+  quotaSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -79,6 +83,7 @@ export function loadConfig(env: Environment): AppConfig {
     env,
     problems,
   );
+  const quota = readSettings(quotaSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -101,6 +106,13 @@ export function loadConfig(env: Environment): AppConfig {
     problems.add(
       'HOT_STORE',
       'is "redis", but no Redis is named: set REDIS_URL (e.g. redis://127.0.0.1:6379) or REDIS_HOST_NAME',
+    );
+  // A lease shorter than the worker's wait would free the slot of a turn still running, letting one more in.
+  if (quota.QUOTA_CONCURRENT_TURNS > 0 && quota.QUOTA_TURN_LEASE_SECONDS * 1000 < chat.CHAT_TURN_WAIT_MS)
+    problems.add(
+      'QUOTA_TURN_LEASE_SECONDS',
+      `must be at least CHAT_TURN_WAIT_MS (${Math.ceil(chat.CHAT_TURN_WAIT_MS / 1000)} s): a turn's slot must outlast ` +
+        'the longest the chat worker follows it',
     );
   if (platform.COSMOS_ENDPOINT === undefined)
     problems.add('COSMOS_ENDPOINT', 'missing (Cosmos DB holds sessions and history)');
@@ -146,6 +158,7 @@ export function loadConfig(env: Environment): AppConfig {
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
+    quota: quotaConfig(quota),
   };
 }
 

@@ -4,6 +4,7 @@ import { chatContainers } from '../chat/contracts/documents.js';
 import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
+import { quotaContainers } from '../quota/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
@@ -15,4 +16,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...historyContainers,
   ...memoryContainers,
   ...knowledgeContainers,
+  ...quotaContainers,
 ];

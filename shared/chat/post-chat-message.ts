@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import { admitTurn, limitsTurns, type QuotaServices, type TurnAdmission } from '../quota/quota-gate.js';
 import {
   issueStreamTicket,
   type IssuedStreamTicket,
@@ -38,6 +39,8 @@ export interface PostChatMessageServices {
   workingMemory: Pick<WorkingMemoryStore, 'findTurn'>;
   /** How long the stream ticket of the answer opens its stream. */
   ticketTtlSeconds: number;
+  /** The caller's quotas: a new message is admitted by them or refused (429) before anything is recorded. */
+  quota?: QuotaServices;
   now?: () => Date;
 }
 
@@ -81,6 +84,37 @@ export async function postChatMessage(
  * re-post is the same message only with the same text and the same fork.
  */
 export async function postTurn(
+  services: PostChatMessageServices,
+  caller: Caller,
+  turn: TurnToPost,
+): Promise<PostedChatMessage> {
+  const admission = await admitNewTurn(services, caller, turn);
+  try {
+    return await recordAndQueue(services, caller, turn);
+  } catch (error) {
+    // A post that fails (a 409, a conversation deleted meanwhile, a broker down) holds no slot and counts no message.
+    await admission.undo();
+    throw error;
+  }
+}
+
+/**
+ * The caller's quotas admit a message not yet accepted in the session; a re-post of an accepted one (the same id)
+ * is never refused nor counted again, whatever the limits say now.
+ */
+async function admitNewTurn(
+  services: PostChatMessageServices,
+  caller: Caller,
+  turn: TurnToPost,
+): Promise<TurnAdmission> {
+  const quota = services.quota;
+  if (quota === undefined || !limitsTurns(quota.config, caller)) return { undo: () => Promise.resolve() };
+  const accepted = await services.posted.find(caller.userId, turn.sessionId, turn.chatMessageId);
+  if (accepted !== undefined) return { undo: () => Promise.resolve() };
+  return admitTurn(quota, caller, turn);
+}
+
+async function recordAndQueue(
   services: PostChatMessageServices,
   caller: Caller,
   turn: TurnToPost,

@@ -2,7 +2,7 @@
 // Known AppErrors keep their status and message; anything else is a 500 that reveals nothing internal.
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
 import { z } from 'zod';
-import { AppError, NotReadyError, ValidationError, ensureError } from '../errors.js';
+import { AppError, NotReadyError, QuotaExceededError, ValidationError, ensureError } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -21,6 +21,19 @@ export const problemDetailsSchema = z.object({
     .readonly()
     .optional()
     .describe('a 400: each field that does not parse'),
+  limit: z
+    .string()
+    .optional()
+    .describe(
+      'a 429 quota_exceeded: the limit hit (concurrent-turns, messages-per-minute, tokens-per-day, cost-per-month, knowledge-bytes)',
+    ),
+  allowed: z.number().optional().describe('a 429 quota_exceeded: the limit as set'),
+  current: z.number().optional().describe("a 429 quota_exceeded: the caller's current value"),
+  retryAfterSeconds: z
+    .number()
+    .int()
+    .optional()
+    .describe('a 429: when to try again, as the retry-after header says'),
 });
 
 export type ProblemDetails = z.infer<typeof problemDetailsSchema>;
@@ -43,7 +56,9 @@ export function problemResponse(
   status: number,
   code: string,
   detail: string,
-  extra: Partial<Pick<ProblemDetails, 'instance' | 'errors'>> = {},
+  extra: Partial<
+    Pick<ProblemDetails, 'instance' | 'errors' | 'limit' | 'allowed' | 'current' | 'retryAfterSeconds'>
+  > = {},
   headers: Record<string, string> = {},
 ): HttpResponseInit {
   const body: ProblemDetails = {
@@ -73,8 +88,19 @@ export function toProblemResponse(
       value instanceof ValidationError && value.issues.length > 0 ? { errors: value.issues } : {};
     if (value.status >= 500) context.error(`${value.code}: ${value.message}`, value.cause ?? '');
     const retry: Record<string, string> =
-      value instanceof NotReadyError ? { 'retry-after': String(value.retryAfterSeconds) } : {};
-    return problemResponse(value.status, value.code, value.message, { ...where, ...errors }, retry);
+      value instanceof NotReadyError || value instanceof QuotaExceededError
+        ? { 'retry-after': String(value.retryAfterSeconds) }
+        : {};
+    const quota =
+      value instanceof QuotaExceededError
+        ? {
+            limit: value.limit,
+            allowed: value.allowed,
+            current: value.current,
+            retryAfterSeconds: value.retryAfterSeconds,
+          }
+        : {};
+    return problemResponse(value.status, value.code, value.message, { ...where, ...errors, ...quota }, retry);
   }
   const error = ensureError(value);
   context.error(`Unhandled error: ${error.stack ?? error.message}`);

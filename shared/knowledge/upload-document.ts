@@ -6,11 +6,14 @@ import { z } from 'zod';
 import { cleanDisplayText } from '../plain-text.js';
 import { AppError, NotReadyError, ValidationError } from '../errors.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
+import { admitKnowledgeBytes, type QuotaServices } from '../quota/quota-gate.js';
 import {
   DOCUMENT_EXTENSIONS,
   DOCUMENT_MEDIA_TYPES,
   ingestMessageId,
   KNOWLEDGE_INGEST_QUEUE,
+  privateLibrary,
+  SHARED_LIBRARY,
   MAX_TITLE_CHARS,
   uploadDocumentJsonSchema,
   type DocumentFormat,
@@ -34,6 +37,8 @@ export interface UploadServices {
   uploads: KnowledgeUploads;
   publisher: MessagePublisher;
   settings: Pick<KnowledgeConfig, 'maxDocumentBytes' | 'sharedLibrary'>;
+  /** QUOTA_KNOWLEDGE_BYTES: new content is refused (429) past the bytes the user may keep. */
+  quota?: Pick<QuotaServices, 'config'>;
   now?: () => Date;
 }
 
@@ -98,6 +103,11 @@ export async function uploadDocument(
       }
       return result;
     }
+    // Only content new to the library adds bytes: an upload again of a stored document is never refused.
+    if (services.quota !== undefined)
+      await admitKnowledgeBytes(services.quota, caller, upload.content.byteLength, () =>
+        ownedBytes(services.documents, caller.userId),
+      );
     const parts = await services.uploads.put(documentId, firstAttempt, upload.content);
     const at = now();
     const document: KnowledgeDocument = {
@@ -189,6 +199,26 @@ async function uploadAgain(
     }
   }
 }
+
+/** The bytes of the documents the user uploaded (private and shared), those being deleted aside. */
+async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promise<number> {
+  let total = 0;
+  for (const library of [privateLibrary(userId), SHARED_LIBRARY]) {
+    let continuationToken: string | undefined;
+    do {
+      const page = await documents.list(library, {
+        ownerId: userId,
+        limit: OWNED_BYTES_PAGE,
+        ...(continuationToken === undefined ? {} : { continuationToken }),
+      });
+      for (const document of page.documents) total += document.bytes;
+      continuationToken = page.continuationToken;
+    } while (continuationToken !== undefined);
+  }
+  return total;
+}
+
+const OWNED_BYTES_PAGE = 100;
 
 async function queueIngestion(publisher: MessagePublisher, document: KnowledgeDocument): Promise<void> {
   const message: IngestDocumentMessage = {

@@ -60,6 +60,8 @@ import {
   MemoryKnowledgeUploads,
 } from './in-memory-knowledge.js';
 import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
+import { MemoryQuotaState } from './in-memory-quota.js';
+import { NO_USAGE } from '../../shared/quota/usage-reader.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -653,6 +655,7 @@ export function createTestApp(
       settings: config.knowledge,
       search: knowledgeSearch,
     },
+    quota: { config: config.quota, state: new MemoryQuotaState(), usage: NO_USAGE },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

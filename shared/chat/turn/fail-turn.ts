@@ -12,7 +12,7 @@ import { announce } from './message-completed.js';
 import { openStream } from './round-stream.js';
 import { conversationDeleted, DELETED, unlessDeleted } from './step-guards.js';
 import { touchHeader, userMessage } from './turn-commit.js';
-import { logTurnEnd, type TurnEnd } from './turn-end.js';
+import { freeQuotaSlot, logTurnEnd, type TurnEnd } from './turn-end.js';
 import { commitMessages, failedTurnPlace } from './turn-place.js';
 import { now, type TurnServices } from './turn-services.js';
 import { totalUsage } from './turn-usage.js';
@@ -102,7 +102,7 @@ async function recordFailure(
     }
   }
   // Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error.
-  await touchHeader(services, input, stored);
+  await Promise.all([touchHeader(services, input, stored), freeQuotaSlot(services, input)]);
   let end: TurnEnd | undefined;
   if (!events.some(isTerminalEvent)) {
     const stream = openStream(services, input, (events.at(-1)?.seq ?? 0) + 1);

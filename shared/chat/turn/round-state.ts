@@ -12,7 +12,7 @@ import type { StoredTurn } from '../turn-state-store.js';
 import { announce } from './message-completed.js';
 import { openStream } from './round-stream.js';
 import { touchHeader } from './turn-commit.js';
-import { logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
+import { freeQuotaSlot, logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
 import type { PromptState } from './turn-prompt.js';
 import type { TurnServices } from './turn-services.js';
 
@@ -135,9 +135,12 @@ export async function finishCommitted(
   committed: ConversationMessage,
 ): Promise<RoundResult> {
   const finishReason = committed.finishReason ?? 'stop';
-  // The earlier attempt may have died before touching the header (touching again is harmless); first, so the
-  // stream's end still comes after it. The rest of the stream then goes out in one stored batch.
-  await touchHeader(services, input, state.memory);
+  // The earlier attempt may have died before touching the header (touching again is harmless) or freeing the turn's
+  // quota slot; both first, so the stream's end still comes after them. The rest then goes out in one stored batch.
+  await Promise.all([
+    touchHeader(services, input, state.memory),
+    state.stored.some(isTerminalEvent) ? undefined : freeQuotaSlot(services, input),
+  ]);
   let nextSeq = state.nextSeq;
   let end: TurnEnd | undefined;
   if (!state.stored.some(isTerminalEvent)) {

@@ -8,6 +8,7 @@ import {
 } from '../../durable/orchestration-client.js';
 import { ConflictError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { releaseTurn, type QuotaServices } from '../../quota/quota-gate.js';
 import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from '../contracts/activities.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
@@ -26,6 +27,8 @@ export interface QueuedTurnServices {
   orchestrations: OrchestrationClient;
   /** Finds no session once its conversation is being deleted. */
   sessions: Pick<SessionStore, 'find'>;
+  /** Frees the turn's QUOTA_CONCURRENT_TURNS slot once it has ended (or will never start). */
+  quota?: Pick<QuotaServices, 'config' | 'state'>;
 }
 
 /**
@@ -33,11 +36,24 @@ export interface QueuedTurnServices {
  * was deleted while it waited in the queue starts nothing (a turn would bring it back).
  */
 export async function runQueuedTurn(
-  { orchestrations, sessions }: QueuedTurnServices,
+  services: QueuedTurnServices,
   message: QueuedChatMessage,
   options: RunQueuedTurnOptions,
   log: Pick<Logger, 'log' | 'warn'>,
 ): Promise<QueuedTurnOutcome> {
+  const outcome = await runToEnd(services, message, options, log);
+  // Whatever ended the turn (its answer, an error, a stop, a delete), its slot is free once it is over. A turn still
+  // running when the wait gave up keeps its slot until its lease runs out (QUOTA_TURN_LEASE_SECONDS).
+  if (outcome.ended && services.quota !== undefined) await releaseTurn(services.quota, message);
+  return outcome.outcome;
+}
+
+async function runToEnd(
+  { orchestrations, sessions }: QueuedTurnServices,
+  message: QueuedChatMessage,
+  options: RunQueuedTurnOptions,
+  log: Pick<Logger, 'log' | 'warn'>,
+): Promise<{ outcome: QueuedTurnOutcome; ended: boolean }> {
   const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
   // Both reads at once: the session check adds no wait to the turn.
   const [existing, session] = await Promise.all([
@@ -46,13 +62,13 @@ export async function runQueuedTurn(
   ]);
   if (existing === undefined && session === undefined) {
     log.log(`Turn ${instanceId} not started: its conversation was deleted while the message waited.`);
-    return 'session-deleted';
+    return { outcome: 'session-deleted', ended: true };
   }
   if (existing !== undefined && isFinishedStatus(existing.runtimeStatus)) {
     log.log(
       `Turn ${instanceId} already ${existing.runtimeStatus.toLowerCase()}: duplicate delivery ignored.`,
     );
-    return 'already-finished';
+    return { outcome: 'already-finished', ended: true };
   }
   let outcome: QueuedTurnOutcome = existing === undefined ? 'started' : 'already-running';
   if (existing === undefined) {
@@ -76,6 +92,7 @@ export async function runQueuedTurn(
     if (!(error instanceof OrchestrationWaitTimeout)) throw error;
     // The turn goes on; only the ordering guarantee for the next message of the session is given up.
     log.warn(`Turn ${instanceId} still running after ${options.waitMs} ms: releasing its session.`);
+    return { outcome, ended: false };
   }
-  return outcome;
+  return { outcome, ended: true };
 }

@@ -11,7 +11,7 @@ import { headerTouch } from '../header-touch.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { announce } from './message-completed.js';
 import { conversationDeleted, DELETED } from './step-guards.js';
-import { logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
+import { freeQuotaSlot, logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
 import { commitMessages } from './turn-place.js';
 import { now, type TurnServices } from './turn-services.js';
 import { totalUsage } from './turn-usage.js';
@@ -58,7 +58,7 @@ export async function commitAnswer(
   };
   const stored = await commitMessages(services, input, [userMessage(record), assistant], memory, record);
   // The header before message-end (list read-your-writes), while text emitted during the commit is stored.
-  await Promise.all([touchHeader(services, input, stored), stream.settle()]);
+  await Promise.all([touchHeader(services, input, stored), stream.settle(), freeQuotaSlot(services, input)]);
   stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
   await stream.close();
   // Whoever ends the stream logs the turn's line: an attempt run again after this finds the stream ended.

@@ -1,6 +1,7 @@
 // How a step's turn ends once the step is known kept: the output the orchestration reads, the one line the turn
 // logs (written by whichever attempt ended the stream), and its announcement.
 import type { TurnRef } from '../../conversation/messages.js';
+import { releaseTurn } from '../../quota/quota-gate.js';
 import type { LlmStepOutput } from '../contracts/activities.js';
 import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
 import type { TurnServices } from './turn-services.js';
@@ -31,4 +32,21 @@ export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd |
       endedAt: services.now?.() ?? new Date(),
     }),
   );
+}
+
+/**
+ * Frees the turn's QUOTA_CONCURRENT_TURNS slot before its end reaches a client, so a client that sends its next
+ * message on seeing the end is not refused for this turn's slot. The chat worker frees it again once the orchestration
+ * has ended (which also covers turns that end without an event); a failure here is left to it.
+ */
+export async function freeQuotaSlot(services: TurnServices, turn: TurnRef): Promise<void> {
+  if (services.quota === undefined) return;
+  try {
+    await releaseTurn(services.quota, turn);
+  } catch (error) {
+    services.log?.warn(
+      `Turn ${turn.chatMessageId}: its quota slot is left to the chat worker to free:`,
+      error,
+    );
+  }
 }

@@ -4,6 +4,7 @@ import type { SessionMemory } from '../../history/session-memory.js';
 import type { LlmGateway } from '../../llm/llm-gateway.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileFacts } from '../../memory/profile-facts.js';
+import type { QuotaServices } from '../../quota/quota-gate.js';
 import type { MessagePublisher } from '../../messaging/message-publisher.js';
 import type { CoalescingOptions } from '../../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../../streaming/turn-event-sink.js';
@@ -38,6 +39,8 @@ export interface TurnServices extends GuardServices {
     /** How long a new conversation's first round waits for the profile (MEMORY_PROFILE_TIMEOUT_MS). */
     profileTimeoutMs: number;
   };
+  /** Where a turn's QUOTA_CONCURRENT_TURNS slot is freed as it ends. */
+  quota?: Pick<QuotaServices, 'config' | 'state'>;
   now?: () => Date;
   /** The invocation's logger: warnings, and the one line each finished turn leaves at the default level. */
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;

@@ -1,0 +1,116 @@
+// Contract tests of the Cosmos DB quota state against the local Cosmos DB with the real @azure/cosmos client: turn
+// leases and message counters hold their limits under parallel writers (two clients, as two instances), leases
+// expire, releases and take-backs, and users never share state.
+import { randomUUID } from 'node:crypto';
+import type { CosmosClient } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
+import { createCosmosQuotaState } from '../../shared/quota/adapters/cosmos-quota-state.js';
+import { QUOTAS_CONTAINER } from '../../shared/quota/contracts.js';
+import type { QuotaState } from '../../shared/quota/quota-state.js';
+
+let local: LocalCosmos;
+const clients: CosmosClient[] = [];
+/** Two adapters over two clients: what two instances of the app hold. */
+let one: QuotaState;
+let two: QuotaState;
+
+beforeAll(async () => {
+  local = await startLocalCosmos();
+  clients.push(createLocalCosmosClient(local), createLocalCosmosClient(local));
+  await provisionCosmos(clients[0]!, COSMOS_DATABASE, cosmosContainers);
+  [one, two] = clients.map((client) =>
+    createCosmosQuotaState(client.database(COSMOS_DATABASE).container(QUOTAS_CONTAINER)),
+  ) as [QuotaState, QuotaState];
+});
+
+afterAll(async () => {
+  for (const client of clients) client.dispose();
+  await local?.stop();
+});
+
+const user = () => `user_${randomUUID().slice(0, 8)}`;
+const NOW = new Date('2026-11-26T10:15:20.000Z');
+
+describe('turn slots', () => {
+  it('ten parallel takes from two instances: exactly three win; a release frees one', async () => {
+    const userId = user();
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        (n % 2 === 0 ? one : two).takeTurnSlot({
+          userId,
+          turn: `s${n}/m${n}`,
+          max: 3,
+          leaseSeconds: 900,
+          now: NOW,
+        }),
+      ),
+    );
+    const won = outcomes.flatMap((outcome, n) => (outcome.taken ? [n] : []));
+    expect(won).toHaveLength(3);
+    for (const outcome of outcomes) if (!outcome.taken) expect(outcome).toMatchObject({ running: 3 });
+
+    const loser = outcomes.findIndex((outcome) => !outcome.taken);
+    const take = () =>
+      two.takeTurnSlot({ userId, turn: `s${loser}/m${loser}`, max: 3, leaseSeconds: 900, now: NOW });
+    expect(await take()).toMatchObject({ taken: false });
+    await one.releaseTurnSlot(userId, `s${won[0]}/m${won[0]}`);
+    expect(await take()).toEqual({ taken: true });
+    // Taking a held slot again takes nothing more; releasing one not held changes nothing.
+    expect(await take()).toEqual({ taken: true, alreadyHeld: true });
+    await one.releaseTurnSlot(userId, 'never/taken');
+    expect(
+      await one.takeTurnSlot({ userId, turn: 'x/y', max: 3, leaseSeconds: 900, now: NOW }),
+    ).toMatchObject({
+      taken: false,
+      running: 3,
+    });
+  });
+
+  it('an expired lease frees its slot; the refusal says when the first lease runs out', async () => {
+    const userId = user();
+    expect(await one.takeTurnSlot({ userId, turn: 'a/1', max: 1, leaseSeconds: 60, now: NOW })).toEqual({
+      taken: true,
+    });
+    const refused = await two.takeTurnSlot({ userId, turn: 'b/2', max: 1, leaseSeconds: 60, now: NOW });
+    expect(refused).toEqual({ taken: false, running: 1, nextExpiry: new Date(NOW.getTime() + 60_000) });
+    const later = new Date(NOW.getTime() + 61_000);
+    expect(await two.takeTurnSlot({ userId, turn: 'b/2', max: 1, leaseSeconds: 60, now: later })).toEqual({
+      taken: true,
+    });
+  });
+
+  it("one user's slots are not another's", async () => {
+    const [a, b] = [user(), user()];
+    await one.takeTurnSlot({ userId: a, turn: 's/m', max: 1, leaseSeconds: 900, now: NOW });
+    expect(await one.takeTurnSlot({ userId: b, turn: 's/m', max: 1, leaseSeconds: 900, now: NOW })).toEqual({
+      taken: true,
+    });
+  });
+});
+
+describe('message counters', () => {
+  it('ten parallel messages from two instances: exactly three counted in the window; the next window is new', async () => {
+    const userId = user();
+    const window = { start: new Date('2026-11-26T10:15:00.000Z'), seconds: 60 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => (n % 2 === 0 ? one : two).countMessage(userId, window, 3)),
+    );
+    expect(outcomes.filter((outcome) => outcome.counted)).toHaveLength(3);
+    expect(outcomes.find((outcome) => !outcome.counted)).toEqual({ counted: false, count: 3 });
+
+    await one.uncountMessage(userId, window.start);
+    expect(await two.countMessage(userId, window, 3)).toEqual({ counted: true });
+    expect(await two.countMessage(userId, window, 3)).toEqual({ counted: false, count: 3 });
+
+    const next = { start: new Date('2026-11-26T10:16:00.000Z'), seconds: 60 };
+    expect(await one.countMessage(userId, next, 3)).toEqual({ counted: true });
+    expect(await one.countMessage(user(), window, 3)).toEqual({ counted: true });
+  });
+});
