@@ -3,7 +3,11 @@
 import { z } from 'zod';
 import { chatBodyMaxBytes } from '../shared/chat/contracts/http.js';
 import { postUiChat, resumeUiChat, type UiChatServices } from '../shared/chat/ui-chat.js';
-import { UI_CHAT_BODY_MAX_BYTES, uiChatRequestSchema } from '../shared/chat/ui-chat-request.js';
+import {
+  UI_CHAT_BODY_MAX_BYTES,
+  uiChatRequestSchema,
+  uiMessageStreamSchema,
+} from '../shared/chat/ui-chat-request.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../shared/chat/ui-chat-stream.js';
 import type { App } from '../shared/app/app.js';
 import { sessionIdSchema } from '../shared/ids.js';
@@ -17,10 +21,12 @@ export const postUiChatEndpoint = endpoint({
   summary:
     "A useChat app's message (DefaultChatTransport's body {id, messages, trigger, messageId}): queued as POST /api/chat queues it, answered as the AI SDK's UI message stream.",
   auth: 'caller',
+  replies: { 200: { content: { 'text/event-stream': uiMessageStreamSchema } } },
   responses: {
     200: 'text/event-stream with `x-vercel-ai-ui-message-stream: v1`: `data:` one UI message chunk as JSON per frame, then `data: [DONE]`',
     404: "the chat `id` is another user's session, or a UUID no session of the caller has (or the message regenerate names is unknown)",
     409: 'the last message id was posted with another text, or the message to replace is not answered yet (with retry-after)',
+    429: 'a quota refuses a new message or answer (limit, allowed, current; retry-after): nothing was queued',
   },
   body: {
     schema: (app) => uiChatRequestSchema(app.config.chat.maxTextChars),
@@ -42,6 +48,7 @@ export const resumeUiChatEndpoint = endpoint({
   summary:
     "useChat's resume: the session's running turn as a UI message stream from its start, without what a crash made it discard; 204 when no turn runs.",
   auth: 'caller',
+  replies: { 200: { content: { 'text/event-stream': uiMessageStreamSchema } } },
   responses: {
     200: 'text/event-stream, as POST /api/ui/chat answers',
     204: 'no turn of the session is running (also for a 16-character chat id not used yet)',

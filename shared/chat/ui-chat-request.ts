@@ -167,3 +167,10 @@ function definedOnly(body: {
  * (`prepareSendMessagesRequest`).
  */
 export const UI_CHAT_BODY_MAX_BYTES = 4 * 1024 * 1024;
+
+/** What POST /api/ui/chat and its resume answer, as the OpenAPI document describes it. */
+export const uiMessageStreamSchema = z
+  .string()
+  .describe(
+    'The AI SDK UI message stream (`x-vercel-ai-ui-message-stream: v1`): server-sent events whose `data:` is one UI message chunk as JSON (start, start-step, reasoning-*, text-*, tool-*, source-document, message-metadata, reset-step, finish-step, finish, error), then `data: [DONE]`.',
+  );
