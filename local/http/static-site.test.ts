@@ -96,6 +96,8 @@ describe('the static site', () => {
     const nested = await get('/conversations/6f1c2a/assets/index-Ab12_x9Z.js');
     expect(nested.status).toBe(200);
     expect(nested.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // Browsers ask for it unprompted: an absent icon is no error in the page's console.
+    expect((await get('/favicon.ico')).status).toBe(204);
     const missing = await get('/assets/gone-12345678.js');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toBe('application/problem+json');

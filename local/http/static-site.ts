@@ -97,6 +97,11 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
         await sendFile(req, res, file, req.headers.host);
         return true;
       }
+      // Browsers ask every origin for it, whatever the page declares: its absence is not an error to report.
+      if (lower === '/favicon.ico') {
+        res.writeHead(204, { 'cache-control': 'public, max-age=86400' }).end();
+        return true;
+      }
       if (lower.startsWith('/assets/') || extname(pathname) !== '') {
         sendProblem(res, 404, `Nothing is served at ${pathname}.`);
         return true;
