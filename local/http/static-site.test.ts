@@ -157,7 +157,10 @@ describe('the static site', () => {
     }
   });
 
-  it('names no WebSocket origin when the request has no Host', () => {
-    expect(contentSecurityPolicy(undefined)).toContain("connect-src 'self';");
+  it('lets the page connect to its own origin and the sources it is given, and nowhere else', () => {
+    expect(contentSecurityPolicy()).toContain("connect-src 'self';");
+    expect(contentSecurityPolicy(['https://api.example', 'wss://wps.example'])).toContain(
+      "connect-src 'self' https://api.example wss://wps.example;",
+    );
   });
 });
