@@ -55,7 +55,9 @@ export function ChatView(props: ChatViewProps): ReactNode {
     props.sessionId === undefined ? [] : undefined,
   );
   const [loadError, setLoadError] = useState<unknown>(undefined);
-  const { api, sessionId } = props;
+  // Only the conversation it opened with is loaded: a new chat learning its session id keeps what it shows.
+  const [sessionId] = useState(props.sessionId);
+  const { api } = props;
   useEffect(() => {
     if (sessionId === undefined) return;
     let live = true;
