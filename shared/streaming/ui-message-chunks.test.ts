@@ -82,12 +82,12 @@ const textOf = (message: UIMessage) =>
   message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 describe('the UI message chunks of a turn', () => {
-  it('open with start (the turn as message id) and a step, and close with metadata and finish', () => {
+  it('open with start (the answer as message id) and a step, and close with metadata and finish', () => {
     const chunks = liveChunks(turn);
     expect(chunks.slice(0, 2)).toEqual([
       {
         type: 'start',
-        messageId: 'm',
+        messageId: 'm_assistant',
         messageMetadata: {
           sessionId: 's',
           chatMessageId: 'm',
@@ -143,7 +143,7 @@ describe('the UI message chunks of a turn', () => {
     'read by the AI SDK (%s), show the committed answer once, with its tool, reasoning and source',
     async (_, convert) => {
       const message = await assembled(convert(turn));
-      expect(message.id).toBe('m');
+      expect(message.id).toBe('m_assistant');
       expect(textOf(message)).toBe(answerText(turn));
       expect(textOf(message)).toBe('Paid on the first of the month [1].');
       const parts = message.parts;
@@ -277,7 +277,7 @@ describe('the UI message chunks of a turn', () => {
       { type: 'message-end', finishReason: 'length' },
     );
     if (!start || !end) throw new Error('two events expected');
-    const withCost = { ...end, cost: { usd: 0.0012 } } as ChatEvent;
+    const withCost = { ...end, cost: { usd: 0.0012 } } as unknown as ChatEvent;
     const chunks = liveChunks([start, withCost]);
     expect(chunks).toContainEqual({ type: 'message-metadata', messageMetadata: { cost: { usd: 0.0012 } } });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
@@ -315,6 +315,7 @@ describe('the UI message chunks of a turn', () => {
     expect(first.map((chunk) => chunk.type)).toEqual(['start', 'start-step', 'text-start', 'text-delta']);
     expect(first[0]).toMatchObject({ messageId: 'ui-id' });
     expect(chunker.push(content)).toEqual([]);
+    expect(new UiMessageChunker().push(content)[0]).toMatchObject({ messageId: 'm_assistant' });
   });
 
   it('map finish reasons onto the AI SDK’s set', () => {

@@ -2,6 +2,7 @@
 // as a replay of stored events (voided events dropped first). Pure and browser-safe: the web client imports it too.
 import type { FinishReason, ProviderMetadata, UIMessageChunk } from 'ai';
 import type { KnowledgeSource } from '../conversation/sources.js';
+import { assistantMessageId } from '../conversation/turn-ids.js';
 import type { ChatEvent } from './contracts.js';
 import { keptEvents } from './turn-transcript.js';
 
@@ -43,7 +44,10 @@ export function uiFinishReason(finishReason: string): FinishReason {
 }
 
 export interface UiMessageChunkerOptions {
-  /** The UI message's id in `start`; by default the turn's chatMessageId. */
+  /**
+   * The UI message's id in `start`; by default the answer's message id (`{chatMessageId}_assistant`, as history
+   * names it), never the chatMessageId itself, which a client may have given its own user message.
+   */
   messageId?: string;
 }
 
@@ -94,7 +98,11 @@ export class UiMessageChunker {
       metadata.assistantMessageId = event.assistantMessageId;
     }
     return [
-      { type: 'start', messageId: this.messageId ?? event.chatMessageId, messageMetadata: metadata },
+      {
+        type: 'start',
+        messageId: this.messageId ?? metadata.assistantMessageId ?? assistantMessageId(event.chatMessageId),
+        messageMetadata: metadata,
+      },
       { type: 'start-step' },
     ];
   }
