@@ -139,4 +139,3 @@ describeBrowser('the chat view across a crash', () => {
     }
   });
 });
-
