@@ -230,4 +230,32 @@ describeBrowser('the chat view', () => {
     expect(box.height).toBeLessThan(700);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('streams over the UI stream endpoint when a WebSocket cannot open', async () => {
+    const { page, consoleErrors } = await web.open();
+    await page.addInitScript(() => {
+      Reflect.deleteProperty(globalThis, 'WebSocket');
+    });
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+    });
+    await page.reload();
+    await send(page, 'Hello without a socket');
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: 120_000 })
+      .toContain('You said: Hello without a socket');
+    await idle(page);
+    expect(posts).toContain('/api/ui/chat');
+    expect(posts).not.toContain('/api/chat');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('shows the problem detail when a message is refused', async () => {
+    const { page } = await web.open();
+    await send(page, 'x'.repeat(9000));
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent(), { timeout: 120_000 }).toMatch(/8,?000|characters/);
+    expect(await answers(page).count()).toBe(0);
+  });
 });
