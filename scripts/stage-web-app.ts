@@ -10,11 +10,16 @@ import { buildWebClient } from './web-build.js';
 /** Where azure.yaml's `web` service's `dist` points. */
 export const WEB_STAGE_DIR = 'dist/web-azure';
 
-/** The azd outputs the page needs: where the API is, and the Web PubSub service its client connects to. */
+/** The azd outputs the page needs: where the API is, the Web PubSub service its client connects to, who signs in. */
 export interface WebHostingTargets {
   apiUrl: string;
   webPubSubEndpoint: string;
+  /** Microsoft Entra ID's sign-in origin: MSAL fetches tokens from it and renews them in a hidden frame. */
+  signInOrigin: string;
 }
+
+/** The public cloud's; AZURE_AUTHORITY_HOST names a sovereign cloud's (e.g. https://login.microsoftonline.us). */
+const DEFAULT_SIGN_IN_ORIGIN = 'https://login.microsoftonline.com';
 
 /** Reads the targets from azd's environment (outputs of infra/main.bicep); a missing one says what to run. */
 export function hostingTargets(env: NodeJS.ProcessEnv): WebHostingTargets {
@@ -27,12 +32,17 @@ export function hostingTargets(env: NodeJS.ProcessEnv): WebHostingTargets {
       );
     return value.replace(/\/$/, '');
   };
-  return { apiUrl: read('SERVICE_API_URI'), webPubSubEndpoint: read('WEBPUBSUB_ENDPOINT') };
+  return {
+    apiUrl: read('SERVICE_API_URI'),
+    webPubSubEndpoint: read('WEBPUBSUB_ENDPOINT'),
+    signInOrigin:
+      env.AZURE_AUTHORITY_HOST === undefined ? DEFAULT_SIGN_IN_ORIGIN : read('AZURE_AUTHORITY_HOST'),
+  };
 }
 
 /**
- * Static Web Apps' configuration: every response carries the CSP (the page may reach the API and Web PubSub over
- * its WebSocket, nothing else), the page is revalidated and the hashed assets are immutable, and a client route
+ * Static Web Apps' configuration: every response carries the CSP (the page may reach the API, Web PubSub over its
+ * WebSocket and the sign-in service, nothing else), the page is revalidated and the hashed assets are immutable, and a client route
  * answers with the page while a missing asset stays a 404.
  */
 export function staticWebAppConfig(targets: WebHostingTargets): Record<string, unknown> {
@@ -46,7 +56,10 @@ export function staticWebAppConfig(targets: WebHostingTargets): Record<string, u
       },
     ],
     globalHeaders: {
-      'content-security-policy': contentSecurityPolicy([targets.apiUrl, `wss://${webPubSub.host}`]),
+      'content-security-policy': contentSecurityPolicy(
+        [targets.apiUrl, `wss://${webPubSub.host}`, targets.signInOrigin],
+        [targets.signInOrigin],
+      ),
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

@@ -158,7 +158,7 @@ describe('the static site', () => {
   });
 
   it('lets the page connect to its own origin and the sources it is given, and nowhere else', () => {
-    expect(contentSecurityPolicy()).toContain("connect-src 'self';");
+    expect(contentSecurityPolicy()).toContain("connect-src 'self'; frame-src 'self';");
     expect(contentSecurityPolicy(['https://api.example', 'wss://wps.example'])).toContain(
       "connect-src 'self' https://api.example wss://wps.example;",
     );

@@ -49,10 +49,14 @@ export interface StaticSite {
 
 /**
  * The page's CSP wherever it is served: script only from its own origin, never inline; network access only to its
- * own origin and `connectSources` (the API and Web PubSub when they live elsewhere). Styles may be inline: the
- * Markdown renderer's highlighted code and diagrams set style attributes and elements.
+ * own origin and `connectSources` (the API and Web PubSub when they live elsewhere); frames only from `frameSources`
+ * (the sign-in service's silent token renewal). Styles may be inline: the Markdown renderer's highlighted code and
+ * diagrams set style attributes and elements.
  */
-export function contentSecurityPolicy(connectSources: readonly string[] = []): string {
+export function contentSecurityPolicy(
+  connectSources: readonly string[] = [],
+  frameSources: readonly string[] = [],
+): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -60,6 +64,7 @@ export function contentSecurityPolicy(connectSources: readonly string[] = []): s
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
     ["connect-src 'self'", ...connectSources].join(' '),
+    ["frame-src 'self'", ...frameSources].join(' '),
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'self'",

@@ -18,6 +18,7 @@ const read = (file: string) => readFile(path.join(repoRoot, file), 'utf8');
 const targets = {
   apiUrl: 'https://func-abc123.azurewebsites.net',
   webPubSubEndpoint: 'https://wps-abc123.webpubsub.azure.com',
+  signInOrigin: 'https://login.microsoftonline.com',
 };
 
 describe('the Static Web App configuration', () => {
@@ -27,11 +28,14 @@ describe('the Static Web App configuration', () => {
     globalHeaders: Record<string, string>;
   };
 
-  it('lets the page reach the API and Web PubSub, and run no inline script', () => {
+  it('lets the page reach the API, Web PubSub and the sign-in service, and run no inline script', () => {
     const csp = config.globalHeaders['content-security-policy'] ?? '';
     expect(csp).toContain(
-      "connect-src 'self' https://func-abc123.azurewebsites.net wss://wps-abc123.webpubsub.azure.com;",
+      "connect-src 'self' https://func-abc123.azurewebsites.net wss://wps-abc123.webpubsub.azure.com " +
+        'https://login.microsoftonline.com;',
     );
+    // MSAL renews tokens silently in a hidden frame of the sign-in service.
+    expect(csp).toContain("frame-src 'self' https://login.microsoftonline.com;");
     expect(csp).toContain("script-src 'self';");
     expect(csp).toContain("frame-ancestors 'none'");
   });
@@ -54,6 +58,13 @@ describe('the Static Web App configuration', () => {
         WEBPUBSUB_ENDPOINT: targets.webPubSubEndpoint,
       }),
     ).toEqual(targets);
+    expect(
+      hostingTargets({
+        SERVICE_API_URI: targets.apiUrl,
+        WEBPUBSUB_ENDPOINT: targets.webPubSubEndpoint,
+        AZURE_AUTHORITY_HOST: 'https://login.microsoftonline.us',
+      }).signInOrigin,
+    ).toBe('https://login.microsoftonline.us');
     expect(() => hostingTargets({ WEBPUBSUB_ENDPOINT: targets.webPubSubEndpoint })).toThrow(
       /SERVICE_API_URI is not set: run `azd provision` first/,
     );
