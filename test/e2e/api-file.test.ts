@@ -110,7 +110,12 @@ describe('api.http', () => {
         else expect(response.status, `${request.method} ${request.url}: ${body}`).toBe(request.expect);
         if (request.name !== undefined) responses.set(request.name, JSON.parse(body) as unknown);
         if (response.headers.get('content-type')?.startsWith('text/event-stream'))
-          expect(body).toMatch(/event: message-end/);
+          // Our events end with message-end; the AI SDK's UI message stream with its finish chunk and [DONE].
+          expect(body).toMatch(
+            response.headers.get('x-vercel-ai-ui-message-stream') === 'v1'
+              ? /"type":"finish"[\s\S]*data: \[DONE\]/
+              : /event: message-end/,
+          );
       }
     });
   });

@@ -208,6 +208,28 @@ describe('POST /api/ui/chat and its resume, read by the AI SDK', () => {
     expect(textOf(chat.messages[1])).toBe('Echo #3: say it twice');
   }, 30_000);
 
+  it('edits a message as useChat does (in place, same id) and passes use_memory through the body', async () => {
+    const chat = newChat();
+    await chat.sendMessage({ text: 'first version' }, { body: { use_memory: false } });
+    const original = chat.messages[0]!.id;
+    expect(await runtime.app.chat.posted.find('user_001', chat.id, original)).toMatchObject({
+      useMemory: false,
+    });
+    await chat.sendMessage({ text: 'second version', messageId: original });
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages).toHaveLength(2);
+    expect(chat.messages[0]?.id).toBe(original);
+    const answer = chat.messages[1];
+    expect(textOf(answer)).toBe('Echo: second version');
+    // The edit is its own turn, which replaces the original: the conversation branches there.
+    const editTurn = answer?.metadata?.chatMessageId ?? '';
+    expect(editTurn).not.toBe(original);
+    expect(await runtime.app.chat.posted.find('user_001', chat.id, editTurn)).toMatchObject({
+      fork: { replaces: original, origin: 'edit' },
+    });
+    expect(textOf(answer)).toBe(await storedAnswer(chat.id, editTurn));
+  }, 30_000);
+
   it('treats a re-post as the same turn, and reads only the last message of the body', async () => {
     const sessionId = randomId();
     const earlier: Message = {

@@ -1,7 +1,6 @@
-// The Cosmos DB adapter of SessionStore: one document per session in the `sessions` container, partitioned by the
-// owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
-// deleted carries `deletingAt`; once deleted, `deletedAt` and a `ttl`: the tombstone, found no more but read by writers.
-// A client-chosen id is claimed first by a claim document in the id's own partition, whose `create` is the atomic step.
+// The Cosmos DB adapter of SessionStore: one document per session in the `sessions` container, in its owner's
+// partition (another user's reads find nothing); a deleted conversation's stays as its tombstone (`deletedAt`, `ttl`).
+// A client-chosen id is first claimed by a document in a partition of the id's own, whose `create` is the atomic step.
 import type { Container } from '@azure/cosmos';
 import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';

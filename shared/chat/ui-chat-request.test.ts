@@ -1,0 +1,99 @@
+// DefaultChatTransport's body read as a turn: only the last message counts, and the options may come from the body
+// or the message's metadata.
+import { describe, expect, it } from 'vitest';
+import { uiChatRequestSchema } from './ui-chat-request.js';
+
+const schema = uiChatRequestSchema(100);
+const chatId = 'aB3dE6gH9jK2mN5p';
+const user = (text: string, id = 'Zx81qWe4Rt7yUi0o', metadata?: unknown) => ({
+  id,
+  role: 'user',
+  parts: [{ type: 'step-start' }, { type: 'text', text }],
+  ...(metadata === undefined ? {} : { metadata }),
+});
+
+describe("a useChat request's turn", () => {
+  it('is the last message, whatever comes before it', () => {
+    const turn = schema.parse({
+      id: chatId,
+      messages: [{ anything: 'at all' }, user('hello')],
+      trigger: 'submit-message',
+    });
+    expect(turn).toEqual({
+      kind: 'send',
+      sessionId: chatId,
+      messageId: 'Zx81qWe4Rt7yUi0o',
+      text: 'hello',
+      useMemory: true,
+      inPlace: false,
+    });
+  });
+
+  it('takes use_memory and editOf from the body or the message metadata, the body winning', () => {
+    const edit = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect(
+      schema.parse({ id: chatId, messages: [user('x', undefined, { use_memory: false, editOf: edit })] }),
+    ).toMatchObject({ useMemory: false, editOf: edit });
+    expect(
+      schema.parse({ id: chatId, messages: [user('x', undefined, { useMemory: false })], useMemory: true }),
+    ).toMatchObject({ useMemory: true });
+    expect(
+      schema.safeParse({ id: chatId, messages: [user('x')], use_memory: true, useMemory: false }).success,
+    ).toBe(false);
+  });
+
+  it("is an edit of the last message when useChat edits it in place (submit with the message's own id)", () => {
+    expect(
+      schema.parse({
+        id: chatId,
+        messages: [user('better')],
+        trigger: 'submit-message',
+        messageId: 'Zx81qWe4Rt7yUi0o',
+      }),
+    ).toMatchObject({ kind: 'send', inPlace: true, editOf: 'Zx81qWe4Rt7yUi0o', text: 'better' });
+    expect(
+      schema.safeParse({
+        id: chatId,
+        messages: [user('x')],
+        trigger: 'submit-message',
+        messageId: 'Qq81qWe4Rt7yUi0o',
+      }).success,
+    ).toBe(false);
+  });
+
+  it('regenerates the turn messageId names (an answer id or a turn id), else the last message', () => {
+    const regenerate = (messageId?: string) =>
+      schema.parse({
+        id: chatId,
+        messages: [user('x')],
+        trigger: 'regenerate-message',
+        ...(messageId === undefined ? {} : { messageId }),
+      });
+    expect(regenerate('Qq81qWe4Rt7yUi0o_assistant')).toEqual({
+      kind: 'regenerate',
+      sessionId: chatId,
+      chatMessageId: 'Qq81qWe4Rt7yUi0o',
+    });
+    expect(regenerate('0F8FAD5B-D9CB-469F-A165-70867728950E')).toMatchObject({
+      chatMessageId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    });
+    expect(regenerate()).toMatchObject({ chatMessageId: 'Zx81qWe4Rt7yUi0o' });
+    expect(() => regenerate('../x_assistant')).toThrow();
+  });
+
+  it('refuses a last message that is not a user text within the limit, naming where', () => {
+    const issues = (body: unknown) =>
+      (schema.safeParse(body).error?.issues ?? []).map((issue) => [issue.path.join('.'), issue.message]);
+    expect(issues({ id: chatId, messages: [{ ...user('x'), role: 'assistant' }] })[0]?.[0]).toBe(
+      'messages.0.role',
+    );
+    expect(issues({ id: chatId, messages: [user('y'.repeat(101))] })[0]?.[0]).toBe('messages.0.parts');
+    expect(
+      issues({
+        id: chatId,
+        messages: [{ ...user('x'), parts: [{ type: 'file', url: 'data:,x', mediaType: 'text/plain' }] }],
+      })[0],
+    ).toEqual(['messages.0.parts', expect.stringMatching(/files in messages are not supported/)]);
+    expect(issues({ id: 'x', messages: [user('x')] })[0]?.[0]).toBe('id');
+  });
+});
