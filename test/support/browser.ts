@@ -56,6 +56,14 @@ export async function builtWebClient(): Promise<string> {
   return WEB_ROOT;
 }
 
+/**
+ * Settings that make a runtime of your own (e.g. a CrashableRuntime a test kills and restarts) serve the built
+ * client at `/`: pass them with its other settings.
+ */
+export async function webClientSettings(): Promise<Record<string, string>> {
+  return { LOCAL_WEB_ROOT: await builtWebClient() };
+}
+
 export interface WebRuntimeOptions {
   /** The scripted model's answers; absent: the offline model answers. */
   script?: Script;
@@ -130,7 +138,8 @@ export async function openPage(url: string, options: PageOptions = {}): Promise<
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
+    // The location names the resource of a "Failed to load resource" error.
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
   const target = new URL(options.path ?? '/', url);

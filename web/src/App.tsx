@@ -10,6 +10,9 @@ import { useTheme } from './theme';
 
 type Region = 'conversations' | 'chat' | 'panels';
 const DEV_USER_KEY = 'memory-chat.dev-user';
+// Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
+const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
+const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
 
 /** What the sidebar and panels get from the shell; kept small so each region is built on its own. */
 export interface ShellState {
@@ -53,7 +56,10 @@ function Shell(): ReactNode {
   }, [activeSessionId]);
   // Opening or starting a conversation remounts the chat view; a new chat learning its id does not.
   const [chatKey, setChatKey] = useState(0);
-  const api = useMemo(() => (identity === undefined ? undefined : createApiClient(identity)), [identity]);
+  const api = useMemo(
+    () => (identity === undefined ? undefined : createApiClient(identity, API_BASE)),
+    [identity],
+  );
 
   const onOpen = useCallback((sessionId: string) => {
     setActiveSessionId(sessionId);
