@@ -25,6 +25,12 @@ const HOSTILE_ANSWER = [
   'The end of the hostile answer.',
 ].join('\n');
 
+/** What the tests read of the page's globals (the test's tsconfig has no DOM types). */
+interface PageGlobals {
+  document: { activeElement: unknown };
+  __pwned?: unknown;
+}
+
 interface ScrollBox {
   scrollHeight: number;
   clientHeight: number;
@@ -107,7 +113,11 @@ describeBrowser('the chat view', () => {
     expect(await answer.locator('[data-streamdown="strong"]').textContent()).toBe('the rest');
     expect(await page.getByRole('article', { name: 'Your message' }).textContent()).toContain('second line');
     expect(await composer.inputValue()).toBe('');
-    expect(await composer.evaluate((element) => element === document.activeElement)).toBe(true);
+    expect(
+      await composer.evaluate(
+        (element) => element === (globalThis as unknown as PageGlobals).document.activeElement,
+      ),
+    ).toBe(true);
     expect(consoleErrors).toEqual([]);
   });
 
@@ -138,7 +148,9 @@ describeBrowser('the chat view', () => {
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toContain('Stopped');
     expect(await answer.textContent()).not.toContain('never sent');
     expect(
-      await page.getByRole('textbox', { name: 'Message' }).evaluate((e) => e === document.activeElement),
+      await page
+        .getByRole('textbox', { name: 'Message' })
+        .evaluate((e) => e === (globalThis as unknown as PageGlobals).document.activeElement),
     ).toBe(true);
     expect(consoleErrors).toEqual([]);
   });
@@ -201,7 +213,7 @@ describeBrowser('the chat view', () => {
       .toContain('The end of the hostile answer.');
     await idle(page);
 
-    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned)).toBeUndefined();
     expect(await answer.locator('img, script, iframe, object, embed').count()).toBe(0);
     expect(await answer.locator('[onerror], [onclick]').count()).toBe(0);
     expect(await answer.textContent()).toContain('after the image.');

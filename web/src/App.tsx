@@ -4,7 +4,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState } 
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
-import { DEV_USER_IDS, IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
 import { ChatView } from './chat/ChatView';
 import { useTheme } from './theme';
 
@@ -119,7 +119,7 @@ function Shell(): ReactNode {
           ))}
         </nav>
         <aside className="shell-sidebar" aria-label="Conversations">
-          <p className="muted">Signed-in users: {DEV_USER_IDS.join(', ')}</p>
+          <p className="muted">Your conversations will be listed here.</p>
         </aside>
         <main className="shell-chat">
           {api === undefined ? (
