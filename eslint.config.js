@@ -1,5 +1,6 @@
 // Type-checked lint rules for the whole project; the build output is ignored.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 // Layering (which folder may import what) is checked on the whole import graph by scripts/check-layering.ts.
@@ -25,6 +26,15 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
+  },
+  // The web client is type-checked against its own tsconfig (DOM, JSX) and follows the rules of hooks.
+  {
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'react-hooks': reactHooks },
+    rules: { ...reactHooks.configs.recommended.rules },
   },
   // Plain JavaScript (this file) is linted without type information.
   {

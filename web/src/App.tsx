@@ -1,0 +1,125 @@
+// The page's shell: a header, the conversations sidebar, the chat, and a side panel for memory and knowledge.
+// On a phone-sized screen the three regions become tabs, one shown at a time.
+import { createContext, useCallback, useContext, useMemo, useState } from 'react';
+import type { ReactNode } from 'react';
+import { createApiClient } from './api/client';
+import type { ApiClient } from './api/client';
+import { DEV_USER_IDS, IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { ChatView } from './chat/ChatView';
+import { useTheme } from './theme';
+
+type Region = 'conversations' | 'chat' | 'panels';
+const DEV_USER_KEY = 'memory-chat.dev-user';
+
+/** What the sidebar and panels get from the shell; kept small so each region is built on its own. */
+export interface ShellState {
+  readonly api: ApiClient;
+  readonly activeSessionId: string | undefined;
+  readonly onOpen: (sessionId: string) => void;
+  readonly onNew: () => void;
+}
+
+const ShellContext = createContext<ShellState | undefined>(undefined);
+
+/** The shell's state for the sidebar and panels (undefined while nobody is signed in). */
+export function useShell(): ShellState | undefined {
+  return useContext(ShellContext);
+}
+
+export function App(): ReactNode {
+  const initial = devIdentity(
+    initialDevUser(window.location.search, window.localStorage.getItem(DEV_USER_KEY)),
+  );
+  return (
+    <IdentityProvider initial={initial}>
+      <Shell />
+    </IdentityProvider>
+  );
+}
+
+function Shell(): ReactNode {
+  const identity = useIdentity();
+  const { theme, toggle } = useTheme();
+  const [region, setRegion] = useState<Region>('chat');
+  const [activeSessionId, setActiveSessionId] = useState<string | undefined>(undefined);
+  // Opening or starting a conversation remounts the chat view; a new chat learning its id does not.
+  const [chatKey, setChatKey] = useState(0);
+  const api = useMemo(() => (identity === undefined ? undefined : createApiClient(identity)), [identity]);
+
+  const onOpen = useCallback((sessionId: string) => {
+    setActiveSessionId(sessionId);
+    setChatKey((key) => key + 1);
+    setRegion('chat');
+  }, []);
+  const onNew = useCallback(() => {
+    setActiveSessionId(undefined);
+    setChatKey((key) => key + 1);
+    setRegion('chat');
+  }, []);
+
+  const shell = useMemo(
+    () => (api === undefined ? undefined : { api, activeSessionId, onOpen, onNew }),
+    [api, activeSessionId, onOpen, onNew],
+  );
+
+  const regionTabs: { id: Region; label: string }[] = [
+    { id: 'conversations', label: 'Conversations' },
+    { id: 'chat', label: 'Chat' },
+    { id: 'panels', label: 'Memory & knowledge' },
+  ];
+
+  return (
+    <ShellContext.Provider value={shell}>
+      <div className="shell" data-region={region}>
+        <header className="shell-header">
+          <h1 className="shell-title">Memory chat</h1>
+          <div className="shell-actions">
+            <span className="shell-user" aria-label="Signed in as">
+              {identity?.userId ?? 'not signed in'}
+            </span>
+            <button type="button" className="button-quiet" onClick={onNew}>
+              New chat
+            </button>
+            <button
+              type="button"
+              className="button-quiet"
+              onClick={toggle}
+              aria-pressed={theme === 'dark'}
+              title="Switch between light and dark"
+            >
+              Dark theme
+            </button>
+          </div>
+        </header>
+        <nav className="shell-tabs" aria-label="Regions">
+          {regionTabs.map((tab) => (
+            <button
+              key={tab.id}
+              type="button"
+              aria-pressed={region === tab.id}
+              onClick={() => setRegion(tab.id)}
+            >
+              {tab.label}
+            </button>
+          ))}
+        </nav>
+        <aside className="shell-sidebar" aria-label="Conversations">
+          <p className="muted">Signed-in users: {DEV_USER_IDS.join(', ')}</p>
+        </aside>
+        <main className="shell-chat">
+          {api === undefined ? (
+            <p className="muted">Sign in to chat.</p>
+          ) : (
+            <ChatView
+              key={`${identity?.userId ?? ''}:${chatKey}`}
+              api={api}
+              sessionId={activeSessionId}
+              onSessionStarted={setActiveSessionId}
+            />
+          )}
+        </main>
+        <aside className="shell-panels" aria-label="Memory and knowledge" />
+      </div>
+    </ShellContext.Provider>
+  );
+}
