@@ -49,7 +49,10 @@ describe('GET /api/client-config', () => {
       AUTH_ENTRA_AUDIENCE: API_CLIENT_ID,
       AUTH_ENTRA_SCOPE: 'chat.use',
     });
-    expect(bare.entra).toMatchObject({ clientId: API_CLIENT_ID, scopes: [`api://${API_CLIENT_ID}/chat.use`] });
+    expect(bare.entra).toMatchObject({
+      clientId: API_CLIENT_ID,
+      scopes: [`api://${API_CLIENT_ID}/chat.use`],
+    });
     const named = await configIn({
       AUTH_MODE: 'entra',
       AUTH_ENTRA_TENANT_ID: TENANT,

@@ -20,9 +20,7 @@ export const clientConfigSchema = z.object({
     })
     .optional(),
   /** app-service: App Service authentication's own endpoints on this host. */
-  appService: z
-    .object({ loginUrl: z.string(), logoutUrl: z.string(), meUrl: z.string() })
-    .optional(),
+  appService: z.object({ loginUrl: z.string(), logoutUrl: z.string(), meUrl: z.string() }).optional(),
 });
 export type ClientConfig = z.infer<typeof clientConfigSchema>;
 

@@ -4,12 +4,15 @@ import { createContext, useCallback, useContext, useMemo, useState } from 'react
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
-import { DEV_USER_IDS, IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { DEV_USER_KEY } from './auth/client-config';
+import { IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { SignIn } from './auth/SignIn';
 import { ChatView } from './chat/ChatView';
+import { ConversationSidebar } from './panels/ConversationSidebar';
+import { SidePanels } from './panels/SidePanels';
 import { useTheme } from './theme';
 
 type Region = 'conversations' | 'chat' | 'panels';
-const DEV_USER_KEY = 'memory-chat.dev-user';
 
 /** What the sidebar and panels get from the shell; kept small so each region is built on its own. */
 export interface ShellState {
@@ -74,9 +77,7 @@ function Shell(): ReactNode {
         <header className="shell-header">
           <h1 className="shell-title">Memory chat</h1>
           <div className="shell-actions">
-            <span className="shell-user" aria-label="Signed in as">
-              {identity?.userId ?? 'not signed in'}
-            </span>
+            <SignIn />
             <button type="button" className="button-quiet" onClick={onNew}>
               New chat
             </button>
@@ -104,7 +105,14 @@ function Shell(): ReactNode {
           ))}
         </nav>
         <aside className="shell-sidebar" aria-label="Conversations">
-          <p className="muted">Signed-in users: {DEV_USER_IDS.join(', ')}</p>
+          {shell === undefined ? null : (
+            <ConversationSidebar
+              api={shell.api}
+              activeSessionId={shell.activeSessionId}
+              onOpen={onOpen}
+              onNew={onNew}
+            />
+          )}
         </aside>
         <main className="shell-chat">
           {api === undefined ? (
@@ -118,7 +126,11 @@ function Shell(): ReactNode {
             />
           )}
         </main>
-        <aside className="shell-panels" aria-label="Memory and knowledge" />
+        <aside className="shell-panels" aria-label="Memory and knowledge">
+          {shell === undefined ? null : (
+            <SidePanels api={shell.api} activeSessionId={shell.activeSessionId} onOpen={onOpen} />
+          )}
+        </aside>
       </div>
     </ShellContext.Provider>
   );

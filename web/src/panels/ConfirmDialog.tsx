@@ -10,7 +10,10 @@ export interface ConfirmRequest {
   onConfirm: () => void;
 }
 
-export function ConfirmDialog(props: { request: ConfirmRequest | undefined; onClose: () => void }): ReactNode {
+export function ConfirmDialog(props: {
+  request: ConfirmRequest | undefined;
+  onClose: () => void;
+}): ReactNode {
   const { request, onClose } = props;
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);

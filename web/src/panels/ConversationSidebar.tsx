@@ -27,45 +27,62 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<ConversationSummary[]>([]);
   const [nextToken, setNextToken] = useState<string | undefined>(undefined);
-  const [loading, setLoading] = useState(false);
+  const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | undefined>(undefined);
   const [renaming, setRenaming] = useState<string | undefined>(undefined);
   const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
-  // Answers to an older search or user are dropped when they arrive late.
-  const generation = useRef(0);
   const listPath = `/api/history/users/${encodeURIComponent(api.userId)}/conversations`;
 
-  const load = useCallback(
-    async (token: string | undefined) => {
-      const mine = token === undefined ? ++generation.current : generation.current;
+  const fetchPage = useCallback(
+    (token: string | undefined) => {
       const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
       if (search !== '') params.set('q', search);
       if (token !== undefined) params.set('continuationToken', token);
-      setLoading(true);
-      try {
-        const page = await api.json<ConversationPage>('GET', `${listPath}?${params.toString()}`);
-        if (mine !== generation.current) return;
-        setItems((previous) => (token === undefined ? page.conversations : [...previous, ...page.conversations]));
-        setNextToken(page.continuationToken);
-        setError(undefined);
-      } catch (failure) {
-        if (mine === generation.current) setError(describeError(failure));
-      } finally {
-        if (mine === generation.current) setLoading(false);
-      }
+      return api.json<ConversationPage>('GET', `${listPath}?${params.toString()}`);
     },
     [api, listPath, search],
   );
+
+  const loadMore = async (token: string) => {
+    setLoading(true);
+    try {
+      const page = await fetchPage(token);
+      setItems((previous) => [...previous, ...page.conversations]);
+      setNextToken(page.continuationToken);
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setLoading(false);
+    }
+  };
 
   useEffect(() => {
     const timer = window.setTimeout(() => setSearch(query.trim()), SEARCH_DELAY_MS);
     return () => window.clearTimeout(timer);
   }, [query]);
 
-  // A new chat shows up (and a conversation's title settles) when the active conversation changes.
+  // A new chat shows up (and a conversation's title settles) when the active conversation changes. An answer
+  // to an older search, or for another user, is dropped.
   useEffect(() => {
-    void load(undefined);
-  }, [load, activeSessionId]);
+    let live = true;
+    fetchPage(undefined).then(
+      (page) => {
+        if (!live) return;
+        setItems(page.conversations);
+        setNextToken(page.continuationToken);
+        setError(undefined);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (!live) return;
+        setError(describeError(failure));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [fetchPage, activeSessionId]);
 
   const rename = async (sessionId: string, title: string) => {
     try {
@@ -74,7 +91,9 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
         `/api/history/conversations/${encodeURIComponent(sessionId)}/title`,
         { title },
       );
-      setItems((previous) => previous.map((item) => (item.sessionId === sessionId ? { ...item, ...updated } : item)));
+      setItems((previous) =>
+        previous.map((item) => (item.sessionId === sessionId ? { ...item, ...updated } : item)),
+      );
       setRenaming(undefined);
       setError(undefined);
     } catch (failure) {
@@ -169,10 +188,17 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
         ))}
       </ul>
       {!loading && items.length === 0 && error === undefined ? (
-        <p className="muted">{search === '' ? 'No conversations yet.' : `No conversation matches "${search}".`}</p>
+        <p className="muted">
+          {search === '' ? 'No conversations yet.' : `No conversation matches "${search}".`}
+        </p>
       ) : null}
       {nextToken === undefined ? null : (
-        <button type="button" className="button-quiet" disabled={loading} onClick={() => void load(nextToken)}>
+        <button
+          type="button"
+          className="button-quiet"
+          disabled={loading}
+          onClick={() => void loadMore(nextToken)}
+        >
           {loading ? 'Loading…' : 'Show older conversations'}
         </button>
       )}

@@ -38,43 +38,80 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
   const fileInput = useRef<HTMLInputElement>(null);
   const groupName = useId();
 
-  const load = useCallback(
-    async (token?: string) => {
+  const [reloads, setReloads] = useState(0);
+
+  const fetchPage = useCallback(
+    (token?: string) => {
       const params = new URLSearchParams({ library, limit: String(PAGE_SIZE) });
       if (token !== undefined) params.set('continuationToken', token);
-      try {
-        const page = await api.json<DocumentsPage>('GET', `/api/knowledge/documents?${params.toString()}`);
-        setDocuments((previous) => (token === undefined ? page.documents : [...previous, ...page.documents]));
-        setNextToken(page.continuationToken);
-        return page.documents;
-      } catch (failure) {
-        setError(describeError(failure));
-        return undefined;
-      }
+      return api.json<DocumentsPage>('GET', `/api/knowledge/documents?${params.toString()}`);
     },
     [api, library],
   );
 
+  // The first page, again whenever the library changes or an upload lands in it; older pages stay as loaded.
   useEffect(() => {
+    let live = true;
+    fetchPage().then(
+      (page) => {
+        if (!live) return;
+        setDocuments((previous) => withFresh(previous, page.documents));
+        setNextToken((token) => token ?? page.continuationToken);
+      },
+      (failure: unknown) => {
+        if (live) setError(describeError(failure));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [fetchPage, reloads]);
+
+  const showLibrary = (name: LibraryName) => {
     setDocuments([]);
+    setNextToken(undefined);
     setPollDelay(FIRST_POLL_MS);
-    void load();
-  }, [load]);
+    setLibrary(name);
+  };
+
+  const loadMore = async (token: string) => {
+    try {
+      const page = await fetchPage(token);
+      setDocuments((previous) => [...previous, ...page.documents]);
+      setNextToken(page.continuationToken);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
 
   // While a document is queued or processing, its status is asked again, less and less often.
-  const indexing = documents.some((document) => !isFinal(document));
+  const pending = documents.filter((document) => !isFinal(document));
+  const pendingIds = pending.map((document) => document.documentId).join(',');
   useEffect(() => {
-    if (!indexing) return;
+    if (pendingIds === '') return;
+    let live = true;
     const timer = window.setTimeout(() => {
-      void load().then((fresh) => {
-        const done = fresh?.filter(isFinal).filter((document) => documents.some((old) => sameButWasPending(old, document)));
-        if (done !== undefined && done.length > 0)
-          setStatus(done.map((document) => `${document.title}: ${document.status}`).join('. '));
-        setPollDelay((delay) => Math.min(delay * 2, MAX_POLL_MS));
-      });
+      fetchPage().then(
+        (page) => {
+          if (!live) return;
+          const settled = page.documents.filter(
+            (document) => isFinal(document) && pendingIds.split(',').includes(document.documentId),
+          );
+          if (settled.length > 0)
+            setStatus(settled.map((document) => `${document.title}: ${statusLabel(document)}`).join('. '));
+          setDocuments((previous) => withFresh(previous, page.documents));
+          setPollDelay((delay) => Math.min(delay * 2, MAX_POLL_MS));
+        },
+        (failure: unknown) => {
+          if (live) setError(describeError(failure));
+        },
+      );
     }, pollDelay);
-    return () => window.clearTimeout(timer);
-  }, [indexing, load, pollDelay, documents]);
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [fetchPage, pendingIds, pollDelay]);
 
   const send = async (file: File) => {
     if (identity === undefined) return;
@@ -88,8 +125,8 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
       setStatus(`${document.title} uploaded: ${document.status}.`);
       setPollDelay(FIRST_POLL_MS);
       // The upload lands in the library the server chose for this user; show that one.
-      if (document.library !== library) setLibrary(document.library);
-      else await load();
+      if (document.library !== library) showLibrary(document.library);
+      else setReloads((count) => count + 1);
     } catch (failure) {
       setError(describeError(failure));
     } finally {
@@ -122,7 +159,7 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
               name={groupName}
               value={name}
               checked={library === name}
-              onChange={() => setLibrary(name)}
+              onChange={() => showLibrary(name)}
             />
             {name === 'private' ? 'My documents' : 'Shared library'}
           </label>
@@ -159,14 +196,17 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
         </p>
       )}
       {documents.length === 0 ? (
-        <p className="muted">{library === 'private' ? 'No documents yet.' : 'The shared library is empty.'}</p>
+        <p className="muted">
+          {library === 'private' ? 'No documents yet.' : 'The shared library is empty.'}
+        </p>
       ) : (
         <ul className="document-list" aria-label={library === 'private' ? 'My documents' : 'Shared library'}>
           {documents.map((document) => (
             <li key={document.documentId} className="document-item">
               <div className="document-title">{document.title}</div>
               <div className="document-meta">
-                {document.format.toUpperCase()} · {formatBytes(document.bytes)} · {shortDate(document.createdAt)}
+                {document.format.toUpperCase()} · {formatBytes(document.bytes)} ·{' '}
+                {shortDate(document.createdAt)}
                 {document.chunkCount === undefined ? '' : ` · ${document.chunkCount} passages`}
               </div>
               <div className="document-status" data-status={document.status}>
@@ -197,7 +237,7 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
         </ul>
       )}
       {nextToken === undefined ? null : (
-        <button type="button" className="button-quiet" onClick={() => void load(nextToken)}>
+        <button type="button" className="button-quiet" onClick={() => void loadMore(nextToken)}>
           Show more documents
         </button>
       )}
@@ -210,8 +250,15 @@ function isFinal(document: KnowledgeDocument): boolean {
   return document.status === 'ready' || document.status === 'failed';
 }
 
-function sameButWasPending(old: KnowledgeDocument, fresh: KnowledgeDocument): boolean {
-  return old.documentId === fresh.documentId && !isFinal(old);
+/** The first page as fetched now, then the older pages loaded before, without the ones it holds or deleted. */
+function withFresh(previous: KnowledgeDocument[], firstPage: KnowledgeDocument[]): KnowledgeDocument[] {
+  const fresh = new Set(firstPage.map((document) => document.documentId));
+  const oldestOfPage = firstPage.at(-1)?.createdAt;
+  const older = previous.filter(
+    (document) =>
+      !fresh.has(document.documentId) && oldestOfPage !== undefined && document.createdAt < oldestOfPage,
+  );
+  return [...firstPage, ...older];
 }
 
 function statusLabel(document: KnowledgeDocument): string {

@@ -28,37 +28,65 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
   const [summaries, setSummaries] = useState<MemorySummary[]>([]);
   const [nextToken, setNextToken] = useState<string | undefined>(undefined);
   const [titles, setTitles] = useState<ReadonlyMap<string, string>>(new Map());
-  const [loading, setLoading] = useState(false);
+  const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | undefined>(undefined);
   const [status, setStatus] = useState('');
   const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
   const asked = useRef(new Set<string>());
   const memoriesPath = `/api/memory/users/${encodeURIComponent(api.userId)}/memories`;
 
-  const load = useCallback(
-    async (token: string | undefined) => {
+  const [reloads, setReloads] = useState(0);
+
+  const fetchPage = useCallback(
+    (token: string | undefined) => {
       const params = new URLSearchParams({ status: 'active', limit: String(SUMMARY_PAGE) });
       if (token !== undefined) params.set('continuationToken', token);
-      setLoading(true);
-      try {
-        const page = await api.json<MemoriesPage>('GET', `${memoriesPath}?${params.toString()}`);
-        // Facts come whole on every page; summaries a page at a time.
-        setFacts(page.facts.filter((fact) => fact.status === 'active'));
-        setSummaries((previous) => (token === undefined ? page.summaries : [...previous, ...page.summaries]));
-        setNextToken(page.continuationToken);
-        setError(undefined);
-      } catch (failure) {
-        setError(describeError(failure));
-      } finally {
-        setLoading(false);
-      }
+      return api.json<MemoriesPage>('GET', `${memoriesPath}?${params.toString()}`);
     },
     [api, memoriesPath],
   );
 
+  // Facts come whole on every page; summaries a page at a time.
+  const apply = useCallback((page: MemoriesPage, append: boolean) => {
+    setFacts(page.facts.filter((fact) => fact.status === 'active'));
+    setSummaries((previous) => (append ? [...previous, ...page.summaries] : page.summaries));
+    setNextToken(page.continuationToken);
+    setError(undefined);
+    setLoading(false);
+  }, []);
+
+  // Reloaded when the user switches conversations (a finished one may have taught something) or asks.
   useEffect(() => {
-    void load(undefined);
-  }, [load, activeSessionId]);
+    let live = true;
+    fetchPage(undefined).then(
+      (page) => {
+        if (live) apply(page, false);
+      },
+      (failure: unknown) => {
+        if (!live) return;
+        setError(describeError(failure));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [fetchPage, apply, activeSessionId, reloads]);
+
+  const refresh = () => {
+    setLoading(true);
+    setReloads((count) => count + 1);
+  };
+
+  const loadMore = async (token: string) => {
+    setLoading(true);
+    try {
+      apply(await fetchPage(token), true);
+    } catch (failure) {
+      setError(describeError(failure));
+      setLoading(false);
+    }
+  };
 
   // The title of each conversation a memory names, asked once per conversation.
   useEffect(() => {
@@ -70,7 +98,10 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
       if (asked.current.has(sessionId)) continue;
       asked.current.add(sessionId);
       api
-        .json<ConversationSummary>('GET', `/api/history/conversations/${encodeURIComponent(sessionId)}?limit=1`)
+        .json<ConversationSummary>(
+          'GET',
+          `/api/history/conversations/${encodeURIComponent(sessionId)}?limit=1`,
+        )
         .then(
           (conversation) => conversation.title,
           (failure: unknown) => (failure instanceof ApiError && failure.status === 404 ? DELETED : undefined),
@@ -87,7 +118,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
     try {
       await api.json('DELETE', `${memoriesPath}${query}`);
       setStatus(done);
-      await load(undefined);
+      refresh();
     } catch (failure) {
       setError(describeError(failure));
     }
@@ -101,14 +132,17 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
       message: `The summary of "${titleOf(sessionId)}" and the facts learned only from it will be forgotten. The conversation itself stays in your history.`,
       confirmLabel: 'Forget',
       onConfirm: () =>
-        void forget(`?sessionId=${encodeURIComponent(sessionId)}`, `Forgot what "${titleOf(sessionId)}" taught.`),
+        void forget(
+          `?sessionId=${encodeURIComponent(sessionId)}`,
+          `Forgot what "${titleOf(sessionId)}" taught.`,
+        ),
     });
 
   return (
     <section className="panel memory-panel" aria-labelledby="memory-heading">
       <div className="panel-heading">
         <h2 id="memory-heading">Memory</h2>
-        <button type="button" className="button-quiet" disabled={loading} onClick={() => void load(undefined)}>
+        <button type="button" className="button-quiet" disabled={loading} onClick={refresh}>
           Refresh memory
         </button>
       </div>
@@ -122,7 +156,9 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
       )}
       <h3 id="facts-heading">What I remember about you</h3>
       {facts.length === 0 ? (
-        <p className="muted">{loading ? 'Loading…' : 'Nothing yet: facts you tell the assistant show up here.'}</p>
+        <p className="muted">
+          {loading ? 'Loading…' : 'Nothing yet: facts you tell the assistant show up here.'}
+        </p>
       ) : (
         <ul className="memory-list" aria-labelledby="facts-heading">
           {facts.map((fact) => (
@@ -195,7 +231,12 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
         </ul>
       )}
       {nextToken === undefined ? null : (
-        <button type="button" className="button-quiet" disabled={loading} onClick={() => void load(nextToken)}>
+        <button
+          type="button"
+          className="button-quiet"
+          disabled={loading}
+          onClick={() => void loadMore(nextToken)}
+        >
           Show older summaries
         </button>
       )}

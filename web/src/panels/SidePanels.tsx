@@ -54,7 +54,12 @@ export function SidePanels(props: {
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`side-panel-${shown}`} aria-labelledby={`side-tab-${shown}`} className="side-panel">
+      <div
+        role="tabpanel"
+        id={`side-panel-${shown}`}
+        aria-labelledby={`side-tab-${shown}`}
+        className="side-panel"
+      >
         {shown === 'memory' ? (
           <MemoryPanel api={props.api} onOpen={props.onOpen} activeSessionId={props.activeSessionId} />
         ) : (

@@ -28,7 +28,12 @@ export function uploadDocument(file: File, options: UploadOptions): Promise<Know
         try {
           resolve((JSON.parse(request.responseText) as { document: KnowledgeDocument }).document);
         } catch {
-          reject(new ApiError({ status: request.status, detail: 'The upload answered with something unreadable.' }));
+          reject(
+            new ApiError({
+              status: request.status,
+              detail: 'The upload answered with something unreadable.',
+            }),
+          );
         }
         return;
       }
@@ -37,7 +42,9 @@ export function uploadDocument(file: File, options: UploadOptions): Promise<Know
     request.addEventListener('error', () =>
       reject(new ApiError({ status: 0, detail: 'The upload could not reach the server.' })),
     );
-    request.addEventListener('abort', () => reject(new ApiError({ status: 0, detail: 'The upload was cancelled.' })));
+    request.addEventListener('abort', () =>
+      reject(new ApiError({ status: 0, detail: 'The upload was cancelled.' })),
+    );
     options.signal?.addEventListener('abort', () => request.abort());
     const form = new FormData();
     form.append('file', file, file.name);
