@@ -36,6 +36,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // One Chromium for every browser test file, launched (and the web client built) on first use.
+          globalSetup: ['test/support/browser-broker.ts'],
           testTimeout: 240_000,
           hookTimeout: 480_000,
         },

@@ -22,6 +22,7 @@ import { sortFunctions } from './functions-host.js';
 import { lockDataFolder } from './persistence/data-folder-lock.js';
 import { readHostSettings } from './host-json.js';
 import { HttpHost } from './http/http-host.js';
+import { createStaticSite } from './http/static-site.js';
 import {
   createOfflineModel,
   OFFLINE_CHAT_MODEL,
@@ -79,7 +80,9 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const functions = sortFunctions(options.functions ?? functionDefinitions);
-  const { offlineModel, corsAllowedOrigins, allowedHosts } = parseLocalRuntimeSettings(options.settings);
+  const { offlineModel, corsAllowedOrigins, allowedHosts, webRoot } = parseLocalRuntimeSettings(
+    options.settings,
+  );
   const host = options.host ?? '127.0.0.1';
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
@@ -97,6 +100,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logHandler: log,
       corsAllowedOrigins,
       allowedHosts,
+      site: createStaticSite({ root: webRoot }),
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());

@@ -49,6 +49,7 @@ describe('parseLocalRuntimeSettings', () => {
     expect(parseLocalRuntimeSettings({})).toEqual({
       port: 7071,
       dataDir: '.local-data',
+      webRoot: 'dist/web',
       logLevel: 'information',
       corsAllowedOrigins: [],
       allowedHosts: [],

@@ -83,6 +83,14 @@ export const localRuntimeSettings = defineSettings({
     azure: localOnly,
   }),
   LOG_LEVEL: logLevelSetting(),
+  LOCAL_WEB_ROOT: textSetting({
+    default: 'dist/web',
+    help:
+      'Local runtime: folder of the built web client served at / (`npm start` builds it there when web/ changed); ' +
+      'relative to the working folder.',
+    applies: 'local-only',
+    azure: { kind: 'never', reason: 'In Azure the web client is a Static Web App of its own.' },
+  }),
   CORS_ALLOWED_ORIGINS: textSetting({
     default: '',
     pattern: [
@@ -127,6 +135,8 @@ export const localRuntimeSettings = defineSettings({
 export interface LocalRuntimeSettings {
   port: number;
   dataDir: string;
+  /** The built web client's folder, served at `/`. */
+  webRoot: string;
   logLevel: LogLevel;
   /** Origins (or '*') whose pages may call the API; empty = none. */
   corsAllowedOrigins: string[];
@@ -142,6 +152,7 @@ export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSetting
   return {
     port: values.PORT,
     dataDir: values.LOCAL_DATA_DIR,
+    webRoot: values.LOCAL_WEB_ROOT,
     logLevel: values.LOG_LEVEL,
     corsAllowedOrigins: parseCorsOrigins(values.CORS_ALLOWED_ORIGINS),
     allowedHosts: values.LOCAL_ALLOWED_HOSTS.split(',')

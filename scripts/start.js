@@ -1,5 +1,5 @@
 // `npm start`: refuses a taken port or data folder before any work, transpiles only the sources newer than their
-// dist/ output (esbuild, no type check: `npm test` and `npm run build` run tsc), then runs dist/local/start.js.
+// dist/ output (esbuild, no type check), builds the web client if web/ changed, then runs dist/local/start.js.
 // Plain JavaScript so that it runs before anything is built.
 import { spawn } from 'node:child_process';
 import console from 'node:console';
@@ -129,6 +129,29 @@ try {
 } catch (error) {
   console.error(`npm start: the build failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
+}
+try {
+  // The web client served at / is rebuilt only when its sources changed since its last build.
+  const { webBuildStaleness, buildWebClient } = await import('./web-build.js');
+  const stale = webBuildStaleness(root);
+  if (stale !== undefined) {
+    console.log(`npm start: building the web client (${stale})…`);
+    const ticker = setInterval(
+      () => console.log(`npm start: building the web client… (${seconds()} s)`),
+      5_000,
+    );
+    try {
+      await buildWebClient(root);
+    } finally {
+      clearInterval(ticker);
+    }
+    console.log(`npm start: web client built in ${seconds()} s`);
+  }
+} catch (error) {
+  // The API works without the page: say why / has nothing, and start anyway.
+  console.error(
+    `npm start: the web client's build failed, so / serves nothing: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 // The runtime runs as a child so that it is exactly what `node dist/local/start.js` runs; signals pass through.
 const runtime = spawn(process.execPath, [join(root, 'dist/local/start.js')], { stdio: 'inherit' });

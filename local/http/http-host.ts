@@ -32,6 +32,8 @@ export interface HttpHostOptions {
   corsAllowedOrigins?: readonly string[];
   /** Host names besides the loopback ones that requests may name (LOCAL_ALLOWED_HOSTS); none when absent. */
   allowedHosts?: readonly string[];
+  /** The web client, asked after every mount for paths outside /api; absent: those paths answer 404. */
+  site?: HttpMount;
 }
 
 /** The port is taken: `npm start` says so in one line instead of a stack. */
@@ -152,6 +154,7 @@ export class HttpHost {
     const refusal = this.refusal(req);
     if (refusal !== undefined) return send(res, problemResponse(403, refusal.code, refusal.detail));
     for (const mount of this.mounts) if (await mount.handleRequest(req, res)) return;
+    if (this.options.site !== undefined && (await this.options.site.handleRequest(req, res))) return;
 
     if (!url.pathname.toLowerCase().startsWith('/api/')) {
       return send(res, problemResponse(404, 'not_found', `Nothing is served at ${url.pathname}.`));

@@ -1,0 +1,185 @@
+// Serves the built web client (dist/web) at `/`: its files with their content types and cache headers, the page
+// itself for any other path outside /api (the client routes in the browser), and a CSP that forbids inline script.
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+import { problemResponse } from '../../shared/http/problem.js';
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+
+/** Vite names built assets `name-<hash>.ext` (a hash of 8 url-safe characters): those never change. */
+const HASHED_ASSET = /-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
+
+const NESTED_ASSET = /^\/.+\/assets\/([^/]+)$/;
+
+/** Paths that belong to the API or a local service, never to the page. */
+const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/'];
+
+export interface StaticSiteOptions {
+  /** The built client's folder (index.html and assets/). */
+  root: string;
+}
+
+export interface StaticSite {
+  /** Answers GET and HEAD outside the reserved paths; false for everything else. */
+  handleRequest(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+}
+
+/**
+ * The page may reach only its own origin: fetches and the SSE stream go to /api on it, and the Web PubSub client
+ * connects to the same host over ws(s) (named explicitly, since older engines do not count ws: as 'self').
+ * Styles may be inline: the Markdown renderer's highlighted code and diagrams set style attributes and elements;
+ * script never may.
+ */
+export function contentSecurityPolicy(host: string | undefined): string {
+  const sockets = host === undefined ? '' : ` ws://${host} wss://${host}`;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self'${sockets}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export function createStaticSite(options: StaticSiteOptions): StaticSite {
+  const root = resolve(options.root);
+  return {
+    async handleRequest(req, res) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+      let pathname: string;
+      try {
+        pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+      } catch {
+        return false;
+      }
+      const lower = pathname.toLowerCase();
+      if (lower === '/api' || RESERVED_PREFIXES.some((prefix) => lower.startsWith(prefix))) return false;
+
+      // A path naming a file that is not there is a client route (the page handles it), unless it names an
+      // asset: a missing script must fail loudly, not load the page as JavaScript.
+      // The client is built with relative asset URLs, so a page loaded at a deep client route (/a/b) asks for
+      // /a/assets/x.js: that is the root's assets/x.js.
+      const file =
+        (await resolveFile(root, pathname)) ??
+        (NESTED_ASSET.test(pathname)
+          ? await resolveFile(root, pathname.replace(NESTED_ASSET, '/assets/$1'))
+          : undefined);
+      if (file !== undefined) {
+        await sendFile(req, res, file, req.headers.host);
+        return true;
+      }
+      if (lower.startsWith('/assets/') || extname(pathname) !== '') {
+        sendProblem(res, 404, `Nothing is served at ${pathname}.`);
+        return true;
+      }
+      const index = await resolveFile(root, '/index.html');
+      if (index === undefined) {
+        sendProblem(
+          res,
+          404,
+          `The web client is not built (no ${join(root, 'index.html')}): run \`npm run build:web\`, or \`npm start\`, ` +
+            'which builds it when its sources changed. The API is under /api.',
+        );
+        return true;
+      }
+      await sendFile(req, res, index, req.headers.host);
+      return true;
+    },
+  };
+}
+
+/** The real path of a regular file inside the root, or undefined: no `..`, no NUL, no symlink out of the root. */
+async function resolveFile(root: string, pathname: string): Promise<string | undefined> {
+  if (pathname.includes('\0') || pathname.split(/[\\/]/).some((part) => part === '..')) return undefined;
+  const relative = pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, '');
+  const candidate = resolve(root, relative);
+  if (candidate !== root && !candidate.startsWith(root + sep)) return undefined;
+  try {
+    const real = await realpath(candidate);
+    const realRoot = await realpath(root);
+    if (!real.startsWith(realRoot + sep)) return undefined;
+    const info = await stat(real);
+    if (info.isDirectory()) return resolveFile(root, `${pathname.replace(/\/+$/, '')}/index.html`);
+    return info.isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: string,
+  host: string | undefined,
+): Promise<void> {
+  const info = await stat(file);
+  const extension = extname(file).toLowerCase();
+  const isPage = extension === '.html';
+  res.statusCode = 200;
+  res.setHeader('content-type', CONTENT_TYPES[extension] ?? 'application/octet-stream');
+  res.setHeader('content-length', info.size);
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'no-referrer');
+  // The page is revalidated on every load so that a new build shows at once; its hashed assets never change.
+  res.setHeader(
+    'cache-control',
+    !isPage && HASHED_ASSET.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
+  );
+  if (isPage) {
+    res.setHeader('content-security-policy', contentSecurityPolicy(host));
+    res.setHeader('x-frame-options', 'DENY');
+  }
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await new Promise<void>((done) => {
+    const stream = createReadStream(file);
+    stream.once('error', () => {
+      res.destroy();
+      done();
+    });
+    res.once('close', () => {
+      stream.destroy();
+      done();
+    });
+    stream.pipe(res);
+  });
+}
+
+function sendProblem(res: ServerResponse, status: number, detail: string): void {
+  const problem = problemResponse(status, 'not_found', detail);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(problem.headers as Record<string, string>))
+    res.setHeader(name, value);
+  res.end(problem.body as string);
+}

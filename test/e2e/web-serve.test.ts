@@ -1,0 +1,45 @@
+// The local runtime serves a built client at `/` to the run's shared Chromium: its module script runs and calls the
+// API on the same origin, an inline script is refused by the CSP, and a client route loads the same page.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { describeBrowser, useWebRuntime } from '../support/browser.js';
+
+/** A stand-in for dist/web: a page whose hashed module script shows the caller's health answer. */
+function fixtureClient(): string {
+  const root = mkdtempSync(join(tmpdir(), 'web-serve-'));
+  mkdirSync(join(root, 'assets'));
+  writeFileSync(
+    join(root, 'index.html'),
+    '<!doctype html><html lang="en"><title>fixture</title>' +
+      '<script type="module" src="./assets/index-Ab12_x9Z.js"></script>' +
+      '<script>document.title = "inline ran"</script><main><p id="out">loading</p></main></html>',
+  );
+  writeFileSync(
+    join(root, 'assets', 'index-Ab12_x9Z.js'),
+    `const headers = { 'x-ms-client-principal-id': new URLSearchParams(location.search).get('user') };
+     const response = await fetch('/api/health', { headers });
+     document.getElementById('out').textContent = 'health ' + response.status + ' at ' + location.pathname;`,
+  );
+  return root;
+}
+
+describeBrowser('the built client served at /', () => {
+  const web = useWebRuntime({ webRoot: fixtureClient() });
+
+  it('runs its module script, which reaches the API on the same origin, and refuses inline script', async () => {
+    const { page, consoleErrors } = await web.open({ userId: 'user_002' });
+    await expect.poll(() => page.locator('#out').textContent(), { timeout: 30_000 }).toBe('health 200 at /');
+    expect(await page.title()).toBe('fixture');
+    // Chromium reports the refused inline script on the console: that is the CSP at work.
+    expect(consoleErrors.join('\n')).toMatch(/Content Security Policy/);
+  });
+
+  it('answers a client route with the same page', async () => {
+    const { page } = await web.open({ path: '/conversations/abc' });
+    await expect
+      .poll(() => page.locator('#out').textContent(), { timeout: 30_000 })
+      .toBe('health 200 at /conversations/abc');
+  });
+});
