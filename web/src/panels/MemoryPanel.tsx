@@ -221,7 +221,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
               <button
                 type="button"
                 className="button-quiet"
-                aria-label={`Forget the conversation ${titleOf(summary.sessionId)}`}
+                aria-label={`Forget this conversation: ${titleOf(summary.sessionId)}`}
                 onClick={() => forgetConversation(summary.sessionId)}
               >
                 Forget this conversation
