@@ -74,12 +74,13 @@ describeBrowser('accessibility of the web client', () => {
     for (const layout of LAYOUTS) {
       for (const scheme of SCHEMES) {
         const label = `${layout.name}, ${scheme}`;
-        const { page, close } = await web.open({
+        const opened = await web.open({
           userId: 'user_002',
           viewport: layout.viewport,
           colorScheme: scheme,
         });
-        expect(await page.evaluate(() => document.documentElement.dataset['theme'])).toBe(scheme);
+        const page = opened.page;
+        expect(await page.evaluate('document.documentElement.dataset.theme')).toBe(scheme);
         const phone = layout.name === 'phone';
         const region = (name: string) =>
           page.getByRole('navigation', { name: 'Regions' }).getByRole('button', { name });
@@ -103,7 +104,7 @@ describeBrowser('accessibility of the web client', () => {
         await panels.getByRole('button', { name: 'Delete handbook' }).click();
         await page.getByRole('dialog', { name: 'Delete this document?' }).waitFor({ timeout: UI_TIMEOUT });
         found.push(...(await seriousViolations(page, `${label}, confirmation`)));
-        await close();
+        await opened.close();
       }
     }
     expect(found).toEqual([]);
