@@ -11,7 +11,7 @@ export const API_AREAS: readonly ApiTag[] = [
   {
     title: 'Chat',
     routePrefixes: ['session', 'chat'],
-    note: `A message's text is \`text\` (or \`question\`), up to \`CHAT_MAX_TEXT_CHARS\` (8,000) characters. A \`chatMessageId\` is a UUID the client makes, unique within its session; every idempotency key names the
+    note: `A message's text is \`text\` (or \`question\`), up to \`CHAT_MAX_TEXT_CHARS\` (8,000) characters. A \`chatMessageId\` is a UUID (or an AI SDK id of 16 letters and digits) the client makes, unique within its session; every idempotency key names the
 session, so two users or two sessions using the same id never meet. \`question\` is accepted for \`text\` and
 \`useMemory\` for \`use_memory\` (both, disagreeing → 400). \`editOf\` replaces an earlier message of the session:
 the conversation branches there (see the README's "Stop, regenerate, edit: branches").`,
@@ -22,6 +22,14 @@ the conversation branches there (see the README's "Stop, regenerate, edit: branc
     note: 'The events themselves, and how to resume, are in [streaming.md](streaming.md).',
   },
   {
+    title: 'useChat (the AI SDK)',
+    routePrefixes: ['ui'],
+    note: `The AI SDK's UI message stream protocol, for \`useChat\` apps: the chat \`id\` is the session (an AI SDK id of 16
+letters and digits starts one on its first message), the last message is the turn (its \`id\` is the chatMessageId),
+and \`use_memory\` and \`editOf\` go in the body or the last message's \`metadata\`. Chunks, finish reasons and resume are
+in [streaming.md](streaming.md#the-ai-sdks-ui-message-stream).`,
+  },
+  {
     title: 'History',
     routePrefixes: ['history'],
     note: `Lists and conversations are paged: pass the answer's \`continuationToken\` back for the next page. A conversation
@@ -29,7 +37,7 @@ is read along its active branch (\`path\`): each message has its \`ordinal\`, \`
 turn's \`failure\`, and at a branch point \`alternatives\`; a turn shows as soon as its \`message-end\` is out. A title
 is 1–200 characters without control characters, unpaired surrogates or bidi controls. A deleted conversation is
 removed everywhere (history, hot store, turn events, stream tickets, turns, its memory), also while a turn of it
-streams, and never comes back: sessions are only ever started under new random ids.`,
+streams, and never comes back: a session id is never given out again.`,
   },
   {
     title: 'Memory',

@@ -240,7 +240,7 @@ describe('POST /api/chat', () => {
       'validation_failed',
     );
     expect(problem.detail).toBe(
-      'Invalid chat message: chatMessageId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e.',
+      'Invalid chat message: chatMessageId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or 16 letters and digits (an AI SDK id).',
     );
   });
 });

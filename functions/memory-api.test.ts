@@ -8,6 +8,7 @@ import type { ConversationSearchHit, ProfileFact } from '../shared/memory/contra
 import type { MemoriesPage } from '../shared/memory/memory-api.js';
 import { asUser, callEndpoint, type CallOptions, type Reply } from '../test/support/call-endpoint.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import { ID_FORMATS } from '../shared/ids.js';
 import { summaryView } from '../test/support/in-memory-memory.js';
 import {
   consolidationRecord,
@@ -256,7 +257,7 @@ describe('DELETE /api/memory/users/{userId}/memories', () => {
         "unknown parameter 'factid': use factId or sessionId, or neither to forget everything",
       ],
       [`?factId=${COFFEE}&sessionId=${LISBON}`, 'name factId or sessionId, not both'],
-      ['?sessionId=lisbon', 'sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e'],
+      ['?sessionId=lisbon', `sessionId ${ID_FORMATS.sessionId.message}`],
       ['?factId=a%2Fb', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],
       ['?factId=', 'factId must be a factId that GET /api/memory/users/{userId}/memories shows'],
       // Dot segments, plain or percent-encoded: the SDK would send them as the container's own URL.

@@ -13,11 +13,13 @@ import { openApiFunctions } from './openapi.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
+import { uiChatFunctions } from './ui-chat.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
   ...chatFunctions,
   ...streamFunctions,
+  ...uiChatFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,

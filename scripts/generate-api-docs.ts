@@ -28,6 +28,8 @@ import { buildSampleSettings } from './generate-definitions.js';
 export const API_DOCS_PATH = fileURLToPath(new URL('../docs/api.md', import.meta.url));
 
 const UUID_PATTERN = /^\^\(\?:\[0-9a-fA-F\]\{8\}-/;
+/** The alternative a session or chat message id's pattern has for the AI SDK's 16-character ids. */
+const AI_SDK_ID_ALTERNATIVE = '|[A-Za-z0-9]{16}';
 
 type DocumentedEndpoint = DeclaredEndpoint<App>;
 
@@ -78,7 +80,13 @@ export function describeType(schema: JsonSchema): string {
     else text = type;
     // A described value (a page size in a query string, say) reads better than the pattern that checks it.
     if (schema.pattern !== undefined && schema.description === undefined)
-      limits.push(UUID_PATTERN.test(schema.pattern) ? 'UUID' : `matching ${code(schema.pattern)}`);
+      limits.push(
+        UUID_PATTERN.test(schema.pattern)
+          ? schema.pattern.includes(AI_SDK_ID_ALTERNATIVE)
+            ? 'UUID or AI SDK id'
+            : 'UUID'
+          : `matching ${code(schema.pattern)}`,
+      );
     if (schema.format !== undefined) limits.push(schema.format);
     if (schema.minLength !== undefined || schema.maxLength !== undefined)
       limits.push(`${range(schema.minLength, schema.maxLength)} characters`);

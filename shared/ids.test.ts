@@ -45,8 +45,13 @@ const LEGIT: Record<IdKind, string[]> = {
     '001234.0f8fad5bd9cb469fa16570867728950e.1234',
     'alice@example.com',
   ],
-  sessionId: ['0f8fad5b-d9cb-469f-a165-70867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E'],
-  chatMessageId: ['0f8fad5b-d9cb-469f-a165-70867728950e'],
+  // UUIDs, and the AI SDK's 16-character ids that useChat gives a chat and its messages.
+  sessionId: [
+    '0f8fad5b-d9cb-469f-a165-70867728950e',
+    '0F8FAD5B-D9CB-469F-A165-70867728950E',
+    'aB3dE6gH9jK2mN5p',
+  ],
+  chatMessageId: ['0f8fad5b-d9cb-469f-a165-70867728950e', 'Zx81qWe4Rt7yUi0o'],
   factId: [newFactId('0f8fad5b-d9cb-469f-a165-70867728950e', '0f8fad5b-d9cb-469f-a165-70867728950f', 3)],
   documentId: ['0123456789abcdef0123456789abcdef'],
 };
@@ -74,6 +79,11 @@ describe('id formats', () => {
     expect(isId('factId', 'fact-0123456789ABCDEF')).toBe(false);
     expect(isId('documentId', '0123456789ABCDEF0123456789ABCDEF')).toBe(false);
     expect(isId('sessionId', 'user_001')).toBe(false);
+    // An AI SDK id has exactly 16 letters and digits, kept as spelled (it is case-sensitive).
+    expect(isId('sessionId', 'aB3dE6gH9jK2mN5')).toBe(false);
+    expect(isId('chatMessageId', 'aB3dE6gH9jK2mN5pq')).toBe(false);
+    expect(isId('chatMessageId', 'aB3dE6gH9jK2mN5_')).toBe(false);
+    expect(chatMessageIdSchema.parse('aB3dE6gH9jK2mN5p')).toBe('aB3dE6gH9jK2mN5p');
     const parsed = factIdSchema.safeParse('..');
     expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([ID_FORMATS.factId.message]);
   });

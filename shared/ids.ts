@@ -15,6 +15,9 @@ const UUID: IdForm = {
   canonical: (value) => value.toLowerCase(),
 };
 
+/** The AI SDK's own ids (`generateId`, what `useChat` gives a chat and its messages): 16 letters and digits. */
+const AI_SDK_ID: IdForm = { pattern: '[A-Za-z0-9]{16}' };
+
 interface IdFormat {
   forms: readonly IdForm[];
   /** What a refused value is told, after the field's name ("sessionId must be ..."). */
@@ -31,15 +34,17 @@ export const ID_FORMATS = {
     forms: [{ pattern: '[A-Za-z0-9][A-Za-z0-9._@-]{0,127}' }],
     message: "must be 1 to 128 letters, digits, '.', '_', '@' or '-', starting with a letter or a digit",
   },
-  /** Made by the server (POST /api/session/start). */
+  /** Made by the server (POST /api/session/start), or chosen by a useChat app as its chat id (POST /api/ui/chat). */
   sessionId: {
-    forms: [UUID],
-    message: 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e',
+    forms: [UUID, AI_SDK_ID],
+    message:
+      'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or 16 letters and digits (an AI SDK id)',
   },
-  /** Made by the client, unique within its session. */
+  /** Made by the client, unique within its session (a useChat app's user message ids are AI SDK ids). */
   chatMessageId: {
-    forms: [UUID],
-    message: 'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e',
+    forms: [UUID, AI_SDK_ID],
+    message:
+      'must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or 16 letters and digits (an AI SDK id)',
   },
   /** A profile fact: `fact-` and 16 hex digits of a hash of the turn that stated it. */
   factId: {
@@ -75,6 +80,11 @@ const CANONICAL_FORMS = Object.fromEntries(
     ),
   ]),
 ) as Record<IdKind, { pattern: RegExp; canonical: (value: string) => string }[]>;
+
+/** Whether `value` is an AI SDK id (a form the server never makes for its own sessions). */
+export function isAiSdkId(value: string): boolean {
+  return anchored(AI_SDK_ID.pattern).test(value);
+}
 
 /** Whether `value` is an id of this kind, as a client may spell it. */
 export function isId(kind: IdKind, value: string): boolean {

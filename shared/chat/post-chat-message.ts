@@ -29,7 +29,7 @@ import type { WorkingMemoryStore } from '../conversation/working-memory-store.js
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
-  posted: PostedMessageStore;
+  posted: Pick<PostedMessageStore, 'claim' | 'find'>;
   publisher: MessagePublisher;
   tickets: StreamTicketStore;
   /** Takes back the message's records when its conversation was deleted while it was being posted. */

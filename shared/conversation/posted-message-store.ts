@@ -34,4 +34,6 @@ export interface PostedMessageStore {
   claim(message: PostedMessage): Promise<PostedMessage>;
   /** The accepted message with that chatMessageId in the user's session; undefined when none was accepted. */
   find(userId: string, sessionId: string, chatMessageId: string): Promise<PostedMessage | undefined>;
+  /** The session's `count` most recently accepted messages, newest first (one bounded query). */
+  latest(userId: string, sessionId: string, count: number): Promise<PostedMessage[]>;
 }

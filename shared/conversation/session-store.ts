@@ -16,6 +16,14 @@ export interface SessionStore {
   /** A new session of the caller, under a new random id. */
   create(userId: string): Promise<ChatSession>;
   /**
+   * The caller's session under an id the client chose (an AI SDK id, a form the server never makes), made now when
+   * no user ever held that id. Undefined when another user holds or held it, or the caller's conversation under
+   * it was deleted. Atomic: of racing claims of one new id, one user's wins and one session is made.
+   */
+  claim(userId: string, sessionId: string): Promise<ChatSession | undefined>;
+  /** Who claimed this client-chosen id (one point read, nothing made); undefined while no one has. */
+  claimant(sessionId: string): Promise<string | undefined>;
+  /**
    * The caller's session, or undefined when the caller has no session with that id, or its conversation is being
    * deleted or was.
    */

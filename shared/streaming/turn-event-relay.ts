@@ -28,6 +28,8 @@ export interface RelayOptions {
   /** Default 1000, sent first as `retry:`. */
   retryMs?: number;
   onError?: (error: unknown) => void;
+  /** The SSE text of one event; by default its own frame (id, event name, data). Another protocol frames it its way. */
+  frame?: (event: ChatEvent) => string;
 }
 
 /** The turn's events after afterSeq as SSE, exactly once each and in seq order, ending after the terminal event. */
@@ -194,7 +196,7 @@ class TurnEventRelay {
   }
 
   private emit(event: ChatEvent): void {
-    this.write(formatSseEvent(event));
+    this.write((this.options.frame ?? formatSseEvent)(event));
     this.armIdleTimer();
     if (isTerminalEvent(event)) this.finish();
   }

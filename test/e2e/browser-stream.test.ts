@@ -1,26 +1,13 @@
 // A real browser (Debian's Chromium through playwright-core) on another origin posts a message and reads its
 // answer with a native EventSource opened by the stream URL's ticket; the text must be the committed answer.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { describeBrowser, sharedBrowser, useSharedBrowser } from '../support/browser.js';
 import { assembleText, ChatClient, DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-// In CI the browser test must run: a missing Chromium fails it there instead of skipping.
-const runs = existsSync(CHROMIUM) || process.env.CI !== undefined;
 
 /** A page that is only an origin: the test runs its script in it. */
 async function startPageServer(): Promise<{ server: Server; origin: string }> {
@@ -104,7 +91,8 @@ function chatInPage(page: Page, api: string, userId: string): Promise<PageChat> 
   );
 }
 
-describe.runIf(runs)('a browser on another origin', () => {
+describeBrowser('a browser on another origin', () => {
+  useSharedBrowser();
   let runtime: LocalRuntime;
   let browser: Browser;
   let allowed: { server: Server; origin: string };
@@ -116,10 +104,9 @@ describe.runIf(runs)('a browser on another origin', () => {
     runtime = await startTestRuntime({
       settings: { CORS_ALLOWED_ORIGINS: allowed.origin, OFFLINE_MODEL_TOKENS_PER_SECOND: '400' },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await sharedBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     await runtime?.stop();
     allowed?.server.close();
     blocked?.server.close();
@@ -188,6 +175,3 @@ describe.runIf(runs)('a browser on another origin', () => {
     }
   });
 });
-
-// Outside CI, a machine without Chromium says why the browser test did not run.
-if (!runs) it.skip(`a browser on another origin: needs ${CHROMIUM} (apt-get install chromium)`, () => {});

@@ -140,7 +140,7 @@ describe('chat input validation', () => {
     const badSession = await postRefused({ ...valid(), sessionId: 'session-1' }, 400, 'validation_failed');
     expect(paths(badSession)).toEqual(['sessionId']);
     expect(badSession.detail).toBe(
-      'Invalid chat message: sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e.',
+      'Invalid chat message: sessionId must be a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or 16 letters and digits (an AI SDK id).',
     );
     const badMessage = await postRefused({ ...valid(), chatMessageId: '12345' }, 400, 'validation_failed');
     expect(paths(badMessage)).toEqual(['chatMessageId']);

@@ -30,7 +30,7 @@ describeBrowser('the built client served at /', () => {
 
   it('runs its module script, which reaches the API on the same origin, and refuses inline script', async () => {
     const { page, consoleErrors } = await web.open({ userId: 'user_002' });
-    await expect.poll(() => page.locator('#out').textContent(), { timeout: 30_000 }).toBe('health 200 at /');
+    await expect.poll(() => page.locator('#out').textContent(), { timeout: 120_000 }).toBe('health 200 at /');
     expect(await page.title()).toBe('fixture');
     // Chromium reports the refused inline script on the console: that is the CSP at work.
     expect(consoleErrors.join('\n')).toMatch(/Content Security Policy/);
@@ -39,7 +39,7 @@ describeBrowser('the built client served at /', () => {
   it('answers a client route with the same page', async () => {
     const { page } = await web.open({ path: '/conversations/abc' });
     await expect
-      .poll(() => page.locator('#out').textContent(), { timeout: 30_000 })
+      .poll(() => page.locator('#out').textContent(), { timeout: 120_000 })
       .toBe('health 200 at /conversations/abc');
   });
 });

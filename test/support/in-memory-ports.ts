@@ -76,6 +76,19 @@ export class MemorySessions implements SessionStore {
   readonly deleted = new Set<string>();
   /** Tombstone reads (isDeleted), for tests that count what a check costs. */
   tombstoneReads = 0;
+  /** Who holds each client-chosen id, for good (as the Cosmos DB adapter's claim documents). */
+  readonly claims = new Map<string, string>();
+  async claim(userId: string, sessionId: string) {
+    const owner = this.claims.get(sessionId) ?? userId;
+    this.claims.set(sessionId, owner);
+    if (owner !== userId) return undefined;
+    const own = this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId);
+    if (own === undefined) return this.create(userId, sessionId);
+    return this.find(userId, sessionId);
+  }
+  claimant(sessionId: string) {
+    return Promise.resolve(this.claims.get(sessionId));
+  }
   find(userId: string, sessionId: string) {
     if (this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(undefined);
     return Promise.resolve(this.sessions.find((s) => s.userId === userId && s.sessionId === sessionId));
@@ -120,6 +133,13 @@ export class MemoryPostedMessages implements PostedMessageStore {
   find(userId: string, sessionId: string, chatMessageId: string) {
     const record = this.records.get(`${userId}/${sessionId}/${chatMessageId}`);
     return Promise.resolve(record ? structuredClone(record) : undefined);
+  }
+  latest(userId: string, sessionId: string, count: number) {
+    const records = [...this.records.values()]
+      .filter((record) => record.userId === userId && record.sessionId === sessionId)
+      .sort((a, b) => b.postedAt.localeCompare(a.postedAt))
+      .slice(0, count);
+    return Promise.resolve(structuredClone(records));
   }
 }
 

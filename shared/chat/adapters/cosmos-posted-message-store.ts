@@ -1,7 +1,7 @@
 // The Cosmos DB adapter of PostedMessageStore: one small item per accepted message in the `sessions` container,
 // in its owner's partition, created with `create` so that the first post wins and a 409 means "already here".
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import {
   postedMessageDocumentId,
   type PostedMessage,
@@ -42,6 +42,25 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
         postedMessageDocumentSchema,
       );
       return stored === undefined ? undefined : toPostedMessage(stored.resource);
+    },
+
+    async latest(userId, sessionId, count) {
+      const documents = await queryItems(
+        container,
+        {
+          query:
+            'SELECT TOP @count * FROM c WHERE STARTSWITH(c.id, @prefix) AND c.kind = @kind ORDER BY c.postedAt DESC',
+          parameters: [
+            { name: '@count', value: count },
+            { name: '@prefix', value: postedMessageDocumentId(sessionId, '') },
+            { name: '@kind', value: 'posted-message' },
+          ],
+        },
+        userId,
+        "the session's latest posted messages",
+        postedMessageDocumentSchema,
+      );
+      return documents.map(toPostedMessage);
     },
   };
 }

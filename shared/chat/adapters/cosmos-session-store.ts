@@ -1,13 +1,18 @@
 // The Cosmos DB adapter of SessionStore: one document per session in the `sessions` container, partitioned by the
 // owner's user id, so a read through another user's partition finds nothing. A session whose conversation is being
 // deleted carries `deletingAt`; once deleted, `deletedAt` and a `ttl`: the tombstone, found no more but read by writers.
+// A client-chosen id is claimed first by a claim document in the id's own partition, whose `create` is the atomic step.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   newSessionId,
+  SESSION_CLAIM_DOCUMENT_ID,
   SESSION_TOMBSTONE_TTL_SECONDS,
+  sessionClaimDocumentSchema,
+  sessionClaimPartitionKey,
   sessionDocumentSchema,
+  type SessionClaimDocument,
 } from '../contracts/documents.js';
 import type { ChatSession, SessionStore } from '../../conversation/session-store.js';
 
@@ -28,11 +33,41 @@ export function createCosmosSessionStore(
       return session;
     },
 
+    async claim(userId, sessionId) {
+      const own = await read(userId, sessionId);
+      if (own !== undefined)
+        return own.resource.deletingAt === undefined ? sessionOf(own.resource) : undefined;
+      const owner = await claimOwner(container, userId, sessionId, now);
+      if (owner !== userId) return undefined;
+      const session: ChatSession = { sessionId, userId, createdAt: now().toISOString() };
+      try {
+        await container.items.create({ id: sessionId, ...session });
+        return session;
+      } catch (error) {
+        if (cosmosStatus(error) !== 409) throw cosmosFailure('creating the session', error);
+      }
+      // The caller's own racing claim made it first (or deleted it since: then it is not found).
+      const made = await read(userId, sessionId);
+      return made === undefined || made.resource.deletingAt !== undefined
+        ? undefined
+        : sessionOf(made.resource);
+    },
+
+    async claimant(sessionId) {
+      const held = await readItem(
+        container,
+        SESSION_CLAIM_DOCUMENT_ID,
+        sessionClaimPartitionKey(sessionId),
+        'the session id claim',
+        sessionClaimDocumentSchema,
+      );
+      return held?.resource.owner;
+    },
+
     async find(userId, sessionId) {
       const stored = await read(userId, sessionId);
       if (stored === undefined || stored.resource.deletingAt !== undefined) return undefined;
-      const { resource } = stored;
-      return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
+      return sessionOf(stored.resource);
     },
 
     async isDeleted(userId, sessionId) {
@@ -69,4 +104,43 @@ export function createCosmosSessionStore(
       return patched !== 'missing';
     },
   };
+}
+
+function sessionOf(resource: ChatSession): ChatSession {
+  return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
+}
+
+/** Who holds a client-chosen id: the caller when the claim's create wins (or the caller won it before). */
+async function claimOwner(
+  container: Container,
+  userId: string,
+  sessionId: string,
+  now: () => Date,
+): Promise<string> {
+  const partitionKey = sessionClaimPartitionKey(sessionId);
+  const claim: SessionClaimDocument = {
+    id: SESSION_CLAIM_DOCUMENT_ID,
+    userId: partitionKey,
+    kind: 'session-claim',
+    sessionId,
+    owner: userId,
+    claimedAt: now().toISOString(),
+  };
+  try {
+    await container.items.create(claim);
+    return userId;
+  } catch (error) {
+    if (cosmosStatus(error) !== 409) throw cosmosFailure('claiming the session id', error);
+  }
+  const held = await readItem(
+    container,
+    SESSION_CLAIM_DOCUMENT_ID,
+    partitionKey,
+    'the session id claim',
+    sessionClaimDocumentSchema,
+  );
+  // Claims are never deleted, so a 409 is followed by a hit.
+  if (held === undefined)
+    throw cosmosFailure('reading the session id claim', new Error(`the claim of ${sessionId} vanished`));
+  return held.resource.owner;
 }

@@ -62,6 +62,27 @@ export const sessionDocumentSchema = chatSessionSchema.extend({
 });
 export type SessionDocument = z.infer<typeof sessionDocumentSchema>;
 
+/**
+ * Who holds a client-chosen session id, in the `sessions` container under a partition of its own (`~session.` and
+ * the id: no user id starts with `~`), created once and never deleted, so an id is held by one user for good.
+ */
+export const SESSION_CLAIM_DOCUMENT_ID = 'session-claim';
+
+export function sessionClaimPartitionKey(sessionId: string): string {
+  return `~session.${sessionId}`;
+}
+
+export const sessionClaimDocumentSchema = z.object({
+  id: z.literal(SESSION_CLAIM_DOCUMENT_ID),
+  /** The partition key (`sessionClaimPartitionKey`), not a user. */
+  userId: z.string(),
+  kind: z.literal('session-claim'),
+  sessionId: z.string(),
+  owner: userIdSchema,
+  claimedAt: z.iso.datetime(),
+});
+export type SessionClaimDocument = z.infer<typeof sessionClaimDocumentSchema>;
+
 /** Working memory: one document per session in the hot container (id = sessionId). */
 export const hotConversationDocumentSchema = z.object({
   id: z.string(),

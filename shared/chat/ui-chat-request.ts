@@ -1,0 +1,169 @@
+// The body of POST /api/ui/chat, as the AI SDK's DefaultChatTransport sends it ({id, messages, trigger, messageId}),
+// and the turn it asks for: only the last message is read, since the conversation lives on the server.
+import { z } from 'zod';
+import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
+
+/** What a useChat body asks for: a new message (or an edit), or a new answer to an earlier one. */
+export type UiChatTurn =
+  | {
+      kind: 'send';
+      sessionId: string;
+      /** The last message's id; for an edit made in place (useChat's sendMessage with messageId), the message it edits. */
+      messageId: string;
+      text: string;
+      useMemory: boolean;
+      /** An edit: the user message it replaces. */
+      editOf?: string;
+      /** useChat edited the message in place, keeping its id: the new turn's id is derived from the id and the text. */
+      inPlace: boolean;
+    }
+  | {
+      kind: 'regenerate';
+      sessionId: string;
+      /** The turn whose answer is made anew. */
+      chatMessageId: string;
+    };
+
+const flag = z.boolean({ error: 'must be true or false' }).optional();
+
+/** The options a client may send in the body (`body` of useChat) or in the last message's `metadata`. */
+const turnOptionsShape = { use_memory: flag, useMemory: flag, editOf: chatMessageIdSchema.optional() };
+
+const partSchema = z.looseObject({
+  type: z.string({ error: 'must be a string' }).max(100),
+  text: z.string({ error: 'must be a string' }).optional(),
+});
+
+function lastMessageSchema(maxTextChars: number) {
+  return z.object(
+    {
+      id: chatMessageIdSchema,
+      role: z.literal('user', { error: "must be 'user': the last message is the user's new turn" }),
+      parts: z
+        .array(partSchema, { error: 'must be an array of parts' })
+        .max(1000)
+        .refine(
+          (parts) => parts.every((part) => part.type !== 'file'),
+          'must hold text only: files in messages are not supported (upload documents to the knowledge base)',
+        )
+        .transform((parts) => parts.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join(''))
+        .refine((text) => text.trim() !== '', 'must hold some text')
+        .refine(
+          (text) => text.length <= maxTextChars,
+          `must hold at most ${maxTextChars} characters of text`,
+        ),
+      metadata: z.looseObject(turnOptionsShape, { error: 'must be an object' }).optional(),
+    },
+    { error: 'must be a UI message {id, role, parts}' },
+  );
+}
+
+/** A message id the client names: an answer's (`{chatMessageId}_assistant`), a user message's, or a turn's own id. */
+const namedMessageSchema = z
+  .string({ error: 'must be a string' })
+  .max(200)
+  .transform((value, context) => {
+    const parsed = chatMessageIdSchema.safeParse(value.replace(/_(assistant|user)$/, ''));
+    if (parsed.success) return parsed.data;
+    context.addIssue({
+      code: 'custom',
+      message:
+        "must name a message of this chat: a chatMessageId, or an answer's id (`{chatMessageId}_assistant`)",
+    });
+    return z.NEVER;
+  });
+
+export function uiChatRequestSchema(maxTextChars: number) {
+  const last = lastMessageSchema(maxTextChars);
+  return z
+    .object(
+      {
+        id: sessionIdSchema,
+        messages: z
+          .array(z.unknown(), { error: 'must be an array of UI messages' })
+          .min(1, 'must not be empty'),
+        trigger: z
+          .enum(['submit-message', 'regenerate-message'], {
+            error: "must be 'submit-message' or 'regenerate-message'",
+          })
+          .default('submit-message'),
+        messageId: namedMessageSchema.optional(),
+        userId: z.string({ error: 'must be a string' }).max(128).optional(),
+        ...turnOptionsShape,
+      },
+      { error: 'the body must be a JSON object' },
+    )
+    .transform((body, context): UiChatTurn => {
+      const index = body.messages.length - 1;
+      const parsed = last.safeParse(body.messages[index]);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          context.addIssue({
+            code: 'custom',
+            message: issue.message,
+            path: ['messages', index, ...issue.path],
+          });
+        return z.NEVER;
+      }
+      const message = parsed.data;
+      const options = { ...message.metadata, ...definedOnly(body) };
+      const useMemories = [options.use_memory, options.useMemory].filter((value) => value !== undefined);
+      if (new Set(useMemories).size > 1) {
+        context.addIssue({
+          code: 'custom',
+          path: ['useMemory'],
+          message: 'is another name for use_memory: send one of them (or the same value in both)',
+        });
+        return z.NEVER;
+      }
+      if (body.trigger === 'regenerate-message')
+        return { kind: 'regenerate', sessionId: body.id, chatMessageId: body.messageId ?? message.id };
+      const inPlace = body.messageId !== undefined && body.messageId === message.id;
+      if (body.messageId !== undefined && !inPlace) {
+        context.addIssue({
+          code: 'custom',
+          path: ['messageId'],
+          message: 'with submit-message must be the last message’s id (useChat’s edit of a message in place)',
+        });
+        return z.NEVER;
+      }
+      const editOf = inPlace ? message.id : options.editOf;
+      if (editOf !== undefined && !inPlace && editOf === message.id) {
+        context.addIssue({
+          code: 'custom',
+          path: ['editOf'],
+          message: 'names the message being sent: give the earlier message it replaces',
+        });
+        return z.NEVER;
+      }
+      return {
+        kind: 'send',
+        sessionId: body.id,
+        messageId: message.id,
+        text: message.parts,
+        useMemory: useMemories[0] ?? true,
+        inPlace,
+        ...(editOf === undefined ? {} : { editOf }),
+      };
+    });
+}
+
+/** The body's own options, without the fields it leaves out (they must not hide the message's metadata). */
+function definedOnly(body: {
+  use_memory?: boolean | undefined;
+  useMemory?: boolean | undefined;
+  editOf?: string | undefined;
+}) {
+  return Object.fromEntries(
+    Object.entries({ use_memory: body.use_memory, useMemory: body.useMemory, editOf: body.editOf }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  ) as { use_memory?: boolean; useMemory?: boolean; editOf?: string };
+}
+
+/**
+ * The body limit in bytes: the AI SDK sends the whole conversation, which is read no further than its last message,
+ * so the limit is generous; a client with a longer conversation sends only the last message
+ * (`prepareSendMessagesRequest`).
+ */
+export const UI_CHAT_BODY_MAX_BYTES = 4 * 1024 * 1024;

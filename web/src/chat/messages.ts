@@ -1,0 +1,150 @@
+// The chat's UI messages: what their metadata holds, and a stored conversation (the History API's messages)
+// turned into the messages useChat shows. A user message's id is its turn's chatMessageId; an answer's is
+// `${chatMessageId}_assistant`, as history names it.
+import type { UIMessage } from 'ai';
+import type { UiMessageMetadata } from '../../../shared/streaming/ui-message-chunks.js';
+import { SOURCE_METADATA_KEY } from '../../../shared/streaming/ui-message-chunks.js';
+
+export interface TurnAlternatives {
+  index: number;
+  count: number;
+  chatMessageIds: string[];
+}
+
+export interface ChatMetadata extends UiMessageMetadata {
+  /** User messages: false when the user asked that this message not be remembered. */
+  useMemory?: boolean;
+  alternatives?: TurnAlternatives;
+  failure?: { code?: string; message?: string };
+}
+
+export type ChatUIMessage = UIMessage<ChatMetadata>;
+
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  result: string;
+  isError: boolean;
+}
+
+export interface StoredSource {
+  chunkId: string;
+  documentId: string;
+  title: string;
+  heading?: string;
+  pages?: unknown;
+  citation: string;
+  excerpt: string;
+  score: number;
+}
+
+export interface HistoryMessage {
+  messageId: string;
+  chatMessageId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  timestamp: string;
+  toolCalls?: StoredToolCall[];
+  finishReason?: string;
+  usage?: Record<string, unknown>;
+  failure?: { code?: string; message?: string };
+  sources?: StoredSource[];
+  alternatives?: TurnAlternatives;
+}
+
+export interface StoredConversation {
+  sessionId: string;
+  title?: string;
+  messages: HistoryMessage[];
+  continuationToken?: string;
+}
+
+export function assistantMessageId(chatMessageId: string): string {
+  return `${chatMessageId}_assistant`;
+}
+
+/** The turn a message belongs to: its metadata says, else its id does. */
+export function turnOf(message: ChatUIMessage): string {
+  if (message.metadata?.chatMessageId !== undefined) return message.metadata.chatMessageId;
+  return message.role === 'assistant' ? message.id.replace(/_assistant$/, '') : message.id;
+}
+
+export function messageText(message: ChatUIMessage): string {
+  return message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[] {
+  return messages.map((message): ChatUIMessage => {
+    const metadata: ChatMetadata = { chatMessageId: message.chatMessageId };
+    if (message.alternatives !== undefined) metadata.alternatives = message.alternatives;
+    if (message.role === 'user') {
+      if (message.failure !== undefined) metadata.failure = message.failure;
+      return {
+        id: message.chatMessageId,
+        role: 'user',
+        metadata,
+        parts: [{ type: 'text', text: message.content }],
+      };
+    }
+    if (message.finishReason !== undefined) metadata.finishReason = message.finishReason;
+    if (message.usage !== undefined) metadata['usage'] = message.usage;
+    const parts: ChatUIMessage['parts'] = [];
+    for (const call of message.toolCalls ?? [])
+      parts.push(
+        call.isError
+          ? {
+              type: 'dynamic-tool',
+              toolName: call.name,
+              toolCallId: call.id,
+              state: 'output-error',
+              input: parsedJson(call.arguments),
+              errorText: call.result,
+            }
+          : {
+              type: 'dynamic-tool',
+              toolName: call.name,
+              toolCallId: call.id,
+              state: 'output-available',
+              input: parsedJson(call.arguments),
+              output: parsedJson(call.result),
+            },
+      );
+    for (const source of message.sources ?? [])
+      parts.push({
+        type: 'source-document',
+        sourceId: source.chunkId,
+        mediaType: 'text/plain',
+        title: source.title,
+        providerMetadata: {
+          [SOURCE_METADATA_KEY]: {
+            documentId: source.documentId,
+            citation: source.citation,
+            excerpt: source.excerpt,
+            score: source.score,
+            ...(source.heading === undefined ? {} : { heading: source.heading }),
+          },
+        },
+      });
+    parts.push({ type: 'text', text: message.content, state: 'done' });
+    return { id: message.messageId, role: 'assistant', metadata, parts };
+  });
+}
+
+/** A source's citation and excerpt, as the chunk mapper puts them in its provider metadata. */
+export function sourceDetails(part: { providerMetadata?: unknown }): { citation?: string; excerpt?: string } {
+  const metadata = part.providerMetadata as Record<string, Record<string, unknown> | undefined> | undefined;
+  const details = metadata?.[SOURCE_METADATA_KEY];
+  return {
+    ...(typeof details?.['citation'] === 'string' ? { citation: details['citation'] } : {}),
+    ...(typeof details?.['excerpt'] === 'string' ? { excerpt: details['excerpt'] } : {}),
+  };
+}
