@@ -147,8 +147,19 @@ param authTenantId string = ''
 @description('Token audiences accepted besides the client id and api://<client id> (no commas in a value).')
 param authAllowedAudiences array = []
 
-@description('Browser origins allowed to call the API (the web client), e.g. https://chat.example.com.')
+@description('Browser origins allowed to call the API besides the web client\'s Static Web App (always allowed), e.g. https://chat.example.com.')
 param corsAllowedOrigins array = []
+
+// Static Web Apps keeps a site's metadata in a few regions only; the files themselves are served from the edge.
+@allowed([
+  'westus2'
+  'centralus'
+  'eastus2'
+  'westeurope'
+  'eastasia'
+])
+@description('Region of the web client\'s Static Web App (azd: STATIC_WEB_APP_LOCATION); its files are served worldwide.')
+param staticWebAppLocation string = 'westeurope'
 
 // The hot store (working memory, running turns' records, stop requests): Cosmos DB is pay-per-request and needs
 // nothing more; Azure Managed Redis answers in about a millisecond but is billed by the hour (the README compares).
@@ -300,6 +311,17 @@ module redis './modules/managed-redis.bicep' = if (useRedis) {
 // The module exists only when createOpenAi; `!` states it (without it Bicep warns that the output may be null).
 var openAiEndpoint = createOpenAi ? openAi!.outputs.endpoint : existingOpenAiEndpoint
 
+// The web client: a Free Static Web App, whose origin the function app's CORS admits.
+module webApp './modules/static-web-app.bicep' = {
+  name: 'static-web-app'
+  scope: rg
+  params: {
+    name: 'stapp-${resourceToken}'
+    location: staticWebAppLocation
+    tags: tags
+  }
+}
+
 module functionApp './modules/function-app.bicep' = {
   name: 'function-app'
   scope: rg
@@ -328,7 +350,7 @@ module functionApp './modules/function-app.bicep' = {
     maximumInstanceCount: functionMaximumInstanceCount
     httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
     durableAlwaysReadyInstanceCount: functionDurableAlwaysReadyInstanceCount
-    corsAllowedOrigins: corsAllowedOrigins
+    corsAllowedOrigins: union(corsAllowedOrigins, [webApp.outputs.uri])
     authClientId: authClientId
     authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
@@ -371,6 +393,7 @@ output AZURE_RESOURCE_GROUP string = rg.name
 output AZURE_MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
 output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output SERVICE_API_URI string = functionApp.outputs.uri
+output SERVICE_WEB_URI string = webApp.outputs.uri
 output APP_SERVICE_AUTHENTICATION_ENABLED bool = functionApp.outputs.authenticationEnabled
 output APPLICATIONINSIGHTS_NAME string = applicationInsights.outputs.name
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint

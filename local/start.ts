@@ -1,4 +1,6 @@
 // `npm start`: runs the whole product locally and prints one line once it is ready.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../shared/settings/setting.js';
 import { createLogHandler } from './log.js';
 import { PortInUseError } from './http/http-host.js';
@@ -23,8 +25,11 @@ async function main(): Promise<void> {
       ? `the offline model (a deterministic stand-in, not a real LLM) via ${connection.api}`
       : `${provider} (${connection.kind === 'azure-openai' ? connection.endpoint : connection.baseUrl}) via ${connection.api}`;
   const shownUrl = runtime.url.replace('127.0.0.1', 'localhost');
+  const chat = existsSync(join(local.webRoot, 'index.html'))
+    ? `${shownUrl}/`
+    : `not built (npm run build:web)`;
   console.log(
-    `Chat backend (local runtime) listening on ${shownUrl}/api — health: ${shownUrl}/api/health; LLM: ${llm}; data: ${local.dataDir}`,
+    `Chat backend (local runtime) listening on ${shownUrl}/api — chat: ${chat}; health: ${shownUrl}/api/health; LLM: ${llm}; data: ${local.dataDir}`,
   );
 
   let stopping = false;

@@ -49,13 +49,18 @@ export function webBuildStaleness(root) {
   return undefined;
 }
 
-/** Runs Vite's build with web/vite.config.ts, then records the files it bundled (outside node_modules). */
-export async function buildWebClient(root) {
+/**
+ * Runs Vite's build with web/vite.config.ts, then records the files it bundled (outside node_modules). With
+ * `outDir` it builds elsewhere (a deployment) and records nothing: dist/web stays the local build.
+ */
+export async function buildWebClient(root, options = {}) {
   const { build } = await import('vite');
   const result = await build({
     configFile: join(root, 'web', 'vite.config.ts'),
     logLevel: 'warn',
+    ...(options.outDir === undefined ? {} : { build: { outDir: options.outDir, emptyOutDir: true } }),
   });
+  if (options.outDir !== undefined) return;
   const outputs = Array.isArray(result) ? result : [result];
   const inputs = new Set();
   for (const output of outputs)

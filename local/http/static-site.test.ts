@@ -96,6 +96,8 @@ describe('the static site', () => {
     const nested = await get('/conversations/6f1c2a/assets/index-Ab12_x9Z.js');
     expect(nested.status).toBe(200);
     expect(nested.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // Browsers ask for it unprompted: an absent icon is no error in the page's console.
+    expect((await get('/favicon.ico')).status).toBe(204);
     const missing = await get('/assets/gone-12345678.js');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toBe('application/problem+json');
@@ -155,7 +157,10 @@ describe('the static site', () => {
     }
   });
 
-  it('names no WebSocket origin when the request has no Host', () => {
-    expect(contentSecurityPolicy(undefined)).toContain("connect-src 'self';");
+  it('lets the page connect to its own origin and the sources it is given, and nowhere else', () => {
+    expect(contentSecurityPolicy()).toContain("connect-src 'self';");
+    expect(contentSecurityPolicy(['https://api.example', 'wss://wps.example'])).toContain(
+      "connect-src 'self' https://api.example wss://wps.example;",
+    );
   });
 });

@@ -48,26 +48,29 @@ export interface StaticSite {
 }
 
 /**
- * The page may reach only its own origin: fetches and the SSE stream go to /api on it, and the Web PubSub client
- * connects to the same host over ws(s) (named explicitly, since older engines do not count ws: as 'self').
- * Styles may be inline: the Markdown renderer's highlighted code and diagrams set style attributes and elements;
- * script never may.
+ * The page's CSP wherever it is served: script only from its own origin, never inline; network access only to its
+ * own origin and `connectSources` (the API and Web PubSub when they live elsewhere). Styles may be inline: the
+ * Markdown renderer's highlighted code and diagrams set style attributes and elements.
  */
-export function contentSecurityPolicy(host: string | undefined): string {
-  const sockets = host === undefined ? '' : ` ws://${host} wss://${host}`;
+export function contentSecurityPolicy(connectSources: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
-    `connect-src 'self'${sockets}`,
+    ["connect-src 'self'", ...connectSources].join(' '),
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/** Locally the Web PubSub client connects back to the page's host, over ws (named: older engines do not count it as 'self'). */
+function localConnectSources(host: string | undefined): string[] {
+  return host === undefined ? [] : [`ws://${host}`, `wss://${host}`];
 }
 
 export function createStaticSite(options: StaticSiteOptions): StaticSite {
@@ -95,6 +98,11 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
           : undefined);
       if (file !== undefined) {
         await sendFile(req, res, file, req.headers.host);
+        return true;
+      }
+      // Browsers ask every origin for it, whatever the page declares: its absence is not an error to report.
+      if (lower === '/favicon.ico') {
+        res.writeHead(204, { 'cache-control': 'public, max-age=86400' }).end();
         return true;
       }
       if (lower.startsWith('/assets/') || extname(pathname) !== '') {
@@ -155,7 +163,7 @@ async function sendFile(
     !isPage && HASHED_ASSET.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
   );
   if (isPage) {
-    res.setHeader('content-security-policy', contentSecurityPolicy(host));
+    res.setHeader('content-security-policy', contentSecurityPolicy(localConnectSources(host)));
     res.setHeader('x-frame-options', 'DENY');
   }
   if (req.method === 'HEAD') {

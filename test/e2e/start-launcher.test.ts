@@ -1,6 +1,6 @@
 // `npm start`'s launcher (scripts/start.js) in a small tree of its own: it refuses a taken port or data folder
-// before building anything, builds only the sources newer than their output, and then runs dist/local/start.js
-// (here a stand-in that prints a line), passing its exit code on.
+// before building anything, builds only the sources (and the web client) changed since their last build, and then
+// runs dist/local/start.js (here a stand-in that prints a line), passing its exit code on.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -39,6 +39,7 @@ describe('the npm start launcher', () => {
     tree = await mkdtemp(join(tmpdir(), 'start-launcher-'));
     await mkdir(join(tree, 'scripts'));
     await cp(join(root, 'scripts/start.js'), join(tree, 'scripts/start.js'));
+    await cp(join(root, 'scripts/web-build.js'), join(tree, 'scripts/web-build.js'));
     await cp(join(root, 'tsconfig.json'), join(tree, 'tsconfig.json'));
     await writeFile(join(tree, 'package.json'), JSON.stringify({ type: 'module' }));
     await symlink(join(root, 'node_modules'), join(tree, 'node_modules'), 'dir');
@@ -109,6 +110,41 @@ describe('the npm start launcher', () => {
     const changed = await launch(tree, env);
     expect(changed.stdout).toMatch(/building 1 of 2 files/);
     expect(changed.stdout).toMatch(/hi again from the runtime/);
+  });
+
+  it('builds the web client when web/ changed, and not on a warm start', async () => {
+    const env = { PORT: '0', LOCAL_DATA_DIR: join(tree, 'data') };
+    // The test before dated a source in the future: back to the past, so only the web client is stale here.
+    const earlier = new Date(Date.now() - 60_000);
+    await utimes(join(tree, 'shared/greeting.ts'), earlier, earlier);
+    await mkdir(join(tree, 'web'));
+    await writeFile(
+      join(tree, 'web/vite.config.ts'),
+      "import { fileURLToPath } from 'node:url';\n" +
+        "export default { root: fileURLToPath(new URL('.', import.meta.url)), base: './', logLevel: 'warn',\n" +
+        "  build: { outDir: fileURLToPath(new URL('../dist/web', import.meta.url)), emptyOutDir: true } };\n",
+    );
+    await writeFile(
+      join(tree, 'web/index.html'),
+      '<!doctype html><title>t</title><script type="module" src="./main.js"></script>',
+    );
+    await writeFile(join(tree, 'web/main.js'), "document.title = 'first';\n");
+    const first = await launch(tree, env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/building the web client \(not built yet\)/);
+    expect(first.stdout).toMatch(/from the runtime/);
+    expect(existsSync(join(tree, 'dist/web/index.html'))).toBe(true);
+
+    const warm = await launch(tree, env);
+    expect(warm.stdout).not.toMatch(/building/);
+    expect(warm.stdout).toMatch(/from the runtime/);
+
+    await writeFile(join(tree, 'web/main.js'), "document.title = 'second';\n");
+    const later = new Date(Date.now() + 5_000);
+    await utimes(join(tree, 'web/main.js'), later, later);
+    const changed = await launch(tree, env);
+    expect(changed.stdout).toMatch(/building the web client \(web\/main\.js changed\)/);
+    expect(changed.stderr).toBe('');
   });
 
   it("passes the runtime's exit code on", async () => {

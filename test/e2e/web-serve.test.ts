@@ -43,3 +43,17 @@ describeBrowser('the built client served at /', () => {
       .toBe('health 200 at /conversations/abc');
   });
 });
+
+describeBrowser('the real web client served at /', () => {
+  // The client built from web/ (rebuilt first if its sources changed): the CSP must let all of it run.
+  const web = useWebRuntime();
+
+  it('loads at / with no console error: nothing it needs is refused by the CSP', async () => {
+    const { page, consoleErrors } = await web.open({ userId: 'user_001' });
+    await expect(page.getByRole('heading', { level: 1 }).textContent({ timeout: 120_000 })).resolves.not.toBe(
+      '',
+    );
+    await expect(page.getByRole('main').count()).resolves.toBe(1);
+    expect(consoleErrors).toEqual([]);
+  });
+});

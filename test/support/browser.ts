@@ -130,7 +130,8 @@ export async function openPage(url: string, options: PageOptions = {}): Promise<
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
+    // The location names the resource of a "Failed to load resource" error.
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
   const target = new URL(options.path ?? '/', url);

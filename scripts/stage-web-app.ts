@@ -1,0 +1,92 @@
+// Stages the web client for its Static Web App in dist/web-azure/: built against the function app's URL, with a
+// staticwebapp.config.json giving the headers the local runtime gives (CSP, caching) and the client-route fallback.
+// azd runs it before packaging the `web` service (azure.yaml); by hand, after `azd provision`: npx tsx scripts/stage-web-app.ts
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { contentSecurityPolicy } from '../local/http/static-site.js';
+import { buildWebClient } from './web-build.js';
+
+/** Where azure.yaml's `web` service's `dist` points. */
+export const WEB_STAGE_DIR = 'dist/web-azure';
+
+/** The azd outputs the page needs: where the API is, and the Web PubSub service its client connects to. */
+export interface WebHostingTargets {
+  apiUrl: string;
+  webPubSubEndpoint: string;
+}
+
+/** Reads the targets from azd's environment (outputs of infra/main.bicep); a missing one says what to run. */
+export function hostingTargets(env: NodeJS.ProcessEnv): WebHostingTargets {
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    if (value === undefined || !/^https:\/\/[^\s/]+\/?$/.test(value))
+      throw new Error(
+        `${name} is ${value === undefined || value === '' ? 'not set' : `"${value}", not an https origin`}: run ` +
+          '`azd provision` first (azd passes its outputs to this hook), or set it by hand.',
+      );
+    return value.replace(/\/$/, '');
+  };
+  return { apiUrl: read('SERVICE_API_URI'), webPubSubEndpoint: read('WEBPUBSUB_ENDPOINT') };
+}
+
+/**
+ * Static Web Apps' configuration: every response carries the CSP (the page may reach the API and Web PubSub over
+ * its WebSocket, nothing else), the page is revalidated and the hashed assets are immutable, and a client route
+ * answers with the page while a missing asset stays a 404.
+ */
+export function staticWebAppConfig(targets: WebHostingTargets): Record<string, unknown> {
+  const webPubSub = new URL(targets.webPubSubEndpoint);
+  return {
+    navigationFallback: { rewrite: '/index.html', exclude: ['/assets/*', '/*.{ico,png,svg,webmanifest}'] },
+    routes: [
+      {
+        route: '/assets/*',
+        headers: { 'cache-control': 'public, max-age=31536000, immutable' },
+      },
+    ],
+    globalHeaders: {
+      'content-security-policy': contentSecurityPolicy([targets.apiUrl, `wss://${webPubSub.host}`]),
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    },
+  };
+}
+
+/** Builds the client into `outDir` against the targets in `env`, and writes its staticwebapp.config.json. */
+export async function stageWebApp(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  outDir: string,
+): Promise<WebHostingTargets> {
+  const targets = hostingTargets(env);
+  // Vite hands VITE_* variables of the environment to the client: the page calls the API at this origin.
+  const previous = process.env.VITE_API_BASE_URL;
+  process.env.VITE_API_BASE_URL = targets.apiUrl;
+  try {
+    await buildWebClient(root, { outDir });
+  } finally {
+    if (previous === undefined) delete process.env.VITE_API_BASE_URL;
+    else process.env.VITE_API_BASE_URL = previous;
+  }
+  writeFileSync(
+    path.join(outDir, 'staticwebapp.config.json'),
+    `${JSON.stringify(staticWebAppConfig(targets), null, 2)}\n`,
+  );
+  return targets;
+}
+
+async function main(): Promise<void> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const targets = await stageWebApp(root, process.env, path.join(root, WEB_STAGE_DIR));
+  console.log(`Staged the web client in ${WEB_STAGE_DIR}/ for ${targets.apiUrl}`);
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}
