@@ -70,6 +70,12 @@ describeBrowser('the web client panels', () => {
       const open = sidebar(page).getByRole('button', { name: /^Planning a trip to Lisbon/ });
       await open.click();
       await expect.poll(() => open.getAttribute('aria-current'), { timeout: UI_TIMEOUT }).toBe('page');
+      const chatLog = page.getByRole('log', { name: 'Messages' });
+      await expect
+        .poll(() => chatLog.getByRole('article', { name: 'Your message' }).allTextContents(), {
+          timeout: UI_TIMEOUT,
+        })
+        .toEqual([expect.stringContaining('Planning a trip to Lisbon in spring')]);
 
       await sidebar(page).getByRole('button', { name: 'Rename Planning a trip to Lisbon in spring' }).click();
       const title = sidebar(page).getByRole('textbox', { name: 'New title' });
@@ -140,7 +146,7 @@ describeBrowser('the web client panels', () => {
   );
 
   it(
-    'uploads a document with progress until it is ready, in the library the server chose, and deletes it',
+    'uploads a document until it is ready, in the library the server chose, is cited by the chat, and deletes it',
     async () => {
       const { page, consoleErrors } = await web.open({ userId: 'user_003' });
       const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
@@ -153,6 +159,19 @@ describeBrowser('the web client panels', () => {
         .toBe('Ready');
       expect(await panels.getByRole('radio', { name: 'Shared library' }).isChecked()).toBe(true);
       expect(await document.textContent()).toMatch(/\d+ passages/);
+
+      // The chat cites it.
+      await page
+        .getByRole('textbox', { name: 'Message' })
+        .fill('What does the handbook say about parental leave?');
+      await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+      const sources = page.getByRole('article', { name: 'Answer' }).getByRole('list', { name: 'Sources' });
+      await expect
+        .poll(() => sources.getByRole('listitem').first().textContent(), { timeout: 90_000 })
+        .toContain('handbook › Parental leave');
+      // The new chat joins the sidebar as the open conversation once its first answer is committed.
+      const started = sidebar(page).getByRole('button', { name: /^What does the handbook say/ });
+      await expect.poll(() => started.getAttribute('aria-current'), { timeout: UI_TIMEOUT }).toBe('page');
 
       await document.getByRole('button', { name: /^Delete / }).click();
       await page

@@ -13,6 +13,7 @@ import './panels.css';
 const PAGE_SIZE = 20;
 /** Typing pauses this long before a search is sent, so a word is one request, not one per letter. */
 const SEARCH_DELAY_MS = 300;
+const NEW_CHAT_RETRIES = 5;
 
 export interface ConversationSidebarProps {
   api: ApiClient;
@@ -65,24 +66,34 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
   // to an older search, or for another user, is dropped.
   useEffect(() => {
     let live = true;
-    fetchPage(undefined).then(
-      (page) => {
-        if (!live) return;
-        setItems(page.conversations);
-        setNextToken(page.continuationToken);
-        setError(undefined);
-        setLoading(false);
-      },
-      (failure: unknown) => {
-        if (!live) return;
-        setError(describeError(failure));
-        setLoading(false);
-      },
-    );
+    let timer: number | undefined;
+    // A new chat is listed once its first answer is committed: until then the list is asked again, less and less
+    // often (about half a minute in all).
+    const fetchFirst = (attempt: number) => {
+      fetchPage(undefined).then(
+        (page) => {
+          if (!live) return;
+          setItems(page.conversations);
+          setNextToken(page.continuationToken);
+          setError(undefined);
+          setLoading(false);
+          const listed = page.conversations.some((item) => item.sessionId === activeSessionId);
+          if (activeSessionId !== undefined && search === '' && !listed && attempt < NEW_CHAT_RETRIES)
+            timer = window.setTimeout(() => fetchFirst(attempt + 1), 1_000 * 2 ** attempt);
+        },
+        (failure: unknown) => {
+          if (!live) return;
+          setError(describeError(failure));
+          setLoading(false);
+        },
+      );
+    };
+    fetchFirst(0);
     return () => {
       live = false;
+      window.clearTimeout(timer);
     };
-  }, [fetchPage, activeSessionId]);
+  }, [fetchPage, activeSessionId, search]);
 
   const rename = async (sessionId: string, title: string) => {
     try {
