@@ -4,8 +4,7 @@ import { createContext, useCallback, useContext, useMemo, useState } from 'react
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
-import { DEV_USER_KEY } from './auth/client-config';
-import { IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { IdentityProvider, useIdentity } from './auth/identity';
 import { SignIn } from './auth/SignIn';
 import { ChatView } from './chat/ChatView';
 import { ConversationSidebar } from './panels/ConversationSidebar';
@@ -29,12 +28,10 @@ export function useShell(): ShellState | undefined {
   return useContext(ShellContext);
 }
 
+// Nobody until the sign-in control has read how this deployment identifies users (a dev user only in dev mode).
 export function App(): ReactNode {
-  const initial = devIdentity(
-    initialDevUser(window.location.search, window.localStorage.getItem(DEV_USER_KEY)),
-  );
   return (
-    <IdentityProvider initial={initial}>
+    <IdentityProvider>
       <Shell />
     </IdentityProvider>
   );

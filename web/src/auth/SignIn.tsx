@@ -7,7 +7,7 @@ import { DEV_USER_KEY, loadClientConfig } from './client-config';
 import type { ClientConfig, DevUser } from './client-config';
 import { startEntraSession } from './entra-sign-in';
 import type { EntraSession } from './entra-sign-in';
-import { DEV_USER_IDS, devIdentity, useIdentityState } from './identity';
+import { DEV_USER_IDS, devIdentity, initialDevUser, useIdentityState } from './identity';
 
 type State =
   | { kind: 'loading' }
@@ -29,14 +29,11 @@ export function SignIn(): ReactNode {
       try {
         const config = await loadClientConfig();
         if (config.authMode === 'dev') {
-          settle({
-            kind: 'dev',
-            users: config.devUsers ?? DEV_USER_IDS.map((userId) => ({ userId, name: userId })),
-          });
+          const users = config.devUsers ?? DEV_USER_IDS.map((userId) => ({ userId, name: userId }));
+          if (current) setIdentity(devIdentity(pickDevUser(users)));
+          settle({ kind: 'dev', users });
           return;
         }
-        // Not dev: no request may go out as a dev user; nobody is signed in until the platform says so.
-        if (current) setIdentity(undefined);
         if (config.authMode === 'entra') {
           const clientId = config.entra?.clientId;
           if (config.entra === undefined || clientId === undefined) {
@@ -136,4 +133,14 @@ export function DevUserPicker(props: {
       </select>
     </span>
   );
+}
+
+/** The dev user from ?user= (a test or a bookmark picks one), else the one picked last time, else the first. */
+function pickDevUser(users: readonly DevUser[]): string {
+  const known = (userId: string | null) => users.some((user) => user.userId === userId);
+  const fromQuery = new URLSearchParams(window.location.search).get('user');
+  if (known(fromQuery) && fromQuery !== null) return fromQuery;
+  const stored = window.localStorage.getItem(DEV_USER_KEY);
+  if (known(stored) && stored !== null) return stored;
+  return users[0]?.userId ?? initialDevUser(window.location.search, stored);
 }
