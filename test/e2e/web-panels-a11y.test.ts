@@ -27,19 +27,13 @@ interface AxeViolation {
 
 /** The serious and critical violations axe finds in the page as it is now, each as one readable line. */
 async function seriousViolations(page: Page, view: string): Promise<string[]> {
-  const loaded = await page.evaluate(() => 'axe' in window);
+  const loaded = await page.evaluate("typeof axe !== 'undefined'");
   // The page's CSP refuses inline script (addScriptTag's way in), so axe's source is evaluated through the
   // DevTools protocol instead, which the CSP does not govern.
-  if (!loaded) await page.evaluate(readFileSync(AXE, 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run: (context: Document, options: object) => Promise<{ violations: unknown[] }> };
-      }
-    ).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations;
-  });
+  if (loaded !== true) await page.evaluate(readFileSync(AXE, 'utf8'));
+  const violations = await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
   return (violations as AxeViolation[])
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(

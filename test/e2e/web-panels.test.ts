@@ -79,7 +79,7 @@ describeBrowser('the web client panels', () => {
 
       await sidebar(page).getByRole('button', { name: 'Rename Planning a trip to Lisbon in spring' }).click();
       const title = sidebar(page).getByRole('textbox', { name: 'New title' });
-      await expect.poll(() => title.evaluate((input) => input === document.activeElement)).toBe(true);
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe(`rename-${lisbon}`);
       await title.fill('Lisbon itinerary');
       await title.press('Enter');
       await expect.poll(() => titlesIn(page), { timeout: UI_TIMEOUT }).toContain('Lisbon itinerary');
