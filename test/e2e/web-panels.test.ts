@@ -83,6 +83,10 @@ describeBrowser('the web client panels', () => {
       await title.fill('Lisbon itinerary');
       await title.press('Enter');
       await expect.poll(() => titlesIn(page), { timeout: UI_TIMEOUT }).toContain('Lisbon itinerary');
+      // Focus lands back on the renamed conversation, and on the search once one is deleted (below).
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.id'), { timeout: UI_TIMEOUT })
+        .toBe(`conversation-${lisbon}`);
       const headers = new ChatClient(web.url, 'user_002').headers();
       const renamed = await expectStatus<{ title: string }>(
         await fetch(`${web.url}/api/history/conversations/${lisbon}?limit=1`, { headers }),
@@ -102,6 +106,9 @@ describeBrowser('the web client panels', () => {
       await expect
         .poll(() => titlesIn(page), { timeout: UI_TIMEOUT })
         .toEqual(['Recipes for sourdough bread', 'Lisbon itinerary']);
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.id'), { timeout: UI_TIMEOUT })
+        .toBe('conversation-search');
       expect((await fetch(`${web.url}/api/history/conversations/${bicycle}`, { headers })).status).toBe(404);
       expect(pageErrors(consoleErrors)).toEqual([]);
     },

@@ -31,6 +31,16 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | undefined>(undefined);
   const [renaming, setRenaming] = useState<string | undefined>(undefined);
+  // Where focus goes once the list has re-rendered: back on a renamed conversation, or to the search after a delete.
+  const focusAfter = useRef<{ sessionId: string } | 'search' | undefined>(undefined);
+  const searchInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const target = focusAfter.current;
+    if (target === undefined) return;
+    focusAfter.current = undefined;
+    if (target === 'search') searchInput.current?.focus();
+    else document.getElementById(`conversation-${target.sessionId}`)?.focus();
+  });
   const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
   const listPath = `/api/history/users/${encodeURIComponent(api.userId)}/conversations`;
 
@@ -106,6 +116,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
         previous.map((item) => (item.sessionId === sessionId ? { ...item, ...updated } : item)),
       );
       setRenaming(undefined);
+      focusAfter.current = { sessionId };
       setError(undefined);
     } catch (failure) {
       setError(describeError(failure));
@@ -116,6 +127,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
     try {
       await api.json('DELETE', `/api/history/conversations/${encodeURIComponent(conversation.sessionId)}`);
       setItems((previous) => previous.filter((item) => item.sessionId !== conversation.sessionId));
+      focusAfter.current = 'search';
       setError(undefined);
       if (conversation.sessionId === activeSessionId) onNew();
     } catch (failure) {
@@ -135,6 +147,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
         <label htmlFor="conversation-search">Search conversations</label>
         <input
           id="conversation-search"
+          ref={searchInput}
           type="search"
           value={query}
           maxLength={200}
@@ -153,13 +166,17 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
               <RenameForm
                 conversation={conversation}
                 onSave={(title) => void rename(conversation.sessionId, title)}
-                onCancel={() => setRenaming(undefined)}
+                onCancel={() => {
+                  setRenaming(undefined);
+                  focusAfter.current = { sessionId: conversation.sessionId };
+                }}
               />
             ) : (
               <>
                 <button
                   type="button"
                   className="conversation-open"
+                  id={`conversation-${conversation.sessionId}`}
                   aria-current={conversation.sessionId === activeSessionId ? 'page' : undefined}
                   onClick={() => onOpen(conversation.sessionId)}
                 >
