@@ -19,6 +19,7 @@ export default defineConfig({
             'local/**/*.test.ts',
             'functions/**/*.test.ts',
             'bench/**/*.test.ts',
+            'web/src/**/*.test.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,

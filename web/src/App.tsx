@@ -1,6 +1,6 @@
 // The page's shell: a header, the conversations sidebar, the chat, and a side panel for memory and knowledge.
 // On a phone-sized screen the three regions become tabs, one shown at a time.
-import { createContext, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
@@ -41,7 +41,16 @@ function Shell(): ReactNode {
   const identity = useIdentity();
   const { theme, toggle } = useTheme();
   const [region, setRegion] = useState<Region>('chat');
-  const [activeSessionId, setActiveSessionId] = useState<string | undefined>(undefined);
+  // The open conversation is in the address (?session=), so a reload or a bookmark comes back to it.
+  const [activeSessionId, setActiveSessionId] = useState<string | undefined>(
+    () => new URLSearchParams(window.location.search).get('session') ?? undefined,
+  );
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (activeSessionId === undefined) url.searchParams.delete('session');
+    else url.searchParams.set('session', activeSessionId);
+    if (url.href !== window.location.href) window.history.replaceState(null, '', url);
+  }, [activeSessionId]);
   // Opening or starting a conversation remounts the chat view; a new chat learning its id does not.
   const [chatKey, setChatKey] = useState(0);
   const api = useMemo(() => (identity === undefined ? undefined : createApiClient(identity)), [identity]);

@@ -68,7 +68,8 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
           id: this.session.current() ?? id,
           messages: messages.slice(-1),
           trigger,
-          messageId,
+          // The endpoint names a turn by its chatMessageId; this page names an answer `${chatMessageId}_assistant`.
+          messageId: messageId?.replace(/_assistant$/, ''),
         },
       }),
       prepareReconnectToStreamRequest: ({ id }) => ({
