@@ -3,6 +3,7 @@
 // Plain JavaScript so that `npm start` can run it before anything is built.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import process from 'node:process';
 
 const STAMP = 'dist/web-build.json';
 
@@ -55,11 +56,22 @@ export function webBuildStaleness(root) {
  */
 export async function buildWebClient(root, options = {}) {
   const { build } = await import('vite');
-  const result = await build({
-    configFile: join(root, 'web', 'vite.config.ts'),
-    logLevel: 'warn',
-    ...(options.outDir === undefined ? {} : { build: { outDir: options.outDir, emptyOutDir: true } }),
-  });
+  // Vite compiles libraries for the NODE_ENV it finds, and test runners set it to `test`: React's development
+  // build would then be what the browser tests and `npm start` serve. The client is always built for production.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  let result;
+  try {
+    result = await build({
+      configFile: join(root, 'web', 'vite.config.ts'),
+      mode: 'production',
+      logLevel: 'warn',
+      ...(options.outDir === undefined ? {} : { build: { outDir: options.outDir, emptyOutDir: true } }),
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   if (options.outDir !== undefined) return;
   const outputs = Array.isArray(result) ? result : [result];
   const inputs = new Set();

@@ -1,6 +1,6 @@
 // The web client on Azure: a Free Static Web App that azd deploys as the `web` service, admitted by the function
 // app's CORS, staged against the provisioned API with the same CSP and caching as the local runtime gives it.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,7 @@ describe('staging the web client', () => {
     if (outDir !== undefined) await rm(path.dirname(outDir), { recursive: true, force: true });
   });
 
-  it('builds the page into its own folder and writes its configuration beside it', async () => {
+  it('builds the page with the API origin compiled in, and writes its configuration beside it', async () => {
     outDir = path.join(await mkdtemp(path.join(tmpdir(), 'stage-web-')), 'web');
     await stageWebApp(
       repoRoot,
@@ -81,6 +81,18 @@ describe('staging the web client', () => {
     );
     const page = await readFile(path.join(outDir, 'index.html'), 'utf8');
     expect(page).toMatch(/<script type="module"[^>]* src="\.\/assets\/[^"]+\.js"/);
+    // The page calls the function app, not its own origin.
+    const scripts = await readdir(path.join(outDir, 'assets'));
+    const bundle = (
+      await Promise.all(
+        scripts
+          .filter((file) => file.endsWith('.js'))
+          .map((file) => readFile(path.join(outDir!, 'assets', file), 'utf8')),
+      )
+    ).join('');
+    expect(bundle.includes(targets.apiUrl), 'the API origin is in the bundle').toBe(true);
+    // Built for production whatever NODE_ENV the test runner set: React's development build is not shipped.
+    expect(bundle.includes('Invalid hook call'), "React's development build").toBe(false);
     const config = JSON.parse(await readFile(path.join(outDir, 'staticwebapp.config.json'), 'utf8')) as {
       globalHeaders: Record<string, string>;
     };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
 
-/** A stand-in for dist/web: a page whose hashed module script shows the caller's health answer. */
+/** A stand-in for dist/web: a page whose hashed module script starts a session as the dev user and shows the status. */
 function fixtureClient(): string {
   const root = mkdtempSync(join(tmpdir(), 'web-serve-'));
   mkdirSync(join(root, 'assets'));
@@ -19,8 +19,8 @@ function fixtureClient(): string {
   writeFileSync(
     join(root, 'assets', 'index-Ab12_x9Z.js'),
     `const headers = { 'x-ms-client-principal-id': new URLSearchParams(location.search).get('user') };
-     const response = await fetch('/api/health', { headers });
-     document.getElementById('out').textContent = 'health ' + response.status + ' at ' + location.pathname;`,
+     const response = await fetch('/api/session/start', { method: 'POST', headers });
+     document.getElementById('out').textContent = 'session ' + response.status + ' at ' + location.pathname;`,
   );
   return root;
 }
@@ -30,7 +30,9 @@ describeBrowser('the built client served at /', () => {
 
   it('runs its module script, which reaches the API on the same origin, and refuses inline script', async () => {
     const { page, consoleErrors } = await web.open({ userId: 'user_002' });
-    await expect.poll(() => page.locator('#out').textContent(), { timeout: 120_000 }).toBe('health 200 at /');
+    await expect
+      .poll(() => page.locator('#out').textContent(), { timeout: 120_000 })
+      .toBe('session 201 at /');
     expect(await page.title()).toBe('fixture');
     // Chromium reports the refused inline script on the console: that is the CSP at work.
     expect(consoleErrors.join('\n')).toMatch(/Content Security Policy/);
@@ -40,7 +42,7 @@ describeBrowser('the built client served at /', () => {
     const { page } = await web.open({ path: '/conversations/abc' });
     await expect
       .poll(() => page.locator('#out').textContent(), { timeout: 120_000 })
-      .toBe('health 200 at /conversations/abc');
+      .toBe('session 201 at /conversations/abc');
   });
 });
 

@@ -56,6 +56,14 @@ export async function builtWebClient(): Promise<string> {
   return WEB_ROOT;
 }
 
+/**
+ * Settings that make a runtime of your own (e.g. a CrashableRuntime a test kills and restarts) serve the built
+ * client at `/`: pass them with its other settings.
+ */
+export async function webClientSettings(): Promise<Record<string, string>> {
+  return { LOCAL_WEB_ROOT: await builtWebClient() };
+}
+
 export interface WebRuntimeOptions {
   /** The scripted model's answers; absent: the offline model answers. */
   script?: Script;

@@ -12,6 +12,9 @@ import { SidePanels } from './panels/SidePanels';
 import { useTheme } from './theme';
 
 type Region = 'conversations' | 'chat' | 'panels';
+// Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
+const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
+const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
 
 /** What the sidebar and panels get from the shell; kept small so each region is built on its own. */
 export interface ShellState {
@@ -53,7 +56,10 @@ function Shell(): ReactNode {
   }, [activeSessionId]);
   // Opening or starting a conversation remounts the chat view; a new chat learning its id does not.
   const [chatKey, setChatKey] = useState(0);
-  const api = useMemo(() => (identity === undefined ? undefined : createApiClient(identity)), [identity]);
+  const api = useMemo(
+    () => (identity === undefined ? undefined : createApiClient(identity, API_BASE)),
+    [identity],
+  );
 
   const onOpen = useCallback((sessionId: string) => {
     setActiveSessionId(sessionId);
@@ -83,7 +89,7 @@ function Shell(): ReactNode {
         <header className="shell-header">
           <h1 className="shell-title">Memory chat</h1>
           <div className="shell-actions">
-            <SignIn />
+            <SignIn apiBase={API_BASE} />
             <button type="button" className="button-quiet" onClick={onNew}>
               New chat
             </button>
@@ -134,7 +140,12 @@ function Shell(): ReactNode {
         </main>
         <aside className="shell-panels" aria-label="Memory and knowledge">
           {shell === undefined ? null : (
-            <SidePanels api={shell.api} activeSessionId={shell.activeSessionId} onOpen={onOpen} />
+            <SidePanels
+              apiBase={API_BASE}
+              api={shell.api}
+              activeSessionId={shell.activeSessionId}
+              onOpen={onOpen}
+            />
           )}
         </aside>
       </div>

@@ -16,7 +16,9 @@ type State =
   | { kind: 'entra'; session: EntraSession }
   | { kind: 'app-service'; config: NonNullable<ClientConfig['appService']>; name: string | undefined };
 
-export function SignIn(): ReactNode {
+/** `apiBase`: where /api lives, '' on the page's own origin. */
+export function SignIn(props: { apiBase?: string }): ReactNode {
+  const apiBase = props.apiBase ?? '';
   const { identity, setIdentity } = useIdentityState();
   const [state, setState] = useState<State>({ kind: 'loading' });
 
@@ -27,7 +29,7 @@ export function SignIn(): ReactNode {
     };
     void (async () => {
       try {
-        const config = await loadClientConfig();
+        const config = await loadClientConfig(apiBase);
         if (config.authMode === 'dev') {
           const users = config.devUsers ?? DEV_USER_IDS.map((userId) => ({ userId, name: userId }));
           if (current) setIdentity(devIdentity(pickDevUser(users)));
@@ -64,7 +66,7 @@ export function SignIn(): ReactNode {
     return () => {
       current = false;
     };
-  }, [setIdentity]);
+  }, [setIdentity, apiBase]);
 
   switch (state.kind) {
     case 'loading':

@@ -24,8 +24,8 @@ interface Upload {
   fraction: number;
 }
 
-export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
-  const { api } = props;
+export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): ReactNode {
+  const { api, apiBase = '' } = props;
   const identity = useIdentity();
   const [library, setLibrary] = useState<LibraryName>('private');
   const [documents, setDocuments] = useState<KnowledgeDocument[]>([]);
@@ -120,6 +120,7 @@ export function KnowledgePanel(props: { api: ApiClient }): ReactNode {
     try {
       const document = await uploadDocument(file, {
         headers: await identity.headers(),
+        base: apiBase,
         onProgress: (fraction) => setUpload({ name: file.name, fraction }),
       });
       setStatus(`${document.title} uploaded: ${document.status}.`);

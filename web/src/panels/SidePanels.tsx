@@ -15,6 +15,8 @@ const PANELS: readonly { id: PanelId; label: string }[] = [
 
 export function SidePanels(props: {
   api: ApiClient;
+  /** Where /api lives ('' on the page's own origin), for the upload, which does not go through the client. */
+  apiBase?: string;
   activeSessionId: string | undefined;
   onOpen: (sessionId: string) => void;
 }): ReactNode {
@@ -63,7 +65,7 @@ export function SidePanels(props: {
         {shown === 'memory' ? (
           <MemoryPanel api={props.api} onOpen={props.onOpen} activeSessionId={props.activeSessionId} />
         ) : (
-          <KnowledgePanel api={props.api} />
+          <KnowledgePanel api={props.api} apiBase={props.apiBase ?? ''} />
         )}
       </div>
     </div>
