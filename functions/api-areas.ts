@@ -69,7 +69,7 @@ same per-user authorisation as REST. The README shows how to point an MCP client
   {
     title: 'Web client',
     routePrefixes: ['client-config'],
-    note: "What the browser client reads before it signs its user in (the README's \`Signing in to the web client\` says how each mode does).",
+    note: "What the browser client reads before it signs its user in (the README's `Signing in to the web client` says how each mode does).",
   },
   {
     title: 'API description',
