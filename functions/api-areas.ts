@@ -67,6 +67,11 @@ beside \`format\`, \`bytes\`, \`pageCount\`, \`chunkCount\`, \`library\` and \`o
 same per-user authorisation as REST. The README shows how to point an MCP client at it.`,
   },
   {
+    title: 'Web client',
+    routePrefixes: ['client-config'],
+    note: "What the browser client reads before it signs its user in (the README's `Signing in to the web client` says how each mode does).",
+  },
+  {
     title: 'API description',
     routePrefixes: ['openapi.json', 'docs'],
     note: 'This API described: the OpenAPI 3.1 document for tools (generated from the endpoint declarations, like this reference) and the same as an HTML page to read in a browser.',

@@ -2,6 +2,7 @@
 // local runtime. A new area adds its file's definitions here.
 import { chatTurnFunctions } from './chat-turn.js';
 import { chatFunctions } from './chat.js';
+import { clientConfigFunctions } from './client-config.js';
 import type { FunctionDefinition } from './definition.js';
 import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
@@ -28,6 +29,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...memoryApiFunctions,
   ...knowledgeFunctions,
   ...mcpFunctions,
+  ...clientConfigFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),
 ].map(traceFunction);

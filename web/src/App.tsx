@@ -4,12 +4,14 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState } 
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
-import { IdentityProvider, devIdentity, initialDevUser, useIdentity } from './auth/identity';
+import { IdentityProvider, useIdentity } from './auth/identity';
+import { SignIn } from './auth/SignIn';
 import { ChatView } from './chat/ChatView';
+import { ConversationSidebar } from './panels/ConversationSidebar';
+import { SidePanels } from './panels/SidePanels';
 import { useTheme } from './theme';
 
 type Region = 'conversations' | 'chat' | 'panels';
-const DEV_USER_KEY = 'memory-chat.dev-user';
 // Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
 const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
 const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
@@ -29,12 +31,10 @@ export function useShell(): ShellState | undefined {
   return useContext(ShellContext);
 }
 
+// Nobody until the sign-in control has read how this deployment identifies users (a dev user only in dev mode).
 export function App(): ReactNode {
-  const initial = devIdentity(
-    initialDevUser(window.location.search, window.localStorage.getItem(DEV_USER_KEY)),
-  );
   return (
-    <IdentityProvider initial={initial}>
+    <IdentityProvider>
       <Shell />
     </IdentityProvider>
   );
@@ -89,9 +89,7 @@ function Shell(): ReactNode {
         <header className="shell-header">
           <h1 className="shell-title">Memory chat</h1>
           <div className="shell-actions">
-            <span className="shell-user" aria-label="Signed in as">
-              {identity?.userId ?? 'not signed in'}
-            </span>
+            <SignIn apiBase={API_BASE} />
             <button type="button" className="button-quiet" onClick={onNew}>
               New chat
             </button>
@@ -119,7 +117,14 @@ function Shell(): ReactNode {
           ))}
         </nav>
         <aside className="shell-sidebar" aria-label="Conversations">
-          <p className="muted">Your conversations will be listed here.</p>
+          {shell === undefined ? null : (
+            <ConversationSidebar
+              api={shell.api}
+              activeSessionId={shell.activeSessionId}
+              onOpen={onOpen}
+              onNew={onNew}
+            />
+          )}
         </aside>
         <main className="shell-chat">
           {api === undefined ? (
@@ -133,7 +138,16 @@ function Shell(): ReactNode {
             />
           )}
         </main>
-        <aside className="shell-panels" aria-label="Memory and knowledge" />
+        <aside className="shell-panels" aria-label="Memory and knowledge">
+          {shell === undefined ? null : (
+            <SidePanels
+              apiBase={API_BASE}
+              api={shell.api}
+              activeSessionId={shell.activeSessionId}
+              onOpen={onOpen}
+            />
+          )}
+        </aside>
       </div>
     </ShellContext.Provider>
   );

@@ -1,0 +1,276 @@
+// The conversations sidebar: the caller's conversations newest first, a page at a time, searchable; open one,
+// rename it, delete it (after a confirmation), or start a new chat.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { FormEvent, ReactNode } from 'react';
+import { describeError } from '../api/client';
+import type { ApiClient } from '../api/client';
+import type { ConversationPage, ConversationSummary } from './api-types';
+import { shortDate } from './api-types';
+import { ConfirmDialog } from './ConfirmDialog';
+import type { ConfirmRequest } from './ConfirmDialog';
+import './panels.css';
+
+const PAGE_SIZE = 20;
+/** Typing pauses this long before a search is sent, so a word is one request, not one per letter. */
+const SEARCH_DELAY_MS = 300;
+const NEW_CHAT_RETRIES = 5;
+
+export interface ConversationSidebarProps {
+  api: ApiClient;
+  activeSessionId: string | undefined;
+  onOpen: (sessionId: string) => void;
+  onNew: () => void;
+}
+
+export function ConversationSidebar(props: ConversationSidebarProps): ReactNode {
+  const { api, activeSessionId, onOpen, onNew } = props;
+  const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const [items, setItems] = useState<ConversationSummary[]>([]);
+  const [nextToken, setNextToken] = useState<string | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [renaming, setRenaming] = useState<string | undefined>(undefined);
+  // Where focus goes once the list has re-rendered: back on a renamed conversation, or to the search after a delete.
+  const focusAfter = useRef<{ sessionId: string } | 'search' | undefined>(undefined);
+  const searchInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const target = focusAfter.current;
+    if (target === undefined) return;
+    focusAfter.current = undefined;
+    if (target === 'search') searchInput.current?.focus();
+    else document.getElementById(`conversation-${target.sessionId}`)?.focus();
+  });
+  const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
+  const listPath = `/api/history/users/${encodeURIComponent(api.userId)}/conversations`;
+
+  const fetchPage = useCallback(
+    (token: string | undefined) => {
+      const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+      if (search !== '') params.set('q', search);
+      if (token !== undefined) params.set('continuationToken', token);
+      return api.json<ConversationPage>('GET', `${listPath}?${params.toString()}`);
+    },
+    [api, listPath, search],
+  );
+
+  const loadMore = async (token: string) => {
+    setLoading(true);
+    try {
+      const page = await fetchPage(token);
+      setItems((previous) => [...previous, ...page.conversations]);
+      setNextToken(page.continuationToken);
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSearch(query.trim()), SEARCH_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [query]);
+
+  // A new chat shows up (and a conversation's title settles) when the active conversation changes. An answer
+  // to an older search, or for another user, is dropped.
+  useEffect(() => {
+    let live = true;
+    let timer: number | undefined;
+    // A new chat is listed once its first answer is committed: until then the list is asked again, less and less
+    // often (about half a minute in all).
+    const fetchFirst = (attempt: number) => {
+      fetchPage(undefined).then(
+        (page) => {
+          if (!live) return;
+          setItems(page.conversations);
+          setNextToken(page.continuationToken);
+          setError(undefined);
+          setLoading(false);
+          const listed = page.conversations.some((item) => item.sessionId === activeSessionId);
+          if (activeSessionId !== undefined && search === '' && !listed && attempt < NEW_CHAT_RETRIES)
+            timer = window.setTimeout(() => fetchFirst(attempt + 1), 1_000 * 2 ** attempt);
+        },
+        (failure: unknown) => {
+          if (!live) return;
+          setError(describeError(failure));
+          setLoading(false);
+        },
+      );
+    };
+    fetchFirst(0);
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [fetchPage, activeSessionId, search]);
+
+  const rename = async (sessionId: string, title: string) => {
+    try {
+      const updated = await api.json<ConversationSummary>(
+        'PUT',
+        `/api/history/conversations/${encodeURIComponent(sessionId)}/title`,
+        { title },
+      );
+      setItems((previous) =>
+        previous.map((item) => (item.sessionId === sessionId ? { ...item, ...updated } : item)),
+      );
+      setRenaming(undefined);
+      focusAfter.current = { sessionId };
+      setError(undefined);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
+  const remove = async (conversation: ConversationSummary) => {
+    try {
+      await api.json('DELETE', `/api/history/conversations/${encodeURIComponent(conversation.sessionId)}`);
+      setItems((previous) => previous.filter((item) => item.sessionId !== conversation.sessionId));
+      focusAfter.current = 'search';
+      setError(undefined);
+      if (conversation.sessionId === activeSessionId) onNew();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
+  return (
+    <section className="panel conversation-sidebar" aria-labelledby="conversations-heading">
+      <div className="panel-heading">
+        <h2 id="conversations-heading">Conversations</h2>
+        <button type="button" className="button-primary" onClick={onNew}>
+          New conversation
+        </button>
+      </div>
+      <form role="search" className="panel-search" onSubmit={(event) => event.preventDefault()}>
+        <label htmlFor="conversation-search">Search conversations</label>
+        <input
+          id="conversation-search"
+          ref={searchInput}
+          type="search"
+          value={query}
+          maxLength={200}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+      </form>
+      {error === undefined ? null : (
+        <p role="alert" className="panel-error">
+          {error}
+        </p>
+      )}
+      <ul className="conversation-list" aria-busy={loading}>
+        {items.map((conversation) => (
+          <li key={conversation.sessionId} className="conversation-item">
+            {renaming === conversation.sessionId ? (
+              <RenameForm
+                conversation={conversation}
+                onSave={(title) => void rename(conversation.sessionId, title)}
+                onCancel={() => {
+                  setRenaming(undefined);
+                  focusAfter.current = { sessionId: conversation.sessionId };
+                }}
+              />
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className="conversation-open"
+                  id={`conversation-${conversation.sessionId}`}
+                  aria-current={conversation.sessionId === activeSessionId ? 'page' : undefined}
+                  onClick={() => onOpen(conversation.sessionId)}
+                >
+                  <span className="conversation-title">{conversation.title}</span>
+                  <span className="conversation-meta">
+                    {shortDate(conversation.lastActivity)} · {conversation.messageCount} messages
+                  </span>
+                </button>
+                <div className="conversation-actions">
+                  <button
+                    type="button"
+                    className="button-quiet"
+                    aria-label={`Rename ${conversation.title}`}
+                    onClick={() => setRenaming(conversation.sessionId)}
+                  >
+                    Rename
+                  </button>
+                  <button
+                    type="button"
+                    className="button-quiet"
+                    aria-label={`Delete ${conversation.title}`}
+                    onClick={() =>
+                      setConfirm({
+                        title: 'Delete this conversation?',
+                        message: `"${conversation.title}" and everything remembered only from it will be deleted. This cannot be undone.`,
+                        confirmLabel: 'Delete',
+                        onConfirm: () => void remove(conversation),
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                </div>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      {!loading && items.length === 0 && error === undefined ? (
+        <p className="muted">
+          {search === '' ? 'No conversations yet.' : `No conversation matches "${search}".`}
+        </p>
+      ) : null}
+      {nextToken === undefined ? null : (
+        <button
+          type="button"
+          className="button-quiet"
+          disabled={loading}
+          onClick={() => void loadMore(nextToken)}
+        >
+          {loading ? 'Loading…' : 'Show older conversations'}
+        </button>
+      )}
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(undefined)} />
+    </section>
+  );
+}
+
+function RenameForm(props: {
+  conversation: ConversationSummary;
+  onSave: (title: string) => void;
+  onCancel: () => void;
+}): ReactNode {
+  const [title, setTitle] = useState(props.conversation.title);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = title.trim();
+    if (trimmed === '' || trimmed === props.conversation.title) props.onCancel();
+    else props.onSave(trimmed);
+  };
+  return (
+    <form className="rename-form" onSubmit={submit}>
+      <label htmlFor={`rename-${props.conversation.sessionId}`} className="visually-hidden">
+        New title
+      </label>
+      <input
+        id={`rename-${props.conversation.sessionId}`}
+        ref={input}
+        value={title}
+        maxLength={200}
+        onChange={(event) => setTitle(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') props.onCancel();
+        }}
+      />
+      <button type="submit">Save</button>
+      <button type="button" className="button-quiet" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}
