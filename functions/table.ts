@@ -12,6 +12,7 @@ import { openApiFunctions } from './openapi.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
+import { usageFunctions } from './usage.js';
 
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
@@ -23,6 +24,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...memoryFunctions,
   ...memoryApiFunctions,
   ...knowledgeFunctions,
+  ...usageFunctions,
   ...mcpFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),

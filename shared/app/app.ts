@@ -44,6 +44,14 @@ import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
+import { accountedLlm, type ConfiguredModels } from '../usage/accounted-llm.js';
+import { createCosmosUsageLedger } from '../usage/adapters/cosmos-usage-ledger.js';
+import { USAGE_CONTAINER } from '../usage/contracts.js';
+import { costOf, type PriceTable } from '../usage/prices.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
+import { CounterUsageReader } from '../usage/usage-reader.js';
+import { UsageRecorder } from '../usage/usage-recorder.js';
+import type { LlmConfig } from '../llm/settings.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
@@ -117,6 +125,14 @@ export interface KnowledgeServices {
   search: KnowledgeSearchServices;
 }
 
+export interface UsageServices {
+  /** Each model call's record and the user's counters per day, month and conversation. */
+  ledger: UsageLedger;
+  /** The day's tokens and the month's cost, for quotas. */
+  reader: CounterUsageReader;
+  prices: PriceTable;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
@@ -126,6 +142,7 @@ export interface App {
   history: HistoryServices;
   memory: MemoryServices;
   knowledge: KnowledgeServices;
+  usage: UsageServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -162,7 +179,15 @@ export function createApp(config: AppConfig, platform: Platform): App {
     platform.credential,
     platform.allowInsecureWebPubSub === true,
   );
-  const llm = createLlm(config, platform.credential);
+  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost.
+  const usageLedger = createCosmosUsageLedger(database.container(USAGE_CONTAINER));
+  const llm = config.usage.accounting
+    ? accountedLlm(
+        createLlm(config, platform.credential),
+        new UsageRecorder(usageLedger, config.usage.prices),
+        configuredModels(config.llm),
+      )
+    : createLlm(config, platform.credential);
 
   // Full-text search runs in Cosmos DB in Azure; the local server lacks it, so the platform has it matched in process.
   const history = createHistoryStores(database, { fullText: platform.fullTextSearch ?? 'cosmos' });
@@ -243,6 +268,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
           },
           profileTimeoutMs: config.chat.profileTimeoutMs,
         },
+        pricing: (usage, model) =>
+          costOf(config.usage.prices, model ?? configuredModels(config.llm).chat, usage),
       },
     },
     streaming: {
@@ -284,6 +311,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       settings: config.knowledge,
       search: knowledgeSearch,
     },
+    usage: { ledger: usageLedger, reader: new CounterUsageReader(usageLedger), prices: config.usage.prices },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
@@ -294,6 +322,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
+}
+
+/** The model names calls are priced by when the answer does not name its model. */
+export function configuredModels(llm: LlmConfig): ConfiguredModels {
+  const { connection } = llm;
+  return connection.kind === 'azure-openai'
+    ? { chat: connection.chatDeployment, embedding: connection.embeddingDeployment }
+    : { chat: connection.chatModel, embedding: connection.embeddingModel };
 }
 
 /**

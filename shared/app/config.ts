@@ -16,6 +16,7 @@ import {
 import type { Relevance } from '../search/relevance.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
+import { usageConfig, usageSettings, type UsageConfig } from '../usage/settings.js';
 import { hostSettings, platformSettings } from './settings.js';
 
 export type AppEnvironment = 'local' | 'azure';
@@ -38,6 +39,8 @@ export interface AppConfig {
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
   search: Relevance;
+  /** The price table, and whether model calls are recorded. */
+  usage: UsageConfig;
   /** How long GET /api/health keeps a dependency's last answer. */
   health: { cacheMs: number };
 }
@@ -54,6 +57,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   streamingSettings,
   knowledgeSettings,
   searchSettings,
+  usageSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -68,6 +72,7 @@ export function loadConfig(env: Environment): AppConfig {
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
+  const usage = readSettings(usageSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -133,6 +138,7 @@ export function loadConfig(env: Environment): AppConfig {
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
+    usage: usageConfig(usage),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
   };
 }

@@ -5,6 +5,7 @@ import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
+import { usageContainers } from '../usage/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
@@ -15,4 +16,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...historyContainers,
   ...memoryContainers,
   ...knowledgeContainers,
+  ...usageContainers,
 ];

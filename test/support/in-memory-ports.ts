@@ -1,6 +1,8 @@
 // Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
+import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
+import { MemoryUsageLedger } from './memory-usage-ledger.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
@@ -533,6 +535,7 @@ export function createTestApp(
     // Search sees only the chunks of documents whose record is ready, as the Cosmos DB adapter does.
     knowledgeChunks: new MemoryKnowledgeChunks(knowledgeDocuments),
     knowledgeUploads: new MemoryKnowledgeUploads(),
+    usage: new MemoryUsageLedger(),
   };
   const history = {
     headers: fakes.headers,
@@ -633,6 +636,7 @@ export function createTestApp(
       settings: config.knowledge,
       search: knowledgeSearch,
     },
+    usage: { ledger: fakes.usage, reader: new CounterUsageReader(fakes.usage), prices: config.usage.prices },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),
