@@ -161,7 +161,7 @@ export const historyStatsEndpoint = endpoint({
   responses: { 200: '{userId, conversations, messages, tokens: {prompt, completion, total}}' },
   params: userParamsSchema,
   async handle({ app, caller }) {
-    return { status: 200, body: await historyStats(app.history.headers, caller.userId) };
+    return { status: 200, body: await historyStats(app.history.headers, caller.userId, app.usage.ledger) };
   },
 });
 

@@ -94,6 +94,8 @@ export interface HistoryServices {
   sessions: SessionStore;
   /** What a deleted conversation left outside history's containers. */
   eraser: ConversationEraser;
+  /** Each conversation's usage counter: its cost in the conversation's summary. */
+  usage: UsageLedger;
 }
 
 export interface MemoryServices {
@@ -294,6 +296,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       workingMemory: stores.workingMemory,
       sessions: stores.sessions,
       eraser,
+      usage: usageLedger,
     },
     memory: {
       worker: { summaries: memory.summaries, facts: memory.facts, llm, sessions: stores.sessions },

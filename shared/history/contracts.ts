@@ -285,6 +285,8 @@ export interface ConversationSummary {
   lastActivity: string;
   messageCount: number;
   preview: string;
+  /** What the conversation's model calls cost so far (its turns and their background work), in US dollars. */
+  cost?: { usd: number };
 }
 
 export interface ConversationPage {
@@ -330,6 +332,8 @@ export interface HistoryStats {
   conversations: number;
   messages: number;
   tokens: TokenTotals;
+  /** What the user's model calls cost, in US dollars: the chat's rounds and the background work apart. */
+  cost?: { usd: number; turnsUsd: number; backgroundUsd: number };
 }
 
 /** PUT /api/history/conversations/{sessionId}/branch: show (and continue) the branch this turn is on. */

@@ -618,6 +618,7 @@ export function createTestApp(
       workingMemory: fakes.workingMemory,
       sessions: fakes.sessions,
       eraser: history.eraser,
+      usage: fakes.usage,
     },
     memory: {
       worker: { summaries: fakes.summaries, facts: fakes.facts, llm, sessions: fakes.sessions },
