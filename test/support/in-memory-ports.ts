@@ -488,6 +488,8 @@ export interface TestApp extends App {
     knowledgeDocuments: MemoryKnowledgeDocuments;
     knowledgeChunks: MemoryKnowledgeChunks;
     knowledgeUploads: MemoryKnowledgeUploads;
+    /** Each model call's record and the counters per day, month and conversation. */
+    usage: MemoryUsageLedger;
   };
 }
 
