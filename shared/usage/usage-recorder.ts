@@ -16,12 +16,10 @@ export class UsageRecorder {
     private readonly prices: PriceTable,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.#cost = metrics
-      .getMeter('memory-chat')
-      .createCounter('chat.llm.cost', {
-        unit: 'USD',
-        description: 'What model calls cost, at the LLM_PRICES table.',
-      });
+    this.#cost = metrics.getMeter('memory-chat').createCounter('chat.llm.cost', {
+      unit: 'USD',
+      description: 'What model calls cost, at the LLM_PRICES table.',
+    });
   }
 
   /** Records a call the scope's job made; a call the job made before (it ran again) is not counted again. */
