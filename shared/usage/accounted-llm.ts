@@ -1,6 +1,6 @@
 // The LLM gateway with cost accounting: every call made inside a job's usage scope is recorded once with its tokens
-// and cost, after the call and before its result is handed back (a job that crashes before then runs it again).
-import type { CompleteJsonRequest, LlmCallUsage, LlmGateway } from '../llm/llm-gateway.js';
+// and cost; the record is written beside the job's work, which ends only once it is stored.
+import type { CompleteJsonRequest, LlmGateway } from '../llm/llm-gateway.js';
 import type { UsageKind } from './contracts.js';
 import type { UsageRecorder } from './usage-recorder.js';
 import { currentUsageScope } from './usage-scope.js';
@@ -24,44 +24,36 @@ export function accountedLlm(llm: LlmGateway, recorder: UsageRecorder, models: C
     async streamChat(request, onDelta) {
       const reply = await llm.streamChat(request, onDelta);
       const scope = currentUsageScope();
-      if (scope && reply.usage)
-        await recorder.record(
-          scope,
-          scope.attribution.kind ?? 'turn',
-          reply.model ?? models.chat,
-          reply.usage,
-        );
+      if (scope && reply.usage) {
+        const kind = scope.attribution.kind ?? 'turn';
+        scope.defer(recorder.record(scope, kind, reply.model ?? models.chat, reply.usage));
+      }
       return reply;
     },
     async completeJson<T>(request: CompleteJsonRequest<T>) {
       const scope = currentUsageScope();
       if (!scope) return llm.completeJson(request);
       const kind = scope.attribution.kind ?? kindOf(request);
-      const calls: LlmCallUsage[] = [];
-      try {
-        return await llm.completeJson({ ...request, onUsage: (call) => calls.push(call) });
-      } finally {
-        // A corrective second ask, or an answer that failed validation, was paid for too.
-        for (const call of calls) await recorder.record(scope, kind, call.model ?? models.chat, call.usage);
-      }
+      // A corrective second ask, or an answer that failed validation, was paid for too: each request is recorded.
+      return llm.completeJson({
+        ...request,
+        onUsage: (call) => {
+          scope.defer(recorder.record(scope, kind, call.model ?? models.chat, call.usage));
+          request.onUsage?.(call);
+        },
+      });
     },
     async embed(texts, options) {
       const scope = currentUsageScope();
       if (!scope) return llm.embed(texts, options);
       const kind = scope.attribution.kind ?? 'embedding';
-      const calls: LlmCallUsage[] = [];
-      try {
-        return await llm.embed(texts, {
-          ...options,
-          onUsage: (call) => {
-            calls.push(call);
-            options?.onUsage?.(call);
-          },
-        });
-      } finally {
-        for (const call of calls)
-          await recorder.record(scope, kind, call.model ?? models.embedding, call.usage);
-      }
+      return llm.embed(texts, {
+        ...options,
+        onUsage: (call) => {
+          scope.defer(recorder.record(scope, kind, call.model ?? models.embedding, call.usage));
+          options?.onUsage?.(call);
+        },
+      });
     },
     probe: () => llm.probe(),
   };

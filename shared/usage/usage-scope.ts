@@ -20,9 +20,11 @@ export interface UsageAttribution {
   log?: Pick<Logger, 'log'>;
 }
 
-/** A job's attribution and how many calls of each kind it has made so far. */
+/** A job's attribution, how many calls of each kind it has made so far, and its records still being written. */
 export class UsageScope {
   readonly #calls = new Map<UsageKind, number>();
+  readonly #writes: Promise<void>[] = [];
+  #failure: { error: unknown } | undefined;
 
   constructor(readonly attribution: UsageAttribution) {}
 
@@ -32,13 +34,40 @@ export class UsageScope {
     this.#calls.set(kind, place + 1);
     return place;
   }
+
+  /** A record's write, which the job waits for before it ends, not the call's caller. */
+  defer(write: Promise<void>): void {
+    this.#writes.push(
+      write.catch((error: unknown) => {
+        this.#failure ??= { error };
+      }),
+    );
+  }
+
+  /** Waits for every write; throws the first that failed, so the job is run again (and counts once). */
+  async settle(): Promise<void> {
+    while (this.#writes.length > 0) await Promise.all(this.#writes.splice(0));
+    if (this.#failure) throw this.#failure.error;
+  }
 }
 
 const scopes = new AsyncLocalStorage<UsageScope>();
 
-/** Runs `work` with its model calls counted to `attribution`. */
-export function withUsage<T>(attribution: UsageAttribution, work: () => Promise<T>): Promise<T> {
-  return scopes.run(new UsageScope(attribution), work);
+/**
+ * Runs `work` with its model calls counted to `attribution`. The records are written beside the work (a turn's
+ * message-end does not wait for them) and the job ends once they are stored.
+ */
+export async function withUsage<T>(attribution: UsageAttribution, work: () => Promise<T>): Promise<T> {
+  const scope = new UsageScope(attribution);
+  let result: T;
+  try {
+    result = await scopes.run(scope, work);
+  } catch (error) {
+    await scope.settle().catch(() => undefined);
+    throw error;
+  }
+  await scope.settle();
+  return result;
 }
 
 /** The scope the current work runs in; undefined outside any job (nothing is recorded then). */
