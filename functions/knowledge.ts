@@ -7,6 +7,7 @@ import { formFile, formText } from '../shared/http/upload-body.js';
 import {
   documentParamsSchema,
   ingestDocumentMessageSchema,
+  libraryOwner,
   KNOWLEDGE_INGEST_QUEUE,
   knowledgeSearchBodySchema,
   listDocumentsQuerySchema,
@@ -148,10 +149,10 @@ export async function knowledgeWorker(message: unknown, context: InvocationConte
   // A malformed message throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const ingest = parseInput(ingestDocumentMessageSchema, message, 'ingest-document message');
   const { knowledge } = await getApp();
-  // The document's embeddings are counted to its library (a user's own, or the shared one), once per attempt.
+  // The document's embeddings are counted to its library's user (the shared library: to itself), once per attempt.
   await withUsage(
     {
-      userId: ingest.library,
+      userId: libraryOwner(ingest.library),
       job: `ingest:${ingest.documentId}:${ingest.attempt}`,
       kind: 'ingestion',
       log: context,

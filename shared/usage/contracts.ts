@@ -125,7 +125,7 @@ export const usageQuerySchema = z
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
 export const usageGroupSchema = z.object({
-  /** The day, the conversation's sessionId or the model. */
+  /** The day, the conversation's sessionId (empty for work of no conversation: knowledge ingestion) or the model. */
   key: z.string(),
   /** The chat's model rounds. */
   turns: usageFiguresSchema,

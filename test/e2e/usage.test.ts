@@ -173,6 +173,29 @@ describe('what model calls cost', () => {
     );
   });
 
+  it("counts a document's ingestion to its uploader, as background work", async () => {
+    const upload = await fetch(`${runtime.url}/api/knowledge/documents`, {
+      method: 'POST',
+      headers: { ...alice.headers(), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fileName: 'moorings.md',
+        contentType: 'text/markdown',
+        contentBase64: Buffer.from(
+          '# Moorings\n\n## Lagos\n\nThe marina of Lagos has visitor berths all year.\n',
+        ).toString('base64'),
+      }),
+    });
+    expect(upload.status).toBe(202);
+    await settle(runtime);
+    const report = await expectStatus<UsageReport>(await usage('?groupBy=model'), 200);
+    const ingestion = report.backgroundByKind.ingestion!;
+    expect(ingestion.calls).toBeGreaterThanOrEqual(1);
+    expect(ingestion.costUsd).toBeCloseTo((ingestion.inputTokens * EMBEDDING_PRICE.input) / 1e6, 12);
+    // Not a conversation's: the by-conversation report puts it under no session.
+    const byConversation = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
+    expect(byConversation.groups.find((group) => group.key === '')?.background.calls).toBe(ingestion.calls);
+  });
+
   it('counts nothing twice: a redelivered message-completed, or a job that runs its calls again', async () => {
     const before = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
     await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
