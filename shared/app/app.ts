@@ -207,11 +207,20 @@ export function createApp(config: AppConfig, platform: Platform): App {
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
-  const eraser = createCosmosConversationEraser({
+  const sessionEraser = createCosmosConversationEraser({
     hot,
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
+  // A deleted conversation's spend stays in the user's totals, no longer tied to the conversation.
+  const eraser: ConversationEraser = {
+    ...sessionEraser,
+    async erasePosted(userId, sessionId) {
+      const erased = await sessionEraser.erasePosted(userId, sessionId);
+      await usageLedger.detachConversation(userId, sessionId);
+      return erased;
+    },
+  };
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = {

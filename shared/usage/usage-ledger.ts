@@ -13,6 +13,11 @@ export interface UsageLedger {
   conversations(userId: string, sessionIds: readonly string[]): Promise<UsageCounter[]>;
   /** The records of the user's calls on the UTC days from `fromDay` to `toDay`, both included. */
   records(userId: string, fromDay: string, toDay: string): Promise<UsageRecord[]>;
+  /**
+   * A deleted conversation's spend stays in the user's totals, no longer tied to it: its records lose the
+   * conversation and turn, and its counter goes. Returns how many records it detached.
+   */
+  detachConversation(userId: string, sessionId: string): Promise<number>;
   /** The user's totals over every month counted. */
   lifetime(userId: string): Promise<{ turns: UsageFigures; background: UsageFigures }>;
 }

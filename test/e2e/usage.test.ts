@@ -10,6 +10,7 @@ import type { UsageFigures, UsageReport } from '../../shared/usage/contracts.js'
 import { withUsage } from '../../shared/usage/usage-scope.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { itemsOf } from '../support/conversation-items.js';
 import { completedExchange } from '../support/message-completed.js';
 import {
   SCRIPTED_MODEL,
@@ -218,6 +219,20 @@ describe('what model calls cost', () => {
     );
     const after = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
     expect(after).toEqual(before);
+  });
+
+  it("keeps a deleted conversation's spend in the totals, no longer tied to it", async () => {
+    const before = await expectStatus<UsageReport>(await usage('?groupBy=day'), 200);
+    const deleted = await fetch(`${runtime.url}/api/history/conversations/${sessionId}`, {
+      method: 'DELETE',
+      headers: alice.headers(),
+    });
+    expect(deleted.status).toBe(204);
+    await settle(runtime);
+    expect((await itemsOf(runtime, sessionId)).filter((item) => item.startsWith('usage/'))).toEqual([]);
+    expect(await expectStatus<UsageReport>(await usage('?groupBy=day'), 200)).toEqual(before);
+    const byConversation = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
+    expect(byConversation.groups.map((group) => group.key)).toEqual(['']);
   });
 
   it("refuses another user's usage and bad parameters with problem details", async () => {

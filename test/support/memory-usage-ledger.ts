@@ -60,6 +60,18 @@ export class MemoryUsageLedger implements UsageLedger {
     );
   }
 
+  detachConversation(userId: string, sessionId: string): Promise<number> {
+    let detached = 0;
+    for (const [id, record] of this.calls)
+      if (record.userId === userId && record.sessionId === sessionId) {
+        const { sessionId: _session, turnId: _turn, ...rest } = record;
+        this.calls.set(id, rest);
+        detached += 1;
+      }
+    this.#counters.delete(`${userId}/conversation-${sessionId}`);
+    return Promise.resolve(detached);
+  }
+
   lifetime(userId: string): Promise<{ turns: typeof NO_USAGE; background: typeof NO_USAGE }> {
     const months = [...this.#counters.values()].filter(
       (counter) => counter.userId === userId && counter.type === 'month',

@@ -2,7 +2,14 @@
 // second create of its id is a 409), and only the writer that created it adds it to the counters, by patch `incr`.
 import type { Container, PatchOperation } from '@azure/cosmos';
 import { z } from 'zod';
-import { cosmosFailure, cosmosStatus, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { mapBounded } from '../../bounded-parallel.js';
+import {
+  cosmosFailure,
+  cosmosStatus,
+  deleteItem,
+  queryItems,
+  readItem,
+} from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   NO_USAGE,
@@ -15,6 +22,9 @@ import {
 } from '../contracts.js';
 import { isBackground, recordFigures, sumFigures } from '../usage-figures.js';
 import type { UsageLedger } from '../usage-ledger.js';
+
+/** Records detached at once when a conversation is deleted. */
+const DETACH_PARALLELISM = 16;
 
 /** A counter's id: `day-2026-11-26`, `month-2026-11`, `conversation-<sessionId>`. */
 export function counterId(type: CounterType, key: string): string {
@@ -107,6 +117,39 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
         'the usage records',
         usageRecordSchema,
       );
+    },
+
+    async detachConversation(userId, sessionId) {
+      const records = await queryItems(
+        container,
+        {
+          query: "SELECT c.id FROM c WHERE c.type = 'call' AND c.sessionId = @s",
+          parameters: [{ name: '@s', value: sessionId }],
+        },
+        userId,
+        "the conversation's usage records",
+        z.object({ id: z.string() }),
+      );
+      await mapBounded(records, DETACH_PARALLELISM, ({ id }) =>
+        patchItem(
+          container,
+          id,
+          userId,
+          [
+            { op: 'remove', path: '/sessionId' },
+            { op: 'remove', path: '/turnId' },
+          ],
+          undefined,
+          'a usage record',
+        ),
+      );
+      await deleteItem(
+        container,
+        counterId('conversation', sessionId),
+        userId,
+        'a conversation usage counter',
+      );
+      return records.length;
     },
 
     async lifetime(userId) {
