@@ -186,7 +186,10 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const llm = config.usage.accounting
     ? accountedLlm(
         createLlm(config, platform.credential),
-        new UsageRecorder(usageLedger, config.usage.prices),
+        // The chat stores come later; a call is recorded only once the app is running.
+        new UsageRecorder(usageLedger, config.usage.prices, undefined, (userId, sessionId) =>
+          stores.sessions.isDeleted(userId, sessionId),
+        ),
         configuredModels(config.llm),
       )
     : createLlm(config, platform.credential);

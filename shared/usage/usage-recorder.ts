@@ -15,6 +15,9 @@ export class UsageRecorder {
     private readonly ledger: UsageLedger,
     private readonly prices: PriceTable,
     private readonly now: () => Date = () => new Date(),
+    /** Whether the conversation was deleted: a call that ends after its delete is recorded without it. */
+    private readonly isDeleted: (userId: string, sessionId: string) => Promise<boolean> = () =>
+      Promise.resolve(false),
   ) {
     this.#cost = metrics.getMeter('memory-chat').createCounter('chat.llm.cost', {
       unit: 'USD',
@@ -29,19 +32,24 @@ export class UsageRecorder {
     const at = this.now().toISOString();
     const tokens = callTokens(usage);
     const cost = costOf(this.prices, model, usage);
+    // The id is the job's whatever the answer: a call run again after the delete still finds its record.
+    const id = usageRecordId(
+      attribution.userId,
+      attribution.sessionId,
+      attribution.turnId,
+      attribution.job,
+      kind,
+      place,
+    );
+    const deleted =
+      attribution.sessionId !== undefined &&
+      (await this.isDeleted(attribution.userId, attribution.sessionId));
     const record: UsageRecord = {
-      id: usageRecordId(
-        attribution.userId,
-        attribution.sessionId,
-        attribution.turnId,
-        attribution.job,
-        kind,
-        place,
-      ),
+      id,
       userId: attribution.userId,
       type: 'call',
-      ...(attribution.sessionId !== undefined ? { sessionId: attribution.sessionId } : {}),
-      ...(attribution.turnId !== undefined ? { turnId: attribution.turnId } : {}),
+      ...(attribution.sessionId !== undefined && !deleted ? { sessionId: attribution.sessionId } : {}),
+      ...(attribution.turnId !== undefined && !deleted ? { turnId: attribution.turnId } : {}),
       kind,
       model,
       day: at.slice(0, 10),
