@@ -1,5 +1,5 @@
-// The cost of one turn on each hot store, side by side: the same conversation run on a local runtime with
-// HOT_STORE=cosmos and one with HOT_STORE=redis (a redis-server of its own), counted per turn, then priced in Azure
+// The cost of one turn on each hot store, and with cost accounting off: the same conversation run on local runtimes
+// with HOT_STORE=cosmos, with USAGE_ACCOUNTING=off, and with HOT_STORE=redis, counted per turn and priced in Azure
 // per 1,000 turns. `npm run bench:turn-cost` (TURNS=300 by default; BENCH_QUICK=1 runs 20). Asserts nothing.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,6 +17,7 @@ const REPLY_WORDS = 20;
 const TURN_TIMEOUT_MS = 60_000;
 const RESULTS_FILE = QUICK ? 'bench/results/turn-cost-quick.json' : 'bench/results/turn-cost.json';
 const HOT_CONTAINER = 'hot-conversations';
+const USAGE_CONTAINER = 'usage';
 
 // ---- Azure prices (USD, pay-as-you-go; check the pricing pages for your region before relying on them) ----
 
@@ -63,6 +64,9 @@ interface TurnFigures {
   redisCommands: number;
   redisByCommand: Record<string, number>;
   redisBytes: number;
+  /** Requests to the usage container (records and counters), by operation. */
+  usageRequests: number;
+  usageByOperation: Record<string, number>;
 }
 
 interface RedisCounters {
@@ -96,13 +100,15 @@ function redisDelta(before: RedisCounters, after: RedisCounters, overhead: numbe
   return { commands, byCommand, bytes };
 }
 
-async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer) {
-  console.log(`[${new Date().toISOString().slice(11, 19)}] ${store}: ${TURNS} turns`);
-  const runtime = await BenchChild.start<RuntimeReady>('./runtime-process.ts', `runtime (${store})`, {
+async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer, accounting = true) {
+  const name = accounting ? store : `${store}, accounting off`;
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${name}: ${TURNS} turns`);
+  const runtime = await BenchChild.start<RuntimeReady>('./runtime-process.ts', `runtime (${name})`, {
     settings: {
       OFFLINE_MODEL_TTFT_MS: '0',
       OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
       HOT_STORE: store,
+      USAGE_ACCOUNTING: accounting ? 'on' : 'off',
       ...(store === 'redis' ? { REDIS_URL: redis.url } : {}),
     },
   });
@@ -140,6 +146,9 @@ async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer) {
       const cosmos = (await usage()).cosmos;
       const redisTurn = redisDelta(redisBefore, await redisCounters(redis), overhead);
       const hot = Object.entries(cosmos.byContainer).filter(([key]) => key.startsWith(`${HOT_CONTAINER} `));
+      const accounted = Object.entries(cosmos.byContainer).filter(([key]) =>
+        key.startsWith(`${USAGE_CONTAINER} `),
+      );
       turns.push({
         turn,
         wallMs,
@@ -154,6 +163,10 @@ async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer) {
         redisCommands: redisTurn.commands,
         redisByCommand: redisTurn.byCommand,
         redisBytes: redisTurn.bytes,
+        usageRequests: accounted.reduce((sum, [, entry]) => sum + entry.requests, 0),
+        usageByOperation: Object.fromEntries(
+          accounted.map(([key, entry]) => [key.slice(USAGE_CONTAINER.length + 1), entry.requests]),
+        ),
       });
     }
     if (store === 'redis') {
@@ -164,7 +177,7 @@ async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer) {
     events.stop();
     await runtime.stop();
   }
-  return { store, turns, sessionHashBytes: hashBytes };
+  return { store: name, turns, sessionHashBytes: hashBytes };
 }
 
 function reply(): string {
@@ -196,6 +209,7 @@ function meanOf(turns: readonly TurnFigures[]) {
       mean((t) => t.redisBytes),
       0,
     ),
+    usageRequests: round(mean((t) => t.usageRequests)),
   };
 }
 
@@ -213,6 +227,7 @@ function summarise(run: Run) {
     [`turn${TURNS}`]: meanOf(run.turns.slice(-1)),
     mean: all,
     redisCommandsAtLastTurn: lastTurn?.redisByCommand ?? {},
+    usageRequestsAtLastTurn: lastTurn?.usageByOperation ?? {},
     sessionHashBytes: run.sessionHashBytes,
     cosmosUsdPer1000Turns: round(cosmosUsdPer1000, 4),
   };
@@ -224,11 +239,24 @@ async function main(): Promise<void> {
   try {
     runs.push(await runStore('cosmos', redis));
     runs.push(await runStore('redis', redis));
+    runs.push(await runStore('cosmos', redis, false));
   } finally {
     await redis.stop();
   }
-  const [cosmos, onRedis] = runs.map(summarise);
-  if (!cosmos || !onRedis) throw new Error('a run is missing');
+  const [cosmos, onRedis, unaccounted] = runs.map(summarise);
+  if (!cosmos || !onRedis || !unaccounted) throw new Error('a run is missing');
+  // What recording every model call adds to a turn (its rounds and its background work), on the Cosmos hot store.
+  const accounting = {
+    on: cosmos.mean,
+    off: unaccounted.mean,
+    addedRequestsPerTurn: round(cosmos.mean.cosmosRequests - unaccounted.mean.cosmosRequests),
+    addedBytesPerTurn: round(cosmos.mean.cosmosBytes - unaccounted.mean.cosmosBytes, 0),
+    addedRequestUnitsPerTurn: round(cosmos.mean.cosmosRequestUnits - unaccounted.mean.cosmosRequestUnits),
+    usageRequestsFirstTurns: (cosmos[`turns1to${WINDOW}`] as ReturnType<typeof meanOf>).usageRequests,
+    usageRequestsLastTurns: (cosmos[`turns${TURNS - WINDOW + 1}to${TURNS}`] as ReturnType<typeof meanOf>)
+      .usageRequests,
+    usageRequestsAtLastTurn: cosmos.usageRequestsAtLastTurn,
+  };
 
   // Redis' own commands per 1,000 turns, and what the instance costs whatever they are.
   const redisCommandsPer1000 = onRedis.mean.redisCommands * 1000;
@@ -257,6 +285,8 @@ async function main(): Promise<void> {
     replyWords: REPLY_WORDS,
     cosmos,
     redis: onRedis,
+    cosmosWithoutAccounting: unaccounted,
+    accounting,
     pricing,
   };
   print(results);
@@ -278,6 +308,8 @@ function hotRequestUnits(run: Run): number {
 function print(results: {
   cosmos: ReturnType<typeof summarise>;
   redis: ReturnType<typeof summarise>;
+  cosmosWithoutAccounting: ReturnType<typeof summarise>;
+  accounting: Record<string, unknown>;
   pricing: Record<string, unknown>;
 }): void {
   console.log(
@@ -295,9 +327,10 @@ function print(results: {
     'RU',
     'redis cmd',
     'redis B',
+    'usage req',
   ];
   console.log(columns.map((c) => c.padStart(13)).join(''));
-  for (const summary of [results.cosmos, results.redis]) {
+  for (const summary of [results.cosmos, results.cosmosWithoutAccounting, results.redis]) {
     for (const at of ['turn1', `turns1to${WINDOW}`, `turn${TURNS}`, `turns${TURNS - WINDOW + 1}to${TURNS}`]) {
       const f = summary[at] as ReturnType<typeof meanOf>;
       const cells = [
@@ -311,11 +344,13 @@ function print(results: {
         f.cosmosRequestUnits,
         f.redisCommands,
         f.redisBytes,
+        f.usageRequests,
       ];
       console.log(cells.map((c) => String(c).padStart(13)).join(''));
     }
   }
   console.log(`\nRedis commands at turn ${TURNS}: ${JSON.stringify(results.redis.redisCommandsAtLastTurn)}`);
+  console.log(`Cost accounting per turn (Cosmos hot store): ${JSON.stringify(results.accounting, null, 2)}`);
   console.log(`Azure prices per 1,000 turns: ${JSON.stringify(results.pricing, null, 2)}`);
 }
 

@@ -61,6 +61,14 @@ beside \`format\`, \`bytes\`, \`pageCount\`, \`chunkCount\`, \`library\` and \`o
 \`similarity\` and \`citation\` (\`"Security Guide, p. 2"\`).`,
   },
   {
+    title: 'Usage',
+    routePrefixes: ['usage'],
+    note: `Every model call is recorded once with its tokens and its cost at the \`LLM_PRICES\` table (US dollars per million
+tokens), attributed to the caller, the conversation and the turn: the chat's rounds (\`turns\`), and the work users
+never see (\`background\`: titles, the exchange index, summaries, profile extraction, embeddings, knowledge ingestion).
+A model the table has no price for counts its tokens at 0 dollars. A turn's \`message-end\` carries its \`cost\`.`,
+  },
+  {
     title: 'MCP',
     routePrefixes: ['mcp', 'oauth-protected-resource'],
     note: `The memory tools over the Model Context Protocol (protocol revision \`2026-07-28\` and the 2025 ones), with the

@@ -19,6 +19,8 @@ import { failTurn } from '../shared/chat/turn/fail-turn.js';
 import { llmStep } from '../shared/chat/turn/llm-step.js';
 import { runTool } from '../shared/chat/turn/run-tool.js';
 import type { TurnServices } from '../shared/chat/turn/turn-services.js';
+import type { TurnRef } from '../shared/conversation/messages.js';
+import { withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 
@@ -34,16 +36,23 @@ export async function chatWorker(message: unknown, context: InvocationContext): 
   );
 }
 
-/** An activity entry: its durable input checked against the contract, then handed to a use-case. */
-function activity<I>(
+/**
+ * An activity entry: its durable input checked against the contract, then handed to a use-case, its model calls
+ * counted to the turn as the job `job` names (the same round or tool call run again counts once).
+ */
+function activity<I extends TurnRef>(
   name: string,
   input: z.ZodType<I>,
   step: (services: TurnServices, input: I) => Promise<unknown>,
+  job: (input: I) => string,
 ): FunctionDefinition {
   const handler: df.ActivityHandler = async (value: unknown, context: InvocationContext) => {
     const parsed = parseInput(input, value, `${name} input`);
     const { chat } = await getApp();
-    return step({ ...chat.turn, log: context }, parsed);
+    const { userId, sessionId, chatMessageId: turnId } = parsed;
+    return withUsage({ userId, sessionId, turnId, job: job(parsed), log: context }, () =>
+      step({ ...chat.turn, log: context }, parsed),
+    );
   };
   return { kind: 'activity', name, handler };
 }
@@ -59,7 +68,12 @@ export const chatTurnFunctions: FunctionDefinition[] = [
     handler: chatWorker,
   },
   { kind: 'orchestration', name: CHAT_TURN_ORCHESTRATION, handler: chatTurnOrchestrator },
-  activity(TURN_ACTIVITIES.llmStep, llmStepInputSchema, llmStep),
-  activity(TURN_ACTIVITIES.runTool, runToolInputSchema, runTool),
-  activity(TURN_ACTIVITIES.fail, failTurnInputSchema, failTurn),
+  activity(TURN_ACTIVITIES.llmStep, llmStepInputSchema, llmStep, (step) => `round:${step.round}`),
+  activity(
+    TURN_ACTIVITIES.runTool,
+    runToolInputSchema,
+    runTool,
+    (tool) => `tool:${tool.round}:${tool.index}`,
+  ),
+  activity(TURN_ACTIVITIES.fail, failTurnInputSchema, failTurn, () => 'fail'),
 ];

@@ -178,6 +178,11 @@ function summary(seeded: Seeded, title: string, titleSource = 'first-message'): 
   };
 }
 
+/** The summary as the list and the conversation show it: with its cost (no model call was recorded for these). */
+function shown(seeded: Seeded, title: string): ConversationSummary {
+  return { ...summary(seeded, title), cost: { usd: 0 } };
+}
+
 describe('GET /api/history/users/{userId}/conversations', () => {
   it("lists the caller's conversations newest activity first, a page at a time", async () => {
     const old = await seed('user_001', [['What is Rust?', 'A language.']], { minute: 1 });
@@ -190,11 +195,11 @@ describe('GET /api/history/users/{userId}/conversations', () => {
     expect(first.headers.get('cache-control')).toBe('no-store');
     const page = await first.json<{ conversations: ConversationSummary[]; continuationToken?: string }>();
     expect(page).toEqual({
-      conversations: [summary(recent, 'Add 2 and 3'), summary(mid, 'Plan a trip to Oslo')],
+      conversations: [shown(recent, 'Add 2 and 3'), shown(mid, 'Plan a trip to Oslo')],
       continuationToken: expect.any(String) as unknown,
     });
     const second = await list(`?limit=2&continuationToken=${page.continuationToken!}`);
-    expect(await second.json()).toEqual({ conversations: [summary(old, 'What is Rust?')] });
+    expect(await second.json()).toEqual({ conversations: [shown(old, 'What is Rust?')] });
     // The default page holds them all.
     expect((await (await list()).json<{ conversations: unknown[] }>()).conversations).toHaveLength(3);
   });
@@ -259,7 +264,7 @@ describe('GET /api/history/conversations/{sessionId}', () => {
 
     const whole = await get(seeded.sessionId);
     expect(whole.status).toBe(200);
-    expect(await whole.json()).toEqual({ ...summary(seeded, 'one'), messages: expected });
+    expect(await whole.json()).toEqual({ ...shown(seeded, 'one'), messages: expected });
 
     const first = await (
       await get(seeded.sessionId, '?limit=3')
@@ -268,7 +273,7 @@ describe('GET /api/history/conversations/{sessionId}', () => {
     const rest = await (
       await get(seeded.sessionId, `?limit=3&continuationToken=${first.continuationToken}`)
     ).json();
-    expect(rest).toEqual({ ...summary(seeded, 'one'), messages: expected.slice(3) });
+    expect(rest).toEqual({ ...shown(seeded, 'one'), messages: expected.slice(3) });
 
     const newest = await (
       await get(seeded.sessionId, '?order=desc&limit=3')
@@ -318,7 +323,7 @@ describe('GET /api/history/conversations/{sessionId}', () => {
     app.fakes.workingMemory.messages = structuredClone(fresh.messages);
     app.fakes.workingMemory.systemPrompt = prompt;
     const early = await (await get(fresh.sessionId)).json<Record<string, unknown>>();
-    expect(early).toEqual({ ...summary(fresh, 'one'), systemPrompt: prompt, messages: fresh.messages });
+    expect(early).toEqual({ ...shown(fresh, 'one'), systemPrompt: prompt, messages: fresh.messages });
     expect(Object.keys(early).indexOf('systemPrompt')).toBeLessThan(Object.keys(early).indexOf('messages'));
 
     // Stored: long-term history has it (working memory is not read for a conversation wholly stored).
@@ -494,6 +499,22 @@ describe('GET /api/history/users/{userId}/stats', () => {
       { persisted: 2 },
     );
     await seed('user_002', [['g', 'h']]);
+    const call = {
+      userId: 'user_001',
+      type: 'call' as const,
+      model: 'gpt-5.4-mini',
+      day: at(0).slice(0, 10),
+      at: at(0),
+      inputTokens: 100,
+      cachedInputTokens: 0,
+      outputTokens: 10,
+      reasoningTokens: 0,
+      priced: true,
+      ttl: 1,
+    };
+    await app.fakes.usage.record({ ...call, id: 'call-1', kind: 'turn', costUsd: 0.25 });
+    await app.fakes.usage.record({ ...call, id: 'call-2', kind: 'title', costUsd: 0.05 });
+    await app.fakes.usage.record({ ...call, id: 'call-3', userId: 'user_002', kind: 'turn', costUsd: 1 });
     const reply = await stats();
     expect(reply.status).toBe(200);
     expect(await reply.json()).toEqual({
@@ -501,6 +522,7 @@ describe('GET /api/history/users/{userId}/stats', () => {
       conversations: 2,
       messages: 6,
       tokens: { prompt: 24, completion: 16, total: 40 },
+      cost: { usd: 0.3, turnsUsd: 0.25, backgroundUsd: 0.05 },
     });
     await expectProblem(await stats('user_001', 'user_002'), 403, 'forbidden');
   });

@@ -182,7 +182,7 @@ export const historyStatsEndpoint = endpoint({
   replies: { 200: historyStatsSchema },
   params: userParamsSchema,
   async handle({ app, caller }) {
-    return { status: 200, body: await historyStats(app.history.headers, caller.userId) };
+    return { status: 200, body: await historyStats(app.history.headers, caller.userId, app.usage.ledger) };
   },
 });
 

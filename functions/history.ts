@@ -5,6 +5,7 @@ import { getApp } from '../shared/app/app.js';
 import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../shared/history/contracts.js';
 import { persistTurn } from '../shared/history/persist-turn.js';
+import { withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 
@@ -12,7 +13,11 @@ export async function historyWorker(message: unknown, context: InvocationContext
   // A malformed event throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { history } = await getApp();
-  await persistTurn(history.worker, event, context);
+  const { userId, sessionId, chatMessageId: turnId } = event;
+  // The exchange's index, title and summary are counted to the turn, once however often the event is delivered.
+  await withUsage({ userId, sessionId, turnId, job: 'history', log: context }, () =>
+    persistTurn(history.worker, event, context),
+  );
 }
 
 export const historyFunctions: FunctionDefinition[] = [

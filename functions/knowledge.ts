@@ -8,6 +8,7 @@ import {
   documentPageSchema,
   documentParamsSchema,
   ingestDocumentMessageSchema,
+  libraryOwner,
   KNOWLEDGE_INGEST_QUEUE,
   knowledgeSearchBodySchema,
   knowledgeSearchResultsSchema,
@@ -25,6 +26,7 @@ import {
 } from '../shared/knowledge/upload-document.js';
 import { parseInput } from '../shared/validation.js';
 import { ValidationError } from '../shared/errors.js';
+import { withUsage } from '../shared/usage/usage-scope.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 import { deliveryCount } from './service-bus-delivery.js';
@@ -159,7 +161,16 @@ export async function knowledgeWorker(message: unknown, context: InvocationConte
   // A malformed message throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const ingest = parseInput(ingestDocumentMessageSchema, message, 'ingest-document message');
   const { knowledge } = await getApp();
-  await ingestDocument(knowledge, ingest, context, { deliveryCount: deliveryCount(context) });
+  // The document's embeddings are counted to its library's user (the shared library: to itself), once per attempt.
+  await withUsage(
+    {
+      userId: libraryOwner(ingest.library),
+      job: `ingest:${ingest.documentId}:${ingest.attempt}`,
+      kind: 'ingestion',
+      log: context,
+    },
+    () => ingestDocument(knowledge, ingest, context, { deliveryCount: deliveryCount(context) }),
+  );
 }
 
 export const knowledgeFunctions: FunctionDefinition[] = [

@@ -6,6 +6,7 @@ import { getApp } from '../shared/app/app.js';
 import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { consolidateTurn } from '../shared/memory/consolidate-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
+import { withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 import { deliveryCount } from './service-bus-delivery.js';
@@ -14,7 +15,11 @@ export async function memoryWorker(message: unknown, context: InvocationContext)
   // A malformed event throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { memory } = await getApp();
-  await consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) });
+  const { userId, sessionId, chatMessageId: turnId } = event;
+  // The summary, its embedding and the profile changes are counted to the turn, once however often it is delivered.
+  await withUsage({ userId, sessionId, turnId, job: 'memory', log: context }, () =>
+    consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
+  );
 }
 
 export const memoryFunctions: FunctionDefinition[] = [

@@ -15,6 +15,7 @@ import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
+import { usageFunctions } from './usage.js';
 
 // Every trigger runs in its span (a no-op unless telemetry is set up).
 export const functionDefinitions: readonly FunctionDefinition[] = [
@@ -28,6 +29,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...memoryFunctions,
   ...memoryApiFunctions,
   ...knowledgeFunctions,
+  ...usageFunctions,
   ...mcpFunctions,
   ...clientConfigFunctions,
   // The API's own description reads this table when asked, so it lists itself too.

@@ -47,6 +47,7 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['memory'],
   ['streaming'],
   ['knowledge'],
+  ['usage'],
   ['conversation'],
   ['quota'],
   ['http'],

@@ -41,7 +41,6 @@ import { tracePublisher } from '../messaging/traced-publisher.js';
 import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
 import { QUOTAS_CONTAINER } from '../quota/contracts.js';
 import type { QuotaServices } from '../quota/quota-gate.js';
-import { NO_USAGE } from '../quota/usage-reader.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
@@ -52,6 +51,14 @@ import { traceMethods } from '../telemetry/spans.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
+import { accountedLlm, type ConfiguredModels } from '../usage/accounted-llm.js';
+import { createCosmosUsageLedger } from '../usage/adapters/cosmos-usage-ledger.js';
+import { USAGE_CONTAINER } from '../usage/contracts.js';
+import { costOf, type PriceTable } from '../usage/prices.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
+import { CounterUsageReader } from '../usage/usage-reader.js';
+import { UsageRecorder } from '../usage/usage-recorder.js';
+import type { LlmConfig } from '../llm/settings.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
@@ -94,6 +101,8 @@ export interface HistoryServices {
   sessions: SessionStore;
   /** What a deleted conversation left outside history's containers. */
   eraser: ConversationEraser;
+  /** Each conversation's usage counter: its cost in the conversation's summary. */
+  usage: UsageLedger;
 }
 
 export interface MemoryServices {
@@ -125,6 +134,14 @@ export interface KnowledgeServices {
   search: KnowledgeSearchServices;
 }
 
+export interface UsageServices {
+  /** Each model call's record and the user's counters per day, month and conversation. */
+  ledger: UsageLedger;
+  /** The day's tokens and the month's cost, for quotas. */
+  reader: CounterUsageReader;
+  prices: PriceTable;
+}
+
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
 export interface App {
   config: AppConfig;
@@ -139,6 +156,7 @@ export interface App {
    * dollars) for the daily and monthly limits.
    */
   quota: QuotaServices;
+  usage: UsageServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -175,8 +193,22 @@ export function createApp(config: AppConfig, platform: Platform): App {
     platform.credential,
     platform.allowInsecureWebPubSub === true,
   );
+  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost.
+  const usageLedger = createCosmosUsageLedger(database.container(USAGE_CONTAINER));
+  const usageReader = new CounterUsageReader(usageLedger);
+  const model = createLlm(config, platform.credential);
+  const accounted = config.usage.accounting
+    ? accountedLlm(
+        model,
+        // The chat stores come later; a call is recorded only once the app is running.
+        new UsageRecorder(usageLedger, config.usage.prices, undefined, (userId, sessionId) =>
+          stores.sessions.isDeleted(userId, sessionId),
+        ),
+        configuredModels(config.llm),
+      )
+    : model;
   // Every model call is a GenAI span and feeds the GenAI metrics; every published message carries the trace.
-  const llm = traceLlmGateway(createLlm(config, platform.credential), config.llm.connection, {
+  const llm = traceLlmGateway(accounted, config.llm.connection, {
     captureContent: config.telemetry.captureContent,
   });
   const publisher = tracePublisher(platform.publisher);
@@ -197,11 +229,20 @@ export function createApp(config: AppConfig, platform: Platform): App {
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
-  const eraser = createCosmosConversationEraser({
+  const sessionEraser = createCosmosConversationEraser({
     hot,
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
+  // A deleted conversation's spend stays in the user's totals, no longer tied to the conversation.
+  const eraser: ConversationEraser = {
+    ...sessionEraser,
+    async erasePosted(userId, sessionId) {
+      const erased = await sessionEraser.erasePosted(userId, sessionId);
+      await usageLedger.detachConversation(userId, sessionId);
+      return erased;
+    },
+  };
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = {
@@ -220,12 +261,12 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
-  // One object for the front door, the turn's end and the worker: each reads the limits as they are now. Until the
-  // usage records of model calls are read here, nobody has used anything: the daily and monthly limits never refuse.
+  // One object for the front door, the turn's end and the worker: each reads the limits as they are now; the daily
+  // token and monthly dollar limits read the usage counters every recorded model call raises.
   const quota: QuotaServices = {
     config: config.quota,
     state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
-    usage: NO_USAGE,
+    usage: usageReader,
   };
 
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
@@ -272,6 +313,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
           },
           profileTimeoutMs: config.chat.profileTimeoutMs,
         },
+        pricing: (usage, model) =>
+          costOf(config.usage.prices, model ?? configuredModels(config.llm).chat, usage),
       },
     },
     streaming: {
@@ -296,6 +339,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       workingMemory: stores.workingMemory,
       sessions: stores.sessions,
       eraser,
+      usage: usageLedger,
     },
     memory: {
       worker: {
@@ -326,6 +370,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       search: knowledgeSearch,
     },
     quota,
+    usage: { ledger: usageLedger, reader: usageReader, prices: config.usage.prices },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
@@ -336,6 +381,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
+}
+
+/** The model names calls are priced by when the answer does not name its model. */
+export function configuredModels(llm: LlmConfig): ConfiguredModels {
+  const { connection } = llm;
+  return connection.kind === 'azure-openai'
+    ? { chat: connection.chatDeployment, embedding: connection.embeddingDeployment }
+    : { chat: connection.chatModel, embedding: connection.embeddingModel };
 }
 
 /**

@@ -18,6 +18,7 @@ import { quotaConfig, quotaSettings, type QuotaConfig } from '../quota/settings.
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
 import { telemetryConfig, telemetrySettings, type TelemetryConfig } from '../telemetry/settings.js';
+import { usageConfig, usageSettings, type UsageConfig } from '../usage/settings.js';
 import { hostSettings, platformSettings } from './settings.js';
 
 export type AppEnvironment = 'local' | 'azure';
@@ -40,6 +41,8 @@ export interface AppConfig {
   knowledge: KnowledgeConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
   search: Relevance;
+  /** The price table, and whether model calls are recorded. */
+  usage: UsageConfig;
   /** How long GET /api/health keeps a dependency's last answer. */
   health: { cacheMs: number };
   /** Where traces and metrics go, and whether message text may go with them. */
@@ -62,6 +65,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   searchSettings,
   telemetrySettings,
   quotaSettings,
+  usageSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -84,6 +88,7 @@ export function loadConfig(env: Environment): AppConfig {
     problems,
   );
   const quota = readSettings(quotaSettings, env, problems);
+  const usage = readSettings(usageSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -156,6 +161,7 @@ export function loadConfig(env: Environment): AppConfig {
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
+    usage: usageConfig(usage),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
     quota: quotaConfig(quota),

@@ -6,6 +6,7 @@ import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { quotaContainers } from '../quota/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
+import { usageContainers } from '../usage/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
@@ -17,4 +18,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...memoryContainers,
   ...knowledgeContainers,
   ...quotaContainers,
+  ...usageContainers,
 ];

@@ -284,6 +284,8 @@ export const conversationSummarySchema = z.object({
   lastActivity: z.string(),
   messageCount: z.number().int().nonnegative(),
   preview: z.string(),
+  /** What the conversation's model calls cost so far (its turns and their background work), in US dollars. */
+  cost: z.object({ usd: z.number() }).optional(),
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
@@ -340,6 +342,8 @@ export const historyStatsSchema = z.object({
   conversations: z.number().int().nonnegative(),
   messages: z.number().int().nonnegative(),
   tokens: tokenTotalsSchema,
+  /** What the user's model calls cost, in US dollars: the chat's rounds and the background work apart. */
+  cost: z.object({ usd: z.number(), turnsUsd: z.number(), backgroundUsd: z.number() }).optional(),
 });
 export type HistoryStats = z.infer<typeof historyStatsSchema>;
 

@@ -1,6 +1,9 @@
 // What every History API read shares: the caller's header (another user's conversation is not found, exactly like
 // an unknown one), read-your-writes from working memory (the messages the history worker has not stored yet, by
 // ordinal), the path shown, and the system prompt that heads the conversation apart from its numbered messages.
+import type { UsageCounter } from '../usage/contracts.js';
+import { roundUsd } from '../usage/prices.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
 import { activeLeaf, pathOf } from '../conversation/active-path.js';
 import type { SystemPrompt } from '../conversation/messages.js';
 import type { WorkingMemory, WorkingMemoryStore } from '../conversation/working-memory-store.js';
@@ -18,6 +21,13 @@ export interface HistoryReadServices {
   headers: ConversationHeaders;
   messages: ConversationMessages;
   workingMemory: WorkingMemoryStore;
+  /** What each conversation's model calls cost (absent: summaries carry no cost). */
+  usage?: Pick<UsageLedger, 'counter' | 'conversations'>;
+}
+
+/** A conversation's cost from its usage counter: its turns' and its background work's, in US dollars. */
+export function costField(counter: UsageCounter | undefined): { cost: { usd: number } } {
+  return { cost: { usd: counter ? roundUsd(counter.turns.costUsd + counter.background.costUsd) : 0 } };
 }
 
 export async function requireHeader(

@@ -8,6 +8,7 @@ import {
   shownPath,
   systemPromptOf,
   toSummary,
+  costField,
   unpersistedMessages,
   type HistoryReadServices,
 } from './conversation-reads.js';
@@ -31,9 +32,10 @@ export async function getConversation(
     );
   const memory = pendingMemory(services.workingMemory, header);
   // The prompt heads the conversation: the first page (either order) carries it; the next pages need not.
-  const [loaded, systemPrompt] = await Promise.all([
+  const [loaded, systemPrompt, usage] = await Promise.all([
     memory,
     cursor === undefined ? systemPromptOf(services.messages, header, memory) : undefined,
+    services.usage?.counter(userId, 'conversation', sessionId),
   ]);
   const path = shownPath(header, loaded);
   const page = await readPage(services.messages, header, unpersistedMessages(loaded, header), {
@@ -45,6 +47,7 @@ export async function getConversation(
   const messages = await withAlternatives(services.messages, header, loaded, page.messages);
   return {
     ...toSummary(header),
+    ...(services.usage ? costField(usage) : {}),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     ...(path === undefined
       ? {}

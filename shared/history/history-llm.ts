@@ -102,6 +102,7 @@ export async function indexExchange(
       input,
       schema: titledExchangeIndexSchema,
       name: EXCHANGE_INDEX_FORMAT,
+      purpose: 'title',
     });
     return { line: value.line.trim(), tags: normalTags(value.tags), title: cleanDisplayText(value.title) };
   }

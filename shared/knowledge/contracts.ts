@@ -56,6 +56,11 @@ export function privateLibrary(userId: string): string {
   return `private:${userId}`;
 }
 
+/** Who pays for a library's ingestion: a private library's user; the shared library is counted as itself. */
+export function libraryOwner(library: string): string {
+  return library.startsWith('private:') ? library.slice('private:'.length) : library;
+}
+
 /** The libraries a user's searches read: their own and the shared one. */
 export function searchableLibraries(userId: string): string[] {
   return [privateLibrary(userId), SHARED_LIBRARY];

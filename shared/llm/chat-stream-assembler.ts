@@ -4,7 +4,7 @@ import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
 import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
 
 /** Chat Completions' usage fields; some servers put reasoning tokens at the top level. */
-const USAGE_FIELDS: UsageFields = {
+export const USAGE_FIELDS: UsageFields = {
   input: 'prompt_tokens',
   output: 'completion_tokens',
   inputDetails: 'prompt_tokens_details',

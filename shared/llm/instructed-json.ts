@@ -11,6 +11,8 @@ export interface InstructedJsonRequest<T> {
   schema: z.ZodType<T>;
   /** The response format's name (the offline model answers formats by name). */
   name: string;
+  /** What the answer is for where the format's name does not say it (cost accounting). */
+  purpose?: 'title';
 }
 
 /** Throws what the gateway throws (an LlmError, also when the answer stays invalid after its one correction). */
@@ -25,5 +27,6 @@ export function completeInstructedJson<T>(
     ],
     schema: request.schema,
     name: request.name,
+    ...(request.purpose !== undefined ? { purpose: request.purpose } : {}),
   });
 }

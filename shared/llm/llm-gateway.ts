@@ -80,6 +80,21 @@ export interface CompleteJsonRequest<T> {
   schema: z.ZodType<T>;
   /** Names the response format (letters, digits, `_` and `-`; at most 64 characters). */
   name: string;
+  /** What the answer is for where its format's name does not say (an exchange's index that also titles it). */
+  purpose?: 'title';
+  /** Told the tokens of each request made (a corrective second ask is a second request), for cost accounting. */
+  onUsage?: (call: LlmCallUsage) => void;
+}
+
+/** What one request to the model used, and the model that answered (when the answer names it). */
+export interface LlmCallUsage {
+  usage: LlmUsage;
+  model?: string;
+}
+
+export interface EmbedOptions {
+  /** Told the tokens of each request made (texts go in batches), for cost accounting. */
+  onUsage?: (call: LlmCallUsage) => void;
 }
 
 export interface LlmGateway {
@@ -87,7 +102,7 @@ export interface LlmGateway {
   streamChat(request: StreamChatRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmReply>;
   /** JSON output validated by a zod schema (response_format json_schema derived with zod 4's z.toJSONSchema). */
   completeJson<T>(request: CompleteJsonRequest<T>): Promise<T>;
-  embed(texts: string[]): Promise<number[][]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   /** Cheap reachability check for /api/health (lists the models); never throws. */
   probe(): Promise<{ ok: boolean; detail: string }>;
 }

@@ -3,7 +3,7 @@
 import type { LlmDelta, LlmReply, LlmUsage, ToolCall } from './llm-gateway.js';
 import { isRecord, nonEmptyString, readUsage, type UsageFields } from './wire-reading.js';
 
-const USAGE_FIELDS: UsageFields = {
+export const USAGE_FIELDS: UsageFields = {
   input: 'input_tokens',
   output: 'output_tokens',
   inputDetails: 'input_tokens_details',

@@ -5,6 +5,7 @@ import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 import { knowledgeSourceSchema } from '../conversation/sources.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
+import { llmCostSchema } from '../usage/contracts.js';
 
 /** Web PubSub hub the chat events are sent through. */
 export const WEB_PUBSUB_HUB = 'chat';
@@ -48,7 +49,12 @@ const eventBodies = {
    * drops what they showed. The round is then streamed anew, so the text that remains is the committed answer.
    */
   discard: { fromSeq: z.number().int().min(1), toSeq: z.number().int().min(1) },
-  'message-end': { finishReason: z.string(), usage: llmUsageSchema.optional() },
+  /** `cost`: the turn's usage at the LLM_PRICES table's prices. */
+  'message-end': {
+    finishReason: z.string(),
+    usage: llmUsageSchema.optional(),
+    cost: llmCostSchema.optional(),
+  },
   error: { code: z.string(), message: z.string() },
 } as const;
 

@@ -1,6 +1,8 @@
 // Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
+import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
+import { MemoryUsageLedger } from './memory-usage-ledger.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
@@ -61,7 +63,6 @@ import {
 } from './in-memory-knowledge.js';
 import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 import { MemoryQuotaState } from './in-memory-quota.js';
-import { NO_USAGE } from '../../shared/quota/usage-reader.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -508,6 +509,8 @@ export interface TestApp extends App {
     knowledgeDocuments: MemoryKnowledgeDocuments;
     knowledgeChunks: MemoryKnowledgeChunks;
     knowledgeUploads: MemoryKnowledgeUploads;
+    /** Each model call's record and the counters per day, month and conversation. */
+    usage: MemoryUsageLedger;
   };
 }
 
@@ -555,6 +558,7 @@ export function createTestApp(
     // Search sees only the chunks of documents whose record is ready, as the Cosmos DB adapter does.
     knowledgeChunks: new MemoryKnowledgeChunks(knowledgeDocuments),
     knowledgeUploads: new MemoryKnowledgeUploads(),
+    usage: new MemoryUsageLedger(),
   };
   const history = {
     headers: fakes.headers,
@@ -578,6 +582,7 @@ export function createTestApp(
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => fakes.sessions.isDeleted(ref.userId, ref.sessionId),
   });
+  const usageReader = new CounterUsageReader(fakes.usage);
   return {
     config,
     identity: createIdentityResolver(config.auth),
@@ -637,6 +642,7 @@ export function createTestApp(
       workingMemory: fakes.workingMemory,
       sessions: fakes.sessions,
       eraser: history.eraser,
+      usage: fakes.usage,
     },
     memory: {
       worker: { summaries: fakes.summaries, facts: fakes.facts, llm, sessions: fakes.sessions },
@@ -655,7 +661,8 @@ export function createTestApp(
       settings: config.knowledge,
       search: knowledgeSearch,
     },
-    quota: { config: config.quota, state: new MemoryQuotaState(), usage: NO_USAGE },
+    quota: { config: config.quota, state: new MemoryQuotaState(), usage: usageReader },
+    usage: { ledger: fakes.usage, reader: usageReader, prices: config.usage.prices },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

@@ -163,6 +163,7 @@ export async function finishCommitted(
       type: 'message-end',
       finishReason,
       ...(committed.usage ? { usage: committed.usage } : {}),
+      ...(committed.usage && services.pricing ? { cost: services.pricing(committed.usage, undefined) } : {}),
     });
     await stream.close();
     nextSeq = stream.nextSeq;

@@ -59,7 +59,8 @@ export async function commitAnswer(
   const stored = await commitMessages(services, input, [userMessage(record), assistant], memory, record);
   // The header before message-end (list read-your-writes), while text emitted during the commit is stored.
   await Promise.all([touchHeader(services, input, stored), stream.settle(), freeQuotaSlot(services, input)]);
-  stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}) });
+  const cost = usage && services.pricing ? services.pricing(usage, reply.model) : undefined;
+  stream.emit({ type: 'message-end', finishReason, ...(usage ? { usage } : {}), ...(cost ? { cost } : {}) });
   await stream.close();
   // Whoever ends the stream logs the turn's line: an attempt run again after this finds the stream ended.
   const end: TurnEnd = { finishReason, usage, rounds: record.rounds.length + 1, postedAt: record.postedAt };

@@ -1,7 +1,8 @@
 // What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { SessionMemory } from '../../history/session-memory.js';
-import type { LlmGateway } from '../../llm/llm-gateway.js';
+import type { LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
+import type { LlmCost } from '../../usage/prices.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileFacts } from '../../memory/profile-facts.js';
 import type { QuotaServices } from '../../quota/quota-gate.js';
@@ -41,6 +42,8 @@ export interface TurnServices extends GuardServices {
   };
   /** Where a turn's QUOTA_CONCURRENT_TURNS slot is freed as it ends. */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
+  /** Prices a turn's usage for its `message-end` (the model that answered, else the configured one). */
+  pricing?: (usage: LlmUsage, model: string | undefined) => LlmCost;
   now?: () => Date;
   /** The invocation's logger: warnings, and the one line each finished turn leaves at the default level. */
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;

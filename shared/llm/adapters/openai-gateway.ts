@@ -34,7 +34,7 @@ export function createLlmGateway(connection: LlmConnection, options: LlmGatewayO
   return {
     streamChat: (request, onDelta) => streamChat(endpoint, request, onDelta),
     completeJson: (request) => completeJson(endpoint, request),
-    embed: (texts) => embed(endpoint, texts),
+    embed: (texts, options) => embed(endpoint, texts, options),
     probe: () => probe(endpoint),
   };
 }

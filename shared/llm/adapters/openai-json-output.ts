@@ -1,12 +1,15 @@
 // JSON output validated by a zod schema, through Chat Completions' response_format or the Responses API's
 // text.format (not streamed), with one corrective turn when the answer does not validate.
 import type OpenAI from 'openai';
+import { USAGE_FIELDS as CHAT_USAGE_FIELDS } from '../chat-stream-assembler.js';
 import { parseJsonOutput, toJsonSchemaResponseFormat } from '../json-output.js';
-import { LlmError, type ChatMessage, type CompleteJsonRequest } from '../llm-gateway.js';
+import { LlmError, type ChatMessage, type CompleteJsonRequest, type LlmUsage } from '../llm-gateway.js';
 import { toWireMessages } from './openai-chat-request.js';
 import { callEndpoint, notOpenAiShaped, type OpenAiEndpoint } from './openai-endpoint.js';
 import { responseFailed } from './openai-response-failure.js';
 import { toResponsesInput } from './openai-responses-request.js';
+import { USAGE_FIELDS as RESPONSES_USAGE_FIELDS } from '../responses-stream-assembler.js';
+import { nonEmptyString, readUsage } from '../wire-reading.js';
 
 /** One corrective turn when JSON output fails validation: models usually fix what they are told. */
 const JSON_REPAIR_ATTEMPTS = 1;
@@ -78,6 +81,7 @@ async function jsonByCompletion<T>(
   );
   if (!Array.isArray((completion as Partial<typeof completion>).choices))
     throw notOpenAiShaped(endpoint, 'chat completion');
+  reportUsage(request, readUsage(completion.usage, CHAT_USAGE_FIELDS), completion.model);
   const choice = completion.choices[0];
   return {
     text: choice?.message.content ?? '',
@@ -107,6 +111,7 @@ async function jsonByResponse<T>(
   );
   if (!Array.isArray((response as Partial<typeof response>).output))
     throw notOpenAiShaped(endpoint, 'response');
+  reportUsage(request, readUsage(response.usage, RESPONSES_USAGE_FIELDS), response.model);
   if (response.status === 'failed')
     throw responseFailed(
       endpoint.name,
@@ -116,6 +121,17 @@ async function jsonByResponse<T>(
     );
   const { text, refusal } = outputOf(response.output);
   return { text, refusal, truncated: response.status === 'incomplete' };
+}
+
+/** Tells the caller what a request used, before its answer is judged: a refused or invalid answer was billed too. */
+function reportUsage(
+  request: CompleteJsonRequest<unknown>,
+  usage: LlmUsage | undefined,
+  model: unknown,
+): void {
+  if (!request.onUsage || !usage) return;
+  const named = nonEmptyString(model);
+  request.onUsage({ usage, ...(named !== undefined ? { model: named } : {}) });
 }
 
 /** The text and refusal of a non-streamed response's message items. */

@@ -1,0 +1,151 @@
+// The usage area's contracts: what each model call is attributed to, the record kept of it, the counters per user
+// per day and month and per conversation, the cost a turn's message-end carries, and the usage API's shapes.
+import { z } from 'zod';
+import type { ContainerSpec } from '../cosmos/container-spec.js';
+
+export const USAGE_CONTAINER = 'usage';
+
+/** A record of a model call lives this long; the counters are kept. */
+export const USAGE_RECORD_TTL_SECONDS = 400 * 24 * 60 * 60;
+
+export const usageContainers: readonly ContainerSpec[] = [
+  {
+    id: USAGE_CONTAINER,
+    partitionKeyPaths: ['/userId'],
+    defaultTtlSeconds: -1,
+    purpose:
+      "What the model calls cost: one record per call (tokens, US dollars, the turn or background job it served; kept 400 days) and the user's counters per day, per month and per conversation, updated once per record.",
+  },
+];
+
+/** What a model call was for: the chat's rounds, or background work users never see. */
+export const USAGE_KINDS = [
+  'turn',
+  'title',
+  'exchange-index',
+  'summary',
+  'profile',
+  'embedding',
+  'ingestion',
+] as const;
+export type UsageKind = (typeof USAGE_KINDS)[number];
+
+/** Tokens, calls and US dollars of some model calls. */
+export const usageFiguresSchema = z.object({
+  calls: z.number(),
+  inputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  outputTokens: z.number(),
+  reasoningTokens: z.number(),
+  costUsd: z.number(),
+});
+export type UsageFigures = z.infer<typeof usageFiguresSchema>;
+
+export const NO_USAGE: UsageFigures = {
+  calls: 0,
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  costUsd: 0,
+};
+
+/** One model call, as recorded: its id is derived from what it served, so a call run again finds it. */
+export const usageRecordSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  type: z.literal('call'),
+  sessionId: z.string().optional(),
+  turnId: z.string().optional(),
+  kind: z.enum(USAGE_KINDS),
+  model: z.string(),
+  /** UTC day (YYYY-MM-DD) of the call. */
+  day: z.string(),
+  at: z.string(),
+  inputTokens: z.number(),
+  cachedInputTokens: z.number(),
+  outputTokens: z.number(),
+  reasoningTokens: z.number(),
+  costUsd: z.number(),
+  /** The price table had no price for the model: costUsd is 0. */
+  priced: z.boolean(),
+  ttl: z.number(),
+});
+export type UsageRecord = z.infer<typeof usageRecordSchema>;
+
+export const COUNTER_TYPES = ['day', 'month', 'conversation'] as const;
+export type CounterType = (typeof COUNTER_TYPES)[number];
+
+/** A user's running totals for one UTC day, one UTC month, or one conversation: the turns' and the background's. */
+export const usageCounterSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  type: z.enum(COUNTER_TYPES),
+  /** The day (YYYY-MM-DD), the month (YYYY-MM) or the conversation's sessionId. */
+  key: z.string(),
+  turns: usageFiguresSchema,
+  background: usageFiguresSchema,
+  updatedAt: z.string(),
+});
+export type UsageCounter = z.infer<typeof usageCounterSchema>;
+
+/** A turn's cost, beside its usage in `message-end`; `priced` is false when the table has no price for the model. */
+export const llmCostSchema = z.object({ usd: z.number(), model: z.string(), priced: z.boolean() });
+
+/** A cost as the history API shows it beside tokens. */
+export const costFieldSchema = z.object({ usd: z.number() });
+
+// --- The usage API ----------------------------------------------------------------------------------------------
+
+export const USAGE_GROUPINGS = ['day', 'conversation', 'model'] as const;
+export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+/** The longest range one request may cover, in days (both ends counted). */
+export const MAX_USAGE_RANGE_DAYS = 366;
+
+const dayText = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC date, YYYY-MM-DD')
+  .refine((text) => !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && isCalendarDay(text), {
+    message: 'must be a real date',
+  });
+
+function isCalendarDay(text: string): boolean {
+  return new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) === text;
+}
+
+/** GET /api/usage/users/{userId}: from and to are UTC days, both included (default: this month so far). */
+export const usageQuerySchema = z
+  .object({
+    from: dayText.optional(),
+    to: dayText.optional(),
+    groupBy: z.enum(USAGE_GROUPINGS, { error: 'must be "day", "conversation" or "model"' }).default('day'),
+  })
+  .strict();
+export type UsageQuery = z.infer<typeof usageQuerySchema>;
+
+export const usageGroupSchema = z.object({
+  /** The day, the conversation's sessionId (empty for work of no conversation: knowledge ingestion) or the model. */
+  key: z.string(),
+  /** The chat's model rounds. */
+  turns: usageFiguresSchema,
+  /** Titles, exchange index, summaries, profile extraction, embeddings and knowledge ingestion. */
+  background: usageFiguresSchema,
+  total: usageFiguresSchema,
+});
+export type UsageGroup = z.infer<typeof usageGroupSchema>;
+
+export const usageReportSchema = z.object({
+  userId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  groupBy: z.enum(USAGE_GROUPINGS),
+  currency: z.literal('USD'),
+  turns: usageFiguresSchema,
+  background: usageFiguresSchema,
+  total: usageFiguresSchema,
+  /** Background spend by kind (title, summary, ...), over the whole range. */
+  backgroundByKind: z.record(z.string(), usageFiguresSchema),
+  groups: z.array(usageGroupSchema),
+});
+export type UsageReport = z.infer<typeof usageReportSchema>;

@@ -1,0 +1,23 @@
+// The port to where model calls are recorded and counted (the `usage` container in Cosmos DB).
+import type { CounterType, UsageCounter, UsageFigures, UsageRecord } from './contracts.js';
+
+export interface UsageLedger {
+  /**
+   * Stores the record and adds it to the user's counters of its day, its month and its conversation, once: false
+   * (and nothing added) when a record of that id is already stored.
+   */
+  record(record: UsageRecord): Promise<boolean>;
+  /** One counter; undefined before its first call. */
+  counter(userId: string, type: CounterType, key: string): Promise<UsageCounter | undefined>;
+  /** The conversation counters of these sessions (one request). */
+  conversations(userId: string, sessionIds: readonly string[]): Promise<UsageCounter[]>;
+  /** The records of the user's calls on the UTC days from `fromDay` to `toDay`, both included. */
+  records(userId: string, fromDay: string, toDay: string): Promise<UsageRecord[]>;
+  /**
+   * A deleted conversation's spend stays in the user's totals, no longer tied to it: its records lose the
+   * conversation and turn, and its counter goes. Returns how many records it detached.
+   */
+  detachConversation(userId: string, sessionId: string): Promise<number>;
+  /** The user's totals over every month counted. */
+  lifetime(userId: string): Promise<{ turns: UsageFigures; background: UsageFigures }>;
+}

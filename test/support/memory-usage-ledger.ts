@@ -1,0 +1,84 @@
+// The usage ledger in memory, for in-process tests: a record is kept once by its id, and only its first write adds
+// it to the counters, as the Cosmos DB adapter does.
+import {
+  NO_USAGE,
+  type CounterType,
+  type UsageCounter,
+  type UsageRecord,
+} from '../../shared/usage/contracts.js';
+import { addFigures, isBackground, recordFigures, sumFigures } from '../../shared/usage/usage-figures.js';
+import type { UsageLedger } from '../../shared/usage/usage-ledger.js';
+
+export class MemoryUsageLedger implements UsageLedger {
+  readonly calls = new Map<string, UsageRecord>();
+  readonly #counters = new Map<string, UsageCounter>();
+
+  record(record: UsageRecord): Promise<boolean> {
+    if (this.calls.has(record.id)) return Promise.resolve(false);
+    this.calls.set(record.id, record);
+    const keys: [CounterType, string][] = [
+      ['day', record.day],
+      ['month', record.day.slice(0, 7)],
+    ];
+    if (record.sessionId !== undefined) keys.push(['conversation', record.sessionId]);
+    for (const [type, key] of keys) {
+      const id = `${record.userId}/${type}-${key}`;
+      const counter = this.#counters.get(id) ?? {
+        id: `${type}-${key}`,
+        userId: record.userId,
+        type,
+        key,
+        turns: NO_USAGE,
+        background: NO_USAGE,
+        updatedAt: record.at,
+      };
+      const side = isBackground(record.kind) ? 'background' : 'turns';
+      this.#counters.set(id, {
+        ...counter,
+        [side]: addFigures(counter[side], recordFigures(record)),
+        updatedAt: record.at,
+      });
+    }
+    return Promise.resolve(true);
+  }
+
+  counter(userId: string, type: CounterType, key: string): Promise<UsageCounter | undefined> {
+    return Promise.resolve(this.#counters.get(`${userId}/${type}-${key}`));
+  }
+
+  conversations(userId: string, sessionIds: readonly string[]): Promise<UsageCounter[]> {
+    return Promise.resolve(
+      sessionIds.flatMap((sessionId) => this.#counters.get(`${userId}/conversation-${sessionId}`) ?? []),
+    );
+  }
+
+  records(userId: string, fromDay: string, toDay: string): Promise<UsageRecord[]> {
+    return Promise.resolve(
+      [...this.calls.values()].filter(
+        (record) => record.userId === userId && record.day >= fromDay && record.day <= toDay,
+      ),
+    );
+  }
+
+  detachConversation(userId: string, sessionId: string): Promise<number> {
+    let detached = 0;
+    for (const [id, record] of this.calls)
+      if (record.userId === userId && record.sessionId === sessionId) {
+        const { sessionId: _session, turnId: _turn, ...rest } = record;
+        this.calls.set(id, rest);
+        detached += 1;
+      }
+    this.#counters.delete(`${userId}/conversation-${sessionId}`);
+    return Promise.resolve(detached);
+  }
+
+  lifetime(userId: string): Promise<{ turns: typeof NO_USAGE; background: typeof NO_USAGE }> {
+    const months = [...this.#counters.values()].filter(
+      (counter) => counter.userId === userId && counter.type === 'month',
+    );
+    return Promise.resolve({
+      turns: sumFigures(months.map((month) => month.turns)),
+      background: sumFigures(months.map((month) => month.background)),
+    });
+  }
+}
