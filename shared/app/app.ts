@@ -51,17 +51,13 @@ import { traceMethods } from '../telemetry/spans.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
-import { accountedLlm, type ConfiguredModels } from '../usage/accounted-llm.js';
-import { createCosmosUsageLedger } from '../usage/adapters/cosmos-usage-ledger.js';
-import { USAGE_CONTAINER } from '../usage/contracts.js';
-import { costOf, type PriceTable } from '../usage/prices.js';
+import type { PriceTable } from '../usage/prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
-import { CounterUsageReader } from '../usage/usage-reader.js';
-import { UsageRecorder } from '../usage/usage-recorder.js';
-import type { LlmConfig } from '../llm/settings.js';
+import type { CounterUsageReader } from '../usage/usage-reader.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
+import { composeUsageAccounting } from './usage-accounting.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -193,22 +189,16 @@ export function createApp(config: AppConfig, platform: Platform): App {
     platform.credential,
     platform.allowInsecureWebPubSub === true,
   );
-  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost.
-  const usageLedger = createCosmosUsageLedger(database.container(USAGE_CONTAINER));
-  const usageReader = new CounterUsageReader(usageLedger);
-  const model = createLlm(config, platform.credential);
-  const accounted = config.usage.accounting
-    ? accountedLlm(
-        model,
-        // The chat stores come later; a call is recorded only once the app is running.
-        new UsageRecorder(usageLedger, config.usage.prices, undefined, (userId, sessionId) =>
-          stores.sessions.isDeleted(userId, sessionId),
-        ),
-        configuredModels(config.llm),
-      )
-    : model;
+  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost (the chat stores
+  // come later; a call is recorded only once the app is running).
+  const usage = composeUsageAccounting(
+    config,
+    database,
+    createLlm(config, platform.credential),
+    (userId, sessionId) => stores.sessions.isDeleted(userId, sessionId),
+  );
   // Every model call is a GenAI span and feeds the GenAI metrics; every published message carries the trace.
-  const llm = traceLlmGateway(accounted, config.llm.connection, {
+  const llm = traceLlmGateway(usage.llm, config.llm.connection, {
     captureContent: config.telemetry.captureContent,
   });
   const publisher = tracePublisher(platform.publisher);
@@ -229,20 +219,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
-  const sessionEraser = createCosmosConversationEraser({
-    hot,
-    turnEvents: database.container(TURN_EVENTS_CONTAINER),
-    sessions: database.container(SESSIONS_CONTAINER),
-  });
   // A deleted conversation's spend stays in the user's totals, no longer tied to the conversation.
-  const eraser: ConversationEraser = {
-    ...sessionEraser,
-    async erasePosted(userId, sessionId) {
-      const erased = await sessionEraser.erasePosted(userId, sessionId);
-      await usageLedger.detachConversation(userId, sessionId);
-      return erased;
-    },
-  };
+  const eraser = usage.detaching(
+    createCosmosConversationEraser({
+      hot,
+      turnEvents: database.container(TURN_EVENTS_CONTAINER),
+      sessions: database.container(SESSIONS_CONTAINER),
+    }),
+  );
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = {
@@ -266,7 +250,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const quota: QuotaServices = {
     config: config.quota,
     state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
-    usage: usageReader,
+    usage: usage.reader,
   };
 
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
@@ -313,8 +297,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           },
           profileTimeoutMs: config.chat.profileTimeoutMs,
         },
-        pricing: (usage, model) =>
-          costOf(config.usage.prices, model ?? configuredModels(config.llm).chat, usage),
+        pricing: usage.pricing,
       },
     },
     streaming: {
@@ -339,7 +322,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       workingMemory: stores.workingMemory,
       sessions: stores.sessions,
       eraser,
-      usage: usageLedger,
+      usage: usage.ledger,
     },
     memory: {
       worker: {
@@ -370,7 +353,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       search: knowledgeSearch,
     },
     quota,
-    usage: { ledger: usageLedger, reader: usageReader, prices: config.usage.prices },
+    usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {
@@ -381,14 +364,6 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
-}
-
-/** The model names calls are priced by when the answer does not name its model. */
-export function configuredModels(llm: LlmConfig): ConfiguredModels {
-  const { connection } = llm;
-  return connection.kind === 'azure-openai'
-    ? { chat: connection.chatDeployment, embedding: connection.embeddingDeployment }
-    : { chat: connection.chatModel, embedding: connection.embeddingModel };
 }
 
 /**
