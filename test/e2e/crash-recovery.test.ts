@@ -164,7 +164,7 @@ describe('crash recovery of the running product', () => {
   let runtime: CrashableRuntime | undefined;
 
   beforeAll(async () => {
-    entry = buildRuntime('crash-recovery-dist');
+    entry = buildRuntime();
     folder = await mkdtemp(join(tmpdir(), 'chat-crash-'));
   });
   afterAll(async () => {

@@ -54,7 +54,7 @@ describe('a useChat reader across a crash of the runtime', () => {
   let runtime: CrashableRuntime | undefined;
 
   beforeAll(() => {
-    entry = buildRuntime('ui-chat-crash-dist');
+    entry = buildRuntime();
   }, 600_000);
   afterAll(async () => {
     await runtime?.kill();

@@ -84,7 +84,7 @@ describeBrowser('the chat view across a crash', () => {
         };
       return { content: 'The answer that survived the crash, told once and whole.' };
     });
-    const entry = buildRuntime('web-chat-crash-dist');
+    const entry = buildRuntime();
     folder = await mkdtemp(join(tmpdir(), 'web-chat-crash-'));
     runtime = new CrashableRuntime({
       entry,

@@ -3,30 +3,63 @@
 // folder, so a test that builds `dist/` at the same time never hands this one a half-written file.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Compiles the product as `npm run build` does, into a folder of its own; the path of its start entry. */
-export function buildRuntime(name: string): string {
+/** The folder every crash test runs the built product from: one compile per run, whichever test asks first. */
+const RUNTIME_BUILD = 'crashable-runtime-dist';
+
+/**
+ * Compiles the product as `npm run build` does, into a folder of its own; the path of its start entry. Test files
+ * run in parallel workers and all ask for the same build: a lock folder lets one compile while the others wait, and
+ * they then find it up to date (the compile is incremental), so a run compiles once however many crash tests it has.
+ */
+export function buildRuntime(): string {
   // Named after the checkout too: checkouts that share one node_modules (git worktrees) must not build into, and
   // run from, the same folder.
   const checkout = createHash('sha256').update(root).digest('hex').slice(0, 12);
-  const outDir = join(root, 'node_modules', '.cache', `${name}-${checkout}`);
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  // Incremental: a second run with no change in the sources takes a moment, not a full compile.
-  const args = ['-p', join(root, 'tsconfig.json'), '--outDir', outDir, '--incremental'];
-  const result = spawnSync(
-    process.execPath,
-    [tsc, ...args, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo')],
-    {
-      encoding: 'utf8',
-    },
-  );
-  if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+  const outDir = join(root, 'node_modules', '.cache', `${RUNTIME_BUILD}-${checkout}`);
+  const release = takeLock(`${outDir}.lock`);
+  try {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const args = ['-p', join(root, 'tsconfig.json'), '--outDir', outDir, '--incremental'];
+    const result = spawnSync(
+      process.execPath,
+      [tsc, ...args, '--tsBuildInfoFile', join(outDir, '.tsbuildinfo')],
+      { encoding: 'utf8' },
+    );
+    if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+  } finally {
+    release();
+  }
   return join(outDir, 'local', 'start.js');
+}
+
+/** Holds `path` (a folder made only if absent) until released; a lock left by a killed run goes after 10 minutes. */
+function takeLock(path: string): () => void {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(path, { recursive: false });
+      return () => rmSync(path, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (Date.now() - statMtime(path) > 10 * 60_000) rmSync(path, { recursive: true, force: true });
+      else Atomics.wait(wait, 0, 0, 500);
+    }
+  }
+}
+
+function statMtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
 }
 
 export interface CrashableRuntimeOptions {
