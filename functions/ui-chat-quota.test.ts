@@ -1,5 +1,5 @@
 // Quotas at POST /api/ui/chat, in process with in-memory stores: a useChat post is admitted or refused as POST
-// /api/chat is (429 problem+json naming the limit, retry-after), and nothing is queued.
+// /api/chat is (429 problem+json naming the limit), and a refused post for a new chat id leaves no session behind.
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
@@ -9,6 +9,7 @@ import { postChatEndpoint } from './chat.js';
 import { postUiChatEndpoint } from './ui-chat.js';
 
 const USER = 'user_001';
+const NEW_CHAT_ID = 'aB3dE6gH9jK2mN5p';
 
 let app: TestApp;
 beforeEach(() => {
@@ -59,5 +60,18 @@ describe('POST /api/ui/chat under QUOTA_CONCURRENT_TURNS', () => {
         ({ message }) => (message.body as { chatMessageId: string }).chatMessageId,
       ),
     ).toEqual([running]);
+  });
+
+  it('leaves no session for a new chat id whose first post is refused, and the id stays usable', async () => {
+    await takeTheOnlySlot();
+
+    expect((await uiPost(NEW_CHAT_ID, 'Zx81qWe4Rt7yUi0o')).status).toBe(429);
+
+    expect(await app.fakes.sessions.find(USER, NEW_CHAT_ID)).toBeUndefined();
+    app.quota.state = new MemoryQuotaState();
+    const retried = await uiPost(NEW_CHAT_ID, 'Zx81qWe4Rt7yUi0o');
+    expect(retried.status).toBe(200);
+    await retried.body?.cancel();
+    expect(await app.fakes.sessions.find(USER, NEW_CHAT_ID)).toMatchObject({ userId: USER });
   });
 });

@@ -157,3 +157,22 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);
   });
 });
+
+describe('Cosmos DB session store: releasing a claimed session', () => {
+  it('removes the session a claim made but keeps the id its claimant’s, whose next claim makes it again', async () => {
+    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+    const chatId = 'rE1eAsEd0000000a';
+    expect(await sessions.claim('user_001', chatId)).toMatchObject({ sessionId: chatId, userId: 'user_001' });
+
+    await sessions.release('user_001', chatId);
+    expect(await sessions.find('user_001', chatId)).toBeUndefined();
+    expect(await sessions.claimant(chatId)).toBe('user_001');
+    expect(await sessions.claim('user_002', chatId)).toBeUndefined();
+    // Releasing again, or a session that never was, is harmless.
+    await sessions.release('user_001', chatId);
+    await sessions.release('user_002', randomUUID());
+
+    expect(await sessions.claim('user_001', chatId)).toMatchObject({ sessionId: chatId, userId: 'user_001' });
+    expect(await sessions.find('user_001', chatId)).toMatchObject({ sessionId: chatId });
+  });
+});
