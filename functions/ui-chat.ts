@@ -69,6 +69,8 @@ export const resumeUiChatEndpoint = endpoint({
 function services(app: App): UiChatServices {
   return {
     ...frontDoor(app),
+    // The resume also reads a session's newest posted messages.
+    posted: app.chat.posted,
     turnEvents: app.streaming.turnEvents,
     feed: app.streaming.feed,
     idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
