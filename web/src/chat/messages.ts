@@ -57,9 +57,8 @@ export interface StoredConversation {
   continuationToken?: string;
 }
 
-export function assistantMessageId(chatMessageId: string): string {
-  return `${chatMessageId}_assistant`;
-}
+/** An answer's id, as history and the chunk mapper name it. */
+export { assistantMessageId } from '../../../shared/conversation/turn-ids.js';
 
 /** The turn a message belongs to: its metadata says, else its id does. */
 export function turnOf(message: ChatUIMessage): string {
