@@ -1,5 +1,6 @@
-// Contract tests of what deleting a conversation removes outside history's containers, against the local
-// Cosmos DB with the real @azure/cosmos client; other sessions' and users' items are left alone.
+// Contract tests of what deleting a conversation removes outside history's containers, and of the session store's
+// delete marks and claim release, against the local Cosmos DB with the real @azure/cosmos client; other sessions'
+// and users' items are left alone.
 import { randomUUID } from 'node:crypto';
 import type { Container, CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
