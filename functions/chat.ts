@@ -83,7 +83,8 @@ export const regenerateEndpoint = endpoint({
   },
 });
 
-function frontDoor(app: App): PostChatMessageServices {
+/** What a new message or answer needs at the front door, quotas included (POST /api/ui/chat uses it too). */
+export function frontDoor(app: App): PostChatMessageServices {
   return {
     sessions: app.chat.sessions,
     posted: app.chat.posted,

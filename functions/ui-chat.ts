@@ -11,6 +11,7 @@ import {
 import { UI_MESSAGE_STREAM_HEADERS } from '../shared/chat/ui-chat-stream.js';
 import type { App } from '../shared/app/app.js';
 import { sessionIdSchema } from '../shared/ids.js';
+import { frontDoor } from './chat.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -67,13 +68,9 @@ export const resumeUiChatEndpoint = endpoint({
 
 function services(app: App): UiChatServices {
   return {
-    sessions: app.chat.sessions,
+    ...frontDoor(app),
+    // The resume also reads a session's newest posted messages.
     posted: app.chat.posted,
-    publisher: app.chat.publisher,
-    tickets: app.streaming.tickets,
-    eraser: app.history.eraser,
-    workingMemory: app.chat.turn.workingMemory,
-    ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
     turnEvents: app.streaming.turnEvents,
     feed: app.streaming.feed,
     idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,

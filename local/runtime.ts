@@ -9,6 +9,7 @@ import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
 import { createApp, createAzureCredential, provideApp, type App, type Platform } from '../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../shared/app/config.js';
+import { clientConfig } from '../shared/identity/client-config.js';
 import { cosmosContainers } from '../shared/app/cosmos-containers.js';
 import { serviceBusQueues, serviceBusTopics } from '../shared/app/service-bus-entities.js';
 import {
@@ -96,6 +97,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const dataFile = (name: string) =>
     options.dataDir === undefined ? undefined : join(options.dataDir, name);
 
+  // Known once the settings are read, after the host listens: the page is not served before then.
+  let signInOrigins: readonly string[] = [];
   try {
     const http = new HttpHost({
       functions: functions.http,
@@ -103,7 +106,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logHandler: log,
       corsAllowedOrigins,
       allowedHosts,
-      site: createStaticSite({ root: webRoot }),
+      site: createStaticSite({ root: webRoot, signInOrigins: () => signInOrigins }),
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());
@@ -125,6 +128,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => webPubSub.close());
 
     const config = loadConfig(localSettings(options.settings, { url, cosmos, webPubSub }));
+    const entra = clientConfig(config.auth).entra;
+    if (entra !== undefined) signInOrigins = [new URL(entra.authority).origin];
     // OTEL_EXPORTER_OTLP_ENDPOINT exports the local runtime's traces and metrics too; stopped (and flushed) last.
     const telemetry = await startTelemetry(config.telemetry, { credential: createAzureCredential(config) });
     cleanups.push(() => telemetry.shutdown());

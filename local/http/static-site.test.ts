@@ -14,6 +14,7 @@ const PAGE =
 let folder: string;
 let server: Server;
 let base: string;
+let signInOrigins: string[] = [];
 
 /** A raw request: fetch would normalise `..` and percent-escapes away before they reach the server. */
 function get(
@@ -44,7 +45,7 @@ beforeAll(async () => {
   await writeFile(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(join(folder, 'secret.txt'), 'outside the root');
   await symlink(join(folder, 'secret.txt'), join(root, 'linked.txt'));
-  const site = createStaticSite({ root });
+  const site = createStaticSite({ root, signInOrigins: () => signInOrigins });
   server = createServer((req, res) => {
     void site.handleRequest(req, res).then((handled) => {
       if (!handled) res.writeHead(599).end('not handled');
@@ -73,6 +74,19 @@ describe('the static site', () => {
     // The Web PubSub client connects back to the same host over a WebSocket.
     expect(csp).toMatch(/connect-src 'self' ws:\/\/127\.0\.0\.1:\d+ wss:\/\/127\.0\.0\.1:\d+/);
     expect(page.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('lets the page reach and frame the sign-in origins it is given (MSAL under AUTH_MODE=entra)', async () => {
+    signInOrigins = ['https://login.microsoftonline.com'];
+    try {
+      const csp = (await get('/')).headers['content-security-policy'] ?? '';
+      expect(csp).toMatch(/connect-src 'self' ws:\S+ wss:\S+ https:\/\/login\.microsoftonline\.com(;|$)/);
+      expect(csp).toMatch(/frame-src 'self' https:\/\/login\.microsoftonline\.com(;|$)/);
+      expect(csp).toContain("script-src 'self';");
+    } finally {
+      signInOrigins = [];
+    }
+    expect((await get('/')).headers['content-security-policy']).toMatch(/frame-src 'self';/);
   });
 
   it('serves hashed assets as immutable, with their content types', async () => {

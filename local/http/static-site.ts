@@ -40,6 +40,11 @@ const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/'];
 export interface StaticSiteOptions {
   /** The built client's folder (index.html and assets/). */
   root: string;
+  /**
+   * Origins the page signs in with (Entra ID's, when AUTH_MODE is entra): MSAL fetches tokens from them and renews
+   * them in a hidden frame. Read on every page, since the runtime knows its settings only once it listens.
+   */
+  signInOrigins?: () => readonly string[];
 }
 
 export interface StaticSite {
@@ -80,6 +85,10 @@ function localConnectSources(host: string | undefined): string[] {
 
 export function createStaticSite(options: StaticSiteOptions): StaticSite {
   const root = resolve(options.root);
+  const pageCsp = (host: string | undefined) => {
+    const signIn = options.signInOrigins?.() ?? [];
+    return contentSecurityPolicy([...localConnectSources(host), ...signIn], signIn);
+  };
   return {
     async handleRequest(req, res) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
@@ -102,7 +111,7 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
           ? await resolveFile(root, pathname.replace(NESTED_ASSET, '/assets/$1'))
           : undefined);
       if (file !== undefined) {
-        await sendFile(req, res, file, req.headers.host);
+        await sendFile(req, res, file, pageCsp(req.headers.host));
         return true;
       }
       // Browsers ask every origin for it, whatever the page declares: its absence is not an error to report.
@@ -124,7 +133,7 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
         );
         return true;
       }
-      await sendFile(req, res, index, req.headers.host);
+      await sendFile(req, res, index, pageCsp(req.headers.host));
       return true;
     },
   };
@@ -148,12 +157,7 @@ async function resolveFile(root: string, pathname: string): Promise<string | und
   }
 }
 
-async function sendFile(
-  req: IncomingMessage,
-  res: ServerResponse,
-  file: string,
-  host: string | undefined,
-): Promise<void> {
+async function sendFile(req: IncomingMessage, res: ServerResponse, file: string, csp: string): Promise<void> {
   const info = await stat(file);
   const extension = extname(file).toLowerCase();
   const isPage = extension === '.html';
@@ -168,7 +172,7 @@ async function sendFile(
     !isPage && HASHED_ASSET.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
   );
   if (isPage) {
-    res.setHeader('content-security-policy', contentSecurityPolicy(localConnectSources(host)));
+    res.setHeader('content-security-policy', csp);
     res.setHeader('x-frame-options', 'DENY');
   }
   if (req.method === 'HEAD') {

@@ -1,11 +1,10 @@
 // POST /api/ui/chat and GET /api/ui/chat/{id}/stream: a useChat app's turn, posted through the same front door as
 // POST /api/chat (the chat id is the session, made on first use of an AI SDK id), answered as a UI message stream.
 import { createHash, randomUUID } from 'node:crypto';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, QuotaExceededError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { isAiSdkId } from '../ids.js';
 import type { PostedMessageStore } from '../conversation/posted-message-store.js';
-import type { SessionStore } from '../conversation/session-store.js';
 import { isTerminalEvent } from '../streaming/contracts.js';
 import { postChatMessage, type PostChatMessageServices } from './post-chat-message.js';
 import { regenerateTurn } from './regenerate-turn.js';
@@ -29,15 +28,7 @@ export async function postUiChat(
     turn.kind === 'regenerate'
       ? // A new alternative each time: a regenerate names no new id, and two presses ask for two answers.
         await regenerateTurn(services, caller, turn, randomUUID())
-      : await postChatMessage(services, caller, {
-          sessionId: (await ownOrClaimedSession(services.sessions, caller, turn.sessionId)).sessionId,
-          chatMessageId: turn.inPlace
-            ? editedTurnId(turn.sessionId, turn.messageId, turn.text)
-            : turn.messageId,
-          text: turn.text,
-          useMemory: turn.useMemory,
-          ...(turn.editOf === undefined ? {} : { editOf: turn.editOf }),
-        });
+      : await postToSession(services, caller, turn);
   const { message } = posted;
   return openUiTurnStream(
     services,
@@ -93,15 +84,39 @@ async function runningTurn(
 const TURN_EVENTS_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The caller's session with this id: their own, or, for an AI SDK id no one holds, a new one claimed now. A UUID
- * names a session POST /api/session/start made (the server's ids are never claimed by a client).
+ * Posts the message to the caller's session with this id: their own, or, for an AI SDK id no one holds, a new one
+ * claimed now (a UUID names a session POST /api/session/start made; the server's ids are never claimed). A first
+ * message the quotas refuse takes the new session back, so a refused post leaves no empty conversation behind.
  */
-async function ownOrClaimedSession(sessions: SessionStore, caller: Caller, sessionId: string) {
-  const own = await sessions.find(caller.userId, sessionId);
-  if (own !== undefined) return own;
-  const claimed = isAiSdkId(sessionId) ? await sessions.claim(caller.userId, sessionId) : undefined;
-  if (claimed === undefined) throw sessionNotFound(sessionId);
-  return claimed;
+async function postToSession(
+  services: UiChatServices,
+  caller: Caller,
+  turn: Extract<UiChatTurn, { kind: 'send' }>,
+) {
+  const { sessions } = services;
+  const own = await sessions.find(caller.userId, turn.sessionId);
+  const session =
+    own ?? (isAiSdkId(turn.sessionId) ? await sessions.claim(caller.userId, turn.sessionId) : undefined);
+  if (session === undefined) throw sessionNotFound(turn.sessionId);
+  try {
+    return await postChatMessage(services, caller, {
+      sessionId: session.sessionId,
+      chatMessageId: turn.inPlace ? editedTurnId(turn.sessionId, turn.messageId, turn.text) : turn.messageId,
+      text: turn.text,
+      useMemory: turn.useMemory,
+      ...(turn.editOf === undefined ? {} : { editOf: turn.editOf }),
+    });
+  } catch (error) {
+    // Only a session this post made, and only while nothing was posted to it (a racing post of the same user may
+    // have been admitted meanwhile).
+    if (
+      own === undefined &&
+      error instanceof QuotaExceededError &&
+      (await services.posted.latest(caller.userId, session.sessionId, 1)).length === 0
+    )
+      await sessions.release(caller.userId, session.sessionId);
+    throw error;
+  }
 }
 
 function sessionNotFound(sessionId: string): NotFoundError {

@@ -21,6 +21,11 @@ export interface SessionStore {
    * it was deleted. Atomic: of racing claims of one new id, one user's wins and one session is made.
    */
   claim(userId: string, sessionId: string): Promise<ChatSession | undefined>;
+  /**
+   * Takes back the session a claim just made when its first message was refused: the session goes, the id stays
+   * the caller's (their next claim makes it again). Harmless when there is none.
+   */
+  release(userId: string, sessionId: string): Promise<void>;
   /** Who claimed this client-chosen id (one point read, nothing made); undefined while no one has. */
   claimant(sessionId: string): Promise<string | undefined>;
   /**

@@ -281,7 +281,8 @@ export function replayUiMessageChunks(
   return keptEvents(ordered).flatMap((event) => chunker.push(event));
 }
 
-function sourceMetadata(source: KnowledgeSource): ProviderMetadata {
+/** A source's provider metadata on its `source-document` chunk or part (the web client's reload builds the same). */
+export function sourceMetadata(source: KnowledgeSource): ProviderMetadata {
   return {
     [SOURCE_METADATA_KEY]: {
       documentId: source.documentId,
@@ -295,7 +296,7 @@ function sourceMetadata(source: KnowledgeSource): ProviderMetadata {
 }
 
 /** A tool's arguments or result as JSON when they are JSON (they usually are), else the text itself. */
-function parsedJson(text: string): unknown {
+export function parsedJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,5 +1,6 @@
-// Contract tests of what deleting a conversation removes outside history's containers, against the local
-// Cosmos DB with the real @azure/cosmos client; other sessions' and users' items are left alone.
+// Contract tests of what deleting a conversation removes outside history's containers, and of the session store's
+// delete marks and claim release, against the local Cosmos DB with the real @azure/cosmos client; other sessions'
+// and users' items are left alone.
 import { randomUUID } from 'node:crypto';
 import type { Container, CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,5 +156,24 @@ describe('Cosmos DB session store: deleting a session', () => {
     expect(resource).toMatchObject({ deletedAt: expect.any(String), ttl: SESSION_TOMBSTONE_TTL_SECONDS });
     expect(await sessions.markDeleting('user_001', randomUUID())).toBe(false);
     expect(await sessions.isDeleted('user_001', randomUUID())).toBe(false);
+  });
+});
+
+describe('Cosmos DB session store: releasing a claimed session', () => {
+  it('removes the session a claim made but keeps the id its claimant’s, whose next claim makes it again', async () => {
+    const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+    const chatId = 'rE1eAsEd0000000a';
+    expect(await sessions.claim('user_001', chatId)).toMatchObject({ sessionId: chatId, userId: 'user_001' });
+
+    await sessions.release('user_001', chatId);
+    expect(await sessions.find('user_001', chatId)).toBeUndefined();
+    expect(await sessions.claimant(chatId)).toBe('user_001');
+    expect(await sessions.claim('user_002', chatId)).toBeUndefined();
+    // Releasing again, or a session that never was, is harmless.
+    await sessions.release('user_001', chatId);
+    await sessions.release('user_002', randomUUID());
+
+    expect(await sessions.claim('user_001', chatId)).toMatchObject({ sessionId: chatId, userId: 'user_001' });
+    expect(await sessions.find('user_001', chatId)).toMatchObject({ sessionId: chatId });
   });
 });

@@ -89,6 +89,11 @@ export class MemorySessions implements SessionStore {
     if (own === undefined) return this.create(userId, sessionId);
     return this.find(userId, sessionId);
   }
+  release(userId: string, sessionId: string) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    if (index >= 0) this.sessions.splice(index, 1);
+    return Promise.resolve();
+  }
   claimant(sessionId: string) {
     return Promise.resolve(this.claims.get(sessionId));
   }

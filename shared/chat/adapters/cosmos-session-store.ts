@@ -2,7 +2,7 @@
 // partition (another user's reads find nothing); a deleted conversation's stays as its tombstone (`deletedAt`, `ttl`).
 // A client-chosen id is first claimed by a document in a partition of the id's own, whose `create` is the atomic step.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, cosmosStatus, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import { cosmosFailure, cosmosStatus, deleteItem, readItem } from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   newSessionId,
@@ -50,6 +50,11 @@ export function createCosmosSessionStore(
       return made === undefined || made.resource.deletingAt !== undefined
         ? undefined
         : sessionOf(made.resource);
+    },
+
+    async release(userId, sessionId) {
+      // The claim document stays: claims are never deleted, so a racing claim's 409 is always followed by a hit.
+      await deleteItem(container, sessionId, userId, 'the session');
     },
 
     async claimant(sessionId) {

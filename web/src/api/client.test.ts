@@ -38,6 +38,25 @@ describe('the API client', () => {
     );
   });
 
+  it('reads when to retry from the quota problem’s retryAfterSeconds when Retry-After cannot be read', async () => {
+    // A page on another origin sees only the headers CORS exposes; the problem says it too.
+    const error = await toApiError(
+      problem(429, {
+        detail: 'Too many messages this minute (5 allowed per minute).',
+        code: 'quota_exceeded',
+        limit: 'messages-per-minute',
+        allowed: 5,
+        current: 5,
+        retryAfterSeconds: 9,
+      }),
+    );
+    expect(error.retryAfter).toBe(9);
+    expect(error.problem).toMatchObject({ limit: 'messages-per-minute', allowed: 5, current: 5 });
+    expect(describeError(error)).toBe(
+      'Too many messages this minute (5 allowed per minute). Try again in 9 s.',
+    );
+  });
+
   it('falls back to the status when the answer is not a problem', async () => {
     const error = await toApiError(
       new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),

@@ -6,7 +6,7 @@ export class ApiError extends Error {
   readonly status: number;
   readonly detail: string;
   readonly code: string | undefined;
-  /** Seconds to wait before retrying, from Retry-After (or the problem's retryAfter), when the server said. */
+  /** Seconds to wait before retrying, from Retry-After (or the problem's retryAfterSeconds), when the server said. */
   readonly retryAfter: number | undefined;
   readonly problem: Readonly<Record<string, unknown>>;
 
@@ -35,12 +35,20 @@ function parseRetryAfter(header: string | null, now: number): number | undefined
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-/** Turns a failed response into an ApiError, reading problem+json when the server sent it. */
-export async function toApiError(response: Response): Promise<ApiError> {
+/**
+ * The ApiError of a failed answer, from its status, body text and Retry-After header (fetch and XMLHttpRequest
+ * alike). The body's retryAfterSeconds stands in when the header is absent or unreadable (a page on another origin
+ * sees only the headers CORS exposes).
+ */
+export function apiErrorOf(answer: {
+  status: number;
+  statusText: string;
+  text: string;
+  retryAfter: string | null;
+}): ApiError {
   let problem: Record<string, unknown> = {};
-  const text = await response.text().catch(() => '');
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = JSON.parse(answer.text);
     if (typeof parsed === 'object' && parsed !== null) problem = parsed as Record<string, unknown>;
   } catch {
     // Not JSON (a proxy's error page, say): the status text stands in for the detail.
@@ -50,14 +58,28 @@ export async function toApiError(response: Response): Promise<ApiError> {
       ? problem['detail']
       : typeof problem['title'] === 'string'
         ? problem['title']
-        : `${response.status} ${response.statusText || 'request failed'}`;
-  const fromBody = typeof problem['retryAfter'] === 'number' ? problem['retryAfter'] : undefined;
+        : `${answer.status} ${answer.statusText || 'request failed'}`;
+  const fromBody = problem['retryAfterSeconds'];
   return new ApiError({
-    status: response.status,
+    status: answer.status,
     detail,
     code: typeof problem['code'] === 'string' ? problem['code'] : undefined,
-    retryAfter: parseRetryAfter(response.headers.get('retry-after'), Date.now()) ?? fromBody,
+    retryAfter:
+      parseRetryAfter(answer.retryAfter, Date.now()) ??
+      (typeof fromBody === 'number' && Number.isFinite(fromBody)
+        ? Math.max(0, Math.ceil(fromBody))
+        : undefined),
     problem,
+  });
+}
+
+/** Turns a failed response into an ApiError, reading problem+json when the server sent it. */
+export async function toApiError(response: Response): Promise<ApiError> {
+  return apiErrorOf({
+    status: response.status,
+    statusText: response.statusText,
+    text: await response.text().catch(() => ''),
+    retryAfter: response.headers.get('retry-after'),
   });
 }
 

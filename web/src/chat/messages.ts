@@ -3,7 +3,12 @@
 // `${chatMessageId}_assistant`, as history names it.
 import type { UIMessage } from 'ai';
 import type { UiMessageMetadata } from '../../../shared/streaming/ui-message-chunks.js';
-import { SOURCE_METADATA_KEY } from '../../../shared/streaming/ui-message-chunks.js';
+import type { KnowledgeSource } from '../../../shared/conversation/sources.js';
+import {
+  parsedJson,
+  SOURCE_METADATA_KEY,
+  sourceMetadata,
+} from '../../../shared/streaming/ui-message-chunks.js';
 
 export interface TurnAlternatives {
   index: number;
@@ -28,16 +33,8 @@ export interface StoredToolCall {
   isError: boolean;
 }
 
-export interface StoredSource {
-  chunkId: string;
-  documentId: string;
-  title: string;
-  heading?: string;
-  pages?: unknown;
-  citation: string;
-  excerpt: string;
-  score: number;
-}
+/** A source kept on a stored answer, as the stream's `sources` event carried it. */
+export type StoredSource = KnowledgeSource;
 
 export interface HistoryMessage {
   messageId: string;
@@ -60,9 +57,8 @@ export interface StoredConversation {
   continuationToken?: string;
 }
 
-export function assistantMessageId(chatMessageId: string): string {
-  return `${chatMessageId}_assistant`;
-}
+/** An answer's id, as history and the chunk mapper name it. */
+export { assistantMessageId } from '../../../shared/conversation/turn-ids.js';
 
 /** The turn a message belongs to: its metadata says, else its id does. */
 export function turnOf(message: ChatUIMessage): string {
@@ -72,14 +68,6 @@ export function turnOf(message: ChatUIMessage): string {
 
 export function messageText(message: ChatUIMessage): string {
   return message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
-
-function parsedJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[] {
@@ -124,15 +112,7 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
         sourceId: source.chunkId,
         mediaType: 'text/plain',
         title: source.title,
-        providerMetadata: {
-          [SOURCE_METADATA_KEY]: {
-            documentId: source.documentId,
-            citation: source.citation,
-            excerpt: source.excerpt,
-            score: source.score,
-            ...(source.heading === undefined ? {} : { heading: source.heading }),
-          },
-        },
+        providerMetadata: sourceMetadata(source),
       });
     parts.push({ type: 'text', text: message.content, state: 'done' });
     return { id: message.messageId, role: 'assistant', metadata, parts };

@@ -1,6 +1,6 @@
 // Uploads a document with XMLHttpRequest, whose upload events report progress (fetch has none for a request
 // body); a failure becomes the same ApiError the API client throws, Retry-After included.
-import { ApiError } from '../api/client';
+import { ApiError, apiErrorOf } from '../api/client';
 import type { KnowledgeDocument } from './api-types';
 
 export interface UploadOptions {
@@ -53,32 +53,10 @@ export function uploadDocument(file: File, options: UploadOptions): Promise<Know
 }
 
 function problemOf(request: XMLHttpRequest): ApiError {
-  let problem: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(request.responseText);
-    if (typeof parsed === 'object' && parsed !== null) problem = parsed as Record<string, unknown>;
-  } catch {
-    // Not problem+json (a proxy's page): the status stands in for the detail.
-  }
-  const detail =
-    typeof problem['detail'] === 'string'
-      ? problem['detail']
-      : `${request.status} ${request.statusText || 'upload failed'}`;
-  return new ApiError({
+  return apiErrorOf({
     status: request.status,
-    detail,
-    code: typeof problem['code'] === 'string' ? problem['code'] : undefined,
-    retryAfter: retryAfterSeconds(request.getResponseHeader('retry-after'), problem['retryAfter']),
-    problem,
+    statusText: request.statusText,
+    text: request.responseText,
+    retryAfter: request.getResponseHeader('retry-after'),
   });
-}
-
-function retryAfterSeconds(header: string | null, fromBody: unknown): number | undefined {
-  if (header !== null && header.trim() !== '') {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-    const date = Date.parse(header);
-    if (!Number.isNaN(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000));
-  }
-  return typeof fromBody === 'number' ? fromBody : undefined;
 }

@@ -1,0 +1,50 @@
+// A conversation reloaded from history shows what the stream showed: its source parts carry the provider metadata
+// the chunk mapper gives the streamed answer's sources.
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent, ChatEventBody } from '../../../shared/streaming/contracts.js';
+import { replayUiMessageChunks } from '../../../shared/streaming/ui-message-chunks.js';
+import { fromHistory, type StoredSource } from './messages';
+
+const source: StoredSource = {
+  chunkId: 'k1',
+  documentId: 'a'.repeat(32),
+  title: 'Handbook',
+  heading: 'Pay',
+  pages: [2, 3],
+  citation: 'Handbook, pp. 2-3',
+  excerpt: 'Salaries are paid on the first of the month.',
+  score: 0.8,
+};
+
+describe('a conversation reloaded from history', () => {
+  it('gives a source the same part the stream gave it', () => {
+    const bodies: ChatEventBody[] = [
+      { type: 'message-start', userMessageId: 'm_user', assistantMessageId: 'm_assistant' },
+      { type: 'sources', sources: [source] },
+      { type: 'content', delta: 'On the first [1].' },
+      { type: 'message-end', finishReason: 'stop' },
+    ];
+    const events = bodies.map((body, i): ChatEvent => ({
+      ...body,
+      sessionId: 's',
+      chatMessageId: 'm',
+      seq: i + 1,
+    }));
+    const streamed = replayUiMessageChunks(events).find((chunk) => chunk.type === 'source-document');
+
+    const [reloaded] = fromHistory([
+      {
+        messageId: 'm_assistant',
+        chatMessageId: 'm',
+        role: 'assistant',
+        content: 'On the first [1].',
+        timestamp: '2026-11-22T10:00:00.000Z',
+        sources: [source],
+      },
+    ]);
+    const part = reloaded?.parts.find((candidate) => candidate.type === 'source-document');
+
+    expect(streamed).toBeDefined();
+    expect(part).toEqual(streamed);
+  });
+});
