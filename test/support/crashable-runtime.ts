@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,6 +41,7 @@ export function buildRuntime(): string {
 
 /** Holds `path` (a folder made only if absent) until released; a lock left by a killed run goes after 10 minutes. */
 function takeLock(path: string): () => void {
+  mkdirSync(dirname(path), { recursive: true });
   const wait = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
