@@ -1,44 +1,17 @@
 // A crash never shows twice, through the AI SDK's own Chat: the built runtime is SIGKILLed while the Chat reads an
 // answer from POST /api/ui/chat, started again, and the Chat resumes; its message ends as the stored answer.
-import { AbstractChat, DefaultChatTransport, type ChatState, type ChatStatus, type UIMessage } from 'ai';
+import { DefaultChatTransport } from 'ai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UiMessageMetadata } from '../../shared/streaming/ui-message-chunks.js';
+import { NodeChat, textOf, type UiChatMessage } from '../support/ai-sdk-chat.js';
 import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { buildRuntime, CrashableRuntime, sleep } from '../support/crashable-runtime.js';
-
-type Message = UIMessage<UiMessageMetadata>;
 
 /** An answer of 200 words takes the offline model about 5 s at this pace: time to kill it mid-answer. */
 const SETTINGS = { OFFLINE_MODEL_TTFT_MS: '200', OFFLINE_MODEL_TOKENS_PER_SECOND: '40' };
 const USER = 'user_001';
-
-class NodeChat extends AbstractChat<Message> {
-  constructor(id: string, transport: DefaultChatTransport<Message>) {
-    super({ id, transport, state: new PlainState() });
-  }
-}
-
-class PlainState implements ChatState<Message> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: Message[] = [];
-  pushMessage = (message: Message) => {
-    this.messages = [...this.messages, message];
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: Message) => {
-    this.messages = this.messages.map((m, i) => (i === index ? message : m));
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-const textOf = (message: Message | undefined) =>
-  (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -76,7 +49,7 @@ describe('a useChat reader across a crash of the runtime', () => {
       if (!crashable.url) throw new Error('the runtime has no URL');
       return crashable.url;
     };
-    const transport = new DefaultChatTransport<Message>({
+    const transport = new DefaultChatTransport<UiChatMessage>({
       api: `${url()}/api/ui/chat`,
       headers: { [DEV_IDENTITY_HEADER]: USER },
     });

@@ -1,21 +1,12 @@
 // The AI SDK's own client code (its Chat, DefaultChatTransport and stream reader) against POST /api/ui/chat and
 // its resume endpoint on the local runtime, with a scripted model: send, tools, regenerate, resume, stop, refusals.
-import {
-  AbstractChat,
-  DefaultChatTransport,
-  readUIMessageStream,
-  type ChatState,
-  type ChatStatus,
-  type FinishReason,
-  type UIMessage,
-  type UIMessageChunk,
-} from 'ai';
+import { DefaultChatTransport, readUIMessageStream, type UIMessageChunk } from 'ai';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { isTerminalEvent } from '../../shared/streaming/contracts.js';
 import { answerText } from '../../shared/streaming/turn-transcript.js';
-import type { UiMessageMetadata } from '../../shared/streaming/ui-message-chunks.js';
+import { NodeChat, textOf, type UiChatMessage } from '../support/ai-sdk-chat.js';
 import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
@@ -24,35 +15,7 @@ import {
   type ScriptedModel,
 } from '../support/scripted-model.js';
 
-type Message = UIMessage<UiMessageMetadata>;
-
-/** The AI SDK's Chat with a plain state, as its React and Vue bindings keep it in their own stores. */
-class NodeChat extends AbstractChat<Message> {
-  finishReasons: (FinishReason | undefined)[] = [];
-  constructor(id: string, transport: DefaultChatTransport<Message>, messages: Message[] = []) {
-    const state = new PlainState(messages);
-    super({ id, transport, state, onFinish: ({ finishReason }) => this.finishReasons.push(finishReason) });
-  }
-}
-
-class PlainState implements ChatState<Message> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  constructor(public messages: Message[]) {}
-  pushMessage = (message: Message) => {
-    this.messages = [...this.messages, message];
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: Message) => {
-    this.messages = this.messages.map((m, i) => (i === index ? message : m));
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-const textOf = (message: Message | undefined) =>
-  (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+type Message = UiChatMessage;
 
 /** The text of the last user message of a request the model received. */
 const question = (request: ChatCompletionRequest) =>
