@@ -74,7 +74,9 @@ export interface LocalCosmosStats {
   /** Requests by operation, `<resource>.<verb>`: `item.create`, `item.upsert`, `item.read`, `item.query`, ... */
   byOperation: Record<string, number>;
   /** Requests and bytes (request and response bodies) by container and operation: `turn-events item.create`. */
-  byContainer: Record<string, { requests: number; bytes: number }>;
+  byContainer: Record<string, { requests: number; bytes: number; requestUnits: number }>;
+  /** What Azure Cosmos DB would have charged for them (request-charge.ts), as answered in x-ms-request-charge. */
+  requestUnits: number;
 }
 
 /** What the server did inside, for tests and benchmarks. */
@@ -241,7 +243,14 @@ interface LiveAccount {
 }
 
 function emptyStats(): LocalCosmosStats {
-  return { requests: 0, requestBytes: 0, responseBytes: 0, byOperation: {}, byContainer: {} };
+  return {
+    requests: 0,
+    requestBytes: 0,
+    responseBytes: 0,
+    byOperation: {},
+    byContainer: {},
+    requestUnits: 0,
+  };
 }
 
 /** Expired items go before a request sees their container; every response waits for the journal. */
@@ -261,14 +270,16 @@ function requestHooks(
       if (container) sweeper.sweepContainer(container);
     },
     durable: () => journal?.durable() ?? Promise.resolve(),
-    served(operation, requestBytes, responseBytes, container) {
+    served(operation, requestBytes, responseBytes, container, requestUnits) {
       stats.requests++;
+      stats.requestUnits += requestUnits;
       stats.requestBytes += requestBytes;
       stats.responseBytes += responseBytes;
       stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
       const key = `${container ?? '-'} ${operation}`;
-      const entry = (stats.byContainer[key] ??= { requests: 0, bytes: 0 });
+      const entry = (stats.byContainer[key] ??= { requests: 0, bytes: 0, requestUnits: 0 });
       entry.requests += 1;
+      entry.requestUnits += requestUnits;
       entry.bytes += requestBytes + responseBytes;
     },
   };

@@ -1,8 +1,9 @@
 // The HTTP request listener of the local Cosmos DB server: the package's own routes and handlers over our account,
 // with hooks that let TTL expiry run before a request, hold every response until the changes made so far are on
-// disk (so an acknowledged write survives a crash), and count requests and bytes per operation.
+// disk (so an acknowledged write survives a crash), and count requests, bytes and request units per operation.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { batchOperationCharge, requestCharge, type BatchOperation } from './request-charge.js';
 
 import {
   withPartitionKey,
@@ -17,8 +18,14 @@ export interface RequestHooks {
   /** Resolves once every change made so far is on disk; each response waits for it. */
   durable(): Promise<void>;
   /** A request was answered: its operation (`item.create`, `item.query`, ...) and body sizes in bytes. */
-  /** `container`: the collection the request named, if any. */
-  served(operation: string, requestBytes: number, responseBytes: number, container?: string): void;
+  /** `container`: the collection the request named, if any; `requestUnits`: what Azure would charge for it. */
+  served(
+    operation: string,
+    requestBytes: number,
+    responseBytes: number,
+    container: string | undefined,
+    requestUnits: number,
+  ): void;
 }
 
 export function createRequestListener(
@@ -27,12 +34,25 @@ export function createRequestListener(
   hooks: RequestHooks,
 ): RequestListener {
   return (req, res) => {
-    let requestBytes = 0;
+    // A batch's body is kept too: its operations' types price it.
+    const received: ReceivedBody = {
+      bytes: 0,
+      ...(headerIsTrue(req, 'x-ms-cosmos-is-batch-request') ? { chunks: [] } : {}),
+    };
     // Attached before the handler reads the body, in the same tick, so both see every chunk.
-    req.on('data', (chunk: Buffer) => (requestBytes += chunk.length));
-    handle(getAccount(), router, hooks, req, res).then(
-      (responseBytes) =>
-        hooks.served(operationOf(req), requestBytes, responseBytes, collectionOf(req.url ?? '')),
+    req.on('data', (chunk: Buffer) => {
+      received.bytes += chunk.length;
+      received.chunks?.push(chunk);
+    });
+    handle(getAccount(), router, hooks, req, res, received).then(
+      ({ responseBytes, requestUnits }) =>
+        hooks.served(
+          operationOf(req),
+          received.bytes,
+          responseBytes,
+          collectionOf(req.url ?? ''),
+          requestUnits,
+        ),
       (error: unknown) => {
         console.error('local Cosmos DB: request failed', error);
         if (!res.headersSent) res.statusCode = 500;
@@ -42,14 +62,25 @@ export function createRequestListener(
   };
 }
 
-/** Answers the request; returns the response body's size in bytes. */
+interface ReceivedBody {
+  bytes: number;
+  chunks?: Buffer[];
+}
+
+interface Answered {
+  responseBytes: number;
+  requestUnits: number;
+}
+
+/** Answers the request; returns the response body's size in bytes and the request's charge. */
 async function handle(
   account: CosmosAccount | undefined,
   router: Router,
   hooks: RequestHooks,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<number> {
+  received: ReceivedBody,
+): Promise<Answered> {
   let body: unknown;
   const route = account ? router(req) : undefined;
   if (!account) {
@@ -82,7 +113,7 @@ async function handle(
       body = { code: 'InternalServerError', message: `The change could not be saved: ${String(error)}` };
     }
   }
-  return send(req, res, body);
+  return send(req, res, body, received);
 }
 
 function partitionKeyHeader(req: IncomingMessage): string | undefined {
@@ -130,14 +161,13 @@ function headerIsTrue(req: IncomingMessage, name: string): boolean {
 }
 
 // Mirrors the package's response decoration, which the SDK relies on (etag, activity id, request charge).
-function send(req: IncomingMessage, res: ServerResponse, body: unknown): number {
+function send(req: IncomingMessage, res: ServerResponse, body: unknown, received: ReceivedBody): Answered {
   const payload: unknown =
     res.statusCode > 399 && isRecord(body) && !body.message ? { ...body, message: '' } : body;
   if (isRecord(payload) && typeof payload._etag === 'string') res.setHeader('etag', payload._etag);
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-location', `https://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`);
   res.setHeader('x-ms-activity-id', randomUUID());
-  res.setHeader('x-ms-request-charge', '1');
   if (req.headers['a-im'] && res.statusCode === 200) {
     if (req.headers['if-none-match']) res.statusCode = 304;
     res.setHeader('etag', '1');
@@ -156,13 +186,76 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown): number 
     req.headers.prefer === 'return=minimal' &&
     !headerIsTrue(req, 'x-ms-documentdb-isquery');
   if (unchanged) res.statusCode = 304;
-  if (unchanged || minimal) {
-    res.end();
-    return 0;
-  }
-  const text = JSON.stringify(payload) ?? '';
+  // Before the body is written: each result of a batch carries its own charge.
+  const batch =
+    received.chunks && Array.isArray(payload) ? batchOperations(received.chunks, payload) : undefined;
+  const text = unchanged || minimal ? '' : (JSON.stringify(payload) ?? '');
+  const responseBytes = Buffer.byteLength(text);
+  const requestUnits = chargeOf(req, res.statusCode, payload, {
+    requestBytes: received.bytes,
+    responseBytes,
+    minimal,
+    batch,
+  });
+  res.setHeader('x-ms-request-charge', String(requestUnits));
   res.end(text);
-  return Buffer.byteLength(text);
+  return { responseBytes, requestUnits };
+}
+
+/** Prices the answered request (request-charge.ts); a batch's results also carry their own charges. */
+function chargeOf(
+  req: IncomingMessage,
+  statusCode: number,
+  payload: unknown,
+  answer: {
+    requestBytes: number;
+    responseBytes: number;
+    minimal: boolean;
+    batch: BatchOperation[] | undefined;
+  },
+): number {
+  const { requestBytes, responseBytes, minimal, batch } = answer;
+  const operation = operationOf(req);
+  const verb = operation.slice(operation.indexOf('.') + 1);
+  let bytes: number;
+  if (verb === 'create' || verb === 'upsert' || verb === 'replace') bytes = requestBytes;
+  // A patch sends its operations only; the item it wrote is the answer (sized here when the client declined it).
+  else if (verb === 'patch' && minimal) bytes = Buffer.byteLength(JSON.stringify(payload) ?? '');
+  else bytes = responseBytes;
+  const itemCount = isRecord(payload) && typeof payload._count === 'number' ? payload._count : undefined;
+  return requestCharge({
+    operation,
+    statusCode,
+    bytes,
+    ...(itemCount === undefined ? {} : { itemCount }),
+    ...(headerIsTrue(req, 'x-ms-cosmos-is-query-plan-request') ? { queryPlan: true } : {}),
+    ...(batch ? { batch } : {}),
+  });
+}
+
+/** Each batch operation's type (from the request), outcome and item size; undefined if the body is unreadable. */
+function batchOperations(chunks: Buffer[], results: unknown[]): BatchOperation[] | undefined {
+  let inputs: unknown;
+  try {
+    inputs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(inputs)) return undefined;
+  return results.map((result, index): BatchOperation => {
+    const input: unknown = inputs[index];
+    const operationType =
+      isRecord(input) && typeof input.operationType === 'string' ? input.operationType : '';
+    const statusCode = isRecord(result) && typeof result.statusCode === 'number' ? result.statusCode : 500;
+    const written = isRecord(input) ? input.resourceBody : undefined;
+    const answered = isRecord(result) ? result.resourceBody : undefined;
+    const item = /^(create|upsert|replace)$/i.test(operationType) ? written : answered;
+    const bytes = item === undefined ? 0 : Buffer.byteLength(JSON.stringify(item));
+    const charged: BatchOperation = { operationType, statusCode, bytes };
+    // The SDK reports each operation's charge from its result, as Cosmos DB answers it.
+    if (isRecord(result)) result.requestCharge = batchOperationCharge(charged);
+    return charged;
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -339,6 +339,7 @@ describe('local Cosmos DB with the real @azure/cosmos client', () => {
       responseBytes: 0,
       byOperation: {},
       byContainer: {},
+      requestUnits: 0,
     });
     const { resource } = await sessions.items.create({
       id: 'counted',
