@@ -19,6 +19,25 @@ export interface EntityReceiverSettings {
    * dead-lettered instead of looping). Never rejects.
    */
   recordDelivery?: () => Promise<void>;
+  /** Counts the operations Azure would bill for, when given. */
+  operations?: ServiceBusOperations;
+}
+
+/**
+ * The operations Azure Service Bus bills on Standard, as the Functions host would make them (prefetch off): every
+ * message sent, session accepted, receive call (each delivery, and the empty one that ends a session), settlement.
+ */
+export interface ServiceBusOperations {
+  sends: number;
+  sessionAccepts: number;
+  receives: number;
+  completes: number;
+  abandons: number;
+  deadLetters: number;
+}
+
+export function noServiceBusOperations(): ServiceBusOperations {
+  return { sends: 0, sessionAccepts: 0, receives: 0, completes: 0, abandons: 0, deadLetters: 0 };
 }
 
 export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
@@ -90,9 +109,14 @@ export class EntityReceiver {
     try {
       // A broker delivers after the send has returned, never inside it.
       await Promise.resolve();
+      const operations = this.settings.operations;
+      if (operations) operations.sessionAccepts += 1;
       while (!this.stopped) {
         const message = this.queue.takeFromSession(sessionId);
-        if (!message) break;
+        if (!message) {
+          if (operations) operations.receives += 1;
+          break;
+        }
         if ((await this.deliver(message)) === 'failed') {
           // Back to the head of its session, which this receiver keeps: order holds across retries.
           this.queue.abandon(message);
@@ -117,6 +141,18 @@ export class EntityReceiver {
   }
 
   private async deliver(message: StoredMessage): Promise<Outcome> {
+    const outcome = await this.settle(message);
+    const operations = this.settings.operations;
+    if (operations) {
+      operations.receives += 1;
+      if (outcome === 'completed') operations.completes += 1;
+      else if (outcome === 'failed') operations.abandons += 1;
+      else operations.deadLetters += 1;
+    }
+    return outcome;
+  }
+
+  private async settle(message: StoredMessage): Promise<Outcome> {
     message.deliveryCount += 1;
     if (this.settings.recordDelivery) await this.settings.recordDelivery();
     try {

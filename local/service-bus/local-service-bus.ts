@@ -20,11 +20,17 @@ import {
 } from './bus-snapshot.js';
 import { DeliveryQueue, type DeadLetteredMessage, type StoredMessage } from './delivery-queue.js';
 import { DuplicateDetector } from './duplicate-detector.js';
-import { EntityReceiver, type MessageHandler } from './entity-receiver.js';
+import {
+  EntityReceiver,
+  noServiceBusOperations,
+  type MessageHandler,
+  type ServiceBusOperations,
+} from './entity-receiver.js';
 
 export { CorruptDataFileError } from '../persistence/data-file.js';
 
 export type { ReceivedMessage } from './trigger-invocation.js';
+export type { ServiceBusOperations } from './entity-receiver.js';
 
 export interface LocalServiceBusOptions {
   /** Deliveries before a message is dead-lettered; default MAX_DELIVERY_COUNT. */
@@ -92,6 +98,7 @@ export class LocalServiceBus implements MessagePublisher {
   private idleWaiters: (() => void)[] = [];
   private closed = false;
   private dataFile: BusDataFile | undefined;
+  private readonly operations = noServiceBusOperations();
 
   constructor(options: LocalServiceBusOptions = {}) {
     this.maxDeliveryCount = wholeNumber(
@@ -242,6 +249,7 @@ export class LocalServiceBus implements MessagePublisher {
       maxConcurrentSessions: wholeNumber('maxConcurrentSessions', options.maxConcurrentSessions ?? 8, 1),
       maxConcurrentCalls: wholeNumber('maxConcurrentCalls', options.maxConcurrentCalls ?? 16, 1),
       onSettled: () => this.checkIdle(),
+      operations: this.operations,
       ...(dataFile === undefined ? {} : { recordDelivery: () => dataFile.commitInBackground() }),
     });
     this.receivers.set(store, receiver);
@@ -251,6 +259,16 @@ export class LocalServiceBus implements MessagePublisher {
         if (this.receivers.get(store) === receiver) this.receivers.delete(store);
         this.checkIdle();
       });
+  }
+
+  /** The operations Azure would bill since start or the last resetStats(), for benchmarks. */
+  stats(): ServiceBusOperations {
+    return { ...this.operations };
+  }
+
+  resetStats(): void {
+    // In place: the receivers count into the same object.
+    Object.assign(this.operations, noServiceBusOperations());
   }
 
   deadLetters(source: MessageSource): readonly DeadLetteredMessage[] {
@@ -324,6 +342,8 @@ export class LocalServiceBus implements MessagePublisher {
     }
     // Validate everything first: a refused batch leaves nothing behind.
     const prepared = messages.map((message) => prepare(message, entity));
+    // Each message is an operation, duplicates too: Service Bus received them.
+    this.operations.sends += prepared.length;
 
     const touched = new Set<DeliveryQueue>();
     for (const message of prepared) {
