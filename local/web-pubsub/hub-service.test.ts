@@ -105,4 +105,18 @@ describe('HubService', () => {
     expect(JSON.parse(transport.frames.at(-1)!)).toMatchObject({ type: 'system', event: 'disconnected' });
     expect(service.connectionExists('chat', c.id)).toBe(false);
   });
+
+  it('counts each message delivered to each connection, in 2 KB units, as Azure bills it', () => {
+    const service = new HubService({ reconnectGraceMs: 30 });
+    service.open(reliable('u1'), new RecordingTransport());
+    service.open(reliable('u1'), new RecordingTransport());
+    const listener = service.open(reliable('u2'), new RecordingTransport());
+    service.addToGroup('chat', 'room', listener.id);
+    service.sendToUser('chat', 'u1', text('small'));
+    service.sendToGroup('chat', 'room', text('x'.repeat(5000)));
+    service.sendToUser('chat', 'nobody', text('lost'));
+    expect(service.stats()).toMatchObject({ deliveredMessages: 3, deliveredMessageUnits: 1 + 1 + 3 });
+    service.resetDelivered();
+    expect(service.stats()).toMatchObject({ connections: 3, deliveredMessages: 0, deliveredMessageUnits: 0 });
+  });
 });

@@ -9,7 +9,7 @@ import {
 } from './client-connection.js';
 import { disconnectedFrame } from './client-messages.js';
 import { HubRegistry } from './hub-registry.js';
-import type { Payload } from './payload.js';
+import { billedMessageUnits, type Payload } from './payload.js';
 
 interface HubServiceOptions {
   /** How long a dropped reliable connection keeps its session (its unacknowledged messages). */
@@ -39,12 +39,18 @@ const GOING_AWAY = 1001;
 export class HubService {
   private readonly registry = new HubRegistry();
   private readonly graceTimers = new Map<string, NodeJS.Timeout>();
+  /** Messages delivered to connections (what Azure bills: outbound, in 2 KB units) since resetDelivered(). */
+  private delivered = { deliveredMessages: 0, deliveredMessageUnits: 0 };
 
   constructor(private readonly options: HubServiceOptions) {}
 
   /** Connections with a socket (a dropped reliable one waiting for its client does not count). */
-  stats(): { connections: number } {
-    return { connections: this.registry.all().filter((c) => c.attached).length };
+  stats(): { connections: number; deliveredMessages: number; deliveredMessageUnits: number } {
+    return { connections: this.registry.all().filter((c) => c.attached).length, ...this.delivered };
+  }
+
+  resetDelivered(): void {
+    this.delivered = { deliveredMessages: 0, deliveredMessageUnits: 0 };
   }
 
   // --- connection lifetime ---------------------------------------------------------------------------------
@@ -122,13 +128,15 @@ export class HubService {
   // --- sends and queries ----------------------------------------------------------------------------------
 
   sendToUser(hub: string, userId: string, payload: Payload): void {
-    for (const connection of this.registry.ofUser(hub, userId)) this.deliver(connection, payload);
+    const units = billedMessageUnits(payload);
+    for (const connection of this.registry.ofUser(hub, userId)) this.deliver(connection, payload, units);
   }
 
   /** Sends to every connection in the group except the `excluded` connection ids. */
   sendToGroup(hub: string, group: string, payload: Payload, excluded: readonly string[] = []): void {
+    const units = billedMessageUnits(payload);
     for (const connection of this.registry.inGroup(hub, group)) {
-      if (!excluded.includes(connection.id)) this.deliver(connection, payload, group);
+      if (!excluded.includes(connection.id)) this.deliver(connection, payload, units, group);
     }
   }
 
@@ -167,7 +175,9 @@ export class HubService {
 
   // --- internals -------------------------------------------------------------------------------------------
 
-  private deliver(connection: ClientConnection, payload: Payload, group?: string): void {
+  private deliver(connection: ClientConnection, payload: Payload, units: number, group?: string): void {
+    this.delivered.deliveredMessages += 1;
+    this.delivered.deliveredMessageUnits += units;
     if (connection.deliver(payload, group) === 'overflow') {
       this.disconnect(connection, 'Too many unacknowledged messages: the client must send sequenceAck.');
     }

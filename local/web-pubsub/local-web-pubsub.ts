@@ -112,9 +112,10 @@ export class LocalWebPubSub {
     return true;
   }
 
-  /** REST calls since the last resetStats() (the open connections stay counted). */
+  /** Clears the REST calls and delivered messages counted so far (the open connections stay counted). */
   resetStats(): void {
     this.restStats = { restCalls: 0, sends: 0, sendBytes: 0 };
+    this.service.resetDelivered();
   }
 
   private countRestCall(req: IncomingMessage, path: string): void {
@@ -163,9 +164,17 @@ export class LocalWebPubSub {
 
   /**
    * Open client sockets (tests wait on it), and the REST calls served since start or the last resetStats():
-   * `sends` are the `:send` calls (one message each), `sendBytes` their bodies (benchmarks read these).
+   * `sends` are the `:send` calls (one message each), `sendBytes` their bodies; `deliveredMessages` the messages
+   * delivered to connections and `deliveredMessageUnits` their 2 KB units, which Azure bills (benchmarks read these).
    */
-  stats(): { connections: number; restCalls: number; sends: number; sendBytes: number } {
+  stats(): {
+    connections: number;
+    restCalls: number;
+    sends: number;
+    sendBytes: number;
+    deliveredMessages: number;
+    deliveredMessageUnits: number;
+  } {
     return { ...this.service.stats(), ...this.restStats };
   }
 

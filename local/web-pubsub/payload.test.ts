@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../../shared/errors.js';
 import { parseClientFrame } from './client-messages.js';
-import { payloadFromHttpBody } from './payload.js';
+import { billedMessageUnits, payloadFromHttpBody } from './payload.js';
 
 describe('payloadFromHttpBody', () => {
   it('takes the data type from the Content-Type, as the service does', () => {
@@ -37,5 +37,15 @@ describe('parseClientFrame', () => {
       ok: false,
       reason: expect.stringContaining("'group'") as string,
     });
+  });
+});
+
+describe('billedMessageUnits', () => {
+  it('bills each started 2 KB of a message once, and an empty message as one', () => {
+    expect(billedMessageUnits({ dataType: 'text', data: '' })).toBe(1);
+    expect(billedMessageUnits({ dataType: 'text', data: 'x'.repeat(2048) })).toBe(1);
+    expect(billedMessageUnits({ dataType: 'text', data: 'x'.repeat(2049) })).toBe(2);
+    expect(billedMessageUnits({ dataType: 'binary', data: Buffer.alloc(4097) })).toBe(3);
+    expect(billedMessageUnits({ dataType: 'json', data: { text: 'x'.repeat(3000) } })).toBe(2);
   });
 });

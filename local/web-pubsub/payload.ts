@@ -44,3 +44,15 @@ export function toWireData(payload: Payload): WireData {
     ? { dataType: 'binary', data: payload.data.toString('base64') }
     : { dataType: payload.dataType, data: payload.data };
 }
+
+/** Azure Web PubSub bills a message in 2 KB units: a message of up to 2 KB is one, each further 2 KB one more. */
+export const BILLED_MESSAGE_UNIT_BYTES = 2 * 1024;
+
+/** The billed units of one message delivered to one connection, from the size of its data. */
+export function billedMessageUnits(payload: Payload): number {
+  let bytes: number;
+  if (payload.dataType === 'binary') bytes = payload.data.length;
+  else if (payload.dataType === 'text') bytes = Buffer.byteLength(payload.data);
+  else bytes = Buffer.byteLength(JSON.stringify(payload.data) ?? '');
+  return Math.max(1, Math.ceil(bytes / BILLED_MESSAGE_UNIT_BYTES));
+}
