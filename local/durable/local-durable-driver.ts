@@ -18,9 +18,11 @@ import { FileInstanceStore } from './file-instance-store.js';
 import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
 import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
+import { noTaskHubEvents, type TaskHubEvents } from './task-hub-events.js';
 
 export { InMemoryInstanceStore, type InstanceRecord } from './instance-store.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
+export type { TaskHubEvents } from './task-hub-events.js';
 
 export interface DurableRegistry {
   orchestrations: ReadonlyMap<string, df.OrchestrationHandler>;
@@ -77,6 +79,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   #idleWaiters: (() => void)[] = [];
   #closed = false;
   #purgeTimer: NodeJS.Timeout | undefined;
+  readonly #events = noTaskHubEvents();
 
   /**
    * Loads the instances (from `dataFile`, or the given store), purges finished ones past the retention,
@@ -149,6 +152,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     const record = await this.#requireRecord(instanceId);
     // Durable answers 410 Gone for a finished instance and drops the event; so does the driver.
     if (isFinishedStatus(record.runtimeStatus)) return;
+    this.#events.eventsRaised += 1;
     await this.#deliver(instanceId, record.executionId, [
       { type: 'eventRaised', name: eventName, data: toDurableJson(eventData) },
     ]);
@@ -214,6 +218,15 @@ export class LocalDurableDriver implements OrchestrationClient {
         (error: unknown) => settle(() => reject(ensureError(error))),
       );
     });
+  }
+
+  /** What a task hub would have billed for since start or resetStats(), for benchmarks. */
+  stats(): TaskHubEvents {
+    return { ...this.#events };
+  }
+
+  resetStats(): void {
+    Object.assign(this.#events, noTaskHubEvents());
   }
 
   /** Resolves when no instance is running an activity or an orchestrator step (pending timers do not count). */
@@ -287,6 +300,7 @@ export class LocalDurableDriver implements OrchestrationClient {
         inbox: [{ type: 'executionStarted' }],
       };
       await this.#store.put(record);
+      this.#events.orchestrationStarts += 1;
       const previous = this.#executions.get(instanceId);
       if (previous !== undefined) clearTimers(previous);
       const execution = newExecution(record.executionId);
@@ -354,8 +368,11 @@ export class LocalDurableDriver implements OrchestrationClient {
       return;
     }
     const events = withoutRepeatedResults(record.history, record.inbox);
+    this.#events.episodes += 1;
+    this.#events.messages += record.inbox.length;
     record.inbox = [];
     const handler = this.#registry.orchestrations.get(record.name);
+    const previousLength = record.history.length;
     const now = this.#now();
     const history: HistoryEvent[] = [
       ...record.history,
@@ -366,6 +383,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (handler === undefined) {
       outcome = failedWith(new Error(`No orchestration named '${record.name}' is registered.`));
       record.history = history;
+      this.#events.historyEvents += history.length - previousLength;
     } else {
       const result = replayOrchestration({
         handler,
@@ -378,8 +396,10 @@ export class LocalDurableDriver implements OrchestrationClient {
       });
       outcome = result.outcome;
       // A resume that brought nothing new leaves the history as it was.
-      if (events.length > 0 || result.scheduled.length > 0)
+      if (events.length > 0 || result.scheduled.length > 0) {
         record.history = [...history, ...result.scheduled];
+        this.#events.historyEvents += record.history.length - previousLength;
+      }
       try {
         record.customStatus = toDurableJson(result.customStatus) ?? null;
         if (outcome.status === 'completed')
@@ -427,6 +447,7 @@ export class LocalDurableDriver implements OrchestrationClient {
           this.#startActivity(record.instanceId, execution, work);
           break;
         case 'timer':
+          this.#events.timers += 1;
           this.#armTimer(record.instanceId, execution, work.seq, work.fireAt);
           break;
       }
@@ -439,6 +460,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     work: Extract<PendingWork, { kind: 'activity' }>,
   ): void {
     this.#busy++;
+    this.#events.activities += 1;
     runActivity({
       name: work.name,
       handler: this.#registry.activities.get(work.name),
@@ -452,6 +474,7 @@ export class LocalDurableDriver implements OrchestrationClient {
         const event: HistoryEvent = outcome.succeeded
           ? { type: 'taskCompleted', seq: work.seq, result: outcome.result }
           : { type: 'taskFailed', seq: work.seq, failure: outcome.failure };
+        this.#events.activityResults += 1;
         return this.#deliver(instanceId, execution.executionId, [event]);
       })
       .catch((error: unknown) => this.#log('error', `Activity '${work.name}' could not be run:`, error))
@@ -463,6 +486,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       execution.timers.delete(seq);
       const remaining = fireAt.getTime() - this.#now().getTime();
       if (remaining <= 0) {
+        this.#events.timersFired += 1;
         this.#post(instanceId, execution.executionId, [{ type: 'timerFired', seq }]);
         return;
       }
@@ -474,6 +498,7 @@ export class LocalDurableDriver implements OrchestrationClient {
 
   /** Stops the finished execution's timers and wakes the waiters. */
   #finish(record: InstanceRecord): void {
+    this.#events.completions += 1;
     const execution = this.#executions.get(record.instanceId);
     if (execution !== undefined && execution.executionId === record.executionId) {
       clearTimers(execution);
