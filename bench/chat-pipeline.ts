@@ -24,6 +24,14 @@ import {
 } from './figures.js';
 import type { ModelReady } from './model-process.js';
 import type { RuntimeReady, RuntimeUsage } from './runtime-process.js';
+import {
+  meanPrice,
+  printTurnPrices,
+  readTaskHubPolling,
+  turnBill,
+  turnPrice,
+  type TurnPrice,
+} from './turn-price.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const MODEL_TTFT_MS = 300;
@@ -42,7 +50,7 @@ const PLAN = QUICK
       singleSessionRepeats: 15,
       coalescing: { rounds: 2, words: 500 },
       repeated: { batches: 6, sessions: 50 },
-      turnCost: { turns: 500, sampled: [1, 2, 250, 500] },
+      turnCost: { turns: 300, sampled: [1, 2, 150, 300] },
     };
 /** `turn-cost`: only (3), the cost of one turn along one long conversation (npm run bench:turn-cost). */
 const ONLY = process.env.BENCH_ONLY;
@@ -505,6 +513,8 @@ interface TurnCost {
   durableReplays: number;
   durableActivities: number;
   cpuMs: number;
+  /** The turn's counts in the units Azure bills, and their price per 1,000 turns (turn-price.ts). */
+  price: TurnPrice;
 }
 
 async function measureTurnCost(target: Target) {
@@ -549,6 +559,7 @@ async function measureTurnCost(target: Target) {
       durableReplays: after.durable.replays,
       durableActivities: after.durable.activities,
       cpuMs: cpuMsPer(before.cpu, after.cpu, 1),
+      price: turnPrice(turnBill(after)),
     };
     every.push(cost);
     if (sampled.includes(turn)) costs.push(cost);
@@ -577,6 +588,7 @@ async function measureTurnCost(target: Target) {
     costs,
     lastOverFirst: ratios(first, last),
     windows: { first: firstWindow, last: lastWindow, lastOverFirst: ratios(firstWindow, lastWindow) },
+    taskHubPolling: await readTaskHubPolling(),
   };
 }
 
@@ -599,6 +611,7 @@ function meanCost(costs: readonly TurnCost[], label: string): TurnCost & { label
     durableReplays: mean((c) => c.durableReplays),
     durableActivities: mean((c) => c.durableActivities),
     cpuMs: mean((c) => c.cpuMs),
+    price: meanPrice(costs.map((c) => c.price)),
   };
 }
 
@@ -775,6 +788,15 @@ function printTurnCost(t: Results['turnCost']): void {
       t.costs.map((c) => `t${c.turn}: ${c.cosmosByOperation[operation] ?? 0}`).join('  '),
     );
   }
+  printTurnPrices(
+    'Azure cost of one turn without the model, per 1,000 turns (USD, pay-as-you-go; check your region):',
+    t.costs.map((c) => ({ label: `turn ${c.turn}`, price: c.price })),
+  );
+  printTurnPrices(
+    `The same, averaged over turns ${t.windows.first.label} and ${t.windows.last.label}:`,
+    [t.windows.first, t.windows.last].map((w) => ({ label: w.label, price: w.price })),
+    t.taskHubPolling,
+  );
 }
 
 function printRepeated(r: Results['repeatedBatches']): void {

@@ -5,9 +5,11 @@ import { z } from 'zod';
 import type * as df from 'durable-functions';
 import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
+import type { TaskHubEvents } from '../local/durable/local-durable-driver.js';
 import { readHostSettings } from '../local/host-json.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
+import type { ServiceBusOperations } from '../local/service-bus/local-service-bus.js';
 import { childOptions, serveCommands } from './child-process.js';
 import { DIRECT_CHAT_ROUTE, directChatFunction } from './direct-chat.js';
 
@@ -23,7 +25,7 @@ export interface RuntimeReady {
   llm: string;
 }
 
-/** Cumulative since start, except the counters resetStats() clears (cosmos, webPubSub, durable). */
+/** Cumulative since start, except the counters resetStats() clears (cosmos, webPubSub, durable, serviceBus, taskHub). */
 export interface RuntimeUsage {
   /** process.cpuUsage(), in µs. */
   cpu: { user: number; system: number };
@@ -34,10 +36,23 @@ export interface RuntimeUsage {
     requestBytes: number;
     responseBytes: number;
     byOperation: Record<string, number>;
-    byContainer: Record<string, { requests: number; bytes: number }>;
+    byContainer: Record<string, { requests: number; bytes: number; requestUnits: number }>;
+    /** Request units the local server charged, as Azure Cosmos DB would. */
+    requestUnits: number;
   };
-  webPubSub: { restCalls: number; sends: number; sendBytes: number };
+  /** `deliveredMessages` and their 2 KB `deliveredMessageUnits`: what Azure Web PubSub bills. */
+  webPubSub: {
+    restCalls: number;
+    sends: number;
+    sendBytes: number;
+    deliveredMessages: number;
+    deliveredMessageUnits: number;
+  };
   durable: { replays: number; activities: number };
+  /** The operations Azure Service Bus bills, as the local broker counted them. */
+  serviceBus: ServiceBusOperations;
+  /** What the local durable driver did that a task hub bills for. */
+  taskHub: TaskHubEvents;
   /** Since start: rejections unhandled at the end of their tick (each would have ended a plain `npm start`). */
   unhandledRejections: number;
 }
@@ -107,20 +122,25 @@ serveCommands(async () => {
       },
       usage: (): RuntimeUsage => {
         const { idle, active } = performance.eventLoopUtilization();
-        const { restCalls, sends, sendBytes } = runtime.webPubSub.stats();
+        const { restCalls, sends, sendBytes, deliveredMessages, deliveredMessageUnits } =
+          runtime.webPubSub.stats();
         return {
           cpu: process.cpuUsage(),
           eventLoop: { idle, active },
           rssBytes: process.memoryUsage().rss,
           cosmos: runtime.cosmos.stats(),
-          webPubSub: { restCalls, sends, sendBytes },
+          webPubSub: { restCalls, sends, sendBytes, deliveredMessages, deliveredMessageUnits },
           durable: { ...durable },
+          serviceBus: runtime.serviceBus.stats(),
+          taskHub: runtime.durable.stats(),
           unhandledRejections,
         };
       },
       resetStats: () => {
         runtime.cosmos.resetStats();
         runtime.webPubSub.resetStats();
+        runtime.serviceBus.resetStats();
+        runtime.durable.resetStats();
         durable.replays = 0;
         durable.activities = 0;
       },

@@ -1,6 +1,7 @@
 // The cost of one turn on each hot store, and with cost accounting off: the same conversation run on local runtimes
 // with HOT_STORE=cosmos, with USAGE_ACCOUNTING=off, and with HOT_STORE=redis, counted per turn and priced in Azure
-// per 1,000 turns. `npm run bench:turn-cost` (TURNS=300 by default; BENCH_QUICK=1 runs 20). Asserts nothing.
+// per 1,000 turns (request units as the local Cosmos DB server charges them). `npm run bench:turn-cost` (TURNS=300 by
+// default; BENCH_QUICK=1 runs 20). Asserts nothing.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startRedisServer, type TestRedisServer } from '../test/support/redis-server.js';
@@ -8,6 +9,7 @@ import { BenchChild } from './child-process.js';
 import { ChatApi, SessionEvents } from './chat-clients.js';
 import { round } from './figures.js';
 import type { RuntimeReady, RuntimeUsage } from './runtime-process.js';
+import { PRICES } from './turn-price.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const TURNS = Number(process.env.TURNS ?? (QUICK ? 20 : 300));
@@ -21,8 +23,8 @@ const USAGE_CONTAINER = 'usage';
 
 // ---- Azure prices (USD, pay-as-you-go; check the pricing pages for your region before relying on them) ----
 
-/** Cosmos DB serverless bills consumed request units: USD 0.25 per million RU (azure.microsoft.com/pricing/details/cosmos-db/serverless/). */
-const COSMOS_SERVERLESS_USD_PER_MILLION_RU = Number(process.env.COSMOS_USD_PER_MILLION_RU ?? 0.25);
+/** Cosmos DB serverless bills consumed request units (the one price table is turn-price.ts). */
+const COSMOS_SERVERLESS_USD_PER_MILLION_RU = PRICES.cosmosServerlessUsdPerMillionRu;
 /**
  * Azure Managed Redis is provisioned: billed per hour whatever it serves. Balanced_B0 (0.5 GB, the smallest) is
  * taken at USD 0.034 an hour (about USD 25 a month); this figure was not checked against a live price sheet, so
@@ -30,26 +32,6 @@ const COSMOS_SERVERLESS_USD_PER_MILLION_RU = Number(process.env.COSMOS_USD_PER_M
  */
 const REDIS_HOURLY_USD = Number(process.env.REDIS_HOURLY_USD ?? 0.034);
 const REDIS_B0_MEMORY_BYTES = 0.5 * 1024 ** 3;
-
-/**
- * Request units per Cosmos DB operation, from the request's average size (KB = request plus response bytes).
- * Documented (learn.microsoft.com/azure/cosmos-db/optimize-cost-reads-writes, and /request-units): a point read of
- * 1 KB costs 1 RU and of 100 KB 10 RU; inserting a 1 KB item costs about 5.5 RU; replacing an item costs twice its
- * insert. Assumed here (no figure published): writes grow by 1 RU per further KB, an upsert, delete or batch costs
- * an insert, a patch costs a replace, a single-partition query 2.5 RU plus the reads of what it returns, and
- * metadata reads (database, container) 1 RU each (the SDK caches them, so they are rare).
- */
-function requestUnits(operation: string, kb: number): number {
-  const size = Math.max(1, kb);
-  const read = 1 + ((size - 1) * 9) / 99;
-  const insert = 5.5 + (size - 1);
-  const verb = operation.split('.')[1] ?? '';
-  if (!operation.startsWith('item.')) return 1;
-  if (verb === 'read' || verb === 'readAll') return read;
-  if (verb === 'replace' || verb === 'patch') return 2 * insert;
-  if (verb === 'query') return 2.5 + read - 1;
-  return insert;
-}
 
 // ---- one store's run ----
 
@@ -60,7 +42,9 @@ interface TurnFigures {
   cosmosHotRequests: number;
   cosmosBytes: number;
   cosmosHotBytes: number;
+  /** Charged by the local Cosmos DB server (local/cosmos/request-charge.ts), in all and on the hot store. */
   cosmosRequestUnits: number;
+  cosmosHotRequestUnits: number;
   redisCommands: number;
   redisByCommand: Record<string, number>;
   redisBytes: number;
@@ -156,10 +140,8 @@ async function runStore(store: 'cosmos' | 'redis', redis: TestRedisServer, accou
         cosmosHotRequests: hot.reduce((sum, [, entry]) => sum + entry.requests, 0),
         cosmosBytes: cosmos.requestBytes + cosmos.responseBytes,
         cosmosHotBytes: hot.reduce((sum, [, entry]) => sum + entry.bytes, 0),
-        cosmosRequestUnits: Object.entries(cosmos.byContainer).reduce((sum, [key, entry]) => {
-          const operation = key.split(' ')[1] ?? '';
-          return sum + entry.requests * requestUnits(operation, entry.bytes / entry.requests / 1024);
-        }, 0),
+        cosmosRequestUnits: cosmos.requestUnits,
+        cosmosHotRequestUnits: hot.reduce((sum, [, entry]) => sum + entry.requestUnits, 0),
         redisCommands: redisTurn.commands,
         redisByCommand: redisTurn.byCommand,
         redisBytes: redisTurn.bytes,
@@ -297,12 +279,7 @@ async function main(): Promise<void> {
 
 /** The request units the hot-conversations container took per turn on average (the Cosmos run). */
 function hotRequestUnits(run: Run): number {
-  return (
-    run.turns.reduce((sum, turn) => {
-      const hotShare = turn.cosmosRequests > 0 ? turn.cosmosHotRequests / turn.cosmosRequests : 0;
-      return sum + turn.cosmosRequestUnits * hotShare;
-    }, 0) / Math.max(1, run.turns.length)
-  );
+  return run.turns.reduce((sum, turn) => sum + turn.cosmosHotRequestUnits, 0) / Math.max(1, run.turns.length);
 }
 
 function print(results: {
