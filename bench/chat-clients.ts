@@ -7,6 +7,15 @@ import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
 
 const IDENTITY_HEADER = 'x-ms-client-principal-id';
+
+/** The principal headers App Service authentication sets: the id, and beside it the claims blob that vouches for it. */
+function identity(userId: string): Record<string, string> {
+  const claims = { auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] };
+  return {
+    [IDENTITY_HEADER]: userId,
+    'x-ms-client-principal': Buffer.from(JSON.stringify(claims)).toString('base64'),
+  };
+}
 const MAX_RECONNECTS = 100;
 const RECONNECT_DELAY_MS = 250;
 
@@ -214,7 +223,7 @@ export class ChatApi {
   async readStream(userId: string, streamUrl: string, trace: TurnTrace): Promise<void> {
     for (;;) {
       const lastSeq = trace.lastSeq;
-      const headers: Record<string, string> = { [IDENTITY_HEADER]: userId };
+      const headers: Record<string, string> = identity(userId);
       if (lastSeq !== undefined) headers['last-event-id'] = String(lastSeq);
       const open = await readSse(streamUrl, { method: 'GET', headers }, trace);
       if (trace.ends > 0 || open === 'ended' || trace.reconnects >= MAX_RECONNECTS) return;
@@ -227,7 +236,7 @@ export class ChatApi {
   async directChat(userId: string, path: string, text: string, trace: TurnTrace): Promise<void> {
     const init = {
       method: 'POST',
-      headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
+      headers: { ...identity(userId), 'content-type': 'application/json' },
       body: JSON.stringify({ text }),
     };
     await readSse(new URL(path, this.baseUrl).href, init, trace);
@@ -242,7 +251,7 @@ export class ChatApi {
   ): Promise<unknown> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
+      headers: { ...identity(userId), 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
