@@ -506,7 +506,7 @@ interface TurnCost {
   cosmosRequestBytes: number;
   cosmosResponseBytes: number;
   cosmosByOperation: Record<string, number>;
-  cosmosByContainer: Record<string, { requests: number; bytes: number }>;
+  cosmosByContainer: RuntimeUsage['cosmos']['byContainer'];
   webPubSubSends: number;
   webPubSubSendBytes: number;
   webPubSubRestCalls: number;
@@ -515,6 +515,8 @@ interface TurnCost {
   cpuMs: number;
   /** The turn's counts in the units Azure bills, and their price per 1,000 turns (turn-price.ts). */
   price: TurnPrice;
+  /** What the local Service Bus and task hub counted (measured turns only, not means). */
+  billed?: Pick<RuntimeUsage, 'serviceBus' | 'taskHub'>;
 }
 
 async function measureTurnCost(target: Target) {
@@ -560,6 +562,7 @@ async function measureTurnCost(target: Target) {
       durableActivities: after.durable.activities,
       cpuMs: cpuMsPer(before.cpu, after.cpu, 1),
       price: turnPrice(turnBill(after)),
+      billed: { serviceBus: after.serviceBus, taskHub: after.taskHub },
     };
     every.push(cost);
     if (sampled.includes(turn)) costs.push(cost);
@@ -767,7 +770,7 @@ function printTurnCost(t: Results['turnCost']): void {
         .map(times)
         .join(' / '),
     );
-  console.log('    Cosmos requests (bytes) by container and operation');
+  console.log('    Cosmos requests (bytes, request units) by container and operation');
   const places = [...new Set(t.costs.flatMap((c) => Object.keys(c.cosmosByContainer)))].sort();
   for (const place of places) {
     row(
@@ -775,7 +778,7 @@ function printTurnCost(t: Results['turnCost']): void {
       t.costs
         .map((c) => {
           const entry = c.cosmosByContainer[place];
-          return `t${c.turn}: ${entry?.requests ?? 0} (${entry?.bytes ?? 0})`;
+          return `t${c.turn}: ${entry?.requests ?? 0} (${entry?.bytes ?? 0} B, ${round(entry?.requestUnits ?? 0)} RU)`;
         })
         .join('  '),
     );
@@ -787,6 +790,11 @@ function printTurnCost(t: Results['turnCost']): void {
       `  ${operation}`,
       t.costs.map((c) => `t${c.turn}: ${c.cosmosByOperation[operation] ?? 0}`).join('  '),
     );
+  }
+  for (const c of t.costs) {
+    const { serviceBus, taskHub } = c.billed ?? {};
+    row(`  turn ${c.turn}: Service Bus operations`, JSON.stringify(serviceBus));
+    row(`  turn ${c.turn}: task-hub events`, JSON.stringify(taskHub));
   }
   printTurnPrices(
     'Azure cost of one turn without the model, per 1,000 turns (USD, pay-as-you-go; check your region):',

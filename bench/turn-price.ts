@@ -221,7 +221,7 @@ export function timeSpanMs(value: string): number {
 
 // ---- report ----
 
-const cell = (value: string | number) => String(value).padStart(11);
+const cell = (value: string | number) => String(value).padStart(12);
 const usd = (value: number) => `$${value.toFixed(4)}`;
 
 /** The per-turn counts and USD per 1,000 turns of some labelled turns, then the last ÷ first ratio. */
@@ -285,10 +285,10 @@ export function printTurnPrices(
         `${polling.partitionCount} partitions): ${Math.round(idle.transactions)} queue polls an hour per instance, ` +
         `${usd(idle.usd)} an hour (${usd(idle.usdPerMonth)} a month); the Durable Task Scheduler bills nothing at rest`,
     );
+    console.log(
+      '    Prices: Cosmos DB serverless, Service Bus Standard (beyond the 13M operations included), Web PubSub ' +
+        'Standard (beyond the 1M messages a unit includes a day), Storage GPv2 LRS queues and tables, DTS ' +
+        'Consumption (assumed price); bench/turn-price.ts names each source and the variable that overrides it.',
+    );
   }
-  console.log(
-    '    Prices: Cosmos DB serverless, Service Bus Standard (beyond the 13M operations included), Web PubSub ' +
-      'Standard (beyond the 1M messages a unit includes a day), Storage GPv2 LRS queues and tables, DTS ' +
-      'Consumption (assumed price); bench/turn-price.ts names each source and the variable that overrides it.',
-  );
 }
