@@ -1,7 +1,6 @@
-// The cost of one turn on each hot store, and with cost accounting off: the same conversation run on local runtimes
-// with HOT_STORE=cosmos, with USAGE_ACCOUNTING=off, and with HOT_STORE=redis, counted per turn and priced in Azure
-// per 1,000 turns (request units as the local Cosmos DB server charges them). `npm run bench:turn-cost` (TURNS=300 by
-// default; BENCH_QUICK=1 runs 20). Asserts nothing.
+// The cost of one turn on each hot store, and with cost accounting off: the same conversation run with HOT_STORE=cosmos,
+// USAGE_ACCOUNTING=off and HOT_STORE=redis, priced per 1,000 turns from the RU the local Cosmos DB server charges.
+// `npm run bench:turn-cost` (TURNS=300 by default; BENCH_QUICK=1 runs 20). Asserts nothing.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { startRedisServer, type TestRedisServer } from '../test/support/redis-server.js';
