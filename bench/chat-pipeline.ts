@@ -748,20 +748,20 @@ function printTurnCost(t: Results['turnCost']): void {
     'activities',
     'CPU ms',
   ];
-  console.log(`    ${header.map((h) => h.padStart(12)).join('')}`);
+  console.log(`    ${header.map((h) => h.padStart(13)).join('')}`);
   for (const c of [...t.costs, t.windows.first, t.windows.last]) {
     const cells = [
       'label' in c ? `mean ${String(c.label)}` : c.turn,
       c.wallMs,
       c.cosmosRequests,
-      c.cosmosRequestBytes + c.cosmosResponseBytes,
+      round(c.cosmosRequestBytes + c.cosmosResponseBytes),
       c.webPubSubSends,
       c.webPubSubSendBytes,
       c.durableReplays,
       c.durableActivities,
       c.cpuMs,
     ];
-    console.log(`    ${cells.map((cell) => String(cell).padStart(12)).join('')}`);
+    console.log(`    ${cells.map((cell) => String(cell).padStart(13)).join('')}`);
   }
   for (const r of [t.lastOverFirst, t.windows.lastOverFirst])
     row(
