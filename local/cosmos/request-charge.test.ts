@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   QUERY_PAGE_BASE_RU,
+  chargeAnswered,
+  chargeBatchResults,
   readCharge,
   replaceCharge,
   requestCharge,
@@ -71,6 +73,71 @@ describe('requestCharge', () => {
     expect(requestCharge({ operation: 'item.create', statusCode: 500, bytes: KB })).toBe(0);
     expect(requestCharge({ operation: 'item.query', statusCode: 200, bytes: KB, queryPlan: true })).toBe(0);
     expect(requestCharge({ operation: 'item.read', statusCode: 404, bytes: 100 })).toBe(1);
+  });
+});
+
+describe('chargeAnswered', () => {
+  const answered = {
+    payload: undefined,
+    requestBytes: 0,
+    responseBytes: 0,
+    minimal: false,
+    queryPlan: false,
+  };
+
+  it('sizes a write by what was sent, a read by what was answered', () => {
+    expect(
+      chargeAnswered({ ...answered, operation: 'item.create', statusCode: 201, requestBytes: 2 * KB }),
+    ).toBe(6.29);
+    expect(
+      chargeAnswered({ ...answered, operation: 'item.read', statusCode: 200, responseBytes: 128 * KB }),
+    ).toBe(9.95);
+  });
+
+  it('sizes a patch answered without its item by the item it wrote', () => {
+    const item = { id: 'a', text: 'x'.repeat(2 * KB - 20) };
+    const patched = chargeAnswered({
+      ...answered,
+      operation: 'item.patch',
+      statusCode: 200,
+      payload: item,
+      requestBytes: 60,
+      minimal: true,
+    });
+    expect(patched).toBe(round2(replaceCharge(Buffer.byteLength(JSON.stringify(item)))));
+  });
+
+  it("counts a query page's items from its answer", () => {
+    const page = { Documents: [{}, {}, {}], _count: 3 };
+    const three = chargeAnswered({ ...answered, operation: 'item.query', statusCode: 200, payload: page });
+    const none = chargeAnswered({
+      ...answered,
+      operation: 'item.query',
+      statusCode: 200,
+      payload: { _count: 0 },
+    });
+    expect(three).toBeGreaterThan(none);
+  });
+});
+
+describe('chargeBatchResults', () => {
+  it('prices each operation from its type in the request and sets its charge on the result', () => {
+    const body = [
+      { operationType: 'Create', resourceBody: { id: 'a' } },
+      { operationType: 'Read', id: 'a' },
+    ];
+    const results: Record<string, unknown>[] = [
+      { statusCode: 201 },
+      { statusCode: 200, resourceBody: { id: 'a' } },
+    ];
+    const operations = chargeBatchResults([Buffer.from(JSON.stringify(body))], results);
+    expect(operations?.map((o) => o.operationType)).toEqual(['Create', 'Read']);
+    expect(results.map((r) => r.requestCharge)).toEqual([4.95, 1]);
+  });
+
+  it('gives up on a body that is not a JSON array', () => {
+    expect(chargeBatchResults([Buffer.from('{')], [{ statusCode: 200 }])).toBeUndefined();
+    expect(chargeBatchResults([Buffer.from('{}')], [{ statusCode: 200 }])).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 // The request units Azure Cosmos DB would charge for one request the local server answered (session consistency,
 // default indexing): published figures where there are any, labelled assumptions elsewhere. See docs/turn-price.md.
-// Pure: the request listener describes each request and answers the result in `x-ms-request-charge`.
+// No I/O: the request listener describes each answered request and sends the result in `x-ms-request-charge`.
 
 /** What the listener knows of a request once it is handled, enough to price it. */
 export interface ChargedRequest {
@@ -151,4 +151,78 @@ function interpolate(bytes: number, column: 1 | 2): number {
 
 function round2(value: number): number {
   return Math.round(value * 100) / 100;
+}
+
+// ---- from what the request listener has ----
+
+/** An answered request as the listener has it, before pricing. */
+export interface AnsweredRequest {
+  operation: string;
+  statusCode: number;
+  /** The response body, before it is serialised. */
+  payload: unknown;
+  requestBytes: number;
+  responseBytes: number;
+  /** The client declined the item in the answer (`Prefer: return=minimal`), so responseBytes does not size it. */
+  minimal: boolean;
+  queryPlan: boolean;
+  /** From chargeBatchResults, for a batch. */
+  batch?: readonly BatchOperation[];
+}
+
+/** The charge of an answered request, its item sized from what was sent or answered. */
+export function chargeAnswered(answered: AnsweredRequest): number {
+  const { operation, payload, minimal } = answered;
+  const verb = operation.slice(operation.indexOf('.') + 1);
+  let bytes: number;
+  if (verb === 'create' || verb === 'upsert' || verb === 'replace') bytes = answered.requestBytes;
+  // A patch sends its operations only; the item it wrote is the answer (sized here when the client declined it).
+  else if (verb === 'patch' && minimal) bytes = Buffer.byteLength(JSON.stringify(payload) ?? '');
+  else bytes = answered.responseBytes;
+  const itemCount = isRecord(payload) && typeof payload._count === 'number' ? payload._count : undefined;
+  return requestCharge({
+    operation,
+    statusCode: answered.statusCode,
+    bytes,
+    ...(itemCount === undefined ? {} : { itemCount }),
+    ...(answered.queryPlan ? { queryPlan: true } : {}),
+    ...(answered.batch ? { batch: answered.batch } : {}),
+  });
+}
+
+/**
+ * Each batch operation's type (from the request body), outcome and item size, undefined when the body is unreadable.
+ * Sets each result's `requestCharge`, which the SDK reports per operation as Cosmos DB answers it.
+ */
+export function chargeBatchResults(
+  requestBody: readonly Buffer[],
+  results: unknown[],
+): BatchOperation[] | undefined {
+  let inputs: unknown;
+  try {
+    inputs = JSON.parse(Buffer.concat(requestBody).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(inputs)) return undefined;
+  return results.map((result, index): BatchOperation => {
+    const input: unknown = inputs[index];
+    const operationType =
+      isRecord(input) && typeof input.operationType === 'string' ? input.operationType : '';
+    const statusCode = isRecord(result) && typeof result.statusCode === 'number' ? result.statusCode : 500;
+    const written = isRecord(input) ? input.resourceBody : undefined;
+    const answered = isRecord(result) ? result.resourceBody : undefined;
+    const item = /^(create|upsert|replace)$/i.test(operationType) ? written : answered;
+    const charged: BatchOperation = {
+      operationType,
+      statusCode,
+      bytes: item === undefined ? 0 : Buffer.byteLength(JSON.stringify(item)),
+    };
+    if (isRecord(result)) result.requestCharge = batchOperationCharge(charged);
+    return charged;
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

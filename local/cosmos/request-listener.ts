@@ -3,7 +3,7 @@
 // disk (so an acknowledged write survives a crash), and count requests, bytes and request units per operation.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { batchOperationCharge, requestCharge, type BatchOperation } from './request-charge.js';
+import { chargeAnswered, chargeBatchResults } from './request-charge.js';
 
 import {
   withPartitionKey,
@@ -188,74 +188,22 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown, received
   if (unchanged) res.statusCode = 304;
   // Before the body is written: each result of a batch carries its own charge.
   const batch =
-    received.chunks && Array.isArray(payload) ? batchOperations(received.chunks, payload) : undefined;
+    received.chunks && Array.isArray(payload) ? chargeBatchResults(received.chunks, payload) : undefined;
   const text = unchanged || minimal ? '' : (JSON.stringify(payload) ?? '');
   const responseBytes = Buffer.byteLength(text);
-  const requestUnits = chargeOf(req, res.statusCode, payload, {
+  const requestUnits = chargeAnswered({
+    operation: operationOf(req),
+    statusCode: res.statusCode,
+    payload,
     requestBytes: received.bytes,
     responseBytes,
     minimal,
-    batch,
+    queryPlan: headerIsTrue(req, 'x-ms-cosmos-is-query-plan-request'),
+    ...(batch ? { batch } : {}),
   });
   res.setHeader('x-ms-request-charge', String(requestUnits));
   res.end(text);
   return { responseBytes, requestUnits };
-}
-
-/** Prices the answered request (request-charge.ts); a batch's results also carry their own charges. */
-function chargeOf(
-  req: IncomingMessage,
-  statusCode: number,
-  payload: unknown,
-  answer: {
-    requestBytes: number;
-    responseBytes: number;
-    minimal: boolean;
-    batch: BatchOperation[] | undefined;
-  },
-): number {
-  const { requestBytes, responseBytes, minimal, batch } = answer;
-  const operation = operationOf(req);
-  const verb = operation.slice(operation.indexOf('.') + 1);
-  let bytes: number;
-  if (verb === 'create' || verb === 'upsert' || verb === 'replace') bytes = requestBytes;
-  // A patch sends its operations only; the item it wrote is the answer (sized here when the client declined it).
-  else if (verb === 'patch' && minimal) bytes = Buffer.byteLength(JSON.stringify(payload) ?? '');
-  else bytes = responseBytes;
-  const itemCount = isRecord(payload) && typeof payload._count === 'number' ? payload._count : undefined;
-  return requestCharge({
-    operation,
-    statusCode,
-    bytes,
-    ...(itemCount === undefined ? {} : { itemCount }),
-    ...(headerIsTrue(req, 'x-ms-cosmos-is-query-plan-request') ? { queryPlan: true } : {}),
-    ...(batch ? { batch } : {}),
-  });
-}
-
-/** Each batch operation's type (from the request), outcome and item size; undefined if the body is unreadable. */
-function batchOperations(chunks: Buffer[], results: unknown[]): BatchOperation[] | undefined {
-  let inputs: unknown;
-  try {
-    inputs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(inputs)) return undefined;
-  return results.map((result, index): BatchOperation => {
-    const input: unknown = inputs[index];
-    const operationType =
-      isRecord(input) && typeof input.operationType === 'string' ? input.operationType : '';
-    const statusCode = isRecord(result) && typeof result.statusCode === 'number' ? result.statusCode : 500;
-    const written = isRecord(input) ? input.resourceBody : undefined;
-    const answered = isRecord(result) ? result.resourceBody : undefined;
-    const item = /^(create|upsert|replace)$/i.test(operationType) ? written : answered;
-    const bytes = item === undefined ? 0 : Buffer.byteLength(JSON.stringify(item));
-    const charged: BatchOperation = { operationType, statusCode, bytes };
-    // The SDK reports each operation's charge from its result, as Cosmos DB answers it.
-    if (isRecord(result)) result.requestCharge = batchOperationCharge(charged);
-    return charged;
-  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
