@@ -39,7 +39,7 @@ export interface OfflineModelOptions {
   /** Wait before the first token. Default 0. */
   ttftMs?: number;
   /** Draws each request's wait before its first token instead (the Azure latency model's model.first-token). */
-  firstTokenMs?: () => number;
+  firstTokenMs?: (request: ChatCompletionRequest) => number;
   /** Pace of streamed tokens; 0 = as fast as possible. Default 0. */
   tokensPerSecond?: number;
   /** Length of embedding vectors unless a request asks for `dimensions`. Default 256. */
@@ -70,7 +70,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     ttftMs: Math.max(0, options.ttftMs ?? 0),
     tokenIntervalMs: (options.tokensPerSecond ?? 0) > 0 ? 1000 / (options.tokensPerSecond ?? 1) : 0,
   };
-  const firstTokenMs = options.firstTokenMs ?? (() => pacing.ttftMs);
+  const firstTokenMs = options.firstTokenMs ?? ((): number => pacing.ttftMs);
   const embeddingDimensions = options.embeddingDimensions ?? 256;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -116,7 +116,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, request: ChatCompletionRequest) {
-    const firstTokenAt = performance.now() + firstTokenMs();
+    const firstTokenAt = performance.now() + firstTokenMs(request);
     const plan = planReply(request);
     const requestHash = fnv1a(JSON.stringify(request.messages));
     const meta: CompletionMeta = {
@@ -151,9 +151,10 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
 
   /** The Responses API: the same reply rules as chat completions, rendered as response events or a response. */
   async function responses(res: ServerResponse, request: ResponsesRequest) {
-    const firstTokenAt = performance.now() + firstTokenMs();
+    const started = performance.now();
     const chatRequest = toChatCompletionRequest(request);
     if (chatRequest === undefined) throw new OpenAiStyleError(400, 'The input holds no message.', 'input');
+    const firstTokenAt = started + firstTokenMs(chatRequest);
     const plan = planReply(chatRequest);
     const requestHash = fnv1a(JSON.stringify([request.instructions ?? null, request.input]));
     const meta: ResponseMeta = {
