@@ -8,12 +8,12 @@ import { z } from 'zod';
 
 const IDENTITY_HEADER = 'x-ms-client-principal-id';
 
-/** The principal headers App Service authentication sets: the id, and beside it the claims blob that vouches for it. */
-function identity(userId: string): Record<string, string> {
-  const claims = { auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] };
+/** App Service authentication's headers for a signed-in user: the id, and the principal blob it must agree with. */
+function identityHeaders(userId: string): Record<string, string> {
+  const blob = { auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] };
   return {
     [IDENTITY_HEADER]: userId,
-    'x-ms-client-principal': Buffer.from(JSON.stringify(claims)).toString('base64'),
+    'x-ms-client-principal': Buffer.from(JSON.stringify(blob)).toString('base64'),
   };
 }
 const MAX_RECONNECTS = 100;
@@ -223,7 +223,7 @@ export class ChatApi {
   async readStream(userId: string, streamUrl: string, trace: TurnTrace): Promise<void> {
     for (;;) {
       const lastSeq = trace.lastSeq;
-      const headers: Record<string, string> = identity(userId);
+      const headers: Record<string, string> = identityHeaders(userId);
       if (lastSeq !== undefined) headers['last-event-id'] = String(lastSeq);
       const open = await readSse(streamUrl, { method: 'GET', headers }, trace);
       if (trace.ends > 0 || open === 'ended' || trace.reconnects >= MAX_RECONNECTS) return;
@@ -236,7 +236,7 @@ export class ChatApi {
   async directChat(userId: string, path: string, text: string, trace: TurnTrace): Promise<void> {
     const init = {
       method: 'POST',
-      headers: { ...identity(userId), 'content-type': 'application/json' },
+      headers: { ...identityHeaders(userId), 'content-type': 'application/json' },
       body: JSON.stringify({ text }),
     };
     await readSse(new URL(path, this.baseUrl).href, init, trace);
@@ -251,7 +251,7 @@ export class ChatApi {
   ): Promise<unknown> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { ...identity(userId), 'content-type': 'application/json' },
+      headers: { ...identityHeaders(userId), 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();

@@ -11,7 +11,10 @@ import { readHostSettings } from './host-json.js';
 
 const hostJson = JSON.parse(readFileSync(new URL('../host.json', import.meta.url), 'utf8')) as {
   functionTimeout: string;
-  extensions: { serviceBus: { maxAutoLockRenewalDuration: string; maxConcurrentSessions: number } };
+  extensions: {
+    serviceBus: { maxAutoLockRenewalDuration: string; maxConcurrentSessions: number };
+    durableTask?: { storageProvider?: { maxQueuePollingInterval?: string } };
+  };
 };
 
 /** hh:mm:ss(.fff) → milliseconds. */
@@ -26,6 +29,28 @@ describe('host.json', () => {
     expect(settings.serviceBus.maxConcurrentSessions).toBe(
       hostJson.extensions.serviceBus.maxConcurrentSessions,
     );
+  });
+
+  it("reads the task hub's maxQueuePollingInterval, which the Azure latency model waits on", async () => {
+    const settings = await readHostSettings();
+    const interval = hostJson.extensions.durableTask?.storageProvider?.maxQueuePollingInterval ?? '00:00:30';
+    expect(settings.durableTask.maxQueuePollingIntervalMs).toBe(timeSpanMs(interval));
+    const folder = await mkdtemp(join(tmpdir(), 'host-json-'));
+    try {
+      const file = join(folder, 'host.json');
+      const polling = (interval: string) =>
+        JSON.stringify({
+          extensions: { durableTask: { storageProvider: { maxQueuePollingInterval: interval } } },
+        });
+      await writeFile(file, polling('00:00:30'));
+      expect((await readHostSettings(file)).durableTask.maxQueuePollingIntervalMs).toBe(30_000);
+      await writeFile(file, polling('1.00:00:01.5'));
+      expect((await readHostSettings(file)).durableTask.maxQueuePollingIntervalMs).toBe(86_401_500);
+      await writeFile(file, polling('200ms'));
+      await expect(readHostSettings(file)).rejects.toThrow(/not a valid host.json/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('keeps the session lock and the function alive longer than the worker waits for a turn', () => {
@@ -56,7 +81,10 @@ describe('host.json', () => {
     try {
       const file = join(folder, 'host.json');
       await writeFile(file, JSON.stringify({ version: '2.0' }));
-      expect(await readHostSettings(file)).toEqual({ serviceBus: {} });
+      expect(await readHostSettings(file)).toEqual({
+        serviceBus: {},
+        durableTask: { maxQueuePollingIntervalMs: 30_000 },
+      });
       await writeFile(
         file,
         JSON.stringify({ extensions: { serviceBus: { maxConcurrentSessions: 'many' } } }),

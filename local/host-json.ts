@@ -1,5 +1,5 @@
 // The host.json settings the local runtime honours, so it schedules work as the Functions host would: how many
-// Service Bus sessions and messages one instance handles at once.
+// Service Bus sessions and messages one instance handles at once, and how long an idle task hub waits between polls.
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,25 @@ import { z } from 'zod';
 
 export interface HostSettings {
   serviceBus: { maxConcurrentSessions?: number | undefined; maxConcurrentCalls?: number | undefined };
+  /** durableTask.storageProvider.maxQueuePollingInterval in ms (the Azure Storage provider's default: 30 s). */
+  durableTask: { maxQueuePollingIntervalMs: number };
 }
+
+/** The Azure Storage provider's maxQueuePollingInterval when host.json leaves it out. */
+export const DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS = 30_000;
+
+/** A .NET TimeSpan as host.json writes it: [d.]hh:mm:ss[.fffffff]. */
+const timeSpan = z
+  .string()
+  .regex(/^(\d+\.)?\d{1,2}:\d{2}:\d{2}(\.\d{1,7})?$/, 'must be a time span such as 00:00:00.200')
+  .transform((text) => {
+    const [, days = '0.', hours = '0', minutes = '0', seconds = '0'] =
+      /^(\d+\.)?(\d+):(\d+):([\d.]+)$/.exec(text) ?? [];
+    return (
+      (((Number.parseInt(days, 10) * 24 + Number(hours)) * 60 + Number(minutes)) * 60 + Number(seconds)) *
+      1000
+    );
+  });
 
 const hostJsonSchema = z.object({
   extensions: z
@@ -18,6 +36,11 @@ const hostJsonSchema = z.object({
           maxConcurrentCalls: z.number().int().positive().optional(),
         })
         .optional(),
+      durableTask: z
+        .object({
+          storageProvider: z.object({ maxQueuePollingInterval: timeSpan.optional() }).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -25,10 +48,19 @@ const hostJsonSchema = z.object({
 /** Reads the project's host.json (found above this module, in source and in dist/); absent → host defaults. */
 export async function readHostSettings(path?: string): Promise<HostSettings> {
   const file = path ?? (await findHostJson());
-  if (file === undefined) return { serviceBus: {} };
+  if (file === undefined) {
+    return {
+      serviceBus: {},
+      durableTask: { maxQueuePollingIntervalMs: DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS },
+    };
+  }
   const parsed = hostJsonSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
   if (!parsed.success) throw new Error(`${file} is not a valid host.json: ${parsed.error.message}`);
-  return { serviceBus: { ...parsed.data.extensions?.serviceBus } };
+  const polling = parsed.data.extensions?.durableTask?.storageProvider?.maxQueuePollingInterval;
+  return {
+    serviceBus: { ...parsed.data.extensions?.serviceBus },
+    durableTask: { maxQueuePollingIntervalMs: polling ?? DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS },
+  };
 }
 
 async function findHostJson(): Promise<string | undefined> {

@@ -19,6 +19,7 @@ import {
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
+import { createAzureLatencyModel, type AzureLatencyModel } from './latency/azure-latency.js';
 import { sortFunctions } from './functions-host.js';
 import { lockDataFolder } from './persistence/data-folder-lock.js';
 import { readHostSettings } from './host-json.js';
@@ -84,9 +85,18 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const functions = sortFunctions(options.functions ?? functionDefinitions);
-  const { offlineModel, corsAllowedOrigins, allowedHosts, webRoot } = parseLocalRuntimeSettings(
+  const { offlineModel, corsAllowedOrigins, allowedHosts, webRoot, azureLatency } = parseLocalRuntimeSettings(
     options.settings,
   );
+  // host.json's concurrency for the triggers, and the task hub's poll interval for the latency model.
+  const hostJson = await readHostSettings();
+  const latency: AzureLatencyModel | undefined =
+    azureLatency === undefined
+      ? undefined
+      : createAzureLatencyModel({
+          ...azureLatency,
+          maxQueuePollingIntervalMs: hostJson.durableTask.maxQueuePollingIntervalMs,
+        });
   const host = options.host ?? '127.0.0.1';
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
@@ -117,12 +127,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const lock = await lockDataFolder(options.dataDir);
       cleanups.push(() => lock.release());
     }
-    const cosmos = await startLocalCosmos({ dataFile: dataFile('cosmos.json'), host });
+    const cosmos = await startLocalCosmos({
+      dataFile: dataFile('cosmos.json'),
+      host,
+      ...(latency === undefined ? {} : { latency: latency.options }),
+    });
     cleanups.push(() => cosmos.stop());
 
     const webPubSub = new LocalWebPubSub({
       accessKey: randomBytes(32).toString('base64'),
       pathPrefix: WEB_PUBSUB_PATH,
+      latency,
     });
     http.mount(webPubSub);
     cleanups.push(() => webPubSub.close());
@@ -157,6 +172,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const serviceBus = await LocalServiceBus.open({
       ...options.serviceBus,
+      latency,
       dataFile: dataFile('service-bus.json'),
       queues: serviceBusQueues,
       topics: serviceBusTopics,
@@ -170,7 +186,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // is provided below without any await in between.
     const durable = await LocalDurableDriver.open(
       { orchestrations: functions.orchestrations, activities: functions.activities },
-      { logHandler: log, dataFile: dataFile('durable.json') },
+      { logHandler: log, dataFile: dataFile('durable.json'), latency },
     );
 
     const platform: Platform = {
@@ -212,7 +228,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     // Triggers start last, once everything they call is in place; they stop first. They take host.json's
     // concurrency, as the Functions host does.
-    const hostJson = await readHostSettings();
     for (const definition of functions.serviceBus) {
       const detach = attachServiceBusTrigger(serviceBus, {
         functionName: definition.name,

@@ -54,7 +54,28 @@ describe('parseLocalRuntimeSettings', () => {
       corsAllowedOrigins: [],
       allowedHosts: [],
       offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
+      azureLatency: undefined,
     });
+  });
+
+  it('reads the Azure latency model, its seed and task hub, and refuses an unknown one', () => {
+    expect(parseLocalRuntimeSettings({ LOCAL_AZURE_LATENCY: 'azure' }).azureLatency).toEqual({
+      seed: 1,
+      taskHub: 'azure-storage',
+    });
+    expect(
+      parseLocalRuntimeSettings({
+        LOCAL_AZURE_LATENCY: 'azure',
+        LOCAL_AZURE_LATENCY_SEED: '42',
+        LOCAL_AZURE_TASK_HUB: 'durable-task-scheduler',
+      }).azureLatency,
+    ).toEqual({ seed: 42, taskHub: 'durable-task-scheduler' });
+    expect(() => parseLocalRuntimeSettings({ LOCAL_AZURE_LATENCY: 'slow' })).toThrow(
+      /LOCAL_AZURE_LATENCY: must be "off" or "azure"/,
+    );
+    expect(() => parseLocalRuntimeSettings({ LOCAL_AZURE_TASK_HUB: 'netherite' })).toThrow(
+      /LOCAL_AZURE_TASK_HUB: must be "azure-storage" or "durable-task-scheduler"/,
+    );
   });
 
   it('reads LOCAL_ALLOWED_HOSTS as comma-separated host names, and refuses a URL or a port', () => {

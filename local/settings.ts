@@ -6,6 +6,7 @@ import type { LogLevel } from '@azure/functions';
 import { z } from 'zod';
 import { parseCorsOrigins } from './http/cors.js';
 import {
+  choiceSetting,
   ConfigError,
   defineSettings,
   intSetting,
@@ -130,6 +131,31 @@ export const localRuntimeSettings = defineSettings({
     applies: 'local-only',
     azure: offlineOnly,
   }),
+  LOCAL_AZURE_LATENCY: choiceSetting(['off', 'azure'], {
+    default: 'off',
+    help:
+      'Local runtime: "azure" makes the local Service Bus, task hub, Web PubSub and Cosmos DB answer as late as ' +
+      'their Azure counterparts do for an app in the same region (seeded draws; docs/latency-model.md gives ' +
+      'the figures and their sources); "off" (default) answers at once.',
+    applies: 'local-only',
+    azure: { kind: 'never', reason: 'In Azure the services have their own latency.' },
+  }),
+  LOCAL_AZURE_LATENCY_SEED: intSetting({
+    default: 1,
+    max: 2_147_483_647,
+    help: 'Local runtime, LOCAL_AZURE_LATENCY=azure: the seed of every latency draw (same seed, same draws).',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
+  LOCAL_AZURE_TASK_HUB: choiceSetting(['azure-storage', 'durable-task-scheduler'], {
+    default: 'azure-storage',
+    help:
+      'Local runtime, LOCAL_AZURE_LATENCY=azure: the task-hub backend whose dispatch is imitated: ' +
+      '"azure-storage" (default: queues polled at host.json\'s maxQueuePollingInterval) or ' +
+      '"durable-task-scheduler" (work pushed over a gRPC stream).',
+    applies: 'local-only',
+    azure: { kind: 'never', reason: "In Azure host.json's durableTask.storageProvider chooses the backend." },
+  }),
 });
 
 export interface LocalRuntimeSettings {
@@ -143,6 +169,8 @@ export interface LocalRuntimeSettings {
   /** Host names requests may name besides the loopback ones. */
   allowedHosts: string[];
   offlineModel: { ttftMs: number; tokensPerSecond: number };
+  /** LOCAL_AZURE_LATENCY=azure: the model's seed and task hub (the poll interval is host.json's); off → undefined. */
+  azureLatency: { seed: number; taskHub: 'azure-storage' | 'durable-task-scheduler' } | undefined;
 }
 
 export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSettings {
@@ -162,6 +190,10 @@ export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSetting
       ttftMs: values.OFFLINE_MODEL_TTFT_MS,
       tokensPerSecond: values.OFFLINE_MODEL_TOKENS_PER_SECOND,
     },
+    azureLatency:
+      values.LOCAL_AZURE_LATENCY === 'azure'
+        ? { seed: values.LOCAL_AZURE_LATENCY_SEED, taskHub: values.LOCAL_AZURE_TASK_HUB }
+        : undefined,
   };
 }
 

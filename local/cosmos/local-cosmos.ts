@@ -4,6 +4,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
+import type { AzureLatencyOptions } from '../latency/azure-latency.js';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
@@ -54,6 +55,8 @@ export interface LocalCosmosOptions {
   flushDelayMs?: number;
   /** The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). */
   now?: () => number;
+  /** LOCAL_AZURE_LATENCY=azure: answer as late as Cosmos DB would (applied inside the server). */
+  latency?: AzureLatencyOptions | undefined;
   /** When the journal is compacted into a new snapshot (defaults: 4 MiB and 1 × the snapshot's size). */
   compaction?: { minJournalBytes?: number; journalToSnapshotRatio?: number };
   /**

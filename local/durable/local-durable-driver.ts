@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { LogHandler, LogLevel } from '@azure/functions';
 import type * as df from 'durable-functions';
 import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
+import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
@@ -37,6 +38,11 @@ export interface LocalDurableDriverOptions {
   timerResolutionMs?: number;
   /** Receives the logs of orchestrators, activities and the driver (the host's console format by default). */
   logHandler?: LogHandler;
+  /**
+   * Dispatches episodes and activities, and reads and writes instances, as late as the task hub would
+   * (undefined: at once).
+   */
+  latency?: AzureLatencyModel | undefined;
 }
 
 export interface LocalDurableDriverOpenOptions extends LocalDurableDriverOptions {
@@ -70,6 +76,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   readonly #now: () => Date;
   readonly #timerResolutionMs: number;
   readonly #logHandler: LogHandler | undefined;
+  readonly #latency: AzureLatencyModel | undefined;
   readonly #executions = new Map<string, Execution>();
   /** Per-instance queue: episodes, starts and terminations of one instance never interleave. */
   readonly #locks = new Map<string, Promise<void>>();
@@ -127,6 +134,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#now = options.now ?? (() => new Date());
     this.#timerResolutionMs = options.timerResolutionMs ?? 1000;
     this.#logHandler = options.logHandler;
+    this.#latency = options.latency;
   }
 
   /** Resolves once the new instance is saved, as the host's client writes to storage before returning. */
@@ -135,12 +143,15 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (typeof options.instanceId !== 'string' || options.instanceId === '') {
       throw new ValidationError('instanceId must be a non-empty string.');
     }
+    // The client writes the instance's row before it queues its start.
+    await this.#latency?.delay('task-hub.table');
     await this.#createInstance(name, options.instanceId, toDurableJson(options.input));
     await this.#store.flush();
     return options.instanceId;
   }
 
   async getStatus(instanceId: string): Promise<OrchestrationStatus | undefined> {
+    await this.#latency?.delay('task-hub.table');
     const record = await this.#store.get(instanceId);
     return record === undefined ? undefined : toStatus(record);
   }
@@ -343,14 +354,17 @@ export class LocalDurableDriver implements OrchestrationClient {
     execution.episodeQueued = true;
     this.#busy++;
     // On a later turn of the event loop, as the host does: callers (startNew) return first, and
-    // results arriving together are replayed in one episode.
-    setImmediate(() => {
+    // results arriving together are replayed in one episode. With the latency model, once the task hub has
+    // dispatched the episode's messages; those arriving meanwhile join the same episode, as in a batch.
+    const run = () => {
       this.#exclusive(instanceId, () => this.#runEpisode(instanceId, execution))
         .catch((error: unknown) =>
           this.#log('error', `Durable instance '${instanceId}' failed to advance:`, error),
         )
         .finally(() => this.#release());
-    });
+    };
+    if (this.#latency === undefined) setImmediate(run);
+    else setTimeout(run, this.#latency.draw('task-hub.orchestration-dispatch'));
   }
 
   async #runEpisode(instanceId: string, execution: Execution): Promise<void> {
@@ -409,6 +423,8 @@ export class LocalDurableDriver implements OrchestrationClient {
       }
     }
     record.lastUpdatedTime = now.toISOString();
+    // The history and the instance's row are written to the task hub's tables before the new work is sent.
+    await this.#latency?.delay('task-hub.table');
     switch (outcome.status) {
       case 'running':
         record.runtimeStatus = 'Running';
@@ -461,7 +477,25 @@ export class LocalDurableDriver implements OrchestrationClient {
   ): void {
     this.#busy++;
     this.#events.activities += 1;
-    runActivity({
+    const latency = this.#latency;
+    const ran =
+      latency === undefined
+        ? this.#runStartedActivity(instanceId, execution, work)
+        : latency.delay('task-hub.activity-dispatch').then(() =>
+            // Closed while the message was on its way: it is still in the history, and the next start runs it.
+            this.#closed ? undefined : this.#runStartedActivity(instanceId, execution, work),
+          );
+    ran
+      .catch((error: unknown) => this.#log('error', `Activity '${work.name}' could not be run:`, error))
+      .finally(() => this.#release());
+  }
+
+  #runStartedActivity(
+    instanceId: string,
+    execution: Execution,
+    work: Extract<PendingWork, { kind: 'activity' }>,
+  ): Promise<void> {
+    return runActivity({
       name: work.name,
       handler: this.#registry.activities.get(work.name),
       input: work.input,
@@ -469,16 +503,13 @@ export class LocalDurableDriver implements OrchestrationClient {
       ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
       sleep: (ms) => this.#sleep(ms),
       clock: () => performance.now(),
-    })
-      .then((outcome) => {
-        const event: HistoryEvent = outcome.succeeded
-          ? { type: 'taskCompleted', seq: work.seq, result: outcome.result }
-          : { type: 'taskFailed', seq: work.seq, failure: outcome.failure };
-        this.#events.activityResults += 1;
-        return this.#deliver(instanceId, execution.executionId, [event]);
-      })
-      .catch((error: unknown) => this.#log('error', `Activity '${work.name}' could not be run:`, error))
-      .finally(() => this.#release());
+    }).then((outcome) => {
+      const event: HistoryEvent = outcome.succeeded
+        ? { type: 'taskCompleted', seq: work.seq, result: outcome.result }
+        : { type: 'taskFailed', seq: work.seq, failure: outcome.failure };
+      this.#events.activityResults += 1;
+      return this.#deliver(instanceId, execution.executionId, [event]);
+    });
   }
 
   #armTimer(instanceId: string, execution: Execution, seq: number, fireAt: Date): void {

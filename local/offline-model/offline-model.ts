@@ -38,6 +38,8 @@ export interface OfflineModelOptions {
   pathPrefix: string;
   /** Wait before the first token. Default 0. */
   ttftMs?: number;
+  /** Draws each request's wait before its first token instead (the Azure latency model's model.first-token). */
+  firstTokenMs?: (request: ChatCompletionRequest) => number;
   /** Pace of streamed tokens; 0 = as fast as possible. Default 0. */
   tokensPerSecond?: number;
   /** Length of embedding vectors unless a request asks for `dimensions`. Default 256. */
@@ -68,6 +70,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     ttftMs: Math.max(0, options.ttftMs ?? 0),
     tokenIntervalMs: (options.tokensPerSecond ?? 0) > 0 ? 1000 / (options.tokensPerSecond ?? 1) : 0,
   };
+  const firstTokenMs = options.firstTokenMs ?? ((): number => pacing.ttftMs);
   const embeddingDimensions = options.embeddingDimensions ?? 256;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -113,7 +116,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
   }
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, request: ChatCompletionRequest) {
-    const started = performance.now();
+    const firstTokenAt = performance.now() + firstTokenMs(request);
     const plan = planReply(request);
     const requestHash = fnv1a(JSON.stringify(request.messages));
     const meta: CompletionMeta = {
@@ -134,8 +137,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
 
     if (request.stream !== true) {
       const tokens = pacedTokenCount(reply);
-      if (tokens > 0)
-        await waitUntil(started + pacing.ttftMs + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
+      if (tokens > 0) await waitUntil(firstTokenAt + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
       return sendJson(res, 200, completionBody(reply, meta));
     }
     res.writeHead(200, {
@@ -144,7 +146,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
       'x-offline-model': 'stand-in',
     });
     res.flushHeaders();
-    await writeStream(res, streamEvents(reply, meta), started, gone.signal);
+    await writeStream(res, streamEvents(reply, meta), firstTokenAt, gone.signal);
   }
 
   /** The Responses API: the same reply rules as chat completions, rendered as response events or a response. */
@@ -152,6 +154,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     const started = performance.now();
     const chatRequest = toChatCompletionRequest(request);
     if (chatRequest === undefined) throw new OpenAiStyleError(400, 'The input holds no message.', 'input');
+    const firstTokenAt = started + firstTokenMs(chatRequest);
     const plan = planReply(chatRequest);
     const requestHash = fnv1a(JSON.stringify([request.instructions ?? null, request.input]));
     const meta: ResponseMeta = {
@@ -170,8 +173,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     res.once('close', () => gone.abort());
     if (request.stream !== true) {
       const tokens = events.filter((event) => event.paced).length;
-      if (tokens > 0)
-        await waitUntil(started + pacing.ttftMs + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
+      if (tokens > 0) await waitUntil(firstTokenAt + (tokens - 1) * pacing.tokenIntervalMs, gone.signal);
       return sendJson(res, 200, responseObject(response, meta));
     }
     res.writeHead(200, {
@@ -181,13 +183,20 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     });
     res.flushHeaders();
     // Each event is named twice, as OpenAI sends it: an `event:` line and the `type` in its data; no [DONE].
-    await writeStream(res, events, started, gone.signal, (event) => `event: ${String(event['type'])}\n`, '');
+    await writeStream(
+      res,
+      events,
+      firstTokenAt,
+      gone.signal,
+      (event) => `event: ${String(event['type'])}\n`,
+      '',
+    );
   }
 
   async function writeStream(
     res: ServerResponse,
     events: StreamEvent[],
-    started: number,
+    firstTokenAt: number,
     gone: AbortSignal,
     eventLine: (chunk: Record<string, unknown>) => string = () => '',
     end = 'data: [DONE]\n\n',
@@ -195,7 +204,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     let pacedIndex = 0;
     for (const event of events) {
       if (event.paced) {
-        await waitUntil(started + pacing.ttftMs + pacedIndex * pacing.tokenIntervalMs, gone);
+        await waitUntil(firstTokenAt + pacedIndex * pacing.tokenIntervalMs, gone);
         pacedIndex++;
       }
       if (gone.aborted) return;

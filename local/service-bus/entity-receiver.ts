@@ -3,6 +3,7 @@
 // sessions, a receiver holds a session and hands out its messages one at a time until the session is empty.
 import { randomUUID } from 'node:crypto';
 import { ensureError } from '../../shared/errors.js';
+import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import type { ReceivedMessage } from './trigger-invocation.js';
 import { toReceivedMessage, type DeliveryQueue, type StoredMessage } from './delivery-queue.js';
 
@@ -21,6 +22,8 @@ export interface EntityReceiverSettings {
   recordDelivery?: () => Promise<void>;
   /** Counts the operations Azure would bill for, when given. */
   operations?: ServiceBusOperations;
+  /** Hands each message out one service-bus.delivery draw after it is taken (undefined: at once). */
+  latency?: AzureLatencyModel;
 }
 
 /**
@@ -153,6 +156,12 @@ export class EntityReceiver {
   }
 
   private async settle(message: StoredMessage): Promise<Outcome> {
+    if (this.settings.latency !== undefined) {
+      // The message is locked meanwhile, and a session's next one is taken only after it settles: order holds.
+      await this.settings.latency.delay('service-bus.delivery');
+      // Stopped before the handler saw it: handed back untouched, as a receiver closed mid-receive leaves it.
+      if (this.stopped) return 'failed';
+    }
     message.deliveryCount += 1;
     if (this.settings.recordDelivery) await this.settings.recordDelivery();
     try {

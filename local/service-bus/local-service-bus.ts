@@ -1,7 +1,9 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
 // dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
+import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import {
   DUPLICATE_DETECTION_WINDOW_MS,
@@ -41,6 +43,8 @@ export interface LocalServiceBusOptions {
   redeliveryDelayMs?: number;
   /** Clock of the duplicate-detection window and of enqueuedTimeUtc (tests pass a fake one). */
   now?: () => number;
+  /** Answers sends and hands out messages as late as Service Bus would (undefined: at once). */
+  latency?: AzureLatencyModel | undefined;
 }
 
 export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {
@@ -92,6 +96,12 @@ export class LocalServiceBus implements MessagePublisher {
   private readonly windowMs: number;
   private readonly redeliveryDelayMs: number;
   private readonly now: () => number;
+  private readonly latency: AzureLatencyModel | undefined;
+  /**
+   * With the latency model: when the last send to each entity is accepted. A send is never accepted before one
+   * sent earlier to the same entity, so the model keeps the order of sends as Service Bus does.
+   */
+  private readonly lastAcceptAt = new Map<string, number>();
   /** Queues and topics share one namespace; Service Bus names are case-insensitive. */
   private readonly entities = new Map<string, Queue | Topic>();
   private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
@@ -113,6 +123,7 @@ export class LocalServiceBus implements MessagePublisher {
     );
     this.redeliveryDelayMs = wholeNumber('redeliveryDelayMs', options.redeliveryDelayMs ?? 50, 0);
     this.now = options.now ?? Date.now;
+    this.latency = options.latency;
   }
 
   /**
@@ -202,11 +213,36 @@ export class LocalServiceBus implements MessagePublisher {
    * also when they were all dropped as duplicates, since the first send of an id may still be on its way.
    */
   publish(entityName: string, messages: OutgoingMessage | readonly OutgoingMessage[]): Promise<void> {
+    const batch = Array.isArray(messages) ? messages : [messages as OutgoingMessage];
+    if (this.latency !== undefined) return this.publishLate(this.latency, entityName, batch);
     try {
-      this.accept(entityName, Array.isArray(messages) ? messages : [messages as OutgoingMessage]);
+      this.accept(entityName, batch);
     } catch (error) {
       return Promise.reject(ensureError(error));
     }
+    return this.committed(entityName);
+  }
+
+  /**
+   * A send that Service Bus accepts one service-bus.send draw later (a refused one is refused at once, as the SDK
+   * checks it before sending); its messages reach receivers only then.
+   */
+  private async publishLate(
+    latency: AzureLatencyModel,
+    entityName: string,
+    messages: readonly OutgoingMessage[],
+  ): Promise<void> {
+    this.prepareAll(entityName, messages);
+    const key = entityName.toLowerCase();
+    const acceptAt = Math.max(Date.now() + latency.draw('service-bus.send'), this.lastAcceptAt.get(key) ?? 0);
+    this.lastAcceptAt.set(key, acceptAt);
+    await sleep(acceptAt - Date.now());
+    this.accept(entityName, messages);
+    await this.committed(entityName);
+  }
+
+  /** Resolves once the data file holds what was accepted (at once without one). */
+  private committed(entityName: string): Promise<void> {
     const dataFile = this.dataFile;
     if (!dataFile) return Promise.resolve();
     return dataFile.commit().catch((error: unknown) => {
@@ -251,6 +287,7 @@ export class LocalServiceBus implements MessagePublisher {
       onSettled: () => this.checkIdle(),
       operations: this.operations,
       ...(dataFile === undefined ? {} : { recordDelivery: () => dataFile.commitInBackground() }),
+      ...(this.latency === undefined ? {} : { latency: this.latency }),
     });
     this.receivers.set(store, receiver);
     receiver.pump();
@@ -330,7 +367,11 @@ export class LocalServiceBus implements MessagePublisher {
     if (deadLettered > 0) this.dataFile?.markDirty();
   }
 
-  private accept(entityName: string, messages: readonly OutgoingMessage[]): void {
+  /** The entity and the messages as they travel, or the error Service Bus would answer the whole batch with. */
+  private prepareAll(
+    entityName: string,
+    messages: readonly OutgoingMessage[],
+  ): { entity: Queue | Topic; prepared: PreparedMessage[] } {
     if (this.closed) throw new DependencyError('Service Bus', 'The local Service Bus is closed.');
     const entity = this.entities.get(entityName.toLowerCase());
     if (!entity) {
@@ -340,8 +381,12 @@ export class LocalServiceBus implements MessagePublisher {
         `The messaging entity '${entityName}' could not be found (local queues and topics: ${known}).`,
       );
     }
+    return { entity, prepared: messages.map((message) => prepare(message, entity)) };
+  }
+
+  private accept(entityName: string, messages: readonly OutgoingMessage[]): void {
     // Validate everything first: a refused batch leaves nothing behind.
-    const prepared = messages.map((message) => prepare(message, entity));
+    const { entity, prepared } = this.prepareAll(entityName, messages);
     // Each message is an operation, duplicates too: Service Bus received them.
     this.operations.sends += prepared.length;
 

@@ -6,9 +6,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import { UnauthenticatedError } from '../../shared/errors.js';
+import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import { AccessTokens } from './access-tokens.js';
 import type { ClientConnection, ClientKind, ClientTransport } from './client-connection.js';
 import { handleClientFrame } from './client-frames.js';
+import { delayedTransport } from './delayed-transport.js';
 import { JSON_SUBPROTOCOL, RELIABLE_JSON_SUBPROTOCOL, disconnectedFrame } from './client-messages.js';
 import { HubService, SESSION_ENDED } from './hub-service.js';
 import { handleRestRequest, type RestContext } from './rest-api.js';
@@ -20,6 +22,8 @@ export interface LocalWebPubSubOptions {
   pathPrefix: string;
   /** How long a dropped reliable connection can be resumed (default 60_000). */
   reconnectGraceMs?: number;
+  /** Answers REST calls and delivers frames as late as the service would (undefined: at once). */
+  latency?: AzureLatencyModel | undefined;
 }
 
 const optionsSchema = z.object({
@@ -62,6 +66,7 @@ export class LocalWebPubSub {
   private readonly wss: WebSocketServer;
   private readonly sockets = new Set<WebSocket>();
   private readonly rest: RestContext;
+  private readonly latency: AzureLatencyModel | undefined;
   private closed = false;
   /** REST calls served, for benchmarks: every call, and the sends among them with their body bytes. */
   private restStats = { restCalls: 0, sends: 0, sendBytes: 0 };
@@ -77,6 +82,7 @@ export class LocalWebPubSub {
     this.accessKey = parsed.data.accessKey;
     this.prefix = parsed.data.pathPrefix;
     this.tokens = new AccessTokens(this.accessKey);
+    this.latency = options.latency;
     this.service = new HubService({ reconnectGraceMs: parsed.data.reconnectGraceMs });
     this.wss = new WebSocketServer({
       noServer: true,
@@ -98,6 +104,7 @@ export class LocalWebPubSub {
     if (path === undefined) return false;
     if (path.startsWith('/api/')) {
       this.countRestCall(req, path);
+      await this.latency?.delay('web-pubsub.rest');
       await handleRestRequest(req, res, path.slice('/api/'.length), this.rest);
     } else if (path.startsWith('/client/')) {
       plainError(res, 426, 'UpgradeRequired', 'The client endpoint accepts WebSocket connections only.');
@@ -205,7 +212,7 @@ export class LocalWebPubSub {
     if (resumeId !== null) {
       const token = url.searchParams.get('awps_reconnection_token') ?? '';
       this.upgrade(req, socket, head, (ws, kind) => {
-        const transport = transportOf(ws);
+        const transport = this.transportOf(ws);
         const result = this.service.resume(hub, resumeId, token, kind, transport);
         if (!result.ok) {
           // Close code 1008 tells the client to stop recovering and start a new connection.
@@ -238,7 +245,7 @@ export class LocalWebPubSub {
     }
     if (socket.destroyed) return;
     this.upgrade(req, socket, head, (ws, kind) => {
-      const transport = transportOf(ws);
+      const transport = this.transportOf(ws);
       const { userId, roles, groups } = claims;
       const connection = this.service.open({ hub, kind, userId, roles, groups }, transport);
       this.bind(ws, connection, transport);
@@ -274,6 +281,14 @@ export class LocalWebPubSub {
     });
     ws.on('close', () => this.service.socketClosed(connection, transport));
     ws.on('error', () => undefined);
+  }
+
+  private transportOf(ws: WebSocket): ClientTransport {
+    const latency = this.latency;
+    const transport = transportOf(ws);
+    return latency === undefined
+      ? transport
+      : delayedTransport(transport, () => latency.draw('web-pubsub.delivery'));
   }
 
   private pathUnderPrefix(pathname: string): string | undefined {

@@ -4,6 +4,7 @@ import azureFunctions, { type InvocationContext, type LogHandler } from '@azure/
 import * as df from 'durable-functions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
+import { createAzureLatencyModel } from '../../local/latency/azure-latency.js';
 import {
   InMemoryInstanceStore,
   LocalDurableDriver,
@@ -511,5 +512,49 @@ describe('LocalDurableDriver', () => {
     await expect(driver.startNew('missing', { instanceId: 'x' })).rejects.toBeInstanceOf(NotFoundError);
     await driver.close();
     await expect(driver.startNew('missing', { instanceId: 'x' })).rejects.toThrow(/closed/);
+  });
+});
+
+describe('LocalDurableDriver under the Azure latency model', () => {
+  it('runs a fan-out and a sequence to the same output, each activity once, with every dispatch late', async () => {
+    const runs = new Map<string, number>();
+    const count = (name: string) => runs.set(name, (runs.get(name) ?? 0) + 1);
+    const driver = driverFor(
+      registry(
+        {
+          pipeline: function* (context: df.OrchestrationContext) {
+            const parts: unknown = yield context.df.Task.all(
+              ['a', 'b', 'c'].map((part) => context.df.callActivity('upper', part)),
+            );
+            const joined: unknown = yield context.df.callActivity('join', parts);
+            return joined;
+          },
+        },
+        {
+          upper: (input: unknown) => {
+            count(`upper ${String(input)}`);
+            return String(input).toUpperCase();
+          },
+          join: (input: unknown) => {
+            count('join');
+            return (input as string[]).join('-');
+          },
+        },
+      ),
+      {
+        latency: createAzureLatencyModel({
+          seed: 3,
+          taskHub: 'azure-storage',
+          maxQueuePollingIntervalMs: 40,
+        }),
+      },
+    );
+
+    await driver.startNew('pipeline', { instanceId: 'late-1' });
+    const status = await driver.waitForCompletion('late-1', WAIT_MS);
+
+    expect(status).toMatchObject({ runtimeStatus: 'Completed', output: 'A-B-C' });
+    expect(Object.fromEntries(runs)).toEqual({ 'upper a': 1, 'upper b': 1, 'upper c': 1, join: 1 });
+    expect(await driver.getStatus('late-1')).toMatchObject({ runtimeStatus: 'Completed' });
   });
 });

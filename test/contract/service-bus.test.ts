@@ -4,6 +4,7 @@
 import azureFunctions, { type InvocationContext } from '@azure/functions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachServiceBusTrigger } from '../../local/service-bus/attach-trigger.js';
+import type { AzureLatencyModel, AzureLatencyOperation } from '../../local/latency/azure-latency.js';
 import { LocalServiceBus, type LocalServiceBusOptions } from '../../local/service-bus/local-service-bus.js';
 import { DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
@@ -490,5 +491,52 @@ describe('what a handler receives', () => {
       expect.stringMatching(/^Executed 'Functions\.chatWorker' \(Failed, Id=.+DeliveryCount=1\)$/),
       expect.objectContaining({ message: 'bad input' }),
     ]);
+  });
+});
+
+describe('the local Service Bus under the Azure latency model', () => {
+  /** A model whose draws are scripted per operation (0 once a script runs out). */
+  function scriptedLatency(script: Partial<Record<AzureLatencyOperation, number[]>>): AzureLatencyModel {
+    const draw = (operation: AzureLatencyOperation) => script[operation]?.shift() ?? 0;
+    return {
+      options: { seed: 1, taskHub: 'azure-storage', maxQueuePollingIntervalMs: 0 },
+      draw,
+      delay: (operation) => new Promise((resolve) => setTimeout(resolve, draw(operation))),
+    };
+  }
+
+  it('keeps a session in the order sent when a later send draws a shorter latency', async () => {
+    // Falling send latencies: each send taken on its own would be accepted before the one sent ahead of it.
+    const bus = appBus({ latency: scriptedLatency({ 'service-bus.send': [60, 40, 20, 0] }) });
+    const seen: number[] = [];
+    bus.receive(userMessages, (message) => {
+      seen.push((message.body as { n: number }).n);
+      return Promise.resolve();
+    });
+    await Promise.all([1, 2, 3, 4].map((n) => bus.publish(USER_MESSAGES_QUEUE, chatMessage('s1', n))));
+    await bus.idle();
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a bad send at once and accepts nothing of it', async () => {
+    const bus = appBus({ latency: scriptedLatency({ 'service-bus.send': [50] }) });
+    await expect(bus.publish('no-such-queue', chatMessage('s1', 1))).rejects.toBeInstanceOf(DependencyError);
+    await expect(bus.publish(USER_MESSAGES_QUEUE, { messageId: 'no-session', body: {} })).rejects.toThrow(
+      /requires sessions/,
+    );
+    expect(bus.activeMessageCount(userMessages)).toBe(0);
+  });
+
+  it('hands a message out after the delivery draw, once, and completes it', async () => {
+    const bus = appBus({ latency: scriptedLatency({ 'service-bus.delivery': [30, 30] }) });
+    const seen: string[] = [];
+    bus.receive(userMessages, (message) => {
+      seen.push(message.messageId);
+      return Promise.resolve();
+    });
+    await bus.publish(USER_MESSAGES_QUEUE, [chatMessage('s1', 1), chatMessage('s1', 2)]);
+    await bus.idle();
+    expect(seen).toEqual(['s1-1', 's1-2']);
+    expect(bus.activeMessageCount(userMessages)).toBe(0);
   });
 });

@@ -15,11 +15,21 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
   return startLocalRuntime({
     port: 0,
     dataDir: options.dataDir,
-    settings: { OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0', ...options.settings },
+    settings: {
+      OFFLINE_MODEL_TTFT_MS: '0',
+      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+      // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model.
+      ...pick(process.env, ['LOCAL_AZURE_LATENCY', 'LOCAL_AZURE_LATENCY_SEED', 'LOCAL_AZURE_TASK_HUB']),
+      ...options.settings,
+    },
     logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
     serviceBus: { redeliveryDelayMs: 5 },
     ...(options.functions === undefined ? {} : { functions: options.functions }),
   });
+}
+
+function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
 }
 
 // Three rounds, not one: a worker's output can start another worker after its queue looked idle.
