@@ -84,25 +84,27 @@ async function answerBatch(
       );
     }
   }
+  // `Prefer: return=minimal` (the SDK's contentResponseOnWriteEnabled: false): statuses and etags, no documents.
+  const minimal = req.headers.prefer === 'return=minimal';
   const results: BatchResult[] = [];
   for (const operation of operations) {
     const result = runBatchOperation(documents, operation);
     // The staged run succeeded on the same state, in the same step: a failure here is a defect of this server.
     if (result.statusCode >= 400)
       throw new Error(`A batch operation failed after its staged run succeeded (${result.statusCode}).`);
-    results.push(succeeded(result));
+    results.push(succeeded(result, minimal));
   }
   res.statusCode = 200;
   return results;
 }
 
-function succeeded(result: OperationResult): BatchResult {
+function succeeded(result: OperationResult, minimal: boolean): BatchResult {
   const etag = result.body?._etag;
   return {
     statusCode: result.statusCode,
     requestCharge: 1,
     ...(typeof etag === 'string' ? { eTag: etag } : {}),
-    ...(result.body ? { resourceBody: result.body } : {}),
+    ...(result.body && !minimal ? { resourceBody: result.body } : {}),
   };
 }
 
