@@ -1,7 +1,7 @@
 // The Cosmos DB adapter of ConversationMessages (container `conversation-messages`, partition [userId, sessionId],
 // id = messageId): one small item per message and the system prompt beside them; search over a user's messages
 // queries the prefix partition [userId].
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, JSONObject, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {
   cosmosFailure,
@@ -232,7 +232,8 @@ async function createAllAtOnce(container: Container, messages: readonly StoredMe
     response = await container.items.batch(
       messages.map((message) => ({
         operationType: 'Create' as const,
-        resourceBody: storedMessageSchema.parse(message),
+        // Plain JSON once parsed: an optional field is absent, never undefined.
+        resourceBody: storedMessageSchema.parse(message) as unknown as JSONObject,
       })),
       [first.userId, first.sessionId],
       { contentResponseOnWriteEnabled: false },

@@ -2,7 +2,7 @@
 // month, conversation) in one transactional batch, so they are written together or not at all; a record already
 // stored fails the batch (409) and is counted once. A deleted conversation leaves a nameless mark (detachedMarkId).
 import { createHash } from 'node:crypto';
-import type { Container, OperationInput, PatchOperation } from '@azure/cosmos';
+import type { Container, JSONObject, OperationInput, PatchOperation } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
 import { cosmosFailure, deleteItem, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
@@ -55,7 +55,10 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
   ): OperationInput[] {
     const side = isBackground(record.kind) ? 'background' : 'turns';
     const figures = recordFigures(record);
-    const operations: OperationInput[] = [{ operationType: 'Create', resourceBody: record }];
+    // Plain JSON: an optional field of the record is absent, never undefined.
+    const operations: OperationInput[] = [
+      { operationType: 'Create', resourceBody: record as unknown as JSONObject },
+    ];
     for (const [type, key] of countersOf(record)) {
       const id = counterId(type, key);
       if (writes.get(type) === 'create') {
