@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Container, CosmosClient, OperationInput } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { guardedItem } from '../../shared/cosmos/adapters/guarded-item.js';
+
 import {
   createLocalCosmosClient,
   provisionCosmos,
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 
 async function read(container: Container, id: string, key: string | string[]) {
-  const { resource } = await container.item(id, key).read<Record<string, unknown>>();
+  const { resource } = await guardedItem(container, id, key).read<Record<string, unknown>>();
   return resource;
 }
 
