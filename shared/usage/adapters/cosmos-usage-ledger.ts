@@ -82,12 +82,11 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
         }
         continue;
       }
+      // A figure of 0 adds nothing (every counter holds all its figures from its create): it is not sent.
       const patch: PatchOperation[] = [
-        ...Object.entries(figures).map(([field, value]): PatchOperation => ({
-          op: 'incr',
-          path: `/${side}/${field}`,
-          value,
-        })),
+        ...Object.entries(figures)
+          .filter(([, value]) => value !== 0)
+          .map(([field, value]): PatchOperation => ({ op: 'incr', path: `/${side}/${field}`, value })),
         { op: 'set', path: '/updatedAt', value: record.at },
       ];
       operations.push({ operationType: 'Patch', id, resourceBody: { operations: patch } });
