@@ -106,7 +106,7 @@ describe("a turn's background requests", () => {
       expect(sum(turn.by, 'profile-facts item.query'), label).toBeLessThanOrEqual(2);
       // The opening turn also reads each container's metadata once, creates the summary and its first fact; a
       // later one may title the conversation.
-      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 27 : 20);
+      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 26 : 19);
     }
   }, 120_000);
 });
