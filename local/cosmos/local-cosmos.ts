@@ -27,6 +27,7 @@ import {
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { isSearchQuery, runSearchQuery } from './search-functions.js';
+import { withAtomicBatch } from './atomic-batch.js';
 import { withPatchConditions } from './patch-conditions.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
@@ -142,7 +143,7 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
     createRequestListener(
       () => live.account,
-      withPatchConditions(loadRouter()),
+      withAtomicBatch(withPatchConditions(loadRouter())),
       requestHooks(live, sweeper, journal, counters.stats),
     ),
   );

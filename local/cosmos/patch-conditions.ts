@@ -22,6 +22,12 @@ export function withPatchConditions(router: Router): Router {
   };
 }
 
+/** A condition `FROM c WHERE ...` as the whole query on the patched document, which the package runs as written. */
+export function wholeQueryCondition(condition: string): string {
+  if (!FROM_C_WHERE.test(condition)) return condition;
+  return `SELECT * FROM c WHERE c.id = @id AND (${condition.replace(FROM_C_WHERE, '')})`;
+}
+
 /** The request with its body's condition rewritten, as a stream the package's body reader reads like the original. */
 async function rewritten(req: IncomingMessage): Promise<IncomingMessage> {
   const chunks: Buffer[] = [];
@@ -29,12 +35,8 @@ async function rewritten(req: IncomingMessage): Promise<IncomingMessage> {
   let body = Buffer.concat(chunks);
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (isRecord(parsed) && typeof parsed.condition === 'string' && FROM_C_WHERE.test(parsed.condition)) {
-      const where = parsed.condition.replace(FROM_C_WHERE, '');
-      body = Buffer.from(
-        JSON.stringify({ ...parsed, condition: `SELECT * FROM c WHERE c.id = @id AND (${where})` }),
-      );
-    }
+    if (isRecord(parsed) && typeof parsed.condition === 'string' && FROM_C_WHERE.test(parsed.condition))
+      body = Buffer.from(JSON.stringify({ ...parsed, condition: wholeQueryCondition(parsed.condition) }));
   } catch {
     // Not JSON: the package answers it as it would have.
   }

@@ -180,11 +180,13 @@ function send(req: IncomingMessage, res: ServerResponse, body: unknown, received
     isRecord(payload) &&
     typeof payload._etag === 'string' &&
     req.headers['if-none-match'] === payload._etag;
+  // A batch answers its operations' statuses whatever it is asked (atomic-batch.ts leaves out their documents).
   const minimal =
     req.method !== 'GET' &&
     res.statusCode < 300 &&
     req.headers.prefer === 'return=minimal' &&
-    !headerIsTrue(req, 'x-ms-documentdb-isquery');
+    !headerIsTrue(req, 'x-ms-documentdb-isquery') &&
+    !headerIsTrue(req, 'x-ms-cosmos-is-batch-request');
   if (unchanged) res.statusCode = 304;
   // Before the body is written: each result of a batch carries its own charge.
   const batch =

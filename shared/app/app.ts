@@ -189,14 +189,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     platform.credential,
     platform.allowInsecureWebPubSub === true,
   );
-  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost (the chat stores
-  // come later; a call is recorded only once the app is running).
-  const usage = composeUsageAccounting(
-    config,
-    database,
-    createLlm(config, platform.credential),
-    (userId, sessionId) => stores.sessions.isDeleted(userId, sessionId),
-  );
+  // Every model call made inside a job's usage scope is recorded once, with its tokens and cost.
+  const usage = composeUsageAccounting(config, database, createLlm(config, platform.credential));
   // Every model call is a GenAI span and feeds the GenAI metrics; every published message carries the trace.
   const llm = traceLlmGateway(usage.llm, config.llm.connection, {
     captureContent: config.telemetry.captureContent,

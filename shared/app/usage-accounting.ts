@@ -28,8 +28,6 @@ export function composeUsageAccounting(
   config: { usage: UsageConfig; llm: LlmConfig },
   database: Database,
   model: LlmGateway,
-  /** Whether a conversation was deleted: a call finishing after the delete is recorded without it. */
-  isDeleted: (userId: string, sessionId: string) => Promise<boolean>,
 ): UsageAccounting {
   const ledger = createCosmosUsageLedger(database.container(USAGE_CONTAINER));
   const models = configuredModels(config.llm);
@@ -37,7 +35,7 @@ export function composeUsageAccounting(
     ledger,
     reader: new CounterUsageReader(ledger),
     llm: config.usage.accounting
-      ? accountedLlm(model, new UsageRecorder(ledger, config.usage.prices, undefined, isDeleted), models)
+      ? accountedLlm(model, new UsageRecorder(ledger, config.usage.prices), models)
       : model,
     pricing: (usage, answeredBy) => costOf(config.usage.prices, answeredBy ?? models.chat, usage),
     detaching: (eraser) => ({

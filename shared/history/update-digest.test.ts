@@ -92,6 +92,20 @@ describe('persistTurn', () => {
       expect(await header()).toMatchObject({ textTokens: 2080 });
     });
 
+    it('reads no digest while an unbranched conversation is under the threshold, then one a turn', async () => {
+      const get = memory.getDigest.bind(memory);
+      const reads: number[] = [];
+      let current = 0;
+      memory.getDigest = (...args) => {
+        reads.push(current);
+        return get(...args);
+      };
+      for (current = 0; current < 5; current++) await persistTurn(services, long(current), log);
+      // The whole text passes 500 tokens at the third turn: from then on the digest says how much is unfolded.
+      expect(reads).toEqual([2, 3, 4]);
+      expect(await digest()).toMatchObject({ summarizedThrough: 8 });
+    });
+
     it('reads only the pages of the turns it folds, from where the summary ends', async () => {
       // 28 tokens a turn (two 30-byte texts): with a budget of 4000 the 72nd turn passes 2000 and folds the
       // oldest 37 (74 messages: two pages of 50) to leave at most 1000.

@@ -59,6 +59,14 @@ export async function updateDigest(update: DigestUpdate): Promise<void> {
   // An older turn replayed after later ones (from the dead-letter queue): the digest has moved on with them, maybe
   // onto another path, and this turn must not move it back.
   if (header.persistedCount >= turn.upTo) return;
+  // A conversation that never branched has one path, so a digest of it stands for this turn's; and when all its
+  // text is under the fold's threshold, a digest could only lower what is unfolded: there is nothing to read.
+  if (
+    header.branched !== true &&
+    turn.gaps.length === 0 &&
+    !foldIsDue(unfoldedTokens(header, turn, undefined), services.settings.promptTokenBudget)
+  )
+    return;
   for (let attempt = 1; ; attempt++) {
     const stored = await services.sessionMemory.getDigest(userId, sessionId);
     const digest = stored?.digest;

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { applyRecord } from './apply-changes.js';
 import {
   consolidationId,
+  type ConsolidationRecord,
   type ConversationSummaryDocument,
   type FactSource,
   type SummarySnapshot,
@@ -342,8 +343,7 @@ async function consolidateProfile(
             newFactId: (n) => newFactId(sessionId, chatMessageId, n),
           });
     reportDropped(merged.dropped, turn.label, log);
-    // A concurrent run may have recorded its own decision first: the stored one wins.
-    record = await services.facts.createConsolidation({
+    const decided: ConsolidationRecord = {
       id: consolidationId(sessionId, chatMessageId),
       kind: 'consolidation',
       userId,
@@ -352,7 +352,20 @@ async function consolidateProfile(
       source: turn.source,
       changes: merged.changes,
       createdAt: nowIso(services),
-    });
+    };
+    // A concurrent run may have recorded its own decision first: the stored one wins. A decision without changes
+    // has nothing to apply: it is recorded applied, with the summary after the turn, in one write instead of two.
+    if (merged.changes.length > 0) record = await services.facts.createConsolidation(decided);
+    else {
+      const after = await options.summaryAfter;
+      record = await services.facts.createConsolidation({
+        ...decided,
+        appliedAt: nowIso(services),
+        ...(after ? { summaryAfter: after } : {}),
+      });
+      if (record.appliedAt !== undefined && record.withdrawnAt === undefined && record.changes.length === 0)
+        return outcome;
+    }
   }
   await applyRecord(services.facts, record);
   await services.facts.markApplied(userId, record.id, nowIso(services), await options.summaryAfter);

@@ -3,8 +3,9 @@ import type { CounterType, UsageCounter, UsageFigures, UsageRecord } from './con
 
 export interface UsageLedger {
   /**
-   * Stores the record and adds it to the user's counters of its day, its month and its conversation, once: false
-   * (and nothing added) when a record of that id is already stored.
+   * Stores the record and adds it to the user's counters of its day, its month and its conversation, once and all
+   * together: false (and nothing added) when a record of that id is already stored. A record of a conversation
+   * detached before (deleted) is stored and counted without it.
    */
   record(record: UsageRecord): Promise<boolean>;
   /** One counter; undefined before its first call. */
@@ -15,7 +16,8 @@ export interface UsageLedger {
   records(userId: string, fromDay: string, toDay: string): Promise<UsageRecord[]>;
   /**
    * A deleted conversation's spend stays in the user's totals, no longer tied to it: its records lose the
-   * conversation and turn, and its counter goes. Returns how many records it detached.
+   * conversation and turn, its counter goes, and calls recorded later are not tied to it. Returns how many records
+   * it detached.
    */
   detachConversation(userId: string, sessionId: string): Promise<number>;
   /** The user's totals over every month counted. */

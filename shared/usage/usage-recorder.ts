@@ -15,9 +15,6 @@ export class UsageRecorder {
     private readonly ledger: UsageLedger,
     private readonly prices: PriceTable,
     private readonly now: () => Date = () => new Date(),
-    /** Whether the conversation was deleted: a call that ends after its delete is recorded without it. */
-    private readonly isDeleted: (userId: string, sessionId: string) => Promise<boolean> = () =>
-      Promise.resolve(false),
   ) {
     this.#cost = metrics.getMeter('memory-chat').createCounter('chat.llm.cost', {
       unit: 'USD',
@@ -32,7 +29,8 @@ export class UsageRecorder {
     const at = this.now().toISOString();
     const tokens = callTokens(usage);
     const cost = costOf(this.prices, model, usage);
-    // The id is the job's whatever the answer: a call run again after the delete still finds its record.
+    // The id is the job's whatever the answer: a call run again after the delete still finds its record. A call that
+    // ends after its conversation's delete is recorded without it: the ledger finds the conversation detached.
     const id = usageRecordId(
       attribution.userId,
       attribution.sessionId,
@@ -41,15 +39,12 @@ export class UsageRecorder {
       kind,
       place,
     );
-    const deleted =
-      attribution.sessionId !== undefined &&
-      (await this.isDeleted(attribution.userId, attribution.sessionId));
     const record: UsageRecord = {
       id,
       userId: attribution.userId,
       type: 'call',
-      ...(attribution.sessionId !== undefined && !deleted ? { sessionId: attribution.sessionId } : {}),
-      ...(attribution.turnId !== undefined && !deleted ? { turnId: attribution.turnId } : {}),
+      ...(attribution.sessionId !== undefined ? { sessionId: attribution.sessionId } : {}),
+      ...(attribution.turnId !== undefined ? { turnId: attribution.turnId } : {}),
       kind,
       model,
       day: at.slice(0, 10),

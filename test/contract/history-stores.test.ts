@@ -349,7 +349,10 @@ describe('Cosmos DB conversation headers', () => {
 describe('Cosmos DB conversation messages', () => {
   it('stores each message once, however often a turn is redelivered', async () => {
     const turn = [message('mu-1', 'ms-1', 0), message('mu-1', 'ms-1', 1)];
+    local.resetStats();
     expect(await stores.messages.put(turn)).toBe(2);
+    // A turn's messages are one transactional batch: one request.
+    expect(local.stats().byOperation).toEqual({ 'item.batch': 1 });
     expect(await stores.messages.put(turn)).toBe(0);
     expect(await stores.messages.put([...turn, message('mu-1', 'ms-1', 2)])).toBe(1);
     expect(await stores.messages.page('mu-1', 'ms-1', { order: 'asc', limit: 10 })).toEqual([

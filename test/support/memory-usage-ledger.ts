@@ -1,5 +1,5 @@
 // The usage ledger in memory, for in-process tests: a record is kept once by its id, and only its first write adds
-// it to the counters, as the Cosmos DB adapter does.
+// it to the counters, as the Cosmos DB adapter does; a detached conversation's later calls are recorded without it.
 import {
   NO_USAGE,
   type CounterType,
@@ -12,9 +12,11 @@ import type { UsageLedger } from '../../shared/usage/usage-ledger.js';
 export class MemoryUsageLedger implements UsageLedger {
   readonly calls = new Map<string, UsageRecord>();
   readonly #counters = new Map<string, UsageCounter>();
+  readonly #detached = new Set<string>();
 
-  record(record: UsageRecord): Promise<boolean> {
-    if (this.calls.has(record.id)) return Promise.resolve(false);
+  record(call: UsageRecord): Promise<boolean> {
+    if (this.calls.has(call.id)) return Promise.resolve(false);
+    const record = this.#detached.has(`${call.userId}/${call.sessionId}`) ? withoutConversation(call) : call;
     this.calls.set(record.id, record);
     const keys: [CounterType, string][] = [
       ['day', record.day],
@@ -64,11 +66,11 @@ export class MemoryUsageLedger implements UsageLedger {
     let detached = 0;
     for (const [id, record] of this.calls)
       if (record.userId === userId && record.sessionId === sessionId) {
-        const { sessionId: _session, turnId: _turn, ...rest } = record;
-        this.calls.set(id, rest);
+        this.calls.set(id, withoutConversation(record));
         detached += 1;
       }
     this.#counters.delete(`${userId}/conversation-${sessionId}`);
+    this.#detached.add(`${userId}/${sessionId}`);
     return Promise.resolve(detached);
   }
 
@@ -81,4 +83,9 @@ export class MemoryUsageLedger implements UsageLedger {
       background: sumFigures(months.map((month) => month.background)),
     });
   }
+}
+
+function withoutConversation(record: UsageRecord): UsageRecord {
+  const { sessionId: _session, turnId: _turn, ...rest } = record;
+  return rest;
 }

@@ -1,7 +1,7 @@
 // The Cosmos DB adapter of ConversationMessages (container `conversation-messages`, partition [userId, sessionId],
 // id = messageId): one small item per message and the system prompt beside them; search over a user's messages
 // queries the prefix partition [userId].
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, JSONObject, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {
   cosmosFailure,
@@ -16,6 +16,7 @@ import { MAIN_BRANCH } from '../../conversation/branches.js';
 import {
   SYSTEM_PROMPT_ID,
   storedMessageSchema,
+  type StoredMessage,
   systemPromptDocumentSchema,
   type SystemPromptDocument,
 } from '../contracts.js';
@@ -37,6 +38,9 @@ export function createCosmosConversationMessages(
 ): ConversationMessages {
   return {
     async put(messages) {
+      // A turn's messages (one partition) in one transactional batch; a redelivered turn's fail it on their first
+      // create (409) and are written one by one below, each skipped where it is stored.
+      if (await createAllAtOnce(container, messages)) return messages.length;
       const created = await mapBounded(messages, PARALLEL_WRITES, async (message) => {
         try {
           await container.items.create(storedMessageSchema.parse(message));
@@ -210,3 +214,40 @@ const newestRowSchema = z.object({ chatMessageId: z.string(), ordinal: z.number(
 type SearchRow = string | { sessionId: string; content: string };
 const searchedMessageSchema: z.ZodType<SearchRow> = z.object({ sessionId: z.string(), content: z.string() });
 const matchedSessionSchema: z.ZodType<SearchRow> = z.string();
+
+/** Cosmos DB's limit on the operations of one transactional batch. */
+const MAX_BATCH = 100;
+
+/**
+ * Creates the messages, all in one partition, with one transactional batch: true when all were created; false when
+ * the batch does not apply (one message, several partitions, too many) or failed on one already stored (409).
+ */
+async function createAllAtOnce(container: Container, messages: readonly StoredMessage[]): Promise<boolean> {
+  const first = messages[0];
+  if (first === undefined || messages.length < 2 || messages.length > MAX_BATCH) return false;
+  if (messages.some((message) => message.userId !== first.userId || message.sessionId !== first.sessionId))
+    return false;
+  let response;
+  try {
+    response = await container.items.batch(
+      messages.map((message) => ({
+        operationType: 'Create' as const,
+        // Plain JSON once parsed: an optional field is absent, never undefined.
+        resourceBody: storedMessageSchema.parse(message) as unknown as JSONObject,
+      })),
+      [first.userId, first.sessionId],
+      { contentResponseOnWriteEnabled: false },
+    );
+  } catch (error) {
+    throw cosmosFailure("storing the conversation's messages", error);
+  }
+  const failed = (response.result ?? []).find(
+    (result) => result.statusCode >= 400 && result.statusCode !== 424,
+  );
+  if (failed === undefined && response.code !== undefined && response.code < 300) return true;
+  if (failed?.statusCode === 409) return false;
+  throw cosmosFailure(
+    "storing the conversation's messages",
+    new Error(`the batch answered ${failed?.statusCode ?? response.code ?? 'nothing'}`),
+  );
+}

@@ -1,0 +1,185 @@
+// Contract tests of the Cosmos DB usage ledger against the local Cosmos DB with the real @azure/cosmos client: a
+// call's record and its counters in one request, all or nothing (a crash right after the write, a run again, racing
+// first calls), a deleted conversation's later calls kept apart, and the quota reads of the counters.
+import { randomUUID } from 'node:crypto';
+import type { Container, CosmosClient } from '@azure/cosmos';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLocalCosmosClient,
+  provisionCosmos,
+  startLocalCosmos,
+  type LocalCosmos,
+} from '../../local/cosmos/local-cosmos.js';
+import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
+import { createCosmosUsageLedger } from '../../shared/usage/adapters/cosmos-usage-ledger.js';
+import { USAGE_CONTAINER, USAGE_RECORD_TTL_SECONDS, type UsageRecord } from '../../shared/usage/contracts.js';
+import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
+
+let local: LocalCosmos;
+let client: CosmosClient;
+let container: Container;
+
+beforeAll(async () => {
+  local = await startLocalCosmos();
+  client = createLocalCosmosClient(local);
+  await provisionCosmos(client, COSMOS_DATABASE, cosmosContainers);
+  container = client.database(COSMOS_DATABASE).container(USAGE_CONTAINER);
+}, 60_000);
+
+afterAll(async () => {
+  client?.dispose();
+  await local?.stop();
+});
+
+const DAY = '2026-11-26';
+
+function call(userId: string, sessionId: string | undefined, n: number): UsageRecord {
+  return {
+    // As the recorder's: derived from the job, never naming the conversation.
+    id: `call-${userId}-${n}`,
+    userId,
+    type: 'call',
+    ...(sessionId === undefined ? {} : { sessionId, turnId: `turn-${n}` }),
+    kind: n % 2 === 0 ? 'turn' : 'summary',
+    model: 'm',
+    day: DAY,
+    at: `${DAY}T10:00:0${n % 10}.000Z`,
+    inputTokens: 100,
+    cachedInputTokens: 0,
+    outputTokens: 10,
+    reasoningTokens: 0,
+    costUsd: 0.001,
+    priced: true,
+    ttl: USAGE_RECORD_TTL_SECONDS,
+  };
+}
+
+const newUser = () => `user_${randomUUID().slice(0, 8)}`;
+
+/**
+ * The container as a process sees it that dies right after its first write reached Cosmos DB: the write is stored,
+ * and whatever the process meant to do next is never done.
+ */
+function dyingAfterFirstWrite(real: Container): Container {
+  let died = false;
+  const die = <T>(result: T): T => {
+    died = true;
+    void result;
+    throw new Error('the process died');
+  };
+  const items = new Proxy(real.items, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || !['create', 'upsert', 'batch'].includes(String(property)))
+        return value;
+      return async (...args: unknown[]) => {
+        if (died) throw new Error('the process is dead');
+        return die(await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+      };
+    },
+  });
+  return new Proxy(real, {
+    get(target, property, receiver) {
+      if (property === 'items') return items;
+      if (died && property === 'item') throw new Error('the process is dead');
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}
+
+describe('the usage ledger in Cosmos DB', () => {
+  it('records a call and counts it in its day, month and conversation with one request', async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const userId = newUser();
+    await ledger.record(call(userId, 's1', 0)); // the first call of the day, month and conversation
+    local.resetStats();
+    expect(await ledger.record(call(userId, 's1', 1))).toBe(true);
+    expect(local.stats().byContainer).toEqual({ [`${USAGE_CONTAINER} item.batch`]: expect.anything() });
+    expect(local.stats().requests).toBe(1);
+    for (const [type, key] of [
+      ['day', DAY],
+      ['month', DAY.slice(0, 7)],
+      ['conversation', 's1'],
+    ] as const) {
+      const counter = await ledger.counter(userId, type, key);
+      expect(counter?.turns.calls, `${type} turns`).toBe(1);
+      expect(counter?.background, `${type} background`).toMatchObject({ calls: 1, inputTokens: 100 });
+    }
+    const reader = new CounterUsageReader(ledger);
+    expect(await reader.tokensOnDay(userId, new Date(`${DAY}T23:00:00Z`))).toBe(220);
+    expect(await reader.costInMonth(userId, new Date(`${DAY}T23:00:00Z`))).toBeCloseTo(0.002, 9);
+  });
+
+  it('counts a call once when it is recorded again, whatever its counters', async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const userId = newUser();
+    const record = call(userId, 's1', 0);
+    expect(await ledger.record(record)).toBe(true);
+    expect(await ledger.record(structuredClone(record))).toBe(false);
+    expect((await ledger.counter(userId, 'day', DAY))?.turns.calls).toBe(1);
+    expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(1);
+  });
+
+  it('leaves no call uncounted when the process dies right after writing it, and counts it once on the re-run', async () => {
+    const userId = newUser();
+    await createCosmosUsageLedger(container).record(call(userId, 's1', 2));
+    const record = call(userId, 's1', 4);
+    await expect(createCosmosUsageLedger(dyingAfterFirstWrite(container)).record(record)).rejects.toThrow();
+    // The job runs again in another process: the call is recorded already, and counted in every counter.
+    expect(await createCosmosUsageLedger(container).record(record)).toBe(false);
+    const ledger = createCosmosUsageLedger(container);
+    expect((await ledger.counter(userId, 'day', DAY))?.turns.calls).toBe(2);
+    expect((await ledger.counter(userId, 'month', DAY.slice(0, 7)))?.turns.calls).toBe(2);
+    expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(2);
+  });
+
+  it('counts every first call of a day, month or conversation racing from two instances', async () => {
+    const userId = newUser();
+    const [one, two] = [createCosmosUsageLedger(container), createCosmosUsageLedger(container)];
+    await Promise.all(
+      Array.from({ length: 8 }, (_, n) => (n % 2 === 0 ? one : two).record(call(userId, `s${n % 3}`, n))),
+    );
+    const day = await one.counter(userId, 'day', DAY);
+    expect((day?.turns.calls ?? 0) + (day?.background.calls ?? 0)).toBe(8);
+    const conversations = await one.conversations(userId, ['s0', 's1', 's2']);
+    expect(
+      conversations.reduce((sum, counter) => sum + counter.turns.calls + counter.background.calls, 0),
+    ).toBe(8);
+  });
+
+  it("records a deleted conversation's later calls without it, and leaves no item naming it", async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const userId = newUser();
+    const sessionId = randomUUID();
+    await ledger.record(call(userId, sessionId, 0));
+    expect(await ledger.detachConversation(userId, sessionId)).toBe(1);
+    // A call of the conversation that ends after the delete: counted in the user's totals, tied to nothing.
+    expect(await ledger.record(call(userId, sessionId, 1))).toBe(true);
+    expect(await ledger.counter(userId, 'conversation', sessionId)).toBeUndefined();
+    expect(await ledger.conversations(userId, [sessionId])).toEqual([]);
+    const records = await ledger.records(userId, DAY, DAY);
+    expect(records.map((record) => [record.sessionId, record.turnId])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
+    expect(
+      (await ledger.lifetime(userId)).background.calls + (await ledger.lifetime(userId)).turns.calls,
+    ).toBe(2);
+    const { resources: naming } = await container.items
+      .query({
+        query: 'SELECT c.id FROM c WHERE c.sessionId = @s OR CONTAINS(c.id, @s)',
+        parameters: [{ name: '@s', value: sessionId }],
+      })
+      .fetchAll();
+    expect(naming).toEqual([]);
+  });
+
+  it('keeps apart a conversation of the same user that is not deleted', async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const userId = newUser();
+    await ledger.record(call(userId, 'kept', 0));
+    await ledger.detachConversation(userId, 'gone');
+    expect(await ledger.record(call(userId, 'kept', 1))).toBe(true);
+    expect((await ledger.counter(userId, 'conversation', 'kept'))?.background.calls).toBe(1);
+  });
+});
