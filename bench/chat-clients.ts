@@ -183,6 +183,15 @@ export class TurnTrace {
   }
 }
 
+/** App Service authentication's headers for a user: the id and, as the platform sets it beside it, the claims blob. */
+function identityHeaders(userId: string): Record<string, string> {
+  const blob = { auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] };
+  return {
+    [IDENTITY_HEADER]: userId,
+    'x-ms-client-principal': Buffer.from(JSON.stringify(blob)).toString('base64'),
+  };
+}
+
 /** The chat API as one signed-in user calls it (App Service authentication's principal header). */
 export class ChatApi {
   constructor(readonly baseUrl: string) {}
@@ -214,7 +223,7 @@ export class ChatApi {
   async readStream(userId: string, streamUrl: string, trace: TurnTrace): Promise<void> {
     for (;;) {
       const lastSeq = trace.lastSeq;
-      const headers: Record<string, string> = { [IDENTITY_HEADER]: userId };
+      const headers: Record<string, string> = identityHeaders(userId);
       if (lastSeq !== undefined) headers['last-event-id'] = String(lastSeq);
       const open = await readSse(streamUrl, { method: 'GET', headers }, trace);
       if (trace.ends > 0 || open === 'ended' || trace.reconnects >= MAX_RECONNECTS) return;
@@ -227,7 +236,7 @@ export class ChatApi {
   async directChat(userId: string, path: string, text: string, trace: TurnTrace): Promise<void> {
     const init = {
       method: 'POST',
-      headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
+      headers: { ...identityHeaders(userId), 'content-type': 'application/json' },
       body: JSON.stringify({ text }),
     };
     await readSse(new URL(path, this.baseUrl).href, init, trace);
@@ -242,7 +251,7 @@ export class ChatApi {
   ): Promise<unknown> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { [IDENTITY_HEADER]: userId, 'content-type': 'application/json' },
+      headers: { ...identityHeaders(userId), 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
