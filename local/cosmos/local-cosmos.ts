@@ -1,11 +1,14 @@
-// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over
-// loopback HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal:
-// every write is journalled and on disk before its response goes out.
+// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served over loopback HTTPS from a
+// worker thread (off the app's event loop), with TTL expiry as in Azure and the data kept across restarts in a
+// snapshot plus a journal: every write is journalled and on disk before its response goes out.
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import { Worker, type MessagePort } from 'node:worker_threads';
 
 import { CosmosClient } from '@azure/cosmos';
 
@@ -25,10 +28,13 @@ import {
   type StoredResource,
 } from './cosmosdb-server-internals.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
+import { createAzureLatencyModel, type AzureLatencyOptions } from '../latency/azure-latency.js';
+import { cosmosLatencyOperation } from './cosmos-latency.js';
 import { isSearchQuery, runSearchQuery } from './search-functions.js';
 import { withPatchConditions } from './patch-conditions.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
+import { WorkerCalls, type SyncCallPort, type TransferredError } from './thread-calls.js';
 import { CorruptDataFileError } from '../persistence/data-file.js';
 import {
   SnapshotJournal,
@@ -52,7 +58,10 @@ export interface LocalCosmosOptions {
   host?: string;
   /** No longer used: every write is on disk before it is acknowledged. Accepted so older callers still compile. */
   flushDelayMs?: number;
-  /** The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). */
+  /**
+   * The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). A function cannot
+   * cross to another thread: with a clock of its own, the server runs on the caller's thread.
+   */
   now?: () => number;
   /** When the journal is compacted into a new snapshot (defaults: 4 MiB and 1 × the snapshot's size). */
   compaction?: { minJournalBytes?: number; journalToSnapshotRatio?: number };
@@ -62,6 +71,8 @@ export interface LocalCosmosOptions {
    * this server. Without it such a query fails here as the package's engine cannot parse it.
    */
   searchFunctions?: boolean;
+  /** Answer each request as late as Azure Cosmos DB would (a timer per request, no CPU); absent, at once. */
+  latency?: AzureLatencyOptions | undefined;
 }
 
 /** Requests the server answered since start (or resetStats), for benchmarks. */
@@ -85,6 +96,14 @@ export interface LocalCosmosDiagnostics {
   expiryEntriesExamined: number;
   /** The data file's journal; undefined when memory only. */
   journal: SnapshotJournalStats | undefined;
+  /** Answers held back by the Azure latency model (0 without it). */
+  latencyWaits: number;
+  /** Where the server runs: its own worker thread, or the caller's (when given a clock, `now`). */
+  thread: 'worker' | 'caller';
+  /** CPU time (user + system) of the thread the server runs on, where the system tells it (Linux). */
+  threadCpuMs: number | undefined;
+  /** The server thread's event loop (worker only), as performance.eventLoopUtilization() reads it. */
+  eventLoop?: EventLoopUtilization;
 }
 
 export interface LocalCosmos {
@@ -105,7 +124,46 @@ export interface LocalCosmos {
   stop(): Promise<void>;
 }
 
+/** Starts the server on a worker thread (on the caller's when given a clock) and an agent that trusts it. */
 export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promise<LocalCosmos> {
+  const server =
+    options.now === undefined ? await startCosmosWorker(options) : await serveLocalCosmos(options);
+  const agent = new https.Agent({ ca: server.certPem, keepAlive: true, timeout: 5 * 60_000 });
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint: server.endpoint,
+    key: server.key,
+    agent,
+    flush: () => server.flush(),
+    compact: () => server.compact(),
+    stats: () => server.stats(),
+    resetStats: () => server.resetStats(),
+    diagnostics: () => server.diagnostics(),
+    stop() {
+      stopping ??= server.stop().finally(() => agent.destroy());
+      return stopping;
+    },
+  };
+}
+
+/** The server as the thread that runs it holds it: a LocalCosmos without the client's agent. */
+export interface LocalCosmosServer extends Omit<LocalCosmos, 'agent'> {
+  /** The server's self-signed certificate, for the client's agent to trust. */
+  certPem: string;
+}
+
+/** What a Cosmos worker thread is started with (its workerData). */
+export interface CosmosWorkerData {
+  options: Omit<LocalCosmosOptions, 'now'>;
+  calls: SyncCallPort;
+}
+
+export type CosmosWorkerReady =
+  | { type: 'ready'; endpoint: string; key: string; certPem: string }
+  | { type: 'failed'; error: TransferredError };
+
+/** Serves the account on the calling thread (cosmos-worker.ts calls it on its own). */
+export async function serveLocalCosmos(options: LocalCosmosOptions = {}): Promise<LocalCosmosServer> {
   const host = options.host ?? '127.0.0.1';
   const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
 
@@ -132,14 +190,15 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const live: LiveAccount = {};
   const indexes = new ContainerIndexes();
   const sweeper = new ExpirySweeper(options.now ?? Date.now, indexes);
-  const counters = { stats: emptyStats(), queryDocumentsScanned: 0 };
+  const counters = { stats: emptyStats(), queryDocumentsScanned: 0, latencyWaits: 0 };
   const server = https.createServer(
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
-    createRequestListener(
-      () => live.account,
-      withPatchConditions(loadRouter()),
-      requestHooks(live, sweeper, journal, counters.stats),
-    ),
+    createRequestListener(() => live.account, withPatchConditions(loadRouter()), {
+      ...requestHooks(live, sweeper, journal, counters.stats),
+      ...(options.latency === undefined
+        ? {}
+        : latencyHook(options.latency, () => (counters.latencyWaits += 1))),
+    }),
   );
   // The client's agent keeps idle sockets without a limit; a server that closed them after Node's default 5 s
   // would race a request the client starts on one at that moment (ECONNRESET on a write, under load). The
@@ -194,14 +253,13 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
   const sweepTimer = setInterval(() => sweeper.sweepAccount(account), TTL_SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
-  const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true, timeout: 5 * 60_000 });
   let stopping: Promise<void> | undefined;
 
   return {
     endpoint: `https://${advertisedHost}:${port}/`,
     // The package does not check request signatures; the client still needs a well-formed key to sign with.
     key: randomBytes(64).toString('base64'),
-    agent,
+    certPem: certificate.certPem,
     flush: () => journal?.durable() ?? Promise.resolve(),
     compact: () => journal?.compact() ?? Promise.resolve(),
     stats: () => structuredClone(counters.stats),
@@ -212,17 +270,119 @@ export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promis
       queryDocumentsScanned: counters.queryDocumentsScanned,
       expiryEntriesExamined: indexes.expiryEntriesExamined,
       journal: journal?.stats(),
+      latencyWaits: counters.latencyWaits,
+      thread: 'caller',
+      threadCpuMs: threadCpuMs(),
     }),
     stop() {
       stopping ??= (async () => {
         clearInterval(sweepTimer);
         await closeServer(server);
-        agent.destroy();
         await journal?.close();
       })();
       return stopping;
     },
   };
+}
+
+/** The server on a worker thread of its own: its commands go through messages, its readings are synchronous. */
+async function startCosmosWorker(options: LocalCosmosOptions): Promise<LocalCosmosServer> {
+  const calls = new WorkerCalls(rebuildError);
+  const { now: _clock, ...threadOptions } = options;
+  const data: CosmosWorkerData = { options: threadOptions, calls: calls.workerPort };
+  const started = startWorkerThread(data, [calls.workerPort.port]);
+  calls.attach(started);
+  let stopped = false;
+  // Only the listeners added here come off: the worker's own (which keep its port referenced) stay.
+  const listeners: { error?: (error: Error) => void; exit?: (code: number) => void } = {};
+  const ready = await new Promise<CosmosWorkerReady>((resolveReady, reject) => {
+    listeners.error = reject;
+    listeners.exit = (code) => reject(new Error(`the local Cosmos DB thread exited (${code}) as it started`));
+    started.once('error', listeners.error);
+    started.once('exit', listeners.exit);
+    started.once('message', (message: CosmosWorkerReady) => resolveReady(message));
+  }).finally(() => {
+    if (listeners.error) started.off('error', listeners.error);
+    if (listeners.exit) started.off('exit', listeners.exit);
+  });
+  if (ready.type === 'failed') {
+    calls.close();
+    await started.terminate();
+    throw rebuildError(ready.error);
+  }
+  started.on('message', (message: unknown) => calls.receive(message));
+  // A failure of the thread fails every request and command from now on; it is reported, never swallowed.
+  started.on('error', (error) => {
+    console.error('local Cosmos DB: the server thread failed', error);
+    calls.fail(error);
+  });
+  started.on('exit', (code) => {
+    if (!stopped) console.error(`local Cosmos DB: the server thread exited (${code})`);
+    calls.fail(new Error(`the local Cosmos DB thread has exited (${code})`));
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint: ready.endpoint,
+    key: ready.key,
+    certPem: ready.certPem,
+    flush: () => calls.call('flush'),
+    compact: () => calls.call('compact'),
+    stats: () => calls.callSync<LocalCosmosStats>('stats'),
+    resetStats: () => calls.callSync<void>('resetStats'),
+    diagnostics: () => ({
+      ...calls.callSync<LocalCosmosDiagnostics>('diagnostics'),
+      thread: 'worker',
+      eventLoop: started.performance.eventLoopUtilization(),
+    }),
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await calls.call('stop');
+        } finally {
+          stopped = true;
+          calls.close();
+          await started.terminate();
+        }
+      })();
+      return stopping;
+    },
+  };
+}
+
+function startWorkerThread(data: CosmosWorkerData, transferList: MessagePort[]): Worker {
+  // Compiled, the worker is the .js beside this file. From the sources (tests, tsx) it is the .ts, which the new
+  // thread can only load once tsx's loader is registered in it (a loader is per thread).
+  return import.meta.url.endsWith('.ts')
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(
+          new URL('./cosmos-worker.ts', import.meta.url).href,
+        )}); });`,
+        { eval: true, workerData: data, transferList },
+      )
+    : new Worker(new URL('./cosmos-worker.js', import.meta.url), { workerData: data, transferList });
+}
+
+/** The worker's error as the caller would have seen it on its own thread (a corrupt data file keeps its class). */
+function rebuildError(transferred: TransferredError): Error {
+  const error =
+    transferred.name === 'CorruptDataFileError' && transferred.file !== undefined
+      ? new CorruptDataFileError(transferred.file, DATA_FILE_KIND, '')
+      : new Error();
+  error.message = transferred.message;
+  if (transferred.stack !== undefined) error.stack = transferred.stack;
+  return error;
+}
+
+/** CPU ms (user + system) of the calling thread, from /proc; undefined where there is none. */
+function threadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux), are the 14th and 15th fields.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A query's parameters as the request carried them: `[{ name, value }]`. */
@@ -270,6 +430,17 @@ function requestHooks(
       const entry = (stats.byContainer[key] ??= { requests: 0, bytes: 0 });
       entry.requests += 1;
       entry.bytes += requestBytes + responseBytes;
+    },
+  };
+}
+
+/** Each answer waits a draw of its operation's latency (point read, write, query, batch or metadata). */
+function latencyHook(options: AzureLatencyOptions, waited: () => void): Pick<RequestHooks, 'delay'> {
+  const model = createAzureLatencyModel(options);
+  return {
+    delay: async (req) => {
+      await model.delay(cosmosLatencyOperation(req));
+      waited();
     },
   };
 }

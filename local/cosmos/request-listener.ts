@@ -19,6 +19,8 @@ export interface RequestHooks {
   /** A request was answered: its operation (`item.create`, `item.query`, ...) and body sizes in bytes. */
   /** `container`: the collection the request named, if any. */
   served(operation: string, requestBytes: number, responseBytes: number, container?: string): void;
+  /** Waits before a routed request's answer goes out (the Azure latency model); absent, nothing waits. */
+  delay?(req: IncomingMessage): Promise<void>;
 }
 
 export function createRequestListener(
@@ -82,6 +84,7 @@ async function handle(
       body = { code: 'InternalServerError', message: `The change could not be saved: ${String(error)}` };
     }
   }
+  if (route && hooks.delay) await hooks.delay(req);
   return send(req, res, body);
 }
 
