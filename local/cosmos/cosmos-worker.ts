@@ -2,7 +2,8 @@
 // its own event loop, so the requests, handlers and journal writes never take the app's thread.
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { serveLocalCosmos, type CosmosWorkerData, type CosmosWorkerReady } from './local-cosmos.js';
+import { serveLocalCosmos } from './cosmos-server.js';
+import type { CosmosWorkerData, CosmosWorkerReady } from './local-cosmos.js';
 import { serveCalls, transferError } from './thread-calls.js';
 
 const port = parentPort;
@@ -10,7 +11,7 @@ if (port === null) throw new Error('cosmos-worker.ts runs as a worker thread (st
 const data = workerData as CosmosWorkerData;
 
 try {
-  const server = await serveLocalCosmos(data.options);
+  const server = await serveLocalCosmos(data.options, data.certificate);
   serveCalls(
     (listener) => port.on('message', listener),
     (message) => port.postMessage(message),
