@@ -65,10 +65,11 @@ profile.samples.forEach((id, index) => {
   selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
   totalUs += delta;
 });
-const busyUs = totalUs - (selfUs.get('(idle)') ?? 0);
+const idleUs = [...selfUs].filter(([key]) => key.startsWith('(idle)')).reduce((sum, [, us]) => sum + us, 0);
+const busyUs = totalUs - idleUs;
 console.log(`wall ${(totalUs / 1000).toFixed(0)} ms, busy ${(busyUs / 1000).toFixed(0)} ms`);
 console.log('| self ms | % of busy | where |\n| ---: | ---: | --- |');
 for (const [key, us] of [...selfUs].sort(([, a], [, b]) => b - a).slice(0, Number(rowsArgument ?? 25))) {
-  if (key === '(idle)') continue;
+  if (key.startsWith('(idle)')) continue;
   console.log(`| ${(us / 1000).toFixed(0)} | ${((100 * us) / busyUs).toFixed(1)} | ${key} |`);
 }

@@ -112,6 +112,10 @@ async function batch(label: string, n: number) {
         ? utilisation(before.cosmosThread.eventLoop, streamed.cosmosThread.eventLoop)
         : undefined,
     cosmosRequestsPerTurn: round(after.cosmos.requests / n, 1),
+    cosmosTlsConnections:
+      after.cosmosThread === undefined
+        ? undefined
+        : after.cosmosThread.connections - before.cosmosThread.connections,
     webPubSubRestCallsPerTurn: round(after.webPubSub.restCalls / n, 1),
     cosmosPerTurnByContainer: Object.fromEntries(
       Object.entries(after.cosmos.byContainer)

@@ -32,7 +32,12 @@ export interface RuntimeUsage {
   appThreadCpuMs: number | undefined;
   eventLoop: { idle: number; active: number };
   /** The local Cosmos DB server's thread: its CPU ms (Linux) and event loop. */
-  cosmosThread: { cpuMs: number | undefined; eventLoop: { idle: number; active: number } | undefined };
+  cosmosThread: {
+    cpuMs: number | undefined;
+    eventLoop: { idle: number; active: number } | undefined;
+    /** TLS connections the server accepted since start (each a handshake). */
+    connections: number;
+  };
   rssBytes: number;
   cosmos: {
     requests: number;
@@ -129,7 +134,11 @@ serveCommands(async () => {
           cpu: process.cpuUsage(),
           appThreadCpuMs: threadCpuMs(),
           eventLoop: { idle, active },
-          cosmosThread: { cpuMs: cosmos.threadCpuMs, eventLoop: cosmos.eventLoop },
+          cosmosThread: {
+            cpuMs: cosmos.threadCpuMs,
+            eventLoop: cosmos.eventLoop,
+            connections: cosmos.connections,
+          },
           rssBytes: process.memoryUsage().rss,
           cosmos: runtime.cosmos.stats(),
           webPubSub: { restCalls, sends, sendBytes },

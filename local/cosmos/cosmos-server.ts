@@ -91,6 +91,8 @@ export interface LocalCosmosDiagnostics {
   journal: SnapshotJournalStats | undefined;
   /** Answers held back by the Azure latency model (0 without it). */
   latencyWaits: number;
+  /** TLS connections the server has accepted: each a handshake, so a client that reuses its sockets keeps it low. */
+  connections: number;
   /** Where the server runs: its own worker thread, or the caller's (when given a clock, `now`). */
   thread: 'worker' | 'caller';
   /** CPU time (user + system) of the thread the server runs on, where the system tells it (Linux). */
@@ -143,7 +145,7 @@ export async function serveLocalCosmos(
   const live: LiveAccount = {};
   const indexes = new ContainerIndexes();
   const sweeper = new ExpirySweeper(options.now ?? Date.now, indexes);
-  const counters = { stats: emptyStats(), queryDocumentsScanned: 0, latencyWaits: 0 };
+  const counters = { stats: emptyStats(), queryDocumentsScanned: 0, latencyWaits: 0, connections: 0 };
   const server = https.createServer(
     { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
     createRequestListener(() => live.account, withPatchConditions(loadRouter()), {
@@ -156,6 +158,7 @@ export async function serveLocalCosmos(
   // The client's agent keeps idle sockets without a limit; a server that closed them after Node's default 5 s
   // would race a request the client starts on one at that moment (ECONNRESET on a write, under load). The
   // client's idle sockets are closed first instead (the agent's timeout below).
+  server.on('secureConnection', () => (counters.connections += 1));
   server.keepAliveTimeout = 10 * 60_000;
   server.headersTimeout = 10 * 60_000 + 1_000;
 
@@ -224,6 +227,7 @@ export async function serveLocalCosmos(
       expiryEntriesExamined: indexes.expiryEntriesExamined,
       journal: journal?.stats(),
       latencyWaits: counters.latencyWaits,
+      connections: counters.connections,
       thread: 'caller',
       threadCpuMs: threadCpuMs(),
     }),

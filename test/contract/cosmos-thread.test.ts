@@ -39,6 +39,7 @@ describe('the local Cosmos DB server on a worker thread', () => {
       expect(diagnostics.thread).toBe('worker');
       expect(diagnostics.eventLoop?.active).toBeGreaterThan(0);
       expect(diagnostics.latencyWaits).toBe(0);
+      expect(diagnostics.connections).toBeGreaterThanOrEqual(1);
       const stats = local.stats();
       expect(stats.byOperation['item.create']).toBe(1);
       expect(stats.byOperation['item.read']).toBe(1);
