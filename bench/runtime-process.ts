@@ -1,6 +1,7 @@
 // The local runtime under benchmark, in a process of its own so its CPU time is not the clients': the product's
 // function table (its orchestrators and activities counted as they run) plus the direct baseline, and commands
 // that report the runtime's CPU, event-loop use, Cosmos and Web PubSub traffic and durable replays.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type * as df from 'durable-functions';
 import type { FunctionDefinition } from '../functions/definition.js';
@@ -27,9 +28,18 @@ export interface RuntimeReady {
 
 /** Cumulative since start, except the counters resetStats() clears (cosmos, webPubSub, durable, serviceBus, taskHub). */
 export interface RuntimeUsage {
-  /** process.cpuUsage(), in µs. */
+  /** process.cpuUsage(), in µs: every thread of the process (the local Cosmos DB server's included). */
   cpu: { user: number; system: number };
+  /** CPU ms of the app's own thread (the main one), where the system tells it (Linux); else undefined. */
+  appThreadCpuMs: number | undefined;
   eventLoop: { idle: number; active: number };
+  /** The local Cosmos DB server's thread: its CPU ms (Linux) and event loop. */
+  cosmosThread: {
+    cpuMs: number | undefined;
+    eventLoop: { idle: number; active: number } | undefined;
+    /** TLS connections the server accepted since start (each a handshake). */
+    connections: number;
+  };
   rssBytes: number;
   cosmos: {
     requests: number;
@@ -92,6 +102,17 @@ function countedFunctions(): FunctionDefinition[] {
   });
 }
 
+/** CPU ms (user + system) of this thread, from /proc (clock ticks of 10 ms); undefined where there is none. */
+function threadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 serveCommands(async () => {
   const { settings } = optionsSchema.parse(childOptions());
   const runtime = await startLocalRuntime({
@@ -124,9 +145,16 @@ serveCommands(async () => {
         const { idle, active } = performance.eventLoopUtilization();
         const { restCalls, sends, sendBytes, deliveredMessages, deliveredMessageUnits } =
           runtime.webPubSub.stats();
+        const cosmos = runtime.cosmos.diagnostics();
         return {
           cpu: process.cpuUsage(),
+          appThreadCpuMs: threadCpuMs(),
           eventLoop: { idle, active },
+          cosmosThread: {
+            cpuMs: cosmos.threadCpuMs,
+            eventLoop: cosmos.eventLoop,
+            connections: cosmos.connections,
+          },
           rssBytes: process.memoryUsage().rss,
           cosmos: runtime.cosmos.stats(),
           webPubSub: { restCalls, sends, sendBytes, deliveredMessages, deliveredMessageUnits },

@@ -1,97 +1,29 @@
-// The local runtime's Cosmos DB: @vercel/cosmosdb-server's account and handlers served in-process over
-// loopback HTTPS, with TTL expiry as in Azure and the data kept across restarts in a snapshot plus a journal:
-// every write is journalled and on disk before its response goes out.
+// The local runtime's Cosmos DB: the server of cosmos-server.ts on a worker thread of its own (off the app's event
+// loop), commanded through messages, with a fresh self-signed certificate the client's agent trusts, and only it.
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { isIPv6 } from 'node:net';
-import type { AzureLatencyOptions } from '../latency/azure-latency.js';
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { Worker, type MessagePort } from 'node:worker_threads';
 
 import { CosmosClient } from '@azure/cosmos';
 
-import { ensureError } from '../../shared/errors.js';
-
-import { accountJournalRecordSchema, toJournalRecord, toReplayedChange } from './account-journal.js';
-import { accountSnapshotSchema, restoreSnapshot, snapshotPieces } from './account-snapshot.js';
-import { ContainerIndexes } from './container-indexes.js';
 import {
-  createAccount,
-  findContainer,
-  loadRouter,
-  observeAccount,
-  replayChange,
-  type CosmosAccount,
-  type RouteParams,
-  type StoredResource,
-} from './cosmosdb-server-internals.js';
-import { ExpirySweeper } from './expiry-sweeper.js';
-import { isSearchQuery, runSearchQuery } from './search-functions.js';
-import { withAtomicBatch } from './atomic-batch.js';
-import { withPatchConditions } from './patch-conditions.js';
-import { createRequestListener, type RequestHooks } from './request-listener.js';
-import { createSelfSignedCertificate, loopbackAltNames } from './self-signed-certificate.js';
+  DATA_FILE_KIND,
+  serveLocalCosmos,
+  type LocalCosmosDiagnostics,
+  type LocalCosmosOptions,
+  type LocalCosmosServer,
+  type LocalCosmosStats,
+} from './cosmos-server.js';
+import {
+  createSelfSignedCertificate,
+  loopbackAltNames,
+  type SelfSignedCertificate,
+} from './self-signed-certificate.js';
+import { WorkerCalls, type SyncCallPort, type TransferredError } from './thread-calls.js';
 import { CorruptDataFileError } from '../persistence/data-file.js';
-import {
-  SnapshotJournal,
-  type OpenedSnapshotJournal,
-  type SnapshotJournalStats,
-} from '../persistence/snapshot-journal.js';
-import type { AccountSnapshot } from './account-snapshot.js';
-import type { AccountJournalRecord } from './account-journal.js';
 
 export { provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
-
-const DATA_FILE_KIND = 'local Cosmos DB data';
-/** How often expired items are swept even when nothing reads them. */
-const TTL_SWEEP_INTERVAL_MS = 1000;
-
-export interface LocalCosmosOptions {
-  /** The snapshot file; its journals sit beside it (`<dataFile>.<n>.journal`). Undefined = memory only. */
-  dataFile?: string | undefined;
-  /** Default '127.0.0.1'. The port is a free one. */
-  host?: string;
-  /** No longer used: every write is on disk before it is acknowledged. Accepted so older callers still compile. */
-  flushDelayMs?: number;
-  /** The clock TTL expiry is judged by, in epoch ms (tests move it forward instead of sleeping). */
-  now?: () => number;
-  /** LOCAL_AZURE_LATENCY=azure: answer as late as Cosmos DB would (applied inside the server). */
-  latency?: AzureLatencyOptions | undefined;
-  /** When the journal is compacted into a new snapshot (defaults: 4 MiB and 1 × the snapshot's size). */
-  compaction?: { minJournalBytes?: number; journalToSnapshotRatio?: number };
-  /**
-   * Test-only (off by default, never on in the local runtime): answer queries that use Cosmos DB's search functions
-   * (VectorDistance, FullTextScore, RRF) with search-functions.ts, so a test can run the Azure query path against
-   * this server. Without it such a query fails here as the package's engine cannot parse it.
-   */
-  searchFunctions?: boolean;
-}
-
-/** Requests the server answered since start (or resetStats), for benchmarks. */
-export interface LocalCosmosStats {
-  requests: number;
-  /** Bytes of request bodies received. */
-  requestBytes: number;
-  /** Bytes of response bodies sent. */
-  responseBytes: number;
-  /** Requests by operation, `<resource>.<verb>`: `item.create`, `item.upsert`, `item.read`, `item.query`, ... */
-  byOperation: Record<string, number>;
-  /** Requests and bytes (request and response bodies) by container and operation: `turn-events item.create`. */
-  byContainer: Record<string, { requests: number; bytes: number; requestUnits: number }>;
-  /** What Azure Cosmos DB would have charged for them (request-charge.ts), as answered in x-ms-request-charge. */
-  requestUnits: number;
-}
-
-/** What the server did inside, for tests and benchmarks. */
-export interface LocalCosmosDiagnostics {
-  /** Documents queries were run over: with a partition key, only that partition's. */
-  queryDocumentsScanned: number;
-  /** Expiry schedule entries looked at: grows with expiries, never with the number of stored items. */
-  expiryEntriesExamined: number;
-  /** The data file's journal; undefined when memory only. */
-  journal: SnapshotJournalStats | undefined;
-}
+export type { LocalCosmosDiagnostics, LocalCosmosOptions, LocalCosmosStats } from './cosmos-server.js';
 
 export interface LocalCosmos {
   /** https://127.0.0.1:PORT/ */
@@ -111,229 +43,137 @@ export interface LocalCosmos {
   stop(): Promise<void>;
 }
 
+/** Starts the server on a worker thread (on the caller's when given a clock) and an agent that trusts it. */
 export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promise<LocalCosmos> {
-  const host = options.host ?? '127.0.0.1';
-  const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
-
-  // Read the files before listening, so corrupt data stops start-up before anything can write over it.
-  const opened: OpenedSnapshotJournal<AccountSnapshot, AccountJournalRecord> | undefined =
-    dataFile === undefined
-      ? undefined
-      : await SnapshotJournal.open({
-          file: dataFile,
-          what: DATA_FILE_KIND,
-          stateSchema: accountSnapshotSchema,
-          recordSchema: accountJournalRecordSchema,
-          ...options.compaction,
-          onBackgroundError: (error) =>
-            console.error(
-              `local Cosmos DB: compacting ${dataFile} failed; the journal keeps everything`,
-              error,
-            ),
-        });
-  const journal = opened?.journal;
-
-  const certificate = await createSelfSignedCertificate({ subjectAltNames: loopbackAltNames(host) });
-  // The account is set once the server listens: it advertises the server's own endpoint, port included.
-  const live: LiveAccount = {};
-  const indexes = new ContainerIndexes();
-  const sweeper = new ExpirySweeper(options.now ?? Date.now, indexes);
-  const counters = { stats: emptyStats(), queryDocumentsScanned: 0 };
-  const server = https.createServer(
-    { cert: certificate.certPem, key: certificate.keyPem, keepAlive: true },
-    createRequestListener(
-      () => live.account,
-      withAtomicBatch(withPatchConditions(loadRouter())),
-      requestHooks(live, sweeper, journal, counters.stats),
-    ),
-  );
-  // The client's agent keeps idle sockets without a limit; a server that closed them after Node's default 5 s
-  // would race a request the client starts on one at that moment (ECONNRESET on a write, under load). The
-  // client's idle sockets are closed first instead (the agent's timeout below).
-  server.keepAliveTimeout = 10 * 60_000;
-  server.headersTimeout = 10 * 60_000 + 1_000;
-
-  let port: number;
-  try {
-    port = await listen(server, 0, host);
-  } catch (error) {
-    await journal?.close({ compact: false });
-    throw error;
-  }
-  const advertisedHost = advertisedHostFor(host);
-  const account = createAccount(advertisedHost, port);
-  let journalling = false;
-  observeAccount(account, {
-    changed(change) {
-      indexes.changed(change);
-      // A failed append is retried by compaction; the response that waits for it reports a failure meanwhile.
-      if (journalling && journal) journal.append(toJournalRecord(change)).catch(() => undefined);
-    },
-    partitionItems: (containerRid, header) => indexes.partitionItems(containerRid, header),
-    queried(documentCount) {
-      counters.queryDocumentsScanned += documentCount;
-    },
-    ...(options.searchFunctions === true
-      ? {
-          answerQuery: (
-            query: { query: string; parameters?: unknown },
-            documents: readonly StoredResource[],
-          ) =>
-            isSearchQuery(query.query)
-              ? runSearchQuery(query.query, searchParameters(query.parameters), documents)
-              : undefined,
-        }
-      : {}),
+  // Made here, not in the worker: the certificate maker is slow to load, and this thread loads it anyway.
+  const certificate = await createSelfSignedCertificate({
+    subjectAltNames: loopbackAltNames(options.host ?? '127.0.0.1'),
   });
-  try {
-    if (opened && dataFile !== undefined) loadInto(account, opened, dataFile);
-  } catch (error) {
-    await closeServer(server);
-    await journal?.close({ compact: false });
-    throw error;
-  }
-  journalling = true;
-  sweeper.sweepAccount(account); // items that expired while the server was down (journalled like any delete)
-  journal?.start(() => snapshotPieces(account, new Date()));
-  live.account = account;
-
-  const sweepTimer = setInterval(() => sweeper.sweepAccount(account), TTL_SWEEP_INTERVAL_MS);
-  sweepTimer.unref();
-
-  const agent = new https.Agent({ ca: certificate.certPem, keepAlive: true, timeout: 5 * 60_000 });
+  const server =
+    options.now === undefined
+      ? await startCosmosWorker(options, certificate)
+      : await serveLocalCosmos(options, certificate);
+  const agent = new https.Agent({ ca: server.certPem, keepAlive: true, timeout: 5 * 60_000 });
   let stopping: Promise<void> | undefined;
-
   return {
-    endpoint: `https://${advertisedHost}:${port}/`,
-    // The package does not check request signatures; the client still needs a well-formed key to sign with.
-    key: randomBytes(64).toString('base64'),
+    endpoint: server.endpoint,
+    key: server.key,
     agent,
-    flush: () => journal?.durable() ?? Promise.resolve(),
-    compact: () => journal?.compact() ?? Promise.resolve(),
-    stats: () => structuredClone(counters.stats),
-    resetStats() {
-      Object.assign(counters.stats, emptyStats());
+    flush: () => server.flush(),
+    compact: () => server.compact(),
+    stats: () => server.stats(),
+    resetStats: () => server.resetStats(),
+    diagnostics: () => server.diagnostics(),
+    stop() {
+      stopping ??= server.stop().finally(() => agent.destroy());
+      return stopping;
     },
+  };
+}
+
+/** What a Cosmos worker thread is started with (its workerData). */
+export interface CosmosWorkerData {
+  options: Omit<LocalCosmosOptions, 'now'>;
+  certificate: SelfSignedCertificate;
+  calls: SyncCallPort;
+}
+
+export type CosmosWorkerReady =
+  | { type: 'ready'; endpoint: string; key: string; certPem: string }
+  | { type: 'failed'; error: TransferredError };
+
+/** The server on a worker thread of its own: its commands go through messages, its readings are synchronous. */
+async function startCosmosWorker(
+  options: LocalCosmosOptions,
+  certificate: SelfSignedCertificate,
+): Promise<LocalCosmosServer> {
+  const calls = new WorkerCalls(rebuildError);
+  const { now: _clock, ...threadOptions } = options;
+  const data: CosmosWorkerData = { options: threadOptions, certificate, calls: calls.workerPort };
+  const started = startWorkerThread(data, [calls.workerPort.port]);
+  calls.attach(started);
+  let stopped = false;
+  // Only the listeners added here come off: the worker's own (which keep its port referenced) stay.
+  const listeners: { error?: (error: Error) => void; exit?: (code: number) => void } = {};
+  const ready = await new Promise<CosmosWorkerReady>((resolveReady, reject) => {
+    listeners.error = reject;
+    listeners.exit = (code) => reject(new Error(`the local Cosmos DB thread exited (${code}) as it started`));
+    started.once('error', listeners.error);
+    started.once('exit', listeners.exit);
+    started.once('message', (message: CosmosWorkerReady) => resolveReady(message));
+  }).finally(() => {
+    if (listeners.error) started.off('error', listeners.error);
+    if (listeners.exit) started.off('exit', listeners.exit);
+  });
+  if (ready.type === 'failed') {
+    calls.close();
+    await started.terminate();
+    throw rebuildError(ready.error);
+  }
+  started.on('message', (message: unknown) => calls.receive(message));
+  // A failure of the thread fails every request and command from now on; it is reported, never swallowed.
+  started.on('error', (error) => {
+    console.error('local Cosmos DB: the server thread failed', error);
+    calls.fail(error);
+  });
+  started.on('exit', (code) => {
+    if (!stopped) console.error(`local Cosmos DB: the server thread exited (${code})`);
+    calls.fail(new Error(`the local Cosmos DB thread has exited (${code})`));
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint: ready.endpoint,
+    key: ready.key,
+    certPem: ready.certPem,
+    flush: () => calls.call('flush'),
+    compact: () => calls.call('compact'),
+    stats: () => calls.callSync<LocalCosmosStats>('stats'),
+    resetStats: () => calls.callSync<void>('resetStats'),
     diagnostics: () => ({
-      queryDocumentsScanned: counters.queryDocumentsScanned,
-      expiryEntriesExamined: indexes.expiryEntriesExamined,
-      journal: journal?.stats(),
+      ...calls.callSync<LocalCosmosDiagnostics>('diagnostics'),
+      thread: 'worker',
+      eventLoop: started.performance.eventLoopUtilization(),
     }),
     stop() {
       stopping ??= (async () => {
-        clearInterval(sweepTimer);
-        await closeServer(server);
-        agent.destroy();
-        await journal?.close();
+        try {
+          await calls.call('stop');
+        } finally {
+          stopped = true;
+          calls.close();
+          await started.terminate();
+        }
       })();
       return stopping;
     },
   };
 }
 
-/** A query's parameters as the request carried them: `[{ name, value }]`. */
-function searchParameters(parameters: unknown): { name: string; value: unknown }[] {
-  if (!Array.isArray(parameters)) return [];
-  return parameters.filter(
-    (parameter): parameter is { name: string; value: unknown } =>
-      typeof parameter === 'object' &&
-      parameter !== null &&
-      typeof (parameter as { name?: unknown }).name === 'string',
-  );
+function startWorkerThread(data: CosmosWorkerData, transferList: MessagePort[]): Worker {
+  // Compiled, the worker is the .js beside this file. From the sources (tests, tsx) it is the .ts, which the new
+  // thread can only load once tsx's loader is registered in it (a loader is per thread).
+  return import.meta.url.endsWith('.ts')
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(
+          new URL('./cosmos-worker.ts', import.meta.url).href,
+        )}); });`,
+        { eval: true, workerData: data, transferList },
+      )
+    : new Worker(new URL('./cosmos-worker.js', import.meta.url), { workerData: data, transferList });
 }
 
-interface LiveAccount {
-  account?: CosmosAccount;
-}
-
-function emptyStats(): LocalCosmosStats {
-  return {
-    requests: 0,
-    requestBytes: 0,
-    responseBytes: 0,
-    byOperation: {},
-    byContainer: {},
-    requestUnits: 0,
-  };
-}
-
-/** Expired items go before a request sees their container; every response waits for the journal. */
-function requestHooks(
-  live: LiveAccount,
-  sweeper: ExpirySweeper,
-  journal: SnapshotJournal<AccountJournalRecord> | undefined,
-  stats: LocalCosmosStats,
-): RequestHooks {
-  const containerOf = (params: RouteParams) =>
-    live.account && params.dbId !== undefined && params.collId !== undefined
-      ? findContainer(live.account, params.dbId, params.collId)
-      : undefined;
-  return {
-    beforeHandle(params) {
-      const container = containerOf(params);
-      if (container) sweeper.sweepContainer(container);
-    },
-    durable: () => journal?.durable() ?? Promise.resolve(),
-    served(operation, requestBytes, responseBytes, container, requestUnits) {
-      stats.requests++;
-      stats.requestUnits += requestUnits;
-      stats.requestBytes += requestBytes;
-      stats.responseBytes += responseBytes;
-      stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
-      const key = `${container ?? '-'} ${operation}`;
-      const entry = (stats.byContainer[key] ??= { requests: 0, bytes: 0, requestUnits: 0 });
-      entry.requests += 1;
-      entry.requestUnits += requestUnits;
-      entry.bytes += requestBytes + responseBytes;
-    },
-  };
+/** The worker's error as the caller would have seen it on its own thread (a corrupt data file keeps its class). */
+function rebuildError(transferred: TransferredError): Error {
+  const error =
+    transferred.name === 'CorruptDataFileError' && transferred.file !== undefined
+      ? new CorruptDataFileError(transferred.file, DATA_FILE_KIND, '')
+      : new Error();
+  error.message = transferred.message;
+  if (transferred.stack !== undefined) error.stack = transferred.stack;
+  return error;
 }
 
 /** The real @azure/cosmos client, pointed at the local server and trusting its certificate only. */
 export function createLocalCosmosClient(local: LocalCosmos): CosmosClient {
   return new CosmosClient({ endpoint: local.endpoint, key: local.key, agent: local.agent });
-}
-
-function advertisedHostFor(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return 'localhost';
-  return isIPv6(host) ? `[${host}]` : host;
-}
-
-function listen(server: https.Server, port: number, host: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolvePort((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** The snapshot, then the journalled changes since it, in order. */
-function loadInto(
-  account: CosmosAccount,
-  opened: OpenedSnapshotJournal<AccountSnapshot, AccountJournalRecord>,
-  dataFile: string,
-): void {
-  try {
-    if (opened.state) restoreSnapshot(account, opened.state);
-    for (const record of opened.records) replayChange(account, toReplayedChange(record));
-  } catch (error) {
-    throw new CorruptDataFileError(
-      dataFile,
-      DATA_FILE_KIND,
-      `its contents are inconsistent (${ensureError(error).message})`,
-      { cause: error },
-    );
-  }
-}
-
-function closeServer(server: https.Server): Promise<void> {
-  return new Promise((resolveClose, reject) => {
-    server.close((error) => (error ? reject(error) : resolveClose()));
-    // Idle keep-alive sockets would hold close() open; requests under way get a moment to finish.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 1000).unref();
-  });
 }

@@ -26,6 +26,8 @@ export interface RequestHooks {
     container: string | undefined,
     requestUnits: number,
   ): void;
+  /** Waits before a routed request's answer goes out (the Azure latency model); absent, nothing waits. */
+  delay?(req: IncomingMessage): Promise<void>;
 }
 
 export function createRequestListener(
@@ -113,6 +115,7 @@ async function handle(
       body = { code: 'InternalServerError', message: `The change could not be saved: ${String(error)}` };
     }
   }
+  if (route && hooks.delay) await hooks.delay(req);
   return send(req, res, body, received);
 }
 

@@ -19,11 +19,16 @@ const listClaim = z
   .optional()
   .transform((value) => (value === undefined ? [] : ([] as string[]).concat(value)));
 
+/** Service tokens remembered once verified (the app reuses one per URL while it is valid): the oldest goes first. */
+const MAX_VERIFIED_SERVICE_TOKENS = 10_000;
+
 // Small allowance for clock skew between the app and this service (same host locally, but tokens cross processes).
 const clockToleranceSeconds = 5;
 
 export class AccessTokens {
   private readonly key: Uint8Array;
+  /** A verified service token → the audience it was verified for and its expiry (epoch seconds). */
+  private readonly verifiedServiceTokens = new Map<string, { audience: string; exp: number }>();
 
   constructor(accessKey: string) {
     // jsonwebtoken (used by the SDK) signs with the UTF-8 bytes of the key string.
@@ -32,7 +37,16 @@ export class AccessTokens {
 
   /** Checks a REST bearer token; the SDK signs each request with its own URL as audience. */
   async verifyServiceToken(token: string, audiences: readonly string[]): Promise<void> {
-    await this.verify(token, audiences);
+    // A token seen before is not verified again while it is valid, for the URL it was verified for only.
+    const known = this.verifiedServiceTokens.get(token);
+    if (known && known.exp + clockToleranceSeconds > Date.now() / 1000 && audiences.includes(known.audience))
+      return;
+    const payload = await this.verify(token, audiences);
+    const audience = [payload.aud ?? []].flat().find((candidate) => audiences.includes(candidate));
+    if (audience === undefined || payload.exp === undefined) return;
+    if (this.verifiedServiceTokens.size >= MAX_VERIFIED_SERVICE_TOKENS)
+      this.verifiedServiceTokens.delete(this.verifiedServiceTokens.keys().next().value!);
+    this.verifiedServiceTokens.set(token, { audience, exp: payload.exp });
   }
 
   async verifyClientToken(token: string, audiences: readonly string[]): Promise<ClientClaims> {

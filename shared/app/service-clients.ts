@@ -7,6 +7,7 @@ import { WebPubSubServiceClient } from '@azure/web-pubsub';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { azureOpenAiTokenProvider } from '../llm/adapters/openai-client-factory.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import { accessKeyOf, cacheWebPubSubRestTokens } from '../streaming/adapters/web-pubsub-rest-tokens.js';
 import type { AppConfig } from './config.js';
 
 export function createCosmosClient(
@@ -26,13 +27,21 @@ export function createCosmosClient(
 }
 
 export function createWebPubSubClient(
-  config: AppConfig,
+  config: Pick<AppConfig, 'webPubSub'>,
   credential: TokenCredential,
   allowInsecureConnection: boolean,
 ): WebPubSubServiceClient {
   const options = { allowInsecureConnection };
   if (config.webPubSub.connectionString !== undefined) {
-    return new WebPubSubServiceClient(config.webPubSub.connectionString, config.webPubSub.hub, options);
+    const client = new WebPubSubServiceClient(
+      config.webPubSub.connectionString,
+      config.webPubSub.hub,
+      options,
+    );
+    // One signed token per URL while it is valid, not one per call.
+    const key = accessKeyOf(config.webPubSub.connectionString);
+    if (key !== undefined) cacheWebPubSubRestTokens(client, key);
+    return client;
   }
   const endpoint = config.webPubSub.endpoint ?? '';
   return new WebPubSubServiceClient(endpoint, credential, config.webPubSub.hub, options);
