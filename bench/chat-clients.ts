@@ -192,15 +192,6 @@ export class TurnTrace {
   }
 }
 
-/** App Service authentication's headers for a user: the id and, as the platform sets it beside it, the claims blob. */
-function identityHeaders(userId: string): Record<string, string> {
-  const blob = { auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] };
-  return {
-    [IDENTITY_HEADER]: userId,
-    'x-ms-client-principal': Buffer.from(JSON.stringify(blob)).toString('base64'),
-  };
-}
-
 /** The chat API as one signed-in user calls it (App Service authentication's principal header). */
 export class ChatApi {
   constructor(readonly baseUrl: string) {}
