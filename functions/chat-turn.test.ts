@@ -9,6 +9,8 @@ import { TURN_ACTIVITIES } from '../shared/chat/contracts/activities.js';
 import { turnInstanceId } from '../shared/conversation/turn-ids.js';
 import { ValidationError } from '../shared/errors.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import type { LlmGateway } from '../shared/llm/llm-gateway.js';
+import { SteppedModel } from '../test/support/stepped-model.js';
 import { chatTurnFunctions, chatWorker } from './chat-turn.js';
 
 const { InvocationContext } = azureFunctions;
@@ -23,24 +25,41 @@ const queued = {
 };
 
 let app: TestApp;
-beforeEach(() => {
-  app = createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } });
+/** The app the entries get, with the queued message's conversation in it. */
+function useApp(testApp: TestApp): void {
+  app = testApp;
   app.fakes.sessions.sessions.push({
     sessionId: queued.sessionId,
     userId: queued.userId,
     createdAt: '2026-11-22T09:00:00.000Z',
   });
   provideApp(() => Promise.resolve(app));
-});
+}
+beforeEach(() => useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } })));
 afterEach(() => provideApp(() => Promise.reject(new Error('no app outside a test'))));
 
 describe('chatWorker', () => {
-  it('starts the turn under its session-scoped instance id', async () => {
+  it('starts the turn under its session-scoped instance id (CHAT_FIRST_ROUND=orchestration)', async () => {
+    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0', CHAT_FIRST_ROUND: 'orchestration' } }));
     await chatWorker(queued, context());
     const status = await app.fakes.orchestrations.getStatus(
       turnInstanceId(queued.sessionId, queued.chatMessageId),
     );
     expect(status).toMatchObject({ name: 'chatTurn', input: { ...queued, maxToolRounds: 10 } });
+  });
+
+  it('answers a turn without tools itself by default, starting no orchestration', async () => {
+    const model = new SteppedModel([{ content: 'Hello there.' }]);
+    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' }, llm: model as unknown as LlmGateway }));
+    await chatWorker(queued, context());
+    expect(model.requests).toHaveLength(1);
+    expect(app.fakes.orchestrations.instances.size).toBe(0);
+    expect([...app.fakes.events.stored.values()].map((e) => e.type)).toEqual([
+      'message-start',
+      'content',
+      'content',
+      'message-end',
+    ]);
   });
 
   it('starts nothing for a message whose conversation was deleted while it waited', async () => {
