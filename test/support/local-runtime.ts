@@ -15,7 +15,13 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
   return startLocalRuntime({
     port: 0,
     dataDir: options.dataDir,
-    settings: { OFFLINE_MODEL_TTFT_MS: '0', OFFLINE_MODEL_TOKENS_PER_SECOND: '0', ...options.settings },
+    settings: {
+      OFFLINE_MODEL_TTFT_MS: '0',
+      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+      // CHAT_FIRST_ROUND=orchestration npx vitest run ... runs a suite on the turn's older path.
+      CHAT_FIRST_ROUND: process.env.CHAT_FIRST_ROUND,
+      ...options.settings,
+    },
     logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
     serviceBus: { redeliveryDelayMs: 5 },
     ...(options.functions === undefined ? {} : { functions: options.functions }),
