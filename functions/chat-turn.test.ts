@@ -11,6 +11,7 @@ import { ValidationError } from '../shared/errors.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
 import type { LlmGateway } from '../shared/llm/llm-gateway.js';
 import { SteppedModel } from '../test/support/stepped-model.js';
+import { currentUsageScope } from '../shared/usage/usage-scope.js';
 import { chatTurnFunctions, chatWorker } from './chat-turn.js';
 
 const { InvocationContext } = azureFunctions;
@@ -50,7 +51,16 @@ describe('chatWorker', () => {
 
   it('answers a turn without tools itself by default, starting no orchestration', async () => {
     const model = new SteppedModel([{ content: 'Hello there.' }]);
-    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' }, llm: model as unknown as LlmGateway }));
+    // The usage attribution each model call is made under.
+    const jobs: { turnId: string | undefined; job: string }[] = [];
+    const llm = {
+      streamChat: (...args: Parameters<SteppedModel['streamChat']>) => {
+        const attribution = currentUsageScope()?.attribution;
+        jobs.push({ turnId: attribution?.turnId, job: attribution?.job ?? 'none' });
+        return model.streamChat(...args);
+      },
+    };
+    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' }, llm: llm as unknown as LlmGateway }));
     await chatWorker(queued, context());
     expect(model.requests).toHaveLength(1);
     expect(app.fakes.orchestrations.instances.size).toBe(0);
@@ -60,6 +70,8 @@ describe('chatWorker', () => {
       'content',
       'message-end',
     ]);
+    // Counted under the job its activity uses, so round 0 run again by the orchestration counts once.
+    expect(jobs).toEqual([{ turnId: queued.chatMessageId, job: 'round:0' }]);
   });
 
   it('starts nothing for a message whose conversation was deleted while it waited', async () => {
