@@ -1,6 +1,6 @@
-// The chat turn's Durable side: the `user-messages` worker that runs a turn's first round and starts (and waits for)
-// the chatTurn orchestration, the orchestration itself, and its activities. Each entry only adapts the trigger to a use-case
-// in shared/chat; every message and activity input is checked against its contract on the way in.
+// The chat turn's Durable side: the `user-messages` worker that runs a turn's first round and starts (and waits
+// for) the chatTurn orchestration, the orchestration itself, and its activities. Each entry only adapts the trigger
+// to a use-case in shared/chat; every message and activity input is checked against its contract on the way in.
 import type { InvocationContext } from '@azure/functions';
 import type * as df from 'durable-functions';
 import type { z } from 'zod';

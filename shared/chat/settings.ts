@@ -1,6 +1,6 @@
-// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, who runs its first round,
-// how long the worker holds a session, how often a streaming turn checks for a stop; and how long a new conversation's turn waits for the
-// user's profile (MEMORY_PROFILE_TIMEOUT_MS), the turn's budget though the profile belongs to memory.
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, who runs its first
+// round, how long the worker holds a session, how often a streaming turn checks for a stop; and how long a new
+// conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS), though the profile is memory's.
 import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
 import { choiceSetting, defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
