@@ -9,6 +9,9 @@ import { TURN_ACTIVITIES } from '../shared/chat/contracts/activities.js';
 import { turnInstanceId } from '../shared/conversation/turn-ids.js';
 import { ValidationError } from '../shared/errors.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
+import type { LlmGateway } from '../shared/llm/llm-gateway.js';
+import { SteppedModel } from '../test/support/stepped-model.js';
+import { currentUsageScope } from '../shared/usage/usage-scope.js';
 import { chatTurnFunctions, chatWorker } from './chat-turn.js';
 
 const { InvocationContext } = azureFunctions;
@@ -23,24 +26,52 @@ const queued = {
 };
 
 let app: TestApp;
-beforeEach(() => {
-  app = createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } });
+/** The app the entries get, with the queued message's conversation in it. */
+function useApp(testApp: TestApp): void {
+  app = testApp;
   app.fakes.sessions.sessions.push({
     sessionId: queued.sessionId,
     userId: queued.userId,
     createdAt: '2026-11-22T09:00:00.000Z',
   });
   provideApp(() => Promise.resolve(app));
-});
+}
+beforeEach(() => useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' } })));
 afterEach(() => provideApp(() => Promise.reject(new Error('no app outside a test'))));
 
 describe('chatWorker', () => {
-  it('starts the turn under its session-scoped instance id', async () => {
+  it('starts the turn under its session-scoped instance id (CHAT_FIRST_ROUND=orchestration)', async () => {
+    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0', CHAT_FIRST_ROUND: 'orchestration' } }));
     await chatWorker(queued, context());
     const status = await app.fakes.orchestrations.getStatus(
       turnInstanceId(queued.sessionId, queued.chatMessageId),
     );
     expect(status).toMatchObject({ name: 'chatTurn', input: { ...queued, maxToolRounds: 10 } });
+  });
+
+  it('answers a turn without tools itself by default, starting no orchestration', async () => {
+    const model = new SteppedModel([{ content: 'Hello there.' }]);
+    // The usage attribution each model call is made under.
+    const jobs: { turnId: string | undefined; job: string }[] = [];
+    const llm = {
+      streamChat: (...args: Parameters<SteppedModel['streamChat']>) => {
+        const attribution = currentUsageScope()?.attribution;
+        jobs.push({ turnId: attribution?.turnId, job: attribution?.job ?? 'none' });
+        return model.streamChat(...args);
+      },
+    };
+    useApp(createTestApp({ settings: { CHAT_TURN_WAIT_MS: '0' }, llm: llm as unknown as LlmGateway }));
+    await chatWorker(queued, context());
+    expect(model.requests).toHaveLength(1);
+    expect(app.fakes.orchestrations.instances.size).toBe(0);
+    expect([...app.fakes.events.stored.values()].map((e) => e.type)).toEqual([
+      'message-start',
+      'content',
+      'content',
+      'message-end',
+    ]);
+    // Counted under the job its activity uses, so round 0 run again by the orchestration counts once.
+    expect(jobs).toEqual([{ turnId: queued.chatMessageId, job: 'round:0' }]);
   });
 
   it('starts nothing for a message whose conversation was deleted while it waited', async () => {

@@ -2,6 +2,7 @@
 // continue the sender's trace (the chat turn) or link to it (the workers after a turn), activities inside the turn's
 // trace from their input. Also the trigger-side metrics: queue wait, dead letters, turns by outcome and duration.
 import type { HttpHandler, HttpResponse, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { Context } from '@opentelemetry/api';
 import type * as df from 'durable-functions';
 import { TURN_ACTIVITIES } from '../shared/chat/contracts/activities.js';
 import { CANCELLED_FINISH_REASON } from '../shared/chat/contracts/activities.js';
@@ -121,36 +122,50 @@ function traceServiceBus(definition: ServiceBusFunctionDefinition): ServiceBusFu
 }
 
 function traceActivity(definition: ActivityDefinition): df.ActivityHandler {
-  return async (input: unknown, context: InvocationContext) => {
-    const value = record(input) ?? {};
-    const telemetry = record(value['telemetry']) as Partial<TurnTelemetry> | undefined;
-    const postedAt = Date.parse(telemetry?.turnPostedAt ?? '');
-    // Round 0 streams the turn's first model call: what came before it is what the pipeline added.
-    const message = record(value['message']);
-    const firstRound =
-      definition.name === TURN_ACTIVITIES.llmStep && value['round'] === 0 && message !== undefined;
-    return withSpan(
-      `activity ${definition.name}`,
-      {
-        parent: telemetry ? contextFrom(telemetry) : fromHost(context, ROOT_CONTEXT),
-        attributes: { 'chat.activity.name': definition.name },
-      },
-      async () => {
-        const run = () =>
-          withConversation(sessionOf(input), () => Promise.resolve(definition.handler(input, context)));
-        const output: unknown = await (firstRound ? withTurnStart(postedAt, run) : run());
-        const turnSeconds = Number.isFinite(postedAt) ? (Date.now() - postedAt) / 1000 : undefined;
-        if (definition.name === TURN_ACTIVITIES.fail) recordTurnEnd('failed', turnSeconds);
-        const step = record(output);
-        if (definition.name === TURN_ACTIVITIES.llmStep && step?.['outcome'] === 'answered')
-          recordTurnEnd(
-            step['finishReason'] === CANCELLED_FINISH_REASON ? 'cancelled' : 'completed',
-            turnSeconds,
-          );
-        return output;
-      },
+  return (input: unknown, context: InvocationContext) => {
+    const telemetry = record(record(input)?.['telemetry']);
+    return traceStep(
+      definition.name,
+      input,
+      telemetry ? contextFrom(telemetry) : fromHost(context, ROOT_CONTEXT),
+      () => Promise.resolve(definition.handler(input, context)),
     );
   };
+}
+
+/**
+ * A turn's step in its span, with the turn's metrics it ends: an activity's, or round 0 run by the chat worker itself
+ * (CHAT_FIRST_ROUND=worker), under the worker's span (`parent` undefined: the active span).
+ */
+export function traceStep<T>(
+  name: string,
+  input: unknown,
+  parent: Context | undefined,
+  step: () => Promise<T>,
+): Promise<T> {
+  const value = record(input) ?? {};
+  const telemetry = record(value['telemetry']) as Partial<TurnTelemetry> | undefined;
+  const postedAt = Date.parse(telemetry?.turnPostedAt ?? '');
+  // Round 0 streams the turn's first model call: what came before it is what the pipeline added.
+  const message = record(value['message']);
+  const firstRound = name === TURN_ACTIVITIES.llmStep && value['round'] === 0 && message !== undefined;
+  return withSpan(
+    `activity ${name}`,
+    { ...(parent ? { parent } : {}), attributes: { 'chat.activity.name': name } },
+    async () => {
+      const run = () => withConversation(sessionOf(input), step);
+      const output = await (firstRound ? withTurnStart(postedAt, run) : run());
+      const turnSeconds = Number.isFinite(postedAt) ? (Date.now() - postedAt) / 1000 : undefined;
+      if (name === TURN_ACTIVITIES.fail) recordTurnEnd('failed', turnSeconds);
+      const result = record(output);
+      if (name === TURN_ACTIVITIES.llmStep && result?.['outcome'] === 'answered')
+        recordTurnEnd(
+          result['finishReason'] === CANCELLED_FINISH_REASON ? 'cancelled' : 'completed',
+          turnSeconds,
+        );
+      return output;
+    },
+  );
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {

@@ -173,6 +173,22 @@ param hotStore string = 'cosmos'
 @description('Azure Managed Redis SKU when hotStore is redis (azd: REDIS_SKU); Balanced_B0 is the smallest.')
 param redisSku string = 'Balanced_B0'
 
+// The task hub's backend: Azure Storage queues polled by every instance (no fixed price, one storage transaction per
+// poll), or the Durable Task Scheduler, which pushes work items to the app (docs/architecture.md compares them).
+@allowed([
+  'azure-storage'
+  'durable-task-scheduler'
+])
+@description('Backend of the Durable task hub (azd: DURABLE_TASK_BACKEND): "azure-storage" (queues and tables in the function app\'s storage account, polled) or "durable-task-scheduler" (a Durable Task Scheduler that pushes work to the app). Staging writes host.json\'s storageProvider to match.')
+param durableTaskBackend string = 'azure-storage'
+
+@allowed([
+  'Consumption'
+  'Dedicated'
+])
+@description('Durable Task Scheduler SKU when durableTaskBackend is durable-task-scheduler (azd: DURABLE_TASK_SCHEDULER_SKU): "Consumption" (billed per action) or "Dedicated" (a fixed monthly price per capacity unit).')
+param durableTaskSchedulerSku string = 'Consumption'
+
 // Empty by default, so a first `azd up` asks nothing more: no action group and no metric alerts are deployed until an
 // address is set. The diagnostic settings (logs and metrics to Log Analytics) are deployed either way.
 @description('Email address the metric alerts go to (azd: ALERT_EMAIL); empty = no alerts.')
@@ -199,6 +215,9 @@ var tags = {
 }
 var createOpenAi = empty(existingOpenAiEndpoint)
 var useRedis = hotStore == 'redis'
+var useScheduler = durableTaskBackend == 'durable-task-scheduler'
+// The task hub the host runs is named in host.json; the scheduler's must be the same.
+var hostJson = loadJsonContent('../host.json')
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-11-01' = {
   name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
@@ -318,6 +337,19 @@ module redis './modules/managed-redis.bicep' = if (useRedis) {
   }
 }
 
+module durableTaskScheduler './modules/durable-task-scheduler.bicep' = if (useScheduler) {
+  name: 'durable-task-scheduler'
+  scope: rg
+  params: {
+    name: 'dts-${resourceToken}'
+    location: location
+    tags: tags
+    taskHubName: hostJson.extensions.durableTask.hubName
+    skuName: durableTaskSchedulerSku
+    principalId: identity.outputs.principalId
+  }
+}
+
 // The module exists only when createOpenAi; `!` states it (without it Bicep warns that the output may be null).
 var openAiEndpoint = createOpenAi ? openAi!.outputs.endpoint : existingOpenAiEndpoint
 
@@ -350,6 +382,7 @@ module functionApp './modules/function-app.bicep' = {
     webPubSubEndpoint: webPubSub.outputs.endpoint
     hotStore: hotStore
     redisHostName: useRedis ? redis!.outputs.hostName : ''
+    durableTaskSchedulerEndpoint: useScheduler ? durableTaskScheduler!.outputs.endpoint : ''
     azureOpenAiEndpoint: openAiEndpoint
     chatDeploymentName: chatDeploymentName
     embeddingDeploymentName: embeddingDeploymentName
@@ -427,6 +460,8 @@ output SERVICE_BUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQu
 output WEBPUBSUB_ENDPOINT string = webPubSub.outputs.endpoint
 output WEBPUBSUB_HUB string = webPubSub.outputs.hub
 output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
+// Read by scripts/stage-function-app.ts (azd hands a hook its environment) to write host.json's storageProvider.
+output DURABLE_TASK_BACKEND string = durableTaskBackend
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
 output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName

@@ -1,7 +1,7 @@
-// Stages the function app's deployment package in .deploy/: compiled functions/ and shared/, host.json, package.json
-// and its lock, and the production dependencies alone, for Flex Consumption's Linux x64 workers. azd runs it before
-// packaging the `api` service (azure.yaml); by hand: npx tsx scripts/stage-function-app.ts
-import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+// Stages the function app's deployment package in .deploy/: compiled functions/ and shared/, host.json (its task hub's
+// backend as infra/ deployed it), package.json and its lock, and the production dependencies alone, for Linux x64.
+// azd runs it before packaging the `api` service (azure.yaml); by hand: npx tsx scripts/stage-function-app.ts
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -31,6 +31,59 @@ export const INSTALL_ARGS = [
   '--no-fund',
 ] as const;
 
+/** The task hub's backends infra/ deploys: main.bicep's durableTaskBackend, in azd's environment as DURABLE_TASK_BACKEND. */
+export const TASK_HUB_BACKENDS = ['azure-storage', 'durable-task-scheduler'] as const;
+export type TaskHubBackend = (typeof TASK_HUB_BACKENDS)[number];
+
+/** The app setting infra/ fills with the scheduler's connection string (its endpoint and the managed identity). */
+export const SCHEDULER_CONNECTION_SETTING = 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING';
+
+/**
+ * Extension bundles from this version on carry the Durable extension with the scheduler's `azureManaged` provider
+ * (non-.NET apps get it from the bundle, not from a package of their own).
+ */
+export const SCHEDULER_BUNDLE_VERSION = '[4.29.0, 5.0.0)';
+
+interface HostJson {
+  extensionBundle?: { id: string; version: string };
+  extensions?: { durableTask?: { storageProvider?: Record<string, unknown> } & Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+/**
+ * host.json for the backend: as it is for Azure Storage (its polling settings are those of that provider); for the
+ * scheduler, its storageProvider names the connection string's setting, and the bundle is one that has the provider.
+ */
+export function hostJsonFor(host: HostJson, backend: TaskHubBackend): HostJson {
+  if (backend === 'azure-storage') return host;
+  const durableTask = host.extensions?.durableTask;
+  if (durableTask === undefined)
+    throw new Error('host.json has no extensions.durableTask to point at the scheduler.');
+  return {
+    ...host,
+    extensionBundle: {
+      id: host.extensionBundle?.id ?? 'Microsoft.Azure.Functions.ExtensionBundle',
+      version: SCHEDULER_BUNDLE_VERSION,
+    },
+    extensions: {
+      ...host.extensions,
+      durableTask: {
+        ...durableTask,
+        storageProvider: { type: 'azureManaged', connectionStringName: SCHEDULER_CONNECTION_SETTING },
+      },
+    },
+  };
+}
+
+/** DURABLE_TASK_BACKEND as azd has it: unset or empty is Azure Storage (the default of infra/); anything else fails. */
+export function taskHubBackend(value: string | undefined): TaskHubBackend {
+  if (value === undefined || value === '') return 'azure-storage';
+  const backend = TASK_HUB_BACKENDS.find((known) => known === value);
+  if (backend === undefined)
+    throw new Error(`DURABLE_TASK_BACKEND must be ${TASK_HUB_BACKENDS.join(' or ')}, not "${value}".`);
+  return backend;
+}
+
 function run(command: string, args: readonly string[], cwd: string): void {
   // npm is npm.cmd on Windows, which only a shell starts.
   const result = spawnSync(command, args, { cwd, stdio: 'inherit', shell: process.platform === 'win32' });
@@ -38,8 +91,15 @@ function run(command: string, args: readonly string[], cwd: string): void {
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${String(result.status)})`);
 }
 
-/** Copies what the app runs from an already built `root` into `stage` (emptied first). */
-export function copyDeployedFiles(root: string, stage: string): void {
+/**
+ * Copies what the app runs from an already built `root` into `stage` (emptied first), host.json written for the task
+ * hub's backend (absent: Azure Storage, host.json as it is).
+ */
+export function copyDeployedFiles(
+  root: string,
+  stage: string,
+  backend: TaskHubBackend = 'azure-storage',
+): void {
   rmSync(stage, { recursive: true, force: true });
   for (const folder of DEPLOYED_DIST) {
     const from = path.join(root, 'dist', folder);
@@ -47,6 +107,10 @@ export function copyDeployedFiles(root: string, stage: string): void {
     cpSync(from, path.join(stage, 'dist', folder), { recursive: true });
   }
   for (const file of DEPLOYED_FILES) cpSync(path.join(root, file), path.join(stage, file));
+  if (backend === 'azure-storage') return;
+  const staged = path.join(stage, 'host.json');
+  const host = JSON.parse(readFileSync(staged, 'utf8')) as HostJson;
+  writeFileSync(staged, `${JSON.stringify(hostJsonFor(host, backend), null, 2)}\n`);
 }
 
 /** Bytes under `dir`, symbolic links not followed. */
@@ -63,7 +127,8 @@ function main(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const stage = path.join(root, STAGE_DIR);
   run('npm', ['run', 'build'], root);
-  copyDeployedFiles(root, stage);
+  // azd hands the hook its environment, where provisioning left main.bicep's outputs.
+  copyDeployedFiles(root, stage, taskHubBackend(process.env.DURABLE_TASK_BACKEND));
   run('npm', INSTALL_ARGS, stage);
   const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(

@@ -28,6 +28,9 @@ param hotStore string = 'cosmos'
 
 @description('Azure Managed Redis host name when hotStore is redis (REDIS_HOST_NAME); empty otherwise.')
 param redisHostName string = ''
+
+@description('Endpoint of the Durable Task Scheduler when it is the task hub\'s backend; empty = Azure Storage.')
+param durableTaskSchedulerEndpoint string = ''
 param azureOpenAiEndpoint string
 param chatDeploymentName string
 param embeddingDeploymentName string
@@ -182,6 +185,13 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AzureWebJobsStorage__clientId'
           value: identityClientId
+        }
+        {
+          // host.json's storageProvider names it when the scheduler is the backend (staging writes that); unused otherwise.
+          name: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING'
+          value: empty(durableTaskSchedulerEndpoint)
+            ? ''
+            : 'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
         }
         {
           name: 'ServiceBusConnection__fullyQualifiedNamespace'

@@ -89,6 +89,7 @@ describe('loadConfig', () => {
       promptTokenBudget: 16000,
       maxOutputTokens: 4096,
       turnWaitMs: 600000,
+      firstRound: 'worker',
       cancelPollMs: 1000,
       profileTimeoutMs: 2000,
     });

@@ -101,6 +101,12 @@ export const hostSettings = defineSettings({
     help: 'Client id of the user-assigned managed identity used for storage (Azure only).',
     ...setByBicepForTheHost,
   }),
+  DURABLE_TASK_SCHEDULER_CONNECTION_STRING: textSetting({
+    help:
+      'The Durable Task Scheduler of the task hub (Endpoint=...;Authentication=ManagedIdentity;ClientID=...), read ' +
+      "when host.json's storageProvider is azureManaged (infra's durableTaskBackend); empty with Azure Storage.",
+    ...setByBicepForTheHost,
+  }),
   ServiceBusConnection__credential: textSetting({
     help: '"managedidentity" for the Service Bus triggers in Azure; leave it empty locally (az login).',
     ...setByBicepForTheHost,

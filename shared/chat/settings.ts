@@ -1,8 +1,8 @@
-// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, how long the worker holds a
-// session, how often a streaming turn checks for a stop; and how long a new conversation's turn waits for the
-// user's profile (MEMORY_PROFILE_TIMEOUT_MS), the turn's budget though the profile belongs to memory.
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, who runs its first
+// round, how long the worker holds a session, how often a streaming turn checks for a stop; and how long a new
+// conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS), though the profile is memory's.
 import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
-import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
+import { choiceSetting, defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
 const tuning = { kind: 'default' } as const;
 
@@ -37,6 +37,14 @@ export const chatSettings = defineSettings({
     help: "How long the chat worker holds a session for a running turn, so the session's next message waits for it.",
     azure: tuning,
   }),
+  CHAT_FIRST_ROUND: choiceSetting(['worker', 'orchestration'], {
+    default: 'worker',
+    help:
+      "Who runs a turn's first model round: `worker` (the chat worker itself, handing the turn to the chatTurn " +
+      'orchestration only when the model asks for tools: one task-hub dispatch less before the first token, two ' +
+      'for an answer without tools) or `orchestration` (every round is an activity of the orchestration).',
+    azure: tuning,
+  }),
   CHAT_CANCEL_POLL_MS: intSetting({
     default: 1_000,
     min: 50,
@@ -63,6 +71,8 @@ export interface ChatConfig {
   promptTokenBudget: number;
   maxOutputTokens: number;
   turnWaitMs: number;
+  /** Who runs a turn's round 0: the chat worker itself, or the chatTurn orchestration as an activity. */
+  firstRound: 'worker' | 'orchestration';
   /** How often an open model stream reads whether its turn was stopped elsewhere (ms). */
   cancelPollMs: number;
   /** The budget of a new conversation's profile read (ms). */
@@ -76,6 +86,7 @@ export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConf
     promptTokenBudget: values.CHAT_PROMPT_TOKEN_BUDGET,
     maxOutputTokens: values.CHAT_MAX_OUTPUT_TOKENS,
     turnWaitMs: values.CHAT_TURN_WAIT_MS,
+    firstRound: values.CHAT_FIRST_ROUND,
     cancelPollMs: values.CHAT_CANCEL_POLL_MS,
     profileTimeoutMs: values.MEMORY_PROFILE_TIMEOUT_MS,
   };

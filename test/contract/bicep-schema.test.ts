@@ -325,6 +325,44 @@ describe('infra/ against the resource type definitions', () => {
     expect(main).toMatch(/param hotStore string = 'cosmos'/);
   });
 
+  it('checks the Durable Task Scheduler module as durableTaskBackend=durable-task-scheduler deploys it, both SKUs', () => {
+    const file = 'infra/modules/durable-task-scheduler.bicep';
+    const module = templates.find((template) => template.file === file);
+    if (module === undefined) throw new Error(`${file} is missing`);
+    for (const sku of ['Consumption', 'Dedicated']) {
+      // The SKU as chosen, so the closed enum of SKU names is checked too.
+      const deployed = module.text.replace(/name: skuName\b/g, `name: '${sku}'`);
+      expect(deployed).not.toBe(module.text);
+      expect(checkBicep(file, deployed, index).map(formatProblem)).toEqual([]);
+    }
+    expect(resourceDeclarations(module.text).map((resource) => resource.type)).toEqual([
+      'Microsoft.DurableTask/schedulers@2026-02-01',
+      'Microsoft.DurableTask/schedulers/taskHubs@2026-02-01',
+      'Microsoft.Authorization/roleAssignments@2022-04-01',
+    ]);
+    // Durable Task Data Contributor, on the task hub, for the app's identity.
+    expect(module.text).toMatch(/'0ad04412-c4d5-4796-b79c-f76d14c8d402'/);
+    expect(module.text).toMatch(/scope: taskHub[\s\S]*principalId: principalId/);
+    // The required allow list is there: a scheduler without one does not deploy.
+    expect(
+      checkBicep(file, module.text.replace('ipAllowlist:', 'ipAllowList:'), index)
+        .map(formatProblem)
+        .join('\n'),
+    ).toMatch(/ipAllowlist: is required by SchedulerProperties/);
+    const main = templates.find((template) => template.file === 'infra/main.bicep')?.text ?? '';
+    expect(main).toMatch(
+      /module durableTaskScheduler '\.\/modules\/durable-task-scheduler\.bicep' = if \(useScheduler\)/,
+    );
+    expect(main).toMatch(/param durableTaskBackend string = 'azure-storage'/);
+    expect(main).toMatch(/taskHubName: hostJson\.extensions\.durableTask\.hubName/);
+    const functionApp = templates.find(
+      (template) => template.file === 'infra/modules/function-app.bicep',
+    )?.text;
+    expect(functionApp).toContain(
+      "'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'",
+    );
+  });
+
   it('checks the alerts module as an alert email deploys it: one action group, the metric and log alerts, known values', () => {
     const file = 'infra/modules/alerts.bicep';
     const module = templates.find((template) => template.file === file);

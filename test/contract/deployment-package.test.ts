@@ -9,7 +9,9 @@ import {
   copyDeployedFiles,
   DEPLOYED_DIST,
   INSTALL_ARGS,
+  SCHEDULER_BUNDLE_VERSION,
   STAGE_DIR,
+  taskHubBackend,
 } from '../../scripts/stage-function-app.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -96,6 +98,54 @@ describe('the staged package', () => {
       'package-lock.json',
       'package.json',
     ]);
+  });
+
+  it("writes host.json's storageProvider for the Durable Task Scheduler when infra deployed it, and keeps the rest", async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'stage-'));
+    for (const file of ['dist/functions/index.js', 'dist/shared/a.js', 'package.json', 'package-lock.json'])
+      await write(file, file);
+    const host = await readJson<{
+      extensionBundle: { id: string; version: string };
+      extensions: { durableTask: Record<string, unknown> & { storageProvider: Record<string, unknown> } };
+    }>('host.json');
+    await write('host.json', JSON.stringify(host));
+    const stage = path.join(root, STAGE_DIR);
+    const staged = async () =>
+      JSON.parse(await readFile(path.join(stage, 'host.json'), 'utf8')) as typeof host;
+
+    copyDeployedFiles(root, stage, taskHubBackend(''));
+    expect(await staged()).toEqual(host);
+    expect(host.extensions.durableTask.storageProvider).toMatchObject({ type: 'AzureStorage' });
+
+    copyDeployedFiles(root, stage, taskHubBackend('durable-task-scheduler'));
+    const scheduled = await staged();
+    expect(scheduled.extensions.durableTask.storageProvider).toEqual({
+      type: 'azureManaged',
+      connectionStringName: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING',
+    });
+    // The task hub keeps its name (the scheduler's task hub is named after it) and its concurrency limits.
+    expect(scheduled.extensions.durableTask['hubName']).toBe(host.extensions.durableTask['hubName']);
+    expect(scheduled.extensions.durableTask['maxConcurrentActivityFunctions']).toBe(
+      host.extensions.durableTask['maxConcurrentActivityFunctions'],
+    );
+    expect(scheduled.extensionBundle).toEqual({
+      id: host.extensionBundle.id,
+      version: SCHEDULER_BUNDLE_VERSION,
+    });
+    expect({ ...scheduled, extensions: {}, extensionBundle: {} }).toEqual({
+      ...host,
+      extensions: {},
+      extensionBundle: {},
+    });
+
+    expect(() => taskHubBackend('cosmos')).toThrow(
+      /DURABLE_TASK_BACKEND must be azure-storage or durable-task-scheduler/,
+    );
+    // The app setting it names is the one infra/ gives the function app.
+    const functionApp = await readFile(path.join(repoRoot, 'infra/modules/function-app.bicep'), 'utf8');
+    expect(functionApp).toContain("name: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING'");
+    const main = await readFile(path.join(repoRoot, 'infra/main.bicep'), 'utf8');
+    expect(main).toMatch(/^output DURABLE_TASK_BACKEND string = durableTaskBackend$/m);
   });
 
   it('refuses to stage before the build', async () => {

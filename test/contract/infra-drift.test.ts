@@ -615,6 +615,8 @@ describe('infra templates', () => {
       'Cognitive Services OpenAI User': '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd',
       'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
       'Cosmos DB Built-in Data Contributor': '00000000-0000-0000-0000-000000000002',
+      // Only with durableTaskBackend=durable-task-scheduler: the host's access to the scheduler's task hub.
+      'Durable Task Data Contributor': '0ad04412-c4d5-4796-b79c-f76d14c8d402',
     };
     const allText = templates.map((t) => t.text).join('\n');
     const missing = Object.entries(requiredRoles)

@@ -58,6 +58,23 @@ async function drainRealtime(runtime: LocalRuntime, userId: string, listener: Re
   await listener.waitForMessage((data) => (data as { marker?: string }).marker === marker);
 }
 
+/**
+ * The turn's chatTurn instance: with CHAT_FIRST_ROUND=worker a turn answered without tools never starts one (the
+ * worker's own round 0 answered it); with `orchestration` every turn has one.
+ */
+async function expectTurnInstance(
+  runtime: LocalRuntime,
+  sessionId: string,
+  id: string,
+  status: 'Completed',
+  tools = false,
+) {
+  const instance = await runtime.durable.getStatus(turnInstanceId(sessionId, id));
+  if (runtime.app.config.chat.firstRound === 'worker' && !tools) expect(instance).toBeUndefined();
+  else expect(instance?.runtimeStatus).toBe(status);
+  return instance;
+}
+
 describe('chat turn with the offline model', () => {
   let runtime: LocalRuntime;
   let alice: ChatClient;
@@ -103,6 +120,7 @@ describe('chat turn with the offline model', () => {
       expect.objectContaining({ messageId: `${id}_user`, role: 'user', content: 'reply with 40 words' }),
       expect.objectContaining({ messageId: `${id}_assistant`, role: 'assistant', content: text }),
     ]);
+    await expectTurnInstance(runtime, sessionId, id, 'Completed');
   });
 
   it('runs a tool the model calls and streams the call, its result and the answer', async () => {
@@ -198,7 +216,7 @@ describe('chat turn with the offline model', () => {
       `${id}_assistant`,
     ]);
     expect(runtime.serviceBus.deadLetters({ queueName: USER_MESSAGES_QUEUE })).toEqual([]);
-    expect((await runtime.durable.getStatus(turnInstanceId(sessionId, id)))?.runtimeStatus).toBe('Completed');
+    await expectTurnInstance(runtime, sessionId, id, 'Completed');
   });
 
   it('replays a finished turn to a late SSE client, in full or after Last-Event-ID', async () => {
@@ -273,6 +291,7 @@ function userText(request: ChatCompletionRequest): string | null | undefined {
 }
 
 const LOOP = '[always call tools]';
+const ONE_TOOL = '[one tool call]';
 const CRASH_BEFORE = '[worker crashes before the turn]';
 const BREAK = '[the stream breaks once]';
 const CRASH_AFTER = '[worker crashes after the turn]';
@@ -302,6 +321,8 @@ describe('chat turn with a scripted model', () => {
     model = await startScriptedModel((request) => {
       const text = userText(request) ?? '';
       if (text.includes(LOOP)) return { toolCalls: [{ name: 'add_numbers', arguments: '{"a":1,"b":2}' }] };
+      if (text.includes(ONE_TOOL) && !request.messages.some((message) => message.role === 'tool'))
+        return { toolCalls: [{ name: 'add_numbers', arguments: '{"a":20,"b":22}' }] };
       if (text.includes(BREAK) && requestsFor(text).length === 1)
         return { content: `A first attempt at "${text}" that never ends`, breakAfterChunks: 4 };
       return { content: `Answer to "${text}".` };
@@ -342,6 +363,32 @@ describe('chat turn with a scripted model', () => {
     const [, assistant] = await committed(runtime, 'user_001', sessionId, id);
     expect(assistant).toMatchObject({ role: 'assistant', finishReason: 'tool_rounds_exhausted' });
     expect(assistant?.toolCalls).toHaveLength(2);
+  });
+
+  it('hands a turn whose first round asked for a tool to the orchestration, which runs the tool once and answers', async () => {
+    const sessionId = await alice.startSession();
+    const text = `add 20 and 22 ${ONE_TOOL}`;
+    const id = await alice.send(sessionId, text);
+    const events = await aliceLive.waitForTerminal(id);
+    await runtime.serviceBus.idle();
+
+    expect(seqs(events)).toEqual(oneTo(events.length));
+    expect(ofType(events, 'tool-call').map((event) => event.round)).toEqual([0]);
+    expect(ofType(events, 'tool-result')).toEqual([expect.objectContaining({ round: 0, isError: false })]);
+    expect(ofType(events, 'tool-result')[0]?.result).toContain('42');
+    expect(events.at(-1)).toMatchObject({ type: 'message-end', finishReason: 'stop' });
+    expect(requestsFor(text)).toHaveLength(2);
+    const [, assistant] = await committed(runtime, 'user_001', sessionId, id);
+    expect(assistant?.toolCalls).toHaveLength(1);
+    expect(assistant?.content).toBe(assembleText(events));
+
+    const instance = await expectTurnInstance(runtime, sessionId, id, 'Completed', true);
+    // The worker's round 0 is in the orchestration's input: the orchestration began at its tool call.
+    if (runtime.app.config.chat.firstRound === 'worker')
+      expect(instance?.input).toMatchObject({
+        firstRound: { outcome: 'tools', toolCalls: [{ index: 0, name: 'add_numbers' }] },
+      });
+    else expect(instance?.input).not.toHaveProperty('firstRound');
   });
 
   it('answers a message whose first delivery failed before the turn started, once', async () => {

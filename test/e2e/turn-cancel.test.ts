@@ -19,6 +19,7 @@ import {
   type RealtimeListener,
 } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { turnInstanceId } from '../../shared/conversation/turn-ids.js';
 
 /** An answer of this many words takes the offline model about 5 s at this pace: plenty of time to stop it. */
 const LONG_ANSWER = 'reply with 400 words';
@@ -275,5 +276,8 @@ describe('stopping a turn that runs on another instance', () => {
     expect(after.stoppedByPoll - before.stoppedByPoll).toBe(1);
     expect(after.stoppedHere - before.stoppedHere).toBe(0);
     expect(other.chat.cancellations.stats()).toMatchObject({ watches: 0, stoppedHere: 0 });
+    // With CHAT_FIRST_ROUND=worker the round stopped was the chat worker's own round 0: no orchestration ran.
+    if (runtime.app.config.chat.firstRound === 'worker')
+      expect(await runtime.durable.getStatus(turnInstanceId(sessionId, id))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // A crash never shows twice, through the AI SDK's own Chat: the built runtime is SIGKILLed while the Chat reads an
-// answer from POST /api/ui/chat, started again, and the Chat resumes; its message ends as the stored answer.
+// answer the chat worker streams itself, started again, and the Chat resumes; its message ends as the stored answer.
 import { DefaultChatTransport } from 'ai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeChat, textOf, type UiChatMessage } from '../support/ai-sdk-chat.js';
 import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { buildRuntime, CrashableRuntime, sleep } from '../support/crashable-runtime.js';
+import { FileInstanceStore } from '../../local/durable/file-instance-store.js';
+import { CHAT_TURN_ORCHESTRATION } from '../../shared/chat/contracts/activities.js';
 
 /** An answer of 200 words takes the offline model about 5 s at this pace: time to kill it mid-answer. */
-const SETTINGS = { OFFLINE_MODEL_TTFT_MS: '200', OFFLINE_MODEL_TOKENS_PER_SECOND: '40' };
+const SETTINGS = {
+  OFFLINE_MODEL_TTFT_MS: '200',
+  OFFLINE_MODEL_TOKENS_PER_SECOND: '40',
+  CHAT_FIRST_ROUND: 'worker',
+};
 const USER = 'user_001';
 
 async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
@@ -92,5 +98,15 @@ describe('a useChat reader across a crash of the runtime', () => {
     expect(await log.text()).toContain('event: discard');
     expect(chat.messages[1]?.metadata?.finishReason).toBe('stop');
     await crashable.stop();
+    // The chat worker streamed round 0 itself (CHAT_FIRST_ROUND=worker): the kill left no orchestration to go on,
+    // so the answer was finished by the redelivered message running the round again, and none was ever started.
+    const instances = await FileInstanceStore.open(join(folder, 'data', 'durable.json'));
+    try {
+      expect((await instances.list()).map((instance) => instance.name)).not.toContain(
+        CHAT_TURN_ORCHESTRATION,
+      );
+    } finally {
+      await instances.close();
+    }
   }, 300_000);
 });

@@ -18,8 +18,14 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
     settings: {
       OFFLINE_MODEL_TTFT_MS: '0',
       OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-      // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model.
-      ...pick(process.env, ['LOCAL_AZURE_LATENCY', 'LOCAL_AZURE_LATENCY_SEED', 'LOCAL_AZURE_TASK_HUB']),
+      // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model, and
+      // CHAT_FIRST_ROUND=orchestration on the turn's older path.
+      ...pick(process.env, [
+        'LOCAL_AZURE_LATENCY',
+        'LOCAL_AZURE_LATENCY_SEED',
+        'LOCAL_AZURE_TASK_HUB',
+        'CHAT_FIRST_ROUND',
+      ]),
       ...options.settings,
     },
     logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),

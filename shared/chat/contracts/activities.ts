@@ -20,14 +20,6 @@ export const TURN_ACTIVITIES = {
 /** Finish reason when the model still wanted tools after maxToolRounds rounds. */
 export const TOOL_ROUNDS_EXHAUSTED = 'tool_rounds_exhausted';
 
-/** The orchestration's input. */
-export const chatTurnInputSchema = queuedChatMessageSchema.extend({
-  maxToolRounds: z.number().int().nonnegative(),
-  /** The worker's trace context, passed on to every activity (absent when telemetry is off). */
-  telemetry: turnTelemetrySchema.optional(),
-});
-export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
-
 /**
  * One model round. Round 0 also prepares the turn (it gets the user's message); the round whose model answers
  * without tools also commits the turn.
@@ -57,6 +49,19 @@ export const llmStepOutputSchema = z.object({
   finishReason: z.string(),
 });
 export type LlmStepOutput = z.infer<typeof llmStepOutputSchema>;
+
+/** The orchestration's input. */
+export const chatTurnInputSchema = queuedChatMessageSchema.extend({
+  maxToolRounds: z.number().int().nonnegative(),
+  /** The worker's trace context, passed on to every activity (absent when telemetry is off). */
+  telemetry: turnTelemetrySchema.optional(),
+  /**
+   * Round 0 as the chat worker ran it (CHAT_FIRST_ROUND=worker), always with outcome `tools`: the orchestration
+   * starts at that round's tool calls. Absent: the orchestration runs round 0 itself.
+   */
+  firstRound: llmStepOutputSchema.extend({ outcome: z.literal('tools') }).optional(),
+});
+export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 
 export const runToolInputSchema = turnRefSchema.extend({
   round: z.number().int().nonnegative(),

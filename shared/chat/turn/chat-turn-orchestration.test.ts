@@ -2,7 +2,7 @@
 // input and answered from a script, so the test reads what every activity of a turn is told.
 import type * as df from 'durable-functions';
 import { describe, expect, it } from 'vitest';
-import { chatTurnOrchestrator } from './chat-turn-orchestration.js';
+import { chatTurnOrchestrator, llmStepInputOf } from './chat-turn-orchestration.js';
 import { TURN_ACTIVITIES, type ChatTurnInput, type LlmStepOutput } from '../contracts/activities.js';
 
 interface Scheduled {
@@ -91,5 +91,40 @@ describe('the chatTurn orchestration', () => {
       expect(activities).toHaveLength(3);
       for (const activity of activities) expect(activity.input).not.toHaveProperty('useMemory');
     }
+  });
+
+  it('starts at the tool calls of a round 0 the chat worker ran, and goes on from its seq', () => {
+    const firstRound: ChatTurnInput['firstRound'] = {
+      outcome: 'tools',
+      nextSeq: 4,
+      toolCalls: [
+        { index: 0, name: 'search_conversation_history' },
+        { index: 1, name: 'search_knowledge' },
+      ],
+      finishReason: 'tool_calls',
+    };
+    const activities = drive({ ...queued, firstRound }, toolThenAnswer);
+    expect(activities.map((a) => [a.name, a.input['round'], a.input['seq'] ?? a.input['firstSeq']])).toEqual([
+      ['runTool', 0, 4],
+      ['runTool', 0, 5],
+      ['llmStep', 1, 6],
+    ]);
+    expect(activities[2]?.input).not.toHaveProperty('message');
+
+    // A later round that fails ends the turn as an llmStep failure, as it would have without the worker's round.
+    const failed = drive({ ...queued, firstRound }, ({ name }) => {
+      if (name === TURN_ACTIVITIES.llmStep) throw new Error('the model is down');
+      return { isError: false };
+    });
+    expect(failed.map((a) => a.name)).toEqual(['runTool', 'runTool', 'llmStep', 'failTurn']);
+    expect(failed[3]?.input).toMatchObject({ failure: { code: 'llm_unavailable' } });
+  });
+
+  it("asks round 0's step for the user's message, as the worker's round 0 does", () => {
+    const activities = drive({ ...queued, useMemory: false }, toolThenAnswer);
+    expect(activities[0]?.input).toEqual(
+      llmStepInputOf({ ...queued, useMemory: false }, { round: 0, firstSeq: 1, toolRounds: 0 }),
+    );
+    expect(activities[0]?.input).toMatchObject({ message: { text: queued.text, postedAt: queued.postedAt } });
   });
 });

@@ -29,11 +29,7 @@ const retry = (() => {
  */
 export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generator<df.Task, string, unknown> {
   const input = context.df.getInput<ChatTurnInput>();
-  const turn: TurnRef = {
-    userId: input.userId,
-    sessionId: input.sessionId,
-    chatMessageId: input.chatMessageId,
-  };
+  const turn = turnOf(input);
   // Every activity is told when the turn must leave long-term memory alone (absent means it may use it).
   const memory = memoryFlag(input);
   // The worker's trace context goes to every activity, whose spans join the turn's trace (none is opened here:
@@ -45,18 +41,17 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     let toolRounds = 0;
     for (let round = 0; ; round++) {
       stage = 'llmStep';
-      const stepInput: LlmStepInput = {
-        ...turn,
-        round,
-        firstSeq: seq,
-        toolsAllowed: toolRounds < input.maxToolRounds,
-        ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
-        ...memory,
-        ...telemetry,
-      };
-      const step: LlmStepOutput = llmStepOutputSchema.parse(
-        yield context.df.callActivityWithRetry(TURN_ACTIVITIES.llmStep, retry, stepInput),
-      );
+      // Round 0 the chat worker ran already is in the input (replays see the same): its tool calls come next.
+      let step: LlmStepOutput;
+      if (round === 0 && input.firstRound) step = input.firstRound;
+      else
+        step = llmStepOutputSchema.parse(
+          yield context.df.callActivityWithRetry(
+            TURN_ACTIVITIES.llmStep,
+            retry,
+            llmStepInputOf(input, { round, firstSeq: seq, toolRounds }),
+          ),
+        );
       seq = step.nextSeq;
       if (step.outcome === 'answered') return 'completed';
       // The conversation was deleted while the turn ran: the step kept nothing, and there is nothing to fail.
@@ -94,6 +89,30 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     } satisfies FailTurnInput);
     return 'failed';
   }
+}
+
+/**
+ * The input of the turn's llmStep for a round: round 0 also gets the user's message (it prepares the turn). The chat
+ * worker builds round 0's with it too when it runs that round itself, so both paths ask the same of the step.
+ */
+export function llmStepInputOf(
+  input: ChatTurnInput,
+  at: { round: number; firstSeq: number; toolRounds: number },
+): LlmStepInput {
+  const { round } = at;
+  return {
+    ...turnOf(input),
+    round,
+    firstSeq: at.firstSeq,
+    toolsAllowed: at.toolRounds < input.maxToolRounds,
+    ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
+    ...memoryFlag(input),
+    ...(input.telemetry ? { telemetry: input.telemetry } : {}),
+  };
+}
+
+function turnOf(input: ChatTurnInput): TurnRef {
+  return { userId: input.userId, sessionId: input.sessionId, chatMessageId: input.chatMessageId };
 }
 
 /** An edit's or a regenerate's fork, for the steps that place the turn in the conversation's tree. */

@@ -1,5 +1,5 @@
-// The worker's rule: one chatTurn per (session, message), started only when none exists, and the message held
-// until that turn has finished (or the wait runs out).
+// The worker's rule: one chatTurn per (session, message), started only when none exists (after the worker's own round
+// 0 when that round asked for tools), and the message held until that turn has finished (or the wait runs out).
 import { describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../errors.js';
 import {
@@ -9,8 +9,12 @@ import {
   type OrchestrationStatus,
 } from '../../durable/orchestration-client.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
+import type { LlmStepInput, LlmStepOutput } from '../contracts/activities.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
 import { runQueuedTurn } from './run-queued-turn.js';
+import { MemoryQuotaState } from '../../../test/support/in-memory-quota.js';
+import { turnKey } from '../../quota/quota-state.js';
+import type { QuotaConfig } from '../../quota/settings.js';
 
 const message: QueuedChatMessage = {
   userId: 'user_001',
@@ -132,5 +136,154 @@ describe('runQueuedTurn', () => {
       runQueuedTurn({ orchestrations: client, sessions: gone }, message, options, log),
     ).resolves.toBe('already-running');
     expect(client.startNew).not.toHaveBeenCalled();
+  });
+});
+
+describe('runQueuedTurn with the first round in the worker', () => {
+  const answered: LlmStepOutput = { outcome: 'answered', nextSeq: 6, toolCalls: [], finishReason: 'stop' };
+  const tools: LlmStepOutput = {
+    outcome: 'tools',
+    nextSeq: 3,
+    toolCalls: [{ index: 0, name: 'search_conversation_history' }],
+    finishReason: 'tool_calls',
+  };
+  /** A round 0 that answers with `output` (or throws it), recording the inputs it got. */
+  function round0(output: LlmStepOutput | Error) {
+    const inputs: LlmStepInput[] = [];
+    const run = (input: LlmStepInput) => {
+      inputs.push(input);
+      return output instanceof Error ? Promise.reject(output) : Promise.resolve(output);
+    };
+    return { inputs, run };
+  }
+  /** The worker reads no session in this mode: the step reads the tombstone itself. */
+  const unread = { find: () => Promise.reject(new Error('the session is not read in this mode')) };
+
+  it('answers a turn without tools itself: no orchestration, and round 0 gets the message', async () => {
+    const client = fakeClient(undefined);
+    const step = round0(answered);
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run },
+        { ...message, useMemory: false },
+        options,
+        log,
+      ),
+    ).resolves.toBe('answered');
+    expect(step.inputs).toEqual([
+      {
+        userId: message.userId,
+        sessionId: message.sessionId,
+        chatMessageId: message.chatMessageId,
+        round: 0,
+        firstSeq: 1,
+        toolsAllowed: true,
+        message: { text: message.text, postedAt: message.postedAt },
+        useMemory: false,
+      },
+    ]);
+    expect(client.getStatus).toHaveBeenCalledOnce();
+    expect(client.startNew).not.toHaveBeenCalled();
+    expect(client.waitForCompletion).not.toHaveBeenCalled();
+  });
+
+  it('hands a turn whose model asked for tools to the orchestration with round 0 in its input, and waits', async () => {
+    const client = fakeClient(undefined);
+    const step = round0(tools);
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run },
+        message,
+        options,
+        log,
+      ),
+    ).resolves.toBe('started');
+    expect(client.startNew).toHaveBeenCalledWith('chatTurn', {
+      instanceId,
+      input: { ...message, maxToolRounds: 4, firstRound: tools },
+    });
+    expect(client.waitForCompletion).toHaveBeenCalledWith(instanceId, 1_000);
+  });
+
+  it('leaves a round 0 that failed to the orchestration, which runs it again under its retry policy', async () => {
+    const client = fakeClient(undefined);
+    const step = round0(new Error('the model is down'));
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run },
+        message,
+        options,
+        log,
+      ),
+    ).resolves.toBe('started');
+    expect(client.startNew).toHaveBeenCalledWith('chatTurn', {
+      instanceId,
+      input: { ...message, maxToolRounds: 4 },
+    });
+    expect(log.warn).toHaveBeenCalledWith(expect.stringContaining('round 0 failed'), expect.any(Error));
+  });
+
+  it('ends a turn whose conversation the step found deleted, starting nothing', async () => {
+    const client = fakeClient(undefined);
+    const step = round0({ outcome: 'deleted', nextSeq: 1, toolCalls: [], finishReason: 'deleted' });
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run },
+        message,
+        options,
+        log,
+      ),
+    ).resolves.toBe('session-deleted');
+    expect(client.startNew).not.toHaveBeenCalled();
+  });
+
+  it('runs no round for a message whose orchestration exists: it waits for a running one, ignores a finished one', async () => {
+    for (const [state, outcome] of [
+      ['Running', 'already-running'],
+      ['Completed', 'already-finished'],
+    ] as const) {
+      const client = fakeClient(status(state));
+      const step = round0(answered);
+      await expect(
+        runQueuedTurn(
+          { orchestrations: client, sessions: unread, firstRound: step.run },
+          message,
+          options,
+          log,
+        ),
+      ).resolves.toBe(outcome);
+      expect(step.inputs).toEqual([]);
+      expect(client.startNew).not.toHaveBeenCalled();
+    }
+  });
+
+  it("frees the turn's quota slot once the worker's round answered it", async () => {
+    const state = new MemoryQuotaState();
+    const config: QuotaConfig = {
+      concurrentTurns: 1,
+      messagesPerMinute: 0,
+      tokensPerDay: 0,
+      costPerMonthUsd: 0,
+      knowledgeBytes: 0,
+      exempt: { users: [], groups: [] },
+      leaseSeconds: 60,
+    };
+    const quota = { config, state };
+    await state.takeTurnSlot({
+      userId: message.userId,
+      turn: turnKey(message),
+      max: 1,
+      leaseSeconds: 60,
+      now: new Date(),
+    });
+    expect(state.running(message.userId)).toHaveLength(1);
+    const step = round0(answered);
+    await runQueuedTurn(
+      { orchestrations: fakeClient(undefined), sessions: unread, firstRound: step.run, quota },
+      message,
+      options,
+      log,
+    );
+    expect(state.running(message.userId)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
-// The chat worker's use-case: start the chatTurn orchestration of a queued message, then hold the message (and
-// with it the Service Bus session) until the turn has finished, so the session's next message is answered after
-// it and sees it.
+// The chat worker's use-case: run a queued message's first model round (or leave it to the chatTurn orchestration),
+// start the orchestration when the turn needs more, then hold the message (and with it the Service Bus session)
+// until the turn has finished, so the session's next message is answered after it and sees it.
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
@@ -9,11 +9,17 @@ import {
 import { ConflictError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { releaseTurn, type QuotaServices } from '../../quota/quota-gate.js';
-import { CHAT_TURN_ORCHESTRATION, type ChatTurnInput } from '../contracts/activities.js';
+import {
+  CHAT_TURN_ORCHESTRATION,
+  type ChatTurnInput,
+  type LlmStepInput,
+  type LlmStepOutput,
+} from '../contracts/activities.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
 import type { SessionStore } from '../../conversation/session-store.js';
 import { currentTraceCarrier } from '../../telemetry/propagation.js';
+import { llmStepInputOf } from './chat-turn-orchestration.js';
 
 export interface RunQueuedTurnOptions {
   maxToolRounds: number;
@@ -21,19 +27,30 @@ export interface RunQueuedTurnOptions {
   waitMs: number;
 }
 
-export type QueuedTurnOutcome = 'started' | 'already-finished' | 'already-running' | 'session-deleted';
+/** `answered`: the worker's round 0 answered (or ended a stopped turn) and no orchestration was needed. */
+export type QueuedTurnOutcome =
+  'started' | 'answered' | 'already-finished' | 'already-running' | 'session-deleted';
 
 export interface QueuedTurnServices {
   orchestrations: OrchestrationClient;
-  /** Finds no session once its conversation is being deleted. */
+  /**
+   * Finds no session once its conversation is being deleted; read only when the orchestration runs round 0 (the
+   * worker's own round 0 reads the conversation's tombstone itself).
+   */
   sessions: Pick<SessionStore, 'find'>;
+  /**
+   * CHAT_FIRST_ROUND=worker: runs the turn's llmStep for round 0 here (counted and traced as its activity would
+   * be). Absent: the orchestration runs every round.
+   */
+  firstRound?: (input: LlmStepInput) => Promise<LlmStepOutput>;
   /** Frees the turn's QUOTA_CONCURRENT_TURNS slot once it has ended (or will never start). */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
 }
 
 /**
  * A redelivered or re-posted message finds its instance and never starts a second turn. A message whose conversation
- * was deleted while it waited in the queue starts nothing (a turn would bring it back).
+ * was deleted while it waited in the queue starts nothing (a turn would bring it back). With `firstRound`, a turn
+ * the model answers without tools starts no orchestration at all: two task-hub dispatches fewer before its answer.
  */
 export async function runQueuedTurn(
   services: QueuedTurnServices,
@@ -49,18 +66,20 @@ export async function runQueuedTurn(
 }
 
 async function runToEnd(
-  { orchestrations, sessions }: QueuedTurnServices,
+  services: QueuedTurnServices,
   message: QueuedChatMessage,
   options: RunQueuedTurnOptions,
   log: Pick<Logger, 'log' | 'warn'>,
 ): Promise<{ outcome: QueuedTurnOutcome; ended: boolean }> {
+  const { orchestrations, sessions, firstRound } = services;
   const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
-  // Both reads at once: the session check adds no wait to the turn.
+  // Both reads at once: the session check adds no wait to the turn. The worker's own round 0 needs no session read:
+  // its step reads the conversation's tombstone beside its other reads, and keeps nothing of a deleted one.
   const [existing, session] = await Promise.all([
     orchestrations.getStatus(instanceId),
-    sessions.find(message.userId, message.sessionId),
+    firstRound ? undefined : sessions.find(message.userId, message.sessionId),
   ]);
-  if (existing === undefined && session === undefined) {
+  if (existing === undefined && session === undefined && !firstRound) {
     log.log(`Turn ${instanceId} not started: its conversation was deleted while the message waited.`);
     return { outcome: 'session-deleted', ended: true };
   }
@@ -79,6 +98,13 @@ async function runToEnd(
       maxToolRounds: options.maxToolRounds,
       ...(carrier ? { telemetry: { ...carrier, turnPostedAt: message.postedAt } } : {}),
     };
+    if (firstRound) {
+      const step = await runFirstRound(firstRound, input, instanceId, log);
+      if (step?.outcome === 'answered') return { outcome: 'answered', ended: true };
+      if (step?.outcome === 'deleted') return { outcome: 'session-deleted', ended: true };
+      // Tools: the orchestration starts at this round's tool calls. A failed round: it runs round 0 again.
+      if (step) input.firstRound = { ...step, outcome: 'tools' };
+    }
     try {
       await orchestrations.startNew(CHAT_TURN_ORCHESTRATION, { instanceId, input });
     } catch (error) {
@@ -95,4 +121,30 @@ async function runToEnd(
     return { outcome, ended: false };
   }
   return { outcome, ended: true };
+}
+
+/**
+ * Round 0 run by the worker itself, with the input the orchestration would give its activity. It is safe here for the
+ * reason it is safe as an activity run again: the step goes on from what is stored. A message redelivered after the
+ * worker died mid-round finds no orchestration (none is started before the round ends) and runs the round again:
+ * its `message-start` is stored already, so the step reads what the died attempt left, and either finishes the
+ * answer it had committed (ending its stream once) or voids with `discard` what it had shown and streams anew; a
+ * round that had recorded its tool calls returns them without calling the model. Undefined: the round failed, and
+ * the orchestration runs it again under its retry policy (ending the turn with failTurn if it keeps failing).
+ */
+async function runFirstRound(
+  firstRound: NonNullable<QueuedTurnServices['firstRound']>,
+  input: ChatTurnInput,
+  instanceId: string,
+  log: Pick<Logger, 'warn'>,
+): Promise<LlmStepOutput | undefined> {
+  try {
+    return await firstRound(llmStepInputOf(input, { round: 0, firstSeq: 1, toolRounds: 0 }));
+  } catch (error) {
+    log.warn(
+      `Turn ${instanceId}: round 0 failed in the chat worker; the orchestration runs it again:`,
+      error,
+    );
+    return undefined;
+  }
 }
