@@ -18,7 +18,11 @@ import { onPath } from '../../shared/conversation/branch-path.js';
 import type { ActivePath } from '../../shared/conversation/branches.js';
 import type { ChatSession, SessionStore } from '../../shared/conversation/session-store.js';
 import type { ConversationMessage, SystemPrompt, TurnRef } from '../../shared/conversation/messages.js';
-import type { PostedMessage, PostedMessageStore } from '../../shared/conversation/posted-message-store.js';
+import type {
+  PostedClaim,
+  PostedMessage,
+  PostedMessageStore,
+} from '../../shared/conversation/posted-message-store.js';
 import type { RoundRecord, ToolResultRecord, TurnRecord } from '../../shared/chat/contracts/documents.js';
 import { TurnCancelSignals } from '../../shared/chat/cancellation/turn-cancel-signals.js';
 import type { TurnCancellations } from '../../shared/chat/cancellation/turn-cancellations.js';
@@ -128,15 +132,27 @@ export class MemoryPostedMessages implements PostedMessageStore {
   readonly records = new Map<string, PostedMessage>();
   /** Set to make the next claim fail, as a store outage would. */
   failNext: Error | undefined;
-  claim(message: PostedMessage) {
+  /** The sessions a claim reads beside its write, as the Cosmos DB adapter's batch does (none: every session lives). */
+  constructor(private readonly sessions?: MemorySessions) {}
+  claim(message: PostedMessage): Promise<PostedClaim> {
     if (this.failNext !== undefined) {
       const error = this.failNext;
       this.failNext = undefined;
       return Promise.reject(error);
     }
-    const key = `${message.userId}/${message.sessionId}/${message.chatMessageId}`;
+    const { userId, sessionId } = message;
+    if (this.sessions !== undefined) {
+      const exists = this.sessions.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+      if (!exists) return Promise.resolve({ kind: 'no-session' });
+      if (this.sessions.deleting.has(`${userId}/${sessionId}`))
+        return Promise.resolve({ kind: 'session-deleted' });
+    }
+    const key = `${userId}/${sessionId}/${message.chatMessageId}`;
     if (!this.records.has(key)) this.records.set(key, structuredClone(message));
-    return Promise.resolve(structuredClone(this.records.get(key) as PostedMessage));
+    return Promise.resolve({
+      kind: 'recorded',
+      posted: structuredClone(this.records.get(key) as PostedMessage),
+    });
   }
   find(userId: string, sessionId: string, chatMessageId: string) {
     const record = this.records.get(`${userId}/${sessionId}/${chatMessageId}`);
@@ -542,9 +558,10 @@ export function createTestApp(
   const config = testConfig(options.settings);
   const longTermMessages = new MemoryConversationMessages();
   const knowledgeDocuments = new MemoryKnowledgeDocuments();
+  const sessions = new MemorySessions();
   const fakes = {
-    sessions: new MemorySessions(),
-    posted: new MemoryPostedMessages(),
+    sessions,
+    posted: new MemoryPostedMessages(sessions),
     tickets: new MemoryStreamTickets(),
     publisher: new RecordingPublisher(),
     events: new MemoryEvents(),
