@@ -1,17 +1,12 @@
-// The front door of a chat turn: gives the caller a ticket to the turn's stream, records the message as accepted in
-// the caller's own session (one request that reads the session too), then queues it on `user-messages`. Idempotent
-// per session; an edit (`editOf`) replaces an earlier committed message.
+// The front door of a chat turn: records the message as accepted in the caller's own session with a ticket to the
+// turn's stream (one request, which reads the session too), then queues it on `user-messages`. Idempotent per
+// session; an edit (`editOf`) replaces an earlier committed message.
 import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
-import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { admitTurn, limitsTurns, type QuotaServices, type TurnAdmission } from '../quota/quota-gate.js';
-import {
-  issueStreamTicket,
-  type IssuedStreamTicket,
-  type StreamTicketStore,
-} from '../streaming/stream-tickets.js';
+import { newStreamTicket, type IssuedStreamTicket } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
 import type { FoundTurn } from '../conversation/active-path.js';
 import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
@@ -32,9 +27,6 @@ export interface PostChatMessageServices {
   sessions: SessionStore;
   posted: Pick<PostedMessageStore, 'claim' | 'find'>;
   publisher: MessagePublisher;
-  tickets: StreamTicketStore;
-  /** Takes back the message's ticket when its conversation was deleted while it was being posted. */
-  eraser: Pick<ConversationEraser, 'eraseTurnData'>;
   /** Where an edit or a regenerate finds the turn it replaces (read only for those). */
   workingMemory: Pick<WorkingMemoryStore, 'findTurn'>;
   /** How long the stream ticket of the answer opens its stream. */
@@ -83,7 +75,7 @@ export async function postChatMessage(
 }
 
 /**
- * Records the message as accepted in its (already checked) session, gives the caller a ticket, and queues it. A
+ * Records the message as accepted in the caller's session (read with the record), with a ticket, and queues it. A
  * re-post is the same message only with the same text and the same fork.
  */
 export async function postTurn(
@@ -124,32 +116,27 @@ async function recordAndQueue(
 ): Promise<PostedChatMessage> {
   const now = services.now?.() ?? new Date();
   const textSha256 = createHash('sha256').update(turn.text, 'utf8').digest('hex');
-  // The ticket before the record: the record's write reads the session in the same isolated step, so a delete that
-  // marks the session after it purges the ticket too, and one that marked it before is found there.
-  const ticket = await issueStreamTicket(
-    services.tickets,
-    { userId: caller.userId, sessionId: turn.sessionId, chatMessageId: turn.chatMessageId },
-    { ttlSeconds: services.ticketTtlSeconds, now },
+  const ticket = newStreamTicket(caller.userId, { ttlSeconds: services.ticketTtlSeconds, now });
+  // One request: the session's read, the record and the ticket's hash, in the session's partition.
+  const claim = await services.posted.claim(
+    {
+      userId: caller.userId,
+      sessionId: turn.sessionId,
+      chatMessageId: turn.chatMessageId,
+      textSha256,
+      postedAt: now.toISOString(),
+      ...(turn.fork ? { fork: turn.fork } : {}),
+      ...memoryFlag(turn),
+    },
+    { sha256: ticket.sha256, expiresAt: ticket.expiresAt },
   );
-  const claim = await services.posted.claim({
-    userId: caller.userId,
-    sessionId: turn.sessionId,
-    chatMessageId: turn.chatMessageId,
-    textSha256,
-    postedAt: now.toISOString(),
-    ...(turn.fork ? { fork: turn.fork } : {}),
-    ...memoryFlag(turn),
-  });
-  if (claim.kind !== 'recorded') {
-    // The caller's own session being deleted: its ticket goes with the turn's data. Of another user's session (or
-    // none) nothing is touched: that ticket was never given out, and expires.
-    if (claim.kind === 'session-deleted') await services.eraser.eraseTurnData(turn.sessionId);
+  // Nothing of the message is kept then (the store took back what it wrote).
+  if (claim.kind !== 'recorded')
     throw new NotFoundError(
       claim.kind === 'session-deleted'
         ? `No session '${turn.sessionId}' for this user: its conversation was deleted.`
         : `No session '${turn.sessionId}' for this user: start one with POST /api/session/start.`,
     );
-  }
   const accepted = claim.posted;
   if (accepted.textSha256 !== textSha256 || !sameFork(accepted.fork, turn.fork))
     throw new ConflictError(
@@ -178,7 +165,7 @@ async function recordAndQueue(
     sessionId: message.sessionId,
     subject: 'chat-message',
   });
-  return { message, ticket };
+  return { message, ticket: { ticket: ticket.ticket, expiresAt: ticket.expiresAt } };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Contract tests of the front door's Cosmos DB stores against the local Cosmos DB with the real @azure/cosmos
 // client: posted messages (the first claim of a session's chatMessageId wins, others read it back, sessions and
-// users stay apart) and stream tickets (found by hash in their session, with a ttl so Cosmos DB removes them).
+// users stay apart, one request with the session's read) and stream tickets (by hash, in their turn's record).
 import { randomUUID } from 'node:crypto';
 import type { CosmosClient, Database } from '@azure/cosmos';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,16 +10,17 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
-import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
+import {
+  createCosmosPostedMessageStore,
+  createCosmosStreamTicketStore,
+} from '../../shared/chat/adapters/cosmos-posted-message-store.js';
 import { createCosmosSessionStore } from '../../shared/chat/adapters/cosmos-session-store.js';
 import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
-import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
-import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 import {
   hashStreamTicket,
-  issueStreamTicket,
+  newStreamTicket,
   redeemStreamTicket,
 } from '../../shared/streaming/stream-tickets.js';
 
@@ -165,23 +166,44 @@ describe('Cosmos DB posted-message store', () => {
 });
 
 describe('Cosmos DB stream-ticket store', () => {
-  it('finds a ticket by its hash in its session only, and stores neither the ticket nor forever', async () => {
-    const container = database.container(TURN_EVENTS_CONTAINER);
-    const store = createCosmosStreamTicketStore(container, () => new Date('2026-11-22T10:00:00.000Z'));
-    const turn = { userId: 'user_001', sessionId: randomUUID(), chatMessageId: randomUUID() };
+  it("finds a ticket by its hash in its turn's record only, keeping no ticket and a bounded few", async () => {
+    const container = database.container(SESSIONS_CONTAINER);
+    const posted = createCosmosPostedMessageStore(container);
+    const tickets = createCosmosStreamTicketStore(container);
+    const sessionId = (await createCosmosSessionStore(container).create('user_001')).sessionId;
+    const turn = { userId: 'user_001', sessionId, chatMessageId: randomUUID() };
     const now = new Date('2026-11-22T10:00:00.000Z');
-    const { ticket, expiresAt } = await issueStreamTicket(store, turn, { ttlSeconds: 900, now });
-    expect(await redeemStreamTicket(store, ticket, turn, now)).toMatchObject({ userId: 'user_001' });
-    expect(await store.find(randomUUID(), hashStreamTicket(ticket))).toBeUndefined();
+    const message = { ...turn, textSha256: hash('hello'), postedAt: now.toISOString() };
+    const first = newStreamTicket('user_001', { ttlSeconds: 900, now });
+    await posted.claim(message, first);
+    expect(await redeemStreamTicket(tickets, first.ticket, turn, now)).toMatchObject({ userId: 'user_001' });
+    await expect(
+      redeemStreamTicket(tickets, first.ticket, turn, new Date('2026-11-22T10:15:00.000Z')),
+    ).rejects.toThrow();
+    expect(await tickets.find({ ...turn, chatMessageId: randomUUID() }, first.sha256)).toBeUndefined();
+    expect(await tickets.find({ ...turn, userId: 'user_002' }, first.sha256)).toBeUndefined();
 
-    const { resource } = await container.item(`ticket.${hashStreamTicket(ticket)}`, turn.sessionId).read();
+    // A re-post's ticket is kept beside the earlier ones; past eight, a re-post's ticket is the only one kept.
+    const reposts = [];
+    for (let i = 0; i < 8; i += 1) {
+      const ticket = newStreamTicket('user_001', { ttlSeconds: 900, now });
+      expect(await posted.claim(message, ticket)).toEqual({ kind: 'recorded', posted: message });
+      reposts.push(ticket);
+    }
+    const valid = async (t: { ticket: string }) =>
+      redeemStreamTicket(tickets, t.ticket, turn, now).then(
+        () => true,
+        () => false,
+      );
+    expect(await Promise.all([first, ...reposts].map(valid))).toEqual([
+      ...Array<boolean>(8).fill(false),
+      true,
+    ]);
+
+    const { resource } = await container.item(`posted.${sessionId}.${turn.chatMessageId}`, 'user_001').read();
+    expect(JSON.stringify(resource)).not.toContain(first.ticket);
     expect(resource).toMatchObject({
-      kind: 'stream-ticket',
-      sessionId: turn.sessionId,
-      grant: { userId: 'user_001', chatMessageId: turn.chatMessageId },
-      expiresAt,
-      ttl: 900,
+      streamTickets: [{ sha256: reposts[7]?.sha256, expiresAt: first.expiresAt }],
     });
-    expect(JSON.stringify(resource)).not.toContain(ticket);
   });
 });

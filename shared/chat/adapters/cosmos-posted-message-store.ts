@@ -1,6 +1,6 @@
-// The Cosmos DB adapter of PostedMessageStore: one small item per accepted message in the `sessions` container,
-// in its owner's partition beside the session, created in one transactional batch with the session's read: the
-// first post wins, and a 409 means "already here".
+// The Cosmos DB adapter of PostedMessageStore (and of StreamTicketStore): one small item per accepted message in the
+// `sessions` container, in its owner's partition beside the session, with its stream tickets' hashes, created in one
+// transactional batch with the session's read: the first post wins, and a 409 means "already here".
 import { BulkOperationType, type Container, type JSONObject, type OperationResponse } from '@azure/cosmos';
 import {
   cosmosFailure,
@@ -9,13 +9,16 @@ import {
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
+import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { UnsafeItemIdError, unsafeReason } from '../../cosmos/adapters/guarded-item.js';
 import {
   postedMessageDocumentId,
   type PostedClaim,
   type PostedMessage,
   type PostedMessageStore,
+  type PostedStreamTicket,
 } from '../../conversation/posted-message-store.js';
+import type { StreamTicketStore } from '../../streaming/stream-tickets.js';
 import {
   postedMessageDocumentSchema,
   sessionDocumentSchema,
@@ -25,14 +28,19 @@ import {
 
 export function createCosmosPostedMessageStore(container: Container): PostedMessageStore {
   return {
-    async claim(message) {
+    async claim(message, ticket) {
       const { userId, sessionId } = message;
       const id = postedMessageDocumentId(sessionId, message.chatMessageId);
       for (const itemId of [sessionId, id]) {
         const reason = unsafeReason(itemId);
         if (reason !== undefined) throw new UnsafeItemIdError('item id', itemId, reason);
       }
-      const document: PostedMessageDocument = { id, kind: 'posted-message', ...message };
+      const document: PostedMessageDocument = {
+        id,
+        kind: 'posted-message',
+        ...message,
+        streamTickets: ticket ? [{ sha256: ticket.sha256, expiresAt: ticket.expiresAt }] : [],
+      };
       // One request: the session's read and the record's create, isolated in the owner's partition. A missing
       // session (or another user's) fails the batch, so nothing is written.
       let results: OperationResponse[];
@@ -63,7 +71,7 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
           'recording the posted message',
           new Error(`batch answered ${read?.statusCode ?? '-'} and ${created?.statusCode ?? '-'}`),
         );
-      return repost(container, message, id);
+      return repost(container, message, id, ticket);
     },
 
     async find(userId, sessionId, chatMessageId) {
@@ -112,11 +120,23 @@ function toPostedMessage(document: PostedMessageDocument): PostedMessage {
   };
 }
 
-/** A re-post: the record accepted first, read beside the session (a rare path, two point reads). */
-async function repost(container: Container, message: PostedMessage, id: string): Promise<PostedClaim> {
+/** Tickets kept per message: a re-post past them keeps only its own. */
+const MAX_STREAM_TICKETS = 8;
+
+/**
+ * A re-post: the record accepted first, read beside the session, and the new ticket added to it (a rare path, three
+ * requests at once). A record the conversation's delete removed meanwhile is not written again: a patch makes none.
+ */
+async function repost(
+  container: Container,
+  message: PostedMessage,
+  id: string,
+  ticket: PostedStreamTicket | undefined,
+): Promise<PostedClaim> {
   const [session, stored] = await Promise.all([
     readItem(container, message.sessionId, message.userId, 'the session', sessionDocumentSchema),
     readItem(container, id, message.userId, 'a posted message', postedMessageDocumentSchema),
+    ticket === undefined ? undefined : addTicket(container, message.userId, id, ticket),
   ]);
   if (session === undefined) return { kind: 'no-session' };
   if (isDeleting(session.resource)) return { kind: 'session-deleted' };
@@ -124,6 +144,55 @@ async function repost(container: Container, message: PostedMessage, id: string):
   if (stored === undefined)
     throw cosmosFailure('reading the posted message', new Error(`${id} vanished after a conflict`));
   return { kind: 'recorded', posted: toPostedMessage(stored.resource) };
+}
+
+/** Adds a re-post's ticket, or keeps only it once the record holds MAX_STREAM_TICKETS (or none, written before). */
+async function addTicket(container: Container, userId: string, id: string, ticket: PostedStreamTicket) {
+  const value = { sha256: ticket.sha256, expiresAt: ticket.expiresAt };
+  const added = await patchItem(
+    container,
+    id,
+    userId,
+    [{ op: 'add', path: '/streamTickets/-', value }],
+    `FROM c WHERE ARRAY_LENGTH(c.streamTickets) < ${MAX_STREAM_TICKETS}`,
+    'a posted message',
+  );
+  if (added !== 'unmet') return added;
+  return patchItem(
+    container,
+    id,
+    userId,
+    [{ op: 'set', path: '/streamTickets', value: [value] }],
+    undefined,
+    'a posted message',
+  );
+}
+
+/**
+ * The stream tickets of posted messages: a ticket is found in its turn's record (one point read in its user's
+ * partition), so tickets go with their conversation's posted records when it is deleted.
+ */
+export function createCosmosStreamTicketStore(container: Container): StreamTicketStore {
+  return {
+    async find(turn, ticketSha256) {
+      const stored = await readItem(
+        container,
+        postedMessageDocumentId(turn.sessionId, turn.chatMessageId),
+        turn.userId,
+        'a posted message',
+        postedMessageDocumentSchema,
+      );
+      const ticket = stored?.resource.streamTickets?.find((t) => t.sha256 === ticketSha256);
+      return ticket === undefined || stored === undefined
+        ? undefined
+        : {
+            userId: stored.resource.userId,
+            sessionId: stored.resource.sessionId,
+            chatMessageId: stored.resource.chatMessageId,
+            expiresAt: ticket.expiresAt,
+          };
+    },
+  };
 }
 
 function isDeleting(session: SessionDocument): boolean {
