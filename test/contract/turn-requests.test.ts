@@ -8,8 +8,8 @@ import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 
 /** Upper bounds of the turn's requests (the third turn of a conversation, default settings). */
-const BEFORE_FIRST_CONTENT = 13;
-const TO_MESSAGE_END = 21;
+const BEFORE_FIRST_CONTENT = 10;
+const TO_MESSAGE_END = 18;
 
 let runtime: LocalRuntime;
 let client: ChatClient;
