@@ -106,7 +106,9 @@ describe('POST /api/chat', () => {
       sessionId,
       chatMessageId: chatMessageId.toLowerCase(),
       status: 'queued',
-      stream: expect.stringMatching(new RegExp(`^${path}\\?ticket=[A-Za-z0-9_-]{43}$`)) as unknown,
+      stream: expect.stringMatching(
+        new RegExp(`^${path}\\?ticket=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`),
+      ) as unknown,
     });
     expect(reply.headers.get('location')).toBe(body.stream);
     // Only the ticket's hash is kept, bound to this turn of this user.

@@ -89,8 +89,6 @@ export function frontDoor(app: App): PostChatMessageServices {
     sessions: app.chat.sessions,
     posted: app.chat.posted,
     publisher: app.chat.publisher,
-    tickets: app.streaming.tickets,
-    eraser: app.history.eraser,
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
     quota: app.quota,

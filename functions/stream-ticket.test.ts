@@ -83,7 +83,7 @@ describe('GET /api/stream with a stream ticket', () => {
     };
     const ticketOf = (url: URL) => url.searchParams.get('ticket') ?? '';
     // An expired grant still in the store (Cosmos DB removes expired items in the background).
-    const expired = 'E'.repeat(43);
+    const expired = `${Buffer.from('user_001').toString('base64url')}.${'E'.repeat(43)}`;
     await app.fakes.tickets.save(hashStreamTicket(expired), {
       userId: 'user_001',
       sessionId,

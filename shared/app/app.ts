@@ -10,6 +10,7 @@ import type { SessionStore } from '../conversation/session-store.js';
 import { TurnCancelSignals } from '../chat/cancellation/turn-cancel-signals.js';
 import type { TurnServices } from '../chat/turn/turn-services.js';
 import { SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
+import { createCosmosStreamTicketStore } from '../chat/adapters/cosmos-posted-message-store.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
@@ -42,7 +43,6 @@ import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js'
 import { QUOTAS_CONTAINER } from '../quota/contracts.js';
 import type { QuotaServices } from '../quota/quota-gate.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
-import { createCosmosStreamTicketStore } from '../streaming/adapters/cosmos-stream-ticket-store.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
 import { TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
 import type { StreamTicketStore } from '../streaming/stream-tickets.js';
@@ -298,7 +298,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       turnEvents: streaming.turnEvents,
       feed: streaming.feed,
       clientAccess: streaming.clientAccess,
-      tickets: createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER)),
+      tickets: createCosmosStreamTicketStore(database.container(SESSIONS_CONTAINER)),
     },
     history: {
       worker: {

@@ -1,17 +1,12 @@
-// The front door of a chat turn: checks the caller owns the session, records the message as accepted, gives the
-// caller a ticket to the turn's stream, then queues it on `user-messages`. Idempotent per session; an edit
-// (`editOf`) replaces an earlier committed message.
+// The front door of a chat turn: records the message as accepted in the caller's own session with a ticket to the
+// turn's stream (one request, which reads the session too), then queues it on `user-messages`. Idempotent per
+// session; an edit (`editOf`) replaces an earlier committed message.
 import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
-import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { admitTurn, limitsTurns, type QuotaServices, type TurnAdmission } from '../quota/quota-gate.js';
-import {
-  issueStreamTicket,
-  type IssuedStreamTicket,
-  type StreamTicketStore,
-} from '../streaming/stream-tickets.js';
+import { newStreamTicket, type IssuedStreamTicket } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
 import type { FoundTurn } from '../conversation/active-path.js';
 import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
@@ -32,9 +27,6 @@ export interface PostChatMessageServices {
   sessions: SessionStore;
   posted: Pick<PostedMessageStore, 'claim' | 'find'>;
   publisher: MessagePublisher;
-  tickets: StreamTicketStore;
-  /** Takes back the message's records when its conversation was deleted while it was being posted. */
-  eraser: Pick<ConversationEraser, 'erasePosted' | 'eraseTurnData'>;
   /** Where an edit or a regenerate finds the turn it replaces (read only for those). */
   workingMemory: Pick<WorkingMemoryStore, 'findTurn'>;
   /** How long the stream ticket of the answer opens its stream. */
@@ -66,10 +58,13 @@ export async function postChatMessage(
   caller: Caller,
   request: ChatRequest,
 ): Promise<PostedChatMessage> {
-  await requireSession(services.sessions, caller, request.sessionId);
   const fork: TurnFork | undefined =
     request.editOf === undefined ? undefined : { replaces: request.editOf, origin: 'edit' };
-  if (fork !== undefined) await requireReplaceable(services, caller, request.sessionId, fork.replaces);
+  // A new message's session is read with its record (one request); an edit reads its target's first.
+  if (fork !== undefined) {
+    await requireSession(services.sessions, caller, request.sessionId);
+    await requireReplaceable(services, caller, request.sessionId, fork.replaces);
+  }
   return postTurn(services, caller, {
     sessionId: request.sessionId,
     chatMessageId: request.chatMessageId,
@@ -80,7 +75,7 @@ export async function postChatMessage(
 }
 
 /**
- * Records the message as accepted in its (already checked) session, gives the caller a ticket, and queues it. A
+ * Records the message as accepted in the caller's session (read with the record), with a ticket, and queues it. A
  * re-post is the same message only with the same text and the same fork.
  */
 export async function postTurn(
@@ -121,15 +116,28 @@ async function recordAndQueue(
 ): Promise<PostedChatMessage> {
   const now = services.now?.() ?? new Date();
   const textSha256 = createHash('sha256').update(turn.text, 'utf8').digest('hex');
-  const accepted = await services.posted.claim({
-    userId: caller.userId,
-    sessionId: turn.sessionId,
-    chatMessageId: turn.chatMessageId,
-    textSha256,
-    postedAt: now.toISOString(),
-    ...(turn.fork ? { fork: turn.fork } : {}),
-    ...memoryFlag(turn),
-  });
+  const ticket = newStreamTicket(caller.userId, { ttlSeconds: services.ticketTtlSeconds, now });
+  // One request: the session's read, the record and the ticket's hash, in the session's partition.
+  const claim = await services.posted.claim(
+    {
+      userId: caller.userId,
+      sessionId: turn.sessionId,
+      chatMessageId: turn.chatMessageId,
+      textSha256,
+      postedAt: now.toISOString(),
+      ...(turn.fork ? { fork: turn.fork } : {}),
+      ...memoryFlag(turn),
+    },
+    { sha256: ticket.sha256, expiresAt: ticket.expiresAt },
+  );
+  // Nothing of the message is kept then (the store took back what it wrote).
+  if (claim.kind !== 'recorded')
+    throw new NotFoundError(
+      claim.kind === 'session-deleted'
+        ? `No session '${turn.sessionId}' for this user: its conversation was deleted.`
+        : `No session '${turn.sessionId}' for this user: start one with POST /api/session/start.`,
+    );
+  const accepted = claim.posted;
   if (accepted.textSha256 !== textSha256 || !sameFork(accepted.fork, turn.fork))
     throw new ConflictError(
       `chatMessageId '${turn.chatMessageId}' was already posted in this session with a different ${accepted.textSha256 !== textSha256 ? 'text' : 'edit or regenerate target'}: ` +
@@ -149,29 +157,15 @@ async function recordAndQueue(
     } satisfies QueuedChatMessage,
     'queued chat message',
   );
-  const ticket = await issueStreamTicket(services.tickets, message, {
-    ttlSeconds: services.ticketTtlSeconds,
-    now,
+  // No tombstone read after the send: a delete that marks the session from here on purges the records, and the
+  // queued message then finds no session in the worker and starts nothing.
+  await services.publisher.publish(USER_MESSAGES_QUEUE, {
+    body: message,
+    messageId: queuedMessageId(message.sessionId, message.chatMessageId),
+    sessionId: message.sessionId,
+    subject: 'chat-message',
   });
-  // The tombstone is read again once the records are written, beside the send (no wait added): a delete that marked
-  // the session since the first check may have purged before they landed. The queued message then starts no turn.
-  const [, deleted] = await Promise.all([
-    services.publisher.publish(USER_MESSAGES_QUEUE, {
-      body: message,
-      messageId: queuedMessageId(message.sessionId, message.chatMessageId),
-      sessionId: message.sessionId,
-      subject: 'chat-message',
-    }),
-    services.sessions.isDeleted(caller.userId, turn.sessionId),
-  ]);
-  if (deleted) {
-    await Promise.all([
-      services.eraser.erasePosted(caller.userId, turn.sessionId),
-      services.eraser.eraseTurnData(turn.sessionId),
-    ]);
-    throw new NotFoundError(`No session '${turn.sessionId}' for this user: its conversation was deleted.`);
-  }
-  return { message, ticket };
+  return { message, ticket: { ticket: ticket.ticket, expiresAt: ticket.expiresAt } };
 }
 
 /**

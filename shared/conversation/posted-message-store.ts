@@ -26,12 +26,28 @@ export const postedMessageSchema = z.object({
 });
 export type PostedMessage = z.infer<typeof postedMessageSchema>;
 
+/**
+ * What a claim found: the message as recorded in the caller's live session; no such session of the caller (nothing
+ * was written); or the caller's session being deleted, or deleted (nothing of the message is kept either).
+ */
+export type PostedClaim =
+  { kind: 'recorded'; posted: PostedMessage } | { kind: 'no-session' } | { kind: 'session-deleted' };
+
+/** A stream ticket kept with the message it streams: its hash only, and when it expires (ISO 8601). */
+export interface PostedStreamTicket {
+  sha256: string;
+  expiresAt: string;
+}
+
 export interface PostedMessageStore {
   /**
-   * Records the message as accepted unless its session already has one with that chatMessageId; either way,
-   * what is recorded now: the given message, or the one accepted first (its text hash and postedAt).
+   * Records the message as accepted in the caller's session unless it already has one with that chatMessageId;
+   * either way, what is recorded now: the given message, or the one accepted first (its text hash and postedAt).
+   * The session is read in the same isolated step as the record is written, so a delete of the conversation (which
+   * marks the session first) either finds the record to purge or is found here. A ticket is kept with the record
+   * (a re-post's beside the first post's, the newest few), whatever the claim found of an earlier post.
    */
-  claim(message: PostedMessage): Promise<PostedMessage>;
+  claim(message: PostedMessage, ticket?: PostedStreamTicket): Promise<PostedClaim>;
   /** The accepted message with that chatMessageId in the user's session; undefined when none was accepted. */
   find(userId: string, sessionId: string, chatMessageId: string): Promise<PostedMessage | undefined>;
   /** The session's `count` most recently accepted messages, newest first (one bounded query). */

@@ -57,8 +57,6 @@ async function post(services: Partial<PostChatMessageServices> = {}) {
       sessions: app.chat.sessions,
       posted: app.chat.posted,
       publisher: app.chat.publisher,
-      tickets: app.streaming.tickets,
-      eraser: app.history.eraser,
       workingMemory: app.chat.turn.workingMemory,
       ticketTtlSeconds: 60,
       ...services,

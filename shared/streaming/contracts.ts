@@ -153,29 +153,11 @@ export const ownUserQuerySchema = z.object({ userId: z.string().max(128).optiona
 
 // --- Stream tickets ---------------------------------------------------------------------------------------
 // A browser's native EventSource sends no headers, so POST /api/chat's 202 gives a stream URL with a ticket: a
-// random bearer value for one turn of one user, short-lived. Only its SHA-256 is stored, beside the turn's
-// events (so it lives in the session's partition); the turn's ids are nested under `grant`, never top-level
-// fields a query of the turn's events could match.
+// bearer value for one turn of one user, short-lived. Only its SHA-256 is stored, with the record of the message
+// the front door accepted (in the user's partition, removed with it when the conversation is deleted).
 
-/** The id of a ticket's document in the `turn-events` container. */
-export function streamTicketDocumentId(ticketSha256: string): string {
-  return `ticket.${ticketSha256}`;
-}
-
-export const streamTicketDocumentSchema = z.object({
-  id: z.string(),
-  kind: z.literal('stream-ticket'),
-  sessionId: z.string(),
-  grant: z.object({ userId: z.string(), chatMessageId: z.string() }),
-  /** ISO 8601; the ticket is refused from then on, whether or not Cosmos DB has removed it yet. */
-  expiresAt: z.iso.datetime(),
-  /** Seconds: Cosmos DB removes the document when the ticket expires. */
-  ttl: z.number().int().positive(),
-});
-export type StreamTicketDocument = z.infer<typeof streamTicketDocumentSchema>;
-
-/** The `ticket` query parameter of a stream URL: 32 random bytes, base64url (43 characters). */
-export const STREAM_TICKET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** The `ticket` query parameter of a stream URL: the user id in base64url, a dot, 32 random bytes in base64url. */
+export const STREAM_TICKET_PATTERN = /^([A-Za-z0-9_-]{1,180})\.[A-Za-z0-9_-]{43}$/;
 
 // --- Live delivery ----------------------------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ import { createCosmosHotStore } from '../../shared/conversation/adapters/cosmos-
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
-import { createCosmosStreamTicketStore } from '../../shared/streaming/adapters/cosmos-stream-ticket-store.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
 
 let local: LocalCosmos;
@@ -58,7 +57,6 @@ async function ids(container: Container, partitionKey: string): Promise<string[]
 async function seedSession(userId: string, turns: number): Promise<{ sessionId: string; posted: string[] }> {
   const sessions = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
   const posted = createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER));
-  const tickets = createCosmosStreamTicketStore(database.container(TURN_EVENTS_CONTAINER));
   const { sessionId } = await sessions.create(userId);
   const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
   const events = database.container(TURN_EVENTS_CONTAINER);
@@ -67,23 +65,21 @@ async function seedSession(userId: string, turns: number): Promise<{ sessionId: 
   for (let turn = 0; turn < turns; turn += 1) {
     const chatMessageId = randomUUID();
     chatMessageIds.push(chatMessageId);
-    await posted.claim({
-      userId,
-      sessionId,
-      chatMessageId,
-      textSha256: digest(turn),
-      postedAt: new Date(Date.UTC(2026, 10, 22, 10, turn)).toISOString(),
-    });
+    // Its stream ticket is kept with its posted record.
+    await posted.claim(
+      {
+        userId,
+        sessionId,
+        chatMessageId,
+        textSha256: digest(turn),
+        postedAt: new Date(Date.UTC(2026, 10, 22, 10, turn)).toISOString(),
+      },
+      { sha256: digest(1000 + turn), expiresAt: new Date(Date.now() + 60_000).toISOString() },
+    );
     await hot.items.create({ id: `turn.${chatMessageId}`, sessionId, rounds: [] });
     await hot.items.create({ id: `tool.${chatMessageId}.0.0`, sessionId, result: '5' });
     for (let seq = 1; seq <= 3; seq += 1)
       await events.items.create({ id: `${chatMessageId}.${seq}`, sessionId, chatMessageId, seq });
-    await tickets.save(digest(1000 + turn), {
-      userId,
-      sessionId,
-      chatMessageId,
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    });
   }
   return { sessionId, posted: chatMessageIds };
 }
@@ -100,11 +96,11 @@ describe('Cosmos DB conversation eraser', () => {
     expect(await eraser.postedMessageIds('user_001', mine.sessionId)).toEqual(mine.posted);
     // Posted records are read through their owner's partition only.
     expect(await eraser.postedMessageIds('user_002', mine.sessionId)).toEqual([]);
-    // Before: working memory + a turn record and a tool result per turn; 3 events and a ticket per turn.
+    // Before: working memory + a turn record and a tool result per turn; 3 events per turn.
     expect(await ids(hot, mine.sessionId)).toHaveLength(1 + 3 * 2);
-    expect(await ids(events, mine.sessionId)).toHaveLength(3 * 4);
+    expect(await ids(events, mine.sessionId)).toHaveLength(3 * 3);
 
-    expect(await eraser.eraseTurnData(mine.sessionId)).toBe(7 + 12);
+    expect(await eraser.eraseTurnData(mine.sessionId)).toBe(7 + 9);
     expect(await eraser.erasePosted('user_001', mine.sessionId)).toBe(3);
 
     expect(await ids(hot, mine.sessionId)).toEqual([]);
@@ -118,7 +114,7 @@ describe('Cosmos DB conversation eraser', () => {
       ].sort(),
     );
     expect(await ids(hot, sibling.sessionId)).toHaveLength(3);
-    expect(await ids(events, sibling.sessionId)).toHaveLength(4);
+    expect(await ids(events, sibling.sessionId)).toHaveLength(3);
     expect(await ids(hot, others.sessionId)).toHaveLength(3);
     expect(await ids(sessions, 'user_002')).toHaveLength(2);
 

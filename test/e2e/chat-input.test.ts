@@ -220,7 +220,7 @@ describe('chat input validation', () => {
       chatMessageId,
       status: 'queued',
       stream: expect.stringMatching(
-        new RegExp(`^/api/stream/${sessionId}/${chatMessageId}\\?ticket=[A-Za-z0-9_-]{43}$`),
+        new RegExp(`^/api/stream/${sessionId}/${chatMessageId}\\?ticket=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`),
       ) as unknown,
     });
     await aliceLive.waitForTerminal(chatMessageId);

@@ -586,7 +586,8 @@ const foreignEntries: HostileEntry[] = [
   ),
   foreign('stream their turn with a made-up ticket', [401, 403, 404], (t) => ({
     method: 'GET',
-    path: `/api/stream/${t.control.sessionId}/${t.control.chatMessageId}?ticket=${'A'.repeat(43)}`,
+    // Well formed, naming their user: only the random part is made up.
+    path: `/api/stream/${t.control.sessionId}/${t.control.chatMessageId}?ticket=${Buffer.from(t.control.userId).toString('base64url')}.${'A'.repeat(43)}`,
   })),
   foreign('negotiate for their session', [403, 404], (t) =>
     get(`/api/realtime/negotiate?sessionId=${t.control.sessionId}`),

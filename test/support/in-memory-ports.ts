@@ -18,7 +18,12 @@ import { onPath } from '../../shared/conversation/branch-path.js';
 import type { ActivePath } from '../../shared/conversation/branches.js';
 import type { ChatSession, SessionStore } from '../../shared/conversation/session-store.js';
 import type { ConversationMessage, SystemPrompt, TurnRef } from '../../shared/conversation/messages.js';
-import type { PostedMessage, PostedMessageStore } from '../../shared/conversation/posted-message-store.js';
+import type {
+  PostedClaim,
+  PostedMessage,
+  PostedMessageStore,
+  PostedStreamTicket,
+} from '../../shared/conversation/posted-message-store.js';
 import type { RoundRecord, ToolResultRecord, TurnRecord } from '../../shared/chat/contracts/documents.js';
 import { TurnCancelSignals } from '../../shared/chat/cancellation/turn-cancel-signals.js';
 import type { TurnCancellations } from '../../shared/chat/cancellation/turn-cancellations.js';
@@ -41,7 +46,11 @@ import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import type { ClientAccessIssuer } from '../../shared/streaming/client-access.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
-import type { StreamTicketGrant, StreamTicketStore } from '../../shared/streaming/stream-tickets.js';
+import type {
+  StreamTicketGrant,
+  StreamTicketStore,
+  StreamTicketTurn,
+} from '../../shared/streaming/stream-tickets.js';
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { EventSeqTakenError, type TurnEventStore } from '../../shared/streaming/turn-event-store.js';
 import type { UserEventFeed } from '../../shared/streaming/user-event-feed.js';
@@ -123,20 +132,48 @@ export class MemorySessions implements SessionStore {
   }
 }
 
-/** Posted messages by session and chatMessageId; the first claim of a key wins, as with Cosmos DB's create. */
+/**
+ * Posted messages by session and chatMessageId; the first claim of a key wins, as with Cosmos DB's create. Their
+ * stream tickets go to `tickets`, keyed as a ticket store finds them.
+ */
 export class MemoryPostedMessages implements PostedMessageStore {
   readonly records = new Map<string, PostedMessage>();
   /** Set to make the next claim fail, as a store outage would. */
   failNext: Error | undefined;
-  claim(message: PostedMessage) {
+  /**
+   * `sessions`: the sessions a claim reads beside its write, as the Cosmos DB adapter's batch does (none: every
+   * session lives).
+   */
+  constructor(
+    readonly tickets: MemoryStreamTickets = new MemoryStreamTickets(),
+    private readonly sessions?: MemorySessions,
+  ) {}
+  claim(message: PostedMessage, ticket?: PostedStreamTicket): Promise<PostedClaim> {
     if (this.failNext !== undefined) {
       const error = this.failNext;
       this.failNext = undefined;
       return Promise.reject(error);
     }
-    const key = `${message.userId}/${message.sessionId}/${message.chatMessageId}`;
+    const { userId, sessionId, chatMessageId } = message;
+    if (this.sessions !== undefined) {
+      const exists = this.sessions.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
+      if (!exists) return Promise.resolve({ kind: 'no-session' });
+      if (this.sessions.deleting.has(`${userId}/${sessionId}`))
+        return Promise.resolve({ kind: 'session-deleted' });
+    }
+    const key = `${userId}/${sessionId}/${chatMessageId}`;
     if (!this.records.has(key)) this.records.set(key, structuredClone(message));
-    return Promise.resolve(structuredClone(this.records.get(key) as PostedMessage));
+    if (ticket !== undefined)
+      this.tickets.grants.set(`${sessionId}/${ticket.sha256}`, {
+        userId,
+        sessionId,
+        chatMessageId,
+        expiresAt: ticket.expiresAt,
+      });
+    return Promise.resolve({
+      kind: 'recorded',
+      posted: structuredClone(this.records.get(key) as PostedMessage),
+    });
   }
   find(userId: string, sessionId: string, chatMessageId: string) {
     const record = this.records.get(`${userId}/${sessionId}/${chatMessageId}`);
@@ -167,15 +204,18 @@ export class MemoryTurnCancellations implements TurnCancellations {
   }
 }
 
-/** Stream tickets by hash, per session (the partition), as the Cosmos DB adapter keeps them. */
+/** Stream tickets by session and hash, as the front door's posted records keep them. */
 export class MemoryStreamTickets implements StreamTicketStore {
   readonly grants = new Map<string, StreamTicketGrant>();
+  /** Keeps a grant as a post would (a test's own, e.g. an expired one). */
   save(ticketSha256: string, grant: StreamTicketGrant) {
     this.grants.set(`${grant.sessionId}/${ticketSha256}`, { ...grant });
     return Promise.resolve();
   }
-  find(sessionId: string, ticketSha256: string) {
-    return Promise.resolve(this.grants.get(`${sessionId}/${ticketSha256}`));
+  find(turn: StreamTicketTurn, ticketSha256: string) {
+    const grant = this.grants.get(`${turn.sessionId}/${ticketSha256}`);
+    const mine = grant?.userId === turn.userId && grant.chatMessageId === turn.chatMessageId;
+    return Promise.resolve(mine ? { ...grant } : undefined);
   }
 }
 
@@ -442,7 +482,7 @@ export class MemoryConversationEraser implements ConversationEraser {
     );
   }
   eraseTurnData(sessionId: string) {
-    const { tickets, events, turns, workingMemory } = this.fakes;
+    const { events, turns, workingMemory } = this.fakes;
     let count = 0;
     const drop = <V>(map: Map<string | number, V>, belongs: (key: string | number, value: V) => boolean) => {
       for (const [key, value] of [...map]) if (belongs(key, value) && map.delete(key)) count += 1;
@@ -458,7 +498,6 @@ export class MemoryConversationEraser implements ConversationEraser {
     );
     drop(events.stored, (_key, event) => event.sessionId === sessionId);
     drop(events.batches, (_key, batch) => batch[0]?.sessionId === sessionId);
-    drop(tickets.grants, (key) => String(key).startsWith(`${sessionId}/`));
     drop(this.fakes.cancellations.requests, (key) => String(key).startsWith(`${sessionId}/`));
     // The fake working memory holds one conversation.
     if (workingMemory.messages.length > 0) count += 1;
@@ -468,6 +507,9 @@ export class MemoryConversationEraser implements ConversationEraser {
     return Promise.resolve(count);
   }
   erasePosted(userId: string, sessionId: string) {
+    // A posted record's stream tickets go with it.
+    for (const [key, grant] of [...this.fakes.tickets.grants])
+      if (grant.userId === userId && grant.sessionId === sessionId) this.fakes.tickets.grants.delete(key);
     let count = 0;
     for (const [key, record] of [...this.fakes.posted.records])
       if (record.userId === userId && record.sessionId === sessionId && this.fakes.posted.records.delete(key))
@@ -542,10 +584,12 @@ export function createTestApp(
   const config = testConfig(options.settings);
   const longTermMessages = new MemoryConversationMessages();
   const knowledgeDocuments = new MemoryKnowledgeDocuments();
+  const sessions = new MemorySessions();
+  const tickets = new MemoryStreamTickets();
   const fakes = {
-    sessions: new MemorySessions(),
-    posted: new MemoryPostedMessages(),
-    tickets: new MemoryStreamTickets(),
+    sessions,
+    posted: new MemoryPostedMessages(tickets, sessions),
+    tickets,
     publisher: new RecordingPublisher(),
     events: new MemoryEvents(),
     feed: new MemoryFeed(),

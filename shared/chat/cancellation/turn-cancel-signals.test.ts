@@ -119,6 +119,32 @@ describe('stopping turns', () => {
     watch.close();
   });
 
+  it("reads first an interval after the step's own check, and not at all for a stream that ends sooner", async () => {
+    store.reads = 0;
+    const checkedAt = Date.now();
+    // The step prepared its round for 300 ms after its check: the first read comes 700 ms after the stream opens.
+    await vi.advanceTimersByTimeAsync(300);
+    const watch = here.watch(turn, undefined, { checkedAt });
+    await vi.advanceTimersByTimeAsync(POLL_MS - 300 - 1);
+    expect(store.reads).toBe(0);
+    await elsewhere.request(turn, AT);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.reads).toBe(1);
+    expect(watch.signal.aborted).toBe(true);
+    watch.close();
+
+    const short = here.watch(other, undefined, { checkedAt: Date.now() });
+    await vi.advanceTimersByTimeAsync(POLL_MS - 1);
+    short.close();
+    await vi.advanceTimersByTimeAsync(POLL_MS * 5);
+    expect(store.reads).toBe(1);
+    // A check older than the interval: the stream's first read comes at once.
+    const late = here.watch(other, undefined, { checkedAt: Date.now() - POLL_MS * 2 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.reads).toBe(2);
+    late.close();
+  });
+
   it('never stacks reads behind a slow store, and goes on polling after a read fails', async () => {
     let release: (() => void) | undefined;
     let calls = 0;

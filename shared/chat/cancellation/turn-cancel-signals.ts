@@ -103,8 +103,14 @@ export class TurnCancelSignals {
    * signal it yet) or elsewhere is found by the reads: the first as the watch starts, beside the model's request,
    * then each an interval after the previous answered, so a slow store never stacks reads. A read that fails is
    * reported and the next one tried. Each read is of the stop's record and of the conversation's tombstone.
+   * `checkedAt` (epoch ms), when the step read both itself just before: the first read comes an interval after
+   * that check instead of at once, so a stream that ends within the interval costs no read at all.
    */
-  watch(ref: TurnRef, onReadError?: (error: unknown) => void): CancelWatch {
+  watch(
+    ref: TurnRef,
+    onReadError?: (error: unknown) => void,
+    options: { checkedAt?: number } = {},
+  ): CancelWatch {
     const key = turnKey(ref);
     const controller = new AbortController();
     const open = this.#open.get(key) ?? new Set<AbortController>();
@@ -135,7 +141,11 @@ export class TurnCancelSignals {
       if (closed || controller.signal.aborted) return;
       timer = setTimeout(() => void poll(), this.#pollIntervalMs);
     };
-    void poll();
+    if (options.checkedAt === undefined) void poll();
+    else {
+      const sinceCheck = Math.max(0, Date.now() - options.checkedAt);
+      timer = setTimeout(() => void poll(), Math.max(0, this.#pollIntervalMs - sinceCheck));
+    }
 
     return {
       signal: controller.signal,

@@ -194,5 +194,9 @@ export type TurnCancellationDocument = z.infer<typeof turnCancellationDocumentSc
 export const postedMessageDocumentSchema = postedMessageSchema.extend({
   id: z.string(),
   kind: z.literal('posted-message'),
+  /** The stream tickets given out for it (hashes), newest last; absent in records written before tickets were. */
+  streamTickets: z
+    .array(z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), expiresAt: z.iso.datetime() }))
+    .optional(),
 });
 export type PostedMessageDocument = z.infer<typeof postedMessageDocumentSchema>;

@@ -35,6 +35,8 @@ async function modelRound(
   services: TurnServices,
   input: LlmStepInput,
 ): Promise<RoundResult | typeof DELETED> {
+  // When the stop and the tombstone were read: the watch of the model stream reads them again an interval later.
+  const checkedAt = Date.now();
   const [state, stopped, deleted] = await Promise.all([
     readRoundState(services, input),
     stopRequested(services, input),
@@ -51,6 +53,10 @@ async function modelRound(
   const recorded = turn?.rounds.find((round) => round.round === input.round);
   if (recorded) return { output: toolsOutcome(recorded) };
 
+  // A new conversation's first round reads the profile (up to its budget), and a later round may move working memory
+  // back to its path, between the step's check and the stream: then the watch reads at once as the stream opens.
+  const preparedLong =
+    (turn === undefined && state.memory.messageCount === 0) || turn?.branch?.parentChatMessageId;
   const record: TurnRecord = turn ?? (await newTurnRecord(services, input, state));
   // A later round's history is a range of the window, which holds the active path: should the user have switched
   // branches while tools ran, working memory moves back to the turn's path first (as its commit would).
@@ -70,7 +76,8 @@ async function modelRound(
     // What an earlier attempt of this round showed is voided before the round is streamed again.
     const voided = discardRange(state.stored);
     if (voided) stream.emit({ type: 'discard', ...voided });
-    reply = await streamRound(services, input, stream, promptOf(state, record, toolResults));
+    const messages = promptOf(state, record, toolResults);
+    reply = await streamRound(services, input, stream, messages, preparedLong ? undefined : checkedAt);
     // Stopped while it streamed: the text so far is the answer, and tool calls it was making are not run.
     if (reply.finishReason === CANCELLED_FINISH_REASON) reply = { ...reply, toolCalls: [] };
   }

@@ -30,16 +30,22 @@ export function openStream(
 /**
  * Streams one model call into the turn's events; a broken call throws after what it streamed is stored. A stop of
  * the turn while the model streams aborts the call, which then resolves with what arrived (finish `cancelled`).
+ * `checkedAt` (epoch ms): when the step began its own read of the stop and the tombstone, which the watch's reads
+ * then follow by an interval.
  */
 export async function streamRound(
   services: TurnServices,
   input: LlmStepInput,
   stream: TurnStream,
   messages: ChatMessage[],
+  checkedAt?: number,
 ): Promise<LlmReply> {
   let reasoningOpen = false;
-  const stop = services.cancellation.watch(input, (error) =>
-    services.log?.warn(`Whether turn ${input.chatMessageId} was stopped could not be read:`, error),
+  const stop = services.cancellation.watch(
+    input,
+    (error) =>
+      services.log?.warn(`Whether turn ${input.chatMessageId} was stopped could not be read:`, error),
+    checkedAt === undefined ? {} : { checkedAt },
   );
   try {
     const reply = await services.llm.streamChat(

@@ -10,7 +10,6 @@ import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import { headerTouch } from '../header-touch.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { announce } from './message-completed.js';
-import { conversationDeleted, DELETED } from './step-guards.js';
 import { freeQuotaSlot, logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
 import { commitMessages } from './turn-place.js';
 import { now, type TurnServices } from './turn-services.js';
@@ -29,19 +28,15 @@ export interface Answer {
 
 /**
  * Commits the answer, then ends the stream. The last coalesced text is still held, so it goes out with
- * `message-end` in one stored batch. A conversation deleted meanwhile (its delete stopped the model stream, or came
- * after it) gets no commit: nothing of the turn is written from here on.
+ * `message-end` in one stored batch. The tombstone is not read first: a conversation deleted meanwhile (its delete
+ * stopped the model stream, or came after it) is found by the step's own read after its writes, which erases them.
  */
 export async function commitAnswer(
   services: TurnServices,
   input: LlmStepInput,
   { record, reply, stream, memory, toolResults, sources }: Answer,
-): Promise<RoundResult | typeof DELETED> {
-  const [, deletedNow] = await Promise.all([stream.settle(), conversationDeleted(services, input)]);
-  if (deletedNow) {
-    await stream.close();
-    return DELETED;
-  }
+): Promise<RoundResult> {
+  await stream.settle();
   const finishReason =
     !input.toolsAllowed && reply.finishReason === 'tool_calls' ? TOOL_ROUNDS_EXHAUSTED : reply.finishReason;
   const usage = totalUsage([...record.rounds.map((round) => round.usage), reply.usage]);

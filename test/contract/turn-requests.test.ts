@@ -1,0 +1,95 @@
+// How many Cosmos DB requests one chat turn makes on its own path, counted by the local Cosmos server: from the POST
+// to the first `content` event sent live, and to `message-end`. The model holds its answer after the first token
+// until that event is out, so what ends with the model call (its accounting) never races it: counts, not times.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '../../local/runtime.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
+import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
+import { settle, startTestRuntime } from '../support/local-runtime.js';
+import {
+  startScriptedModel,
+  type ChatCompletionRequest,
+  type ScriptedModel,
+  type ScriptedReply,
+} from '../support/scripted-model.js';
+
+/** Upper bounds of the turn's requests (the third turn of a conversation, default settings). */
+const BEFORE_FIRST_CONTENT = 8;
+const TO_MESSAGE_END = 16;
+
+let runtime: LocalRuntime;
+let model: ScriptedModel;
+let client: ChatClient;
+let listener: RealtimeListener;
+/** The server's request count as the turn's first event of each type was sent live. */
+let sentAt: Map<ChatEvent['type'], number>;
+/** Lets the model go on past its first token. */
+let releaseModel: () => void = () => undefined;
+
+/** The history and memory workers' structured calls, answered as their schemas ask. */
+function structured(request: ChatCompletionRequest): object {
+  const name = request.response_format?.json_schema?.name;
+  if (name === 'memory_profile_changes') return { add: [], reaffirm: [], replace: [], retract: [] };
+  if (name === 'conversation_summary')
+    return { summary: 'A short talk.', themes: [], persons: [], places: [], user_sentiment: 'neutral' };
+  if (name === 'exchange_index') return { line: 'A short talk', tags: [], title: 'Talk' };
+  if (name === 'session_summary') return { summary: 'Earlier turns.' };
+  throw new Error(`unexpected structured request ${String(name)}`);
+}
+
+function reply(request: ChatCompletionRequest): ScriptedReply {
+  if (request.stream !== true) return { content: JSON.stringify(structured(request)) };
+  const until = new Promise<void>((resolve) => (releaseModel = resolve));
+  // The role, then the first word; the rest once the first content event has gone out.
+  return { content: 'An answer of a few words for the count.', hold: { afterChunks: 2, until } };
+}
+
+beforeAll(async () => {
+  model = await startScriptedModel(reply);
+  runtime = await startTestRuntime({ settings: model.settings });
+  // Counts as each batch goes to Web PubSub: every event in it was stored, by the requests counted so far.
+  const sink: TurnEventSink = runtime.app.chat.turn.sink;
+  runtime.app.chat.turn.sink = {
+    send(turn, events) {
+      const requests = runtime.cosmos.stats().requests;
+      for (const event of events) if (!sentAt.has(event.type)) sentAt.set(event.type, requests);
+      if (events.some((event) => event.type === 'content')) releaseModel();
+      return sink.send(turn, events);
+    },
+  };
+  client = new ChatClient(runtime.url, 'user_001');
+  listener = await client.listen();
+}, 60_000);
+
+afterAll(async () => {
+  listener?.stop();
+  await runtime?.stop();
+  await model?.close();
+});
+
+/** Sends one message after the runtime went quiet; the requests counted when its events went out. */
+async function countedTurn(sessionId: string, text: string): Promise<Map<ChatEvent['type'], number>> {
+  await settle(runtime);
+  sentAt = new Map();
+  runtime.cosmos.resetStats();
+  const chatMessageId = await client.send(sessionId, text);
+  const events = await listener.waitForTerminal(chatMessageId, 30_000);
+  expect(events.at(-1)?.type).toBe('message-end');
+  return sentAt;
+}
+
+describe("the Cosmos DB requests of a turn's own path", () => {
+  it('stay within their bounds before the first content and up to message-end', async () => {
+    const sessionId = await client.startSession();
+    await countedTurn(sessionId, 'The first message of the conversation.');
+    await countedTurn(sessionId, 'The second one.');
+    const third = await countedTurn(sessionId, 'And the third.');
+    const beforeContent = third.get('content');
+    const toEnd = third.get('message-end');
+    expect(beforeContent).toBeDefined();
+    expect(toEnd).toBeDefined();
+    expect(beforeContent).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
+    expect(toEnd).toBeLessThanOrEqual(TO_MESSAGE_END);
+  }, 120_000);
+});
