@@ -5,7 +5,6 @@ import {
   idlePollingPerHour,
   meanPrice,
   readTaskHubPolling,
-  timeSpanMs,
   turnBill,
   turnPrice,
 } from './turn-price.js';
@@ -91,12 +90,5 @@ describe('the task hub at rest', () => {
     const polling = await readTaskHubPolling('host.json');
     expect(polling.partitionCount).toBeGreaterThan(0);
     expect(polling.maxQueuePollingIntervalMs).toBeGreaterThan(0);
-  });
-
-  it('reads time spans as host.json writes them, and refuses others', () => {
-    expect(timeSpanMs('00:00:00.200')).toBe(200);
-    expect(timeSpanMs('00:00:30')).toBe(30_000);
-    expect(timeSpanMs('01:02:03')).toBe(3_723_000);
-    expect(() => timeSpanMs('30s')).toThrow(/hh:mm:ss/);
   });
 });

@@ -1,8 +1,7 @@
 // What a turn costs in Azure without the model: the local services' counts of one turn (Cosmos DB request units,
 // Service Bus operations, Web PubSub messages, task-hub work) turned into billed units and USD per 1,000 turns,
 // and the task hub's idle polling per hour. Prices are pay-as-you-go USD: check your region before relying on them.
-import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import { readHostSettings } from '../local/host-json.js';
 import type { RuntimeUsage } from './runtime-process.js';
 
 /** A price from the environment (to put in your region's figure) or its default. */
@@ -188,35 +187,9 @@ export function idlePollingPerHour(polling: TaskHubPolling) {
   return { queues, transactions, usd, usdPerMonth: usd * 730 };
 }
 
-const hostJsonSchema = z.object({
-  extensions: z
-    .object({
-      durableTask: z
-        .object({
-          storageProvider: z
-            .object({ maxQueuePollingInterval: z.string().optional(), partitionCount: z.number().optional() })
-            .optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
-
 /** host.json's polling settings, with the provider's defaults (30 s, 4 partitions) where it says nothing. */
-export async function readTaskHubPolling(file = 'host.json'): Promise<TaskHubPolling> {
-  const parsed = hostJsonSchema.parse(JSON.parse(await readFile(file, 'utf8')));
-  const provider = parsed.extensions?.durableTask?.storageProvider;
-  return {
-    maxQueuePollingIntervalMs: timeSpanMs(provider?.maxQueuePollingInterval ?? '00:00:30'),
-    partitionCount: provider?.partitionCount ?? 4,
-  };
-}
-
-/** A .NET TimeSpan as host.json writes it (`hh:mm:ss[.fff]`), in ms. */
-export function timeSpanMs(value: string): number {
-  const match = /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(value);
-  if (!match) throw new Error(`'${value}' is not a time span of the form hh:mm:ss[.fff]`);
-  return (Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3])) * 1000;
+export async function readTaskHubPolling(file?: string): Promise<TaskHubPolling> {
+  return (await readHostSettings(file)).durableTask;
 }
 
 // ---- report ----

@@ -83,7 +83,7 @@ describe('host.json', () => {
       await writeFile(file, JSON.stringify({ version: '2.0' }));
       expect(await readHostSettings(file)).toEqual({
         serviceBus: {},
-        durableTask: { maxQueuePollingIntervalMs: 30_000 },
+        durableTask: { maxQueuePollingIntervalMs: 30_000, partitionCount: 4 },
       });
       await writeFile(
         file,

@@ -7,12 +7,18 @@ import { z } from 'zod';
 
 export interface HostSettings {
   serviceBus: { maxConcurrentSessions?: number | undefined; maxConcurrentCalls?: number | undefined };
-  /** durableTask.storageProvider.maxQueuePollingInterval in ms (the Azure Storage provider's default: 30 s). */
-  durableTask: { maxQueuePollingIntervalMs: number };
+  /**
+   * durableTask.storageProvider's maxQueuePollingInterval in ms and partitionCount (the Azure Storage provider's
+   * defaults: 30 s, 4 control queues).
+   */
+  durableTask: { maxQueuePollingIntervalMs: number; partitionCount: number };
 }
 
 /** The Azure Storage provider's maxQueuePollingInterval when host.json leaves it out. */
 export const DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS = 30_000;
+
+/** The Azure Storage provider's partitionCount (control queues) when host.json leaves it out. */
+export const DEFAULT_PARTITION_COUNT = 4;
 
 /** A .NET TimeSpan as host.json writes it: [d.]hh:mm:ss[.fffffff]. */
 const timeSpan = z
@@ -38,7 +44,12 @@ const hostJsonSchema = z.object({
         .optional(),
       durableTask: z
         .object({
-          storageProvider: z.object({ maxQueuePollingInterval: timeSpan.optional() }).optional(),
+          storageProvider: z
+            .object({
+              maxQueuePollingInterval: timeSpan.optional(),
+              partitionCount: z.number().int().positive().optional(),
+            })
+            .optional(),
         })
         .optional(),
     })
@@ -51,15 +62,21 @@ export async function readHostSettings(path?: string): Promise<HostSettings> {
   if (file === undefined) {
     return {
       serviceBus: {},
-      durableTask: { maxQueuePollingIntervalMs: DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS },
+      durableTask: {
+        maxQueuePollingIntervalMs: DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS,
+        partitionCount: DEFAULT_PARTITION_COUNT,
+      },
     };
   }
   const parsed = hostJsonSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
   if (!parsed.success) throw new Error(`${file} is not a valid host.json: ${parsed.error.message}`);
-  const polling = parsed.data.extensions?.durableTask?.storageProvider?.maxQueuePollingInterval;
+  const provider = parsed.data.extensions?.durableTask?.storageProvider;
   return {
     serviceBus: { ...parsed.data.extensions?.serviceBus },
-    durableTask: { maxQueuePollingIntervalMs: polling ?? DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS },
+    durableTask: {
+      maxQueuePollingIntervalMs: provider?.maxQueuePollingInterval ?? DEFAULT_MAX_QUEUE_POLLING_INTERVAL_MS,
+      partitionCount: provider?.partitionCount ?? DEFAULT_PARTITION_COUNT,
+    },
   };
 }
 
