@@ -1,6 +1,7 @@
 // The Cosmos DB adapter of PostedMessageStore (and of StreamTicketStore): one small item per accepted message in the
 // `sessions` container, in its owner's partition beside the session, with its stream tickets' hashes, created in one
 // transactional batch with the session's read: the first post wins, and a 409 means "already here".
+import { timingSafeEqual } from 'node:crypto';
 import { BulkOperationType, type Container, type JSONObject, type OperationResponse } from '@azure/cosmos';
 import {
   cosmosFailure,
@@ -182,7 +183,7 @@ export function createCosmosStreamTicketStore(container: Container): StreamTicke
         'a posted message',
         postedMessageDocumentSchema,
       );
-      const ticket = stored?.resource.streamTickets?.find((t) => t.sha256 === ticketSha256);
+      const ticket = stored?.resource.streamTickets?.find((t) => sameHash(t.sha256, ticketSha256));
       return ticket === undefined || stored === undefined
         ? undefined
         : {
@@ -193,6 +194,13 @@ export function createCosmosStreamTicketStore(container: Container): StreamTicke
           };
     },
   };
+}
+
+/** Hashes compared in constant time: how much of a stored hash a guess matches takes no longer to learn. */
+function sameHash(stored: string, presented: string): boolean {
+  const a = Buffer.from(stored, 'utf8');
+  const b = Buffer.from(presented, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function isDeleting(session: SessionDocument): boolean {
