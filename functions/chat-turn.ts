@@ -45,6 +45,7 @@ export async function chatWorker(message: unknown, context: InvocationContext): 
       orchestrations: app.orchestrations(context),
       sessions: chat.sessions,
       quota: app.quota,
+      workingMemory: chat.turn.workingMemory,
       ...(firstRound ? { firstRound } : {}),
     },
     queued,

@@ -11,6 +11,7 @@ import {
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { LlmStepInput, LlmStepOutput } from '../contracts/activities.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
+import type { FoundTurn } from '../../conversation/active-path.js';
 import { runQueuedTurn } from './run-queued-turn.js';
 import { MemoryQuotaState } from '../../../test/support/in-memory-quota.js';
 import { turnKey } from '../../quota/quota-state.js';
@@ -185,6 +186,59 @@ describe('runQueuedTurn with the first round in the worker', () => {
     expect(client.getStatus).toHaveBeenCalledOnce();
     expect(client.startNew).not.toHaveBeenCalled();
     expect(client.waitForCompletion).not.toHaveBeenCalled();
+  });
+
+  it('ignores a re-post, past the duplicate-detection window, of a turn answered without an orchestration', async () => {
+    // The first post was answered by the worker's round 0 long ago (no orchestration to find), and may have left
+    // working memory's window since: its answer is found in the conversation, and nothing runs again.
+    const client = fakeClient(undefined);
+    const step = round0(answered);
+    const found = { chatMessageId: message.chatMessageId, role: 'assistant' };
+    const workingMemory = {
+      findTurn: vi.fn(() =>
+        Promise.resolve({
+          messages: [{ messageId: `${message.chatMessageId}_assistant`, ...found }],
+        } as unknown as FoundTurn),
+      ),
+    };
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run, workingMemory },
+        message,
+        options,
+        log,
+      ),
+    ).resolves.toBe('already-finished');
+    expect(step.inputs).toEqual([]);
+    expect(workingMemory.findTurn).toHaveBeenCalledWith(
+      message.userId,
+      message.sessionId,
+      message.chatMessageId,
+    );
+    expect(client.startNew).not.toHaveBeenCalled();
+
+    // A message posted within the window is not looked up (Service Bus drops a re-post of it), and one whose turn
+    // has no answer yet runs.
+    workingMemory.findTurn.mockClear();
+    const recent = { ...message, postedAt: new Date().toISOString() };
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run, workingMemory },
+        recent,
+        options,
+        log,
+      ),
+    ).resolves.toBe('answered');
+    expect(workingMemory.findTurn).not.toHaveBeenCalled();
+    workingMemory.findTurn.mockResolvedValueOnce(undefined as unknown as FoundTurn);
+    await expect(
+      runQueuedTurn(
+        { orchestrations: client, sessions: unread, firstRound: step.run, workingMemory },
+        message,
+        options,
+        log,
+      ),
+    ).resolves.toBe('answered');
   });
 
   it('hands a turn whose model asked for tools to the orchestration with round 0 in its input, and waits', async () => {

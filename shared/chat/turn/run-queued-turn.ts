@@ -15,7 +15,9 @@ import {
   type LlmStepInput,
   type LlmStepOutput,
 } from '../contracts/activities.js';
-import { turnInstanceId } from '../../conversation/turn-ids.js';
+import { assistantMessageId, turnInstanceId } from '../../conversation/turn-ids.js';
+import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
+import { DUPLICATE_DETECTION_WINDOW_MS } from '../../messaging/service-bus-entities.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
 import type { SessionStore } from '../../conversation/session-store.js';
 import { currentTraceCarrier } from '../../telemetry/propagation.js';
@@ -43,6 +45,12 @@ export interface QueuedTurnServices {
    * be). Absent: the orchestration runs every round.
    */
   firstRound?: (input: LlmStepInput) => Promise<LlmStepOutput>;
+  /**
+   * Where a message posted before the duplicate-detection window, with no orchestration, finds whether its turn was
+   * answered already (a re-post of a turn the worker answered: Service Bus no longer drops it, and its answer may
+   * have left working memory's window, where the step would look). Absent: not looked up.
+   */
+  workingMemory?: Pick<WorkingMemoryStore, 'findTurn'>;
   /** Frees the turn's QUOTA_CONCURRENT_TURNS slot once it has ended (or will never start). */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
 }
@@ -87,6 +95,10 @@ async function runToEnd(
     log.log(
       `Turn ${instanceId} already ${existing.runtimeStatus.toLowerCase()}: duplicate delivery ignored.`,
     );
+    return { outcome: 'already-finished', ended: true };
+  }
+  if (existing === undefined && (await answeredBefore(services, message))) {
+    log.log(`Turn ${instanceId} already answered: a re-post of it is ignored.`);
     return { outcome: 'already-finished', ended: true };
   }
   let outcome: QueuedTurnOutcome = existing === undefined ? 'started' : 'already-running';
@@ -147,4 +159,17 @@ async function runFirstRound(
     );
     return undefined;
   }
+}
+
+/**
+ * Whether the turn of a message posted before the duplicate-detection window has its answer in the conversation
+ * (one read, only for such a message: a queue that held it that long, or a re-post Service Bus let through).
+ */
+async function answeredBefore(services: QueuedTurnServices, message: QueuedChatMessage): Promise<boolean> {
+  const { workingMemory } = services;
+  if (workingMemory === undefined) return false;
+  if (Date.now() - Date.parse(message.postedAt) <= DUPLICATE_DETECTION_WINDOW_MS) return false;
+  const turn = await workingMemory.findTurn(message.userId, message.sessionId, message.chatMessageId);
+  const answer = assistantMessageId(message.chatMessageId);
+  return turn?.messages.some((m) => m.messageId === answer) ?? false;
 }
