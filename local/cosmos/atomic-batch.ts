@@ -14,6 +14,7 @@ import {
   type Router,
 } from './cosmosdb-server-internals.js';
 import { wholeQueryCondition } from './patch-conditions.js';
+import { headerIsTrue, partitionKeyHeader } from './request-listener.js';
 
 /** Cosmos DB's limit on the operations of one transactional batch. */
 const MAX_OPERATIONS = 100;
@@ -148,15 +149,4 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     return undefined;
   }
-}
-
-function partitionKeyHeader(req: IncomingMessage): string | undefined {
-  const value = req.headers['x-ms-documentdb-partitionkey'];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function headerIsTrue(req: IncomingMessage, name: string): boolean {
-  const value = req.headers[name];
-  const values = Array.isArray(value) ? value : [value];
-  return values.some((entry) => entry?.toLowerCase() === 'true');
 }

@@ -119,7 +119,7 @@ async function handle(
   return send(req, res, body, received);
 }
 
-function partitionKeyHeader(req: IncomingMessage): string | undefined {
+export function partitionKeyHeader(req: IncomingMessage): string | undefined {
   const value = req.headers['x-ms-documentdb-partitionkey'];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -157,7 +157,7 @@ export function operationOf(req: IncomingMessage): string {
   return `${resource}.${verb}`;
 }
 
-function headerIsTrue(req: IncomingMessage, name: string): boolean {
+export function headerIsTrue(req: IncomingMessage, name: string): boolean {
   const value = req.headers[name];
   const values = Array.isArray(value) ? value : [value];
   return values.some((entry) => entry?.toLowerCase() === 'true');
