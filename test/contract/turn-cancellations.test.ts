@@ -11,6 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { createCosmosPostedMessageStore } from '../../shared/chat/adapters/cosmos-posted-message-store.js';
+import { createCosmosSessionStore } from '../../shared/chat/adapters/cosmos-session-store.js';
 import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { PostedMessage } from '../../shared/conversation/posted-message-store.js';
 import type { TurnRef } from '../../shared/conversation/messages.js';
@@ -62,10 +63,13 @@ describe('Cosmos DB turn cancellations', () => {
 
 describe('Cosmos DB posted-message lookup', () => {
   it("finds a message in its owner's session only", async () => {
-    const store = createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER));
+    const sessions = database.container(SESSIONS_CONTAINER);
+    const store = createCosmosPostedMessageStore(sessions);
+    // A message is recorded only in a session of its poster's.
+    const { sessionId } = await createCosmosSessionStore(sessions).create('user_001');
     const posted: PostedMessage = {
       userId: 'user_001',
-      sessionId: randomUUID(),
+      sessionId,
       chatMessageId: randomUUID(),
       textSha256: 'a'.repeat(64),
       postedAt: '2026-11-22T10:00:00.000Z',
