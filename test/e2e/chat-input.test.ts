@@ -223,13 +223,17 @@ describe('chat input validation', () => {
         new RegExp(`^/api/stream/${sessionId}/${chatMessageId}\\?ticket=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`),
       ) as unknown,
     });
-    await aliceLive.waitForTerminal(chatMessageId);
+    const events = await aliceLive.waitForTerminal(chatMessageId);
     await runtime.serviceBus.idle();
     expect(delivered).toHaveLength(deliveredBefore + 1);
     expect(delivered.at(-1)).toMatchObject({ sessionId, chatMessageId, text: 'a question' });
-    expect((await runtime.durable.getStatus(turnInstanceId(sessionId, chatMessageId)))?.runtimeStatus).toBe(
-      'Completed',
-    );
+    // Answered (by the chat worker's own first round: no tools, so no orchestration).
+    expect(events.at(-1)).toMatchObject({ type: 'message-end' });
+    const memory = await runtime.app.chat.turn.workingMemory.load('user_001', sessionId);
+    expect(memory.messages.filter((m) => m.chatMessageId === chatMessageId).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+    ]);
   });
 
   it('refuses a bad Last-Event-ID and a stream path without UUIDs (400)', async () => {
