@@ -85,9 +85,8 @@ export interface LocalRuntime {
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const functions = sortFunctions(options.functions ?? functionDefinitions);
-  const { offlineModel, corsAllowedOrigins, allowedHosts, webRoot, azureLatency } = parseLocalRuntimeSettings(
-    options.settings,
-  );
+  const { offlineModel, corsAllowedOrigins, allowedHosts, webRoot, azureLatency, cosmosThread } =
+    parseLocalRuntimeSettings(options.settings);
   // host.json's concurrency for the triggers, and the task hub's poll interval for the latency model.
   const hostJson = await readHostSettings();
   const latency: AzureLatencyModel | undefined =
@@ -130,6 +129,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const cosmos = await startLocalCosmos({
       dataFile: dataFile('cosmos.json'),
       host,
+      thread: cosmosThread,
       ...(latency === undefined ? {} : { latency: latency.options }),
     });
     cleanups.push(() => cosmos.stop());

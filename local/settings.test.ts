@@ -54,8 +54,17 @@ describe('parseLocalRuntimeSettings', () => {
       corsAllowedOrigins: [],
       allowedHosts: [],
       offlineModel: { ttftMs: 200, tokensPerSecond: 60 },
+      cosmosThread: 'worker',
       azureLatency: undefined,
     });
+  });
+
+  it("runs the Cosmos DB server on a worker thread unless asked for the caller's", () => {
+    expect(parseLocalRuntimeSettings({}).cosmosThread).toBe('worker');
+    expect(parseLocalRuntimeSettings({ LOCAL_COSMOS_THREAD: 'caller' }).cosmosThread).toBe('caller');
+    expect(() => parseLocalRuntimeSettings({ LOCAL_COSMOS_THREAD: 'process' })).toThrow(
+      /LOCAL_COSMOS_THREAD/,
+    );
   });
 
   it('reads the Azure latency model, its seed and task hub, and refuses an unknown one', () => {

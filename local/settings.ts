@@ -131,6 +131,15 @@ export const localRuntimeSettings = defineSettings({
     applies: 'local-only',
     azure: offlineOnly,
   }),
+  LOCAL_COSMOS_THREAD: choiceSetting(['worker', 'caller'], {
+    default: 'worker',
+    help:
+      'Local runtime: where the local Cosmos DB server runs: "worker" (default) a worker thread of its own, off ' +
+      "the app's event loop; \"caller\" the app's thread, which starts about a second sooner (the test suite's " +
+      'in-process runtimes use it).',
+    applies: 'local-only',
+    azure: localOnly,
+  }),
   LOCAL_AZURE_LATENCY: choiceSetting(['off', 'azure'], {
     default: 'off',
     help:
@@ -169,6 +178,8 @@ export interface LocalRuntimeSettings {
   /** Host names requests may name besides the loopback ones. */
   allowedHosts: string[];
   offlineModel: { ttftMs: number; tokensPerSecond: number };
+  /** Where the local Cosmos DB server runs. */
+  cosmosThread: 'worker' | 'caller';
   /** LOCAL_AZURE_LATENCY=azure: the model's seed and task hub (the poll interval is host.json's); off → undefined. */
   azureLatency: { seed: number; taskHub: 'azure-storage' | 'durable-task-scheduler' } | undefined;
 }
@@ -190,6 +201,7 @@ export function parseLocalRuntimeSettings(env: Environment): LocalRuntimeSetting
       ttftMs: values.OFFLINE_MODEL_TTFT_MS,
       tokensPerSecond: values.OFFLINE_MODEL_TOKENS_PER_SECOND,
     },
+    cosmosThread: values.LOCAL_COSMOS_THREAD,
     azureLatency:
       values.LOCAL_AZURE_LATENCY === 'azure'
         ? { seed: values.LOCAL_AZURE_LATENCY_SEED, taskHub: values.LOCAL_AZURE_TASK_HUB }

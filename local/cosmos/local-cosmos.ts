@@ -43,14 +43,14 @@ export interface LocalCosmos {
   stop(): Promise<void>;
 }
 
-/** Starts the server on a worker thread (on the caller's when given a clock) and an agent that trusts it. */
+/** Starts the server on a worker thread (on the caller's when asked, or given a clock) and an agent that trusts it. */
 export async function startLocalCosmos(options: LocalCosmosOptions = {}): Promise<LocalCosmos> {
   // Made here, not in the worker: the certificate maker is slow to load, and this thread loads it anyway.
   const certificate = await createSelfSignedCertificate({
     subjectAltNames: loopbackAltNames(options.host ?? '127.0.0.1'),
   });
   const server =
-    options.now === undefined
+    options.now === undefined && options.thread !== 'caller'
       ? await startCosmosWorker(options, certificate)
       : await serveLocalCosmos(options, certificate);
   const agent = new https.Agent({ ca: server.certPem, keepAlive: true, timeout: 5 * 60_000 });

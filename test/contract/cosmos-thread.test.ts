@@ -58,6 +58,15 @@ describe('the local Cosmos DB server on a worker thread', () => {
       await inline.stop();
     }
   });
+
+  it('keeps the caller thread when asked (LOCAL_COSMOS_THREAD=caller)', async () => {
+    const inline = await startLocalCosmos({ thread: 'caller' });
+    try {
+      expect(inline.diagnostics().thread).toBe('caller');
+    } finally {
+      await inline.stop();
+    }
+  });
 });
 
 describe('the local Cosmos DB server with the Azure latency model', () => {

@@ -18,9 +18,13 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
     settings: {
       OFFLINE_MODEL_TTFT_MS: '0',
       OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+      // The Cosmos DB server on the test's own thread starts a second sooner; the compiled runtimes of the crash and
+      // start-up tests, and test/contract/cosmos-thread.test.ts, keep it on its worker thread.
+      LOCAL_COSMOS_THREAD: 'caller',
       // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model, and
       // CHAT_FIRST_ROUND=orchestration on the turn's older path.
       ...pick(process.env, [
+        'LOCAL_COSMOS_THREAD',
         'LOCAL_AZURE_LATENCY',
         'LOCAL_AZURE_LATENCY_SEED',
         'LOCAL_AZURE_TASK_HUB',
