@@ -25,8 +25,11 @@ import type { UsageLedger } from '../usage-ledger.js';
 /** Records detached at once when a conversation is deleted. */
 const DETACH_PARALLELISM = 16;
 
-/** Batches tried for one record: each retry follows a counter created, or a conversation detached, meanwhile. */
-const RECORD_ATTEMPTS = 6;
+/**
+ * Batches tried for one record: each retry follows a counter found missing, or created or detached meanwhile. Each of
+ * the three counters can fail a batch twice (missing, then made by another instance first), a detach once more.
+ */
+const RECORD_ATTEMPTS = 10;
 
 /** A counter's id: `day-2026-11-26`, `month-2026-11`, `conversation-<sessionId>`. */
 export function counterId(type: CounterType, key: string): string {
