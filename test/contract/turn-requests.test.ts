@@ -15,8 +15,8 @@ import {
 } from '../support/scripted-model.js';
 
 /** Upper bounds of the turn's requests (the third turn of a conversation, default settings). */
-const BEFORE_FIRST_CONTENT = 8;
-const TO_MESSAGE_END = 16;
+const BEFORE_FIRST_CONTENT = 7;
+const TO_MESSAGE_END = 11;
 
 let runtime: LocalRuntime;
 let model: ScriptedModel;
