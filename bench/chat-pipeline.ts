@@ -64,7 +64,8 @@ const PLAN = QUICK
 const TARGET_SESSIONS = PLAN.concurrency[1];
 /**
  * `turn-cost`: only (3), the cost of one turn along one long conversation; `azure-latency`: only the added time to
- * first token under the Azure latency model (npm run bench:azure-latency).
+ * first token under the Azure latency model (npm run bench:azure-latency); `concurrency`: only (a)(c), the local
+ * runtime at 1, 100 and 500 sessions beside the direct baseline (npm run bench:load).
  */
 const ONLY = process.env.BENCH_ONLY;
 /** Turns averaged at each end of the long conversation, so a turn that folds the summary does not stand alone. */
@@ -942,9 +943,33 @@ async function mainAzureLatency(): Promise<boolean> {
   return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
 }
 
+/** Only (a)(c): the local runtime at 1, 100 and 500 sessions beside the direct baseline (npm run bench:load). */
+async function mainConcurrency(): Promise<boolean> {
+  const modelProcess = await startChild<ModelReady>('./model-process.ts', 'model', {
+    ttftMs: MODEL_TTFT_MS,
+    tokensPerSecond: MODEL_TOKENS_PER_SECOND,
+    embeddingDimensions: EMBEDDING_DIMENSIONS,
+  });
+  const model = new OpenAI({ baseURL: modelProcess.ready.baseUrl, apiKey: 'unused', maxRetries: 0 });
+  const target = await startTarget('local runtime', remoteModelSettings(modelProcess.ready));
+  const concurrency: ConcurrencyRow[] = [];
+  for (const sessions of PLAN.concurrency) {
+    progress(`(a)(c) ${sessions} session(s) at once`);
+    concurrency.push(await measureConcurrency(target, model, sessions));
+  }
+  await retire(target);
+  printConcurrency(concurrency);
+  const file = QUICK ? 'bench/results/concurrency-quick.json' : 'bench/results/concurrency.json';
+  await mkdir('bench/results', { recursive: true });
+  await writeFile(file, `${JSON.stringify({ quick: QUICK, concurrency, integrity }, null, 2)}\n`);
+  console.log(`\nResults written to ${file}`);
+  return Object.entries(integrity).every(([key, value]) => key === 'turnsChecked' || value === 0);
+}
+
 async function main(): Promise<boolean> {
   if (ONLY === 'turn-cost') return mainTurnCost();
   if (ONLY === 'azure-latency') return mainAzureLatency();
+  if (ONLY === 'concurrency') return mainConcurrency();
   const azureLatency = await runAzureLatency();
   progress('starting the model and the runtimes');
   const modelProcess = await startChild<ModelReady>('./model-process.ts', 'model', {
