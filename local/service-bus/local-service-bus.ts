@@ -98,10 +98,11 @@ export class LocalServiceBus implements MessagePublisher {
   private readonly now: () => number;
   private readonly latency: AzureLatencyModel | undefined;
   /**
-   * With the latency model: when the last send to each entity is accepted. A send is never accepted before one
-   * sent earlier to the same entity, so the model keeps the order of sends as Service Bus does.
+   * With the latency model: the last send to each entity, accepted or not yet. A send is accepted after its own draw
+   * and after every send made earlier to the same entity, so the model keeps the order of sends as Service Bus does
+   * (timers that end in the same millisecond may fire in any order: a deadline alone does not keep it).
    */
-  private readonly lastAcceptAt = new Map<string, number>();
+  private readonly lastAccept = new Map<string, Promise<void>>();
   /** Queues and topics share one namespace; Service Bus names are case-insensitive. */
   private readonly entities = new Map<string, Queue | Topic>();
   private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
@@ -234,10 +235,16 @@ export class LocalServiceBus implements MessagePublisher {
   ): Promise<void> {
     this.prepareAll(entityName, messages);
     const key = entityName.toLowerCase();
-    const acceptAt = Math.max(Date.now() + latency.draw('service-bus.send'), this.lastAcceptAt.get(key) ?? 0);
-    this.lastAcceptAt.set(key, acceptAt);
-    await sleep(acceptAt - Date.now());
-    this.accept(entityName, messages);
+    const acceptAt = Date.now() + latency.draw('service-bus.send');
+    const accepted = (this.lastAccept.get(key) ?? Promise.resolve()).then(async () => {
+      await sleep(Math.max(0, acceptAt - Date.now()));
+      this.accept(entityName, messages);
+    });
+    this.lastAccept.set(
+      key,
+      accepted.catch(() => undefined),
+    );
+    await accepted;
     await this.committed(entityName);
   }
 
