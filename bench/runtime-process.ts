@@ -1,7 +1,6 @@
 // The local runtime under benchmark, in a process of its own so its CPU time is not the clients': the product's
 // function table (its orchestrators and activities counted as they run) plus the direct baseline, and commands
 // that report the runtime's CPU, event-loop use, Cosmos and Web PubSub traffic and durable replays.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type * as df from 'durable-functions';
 import type { FunctionDefinition } from '../functions/definition.js';
@@ -10,6 +9,7 @@ import type { TaskHubEvents } from '../local/durable/local-durable-driver.js';
 import { readHostSettings } from '../local/host-json.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
+import { threadCpuMs } from '../local/thread-cpu.js';
 import type { ServiceBusOperations } from '../local/service-bus/local-service-bus.js';
 import { childOptions, serveCommands } from './child-process.js';
 import { DIRECT_CHAT_ROUTE, directChatFunction } from './direct-chat.js';
@@ -100,17 +100,6 @@ function countedFunctions(): FunctionDefinition[] {
     }
     return definition;
   });
-}
-
-/** CPU ms (user + system) of this thread, from /proc (clock ticks of 10 ms); undefined where there is none. */
-function threadCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 serveCommands(async () => {

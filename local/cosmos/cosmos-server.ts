@@ -5,7 +5,6 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 
@@ -33,6 +32,7 @@ import { withPatchConditions } from './patch-conditions.js';
 import { createRequestListener, type RequestHooks } from './request-listener.js';
 import type { SelfSignedCertificate } from './self-signed-certificate.js';
 import { CorruptDataFileError } from '../persistence/data-file.js';
+import { threadCpuMs } from '../thread-cpu.js';
 import {
   SnapshotJournal,
   type OpenedSnapshotJournal,
@@ -248,18 +248,6 @@ export async function serveLocalCosmos(
       return stopping;
     },
   };
-}
-
-/** CPU ms (user + system) of the calling thread, from /proc; undefined where there is none. */
-function threadCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux), are the 14th and 15th fields.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A query's parameters as the request carried them: `[{ name, value }]`. */
