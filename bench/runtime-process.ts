@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type * as df from 'durable-functions';
 import type { FunctionDefinition } from '../functions/definition.js';
 import { functionDefinitions } from '../functions/table.js';
+import type { LocalCosmosStats } from '../local/cosmos/local-cosmos.js';
 import type { TaskHubEvents } from '../local/durable/local-durable-driver.js';
 import { readHostSettings } from '../local/host-json.js';
 import { createLogHandler } from '../local/log.js';
@@ -41,15 +42,8 @@ export interface RuntimeUsage {
     connections: number;
   };
   rssBytes: number;
-  cosmos: {
-    requests: number;
-    requestBytes: number;
-    responseBytes: number;
-    byOperation: Record<string, number>;
-    byContainer: Record<string, { requests: number; bytes: number; requestUnits: number }>;
-    /** Request units the local server charged, as Azure Cosmos DB would. */
-    requestUnits: number;
-  };
+  /** The local Cosmos DB server's counters, request units as Azure Cosmos DB would charge them included. */
+  cosmos: LocalCosmosStats;
   /** `deliveredMessages` and their 2 KB `deliveredMessageUnits`: what Azure Web PubSub bills. */
   webPubSub: {
     restCalls: number;

@@ -111,15 +111,20 @@ export interface LocalCosmosDiagnostics {
 
 /** The server as the thread that runs it holds it (startLocalCosmos adds the client's agent). */
 export interface LocalCosmosServer {
+  /** https://127.0.0.1:PORT/ */
   endpoint: string;
+  /** The account key the client must use. */
   key: string;
   /** The server's self-signed certificate, for the client's agent to trust. */
   certPem: string;
+  /** Resolves once every change so far is on disk (an acknowledged write already is). */
   flush(): Promise<void>;
+  /** Writes a snapshot and starts a new journal now (it also happens by itself as the journal grows). */
   compact(): Promise<void>;
   stats(): LocalCosmosStats;
   resetStats(): void;
   diagnostics(): LocalCosmosDiagnostics;
+  /** Closes the server, compacts and closes the data files. */
   stop(): Promise<void>;
 }
 

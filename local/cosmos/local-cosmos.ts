@@ -25,22 +25,10 @@ export { provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
 export type { LocalCosmosDiagnostics, LocalCosmosOptions, LocalCosmosStats } from './cosmos-server.js';
 
-export interface LocalCosmos {
-  /** https://127.0.0.1:PORT/ */
-  endpoint: string;
-  /** The account key the client must use. */
-  key: string;
+/** The server, wherever it runs, with an agent the client reaches it through. */
+export interface LocalCosmos extends Omit<LocalCosmosServer, 'certPem'> {
   /** Trusts this server's certificate, and only it. */
   agent: https.Agent;
-  /** Resolves once every change so far is on disk (an acknowledged write already is). */
-  flush(): Promise<void>;
-  /** Writes a snapshot and starts a new journal now (it also happens by itself as the journal grows). */
-  compact(): Promise<void>;
-  stats(): LocalCosmosStats;
-  resetStats(): void;
-  diagnostics(): LocalCosmosDiagnostics;
-  /** Closes the server, compacts and closes the data files. */
-  stop(): Promise<void>;
 }
 
 /** Starts the server on a worker thread (on the caller's when asked, or given a clock) and an agent that trusts it. */
