@@ -8,7 +8,7 @@ import { documentationApp } from '../scripts/generate-api-docs.js';
 import type { App } from '../shared/app/app.js';
 import type { AuthConfig } from '../shared/identity/settings.js';
 import { declaredEndpoints, undeclaredReplies } from '../shared/http/declared-endpoints.js';
-import { escapeHtml } from '../shared/http/openapi-page.js';
+import { escapeHtml, escapeProse } from '../shared/http/openapi-page.js';
 import { callEndpoint } from '../test/support/call-endpoint.js';
 import type { HttpFunctionDefinition } from './definition.js';
 import { openApiEndpoints } from './openapi.js';
@@ -176,7 +176,7 @@ describe('api.http', () => {
   it('names only routes and methods the document has, and each of them', async () => {
     const document = await documentOf(appWith());
     const text = readFileSync(fileURLToPath(new URL('../api.http', import.meta.url)), 'utf8');
-    const requests = [...text.matchAll(/^(GET|POST|PUT|PATCH|DELETE) \{\{baseUrl\}\}(\S*)$/gm)];
+    const requests = [...text.matchAll(/^(GET|HEAD|POST|PUT|PATCH|DELETE) \{\{baseUrl\}\}(\S*)$/gm)];
     expect(requests.length).toBeGreaterThan(10);
     const templates = Object.keys(document.paths).map((path) => ({
       path,
@@ -223,4 +223,38 @@ describe('GET /api/docs', () => {
       '&lt;img src=x onerror=&quot;a()&quot;&gt;&amp;&#39;',
     );
   });
+});
+
+describe('the page and the document, as a client generator reads them', () => {
+  it('types a page size as the integer it stands for, with its bounds', async () => {
+    const document = (await documentOf(appWith())) as unknown as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; schema: Record<string, unknown> }[] }>
+      >;
+    };
+    const limits = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).flatMap((operation) =>
+        (operation.parameters ?? []).filter((parameter) => parameter.name === 'limit'),
+      ),
+    );
+    expect(limits.length).toBeGreaterThanOrEqual(4);
+    for (const limit of limits) {
+      expect(limit.schema['type']).toBe('integer');
+      expect(limit.schema['minimum']).toBe(1);
+      expect(typeof limit.schema['maximum']).toBe('number');
+    }
+  }, 60_000);
+
+  it('shows Markdown code spans as code, still escaped', () => {
+    expect(escapeProse('Set `AUTH_MODE` to <b>entra</b>')).toBe(
+      'Set <code>AUTH_MODE</code> to &lt;b&gt;entra&lt;/b&gt;',
+    );
+  });
+
+  it('accepts HEAD, as link checkers send it', async () => {
+    const reply = await callEndpoint(apiPage, appWith(), { method: 'HEAD' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  }, 60_000);
 });

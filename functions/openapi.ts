@@ -90,7 +90,8 @@ export function openApiEndpoints(table: () => readonly FunctionDefinition[]) {
   const apiPage = endpoint({
     name: 'apiReference',
     route: API_PAGE_ROUTE,
-    methods: ['GET'],
+    // HEAD too: link checkers and proxies ask for the page's headers alone.
+    methods: ['GET', 'HEAD'],
     summary: 'The OpenAPI document as an HTML page to read in a browser (no script, nothing downloaded).',
     auth: 'anonymous',
     responses: { 200: 'text/html: every endpoint with its parameters, bodies and statuses' },

@@ -22,10 +22,16 @@ export function describeIssue(issue: { path: string; message: string }): string 
   return issue.path === WHOLE_VALUE ? issue.message : `${issue.path} ${issue.message}`;
 }
 
+/**
+ * Query values read from text but documented as whole numbers: a query string carries only text, so the schema
+ * parses a string, while a client's OpenAPI generator should type the value as the integer it stands for.
+ */
+export const queryIntegers = z.registry<{ minimum: number; maximum: number; default: number }>();
+
 /** A page size in a query string: a whole number from 1 to `max`, `fallback` when absent. */
 export function pageLimitSchema(max: number, fallback: number) {
   const message = `must be a whole number from 1 to ${max}`;
-  return z
+  const schema = z
     .string({ error: message })
     .regex(/^\d{1,6}$/, message)
     .transform(Number)
@@ -33,4 +39,6 @@ export function pageLimitSchema(max: number, fallback: number) {
     .optional()
     .transform((value) => value ?? fallback)
     .describe(`a whole number from 1 to ${max}, default ${fallback}`);
+  queryIntegers.add(schema, { minimum: 1, maximum: max, default: fallback });
+  return schema;
 }

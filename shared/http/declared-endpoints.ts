@@ -2,6 +2,7 @@
 // its limits under an app's settings, their fields as JSON Schema, and every status they answer.
 import { z } from 'zod';
 import type { EndpointDeclaration, EndpointReplies, MediaReply } from './endpoint.js';
+import { queryIntegers } from '../validation.js';
 
 /** A declared HTTP endpoint, with the name, route and methods of its function table entry. */
 export interface DeclaredEndpoint<TApp> {
@@ -68,7 +69,21 @@ export interface JsonSchema {
  * say (a refinement, a transform) is left open rather than failing the whole description.
  */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override({ zodSchema, jsonSchema }) {
+      const integer = queryIntegers.get(zodSchema as unknown as z.ZodType);
+      if (integer === undefined) return;
+      const { description } = jsonSchema;
+      for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+      Object.assign(
+        jsonSchema,
+        { type: 'integer', ...integer },
+        description === undefined ? {} : { description },
+      );
+    },
+  }) as JsonSchema;
 }
 
 /** A reply's schema as the server writes it. */

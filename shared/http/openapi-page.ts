@@ -7,7 +7,7 @@ export const API_PAGE_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src '
 
 type Json = Record<string, unknown>;
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const METHODS = ['get', 'head', 'put', 'post', 'delete', 'patch'] as const;
 
 export function escapeHtml(text: string): string {
   return text
@@ -16,6 +16,11 @@ export function escapeHtml(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
+}
+
+/** Prose from the document: escaped, with its Markdown `code` spans shown as code rather than as backticks. */
+export function escapeProse(text: string): string {
+  return escapeHtml(text).replace(/`([^`\n]+)`/g, '<code>$1</code>');
 }
 
 const object = (value: unknown): Json =>
@@ -43,7 +48,7 @@ export function renderOpenApiPage(document: OpenApiDocument, documentUrl: string
     const own = operations.filter((operation) => list(operation.body['tags']).includes(name));
     return [
       `<section><h2>${escapeHtml(name)}</h2>`,
-      `<p>${escapeHtml(text(object(tag)['description']))}</p>`,
+      `<p>${escapeProse(text(object(tag)['description']))}</p>`,
       ...own.map(renderOperation),
       '</section>',
     ].join('\n');
@@ -67,7 +72,7 @@ details { margin: .25rem 0; }
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(text(info['description']))}</p>
+<p>${escapeProse(text(info['description']))}</p>
 <p>The OpenAPI ${escapeHtml(text(document['openapi']))} document: <a href="${escapeHtml(documentUrl)}">${escapeHtml(documentUrl)}</a>.</p>
 ${sections.join('\n')}
 </body>
@@ -78,7 +83,7 @@ ${sections.join('\n')}
 function renderOperation({ method, path, body }: Operation): string {
   const lines = [
     `<h3 id="${escapeHtml(text(body['operationId']))}"><span class="method">${method}</span> ${escapeHtml(path)}</h3>`,
-    `<p>${escapeHtml(text(body['summary']))}</p>`,
+    `<p>${escapeProse(text(body['summary']))}</p>`,
     `<p>Auth: ${escapeHtml(securityText(list(body['security'])))}</p>`,
   ];
   const parameters = list(body['parameters']).map(object);
@@ -88,14 +93,14 @@ function renderOperation({ method, path, body }: Operation): string {
       lines.push(
         `<tr><td>${escapeHtml(text(parameter['in']))}</td><td><code>${escapeHtml(text(parameter['name']))}</code></td>` +
           `<td>${parameter['required'] === true ? 'yes' : 'no'}</td><td><code>${escapeHtml(JSON.stringify(parameter['schema']))}</code></td>` +
-          `<td>${escapeHtml(text(parameter['description']))}</td></tr>`,
+          `<td>${escapeProse(text(parameter['description']))}</td></tr>`,
       );
     lines.push('</table>');
   }
   const requestBody = object(body['requestBody']);
   for (const [type, media] of Object.entries(object(requestBody['content'])))
     lines.push(
-      `<details><summary>Body: ${escapeHtml(type)}${requestBody['required'] === true ? '' : ' (optional)'}. ${escapeHtml(text(requestBody['description']))}</summary>`,
+      `<details><summary>Body: ${escapeHtml(type)}${requestBody['required'] === true ? '' : ' (optional)'}. ${escapeProse(text(requestBody['description']))}</summary>`,
       `<pre>${escapeHtml(JSON.stringify(object(media)['schema'], null, 2))}</pre></details>`,
     );
   lines.push('<table><tr><th>status</th><th>meaning</th><th>body</th></tr>');
@@ -106,7 +111,7 @@ function renderOperation({ method, path, body }: Operation): string {
         `<details><summary>${escapeHtml(type)}</summary><pre>${escapeHtml(JSON.stringify(object(media)['schema'], null, 2))}</pre></details>`,
     );
     lines.push(
-      `<tr><td>${escapeHtml(status)}</td><td>${escapeHtml(text(object(response)['description']))}</td><td>${schemas.join('')}</td></tr>`,
+      `<tr><td>${escapeHtml(status)}</td><td>${escapeProse(text(object(response)['description']))}</td><td>${schemas.join('')}</td></tr>`,
     );
   }
   lines.push('</table>');
