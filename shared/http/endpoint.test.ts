@@ -79,6 +79,16 @@ describe('httpHandler', () => {
     expect(probe.calls).toEqual([]);
   });
 
+  it('refuses a query parameter given twice, so no check reads one value and the parser another', async () => {
+    const probe = app();
+    for (const query of ['?userId=user_001&userId=user_002', '?limit=5&limit=6']) {
+      const reply = await call(probe, `/api/users/user_001/things/1${query}`, { note: 'x' });
+      expect(reply.status, query).toBe(400);
+      expect(await reply.json()).toMatchObject({ detail: expect.stringMatching(/given more than once/) });
+    }
+    expect(probe.calls).toEqual([]);
+  });
+
   it('names every part that fails its schema (400), and the body limit (413)', async () => {
     const probe = app();
     const bad = await call(probe, '/api/users/user_001/things/x?limit=500', { note: 1 });

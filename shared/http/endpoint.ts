@@ -10,7 +10,7 @@ import type {
 } from '@azure/functions';
 import type { z } from 'zod';
 import { assertOwnUser, type Caller, type IdentityResolver } from '../identity/caller.js';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError, ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { isJsonContentType, readJsonBody, UnsupportedMediaTypeError } from './json-body.js';
 import { toProblemResponse } from './problem.js';
@@ -168,6 +168,7 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
       const app = await getApp();
+      assertSingleQueryValues(request);
       const ticket = ticketAuth === undefined ? undefined : ticketIn(request, ticketAuth.queryParameter);
       let caller =
         definition.auth === 'anonymous' || ticket !== undefined
@@ -247,6 +248,20 @@ async function readBodyValue<TApp, B>(
 /** A part the endpoint declares no schema for is undefined to it, whatever the request holds. */
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, what: string): T {
   return schema === undefined ? (undefined as T) : parseInput(schema, value, what);
+}
+
+/**
+ * A query parameter given twice would be read one way by a check (the first value) and another by the parser (the
+ * last), so a repeated one is refused rather than resolved.
+ */
+function assertSingleQueryValues(request: HttpRequest): void {
+  const names = [...request.query.keys()];
+  const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+  if (repeated.length > 0)
+    throw new ValidationError(
+      `Invalid query: ${repeated.join(', ')} given more than once; give each parameter once.`,
+      repeated.map((name) => ({ path: name, message: 'given more than once' })),
+    );
 }
 
 /** A user id named in the path or the query must be the caller's; the body's is checked as it is read. */
