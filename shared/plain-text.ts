@@ -51,6 +51,14 @@ export function displayTextSchema(max: number) {
 }
 
 /**
+ * Text from a document shown to others (a passage, a citation's excerpt) without the bidirectional controls that
+ * would reorder what follows them on every screen it reaches; its lines and everything else kept.
+ */
+export function withoutBidiControls(text: string): string {
+  return text.replace(/[\u202A-\u202E\u2066-\u2069]/gu, '');
+}
+
+/**
  * Text that came from elsewhere (a file name, a document's first line) made safe to show: on one line, without
  * control characters, unpaired surrogates or bidirectional controls, in Unicode NFC, trimmed; possibly empty.
  */

@@ -141,6 +141,17 @@ describe('extractDocument: plain text', () => {
 
     expect(document.blocks).toEqual([text('a b c')]);
   });
+
+  it('drops bidirectional controls, which would reorder a passage for everyone it is shown to', async () => {
+    const markdown = await extractDocument(
+      'markdown',
+      utf8('# Pay\u202Eroll\n\nSend to \u2066evil\u2069 \u202Atoday.'),
+    );
+    const plain = await extractDocument('text', utf8('invoice\u202Efdp.exe'));
+
+    expect(markdown.blocks).toEqual([heading(1, 'Payroll'), text('Send to evil today.')]);
+    expect(plain.blocks).toEqual([text('invoicefdp.exe')]);
+  });
 });
 
 describe('extractDocument: HTML', () => {

@@ -13,6 +13,7 @@ import {
 import { htmlBlocks } from './html-text.js';
 import { markdownBlocks } from './markdown-text.js';
 import { readPdfText } from './pdf-text.js';
+import { withoutBidiControls } from '../plain-text.js';
 import { prose, pushText } from './text-blocks.js';
 
 /** The document's text; throws UnreadableDocumentError when it cannot be read within the limits, or is empty. */
@@ -25,6 +26,9 @@ export async function extractDocument(
     format === 'pdf'
       ? await readPdfText(content, limits)
       : extractMarkup(format, decodeUtf8(content, format), limits);
+  // A passage reaches every user of a shared library (search results, citations, answers): a bidirectional control
+  // in it would reorder what they read, so none is kept.
+  for (const block of document.blocks) block.text = withoutBidiControls(block.text);
   const characters = document.blocks.reduce((sum, block) => sum + block.text.length, 0);
   if (characters > limits.maxCharacters) throw tooManyCharacters(limits);
   if (!document.blocks.some((block) => block.kind === 'text')) {
