@@ -25,7 +25,10 @@ export function healthUrl(apiUri: string | undefined): string {
   return `${base.replace(/\/$/, '')}/api/health`;
 }
 
-/** Calls `url` until it answers 200, at most `attempts` times `delayMs` apart; says what the last answer was. */
+/**
+ * Calls `url` until it answers 200, at most `attempts` times `delayMs` apart (a 401 or 403 ends it at once); says what
+ * the last answer was.
+ */
 export async function waitForHealth(
   url: string,
   wait: HealthWait = DEFAULT_WAIT,
@@ -39,6 +42,8 @@ export async function waitForHealth(
       const body = await response.text();
       if (response.status === 200) return { ok: true, attempts: attempt, body };
       last = `HTTP ${response.status}: ${body.slice(0, 500)}`;
+      // The app is up but guards the endpoint (App Service authentication): waiting changes nothing.
+      if (response.status === 401 || response.status === 403) return { ok: false, attempts: attempt, last };
     } catch (error) {
       last = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
@@ -54,7 +59,8 @@ async function main(): Promise<void> {
   if (!result.ok) {
     console.error(
       `${url} did not answer 200 after ${result.attempts} attempts; the last answer was ${result.last}\n` +
-        'A 503 names the failing dependencies (`failing`); otherwise see the function app in the Azure portal ' +
+        'A 503 names the failing dependencies (`failing`); a 401 or 403 means App Service authentication guards ' +
+        '/api/health; otherwise see the function app in the Azure portal ' +
         '(Application Insights → Failures, or Log stream). docs/deploy.md lists the usual causes.',
     );
     process.exit(1);

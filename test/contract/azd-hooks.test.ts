@@ -244,6 +244,14 @@ describe('the postdeploy hook', () => {
       () => Promise.resolve(),
     );
     expect(result).toEqual({ ok: false, attempts: 2, last: 'HTTP 503: {"failing":["cosmos"]}' });
+    const guarded = (() => Promise.resolve(new Response('', { status: 401 }))) as typeof fetch;
+    const refused = await waitForHealth(
+      'https://func.example.net/api/health',
+      { attempts: 5, delayMs: 0, requestTimeoutMs: 1_000 },
+      guarded,
+      () => Promise.resolve(),
+    );
+    expect(refused).toEqual({ ok: false, attempts: 1, last: 'HTTP 401: ' });
     expect(healthUrl('https://func.example.net/')).toBe('https://func.example.net/api/health');
     expect(() => healthUrl(undefined)).toThrow(/SERVICE_API_URI is not set/);
   });
