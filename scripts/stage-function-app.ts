@@ -1,6 +1,6 @@
 // Stages the function app's deployment package in .deploy/: compiled functions/ and shared/, host.json (its task hub's
 // backend as infra/ deployed it), package.json and its lock, and the production dependencies alone, for Linux x64.
-// azd runs it before packaging the `api` service (azure.yaml); by hand: npx tsx scripts/stage-function-app.ts
+// azd runs it before packaging the `api` service (azure.yaml); by hand: npx tsx scripts/stage-function-app.ts [--out dir]
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,10 +39,10 @@ export type TaskHubBackend = (typeof TASK_HUB_BACKENDS)[number];
 export const SCHEDULER_CONNECTION_SETTING = 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING';
 
 /**
- * Extension bundles from this version on carry the Durable extension with the scheduler's `azureManaged` provider
- * (non-.NET apps get it from the bundle, not from a package of their own).
+ * The bundle range the Durable Task Scheduler's quickstart for non-.NET apps names: they get the Durable extension
+ * with the scheduler's `azureManaged` provider from the bundle, not from a package of their own.
  */
-export const SCHEDULER_BUNDLE_VERSION = '[4.29.0, 5.0.0)';
+export const SCHEDULER_BUNDLE_VERSION = '[4.32.0, 5.0.0)';
 
 interface HostJson {
   extensionBundle?: { id: string; version: string };
@@ -123,18 +123,34 @@ export function folderBytes(dir: string): number {
   return total;
 }
 
+/** The folder `--out <dir>` names (relative to `cwd`), or undefined without the option. */
+export function outOption(argv: readonly string[], cwd: string): string | undefined {
+  const at = argv.indexOf('--out');
+  if (at < 0) return undefined;
+  const dir = argv[at + 1];
+  if (dir === undefined || dir.startsWith('--')) throw new Error('--out needs a folder: --out <dir>.');
+  return path.resolve(cwd, dir);
+}
+
 function main(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const stage = path.join(root, STAGE_DIR);
+  const stage = outOption(process.argv, process.cwd()) ?? path.join(root, STAGE_DIR);
   run('npm', ['run', 'build'], root);
   // azd hands the hook its environment, where provisioning left main.bicep's outputs.
   copyDeployedFiles(root, stage, taskHubBackend(process.env.DURABLE_TASK_BACKEND));
   run('npm', INSTALL_ARGS, stage);
   const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(
-    `Staged ${STAGE_DIR}/: ${megabytes(folderBytes(stage))} ` +
+    `Staged ${path.relative(root, stage) || stage}/: ${megabytes(folderBytes(stage))} ` +
       `(node_modules ${megabytes(folderBytes(path.join(stage, 'node_modules')))}).`,
   );
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (error: unknown) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}

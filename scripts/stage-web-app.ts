@@ -1,10 +1,11 @@
 // Stages the web client for its Static Web App in dist/web-azure/: built against the function app's URL, with a
 // staticwebapp.config.json giving the headers the local runtime gives (CSP, caching) and the client-route fallback.
-// azd runs it before packaging the `web` service (azure.yaml); by hand, after `azd provision`: npx tsx scripts/stage-web-app.ts
+// azd runs it after provisioning (azure.yaml's `up` workflow); by hand: npx tsx scripts/stage-web-app.ts [--out dir]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentSecurityPolicy } from '../local/http/static-site.js';
+import { outOption } from './stage-function-app.js';
 import { buildWebClient } from './web-build.js';
 
 /** Where azure.yaml's `web` service's `dist` points. */
@@ -93,8 +94,9 @@ export async function stageWebApp(
 
 async function main(): Promise<void> {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const targets = await stageWebApp(root, process.env, path.join(root, WEB_STAGE_DIR));
-  console.log(`Staged the web client in ${WEB_STAGE_DIR}/ for ${targets.apiUrl}`);
+  const outDir = outOption(process.argv, process.cwd()) ?? path.join(root, WEB_STAGE_DIR);
+  const targets = await stageWebApp(root, process.env, outDir);
+  console.log(`Staged the web client in ${path.relative(root, outDir) || outDir}/ for ${targets.apiUrl}`);
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

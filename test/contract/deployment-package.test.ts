@@ -132,6 +132,11 @@ describe('the staged package', () => {
       id: host.extensionBundle.id,
       version: SCHEDULER_BUNDLE_VERSION,
     });
+    // The Durable Task Scheduler's quickstart names bundles from 4.32.0 up to, not including, 5.0.0.
+    const [, low, high] = /^\[(\d+\.\d+\.\d+), (\d+\.\d+\.\d+)\)$/.exec(SCHEDULER_BUNDLE_VERSION) ?? [];
+    const version = (text = '') => text.split('.').reduce((sum, part) => sum * 1000 + Number(part), 0);
+    expect(version(low)).toBeGreaterThanOrEqual(version('4.32.0'));
+    expect(version(high)).toBe(version('5.0.0'));
     expect({ ...scheduled, extensions: {}, extensionBundle: {} }).toEqual({
       ...host,
       extensions: {},

@@ -1,88 +1,100 @@
-// What Core Tools' `func azure functionapp publish` uploads from the project root for a remote build: the files
-// .funcignore leaves in, which must hold everything `npm run build` reads and no node_modules (azd deploys the staged
-// .deploy/ instead: deployment-package.test.ts). git's own matcher applies .funcignore (gitignore syntax).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The function app package's rules as azd applies them: which .funcignore decides the remote build and which one
+// filters the zip, what a `remoteBuild: false` package keeps, and the azd version from which all this holds.
+// git's own matcher stands in for azd's gitignore parser; azd-up.test.ts applies these rules to a real staging.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readAzdProject, remoteBuildDecision, zippedFiles } from '../support/azd-project.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const scratch = mkdtempSync(path.join(tmpdir(), 'funcignore-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const project = readAzdProject(path.join(repoRoot, 'azure.yaml'));
 
-/** The given paths that .funcignore leaves out of the package. */
-function ignored(paths: readonly string[]): Set<string> {
-  execFileSync('git', ['init', '-q', scratch]);
-  let output = '';
-  try {
-    output = execFileSync(
-      'git',
-      [
-        '-c',
-        `core.excludesFile=${path.join(repoRoot, '.funcignore')}`,
-        'check-ignore',
-        '--no-index',
-        '--stdin',
-      ],
-      { cwd: scratch, input: paths.join('\n'), encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] },
-    );
-  } catch (error) {
-    // check-ignore exits 1 when none of the paths is ignored: an answer, not a failure.
-    if ((error as { status?: number }).status !== 1) throw error;
+let scratch: string | undefined;
+afterEach(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
+
+async function folder(files: Record<string, string>): Promise<string> {
+  scratch = await mkdtemp(path.join(tmpdir(), 'func-package-'));
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(scratch, file)), { recursive: true });
+    await writeFile(path.join(scratch, file), text);
   }
-  return new Set(output.split('\n').filter(Boolean));
+  return scratch;
 }
 
-const tracked = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' })
-  .split('\n')
-  .filter(Boolean);
-const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-  main: string;
-  scripts: Record<string, string>;
-};
+/** The lowest version a `>= x.y.z` range admits. */
+function floor(range: string | undefined): number[] {
+  const match = /^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(range?.trim() ?? '');
+  if (!match) throw new Error(`requiredVersions.azd is "${String(range)}", not ">= x.y.z"`);
+  return match.slice(1).map(Number);
+}
 
-describe('the function app package (.funcignore)', () => {
-  const probes = [
-    'node_modules/zod/package.json',
-    'node_modules/.bin/tsc',
-    '.azure/dev/.env',
-    '.deploy/host.json',
-  ];
-  const left = ignored([...tracked, ...probes]);
-  const kept = tracked.filter((file) => !left.has(file));
-
-  it('leaves out node_modules, which the remote build installs, the azd environment and the staged package', () => {
-    for (const probe of probes) expect(left.has(probe), probe).toBe(true);
+describe('the remote build decision (the .funcignore of the service project)', () => {
+  it('refuses remoteBuild: false when the project .funcignore leaves node_modules out', async () => {
+    const dir = await folder({ '.funcignore': '.git*\nnode_modules\ntest\n' });
+    expect(remoteBuildDecision(dir, false)).toBeInstanceOf(Error);
+    expect(remoteBuildDecision(dir, undefined)).toBe(true);
+    expect(remoteBuildDecision(dir, true)).toBe(true);
   });
 
-  it('keeps what the remote `npm run build` reads: package files, tsconfig.json and every source it compiles', () => {
-    expect(packageJson.scripts.build).toBe('tsc -p tsconfig.json');
-    for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'host.json'])
-      expect(kept, file).toContain(file);
-    const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8')) as {
-      include: string[];
-    };
-    const roots = tsconfig.include.map((pattern) => pattern.split('/')[0]!);
-    const sources = tracked.filter(
-      (file) => roots.includes(file.split('/')[0]!) && file.endsWith('.ts') && !file.endsWith('.test.ts'),
-    );
-    expect(sources.length).toBeGreaterThan(50);
-    expect(
-      sources.filter((file) => left.has(file)),
-      'sources the package would lack',
-    ).toEqual([]);
+  it('accepts remoteBuild: false with no .funcignore, or one that keeps node_modules', async () => {
+    expect(remoteBuildDecision(await folder({}), false)).toBe(false);
+    await rm(scratch!, { recursive: true, force: true });
+    const dir = await folder({ '.funcignore': 'test\n*.ts\n' });
+    expect(remoteBuildDecision(dir, false)).toBe(false);
+    expect(remoteBuildDecision(dir, true)).toBeInstanceOf(Error);
   });
 
-  it('names the compiled functions/index.ts as the entry point the host loads (package.json main)', () => {
-    expect(packageJson.main).toBe('dist/functions/index.js');
-    expect(kept).toContain('functions/index.ts');
+  it('is accepted for the api service, whose project has no .funcignore of its own', () => {
+    const api = project.services.find((service) => service.name === 'api')!;
+    expect({ host: api.host, language: api.language, remoteBuild: api.remoteBuild }).toEqual({
+      host: 'function',
+      language: 'ts',
+      remoteBuild: false,
+    });
+    expect(remoteBuildDecision(path.join(repoRoot, api.project), api.remoteBuild)).toBe(false);
+  });
+});
+
+describe('the zip of dist (its own .funcignore, or azd’s defaults)', () => {
+  const staged = {
+    'dist/functions/index.js': '',
+    'host.json': '{}',
+    'package.json': '{}',
+    'local.settings.json': '{}',
+    'node_modules/zod/package.json': '{}',
+    '.azure/dev/.env': '',
+  };
+
+  it('keeps node_modules of a remoteBuild: false package, and never the local settings or .azure', async () => {
+    const dir = await folder(staged);
+    expect(zippedFiles(dir, { language: 'ts', remoteBuild: false })).toEqual([
+      'dist/functions/index.js',
+      'host.json',
+      'node_modules/zod/package.json',
+      'package.json',
+    ]);
+    // Before 1.23.12, and with the setting unset, node_modules stays out by default.
+    expect(zippedFiles(dir, { language: 'ts' })).not.toContain('node_modules/zod/package.json');
   });
 
-  it('leaves out tests, infra and tooling', () => {
-    for (const file of ['infra/main.bicep', 'vitest.config.ts', 'tsconfig.check.json', 'eslint.config.js'])
-      expect(left.has(file), file).toBe(true);
-    expect(kept.filter((file) => /\.test\.ts$|^test\/|^bench\/|^scripts\//.test(file))).toEqual([]);
+  it("applies dist's .funcignore instead of the defaults when it has one", async () => {
+    const dir = await folder({ ...staged, '.funcignore': 'node_modules\n' });
+    expect(zippedFiles(dir, { language: 'ts', remoteBuild: false })).toEqual([
+      'dist/functions/index.js',
+      'host.json',
+      'package.json',
+    ]);
+  });
+});
+
+describe('the azd this project needs', () => {
+  it('is at least 1.23.12, the first that keeps node_modules in a remoteBuild: false package', () => {
+    const [major, minor, patch] = floor(project.requiredVersions?.azd);
+    expect(major! * 1e6 + minor! * 1e3 + patch!).toBeGreaterThanOrEqual(1_023_012);
   });
 });

@@ -1,0 +1,56 @@
+// azd's preprovision hook: when AUTH_CLIENT_ID is unset, finds this environment's app registration by name or
+// creates it with the Azure CLI, and keeps its client id in the azd environment. Without the CLI, azd asks for it.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  classifyAzFailure,
+  createRegistrationCommand,
+  findRegistrationCommand,
+  isClientId,
+  registrationName,
+} from './app-registration.js';
+import { runCommand, type CommandResult } from './command.js';
+
+export function setClientIdCommand(clientId: string): string[] {
+  return ['azd', 'env', 'set', 'AUTH_CLIENT_ID', clientId];
+}
+
+/** The client id to use: the one already set, the one registration of that name, or a new one; else why not. */
+export function ensureRegistration(
+  env: NodeJS.ProcessEnv,
+  run: (command: readonly string[]) => CommandResult = runCommand,
+): { clientId?: string; message: string } {
+  const current = env.AUTH_CLIENT_ID?.trim();
+  if (isClientId(current)) return { clientId: current, message: `Using the app registration ${current}.` };
+  const name = registrationName(env.AZURE_ENV_NAME);
+  const unable = (result: CommandResult) =>
+    `AUTH_CLIENT_ID is not set and the app registration ${name} could not be found or created ` +
+    `(${classifyAzFailure(result) === 'missing' ? 'the Azure CLI is not installed' : result.stderr.trim()}). ` +
+    'Create one (docs/deploy.md) and run `azd env set AUTH_CLIENT_ID <client id>`, or answer azd when it asks.';
+
+  const found = run(findRegistrationCommand(name));
+  if (found.status !== 0 || found.missing) return { message: unable(found) };
+  const ids = (JSON.parse(found.stdout || '[]') as string[]).filter(isClientId);
+  if (ids.length > 1)
+    return {
+      message: `${ids.length} app registrations are named ${name} (${ids.join(', ')}): run \`azd env set AUTH_CLIENT_ID <one of them>\`.`,
+    };
+  let clientId = ids[0];
+  if (clientId === undefined) {
+    const created = run(createRegistrationCommand(name));
+    clientId = created.stdout.trim();
+    if (created.status !== 0 || !isClientId(clientId)) return { message: unable(created) };
+  }
+  const saved = run(setClientIdCommand(clientId));
+  if (saved.status !== 0)
+    return { message: `Could not save AUTH_CLIENT_ID=${clientId}: ${saved.stderr.trim()}` };
+  return {
+    clientId,
+    message: `${ids.length === 1 ? 'Found' : 'Created'} the app registration ${name} (${clientId}); AUTH_CLIENT_ID is set.`,
+  };
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { clientId, message } = ensureRegistration(process.env);
+  (clientId === undefined ? console.warn : console.log)(message);
+}
