@@ -35,7 +35,7 @@ const HASHED_ASSET = /-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 const NESTED_ASSET = /^\/.+\/assets\/([^/]+)$/;
 
 /** Paths that belong to the API or a local service, never to the page. */
-const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/'];
+const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/', '/local/'];
 
 export interface StaticSiteOptions {
   /** The built client's folder (index.html and assets/). */
