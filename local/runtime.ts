@@ -32,6 +32,7 @@ import {
   OFFLINE_CHAT_MODEL,
   OFFLINE_EMBEDDING_MODEL,
 } from './offline-model/offline-model.js';
+import { productVocabulary } from './offline-model-vocabulary.js';
 import { attachServiceBusTrigger } from './service-bus/attach-trigger.js';
 import { createDeadLetterEndpoint } from './service-bus/dead-letter-endpoint.js';
 import {
@@ -161,6 +162,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           tokensPerSecond: offlineModel.tokensPerSecond,
           // Its vectors have the length the app's vector indexes are declared with.
           embeddingDimensions: config.llm.embeddingDimensions,
+          // The rules answer the product's own formats and tools, by the names the product gives them.
+          vocabulary: productVocabulary,
         }),
       );
     }
