@@ -20,7 +20,7 @@ export interface LocalStatsSources {
 }
 
 export interface LocalStats {
-  /** When the counters started (the runtime's start). */
+  /** When the counters started: the runtime's start (a benchmark's resetStats() zeroes them without moving it). */
   since: string;
   cosmos: {
     requests: number;
