@@ -25,11 +25,14 @@ import { lockDataFolder } from './persistence/data-folder-lock.js';
 import { readHostSettings } from './host-json.js';
 import { HttpHost } from './http/http-host.js';
 import { createStaticSite } from './http/static-site.js';
+import { createStatsEndpoint } from './http/stats-endpoint.js';
+import { readLocalStats, type LocalStats } from './local-stats.js';
 import {
   createOfflineModel,
   OFFLINE_CHAT_MODEL,
   OFFLINE_EMBEDDING_MODEL,
 } from './offline-model/offline-model.js';
+import { productVocabulary } from './offline-model-vocabulary.js';
 import { attachServiceBusTrigger } from './service-bus/attach-trigger.js';
 import { createDeadLetterEndpoint } from './service-bus/dead-letter-endpoint.js';
 import {
@@ -78,6 +81,8 @@ export interface LocalRuntime {
    * app (the app itself reaches its data only through its ports).
    */
   clients: { database: Database; webPubSub: WebPubSubServiceClient };
+  /** What the local services have served since start, as GET /local/stats answers it. */
+  stats(): LocalStats;
   /** Exports the telemetry buffered so far (nothing to do unless an exporter is configured). */
   flushTelemetry(): Promise<void>;
   stop(): Promise<void>;
@@ -97,6 +102,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           maxQueuePollingIntervalMs: hostJson.durableTask.maxQueuePollingIntervalMs,
         });
   const host = options.host ?? '127.0.0.1';
+  const startedAt = new Date();
   const log = options.logHandler;
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -156,6 +162,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           tokensPerSecond: offlineModel.tokensPerSecond,
           // Its vectors have the length the app's vector indexes are declared with.
           embeddingDimensions: config.llm.embeddingDimensions,
+          // The rules answer the product's own formats and tools, by the names the product gives them.
+          vocabulary: productVocabulary,
         }),
       );
     }
@@ -220,6 +228,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ],
       close: () => Promise.resolve(),
     };
+    const stats = () => readLocalStats({ cosmos, serviceBus, webPubSub, taskHub: durable }, startedAt);
+    http.mount(createStatsEndpoint(stats));
     const app = createApp(config, platform);
     provideApp(() => Promise.resolve(app));
     cleanups.push(() => app.close());
@@ -256,6 +266,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       webPubSub,
       cosmos,
       clients,
+      stats,
       flushTelemetry: () => telemetry.flush(),
       stop: stopAll,
     };

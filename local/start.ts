@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../shared/settings/setting.js';
+import { PartitionKeyChangedError } from './cosmos/local-cosmos.js';
 import { createLogHandler } from './log.js';
 import { PortInUseError } from './http/http-host.js';
 import { DataFolderInUseError } from './persistence/data-folder-lock.js';
@@ -54,7 +55,8 @@ main().catch((error: unknown) => {
   if (
     error instanceof ConfigError ||
     error instanceof DataFolderInUseError ||
-    error instanceof PortInUseError
+    error instanceof PortInUseError ||
+    error instanceof PartitionKeyChangedError
   )
     console.error(error.message);
   else console.error('The local runtime failed to start:', error);

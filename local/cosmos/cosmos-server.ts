@@ -8,8 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 
-import { ensureError } from '../../shared/errors.js';
-
 import { accountJournalRecordSchema, toJournalRecord, toReplayedChange } from './account-journal.js';
 import { accountSnapshotSchema, restoreSnapshot, snapshotPieces } from './account-snapshot.js';
 import { ContainerIndexes } from './container-indexes.js';
@@ -353,7 +351,7 @@ function loadInto(
     throw new CorruptDataFileError(
       dataFile,
       DATA_FILE_KIND,
-      `its contents are inconsistent (${ensureError(error).message})`,
+      `its contents are inconsistent (${error instanceof Error ? error.message : String(error)})`,
       { cause: error },
     );
   }

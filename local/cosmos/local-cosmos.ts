@@ -21,7 +21,7 @@ import {
 import { WorkerCalls, type SyncCallPort, type TransferredError } from './thread-calls.js';
 import { CorruptDataFileError } from '../persistence/data-file.js';
 
-export { provisionCosmos } from './provision-cosmos.js';
+export { PartitionKeyChangedError, provisionCosmos } from './provision-cosmos.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
 export type { LocalCosmosDiagnostics, LocalCosmosOptions, LocalCosmosStats } from './cosmos-server.js';
 

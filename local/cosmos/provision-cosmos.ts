@@ -7,7 +7,11 @@ import {
 } from '@azure/cosmos';
 
 import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
-import { ConflictError } from '../../shared/errors.js';
+
+/** A container's partition key differs from the definition's: it cannot change in place, so start-up stops. */
+export class PartitionKeyChangedError extends Error {
+  override name = 'PartitionKeyChangedError';
+}
 
 export async function provisionCosmos(
   client: CosmosClient,
@@ -21,7 +25,7 @@ export async function provisionCosmos(
     if (!resource) continue;
     const existingPaths = resource.partitionKey?.paths ?? [];
     if (existingPaths.join(',') !== spec.partitionKeyPaths.join(',')) {
-      throw new ConflictError(
+      throw new PartitionKeyChangedError(
         `Container '${spec.id}' in database '${databaseId}' has partition key ${existingPaths.join(', ') || '(none)'} ` +
           `but the schema says ${spec.partitionKeyPaths.join(', ')}. A partition key cannot change: delete the ` +
           'container (locally: its data file) to re-create it.',

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import azureFunctions, { type LogHandler } from '@azure/functions';
 import type { HttpFunctionDefinition } from '../../functions/definition.js';
-import { problemResponse } from '../../shared/http/problem.js';
+import { problemResponse } from './problem.js';
 import { createCorsPolicy, type CorsPolicy } from './cors.js';
 import { frontDoorRefusal, type RebindingPolicy, type Refusal } from './rebinding-guard.js';
 import { readRequestBody, TOO_LARGE } from './request-body.js';

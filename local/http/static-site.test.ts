@@ -132,6 +132,8 @@ describe('the static site', () => {
       '/api',
       '/webpubsub/client/hubs/chat',
       '/offline-model/v1/x',
+      '/local/stats',
+      '/local/no-such-thing',
     ])
       expect((await get(path)).status, path).toBe(599);
     expect((await get('/', 'POST')).status).toBe(599);

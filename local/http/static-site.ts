@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
-import { problemResponse } from '../../shared/http/problem.js';
+import { problemResponse } from './problem.js';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -35,7 +35,7 @@ const HASHED_ASSET = /-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 const NESTED_ASSET = /^\/.+\/assets\/([^/]+)$/;
 
 /** Paths that belong to the API or a local service, never to the page. */
-const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/'];
+const RESERVED_PREFIXES = ['/api/', '/webpubsub/', '/offline-model/', '/local/'];
 
 export interface StaticSiteOptions {
   /** The built client's folder (index.html and assets/). */

@@ -1,6 +1,7 @@
 // Hashed bag-of-words vectors: deterministic, unit length, and closer for texts that share words.
 import { describe, expect, it } from 'vitest';
 import { MODEL_MIN_SIMILARITY } from '../../shared/search/relevance.js';
+import { productVocabulary } from '../offline-model-vocabulary.js';
 import { encodeFloat32Base64, hashedEmbedding } from './hashed-embedding.js';
 import { OFFLINE_EMBEDDING_MODEL } from './offline-model.js';
 
@@ -37,23 +38,26 @@ describe('hashedEmbedding', () => {
 
   it('weighs content words only, meets the forms of a word at its stem, and damps repeats (the stand-in rules)', () => {
     const dims = 1536;
-    const query = hashedEmbedding('How do I replace my laptop?', dims);
+    const embed = (text: string) => hashedEmbedding(text, dims, productVocabulary.text);
+    const query = embed('How do I replace my laptop?');
     // Only "replace" and "laptop" count: the question words weigh nothing.
-    expect(cosine(query, hashedEmbedding('replace laptop', dims))).toBeCloseTo(1, 5);
-    expect(cosine(query, hashedEmbedding('Laptops are replaced every three years', dims))).toBeGreaterThan(
-      0.5,
-    );
+    expect(cosine(query, embed('replace laptop'))).toBeCloseTo(1, 5);
+    expect(cosine(query, embed('Laptops are replaced every three years'))).toBeGreaterThan(0.5);
     // "the" ten times does not make two texts alike.
     const filler = 'the the the the the the the the the the';
-    expect(
-      cosine(hashedEmbedding(`${filler} canteen menu`, dims), hashedEmbedding(`${filler} VPN reset`, dims)),
-    ).toBe(0);
+    expect(cosine(embed(`${filler} canteen menu`), embed(`${filler} VPN reset`))).toBe(0);
     // A word said five times weighs 1 + ln 5, not 5.
-    const repeated = hashedEmbedding('leave leave leave leave leave policy', dims);
-    expect(cosine(repeated, hashedEmbedding('policy', dims))).toBeCloseTo(
-      1 / Math.sqrt(1 + (1 + Math.log(5)) ** 2),
-      5,
-    );
+    const repeated = embed('leave leave leave leave leave policy');
+    expect(cosine(repeated, embed('policy'))).toBeCloseTo(1 / Math.sqrt(1 + (1 + Math.log(5)) ** 2), 5);
+  });
+
+  it('reads words as the app it is handed reads them: without one, forms of a word and stop words count as written', () => {
+    const dims = 1536;
+    const plain = (text: string) => hashedEmbedding(text, dims);
+    expect(cosine(plain('How do I replace my laptop?'), plain('replace laptop'))).toBeLessThan(0.9);
+    expect(cosine(plain('laptops'), plain('laptop'))).toBeLessThan(0.5);
+    const stemmed = (text: string) => hashedEmbedding(text, dims, productVocabulary.text);
+    expect(cosine(stemmed('laptops'), stemmed('laptop'))).toBeCloseTo(1, 5);
   });
 
   it('has its own entry in the search thresholds by model', () => {

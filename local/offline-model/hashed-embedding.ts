@@ -1,13 +1,19 @@
 // Deterministic hashed bag-of-words vectors: each content word's stem adds a weight at a hashed position, then the
 // vector is L2-normalised, so texts that share words have a higher cosine similarity. No meaning, only overlap.
-import { isStopWord, stem, words as wordsOf } from '../../shared/search/full-text.js';
+import { PLAIN_TEXT, type TextAnalysis } from './vocabulary.js';
 
 /**
  * Stand-in rules, so simple searches rank as with a real model: stop words ("the", "how", "my") carry nothing, the
  * forms of a word meet at its stem (laptops, laptop), and a word repeated weighs 1 + ln(count), not count (one word
- * said ten times does not drown the rest). A text of stop words only is hashed by those words.
+ * said ten times does not drown the rest). A text of stop words only is hashed by those words. Words, stop words and
+ * stems are the app's (`text`), so the vectors' words meet where its full-text search's do.
  */
-export function hashedEmbedding(text: string, dimensions: number): number[] {
+export function hashedEmbedding(
+  text: string,
+  dimensions: number,
+  analysis: TextAnalysis = PLAIN_TEXT,
+): number[] {
+  const { words: wordsOf, isStopWord, stem } = analysis;
   const vector = new Array<number>(dimensions).fill(0);
   const all = wordsOf(text);
   const content = all.filter((word) => !isStopWord(word));

@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldSummary, indexExchange } from '../../shared/history/history-llm.js';
 import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
 import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
+import { productVocabulary } from '../offline-model-vocabulary.js';
 import { startOfflineModelServer } from './offline-model-server.js';
 
 let server: Awaited<ReturnType<typeof startOfflineModelServer>>;
 let gateway: LlmGateway;
 
 beforeAll(async () => {
-  server = await startOfflineModelServer({ pathPrefix: '/offline-model/v1' });
+  server = await startOfflineModelServer({ pathPrefix: '/offline-model/v1', vocabulary: productVocabulary });
   gateway = createLlmGateway(
     { kind: 'openai-compatible', baseUrl: server.baseUrl, chatModel: 'offline', embeddingModel: 'offline' },
     { maxRetries: 0, timeoutMs: 5_000 },

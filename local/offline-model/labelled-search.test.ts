@@ -2,6 +2,7 @@
 // PDFs), through the product's extraction, chunking, embedding input and search use-case, with the offline model's
 // embeddings and its default relevance rule: answers found in the first three, and nothing for what nothing answers.
 import { describe, expect, it } from 'vitest';
+import { productVocabulary } from '../offline-model-vocabulary.js';
 import { hashedEmbedding } from './hashed-embedding.js';
 import {
   knowledgeChunk,
@@ -46,7 +47,7 @@ async function indexedStores() {
           document,
           index,
           draft.text,
-          hashedEmbedding(embeddingInput(source.title, draft), DIMENSIONS),
+          hashedEmbedding(embeddingInput(source.title, draft), DIMENSIONS, productVocabulary.text),
           { headings: draft.headings, ...(draft.pages === undefined ? {} : { pages: draft.pages }) },
         ),
       ),
@@ -59,7 +60,8 @@ const searchWith = (stores: Awaited<ReturnType<typeof indexedStores>>, relevance
   const services = {
     chunks: stores.chunks,
     llm: {
-      embed: (texts: string[]) => Promise.resolve(texts.map((text) => hashedEmbedding(text, DIMENSIONS))),
+      embed: (texts: string[]) =>
+        Promise.resolve(texts.map((text) => hashedEmbedding(text, DIMENSIONS, productVocabulary.text))),
     },
     relevance,
   };

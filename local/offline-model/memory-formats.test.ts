@@ -6,14 +6,18 @@ import { createLlmGateway } from '../../shared/llm/adapters/openai-gateway.js';
 import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
 import { proposeProfileChanges, summariseConversation } from '../../shared/memory/memory-llm.js';
 import { mergeProfileChanges } from '../../shared/memory/profile-merge.js';
+import { productVocabulary } from '../offline-model-vocabulary.js';
 import {
-  memoryFormatValue,
+  memoryFormatValue as formatValue,
   standInConversationSummary,
   standInProfileChanges,
   type StandInSummary,
 } from './memory-formats.js';
 import { startOfflineModelServer } from './offline-model-server.js';
 import { planReply } from './reply-rules.js';
+
+const memoryFormatValue = (name: string, input: string) =>
+  formatValue(productVocabulary.formats, name, input);
 
 const none = { add: [], reaffirm: [], replace: [], retract: [] };
 
@@ -190,13 +194,16 @@ describe('memoryFormatValue', () => {
     });
     expect(memoryFormatValue('other', '{}')).toBeUndefined();
     expect(memoryFormatValue('conversation_summary', 'not json')).toBeUndefined();
-    const plan = planReply({
-      model: 'offline',
-      messages: [
-        { role: 'user', content: '{"previousSummary":null,"exchange":{"userMessage":"Hello there"}}' },
-      ],
-      response_format: { type: 'json_schema', json_schema: { name: 'conversation_summary', schema: {} } },
-    });
+    const plan = planReply(
+      {
+        model: 'offline',
+        messages: [
+          { role: 'user', content: '{"previousSummary":null,"exchange":{"userMessage":"Hello there"}}' },
+        ],
+        response_format: { type: 'json_schema', json_schema: { name: 'conversation_summary', schema: {} } },
+      },
+      productVocabulary,
+    );
     expect(JSON.parse(plan.content)).toMatchObject({ summary: 'Hello there.' });
   });
 });
@@ -206,7 +213,10 @@ describe('the memory formats on the offline model', () => {
   let gateway: LlmGateway;
 
   beforeAll(async () => {
-    server = await startOfflineModelServer({ pathPrefix: '/offline-model/v1' });
+    server = await startOfflineModelServer({
+      pathPrefix: '/offline-model/v1',
+      vocabulary: productVocabulary,
+    });
     gateway = createLlmGateway(
       { kind: 'openai-compatible', baseUrl: server.baseUrl, chatModel: 'offline', embeddingModel: 'offline' },
       { maxRetries: 0, timeoutMs: 5_000 },

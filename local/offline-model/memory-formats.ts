@@ -1,9 +1,9 @@
-// Stand-in rules for the memory worker's formats (shared/memory/memory-llm.ts): profile changes read from fixed
+// Stand-in rules for the memory worker's formats (named by the vocabulary): profile changes read from fixed
 // sentence patterns of the user's message, and a conversation summary built from its words, so a local conversation
 // gets facts with evidence and a searchable summary without a language model. Pure; documented in README.md.
-import { CONVERSATION_SUMMARY_FORMAT, PROFILE_CHANGES_FORMAT } from '../../shared/memory/memory-llm.js';
 import { parseJsonObject } from './request-schema.js';
 import { STOP_WORDS, contentWords, lowerWords, mostFrequent } from './text-tokens.js';
+import type { OfflineModelVocabulary } from './vocabulary.js';
 
 const OBJECT_CHARS = 200;
 const EVIDENCE_CHARS = 500;
@@ -41,11 +41,16 @@ export interface StandInSummary {
 }
 
 /** The value of a memory format, or undefined when the name is another or its input is not the expected JSON. */
-export function memoryFormatValue(name: string, input: string): unknown {
-  if (name !== PROFILE_CHANGES_FORMAT && name !== CONVERSATION_SUMMARY_FORMAT) return undefined;
+export function memoryFormatValue(
+  formats: OfflineModelVocabulary['formats'],
+  name: string,
+  input: string,
+): unknown {
+  const { profileChanges, conversationSummary } = formats;
+  if (name !== profileChanges && name !== conversationSummary) return undefined;
   const fields = parseJsonObject(input);
   if (fields === undefined) return undefined;
-  if (name === PROFILE_CHANGES_FORMAT) {
+  if (name === profileChanges) {
     const facts = Array.isArray(fields['activeFacts']) ? fields['activeFacts'].filter(isActiveFact) : [];
     return standInProfileChanges(text(fields['userMessage']), facts);
   }

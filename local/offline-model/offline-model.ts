@@ -29,6 +29,7 @@ import {
   type ResponsesRequest,
 } from './responses-request.js';
 import { countTokens } from './text-tokens.js';
+import { NO_VOCABULARY, type OfflineModelVocabulary } from './vocabulary.js';
 
 export const OFFLINE_CHAT_MODEL = 'offline-stand-in';
 export const OFFLINE_EMBEDDING_MODEL = 'offline-stand-in-embedding';
@@ -44,6 +45,11 @@ export interface OfflineModelOptions {
   tokensPerSecond?: number;
   /** Length of embedding vectors unless a request asks for `dimensions`. Default 256. */
   embeddingDimensions?: number;
+  /**
+   * The app's format and tool names that the stand-in rules answer, and how its search reads words (the local
+   * runtime hands in the product's). Default: none, so only the generic rules apply and words are not stemmed.
+   */
+  vocabulary?: OfflineModelVocabulary;
 }
 
 export interface OfflineModel {
@@ -72,6 +78,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
   };
   const firstTokenMs = options.firstTokenMs ?? ((): number => pacing.ttftMs);
   const embeddingDimensions = options.embeddingDimensions ?? 256;
+  const vocabulary = options.vocabulary ?? NO_VOCABULARY;
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
@@ -97,7 +104,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
       const dimensions = body.dimensions ?? embeddingDimensions;
       const data = inputs.map((text, index) => {
-        const vector = hashedEmbedding(text, dimensions);
+        const vector = hashedEmbedding(text, dimensions, vocabulary.text);
         return {
           object: 'embedding',
           index,
@@ -117,7 +124,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
 
   async function chatCompletions(req: IncomingMessage, res: ServerResponse, request: ChatCompletionRequest) {
     const firstTokenAt = performance.now() + firstTokenMs(request);
-    const plan = planReply(request);
+    const plan = planReply(request, vocabulary);
     const requestHash = fnv1a(JSON.stringify(request.messages));
     const meta: CompletionMeta = {
       id: `chatcmpl-offline-${stableId(`${requestHash}`, 20)}`,
@@ -155,7 +162,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
     const chatRequest = toChatCompletionRequest(request);
     if (chatRequest === undefined) throw new OpenAiStyleError(400, 'The input holds no message.', 'input');
     const firstTokenAt = started + firstTokenMs(chatRequest);
-    const plan = planReply(chatRequest);
+    const plan = planReply(chatRequest, vocabulary);
     const requestHash = fnv1a(JSON.stringify([request.instructions ?? null, request.input]));
     const meta: ResponseMeta = {
       id: `resp_offline${stableId(`${requestHash}`, 24)}`,

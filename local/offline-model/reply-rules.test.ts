@@ -2,8 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { SEARCH_KNOWLEDGE_BASE_TOOL } from '../../shared/knowledge/contracts.js';
 import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
-import { planReply } from './reply-rules.js';
+import { productVocabulary } from '../offline-model-vocabulary.js';
+import { planReply as planWith } from './reply-rules.js';
 import type { ChatCompletionRequest } from './request-schema.js';
+import { NO_VOCABULARY, type OfflineModelVocabulary } from './vocabulary.js';
+
+/** The rules as the local runtime runs them: with the product's format and tool names. */
+const planReply = (request: ChatCompletionRequest, vocabulary: OfflineModelVocabulary = productVocabulary) =>
+  planWith(request, vocabulary);
 
 const addTool = {
   type: 'function' as const,
@@ -37,6 +43,20 @@ const request = (content: string, extra: Partial<ChatCompletionRequest> = {}): C
     { role: 'user', content },
   ],
   ...extra,
+});
+
+/** A request whose last message is the result of one call of the named tool. */
+const afterSearchWith = (tool: string, result: string): ChatCompletionRequest => ({
+  model: 'offline-stand-in',
+  messages: [
+    { role: 'user', content: 'What did we talk about last time?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: tool, arguments: '{}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: result },
+  ],
 });
 
 describe('planReply', () => {
@@ -266,6 +286,34 @@ describe('the conversation search stand-in rules', () => {
       ).toolCalls.map((call) => call.name),
     ).toEqual(['add_numbers']);
     expect(planReply(request('Tell me about boats', { tools: [conversationSearch] })).toolCalls).toEqual([]);
+  });
+
+  it('searches with whatever tool the vocabulary names, putting the topic in its required string parameter', () => {
+    const pastChats = {
+      type: 'function' as const,
+      function: {
+        name: 'find_past_chats',
+        parameters: {
+          type: 'object',
+          properties: { max: { type: 'integer' }, scope: { type: 'string' }, q: { type: 'string' } },
+          required: ['q'],
+        },
+      },
+    };
+    const vocabulary = { ...NO_VOCABULARY, tools: { searchConversationHistory: 'find_past_chats' } };
+    const question = 'What did we decide about my boat last time?';
+    expect(planReply(request(question, { tools: [pastChats] }), vocabulary).toolCalls).toEqual([
+      { name: 'find_past_chats', arguments: JSON.stringify({ q: 'decide boat' }) },
+    ]);
+    // Without the name the rule does not apply: the product's tool is just another tool, called only when named.
+    expect(planReply(request(question, { tools: [conversationSearch] }), NO_VOCABULARY).toolCalls).toEqual(
+      [],
+    );
+    const found = afterSearchWith(pastChats.function.name, JSON.stringify({ conversations: [] }));
+    expect(planReply(found, vocabulary).content).toBe(
+      'find_past_chats found no earlier conversation about that.',
+    );
+    expect(planReply(found, NO_VOCABULARY).content).toMatch(/^find_past_chats returned /);
   });
 
   it('names each conversation found with its title, date and the start of its summary', () => {

@@ -1,8 +1,5 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
-import { EXCHANGE_INDEX_FORMAT, SESSION_SUMMARY_FORMAT } from '../../shared/history/history-llm.js';
-import { SEARCH_KNOWLEDGE_BASE_TOOL } from '../../shared/knowledge/contracts.js';
-import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { memoryFormatValue } from './memory-formats.js';
 import {
   messageText,
@@ -12,6 +9,7 @@ import {
 } from './request-schema.js';
 import { valueForSchema, valueSourceFrom, type JsonSchema } from './schema-values.js';
 import { STOP_WORDS, contentWords, mostFrequent } from './text-tokens.js';
+import type { OfflineModelVocabulary } from './vocabulary.js';
 
 export interface PlannedToolCall {
   name: string;
@@ -31,7 +29,8 @@ const TOOL_RESULT_LIMIT = 200;
 const MAX_WORDS = 4096;
 const WORDS = ['offline', 'model', 'reply', 'word', 'stand-in', 'text', 'token', 'stream'];
 
-export function planReply(request: ChatCompletionRequest): ReplyPlan {
+/** The plan for a request; `vocabulary` names the app's formats and search tools that the stand-in rules answer. */
+export function planReply(request: ChatCompletionRequest, vocabulary: OfflineModelVocabulary): ReplyPlan {
   const messages = request.messages;
   const last = messages[messages.length - 1];
   const lastUser = messages.findLast((m) => m.role === 'user');
@@ -47,8 +46,8 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
   const format = request.response_format;
   if (format?.type === 'json_schema') {
     const standIn =
-      historyFormatValue(format.json_schema.name, format.json_schema.schema, question) ??
-      memoryFormatValue(format.json_schema.name, question);
+      historyFormatValue(vocabulary.formats, format.json_schema.name, format.json_schema.schema, question) ??
+      memoryFormatValue(vocabulary.formats, format.json_schema.name, question);
     if (standIn !== undefined)
       return answer(
         JSON.stringify(standIn),
@@ -62,11 +61,11 @@ export function planReply(request: ChatCompletionRequest): ReplyPlan {
   }
 
   if (last?.role === 'tool') {
-    return answer(describeToolResults(messages), 'I will report what the tools returned.');
+    return answer(describeToolResults(messages, vocabulary), 'I will report what the tools returned.');
   }
 
   if (last?.role === 'user') {
-    const calls = plannedToolCalls(request, question);
+    const calls = plannedToolCalls(request, question, vocabulary);
     if (calls.length > 0) {
       return answer('', `I will call ${calls.map((c) => c.name).join(' and ')}.`, calls);
     }
@@ -92,7 +91,11 @@ function defaultReply(question: string): string {
  * asks about an earlier conversation or mentions the user's documents and the matching search is offered, a
  * search for its topic.
  */
-function plannedToolCalls(request: ChatCompletionRequest, text: string): PlannedToolCall[] {
+function plannedToolCalls(
+  request: ChatCompletionRequest,
+  text: string,
+  vocabulary: OfflineModelVocabulary,
+): PlannedToolCall[] {
   const tools = request.tools ?? [];
   const choice = request.tool_choice;
   if (tools.length === 0 || choice === 'none') return [];
@@ -104,21 +107,14 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
   if (typeof choice === 'object')
     chosen = tools.filter((tool) => tool.function.name === choice.function.name);
   else if (chosen.length === 0) {
-    const offered = (name: string) => tools.some((tool) => tool.function.name === name);
-    if (asksAboutEarlierConversation(text) && offered(SEARCH_CONVERSATION_HISTORY_TOOL))
-      return [
-        {
-          name: SEARCH_CONVERSATION_HISTORY_TOOL,
-          arguments: JSON.stringify({ search_query: searchTopic(text) }),
-        },
-      ];
-    if (mentionsKnowledgeBase(text) && offered(SEARCH_KNOWLEDGE_BASE_TOOL))
-      return [
-        {
-          name: SEARCH_KNOWLEDGE_BASE_TOOL,
-          arguments: JSON.stringify({ query: searchTopic(text, KNOWLEDGE_FILLER) }),
-        },
-      ];
+    const { searchConversationHistory, searchKnowledgeBase } = vocabulary.tools;
+    const offered = (name: string | undefined) => tools.find((tool) => tool.function.name === name);
+    const conversations = offered(searchConversationHistory);
+    if (asksAboutEarlierConversation(text) && conversations !== undefined)
+      return [searchCall(conversations, searchTopic(text))];
+    const knowledge = offered(searchKnowledgeBase);
+    if (mentionsKnowledgeBase(text) && knowledge !== undefined)
+      return [searchCall(knowledge, searchTopic(text, KNOWLEDGE_FILLER))];
   }
   if (choice === 'required' && chosen.length === 0) chosen = tools.slice(0, 1);
 
@@ -133,6 +129,26 @@ function plannedToolCalls(request: ChatCompletionRequest, text: string): Planned
       ) ?? {},
     ),
   }));
+}
+
+/**
+ * A search tool's call with the topic as its query: the first required string parameter of the tool's schema (the
+ * first string one when none is required), nothing else, so the tool's own defaults apply.
+ */
+function searchCall(
+  tool: NonNullable<ChatCompletionRequest['tools']>[number],
+  topic: string,
+): PlannedToolCall {
+  const schema = (tool.function.parameters ?? {}) as {
+    properties?: Record<string, { type?: unknown }>;
+    required?: unknown;
+  };
+  const strings = Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'string')
+    .map(([name]) => name);
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const parameter = strings.find((name) => required.includes(name)) ?? strings[0] ?? 'query';
+  return { name: tool.function.name, arguments: JSON.stringify({ [parameter]: topic }) };
 }
 
 /** Position of a function name in the text as a whole word (`add` does not match inside `address`). */
@@ -171,11 +187,10 @@ function searchTopic(text: string, filler: ReadonlySet<string> = SEARCH_FILLER):
  * A search result as one sentence that names each conversation found (title, date and the start of its summary);
  * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
  */
-function describeConversationSearch(result: string): string | undefined {
+function describeConversationSearch(tool: string, result: string): string | undefined {
   const conversations = parseJsonObject(result)?.['conversations'];
   if (!Array.isArray(conversations)) return undefined;
-  if (conversations.length === 0)
-    return `${SEARCH_CONVERSATION_HISTORY_TOOL} found no earlier conversation about that.`;
+  if (conversations.length === 0) return `${tool} found no earlier conversation about that.`;
   const named = conversations.map((found: unknown) => {
     const { title, date, summary } = (found ?? {}) as { title?: unknown; date?: unknown; summary?: unknown };
     const name = typeof title === 'string' && title.trim() !== '' ? title : 'an untitled conversation';
@@ -185,7 +200,7 @@ function describeConversationSearch(result: string): string | undefined {
   });
   const count =
     conversations.length === 1 ? 'an earlier conversation' : `${conversations.length} earlier conversations`;
-  return `${SEARCH_CONVERSATION_HISTORY_TOOL} found ${count}: ${named.join('; ')}.`;
+  return `${tool} found ${count}: ${named.join('; ')}.`;
 }
 
 // --- Stand-in rules for the knowledge base (the tool search_knowledge_base) -------------------------------------
@@ -215,20 +230,22 @@ function mentionsKnowledgeBase(text: string): boolean {
  * A knowledge search result as one sentence quoting the best passages, each with its citation in square brackets;
  * undefined when the result is not the tool's JSON (an error, say), which is then reported as any other.
  */
-function describeKnowledgeSearch(result: string): string | undefined {
+function describeKnowledgeSearch(tool: string, result: string): string | undefined {
   const results = parseJsonObject(result)?.['results'];
   if (!Array.isArray(results)) return undefined;
-  if (results.length === 0)
-    return `${SEARCH_KNOWLEDGE_BASE_TOOL} found nothing in the knowledge base about that.`;
+  if (results.length === 0) return `${tool} found nothing in the knowledge base about that.`;
   const quoted = results.slice(0, KNOWLEDGE_QUOTES).map((found: unknown) => {
     const { text, citation } = (found ?? {}) as { text?: unknown; citation?: unknown };
     const passage = typeof text === 'string' ? quote(text, KNOWLEDGE_QUOTE_CHARS) : '';
     return `"${passage}" [${typeof citation === 'string' ? quote(citation) : 'no citation'}]`;
   });
-  return `${SEARCH_KNOWLEDGE_BASE_TOOL} found: ${quoted.join('; ')}.`;
+  return `${tool} found: ${quoted.join('; ')}.`;
 }
 
-function describeToolResults(messages: readonly ChatRequestMessage[]): string {
+function describeToolResults(
+  messages: readonly ChatRequestMessage[],
+  vocabulary: OfflineModelVocabulary,
+): string {
   const results: ChatRequestMessage[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--)
     results.unshift(messages[i]!);
@@ -239,11 +256,12 @@ function describeToolResults(messages: readonly ChatRequestMessage[]): string {
   return results
     .map((result) => {
       const name = names.get(result.tool_call_id ?? '') ?? 'the tool';
+      const { searchConversationHistory, searchKnowledgeBase } = vocabulary.tools;
       const searched =
-        name === SEARCH_CONVERSATION_HISTORY_TOOL
-          ? describeConversationSearch(messageText(result))
-          : name === SEARCH_KNOWLEDGE_BASE_TOOL
-            ? describeKnowledgeSearch(messageText(result))
+        name === searchConversationHistory
+          ? describeConversationSearch(name, messageText(result))
+          : name === searchKnowledgeBase
+            ? describeKnowledgeSearch(name, messageText(result))
             : undefined;
       return searched ?? `${name} returned ${quote(messageText(result).trim(), TOOL_RESULT_LIMIT)}.`;
     })
@@ -256,7 +274,7 @@ function quote(text: string, limit = QUOTE_LIMIT): string {
   return chars.length <= limit ? chars.join('') : `${chars.slice(0, limit - 1).join('')}…`;
 }
 
-// --- Stand-in rules for the history worker's formats (shared/history/history-llm.ts) ------------------------
+// --- Stand-in rules for the history worker's formats (the vocabulary's exchangeIndex and sessionSummary) -------
 // Its requests carry their input as JSON in the user message; these answers are built from that input by fixed
 // rules, so a local conversation gets index lines, tags, titles and summaries that say what was asked.
 
@@ -269,12 +287,18 @@ const SUMMARY_WORDS = 200;
 const SUMMARY_CHARS = 2_000;
 
 /** The value of a history format, or undefined when the name is another or its input is not the expected JSON. */
-function historyFormatValue(name: string, schema: JsonSchema | undefined, input: string): unknown {
-  if (name !== EXCHANGE_INDEX_FORMAT && name !== SESSION_SUMMARY_FORMAT) return undefined;
+function historyFormatValue(
+  formats: OfflineModelVocabulary['formats'],
+  name: string,
+  schema: JsonSchema | undefined,
+  input: string,
+): unknown {
+  const { exchangeIndex, sessionSummary } = formats;
+  if (name !== exchangeIndex && name !== sessionSummary) return undefined;
   const fields = parseJsonObject(input);
   if (fields === undefined) return undefined;
   const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
-  if (name === SESSION_SUMMARY_FORMAT) {
+  if (name === sessionSummary) {
     const exchanges = Array.isArray(fields['exchanges']) ? (fields['exchanges'] as unknown[]) : [];
     const questions = exchanges.map((exchange) =>
       typeof exchange === 'object' &&

@@ -1,7 +1,7 @@
 // Service tokens verified once stay checked on every use: their URL and their expiry hold as on the first.
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UnauthenticatedError } from '../../shared/errors.js';
+import { UnauthorizedError } from './rest-errors.js';
 import { AccessTokens } from './access-tokens.js';
 
 const KEY = 'access-tokens-test-key-0123456789';
@@ -27,7 +27,7 @@ describe('service tokens verified before', () => {
     const token = await serviceToken(URL_A, 3600);
     await tokens.verifyServiceToken(token, [URL_A]);
     await tokens.verifyServiceToken(token, [URL_A]);
-    await expect(tokens.verifyServiceToken(token, [URL_B])).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(tokens.verifyServiceToken(token, [URL_B])).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it('are refused once expired', async () => {
@@ -42,7 +42,7 @@ describe('service tokens verified before', () => {
   it('signed with another key are refused, however often they come', async () => {
     const tokens = new AccessTokens('another-key-that-is-long-enough-000');
     const token = await serviceToken(URL_A, 3600);
-    await expect(tokens.verifyServiceToken(token, [URL_A])).rejects.toBeInstanceOf(UnauthenticatedError);
-    await expect(tokens.verifyServiceToken(token, [URL_A])).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(tokens.verifyServiceToken(token, [URL_A])).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(tokens.verifyServiceToken(token, [URL_A])).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

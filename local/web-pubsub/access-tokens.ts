@@ -2,7 +2,7 @@
 // credential and getClientAccessToken produce), audience bound to the URL they were made for, exp/nbf enforced.
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
-import { UnauthenticatedError } from '../../shared/errors.js';
+import { UnauthorizedError } from './rest-errors.js';
 
 /** What a client token says about the connection it opens: who it is, what it may do, which groups it joins. */
 export interface ClientClaims {
@@ -54,7 +54,7 @@ export class AccessTokens {
     const roles = listClaim.safeParse(payload['role']);
     const groups = listClaim.safeParse(payload['webpubsub.group']);
     if (!roles.success || !groups.success)
-      throw new UnauthenticatedError(
+      throw new UnauthorizedError(
         "The access token's 'role' and 'webpubsub.group' claims must be string arrays.",
       );
     return {
@@ -74,7 +74,7 @@ export class AccessTokens {
       });
       return payload;
     } catch (error) {
-      throw new UnauthenticatedError(describeTokenFailure(error, audiences));
+      throw new UnauthorizedError(describeTokenFailure(error, audiences));
     }
   }
 }

@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
-import { UnauthenticatedError } from '../../shared/errors.js';
+import { UnauthorizedError } from './rest-errors.js';
 import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import { AccessTokens } from './access-tokens.js';
 import type { ClientConnection, ClientKind, ClientTransport } from './client-connection.js';
@@ -239,7 +239,7 @@ export class LocalWebPubSub {
     try {
       claims = await this.tokens.verifyClientToken(token, audiences);
     } catch (error) {
-      if (!(error instanceof UnauthenticatedError)) throw error;
+      if (!(error instanceof UnauthorizedError)) throw error;
       refuseUpgrade(socket, 401, error.message);
       return;
     }

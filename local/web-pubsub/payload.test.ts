@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ValidationError } from '../../shared/errors.js';
+import { InvalidRequestError, WebPubSubRestError } from './rest-errors.js';
 import { parseClientFrame } from './client-messages.js';
 import { billedMessageUnits, payloadFromHttpBody } from './payload.js';
 
@@ -17,8 +17,8 @@ describe('payloadFromHttpBody', () => {
   });
 
   it('refuses malformed JSON and unknown media types', () => {
-    expect(() => payloadFromHttpBody('application/json', Buffer.from('{'))).toThrow(ValidationError);
-    expect(() => payloadFromHttpBody('image/png', Buffer.from('x'))).toThrow(AppError);
+    expect(() => payloadFromHttpBody('application/json', Buffer.from('{'))).toThrow(InvalidRequestError);
+    expect(() => payloadFromHttpBody('image/png', Buffer.from('x'))).toThrow(WebPubSubRestError);
   });
 });
 

@@ -1,6 +1,6 @@
 // Message payloads as Web PubSub carries them: the three data types a REST send body can hold, and how each
 // is written into a JSON-subprotocol message (binary as base64).
-import { AppError, ValidationError } from '../../shared/errors.js';
+import { InvalidRequestError, WebPubSubRestError } from './rest-errors.js';
 
 type DataType = 'text' | 'json' | 'binary';
 
@@ -25,13 +25,13 @@ export function payloadFromHttpBody(contentType: string | undefined, body: Buffe
       try {
         return { dataType: 'json', data: JSON.parse(body.toString('utf8')) as unknown };
       } catch {
-        throw new ValidationError('The request body is not valid JSON (Content-Type: application/json).');
+        throw new InvalidRequestError('The request body is not valid JSON (Content-Type: application/json).');
       }
     }
     case 'application/octet-stream':
       return { dataType: 'binary', data: body };
     default:
-      throw new AppError(
+      throw new WebPubSubRestError(
         'unsupported_media_type',
         `Content-Type '${mediaType || '(none)'}' is not supported: send text/plain, application/json or application/octet-stream.`,
         415,

@@ -2,13 +2,7 @@
 // group, add/remove a connection to/from a group, and groupExists (also the app's health probe). Bearer-token check, request parsing and validation; errors answer in the
 // service's shape, `{ code, message }`, with the code in `x-ms-error-code`. Other operations answer 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AppError,
-  NotFoundError,
-  UnauthenticatedError,
-  ValidationError,
-  ensureError,
-} from '../../shared/errors.js';
+import { InvalidRequestError, NotFoundError, UnauthorizedError, WebPubSubRestError } from './rest-errors.js';
 import { readRequestBody, TOO_LARGE } from '../http/request-body.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { HubService } from './hub-service.js';
@@ -67,14 +61,14 @@ export async function handleRestRequest(
     await authenticate(req, ctx);
     const match = routes.match(method, apiPath);
     if (match.kind === 'bad-encoding')
-      throw new ValidationError('The request path is not valid percent-encoding.');
+      throw new InvalidRequestError('The request path is not valid percent-encoding.');
     if (match.kind === 'not-found')
       throw new NotFoundError(
         `No Web PubSub REST operation at '/api/${apiPath}': the local Web PubSub serves ${SERVED} only.`,
       );
     if (match.kind === 'method-not-allowed') {
       res.setHeader('Allow', match.allowed.join(', '));
-      throw new AppError(
+      throw new WebPubSubRestError(
         'method_not_allowed',
         `Use ${match.allowed.join(' or ')} for '/api/${apiPath}'.`,
         405,
@@ -101,7 +95,7 @@ function groupExists(call: RestCall): RestResult {
 async function sendToGroup(call: RestCall): Promise<RestResult> {
   const query = new URL(call.req.url ?? '/', 'http://local').searchParams;
   if (query.has('filter'))
-    throw new ValidationError("The local Web PubSub does not evaluate 'filter': send without it.");
+    throw new InvalidRequestError("The local Web PubSub does not evaluate 'filter': send without it.");
   call.ctx.service.sendToGroup(hub(call), group(call), await payload(call), query.getAll('excluded'));
   return { status: 202 };
 }
@@ -132,7 +126,7 @@ async function authenticate(req: IncomingMessage, ctx: RestContext): Promise<voi
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) {
-    throw new UnauthenticatedError('Send an Authorization: Bearer token signed with the access key.');
+    throw new UnauthorizedError('Send an Authorization: Bearer token signed with the access key.');
   }
   await ctx.tokens.verifyServiceToken(match[1]!, ctx.requestAudiences(req));
 }
@@ -140,7 +134,7 @@ async function authenticate(req: IncomingMessage, ctx: RestContext): Promise<voi
 function hub(call: RestCall): string {
   const value = call.params['hub'] ?? '';
   if (!hubName.test(value)) {
-    throw new ValidationError(
+    throw new InvalidRequestError(
       `Hub '${value}' is not valid: start with a letter, then up to 127 letters, digits or underscores.`,
     );
   }
@@ -150,26 +144,28 @@ function hub(call: RestCall): string {
 function userId(call: RestCall): string {
   const value = call.params['userId'] ?? '';
   if (value === '' || value.length > 1024)
-    throw new ValidationError(`'userId' must be 1 to 1024 characters.`);
+    throw new InvalidRequestError(`'userId' must be 1 to 1024 characters.`);
   return value;
 }
 
 function group(call: RestCall): string {
   const value = call.params['group'] ?? '';
-  if (value === '' || value.length > 1024) throw new ValidationError(`'group' must be 1 to 1024 characters.`);
+  if (value === '' || value.length > 1024)
+    throw new InvalidRequestError(`'group' must be 1 to 1024 characters.`);
   return value;
 }
 
 function connectionId(call: RestCall): string {
   const value = call.params['connectionId'] ?? '';
-  if (value === '') throw new ValidationError(`'connectionId' must not be empty.`);
+  if (value === '') throw new InvalidRequestError(`'connectionId' must not be empty.`);
   return value;
 }
 
 async function payload(call: RestCall): Promise<Payload> {
   const limit = call.ctx.maxBodyBytes;
   const body = await readRequestBody(call.req, limit);
-  if (body === TOO_LARGE) throw new AppError('payload_too_large', `The message exceeds ${limit} bytes.`, 413);
+  if (body === TOO_LARGE)
+    throw new WebPubSubRestError('payload_too_large', `The message exceeds ${limit} bytes.`, 413);
   return payloadFromHttpBody(call.req.headers['content-type'], body);
 }
 
@@ -191,14 +187,14 @@ function write(res: ServerResponse, method: string, result: RestResult): void {
 
 function writeError(res: ServerResponse, method: string, error: unknown): void {
   const appError =
-    error instanceof AppError
+    error instanceof WebPubSubRestError
       ? error
-      : new AppError(
+      : new WebPubSubRestError(
           'InternalServerError',
-          `The local Web PubSub failed: ${ensureError(error).message}`,
+          `The local Web PubSub failed: ${error instanceof Error ? error.message : String(error)}`,
           500,
         );
-  if (!(error instanceof AppError)) console.error('Local Web PubSub REST request failed', error);
+  if (!(error instanceof WebPubSubRestError)) console.error('Local Web PubSub REST request failed', error);
   if (res.headersSent) {
     res.destroy();
     return;

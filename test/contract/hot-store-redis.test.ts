@@ -152,6 +152,40 @@ describe('Redis hot store, beyond the contract', () => {
     }
   });
 
+  it('holds only the most recent entries of a session, and reads and writes the others in full', async () => {
+    const small = createRedisHotStore({
+      connection: { kind: 'url', url: redis.url },
+      ttlSeconds: 2,
+      readCache: { entriesPerSession: 2 },
+    });
+    try {
+      const id = session();
+      const value = (key: string) => ({ key, text: key.repeat(20 * 1024) });
+      const versions = new Map<string, string>();
+      for (const key of ['a', 'b', 'c', 'd'])
+        versions.set(key, await writtenVersion(small.write(id, key, value(key), { kind: 'absent' })));
+      const outputBytes = async () =>
+        Number(/total_net_output_bytes:(\d+)/.exec(await redis.command('INFO', 'stats'))?.[1] ?? NaN);
+      const readCost = async (key: string) => {
+        const before = await outputBytes();
+        expect((await small.read(id, key))?.value).toEqual(value(key));
+        return (await outputBytes()) - before;
+      };
+      // c and d are held (a version check); a and b were let go and come back whole (20 KB each).
+      expect(await readCost('d')).toBeLessThan(8 * 1024);
+      expect(await readCost('a')).toBeGreaterThan(20 * 1024);
+      // A conditional write over an entry no longer held is checked by Redis as any other.
+      expect(
+        await small.write(id, 'b', { n: 1 }, { kind: 'version', version: versions.get('b') ?? '' }),
+      ).toMatchObject({ kind: 'written' });
+      expect(await small.write(id, 'c', { n: 1 }, { kind: 'version', version: 'stale' })).toEqual({
+        kind: 'conflict',
+      });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('lists a session with many entries across HSCAN pages', async () => {
     const id = session();
     const keys = Array.from({ length: 300 }, (_, i) => `turn:${String(i).padStart(4, '0')}`);

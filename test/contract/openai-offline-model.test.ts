@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OFFLINE_CHAT_MODEL, OFFLINE_EMBEDDING_MODEL } from '../../local/offline-model/offline-model.js';
+import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import {
   startOfflineModelServer,
   type OfflineModelServer,
@@ -54,7 +55,7 @@ function gatewayFor(baseUrl: string): LlmGateway {
 }
 
 beforeAll(async () => {
-  server = await startOfflineModelServer({ pathPrefix: PREFIX });
+  server = await startOfflineModelServer({ pathPrefix: PREFIX, vocabulary: productVocabulary });
   client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'unused', maxRetries: 0 });
   gateway = gatewayFor(server.baseUrl);
 });

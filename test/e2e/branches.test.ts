@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
 import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import type { ConversationWithMessages, HistoryMessage } from '../../shared/history/contracts.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { withRuntimeHotStore } from '../support/runtime-hot-store.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -246,8 +246,7 @@ describe('branches: regenerate, edit, switch', () => {
     expect(texts(continued.messages)).toHaveLength(8);
 
     // The hot copy expires: the conversation resumes on the branch it showed, from long-term history.
-    const hot = runtime.clients.database.container(HOT_CONVERSATIONS_CONTAINER);
-    await hot.item(sessionId, sessionId).delete();
+    await withRuntimeHotStore(runtime, (hot) => hot.deleteSession(sessionId));
     const f = await ask(sessionId, 'Which fish?');
     expect(said(f.request).slice(0, 2)).toEqual(['My dog is Rex', 'Answer 1 to: My dog is Rex']);
     expect(said(f.request)).not.toContain('My cat is Felix');

@@ -376,7 +376,7 @@ describe('crash recovery of the running product', () => {
         if (session.sessionId === undefined) continue;
         const database = reader.clients.database;
         stored.set(session, await sessionExists(database, session.userId, session.sessionId));
-        committed.set(session, await readCommittedAnswers(database, session.sessionId));
+        committed.set(session, await readCommittedAnswers(reader, session.sessionId));
         persisted.set(session, await readPersistedAnswers(database, session.userId, session.sessionId));
         remembered.set(session, await readMemoryTraces(database, session.userId, session.sessionId));
       }

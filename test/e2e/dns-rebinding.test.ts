@@ -1,6 +1,6 @@
-// The local runtime as a DNS-rebinding page reaches it: another Host, or a page of another Origin, gets 403
-// problem+json on every surface of the port (API, MCP, SSE, Web PubSub REST and WebSocket, the offline model) and
-// deletes nothing; loopback names, LOCAL_ALLOWED_HOSTS and CORS_ALLOWED_ORIGINS are served as before.
+// The local runtime as a DNS-rebinding page reaches it: another Host, or a page of another Origin, gets 403 on every
+// surface of the port (API, MCP, SSE, Web PubSub, the offline model, /local/) and deletes nothing; loopback names,
+// LOCAL_ALLOWED_HOSTS and CORS_ALLOWED_ORIGINS are served as before.
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -67,6 +67,8 @@ const surfaces: [string, string, string, string?][] = [
   ['MCP', 'POST', '/api/mcp', mcpInitialize],
   ['Web PubSub REST', 'POST', '/webpubsub/api/hubs/chat/users/user_001/:send?api-version=2024-12-01', '{}'],
   ['offline model', 'GET', '/offline-model/v1/models'],
+  ['local stats', 'GET', '/local/stats'],
+  ['dead letters', 'GET', '/local/dead-letters'],
 ];
 
 function expectRefused(answer: Answer, code: string): void {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
+import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import type { ConversationMessage } from '../../shared/conversation/messages.js';
@@ -97,7 +98,7 @@ describe('a chat turn that cites the knowledge base, with a scripted model', () 
     model = await startScriptedModel((request) => {
       // The history and memory workers' structured output: the offline model's stand-in rules answer it.
       if (request.stream !== true)
-        return { content: planReply(request as unknown as OfflineRequest).content };
+        return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
       if (request.messages.at(-1)?.role === 'tool') return { content: ANSWER };
       return { toolCalls: [{ name: 'search_knowledge_base', arguments: '{"query":"parental leave"}' }] };
     });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
+import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { MESSAGE_COMPLETED_TOPIC } from '../../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../../shared/history/contracts.js';
@@ -66,7 +67,7 @@ describe('a chat turn on the Responses API, with a scripted model', () => {
       (request: ChatCompletionRequest) => {
         // The workers' structured output: the offline model's stand-in rules answer it.
         if (request.stream !== true)
-          return { content: planReply(request as unknown as OfflineRequest).content };
+          return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
         if (request.messages.at(-1)?.role === 'tool')
           return { reasoningParts: SECOND_PARTS, content: ANSWER, cachedTokens: 3 };
         return { reasoningParts: FIRST_PARTS, toolCalls: CALLS, cachedTokens: 7 };

@@ -1,21 +1,24 @@
 // Where a test reads what the product committed for its turns after a run: today the session's working memory
-// in the hot store (one document per session, its `messages` with `{chatMessageId}_assistant` ids).
+// in the hot store (one entry per session, its `messages` with `{chatMessageId}_assistant` ids).
 import type { Database } from '@azure/cosmos';
-import { HOT_CONVERSATIONS_CONTAINER, SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import type { AppConfig } from '../../shared/app/config.js';
+import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import { CONVERSATION_MESSAGES_CONTAINER, CONVERSATIONS_CONTAINER } from '../../shared/history/contracts.js';
 import { CONVERSATION_SUMMARIES_CONTAINER, PROFILE_FACTS_CONTAINER } from '../../shared/memory/contracts.js';
+import { withRuntimeHotStore } from './runtime-hot-store.js';
 
 /** The assistant messages stored for each turn of a session, by chatMessageId (more than one is a duplicate). */
 export async function readCommittedAnswers(
-  database: Database,
+  runtime: { config: AppConfig; clients: { database: Database } },
   sessionId: string,
 ): Promise<Map<string, string[]>> {
   const answers = new Map<string, string[]>();
-  const { resource } = await database
-    .container(HOT_CONVERSATIONS_CONTAINER)
-    .item(sessionId, sessionId)
-    .read<{ messages?: { messageId?: string; role?: string; content?: string }[] }>();
-  for (const message of resource?.messages ?? []) {
+  // Whichever adapter HOT_STORE names: the working memory's entry is keyed by the session's id.
+  const entry = await withRuntimeHotStore(runtime, (hot) => hot.read(sessionId, sessionId));
+  const { messages } = (entry?.value ?? {}) as {
+    messages?: { messageId?: string; role?: string; content?: string }[];
+  };
+  for (const message of messages ?? []) {
     const turn = /^(.*)_assistant$/.exec(message.messageId ?? '')?.[1];
     if (turn === undefined || message.role !== 'assistant') continue;
     answers.set(turn, [...(answers.get(turn) ?? []), message.content ?? '']);

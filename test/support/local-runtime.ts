@@ -21,14 +21,16 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
       // The Cosmos DB server on the test's own thread starts a second sooner; the compiled runtimes of the crash and
       // start-up tests, and test/contract/cosmos-thread.test.ts, keep it on its worker thread.
       LOCAL_COSMOS_THREAD: 'caller',
-      // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model, and
-      // CHAT_FIRST_ROUND=orchestration on the turn's older path.
+      // LOCAL_AZURE_LATENCY=azure in the environment runs any test under the Azure latency model,
+      // CHAT_FIRST_ROUND=orchestration on the turn's older path, and HOT_STORE=redis with REDIS_URL on Redis.
       ...pick(process.env, [
         'LOCAL_COSMOS_THREAD',
         'LOCAL_AZURE_LATENCY',
         'LOCAL_AZURE_LATENCY_SEED',
         'LOCAL_AZURE_TASK_HUB',
         'CHAT_FIRST_ROUND',
+        'HOT_STORE',
+        'REDIS_URL',
       ]),
       ...options.settings,
     },

@@ -19,6 +19,7 @@ import {
 } from '../hot-store.js';
 import type { RedisConnection } from '../redis-settings.js';
 import { createRedisClient } from './redis-client.js';
+import { DEFAULT_READ_CACHE_LIMITS, RedisReadCache, type ReadCacheLimits } from './redis-read-cache.js';
 import { splicePieces } from './redis-splice.js';
 
 /** A session's hash stops taking writes past this many bytes of entries (its working memory and turn records). */
@@ -34,6 +35,8 @@ export interface RedisHotStoreOptions {
   maxSessionBytes?: number;
   connectTimeoutMs?: number;
   reconnectMaxDelayMs?: number;
+  /** Bounds of what the process keeps of the entries it read or wrote (defaults: DEFAULT_READ_CACHE_LIMITS). */
+  readCache?: Partial<ReadCacheLimits>;
   log?: Pick<Logger, 'warn'>;
 }
 
@@ -106,8 +109,6 @@ redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
 const SPLICE_SHA = createHash('sha1').update(SPLICE).digest('hex');
-/** Sessions whose last-read entries are kept, so a read of an unchanged entry costs a few bytes, not the value. */
-const CACHED_SESSIONS = 256;
 const TOTAL_FIELD = '\0bytes';
 
 export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStore {
@@ -142,15 +143,12 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     clearTimeout(timer);
   };
 
-  // The entries last read or written, by session (oldest session first): JSON kept as text, parsed per read.
-  const cache = new Map<string, Map<string, { version: string; json: string }>>();
-  const remember = (sessionId: string, key: string, version: string, json: string) => {
-    const entries = cache.get(sessionId) ?? new Map<string, { version: string; json: string }>();
-    cache.delete(sessionId);
-    cache.set(sessionId, entries.set(key, { version, json }));
-    if (cache.size > CACHED_SESSIONS) cache.delete(cache.keys().next().value ?? '');
-  };
-  const forget = (sessionId: string, key: string) => cache.get(sessionId)?.delete(key);
+  // The entries last read or written, so a read of an unchanged one costs a few bytes: JSON kept as text, parsed
+  // per read, bounded per session and in all.
+  const cache = new RedisReadCache({ ...DEFAULT_READ_CACHE_LIMITS, ...options.readCache });
+  const remember = (sessionId: string, key: string, version: string, json: string) =>
+    cache.set(sessionId, key, { version, json });
+  const forget = (sessionId: string, key: string) => cache.delete(sessionId, key);
 
   const remembered = (sessionId: string, key: string, raw: string): HotEntry => {
     const { json, ...entry } = parseEntry(key, raw);
@@ -184,7 +182,7 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
     read: async (sessionId, key) => {
       checkHotKey(key);
       return run('read', async () => {
-        const held = cache.get(sessionId)?.get(key);
+        const held = cache.get(sessionId, key);
         if (held === undefined) {
           const raw = await client.hGet(hashKey(sessionId), key);
           return raw === null || raw === undefined ? undefined : remembered(sessionId, key, raw);
@@ -227,7 +225,7 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
       const version = newVersion();
       const keys = [hashKey(sessionId)];
       // Over a version this process holds the JSON of (it read or wrote it), only what changed is sent.
-      const held = cache.get(sessionId)?.get(key);
+      const held = cache.get(sessionId, key);
       const pieces =
         condition.kind === 'version' && held?.version === condition.version
           ? splicePieces(held.json, json)
@@ -270,7 +268,7 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
 
     deleteSession: (sessionId) =>
       run('delete', async () => {
-        cache.delete(sessionId);
+        cache.deleteSession(sessionId);
         const key = hashKey(sessionId);
         // One round trip: the hash's fields, less its byte total, are the entries removed.
         const [fields, hasTotal] = await client.multi().hLen(key).hExists(key, TOTAL_FIELD).del(key).exec();
