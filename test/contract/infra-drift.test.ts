@@ -520,7 +520,7 @@ describe('infra templates', () => {
     expect(runtime).toMatch(/version:\s*'22'/);
   });
 
-  it('keep the durable group always ready, one instance unless told otherwise', () => {
+  it('keep the durable group always ready in the production profile, none in trial, unless told otherwise', () => {
     const text = loadTemplate(functionAppTemplate).text;
     // A conditional list (none at 0), so the block is read from its first bracket on.
     const start = text.indexOf('alwaysReady:');
@@ -528,8 +528,10 @@ describe('infra templates', () => {
     expect(alwaysReady).toMatch(/name:\s*'durable'/);
     expect(alwaysReady).toMatch(/instanceCount:\s*durableAlwaysReadyInstanceCount/);
     const main = loadTemplate(mainTemplate).text;
-    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount int = 1$/m);
-    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*functionDurableAlwaysReadyInstanceCount/);
+    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount string = ''$/m);
+    expect(main).toMatch(/^ {4}durableAlwaysReadyInstanceCount: 0$/m);
+    expect(main).toMatch(/^ {4}durableAlwaysReadyInstanceCount: 1$/m);
+    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*chosenDurableAlwaysReadyInstanceCount/);
   });
 
   it('give the chat and the embedding deployment a deployment type each', () => {
