@@ -228,11 +228,6 @@ param alertEmail string = ''
 
 @minValue(1)
 @maxValue(100)
-@description('Normalized RU consumption of a Cosmos DB partition, in percent, above which an alert fires (azd: ALERT_COSMOS_RU_PERCENT).')
-param alertCosmosRuPercent int = 80
-
-@minValue(1)
-@maxValue(100)
 @description('Share of an hour\'s chat turns, in percent, that may fail before an alert fires (azd: ALERT_FAILED_TURN_PERCENT).')
 param alertFailedTurnPercent int = 10
 
@@ -532,6 +527,7 @@ module workbook './modules/workbook.bicep' = {
     location: location
     tags: tags
     logAnalyticsWorkspaceId: logAnalytics.outputs.id
+    serviceBusNamespaceId: serviceBus.outputs.id
   }
 }
 
@@ -549,7 +545,6 @@ module alerts './modules/alerts.bicep' = if (!empty(alertEmail)) {
     applicationInsightsName: names.applicationInsights
     logAnalyticsWorkspaceName: names.logAnalytics
     openAiAccountName: createOpenAi ? names.openAi : ''
-    cosmosRuPercentThreshold: alertCosmosRuPercent
     failedTurnPercentThreshold: alertFailedTurnPercent
     dailySpendAlertUsd: dailySpendAlertUsd
   }

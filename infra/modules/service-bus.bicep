@@ -74,5 +74,6 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
 }]
 
 output name string = serviceBusNamespace.name
+output id string = serviceBusNamespace.id
 // serviceBusEndpoint is https://<name>.<cloud suffix>:443/; the host name alone is the fully qualified namespace.
 output fullyQualifiedNamespace string = split(split(serviceBusNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]
