@@ -4,9 +4,9 @@
 export interface ArmResource {
   type: string;
   name: string;
-  condition?: string | boolean;
+  condition?: string | boolean | undefined;
   copy?: { name: string; count: string | number; mode?: string; batchSize?: number };
-  dependsOn?: string[];
+  dependsOn?: string[] | undefined;
   properties?: Record<string, unknown>;
 }
 
@@ -19,7 +19,7 @@ export interface ArmTemplate {
 
 export interface ArmModule {
   name: string;
-  condition?: string | boolean;
+  condition?: string | boolean | undefined;
   /** Each parameter's binding, as the ARM text the compiler wrote (a `{ value }` object or a whole expression). */
   bindings: Record<string, string>;
   template: ArmTemplate;
