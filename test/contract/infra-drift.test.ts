@@ -1,6 +1,6 @@
-// Keeps infra/ in step with the code (the compiler tests check it is valid Bicep): the generated definitions match shared/, the templates
-// read only what the definitions hold, the function app has exactly the settings the code declares, and no template
-// hands out or allows keys. These are checks of the template text, so they name the file and line to fix.
+// Keeps infra/ in step with the code (the compiler tests say it is valid Bicep): the generated definitions match
+// shared/, the templates read only what the definitions hold, the function app has exactly the settings the code
+// declares, and no template hands out or allows keys. Checks of the template text, naming the file and line to fix.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
