@@ -16,9 +16,9 @@ if (!compiler.ok) {
   console.warn(`skipping the Bicep compiler tests: ${compiler.reason}`);
 } else console.warn(`Bicep compiler: ${compiler.version}`);
 
-const run = (args: string[]) => {
+const run = (args: string[], input?: string) => {
   if (!compiler.ok) throw new Error(compiler.reason);
-  return compiler.run(args);
+  return compiler.run(args, input);
 };
 
 /** The rules main.bicep is held to, each an error: what the compiler finds here fails the build. */
@@ -76,6 +76,34 @@ describe.skipIf(!compiler.ok)('the Bicep compiler on infra/', () => {
     expect(core.rules['use-recent-api-versions']?.level).toBe('off');
     const levels = new Set(Object.values(core.rules).map((rule) => rule.level));
     expect([...levels].sort()).toEqual(['error', 'off']);
+  });
+});
+
+describe.skipIf(!compiler.ok)('main.bicep evaluated by the compiler (bicep console)', () => {
+  it('accepts an app registration client id only in the GUID shape', () => {
+    const main = readFileSync(path.join(repoRoot, 'infra', 'main.bicep'), 'utf8');
+    const check = /^var authClientIdIsGuid = ([\s\S]+?)\n(?=var |\/\/)/m.exec(main)?.[1];
+    expect(check, 'main.bicep has no authClientIdIsGuid').toBeDefined();
+    expect(main).toMatch(/= authClientIdIsGuid\s*\? authClientId\s*: fail\(/);
+    const cases: [string, boolean][] = [
+      ['0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b2c', true],
+      ['0B4C1A5E-6F3D-4E2A-9C8B-7D6E5F4A3B2C', true],
+      ['0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b2g', false],
+      ['0b4c1a5e6f3d-4e2a-9c8b-7d6e5f4a3b2c-', false],
+      ['api://0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f', false],
+      ['{0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b}', false],
+    ];
+    const input = [
+      `func isGuid(authClientId string) bool => ${check!.replace(/\s*\n\s*/g, ' ')}`,
+      ...cases.map(([value]) => `isGuid('${value}')`),
+      '',
+    ].join('\n');
+    const result = run(['console'], input);
+    const answers = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.trim());
+    expect(answers, result.stderr).toEqual(cases.map(([, isGuid]) => String(isGuid)));
   });
 });
 

@@ -31,7 +31,8 @@ export interface BicepResult {
 }
 
 export type Compiler =
-  { ok: true; version: string; run(args: string[]): BicepResult } | { ok: false; reason: string };
+  | { ok: true; version: string; run(args: string[], input?: string): BicepResult }
+  | { ok: false; reason: string };
 
 function hasDotnet(): boolean {
   return spawnSync('dotnet', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -61,8 +62,14 @@ export function bicepCompiler(): Compiler {
   return {
     ok: true,
     version,
-    run(args) {
-      const result = spawnSync(BICEP_BINARY, args, { cwd: repoRoot, encoding: 'utf8', timeout: 240_000 });
+    // `input` goes to standard input: `bicep console` reads declarations and expressions there, one a line.
+    run(args: string[], input?: string): BicepResult {
+      const result = spawnSync(BICEP_BINARY, args, {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        timeout: 240_000,
+        ...(input === undefined ? {} : { input }),
+      });
       const stderr = result.stderr ?? '';
       return {
         status: result.status ?? -1,
