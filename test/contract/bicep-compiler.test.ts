@@ -105,6 +105,56 @@ describe.skipIf(!compiler.ok)('main.bicep evaluated by the compiler (bicep conso
       .map((line) => line.trim());
     expect(answers, result.stderr).toEqual(cases.map(([, isGuid]) => String(isGuid)));
   });
+  it('resolves each switch from the deployment profile unless it is given', () => {
+    const main = readFileSync(path.join(repoRoot, 'infra', 'main.bicep'), 'utf8');
+    const start = main.indexOf('var profiles = {');
+    const end = main.indexOf('\n', main.indexOf('var chosenResourceLogs = '));
+    expect(start).toBeGreaterThan(0);
+    // The profiles object keeps its lines; each other declaration becomes one line, as the console reads them.
+    const statements = main
+      .slice(start, end)
+      .split(/\n(?=var )/)
+      .map((statement) =>
+        statement.startsWith('var profiles') ? statement : statement.replace(/\s*\n\s*/g, ' '),
+      );
+    const resolve = (parameters: Record<string, string>) => {
+      const input = [
+        ...Object.entries(parameters).map(([name, value]) => `var ${name} = '${value}'`),
+        ...statements,
+        "'${chosenWebPubSubSku} ${chosenDurableAlwaysReadyInstanceCount} ${chosenDurableTaskBackend} " +
+          "${chosenDurableTaskSchedulerSku} ${chosenLogAnalyticsDailyCapGb} ${chosenResourceLogs}'",
+        '',
+      ].join('\n');
+      const result = run(['console'], input);
+      return result.stdout.trim().replace(/^'|'$/g, '') || result.stdout + result.stderr;
+    };
+    const unset = {
+      webPubSubSku: '',
+      functionDurableAlwaysReadyInstanceCount: '',
+      durableTaskBackend: '',
+      durableTaskSchedulerSku: '',
+      logAnalyticsDailyCapGb: '',
+      resourceLogs: '',
+    };
+    expect(resolve({ deploymentProfile: 'trial', ...unset })).toBe(
+      'Free_F1 0 azure-storage Consumption 0.5 none',
+    );
+    expect(resolve({ deploymentProfile: 'production', ...unset })).toBe(
+      'Standard_S1 1 azure-storage Consumption -1 all',
+    );
+    // A value given wins over the profile's.
+    expect(
+      resolve({
+        deploymentProfile: 'trial',
+        webPubSubSku: 'Standard_S1',
+        functionDurableAlwaysReadyInstanceCount: '2',
+        durableTaskBackend: 'durable-task-scheduler',
+        durableTaskSchedulerSku: 'Dedicated',
+        logAnalyticsDailyCapGb: '-1',
+        resourceLogs: 'all',
+      }),
+    ).toBe('Standard_S1 2 durable-task-scheduler Dedicated -1 all');
+  });
 });
 
 describe.skipIf(!compiler.ok)('infra/bicepconfig.json', () => {
