@@ -20,12 +20,22 @@ param location string
 @description('Resource group name; empty = rg-<environmentName>.')
 param resourceGroupName string = ''
 
+// One switch for what a deployment costs while idle (docs/deploy-cost.md prices both): it sets the default of every
+// switch below that is left empty. "trial" idles near zero; "production" keeps an instance warm and every log.
 @allowed([
+  'trial'
+  'production'
+])
+@description('Deployment profile (azd: DEPLOYMENT_PROFILE): "trial" = Web PubSub Free_F1, no always-ready instance, a daily cap on Log Analytics and no resource logs; "production" = Web PubSub Standard_S1, one always-ready durable instance, every resource log, no cap. Each switch it sets can still be given on its own.')
+param deploymentProfile string = 'trial'
+
+@allowed([
+  ''
   'Free_F1'
   'Standard_S1'
 ])
-@description('Web PubSub tier: Free_F1 (20 concurrent connections, for trials) or Standard_S1.')
-param webPubSubSku string = 'Standard_S1'
+@description('Web PubSub tier (azd: WEBPUBSUB_SKU): Free_F1 (20 concurrent connections, 20,000 messages a day) or Standard_S1; empty = the profile\'s.')
+param webPubSubSku string = ''
 
 @allowed([
   512
@@ -50,11 +60,11 @@ param functionHttpPerInstanceConcurrency int = 100
 
 // Flex Consumption's guidance for Durable Functions: keep one instance of the `durable` group (orchestrators,
 // activities, entities) always ready, so a turn's orchestration does not wait for a cold start after an idle spell.
-// It bills the instance's memory around the clock (the README shows the arithmetic); 0 returns to scale-to-zero.
-@minValue(0)
-@maxValue(1000)
-@description('Always-ready instances of the durable group (orchestrators, activities, entities); 0 = scale to zero.')
-param functionDurableAlwaysReadyInstanceCount int = 1
+// It bills the instance's memory around the clock, and with the Azure Storage backend that instance polls the task
+// hub's queues all the while (docs/deploy-cost.md); 0 returns to scale-to-zero. A string, so that an empty azd value
+// can mean "the profile's": the function app module holds the number to 0..1000.
+@description('Always-ready instances of the durable group (azd: FUNCTION_DURABLE_ALWAYS_READY_INSTANCES), a whole number; 0 = scale to zero; empty = the profile\'s (trial 0, production 1).')
+param functionDurableAlwaysReadyInstanceCount string = ''
 
 @description('Endpoint of an existing Azure OpenAI resource to use instead of creating one, e.g. https://<name>.openai.azure.com/. Give the managed identity "Cognitive Services OpenAI User" on it and create deployments named chatDeploymentName and embeddingDeploymentName.')
 param existingOpenAiEndpoint string = ''
@@ -129,17 +139,21 @@ param llmTimeoutMs int = 60000
 
 // Required, with no default: an app without an audience to check tokens against cannot identify anyone, and
 // shared/config.ts stops it at start-up. azd asks for it when AUTH_CLIENT_ID is not set (main.parameters.json).
+// Bicep has no pattern decorator: the length is checked before deployment, the GUID shape (authClientIdIsGuid below)
+// when the deployment starts, before anything is created.
 @minLength(36)
 @maxLength(36)
-@description('Client (application) id, a GUID, of the Microsoft Entra ID app registration that stands for this API: callers present tokens issued for it. Create one with `az ad app create --display-name memory-chat-api --sign-in-audience AzureADMyOrg --query appId -o tsv`, give it the identifier URI api://<appId> with `az ad app update --id <appId> --identifier-uris api://<appId>`, then `azd env set AUTH_CLIENT_ID <appId>`.')
+@description('Client (application) id, a GUID, of the Microsoft Entra ID app registration that stands for this API: callers present tokens issued for it. Create one with `az ad app create --display-name memory-chat-api --sign-in-audience AzureADMyOrg --query appId -o tsv`, give it the identifier URI api://<appId> with `az ad app update --id <appId> --identifier-uris api://<appId>`, then `azd env set AUTH_CLIENT_ID <appId>`; the postprovision hook adds the web client\'s redirect URI and the delegated scope.')
 param authClientId string
 
+// "entra" by default: the web client is served from its own Static Web App origin, where App Service
+// authentication's /.auth endpoints (on the function app's origin) cannot sign it in; it sends bearer tokens instead.
 @allowed([
   'app-service'
   'entra'
 ])
-@description('Who validates callers\' Entra ID tokens: "app-service" = App Service authentication (Easy Auth) validates them and hands the app the principal headers (AUTH_MODE=app-service); "entra" = App Service authentication off, the app validates bearer tokens itself (AUTH_MODE=entra).')
-param authMode string = 'app-service'
+@description('Who validates callers\' Entra ID tokens (azd: AUTH_MODE): "entra" = App Service authentication off, the app validates bearer tokens itself, as the web client sends them; "app-service" = App Service authentication (Easy Auth) validates them and hands the app the principal headers, for API callers that sign in through the function app\'s own /.auth.')
+param authMode string = 'entra'
 
 @description('Tenant of that app registration; empty = the tenant of this deployment.')
 param authTenantId string = ''
@@ -176,28 +190,41 @@ param redisSku string = 'Balanced_B0'
 // The task hub's backend: Azure Storage queues polled by every instance (no fixed price, one storage transaction per
 // poll), or the Durable Task Scheduler, which pushes work items to the app (docs/architecture.md compares them).
 @allowed([
+  ''
   'azure-storage'
   'durable-task-scheduler'
 ])
-@description('Backend of the Durable task hub (azd: DURABLE_TASK_BACKEND): "azure-storage" (queues and tables in the function app\'s storage account, polled) or "durable-task-scheduler" (a Durable Task Scheduler that pushes work to the app). Staging writes host.json\'s storageProvider to match.')
-param durableTaskBackend string = 'azure-storage'
+@description('Backend of the Durable task hub (azd: DURABLE_TASK_BACKEND): "azure-storage" (queues and tables in the function app\'s storage account, polled) or "durable-task-scheduler" (a Durable Task Scheduler that pushes work to the app); empty = the profile\'s (azure-storage in both). Staging writes host.json\'s storageProvider to match.')
+param durableTaskBackend string = ''
 
 @allowed([
+  ''
   'Consumption'
   'Dedicated'
 ])
-@description('Durable Task Scheduler SKU when durableTaskBackend is durable-task-scheduler (azd: DURABLE_TASK_SCHEDULER_SKU): "Consumption" (billed per action) or "Dedicated" (a fixed monthly price per capacity unit).')
-param durableTaskSchedulerSku string = 'Consumption'
+@description('Durable Task Scheduler SKU when durableTaskBackend is durable-task-scheduler (azd: DURABLE_TASK_SCHEDULER_SKU): "Consumption" (billed per action) or "Dedicated" (a fixed monthly price per capacity unit); empty = the profile\'s (Consumption in both).')
+param durableTaskSchedulerSku string = ''
+
+// A cap stops ingestion for the rest of the UTC day once reached (telemetry of that day is lost, the app runs on).
+@description('Daily ingestion cap of the Log Analytics workspace in GB (azd: LOG_ANALYTICS_DAILY_CAP_GB), e.g. 0.5; -1 = no cap; empty = the profile\'s (trial 0.5, production none).')
+param logAnalyticsDailyCapGb string = ''
+
+// The workbook and the alerts read the app's own telemetry (Application Insights' AppMetrics and AppTraces) and
+// platform metrics, which metric alerts and the workbook's metrics tiles read without any diagnostic setting; no
+// resource log is read by either. "all" sends every resource log of Cosmos DB, Service Bus, Web PubSub and Azure
+// OpenAI to the workspace for an operator to query (a row per Cosmos DB request among them).
+@allowed([
+  ''
+  'none'
+  'all'
+])
+@description('Resource logs and platform metrics sent to Log Analytics by diagnostic settings (azd: RESOURCE_LOGS): "none" (the workbook and alerts read none of them) or "all"; empty = the profile\'s (trial none, production all).')
+param resourceLogs string = ''
 
 // Empty by default, so a first `azd up` asks nothing more: no action group and no metric alerts are deployed until an
 // address is set. The diagnostic settings (logs and metrics to Log Analytics) are deployed either way.
 @description('Email address the metric alerts go to (azd: ALERT_EMAIL); empty = no alerts.')
 param alertEmail string = ''
-
-@minValue(1)
-@maxValue(100)
-@description('Normalized RU consumption of a Cosmos DB partition, in percent, above which an alert fires (azd: ALERT_COSMOS_RU_PERCENT).')
-param alertCosmosRuPercent int = 80
 
 @minValue(1)
 @maxValue(100)
@@ -209,13 +236,73 @@ param alertFailedTurnPercent int = 10
 @description('US dollars of model spend in one UTC day above which an alert fires (azd: DAILY_SPEND_ALERT_USD); the app prices each model call with LLM_PRICES.')
 param dailySpendAlertUsd int = 50
 
+// What each profile chooses for the switches left empty; production is what this template deployed before profiles.
+var profiles = {
+  trial: {
+    webPubSubSku: 'Free_F1'
+    durableAlwaysReadyInstanceCount: 0
+    durableTaskBackend: 'azure-storage'
+    durableTaskSchedulerSku: 'Consumption'
+    logAnalyticsDailyCapGb: '0.5'
+    resourceLogs: 'none'
+  }
+  production: {
+    webPubSubSku: 'Standard_S1'
+    durableAlwaysReadyInstanceCount: 1
+    durableTaskBackend: 'azure-storage'
+    durableTaskSchedulerSku: 'Consumption'
+    logAnalyticsDailyCapGb: '-1'
+    resourceLogs: 'all'
+  }
+}
+var profile = profiles[deploymentProfile]
+var chosenWebPubSubSku = empty(webPubSubSku) ? profile.webPubSubSku : webPubSubSku
+var chosenDurableAlwaysReadyInstanceCount = empty(functionDurableAlwaysReadyInstanceCount)
+  ? profile.durableAlwaysReadyInstanceCount
+  : int(functionDurableAlwaysReadyInstanceCount)
+var chosenDurableTaskBackend = empty(durableTaskBackend) ? profile.durableTaskBackend : durableTaskBackend
+var chosenDurableTaskSchedulerSku = empty(durableTaskSchedulerSku)
+  ? profile.durableTaskSchedulerSku
+  : durableTaskSchedulerSku
+var chosenLogAnalyticsDailyCapGb = empty(logAnalyticsDailyCapGb)
+  ? profile.logAnalyticsDailyCapGb
+  : logAnalyticsDailyCapGb
+var chosenResourceLogs = empty(resourceLogs) ? profile.resourceLogs : resourceLogs
+
+// 8-4-4-4-12 hexadecimal digits: a value of another shape stops the deployment with this message (fail()), where
+// otherwise the app would start and refuse every token.
+var authClientIdIsGuid = map(split(authClientId, '-'), part => length(part)) == [8, 4, 4, 4, 12] && empty(filter(
+  map(range(0, length(authClientId)), i => substring(toLower(authClientId), i, 1)),
+  char => !contains('0123456789abcdef-', char)
+))
+var checkedAuthClientId = authClientIdIsGuid
+  ? authClientId
+  : fail('authClientId (AUTH_CLIENT_ID) must be the GUID of an app registration, e.g. 0b4c1a5e-6f3d-4e2a-9c8b-7d6e5f4a3b2c.')
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+// Names are known before anything exists, so modules get them from here rather than from each other's outputs: a
+// runtime value in a resource name or condition makes What-If guess instead of predict.
+var names = {
+  identity: 'id-${resourceToken}'
+  logAnalytics: 'log-${resourceToken}'
+  applicationInsights: 'appi-${resourceToken}'
+  storage: 'st${resourceToken}'
+  cosmos: 'cosmos-${resourceToken}'
+  serviceBus: 'sb-${resourceToken}'
+  webPubSub: 'wps-${resourceToken}'
+  openAi: 'oai-${resourceToken}'
+  redis: 'redis-${resourceToken}'
+  durableTaskScheduler: 'dts-${resourceToken}'
+  webApp: 'stapp-${resourceToken}'
+  functionApp: 'func-${resourceToken}'
+  plan: 'plan-${resourceToken}'
+}
 var tags = {
   'azd-env-name': environmentName
 }
 var createOpenAi = empty(existingOpenAiEndpoint)
 var useRedis = hotStore == 'redis'
-var useScheduler = durableTaskBackend == 'durable-task-scheduler'
+var useScheduler = chosenDurableTaskBackend == 'durable-task-scheduler'
 // The task hub the host runs is named in host.json; the scheduler's must be the same.
 var hostJson = loadJsonContent('../host.json')
 
@@ -229,7 +316,7 @@ module identity './modules/managed-identity.bicep' = {
   name: 'managed-identity'
   scope: rg
   params: {
-    name: 'id-${resourceToken}'
+    name: names.identity
     location: location
     tags: tags
   }
@@ -239,9 +326,10 @@ module logAnalytics './modules/log-analytics.bicep' = {
   name: 'log-analytics'
   scope: rg
   params: {
-    name: 'log-${resourceToken}'
+    name: names.logAnalytics
     location: location
     tags: tags
+    dailyQuotaGb: chosenLogAnalyticsDailyCapGb
   }
 }
 
@@ -249,11 +337,12 @@ module applicationInsights './modules/application-insights.bicep' = {
   name: 'application-insights'
   scope: rg
   params: {
-    name: 'appi-${resourceToken}'
+    name: names.applicationInsights
     location: location
     tags: tags
     logAnalyticsWorkspaceId: logAnalytics.outputs.id
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -261,11 +350,12 @@ module storage './modules/storage.bicep' = {
   name: 'storage'
   scope: rg
   params: {
-    name: 'st${resourceToken}'
+    name: names.storage
     location: location
     tags: tags
     deploymentContainerName: 'app-package-${resourceToken}'
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -273,10 +363,11 @@ module cosmos './modules/cosmos-db.bicep' = {
   name: 'cosmos-db'
   scope: rg
   params: {
-    name: 'cosmos-${resourceToken}'
+    name: names.cosmos
     location: location
     tags: tags
     principalId: identity.outputs.principalId
+    identityName: names.identity
     embeddingDimensions: embeddingDimensions
   }
 }
@@ -285,10 +376,11 @@ module serviceBus './modules/service-bus.bicep' = {
   name: 'service-bus'
   scope: rg
   params: {
-    name: 'sb-${resourceToken}'
+    name: names.serviceBus
     location: location
     tags: tags
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -296,11 +388,12 @@ module webPubSub './modules/web-pubsub.bicep' = {
   name: 'web-pubsub'
   scope: rg
   params: {
-    name: 'wps-${resourceToken}'
+    name: names.webPubSub
     location: location
     tags: tags
-    skuName: webPubSubSku
+    skuName: chosenWebPubSubSku
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -308,7 +401,7 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
   name: 'openai'
   scope: rg
   params: {
-    name: 'oai-${resourceToken}'
+    name: names.openAi
     location: !empty(openAiLocation) ? openAiLocation : location
     tags: tags
     chatDeploymentSkuName: openAiChatDeploymentSku
@@ -322,6 +415,7 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
     embeddingModelVersion: embeddingModelVersion
     embeddingDeploymentCapacity: embeddingDeploymentCapacity
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -329,11 +423,12 @@ module redis './modules/managed-redis.bicep' = if (useRedis) {
   name: 'managed-redis'
   scope: rg
   params: {
-    name: 'redis-${resourceToken}'
+    name: names.redis
     location: location
     tags: tags
     skuName: redisSku
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -341,12 +436,13 @@ module durableTaskScheduler './modules/durable-task-scheduler.bicep' = if (useSc
   name: 'durable-task-scheduler'
   scope: rg
   params: {
-    name: 'dts-${resourceToken}'
+    name: names.durableTaskScheduler
     location: location
     tags: tags
     taskHubName: hostJson.extensions.durableTask.hubName
-    skuName: durableTaskSchedulerSku
+    skuName: chosenDurableTaskSchedulerSku
     principalId: identity.outputs.principalId
+    identityName: names.identity
   }
 }
 
@@ -358,7 +454,7 @@ module webApp './modules/static-web-app.bicep' = {
   name: 'static-web-app'
   scope: rg
   params: {
-    name: 'stapp-${resourceToken}'
+    name: names.webApp
     location: staticWebAppLocation
     tags: tags
   }
@@ -368,15 +464,15 @@ module functionApp './modules/function-app.bicep' = {
   name: 'function-app'
   scope: rg
   params: {
-    name: 'func-${resourceToken}'
-    planName: 'plan-${resourceToken}'
+    name: names.functionApp
+    planName: names.plan
     location: location
     tags: tags
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
-    storageAccountName: storage.outputs.name
+    storageAccountName: names.storage
     deploymentContainerName: storage.outputs.deploymentContainerName
-    applicationInsightsName: applicationInsights.outputs.name
+    applicationInsightsName: names.applicationInsights
     cosmosEndpoint: cosmos.outputs.endpoint
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
     webPubSubEndpoint: webPubSub.outputs.endpoint
@@ -392,25 +488,35 @@ module functionApp './modules/function-app.bicep' = {
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: functionMaximumInstanceCount
     httpPerInstanceConcurrency: functionHttpPerInstanceConcurrency
-    durableAlwaysReadyInstanceCount: functionDurableAlwaysReadyInstanceCount
+    durableAlwaysReadyInstanceCount: chosenDurableAlwaysReadyInstanceCount
     corsAllowedOrigins: union(corsAllowedOrigins, [webApp.outputs.uri])
-    authClientId: authClientId
+    authClientId: checkedAuthClientId
     authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
   }
+  // Named above rather than read from its outputs (see `names`), so the order is stated.
+  dependsOn: [
+    applicationInsights
+  ]
 }
 
-module diagnostics './modules/diagnostics.bicep' = {
+module diagnostics './modules/diagnostics.bicep' = if (chosenResourceLogs == 'all') {
   name: 'diagnostics'
   scope: rg
   params: {
     logAnalyticsWorkspaceId: logAnalytics.outputs.id
-    cosmosAccountName: cosmos.outputs.name
-    serviceBusNamespaceName: serviceBus.outputs.name
-    webPubSubName: webPubSub.outputs.name
-    openAiAccountName: createOpenAi ? openAi!.outputs.name : ''
+    cosmosAccountName: names.cosmos
+    serviceBusNamespaceName: names.serviceBus
+    webPubSubName: names.webPubSub
+    openAiAccountName: createOpenAi ? names.openAi : ''
   }
+  dependsOn: [
+    cosmos
+    serviceBus
+    webPubSub
+    openAi
+  ]
 }
 
 // Costs nothing to keep: a workbook is a saved set of queries over the workspace.
@@ -421,6 +527,7 @@ module workbook './modules/workbook.bicep' = {
     location: location
     tags: tags
     logAnalyticsWorkspaceId: logAnalytics.outputs.id
+    serviceBusNamespaceId: serviceBus.outputs.id
   }
 }
 
@@ -431,17 +538,23 @@ module alerts './modules/alerts.bicep' = if (!empty(alertEmail)) {
     location: location
     tags: tags
     alertEmail: alertEmail
-    cosmosAccountName: cosmos.outputs.name
-    serviceBusNamespaceName: serviceBus.outputs.name
-    webPubSubName: webPubSub.outputs.name
+    cosmosAccountName: names.cosmos
+    serviceBusNamespaceName: names.serviceBus
+    webPubSubName: names.webPubSub
     webPubSubConnectionLimit: webPubSub.outputs.connectionLimit
-    applicationInsightsName: applicationInsights.outputs.name
-    logAnalyticsWorkspaceName: logAnalytics.outputs.name
-    openAiAccountName: createOpenAi ? openAi!.outputs.name : ''
-    cosmosRuPercentThreshold: alertCosmosRuPercent
+    applicationInsightsName: names.applicationInsights
+    logAnalyticsWorkspaceName: names.logAnalytics
+    openAiAccountName: createOpenAi ? names.openAi : ''
     failedTurnPercentThreshold: alertFailedTurnPercent
     dailySpendAlertUsd: dailySpendAlertUsd
   }
+  dependsOn: [
+    cosmos
+    serviceBus
+    applicationInsights
+    logAnalytics
+    openAi
+  ]
 }
 
 // azd stores these in the environment (.azure/<env>/.env). Names and endpoints only: nothing here grants access.
@@ -453,6 +566,11 @@ output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output SERVICE_API_URI string = functionApp.outputs.uri
 output SERVICE_WEB_URI string = webApp.outputs.uri
 output APP_SERVICE_AUTHENTICATION_ENABLED bool = functionApp.outputs.authenticationEnabled
+// Read by the postprovision sign-in hook, which gives the app registration the web client's redirect URI and the
+// delegated scope it asks for. A client id identifies the registration; it grants nothing.
+output AUTH_CLIENT_ID string = checkedAuthClientId
+output AUTH_MODE string = authMode
+output DEPLOYMENT_PROFILE string = deploymentProfile
 output APPLICATIONINSIGHTS_NAME string = applicationInsights.outputs.name
 output COSMOS_ENDPOINT string = cosmos.outputs.endpoint
 output COSMOS_DATABASE string = cosmos.outputs.databaseName
@@ -461,7 +579,7 @@ output WEBPUBSUB_ENDPOINT string = webPubSub.outputs.endpoint
 output WEBPUBSUB_HUB string = webPubSub.outputs.hub
 output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
 // Read by scripts/stage-function-app.ts (azd hands a hook its environment) to write host.json's storageProvider.
-output DURABLE_TASK_BACKEND string = durableTaskBackend
+output DURABLE_TASK_BACKEND string = chosenDurableTaskBackend
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
 output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName

@@ -23,11 +23,6 @@ param openAiAccountName string = ''
 
 @minValue(1)
 @maxValue(100)
-@description('Normalized RU consumption (percent of a partition\'s throughput) above which Cosmos DB alerts.')
-param cosmosRuPercentThreshold int = 80
-
-@minValue(1)
-@maxValue(100)
 @description('Share of the Web PubSub connection limit, in percent, above which Web PubSub alerts.')
 param webPubSubConnectionPercentThreshold int = 80
 
@@ -171,13 +166,14 @@ resource functionFailures 'Microsoft.Insights/metricAlerts@2026-01-01' = {
 }
 
 // The SDK retries a 429 after the delay Cosmos DB asks for, so a few are harmless; a steady stream means requests
-// wait or fail. The account is serverless: the remedy is fewer or cheaper requests, not more provisioned RU/s.
+// wait or fail. The account is serverless: the remedy is fewer or cheaper requests, not more provisioned RU/s. This is
+// its one throughput alert: normalized RU consumption, a share of provisioned throughput, means nothing serverless.
 resource cosmosThrottled 'Microsoft.Insights/metricAlerts@2026-01-01' = {
   name: 'Cosmos DB throttled requests 429'
   location: 'global'
   tags: tags
   properties: {
-    description: 'Cosmos DB answered more than 10 requests with 429 (request rate too large) in 15 minutes. The app retries them, but turns slow down or fail. Check Cosmos DB Insights > Throughput for the container and operation, and the Normalized RU Consumption per partition.'
+    description: 'Cosmos DB answered more than 10 requests with 429 (request rate too large) in 15 minutes. The app retries them, but turns slow down or fail. Check Cosmos DB Insights > Throughput for the container, the operation and the partition key that take the request units.'
     severity: 2
     enabled: true
     scopes: [
@@ -205,38 +201,6 @@ resource cosmosThrottled 'Microsoft.Insights/metricAlerts@2026-01-01' = {
           operator: 'GreaterThan'
           threshold: 10
           timeAggregation: 'Count'
-        }
-      ]
-    }
-    autoMitigate: true
-    actions: actions
-  }
-}
-
-resource cosmosRuConsumption 'Microsoft.Insights/metricAlerts@2026-01-01' = {
-  name: 'Cosmos DB normalized RU consumption'
-  location: 'global'
-  tags: tags
-  properties: {
-    description: 'A Cosmos DB partition used more than ${cosmosRuPercentThreshold}% of the throughput it can serve, for a quarter of an hour. Near 100% requests are throttled (429). Look for a hot partition key or an expensive query in Cosmos DB Insights.'
-    severity: 3
-    enabled: true
-    scopes: [
-      cosmosAccount.id
-    ]
-    evaluationFrequency: 'PT5M'
-    windowSize: 'PT15M'
-    criteria: {
-      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
-      allOf: [
-        {
-          criterionType: 'StaticThresholdCriterion'
-          name: 'NormalizedRU'
-          metricNamespace: 'Microsoft.DocumentDB/databaseAccounts'
-          metricName: 'NormalizedRUConsumption'
-          operator: 'GreaterThan'
-          threshold: cosmosRuPercentThreshold
-          timeAggregation: 'Maximum'
         }
       ]
     }
@@ -392,6 +356,9 @@ AppMetrics
       ]
     }
     autoMitigate: true
+    // On a new workspace the tables the query reads (AppMetrics, AppTraces) exist only once the app has sent
+    // telemetry; validating the query against them would fail the deployment.
+    skipQueryValidation: true
     actions: {
       actionGroups: [
         actionGroup.id
@@ -439,6 +406,9 @@ AppTraces
       ]
     }
     autoMitigate: true
+    // On a new workspace the tables the query reads (AppMetrics, AppTraces) exist only once the app has sent
+    // telemetry; validating the query against them would fail the deployment.
+    skipQueryValidation: true
     actions: {
       actionGroups: [
         actionGroup.id

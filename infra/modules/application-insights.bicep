@@ -8,6 +8,9 @@ param logAnalyticsWorkspaceId string
 @description('Principal id of the managed identity that sends telemetry.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 var monitoringMetricsPublisherRoleId = '3913510d-42f4-4e42-8a64-420c390055eb'
 
 resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
@@ -23,7 +26,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
 }
 
 resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(appInsights.id, principalId, monitoringMetricsPublisherRoleId)
+  name: guid(appInsights.id, identityName, monitoringMetricsPublisherRoleId)
   scope: appInsights
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisherRoleId)

@@ -7,6 +7,9 @@ param tags object
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 @minValue(1)
 @maxValue(4096)
 @description('Length of the vectors in every vector embedding policy; fixed once a container exists.')
@@ -66,6 +69,9 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2025-10-15
 
 // Partition keys, vector embedding policies and vector indexes cannot change once a container exists; the entries of
 // the definitions share one shape ([] where a container has no such policy), so one body serves them all.
+// One at a time: Cosmos DB refuses a metadata operation while another runs on the account (412 "exclusive lock" or
+// 429), so the database, each container and the role assignment are created one after the other.
+@batchSize(1)
 resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2025-10-15' = [for container in definitions.cosmos.containers: {
   parent: database
   name: container.name
@@ -118,12 +124,16 @@ resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containe
 
 resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2025-10-15' = {
   parent: account
-  name: guid(account.id, principalId, dataContributorRoleId)
+  name: guid(account.id, identityName, dataContributorRoleId)
   properties: {
     roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleId}'
     principalId: principalId
     scope: account.id
   }
+  // After the last container (and so the database): another metadata operation on the same account.
+  dependsOn: [
+    containers
+  ]
 }
 
 output name string = account.name

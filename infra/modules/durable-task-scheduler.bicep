@@ -20,6 +20,9 @@ param capacity int = 1
 @description('Principal (object) id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 // Built-in role: reads and writes orchestration state and dispatches work items of the task hub.
 var durableTaskDataContributor = '0ad04412-c4d5-4796-b79c-f76d14c8d402'
 
@@ -51,7 +54,7 @@ resource taskHub 'Microsoft.DurableTask/schedulers/taskHubs@2026-02-01' = {
 }
 
 resource appAccess 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(taskHub.id, principalId, durableTaskDataContributor)
+  name: guid(taskHub.id, identityName, durableTaskDataContributor)
   scope: taskHub
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', durableTaskDataContributor)

@@ -10,6 +10,9 @@ param skuName string = 'Balanced_B0'
 @description('Principal (object) id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 resource cluster 'Microsoft.Cache/redisEnterprise@2025-07-01' = {
   name: name
   location: location
@@ -43,7 +46,7 @@ resource database 'Microsoft.Cache/redisEnterprise/databases@2025-07-01' = {
 resource appAccess 'Microsoft.Cache/redisEnterprise/databases/accessPolicyAssignments@2025-07-01' = {
   parent: database
   // Access policy assignment names are letters and digits only.
-  name: replace(guid(database.id, principalId, 'default'), '-', '')
+  name: replace(guid(database.id, identityName, 'default'), '-', '')
   properties: {
     accessPolicyName: 'default'
     user: {

@@ -7,6 +7,9 @@ param tags object
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 var definitions = loadJsonContent('../generated/definitions.json')
 
 // Granted on the namespace so that it covers every queue and topic subscription the triggers listen on. Data Owner,
@@ -60,7 +63,7 @@ module topics './service-bus-topic.bicep' = [for topic in definitions.serviceBus
 }]
 
 resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for role in roles: {
-  name: guid(serviceBusNamespace.id, principalId, role.id)
+  name: guid(serviceBusNamespace.id, identityName, role.id)
   scope: serviceBusNamespace
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role.id)
@@ -71,5 +74,6 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
 }]
 
 output name string = serviceBusNamespace.name
+output id string = serviceBusNamespace.id
 // serviceBusEndpoint is https://<name>.<cloud suffix>:443/; the host name alone is the fully qualified namespace.
 output fullyQualifiedNamespace string = split(split(serviceBusNamespace.properties.serviceBusEndpoint, '/')[2], ':')[0]

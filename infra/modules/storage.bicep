@@ -10,6 +10,9 @@ param deploymentContainerName string
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 // Blob owner covers the host's leases and the deployment package; queues and tables carry the Durable task hub.
 var roles = [
   {
@@ -63,7 +66,7 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
 }
 
 resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for role in roles: {
-  name: guid(storage.id, principalId, role.id)
+  name: guid(storage.id, identityName, role.id)
   scope: storage
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role.id)

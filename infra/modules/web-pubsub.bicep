@@ -13,6 +13,9 @@ param skuName string = 'Standard_S1'
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
+@description('Name of that identity, known before it exists: it seeds the role assignment names (its principal id is known only at deployment).')
+param identityName string
+
 // One unit; the alerts read the connection limit from the output below, so raising it here moves their threshold.
 var capacity = 1
 
@@ -49,7 +52,7 @@ resource hub 'Microsoft.SignalRService/webPubSub/hubs@2024-03-01' = {
 }
 
 resource serviceOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(webPubSub.id, principalId, webPubSubServiceOwnerRoleId)
+  name: guid(webPubSub.id, identityName, webPubSubServiceOwnerRoleId)
   scope: webPubSub
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', webPubSubServiceOwnerRoleId)

@@ -4,7 +4,12 @@ param location string
 param tags object
 param logAnalyticsWorkspaceId string
 
-var definition = loadJsonContent('workbook.json')
+@description('Resource id of the Service Bus namespace: the dead-letter tile reads its platform metric.')
+param serviceBusNamespaceId string
+
+// A metric that diagnostic settings cannot export (DeadletteredMessages) is read from Azure Monitor metrics on the
+// resource itself, so its tile names the namespace: workbook.json holds a placeholder for its id.
+var definition = json(replace(loadTextContent('workbook.json'), '__SERVICE_BUS_NAMESPACE_ID__', serviceBusNamespaceId))
 
 resource workbook 'Microsoft.Insights/workbooks@2023-06-01' = {
   // A workbook's name is a GUID; this one stays the same across deployments, so a redeploy updates it in place.

@@ -150,7 +150,7 @@ describe('the staged package', () => {
     const functionApp = await readFile(path.join(repoRoot, 'infra/modules/function-app.bicep'), 'utf8');
     expect(functionApp).toContain("name: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING'");
     const main = await readFile(path.join(repoRoot, 'infra/main.bicep'), 'utf8');
-    expect(main).toMatch(/^output DURABLE_TASK_BACKEND string = durableTaskBackend$/m);
+    expect(main).toMatch(/^output DURABLE_TASK_BACKEND string = chosenDurableTaskBackend$/m);
   });
 
   it('refuses to stage before the build', async () => {

@@ -1,6 +1,6 @@
-// Keeps infra/ in step with the code without a Bicep compiler: the generated definitions match shared/, the templates
-// read only what the definitions hold, the function app has exactly the settings the code declares, and no template
-// hands out or allows keys. These are checks of the template text, so they name the file and line to fix.
+// Keeps infra/ in step with the code (the compiler tests say it is valid Bicep): the generated definitions match
+// shared/, the templates read only what the definitions hold, the function app has exactly the settings the code
+// declares, and no template hands out or allows keys. Checks of the template text, naming the file and line to fix.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -520,7 +520,7 @@ describe('infra templates', () => {
     expect(runtime).toMatch(/version:\s*'22'/);
   });
 
-  it('keep the durable group always ready, one instance unless told otherwise', () => {
+  it('keep the durable group always ready in the production profile, none in trial, unless told otherwise', () => {
     const text = loadTemplate(functionAppTemplate).text;
     // A conditional list (none at 0), so the block is read from its first bracket on.
     const start = text.indexOf('alwaysReady:');
@@ -528,8 +528,10 @@ describe('infra templates', () => {
     expect(alwaysReady).toMatch(/name:\s*'durable'/);
     expect(alwaysReady).toMatch(/instanceCount:\s*durableAlwaysReadyInstanceCount/);
     const main = loadTemplate(mainTemplate).text;
-    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount int = 1$/m);
-    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*functionDurableAlwaysReadyInstanceCount/);
+    expect(main).toMatch(/^param functionDurableAlwaysReadyInstanceCount string = ''$/m);
+    expect(main).toMatch(/^ {4}durableAlwaysReadyInstanceCount: 0$/m);
+    expect(main).toMatch(/^ {4}durableAlwaysReadyInstanceCount: 1$/m);
+    expect(main).toMatch(/durableAlwaysReadyInstanceCount:\s*chosenDurableAlwaysReadyInstanceCount/);
   });
 
   it('give the chat and the embedding deployment a deployment type each', () => {
@@ -690,5 +692,124 @@ describe('infra templates', () => {
     expect(api).toMatch(/^ {4}language: ts$/m);
     expect(api).toMatch(/^ {4}project: \.$/m);
     expect(read(functionAppTemplate)).toMatch(/'azd-service-name':\s*'api'/);
+  });
+});
+
+describe('infra modules', () => {
+  const moduleText = (name: string) => loadTemplate(path.join(infraDir, 'modules', `${name}.bicep`)).text;
+  const main = () => loadTemplate(mainTemplate).text;
+
+  it('deploy the Azure Managed Redis hot store keyless and TLS only, only with hotStore=redis', () => {
+    const redis = moduleText('managed-redis');
+    expect(
+      resourceDeclarations(loadTemplate(path.join(infraDir, 'modules', 'managed-redis.bicep'))).map(
+        (d) => d.type,
+      ),
+    ).toEqual([
+      'Microsoft.Cache/redisEnterprise',
+      'Microsoft.Cache/redisEnterprise/databases',
+      'Microsoft.Cache/redisEnterprise/databases/accessPolicyAssignments',
+    ]);
+    expect(redis).toMatch(/accessKeysAuthentication: 'Disabled'/);
+    expect(redis).toMatch(/clientProtocol: 'Encrypted'/);
+    expect(redis).toMatch(/accessPolicyName: 'default'[\s\S]*objectId: principalId/);
+    expect(main()).toMatch(/module redis '\.\/modules\/managed-redis\.bicep' = if \(useRedis\)/);
+    expect(main()).toMatch(/param hotStore string = 'cosmos'/);
+  });
+
+  it('deploy the Durable Task Scheduler only when it is the backend, its task hub named as host.json says', () => {
+    const scheduler = moduleText('durable-task-scheduler');
+    expect(scheduler).toMatch(/'0ad04412-c4d5-4796-b79c-f76d14c8d402'/);
+    expect(scheduler).toMatch(/scope: taskHub[\s\S]*principalId: principalId/);
+    expect(scheduler).toMatch(/ipAllowlist:/);
+    expect(main()).toMatch(
+      /module durableTaskScheduler '\.\/modules\/durable-task-scheduler\.bicep' = if \(useScheduler\)/,
+    );
+    expect(main()).toMatch(/^var useScheduler = chosenDurableTaskBackend == 'durable-task-scheduler'$/m);
+    expect(main()).toMatch(/taskHubName: hostJson\.extensions\.durableTask\.hubName/);
+    expect(moduleText('function-app')).toContain(
+      "'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'",
+    );
+  });
+
+  it("alert by mail on platform metrics and on the app's own records, each alert saying what to do", () => {
+    const alerts = moduleText('alerts');
+    const metrics = [...alerts.matchAll(/metricNamespace: '([^']+)'\s+metricName: '([^']+)'/g)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    // No NormalizedRUConsumption: the account is serverless, where a share of provisioned throughput means nothing.
+    expect(metrics).toEqual([
+      'Microsoft.ServiceBus/namespaces DeadletteredMessages',
+      'microsoft.insights/components requests/failed',
+      'Microsoft.DocumentDB/databaseAccounts TotalRequests',
+      'Microsoft.SignalRService/WebPubSub TotalConnectionCount',
+      'Microsoft.CognitiveServices/accounts AzureOpenAIRequests',
+      'Microsoft.CognitiveServices/accounts AzureOpenAITimeToResponse',
+    ]);
+    expect(alerts.match(/^ {4}description: '.{80,}'$/gm)).toHaveLength(8);
+    expect(alerts.match(/^ {4}actions: actions$/gm)).toHaveLength(6);
+    // The log alerts measure a column their query makes, and are not validated against tables a new workspace lacks.
+    const measured = [...alerts.matchAll(/query: '''([\s\S]*?)'''[\s\S]*?metricMeasureColumn: '(\w+)'/g)];
+    expect(measured.map((m) => m[2])).toEqual(['FailedPercent', 'SpendUsd']);
+    for (const [, query, column] of measured) expect(query).toMatch(new RegExp(`\\b${column} = `));
+    expect(alerts.match(/^ {4}skipQueryValidation: true$/gm)).toHaveLength(2);
+    expect(alerts).toMatch(/resource openAiThrottled '[^']+' = if \(!empty\(openAiAccountName\)\)/);
+    expect(main()).toMatch(/module alerts '\.\/modules\/alerts\.bicep' = if \(!empty\(alertEmail\)\)/);
+  });
+
+  it('send resource logs to Log Analytics only when asked, and cap the workspace as the profile says', () => {
+    const diagnostics = moduleText('diagnostics');
+    const scopes = [...diagnostics.matchAll(/^ {2}scope: (\w+)$/gm)].map((m) => m[1]);
+    expect(scopes).toEqual(['cosmosAccount', 'serviceBusNamespace', 'webPubSub', 'openAiAccount']);
+    expect(main()).toMatch(
+      /module diagnostics '\.\/modules\/diagnostics\.bicep' = if \(chosenResourceLogs == 'all'\)/,
+    );
+    expect(moduleText('log-analytics')).toMatch(
+      /workspaceCapping: \{\s*(\/\/[^\n]*\s*)?dailyQuotaGb: json\(dailyQuotaGb\)/,
+    );
+    expect(main()).toMatch(/dailyQuotaGb: chosenLogAnalyticsDailyCapGb/);
+  });
+
+  it('set every idle-cost switch from the deployment profile unless it is given, trial by default', () => {
+    const text = main();
+    expect(text).toMatch(/^param deploymentProfile string = 'trial'$/m);
+    const supplied = (
+      JSON.parse(read(path.join(infraDir, 'main.parameters.json'))) as {
+        parameters: Record<string, { value: string }>;
+      }
+    ).parameters;
+    expect(supplied.deploymentProfile?.value).toBe('${DEPLOYMENT_PROFILE=trial}');
+    const switches: Record<string, string> = {
+      webPubSubSku: 'WEBPUBSUB_SKU',
+      functionDurableAlwaysReadyInstanceCount: 'FUNCTION_DURABLE_ALWAYS_READY_INSTANCES',
+      durableTaskBackend: 'DURABLE_TASK_BACKEND',
+      durableTaskSchedulerSku: 'DURABLE_TASK_SCHEDULER_SKU',
+      logAnalyticsDailyCapGb: 'LOG_ANALYTICS_DAILY_CAP_GB',
+      resourceLogs: 'RESOURCE_LOGS',
+    };
+    for (const [parameter, variable] of Object.entries(switches)) {
+      // Empty in azd and in Bicep means "the profile's choice".
+      expect(supplied[parameter]?.value, parameter).toBe(`\${${variable}=}`);
+      expect(text, parameter).toMatch(new RegExp(`^param ${parameter} string = ''$`, 'm'));
+      expect(text, parameter).toMatch(new RegExp(`= empty\\(${parameter}\\)\\s*\\? profile\\.\\w+`));
+    }
+    const profile = (name: string) => {
+      const start = text.indexOf(`  ${name}: {`);
+      return start < 0 ? '' : bracketBlock(text, text.indexOf('{', start));
+    };
+    expect(profile('trial')).toMatch(/webPubSubSku: 'Free_F1'/);
+    expect(profile('trial')).toMatch(/durableAlwaysReadyInstanceCount: 0/);
+    expect(profile('trial')).toMatch(/resourceLogs: 'none'/);
+    expect(profile('trial')).toMatch(/logAnalyticsDailyCapGb: '0\.5'/);
+    expect(profile('production')).toMatch(/webPubSubSku: 'Standard_S1'/);
+    expect(profile('production')).toMatch(/durableAlwaysReadyInstanceCount: 1/);
+    expect(profile('production')).toMatch(/resourceLogs: 'all'/);
+    expect(profile('production')).toMatch(/logAnalyticsDailyCapGb: '-1'/);
+  });
+
+  it('let the web client sign in: AUTH_MODE is entra unless app-service is chosen', () => {
+    expect(main()).toMatch(/^param authMode string = 'entra'$/m);
+    const supplied = read(path.join(infraDir, 'main.parameters.json'));
+    expect(supplied).toContain('"${AUTH_MODE=entra}"');
   });
 });

@@ -1,6 +1,6 @@
 // Checks the `resource` declarations of Bicep templates against Azure's resource type definitions (the Bicep
-// types that the Bicep compiler type-checks with), without a Bicep compiler: tree-sitter-bicep parses, the
-// vendored definitions in test/fixtures/azure-resource-types judge.
+// types that the Bicep compiler type-checks with): tree-sitter-bicep parses, the vendored definitions in
+// test/fixtures/azure-resource-types judge. It also looks inside union() and concat(), where the compiler does not.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Parser from 'tree-sitter';
@@ -130,6 +130,8 @@ export interface SchemaProblem {
   /** Property path inside the resource body, e.g. `properties.locations[0].locationName`; '' for the resource. */
   path: string;
   message: string;
+  /** Found in an argument of union() or concat(): a value the Bicep compiler does not check against the type. */
+  insideCall: boolean;
 }
 
 export function formatProblem(problem: SchemaProblem): string {
@@ -247,6 +249,8 @@ interface Context {
    * property may come from another argument. Unknown names and wrong values are still wrong.
    */
   partial: boolean;
+  /** Inside an argument of union() or concat(). */
+  inCall: boolean;
 }
 
 function report(context: Context, node: Node, propertyPath: string, message: string): void {
@@ -257,6 +261,7 @@ function report(context: Context, node: Node, propertyPath: string, message: str
     type: context.type,
     path: propertyPath,
     message,
+    insideCall: context.inCall,
   });
 }
 
@@ -368,17 +373,15 @@ function checkCall(context: Context, node: Node, typeRef: TypeRef, propertyPath:
   const name = node.childForFieldName('function')?.text;
   const args =
     node.childForFieldName('arguments')?.namedChildren.filter((arg) => arg.type !== 'comment') ?? [];
-  if (name === 'concat') {
-    for (const arg of args) checkValue(context, arg, typeRef, propertyPath);
-    return;
-  }
-  if (name !== 'union') return;
-  const partial = context.partial;
-  context.partial = true;
+  if (name !== 'concat' && name !== 'union') return;
+  const { partial, inCall } = context;
+  context.partial = partial || name === 'union';
+  context.inCall = true;
   try {
     for (const arg of args) checkValue(context, arg, typeRef, propertyPath);
   } finally {
     context.partial = partial;
+    context.inCall = inCall;
   }
 }
 
@@ -610,6 +613,7 @@ export function checkBicep(file: string, text: string, index: TypeIndex): Schema
       type: '',
       path: '',
       message: `does not parse as Bicep near '${error.text.slice(0, 40)}'`,
+      insideCall: false,
     });
   }
   for (const resource of declarationsIn(tree.rootNode)) {
@@ -623,12 +627,20 @@ export function checkBicep(file: string, text: string, index: TypeIndex): Schema
         message:
           `${resource.type} is not in the vendored type definitions (${path.basename(index.dir)}/index.json), so it ` +
           'cannot be checked: use an API version that is there, or vendor its types.json (see the README there)',
+        insideCall: false,
       });
       continue;
     }
     const body = definition.body;
     if (!resource.body || (body.$type !== 'ObjectType' && body.$type !== 'DiscriminatedObjectType')) continue;
-    const context: Context = { ...base, types: definition.file, problems, depth: 0, partial: false };
+    const context: Context = {
+      ...base,
+      types: definition.file,
+      problems,
+      depth: 0,
+      partial: false,
+      inCall: false,
+    };
     checkObject(context, resource.body, body, '', {
       checkRequired: !resource.existing,
       keysOnly: resource.existing,
