@@ -1,7 +1,6 @@
-// Sharing by link end to end over the local runtime, as clients drive it: the owner shares a conversation, a
-// signed-out reader opens it (noindex), another user can neither revoke it nor learn it exists, the owner revokes
-// it at once, a deleted conversation's link is gone, and "Continue this conversation" gives the reader a
-// conversation of their own whose next turn is sent the shared messages.
+// Sharing by link over the local runtime: share, open signed out (noindex), another user refused, revoked at once,
+// a deleted conversation's link gone, and "Continue this conversation" giving the reader a conversation of their
+// own whose next turn is sent the shared messages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
