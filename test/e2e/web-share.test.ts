@@ -1,6 +1,9 @@
 // Sharing by link in Chromium: the Share action, the page at /s/{shareId} read with no identity (noindex, no
 // overflow on a phone), revoked or deleted → the link does not work, another user cannot revoke it, and a
 // signed-in reader continues the conversation as their own.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, sharedBrowser, useWebRuntime } from '../support/browser.js';
@@ -8,6 +11,20 @@ import { settle } from '../support/local-runtime.js';
 
 const UI_TIMEOUT = 30_000;
 const TEST_TIMEOUT = 180_000;
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+
+/** The ids of the serious and critical axe violations of the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // The page's CSP refuses inline script, so axe is evaluated through the DevTools protocol.
+  if ((await page.evaluate("typeof axe !== 'undefined'")) !== true)
+    await page.evaluate(readFileSync(AXE, 'utf8'));
+  const violations = await page.evaluate<{ id: string; impact: string | null }[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id);
+}
 
 describeBrowser('sharing a conversation by link in the page', () => {
   const web = useWebRuntime();
@@ -25,9 +42,13 @@ describeBrowser('sharing a conversation by link in the page', () => {
     fetch(`${web.url}/api/${path}`, { method, headers: new ChatClient(web.url, userId).headers() });
 
   /** A fresh context that cannot sign in at all: the page never learns an identity mode. */
-  async function signedOut(path: string, viewport = { width: 390, height: 844 }) {
+  async function signedOut(
+    path: string,
+    viewport = { width: 390, height: 844 },
+    colorScheme: 'light' | 'dark' = 'light',
+  ) {
     const browser = await sharedBrowser();
-    const context = await browser.newContext({ viewport });
+    const context = await browser.newContext({ viewport, colorScheme });
     await context.route('**/api/client-config', (route) => route.abort());
     const page = await context.newPage();
     const identities: (string | undefined)[] = [];
@@ -61,10 +82,11 @@ describeBrowser('sharing a conversation by link in the page', () => {
         expect(await shared.locator('.shared-text').first().textContent()).toBe('Plan a trip to Lisbon');
         expect(await shared.locator('meta[name="robots"]').getAttribute('content')).toContain('noindex');
         expect(reader.identities).toEqual([undefined]);
-        const overflow = await shared.evaluate(
-          () => document.documentElement.scrollWidth - window.innerWidth,
+        const overflow = await shared.evaluate<number>(
+          'document.documentElement.scrollWidth - window.innerWidth',
         );
         expect(overflow).toBeLessThanOrEqual(0);
+        expect(await seriousViolations(shared)).toEqual([]);
 
         // Another user cannot revoke it (nor learn it exists); its owner can, at once.
         expect((await api('user_002', `shares/${shareId}`, 'DELETE')).status).toBe(404);
@@ -91,13 +113,14 @@ describeBrowser('sharing a conversation by link in the page', () => {
         201,
       );
       expect((await api('user_001', `history/conversations/${sessionId}`, 'DELETE')).status).toBe(204);
-      const reader = await signedOut(`/s/${shareId}`);
+      const reader = await signedOut(`/s/${shareId}`, { width: 1280, height: 800 }, 'dark');
       try {
         await expect
           .poll(() => reader.page.getByRole('heading', { name: 'This link does not work' }).count(), {
             timeout: UI_TIMEOUT,
           })
           .toBe(1);
+        expect(await seriousViolations(reader.page)).toEqual([]);
       } finally {
         await reader.context.close();
       }
