@@ -303,6 +303,22 @@ describe('sharing a conversation by link', () => {
     expect(signedOut.status).toBe(401);
   });
 
+  it('refuses a conversation too long to share whole with 413, and shares it up to an earlier message', async () => {
+    const long = 'x'.repeat(1_000);
+    const turns = Array.from({ length: 2_200 }, (_, n): [string, string] => [`question ${n} ${long}`, long]);
+    const { sessionId, messages } = await seed('user_001', turns);
+    const refused = await share('user_001', sessionId);
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toMatchObject({ code: 'share_too_large' });
+    expect(app.fakes.shares.heads.size).toBe(0);
+
+    const upTo = await share('user_001', sessionId, { upToMessageId: messages[1_999]!.messageId });
+    expect(upTo.status).toBe(201);
+    const { shareId } = await upTo.json<{ shareId: string }>();
+    expect(app.fakes.shares.chunks.get(shareId)!.length).toBeGreaterThan(1);
+    expect((await (await open(shareId)).json<SharedConversation>()).messages).toHaveLength(2_000);
+  }, 60_000);
+
   it('turns every route off with SHARING=off', async () => {
     app = createTestApp({ settings: { SHARING: 'off' } });
     const { sessionId } = await seed('user_001', TURNS);
