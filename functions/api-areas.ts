@@ -40,6 +40,16 @@ removed everywhere (history, hot store, turn events, stream tickets, turns, its 
 streams, and never comes back: a session id is never given out again.`,
   },
   {
+    title: 'Sharing',
+    routePrefixes: ['shares'],
+    note: `A share is a snapshot of a conversation's shown branch, taken when the link is made (POST
+/api/history/conversations/{sessionId}/shares, listed at GET /api/history/users/{userId}/shares): the messages'
+text, times and the titles of the sources answers cite; never the system prompt, memory, the profile, other branches
+or, unless the owner includes them, tool calls. A \`shareId\` is 128 random bits (22 base64url characters). Anyone
+with the link reads it (\`X-Robots-Tag: noindex\`); an unknown, revoked or expired share, or one of a deleted
+conversation, is the same 404. \`SHARING=off\` turns every sharing route off (403, code \`sharing_off\`).`,
+  },
+  {
     title: 'Memory',
     routePrefixes: ['memory'],
     note: `What the memory worker keeps about the caller. Facts come in every status (active, superseded, retracted) with

@@ -10,6 +10,7 @@ import { historyApiFunctions } from './history-api.js';
 import { knowledgeFunctions } from './knowledge.js';
 import { mcpFunctions } from './mcp.js';
 import { openApiFunctions } from './openapi.js';
+import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { streamFunctions } from './stream.js';
@@ -26,6 +27,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,
+  ...shareFunctions,
   ...memoryFunctions,
   ...memoryApiFunctions,
   ...knowledgeFunctions,

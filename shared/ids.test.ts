@@ -1,5 +1,6 @@
 // The closed id formats: every legitimate id passes, in its canonical spelling, and nothing that could become a
 // dot segment, a path separator or a query in a URL does.
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   canonicalId,
@@ -54,6 +55,8 @@ const LEGIT: Record<IdKind, string[]> = {
   chatMessageId: ['0f8fad5b-d9cb-469f-a165-70867728950e', 'Zx81qWe4Rt7yUi0o'],
   factId: [newFactId('0f8fad5b-d9cb-469f-a165-70867728950e', '0f8fad5b-d9cb-469f-a165-70867728950f', 3)],
   documentId: ['0123456789abcdef0123456789abcdef'],
+  // 128 random bits in base64url, as a share is given, and the extremes of the form.
+  shareId: [randomBytes(16).toString('base64url'), 'AAAAAAAAAAAAAAAAAAAAAA', '-_-_-_-_-_-_-_-_-_-_-w'],
 };
 
 describe('id formats', () => {
@@ -78,6 +81,9 @@ describe('id formats', () => {
     expect(isId('factId', 'coffee')).toBe(false);
     expect(isId('factId', 'fact-0123456789ABCDEF')).toBe(false);
     expect(isId('documentId', '0123456789ABCDEF0123456789ABCDEF')).toBe(false);
+    // 22 characters whose last one would carry bits beyond the 128.
+    expect(isId('shareId', 'AAAAAAAAAAAAAAAAAAAAAB')).toBe(false);
+    expect(isId('shareId', 'AAAAAAAAAAAAAAAAAAAAA')).toBe(false);
     expect(isId('sessionId', 'user_001')).toBe(false);
     // An AI SDK id has exactly 16 letters and digits, kept as spelled (it is case-sensitive).
     expect(isId('sessionId', 'aB3dE6gH9jK2mN5')).toBe(false);

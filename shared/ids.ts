@@ -56,6 +56,14 @@ export const ID_FORMATS = {
     forms: [{ pattern: '[0-9a-f]{32}' }],
     message: 'must be 32 lowercase hex characters',
   },
+  /**
+   * A share link: 128 random bits in base64url, 22 characters (the last one carries 2 bits, so it is one of
+   * A, Q, g, w). Made by the server only; a guess is as likely as guessing a 128-bit key.
+   */
+  shareId: {
+    forms: [{ pattern: '[A-Za-z0-9_-]{21}[AQgw]' }],
+    message: 'must be a shareId as POST .../shares gives it: 22 base64url characters',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;
@@ -116,3 +124,4 @@ export const sessionIdSchema = idSchema('sessionId');
 export const chatMessageIdSchema = idSchema('chatMessageId');
 export const factIdSchema = idSchema('factId');
 export const documentIdSchema = idSchema('documentId');
+export const shareIdSchema = idSchema('shareId');

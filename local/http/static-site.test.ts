@@ -102,6 +102,14 @@ describe('the static site', () => {
     expect(icon.headers['cache-control']).toBe('no-cache');
   });
 
+  it("marks a shared conversation's page noindex, and only that page", async () => {
+    const shared = await get('/s/AAAAAAAAAAAAAAAAAAAAAA');
+    expect(shared.status).toBe(200);
+    expect(shared.body).toBe(PAGE);
+    expect(shared.headers['x-robots-tag']).toBe('noindex, nofollow');
+    expect((await get('/')).headers['x-robots-tag']).toBeUndefined();
+  });
+
   it('answers a client route with the page, and a missing asset with a 404 problem', async () => {
     const route = await get('/conversations/6f1c2a/edit?x=1');
     expect(route.status).toBe(200);

@@ -133,7 +133,9 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
         );
         return true;
       }
-      await sendFile(req, res, index, pageCsp(req.headers.host));
+      // A shared conversation's page (/s/{shareId}) is for whoever has the link, never for search engines.
+      const robots = lower.startsWith('/s/') ? { 'x-robots-tag': 'noindex, nofollow' } : {};
+      await sendFile(req, res, index, pageCsp(req.headers.host), robots);
       return true;
     },
   };
@@ -157,8 +159,15 @@ async function resolveFile(root: string, pathname: string): Promise<string | und
   }
 }
 
-async function sendFile(req: IncomingMessage, res: ServerResponse, file: string, csp: string): Promise<void> {
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: string,
+  csp: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const info = await stat(file);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   const extension = extname(file).toLowerCase();
   const isPage = extension === '.html';
   res.statusCode = 200;

@@ -15,7 +15,6 @@ import type { WorkingMemoryStore } from '../conversation/working-memory-store.js
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { HealthCheck } from '../health.js';
 import type { HistoryWorkerServices } from '../history/persist-turn.js';
-import { createCosmosConversationEraser } from '../history/adapters/cosmos-conversation-eraser.js';
 import { createHistoryStores } from '../history/adapters/history-adapters.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { ConversationHeaders } from '../history/conversation-headers.js';
@@ -42,9 +41,9 @@ import { tracePublisher } from '../messaging/traced-publisher.js';
 import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
 import { QUOTAS_CONTAINER } from '../quota/contracts.js';
 import type { QuotaServices } from '../quota/quota-gate.js';
+import type { ShareStore } from '../sharing/share-store.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
-import { TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
 import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import { traceEventSink, traceEventStore } from '../streaming/traced-streaming.js';
 import { traceMethods } from '../telemetry/spans.js';
@@ -58,6 +57,7 @@ import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
 import { composeUsageAccounting } from './usage-accounting.js';
+import { composeEraser } from './conversation-eraser.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -153,6 +153,8 @@ export interface App {
    */
   quota: QuotaServices;
   usage: UsageServices;
+  /** Shared snapshots and each owner's links. */
+  sharing: { shares: ShareStore };
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -213,14 +215,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     pollIntervalMs: config.chat.cancelPollMs,
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
-  // A deleted conversation's spend stays in the user's totals, no longer tied to the conversation.
-  const eraser = usage.detaching(
-    createCosmosConversationEraser({
-      hot,
-      turnEvents: database.container(TURN_EVENTS_CONTAINER),
-      sessions: database.container(SESSIONS_CONTAINER),
-    }),
-  );
+  // What a deleted conversation leaves outside history: its turns' data, its spend's ties, its share links.
+  const { eraser, shares } = composeEraser(database, hot, usage);
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = {
@@ -348,6 +344,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     },
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
+    sharing: { shares },
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

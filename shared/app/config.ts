@@ -16,6 +16,7 @@ import {
 import type { Relevance } from '../search/relevance.js';
 import { quotaConfig, quotaSettings, type QuotaConfig } from '../quota/settings.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
+import { sharingConfig, sharingSettings, type SharingConfig } from '../sharing/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
 import { telemetryConfig, telemetrySettings, type TelemetryConfig } from '../telemetry/settings.js';
 import { usageConfig, usageSettings, type UsageConfig } from '../usage/settings.js';
@@ -49,6 +50,8 @@ export interface AppConfig {
   telemetry: TelemetryConfig;
   /** Per-user quotas and rate limits (all off unless set). */
   quota: QuotaConfig;
+  /** Whether conversations may be shared by link, and where the shared page lives. */
+  sharing: SharingConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -66,6 +69,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   telemetrySettings,
   quotaSettings,
   usageSettings,
+  sharingSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -89,6 +93,7 @@ export function loadConfig(env: Environment): AppConfig {
   );
   const quota = readSettings(quotaSettings, env, problems);
   const usage = readSettings(usageSettings, env, problems);
+  const sharing = readSettings(sharingSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -165,6 +170,7 @@ export function loadConfig(env: Environment): AppConfig {
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
     quota: quotaConfig(quota),
+    sharing: sharingConfig(sharing),
   };
 }
 

@@ -5,6 +5,7 @@ import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { quotaContainers } from '../quota/contracts.js';
+import { sharingContainers } from '../sharing/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
 import { usageContainers } from '../usage/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
@@ -19,4 +20,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...knowledgeContainers,
   ...quotaContainers,
   ...usageContainers,
+  ...sharingContainers,
 ];

@@ -72,6 +72,8 @@ import {
 } from './in-memory-knowledge.js';
 import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 import { MemoryQuotaState } from './in-memory-quota.js';
+import { MemoryShareStore } from './in-memory-shares.js';
+import { revokingShares } from '../../shared/sharing/share-links.js';
 
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
@@ -549,6 +551,8 @@ export interface TestApp extends App {
     longTermMessages: MemoryConversationMessages;
     sessionMemory: MemorySessionMemory;
     eraser: MemoryConversationEraser;
+    /** Shared snapshots and their owners' links. */
+    shares: MemoryShareStore;
     /** Long-term memory: conversation summaries and the profile's facts. */
     summaries: MemoryConversationSummaries;
     facts: MemoryProfileFacts;
@@ -608,6 +612,7 @@ export function createTestApp(
     knowledgeChunks: new MemoryKnowledgeChunks(knowledgeDocuments),
     knowledgeUploads: new MemoryKnowledgeUploads(),
     usage: new MemoryUsageLedger(),
+    shares: new MemoryShareStore(),
   };
   const history = {
     headers: fakes.headers,
@@ -615,6 +620,8 @@ export function createTestApp(
     sessionMemory: fakes.sessionMemory,
     eraser: new MemoryConversationEraser(fakes),
   };
+  // As in the app: deleting a conversation revokes its share links.
+  const eraser = revokingShares(history.eraser, fakes.shares);
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
   };
@@ -657,7 +664,7 @@ export function createTestApp(
         publisher: fakes.publisher,
         headers: fakes.headers,
         sessions: fakes.sessions,
-        eraser: history.eraser,
+        eraser,
         sessionMemory: fakes.sessionMemory,
         profile: fakes.facts,
         cancellation: cancellations,
@@ -690,7 +697,7 @@ export function createTestApp(
       sessionMemory: history.sessionMemory,
       workingMemory: fakes.workingMemory,
       sessions: fakes.sessions,
-      eraser: history.eraser,
+      eraser,
       usage: fakes.usage,
     },
     memory: {
@@ -712,6 +719,7 @@ export function createTestApp(
     },
     quota: { config: config.quota, state: new MemoryQuotaState(), usage: usageReader },
     usage: { ledger: fakes.usage, reader: usageReader, prices: config.usage.prices },
+    sharing: { shares: fakes.shares },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

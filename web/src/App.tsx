@@ -9,6 +9,7 @@ import { SignIn } from './auth/SignIn';
 import { ChatView } from './chat/ChatView';
 import { ConversationSidebar } from './panels/ConversationSidebar';
 import { SidePanels } from './panels/SidePanels';
+import { ShareButton } from './share/ShareButton';
 import { useTheme } from './theme';
 
 type Region = 'conversations' | 'chat' | 'panels';
@@ -90,6 +91,9 @@ function Shell(): ReactNode {
           <h1 className="shell-title">Memory chat</h1>
           <div className="shell-actions">
             <SignIn apiBase={API_BASE} />
+            {shell?.activeSessionId === undefined ? null : (
+              <ShareButton key={shell.activeSessionId} api={shell.api} sessionId={shell.activeSessionId} />
+            )}
             <button type="button" className="button-quiet" onClick={onNew}>
               New chat
             </button>
