@@ -37,7 +37,7 @@ function parse(source: string): { variables: Map<string, string>; requests: File
       else if (!request && /^#\s*@name\s+(\w+)/.test(line)) name = /^#\s*@name\s+(\w+)/.exec(line)![1];
       else if (!request && /^#\s*@expect\s+(\d{3})/.test(line))
         expectedStatus = Number(/^#\s*@expect\s+(\d{3})/.exec(line)![1]);
-      else if (!request && /^(GET|POST|PUT|PATCH|DELETE) /.test(line)) {
+      else if (!request && /^(GET|HEAD|POST|PUT|PATCH|DELETE) /.test(line)) {
         const [method, url] = line.trim().split(/\s+/);
         request = { name, expect: expectedStatus, method: method!, url: url!, headers: [], body: '' };
       } else if (request && !inBody && line.trim() === '') inBody = true;
