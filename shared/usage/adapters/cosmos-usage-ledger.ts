@@ -1,6 +1,6 @@
-// The usage ledger in Cosmos DB's `usage` container (partition /userId): each call's record and its counters (day,
-// month, conversation) in one transactional batch, so they are written together or not at all; a record already
-// stored fails the batch (409) and is counted once. A deleted conversation leaves a nameless mark (detachedMarkId).
+// The usage ledger in Cosmos DB's `usage` container (partition /userId): a turn's or a job's record and its counters
+// (day, month, conversation) in one transactional batch, so they are written together or not at all; a job already
+// in its record fails the batch (409 or 412) and is counted once. A deleted conversation leaves a nameless mark.
 import { createHash } from 'node:crypto';
 import type { Container, JSONObject, OperationInput, PatchOperation } from '@azure/cosmos';
 import { z } from 'zod';
@@ -9,27 +9,36 @@ import { cosmosFailure, deleteItem, queryItems, readItem } from '../../cosmos/ad
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { UnsafeItemIdError, unsafeReason } from '../../cosmos/adapters/guarded-item.js';
 import {
+  callRecordSchema,
   COUNTER_TYPES,
-  NO_USAGE,
   USAGE_RECORD_TTL_SECONDS,
   usageCounterSchema,
   usageFiguresSchema,
   usageRecordSchema,
   type CounterType,
   type UsageCounter,
+  type UsageFigures,
+  type UsagePart,
   type UsageRecord,
 } from '../contracts.js';
-import { isBackground, recordFigures, sumFigures } from '../usage-figures.js';
+import { sidesOf, sumFigures } from '../usage-figures.js';
 import type { UsageLedger } from '../usage-ledger.js';
 
 /** Records detached at once when a conversation is deleted. */
 const DETACH_PARALLELISM = 16;
 
 /**
- * Batches tried for one record: each retry follows a counter found missing, or created or detached meanwhile. Each of
- * the three counters can fail a batch twice (missing, then made by another instance first), a detach once more.
+ * Batches tried for one record: each retry follows a record or counter found missing, or created or detached
+ * meanwhile. The record can fail a batch twice (stored already, then gone), each of the three counters twice
+ * (missing, then made by another instance first), a detach once more.
  */
-const RECORD_ATTEMPTS = 10;
+const RECORD_ATTEMPTS = 12;
+
+/** Cosmos DB applies at most this many operations in one patch. */
+const PATCH_OPERATIONS_LIMIT = 10;
+
+/** Both kinds of record: a turn's or a job's, and a single call's as stored before calls were folded by job. */
+const storedRecordSchema = z.union([usageRecordSchema, callRecordSchema]);
 
 /** A counter's id: `day-2026-11-26`, `month-2026-11`, `conversation-<sessionId>`. */
 export function counterId(type: CounterType, key: string): string {
@@ -44,23 +53,37 @@ export function detachedMarkId(sessionId: string): string {
   return `detached-${createHash('sha256').update(sessionId).digest('hex').slice(0, 40)}`;
 }
 
+/** How the batch writes the record: created (its first job), or the job folded into the one stored. */
+type RecordWrite = 'create' | 'fold';
+
 /** How the batch writes a counter: patched when it exists; created (first call of its day, month, conversation). */
 type CounterWrite = 'patch' | 'create';
 
 export function createCosmosUsageLedger(container: Container): UsageLedger {
   /**
-   * The record and its counters in one transactional batch (the partition is the user's): all written, or none.
-   * The create of the record comes first, so a call recorded before fails the batch (409) and counts nothing twice.
+   * The record and its counters in one transactional batch (the partition is the user's): all written, or none. The
+   * record's write comes first: a job recorded before fails the batch (its create 409, or its fold's condition 412)
+   * and counts nothing twice.
    */
   function recordOperations(
     record: UsageRecord,
+    recordWrite: RecordWrite,
     writes: ReadonlyMap<CounterType, CounterWrite>,
   ): OperationInput[] {
-    const side = isBackground(record.kind) ? 'background' : 'turns';
-    const figures = recordFigures(record);
+    const [job, parts] = soleJob(record);
+    const sides = sidesOf(parts);
     // Plain JSON: an optional field of the record is absent, never undefined.
     const operations: OperationInput[] = [
-      { operationType: 'Create', resourceBody: record as unknown as JSONObject },
+      recordWrite === 'create'
+        ? { operationType: 'Create', resourceBody: record as unknown as JSONObject }
+        : {
+            operationType: 'Patch',
+            id: record.id,
+            resourceBody: {
+              operations: [{ op: 'add', path: `/jobs/${pointerSegment(job)}`, value: parts as JSONObject[] }],
+              condition: `FROM c WHERE NOT IS_DEFINED(c.jobs[${JSON.stringify(job)}])`,
+            },
+          },
     ];
     for (const [type, key] of countersOf(record)) {
       const id = counterId(type, key);
@@ -70,8 +93,7 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
           userId: record.userId,
           type,
           key,
-          turns: side === 'turns' ? figures : NO_USAGE,
-          background: side === 'background' ? figures : NO_USAGE,
+          ...sides,
           updatedAt: record.at,
         };
         operations.push({ operationType: 'Create', resourceBody: counter });
@@ -87,12 +109,16 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
       }
       // A figure of 0 adds nothing (every counter holds all its figures from its create): it is not sent.
       const patch: PatchOperation[] = [
-        ...Object.entries(figures)
-          .filter(([, value]) => value !== 0)
-          .map(([field, value]): PatchOperation => ({ op: 'incr', path: `/${side}/${field}`, value })),
+        ...increments('turns', sides.turns),
+        ...increments('background', sides.background),
         { op: 'set', path: '/updatedAt', value: record.at },
       ];
-      operations.push({ operationType: 'Patch', id, resourceBody: { operations: patch } });
+      for (let at = 0; at < patch.length; at += PATCH_OPERATIONS_LIMIT)
+        operations.push({
+          operationType: 'Patch',
+          id,
+          resourceBody: { operations: patch.slice(at, at + PATCH_OPERATIONS_LIMIT) },
+        });
     }
     return operations;
   }
@@ -101,14 +127,24 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
     async record(record) {
       assertSafeIds(record);
       let stored = record;
+      let recordWrite: RecordWrite = 'create';
       const writes = new Map<CounterType, CounterWrite>();
       for (let attempt = 0; attempt < RECORD_ATTEMPTS; attempt++) {
-        const operations = recordOperations(stored, writes);
+        const operations = recordOperations(stored, recordWrite, writes);
         const failed = await runBatch(container, operations, stored.userId);
         if (failed === undefined) return true;
-        if (failed.index === 0 && failed.statusCode === 409) return false;
+        if (failed.index === 0) {
+          // Another job of the turn stored the record first: this one is folded into it.
+          if (failed.statusCode === 409 && recordWrite === 'create') recordWrite = 'fold';
+          // The record holds this job already: it ran before, and was counted then.
+          else if (failed.statusCode === 412 && recordWrite === 'fold') return false;
+          // Gone since (its time to live passed): this job starts it again.
+          else if (failed.statusCode === 404 && recordWrite === 'fold') recordWrite = 'create';
+          else throw cosmosFailure('recording model calls', batchError(failed));
+          continue;
+        }
         const counter = counterAt(operations, failed.index);
-        if (counter === undefined) throw cosmosFailure('recording a model call', batchError(failed));
+        if (counter === undefined) throw cosmosFailure('recording model calls', batchError(failed));
         if (failed.statusCode === 404 && writes.get(counter) !== 'create') writes.set(counter, 'create');
         else if (
           failed.statusCode === 409 &&
@@ -120,11 +156,11 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
           writes.delete('conversation');
         } else if (failed.statusCode === 409 && writes.get(counter) === 'create')
           writes.set(counter, 'patch');
-        else throw cosmosFailure('recording a model call', batchError(failed));
+        else throw cosmosFailure('recording model calls', batchError(failed));
       }
       throw cosmosFailure(
-        'recording a model call',
-        new Error('its counters kept appearing and disappearing'),
+        'recording model calls',
+        new Error('its record and counters kept appearing and disappearing'),
       );
     },
 
@@ -151,7 +187,7 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
       return queryItems(
         container,
         {
-          query: "SELECT * FROM c WHERE c.type = 'call' AND c.day >= @from AND c.day <= @to",
+          query: "SELECT * FROM c WHERE c.type IN ('usage', 'call') AND c.day >= @from AND c.day <= @to",
           parameters: [
             { name: '@from', value: fromDay },
             { name: '@to', value: toDay },
@@ -159,7 +195,7 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
         },
         userId,
         'the usage records',
-        usageRecordSchema,
+        storedRecordSchema,
       );
     },
 
@@ -186,7 +222,7 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
       const records = await queryItems(
         container,
         {
-          query: "SELECT c.id FROM c WHERE c.type = 'call' AND c.sessionId = @s",
+          query: "SELECT c.id FROM c WHERE c.type IN ('usage', 'call') AND c.sessionId = @s",
           parameters: [{ name: '@s', value: sessionId }],
         },
         userId,
@@ -243,6 +279,25 @@ function countersOf(record: UsageRecord): [CounterType, string][] {
   return counters;
 }
 
+/** The one job a record to write holds, and its calls. */
+function soleJob(record: UsageRecord): [string, UsagePart[]] {
+  const jobs = Object.entries(record.jobs);
+  if (jobs.length !== 1) throw new Error(`A usage record is written one job at a time, not ${jobs.length}.`);
+  return jobs[0]!;
+}
+
+/** A property name as one segment of a patch's JSON Pointer path. */
+function pointerSegment(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** The increments of a side's figures, those of 0 left out. */
+function increments(side: 'turns' | 'background', figures: UsageFigures): PatchOperation[] {
+  return Object.entries(figures)
+    .filter(([, value]) => value !== 0)
+    .map(([field, value]): PatchOperation => ({ op: 'incr', path: `/${side}/${field}`, value }));
+}
+
 function withoutConversation(record: UsageRecord): UsageRecord {
   const { sessionId: _sessionId, turnId: _turnId, ...rest } = record;
   return rest;
@@ -293,13 +348,13 @@ async function runBatch(
       contentResponseOnWriteEnabled: false,
     });
   } catch (error) {
-    throw cosmosFailure('recording a model call', error);
+    throw cosmosFailure('recording model calls', error);
   }
   const results = response.result ?? [];
   const index = results.findIndex((result) => result.statusCode >= 400 && result.statusCode !== 424);
   if (index >= 0) return { index, statusCode: results[index]!.statusCode };
   if (response.code !== undefined && response.code >= 300)
-    throw cosmosFailure('recording a model call', new Error(`the batch answered ${response.code}`));
+    throw cosmosFailure('recording model calls', new Error(`the batch answered ${response.code}`));
   return undefined;
 }
 
