@@ -14,7 +14,7 @@ export const usageContainers: readonly ContainerSpec[] = [
     partitionKeyPaths: ['/userId'],
     defaultTtlSeconds: -1,
     purpose:
-      "What the model calls cost: one record per turn and per background job (tokens and US dollars by kind and model; kept 400 days) and the user's counters per day, per month and per conversation, raised in the same batch as each job's record.",
+      "What the model calls cost: one record per turn and per background job (tokens and US dollars by kind and model; kept 400 days) and the user's counters per month (with each day's tokens) and per conversation, raised in the same batch as each job's record.",
   },
 ];
 
@@ -136,18 +136,23 @@ export const callRecordSchema = z
     }),
   );
 
+/** The counters: a month's (with its days' tokens) and a conversation's; a day's own counter was kept before. */
 export const COUNTER_TYPES = ['day', 'month', 'conversation'] as const;
 export type CounterType = (typeof COUNTER_TYPES)[number];
 
-/** A user's running totals for one UTC day, one UTC month, or one conversation: the turns' and the background's. */
+/** A user's running totals for one UTC month, or one conversation: the turns' and the background's. */
 export const usageCounterSchema = z.object({
   id: z.string(),
   userId: z.string(),
   type: z.enum(COUNTER_TYPES),
-  /** The day (YYYY-MM-DD), the month (YYYY-MM) or the conversation's sessionId. */
+  /** The month (YYYY-MM), the conversation's sessionId, or (kept before) the day (YYYY-MM-DD). */
   key: z.string(),
   turns: usageFiguresSchema,
   background: usageFiguresSchema,
+  /** A month's tokens (input and output, of every kind) by day of the month ("01" to "31"), for the daily quota. */
+  days: z.record(z.string(), z.number()).optional(),
+  /** When a month counted before its days were (it kept a counter per day) began to count them. */
+  daysSince: z.string().optional(),
   updatedAt: z.string(),
 });
 export type UsageCounter = z.infer<typeof usageCounterSchema>;

@@ -12,7 +12,12 @@ import {
 } from '../../local/cosmos/local-cosmos.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosUsageLedger } from '../../shared/usage/adapters/cosmos-usage-ledger.js';
-import { USAGE_CONTAINER, USAGE_RECORD_TTL_SECONDS, type UsageRecord } from '../../shared/usage/contracts.js';
+import {
+  NO_USAGE,
+  USAGE_CONTAINER,
+  USAGE_RECORD_TTL_SECONDS,
+  type UsageRecord,
+} from '../../shared/usage/contracts.js';
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
 
 let local: LocalCosmos;
@@ -96,7 +101,7 @@ function dyingAfterFirstWrite(real: Container): Container {
 }
 
 describe('the usage ledger in Cosmos DB', () => {
-  it("records a job's calls and counts them in their day, month and conversation with one request", async () => {
+  it("records a job's calls and counts them in their month, its day, and their conversation with one request", async () => {
     const ledger = createCosmosUsageLedger(container);
     const userId = newUser();
     await ledger.record(call(userId, 's1', 0)); // the first call of the day, month and conversation
@@ -105,7 +110,6 @@ describe('the usage ledger in Cosmos DB', () => {
     expect(local.stats().byContainer).toEqual({ [`${USAGE_CONTAINER} item.batch`]: expect.anything() });
     expect(local.stats().requests).toBe(1);
     for (const [type, key] of [
-      ['day', DAY],
       ['month', DAY.slice(0, 7)],
       ['conversation', 's1'],
     ] as const) {
@@ -124,7 +128,7 @@ describe('the usage ledger in Cosmos DB', () => {
     const record = call(userId, 's1', 0);
     expect(await ledger.record(record)).toBe(true);
     expect(await ledger.record(structuredClone(record))).toBe(false);
-    expect((await ledger.counter(userId, 'day', DAY))?.turns.calls).toBe(1);
+    expect((await ledger.counter(userId, 'month', DAY.slice(0, 7)))?.turns.calls).toBe(1);
     expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(1);
   });
 
@@ -136,7 +140,6 @@ describe('the usage ledger in Cosmos DB', () => {
     // The job runs again in another process: the call is recorded already, and counted in every counter.
     expect(await createCosmosUsageLedger(container).record(record)).toBe(false);
     const ledger = createCosmosUsageLedger(container);
-    expect((await ledger.counter(userId, 'day', DAY))?.turns.calls).toBe(2);
     expect((await ledger.counter(userId, 'month', DAY.slice(0, 7)))?.turns.calls).toBe(2);
     expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(2);
   });
@@ -156,7 +159,40 @@ describe('the usage ledger in Cosmos DB', () => {
     const [record] = await ledger.records(userId, DAY, DAY);
     expect(Object.keys(record?.jobs ?? {})).toEqual(['round:0', 'round:1']);
     expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(2);
-    expect((await ledger.counter(userId, 'day', DAY))?.turns).toMatchObject({ calls: 2, inputTokens: 200 });
+    expect((await ledger.counter(userId, 'month', DAY.slice(0, 7)))?.turns).toMatchObject({
+      calls: 2,
+      inputTokens: 200,
+    });
+  });
+
+  it("gives a month counted before its days their tokens from then on, and the daily quota the day's before", async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const reader = new CounterUsageReader(ledger);
+    const userId = newUser();
+    // As counted before: a counter per day beside the month's.
+    const figures = { ...NO_USAGE, calls: 1, inputTokens: 40, outputTokens: 2 };
+    for (const [type, key] of [
+      ['month', DAY.slice(0, 7)],
+      ['day', DAY],
+    ] as const)
+      await container.items.create({
+        id: `${type}-${key}`,
+        userId,
+        type,
+        key,
+        turns: figures,
+        background: NO_USAGE,
+        updatedAt: `${DAY}T08:00:00.000Z`,
+      });
+    expect(await ledger.record(call(userId, 's1', 0))).toBe(true);
+    const month = await ledger.counter(userId, 'month', DAY.slice(0, 7));
+    expect(month?.turns).toMatchObject({ calls: 2, inputTokens: 140 });
+    expect(month?.days).toEqual({ [DAY.slice(8)]: 110 });
+    expect(await reader.tokensOnDay(userId, new Date(`${DAY}T23:00:00Z`))).toBe(42 + 110);
+    // The next job of the day patches the days now there.
+    expect(await ledger.record(call(userId, 's1', 2))).toBe(true);
+    expect(await reader.tokensOnDay(userId, new Date(`${DAY}T23:00:00Z`))).toBe(42 + 220);
+    expect(await reader.tokensOnDay(userId, new Date(`${DAY.slice(0, 8)}27T01:00:00Z`))).toBe(0);
   });
 
   it('reads a record stored one per call before as a record of that call', async () => {
@@ -194,8 +230,9 @@ describe('the usage ledger in Cosmos DB', () => {
     await Promise.all(
       Array.from({ length: 8 }, (_, n) => (n % 2 === 0 ? one : two).record(call(userId, `s${n % 3}`, n))),
     );
-    const day = await one.counter(userId, 'day', DAY);
-    expect((day?.turns.calls ?? 0) + (day?.background.calls ?? 0)).toBe(8);
+    const month = await one.counter(userId, 'month', DAY.slice(0, 7));
+    expect((month?.turns.calls ?? 0) + (month?.background.calls ?? 0)).toBe(8);
+    expect(month?.days).toEqual({ [DAY.slice(8)]: 8 * 110 });
     const conversations = await one.conversations(userId, ['s0', 's1', 's2']);
     expect(
       conversations.reduce((sum, counter) => sum + counter.turns.calls + counter.background.calls, 0),

@@ -24,12 +24,15 @@ export class MemoryUsageLedger implements UsageLedger {
       record.id,
       stored === undefined ? record : { ...stored, jobs: { ...stored.jobs, ...record.jobs } },
     );
-    const keys: [CounterType, string][] = [
-      ['day', record.day],
-      ['month', record.day.slice(0, 7)],
-    ];
+    const keys: [CounterType, string][] = [['month', record.at.slice(0, 7)]];
     if (record.sessionId !== undefined) keys.push(['conversation', record.sessionId]);
     const sides = sidesOf(partsOf(record));
+    const tokens =
+      sides.turns.inputTokens +
+      sides.turns.outputTokens +
+      sides.background.inputTokens +
+      sides.background.outputTokens;
+    const day = record.at.slice(8, 10);
     for (const [type, key] of keys) {
       const id = `${record.userId}/${type}-${key}`;
       const counter = this.#counters.get(id) ?? {
@@ -39,12 +42,14 @@ export class MemoryUsageLedger implements UsageLedger {
         key,
         turns: NO_USAGE,
         background: NO_USAGE,
+        ...(type === 'month' ? { days: {} } : {}),
         updatedAt: record.at,
       };
       this.#counters.set(id, {
         ...counter,
         turns: addFigures(counter.turns, sides.turns),
         background: addFigures(counter.background, sides.background),
+        ...(counter.days ? { days: { ...counter.days, [day]: (counter.days[day] ?? 0) + tokens } } : {}),
         updatedAt: record.at,
       });
     }

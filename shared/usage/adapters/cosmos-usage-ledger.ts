@@ -1,6 +1,6 @@
 // The usage ledger in Cosmos DB's `usage` container (partition /userId): a turn's or a job's record and its counters
-// (day, month, conversation) in one transactional batch, so they are written together or not at all; a job already
-// in its record fails the batch (409 or 412) and is counted once. A deleted conversation leaves a nameless mark.
+// (the month's, with its days' tokens, and the conversation's) in one transactional batch, all or nothing; a job
+// already in its record fails the batch (409 or 412) and is counted once. A deleted conversation leaves a mark.
 import { createHash } from 'node:crypto';
 import type { Container, JSONObject, OperationInput, PatchOperation } from '@azure/cosmos';
 import { z } from 'zod';
@@ -29,8 +29,8 @@ const DETACH_PARALLELISM = 16;
 
 /**
  * Batches tried for one record: each retry follows a record or counter found missing, or created or detached
- * meanwhile. The record can fail a batch twice (stored already, then gone), each of the three counters twice
- * (missing, then made by another instance first), a detach once more.
+ * meanwhile. The record can fail a batch twice (stored already, then gone), each counter twice (missing, then made by
+ * another instance first), a month without its days twice more, a detach once more.
  */
 const RECORD_ATTEMPTS = 12;
 
@@ -56,8 +56,11 @@ export function detachedMarkId(sessionId: string): string {
 /** How the batch writes the record: created (its first job), or the job folded into the one stored. */
 type RecordWrite = 'create' | 'fold';
 
-/** How the batch writes a counter: patched when it exists; created (first call of its day, month, conversation). */
-type CounterWrite = 'patch' | 'create';
+/**
+ * How the batch writes a counter: patched when it exists; created (first call of its month, conversation); or, for a
+ * month counted before it kept its days' tokens, given them from now on.
+ */
+type CounterWrite = 'patch' | 'create' | 'days';
 
 export function createCosmosUsageLedger(container: Container): UsageLedger {
   /**
@@ -85,18 +88,22 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
             },
           },
     ];
+    const tokens = dayTokens(sides);
+    const day = record.at.slice(8, 10);
     for (const [type, key] of countersOf(record)) {
       const id = counterId(type, key);
-      if (writes.get(type) === 'create') {
+      const write = writes.get(type) ?? 'patch';
+      if (write === 'create') {
         const counter: UsageCounter = {
           id,
           userId: record.userId,
           type,
           key,
           ...sides,
+          ...(type === 'month' ? { days: { [day]: tokens } } : {}),
           updatedAt: record.at,
         };
-        operations.push({ operationType: 'Create', resourceBody: counter });
+        operations.push({ operationType: 'Create', resourceBody: counter as unknown as JSONObject });
         // A conversation's counter is created only while it is not deleted: its mark, if any, fails this create.
         if (type === 'conversation' && record.sessionId !== undefined) {
           const mark = { id: detachedMarkId(record.sessionId), userId: record.userId, type: 'probe' };
@@ -113,12 +120,26 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
         ...increments('background', sides.background),
         { op: 'set', path: '/updatedAt', value: record.at },
       ];
-      for (let at = 0; at < patch.length; at += PATCH_OPERATIONS_LIMIT)
+      // A month's days are patched only where they are (412 otherwise), given only where they are not.
+      let condition: string | undefined;
+      if (type === 'month' && write === 'patch') {
+        patch.push({ op: 'incr', path: `/days/${day}`, value: tokens });
+        condition = 'FROM c WHERE IS_DEFINED(c.days)';
+      } else if (type === 'month') {
+        patch.push(
+          { op: 'set', path: '/days', value: { [day]: tokens } },
+          { op: 'set', path: '/daysSince', value: record.at },
+        );
+        condition = 'FROM c WHERE NOT IS_DEFINED(c.days)';
+      }
+      for (let at = 0; at < patch.length; at += PATCH_OPERATIONS_LIMIT) {
+        const chunk = patch.slice(at, at + PATCH_OPERATIONS_LIMIT);
         operations.push({
           operationType: 'Patch',
           id,
-          resourceBody: { operations: patch.slice(at, at + PATCH_OPERATIONS_LIMIT) },
+          resourceBody: condition === undefined ? { operations: chunk } : { operations: chunk, condition },
         });
+      }
     }
     return operations;
   }
@@ -146,6 +167,9 @@ export function createCosmosUsageLedger(container: Container): UsageLedger {
         const counter = counterAt(operations, failed.index);
         if (counter === undefined) throw cosmosFailure('recording model calls', batchError(failed));
         if (failed.statusCode === 404 && writes.get(counter) !== 'create') writes.set(counter, 'create');
+        // A month counted before it kept its days' tokens gets them now; one that got them meanwhile is patched.
+        else if (failed.statusCode === 412 && counter === 'month')
+          writes.set(counter, writes.get(counter) === 'days' ? 'patch' : 'days');
         else if (
           failed.statusCode === 409 &&
           counter === 'conversation' &&
@@ -269,14 +293,26 @@ interface DetachedMark {
   ttl: number;
 }
 
-/** The counters a record adds to: its day, its month, and its conversation when it has one. */
+/** The counters a record adds to: its month (with its day's tokens), and its conversation when it has one. */
 function countersOf(record: UsageRecord): [CounterType, string][] {
-  const counters: [CounterType, string][] = [
-    ['day', record.day],
-    ['month', record.day.slice(0, 7)],
-  ];
+  const counters: [CounterType, string][] = [['month', record.at.slice(0, 7)]];
   if (record.sessionId !== undefined) counters.push(['conversation', record.sessionId]);
   return counters;
+}
+
+/** The tokens a day's quota counts: input and output, of every kind. */
+function dayTokens(sides: { turns: UsageFigures; background: UsageFigures }): number {
+  return (
+    sides.turns.inputTokens +
+    sides.turns.outputTokens +
+    sides.background.inputTokens +
+    sides.background.outputTokens
+  );
+}
+
+function withoutConversation(record: UsageRecord): UsageRecord {
+  const { sessionId: _sessionId, turnId: _turnId, ...rest } = record;
+  return rest;
 }
 
 /** The one job a record to write holds, and its calls. */
@@ -296,11 +332,6 @@ function increments(side: 'turns' | 'background', figures: UsageFigures): PatchO
   return Object.entries(figures)
     .filter(([, value]) => value !== 0)
     .map(([field, value]): PatchOperation => ({ op: 'incr', path: `/${side}/${field}`, value }));
-}
-
-function withoutConversation(record: UsageRecord): UsageRecord {
-  const { sessionId: _sessionId, turnId: _turnId, ...rest } = record;
-  return rest;
 }
 
 /** The counter an operation of the batch writes (its create, patch, or the conversation's mark probe). */
