@@ -307,7 +307,8 @@ async function consolidateProfile(
   options: { onPath: boolean; summaryAfter: Promise<SummarySnapshot | undefined> },
 ): Promise<ProfileOutcome> {
   const { userId, sessionId, chatMessageId } = event;
-  let record = await services.facts.getConsolidation(userId, sessionId, chatMessageId);
+  const start = await services.facts.consolidationStart(userId, sessionId, chatMessageId);
+  let record = start.record;
   if (record?.appliedAt !== undefined || record?.withdrawnAt !== undefined) {
     // Applied by a run whose summary failed: the summary after the turn is kept now that there is one.
     if (
@@ -326,7 +327,7 @@ async function consolidateProfile(
       log.log(`Memory: ${turn.label} is left out of the profile: its branch is not the one the user kept.`);
       return 'left-out';
     }
-    const active = await services.facts.list(userId, { statuses: ['active'] });
+    const { active } = start;
     const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );
