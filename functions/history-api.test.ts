@@ -499,22 +499,32 @@ describe('GET /api/history/users/{userId}/stats', () => {
       { persisted: 2 },
     );
     await seed('user_002', [['g', 'h']]);
-    const call = {
-      userId: 'user_001',
-      type: 'call' as const,
-      model: 'gpt-5.4-mini',
+    const job = (id: string, userId: string, kind: 'turn' | 'title', costUsd: number) => ({
+      id,
+      userId,
+      type: 'usage' as const,
       day: at(0).slice(0, 10),
       at: at(0),
-      inputTokens: 100,
-      cachedInputTokens: 0,
-      outputTokens: 10,
-      reasoningTokens: 0,
-      priced: true,
+      jobs: {
+        [id]: [
+          {
+            kind,
+            model: 'gpt-5.4-mini',
+            calls: 1,
+            inputTokens: 100,
+            cachedInputTokens: 0,
+            outputTokens: 10,
+            reasoningTokens: 0,
+            costUsd,
+            priced: true,
+          },
+        ],
+      },
       ttl: 1,
-    };
-    await app.fakes.usage.record({ ...call, id: 'call-1', kind: 'turn', costUsd: 0.25 });
-    await app.fakes.usage.record({ ...call, id: 'call-2', kind: 'title', costUsd: 0.05 });
-    await app.fakes.usage.record({ ...call, id: 'call-3', userId: 'user_002', kind: 'turn', costUsd: 1 });
+    });
+    await app.fakes.usage.record(job('usage-1', 'user_001', 'turn', 0.25));
+    await app.fakes.usage.record(job('usage-2', 'user_001', 'title', 0.05));
+    await app.fakes.usage.record(job('usage-3', 'user_002', 'turn', 1));
     const reply = await stats();
     expect(reply.status).toBe(200);
     expect(await reply.json()).toEqual({

@@ -14,8 +14,9 @@ export async function historyWorker(message: unknown, context: InvocationContext
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { history } = await getApp();
   const { userId, sessionId, chatMessageId: turnId } = event;
-  // The exchange's index, title and summary are counted to the turn, once however often the event is delivered.
-  await withUsage({ userId, sessionId, turnId, job: 'history', log: context }, () =>
+  // The exchange's index, title and summary are counted to the turn in a record of their own, once however often the
+  // event is delivered.
+  await withUsage({ userId, sessionId, turnId, job: 'history', ownRecord: true, log: context }, () =>
     persistTurn(history.worker, event, context),
   );
 }

@@ -16,8 +16,9 @@ export async function memoryWorker(message: unknown, context: InvocationContext)
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { memory } = await getApp();
   const { userId, sessionId, chatMessageId: turnId } = event;
-  // The summary, its embedding and the profile changes are counted to the turn, once however often it is delivered.
-  await withUsage({ userId, sessionId, turnId, job: 'memory', log: context }, () =>
+  // The summary, its embedding and the profile changes are counted to the turn in a record of their own, once however
+  // often it is delivered.
+  await withUsage({ userId, sessionId, turnId, job: 'memory', ownRecord: true, log: context }, () =>
     consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
   );
 }

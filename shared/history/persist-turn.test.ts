@@ -1,6 +1,6 @@
 // The history worker's use-case over the in-memory history ports and a recording model: a turn is stored once
 // however often its event is delivered, failed turns keep their failure and its opening turn its system prompt,
-// and a conversation deleted before or while it runs gets nothing.
+// and a conversation deleted before or while it runs keeps nothing.
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   at,
@@ -154,13 +154,31 @@ describe('persistTurn', () => {
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
   });
 
-  it('writes nothing for a conversation being deleted whose header is still there (the tombstone says so)', async () => {
+  it('keeps nothing of a conversation being deleted whose header is still there: the tombstone takes it back', async () => {
     await sessions.create(userId, sessionId);
     await sessions.markDeleting(userId, sessionId);
     expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
     expect(stored()).toEqual([]);
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
-    expect(model.requests).toHaveLength(0);
+    expect(await headers.get(userId, sessionId)).toBeUndefined();
+  });
+
+  it("reads the conversation's tombstone once, after its writes", async () => {
+    await sessions.create(userId, sessionId);
+    const reads: boolean[] = [];
+    const counted = {
+      ...services,
+      sessions: {
+        isDeleted: async (user: string, session: string) => {
+          const deleted = await sessions.isDeleted(user, session);
+          // Whether the turn's items were written by the time it was read.
+          reads.push(stored().length > 0);
+          return deleted;
+        },
+      },
+    };
+    expect(await persistTurn(counted, turn(0), log)).toBe('persisted');
+    expect(reads).toEqual([true]);
   });
 
   it('takes back what it wrote, header included, when the delete marks the session while it runs', async () => {

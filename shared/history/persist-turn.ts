@@ -16,7 +16,7 @@ import { wholeMessages } from './whole-messages.js';
 export interface HistoryWorkerServices extends IndexServices, DigestServices {
   /** Read only when the event's tool results were cut: the hot store may still hold them whole. */
   workingMemory: Pick<WorkingMemoryStore, 'load'>;
-  /** The conversation's tombstone: a turn of a conversation being deleted, or deleted, is not persisted. */
+  /** The conversation's tombstone: a turn of a conversation being deleted, or deleted, is not kept. */
   sessions: Pick<SessionStore, 'isDeleted'>;
   now?: () => Date;
 }
@@ -44,11 +44,10 @@ export async function persistTurn(
   }
   const upTo = Math.max(...event.messages.map((message) => message.ordinal)) + 1;
 
-  const [header, deleted] = await Promise.all([
-    services.headers.get(userId, sessionId),
-    services.sessions.isDeleted(userId, sessionId),
-  ]);
-  if (header === undefined || deleted) {
+  // No header: the conversation was deleted. Its tombstone is read once, after the writes, where it matters: a delete
+  // that began before this job still removes what the job writes, either itself or through that read.
+  const header = await services.headers.get(userId, sessionId);
+  if (header === undefined) {
     log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
     return 'conversation-deleted';
   }

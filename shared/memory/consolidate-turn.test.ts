@@ -544,16 +544,34 @@ describe('consolidateTurn', () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it('writes nothing for a deleted conversation, or one being deleted', async () => {
+  it('keeps nothing for a deleted conversation, or one being deleted', async () => {
     await sessions.markDeleting(userId, sessionId);
     expect(await consolidateTurn(services, turn(0, 'I like tea.'), log)).toEqual({
       status: 'skipped',
       reason: 'conversation-deleted',
     });
+    expect(memoryIsEmpty()).toBe(true);
     await sessions.markDeleted(userId, sessionId);
     await consolidateTurn(services, turn(0, 'I like tea.'), log);
     expect(memoryIsEmpty()).toBe(true);
-    expect(model.requests).toHaveLength(0);
+  });
+
+  it("reads the conversation's tombstone once, after its writes", async () => {
+    const reads: boolean[] = [];
+    const counted: MemoryWorkerServices = {
+      ...services,
+      sessions: {
+        find: async (user: string, session: string) => {
+          // Whether the turn's summary was written by the time it was read.
+          reads.push((await summaries.get(userId, sessionId)) !== undefined);
+          return sessions.find(user, session);
+        },
+      },
+    };
+    expect(await consolidateTurn(counted, turn(0, 'I like tea.'), log)).toMatchObject({
+      status: 'consolidated',
+    });
+    expect(reads).toEqual([true]);
   });
 
   it('removes what it wrote when the conversation is deleted while it runs, sparing other conversations', async () => {

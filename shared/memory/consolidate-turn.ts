@@ -33,7 +33,7 @@ export interface MemoryWorkerServices {
   summaries: ConversationSummaries;
   facts: ProfileFacts;
   llm: LlmGateway;
-  /** A conversation deleted (or being deleted) has no session: it gets no memory. */
+  /** A conversation deleted (or being deleted) has no session: it keeps no memory. */
   sessions: Pick<SessionStore, 'find'>;
   now?: () => Date;
 }
@@ -99,10 +99,6 @@ export async function consolidateTurn(
     return { status: 'skipped', reason: 'memory-off' };
   }
   const turn = readTurn(event, label);
-  if ((await services.sessions.find(userId, sessionId)) === undefined) {
-    log.log(`Memory: ${label} is not remembered: the conversation was deleted.`);
-    return { status: 'skipped', reason: 'conversation-deleted' };
-  }
 
   const model = modelPolicy(label, delivery, log);
   const stored = await services.summaries.get(userId, sessionId);
@@ -135,8 +131,10 @@ export async function consolidateTurn(
     }),
   ]);
 
+  // The conversation's tombstone, read once, after the writes: a delete that began before this read finds it here
+  // and forgets what was written; one that begins after forgets it itself.
   if ((await services.sessions.find(userId, sessionId)) === undefined) {
-    // Deleted while this ran: forgetting the conversation may have passed before these writes landed.
+    // Deleted before or while this ran: forgetting the conversation may have passed before these writes landed.
     const removed = await forgetConversation(services, userId, sessionId);
     log.log(
       `Memory: ${label}: the conversation was deleted meanwhile; its memory was removed again ` +
@@ -309,7 +307,8 @@ async function consolidateProfile(
   options: { onPath: boolean; summaryAfter: Promise<SummarySnapshot | undefined> },
 ): Promise<ProfileOutcome> {
   const { userId, sessionId, chatMessageId } = event;
-  let record = await services.facts.getConsolidation(userId, sessionId, chatMessageId);
+  const start = await services.facts.consolidationStart(userId, sessionId, chatMessageId);
+  let record = start.record;
   if (record?.appliedAt !== undefined || record?.withdrawnAt !== undefined) {
     // Applied by a run whose summary failed: the summary after the turn is kept now that there is one.
     if (
@@ -328,7 +327,7 @@ async function consolidateProfile(
       log.log(`Memory: ${turn.label} is left out of the profile: its branch is not the one the user kept.`);
       return 'left-out';
     }
-    const active = await services.facts.list(userId, { statuses: ['active'] });
+    const { active } = start;
     const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );

@@ -67,6 +67,15 @@ export interface ProfileFacts {
     sessionId: string,
     chatMessageId: string,
   ): Promise<ConsolidationRecord | undefined>;
+  /**
+   * What a turn's consolidation starts from, in one request: the turn's record, if one was written, and the user's
+   * active facts, oldest first.
+   */
+  consolidationStart(
+    userId: string,
+    sessionId: string,
+    chatMessageId: string,
+  ): Promise<{ record: ConsolidationRecord | undefined; active: ProfileFact[] }>;
   /** Writes the record unless one exists; returns the one stored (the earlier one wins). */
   createConsolidation(record: ConsolidationRecord): Promise<ConsolidationRecord>;
   /** Marks the record applied, with the conversation's summary after its turn when there is one. */

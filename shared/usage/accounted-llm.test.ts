@@ -53,7 +53,7 @@ const json = (name: string, purpose?: 'title') => ({
 });
 
 describe('the accounted gateway', () => {
-  it('records each call of a job with its kind, model and cost, and logs one llm-usage line per call', async () => {
+  it("records a job's calls once, by kind and model with their cost, and logs one llm-usage line for each", async () => {
     const { ledger, llm } = setUp();
     const lines: string[] = [];
     await withUsage({ ...job, log: { log: (line: string) => lines.push(line) } }, async () => {
@@ -62,14 +62,16 @@ describe('the accounted gateway', () => {
       await llm.completeJson(json('memory_profile_changes'));
       await llm.embed(['a', 'b']);
     });
-    const calls = [...ledger.calls.values()];
-    expect(calls.map((call) => [call.kind, call.model, call.costUsd])).toEqual([
-      ['turn', 'm-1', 0.0003], // m-1 prices as m: a dated name takes its base name's price
-      ['title', 'm', 0.0003],
-      ['profile', 'm', 0.0003],
-      ['embedding', 'e', 2e-7],
+    const records = [...ledger.calls.values()];
+    expect(records).toHaveLength(1);
+    const parts = records[0]!.jobs.history ?? [];
+    expect(parts.map((part) => [part.kind, part.model, part.calls, part.costUsd])).toEqual([
+      ['turn', 'm-1', 1, 0.0003], // m-1 prices as m: a dated name takes its base name's price
+      ['title', 'm', 1, 0.0003],
+      ['profile', 'm', 1, 0.0003],
+      ['embedding', 'e', 1, 2e-7],
     ]);
-    expect(calls[0]?.priced).toBe(true);
+    expect(parts[0]?.priced).toBe(true);
     expect(lines).toHaveLength(4);
     expect(JSON.parse(lines[1]!.slice('llm-usage '.length))).toEqual({
       userId: 'user_001',
@@ -77,6 +79,7 @@ describe('the accounted gateway', () => {
       turnId: 't1',
       kind: 'title',
       model: 'm',
+      calls: 1,
       inputTokens: 100,
       cachedInputTokens: 0,
       outputTokens: 20,
@@ -95,11 +98,35 @@ describe('the accounted gateway', () => {
     expect((await ledger.counter('user_001', 'conversation', 's1'))?.background.calls).toBe(1);
   });
 
+  it("folds the jobs of a turn into its one record, once each, and keeps a background job's apart", async () => {
+    const { ledger, llm } = setUp();
+    const turn = { userId: 'user_001', sessionId: 's1', turnId: 't1' };
+    await withUsage({ ...turn, job: 'round:0' }, () => llm.streamChat({ messages: [] }));
+    await withUsage({ ...turn, job: 'tool:0:0' }, () => llm.embed(['a']));
+    await withUsage({ ...turn, job: 'round:1' }, () => llm.streamChat({ messages: [] }));
+    // The last round run again (its activity retried): its calls are in the record already.
+    await withUsage({ ...turn, job: 'round:1' }, () => llm.streamChat({ messages: [] }));
+    await withUsage({ ...turn, job: 'memory', ownRecord: true }, async () => {
+      await llm.completeJson(json('conversation_summary'));
+      await llm.embed(['b']);
+    });
+    const records = [...ledger.calls.values()];
+    expect(records.map((record) => Object.keys(record.jobs))).toEqual([
+      ['round:0', 'tool:0:0', 'round:1'],
+      ['memory'],
+    ]);
+    expect(records[0]?.id).not.toBe(records[1]?.id);
+    const counter = await ledger.counter('user_001', 'conversation', 's1');
+    expect(counter?.turns.calls).toBe(2);
+    expect(counter?.background.calls).toBe(3);
+  });
+
   it('records the requests of an answer that stayed invalid: they were paid for', async () => {
     const { ledger, llm } = setUp(3);
     await expect(withUsage(job, () => llm.completeJson(json('session_summary')))).rejects.toThrow(
       'still invalid',
     );
-    expect([...ledger.calls.values()].map((call) => call.kind)).toEqual(['summary', 'summary', 'summary']);
+    const parts = [...ledger.calls.values()].flatMap((record) => record.jobs.history ?? []);
+    expect(parts.map((part) => [part.kind, part.calls])).toEqual([['summary', 3]]);
   });
 });

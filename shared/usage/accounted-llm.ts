@@ -1,5 +1,5 @@
-// The LLM gateway with cost accounting: every call made inside a job's usage scope is recorded once with its tokens
-// and cost; the record is written beside the job's work, which ends only once it is stored.
+// The LLM gateway with cost accounting: every call made inside a job's usage scope is tallied, and the job's calls
+// are recorded once, together, as its work ends.
 import type { CompleteJsonRequest, LlmGateway } from '../llm/llm-gateway.js';
 import type { UsageKind } from './contracts.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -26,7 +26,7 @@ export function accountedLlm(llm: LlmGateway, recorder: UsageRecorder, models: C
       const scope = currentUsageScope();
       if (scope && reply.usage) {
         const kind = scope.attribution.kind ?? 'turn';
-        scope.defer(recorder.record(scope, kind, reply.model ?? models.chat, reply.usage));
+        recorder.tally(scope, kind, reply.model ?? models.chat, reply.usage);
       }
       return reply;
     },
@@ -34,11 +34,11 @@ export function accountedLlm(llm: LlmGateway, recorder: UsageRecorder, models: C
       const scope = currentUsageScope();
       if (!scope) return llm.completeJson(request);
       const kind = scope.attribution.kind ?? kindOf(request);
-      // A corrective second ask, or an answer that failed validation, was paid for too: each request is recorded.
+      // A corrective second ask, or an answer that failed validation, was paid for too: each request is counted.
       return llm.completeJson({
         ...request,
         onUsage: (call) => {
-          scope.defer(recorder.record(scope, kind, call.model ?? models.chat, call.usage));
+          recorder.tally(scope, kind, call.model ?? models.chat, call.usage);
           request.onUsage?.(call);
         },
       });
@@ -50,7 +50,7 @@ export function accountedLlm(llm: LlmGateway, recorder: UsageRecorder, models: C
       return llm.embed(texts, {
         ...options,
         onUsage: (call) => {
-          scope.defer(recorder.record(scope, kind, call.model ?? models.embedding, call.usage));
+          recorder.tally(scope, kind, call.model ?? models.embedding, call.usage);
           options?.onUsage?.(call);
         },
       });

@@ -5,7 +5,7 @@ import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const USAGE_CONTAINER = 'usage';
 
-/** A record of a model call lives this long; the counters are kept. */
+/** A usage record lives this long; the counters are kept. */
 export const USAGE_RECORD_TTL_SECONDS = 400 * 24 * 60 * 60;
 
 export const usageContainers: readonly ContainerSpec[] = [
@@ -14,7 +14,7 @@ export const usageContainers: readonly ContainerSpec[] = [
     partitionKeyPaths: ['/userId'],
     defaultTtlSeconds: -1,
     purpose:
-      "What the model calls cost: one record per call (tokens, US dollars, the turn or background job it served; kept 400 days) and the user's counters per day, per month and per conversation, updated once per record.",
+      "What the model calls cost: one record per turn and per background job (tokens and US dollars by kind and model; kept 400 days) and the user's counters per month (with each day's tokens) and per conversation, raised in the same batch as each job's record.",
   },
 ];
 
@@ -50,18 +50,11 @@ export const NO_USAGE: UsageFigures = {
   costUsd: 0,
 };
 
-/** One model call, as recorded: its id is derived from what it served, so a call run again finds it. */
-export const usageRecordSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  type: z.literal('call'),
-  sessionId: z.string().optional(),
-  turnId: z.string().optional(),
+/** One kind of call to one model within a job: how many calls, their tokens and US dollars. */
+export const usagePartSchema = z.object({
   kind: z.enum(USAGE_KINDS),
   model: z.string(),
-  /** UTC day (YYYY-MM-DD) of the call. */
-  day: z.string(),
-  at: z.string(),
+  calls: z.number(),
   inputTokens: z.number(),
   cachedInputTokens: z.number(),
   outputTokens: z.number(),
@@ -69,22 +62,97 @@ export const usageRecordSchema = z.object({
   costUsd: z.number(),
   /** The price table had no price for the model: costUsd is 0. */
   priced: z.boolean(),
+});
+export type UsagePart = z.infer<typeof usagePartSchema>;
+
+/**
+ * The model calls of a turn (its rounds, tool calls and failure step), or of one background job, as recorded: its id
+ * is derived from what it served, and each job is folded in once, under its name, so a job run again finds it.
+ */
+export const usageRecordSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  type: z.literal('usage'),
+  sessionId: z.string().optional(),
+  turnId: z.string().optional(),
+  /** UTC day (YYYY-MM-DD) of its first job. */
+  day: z.string(),
+  at: z.string(),
+  /** Each job's calls by kind and model. */
+  jobs: z.record(z.string(), z.array(usagePartSchema)),
   ttl: z.number(),
 });
 export type UsageRecord = z.infer<typeof usageRecordSchema>;
 
+/** A record of one model call, as stored before calls were folded by job: read as a record of one part. */
+export const callRecordSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    type: z.literal('call'),
+    sessionId: z.string().optional(),
+    turnId: z.string().optional(),
+    kind: z.enum(USAGE_KINDS),
+    model: z.string(),
+    day: z.string(),
+    at: z.string(),
+    inputTokens: z.number(),
+    cachedInputTokens: z.number(),
+    outputTokens: z.number(),
+    reasoningTokens: z.number(),
+    costUsd: z.number(),
+    priced: z.boolean(),
+    ttl: z.number(),
+  })
+  .transform(
+    ({
+      kind,
+      model,
+      inputTokens,
+      cachedInputTokens,
+      outputTokens,
+      reasoningTokens,
+      costUsd,
+      priced,
+      ...rest
+    }): UsageRecord => ({
+      ...rest,
+      type: 'usage',
+      jobs: {
+        call: [
+          {
+            kind,
+            model,
+            calls: 1,
+            inputTokens,
+            cachedInputTokens,
+            outputTokens,
+            reasoningTokens,
+            costUsd,
+            priced,
+          },
+        ],
+      },
+    }),
+  );
+
+/** The counters: a month's (with its days' tokens) and a conversation's; a day's own counter was kept before. */
 export const COUNTER_TYPES = ['day', 'month', 'conversation'] as const;
 export type CounterType = (typeof COUNTER_TYPES)[number];
 
-/** A user's running totals for one UTC day, one UTC month, or one conversation: the turns' and the background's. */
+/** A user's running totals for one UTC month, or one conversation: the turns' and the background's. */
 export const usageCounterSchema = z.object({
   id: z.string(),
   userId: z.string(),
   type: z.enum(COUNTER_TYPES),
-  /** The day (YYYY-MM-DD), the month (YYYY-MM) or the conversation's sessionId. */
+  /** The month (YYYY-MM), the conversation's sessionId, or (kept before) the day (YYYY-MM-DD). */
   key: z.string(),
   turns: usageFiguresSchema,
   background: usageFiguresSchema,
+  /** A month's tokens (input and output, of every kind) by day of the month ("01" to "31"), for the daily quota. */
+  days: z.record(z.string(), z.number()).optional(),
+  /** When a month counted before its days were (it kept a counter per day) began to count them. */
+  daysSince: z.string().optional(),
   updatedAt: z.string(),
 });
 export type UsageCounter = z.infer<typeof usageCounterSchema>;

@@ -3,16 +3,17 @@ import type { CounterType, UsageCounter, UsageFigures, UsageRecord } from './con
 
 export interface UsageLedger {
   /**
-   * Stores the record and adds it to the user's counters of its day, its month and its conversation, once and all
-   * together: false (and nothing added) when a record of that id is already stored. A record of a conversation
-   * detached before (deleted) is stored and counted without it.
+   * Stores a job's record (its one job's calls), or folds the job into the record of that id stored already (another
+   * job of the same turn), and adds the job's calls to the user's counters of its day, its month and its
+   * conversation, once and all together: false (and nothing added) when the stored record holds the job already. A
+   * record of a conversation detached before (deleted) is stored and counted without it.
    */
   record(record: UsageRecord): Promise<boolean>;
   /** One counter; undefined before its first call. */
   counter(userId: string, type: CounterType, key: string): Promise<UsageCounter | undefined>;
   /** The conversation counters of these sessions (one request). */
   conversations(userId: string, sessionIds: readonly string[]): Promise<UsageCounter[]>;
-  /** The records of the user's calls on the UTC days from `fromDay` to `toDay`, both included. */
+  /** The user's records of the UTC days from `fromDay` to `toDay`, both included. */
   records(userId: string, fromDay: string, toDay: string): Promise<UsageRecord[]>;
   /**
    * A deleted conversation's spend stays in the user's totals, no longer tied to it: its records lose the

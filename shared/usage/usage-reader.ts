@@ -1,4 +1,5 @@
-// What quotas read of a user's spend: one point read of their day's or month's counter, whatever the history.
+// What quotas read of a user's spend: one point read of their month's counter (it holds each day's tokens), whatever
+// the history.
 import type { UsageCounter } from './contracts.js';
 import type { UsageLedger } from './usage-ledger.js';
 
@@ -8,8 +9,13 @@ export class CounterUsageReader {
 
   /** Tokens (input + output, all kinds) the user used in the UTC day holding `at`. */
   async tokensOnDay(userId: string, at: Date): Promise<number> {
-    const counter = await this.ledger.counter(userId, 'day', at.toISOString().slice(0, 10));
-    return counter ? tokensOf(counter) : 0;
+    const day = at.toISOString().slice(0, 10);
+    const month = await this.ledger.counter(userId, 'month', day.slice(0, 7));
+    const counted = month?.days?.[day.slice(8, 10)] ?? 0;
+    // A month that began to count its days later, or not yet: the day's tokens before are in the day's own counter.
+    if (month === undefined || (month.days !== undefined && (month.daysSince ?? '') < day)) return counted;
+    const before = await this.ledger.counter(userId, 'day', day);
+    return counted + (before ? tokensOf(before) : 0);
   }
 
   /** US dollars the user spent in the UTC month holding `at`. */

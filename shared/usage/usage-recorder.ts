@@ -1,14 +1,15 @@
-// Records one model call once: its tokens priced from the table, stored under an id derived from the job that made
-// it, counted, then reported as the `chat.llm.cost` metric and one `llm-usage` log line.
+// Records a job's model calls once: tallied by kind and model, priced from the table, folded into the record of
+// what they served (a turn's, or the background job's own) under an id derived from it, counted, then reported as
+// the `chat.llm.cost` metric and one `llm-usage` log line per kind and model.
 import { createHash } from 'node:crypto';
 import { metrics, type Counter } from '@opentelemetry/api';
 import type { LlmUsage } from '../llm/llm-gateway.js';
-import { USAGE_RECORD_TTL_SECONDS, type UsageKind, type UsageRecord } from './contracts.js';
-import { callTokens, costOf, type PriceTable } from './prices.js';
+import { USAGE_RECORD_TTL_SECONDS, type UsageKind, type UsagePart, type UsageRecord } from './contracts.js';
+import { callTokens, costOf, roundUsd, type PriceTable } from './prices.js';
 import type { UsageLedger } from './usage-ledger.js';
-import type { UsageScope } from './usage-scope.js';
+import type { TalliedCall, UsageAttribution, UsageScope, UsageWriter } from './usage-scope.js';
 
-export class UsageRecorder {
+export class UsageRecorder implements UsageWriter {
   readonly #cost: Counter;
 
   constructor(
@@ -22,65 +23,85 @@ export class UsageRecorder {
     });
   }
 
-  /** Records a call the scope's job made; a call the job made before (it ran again) is not counted again. */
-  async record(scope: UsageScope, kind: UsageKind, model: string, usage: LlmUsage): Promise<void> {
+  /** A call the scope's job made: recorded with the job's others once its work is over. */
+  tally(scope: UsageScope, kind: UsageKind, model: string, usage: LlmUsage): void {
+    scope.tally(this, { kind, model, usage });
+  }
+
+  /** Records the job's calls; a job recorded before (it ran again) is not counted again. */
+  async write(scope: UsageScope): Promise<void> {
     const { attribution } = scope;
-    const place = scope.nextCall(kind);
     const at = this.now().toISOString();
-    const tokens = callTokens(usage);
-    const cost = costOf(this.prices, model, usage);
-    // The id is the job's whatever the answer: a call run again after the delete still finds its record. A call that
-    // ends after its conversation's delete is recorded without it: the ledger finds the conversation detached.
-    const id = usageRecordId(
-      attribution.userId,
-      attribution.sessionId,
-      attribution.turnId,
-      attribution.job,
-      kind,
-      place,
-    );
+    const parts = partsOfCalls(this.prices, scope.calls);
+    // The id is the turn's or the job's whatever the answer: a job run again after the delete still finds its record.
+    // A job that ends after its conversation's delete is recorded without it: the ledger finds the conversation
+    // detached.
     const record: UsageRecord = {
-      id,
+      id: usageRecordId(attribution),
       userId: attribution.userId,
-      type: 'call',
+      type: 'usage',
       ...(attribution.sessionId !== undefined ? { sessionId: attribution.sessionId } : {}),
       ...(attribution.turnId !== undefined ? { turnId: attribution.turnId } : {}),
-      kind,
-      model,
       day: at.slice(0, 10),
       at,
-      ...tokens,
-      costUsd: cost.usd,
-      priced: cost.priced,
+      jobs: { [attribution.job]: parts },
       ttl: USAGE_RECORD_TTL_SECONDS,
     };
     if (!(await this.ledger.record(record))) return;
-    this.#cost.add(cost.usd, { 'gen_ai.request.model': model, 'chat.usage.kind': kind });
-    attribution.log?.log(
-      `llm-usage ${JSON.stringify({
-        userId: record.userId,
-        sessionId: record.sessionId ?? null,
-        turnId: record.turnId ?? null,
-        kind,
-        model,
-        ...tokens,
-        costUsd: cost.usd,
-      })}`,
-    );
+    for (const part of parts) {
+      this.#cost.add(part.costUsd, { 'gen_ai.request.model': part.model, 'chat.usage.kind': part.kind });
+      const { kind, model, calls, priced: _priced, ...figures } = part;
+      attribution.log?.log(
+        `llm-usage ${JSON.stringify({
+          userId: record.userId,
+          sessionId: record.sessionId ?? null,
+          turnId: record.turnId ?? null,
+          kind,
+          model,
+          calls,
+          ...figures,
+        })}`,
+      );
+    }
   }
 }
 
-/** Derived from what the call served and its place in its job: the same call run again gets the same id. */
-export function usageRecordId(
-  userId: string,
-  sessionId: string | undefined,
-  turnId: string | undefined,
-  job: string,
-  kind: UsageKind,
-  place: number,
-): string {
+/** A job's calls by kind and model (in the order each pair first came), priced. Pure. */
+export function partsOfCalls(prices: PriceTable, calls: readonly TalliedCall[]): UsagePart[] {
+  const parts = new Map<string, UsagePart>();
+  for (const { kind, model, usage } of calls) {
+    const tokens = callTokens(usage);
+    const cost = costOf(prices, model, usage);
+    const key = `${kind}\n${model}`;
+    const part = parts.get(key);
+    parts.set(
+      key,
+      part === undefined
+        ? { kind, model, calls: 1, ...tokens, costUsd: cost.usd, priced: cost.priced }
+        : {
+            ...part,
+            calls: part.calls + 1,
+            inputTokens: part.inputTokens + tokens.inputTokens,
+            cachedInputTokens: part.cachedInputTokens + tokens.cachedInputTokens,
+            outputTokens: part.outputTokens + tokens.outputTokens,
+            reasoningTokens: part.reasoningTokens + tokens.reasoningTokens,
+            costUsd: roundUsd(part.costUsd + cost.usd),
+            priced: part.priced && cost.priced,
+          },
+    );
+  }
+  return [...parts.values()];
+}
+
+/**
+ * Derived from what the calls served: the turn, for its own steps' jobs (each folded in under its name), or the job
+ * itself, for a background job or work of no turn. The same job run again finds the same record.
+ */
+export function usageRecordId(attribution: UsageAttribution): string {
+  const { userId, sessionId, turnId, job, ownRecord } = attribution;
+  const served = turnId !== undefined && ownRecord !== true ? 'turn' : `job:${job}`;
   const digest = createHash('sha256')
-    .update([userId, sessionId ?? '', turnId ?? '', job, kind, String(place)].join('\n'))
+    .update([userId, sessionId ?? '', turnId ?? '', served].join('\n'))
     .digest('hex');
-  return `call-${digest.slice(0, 40)}`;
+  return `usage-${digest.slice(0, 40)}`;
 }

@@ -1,5 +1,6 @@
 // GET /api/usage/users/{userId}: the caller's tokens and cost over a range of UTC days, grouped by day, conversation
-// or model, with the background spend apart. It reads the range's records (one single-partition query).
+// or model, with the background spend apart. It reads the range's records (one single-partition query), each a turn's
+// or a background job's calls by kind and model.
 import { ValidationError } from '../errors.js';
 import {
   MAX_USAGE_RANGE_DAYS,
@@ -10,7 +11,7 @@ import {
   type UsageRecord,
   type UsageReport,
 } from './contracts.js';
-import { addFigures, isBackground, recordFigures } from './usage-figures.js';
+import { addFigures, isBackground, partFigures, partsOf } from './usage-figures.js';
 import type { UsageLedger } from './usage-ledger.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -45,21 +46,22 @@ export function summarise(
   let background = NO_USAGE;
   const backgroundByKind: Record<string, UsageFigures> = {};
   const groups = new Map<string, { turns: UsageFigures; background: UsageFigures }>();
-  for (const record of records) {
-    const figures = recordFigures(record);
-    const key =
-      groupBy === 'day' ? record.day : groupBy === 'model' ? record.model : (record.sessionId ?? '');
-    const group = groups.get(key) ?? { turns: NO_USAGE, background: NO_USAGE };
-    if (isBackground(record.kind)) {
-      background = addFigures(background, figures);
-      backgroundByKind[record.kind] = addFigures(backgroundByKind[record.kind] ?? NO_USAGE, figures);
-      group.background = addFigures(group.background, figures);
-    } else {
-      turns = addFigures(turns, figures);
-      group.turns = addFigures(group.turns, figures);
+  for (const record of records)
+    for (const part of partsOf(record)) {
+      const figures = partFigures(part);
+      const key =
+        groupBy === 'day' ? record.day : groupBy === 'model' ? part.model : (record.sessionId ?? '');
+      const group = groups.get(key) ?? { turns: NO_USAGE, background: NO_USAGE };
+      if (isBackground(part.kind)) {
+        background = addFigures(background, figures);
+        backgroundByKind[part.kind] = addFigures(backgroundByKind[part.kind] ?? NO_USAGE, figures);
+        group.background = addFigures(group.background, figures);
+      } else {
+        turns = addFigures(turns, figures);
+        group.turns = addFigures(group.turns, figures);
+      }
+      groups.set(key, group);
     }
-    groups.set(key, group);
-  }
   const list: UsageGroup[] = [...groups.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, group]) => ({ key, ...group, total: addFigures(group.turns, group.background) }));

@@ -1,6 +1,8 @@
 // Who a model call is for: the job that makes it (a turn's round or tool call, a worker's run for a turn, an
-// ingestion) sets its attribution around its work, and every call the gateway makes inside it is counted to it.
+// ingestion) sets its attribution around its work; every call the gateway makes inside it is tallied, and recorded
+// once, all together, as the job ends.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { UsageKind } from './contracts.js';
 
@@ -10,52 +12,63 @@ export interface UsageAttribution {
   /** The turn (its chatMessageId) the work serves. */
   turnId?: string;
   /**
-   * Names the job among the others of the same turn (`llmStep:2`, `history`, `memory`, ...): with the kind and the
-   * call's place among the job's calls of that kind, it makes the record's id, so a job run again counts once.
+   * Names the job among the others of the same turn (`round:2`, `history`, `memory`, ...): a record holds each job's
+   * calls under its name, so a job run again counts once.
    */
   job: string;
+  /**
+   * The job's calls get a record of their own (a background worker's run for a turn). Without it, the jobs of a turn
+   * (its rounds, tool calls and failure step) are folded into the turn's one record.
+   */
+  ownRecord?: boolean;
   /** Every call of the job is of this kind (knowledge ingestion), instead of what each call says it is. */
   kind?: UsageKind;
-  /** The invocation's logger, which writes each recorded call's `llm-usage` line. */
+  /** The invocation's logger, which writes the `llm-usage` lines of the job's record. */
   log?: Pick<Logger, 'log'>;
 }
 
-/** A job's attribution, how many calls of each kind it has made so far, and its records still being written. */
+/** One model call of a job, as the gateway saw it. */
+export interface TalliedCall {
+  kind: UsageKind;
+  model: string;
+  usage: LlmUsage;
+}
+
+/** Writes a job's calls as one record once the job's work is over (the UsageRecorder). */
+export interface UsageWriter {
+  write(scope: UsageScope): Promise<void>;
+}
+
+/** A job's attribution and the calls it has made so far. */
 export class UsageScope {
-  readonly #calls = new Map<UsageKind, number>();
-  readonly #writes: Promise<void>[] = [];
-  #failure: { error: unknown } | undefined;
+  readonly #calls: TalliedCall[] = [];
+  #writer: UsageWriter | undefined;
 
   constructor(readonly attribution: UsageAttribution) {}
 
-  /** The place of the next call of `kind` in the job (0, 1, ...). */
-  nextCall(kind: UsageKind): number {
-    const place = this.#calls.get(kind) ?? 0;
-    this.#calls.set(kind, place + 1);
-    return place;
+  /** A call of the job, recorded by `writer` with the others as the job ends. */
+  tally(writer: UsageWriter, call: TalliedCall): void {
+    this.#writer = writer;
+    this.#calls.push(call);
   }
 
-  /** A record's write, which the job waits for before it ends, not the call's caller. */
-  defer(write: Promise<void>): void {
-    this.#writes.push(
-      write.catch((error: unknown) => {
-        this.#failure ??= { error };
-      }),
-    );
+  /** The calls so far, in the order they were made. */
+  get calls(): readonly TalliedCall[] {
+    return this.#calls;
   }
 
-  /** Waits for every write; throws the first that failed, so the job is run again (and counts once). */
+  /** Writes the job's record, if it made any call; a failure throws, so the job is run again (and counts once). */
   async settle(): Promise<void> {
-    while (this.#writes.length > 0) await Promise.all(this.#writes.splice(0));
-    if (this.#failure) throw this.#failure.error;
+    if (this.#writer !== undefined && this.#calls.length > 0) await this.#writer.write(this);
   }
 }
 
 const scopes = new AsyncLocalStorage<UsageScope>();
 
 /**
- * Runs `work` with its model calls counted to `attribution`. The records are written beside the work (a turn's
- * message-end does not wait for them) and the job ends once they are stored.
+ * Runs `work` with its model calls counted to `attribution`. A turn's message-end does not wait for the record: it
+ * is written after the work, and the job ends once it is stored. The calls of a job that failed were paid for too:
+ * they are recorded before the failure goes on.
  */
 export async function withUsage<T>(attribution: UsageAttribution, work: () => Promise<T>): Promise<T> {
   const scope = new UsageScope(attribution);

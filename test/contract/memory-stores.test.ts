@@ -390,6 +390,29 @@ describe('Cosmos DB profile facts', () => {
     expect(await stores.facts.fromSession('pu-s', 's-9')).toEqual([]);
   });
 
+  it("reads a turn's consolidation start in one query: its record, if any, and the active facts oldest first", async () => {
+    await storeFacts(
+      stores.facts,
+      factOf('pu-start', 'f-b', { createdAt: at(2) }),
+      factOf('pu-start', 'f-a', { createdAt: at(1) }),
+      factOf('pu-start', 'f-c', { createdAt: at(3), status: 'retracted' }),
+      factOf('pu-start2', 'f-d'),
+    );
+    await stores.facts.createConsolidation(recordOf('pu-start', 's-1', 'm-0', 'Run a marathon'));
+    local.resetStats();
+    const before = await stores.facts.consolidationStart('pu-start', 's-1', 'm-1');
+    expect(local.stats().byContainer).toEqual({
+      [`${PROFILE_FACTS_CONTAINER} item.query`]: expect.objectContaining({ requests: 2 }),
+    });
+    expect(before.record).toBeUndefined();
+    expect(before.active.map((fact) => fact.id)).toEqual(['f-a', 'f-b']);
+    const record = await stores.facts.createConsolidation(
+      recordOf('pu-start', 's-1', 'm-1', 'Learn to sail'),
+    );
+    const after = await stores.facts.consolidationStart('pu-start', 's-1', 'm-1');
+    expect(after).toEqual({ record, active: before.active });
+  });
+
   it('creates a consolidation record once: a second create returns the first', async () => {
     const first = recordOf('pu-c', 's-1', 'm-1', 'Run a marathon');
     expect(await stores.facts.getConsolidation('pu-c', 's-1', 'm-1')).toBeUndefined();

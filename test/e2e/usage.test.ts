@@ -148,6 +148,12 @@ describe('what model calls cost', () => {
     expect(report.groups).toEqual([
       { key: sessionId, turns: report.turns, background: report.background, total: report.total },
     ]);
+    // One record for the turn and one for each worker's run for it, each call of theirs in it by kind and model.
+    const records = await runtime.app.usage.ledger.records('user_001', report.from, report.to);
+    const jobs = records
+      .filter((record) => record.turnId === chatMessageId)
+      .map((record) => Object.keys(record.jobs).join(','));
+    expect(jobs.sort()).toEqual(['history', 'memory', 'round:0']);
     expect(report.total.costUsd).toBeCloseTo(report.turns.costUsd + report.background.costUsd, 12);
 
     // The same spend by day and by model, and in the conversation's summary and the user's stats.
@@ -213,9 +219,10 @@ describe('what model calls cost', () => {
       }),
     });
     await settle(runtime);
-    // The memory worker's run for the turn, made again: its first embedding is the one already counted.
-    await withUsage({ userId: 'user_001', sessionId, turnId: chatMessageId, job: 'memory' }, () =>
-      runtime.app.memory.worker.llm.embed(['The user loves sailing.']),
+    // The memory worker's run for the turn, made again: its record holds the job already.
+    await withUsage(
+      { userId: 'user_001', sessionId, turnId: chatMessageId, job: 'memory', ownRecord: true },
+      () => runtime.app.memory.worker.llm.embed(['The user loves sailing.']),
     );
     const after = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
     expect(after).toEqual(before);

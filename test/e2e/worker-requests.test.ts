@@ -1,6 +1,6 @@
 // What a turn's background work costs in Cosmos DB requests, end to end on the local runtime: the history and memory
-// workers' reads and writes and the usage records of their model calls, counted once the turn itself has finished
-// (the workers are held until then). Request counts are deterministic; the bounds are the figures reached.
+// workers' reads and writes and the usage records of their jobs, counted once the turn itself has finished (the
+// workers are held until then). The bounds are the figures reached.
 import type { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionDefinition } from '../../functions/definition.js';
@@ -95,18 +95,21 @@ describe("a turn's background requests", () => {
     ];
     for (const [n, turn] of [first, ...later].entries()) {
       const label = `turn ${n + 1}: ${JSON.stringify(turn.by)}`;
-      // One request per model call (the index line, the summary, its embedding, the profile changes): the record
-      // and its counters are one batch; a first call of a conversation also creates its counter in the retry.
-      expect(sum(turn.by, 'usage '), label).toBeLessThanOrEqual(n === 0 ? 5 : 4);
-      // The conversation's tombstone: once as each worker starts, once after its writes.
-      expect(turn.by['sessions item.read'] ?? 0, label).toBeLessThanOrEqual(4);
+      // One batch per job: the history worker's, the memory worker's, and the turn's own record, which is written as
+      // its round ends and may land here. A job's record and its counters (its month's, with the day's tokens, and
+      // its conversation's) are one batch; the first of a conversation also creates its counter in a retry.
+      expect(sum(turn.by, 'usage '), label).toBeLessThanOrEqual(n === 0 ? 5 : 3);
+      // The conversation's tombstone: once per worker, after its writes.
+      expect(turn.by['sessions item.read'] ?? 0, label).toBeLessThanOrEqual(2);
       // A turn's messages are one batch (the opening turn also keeps its system prompt beside them).
       expect(turn.by['conversation-messages item.create'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 1 : 0);
-      // The active profile facts: the one query left (the SDK asks for a query plan beside every query).
+      // The active profile facts and the turn's consolidation record: one query (and the query plan the SDK asks
+      // for beside every query, partition key or not).
       expect(sum(turn.by, 'profile-facts item.query'), label).toBeLessThanOrEqual(2);
+      expect(turn.by['profile-facts item.read'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 1 : 0);
       // The opening turn also reads each container's metadata once, creates the summary and its first fact; a
       // later one may title the conversation.
-      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 26 : 19);
+      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 24 : 15);
     }
   }, 120_000);
 });

@@ -184,6 +184,14 @@ export class MemoryProfileFacts implements ProfileFacts {
     return Promise.resolve(record ? structuredClone(record) : undefined);
   }
 
+  async consolidationStart(userId: string, sessionId: string, chatMessageId: string) {
+    const [record, active] = await Promise.all([
+      this.getConsolidation(userId, sessionId, chatMessageId),
+      this.list(userId, { statuses: ['active'] }),
+    ]);
+    return { record, active };
+  }
+
   createConsolidation(record: ConsolidationRecord): Promise<ConsolidationRecord> {
     const k = key(record.userId, record.id);
     const existing = this.records.get(k);

@@ -1,12 +1,13 @@
-// The usage ledger in memory, for in-process tests: a record is kept once by its id, and only its first write adds
-// it to the counters, as the Cosmos DB adapter does; a detached conversation's later calls are recorded without it.
+// The usage ledger in memory, for in-process tests: a record is kept by its id, each job folded into it once, and only
+// that first write adds the job to the counters, as the Cosmos DB adapter does; a detached conversation's later calls
+// are recorded without it.
 import {
   NO_USAGE,
   type CounterType,
   type UsageCounter,
   type UsageRecord,
 } from '../../shared/usage/contracts.js';
-import { addFigures, isBackground, recordFigures, sumFigures } from '../../shared/usage/usage-figures.js';
+import { addFigures, partsOf, sidesOf, sumFigures } from '../../shared/usage/usage-figures.js';
 import type { UsageLedger } from '../../shared/usage/usage-ledger.js';
 
 export class MemoryUsageLedger implements UsageLedger {
@@ -14,15 +15,24 @@ export class MemoryUsageLedger implements UsageLedger {
   readonly #counters = new Map<string, UsageCounter>();
   readonly #detached = new Set<string>();
 
-  record(call: UsageRecord): Promise<boolean> {
-    if (this.calls.has(call.id)) return Promise.resolve(false);
-    const record = this.#detached.has(`${call.userId}/${call.sessionId}`) ? withoutConversation(call) : call;
-    this.calls.set(record.id, record);
-    const keys: [CounterType, string][] = [
-      ['day', record.day],
-      ['month', record.day.slice(0, 7)],
-    ];
+  record(job: UsageRecord): Promise<boolean> {
+    const stored = this.calls.get(job.id);
+    const [name] = Object.keys(job.jobs);
+    if (stored !== undefined && name !== undefined && name in stored.jobs) return Promise.resolve(false);
+    const record = this.#detached.has(`${job.userId}/${job.sessionId}`) ? withoutConversation(job) : job;
+    this.calls.set(
+      record.id,
+      stored === undefined ? record : { ...stored, jobs: { ...stored.jobs, ...record.jobs } },
+    );
+    const keys: [CounterType, string][] = [['month', record.at.slice(0, 7)]];
     if (record.sessionId !== undefined) keys.push(['conversation', record.sessionId]);
+    const sides = sidesOf(partsOf(record));
+    const tokens =
+      sides.turns.inputTokens +
+      sides.turns.outputTokens +
+      sides.background.inputTokens +
+      sides.background.outputTokens;
+    const day = record.at.slice(8, 10);
     for (const [type, key] of keys) {
       const id = `${record.userId}/${type}-${key}`;
       const counter = this.#counters.get(id) ?? {
@@ -32,12 +42,14 @@ export class MemoryUsageLedger implements UsageLedger {
         key,
         turns: NO_USAGE,
         background: NO_USAGE,
+        ...(type === 'month' ? { days: {} } : {}),
         updatedAt: record.at,
       };
-      const side = isBackground(record.kind) ? 'background' : 'turns';
       this.#counters.set(id, {
         ...counter,
-        [side]: addFigures(counter[side], recordFigures(record)),
+        turns: addFigures(counter.turns, sides.turns),
+        background: addFigures(counter.background, sides.background),
+        ...(counter.days ? { days: { ...counter.days, [day]: (counter.days[day] ?? 0) + tokens } } : {}),
         updatedAt: record.at,
       });
     }

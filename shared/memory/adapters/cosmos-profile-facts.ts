@@ -85,6 +85,26 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       return readRecord(userId, consolidationId(sessionId, chatMessageId));
     },
 
+    async consolidationStart(userId, sessionId, chatMessageId) {
+      const recordId = consolidationId(sessionId, chatMessageId);
+      const items = await queryItems(
+        container,
+        {
+          query: "SELECT * FROM c WHERE (c.kind = 'fact' AND c.status = 'active') OR c.id = @recordId",
+          parameters: [{ name: '@recordId', value: recordId }],
+        },
+        userId,
+        "the active profile facts and the turn's consolidation record",
+        profileItemSchema,
+      );
+      const facts: ProfileFact[] = [];
+      let record: ConsolidationRecord | undefined;
+      for (const item of items)
+        if (item.kind === 'fact') facts.push(item);
+        else if (item.id === recordId) record = item;
+      return { record, active: sortOldestFirst(facts) };
+    },
+
     async createConsolidation(record) {
       try {
         await container.items.create(record);
