@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatEventBody } from '../../../shared/streaming/contracts.js';
 import { replayUiMessageChunks } from '../../../shared/streaming/ui-message-chunks.js';
-import { fromHistory, type StoredSource } from './messages';
+import { citationLabel, fromHistory, type StoredSource } from './messages';
 
 const source: StoredSource = {
   chunkId: 'k1',
@@ -46,5 +46,14 @@ describe('a conversation reloaded from history', () => {
 
     expect(streamed).toBeDefined();
     expect(part).toEqual(streamed);
+  });
+});
+
+describe('a source chip', () => {
+  it('names the document once', () => {
+    expect(citationLabel('handbook', 'handbook › Parental leave')).toBe('handbook › Parental leave');
+    expect(citationLabel('Handbook', 'Handbook, pp. 2-3')).toBe('Handbook, pp. 2-3');
+    expect(citationLabel('handbook', 'Parental leave')).toBe('handbook › Parental leave');
+    expect(citationLabel('handbook', undefined)).toBe('handbook');
   });
 });

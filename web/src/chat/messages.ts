@@ -128,3 +128,31 @@ export function sourceDetails(part: { providerMetadata?: unknown }): { citation?
     ...(typeof details?.['excerpt'] === 'string' ? { excerpt: details['excerpt'] } : {}),
   };
 }
+
+/**
+ * A source's label: its citation, which usually starts with the document's title ("handbook › Parental leave");
+ * the title goes first only when the citation does not name it, so it never shows twice.
+ */
+export function citationLabel(title: string, citation: string | undefined): string {
+  if (citation === undefined || citation === '') return title;
+  if (title === '' || citation.toLowerCase().startsWith(title.toLowerCase())) return citation;
+  return `${title} › ${citation}`;
+}
+
+/**
+ * Stored messages, with the reasoning the page saw streaming kept on the answers whose stored form has none (so
+ * "Thought for N s" stays once the answer ends and the conversation is read back).
+ */
+export function keepReasoning(stored: ChatUIMessage[], shown: readonly ChatUIMessage[]): ChatUIMessage[] {
+  const reasoningOf = new Map(
+    shown.flatMap((message) => {
+      const parts = message.parts.filter((part) => part.type === 'reasoning');
+      return message.role === 'assistant' && parts.length > 0 ? [[message.id, parts] as const] : [];
+    }),
+  );
+  return stored.map((message) => {
+    const kept = reasoningOf.get(message.id);
+    if (kept === undefined || message.parts.some((part) => part.type === 'reasoning')) return message;
+    return { ...message, parts: [...kept, ...message.parts] };
+  });
+}
