@@ -15,6 +15,8 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
     emptyOutDir: true,
+    // Served beside the scripts, so an error's stack in the browser's tools reads as the source.
+    sourcemap: true,
     // The Markdown renderer and its code highlighting are chunks of their own, loaded with the first answer.
     chunkSizeWarningLimit: 1500,
   },
