@@ -2,13 +2,13 @@
 // Where the screen is too narrow for them, the sidebar and the panel become drawers opened from the header.
 import { BookOpen, Menu, Moon, SquarePen, Sun } from 'lucide-react';
 import { Tooltip } from 'radix-ui';
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { createContext, lazy, Suspense, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
 import { IdentityProvider, useIdentity } from './auth/identity';
 import { SignIn } from './auth/SignIn';
-import { ChatView } from './chat/ChatView';
+import { ChatLoading } from './chat/ChatLoading';
 import { ConversationSidebar } from './panels/ConversationSidebar';
 import { SidePanels } from './panels/SidePanels';
 import { useTheme } from './theme';
@@ -21,6 +21,8 @@ type Drawn = 'conversations' | 'panels' | undefined;
 const SIDEBAR_COLUMN = '(min-width: 900px)';
 const PANELS_COLUMN = '(min-width: 1200px)';
 // Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
+// The chat (with the AI SDK) is a chunk of its own: the shell paints first, with the chat's greeting in place.
+const ChatView = lazy(() => import('./chat/ChatView').then((module) => ({ default: module.ChatView })));
 const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
 const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
 
@@ -181,12 +183,14 @@ function Shell(): ReactNode {
             {api === undefined ? (
               <p className="muted p-4">Sign in to chat.</p>
             ) : (
-              <ChatView
-                key={`${identity?.userId ?? ''}:${chatKey}`}
-                api={api}
-                sessionId={activeSessionId}
-                onSessionStarted={setActiveSessionId}
-              />
+              <Suspense fallback={<ChatLoading sessionId={activeSessionId} />}>
+                <ChatView
+                  key={`${identity?.userId ?? ''}:${chatKey}`}
+                  api={api}
+                  sessionId={activeSessionId}
+                  onSessionStarted={setActiveSessionId}
+                />
+              </Suspense>
             )}
           </main>
           {panelsColumn ? (

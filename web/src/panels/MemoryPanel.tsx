@@ -201,7 +201,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
         <ul className="panel-list" aria-labelledby="summaries-heading">
           {summaries.map((summary) => (
             <li key={summary.sessionId} className="panel-item">
-              <p className="panel-meta mb-1 flex flex-wrap gap-x-2.5 gap-y-1">
+              <p className="panel-meta mb-1">
                 <a
                   href={`#conversation-${summary.sessionId}`}
                   onClick={(event) => {
