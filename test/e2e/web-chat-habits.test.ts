@@ -10,6 +10,7 @@ const LONG = '[a long answer]';
 const FAIL = '[fail while failing]';
 const THINK = '[think first]';
 const HOLD = '[hold the answer]';
+const FIRST = '[a first answer held]';
 const LINES = 150;
 const LINES_BEFORE_HOLD = 120;
 const WORDS_PER_LINE = 6;
@@ -35,6 +36,7 @@ function released(): { promise: Promise<void>; release: () => void } {
 const long = released();
 const thinking = released();
 const held = released();
+const first = released();
 let failing = true;
 
 describeBrowser('the chat view’s habits', () => {
@@ -55,6 +57,11 @@ describeBrowser('the chat view’s habits', () => {
           content: 'Done thinking.',
           hold: { afterChunks: 5, until: thinking.promise },
         };
+      if (text.includes(FIRST))
+        return {
+          content: 'The first answer arrives in parts.',
+          hold: { afterChunks: 2, until: first.promise },
+        };
       if (text.includes(HOLD))
         return {
           content: 'Kept words then words never sent.',
@@ -67,6 +74,7 @@ describeBrowser('the chat view’s habits', () => {
     long.release();
     thinking.release();
     held.release();
+    first.release();
   });
 
   async function send(page: Page, text: string): Promise<void> {
@@ -203,6 +211,43 @@ describeBrowser('the chat view’s habits', () => {
     expect(new URL(page.url()).searchParams.has('session')).toBe(false);
     await expect.poll(() => page.title()).toBe('Memory chat');
     await expect.poll(() => focusedId(page)).toBe('composer-input');
+    expect(consoleErrors).toEqual([]);
+  }, 180_000);
+
+  it('shows the question above the answer after a reload during a new chat’s first answer', async () => {
+    const { page, consoleErrors } = await web.open();
+    await send(page, `Hello there ${FIRST}`);
+    await expect.poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT }).toContain('The');
+    await expect.poll(() => new URL(page.url()).searchParams.has('session')).toBe(true);
+    await page.reload();
+    const question = page.getByRole('article', { name: 'Your message' });
+    await expect
+      .poll(() => question.textContent(), { timeout: UI_TIMEOUT })
+      .toContain(`Hello there ${FIRST}`);
+    first.release();
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('The first answer arrives in parts.');
+    await idle(page);
+    expect(await question.count()).toBe(1);
+    expect(await answers(page).count()).toBe(1);
+    // History does not know the conversation before its first answer ends: Chromium logs that 404, nothing else.
+    expect(consoleErrors.filter((line) => !line.includes('status of 404'))).toEqual([]);
+  }, 180_000);
+
+  it('starts a new chat, and names the new user in the address, when another dev user is picked', async () => {
+    const { page, consoleErrors } = await web.open({ userId: 'user_001' });
+    await send(page, 'A message of the first user');
+    await expect.poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT }).toContain('You said');
+    await idle(page);
+    await expect.poll(() => new URL(page.url()).searchParams.has('session')).toBe(true);
+
+    await page.getByRole('combobox', { name: 'Dev user' }).selectOption('user_002');
+    await page.getByRole('heading', { name: 'How can I help?' }).waitFor({ timeout: UI_TIMEOUT });
+    const address = new URL(page.url());
+    expect(address.searchParams.has('session')).toBe(false);
+    expect(address.searchParams.get('user')).toBe('user_002');
+    expect(await page.getByRole('alert').count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 

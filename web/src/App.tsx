@@ -56,6 +56,7 @@ export function App(): ReactNode {
 
 function Shell(): ReactNode {
   const identity = useIdentity();
+  const userId = identity?.userId;
   const { theme, toggle } = useTheme();
   const sidebarColumn = useMediaQuery(SIDEBAR_COLUMN);
   const panelsColumn = useMediaQuery(PANELS_COLUMN);
@@ -68,9 +69,20 @@ function Shell(): ReactNode {
     const url = new URL(window.location.href);
     if (activeSessionId === undefined) url.searchParams.delete('session');
     else url.searchParams.set('session', activeSessionId);
+    // A dev user named in the address follows the one picked, so a reload stays with them.
+    if (userId !== undefined && url.searchParams.has('user')) url.searchParams.set('user', userId);
     if (url.href !== window.location.href) window.history.replaceState(null, '', url);
-  }, [activeSessionId]);
+  }, [activeSessionId, userId]);
   const [title, setTitle] = useState<string | undefined>(undefined);
+  // Another user signing in (another dev user picked) starts from a new chat: the open one is not theirs.
+  const [shownUser, setShownUser] = useState(userId);
+  if (userId !== shownUser) {
+    setShownUser(userId);
+    if (shownUser !== undefined) {
+      setActiveSessionId(undefined);
+      setTitle(undefined);
+    }
+  }
   useEffect(() => {
     document.title = title === undefined || title === '' ? 'Memory chat' : `${title} · Memory chat`;
   }, [title]);

@@ -13,8 +13,9 @@ import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { MessageView } from './MessageView';
 import type { MessageExtras } from './MessageView';
-import { fromHistory, keepReasoning, messageText, turnOf } from './messages';
+import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
 import type { ChatUIMessage, StoredConversation } from './messages';
+import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
 
@@ -76,7 +77,8 @@ export function ChatView(props: ChatViewProps): ReactNode {
     if (sessionId === undefined) return;
     let live = true;
     loadConversation(api, sessionId).then(
-      (conversation) => live && setInitial(fromHistory(conversation.messages)),
+      (conversation) =>
+        live && setInitial(withPending(fromHistory(conversation.messages), pendingQuestion(sessionId))),
       (error: unknown) => live && setLoadError(error),
     );
     return () => {
@@ -139,6 +141,15 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   const thoughtSeconds = useThoughtTime(messages, busy);
   const { logRef, contentRef, atBottom, jumpToLatest } = useStickToBottom();
 
+  // While a turn is answered its question is kept for a reload (history has it once the answer has ended).
+  const lastUser = messages.findLast((message) => message.role === 'user');
+  useEffect(() => {
+    const sessionId = session.current();
+    if (sessionId === undefined) return;
+    if (busy && lastUser !== undefined) rememberPending(sessionId, lastUser);
+    else if (!busy) forgetPending(sessionId);
+  }, [busy, status, lastUser, session]);
+
   const reload = useCallback(
     async (expectTurn?: string) => {
       const sessionId = session.current();
@@ -151,7 +162,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           (expectTurn === undefined ||
             stored.some((message) => message.role === 'assistant' && turnOf(message) === expectTurn))
         ) {
-          setMessages((shown) => keepReasoning(stored, shown));
+          setMessages((shown) => keepShown(stored, shown));
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));

@@ -140,19 +140,26 @@ export function citationLabel(title: string, citation: string | undefined): stri
 }
 
 /**
- * Stored messages, with the reasoning the page saw streaming kept on the answers whose stored form has none (so
- * "Thought for N s" stays once the answer ends and the conversation is read back).
+ * Stored messages, with what the page saw that history does not keep yet: the reasoning of an answer (so "Thought
+ * for N s" stays once the answer ends and the conversation is read back), and a message's "Not remembered" mark.
  */
-export function keepReasoning(stored: ChatUIMessage[], shown: readonly ChatUIMessage[]): ChatUIMessage[] {
-  const reasoningOf = new Map(
-    shown.flatMap((message) => {
-      const parts = message.parts.filter((part) => part.type === 'reasoning');
-      return message.role === 'assistant' && parts.length > 0 ? [[message.id, parts] as const] : [];
-    }),
-  );
+export function keepShown(stored: ChatUIMessage[], shown: readonly ChatUIMessage[]): ChatUIMessage[] {
+  const byId = new Map(shown.map((message) => [message.id, message]));
   return stored.map((message) => {
-    const kept = reasoningOf.get(message.id);
-    if (kept === undefined || message.parts.some((part) => part.type === 'reasoning')) return message;
-    return { ...message, parts: [...kept, ...message.parts] };
+    const seen = byId.get(message.id);
+    if (seen === undefined) return message;
+    if (message.role === 'user')
+      return seen.metadata?.useMemory === false && message.metadata?.useMemory === undefined
+        ? { ...message, metadata: { ...message.metadata, useMemory: false } }
+        : message;
+    const reasoning = seen.parts.filter((part) => part.type === 'reasoning');
+    if (reasoning.length === 0 || message.parts.some((part) => part.type === 'reasoning')) return message;
+    return { ...message, parts: [...reasoning, ...message.parts] };
   });
+}
+
+/** The messages of a conversation read back, with a question the page sent that history does not hold yet last. */
+export function withPending(stored: ChatUIMessage[], pending: ChatUIMessage | undefined): ChatUIMessage[] {
+  if (pending === undefined || stored.some((message) => message.id === pending.id)) return stored;
+  return [...stored, pending];
 }
