@@ -22,7 +22,9 @@ const SIDEBAR_COLUMN = '(min-width: 900px)';
 const PANELS_COLUMN = '(min-width: 1200px)';
 // Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
 // The chat (with the AI SDK) is a chunk of its own: the shell paints first, with the chat's greeting in place.
-const ChatView = lazy(() => import('./chat/ChatView').then((module) => ({ default: module.ChatView })));
+// Its download starts with the page's, not once the sign-in has settled.
+const chatModule = import('./chat/ChatView');
+const ChatView = lazy(() => chatModule.then((module) => ({ default: module.ChatView })));
 const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
 const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
 

@@ -174,17 +174,20 @@ function AssistantMessage(props: {
   const alternatives = message.metadata?.alternatives;
   const finishReason = message.metadata?.finishReason;
   const text = messageText(message);
+  // Each model round may reason: shown as one block, where the first reasoning was, timed once.
+  const reasoningParts = message.parts.filter((part) => part.type === 'reasoning');
+  const firstReasoning = message.parts.findIndex((part) => part.type === 'reasoning');
   return (
     <article className="w-full max-w-3xl self-start" aria-label="Answer" aria-busy={props.streaming}>
       {message.parts.map((part, index) => {
         const key = `${message.id}-${index}`;
         switch (part.type) {
           case 'reasoning':
-            return (
+            return index !== firstReasoning ? null : (
               <ReasoningPart
                 key={key}
-                text={part.text}
-                streaming={props.streaming && part.state === 'streaming'}
+                text={reasoningParts.map((reasoning) => reasoning.text).join('\n\n')}
+                streaming={props.streaming && reasoningParts.at(-1)?.state === 'streaming'}
                 seconds={props.extras.thoughtSeconds}
               />
             );
