@@ -76,8 +76,8 @@ describeBrowser('accessibility of the web client', () => {
         const page = opened.page;
         expect(await page.evaluate('document.documentElement.dataset.theme')).toBe(scheme);
         const phone = layout.name === 'phone';
-        const region = (name: string) =>
-          page.getByRole('navigation', { name: 'Regions' }).getByRole('button', { name });
+        // On a phone the conversations and the panels are drawers, opened from the header.
+        const region = (name: string) => page.getByRole('banner').getByRole('button', { name, exact: true });
         const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
 
         if (phone) await region('Conversations').click();

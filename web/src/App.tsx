@@ -1,19 +1,31 @@
 // The page's shell: a header, the conversations sidebar, the chat, and a side panel for memory and knowledge.
-// On a phone-sized screen the three regions become tabs, one shown at a time.
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+// Where the screen is too narrow for them, the sidebar and the panel become drawers opened from the header.
+import { BookOpen, Menu, Moon, SquarePen, Sun } from 'lucide-react';
+import { Tooltip } from 'radix-ui';
+import { createContext, lazy, Suspense, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
 import { IdentityProvider, useIdentity } from './auth/identity';
 import { SignIn } from './auth/SignIn';
-import { ChatView } from './chat/ChatView';
+import { ChatLoading } from './chat/ChatLoading';
 import { ConversationSidebar } from './panels/ConversationSidebar';
 import { SidePanels } from './panels/SidePanels';
 import { ShareButton } from './share/ShareButton';
 import { useTheme } from './theme';
+import { Drawer } from './ui/Drawer';
+import { IconButton } from './ui/IconButton';
+import { useMediaQuery } from './ui/use-media-query';
 
-type Region = 'conversations' | 'chat' | 'panels';
+type Drawn = 'conversations' | 'panels' | undefined;
+/** From this width the sidebar is a column beside the chat, and from the next one the panels are too. */
+const SIDEBAR_COLUMN = '(min-width: 900px)';
+const PANELS_COLUMN = '(min-width: 1200px)';
 // Where /api lives: this page's own origin, unless the build names another (the Static Web App on Azure).
+// The chat (with the AI SDK) is a chunk of its own: the shell paints first, with the chat's greeting in place.
+// Its download starts with the page's, not once the sign-in has settled.
+const chatModule = import('./chat/ChatView');
+const ChatView = lazy(() => chatModule.then((module) => ({ default: module.ChatView })));
 const builtApiBase: unknown = import.meta.env.VITE_API_BASE_URL;
 const API_BASE = typeof builtApiBase === 'string' ? builtApiBase : '';
 
@@ -23,6 +35,8 @@ export interface ShellState {
   readonly activeSessionId: string | undefined;
   readonly onOpen: (sessionId: string) => void;
   readonly onNew: () => void;
+  /** The open conversation's title, once known (the tab's title follows it). */
+  readonly onTitle: (title: string | undefined) => void;
 }
 
 const ShellContext = createContext<ShellState | undefined>(undefined);
@@ -36,15 +50,20 @@ export function useShell(): ShellState | undefined {
 export function App(): ReactNode {
   return (
     <IdentityProvider>
-      <Shell />
+      <Tooltip.Provider delayDuration={400}>
+        <Shell />
+      </Tooltip.Provider>
     </IdentityProvider>
   );
 }
 
 function Shell(): ReactNode {
   const identity = useIdentity();
+  const userId = identity?.userId;
   const { theme, toggle } = useTheme();
-  const [region, setRegion] = useState<Region>('chat');
+  const sidebarColumn = useMediaQuery(SIDEBAR_COLUMN);
+  const panelsColumn = useMediaQuery(PANELS_COLUMN);
+  const [drawn, setDrawn] = useState<Drawn>(undefined);
   // The open conversation is in the address (?session=), so a reload or a bookmark comes back to it.
   const [activeSessionId, setActiveSessionId] = useState<string | undefined>(
     () => new URLSearchParams(window.location.search).get('session') ?? undefined,
@@ -53,8 +72,23 @@ function Shell(): ReactNode {
     const url = new URL(window.location.href);
     if (activeSessionId === undefined) url.searchParams.delete('session');
     else url.searchParams.set('session', activeSessionId);
+    // A dev user named in the address follows the one picked, so a reload stays with them.
+    if (userId !== undefined && url.searchParams.has('user')) url.searchParams.set('user', userId);
     if (url.href !== window.location.href) window.history.replaceState(null, '', url);
-  }, [activeSessionId]);
+  }, [activeSessionId, userId]);
+  const [title, setTitle] = useState<string | undefined>(undefined);
+  // Another user signing in (another dev user picked) starts from a new chat: the open one is not theirs.
+  const [shownUser, setShownUser] = useState(userId);
+  if (userId !== shownUser) {
+    setShownUser(userId);
+    if (shownUser !== undefined) {
+      setActiveSessionId(undefined);
+      setTitle(undefined);
+    }
+  }
+  useEffect(() => {
+    document.title = title === undefined || title === '' ? 'Memory chat' : `${title} · Memory chat`;
+  }, [title]);
   // Opening or starting a conversation remounts the chat view; a new chat learning its id does not.
   const [chatKey, setChatKey] = useState(0);
   const api = useMemo(
@@ -65,93 +99,131 @@ function Shell(): ReactNode {
   const onOpen = useCallback((sessionId: string) => {
     setActiveSessionId(sessionId);
     setChatKey((key) => key + 1);
-    setRegion('chat');
+    setDrawn(undefined);
   }, []);
   const onNew = useCallback(() => {
     setActiveSessionId(undefined);
+    setTitle(undefined);
     setChatKey((key) => key + 1);
-    setRegion('chat');
+    setDrawn(undefined);
   }, []);
 
+  // Ctrl+Shift+O (Cmd+Shift+O on a Mac) starts a new chat, as in the chat apps people know.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
+        event.preventDefault();
+        onNew();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [onNew]);
+
   const shell = useMemo(
-    () => (api === undefined ? undefined : { api, activeSessionId, onOpen, onNew }),
+    () => (api === undefined ? undefined : { api, activeSessionId, onOpen, onNew, onTitle: setTitle }),
     [api, activeSessionId, onOpen, onNew],
   );
 
-  const regionTabs: { id: Region; label: string }[] = [
-    { id: 'conversations', label: 'Conversations' },
-    { id: 'chat', label: 'Chat' },
-    { id: 'panels', label: 'Memory & knowledge' },
-  ];
+  const sidebar =
+    shell === undefined ? null : (
+      <aside aria-label="Conversations" className="h-full">
+        <ConversationSidebar
+          api={shell.api}
+          activeSessionId={shell.activeSessionId}
+          onOpen={onOpen}
+          onNew={onNew}
+          onTitle={setTitle}
+        />
+      </aside>
+    );
+  const panels =
+    shell === undefined ? null : (
+      <aside aria-label="Memory and knowledge" className="h-full">
+        <SidePanels
+          apiBase={API_BASE}
+          api={shell.api}
+          activeSessionId={shell.activeSessionId}
+          onOpen={onOpen}
+        />
+      </aside>
+    );
+  const nextTheme = theme === 'dark' ? 'light' : 'dark';
 
   return (
     <ShellContext.Provider value={shell}>
-      <div className="shell" data-region={region}>
-        <header className="shell-header">
-          <h1 className="shell-title">Memory chat</h1>
-          <div className="shell-actions">
+      <div className="flex h-full min-w-0 flex-col">
+        <header className="flex min-w-0 items-center gap-1 border-b border-line bg-soft px-2 py-1.5 sm:gap-2 sm:px-3">
+          {sidebarColumn ? null : (
+            <IconButton
+              label="Conversations"
+              icon={<Menu size={20} aria-hidden />}
+              aria-expanded={drawn === 'conversations'}
+              onClick={() => setDrawn('conversations')}
+            />
+          )}
+          <h1 className="m-0 min-w-0 flex-1 truncate text-base font-semibold sm:text-lg">Memory chat</h1>
+          <div className="flex min-w-0 shrink items-center gap-1 sm:gap-2">
             <SignIn apiBase={API_BASE} />
             {shell?.activeSessionId === undefined ? null : (
               <ShareButton key={shell.activeSessionId} api={shell.api} sessionId={shell.activeSessionId} />
             )}
-            <button type="button" className="button-quiet" onClick={onNew}>
-              New chat
-            </button>
-            <button
-              type="button"
-              className="button-quiet"
+            <IconButton label="New chat" icon={<SquarePen size={18} aria-hidden />} onClick={onNew} />
+            <IconButton
+              label={`Switch to ${nextTheme} theme`}
+              icon={theme === 'dark' ? <Sun size={18} aria-hidden /> : <Moon size={18} aria-hidden />}
               onClick={toggle}
-              aria-pressed={theme === 'dark'}
-              title="Switch between light and dark"
-            >
-              Dark theme
-            </button>
+            />
+            {panelsColumn ? null : (
+              <IconButton
+                label="Memory & knowledge"
+                icon={<BookOpen size={18} aria-hidden />}
+                aria-expanded={drawn === 'panels'}
+                onClick={() => setDrawn('panels')}
+              />
+            )}
           </div>
         </header>
-        <nav className="shell-tabs" aria-label="Regions">
-          {regionTabs.map((tab) => (
-            <button
-              key={tab.id}
-              type="button"
-              aria-pressed={region === tab.id}
-              onClick={() => setRegion(tab.id)}
-            >
-              {tab.label}
-            </button>
-          ))}
-        </nav>
-        <aside className="shell-sidebar" aria-label="Conversations">
-          {shell === undefined ? null : (
-            <ConversationSidebar
-              api={shell.api}
-              activeSessionId={shell.activeSessionId}
-              onOpen={onOpen}
-              onNew={onNew}
-            />
-          )}
-        </aside>
-        <main className="shell-chat">
-          {api === undefined ? (
-            <p className="muted">Sign in to chat.</p>
+        <div className="flex min-h-0 min-w-0 flex-1">
+          {sidebarColumn ? (
+            <div className="w-64 shrink-0 overflow-y-auto border-r border-line bg-soft p-3">{sidebar}</div>
           ) : (
-            <ChatView
-              key={`${identity?.userId ?? ''}:${chatKey}`}
-              api={api}
-              sessionId={activeSessionId}
-              onSessionStarted={setActiveSessionId}
-            />
+            <Drawer
+              side="left"
+              title="Conversations"
+              open={drawn === 'conversations'}
+              onOpenChange={(open) => setDrawn(open ? 'conversations' : undefined)}
+            >
+              {sidebar}
+            </Drawer>
           )}
-        </main>
-        <aside className="shell-panels" aria-label="Memory and knowledge">
-          {shell === undefined ? null : (
-            <SidePanels
-              apiBase={API_BASE}
-              api={shell.api}
-              activeSessionId={shell.activeSessionId}
-              onOpen={onOpen}
-            />
+          <main className="flex min-h-0 min-w-0 flex-1 flex-col">
+            {api === undefined ? (
+              <p className="muted p-4">Sign in to chat.</p>
+            ) : (
+              <Suspense fallback={<ChatLoading sessionId={activeSessionId} />}>
+                <ChatView
+                  key={`${identity?.userId ?? ''}:${chatKey}`}
+                  api={api}
+                  sessionId={activeSessionId}
+                  onSessionStarted={setActiveSessionId}
+                />
+              </Suspense>
+            )}
+          </main>
+          {panelsColumn ? (
+            <div className="w-80 shrink-0 overflow-y-auto border-l border-line bg-soft p-3">{panels}</div>
+          ) : (
+            <Drawer
+              side="right"
+              title="Memory and knowledge"
+              open={drawn === 'panels'}
+              onOpenChange={(open) => setDrawn(open ? 'panels' : undefined)}
+            >
+              {panels}
+            </Drawer>
           )}
-        </aside>
+        </div>
       </div>
     </ShellContext.Provider>
   );

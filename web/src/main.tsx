@@ -1,4 +1,5 @@
 // The web client's entry: mounts the App shell under the identity provider.
+import './zod-config';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';

@@ -70,10 +70,10 @@ export function SignIn(props: { apiBase?: string }): ReactNode {
 
   switch (state.kind) {
     case 'loading':
-      return <span className="sign-in muted">Signing in…</span>;
+      return <span className="muted text-sm">Signing in…</span>;
     case 'failed':
       return (
-        <span className="sign-in panel-error" role="alert">
+        <span className="alert text-sm" role="alert">
           {state.message}
         </span>
       );
@@ -90,25 +90,32 @@ export function SignIn(props: { apiBase?: string }): ReactNode {
       );
     case 'entra':
       return state.session.identity === undefined ? (
-        <button type="button" className="button-primary" onClick={() => void state.session.signIn()}>
+        <button type="button" className="btn btn-primary" onClick={() => void state.session.signIn()}>
           Sign in
         </button>
       ) : (
-        <span className="sign-in">
-          <span className="shell-user">{state.session.name ?? 'Signed in'}</span>
-          <button type="button" className="button-quiet" onClick={() => void state.session.signOut()}>
+        <span className="flex min-w-0 items-center gap-1.5 text-sm">
+          <span className="hidden truncate sm:inline">{state.session.name ?? 'Signed in'}</span>
+          <button
+            type="button"
+            className="btn btn-quiet btn-small"
+            onClick={() => void state.session.signOut()}
+          >
             Sign out
           </button>
         </span>
       );
     case 'app-service':
       return state.name === undefined ? (
-        <a className="sign-in" href={appServiceLoginUrl(state.config.loginUrl)}>
+        <a
+          className="flex min-w-0 items-center gap-1.5 text-sm"
+          href={appServiceLoginUrl(state.config.loginUrl)}
+        >
           Sign in
         </a>
       ) : (
-        <span className="sign-in">
-          <span className="shell-user">{state.name}</span>
+        <span className="flex min-w-0 items-center gap-1.5 text-sm">
+          <span className="hidden truncate sm:inline">{state.name}</span>
           <a href={appServiceLogoutUrl(state.config.logoutUrl)}>Sign out</a>
         </span>
       );
@@ -123,9 +130,16 @@ export function DevUserPicker(props: {
 }): ReactNode {
   const id = useId();
   return (
-    <span className="sign-in">
-      <label htmlFor={id}>Dev user</label>
-      <select id={id} value={props.userId ?? ''} onChange={(event) => props.onPick(event.target.value)}>
+    <span className="flex min-w-0 items-center gap-1.5 text-sm">
+      <label htmlFor={id} className="max-sm:sr-only">
+        Dev user
+      </label>
+      <select
+        id={id}
+        className="w-full max-w-[7.5rem] truncate sm:max-w-[12rem]"
+        value={props.userId ?? ''}
+        onChange={(event) => props.onPick(event.target.value)}
+      >
         {props.userId === undefined ? <option value="">Pick a user</option> : null}
         {props.users.map((user) => (
           <option key={user.userId} value={user.userId}>

@@ -1,15 +1,23 @@
 // The chat: an open conversation's stored messages, then useChat over the Web PubSub transport for new turns;
-// stop, regenerate, edit and switching alternatives, and errors shown with what to do about them.
+// stop (or Escape), regenerate, edit, retry a failed turn and switching alternatives, a log that follows the
+// answer only while the reader is at its bottom, and errors shown with what to do about them.
 import { useChat } from '@ai-sdk/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ArrowDown } from 'lucide-react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
+import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
 import { Composer } from './Composer';
+import { EmptyState } from './EmptyState';
 import { MessageView } from './MessageView';
-import { fromHistory, turnOf } from './messages';
+import type { MessageExtras } from './MessageView';
+import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
 import type { ChatUIMessage, StoredConversation } from './messages';
+import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
+import { useStickToBottom } from './use-stick-to-bottom';
+import { useThoughtTime } from './use-thought-time';
 
 /** The chat's session: known from the start for an open conversation, started on the first send otherwise. */
 class SessionHolder {
@@ -69,7 +77,8 @@ export function ChatView(props: ChatViewProps): ReactNode {
     if (sessionId === undefined) return;
     let live = true;
     loadConversation(api, sessionId).then(
-      (conversation) => live && setInitial(fromHistory(conversation.messages)),
+      (conversation) =>
+        live && setInitial(withPending(fromHistory(conversation.messages), pendingQuestion(sessionId))),
       (error: unknown) => live && setLoadError(error),
     );
     return () => {
@@ -78,13 +87,13 @@ export function ChatView(props: ChatViewProps): ReactNode {
   }, [api, sessionId]);
   if (loadError !== undefined)
     return (
-      <p className="chat-error" role="alert">
+      <p className="alert m-4" role="alert">
         This conversation could not be opened: {describeError(loadError)}
       </p>
     );
   if (initial === undefined)
     return (
-      <p className="muted" role="status">
+      <p className="muted p-4" role="status">
         Loading the conversation…
       </p>
     );
@@ -98,9 +107,18 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   const [chatId] = useState(() => props.sessionId ?? crypto.randomUUID());
   const [actionError, setActionError] = useState<unknown>(undefined);
   const composerRef = useRef<HTMLTextAreaElement>(null);
-  const logRef = useRef<HTMLDivElement>(null);
+  // The `error` event that ended the latest turn this page sent (a stored failed turn carries its own).
+  const [liveFailure, setLiveFailure] = useState<TurnFailure | undefined>(undefined);
 
-  const transport = useMemo(() => new WebPubSubChatTransport({ api, session }), [api, session]);
+  const transport = useMemo(
+    () =>
+      new WebPubSubChatTransport({
+        api,
+        session,
+        onTurnError: setLiveFailure,
+      }),
+    [api, session],
+  );
   useEffect(() => () => transport.close(), [transport]);
 
   const reloadRef = useRef<(expectTurn?: string) => Promise<void>>(() => Promise.resolve());
@@ -117,6 +135,20 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   });
   const { messages, setMessages, status, error } = chat;
   const busy = status === 'submitted' || status === 'streaming';
+  // A turn that ended with an `error` event is shown under its message, with Retry; not as a dropped connection.
+  const lastUserId = messages.findLast((message) => message.role === 'user')?.id;
+  const lastFailed = liveFailure !== undefined && lastUserId !== undefined;
+  const thoughtSeconds = useThoughtTime(messages, busy);
+  const { logRef, contentRef, atBottom, jumpToLatest } = useStickToBottom();
+
+  // While a turn is answered its question is kept for a reload (history has it once the answer has ended).
+  const lastUser = messages.findLast((message) => message.role === 'user');
+  useEffect(() => {
+    const sessionId = session.current();
+    if (sessionId === undefined) return;
+    if (busy && lastUser !== undefined) rememberPending(sessionId, lastUser);
+    else if (!busy) forgetPending(sessionId);
+  }, [busy, status, lastUser, session]);
 
   const reload = useCallback(
     async (expectTurn?: string) => {
@@ -130,7 +162,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           (expectTurn === undefined ||
             stored.some((message) => message.role === 'assistant' && turnOf(message) === expectTurn))
         ) {
-          setMessages(stored);
+          setMessages((shown) => keepShown(stored, shown));
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
@@ -145,7 +177,8 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   // A dropped connection (the runtime restarting, a network blip) is not the end of the answer: resume it.
   const resumeAttempts = useRef(0);
   useEffect(() => {
-    if (status !== 'error' || error instanceof ApiError || session.current() === undefined) return;
+    if (status !== 'error' || error instanceof ApiError || lastFailed || session.current() === undefined)
+      return;
     if (resumeAttempts.current >= 20) return;
     const timer = setTimeout(() => {
       resumeAttempts.current += 1;
@@ -153,18 +186,19 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       void chat.resumeStream().then(() => reload());
     }, 1_500);
     return () => clearTimeout(timer);
-  }, [status, error, chat, reload, session]);
-
-  useEffect(() => {
-    const log = logRef.current;
-    if (log !== null) log.scrollTop = log.scrollHeight;
-  }, [messages]);
+  }, [status, error, chat, reload, session, lastFailed]);
 
   const focusComposer = (): void => composerRef.current?.focus();
+  // Focus starts in the composer where a keyboard is likely (a phone would pop its keyboard over the chat).
+  useEffect(() => {
+    if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
+  }, []);
 
   const send = (text: string, useMemory: boolean): void => {
     setActionError(undefined);
+    setLiveFailure(undefined);
     resumeAttempts.current = 0;
+    jumpToLatest();
     void chat.sendMessage({ text, metadata: useMemory ? {} : { useMemory: false } });
     focusComposer();
   };
@@ -183,19 +217,44 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     focusComposer();
   };
 
+  // Escape stops the answer, as in the chat apps people know (unless a dialog is open: Escape closes that).
+  const onEscape = useEffectEvent(() => void stop());
+  useEffect(() => {
+    if (!busy) return;
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (document.querySelector('[role="dialog"], [role="alertdialog"]') !== null) return;
+      event.preventDefault();
+      onEscape();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [busy]);
+
+  /** Sends `text` in place of `message`: the conversation branches there (an edit, or a failed turn retried). */
+  const replace = (message: ChatUIMessage, text: string): void => {
+    setActionError(undefined);
+    setLiveFailure(undefined);
+    resumeAttempts.current = 0;
+    const index = messages.findIndex((candidate) => candidate.id === message.id);
+    setMessages(messages.slice(0, Math.max(0, index)));
+    jumpToLatest();
+    const metadata = message.metadata?.useMemory === false ? { useMemory: false } : {};
+    void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message) } });
+    focusComposer();
+  };
+
   const actions = {
     busy,
     onRegenerate: (message: ChatUIMessage) => {
       setActionError(undefined);
+      setLiveFailure(undefined);
+      jumpToLatest();
       void chat.regenerate({ messageId: message.id });
-    },
-    onEdit: (message: ChatUIMessage, text: string) => {
-      setActionError(undefined);
-      const index = messages.findIndex((candidate) => candidate.id === message.id);
-      setMessages(messages.slice(0, Math.max(0, index)));
-      void chat.sendMessage({ text }, { body: { editOf: turnOf(message) } });
       focusComposer();
     },
+    onEdit: replace,
+    onRetry: (message: ChatUIMessage) => replace(message, messageText(message)),
     onSwitch: (chatMessageId: string) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;
@@ -213,38 +272,70 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     },
   };
 
+  // A failed turn's error shows under its message; an answer refused at the door (an ApiError) shows here.
   const shownError = actionError ?? (error instanceof ApiError ? error : undefined);
   return (
-    <section className="chat" aria-label="Chat">
-      <div className="chat-log" ref={logRef} role="log" aria-label="Messages" aria-live="polite">
-        {messages.length === 0 && (
-          <p className="muted">Ask anything. The assistant remembers what matters.</p>
-        )}
-        {messages.map((message, index) => (
-          <MessageView
-            key={message.id}
-            message={message}
-            streaming={busy && index === messages.length - 1 && message.role === 'assistant'}
-            actions={actions}
-          />
-        ))}
-        {status === 'submitted' && (
-          <p className="muted" role="status">
-            Thinking…
-          </p>
+    <section className="flex h-full min-h-0 flex-col" aria-label="Chat">
+      <div className="relative min-h-0 flex-1">
+        <div
+          className="h-full overflow-y-auto overscroll-contain"
+          ref={logRef}
+          role="log"
+          aria-label="Messages"
+          aria-live="polite"
+        >
+          <div
+            ref={contentRef}
+            className="mx-auto flex min-h-full w-full max-w-3xl flex-col gap-4 p-3 sm:p-4"
+          >
+            {messages.length === 0 && <EmptyState disabled={busy} onStart={(text) => send(text, true)} />}
+            {messages.map((message, index) => (
+              <MessageView
+                key={message.id}
+                message={message}
+                streaming={busy && index === messages.length - 1 && message.role === 'assistant'}
+                actions={actions}
+                extras={extrasOf(message)}
+              />
+            ))}
+            {status === 'submitted' && (
+              <p className="muted m-0" role="status">
+                Thinking…
+              </p>
+            )}
+          </div>
+        </div>
+        {atBottom ? null : (
+          <button
+            type="button"
+            className="btn absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full shadow-md"
+            onClick={() => jumpToLatest(true)}
+          >
+            <ArrowDown size={16} aria-hidden />
+            Jump to latest
+          </button>
         )}
       </div>
       {shownError !== undefined && (
-        <p className="chat-error" role="alert">
+        <p className="alert mx-auto mb-2 w-[calc(100%-1rem)] max-w-3xl" role="alert">
           {describeError(shownError)}
         </p>
       )}
-      {status === 'error' && shownError === undefined && (
-        <p className="chat-error" role="status">
+      {status === 'error' && shownError === undefined && !lastFailed && (
+        <p className="alert mx-auto mb-2 w-[calc(100%-1rem)] max-w-3xl" role="status">
           The connection dropped; reconnecting…
         </p>
       )}
-      <Composer ref={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
+      <Composer inputRef={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
     </section>
   );
+
+  function extrasOf(message: ChatUIMessage): MessageExtras {
+    const failure = message.id === lastUserId ? liveFailure : undefined;
+    const seconds = thoughtSeconds.get(message.id);
+    return {
+      ...(failure === undefined ? {} : { failure }),
+      ...(seconds === undefined ? {} : { thoughtSeconds: seconds }),
+    };
+  }
 }

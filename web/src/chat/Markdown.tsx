@@ -1,5 +1,6 @@
 // The answer's Markdown, rendered as it streams and safely: raw HTML from the model never reaches the DOM, links
-// open in a new tab without access to this page, and a link to anything but http(s) or mailto is dropped.
+// open in a new tab without access to this page, and a link to anything but http(s) or mailto is dropped. Loaded
+// with the first answer (React.lazy), so the page's first script stays small.
 import type { ReactNode } from 'react';
 import { Streamdown } from 'streamdown';
 import type { Components } from 'streamdown';
@@ -35,7 +36,7 @@ const components: Components = {
   ),
 };
 
-export function Markdown(props: { text: string; streaming: boolean }): ReactNode {
+export default function Markdown(props: { text: string; streaming: boolean }): ReactNode {
   return (
     <Streamdown
       className="message-body"
@@ -46,7 +47,7 @@ export function Markdown(props: { text: string; streaming: boolean }): ReactNode
       components={components}
       linkSafety={{ enabled: false }}
       codeBlockMaxHeight="24rem"
-      controls={false}
+      controls={{ code: { copy: true, download: false }, table: false, mermaid: false }}
     >
       {props.text}
     </Streamdown>

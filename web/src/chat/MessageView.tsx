@@ -1,16 +1,30 @@
-// One message of the chat: a user's text (with edit), or an answer's reasoning and tool calls (collapsed), its
-// Markdown, its numbered sources, and its actions (regenerate, the alternatives of the turn).
-import { useState } from 'react';
+// One message of the chat: a user's text (copy, edit, and retry when its turn failed), or an answer's reasoning
+// ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
+// regenerate, the alternatives of the turn).
+import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
+import { lazy, Suspense, useState } from 'react';
 import type { ReactNode } from 'react';
-import { Markdown } from './Markdown';
-import { messageText, sourceDetails } from './messages';
+import { CopyButton } from './CopyButton';
+import { citationLabel, messageText, sourceDetails } from './messages';
 import type { ChatUIMessage } from './messages';
+
+const Markdown = lazy(() => import('./Markdown'));
 
 export interface MessageActions {
   busy: boolean;
   onRegenerate(message: ChatUIMessage): void;
   onEdit(message: ChatUIMessage, text: string): void;
+  /** Sends a failed turn's message again. */
+  onRetry(message: ChatUIMessage): void;
   onSwitch(chatMessageId: string): void;
+}
+
+/** What the page knows of a message beyond its parts: how long its reasoning took, and why its turn failed. */
+export interface MessageExtras {
+  /** Seconds of reasoning, measured while it streamed. */
+  thoughtSeconds?: number;
+  /** The turn's error (its code and message), when it failed. */
+  failure?: { code?: string; message?: string };
 }
 
 function pretty(value: unknown): string {
@@ -18,27 +32,51 @@ function pretty(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? String(value);
 }
 
+const actionRow = 'mt-1 flex flex-wrap items-center gap-0.5 text-sm';
+
 export function MessageView(props: {
   message: ChatUIMessage;
   streaming: boolean;
   actions: MessageActions;
+  extras?: MessageExtras;
 }): ReactNode {
   return props.message.role === 'user' ? (
-    <UserMessage message={props.message} actions={props.actions} />
+    <UserMessage message={props.message} actions={props.actions} extras={props.extras ?? {}} />
   ) : (
-    <AssistantMessage message={props.message} streaming={props.streaming} actions={props.actions} />
+    <AssistantMessage
+      message={props.message}
+      streaming={props.streaming}
+      actions={props.actions}
+      extras={props.extras ?? {}}
+    />
   );
 }
 
-function UserMessage(props: { message: ChatUIMessage; actions: MessageActions }): ReactNode {
+/** A failed turn's reason as the error event named it: its message, and its code when it has one. */
+export function FailureNotice(props: { failure: { code?: string; message?: string } }): ReactNode {
+  const { code, message } = props.failure;
+  return (
+    <p className="alert mt-1 text-sm" role="status">
+      This message was not answered: {message ?? 'the turn failed'}
+      {code === undefined ? null : <span className="ml-1 font-mono text-xs">({code})</span>}
+    </p>
+  );
+}
+
+function UserMessage(props: {
+  message: ChatUIMessage;
+  actions: MessageActions;
+  extras: MessageExtras;
+}): ReactNode {
   const { message, actions } = props;
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const text = messageText(message);
+  const failure = message.metadata?.failure ?? props.extras.failure;
   if (editing)
     return (
       <form
-        className="message message-user"
+        className="w-full max-w-[min(40rem,100%)] self-end rounded-lg bg-bubble p-2"
         aria-label="Edit message"
         onSubmit={(event) => {
           event.preventDefault();
@@ -47,48 +85,81 @@ function UserMessage(props: { message: ChatUIMessage; actions: MessageActions })
           actions.onEdit(message, draft);
         }}
       >
-        <label className="visually-hidden" htmlFor={`edit-${message.id}`}>
+        <label className="sr-only" htmlFor={`edit-${message.id}`}>
           Edited message
         </label>
         <textarea
           id={`edit-${message.id}`}
+          className="w-full resize-y"
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
           autoFocus
           rows={3}
         />
-        <div className="message-actions">
-          <button type="submit" className="button-primary">
-            Save and send
-          </button>
-          <button type="button" onClick={() => setEditing(false)}>
+        <div className="mt-1 flex justify-end gap-1">
+          <button type="button" className="btn btn-quiet" onClick={() => setEditing(false)}>
             Cancel
+          </button>
+          <button type="submit" className="btn btn-primary">
+            Save and send
           </button>
         </div>
       </form>
     );
   return (
-    <article className="message message-user" aria-label="Your message">
-      <div>{text}</div>
-      {message.metadata?.useMemory === false && <p className="muted">Not remembered</p>}
-      {message.metadata?.failure !== undefined && (
-        <p className="chat-error" role="status">
-          This message was not answered: {message.metadata.failure.message ?? 'the turn failed'}
-        </p>
-      )}
-      <div className="message-actions">
+    <article
+      className="group flex max-w-[min(40rem,90%)] flex-col items-end self-end"
+      aria-label="Your message"
+    >
+      <div className="rounded-2xl bg-bubble px-3.5 py-2 whitespace-pre-wrap [overflow-wrap:anywhere]">
+        {text}
+      </div>
+      {message.metadata?.useMemory === false && <p className="muted m-0 text-xs">Not remembered</p>}
+      {failure !== undefined && <FailureNotice failure={failure} />}
+      <div className={actionRow}>
+        {failure !== undefined && (
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={actions.busy}
+            onClick={() => actions.onRetry(message)}
+          >
+            <RotateCcw size={14} aria-hidden />
+            Retry
+          </button>
+        )}
+        <CopyButton text={text} label="Copy message" />
         <button
           type="button"
+          className="btn btn-quiet btn-icon size-8"
+          aria-label="Edit"
+          title="Edit"
           disabled={actions.busy}
           onClick={() => {
             setDraft(text);
             setEditing(true);
           }}
         >
-          Edit
+          <Pencil size={16} aria-hidden />
         </button>
       </div>
     </article>
+  );
+}
+
+function ReasoningPart(props: { text: string; streaming: boolean; seconds: number | undefined }): ReactNode {
+  const label = props.streaming
+    ? 'Thinking…'
+    : props.seconds === undefined
+      ? 'Reasoning'
+      : `Thought for ${Math.max(1, Math.round(props.seconds))} s`;
+  return (
+    <details className="my-2 rounded-lg border border-line bg-soft px-3 py-1 text-sm">
+      <summary className="cursor-pointer text-muted-foreground">{label}</summary>
+      <pre className="max-h-64 overflow-auto font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+        {props.text}
+      </pre>
+    </details>
   );
 }
 
@@ -96,27 +167,37 @@ function AssistantMessage(props: {
   message: ChatUIMessage;
   streaming: boolean;
   actions: MessageActions;
+  extras: MessageExtras;
 }): ReactNode {
   const { message, actions } = props;
   const sources = message.parts.filter((part) => part.type === 'source-document');
   const alternatives = message.metadata?.alternatives;
   const finishReason = message.metadata?.finishReason;
+  const text = messageText(message);
+  // Each model round may reason: shown as one block, where the first reasoning was, timed once.
+  const reasoningParts = message.parts.filter((part) => part.type === 'reasoning');
+  const firstReasoning = message.parts.findIndex((part) => part.type === 'reasoning');
   return (
-    <article className="message message-assistant" aria-label="Answer" aria-busy={props.streaming}>
+    <article className="w-full max-w-3xl self-start" aria-label="Answer" aria-busy={props.streaming}>
       {message.parts.map((part, index) => {
         const key = `${message.id}-${index}`;
         switch (part.type) {
           case 'reasoning':
-            return (
-              <details key={key}>
-                <summary>Reasoning</summary>
-                <pre>{part.text}</pre>
-              </details>
+            return index !== firstReasoning ? null : (
+              <ReasoningPart
+                key={key}
+                text={reasoningParts.map((reasoning) => reasoning.text).join('\n\n')}
+                streaming={props.streaming && reasoningParts.at(-1)?.state === 'streaming'}
+                seconds={props.extras.thoughtSeconds}
+              />
             );
           case 'dynamic-tool':
             return (
-              <details key={key} className="tool-call">
-                <summary>
+              <details
+                key={key}
+                className="tool-call my-2 rounded-lg border border-line bg-soft px-3 py-1 text-sm"
+              >
+                <summary className="cursor-pointer">
                   Tool {part.toolName}
                   {part.state === 'output-available'
                     ? ': done'
@@ -124,49 +205,71 @@ function AssistantMessage(props: {
                       ? ': failed'
                       : ': running'}
                 </summary>
-                <p className="muted">Input</p>
-                <pre>{pretty(part.input)}</pre>
+                <p className="muted my-1">Input</p>
+                <pre className="max-h-64 overflow-auto font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+                  {pretty(part.input)}
+                </pre>
                 {part.state === 'output-available' && (
                   <>
-                    <p className="muted">Result</p>
-                    <pre>{pretty(part.output)}</pre>
+                    <p className="muted my-1">Result</p>
+                    <pre className="max-h-64 overflow-auto font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+                      {pretty(part.output)}
+                    </pre>
                   </>
                 )}
                 {part.state === 'output-error' && (
                   <>
-                    <p className="muted">Error</p>
-                    <pre>{part.errorText}</pre>
+                    <p className="muted my-1">Error</p>
+                    <pre className="max-h-64 overflow-auto font-mono text-xs whitespace-pre-wrap">
+                      {part.errorText}
+                    </pre>
                   </>
                 )}
               </details>
             );
           case 'text':
-            return <Markdown key={key} text={part.text} streaming={props.streaming} />;
+            return (
+              <Suspense
+                key={key}
+                fallback={<div className="message-body whitespace-pre-wrap">{part.text}</div>}
+              >
+                <Markdown text={part.text} streaming={props.streaming} />
+              </Suspense>
+            );
           default:
             return null;
         }
       })}
       {sources.length > 0 && (
-        <ol className="citations" aria-label="Sources">
-          {sources.map((source) => {
+        <ol className="m-0 mt-2 flex list-none flex-wrap gap-1.5 p-0 text-sm" aria-label="Sources">
+          {sources.map((source, index) => {
             const details = sourceDetails(source);
             return (
-              <li key={source.sourceId}>
-                <strong>{source.title}</strong>
-                {details.citation !== undefined && <span className="muted"> {details.citation}</span>}
-                {details.excerpt !== undefined && <blockquote>{details.excerpt}</blockquote>}
+              <li key={source.sourceId} className="max-w-full">
+                <details className="rounded-2xl border border-line bg-soft open:rounded-lg">
+                  <summary className="cursor-pointer list-none px-2.5 py-0.5 [overflow-wrap:anywhere]">
+                    <span className="mr-1 font-semibold text-accent">{index + 1}</span>
+                    {citationLabel(source.title ?? '', details.citation)}
+                  </summary>
+                  {details.excerpt !== undefined && (
+                    <blockquote className="muted m-0 border-t border-line px-2.5 py-1.5 text-xs">
+                      {details.excerpt}
+                    </blockquote>
+                  )}
+                </details>
               </li>
             );
           })}
         </ol>
       )}
-      {finishReason === 'cancelled' && <p className="muted">Stopped</p>}
+      {finishReason === 'cancelled' && <p className="muted my-1 text-sm">Stopped</p>}
       {!props.streaming && (
-        <div className="message-actions">
+        <div className={actionRow}>
           {alternatives !== undefined && alternatives.count > 1 && (
-            <nav className="alternatives" aria-label="Alternatives">
+            <nav className="flex items-center" aria-label="Alternatives">
               <button
                 type="button"
+                className="btn btn-quiet btn-icon size-8"
                 aria-label="Previous alternative"
                 disabled={actions.busy || alternatives.index === 0}
                 onClick={() => {
@@ -174,13 +277,14 @@ function AssistantMessage(props: {
                   if (id !== undefined) actions.onSwitch(id);
                 }}
               >
-                ‹
+                <ChevronLeft size={16} aria-hidden />
               </button>
-              <span aria-live="polite">
+              <span aria-live="polite" className="tabular-nums">
                 {alternatives.index + 1}/{alternatives.count}
               </span>
               <button
                 type="button"
+                className="btn btn-quiet btn-icon size-8"
                 aria-label="Next alternative"
                 disabled={actions.busy || alternatives.index >= alternatives.count - 1}
                 onClick={() => {
@@ -188,12 +292,20 @@ function AssistantMessage(props: {
                   if (id !== undefined) actions.onSwitch(id);
                 }}
               >
-                ›
+                <ChevronRight size={16} aria-hidden />
               </button>
             </nav>
           )}
-          <button type="button" disabled={actions.busy} onClick={() => actions.onRegenerate(message)}>
-            Regenerate
+          {text === '' ? null : <CopyButton text={text} label="Copy answer" />}
+          <button
+            type="button"
+            className="btn btn-quiet btn-icon size-8"
+            aria-label="Regenerate"
+            title="Regenerate"
+            disabled={actions.busy}
+            onClick={() => actions.onRegenerate(message)}
+          >
+            <RefreshCw size={16} aria-hidden />
           </button>
         </div>
       )}

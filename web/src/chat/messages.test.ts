@@ -3,7 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatEventBody } from '../../../shared/streaming/contracts.js';
 import { replayUiMessageChunks } from '../../../shared/streaming/ui-message-chunks.js';
-import { fromHistory, type StoredSource } from './messages';
+import {
+  citationLabel,
+  fromHistory,
+  keepShown,
+  withPending,
+  type ChatUIMessage,
+  type StoredSource,
+} from './messages';
 
 const source: StoredSource = {
   chunkId: 'k1',
@@ -46,5 +53,48 @@ describe('a conversation reloaded from history', () => {
 
     expect(streamed).toBeDefined();
     expect(part).toEqual(streamed);
+  });
+});
+
+describe('a source chip', () => {
+  it('names the document once', () => {
+    expect(citationLabel('handbook', 'handbook › Parental leave')).toBe('handbook › Parental leave');
+    expect(citationLabel('Handbook', 'Handbook, pp. 2-3')).toBe('Handbook, pp. 2-3');
+    expect(citationLabel('handbook', 'Parental leave')).toBe('handbook › Parental leave');
+    expect(citationLabel('handbook', undefined)).toBe('handbook');
+  });
+});
+
+describe('a conversation read back while the page shows it', () => {
+  const question: ChatUIMessage = {
+    id: 'turn-1',
+    role: 'user',
+    metadata: { chatMessageId: 'turn-1' },
+    parts: [{ type: 'text', text: 'Hi' }],
+  };
+  const answer: ChatUIMessage = {
+    id: 'turn-1_assistant',
+    role: 'assistant',
+    metadata: { chatMessageId: 'turn-1' },
+    parts: [{ type: 'text', text: 'Hello', state: 'done' }],
+  };
+
+  it('keeps the reasoning and the "Not remembered" mark that history does not return', () => {
+    const shownQuestion = { ...question, metadata: { ...question.metadata, useMemory: false } };
+    const shownAnswer: ChatUIMessage = {
+      ...answer,
+      parts: [{ type: 'reasoning', text: 'Thinking', state: 'done' }, ...answer.parts],
+    };
+    const kept = keepShown([question, answer], [shownQuestion, shownAnswer]);
+    expect(kept[0]?.metadata?.useMemory).toBe(false);
+    expect(kept[1]?.parts.map((part) => part.type)).toEqual(['reasoning', 'text']);
+    // Nothing is added to messages the page did not show.
+    expect(keepShown([question, answer], [])).toEqual([question, answer]);
+  });
+
+  it('shows a question sent but not stored yet after the stored messages, once', () => {
+    expect(withPending([], question)).toEqual([question]);
+    expect(withPending([question, answer], question)).toEqual([question, answer]);
+    expect(withPending([answer], undefined)).toEqual([answer]);
   });
 });

@@ -128,3 +128,38 @@ export function sourceDetails(part: { providerMetadata?: unknown }): { citation?
     ...(typeof details?.['excerpt'] === 'string' ? { excerpt: details['excerpt'] } : {}),
   };
 }
+
+/**
+ * A source's label: its citation, which usually starts with the document's title ("handbook › Parental leave");
+ * the title goes first only when the citation does not name it, so it never shows twice.
+ */
+export function citationLabel(title: string, citation: string | undefined): string {
+  if (citation === undefined || citation === '') return title;
+  if (title === '' || citation.toLowerCase().startsWith(title.toLowerCase())) return citation;
+  return `${title} › ${citation}`;
+}
+
+/**
+ * Stored messages, with what the page saw that history does not keep yet: the reasoning of an answer (so "Thought
+ * for N s" stays once the answer ends and the conversation is read back), and a message's "Not remembered" mark.
+ */
+export function keepShown(stored: ChatUIMessage[], shown: readonly ChatUIMessage[]): ChatUIMessage[] {
+  const byId = new Map(shown.map((message) => [message.id, message]));
+  return stored.map((message) => {
+    const seen = byId.get(message.id);
+    if (seen === undefined) return message;
+    if (message.role === 'user')
+      return seen.metadata?.useMemory === false && message.metadata?.useMemory === undefined
+        ? { ...message, metadata: { ...message.metadata, useMemory: false } }
+        : message;
+    const reasoning = seen.parts.filter((part) => part.type === 'reasoning');
+    if (reasoning.length === 0 || message.parts.some((part) => part.type === 'reasoning')) return message;
+    return { ...message, parts: [...reasoning, ...message.parts] };
+  });
+}
+
+/** The messages of a conversation read back, with a question the page sent that history does not hold yet last. */
+export function withPending(stored: ChatUIMessage[], pending: ChatUIMessage | undefined): ChatUIMessage[] {
+  if (pending === undefined || stored.some((message) => message.id === pending.id)) return stored;
+  return [...stored, pending];
+}

@@ -1,6 +1,7 @@
-// A modal question before something that cannot be undone (delete, forget): the browser's <dialog> traps focus
-// and closes on Escape; focus goes back to what opened it.
-import { useEffect, useId, useRef } from 'react';
+// A modal question before something that cannot be undone (delete, forget): focus stays inside it and starts on
+// Cancel, Escape closes it, and focus goes back to what opened it.
+import { Dialog } from 'radix-ui';
+import { useRef } from 'react';
 import type { ReactNode } from 'react';
 
 export interface ConfirmRequest {
@@ -15,58 +16,56 @@ export function ConfirmDialog(props: {
   onClose: () => void;
 }): ReactNode {
   const { request, onClose } = props;
-  const dialog = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // The button that asked: the dialog has no trigger of its own to give focus back to.
   const opener = useRef<Element | null>(null);
-  const titleId = useId();
-  const messageId = useId();
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    if (request !== undefined && !element.open) {
-      opener.current = document.activeElement;
-      element.showModal();
-    } else if (request === undefined && element.open) {
-      element.close();
-    }
-  }, [request]);
-
-  const close = () => {
-    onClose();
-    if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
-  };
-
   return (
-    <dialog
-      ref={dialog}
-      className="confirm-dialog"
-      aria-labelledby={titleId}
-      aria-describedby={messageId}
-      onClose={() => {
-        if (request !== undefined) close();
+    <Dialog.Root
+      open={request !== undefined}
+      onOpenChange={(open) => {
+        if (!open) onClose();
       }}
     >
-      {request === undefined ? null : (
-        <form
-          method="dialog"
-          onSubmit={(event) => {
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 bg-black/45" />
+        <Dialog.Content
+          className="fixed top-1/2 left-1/2 z-50 w-[min(28rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-lg border border-line bg-raised p-5 text-fg shadow-xl"
+          onOpenAutoFocus={(event) => {
+            // Focus has not moved yet: what has it now is what asked.
+            opener.current = document.activeElement;
             event.preventDefault();
-            request.onConfirm();
-            close();
+            cancel.current?.focus();
+          }}
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            const element = opener.current;
+            if (element instanceof HTMLElement && element.isConnected) element.focus();
           }}
         >
-          <h2 id={titleId}>{request.title}</h2>
-          <p id={messageId}>{request.message}</p>
-          <div className="confirm-actions">
-            <button type="button" onClick={close} autoFocus>
-              Cancel
-            </button>
-            <button type="submit" className="button-danger">
-              {request.confirmLabel}
-            </button>
-          </div>
-        </form>
-      )}
-    </dialog>
+          {request === undefined ? null : (
+            <form
+              onSubmit={(event) => {
+                event.preventDefault();
+                request.onConfirm();
+                onClose();
+              }}
+            >
+              <Dialog.Title className="mt-0 mb-2 text-lg font-semibold">{request.title}</Dialog.Title>
+              <Dialog.Description className="mb-4">{request.message}</Dialog.Description>
+              <div className="flex justify-end gap-2">
+                <Dialog.Close asChild>
+                  <button type="button" className="btn" ref={cancel}>
+                    Cancel
+                  </button>
+                </Dialog.Close>
+                <button type="submit" className="btn btn-danger">
+                  {request.confirmLabel}
+                </button>
+              </div>
+            </form>
+          )}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }

@@ -1,5 +1,6 @@
-// The conversations sidebar: the caller's conversations newest first, a page at a time, searchable; open one,
-// rename it, delete it (after a confirmation), or start a new chat.
+// The conversations sidebar: the caller's conversations newest first in date groups, a page at a time, searchable;
+// open one, rename it, delete it (after a confirmation), or start a new chat.
+import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FormEvent, ReactNode } from 'react';
 import { describeError } from '../api/client';
@@ -8,7 +9,7 @@ import type { ConversationPage, ConversationSummary } from './api-types';
 import { shortDate } from './api-types';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
-import './panels.css';
+import { groupByDate } from './date-groups';
 
 const PAGE_SIZE = 20;
 /** Typing pauses this long before a search is sent, so a word is one request, not one per letter. */
@@ -20,10 +21,12 @@ export interface ConversationSidebarProps {
   activeSessionId: string | undefined;
   onOpen: (sessionId: string) => void;
   onNew: () => void;
+  /** Told the open conversation's title whenever the list knows it (the tab's title follows it). */
+  onTitle?: (title: string | undefined) => void;
 }
 
 export function ConversationSidebar(props: ConversationSidebarProps): ReactNode {
-  const { api, activeSessionId, onOpen, onNew } = props;
+  const { api, activeSessionId, onOpen, onNew, onTitle } = props;
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<ConversationSummary[]>([]);
@@ -42,6 +45,10 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
     else document.getElementById(`conversation-${target.sessionId}`)?.focus();
   });
   const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
+  const activeTitle = items.find((item) => item.sessionId === activeSessionId)?.title;
+  useEffect(() => {
+    if (activeTitle !== undefined || activeSessionId === undefined) onTitle?.(activeTitle);
+  }, [activeTitle, activeSessionId, onTitle]);
   const listPath = `/api/history/users/${encodeURIComponent(api.userId)}/conversations`;
 
   const fetchPage = useCallback(
@@ -135,86 +142,105 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
     }
   };
 
+  const item = (conversation: ConversationSummary) => (
+    <li
+      key={conversation.sessionId}
+      className="group relative rounded-lg hover:bg-raised has-[[aria-current=page]]:bg-raised"
+    >
+      {renaming === conversation.sessionId ? (
+        <RenameForm
+          conversation={conversation}
+          onSave={(title) => void rename(conversation.sessionId, title)}
+          onCancel={() => {
+            setRenaming(undefined);
+            focusAfter.current = { sessionId: conversation.sessionId };
+          }}
+        />
+      ) : (
+        <>
+          <button
+            type="button"
+            className="flex w-full min-w-0 flex-col items-start rounded-lg px-2 py-1.5 pr-16 text-left aria-[current=page]:font-semibold aria-[current=page]:shadow-[inset_3px_0_0_var(--accent)]"
+            id={`conversation-${conversation.sessionId}`}
+            aria-current={conversation.sessionId === activeSessionId ? 'page' : undefined}
+            onClick={() => onOpen(conversation.sessionId)}
+          >
+            <span className="conversation-title line-clamp-2 text-sm [overflow-wrap:anywhere]">
+              {conversation.title}
+            </span>
+            <span className="panel-meta">{shortDate(conversation.lastActivity)}</span>
+          </button>
+          {/* Shown on hover or focus where there is a pointer that hovers; always on a touch screen. */}
+          <div className="absolute top-1 right-1 flex gap-0.5 [@media(hover:hover)]:opacity-0 [@media(hover:hover)]:group-focus-within:opacity-100 [@media(hover:hover)]:group-hover:opacity-100">
+            <button
+              type="button"
+              className="btn btn-quiet btn-icon size-7"
+              aria-label={`Rename ${conversation.title}`}
+              title="Rename"
+              onClick={() => setRenaming(conversation.sessionId)}
+            >
+              <Pencil size={14} aria-hidden />
+            </button>
+            <button
+              type="button"
+              className="btn btn-quiet btn-icon size-7"
+              aria-label={`Delete ${conversation.title}`}
+              title="Delete"
+              onClick={() =>
+                setConfirm({
+                  title: 'Delete this conversation?',
+                  message: `"${conversation.title}" and everything remembered only from it will be deleted. This cannot be undone.`,
+                  confirmLabel: 'Delete',
+                  onConfirm: () => void remove(conversation),
+                })
+              }
+            >
+              <Trash2 size={14} aria-hidden />
+            </button>
+          </div>
+        </>
+      )}
+    </li>
+  );
+
   return (
-    <section className="panel conversation-sidebar" aria-labelledby="conversations-heading">
+    <section className="panel" aria-labelledby="conversations-heading">
       <div className="panel-heading">
         <h2 id="conversations-heading">Conversations</h2>
-        <button type="button" className="button-primary" onClick={onNew}>
+        <button type="button" className="btn btn-primary" onClick={onNew}>
+          <Plus size={16} aria-hidden />
           New conversation
         </button>
       </div>
-      <form role="search" className="panel-search" onSubmit={(event) => event.preventDefault()}>
+      <form
+        role="search"
+        className="flex flex-col gap-1 text-sm"
+        onSubmit={(event) => event.preventDefault()}
+      >
         <label htmlFor="conversation-search">Search conversations</label>
         <input
           id="conversation-search"
           ref={searchInput}
           type="search"
+          className="min-w-0"
           value={query}
           maxLength={200}
           onChange={(event) => setQuery(event.target.value)}
         />
       </form>
       {error === undefined ? null : (
-        <p role="alert" className="panel-error">
+        <p role="alert" className="alert">
           {error}
         </p>
       )}
-      <ul className="conversation-list" aria-busy={loading}>
-        {items.map((conversation) => (
-          <li key={conversation.sessionId} className="conversation-item">
-            {renaming === conversation.sessionId ? (
-              <RenameForm
-                conversation={conversation}
-                onSave={(title) => void rename(conversation.sessionId, title)}
-                onCancel={() => {
-                  setRenaming(undefined);
-                  focusAfter.current = { sessionId: conversation.sessionId };
-                }}
-              />
-            ) : (
-              <>
-                <button
-                  type="button"
-                  className="conversation-open"
-                  id={`conversation-${conversation.sessionId}`}
-                  aria-current={conversation.sessionId === activeSessionId ? 'page' : undefined}
-                  onClick={() => onOpen(conversation.sessionId)}
-                >
-                  <span className="conversation-title">{conversation.title}</span>
-                  <span className="conversation-meta">
-                    {shortDate(conversation.lastActivity)} · {conversation.messageCount} messages
-                  </span>
-                </button>
-                <div className="conversation-actions">
-                  <button
-                    type="button"
-                    className="button-quiet"
-                    aria-label={`Rename ${conversation.title}`}
-                    onClick={() => setRenaming(conversation.sessionId)}
-                  >
-                    Rename
-                  </button>
-                  <button
-                    type="button"
-                    className="button-quiet"
-                    aria-label={`Delete ${conversation.title}`}
-                    onClick={() =>
-                      setConfirm({
-                        title: 'Delete this conversation?',
-                        message: `"${conversation.title}" and everything remembered only from it will be deleted. This cannot be undone.`,
-                        confirmLabel: 'Delete',
-                        onConfirm: () => void remove(conversation),
-                      })
-                    }
-                  >
-                    Delete
-                  </button>
-                </div>
-              </>
-            )}
-          </li>
+      <div aria-busy={loading} className="flex flex-col gap-3">
+        {groupByDate(items, (conversation) => conversation.lastActivity).map(({ group, items: grouped }) => (
+          <section key={group} aria-label={group}>
+            <h3 className="mt-0 mb-1 px-2 text-xs font-medium text-muted-foreground">{group}</h3>
+            <ul className="panel-list gap-0.5">{grouped.map(item)}</ul>
+          </section>
         ))}
-      </ul>
+      </div>
       {!loading && items.length === 0 && error === undefined ? (
         <p className="muted">
           {search === '' ? 'No conversations yet.' : `No conversation matches "${search}".`}
@@ -223,7 +249,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
       {nextToken === undefined ? null : (
         <button
           type="button"
-          className="button-quiet"
+          className="btn btn-quiet"
           disabled={loading}
           onClick={() => void loadMore(nextToken)}
         >
@@ -253,13 +279,14 @@ function RenameForm(props: {
     else props.onSave(trimmed);
   };
   return (
-    <form className="rename-form" onSubmit={submit}>
-      <label htmlFor={`rename-${props.conversation.sessionId}`} className="visually-hidden">
+    <form className="flex flex-wrap gap-1 p-1" onSubmit={submit}>
+      <label htmlFor={`rename-${props.conversation.sessionId}`} className="sr-only">
         New title
       </label>
       <input
         id={`rename-${props.conversation.sessionId}`}
         ref={input}
+        className="min-w-0 flex-[1_1_8rem]"
         value={title}
         maxLength={200}
         onChange={(event) => setTitle(event.target.value)}
@@ -267,8 +294,10 @@ function RenameForm(props: {
           if (event.key === 'Escape') props.onCancel();
         }}
       />
-      <button type="submit">Save</button>
-      <button type="button" className="button-quiet" onClick={props.onCancel}>
+      <button type="submit" className="btn btn-small">
+        Save
+      </button>
+      <button type="button" className="btn btn-quiet btn-small" onClick={props.onCancel}>
         Cancel
       </button>
     </form>

@@ -11,7 +11,6 @@ import { shortDate } from './api-types';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
 import { uploadDocument } from './upload';
-import './panels.css';
 
 const PAGE_SIZE = 50;
 /** Polling while a document is indexed starts quick and slows down, so a long PDF costs few requests. */
@@ -147,11 +146,11 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
   };
 
   return (
-    <section className="panel knowledge-panel" aria-labelledby="knowledge-heading">
+    <section className="panel" aria-labelledby="knowledge-heading">
       <div className="panel-heading">
         <h2 id="knowledge-heading">Knowledge</h2>
       </div>
-      <fieldset className="library-switch">
+      <fieldset className="m-0 flex flex-wrap gap-3 rounded-lg border border-line px-3 py-1.5">
         <legend>Library</legend>
         {(['private', 'shared'] as const).map((name) => (
           <label key={name}>
@@ -166,7 +165,7 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
           </label>
         ))}
       </fieldset>
-      <div className="upload-box">
+      <div className="flex flex-col gap-1 text-sm">
         <label htmlFor="knowledge-upload">Upload a document (Markdown, text, HTML or PDF)</label>
         <input
           id="knowledge-upload"
@@ -180,7 +179,7 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
           }}
         />
         {upload === undefined ? null : (
-          <div className="upload-progress">
+          <div className="[&_progress]:w-full">
             <label htmlFor="knowledge-upload-progress">Uploading {upload.name}</label>
             <progress id="knowledge-upload-progress" max={1} value={upload.fraction}>
               {Math.round(upload.fraction * 100)}%
@@ -188,11 +187,11 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
           </div>
         )}
       </div>
-      <p className="visually-hidden" role="status">
+      <p className="sr-only" role="status">
         {status}
       </p>
       {error === undefined ? null : (
-        <p role="alert" className="panel-error">
+        <p role="alert" className="alert">
           {error}
         </p>
       )}
@@ -201,25 +200,30 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
           {library === 'private' ? 'No documents yet.' : 'The shared library is empty.'}
         </p>
       ) : (
-        <ul className="document-list" aria-label={library === 'private' ? 'My documents' : 'Shared library'}>
+        <ul className="panel-list" aria-label={library === 'private' ? 'My documents' : 'Shared library'}>
           {documents.map((document) => (
-            <li key={document.documentId} className="document-item">
-              <div className="document-title">{document.title}</div>
-              <div className="document-meta">
+            <li key={document.documentId} className="panel-item">
+              <div className="font-semibold">{document.title}</div>
+              <div className="panel-meta">
                 {document.format.toUpperCase()} · {formatBytes(document.bytes)} ·{' '}
                 {shortDate(document.createdAt)}
                 {document.chunkCount === undefined ? '' : ` · ${document.chunkCount} passages`}
               </div>
-              <div className="document-status" data-status={document.status}>
-                <span className="status-badge">{statusLabel(document)}</span>
+              <div
+                className="group my-1 flex flex-wrap items-baseline gap-1.5 text-sm"
+                data-status={document.status}
+              >
+                <span className="status-badge rounded-full border border-line px-2 group-data-[status=failed]:text-danger group-data-[status=ready]:border-accent group-data-[status=ready]:text-accent">
+                  {statusLabel(document)}
+                </span>
                 {document.failure === undefined ? null : (
-                  <span className="document-failure">{document.failure.reason}</span>
+                  <span className="text-danger">{document.failure.reason}</span>
                 )}
               </div>
               {document.ownedByYou ? (
                 <button
                   type="button"
-                  className="button-quiet"
+                  className="btn btn-quiet btn-small"
                   aria-label={`Delete ${document.title}`}
                   onClick={() =>
                     setConfirm({
@@ -238,7 +242,7 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
         </ul>
       )}
       {nextToken === undefined ? null : (
-        <button type="button" className="button-quiet" onClick={() => void loadMore(nextToken)}>
+        <button type="button" className="btn btn-quiet btn-small" onClick={() => void loadMore(nextToken)}>
           Show more documents
         </button>
       )}

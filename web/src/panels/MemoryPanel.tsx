@@ -8,7 +8,6 @@ import type { ConversationSummary, FactSource, MemoriesPage, MemorySummary, Prof
 import { shortDate } from './api-types';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
-import './panels.css';
 
 const SUMMARY_PAGE = 20;
 /** What a source's title is while it is fetched, and once its conversation is found deleted. */
@@ -139,18 +138,18 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
     });
 
   return (
-    <section className="panel memory-panel" aria-labelledby="memory-heading">
+    <section className="panel" aria-labelledby="memory-heading">
       <div className="panel-heading">
         <h2 id="memory-heading">Memory</h2>
-        <button type="button" className="button-quiet" disabled={loading} onClick={refresh}>
+        <button type="button" className="btn btn-quiet btn-small" disabled={loading} onClick={refresh}>
           Refresh memory
         </button>
       </div>
-      <p className="visually-hidden" role="status">
+      <p className="sr-only" role="status">
         {status}
       </p>
       {error === undefined ? null : (
-        <p role="alert" className="panel-error">
+        <p role="alert" className="alert">
           {error}
         </p>
       )}
@@ -160,12 +159,12 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
           {loading ? 'Loading…' : 'Nothing yet: facts you tell the assistant show up here.'}
         </p>
       ) : (
-        <ul className="memory-list" aria-labelledby="facts-heading">
+        <ul className="panel-list" aria-labelledby="facts-heading">
           {facts.map((fact) => (
-            <li key={fact.factId} className="memory-item">
-              <p className="memory-statement">{fact.statement}</p>
-              <p className="memory-meta">
-                <span className="memory-category">{categoryLabel(fact.category)}</span>
+            <li key={fact.factId} className="panel-item">
+              <p className="m-0 mb-1">{fact.statement}</p>
+              <p className="panel-meta mb-1 flex flex-wrap gap-x-2.5 gap-y-1">
+                <span className="font-semibold">{categoryLabel(fact.category)}</span>
                 {fact.provenance.slice(-3).map((source) => (
                   <SourceLink
                     key={`${source.sessionId}:${source.chatMessageId}`}
@@ -177,7 +176,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
               </p>
               <button
                 type="button"
-                className="button-quiet"
+                className="btn btn-quiet btn-small"
                 aria-label={`Forget: ${fact.statement}`}
                 onClick={() =>
                   setConfirm({
@@ -199,10 +198,10 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
       {summaries.length === 0 ? (
         <p className="muted">{loading ? 'Loading…' : 'No conversation summarised yet.'}</p>
       ) : (
-        <ul className="memory-list" aria-labelledby="summaries-heading">
+        <ul className="panel-list" aria-labelledby="summaries-heading">
           {summaries.map((summary) => (
-            <li key={summary.sessionId} className="memory-item">
-              <p className="memory-meta">
+            <li key={summary.sessionId} className="panel-item">
+              <p className="panel-meta mb-1">
                 <a
                   href={`#conversation-${summary.sessionId}`}
                   onClick={(event) => {
@@ -214,13 +213,13 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
                 </a>{' '}
                 · <time dateTime={summary.timestamp}>{shortDate(summary.timestamp)}</time>
               </p>
-              <p className="memory-summary">{summary.summary}</p>
+              <p className="m-0 mb-1">{summary.summary}</p>
               {summary.themes.length === 0 ? null : (
-                <p className="memory-themes">Themes: {summary.themes.join(', ')}</p>
+                <p className="panel-meta">Themes: {summary.themes.join(', ')}</p>
               )}
               <button
                 type="button"
-                className="button-quiet"
+                className="btn btn-quiet btn-small"
                 aria-label={`Forget this conversation: ${titleOf(summary.sessionId)}`}
                 onClick={() => forgetConversation(summary.sessionId)}
               >
@@ -233,17 +232,17 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
       {nextToken === undefined ? null : (
         <button
           type="button"
-          className="button-quiet"
+          className="btn btn-quiet btn-small"
           disabled={loading}
           onClick={() => void loadMore(nextToken)}
         >
           Show older summaries
         </button>
       )}
-      <div className="panel-footer">
+      <div className="mt-3">
         <button
           type="button"
-          className="button-danger"
+          className="btn btn-danger"
           disabled={facts.length === 0 && summaries.length === 0}
           onClick={() =>
             setConfirm({
@@ -271,7 +270,7 @@ function SourceLink(props: {
   const { source, title, onOpen } = props;
   const deleted = title === DELETED;
   return (
-    <span className="memory-source">
+    <span>
       {'from '}
       {deleted ? (
         <span>{title}</span>

@@ -5,7 +5,6 @@ import type { KeyboardEvent, ReactNode } from 'react';
 import type { ApiClient } from '../api/client';
 import { KnowledgePanel } from './KnowledgePanel';
 import { MemoryPanel } from './MemoryPanel';
-import './panels.css';
 
 type PanelId = 'memory' | 'knowledge';
 const PANELS: readonly { id: PanelId; label: string }[] = [
@@ -35,8 +34,13 @@ export function SidePanels(props: {
   };
 
   return (
-    <div className="side-panels">
-      <div role="tablist" aria-label="Memory and knowledge" className="side-tabs" onKeyDown={onKeyDown}>
+    <div className="flex flex-col">
+      <div
+        role="tablist"
+        aria-label="Memory and knowledge"
+        className="mb-2.5 flex gap-1 border-b border-line"
+        onKeyDown={onKeyDown}
+      >
         {PANELS.map((panel) => (
           <button
             key={panel.id}
@@ -50,6 +54,7 @@ export function SidePanels(props: {
             aria-selected={shown === panel.id}
             aria-controls={`side-panel-${panel.id}`}
             tabIndex={shown === panel.id ? 0 : -1}
+            className="rounded-t-lg px-3 py-1.5 aria-selected:font-semibold aria-selected:shadow-[inset_0_-3px_0_var(--accent)]"
             onClick={() => setShown(panel.id)}
           >
             {panel.label}
@@ -60,7 +65,7 @@ export function SidePanels(props: {
         role="tabpanel"
         id={`side-panel-${shown}`}
         aria-labelledby={`side-tab-${shown}`}
-        className="side-panel"
+        className="min-w-0"
       >
         {shown === 'memory' ? (
           <MemoryPanel api={props.api} onOpen={props.onOpen} activeSessionId={props.activeSessionId} />

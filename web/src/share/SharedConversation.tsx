@@ -144,7 +144,7 @@ function ContinueButton({ shareId }: { shareId: string }): ReactNode {
   };
   return (
     <div className="shared-continue">
-      <button type="button" className="button-primary" onClick={onContinue} disabled={busy}>
+      <button type="button" className="btn btn-primary" onClick={onContinue} disabled={busy}>
         Continue this conversation
       </button>
       {failure === undefined ? null : <p role="alert">{failure}</p>}

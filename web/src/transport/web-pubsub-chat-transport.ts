@@ -28,6 +28,14 @@ export interface WebPubSubChatTransportOptions {
   stallMs?: number;
   /** Tests and pages without WebSocket support pass false. */
   realtime?: boolean;
+  /** Told when a turn ends with an `error` event: its code and message, as the event carried them. */
+  onTurnError?: (failure: TurnFailure) => void;
+}
+
+/** A turn's `error` event, as the page shows it. */
+export interface TurnFailure {
+  code?: string;
+  message: string;
 }
 
 type SendOptions = Parameters<ChatTransport<ChatUIMessage>['sendMessages']>[0];
@@ -48,9 +56,11 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
   private realtimeEnabled: boolean;
   private realtime: { sessionId: string; connection: Promise<SessionRealtime | undefined> } | undefined;
   private readonly uiStream: DefaultChatTransport<ChatUIMessage>;
+  private readonly onTurnError: ((failure: TurnFailure) => void) | undefined;
 
   constructor(options: WebPubSubChatTransportOptions) {
     this.api = options.api;
+    this.onTurnError = options.onTurnError;
     this.session = options.session;
     this.realtimeTimeoutMs = options.realtimeTimeoutMs ?? 5_000;
     this.stallMs = options.stallMs ?? 3_000;
@@ -83,17 +93,21 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
     const realtime = await this.connect(sessionId);
     if (realtime === undefined) {
       const stream = await this.uiStream.sendMessages({ ...options, chatId: sessionId });
-      return stream.pipeThrough(assistantIds());
+      return stream.pipeThrough(assistantIds()).pipeThrough(turnErrors(this.onTurnError));
     }
     const turn = this.turnToPost(sessionId, options);
-    return this.follow(realtime, sessionId, turn.chatMessageId, turn.post, options.abortSignal);
+    return this.follow(realtime, sessionId, turn.chatMessageId, turn.post, options.abortSignal).pipeThrough(
+      turnErrors(this.onTurnError),
+    );
   }
 
   async reconnectToStream(options: ReconnectOptions): Promise<ReadableStream<UIMessageChunk> | null> {
     const sessionId = this.session.current();
     if (sessionId === undefined) return null;
     const stream = await this.uiStream.reconnectToStream({ ...options, chatId: sessionId });
-    return stream === null ? null : stream.pipeThrough(assistantIds());
+    return stream === null
+      ? null
+      : stream.pipeThrough(assistantIds()).pipeThrough(turnErrors(this.onTurnError));
   }
 
   close(): void {
@@ -261,6 +275,39 @@ function assistantIds(): TransformStream<UIMessageChunk, UIMessageChunk> {
           metadata?.assistantMessageId ?? (turn === undefined ? undefined : assistantMessageId(turn));
         controller.enqueue(id === undefined ? chunk : { ...chunk, messageId: id });
       } else controller.enqueue(chunk);
+    },
+  });
+}
+
+/**
+ * Reports a turn's `error` with its code: the error chunk (which ends useChat's reading) is held until the finish
+ * chunk after it, which carries the code in its metadata, and both then go on.
+ */
+function turnErrors(
+  report: ((failure: TurnFailure) => void) | undefined,
+): TransformStream<UIMessageChunk, UIMessageChunk> {
+  let held: Extract<UIMessageChunk, { type: 'error' }> | undefined;
+  const release = (controller: TransformStreamDefaultController<UIMessageChunk>, code?: string): void => {
+    if (held === undefined) return;
+    report?.({ message: held.errorText, ...(code === undefined ? {} : { code }) });
+    controller.enqueue(held);
+    held = undefined;
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk.type === 'error') {
+        release(controller);
+        held = chunk;
+        return;
+      }
+      if (chunk.type === 'finish') {
+        const code = (chunk.messageMetadata as ChatMetadata | undefined)?.errorCode;
+        release(controller, typeof code === 'string' ? code : undefined);
+      }
+      controller.enqueue(chunk);
+    },
+    flush(controller) {
+      release(controller);
     },
   });
 }
