@@ -20,7 +20,9 @@ export interface EntraSession {
 /** Loaded only in Entra ID mode, so the dev page never downloads MSAL. */
 export async function startEntraSession(settings: EntraSettings): Promise<EntraSession> {
   const msal = await import('@azure/msal-browser');
-  const redirectUri = `${window.location.origin}${window.location.pathname}`;
+  // The one redirect URI the deployment registers is the site's root; MSAL returns from there to the page that
+  // started the sign-in (a conversation's address, a share link), so a deep link signs in too.
+  const redirectUri = `${window.location.origin}/`;
   const client = await msal.createStandardPublicClientApplication({
     auth: { clientId: settings.clientId, authority: settings.authority, redirectUri },
     // Tokens live as long as the tab: nothing for another site's script to find in localStorage later.
