@@ -20,9 +20,10 @@ let signInOrigins: string[] = [];
 function get(
   path: string,
   method = 'GET',
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/`, { method, path }, (res) => {
+    const req = request(`${base}/`, { method, path, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -87,6 +88,17 @@ describe('the static site', () => {
       signInOrigins = [];
     }
     expect((await get('/')).headers['content-security-policy']).toMatch(/frame-src 'self';/);
+  });
+
+  it('copies into the CSP only a Host that is a plain host token, never one that carries CSP syntax', async () => {
+    const hostile = (await get('/', 'GET', { host: 'a;script-src *.localhost' })).headers[
+      'content-security-policy'
+    ];
+    expect(hostile).toContain("script-src 'self';");
+    expect(hostile).not.toContain('*.localhost');
+    expect(hostile).toMatch(/connect-src 'self';/);
+    const plain = (await get('/', 'GET', { host: 'chat.localhost:7071' })).headers['content-security-policy'];
+    expect(plain).toMatch(/connect-src 'self' ws:\/\/chat\.localhost:7071 wss:\/\/chat\.localhost:7071;/);
   });
 
   it('serves hashed assets as immutable, with their content types', async () => {

@@ -78,9 +78,17 @@ export function contentSecurityPolicy(
   ].join('; ');
 }
 
-/** Locally the Web PubSub client connects back to the page's host, over ws (named: older engines do not count it as 'self'). */
+/** A Host header that is a name or an address with an optional port, and nothing a CSP would read as syntax. */
+const HOST_TOKEN =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/**
+ * Locally the Web PubSub client connects back to the page's host, over ws (named: older engines do not count it as
+ * 'self'). The header is the client's, so only a plain host token is copied: `Host: a;b.localhost` passes the
+ * rebinding guard's `*.localhost` rule but must not add a directive of its own.
+ */
 function localConnectSources(host: string | undefined): string[] {
-  return host === undefined ? [] : [`ws://${host}`, `wss://${host}`];
+  return host === undefined || !HOST_TOKEN.test(host) ? [] : [`ws://${host}`, `wss://${host}`];
 }
 
 export function createStaticSite(options: StaticSiteOptions): StaticSite {
