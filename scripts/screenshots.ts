@@ -11,7 +11,7 @@ import { ChatApi, TurnTrace } from '../bench/chat-clients.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser-broker.js';
-import { ensureWebClient } from './web-build.js';
+import { ensureWebClient } from '../web/build.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const SCREENSHOTS_DIR = 'docs/screenshots';

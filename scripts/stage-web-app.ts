@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentSecurityPolicy } from '../local/http/static-site.js';
-import { buildWebClient } from './web-build.js';
+import { buildWebClient } from '../web/build.js';
 
 /** Where azure.yaml's `web` service's `dist` points. */
 export const WEB_STAGE_DIR = 'dist/web-azure';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserServer } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { ensureWebClient, hasWebClient } from '../../scripts/web-build.js';
+import { ensureWebClient, hasWebClient } from '../../web/build.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
