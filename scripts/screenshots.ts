@@ -10,7 +10,7 @@ import { chromium, type Page } from 'playwright-core';
 import { ChatApi, TurnTrace } from '../bench/chat-clients.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser-broker.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium.js';
 import { ensureWebClient } from '../web/build.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
