@@ -1,7 +1,6 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
 // dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
 import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
@@ -35,7 +34,7 @@ import {
   type MessageHandler,
   type ServiceBusOperations,
 } from './entity-receiver.js';
-import { prepare, type PreparedMessage } from './outgoing-message.js';
+import { prepare, SendOrder, type PreparedMessage } from './outgoing-message.js';
 
 export { CorruptDataFileError } from '../persistence/data-file.js';
 
@@ -54,12 +53,7 @@ export class LocalServiceBus implements MessagePublisher {
   private readonly redeliveryDelayMs: number;
   private readonly now: () => number;
   private readonly latency: AzureLatencyModel | undefined;
-  /**
-   * With the latency model: the last send to each entity, accepted or not yet. A send is accepted after its own draw
-   * and after every send made earlier to the same entity, so the model keeps the order of sends as Service Bus does
-   * (timers that end in the same millisecond may fire in any order: a deadline alone does not keep it).
-   */
-  private readonly lastAccept = new Map<string, Promise<void>>();
+  private readonly sendOrder = new SendOrder();
   /** Queues and topics share one namespace; Service Bus names are case-insensitive. */
   private readonly entities = new Map<string, Queue | Topic>();
   private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
@@ -191,17 +185,9 @@ export class LocalServiceBus implements MessagePublisher {
     messages: readonly OutgoingMessage[],
   ): Promise<void> {
     this.prepareAll(entityName, messages);
-    const key = entityName.toLowerCase();
-    const acceptAt = Date.now() + latency.draw('service-bus.send');
-    const accepted = (this.lastAccept.get(key) ?? Promise.resolve()).then(async () => {
-      await sleep(Math.max(0, acceptAt - Date.now()));
-      this.accept(entityName, messages);
-    });
-    this.lastAccept.set(
-      key,
-      accepted.catch(() => undefined),
+    await this.sendOrder.accept(entityName.toLowerCase(), latency.draw('service-bus.send'), () =>
+      this.accept(entityName, messages),
     );
-    await accepted;
     await this.committed(entityName);
   }
 

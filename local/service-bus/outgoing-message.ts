@@ -1,5 +1,6 @@
 // A sender's message as the local Service Bus takes it: checked as Service Bus and its SDK would (ids, sessions),
-// and its body encoded as @azure/service-bus encodes a non-binary body.
+// its body encoded as @azure/service-bus encodes a non-binary body, and sends accepted in order under latency.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DependencyError } from '../../shared/errors.js';
 import type { OutgoingMessage } from '../../shared/messaging/message-publisher.js';
 import type { StoredMessage } from './delivery-queue.js';
@@ -65,4 +66,27 @@ function serializeBody(message: OutgoingMessage): string {
     );
   }
   return text;
+}
+
+/**
+ * With the latency model: the last send to each entity, accepted or not yet. A send is accepted after its own draw
+ * and after every send made earlier to the same entity, so the model keeps the order of sends as Service Bus does
+ * (timers that end in the same millisecond may fire in any order: a deadline alone does not keep it).
+ */
+export class SendOrder {
+  private readonly lastAccept = new Map<string, Promise<void>>();
+
+  /** Runs `accept` once `delayMs` has passed and every earlier send to `key` was accepted or refused. */
+  accept(key: string, delayMs: number, accept: () => void): Promise<void> {
+    const acceptAt = Date.now() + delayMs;
+    const accepted = (this.lastAccept.get(key) ?? Promise.resolve()).then(async () => {
+      await sleep(Math.max(0, acceptAt - Date.now()));
+      accept();
+    });
+    this.lastAccept.set(
+      key,
+      accepted.catch(() => undefined),
+    );
+    return accepted;
+  }
 }
