@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
-import { ensureWebClient } from '../scripts/web-build.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser-broker.js';
+import { ensureWebClient } from '../web/build.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium.js';
 import { ChatApi, TurnTrace } from './chat-clients.js';
 import { percentile, round } from './figures.js';
 

@@ -97,6 +97,47 @@ export const areaMatrixRules: IForbiddenRuleType[] = AREA_FLOORS.flatMap((floor,
   }),
 );
 
+/**
+ * The rooms of the repository, top floor first. A room imports only the rooms below its floor, so no arrow runs back
+ * up: the product (shared/) is the ground; the Functions entry points and the web client stand on it; the local
+ * runtime hosts them; test support, the benches and the repository's commands drive it; the tests stand on top.
+ * What two rooms both need moves down (the web client's build lives in web/); a test file anywhere may assemble any.
+ */
+export const ROOM_FLOORS: readonly (readonly string[])[] = [
+  ['test'],
+  ['scripts'],
+  ['bench'],
+  ['test/support'],
+  ['local'],
+  ['functions', 'web'],
+  ['shared'],
+];
+
+/** A room's files: `test` is the tests' own folder without test/support/, which is a room of its own. */
+const roomPath = (room: string) => (room === 'test' ? '^test/(?!support/)' : `^${escape(room)}/`);
+
+/** One rule per room (but the top one): it imports nothing on its own floor or above. */
+export const roomOrderRules: IForbiddenRuleType[] = ROOM_FLOORS.flatMap((floor, level) =>
+  floor.flatMap((room): IForbiddenRuleType[] => {
+    const notBelow = ROOM_FLOORS.slice(0, level + 1)
+      .flat()
+      .filter((other) => other !== room);
+    if (notBelow.length === 0) return [];
+    const below = ROOM_FLOORS.slice(level + 1).flat();
+    return [
+      {
+        name: `room-order-${room.replace('/', '-')}`,
+        comment:
+          `${room}/ imports only the rooms below it (${below.length > 0 ? below.join(', ') : 'none'}): what a room ` +
+          'above also needs moves down into a room both can import.',
+        severity: 'error',
+        from: { path: roomPath(room), pathNot: '\\.test\\.ts$' },
+        to: { path: `(${notBelow.map(roomPath).join('|')})` },
+      },
+    ];
+  }),
+);
+
 export const layeringRules: IForbiddenRuleType[] = [
   {
     name: 'no-cycle',
@@ -105,20 +146,6 @@ export const layeringRules: IForbiddenRuleType[] = [
     severity: 'error',
     from: {},
     to: { circular: true },
-  },
-  {
-    name: 'shared-knows-no-host',
-    comment: 'shared/ is the product: it never imports the Functions entry points or the local runtime.',
-    severity: 'error',
-    from: { path: '^shared/' },
-    to: { path: '^(functions|local)/' },
-  },
-  {
-    name: 'functions-know-no-local-runtime',
-    comment: 'functions/ runs under the Functions host as it is: it never imports the local runtime.',
-    severity: 'error',
-    from: { path: '^functions/' },
-    to: { path: '^local/' },
   },
   {
     name: 'no-sdk-in-use-cases',
@@ -187,10 +214,11 @@ export const layeringRules: IForbiddenRuleType[] = [
     to: { path: '^shared/' },
   },
   ...areaMatrixRules,
+  ...roomOrderRules,
 ];
 
 /** The folders whose code the rules cover. */
-export const LAYERED_ROOTS = ['functions', 'shared', 'local', 'scripts', 'bench', 'test'];
+export const LAYERED_ROOTS = ['functions', 'shared', 'local', 'scripts', 'bench', 'test', 'web'];
 
 /** The violations of the rules in the tree under `baseDir` (resolved with its tsconfig.check.json). */
 export async function checkLayering(
@@ -333,7 +361,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(
-    'Layering: no cycles, areas import only the areas below them, no SDK in a use-case, shared/ knows no host, ' +
+    'Layering: no cycles, rooms and areas import only those below them, no SDK in a use-case, ' +
       'adapters only from composition, items only through the guard.',
   );
 }

@@ -10,8 +10,8 @@ import { chromium, type Page } from 'playwright-core';
 import { ChatApi, TurnTrace } from '../bench/chat-clients.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
-import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser-broker.js';
-import { ensureWebClient } from './web-build.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium.js';
+import { ensureWebClient } from '../web/build.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const SCREENSHOTS_DIR = 'docs/screenshots';
@@ -33,9 +33,9 @@ interface Shot {
   act(page: Page): Promise<boolean>;
 }
 
-/** Presses a region tab of the phone layout, if the client has it. */
-async function openRegion(page: Page, name: RegExp): Promise<boolean> {
-  const tab = page.getByRole('navigation', { name: 'Regions' }).getByRole('button', { name });
+/** Opens a drawer of the phone layout from its header button, if the client has it. */
+async function openRegion(page: Page, name: string): Promise<boolean> {
+  const tab = page.getByRole('banner').getByRole('button', { name, exact: true });
   if ((await tab.count()) === 0) return false;
   await tab.first().click();
   await page.waitForTimeout(300);
@@ -58,8 +58,8 @@ const SHOTS: Shot[] = [
       return true;
     },
   },
-  { name: 'conversations', only: 'phone', act: (page) => openRegion(page, /conversations/i) },
-  { name: 'memory-and-knowledge', only: 'phone', act: (page) => openRegion(page, /memory/i) },
+  { name: 'conversations', only: 'phone', act: (page) => openRegion(page, 'Conversations') },
+  { name: 'memory-and-knowledge', only: 'phone', act: (page) => openRegion(page, 'Memory & knowledge') },
 ];
 
 /** One earlier conversation, so the sidebar and the memory have something to show. */

@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contentSecurityPolicy } from '../local/http/static-site.js';
+import { buildWebClient } from '../web/build.js';
 import { outOption } from './stage-function-app.js';
-import { buildWebClient } from './web-build.js';
 
 /** Where azure.yaml's `web` service's `dist` points. */
 export const WEB_STAGE_DIR = 'dist/web-azure';

@@ -132,7 +132,7 @@ try {
 }
 try {
   // The web client served at / is rebuilt only when its sources changed since its last build.
-  const { webBuildStaleness, buildWebClient } = await import('./web-build.js');
+  const { webBuildStaleness, buildWebClient } = await import('../web/build.js');
   const stale = webBuildStaleness(root);
   if (stale !== undefined) {
     console.log(`npm start: building the web client (${stale})…`);

@@ -2,7 +2,7 @@
 // resource only, never its container), replayed in order on top of the last snapshot at start-up.
 import { z } from 'zod';
 
-import type { ReplayedChange, ResourceChange } from './cosmosdb-server-internals.js';
+import type { ReplayedChange, ResourceChange } from './cosmosdb-server-observer.js';
 
 const levelSchema = z.enum(['database', 'container', 'document']);
 const parentsSchema = z.array(z.string()).max(2);

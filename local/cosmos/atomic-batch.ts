@@ -8,11 +8,10 @@ import {
   runBatchOperation,
   stagedDocuments,
   type BatchOperation,
-  type CosmosAccount,
   type OperationResult,
-  type RouteParams,
-  type Router,
-} from './cosmosdb-server-internals.js';
+} from './cosmosdb-server-batch.js';
+import type { CosmosAccount } from './cosmosdb-server-internals.js';
+import type { RouteParams, Router } from './cosmosdb-server-router.js';
 import { wholeQueryCondition } from './patch-conditions.js';
 import { headerIsTrue, partitionKeyHeader } from './request-listener.js';
 

@@ -1,6 +1,7 @@
 // What the local Cosmos DB keeps beside each container's documents, updated from every change the account reports:
 // documents by partition key (partition-scoped queries) and by expiry time (TTL), so neither needs a scan.
-import type { ResourceChange, StoredResource } from './cosmosdb-server-internals.js';
+import type { StoredResource } from './cosmosdb-server-internals.js';
+import type { ResourceChange } from './cosmosdb-server-observer.js';
 import { ExpirySchedule } from './expiry-schedule.js';
 import { PartitionIndex } from './partition-index.js';
 import { expiresAtMs } from './time-to-live.js';

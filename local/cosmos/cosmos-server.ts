@@ -14,13 +14,11 @@ import { ContainerIndexes } from './container-indexes.js';
 import {
   createAccount,
   findContainer,
-  loadRouter,
-  observeAccount,
-  replayChange,
   type CosmosAccount,
-  type RouteParams,
   type StoredResource,
 } from './cosmosdb-server-internals.js';
+import { observeAccount, replayChange } from './cosmosdb-server-observer.js';
+import { loadRouter, type RouteParams } from './cosmosdb-server-router.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 import { createAzureLatencyModel, type AzureLatencyOptions } from '../latency/azure-latency.js';
 import { cosmosLatencyOperation } from './cosmos-latency.js';

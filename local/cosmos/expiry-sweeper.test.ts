@@ -6,9 +6,9 @@ import {
   createAccount,
   databases,
   findContainer,
-  observeAccount,
   type AccountContainer,
 } from './cosmosdb-server-internals.js';
+import { observeAccount } from './cosmosdb-server-observer.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
 
 /** A container whose account reports every change to `indexes`, as the local server's does. */

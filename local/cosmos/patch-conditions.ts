@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 
-import type { Router } from './cosmosdb-server-internals.js';
+import type { Router } from './cosmosdb-server-router.js';
 
 const FROM_C_WHERE = /^\s*from\s+c\s+where\s+/i;
 

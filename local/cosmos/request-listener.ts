@@ -5,12 +5,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { randomUUID } from 'node:crypto';
 import { chargeAnswered, chargeBatchResults } from './request-charge.js';
 
-import {
-  withPartitionKey,
-  type CosmosAccount,
-  type RouteParams,
-  type Router,
-} from './cosmosdb-server-internals.js';
+import type { CosmosAccount } from './cosmosdb-server-internals.js';
+import { withPartitionKey } from './cosmosdb-server-observer.js';
+import type { RouteParams, Router } from './cosmosdb-server-router.js';
 
 export interface RequestHooks {
   /** Runs before the handler, with the route's parameters (`dbId`, `collId`, `docId` where present). */

@@ -1,7 +1,8 @@
 // Unit tests of the local server's test-only search functions: the grammar they accept, VectorDistance's cosine,
 // FullTextScore's BM25 and RRF's fusion on hand-computed figures, and refusal of what they do not understand.
 import { describe, expect, it } from 'vitest';
-import { isSearchQuery, runSearchQuery, SearchQueryError } from './search-functions.js';
+import { isSearchQuery, runSearchQuery } from './search-functions.js';
+import { SearchQueryError } from './search-query-parser.js';
 
 const documents = [
   { id: 'a', kind: 'x', text: 'cat sat', v: [1, 0] },

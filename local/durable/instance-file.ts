@@ -66,15 +66,6 @@ export function* instanceFilePieces(records: readonly InstanceRecord[], savedAt:
   yield ']}';
 }
 
-export function toInstanceFile(records: Iterable<InstanceRecord>, savedAt: Date): InstanceFile {
-  return {
-    format: INSTANCE_FILE_FORMAT,
-    version: INSTANCE_FILE_VERSION,
-    savedAt: savedAt.toISOString(),
-    instances: [...records],
-  };
-}
-
 /** The records of a checked file; throws when it holds something the driver could not have written. */
 export function fromInstanceFile(file: InstanceFile): InstanceRecord[] {
   const seen = new Set<string>();

@@ -3,69 +3,37 @@
 // With a data file it keeps instances across restarts and resumes them by replay, as the task hub does.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { LogHandler, LogLevel } from '@azure/functions';
-import type * as df from 'durable-functions';
-import { ConflictError, NotFoundError, ValidationError, ensureError } from '../../shared/errors.js';
 import type { AzureLatencyModel } from '../latency/azure-latency.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import {
-  OrchestrationWaitTimeout,
   isFinishedStatus,
   type OrchestrationClient,
   type OrchestrationStatus,
 } from '../../shared/durable/orchestration-client.js';
-import { runActivity } from './activity-runner.js';
+import { CompletionWaiters } from './completion-waiters.js';
+import type {
+  DurableRegistry,
+  LocalDurableDriverOpenOptions,
+  LocalDurableDriverOptions,
+} from './driver-options.js';
+import { recordOutcome, replayEpisode } from './episode.js';
 import { FileInstanceStore } from './file-instance-store.js';
-import { describeFailure, toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
+import { toDurableJson, withoutRepeatedResults, type HistoryEvent } from './history.js';
 import { InMemoryInstanceStore, type InstanceRecord, type InstanceStore } from './instance-store.js';
-import { replayOrchestration, type PendingWork, type ReplayOutcome } from './replay.js';
+import { notFound, toStatus } from './instance-status.js';
+import { InstanceWork } from './instance-work.js';
 import { noTaskHubEvents, type TaskHubEvents } from './task-hub-events.js';
+import { clearTimers, newExecution, WorkDispatch, type Execution } from './work-dispatch.js';
 
 export { InMemoryInstanceStore, type InstanceRecord } from './instance-store.js';
 export { CorruptDataFileError } from '../persistence/data-file.js';
 export type { TaskHubEvents } from './task-hub-events.js';
-
-export interface DurableRegistry {
-  orchestrations: ReadonlyMap<string, df.OrchestrationHandler>;
-  activities: ReadonlyMap<string, df.ActivityHandler>;
-}
-
-export interface LocalDurableDriverOptions {
-  store?: InstanceStore;
-  /** The clock behind `currentUtcDateTime`, timers and status times. */
-  now?: () => Date;
-  /** Longest a durable timer sleeps before reading `now` again, so a test clock can move timers along. */
-  timerResolutionMs?: number;
-  /** Receives the logs of orchestrators, activities and the driver (the host's console format by default). */
-  logHandler?: LogHandler;
-  /**
-   * Dispatches episodes and activities, and reads and writes instances, as late as the task hub would
-   * (undefined: at once).
-   */
-  latency?: AzureLatencyModel | undefined;
-}
-
-export interface LocalDurableDriverOpenOptions extends LocalDurableDriverOptions {
-  /** The JSON file instances are kept in across restarts; undefined = memory only (or `store`). */
-  dataFile?: string | undefined;
-  /** Finished instances last updated longer ago than this are purged (default 24 h; Infinity keeps them). */
-  retentionMs?: number;
-  /** How often the purge runs besides at open (default 60 s). */
-  purgeIntervalMs?: number;
-  /** History appends are saved at most this long after they happen (default 100 ms); starts and events at once. */
-  flushDelayMs?: number;
-}
-
-/** In-memory state of an instance's current execution; the durable part (history, inbox) lives in the store. */
-interface Execution {
-  executionId: string;
-  episodeQueued: boolean;
-  /** Set after a restart: the next episode replays even with no new message, to restart the pending work. */
-  resuming: boolean;
-  /** Sequence numbers already started in this process, so a replay never starts the same work twice. */
-  started: Set<number>;
-  timers: Map<number, NodeJS.Timeout>;
-}
+export type {
+  DurableRegistry,
+  LocalDurableDriverOpenOptions,
+  LocalDurableDriverOptions,
+} from './driver-options.js';
 
 const DEFAULT_RETENTION_MS = 24 * 60 * 60_000;
 const DEFAULT_PURGE_INTERVAL_MS = 60_000;
@@ -74,16 +42,12 @@ export class LocalDurableDriver implements OrchestrationClient {
   readonly #registry: DurableRegistry;
   readonly #store: InstanceStore;
   readonly #now: () => Date;
-  readonly #timerResolutionMs: number;
   readonly #logHandler: LogHandler | undefined;
   readonly #latency: AzureLatencyModel | undefined;
   readonly #executions = new Map<string, Execution>();
-  /** Per-instance queue: episodes, starts and terminations of one instance never interleave. */
-  readonly #locks = new Map<string, Promise<void>>();
-  readonly #completionWaiters = new Map<string, Set<(status: OrchestrationStatus) => void>>();
-  readonly #retrySleeps = new Set<{ timer: NodeJS.Timeout; resolve: (completed: boolean) => void }>();
-  #busy = 0;
-  #idleWaiters: (() => void)[] = [];
+  readonly #work = new InstanceWork();
+  readonly #dispatch: WorkDispatch;
+  readonly #completionWaiters = new CompletionWaiters();
   #closed = false;
   #purgeTimer: NodeJS.Timeout | undefined;
   readonly #events = noTaskHubEvents();
@@ -132,9 +96,21 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#registry = registry;
     this.#store = options.store ?? new InMemoryInstanceStore();
     this.#now = options.now ?? (() => new Date());
-    this.#timerResolutionMs = options.timerResolutionMs ?? 1000;
     this.#logHandler = options.logHandler;
     this.#latency = options.latency;
+    this.#dispatch = new WorkDispatch({
+      activities: registry.activities,
+      now: this.#now,
+      timerResolutionMs: options.timerResolutionMs ?? 1000,
+      logHandler: this.#logHandler,
+      latency: this.#latency,
+      work: this.#work,
+      counts: this.#events,
+      closed: () => this.#closed,
+      deliver: (instanceId, executionId, events) => this.#deliver(instanceId, executionId, events),
+      post: (instanceId, executionId, events) => this.#post(instanceId, executionId, events),
+      log: (level, ...args) => this.#log(level, ...args),
+    });
   }
 
   /** Resolves once the new instance is saved, as the host's client writes to storage before returning. */
@@ -171,7 +147,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   }
 
   async terminate(instanceId: string, reason: string): Promise<void> {
-    await this.#exclusive(instanceId, async () => {
+    await this.#work.exclusive(instanceId, async () => {
       const record = await this.#requireRecord(instanceId);
       if (isFinishedStatus(record.runtimeStatus)) return;
       record.runtimeStatus = 'Terminated';
@@ -188,7 +164,7 @@ export class LocalDurableDriver implements OrchestrationClient {
   /** Forgets a finished instance, as the task hub's purge does; a Pending or Running one is refused. */
   async purge(instanceId: string): Promise<boolean> {
     this.#assertOpen();
-    const purged = await this.#exclusive(instanceId, async () => {
+    const purged = await this.#work.exclusive(instanceId, async () => {
       const record = await this.#store.get(instanceId);
       if (record === undefined) return false;
       if (!isFinishedStatus(record.runtimeStatus))
@@ -203,32 +179,12 @@ export class LocalDurableDriver implements OrchestrationClient {
 
   /** Resolves with the status once the instance is Completed, Failed or Terminated; rejects after `timeoutMs`. */
   waitForCompletion(instanceId: string, timeoutMs: number): Promise<OrchestrationStatus> {
-    return new Promise((resolve, reject) => {
-      const waiters = this.#completionWaiters.get(instanceId) ?? new Set();
-      this.#completionWaiters.set(instanceId, waiters);
-      const settle = (action: () => void) => {
-        clearTimeout(timer);
-        waiters.delete(onFinished);
-        if (waiters.size === 0 && this.#completionWaiters.get(instanceId) === waiters) {
-          this.#completionWaiters.delete(instanceId);
-        }
-        action();
-      };
-      const onFinished = (status: OrchestrationStatus) => settle(() => resolve(status));
-      const timer = setTimeout(
-        () => settle(() => reject(new OrchestrationWaitTimeout(instanceId, timeoutMs))),
-        timeoutMs,
-      );
-      waiters.add(onFinished);
-      // Registered before reading, so a finish in between is not missed.
-      this.getStatus(instanceId).then(
-        (status) => {
-          if (status === undefined) settle(() => reject(notFound(instanceId)));
-          else if (isFinishedStatus(status.runtimeStatus)) onFinished(status);
-        },
-        (error: unknown) => settle(() => reject(ensureError(error))),
-      );
-    });
+    return this.#completionWaiters.wait(
+      instanceId,
+      timeoutMs,
+      () => this.getStatus(instanceId),
+      () => notFound(instanceId),
+    );
   }
 
   /** What a task hub would have billed for since start or resetStats(), for benchmarks. */
@@ -242,8 +198,7 @@ export class LocalDurableDriver implements OrchestrationClient {
 
   /** Resolves when no instance is running an activity or an orchestrator step (pending timers do not count). */
   idle(): Promise<void> {
-    if (this.#busy === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#work.idle();
   }
 
   /**
@@ -254,11 +209,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#closed = true;
     clearInterval(this.#purgeTimer);
     for (const execution of this.#executions.values()) clearTimers(execution);
-    for (const sleep of this.#retrySleeps) {
-      clearTimeout(sleep.timer);
-      sleep.resolve(false);
-    }
-    this.#retrySleeps.clear();
+    this.#dispatch.cutSleepsShort();
     await this.idle();
     await this.#store.close();
   }
@@ -286,7 +237,7 @@ export class LocalDurableDriver implements OrchestrationClient {
     if (!this.#registry.orchestrations.has(name)) {
       throw new NotFoundError(`No orchestration named '${name}' is registered.`);
     }
-    await this.#exclusive(instanceId, async () => {
+    await this.#work.exclusive(instanceId, async () => {
       const existing = await this.#store.get(instanceId);
       // The extension's default (overridableExistingInstanceStates = NonRunningStates): only a finished
       // instance may be replaced.
@@ -325,21 +276,23 @@ export class LocalDurableDriver implements OrchestrationClient {
    * execution are dropped. After close() the events are still saved, for the next start to replay.
    */
   #deliver(instanceId: string, executionId: string, events: HistoryEvent[]): Promise<void> {
-    this.#busy++;
-    return this.#exclusive(instanceId, async () => {
-      const record = await this.#store.get(instanceId);
-      if (
-        record === undefined ||
-        record.executionId !== executionId ||
-        isFinishedStatus(record.runtimeStatus)
-      ) {
-        return;
-      }
-      record.inbox.push(...events);
-      await this.#store.put(record);
-      const execution = this.#executions.get(instanceId);
-      if (execution?.executionId === executionId) this.#queueEpisode(instanceId, execution);
-    }).finally(() => this.#release());
+    this.#work.begin();
+    return this.#work
+      .exclusive(instanceId, async () => {
+        const record = await this.#store.get(instanceId);
+        if (
+          record === undefined ||
+          record.executionId !== executionId ||
+          isFinishedStatus(record.runtimeStatus)
+        ) {
+          return;
+        }
+        record.inbox.push(...events);
+        await this.#store.put(record);
+        const execution = this.#executions.get(instanceId);
+        if (execution?.executionId === executionId) this.#queueEpisode(instanceId, execution);
+      })
+      .finally(() => this.#work.release());
   }
 
   /** #deliver for internal messages (results, timers), whose failure has no caller to report to. */
@@ -352,16 +305,17 @@ export class LocalDurableDriver implements OrchestrationClient {
   #queueEpisode(instanceId: string, execution: Execution): void {
     if (execution.episodeQueued || this.#closed) return;
     execution.episodeQueued = true;
-    this.#busy++;
+    this.#work.begin();
     // On a later turn of the event loop, as the host does: callers (startNew) return first, and
     // results arriving together are replayed in one episode. With the latency model, once the task hub has
     // dispatched the episode's messages; those arriving meanwhile join the same episode, as in a batch.
     const run = () => {
-      this.#exclusive(instanceId, () => this.#runEpisode(instanceId, execution))
+      this.#work
+        .exclusive(instanceId, () => this.#runEpisode(instanceId, execution))
         .catch((error: unknown) =>
           this.#log('error', `Durable instance '${instanceId}' failed to advance:`, error),
         )
-        .finally(() => this.#release());
+        .finally(() => this.#work.release());
     };
     if (this.#latency === undefined) setImmediate(run);
     else setTimeout(run, this.#latency.draw('task-hub.orchestration-dispatch'));
@@ -385,146 +339,22 @@ export class LocalDurableDriver implements OrchestrationClient {
     this.#events.episodes += 1;
     this.#events.messages += record.inbox.length;
     record.inbox = [];
-    const handler = this.#registry.orchestrations.get(record.name);
-    const previousLength = record.history.length;
     const now = this.#now();
-    const history: HistoryEvent[] = [
-      ...record.history,
-      { type: 'orchestratorStarted', at: now.toISOString() },
-      ...events,
-    ];
-    let outcome: ReplayOutcome;
-    if (handler === undefined) {
-      outcome = failedWith(new Error(`No orchestration named '${record.name}' is registered.`));
-      record.history = history;
-      this.#events.historyEvents += history.length - previousLength;
-    } else {
-      const result = replayOrchestration({
-        handler,
-        name: record.name,
-        instanceId,
-        input: record.input,
-        history,
-        invocationId: randomUUID(),
-        ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
-      });
-      outcome = result.outcome;
-      // A resume that brought nothing new leaves the history as it was.
-      if (events.length > 0 || result.scheduled.length > 0) {
-        record.history = [...history, ...result.scheduled];
-        this.#events.historyEvents += record.history.length - previousLength;
-      }
-      try {
-        record.customStatus = toDurableJson(result.customStatus) ?? null;
-        if (outcome.status === 'completed')
-          outcome = { ...outcome, output: toDurableJson(outcome.output) ?? null };
-      } catch (error) {
-        outcome = failedWith(error);
-      }
-    }
+    const outcome = replayEpisode(record, {
+      instanceId,
+      handler: this.#registry.orchestrations.get(record.name),
+      now,
+      events,
+      logHandler: this.#logHandler,
+      counts: this.#events,
+    });
     record.lastUpdatedTime = now.toISOString();
     // The history and the instance's row are written to the task hub's tables before the new work is sent.
     await this.#latency?.delay('task-hub.table');
-    switch (outcome.status) {
-      case 'running':
-        record.runtimeStatus = 'Running';
-        break;
-      case 'completed':
-        record.runtimeStatus = 'Completed';
-        record.output = outcome.output;
-        break;
-      case 'failed':
-        record.runtimeStatus = 'Failed';
-        record.failure = outcome.failure;
-        // The extension reports a failed instance's output in this form.
-        record.output = `Orchestrator function '${record.name}' failed: ${outcome.failure.message}`;
-        break;
-    }
+    recordOutcome(record, outcome);
     await this.#store.put(record);
-    if (outcome.status === 'running') this.#dispatch(record, execution, outcome.pending);
+    if (outcome.status === 'running') this.#dispatch.dispatch(record, execution, outcome.pending);
     else this.#finish(record);
-  }
-
-  #dispatch(record: InstanceRecord, execution: Execution, pending: readonly PendingWork[]): void {
-    const waitedOn = new Set(pending.map((work) => work.seq));
-    // Timers the orchestrator cancelled (or no longer waits on) stop here.
-    for (const [seq, timer] of execution.timers) {
-      if (!waitedOn.has(seq)) {
-        clearTimeout(timer);
-        execution.timers.delete(seq);
-      }
-    }
-    if (this.#closed) return;
-    for (const work of pending) {
-      if (execution.started.has(work.seq)) continue;
-      execution.started.add(work.seq);
-      switch (work.kind) {
-        case 'activity':
-          this.#startActivity(record.instanceId, execution, work);
-          break;
-        case 'timer':
-          this.#events.timers += 1;
-          this.#armTimer(record.instanceId, execution, work.seq, work.fireAt);
-          break;
-      }
-    }
-  }
-
-  #startActivity(
-    instanceId: string,
-    execution: Execution,
-    work: Extract<PendingWork, { kind: 'activity' }>,
-  ): void {
-    this.#busy++;
-    this.#events.activities += 1;
-    const latency = this.#latency;
-    const ran =
-      latency === undefined
-        ? this.#runStartedActivity(instanceId, execution, work)
-        : latency.delay('task-hub.activity-dispatch').then(() =>
-            // Closed while the message was on its way: it is still in the history, and the next start runs it.
-            this.#closed ? undefined : this.#runStartedActivity(instanceId, execution, work),
-          );
-    ran
-      .catch((error: unknown) => this.#log('error', `Activity '${work.name}' could not be run:`, error))
-      .finally(() => this.#release());
-  }
-
-  #runStartedActivity(
-    instanceId: string,
-    execution: Execution,
-    work: Extract<PendingWork, { kind: 'activity' }>,
-  ): Promise<void> {
-    return runActivity({
-      name: work.name,
-      handler: this.#registry.activities.get(work.name),
-      input: work.input,
-      ...(work.retry ? { retry: work.retry } : {}),
-      ...(this.#logHandler ? { logHandler: this.#logHandler } : {}),
-      sleep: (ms) => this.#sleep(ms),
-      clock: () => performance.now(),
-    }).then((outcome) => {
-      const event: HistoryEvent = outcome.succeeded
-        ? { type: 'taskCompleted', seq: work.seq, result: outcome.result }
-        : { type: 'taskFailed', seq: work.seq, failure: outcome.failure };
-      this.#events.activityResults += 1;
-      return this.#deliver(instanceId, execution.executionId, [event]);
-    });
-  }
-
-  #armTimer(instanceId: string, execution: Execution, seq: number, fireAt: Date): void {
-    const check = () => {
-      execution.timers.delete(seq);
-      const remaining = fireAt.getTime() - this.#now().getTime();
-      if (remaining <= 0) {
-        this.#events.timersFired += 1;
-        this.#post(instanceId, execution.executionId, [{ type: 'timerFired', seq }]);
-        return;
-      }
-      // Short hops re-read the clock (a test clock can jump) and stay within setTimeout's range.
-      execution.timers.set(seq, setTimeout(check, Math.min(remaining, this.#timerResolutionMs)));
-    };
-    check();
   }
 
   /** Stops the finished execution's timers and wakes the waiters. */
@@ -535,41 +365,7 @@ export class LocalDurableDriver implements OrchestrationClient {
       clearTimers(execution);
       this.#executions.delete(record.instanceId);
     }
-    const status = toStatus(record);
-    for (const waiter of [...(this.#completionWaiters.get(record.instanceId) ?? [])]) waiter(status);
-  }
-
-  #sleep(ms: number): Promise<boolean> {
-    if (this.#closed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const entry = {
-        timer: setTimeout(() => {
-          this.#retrySleeps.delete(entry);
-          resolve(true);
-        }, ms),
-        resolve,
-      };
-      this.#retrySleeps.add(entry);
-    });
-  }
-
-  #exclusive<T>(instanceId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(instanceId) ?? Promise.resolve();
-    const result = previous.then(work);
-    const done = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#locks.set(instanceId, done);
-    void done.then(() => {
-      if (this.#locks.get(instanceId) === done) this.#locks.delete(instanceId);
-    });
-    return result;
-  }
-
-  #release(): void {
-    this.#busy--;
-    if (this.#busy === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    this.#completionWaiters.finished(toStatus(record));
   }
 
   async #requireRecord(instanceId: string): Promise<InstanceRecord> {
@@ -590,34 +386,4 @@ export class LocalDurableDriver implements OrchestrationClient {
 function writeLog(logHandler: LogHandler | undefined, level: LogLevel, ...args: unknown[]): void {
   if (logHandler) logHandler(level, ...args);
   else console.error(...args);
-}
-
-function newExecution(executionId: string): Execution {
-  return { executionId, episodeQueued: false, resuming: false, started: new Set(), timers: new Map() };
-}
-
-function clearTimers(execution: Execution): void {
-  for (const timer of execution.timers.values()) clearTimeout(timer);
-  execution.timers.clear();
-}
-
-function failedWith(error: unknown): ReplayOutcome {
-  return { status: 'failed', failure: describeFailure(error), nonDeterministic: false };
-}
-
-function notFound(instanceId: string): NotFoundError {
-  return new NotFoundError(`No orchestration instance with id '${instanceId}'.`);
-}
-
-function toStatus(record: InstanceRecord): OrchestrationStatus {
-  return {
-    instanceId: record.instanceId,
-    name: record.name,
-    runtimeStatus: record.runtimeStatus,
-    input: record.input ?? null,
-    output: record.output ?? null,
-    customStatus: record.customStatus ?? null,
-    createdTime: new Date(record.createdTime),
-    lastUpdatedTime: new Date(record.lastUpdatedTime),
-  };
 }

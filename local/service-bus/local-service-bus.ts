@@ -1,7 +1,6 @@
 // The local runtime's in-process Service Bus: queues, topics with subscriptions, sessions (in order per
 // session id), duplicate detection by message id, abandon/redelivery with a delivery count and
 // dead-lettering, with the names, limits and reasons of Service Bus; durable in a data file when given one.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, DependencyError, ensureError } from '../../shared/errors.js';
 import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import type { MessagePublisher, OutgoingMessage } from '../../shared/messaging/message-publisher.js';
@@ -12,13 +11,20 @@ import {
   type TopicDefinition,
 } from '../../shared/messaging/service-bus-entities.js';
 import { BusDataFile } from './bus-data-file.js';
+import { storeOf, type Queue, type Topic } from './bus-entities.js';
+import {
+  wholeNumber,
+  type LocalServiceBusOpenOptions,
+  type LocalServiceBusOptions,
+  type MessageSource,
+  type ReceiveOptions,
+} from './bus-options.js';
 import {
   fromHistorySnapshot,
   restoreStore,
   toHistorySnapshot,
   toStoreSnapshot,
   type EntitySnapshot,
-  type SubscriptionSnapshot,
 } from './bus-snapshot.js';
 import { DeliveryQueue, type DeadLetteredMessage, type StoredMessage } from './delivery-queue.js';
 import { DuplicateDetector } from './duplicate-detector.js';
@@ -28,68 +34,18 @@ import {
   type MessageHandler,
   type ServiceBusOperations,
 } from './entity-receiver.js';
+import { prepare, SendOrder, type PreparedMessage } from './outgoing-message.js';
 
 export { CorruptDataFileError } from '../persistence/data-file.js';
 
 export type { ReceivedMessage } from './trigger-invocation.js';
 export type { ServiceBusOperations } from './entity-receiver.js';
-
-export interface LocalServiceBusOptions {
-  /** Deliveries before a message is dead-lettered; default MAX_DELIVERY_COUNT. */
-  maxDeliveryCount?: number;
-  /** Default DUPLICATE_DETECTION_WINDOW_MS. */
-  duplicateDetectionWindowMs?: number;
-  /** Pause before a failed message is handed out again (default 50; tests use 0..5). */
-  redeliveryDelayMs?: number;
-  /** Clock of the duplicate-detection window and of enqueuedTimeUtc (tests pass a fake one). */
-  now?: () => number;
-  /** Answers sends and hands out messages as late as Service Bus would (undefined: at once). */
-  latency?: AzureLatencyModel | undefined;
-}
-
-export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {
-  /** Where the broker's state is kept across restarts; undefined = memory only. */
-  dataFile?: string | undefined;
-  queues?: readonly QueueDefinition[];
-  topics?: readonly TopicDefinition[];
-  /** Settlements are saved at most this long after they happen (default 200). */
-  flushDelayMs?: number;
-  /** Reports a failed background save (default: console.error); the next save writes everything again. */
-  onSaveError?: (error: unknown) => void;
-}
-
-export type MessageSource = { queueName: string } | { topicName: string; subscriptionName: string };
-
-export interface ReceiveOptions {
-  /** Sessions locked at once (the host's maxConcurrentSessions); default 8. */
-  maxConcurrentSessions?: number | undefined;
-  /** Messages handled at once on an entity without sessions (the host's maxConcurrentCalls); default 16. */
-  maxConcurrentCalls?: number | undefined;
-  /** When given, must match the entity, as the host's listener requires. */
-  isSessionsEnabled?: boolean;
-}
-
-/** Service Bus limit on message and session ids. */
-const MAX_ID_LENGTH = 128;
-const CONTENT_TYPE = 'application/json';
-
-interface Queue {
-  kind: 'queue';
-  name: string;
-  store: DeliveryQueue;
-  duplicates: DuplicateDetector;
-  lastSequenceNumber: number;
-}
-
-interface Topic {
-  kind: 'topic';
-  name: string;
-  subscriptions: Map<string, DeliveryQueue>;
-  duplicates: DuplicateDetector;
-  lastSequenceNumber: number;
-  /** Subscriptions the data file holds and the app no longer declares: saved again as they were. */
-  keptSubscriptions: SubscriptionSnapshot[];
-}
+export type {
+  LocalServiceBusOpenOptions,
+  LocalServiceBusOptions,
+  MessageSource,
+  ReceiveOptions,
+} from './bus-options.js';
 
 export class LocalServiceBus implements MessagePublisher {
   private readonly maxDeliveryCount: number;
@@ -97,12 +53,7 @@ export class LocalServiceBus implements MessagePublisher {
   private readonly redeliveryDelayMs: number;
   private readonly now: () => number;
   private readonly latency: AzureLatencyModel | undefined;
-  /**
-   * With the latency model: the last send to each entity, accepted or not yet. A send is accepted after its own draw
-   * and after every send made earlier to the same entity, so the model keeps the order of sends as Service Bus does
-   * (timers that end in the same millisecond may fire in any order: a deadline alone does not keep it).
-   */
-  private readonly lastAccept = new Map<string, Promise<void>>();
+  private readonly sendOrder = new SendOrder();
   /** Queues and topics share one namespace; Service Bus names are case-insensitive. */
   private readonly entities = new Map<string, Queue | Topic>();
   private readonly receivers = new Map<DeliveryQueue, EntityReceiver>();
@@ -234,17 +185,9 @@ export class LocalServiceBus implements MessagePublisher {
     messages: readonly OutgoingMessage[],
   ): Promise<void> {
     this.prepareAll(entityName, messages);
-    const key = entityName.toLowerCase();
-    const acceptAt = Date.now() + latency.draw('service-bus.send');
-    const accepted = (this.lastAccept.get(key) ?? Promise.resolve()).then(async () => {
-      await sleep(Math.max(0, acceptAt - Date.now()));
-      this.accept(entityName, messages);
-    });
-    this.lastAccept.set(
-      key,
-      accepted.catch(() => undefined),
+    await this.sendOrder.accept(entityName.toLowerCase(), latency.draw('service-bus.send'), () =>
+      this.accept(entityName, messages),
     );
-    await accepted;
     await this.committed(entityName);
   }
 
@@ -267,7 +210,7 @@ export class LocalServiceBus implements MessagePublisher {
   /** Starts delivering an entity's messages to handler. The returned function stops it (awaiting running handlers). */
   receive(source: MessageSource, handler: MessageHandler, options: ReceiveOptions = {}): () => Promise<void> {
     if (this.closed) throw new DependencyError('Service Bus', 'The local Service Bus is closed.');
-    const store = this.storeOf(source);
+    const store = storeOf(this.entities, source);
     if (options.isSessionsEnabled === true && !store.requiresSession) {
       throw new DependencyError(
         'Service Bus',
@@ -316,12 +259,12 @@ export class LocalServiceBus implements MessagePublisher {
   }
 
   deadLetters(source: MessageSource): readonly DeadLetteredMessage[] {
-    return this.storeOf(source).deadLetters;
+    return storeOf(this.entities, source).deadLetters;
   }
 
   /** Messages waiting or being handled (not dead-lettered), like the entity's active message count. */
   activeMessageCount(source: MessageSource): number {
-    return this.storeOf(source).activeMessageCount;
+    return storeOf(this.entities, source).activeMessageCount;
   }
 
   /**
@@ -418,22 +361,6 @@ export class LocalServiceBus implements MessagePublisher {
     this.checkIdle();
   }
 
-  private storeOf(source: MessageSource): DeliveryQueue {
-    if ('queueName' in source) {
-      const entity = this.entities.get(source.queueName.toLowerCase());
-      if (entity?.kind === 'queue') return entity.store;
-      throw new DependencyError('Service Bus', `The queue '${source.queueName}' could not be found.`);
-    }
-    const entity = this.entities.get(source.topicName.toLowerCase());
-    const store =
-      entity?.kind === 'topic' ? entity.subscriptions.get(source.subscriptionName.toLowerCase()) : undefined;
-    if (store) return store;
-    throw new DependencyError(
-      'Service Bus',
-      `The subscription '${source.topicName}/Subscriptions/${source.subscriptionName}' could not be found.`,
-    );
-  }
-
   private assertNewName(name: string): void {
     if (this.entities.has(name.toLowerCase())) {
       throw new ConflictError(`A queue or topic named '${name}' already exists.`);
@@ -453,66 +380,4 @@ export class LocalServiceBus implements MessagePublisher {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
-}
-
-type PreparedMessage = Omit<StoredMessage, 'sequenceNumber' | 'enqueuedTimeUtc' | 'deliveryCount'>;
-
-/** Checks a message as Service Bus and its SDK would, and turns it into what travels over the wire. */
-function prepare(message: OutgoingMessage, entity: Queue | Topic): PreparedMessage {
-  const { messageId, sessionId } = message;
-  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_ID_LENGTH) {
-    throw new DependencyError('Service Bus', `A messageId must be 1 to ${MAX_ID_LENGTH} characters long.`);
-  }
-  if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId.length > MAX_ID_LENGTH)) {
-    throw new DependencyError(
-      'Service Bus',
-      `Message '${messageId}': a sessionId is at most ${MAX_ID_LENGTH} characters.`,
-    );
-  }
-  if (entity.kind === 'queue' && entity.store.requiresSession && sessionId === undefined) {
-    throw new DependencyError(
-      'Service Bus',
-      `Message '${messageId}' has no sessionId, and queue '${entity.name}' requires sessions: ` +
-        'Service Bus refuses such a message.',
-    );
-  }
-  return {
-    bodyText: serializeBody(message),
-    messageId,
-    sessionId,
-    correlationId: message.correlationId,
-    subject: message.subject,
-    contentType: CONTENT_TYPE,
-    applicationProperties: { ...message.applicationProperties },
-  };
-}
-
-/** The body as @azure/service-bus encodes a non-binary body: JSON text, with undefined sent as null. */
-function serializeBody(message: OutgoingMessage): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(message.body ?? null);
-  } catch (error) {
-    throw new DependencyError(
-      'Service Bus',
-      `Message '${message.messageId}': the body is not JSON-serialisable.`,
-      {
-        cause: error,
-      },
-    );
-  }
-  if (text === undefined) {
-    throw new DependencyError(
-      'Service Bus',
-      `Message '${message.messageId}': the body is not JSON-serialisable.`,
-    );
-  }
-  return text;
-}
-
-function wholeNumber(name: string, value: number, minimum: number): number {
-  if (!Number.isInteger(value) || value < minimum) {
-    throw new RangeError(`${name} must be a whole number of at least ${minimum} (got ${value}).`);
-  }
-  return value;
 }

@@ -283,7 +283,6 @@ export const uploadDocumentJsonSchema = z.object({
   contentType: z.string().trim().min(1).max(255).optional(),
   contentBase64: z.string().min(1, 'is empty: send the document'),
 });
-export type UploadDocumentJson = z.infer<typeof uploadDocumentJsonSchema>;
 
 /** What the upload use-case is given, however the body came. */
 export interface DocumentUpload {

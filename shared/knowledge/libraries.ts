@@ -1,7 +1,7 @@
 // Which library a caller's documents go to and which they read: a librarian (a user, or a member of a group, that
 // KNOWLEDGE_SHARED_LIBRARY names) fills the shared library every user can search; everyone else's documents stay
 // in their private library, which only they can see, search and delete.
-import { privateLibrary, SHARED_LIBRARY, type KnowledgeDocument, type LibraryName } from './contracts.js';
+import { privateLibrary, SHARED_LIBRARY, type LibraryName } from './contracts.js';
 import type { KnowledgeConfig } from './settings.js';
 
 /** Who is asking: their user id and the groups their identity names (Entra ID group object ids). */
@@ -29,9 +29,4 @@ export function libraryOf(name: LibraryName, userId: string): string {
 /** What the API calls a stored library. */
 export function libraryName(library: string): LibraryName {
   return library === SHARED_LIBRARY ? 'shared' : 'private';
-}
-
-/** Whether the caller uploaded the document (and so may delete it). */
-export function ownsDocument(userId: string, document: KnowledgeDocument): boolean {
-  return document.ownerId === userId;
 }

@@ -13,7 +13,10 @@ import {
   describeItemAccess,
   describeViolation,
   ITEM_ACCESS_RULE,
+  LAYERED_ROOTS,
   layeringRules,
+  ROOM_FLOORS,
+  roomOrderRules,
   SHARED_ROOT,
 } from '../../scripts/check-layering.js';
 
@@ -50,17 +53,36 @@ describe('each layering rule', () => {
     .filter((area) => area !== SHARED_ROOT)
     .map((area) => [`shared/${area}/reaches-up.ts`, `area-matrix-${area}`] as const);
 
+  /** One file per room below the tests, each importing a file of the tests' own folder. */
+  const roomsReachingUp = ROOM_FLOORS.slice(1)
+    .flat()
+    .map((room) => [`${room}/reaches-up.ts`, `room-order-${room.replace('/', '-')}`] as const);
+
   /** Files of a small project, each breaking one rule (and nothing else). */
   const files: Record<string, string> = {
     // no-cycle
     'shared/loop/first.ts': "import { second } from './second.js';\nexport const first = () => second;\n",
     'shared/loop/second.ts':
       "import type { first } from './first.js';\nexport const second = (f?: typeof first) => f;\n",
-    // shared-knows-no-host
+    // the order of rooms: the product knows no host, the Functions entry points know no local runtime, each room
+    // below the tests reaches up to them once, a peer on the same floor; and what the order allows: a downward
+    // import, a test file that assembles rooms
     'shared/knows-host.ts': "import { hosted } from '../local/host.js';\nexport const x = hosted;\n",
     'local/host.ts': 'export const hosted = 1;\n',
-    // functions-know-no-local-runtime
     'functions/uses-local.ts': "import { hosted } from '../local/host.js';\nexport const y = hosted;\n",
+    'test/e2e/steps.ts': 'export const step = 1;\n',
+    ...Object.fromEntries(
+      roomsReachingUp.map(([file]) => [
+        file,
+        `import { step } from '${path.posix.relative(path.posix.dirname(file), 'test/e2e/steps.js')}';\n` +
+          'export const up = step;\n',
+      ]),
+    ),
+    'web/sideways.ts': "import { hosted } from '../functions/uses-local.js';\nexport const w = hosted;\n",
+    'web/build.js': 'export const build = () => 1;\n',
+    'bench/measure.ts': "import { build } from '../web/build.js';\nexport const m = build;\n",
+    'scripts/command.ts': "import { m } from '../bench/measure.js';\nexport const c = m;\n",
+    'local/server.test.ts': "import { step } from '../test/e2e/steps.js';\nexport const t = step;\n",
     // no-sdk-in-use-cases
     'shared/chat/use-case.ts':
       "import type { Container } from '@azure/cosmos';\nexport type C = Container;\n",
@@ -140,16 +162,14 @@ describe('each layering rule', () => {
   });
 
   it('fires where the tree breaks it, and only there', async () => {
-    const found = (await checkLayering(tree, ['functions', 'shared', 'local'])).map((v) => [
-      v.rule.name,
-      v.from,
-      v.to,
-    ]);
+    const found = (await checkLayering(tree, LAYERED_ROOTS)).map((v) => [v.rule.name, v.from, v.to]);
     expect(found).toEqual(
       expect.arrayContaining([
         ['no-cycle', 'shared/loop/first.ts', 'shared/loop/second.ts'],
-        ['shared-knows-no-host', 'shared/knows-host.ts', 'local/host.ts'],
-        ['functions-know-no-local-runtime', 'functions/uses-local.ts', 'local/host.ts'],
+        ['room-order-shared', 'shared/knows-host.ts', 'local/host.ts'],
+        ['room-order-functions', 'functions/uses-local.ts', 'local/host.ts'],
+        ...roomsReachingUp.map(([file, rule]) => [rule, file, 'test/e2e/steps.ts']),
+        ['room-order-web', 'web/sideways.ts', 'functions/uses-local.ts'],
         [
           'no-sdk-in-use-cases',
           'shared/chat/use-case.ts',
@@ -184,6 +204,7 @@ describe('each layering rule', () => {
     );
     // Each area but the top one has its rule, and each rule fires once per file that breaks it, naming the import.
     expect(areaMatrixRules).toHaveLength(AREA_FLOORS.flat().length - 1);
+    expect(roomOrderRules).toHaveLength(ROOM_FLOORS.flat().length - 1);
     // Every rule is exercised above...
     expect(new Set(found.map(([rule]) => rule))).toEqual(new Set(layeringRules.map((rule) => rule.name)));
     // ...and what the rules allow passes: an orchestrator on durable-functions, an adapter on its SDK, the
@@ -198,6 +219,9 @@ describe('each layering rule', () => {
       'shared/conversation/kernel.ts',
       'shared/history/downward.ts',
       'shared/conversation/assembles.test.ts',
+      'bench/measure.ts',
+      'scripts/command.ts',
+      'local/server.test.ts',
     ];
     expect(found.filter(([, from]) => allowedFrom.includes(String(from)))).toEqual([]);
   });

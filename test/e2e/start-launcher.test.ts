@@ -39,7 +39,8 @@ describe('the npm start launcher', () => {
     tree = await mkdtemp(join(tmpdir(), 'start-launcher-'));
     await mkdir(join(tree, 'scripts'));
     await cp(join(root, 'scripts/start.js'), join(tree, 'scripts/start.js'));
-    await cp(join(root, 'scripts/web-build.js'), join(tree, 'scripts/web-build.js'));
+    await mkdir(join(tree, 'web'));
+    await cp(join(root, 'web/build.js'), join(tree, 'web/build.js'));
     await cp(join(root, 'tsconfig.json'), join(tree, 'tsconfig.json'));
     await writeFile(join(tree, 'package.json'), JSON.stringify({ type: 'module' }));
     await symlink(join(root, 'node_modules'), join(tree, 'node_modules'), 'dir');
@@ -117,7 +118,6 @@ describe('the npm start launcher', () => {
     // The test before dated a source in the future: back to the past, so only the web client is stale here.
     const earlier = new Date(Date.now() - 60_000);
     await utimes(join(tree, 'shared/greeting.ts'), earlier, earlier);
-    await mkdir(join(tree, 'web'));
     await writeFile(
       join(tree, 'web/vite.config.ts'),
       "import { fileURLToPath } from 'node:url';\n" +

@@ -6,18 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserServer } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { ensureWebClient, hasWebClient } from '../../scripts/web-build.js';
-
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { ensureWebClient, hasWebClient } from '../../web/build.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -8,11 +8,11 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { LlmApi } from '../../shared/llm/llm-gateway.js';
-import { CHROMIUM } from './browser-broker.js';
+import { CHROMIUM } from './chromium.js';
 import { startTestRuntime } from './local-runtime.js';
 import { startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
 
-export { CHROMIUM, CHROMIUM_ARGS } from './browser-broker.js';
+export { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

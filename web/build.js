@@ -1,6 +1,6 @@
 // Builds the web client (web/ → dist/web/ with Vite) only when an input changed since the last build: the files the
-// last build bundled (listed in dist/web-build.json) and anything under web/. Used by `npm start` and the browser tests.
-// Plain JavaScript so that `npm start` can run it before anything is built.
+// last build bundled (listed in dist/web-build.json) and anything under web/. Used by `npm start`, the staging, the
+// benches and the browser tests; plain JavaScript so that `npm start` can run it before anything is built.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import process from 'node:process';

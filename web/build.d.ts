@@ -1,4 +1,4 @@
-// Types of scripts/web-build.js (plain JavaScript, so that `npm start` runs it before anything is built).
+// Types of web/build.js (plain JavaScript, so that `npm start` runs it before anything is built).
 export declare function hasWebClient(root: string): boolean;
 export declare function webBuildStaleness(root: string): string | undefined;
 export declare function buildWebClient(root: string, options?: { outDir?: string }): Promise<void>;
