@@ -3,6 +3,7 @@
 // request's first token waits a model.first-token draw, and the bench reads back each turn's own draw.
 import { z } from 'zod';
 import { createAzureLatencyModel } from '../local/latency/azure-latency.js';
+import { productVocabulary } from '../local/offline-model-vocabulary.js';
 import { startOfflineModelServer } from '../local/offline-model/offline-model-server.js';
 import { messageText, type ChatCompletionRequest } from '../local/offline-model/request-schema.js';
 import { OFFLINE_MODEL_PATH } from '../local/runtime.js';
@@ -48,6 +49,8 @@ serveCommands(async () => {
         });
   const server = await startOfflineModelServer({
     pathPrefix: OFFLINE_MODEL_PATH,
+    // The product's formats and tool names, as the runtime hands them to its own offline model.
+    vocabulary: productVocabulary,
     ...options,
     ...(latency === undefined
       ? {}
