@@ -39,7 +39,10 @@ export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd |
  * message on seeing the end is not refused for this turn's slot. The chat worker frees it again once the orchestration
  * has ended (which also covers turns that end without an event); a failure here is left to it.
  */
-export async function freeQuotaSlot(services: TurnServices, turn: TurnRef): Promise<void> {
+export async function freeQuotaSlot(
+  services: TurnServices,
+  turn: TurnRef & { quotaSlot?: boolean | undefined },
+): Promise<void> {
   if (services.quota === undefined) return;
   try {
     await releaseTurn(services.quota, turn);
