@@ -4,7 +4,6 @@ import { NotReadyError } from '../../errors.js';
 import { activeLeaf, continuationFrom, type PathLeaf } from '../../conversation/active-path.js';
 import { forkBranch } from '../../conversation/branch-path.js';
 import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
-import type { FailTurnInput } from '../contracts/activities.js';
 import type { TurnBranch, TurnFork } from '../../conversation/branches.js';
 import type { TurnRecord } from '../contracts/documents.js';
 import {
@@ -67,14 +66,15 @@ export async function beginTurn(
  */
 export async function failedTurnPlace(
   services: TurnServices,
-  input: FailTurnInput,
+  ref: TurnRef,
+  fork: TurnFork | undefined,
   memory: WorkingMemory,
 ): Promise<{ branch?: TurnBranch; memory: WorkingMemory }> {
   try {
-    return await beginTurn(services, input, input.fork, memory);
+    return await beginTurn(services, ref, fork, memory);
   } catch (error) {
     services.log?.warn(
-      `Failed turn ${input.chatMessageId} could not take its branch; it continues the active path:`,
+      `Failed turn ${ref.chatMessageId} could not take its branch; it continues the active path:`,
       error,
     );
     return { memory };
