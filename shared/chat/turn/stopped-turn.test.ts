@@ -369,7 +369,7 @@ describe('a stopped turn', () => {
     await runTurn(services);
     expect(stored()).toEqual(before);
     expect(answer()).toEqual(committed);
-    expectOneCleanEnd({ retried: true });
+    expectOneCleanEnd();
   });
 
   it('ends with exactly one terminal event wherever the stop falls against the steps and the natural end', async () => {

@@ -119,7 +119,9 @@ export function decideFailure(step: FailureStep, happened: Happening): Decision<
   if (happened.kind !== 'read') throw new Error(`A failed turn does not follow '${happened.kind}'.`);
   if (step.deleted) return { state: step, effects: [{ kind: 'deleted' }] };
   const { input, memory, turn, events } = step;
-  const resend: TurnEffect<undefined>[] = events.length > 0 ? [{ kind: 'resend', events }] : [];
+  // Sent again while the stream is open: the round's attempts may have died between storing and sending.
+  const resend: TurnEffect<undefined>[] =
+    events.length > 0 && !events.some(isTerminalEvent) ? [{ kind: 'resend', events }] : [];
   if (turnMessagesIn(memory, input.chatMessageId).length > 0) {
     const next = failureEnding(step);
     return { state: next.state, effects: [...resend, ...next.effects] };

@@ -74,8 +74,12 @@ function roundOpened(step: RoundStep): RoundDecision {
   const { input, turn } = step;
   // Deleted before the round began: no model call, and what the round wrote as it opened is erased.
   if (step.deleted) return { state: step, effects: [{ kind: 'deleted' }] };
+  // What an earlier attempt stored may never have been sent (it died in between): sent again while the stream is
+  // open. Once its end is stored, a step run again sends nothing (a client missing the tail reads it from the log).
   const resend: TurnEffect<LlmStepOutput>[] =
-    step.unsent.length > 0 ? [{ kind: 'resend', events: step.unsent }] : [];
+    step.unsent.length > 0 && !step.stored.some(isTerminalEvent)
+      ? [{ kind: 'resend', events: step.unsent }]
+      : [];
   const committed = turnMessagesIn(step.memory, input.chatMessageId).find(
     (message) => message.messageId === assistantMessageId(input.chatMessageId),
   );
@@ -280,7 +284,6 @@ function finishCommitted(
     return {
       state: step,
       effects: [
-        ...resend,
         { kind: 'touch-header', memory: step.memory },
         {
           kind: 'output',
