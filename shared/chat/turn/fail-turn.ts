@@ -51,11 +51,17 @@ async function readFailure(services: TurnPorts, input: FailTurnInput): Promise<S
   // The hot store is down (the likely reason the turn failed): the turn still ends with its error, and its message
   // is kept long-term through message-completed, where the next turn's rebuilt working memory finds it.
   const hotStoreDown = memoryRead === UNREACHABLE || turnRead === UNREACHABLE;
-  const memory = memoryRead === UNREACHABLE && !deleted ? await unplacedMemory(services, input) : memoryRead;
+  // A deleted conversation's failure keeps nothing: its header is not read.
+  const memory =
+    memoryRead !== UNREACHABLE
+      ? memoryRead
+      : deleted
+        ? { userId: input.userId, sessionId: input.sessionId, messages: [], messageCount: 0 }
+        : await unplacedMemory(services, input);
   return {
     state: {
       input,
-      memory: memory === UNREACHABLE ? emptyMemory(input) : memory,
+      memory,
       events,
       turn: turnRead === UNREACHABLE ? undefined : turnRead,
       hotStoreDown,
@@ -64,8 +70,4 @@ async function readFailure(services: TurnPorts, input: FailTurnInput): Promise<S
     },
     firstSeq: (events.at(-1)?.seq ?? 0) + 1,
   };
-}
-
-function emptyMemory(ref: TurnRef): WorkingMemory {
-  return { userId: ref.userId, sessionId: ref.sessionId, messages: [], messageCount: 0 };
 }
