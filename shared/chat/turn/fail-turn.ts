@@ -6,15 +6,15 @@ import { DependencyError } from '../../errors.js';
 import type { FailTurnInput } from '../contracts/activities.js';
 import { conversationDeleted } from './step-guards.js';
 import { decideFailure, type FailureStep } from './tool-decision.js';
-import { runTurnStep, type StepStart, type TurnPorts } from './turn-runner.js';
-import { now } from './turn-services.js';
+import { runTurnStep, type StepStart } from './turn-runner.js';
+import { now, type FailPorts } from './turn-services.js';
 
 /**
  * Ends a turn that could not be answered: the user's message is kept with the failure, and so is what the client
  * was shown (the stream's kept content and its last sources), as the assistant's partial message, empty when only
  * sources were shown; the stream ends with `error`.
  */
-export async function failTurn(services: TurnPorts, input: FailTurnInput): Promise<void> {
+export async function failTurn(services: FailPorts, input: FailTurnInput): Promise<void> {
   await runTurnStep(services, input, () => readFailure(services, input), decideFailure);
 }
 
@@ -29,7 +29,7 @@ function unlessUnreachable<T>(read: Promise<T>): Promise<T | typeof UNREACHABLE>
 }
 
 /** Working memory as far as the header knows it (its count and path), for a failure the hot store cannot record. */
-async function unplacedMemory(services: TurnPorts, ref: TurnRef): Promise<WorkingMemory> {
+async function unplacedMemory(services: FailPorts, ref: TurnRef): Promise<WorkingMemory> {
   const header = await services.headers.get(ref.userId, ref.sessionId);
   return {
     userId: ref.userId,
@@ -41,7 +41,7 @@ async function unplacedMemory(services: TurnPorts, ref: TurnRef): Promise<Workin
 }
 
 /** What the failed turn's step reads: working memory and its record (unless the hot store is down), its events. */
-async function readFailure(services: TurnPorts, input: FailTurnInput): Promise<StepStart<FailureStep>> {
+async function readFailure(services: FailPorts, input: FailTurnInput): Promise<StepStart<FailureStep>> {
   const [memoryRead, events, turnRead, deleted] = await Promise.all([
     unlessUnreachable(services.workingMemory.load(input.userId, input.sessionId)),
     services.events.read(input.sessionId, input.chatMessageId, 0),

@@ -4,11 +4,11 @@ import type { ChatMessage, LlmReply } from '../../llm/llm-gateway.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
 import { memoryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
-import type { TurnServices } from './turn-services.js';
+import type { ModelPorts, StreamPorts } from './turn-services.js';
 
 /** The turn's event stream from `firstSeq` on; `sendAfter` keeps live sends in seq order behind an earlier one. */
 export function openStream(
-  services: TurnServices,
+  services: StreamPorts,
   ref: TurnRef,
   firstSeq: number,
   sendAfter?: Promise<void>,
@@ -38,7 +38,7 @@ export interface RoundCall {
  * then follow by an interval (absent: the watch reads at once).
  */
 export async function streamRound(
-  services: TurnServices,
+  services: ModelPorts,
   input: TurnRef & { useMemory?: boolean | undefined },
   stream: TurnStream,
   { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,

@@ -3,9 +3,10 @@
 import type { RunToolInput, RunToolOutput } from '../contracts/activities.js';
 import { conversationDeleted, stopRequested } from './step-guards.js';
 import { decideTool, type ToolStep } from './tool-decision.js';
-import { DELETED, runTurnStep, type StepStart, type TurnPorts } from './turn-runner.js';
+import { DELETED, runTurnStep, type StepStart } from './turn-runner.js';
+import type { ToolPorts } from './turn-services.js';
 
-export async function runTool(services: TurnPorts, input: RunToolInput): Promise<RunToolOutput> {
+export async function runTool(services: ToolPorts, input: RunToolInput): Promise<RunToolOutput> {
   const ran = await runTurnStep(services, input, () => readTool(services, input), decideTool);
   // The orchestration's next round finds the conversation deleted too, and ends the turn.
   if (ran === DELETED) return { isError: true };
@@ -14,7 +15,7 @@ export async function runTool(services: TurnPorts, input: RunToolInput): Promise
   return ran;
 }
 
-async function readTool(services: TurnPorts, input: RunToolInput): Promise<StepStart<ToolStep>> {
+async function readTool(services: ToolPorts, input: RunToolInput): Promise<StepStart<ToolStep>> {
   const turn = await services.turns.get(input);
   const call = turn?.rounds.find((round) => round.round === input.round)?.toolCalls[input.index];
   if (call === undefined)

@@ -10,7 +10,7 @@ import type { TurnServices } from './turn-services.js';
  * The turn's one line at the default log level, written by the step that ended its stream once that step is known
  * kept (a turn whose conversation was deleted meanwhile is kept by nobody, and logs no line of an ending).
  */
-export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd): void {
+export function logTurnEnd(services: Pick<TurnServices, 'log' | 'now'>, turn: TurnRef, end: TurnEnd): void {
   services.log?.log?.(
     turnLogLine({
       ...end,
@@ -27,7 +27,7 @@ export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd):
  * has ended (which also covers turns that end without an event); a failure here is left to it.
  */
 export async function freeQuotaSlot(
-  services: TurnServices,
+  services: Pick<TurnServices, 'quota' | 'log'>,
   turn: TurnRef & { quotaSlot?: boolean | undefined },
 ): Promise<void> {
   if (services.quota === undefined) return;

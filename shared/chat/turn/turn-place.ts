@@ -11,7 +11,7 @@ import {
   type AppendOptions,
   type WorkingMemory,
 } from '../../conversation/working-memory-store.js';
-import type { TurnServices } from './turn-services.js';
+import type { PlacePorts } from './turn-services.js';
 
 /**
  * Where a turn goes in the conversation's tree, decided when it begins, and working memory from then on. A plain
@@ -21,7 +21,7 @@ import type { TurnServices } from './turn-services.js';
  * that cannot be found yet (history still storing it) fails the attempt, which the activity's retry repeats.
  */
 export async function beginTurn(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   fork: TurnFork | undefined,
   memory: WorkingMemory,
@@ -65,7 +65,7 @@ export async function beginTurn(
  * active path, so it is kept where the user looks, and the reason is logged.
  */
 export async function failedTurnPlace(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   fork: TurnFork | undefined,
   memory: WorkingMemory,
@@ -87,7 +87,7 @@ export async function failedTurnPlace(
  * conversation shows it, as after any commit.
  */
 export async function commitMessages(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   messages: readonly ConversationMessage[],
   memory: WorkingMemory,
@@ -113,7 +113,7 @@ export async function commitMessages(
  * current, saves the reads.
  */
 export async function showParentPath(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   parentChatMessageId: string,
   base?: WorkingMemory,

@@ -6,14 +6,14 @@ import type { TurnRecord } from '../contracts/documents.js';
 import { buildPrompt } from '../prompt.js';
 import { beginTurn } from './turn-place.js';
 import { digestOnPath, newConversationPrompt, systemPromptText, type PromptState } from './turn-prompt.js';
-import type { TurnServices } from './turn-services.js';
+import type { PlacePorts, TurnServices } from './turn-services.js';
 
 /**
  * The record a turn starts from: the message, its place in the conversation's tree, its new conversation's prompt,
  * and which history of its path fits the budget. A fork may move working memory to its path (`state.memory`).
  */
 export async function newTurnRecord(
-  services: TurnServices,
+  services: PlacePorts & Pick<TurnServices, 'profile' | 'settings' | 'now'>,
   input: LlmStepInput,
   state: PromptState,
 ): Promise<TurnRecord> {

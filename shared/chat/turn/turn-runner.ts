@@ -13,12 +13,24 @@ import type { Decision, Happening, TurnEffect } from './turn-effects.js';
 import { freeQuotaSlot, logTurnEnd } from './turn-end.js';
 import { commitMessages, failedTurnPlace, showParentPath } from './turn-place.js';
 import { newTurnRecord } from './turn-record.js';
-import { now, type TurnServices } from './turn-services.js';
+import type { GuardServices } from './step-guards.js';
+import { now, type StreamPorts, type TurnServices } from './turn-services.js';
 
 export { DELETED };
 
-/** What the turn's steps run on. */
+/** What the model round runs on (every port: it may prepare, stream, record, commit and end the turn). */
 export type TurnPorts = TurnServices;
+
+/**
+ * What the runner is given: every step's guard and stream, and the ports its activity names; an effect that needs a
+ * port the step was not given fails at once, naming it.
+ */
+type RunnerPorts = GuardServices &
+  StreamPorts &
+  Partial<Omit<TurnServices, 'headers' | 'cancellation'>> & {
+    headers: GuardServices['headers'] & Partial<TurnServices['headers']>;
+    cancellation: GuardServices['cancellation'] & Partial<TurnServices['cancellation']>;
+  };
 
 /** What every step's input names: its turn, whether it may use memory, whether it holds a quota slot. */
 export type StepRef = TurnRef & { useMemory?: boolean | undefined; quotaSlot?: boolean | undefined };
@@ -35,7 +47,7 @@ export interface StepStart<S> {
  * under the delete guard; what must follow only a kept step (log line, announcement) runs after it.
  */
 export async function runTurnStep<S, O>(
-  services: TurnServices,
+  services: RunnerPorts,
   ref: StepRef,
   read: () => Promise<StepStart<S>>,
   decide: (state: S, happened: Happening) => Decision<S, O>,
@@ -70,7 +82,13 @@ export async function runTurnStep<S, O>(
   for (const effect of kept) {
     if (effect.kind === 'log-end') logTurnEnd(services, ref, effect.end);
     else if (effect.kind === 'announce')
-      await announce(services, ref, effect.outcome, effect.completedAt, effect.memory);
+      await announce(
+        need(services, effect.kind, 'publisher'),
+        ref,
+        effect.outcome,
+        effect.completedAt,
+        effect.memory,
+      );
   }
   return result.output;
 }
@@ -95,7 +113,7 @@ class EffectRun {
   #sending: Promise<void> | undefined;
 
   constructor(
-    private readonly services: TurnServices,
+    private readonly services: RunnerPorts,
     private readonly ref: StepRef,
     private readonly firstSeq: number,
     sent: Promise<void> | undefined,
@@ -137,21 +155,34 @@ class EffectRun {
         return { kind: 'closed', nextSeq: this.stream.nextSeq };
       case 'begin-turn': {
         const state = { memory: effect.memory, digest: effect.digest };
-        const record = await newTurnRecord(services, effect.input, state);
+        const record = await newTurnRecord(
+          need(services, effect.kind, 'workingMemory', 'profile'),
+          effect.input,
+          state,
+        );
         return { kind: 'prepared', record, memory: state.memory };
       }
       case 'show-path': {
-        const memory = await showParentPath(services, ref, effect.parentChatMessageId, effect.memory);
+        const memory = await showParentPath(
+          need(services, effect.kind, 'workingMemory'),
+          ref,
+          effect.parentChatMessageId,
+          effect.memory,
+        );
         return { kind: 'prepared', record: effect.record, memory };
       }
       case 'call-model': {
-        const reply = await streamRound(services, ref, this.stream, effect);
+        const model = need(services, effect.kind, 'llm', 'tools', 'cancellation');
+        const reply = await streamRound(model, ref, this.stream, effect);
         return { kind: 'replied', reply, at: now(services) };
       }
-      case 'record-round':
-        return { kind: 'recorded', round: await services.turns.addRound(effect.record, effect.round) };
+      case 'record-round': {
+        const { turns } = need(services, effect.kind, 'turns');
+        return { kind: 'recorded', round: await turns.addRound(effect.record, effect.round) };
+      }
       case 'run-tool': {
-        const outcome = await services.tools.execute(effect.call, {
+        const { tools } = need(services, effect.kind, 'tools');
+        const outcome = await tools.execute(effect.call, {
           userId: ref.userId,
           sessionId: ref.sessionId,
           chatMessageId: ref.chatMessageId,
@@ -162,22 +193,23 @@ class EffectRun {
         return { kind: 'ran', outcome };
       }
       case 'store-tool-result':
-        await services.turns.putToolResult(ref, effect.result);
+        await need(services, effect.kind, 'turns').turns.putToolResult(ref, effect.result);
         return undefined;
       case 'commit': {
+        const place = need(services, effect.kind, 'workingMemory');
         let { memory, record } = effect;
         if (effect.placeFirst) {
-          const placed = await failedTurnPlace(services, ref, effect.placeFirst.fork, memory);
+          const placed = await failedTurnPlace(place, ref, effect.placeFirst.fork, memory);
           memory = placed.memory;
           record = { ...record, ...(placed.branch ? { branch: placed.branch } : {}) };
         }
         return {
           kind: 'committed',
-          memory: await commitMessages(services, ref, effect.messages, memory, record),
+          memory: await commitMessages(place, ref, effect.messages, memory, record),
         };
       }
       case 'touch-header':
-        await touchHeader(services, ref, effect.memory);
+        await touchHeader(need(services, effect.kind, 'headers'), ref, effect.memory);
         return undefined;
       case 'free-slot':
         await freeQuotaSlot(services, ref);
@@ -214,7 +246,30 @@ class EffectRun {
 }
 
 /** Keeps the conversation's header live after a commit, from working memory as the commit left it. */
-async function touchHeader(services: TurnServices, ref: TurnRef, memory: WorkingMemory): Promise<void> {
+async function touchHeader(
+  services: Pick<TurnServices, 'headers'>,
+  ref: TurnRef,
+  memory: WorkingMemory,
+): Promise<void> {
   const touch = headerTouch(ref, memory);
   if (touch !== undefined) await services.headers.touch(touch);
+}
+
+/** The step's ports, with those an effect needs checked present. */
+function need<K extends keyof TurnServices>(
+  services: RunnerPorts,
+  effect: string,
+  ...ports: K[]
+): RunnerPorts & Pick<TurnServices, K> {
+  // The guard's ports are every step's; an effect may need more of them (the header's touch, the stop's watch).
+  const given = (port: K) =>
+    port === 'headers'
+      ? services.headers.touch !== undefined
+      : port === 'cancellation'
+        ? services.cancellation.watch !== undefined
+        : services[port] !== undefined;
+  const missing = ports.find((port) => !given(port));
+  if (missing !== undefined)
+    throw new Error(`The effect '${effect}' needs the port '${missing}', which this step was not given.`);
+  return services as RunnerPorts & Pick<TurnServices, K>;
 }
