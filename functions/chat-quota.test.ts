@@ -113,6 +113,41 @@ describe('POST /api/chat with QUOTA_CONCURRENT_TURNS', () => {
   });
 });
 
+describe('a slot taken under QUOTA_CONCURRENT_TURNS and the limit turned off meanwhile', () => {
+  beforeEach(async () => {
+    appWith({ QUOTA_CONCURRENT_TURNS: '1' });
+    await startSessions(2);
+  });
+
+  it('is freed by the end of its turn, so the next post is admitted once the limit is on again', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    expect((await post(sessions[0]!, a)).status).toBe(202);
+    const message = app.fakes.publisher.published[0]?.message.body as QueuedChatMessage;
+    expect(message.quotaSlot).toBe(true);
+    const limited = app.quota.config;
+    // The turn ends under a runtime started without the limit.
+    app.quota.config = { ...limited, concurrentTurns: 0 };
+    const log = { log: () => undefined, warn: () => undefined };
+    await runQueuedTurn(
+      { orchestrations: app.fakes.orchestrations, sessions: app.chat.sessions, quota: app.quota },
+      message,
+      { maxToolRounds: 1, waitMs: 1_000 },
+      log,
+    );
+    app.quota.config = limited;
+    expect(state.running('user_001')).toEqual([]);
+    expect((await post(sessions[1]!, b)).status).toBe(202);
+  });
+
+  it('is not looked for when the turn was admitted without the limit', async () => {
+    app.quota.config = { ...app.quota.config, concurrentTurns: 0 };
+    const a = randomUUID();
+    expect((await post(sessions[0]!, a)).status).toBe(202);
+    const message = app.fakes.publisher.published[0]?.message.body as QueuedChatMessage;
+    expect(message.quotaSlot).toBeUndefined();
+  });
+});
+
 describe('POST /api/chat with QUOTA_MESSAGES_PER_MINUTE', () => {
   beforeEach(async () => {
     appWith({ QUOTA_MESSAGES_PER_MINUTE: '2' });

@@ -85,7 +85,7 @@ export async function postTurn(
 ): Promise<PostedChatMessage> {
   const admission = await admitNewTurn(services, caller, turn);
   try {
-    return await recordAndQueue(services, caller, turn);
+    return await recordAndQueue(services, caller, turn, admission.holdsSlot);
   } catch (error) {
     // A post that fails (a 409, a conversation deleted meanwhile, a broker down) holds no slot and counts no message.
     await admission.undo();
@@ -103,9 +103,12 @@ async function admitNewTurn(
   turn: TurnToPost,
 ): Promise<TurnAdmission> {
   const quota = services.quota;
-  if (quota === undefined || !limitsTurns(quota.config, caller)) return { undo: () => Promise.resolve() };
+  if (quota === undefined || !limitsTurns(quota.config, caller))
+    return { holdsSlot: false, undo: () => Promise.resolve() };
   const accepted = await services.posted.find(caller.userId, turn.sessionId, turn.chatMessageId);
-  if (accepted !== undefined) return { undo: () => Promise.resolve() };
+  // The first post took the slot, if the limit was on: the re-post's message names it the same way.
+  if (accepted !== undefined)
+    return { holdsSlot: quota.config.concurrentTurns > 0, undo: () => Promise.resolve() };
   return admitTurn(quota, caller, turn);
 }
 
@@ -113,6 +116,7 @@ async function recordAndQueue(
   services: PostChatMessageServices,
   caller: Caller,
   turn: TurnToPost,
+  holdsSlot: boolean,
 ): Promise<PostedChatMessage> {
   const now = services.now?.() ?? new Date();
   const textSha256 = createHash('sha256').update(turn.text, 'utf8').digest('hex');
@@ -154,6 +158,7 @@ async function recordAndQueue(
       // Only when off: absent means on, so a message posted without the flag keeps the shape it always had.
       ...memoryFlag(turn),
       ...(turn.fork ? { fork: turn.fork } : {}),
+      ...(holdsSlot ? { quotaSlot: true } : {}),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );

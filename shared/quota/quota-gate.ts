@@ -22,10 +22,12 @@ export interface QuotaServices {
 
 /** What admitting a turn took: undone when the request then fails, so a refused or failed post changes nothing. */
 export interface TurnAdmission {
+  /** The turn holds a QUOTA_CONCURRENT_TURNS slot: whatever ends it gives the slot back, whatever the limit is then. */
+  holdsSlot: boolean;
   undo(): Promise<void>;
 }
 
-const NOTHING_TAKEN: TurnAdmission = { undo: () => Promise.resolve() };
+const NOTHING_TAKEN: TurnAdmission = { holdsSlot: false, undo: () => Promise.resolve() };
 
 /** A refused turn asks again after this long: slots free as turns end, which the caller cannot see coming. */
 export const TURN_SLOT_RETRY_SECONDS = 2;
@@ -106,19 +108,23 @@ export async function admitTurn(
     tookSlot = slot.alreadyHeld !== true;
   }
   return {
+    holdsSlot: config.concurrentTurns > 0,
     undo: async () => {
       await Promise.all([tookSlot ? state.releaseTurnSlot(caller.userId, key) : undefined, uncount()]);
     },
   };
 }
 
-/** Frees the slot of a turn that ended (whichever way), or whose message will start no turn. */
+/**
+ * Frees the slot of a turn that ended (whichever way), or whose message will start no turn: the slot its admission
+ * took (`quotaSlot`), whatever the limit is now, or any it may hold while the limit is on. With the limit off, a turn
+ * admitted without a slot reads nothing.
+ */
 export async function releaseTurn(
   services: Pick<QuotaServices, 'config' | 'state'>,
-  turn: { userId: string; sessionId: string; chatMessageId: string },
+  turn: { userId: string; sessionId: string; chatMessageId: string; quotaSlot?: boolean | undefined },
 ): Promise<void> {
-  // With the limit off no slot is taken; one taken before it was turned off expires with its lease.
-  if (services.config.concurrentTurns === 0) return;
+  if (turn.quotaSlot !== true && services.config.concurrentTurns === 0) return;
   await services.state.releaseTurnSlot(turn.userId, turnKey(turn));
 }
 

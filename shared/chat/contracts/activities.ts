@@ -33,6 +33,8 @@ export const llmStepInputSchema = turnRefSchema.extend({
   message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
+  quotaSlot: z.literal(true).optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
@@ -84,6 +86,8 @@ export const failTurnInputSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
   fork: turnForkSchema.optional(),
+  /** The turn holds a QUOTA_CONCURRENT_TURNS slot, which its failure frees. */
+  quotaSlot: z.literal(true).optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;

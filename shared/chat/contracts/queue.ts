@@ -19,6 +19,8 @@ export const queuedChatMessageSchema = z.object({
   useMemory: z.boolean().optional(),
   /** Set when the message replaces an earlier turn (an edit or a regenerate): the conversation branches there. */
   fork: turnForkSchema.optional(),
+  /** The turn holds a QUOTA_CONCURRENT_TURNS slot from its admission: whatever ends it frees the slot. */
+  quotaSlot: z.literal(true).optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
@@ -28,6 +30,11 @@ export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
  */
 export function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
   return input.useMemory === false ? { useMemory: false } : {};
+}
+
+/** `quotaSlot: true` for a turn admitted with a slot; nothing otherwise (the usual shape). */
+export function quotaSlotFlag(input: { quotaSlot?: boolean | undefined }): { quotaSlot?: true } {
+  return input.quotaSlot === true ? { quotaSlot: true } : {};
 }
 
 /** The `user-messages` message id: Service Bus duplicate detection is per queue, so it names the session. */

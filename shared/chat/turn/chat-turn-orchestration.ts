@@ -11,7 +11,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { memoryFlag } from '../contracts/queue.js';
+import { memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
 import type { TurnFailure, TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 
@@ -84,6 +84,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       postedAt: input.postedAt,
       failure: failureOf(stage ?? 'llmStep'),
       ...memory,
+      ...quotaSlotFlag(input),
       ...forkOf(input),
       ...telemetry,
     } satisfies FailTurnInput);
@@ -107,6 +108,7 @@ export function llmStepInputOf(
     toolsAllowed: at.toolRounds < input.maxToolRounds,
     ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
     ...memoryFlag(input),
+    ...quotaSlotFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),
   };
 }

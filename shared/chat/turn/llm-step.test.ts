@@ -135,10 +135,29 @@ describe('llmStep', () => {
     expect(all[partial.length]).toMatchObject({ type: 'discard', fromSeq: 2, toSeq: 5 });
     expect(answerText(all)).toBe('The sum is 5.');
     expect(t.committedAnswer()?.content).toBe('The sum is 5.');
-    // The live client receives only what follows, and ends up with the committed answer too.
+    // The live client keeps what it had (what the died attempt stored is sent again, each seq the same), and ends
+    // up with the committed answer too.
     expect(t.events.sent.slice(0, live.length)).toEqual(live);
     expect(answerText(t.events.sent)).toBe('The sum is 5.');
     expect(t.model.requests).toHaveLength(2);
+  });
+
+  it('send what a died attempt stored but never sent, before anything new: a live client sees no gap', async () => {
+    t.model = new ScriptedModel([answerReply]);
+    // The process dies right after its message-start is stored, before it is sent.
+    const append = t.events.append.bind(t.events);
+    t.events.append = async (batch) => {
+      await append(batch);
+      t.events.append = append;
+      throw new Error('the process died');
+    };
+    await expect(llmStep(t.services(), round0)).rejects.toThrow('died');
+    expect(t.events.sent).toEqual([]);
+
+    expect((await llmStep(t.services(), round0)).outcome).toBe('answered');
+    const stored = t.storedEvents();
+    expect(t.events.sent).toEqual(stored);
+    expect(stored[0]).toMatchObject({ seq: 1, type: 'message-start' });
   });
 
   it('finish the stream of a turn committed just before a crash, from what its clients already have', async () => {

@@ -22,7 +22,7 @@ import type { TurnServices } from './turn-services.js';
  * is announced again says the same.
  */
 export async function announce(
-  services: TurnServices,
+  services: Pick<TurnServices, 'publisher'>,
   input: TurnRef & { useMemory?: boolean | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,

@@ -1,40 +1,45 @@
-// Where a model round starts from, read once at the start of the step, and what an attempt that ran before it left:
-// the stored events it goes on from, or a commit it made before it died, whose stream is then brought to its end.
-import { isTerminalEvent, type ChatEvent, type ChatEventBody } from '../../streaming/contracts.js';
-import { answerText, discardRange } from '../../streaming/turn-transcript.js';
-import { turnMessagesIn } from '../../conversation/active-path.js';
+// Where a model round starts from, read once at the start of the step (in parallel): working memory, the digest,
+// the turn's record, what an earlier attempt stored, the stop mark and the tombstone. Round 0 opens the stream here.
+import type { ChatEvent, ChatEventBody } from '../../streaming/contracts.js';
 import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
-import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import type { LlmStepInput } from '../contracts/activities.js';
-import type { ToolResultRecord } from '../contracts/documents.js';
 import type { PromptDigest } from '../prompt.js';
-import type { StoredTurn } from '../turn-state-store.js';
-import { announce } from './message-completed.js';
-import { openStream } from './round-stream.js';
-import { touchHeader } from './turn-commit.js';
-import { freeQuotaSlot, logTurnEnd, type RoundResult, type TurnEnd } from './turn-end.js';
-import type { PromptState } from './turn-prompt.js';
-import type { TurnServices } from './turn-services.js';
+import { conversationDeleted, stopRequested } from './step-guards.js';
+import type { RoundStep } from './turn-decision.js';
+import type { StepStart } from './turn-runner.js';
+import { now, type TurnServices } from './turn-services.js';
 
-/** What a model round starts from, read once at the start of the step. */
-export interface RoundState extends PromptState {
-  /** The turn's record; undefined until a round asked for tools. */
-  turn: StoredTurn | undefined;
-  /** Events already stored from this round's first seq on: what an earlier attempt of the step left. */
-  stored: ChatEvent[];
-  /** The tool results of the earlier rounds (none in round 0). */
-  toolResults: ToolResultRecord[];
-  /** seq the next stored event takes. */
-  nextSeq: number;
+/** The round's starting state, with the stop mark and the tombstone read beside it. */
+export async function readRound(services: TurnServices, input: LlmStepInput): Promise<StepStart<RoundStep>> {
+  // When the stop and the tombstone were read: the watch of the model stream reads them again an interval later.
+  const checkedAt = Date.now();
+  const [state, stopped, deleted] = await Promise.all([
+    readRoundState(services, input),
+    stopRequested(services, input),
+    conversationDeleted(services, input),
+  ]);
+  const { sent, ...read } = state;
+  return {
+    state: { ...read, input, stopped, deleted, checkedAt, at: now(services) },
+    firstSeq: read.nextSeq,
+    sent,
+  };
+}
+
+type RoundRead = Pick<
+  RoundStep,
+  'memory' | 'digest' | 'turn' | 'stored' | 'unsent' | 'toolResults' | 'nextSeq'
+> & {
   /** The live send of what the step stored before streaming; later sends go after it, keeping seq order. */
   sent?: Promise<void>;
-}
+};
 
 /**
  * The step's starting state, read in parallel: working memory, the digest, the turn record and what is already
- * stored.
+ * stored. What an earlier attempt stored may never have been sent (it died between the two): it is sent again.
  */
-export async function readRoundState(services: TurnServices, input: LlmStepInput): Promise<RoundState> {
+async function readRoundState(services: TurnServices, input: LlmStepInput): Promise<RoundRead> {
   const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
   const digestRead = readDigest(services, input);
   if (input.round === 0 && input.firstSeq === 1) {
@@ -66,15 +71,24 @@ export async function readRoundState(services: TurnServices, input: LlmStepInput
         digest,
         turn: undefined,
         stored: [],
+        unsent: [],
         toolResults: [],
         nextSeq: 2,
         ...(sent ? { sent } : {}),
       };
     const [turn, stored] = await Promise.all([
       services.turns.get(input),
-      services.events.read(input.sessionId, input.chatMessageId, 1),
+      services.events.read(input.sessionId, input.chatMessageId, 0),
     ]);
-    return { memory, digest, turn, stored, toolResults: [], nextSeq: (stored.at(-1)?.seq ?? 1) + 1 };
+    return {
+      memory,
+      digest,
+      turn,
+      stored,
+      unsent: stored,
+      toolResults: [],
+      nextSeq: (stored.at(-1)?.seq ?? 1) + 1,
+    };
   }
   const [memory, digest, turn, stored, toolResults] = await Promise.all([
     memoryRead,
@@ -88,6 +102,7 @@ export async function readRoundState(services: TurnServices, input: LlmStepInput
     digest,
     turn,
     stored,
+    unsent: stored,
     toolResults,
     nextSeq: Math.max(input.firstSeq, (stored.at(-1)?.seq ?? 0) + 1),
   };
@@ -121,68 +136,4 @@ function sendLive(services: TurnServices, ref: TurnRef, events: ChatEvent[]): Pr
     .catch((error: unknown) =>
       services.log?.warn(`Live delivery of turn ${ref.chatMessageId} failed:`, error),
     );
-}
-
-/**
- * The turn was committed by an earlier attempt of this step, which may have died before ending the stream: the
- * stream is brought to the committed answer (the text still missing, or the round voided and sent whole) and
- * ended, and the turn is announced again (a duplicate announcement is dropped by its message id).
- */
-export async function finishCommitted(
-  services: TurnServices,
-  input: LlmStepInput,
-  state: RoundState,
-  committed: ConversationMessage,
-): Promise<RoundResult> {
-  const finishReason = committed.finishReason ?? 'stop';
-  // The earlier attempt may have died before touching the header (touching again is harmless) or freeing the turn's
-  // quota slot; both first, so the stream's end still comes after them. The rest then goes out in one stored batch.
-  await Promise.all([
-    touchHeader(services, input, state.memory),
-    state.stored.some(isTerminalEvent) ? undefined : freeQuotaSlot(services, input),
-  ]);
-  let nextSeq = state.nextSeq;
-  let end: TurnEnd | undefined;
-  if (!state.stored.some(isTerminalEvent)) {
-    const earlier = (state.turn?.rounds ?? [])
-      .filter((round) => round.round < input.round)
-      .map((round) => round.content)
-      .join('');
-    const roundText = committed.content.slice(earlier.length);
-    const shown = answerText(state.stored);
-    const stream = openStream(services, input, state.nextSeq);
-    if (roundText.startsWith(shown)) {
-      if (roundText.length > shown.length)
-        stream.emit({ type: 'content', delta: roundText.slice(shown.length) });
-    } else {
-      const voided = discardRange(state.stored);
-      if (voided) stream.emit({ type: 'discard', ...voided });
-      if (roundText !== '') stream.emit({ type: 'content', delta: roundText });
-    }
-    stream.emit({
-      type: 'message-end',
-      finishReason,
-      ...(committed.usage ? { usage: committed.usage } : {}),
-      ...(committed.usage && services.pricing ? { cost: services.pricing(committed.usage, undefined) } : {}),
-    });
-    await stream.close();
-    nextSeq = stream.nextSeq;
-    // The attempt that committed died before ending the stream, so before logging the turn's line: this one does.
-    const posted = turnMessagesIn(state.memory, input.chatMessageId).find(
-      (message) => message.role === 'user',
-    );
-    end = {
-      finishReason,
-      usage: committed.usage,
-      rounds: input.round + 1,
-      postedAt: posted?.timestamp ?? committed.timestamp,
-    };
-  }
-  return {
-    output: { outcome: 'answered', nextSeq, toolCalls: [], finishReason },
-    announce: () => {
-      logTurnEnd(services, input, end);
-      return announce(services, input, 'completed', committed.timestamp, state.memory);
-    },
-  };
 }

@@ -1,17 +1,14 @@
 // Streaming one model round into the turn's event log: the model's deltas as events (stored before any client is
-// sent them), the abort of a stopped turn, and the round that begins after a stop and calls no model.
+// sent them), and the abort of a turn stopped while the model streams.
 import type { ChatMessage, LlmReply } from '../../llm/llm-gateway.js';
-import type { ChatEvent } from '../../streaming/contracts.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
-import { answerText, keptEvents } from '../../streaming/turn-transcript.js';
-import { CANCELLED_FINISH_REASON, type LlmStepInput } from '../contracts/activities.js';
 import { memoryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
-import type { TurnServices } from './turn-services.js';
+import type { ModelPorts, StreamPorts } from './turn-services.js';
 
 /** The turn's event stream from `firstSeq` on; `sendAfter` keeps live sends in seq order behind an earlier one. */
 export function openStream(
-  services: TurnServices,
+  services: StreamPorts,
   ref: TurnRef,
   firstSeq: number,
   sendAfter?: Promise<void>,
@@ -27,18 +24,24 @@ export function openStream(
   });
 }
 
+/** One model call of a round: its prompt, whether it may ask for tools, when the stop was last read. */
+export interface RoundCall {
+  messages: ChatMessage[];
+  toolsAllowed: boolean;
+  watchFrom: number | undefined;
+}
+
 /**
  * Streams one model call into the turn's events; a broken call throws after what it streamed is stored. A stop of
  * the turn while the model streams aborts the call, which then resolves with what arrived (finish `cancelled`).
- * `checkedAt` (epoch ms): when the step began its own read of the stop and the tombstone, which the watch's reads
- * then follow by an interval.
+ * `watchFrom` (epoch ms): when the step began its own read of the stop and the tombstone, which the watch's reads
+ * then follow by an interval (absent: the watch reads at once).
  */
 export async function streamRound(
-  services: TurnServices,
-  input: LlmStepInput,
+  services: ModelPorts,
+  input: TurnRef & { useMemory?: boolean | undefined },
   stream: TurnStream,
-  messages: ChatMessage[],
-  checkedAt?: number,
+  { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
 ): Promise<LlmReply> {
   let reasoningOpen = false;
   const stop = services.cancellation.watch(
@@ -52,7 +55,7 @@ export async function streamRound(
       {
         messages,
         tools: services.tools.specs(memoryFlag(input)),
-        toolChoice: input.toolsAllowed ? 'auto' : 'none',
+        toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
         signal: stop.signal,
       },
@@ -84,23 +87,4 @@ export async function streamRound(
   } finally {
     stop.close();
   }
-}
-
-/**
- * A round that begins after its turn was stopped calls no model. What an earlier attempt of it showed (it was
- * stopped, or its process died, before committing) ends the answer, as the client has it; tool calls it announced
- * (they come after its text) are voided, since they will never run, and reasoning it left open is closed.
- */
-export function stoppedRound(stream: TurnStream, stored: readonly ChatEvent[]): LlmReply {
-  const kept = keptEvents(stored);
-  const calls = kept.filter((event) => event.type === 'tool-call');
-  const first = calls[0];
-  const last = calls.at(-1);
-  if (first && last) stream.emit({ type: 'discard', fromSeq: first.seq, toSeq: last.seq });
-  // An attempt that died mid-reasoning left it open: it is closed, as a client expects, before the answer ends.
-  const reasoning = kept.filter(
-    (event) => event.type === 'reasoning-delta' || event.type === 'reasoning-end',
-  );
-  if (reasoning.at(-1)?.type === 'reasoning-delta') stream.emit({ type: 'reasoning-end' });
-  return { content: answerText(stored), reasoning: '', toolCalls: [], finishReason: CANCELLED_FINISH_REASON };
 }

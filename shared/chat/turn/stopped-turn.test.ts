@@ -78,15 +78,31 @@ function announcements() {
     .map((p) => messageCompletedSchema.parse(p.message.body));
 }
 
-/** What every turn must satisfy, stopped or not: one gap-free stream, one end, the shown text committed, once. */
-function expectOneCleanEnd(): { finishReason: string; text: string } {
+/** What a live client keeps of what it was sent: each seq once, as it first arrived. */
+function firstArrivals(sent: readonly ChatEvent[]): ChatEvent[] {
+  const seen = new Set<number>();
+  return sent.filter((event) => !seen.has(event.seq) && seen.add(event.seq));
+}
+
+/**
+ * What every turn must satisfy, stopped or not: one gap-free stream, one end, the shown text committed, once.
+ * `retried`: a step ran again after an attempt that had stored events, which it sends again (that attempt may have
+ * died before sending them).
+ */
+function expectOneCleanEnd(options: { retried?: boolean } = {}): { finishReason: string; text: string } {
   const events = stored();
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   expect(events.filter(isTerminalEvent)).toHaveLength(1);
   const end = events.at(-1);
   expect(end?.type).toBe('message-end');
+  const { sent } = app.fakes.events;
+  if (options.retried) {
+    // Every copy sent is the stored event, and a client keeping each seq once has the stored stream, in order.
+    for (const event of sent) expect(event).toEqual(events[event.seq - 1]);
+    expect(firstArrivals(sent)).toEqual(events);
+  }
   // Everything stored was sent live, in order, and nothing else.
-  expect(app.fakes.events.sent).toEqual(events);
+  else expect(sent).toEqual(events);
   const committed = answer();
   const text = answerText(events);
   expect(committed?.content).toBe(text);
@@ -258,7 +274,7 @@ describe('a stopped turn', () => {
     const requests = model.requests.length;
     const toolResult = stored().find((e) => e.type === 'tool-result');
     await llmStep(services(), { ...ref, round: 1, firstSeq: (toolResult?.seq ?? 0) + 1, toolsAllowed: true });
-    const { finishReason, text } = expectOneCleanEnd();
+    const { finishReason, text } = expectOneCleanEnd({ retried: true });
     expect(finishReason).toBe(CANCELLED_FINISH_REASON);
     expect(text).toBe(shown);
     expect(model.requests).toHaveLength(requests);

@@ -1,29 +1,16 @@
-// How a step's turn ends once the step is known kept: the output the orchestration reads, the one line the turn
-// logs (written by whichever attempt ended the stream), and its announcement.
+// How a turn ends: its quota slot freed before its end reaches a client, and the one line it logs (written by
+// whichever attempt ended the stream, once that step is known kept).
 import type { TurnRef } from '../../conversation/messages.js';
 import { releaseTurn } from '../../quota/quota-gate.js';
-import type { LlmStepOutput } from '../contracts/activities.js';
-import { turnLogLine, type FinishedTurn } from './turn-log-line.js';
+import type { TurnEnd } from './turn-effects.js';
+import { turnLogLine } from './turn-log-line.js';
 import type { TurnServices } from './turn-services.js';
-
-/**
- * A model round's outcome, and what follows once the round is known kept: the turn it committed logged (when this
- * attempt ended the stream) and announced.
- */
-export interface RoundResult {
-  output: LlmStepOutput;
-  announce?: () => Promise<void>;
-}
-
-/** How a turn ended, as its log line tells it. */
-export type TurnEnd = Pick<FinishedTurn, 'finishReason' | 'usage' | 'rounds' | 'postedAt'>;
 
 /**
  * The turn's one line at the default log level, written by the step that ended its stream once that step is known
  * kept (a turn whose conversation was deleted meanwhile is kept by nobody, and logs no line of an ending).
  */
-export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd | undefined): void {
-  if (end === undefined) return;
+export function logTurnEnd(services: Pick<TurnServices, 'log' | 'now'>, turn: TurnRef, end: TurnEnd): void {
   services.log?.log?.(
     turnLogLine({
       ...end,
@@ -39,7 +26,10 @@ export function logTurnEnd(services: TurnServices, turn: TurnRef, end: TurnEnd |
  * message on seeing the end is not refused for this turn's slot. The chat worker frees it again once the orchestration
  * has ended (which also covers turns that end without an event); a failure here is left to it.
  */
-export async function freeQuotaSlot(services: TurnServices, turn: TurnRef): Promise<void> {
+export async function freeQuotaSlot(
+  services: Pick<TurnServices, 'quota' | 'log'>,
+  turn: TurnRef & { quotaSlot?: boolean | undefined },
+): Promise<void> {
   if (services.quota === undefined) return;
   try {
     await releaseTurn(services.quota, turn);

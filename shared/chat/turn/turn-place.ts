@@ -4,7 +4,6 @@ import { NotReadyError } from '../../errors.js';
 import { activeLeaf, continuationFrom, type PathLeaf } from '../../conversation/active-path.js';
 import { forkBranch } from '../../conversation/branch-path.js';
 import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
-import type { FailTurnInput } from '../contracts/activities.js';
 import type { TurnBranch, TurnFork } from '../../conversation/branches.js';
 import type { TurnRecord } from '../contracts/documents.js';
 import {
@@ -12,7 +11,7 @@ import {
   type AppendOptions,
   type WorkingMemory,
 } from '../../conversation/working-memory-store.js';
-import type { TurnServices } from './turn-services.js';
+import type { PlacePorts } from './turn-services.js';
 
 /**
  * Where a turn goes in the conversation's tree, decided when it begins, and working memory from then on. A plain
@@ -22,7 +21,7 @@ import type { TurnServices } from './turn-services.js';
  * that cannot be found yet (history still storing it) fails the attempt, which the activity's retry repeats.
  */
 export async function beginTurn(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   fork: TurnFork | undefined,
   memory: WorkingMemory,
@@ -66,15 +65,16 @@ export async function beginTurn(
  * active path, so it is kept where the user looks, and the reason is logged.
  */
 export async function failedTurnPlace(
-  services: TurnServices,
-  input: FailTurnInput,
+  services: PlacePorts,
+  ref: TurnRef,
+  fork: TurnFork | undefined,
   memory: WorkingMemory,
 ): Promise<{ branch?: TurnBranch; memory: WorkingMemory }> {
   try {
-    return await beginTurn(services, input, input.fork, memory);
+    return await beginTurn(services, ref, fork, memory);
   } catch (error) {
     services.log?.warn(
-      `Failed turn ${input.chatMessageId} could not take its branch; it continues the active path:`,
+      `Failed turn ${ref.chatMessageId} could not take its branch; it continues the active path:`,
       error,
     );
     return { memory };
@@ -87,7 +87,7 @@ export async function failedTurnPlace(
  * conversation shows it, as after any commit.
  */
 export async function commitMessages(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   messages: readonly ConversationMessage[],
   memory: WorkingMemory,
@@ -113,7 +113,7 @@ export async function commitMessages(
  * current, saves the reads.
  */
 export async function showParentPath(
-  services: TurnServices,
+  services: PlacePorts,
   ref: TurnRef,
   parentChatMessageId: string,
   base?: WorkingMemory,

@@ -69,7 +69,7 @@ export function systemPromptText(memory: WorkingMemory, record: Pick<TurnRecord,
  * posted with use_memory false. Undefined for a conversation that has begun: its prompt is the stored one.
  */
 export async function newConversationPrompt(
-  services: TurnServices,
+  services: Pick<TurnServices, 'profile' | 'settings' | 'log' | 'now'>,
   input: LlmStepInput,
   memory: WorkingMemory,
 ): Promise<SystemPrompt | undefined> {

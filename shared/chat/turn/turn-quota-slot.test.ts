@@ -38,9 +38,9 @@ let t: TurnFixture;
 let state: WatchedQuotaState;
 let warnings: string[];
 
-function services(): TurnServices {
+function services(limit = '1'): TurnServices {
   const problems = new SettingProblems(settingsOf(quotaSettings));
-  const config = quotaConfig(readSettings(quotaSettings, { QUOTA_CONCURRENT_TURNS: '1' }, problems));
+  const config = quotaConfig(readSettings(quotaSettings, { QUOTA_CONCURRENT_TURNS: limit }, problems));
   return {
     ...t.services(),
     quota: { config, state },
@@ -90,5 +90,30 @@ describe("a turn's quota slot", () => {
     expect((await llmStep(services(), round0)).outcome).toBe('answered');
     expect(t.storedEvents().at(-1)).toMatchObject({ type: 'message-end' });
     expect(warnings).toEqual([expect.stringContaining('left to the chat worker')]);
+  });
+
+  it('is freed by the round that ends a turn admitted with a slot, though the limit is off by then', async () => {
+    t.model = new ScriptedModel([answerReply]);
+    expect((await llmStep(services('0'), { ...round0, quotaSlot: true })).outcome).toBe('answered');
+    expect(state.running(ref.userId, NOW)).toEqual([]);
+  });
+
+  it('is freed by the failure of a turn admitted with a slot, though the limit is off by then', async () => {
+    const failure = { code: 'llm_unavailable', message: 'The model did not answer.' };
+    const failed = {
+      ...ref,
+      userText: input.text,
+      postedAt: input.postedAt,
+      failure,
+      quotaSlot: true as const,
+    };
+    await failTurn(services('0'), failed);
+    expect(state.running(ref.userId, NOW)).toEqual([]);
+  });
+
+  it('is not looked for by a turn admitted without one while the limit is off', async () => {
+    t.model = new ScriptedModel([answerReply]);
+    expect((await llmStep(services('0'), round0)).outcome).toBe('answered');
+    expect(state.endStoredAtRelease).toEqual([]);
   });
 });

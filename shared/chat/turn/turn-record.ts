@@ -1,21 +1,19 @@
-// The turn's record: begun by its first round (the message, its place in the tree, its new conversation's prompt
-// and the history range that fits the budget), then a round added each time the model asks for tools.
-import type { LlmReply } from '../../llm/llm-gateway.js';
-import type { TurnStream } from '../../streaming/turn-stream.js';
+// The turn's record as its first round begins it: the message, its place in the tree, its new conversation's prompt
+// and the history range that fits the budget (a round is added each time the model asks for tools).
 import { memoryFlag } from '../contracts/queue.js';
-import type { LlmStepInput, LlmStepOutput } from '../contracts/activities.js';
-import type { RoundRecord, TurnRecord } from '../contracts/documents.js';
+import type { LlmStepInput } from '../contracts/activities.js';
+import type { TurnRecord } from '../contracts/documents.js';
 import { buildPrompt } from '../prompt.js';
 import { beginTurn } from './turn-place.js';
 import { digestOnPath, newConversationPrompt, systemPromptText, type PromptState } from './turn-prompt.js';
-import type { TurnServices } from './turn-services.js';
+import type { PlacePorts, TurnServices } from './turn-services.js';
 
 /**
  * The record a turn starts from: the message, its place in the conversation's tree, its new conversation's prompt,
  * and which history of its path fits the budget. A fork may move working memory to its path (`state.memory`).
  */
 export async function newTurnRecord(
-  services: TurnServices,
+  services: PlacePorts & Pick<TurnServices, 'profile' | 'settings' | 'now'>,
   input: LlmStepInput,
   state: PromptState,
 ): Promise<TurnRecord> {
@@ -51,46 +49,4 @@ export async function newTurnRecord(
     ...memoryFlag(input),
     branch,
   };
-}
-
-/** The output of a round that asked for tools: which calls the orchestration runs next. */
-export function toolsOutcome(round: RoundRecord): LlmStepOutput {
-  return {
-    outcome: 'tools',
-    nextSeq: round.nextSeq,
-    toolCalls: round.toolCalls.map((call, index) => ({ index, name: call.name })),
-    finishReason: round.finishReason,
-  };
-}
-
-/**
- * Records a round whose reply asks for tools: its calls go out as `tool-call` events, then the round is added to the
- * turn's record, with the seq its tools' results take, for the orchestration to run them.
- */
-export async function recordToolRound(
-  services: TurnServices,
-  input: LlmStepInput,
-  record: TurnRecord,
-  reply: LlmReply,
-  stream: TurnStream,
-): Promise<LlmStepOutput> {
-  for (const call of reply.toolCalls)
-    stream.emit({
-      type: 'tool-call',
-      round: input.round,
-      toolCallId: call.id,
-      name: call.name,
-      arguments: call.arguments,
-    });
-  await stream.close();
-  const round = await services.turns.addRound(record, {
-    round: input.round,
-    content: reply.content,
-    reasoning: reply.reasoning,
-    toolCalls: reply.toolCalls,
-    finishReason: reply.finishReason,
-    ...(reply.usage ? { usage: reply.usage } : {}),
-    nextSeq: stream.nextSeq,
-  });
-  return toolsOutcome(round);
 }

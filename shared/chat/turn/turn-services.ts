@@ -49,7 +49,27 @@ export interface TurnServices extends GuardServices {
   log?: Pick<Logger, 'warn'> & Partial<Pick<Logger, 'log'>>;
 }
 
+/** Where a step's events go: stored, then sent live, text coalesced. */
+export type StreamPorts = Pick<TurnServices, 'events' | 'sink' | 'settings' | 'log'>;
+
+/** Working memory, where a turn takes its place in the conversation's tree and is committed. */
+export type PlacePorts = Pick<TurnServices, 'workingMemory' | 'log'>;
+
+/** What one model call streams with: the model, the tools it is offered, the stop it watches. */
+export type ModelPorts = StreamPorts & Pick<TurnServices, 'llm' | 'tools' | 'cancellation'>;
+
+/** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
+export type ToolPorts = GuardServices &
+  StreamPorts &
+  Pick<TurnServices, 'turns' | 'tools' | 'cancellation' | 'now' | 'pricing'>;
+
+/** What a failTurn step runs on: the guard, its stream, working memory and the record, the header, the end. */
+export type FailPorts = GuardServices &
+  StreamPorts &
+  PlacePorts &
+  Pick<TurnServices, 'turns' | 'headers' | 'publisher' | 'quota' | 'now' | 'pricing'>;
+
 /** The step's clock, as the ISO time its messages are stamped with. */
-export function now(services: TurnServices): string {
+export function now(services: Pick<TurnServices, 'now'>): string {
   return (services.now?.() ?? new Date()).toISOString();
 }

@@ -1,0 +1,211 @@
+// The decisions of a tool call (runTool) and of a turn that could not be answered (failTurn), over what each step
+// read: a call is run once and its result event sent on every run; a failed turn keeps what its client was shown. Pure.
+import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
+import { answerText, shownSources } from '../../streaming/turn-transcript.js';
+import { placeTurn, turnMessagesIn } from '../../conversation/active-path.js';
+import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
+import type { ConversationMessage } from '../../conversation/messages.js';
+import type { WorkingMemory } from '../../conversation/working-memory-store.js';
+import type { FailTurnInput, RunToolInput, RunToolOutput } from '../contracts/activities.js';
+import type { ToolResultRecord } from '../contracts/documents.js';
+import type { ToolCall } from '../../llm/llm-gateway.js';
+import type { StoredTurn } from '../turn-state-store.js';
+import { userMessage } from './turn-decision.js';
+import type { Decision, Happening, TurnEffect, TurnEnd } from './turn-effects.js';
+import { totalUsage } from './turn-usage.js';
+
+/** The result of a tool call its turn was stopped before it ran. */
+const NOT_RUN = {
+  result: JSON.stringify({ error: 'Not run: the user stopped the answer before this tool ran.' }),
+  isError: true,
+};
+
+/** What a tool call's step read. */
+export interface ToolStep {
+  input: RunToolInput;
+  turn: StoredTurn | undefined;
+  call: ToolCall;
+  /** Its result, when an earlier attempt stored it. */
+  done: ToolResultRecord | undefined;
+  stopped: boolean;
+  deleted: boolean;
+  result?: ToolResultRecord;
+}
+
+/** The decisions of one tool call: run once, its `tool-result` event the same however often the step runs. */
+export function decideTool(step: ToolStep, happened: Happening): Decision<ToolStep, RunToolOutput> {
+  const { input, call } = step;
+  if (happened.kind === 'read') {
+    // A deleted conversation's tool is not run, and nothing of it is stored.
+    if (step.deleted) return { state: step, effects: [{ kind: 'deleted' }] };
+    if (step.done) return toolResultSent({ ...step, result: step.done }, []);
+    // A call of a stopped turn is not run, but it gets its result (and its event, whose seq is reserved).
+    if (!step.stopped)
+      return { state: step, effects: [{ kind: 'run-tool', call, branch: step.turn?.branch }] };
+    return toolRan(step, NOT_RUN);
+  }
+  if (happened.kind === 'ran') return toolRan(step, happened.outcome);
+  if (happened.kind === 'closed')
+    return { state: step, effects: [{ kind: 'output', output: { isError: step.result?.isError ?? true } }] };
+  throw new Error(`A tool call does not follow '${happened.kind}'.`);
+
+  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean }) {
+    const result: ToolResultRecord = {
+      round: input.round,
+      index: input.index,
+      toolCallId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      ...outcome,
+    };
+    return toolResultSent({ ...at, result }, [{ kind: 'store-tool-result', result }]);
+  }
+}
+
+function toolResultSent(
+  step: ToolStep,
+  before: TurnEffect<RunToolOutput>[],
+): Decision<ToolStep, RunToolOutput> {
+  const { result, input } = step;
+  if (result === undefined) throw new Error('No tool result to send.');
+  // The event is the same however often this runs, so storing it again is a no-op (and it is sent again).
+  return {
+    state: step,
+    effects: [
+      ...before,
+      {
+        kind: 'emit',
+        event: {
+          type: 'tool-result',
+          round: input.round,
+          toolCallId: result.toolCallId,
+          name: result.name,
+          result: result.result,
+          isError: result.isError,
+        },
+      },
+      { kind: 'close' },
+    ],
+  };
+}
+
+/** What a failed turn's step read. */
+export interface FailureStep {
+  input: FailTurnInput;
+  /** Working memory, or, with the hot store down, what the header knows of it (its count and path). */
+  memory: WorkingMemory;
+  /** Every stored event of the turn. */
+  events: ChatEvent[];
+  turn: StoredTurn | undefined;
+  /** The hot store did not answer (the likely reason the turn failed). */
+  hotStoreDown: boolean;
+  deleted: boolean;
+  /** The step's clock when it read (ISO). */
+  at: string;
+  end?: TurnEnd;
+}
+
+/**
+ * The decisions of a failed turn: the user's message is kept with the failure, and so is what the client was shown
+ * (the stream's kept content and its last sources) as the assistant's partial message; the stream ends with `error`.
+ */
+export function decideFailure(step: FailureStep, happened: Happening): Decision<FailureStep, undefined> {
+  if (happened.kind === 'committed') return failureEnding({ ...step, memory: happened.memory });
+  if (happened.kind === 'closed') {
+    const effects: TurnEffect<undefined>[] = step.end ? [{ kind: 'log-end', end: step.end }] : [];
+    effects.push(announced(step));
+    return { state: step, effects };
+  }
+  if (happened.kind !== 'read') throw new Error(`A failed turn does not follow '${happened.kind}'.`);
+  if (step.deleted) return { state: step, effects: [{ kind: 'deleted' }] };
+  const { input, memory, turn, events } = step;
+  // Sent again while the stream is open: the round's attempts may have died between storing and sending.
+  const resend: TurnEffect<undefined>[] =
+    events.length > 0 && !events.some(isTerminalEvent) ? [{ kind: 'resend', events }] : [];
+  if (turnMessagesIn(memory, input.chatMessageId).length > 0) {
+    const next = failureEnding(step);
+    return { state: next.state, effects: [...resend, ...next.effects] };
+  }
+  const messages = failedMessages(step);
+  if (step.hotStoreDown) {
+    // Numbered after what the header counts and continuing the path it shows (an edit or a regenerate cannot find
+    // the turn it replaces now), so the rebuilt conversation has them in their place; kept through the announcement.
+    const placed = placeTurn(memory, messages, undefined, Number.POSITIVE_INFINITY);
+    const next = failureEnding(
+      placed.kind === 'placed' ? { ...step, memory: { ...memory, ...placed.state } } : step,
+    );
+    return { state: next.state, effects: [...resend, ...next.effects] };
+  }
+  // A prompt the model was sent stays the conversation's; the message stays where the turn began.
+  const record = {
+    ...(turn?.systemPrompt ? { systemPrompt: turn.systemPrompt } : {}),
+    ...(turn?.branch ? { branch: turn.branch } : {}),
+  };
+  return {
+    state: step,
+    effects: [
+      ...resend,
+      {
+        kind: 'commit',
+        messages,
+        memory,
+        record,
+        ...(turn?.branch ? {} : { placeFirst: { fork: input.fork } }),
+      },
+    ],
+  };
+}
+
+/** The user's message with its failure, and what its client was shown (or only the sources it was shown). */
+function failedMessages(step: FailureStep): ConversationMessage[] {
+  const { input, events } = step;
+  const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
+  const shown = answerText(events);
+  const sources = shownSources(events);
+  if (shown !== '' || sources.length > 0)
+    messages.push({
+      messageId: assistantMessageId(input.chatMessageId),
+      chatMessageId: input.chatMessageId,
+      role: 'assistant',
+      content: shown,
+      timestamp: step.at,
+      finishReason: 'error',
+      ...(sources.length > 0 ? { sources } : {}),
+    });
+  return messages;
+}
+
+/** Before the stream ends, as for an answer: the failed turn is in the list once the client sees its error. */
+function failureEnding(step: FailureStep): Decision<FailureStep, undefined> {
+  const { input, events, turn } = step;
+  const effects: TurnEffect<undefined>[] = [
+    { kind: 'touch-header', memory: step.memory },
+    { kind: 'free-slot' },
+  ];
+  if (events.some(isTerminalEvent)) return { state: step, effects: [...effects, announced(step)] };
+  if (events.length === 0)
+    effects.push({
+      kind: 'emit',
+      event: {
+        type: 'message-start',
+        userMessageId: userMessageId(input.chatMessageId),
+        assistantMessageId: assistantMessageId(input.chatMessageId),
+      },
+    });
+  effects.push(
+    { kind: 'emit', event: { type: 'error', code: input.failure.code, message: input.failure.message } },
+    { kind: 'close' },
+  );
+  const end: TurnEnd = {
+    finishReason: 'error',
+    usage: totalUsage((turn?.rounds ?? []).map((round) => round.usage)),
+    // The rounds that asked for tools, and the one that failed.
+    rounds: (turn?.rounds.length ?? 0) + 1,
+    postedAt: input.postedAt,
+  };
+  return { state: { ...step, end }, effects };
+}
+
+function announced(step: FailureStep): TurnEffect<undefined> {
+  return { kind: 'announce', outcome: 'failed', completedAt: step.at, memory: step.memory };
+}
