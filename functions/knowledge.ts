@@ -8,12 +8,14 @@ import {
   documentPageSchema,
   documentParamsSchema,
   ingestDocumentMessageSchema,
-  libraryOwner,
+  ingestionJob,
   KNOWLEDGE_INGEST_QUEUE,
   knowledgeSearchBodySchema,
   knowledgeSearchResultsSchema,
   listDocumentsQuerySchema,
+  SHARED_LIBRARY,
   uploadAnswerSchema,
+  type KnowledgeDocument,
 } from '../shared/knowledge/contracts.js';
 import { deleteDocument } from '../shared/knowledge/delete-document.js';
 import { ingestDocument } from '../shared/knowledge/ingest-document.js';
@@ -26,6 +28,7 @@ import {
 } from '../shared/knowledge/upload-document.js';
 import { parseInput } from '../shared/validation.js';
 import { ValidationError } from '../shared/errors.js';
+import { meteredSearch } from '../shared/usage/metered-search.js';
 import { withUsage } from '../shared/usage/usage-scope.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -144,16 +147,17 @@ export const searchKnowledgeEndpoint = endpoint({
   summary:
     "Hybrid search {query, limit} over the caller's documents and the shared library's (ready ones): each result's text, title, heading, page(s), score and citation.",
   auth: 'caller',
-  responses: { 200: '{results}' },
+  responses: {
+    200: '{results}',
+    429: "the day's tokens or the month's cost spent, or QUOTA_SEARCHES_PER_MINUTE reached (limit, retry-after)",
+  },
   replies: { 200: knowledgeSearchResultsSchema },
   body: { schema: knowledgeSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
-  async handle({ app, caller, body }) {
-    return {
-      status: 200,
-      body: {
-        results: await searchKnowledge(app.knowledge.search, caller.userId, body.query, body.limit),
-      } satisfies z.input<typeof knowledgeSearchResultsSchema>,
-    };
+  async handle({ app, caller, body, context }) {
+    const results = await meteredSearch(app.quota, caller, context, () =>
+      searchKnowledge(app.knowledge.search, caller.userId, body.query, body.limit),
+    );
+    return { status: 200, body: { results } satisfies z.input<typeof knowledgeSearchResultsSchema> };
   },
 });
 
@@ -161,16 +165,22 @@ export async function knowledgeWorker(message: unknown, context: InvocationConte
   // A malformed message throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const ingest = parseInput(ingestDocumentMessageSchema, message, 'ingest-document message');
   const { knowledge } = await getApp();
-  // The document's embeddings are counted to its library's user (the shared library: to itself), once per attempt.
-  await withUsage(
-    {
-      userId: libraryOwner(ingest.library),
-      job: `ingest:${ingest.documentId}:${ingest.attempt}`,
-      kind: 'ingestion',
-      log: context,
-    },
-    () => ingestDocument(knowledge, ingest, context, { deliveryCount: deliveryCount(context) }),
-  );
+  // The document's embeddings are counted to its uploader (a shared-library document's too, with the library
+  // noted), once per ingestion: a document uploaded again after its delete is a new ingestion.
+  const accountFor = <T>(document: KnowledgeDocument, work: () => Promise<T>) =>
+    withUsage(
+      {
+        userId: document.ownerId,
+        job: ingestionJob(document),
+        kind: 'ingestion',
+        ...(document.library === SHARED_LIBRARY ? { library: document.library } : {}),
+        log: context,
+      },
+      work,
+    );
+  await ingestDocument({ ...knowledge, accountFor }, ingest, context, {
+    deliveryCount: deliveryCount(context),
+  });
 }
 
 export const knowledgeFunctions: FunctionDefinition[] = [

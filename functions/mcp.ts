@@ -10,6 +10,7 @@ import {
 } from '../shared/identity/protected-resource.js';
 import { jsonRpcAnswerSchema } from '../shared/http/mcp-endpoint.js';
 import { createMemoryMcpServer } from '../shared/memory/memory-mcp-server.js';
+import { meteredSearch } from '../shared/usage/metered-search.js';
 import type { FunctionDefinition, HttpFunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -26,7 +27,12 @@ export function mcpHandler(getMcpApp: () => Promise<App>) {
   return mcpHttpHandler<App>(
     {
       server: ({ app, caller, context }) =>
-        createMemoryMcpServer(app.memory, caller.userId, (message) => context.error(message)),
+        createMemoryMcpServer(
+          app.memory,
+          caller.userId,
+          (message) => context.error(message),
+          (work) => meteredSearch(app.quota, caller, context, work),
+        ),
       resourceMetadataUrl: (app, requestUrl) =>
         app.config.auth.mode === 'entra' ? apiUrl(requestUrl, PROTECTED_RESOURCE_METADATA_ROUTE) : undefined,
       maxRequestBytes: MAX_MCP_REQUEST_BYTES,

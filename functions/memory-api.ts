@@ -15,6 +15,7 @@ import {
   memoriesQuerySchema,
 } from '../shared/memory/memory-api.js';
 import { searchConversations } from '../shared/memory/search-conversations.js';
+import { meteredSearch } from '../shared/usage/metered-search.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -59,17 +60,18 @@ export const searchConversationsEndpoint = endpoint({
   summary:
     "Semantic search over the caller's past conversations {query, limit}: each result's summary, themes, sentiment, relevance score, sessionId, title and date.",
   auth: 'caller',
-  responses: { 200: '{results}' },
+  responses: {
+    200: '{results}',
+    429: "the day's tokens or the month's cost spent, or QUOTA_SEARCHES_PER_MINUTE reached (limit, retry-after)",
+  },
   replies: { 200: conversationSearchResultsSchema },
   params: userParamsSchema,
   body: { schema: conversationSearchBodySchema, maxBytes: 16 * 1024, what: 'search' },
-  async handle({ app, caller, body }) {
-    return {
-      status: 200,
-      body: {
-        results: await searchConversations(app.memory.search, caller.userId, body.query, body.limit),
-      } satisfies z.input<typeof conversationSearchResultsSchema>,
-    };
+  async handle({ app, caller, body, context }) {
+    const results = await meteredSearch(app.quota, caller, context, () =>
+      searchConversations(app.memory.search, caller.userId, body.query, body.limit),
+    );
+    return { status: 200, body: { results } satisfies z.input<typeof conversationSearchResultsSchema> };
   },
 });
 

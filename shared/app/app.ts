@@ -41,6 +41,8 @@ import { tracePublisher } from '../messaging/traced-publisher.js';
 import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
 import { QUOTAS_CONTAINER } from '../quota/contracts.js';
 import type { QuotaServices } from '../quota/quota-gate.js';
+import { createCosmosSearchCounter } from '../quota/adapters/cosmos-search-counter.js';
+import type { SearchQuota } from '../quota/search-rate.js';
 import type { ShareStore } from '../sharing/share-store.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
@@ -149,9 +151,9 @@ export interface App {
   knowledge: KnowledgeServices;
   /**
    * Per-user quotas, their state shared by every instance in Cosmos DB. `usage` reads what users spent (tokens,
-   * dollars) for the daily and monthly limits.
+   * dollars) for the daily and monthly limits; `searches` counts searches per minute.
    */
-  quota: QuotaServices;
+  quota: QuotaServices & SearchQuota;
   usage: UsageServices;
   /** Shared snapshots and each owner's links. */
   sharing: { shares: ShareStore };
@@ -237,10 +239,14 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   // One object for the front door, the turn's end and the worker: each reads the limits as they are now; the daily
   // token and monthly dollar limits read the usage counters every recorded model call raises.
-  const quota: QuotaServices = {
+  const quota: QuotaServices & SearchQuota = {
     config: config.quota,
     state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
     usage: usage.reader,
+    searches: {
+      perMinute: config.searchesPerMinute,
+      counter: createCosmosSearchCounter(database.container(QUOTAS_CONTAINER)),
+    },
   };
 
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });

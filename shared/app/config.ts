@@ -15,6 +15,7 @@ import {
 } from '../settings/setting.js';
 import type { Relevance } from '../search/relevance.js';
 import { quotaConfig, quotaSettings, type QuotaConfig } from '../quota/settings.js';
+import { searchesPerMinute, searchRateSettings } from '../quota/search-rate.js';
 import { searchRelevance, searchSettings } from '../search/settings.js';
 import { sharingConfig, sharingSettings, type SharingConfig } from '../sharing/settings.js';
 import { streamingConfig, streamingSettings, type StreamingConfig } from '../streaming/settings.js';
@@ -50,6 +51,8 @@ export interface AppConfig {
   telemetry: TelemetryConfig;
   /** Per-user quotas and rate limits (all off unless set). */
   quota: QuotaConfig;
+  /** Searches one user may make per minute (0: no limit). */
+  searchesPerMinute: number;
   /** Whether conversations may be shared by link, and where the shared page lives. */
   sharing: SharingConfig;
 }
@@ -68,6 +71,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   searchSettings,
   telemetrySettings,
   quotaSettings,
+  searchRateSettings,
   usageSettings,
   sharingSettings,
 );
@@ -92,6 +96,7 @@ export function loadConfig(env: Environment): AppConfig {
     problems,
   );
   const quota = readSettings(quotaSettings, env, problems);
+  const searchRate = readSettings(searchRateSettings, env, problems);
   const usage = readSettings(usageSettings, env, problems);
   const sharing = readSettings(sharingSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
@@ -170,6 +175,7 @@ export function loadConfig(env: Environment): AppConfig {
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
     quota: quotaConfig(quota),
+    searchesPerMinute: searchesPerMinute(searchRate),
     sharing: sharingConfig(sharing),
   };
 }

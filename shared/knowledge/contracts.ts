@@ -259,6 +259,16 @@ export function ingestMessageId(
   return `${document.documentId}.${document.attempt}.${Date.parse(document.createdAt)}`;
 }
 
+/**
+ * The usage job of one ingestion: its record's creation and attempt, so an upload again after a delete (attempt 1
+ * again) is a job of its own, while a redelivery of the same message is the same job, counted once.
+ */
+export function ingestionJob(
+  document: Pick<KnowledgeDocument, 'documentId' | 'attempt' | 'createdAt'>,
+): string {
+  return `ingest:${ingestMessageId(document)}`;
+}
+
 // --- HTTP -------------------------------------------------------------------------------------------------------
 
 /**

@@ -34,6 +34,11 @@ export interface IngestServices {
   reader: Pick<DocumentReader, 'read'>;
   llm: Pick<LlmGateway, 'embed'>;
   settings: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens' | 'maxChunks' | 'embeddingBatch'>;
+  /**
+   * Runs the document's embeddings with their calls counted (to its uploader, as the ingestion of this very record
+   * and attempt); without it the calls are made as they are.
+   */
+  accountFor?: <T>(document: KnowledgeDocument, work: () => Promise<T>) => Promise<T>;
   now?: () => Date;
 }
 
@@ -127,7 +132,8 @@ async function ingest(
   }
 
   const prepared = await prepare(services, started.document);
-  const embeddingRequests = await embedAndStore(services, started.document, prepared);
+  const embed = () => embedAndStore(services, started.document, prepared);
+  const embeddingRequests = await (services.accountFor?.(started.document, embed) ?? embed());
   // What an earlier run of a longer cut left behind, once every chunk of this one is written.
   await services.chunks.remove(message.library, message.documentId, prepared.drafts.length);
   const indexed: Indexed = {

@@ -16,6 +16,9 @@ const DELETE_MEMORY_TOOL = 'delete_memory';
 /** Search, and the stores the profile is read from and memories are forgotten in. */
 export type MemoryMcpServices = ForgetServices & { search: ConversationSearchServices };
 
+/** Runs a search once admitted, its query's embedding counted to the caller (the usage area's meteredSearch). */
+export type SearchMeter = <T>(work: () => Promise<T>) => Promise<T>;
+
 /** What the server tells a client about itself. */
 const MEMORY_MCP_SERVER_INFO = { name: 'memory-chat-backend-memory', version: '1.0.0' };
 
@@ -45,6 +48,7 @@ export function createMemoryMcpServer(
   services: MemoryMcpServices,
   userId: string,
   log: (message: string) => void,
+  meter: SearchMeter,
 ): McpServer {
   const server = new McpServer(MEMORY_MCP_SERVER_INFO, {
     instructions:
@@ -62,7 +66,9 @@ export function createMemoryMcpServer(
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ search_query, limit }) =>
-      run(async () => ({ results: await searchConversations(services.search, userId, search_query, limit) })),
+      run(async () => ({
+        results: await meter(() => searchConversations(services.search, userId, search_query, limit)),
+      })),
   );
 
   server.registerTool(

@@ -88,14 +88,18 @@ describe('the accounted gateway', () => {
     });
   });
 
-  it('counts a job run again once, and records nothing outside a job', async () => {
+  it('counts a job run again once, saying so in its log, and records nothing outside a job', async () => {
     const { ledger, llm } = setUp();
-    const run = () => withUsage(job, () => llm.completeJson(json('conversation_summary')));
+    const lines: string[] = [];
+    const log = { log: (line: string) => lines.push(line) };
+    const run = () => withUsage({ ...job, log }, () => llm.completeJson(json('conversation_summary')));
     await run();
     await run();
     await llm.completeJson(json('conversation_summary'));
     expect(ledger.calls.size).toBe(1);
     expect((await ledger.counter('user_001', 'conversation', 's1'))?.background.calls).toBe(1);
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(['llm-usage', 'llm-usage-repeat']);
+    expect(lines[1]).toContain('"job":"history"');
   });
 
   it("folds the jobs of a turn into its one record, once each, and keeps a background job's apart", async () => {

@@ -75,6 +75,8 @@ export const usageRecordSchema = z.object({
   type: z.literal('usage'),
   sessionId: z.string().optional(),
   turnId: z.string().optional(),
+  /** The knowledge library an ingestion worked for, when it is not the user's own (the shared library). */
+  library: z.string().optional(),
   /** UTC day (YYYY-MM-DD) of its first job. */
   day: z.string(),
   at: z.string(),

@@ -42,12 +42,21 @@ export class UsageRecorder implements UsageWriter {
       type: 'usage',
       ...(attribution.sessionId !== undefined ? { sessionId: attribution.sessionId } : {}),
       ...(attribution.turnId !== undefined ? { turnId: attribution.turnId } : {}),
+      ...(attribution.library !== undefined ? { library: attribution.library } : {}),
       day: at.slice(0, 10),
       at,
       jobs: { [attribution.job]: parts },
       ttl: USAGE_RECORD_TTL_SECONDS,
     };
-    if (!(await this.ledger.record(record))) return;
+    if (!(await this.ledger.record(record))) {
+      // A job run again is counted once; said aloud, so a job id that repeats by mistake cannot hide calls unseen.
+      const log = attribution.log ?? console;
+      log.log(
+        `llm-usage-repeat ${JSON.stringify({ userId: record.userId, job: attribution.job, record: record.id, calls: scope.calls.length })}` +
+          ': this job was recorded before, so its calls are not counted again.',
+      );
+      return;
+    }
     for (const part of parts) {
       this.#cost.add(part.costUsd, { 'gen_ai.request.model': part.model, 'chat.usage.kind': part.kind });
       const { kind, model, calls, priced: _priced, ...figures } = part;
@@ -56,6 +65,7 @@ export class UsageRecorder implements UsageWriter {
           userId: record.userId,
           sessionId: record.sessionId ?? null,
           turnId: record.turnId ?? null,
+          ...(record.library !== undefined ? { library: record.library } : {}),
           kind,
           model,
           calls,

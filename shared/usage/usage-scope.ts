@@ -23,7 +23,9 @@ export interface UsageAttribution {
   ownRecord?: boolean;
   /** Every call of the job is of this kind (knowledge ingestion), instead of what each call says it is. */
   kind?: UsageKind;
-  /** The invocation's logger, which writes the `llm-usage` lines of the job's record. */
+  /** The knowledge library the job worked for (an ingestion into the shared library is counted to its uploader). */
+  library?: string;
+  /** The invocation's logger: the `llm-usage` lines of the job's record, or the line saying it was counted before. */
   log?: Pick<Logger, 'log'>;
 }
 

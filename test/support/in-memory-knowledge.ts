@@ -18,7 +18,7 @@ import type {
   StoredDocument,
 } from '../../shared/knowledge/knowledge-documents.js';
 import type { KnowledgeUploads } from '../../shared/knowledge/knowledge-uploads.js';
-import type { LlmGateway } from '../../shared/llm/llm-gateway.js';
+import type { EmbedOptions, LlmGateway } from '../../shared/llm/llm-gateway.js';
 import { rankQuery, termCounts } from '../../shared/search/hybrid-ranking.js';
 
 const key = (library: string, documentId: string) => `${library}\u0000${documentId}`;
@@ -291,10 +291,13 @@ export class KeywordEmbeddings implements LlmGateway {
     const words = text.toLowerCase().split(/[^a-z0-9]+/);
     return [0.01, ...this.keywords.map((keyword) => words.filter((word) => word === keyword).length)];
   }
-  embed(texts: string[]): Promise<number[][]> {
+  embed(texts: string[], options?: EmbedOptions): Promise<number[][]> {
     this.requests.push([...texts]);
     const failure = this.failures.shift();
     if (failure !== undefined) return Promise.reject(failure);
+    // A token per word, as an embeddings endpoint reports what it read.
+    const promptTokens = texts.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
+    options?.onUsage?.({ usage: { promptTokens, completionTokens: 0, totalTokens: promptTokens } });
     return Promise.resolve(texts.map((text) => this.vector(text)));
   }
 }

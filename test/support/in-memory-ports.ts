@@ -3,6 +3,10 @@
 // Each keeps what it was given so a test can look at it.
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
 import { MemoryUsageLedger } from './memory-usage-ledger.js';
+import { MemorySearchCounter } from './in-memory-search-counter.js';
+import { accountedLlm } from '../../shared/usage/accounted-llm.js';
+import { UsageRecorder } from '../../shared/usage/usage-recorder.js';
+import { configuredModels } from '../../shared/app/usage-accounting.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
@@ -583,7 +587,13 @@ function sharedReader(budget: ReadingBudget): DocumentReader {
 }
 
 export function createTestApp(
-  options: { settings?: Record<string, string>; healthChecks?: HealthCheck[]; llm?: LlmGateway } = {},
+  options: {
+    settings?: Record<string, string>;
+    healthChecks?: HealthCheck[];
+    llm?: LlmGateway;
+    /** Records the model calls made in a usage scope in `fakes.usage`, as the app does. */
+    accounted?: boolean;
+  } = {},
 ): TestApp {
   const config = testConfig(options.settings);
   const longTermMessages = new MemoryConversationMessages();
@@ -625,12 +635,16 @@ export function createTestApp(
   const unreachableModel = (): never => {
     throw new Error('This test app has no model: pass one as `llm`.');
   };
-  const llm: LlmGateway = options.llm ?? {
+  const model: LlmGateway = options.llm ?? {
     streamChat: unreachableModel,
     completeJson: unreachableModel,
     embed: unreachableModel,
     probe: unreachableModel,
   };
+  const llm =
+    options.accounted === true
+      ? accountedLlm(model, new UsageRecorder(fakes.usage, config.usage.prices), configuredModels(config.llm))
+      : model;
   const search = { summaries: fakes.summaries, headers: fakes.headers, llm, relevance: config.search };
   const knowledgeSearch = { chunks: fakes.knowledgeChunks, llm, relevance: config.search };
   const reader = sharedReader(config.knowledge.reading);
@@ -717,7 +731,12 @@ export function createTestApp(
       settings: config.knowledge,
       search: knowledgeSearch,
     },
-    quota: { config: config.quota, state: new MemoryQuotaState(), usage: usageReader },
+    quota: {
+      config: config.quota,
+      state: new MemoryQuotaState(),
+      usage: usageReader,
+      searches: { perMinute: config.searchesPerMinute, counter: new MemorySearchCounter() },
+    },
     usage: { ledger: fakes.usage, reader: usageReader, prices: config.usage.prices },
     sharing: { shares: fakes.shares },
     orchestrations: () => fakes.orchestrations,
