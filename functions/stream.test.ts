@@ -143,3 +143,52 @@ describe('GET /api/stream/{sessionId}/{chatMessageId}', () => {
     expect((await open({}, `/api/stream/${sessionId}/${chatMessageId}?userId=user_002`)).status).toBe(403);
   });
 });
+
+describe('bounded streams', () => {
+  async function openFor(
+    streams: TestApp,
+    user: string,
+  ): Promise<{ status: number; body: ReadableStream<Uint8Array> | null; json: () => Promise<unknown> }> {
+    const { sessionId } = await streams.fakes.sessions.create(user);
+    // A turn never posted: its stream waits for a first event that does not come.
+    return callEndpoint(streamTurnEndpoint, streams, {
+      headers: asUser(user),
+      params: { sessionId, chatMessageId: randomUUID() },
+    });
+  }
+
+  it('refuses one stream over STREAMS_PER_USER with 429 until one of the caller ends', async () => {
+    const streams = createTestApp({ settings: { STREAMS_PER_USER: '2' } });
+    const held = [await openFor(streams, 'user_001'), await openFor(streams, 'user_001')];
+    expect(held.map((reply) => reply.status)).toEqual([200, 200]);
+
+    const refused = await openFor(streams, 'user_001');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      code: 'quota_exceeded',
+      limit: 'streams-per-user',
+      allowed: 2,
+      current: 2,
+    });
+    // Another user's streams are theirs to count.
+    const other = await openFor(streams, 'user_002');
+    expect(other.status).toBe(200);
+
+    await held[0]!.body!.cancel();
+    const again = await openFor(streams, 'user_001');
+    expect(again.status).toBe(200);
+    for (const reply of [held[1]!, other, again]) await reply.body!.cancel();
+    expect(streams.streaming.openStreams.count('user_001')).toBe(0);
+  });
+
+  it('closes the stream of a turn never posted after SSE_START_TIMEOUT_MS with a readable event', async () => {
+    const streams = createTestApp({ settings: { SSE_START_TIMEOUT_MS: '1000' } });
+    const reply = await openFor(streams, 'user_001');
+    expect(reply.status).toBe(200);
+    const text = await new Response(reply.body).text();
+    expect(text).toMatch(
+      /^event: stream-closed\ndata: \{"reason":"not-started","message":"This answer has not started/m,
+    );
+    expect(streams.streaming.openStreams.count('user_001')).toBe(0);
+  }, 15_000);
+});

@@ -41,10 +41,11 @@ export const streamTurnEndpoint = endpoint({
     "the caller's identity or the ticket of POST /api/chat's stream URL.",
   auth: 'caller-or-ticket',
   responses: {
-    200: 'text/event-stream: `id:` the seq, `event:` the type, `data:` the event as JSON',
+    200: 'text/event-stream: `id:` the seq, `event:` the type, `data:` the event as JSON; a turn with no event after SSE_START_TIMEOUT_MS ends with `event: stream-closed` {reason, message}',
     204: "the client already has the ended turn's last event",
     401: 'no identity, or a ticket that is not valid for this turn',
     404: "an unknown turn, or another user's",
+    429: 'STREAMS_PER_USER streams of the caller already open in this instance (limit, retry-after)',
   },
   replies: { 200: { content: { 'text/event-stream': turnEventStreamSchema } } },
   ticket: {
@@ -62,6 +63,8 @@ export const streamTurnEndpoint = endpoint({
         turnEvents: app.streaming.turnEvents,
         feed: app.streaming.feed,
         idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
+        startTimeoutMs: app.config.streaming.sseStartTimeoutMs,
+        openStreams: app.streaming.openStreams,
       },
       caller,
       { ...params, afterSeq },

@@ -46,6 +46,7 @@ import type { SearchQuota } from '../quota/search-rate.js';
 import type { ShareStore } from '../sharing/share-store.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
 import type { ClientAccessIssuer } from '../streaming/client-access.js';
+import { OpenStreams } from '../streaming/open-streams.js';
 import type { StreamTicketStore } from '../streaming/stream-tickets.js';
 import { traceEventSink, traceEventStore } from '../streaming/traced-streaming.js';
 import { traceMethods } from '../telemetry/spans.js';
@@ -82,6 +83,8 @@ export interface StreamingServices {
   clientAccess: ClientAccessIssuer;
   /** Tickets that open one turn's stream without headers (POST /api/chat gives them). */
   tickets: StreamTicketStore;
+  /** The SSE streams open in this instance, by user (STREAMS_PER_USER). */
+  openStreams: OpenStreams;
 }
 
 export interface HistoryServices {
@@ -301,6 +304,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       feed: streaming.feed,
       clientAccess: streaming.clientAccess,
       tickets: createCosmosStreamTicketStore(database.container(SESSIONS_CONTAINER)),
+      openStreams: new OpenStreams(config.streaming.streamsPerUser),
     },
     history: {
       worker: {

@@ -4,6 +4,7 @@
 import type { Caller } from '../identity/caller.js';
 import { requireSession } from '../conversation/require-session.js';
 import type { SessionStore } from '../conversation/session-store.js';
+import type { OpenStreams } from './open-streams.js';
 import { relayTurnEvents, resumePoint } from './turn-event-relay.js';
 import type { TurnEventStore } from './turn-event-store.js';
 import type { UserEventFeed } from './user-event-feed.js';
@@ -14,6 +15,10 @@ export interface OpenTurnStreamServices {
   feed: UserEventFeed;
   /** An SSE stream with no event for this long ends; the client reconnects with Last-Event-ID. */
   idleTimeoutMs: number;
+  /** A stream of a turn with no event yet ends after this long, with a `stream-closed` notice. */
+  startTimeoutMs: number;
+  /** The streams open in this instance: one over the user's cap is refused (429). */
+  openStreams: OpenStreams;
 }
 
 export async function openTurnStream(
@@ -26,6 +31,7 @@ export async function openTurnStream(
   await requireSession(services.sessions, caller, sessionId);
   if ((await resumePoint(services.turnEvents, { sessionId, chatMessageId }, afterSeq)) === 'ended')
     return 'ended';
+  const release = services.openStreams.take(caller.userId);
   return relayTurnEvents({
     userId: caller.userId,
     sessionId,
@@ -34,6 +40,8 @@ export async function openTurnStream(
     store: services.turnEvents,
     feed: services.feed,
     idleTimeoutMs: services.idleTimeoutMs,
+    startTimeoutMs: services.startTimeoutMs,
+    onEnd: release,
     onError,
   });
 }

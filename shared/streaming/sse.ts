@@ -23,6 +23,20 @@ export function formatSseEvent(event: ChatEvent): string {
   return `id: ${event.seq}\nevent: ${sseEventName(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** The SSE event name of the notice a stream is closed with before its turn ended (not a ChatEvent: it has no seq). */
+export const SSE_STREAM_CLOSED_EVENT = 'stream-closed';
+
+/** Why the server closed a stream before its turn's last event, for the client to read. */
+export interface StreamClosedNotice {
+  reason: 'not-started';
+  message: string;
+}
+
+/** The notice frame: no `id:`, so a client's Last-Event-ID stays the last event it had. */
+export function formatSseNotice(notice: StreamClosedNotice): string {
+  return `event: ${SSE_STREAM_CLOSED_EVENT}\ndata: ${JSON.stringify(notice)}\n\n`;
+}
+
 /** A comment frame (ignored by clients, keeps proxies from timing out); line breaks become spaces. */
 export function formatSseComment(text: string): string {
   return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;

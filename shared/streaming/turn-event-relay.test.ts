@@ -107,6 +107,8 @@ interface Capture {
   /** The event frames, each checked to carry its seq as id and its type as event name. */
   events: ChatEvent[];
   comments: string[];
+  /** The `stream-closed` notices: not events of the turn, so without an id. */
+  notices: unknown[];
   retries: number[];
   done: boolean;
   cancel(): Promise<void>;
@@ -119,12 +121,18 @@ function capture(stream: ReadableStream<Uint8Array>): Capture {
   const result: Capture = {
     events: [],
     comments: [],
+    notices: [],
     retries: [],
     done: false,
     cancel: () => reader.cancel(),
   };
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
+      if (message.event === 'stream-closed') {
+        expect(message.id).toBeUndefined();
+        result.notices.push(JSON.parse(message.data));
+        return;
+      }
       const event = JSON.parse(message.data) as ChatEvent;
       expect(message.id).toBe(String(event.seq));
       expect(message.event).toBe(event.type);
@@ -426,6 +434,45 @@ describe('relayTurnEvents', () => {
     expect(sse.events).toEqual(events.slice(0, 3));
     expect(sse.comments.at(-1)).toBe('no event for 30000 ms; reconnect with Last-Event-ID 3');
     expectCleanEnd(sse);
+  });
+
+  it('ends the stream of a turn with no event after startTimeoutMs, with a notice saying why', async () => {
+    let ended = 0;
+    const sse = relay({ startTimeoutMs: 5_000, onEnd: () => (ended += 1) });
+    await advance(4_999);
+    expect(sse.done).toBe(false);
+    await advance(1);
+    expect(sse.events).toEqual([]);
+    expect(sse.notices).toEqual([
+      { reason: 'not-started', message: expect.stringMatching(/has not started/) },
+    ]);
+    expectCleanEnd(sse);
+    expect(ended).toBe(1);
+  });
+
+  it('keeps the stream of a turn that starts in time, and of a resume, past startTimeoutMs', async () => {
+    const events = turn(4);
+    const sse = relay({ startTimeoutMs: 5_000 });
+    await advance(1_000);
+    feed.push(ev(events, 1));
+    const resumed = relay({ startTimeoutMs: 5_000, afterSeq: 1 });
+    await advance(10_000);
+    expect(sse.done).toBe(false);
+    expect(resumed.done).toBe(false);
+    expect(sse.notices).toEqual([]);
+    feed.push(...events.slice(1));
+    await advance();
+    expect(sse.events).toEqual(events);
+    expect(resumed.events).toEqual(events.slice(1));
+  });
+
+  it('calls onEnd once when the client disconnects', async () => {
+    let ended = 0;
+    const sse = relay({ onEnd: () => (ended += 1) });
+    await advance();
+    await sse.cancel();
+    await advance(120_000);
+    expect(ended).toBe(1);
   });
 
   it('stops its timers and closes the subscription when the client disconnects', async () => {

@@ -3,7 +3,7 @@
 // the store (the backfill), so nothing falls between the two.
 import { ValidationError } from '../errors.js';
 import { isTerminalEvent, type ChatEvent } from './contracts.js';
-import { formatSseComment, formatSseEvent, formatSseRetry } from './sse.js';
+import { formatSseComment, formatSseEvent, formatSseNotice, formatSseRetry } from './sse.js';
 import type { TurnEventStore } from './turn-event-store.js';
 import type { FeedSubscription, UserEventFeed } from './user-event-feed.js';
 
@@ -17,6 +17,13 @@ export interface RelayOptions {
   feed: UserEventFeed;
   /** No new event for this long → end the stream (with a comment saying so); the client reconnects. */
   idleTimeoutMs: number;
+  /**
+   * A turn with no event at all for this long after the stream opened from its start (never posted, or still
+   * queued) → end the stream with a `stream-closed` notice (a comment when `frame` is another protocol's).
+   */
+  startTimeoutMs?: number;
+  /** Called once when the relay ends, whichever way (the turn's end, the client gone, a timeout). */
+  onEnd?: () => void;
   /** Default 15000: comment frames so proxies keep the connection. */
   keepAliveMs?: number;
   /** Default 2000: with no live event for this long, the store is read (then again after twice as long, ...). */
@@ -62,6 +69,7 @@ class TurnEventRelay {
   private keepAliveTimer: Timer | undefined;
   private gapTimer: Timer | undefined;
   private quietTimer: Timer | undefined;
+  private startTimer: Timer | undefined;
   /** Wait before the next quiet-period read: doubles on each, back to quietReadMs on a live event. */
   private quietDelay: number;
   /** Wait before the next lookup of a missing seq: doubles while the gap stays, back to gapRetryMs when it fills. */
@@ -93,6 +101,7 @@ class TurnEventRelay {
   start(): void {
     this.write(formatSseRetry(this.options.retryMs ?? 1000));
     this.armIdleTimer();
+    this.armStartTimer();
     void this.listenThenBackfill();
   }
 
@@ -196,6 +205,7 @@ class TurnEventRelay {
   }
 
   private emit(event: ChatEvent): void {
+    clearTimeout(this.startTimer);
     this.write((this.options.frame ?? formatSseEvent)(event));
     this.armIdleTimer();
     if (isTerminalEvent(event)) this.finish();
@@ -210,6 +220,24 @@ class TurnEventRelay {
       this.gapDelay = Math.min(delay * 2, this.quietReadMaxMs);
       void this.readStore();
     }, delay);
+  }
+
+  /** A stream from the turn's start waits this long for its first event, not the whole idle timeout. */
+  private armStartTimer(): void {
+    const ms = this.options.startTimeoutMs;
+    if (ms === undefined || this.options.afterSeq !== 0) return;
+    this.startTimer = setTimeout(() => {
+      if (this.next !== 1 || this.pending.size > 0) return;
+      const message =
+        `This answer has not started after ${Math.round(ms / 1000)} s: it was never posted, or it is still ` +
+        'waiting behind an earlier one. Open the stream again to keep waiting.';
+      this.write(
+        this.options.frame === undefined
+          ? formatSseNotice({ reason: 'not-started', message })
+          : formatSseComment(message),
+      );
+      this.finish();
+    }, ms);
   }
 
   private armIdleTimer(): void {
@@ -241,10 +269,12 @@ class TurnEventRelay {
   private end(): void {
     this.ended = true;
     this.pending.clear();
+    clearTimeout(this.startTimer);
     clearTimeout(this.idleTimer);
     clearTimeout(this.keepAliveTimer);
     clearTimeout(this.gapTimer);
     clearTimeout(this.quietTimer);
+    this.options.onEnd?.();
   }
 
   private async closeSubscription(): Promise<void> {

@@ -4,6 +4,7 @@
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
 import { MemoryUsageLedger } from './memory-usage-ledger.js';
 import { MemorySearchCounter } from './in-memory-search-counter.js';
+import { OpenStreams } from '../../shared/streaming/open-streams.js';
 import { accountedLlm } from '../../shared/usage/accounted-llm.js';
 import { UsageRecorder } from '../../shared/usage/usage-recorder.js';
 import { configuredModels } from '../../shared/app/usage-accounting.js';
@@ -695,6 +696,7 @@ export function createTestApp(
       feed: fakes.feed,
       clientAccess: new FakeClientAccess(),
       tickets: fakes.tickets,
+      openStreams: new OpenStreams(config.streaming.streamsPerUser),
     },
     history: {
       worker: {
