@@ -153,7 +153,7 @@ export async function admitKnowledgeBytes(
 }
 
 /** Tokens today and spend this month, read at once; a limit reached refuses until its period ends. */
-export async function checkSpend(services: QuotaServices, userId: string, now: Date): Promise<void> {
+async function checkSpend(services: QuotaServices, userId: string, now: Date): Promise<void> {
   const { tokensPerDay, costPerMonthUsd } = services.config;
   const [tokens, cost] = await Promise.all([
     tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,

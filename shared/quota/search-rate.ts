@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { QuotaExceededError } from '../errors.js';
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
-import { checkSpend, isExempt, minuteStart, type QuotaCaller, type QuotaServices } from './quota-gate.js';
+import { QUOTA_LIMITS } from './contracts.js';
+import { isExempt, minuteStart, type QuotaCaller, type QuotaServices } from './quota-gate.js';
 
 export const searchRateSettings = defineSettings({
   QUOTA_SEARCHES_PER_MINUTE: intSetting({
@@ -51,19 +52,19 @@ export function searchWindowId(windowStart: Date): string {
 }
 
 /**
- * Admits one search or throws QuotaExceededError (429): the day's tokens or the month's cost already spent (as a
- * turn is refused), or QUOTA_SEARCHES_PER_MINUTE searches this minute. Nothing is read for an exempt caller.
+ * Admits one search or throws QuotaExceededError (429): the day's tokens or the month's cost already spent, or
+ * QUOTA_SEARCHES_PER_MINUTE searches this minute. Nothing is read for an exempt caller.
  */
 export async function admitSearch(services: QuotaServices & SearchQuota, caller: QuotaCaller): Promise<void> {
   if (isExempt(services.config, caller)) return;
   const now = services.now?.() ?? new Date();
-  await checkSpend(services, caller.userId, now);
+  await refuseWhenSpent(services, caller.userId, now);
   const { perMinute, counter } = services.searches;
   if (perMinute === 0) return;
   const window = { start: minuteStart(now), seconds: 60 };
   const counted = await counter.countSearch(caller.userId, window, perMinute);
   if (counted.counted) return;
-  const retryAfter = Math.max(1, Math.ceil((window.start.getTime() + 60_000 - now.getTime()) / 1000));
+  const retryAfter = secondsUntil(now, window.start.getTime() + 60_000);
   throw new QuotaExceededError(
     `Too many searches this minute (${perMinute} allowed per minute): search again in a moment. ` +
       '(QUOTA_SEARCHES_PER_MINUTE)',
@@ -72,4 +73,43 @@ export async function admitSearch(services: QuotaServices & SearchQuota, caller:
     counted.count,
     retryAfter,
   );
+}
+
+/**
+ * A search embeds a query of at most a few hundred tokens: it is refused once the day's tokens or the month's
+ * dollars are spent, as a new turn is, and reserves nothing (what it uses is recorded as it ends).
+ */
+async function refuseWhenSpent(services: QuotaServices, userId: string, now: Date): Promise<void> {
+  const { tokensPerDay, costPerMonthUsd } = services.config;
+  const [tokens, cost] = await Promise.all([
+    tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
+    costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
+  ]);
+  if (tokensPerDay > 0 && tokens >= tokensPerDay) {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    throw new QuotaExceededError(
+      `You used ${tokens} tokens today (UTC), the most allowed per day: search again after midnight UTC. ` +
+        `(${QUOTA_LIMITS['tokens-per-day']})`,
+      'tokens-per-day',
+      tokensPerDay,
+      tokens,
+      secondsUntil(now, midnight),
+    );
+  }
+  if (costPerMonthUsd > 0 && cost >= costPerMonthUsd) {
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    throw new QuotaExceededError(
+      `You spent $${cost.toFixed(2)} this month (UTC), the most allowed ($${costPerMonthUsd.toFixed(2)}): ` +
+        `search again next month. (${QUOTA_LIMITS['cost-per-month']})`,
+      'cost-per-month',
+      costPerMonthUsd,
+      cost,
+      secondsUntil(now, nextMonth),
+    );
+  }
+}
+
+/** Whole seconds until `later`, at least 1 (a retry-after of 0 invites a hot loop). */
+function secondsUntil(now: Date, later: number): number {
+  return Math.max(1, Math.ceil((later - now.getTime()) / 1000));
 }
