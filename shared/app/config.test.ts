@@ -97,8 +97,16 @@ describe('loadConfig', () => {
       flushIntervalMs: 50,
       flushMaxChars: 256,
       sseIdleTimeoutMs: 120000,
+      sseStartTimeoutMs: 30000,
+      streamsPerUser: 20,
       ticketTtlSeconds: 900,
     });
+    expect(config.searchesPerMinute).toBe(0);
+    expect(loadConfig({ ...azure, STREAMS_PER_USER: '0' }).streaming.streamsPerUser).toBe(0);
+    expect(problemsOf({ ...azure, SSE_START_TIMEOUT_MS: '10', QUOTA_SEARCHES_PER_MINUTE: '-1' })).toEqual([
+      'SSE_START_TIMEOUT_MS',
+      'QUOTA_SEARCHES_PER_MINUTE',
+    ]);
     expect(problemsOf({ ...azure, CHAT_PROMPT_TOKEN_BUDGET: '10', STREAM_FLUSH_MAX_CHARS: '0' })).toEqual([
       'CHAT_PROMPT_TOKEN_BUDGET',
       'STREAM_FLUSH_MAX_CHARS',
