@@ -1,7 +1,6 @@
-// What searches and ingestions cost, end to end over the local runtime: knowledge and memory search over REST and
-// MCP's search_conversation_history each add a recorded embedding call to GET /api/usage, a user whose day's
-// tokens are spent is refused every search, and uploading, deleting and uploading a file again records each
-// ingestion.
+// What searches and ingestions cost, end to end over the local runtime: each search (REST and MCP) adds a recorded
+// embedding call, a user whose day's tokens are spent is refused every search, and each ingestion of a file
+// uploaded, deleted and uploaded again is recorded.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
