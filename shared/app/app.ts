@@ -241,6 +241,9 @@ export function createApp(config: AppConfig, platform: Platform): App {
     config: config.quota,
     state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
     usage: usage.reader,
+    // A reservation's dollars: its tokens at the chat model's output price, the dearest it may be billed at.
+    priceTokens: (tokens) =>
+      usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
