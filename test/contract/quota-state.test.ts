@@ -110,9 +110,8 @@ describe('turn slots', () => {
 describe('reservations', () => {
   const reserve = (tokens: number) => ({ tokens, costUsd: 0, bytes: 0 });
   /** Admits while what is used and reserved stays within `limit` (the gate's rule for a whole estimate). */
-  const within = (limit: number, used: () => number, tokens: number) => async (open: Reservation) => {
-    if (used() + open.tokens + tokens > limit) throw new Error('over');
-  };
+  const within = (limit: number, used: () => number, tokens: number) => (open: Reservation) =>
+    used() + open.tokens + tokens > limit ? Promise.reject(new Error('over')) : Promise.resolve();
 
   it('ten parallel reservations from two instances: only what fits the limit is held', async () => {
     const userId = user();
