@@ -229,9 +229,9 @@ async function uploadAgain(
   }
 }
 
-/** The bytes of the documents the user uploaded (private and shared), those being deleted aside. */
-async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promise<number> {
-  let total = 0;
+/** The bytes of each document the user uploaded (private and shared), those being deleted aside, by id. */
+async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promise<Map<string, number>> {
+  const owned = new Map<string, number>();
   for (const library of [privateLibrary(userId), SHARED_LIBRARY]) {
     let continuationToken: string | undefined;
     do {
@@ -240,11 +240,11 @@ async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promis
         limit: OWNED_BYTES_PAGE,
         ...(continuationToken === undefined ? {} : { continuationToken }),
       });
-      for (const document of page.documents) total += document.bytes;
+      for (const document of page.documents) owned.set(document.documentId, document.bytes);
       continuationToken = page.continuationToken;
     } while (continuationToken !== undefined);
   }
-  return total;
+  return owned;
 }
 
 const OWNED_BYTES_PAGE = 100;

@@ -241,11 +241,13 @@ describe('uploads', () => {
     const { services, state } = gate({ QUOTA_KNOWLEDGE_BYTES: '1000' });
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, (_, n) =>
-        admitUpload(services, alice, upload(n, 300), () => Promise.resolve(0)),
+        admitUpload(services, alice, upload(n, 300), () => Promise.resolve(new Map())),
       ),
     );
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
-    const refused = await refusal(admitUpload(services, alice, upload(11, 300), () => Promise.resolve(0)));
+    const refused = await refusal(
+      admitUpload(services, alice, upload(11, 300), () => Promise.resolve(new Map())),
+    );
     expect(refused).toMatchObject({ limit: 'knowledge-bytes', allowed: 1000, current: 900 });
     // An upload that failed to store gives its bytes back.
     const admitted = outcomes.find((outcome) => outcome.status === 'fulfilled')!;
@@ -253,17 +255,27 @@ describe('uploads', () => {
     expect(state.reserved(alice.userId, AT).bytes).toBe(600);
   });
 
+  it('count a document stored while its upload still holds its lease once, not twice', async () => {
+    const { services } = gate({ QUOTA_KNOWLEDGE_BYTES: '1000' });
+    const stored = new Map<string, number>();
+    await admitUpload(services, alice, upload(1, 600), () => Promise.resolve(stored));
+    stored.set('doc-1', 600);
+    await admitUpload(services, alice, upload(2, 400), () => Promise.resolve(stored));
+    const refused = await refusal(admitUpload(services, alice, upload(3, 1), () => Promise.resolve(stored)));
+    expect(refused).toMatchObject({ limit: 'knowledge-bytes', current: 1000 });
+  });
+
   it("are refused once the day's tokens are spent, and read nothing when every limit is off", async () => {
     const { services, usage } = gate({ QUOTA_TOKENS_PER_DAY: '1000' });
     usage.tokens = 1000;
-    expect((await refusal(admitUpload(services, alice, upload(1, 10), () => Promise.resolve(0)))).limit).toBe(
-      'tokens-per-day',
-    );
+    expect(
+      (await refusal(admitUpload(services, alice, upload(1, 10), () => Promise.resolve(new Map())))).limit,
+    ).toBe('tokens-per-day');
 
     let read = false;
     await admitUpload(gate({}).services, alice, upload(2, 10 ** 9), () => {
       read = true;
-      return Promise.resolve(0);
+      return Promise.resolve(new Map());
     });
     expect(read).toBe(false);
   });
@@ -283,7 +295,9 @@ describe('exemptions', () => {
     expect(isExempt(services.config, operator)).toBe(true);
     for (const caller of [{ userId: 'user_003' }, operator])
       for (const n of [1, 2, 3]) await admitTurn(services, caller, turn(n));
-    await admitUpload(services, operator, { documentId: 'd', bytes: 100 }, () => Promise.resolve(100));
+    await admitUpload(services, operator, { documentId: 'd', bytes: 100 }, () =>
+      Promise.resolve(new Map([['other', 100]])),
+    );
     expect(usage.asked).toEqual([]);
     expect(
       (await refusal(admitTurn(services, { userId: 'user_002', groups: ['readers'] }, turn(4)))).limit,

@@ -172,13 +172,13 @@ export async function admitUpload(
   services: QuotaServices,
   caller: QuotaCaller,
   upload: { documentId: string; bytes: number },
-  storedBytes: () => Promise<number>,
+  storedBytes: () => Promise<ReadonlyMap<string, number>>,
 ): Promise<UploadAdmission> {
   const { config, state } = services;
   const nothing: UploadAdmission = { release: () => Promise.resolve() };
   if ((config.knowledgeBytes === 0 && !spendLimited(config)) || isExempt(config, caller)) return nothing;
   const now = services.now?.() ?? new Date();
-  const key = `upload:${upload.documentId}`;
+  const key = uploadKey(upload.documentId);
   const tokens = Math.ceil(upload.bytes / BYTES_PER_TOKEN);
   const spend = spendReservation(services, caller.userId, now, tokens, upload.bytes);
   const taken = await state.takeTurnSlot({
@@ -188,8 +188,8 @@ export async function admitUpload(
     leaseSeconds: config.leaseSeconds,
     now,
     reserve: spend.reserve,
-    check: async (open) => {
-      if (config.knowledgeBytes > 0) await checkBytes(config, upload.bytes, open.bytes, storedBytes);
+    check: async (open, leases) => {
+      if (config.knowledgeBytes > 0) await checkBytes(config, upload.bytes, leases, storedBytes);
       await spend.check(open);
     },
   });
@@ -200,13 +200,22 @@ export async function admitUpload(
   };
 }
 
+function uploadKey(documentId: string): string {
+  return `upload:${documentId}`;
+}
+
 async function checkBytes(
   config: QuotaConfig,
   addedBytes: number,
-  reservedBytes: number,
-  storedBytes: () => Promise<number>,
+  leases: readonly { turn: string; bytes: number }[],
+  storedBytes: () => Promise<ReadonlyMap<string, number>>,
 ): Promise<void> {
-  const held = (await storedBytes()) + reservedBytes;
+  const stored = await storedBytes();
+  // An upload whose document is stored and listed already is counted there, not twice.
+  const reserved = leases
+    .filter((lease) => !stored.has(lease.turn.replace(/^upload:/, '')))
+    .reduce((sum, lease) => sum + lease.bytes, 0);
+  const held = [...stored.values()].reduce((sum, bytes) => sum + bytes, reserved);
   if (held + addedBytes <= config.knowledgeBytes) return;
   throw refusal(
     'knowledge-bytes',

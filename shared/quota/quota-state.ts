@@ -26,9 +26,10 @@ export interface TurnSlotRequest {
   reserve?: Reservation;
   /**
    * Called with what the user's other unexpired leases reserve, after they are read and before the write (so usage
-   * read inside it counts each settled turn in one or the other); throws to refuse the lease.
+   * read inside it counts each settled turn in one or the other); throws to refuse the lease. `leases` names each
+   * unexpired lease with the bytes it holds.
    */
-  check?: (open: Reservation) => Promise<void>;
+  check?: (open: Reservation, leases: readonly { turn: string; bytes: number }[]) => Promise<void>;
 }
 
 export type MessageCountOutcome = { counted: true } | { counted: false; count: number };

@@ -35,7 +35,10 @@ export class MemoryQuotaState implements QuotaState {
           running: slots.length,
           nextExpiry: new Date(Math.min(...slots.map((lease) => lease.expiresAt))),
         };
-      await check?.(this.reserved(userId, now));
+      await check?.(
+        this.reserved(userId, now),
+        live.map((lease) => ({ turn: lease.turn, bytes: lease.bytes })),
+      );
       if (version !== this.#version) continue;
       const { tokens = 0, costUsd = 0, bytes = 0 } = reserve ?? {};
       const lease = { turn, expiresAt: now.getTime() + leaseSeconds * 1000, slot: max > 0, settling: false };

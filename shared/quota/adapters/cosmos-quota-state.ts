@@ -62,7 +62,10 @@ export function createCosmosQuotaState(container: Container): QuotaState {
             nextExpiry: new Date(Math.min(...slots.map((lease) => Date.parse(lease.expiresAt)))),
           };
         // Read after the leases: a turn settled meanwhile changed the document, so this write then conflicts.
-        await check?.(reservedBy(live));
+        await check?.(
+          reservedBy(live),
+          live.map((lease) => ({ turn: lease.turn, bytes: lease.bytes ?? 0 })),
+        );
         const expiresAt = new Date(now.getTime() + leaseSeconds * 1000);
         const lease: TurnLease = {
           turn,
