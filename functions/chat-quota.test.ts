@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
 import type { QueuedChatMessage } from '../shared/chat/contracts/queue.js';
 import { ConflictError } from '../shared/errors.js';
+import { releaseTurn } from '../shared/quota/quota-gate.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
 import { MemoryQuotaState } from '../test/support/in-memory-quota.js';
@@ -145,6 +146,38 @@ describe('a slot taken under QUOTA_CONCURRENT_TURNS and the limit turned off mea
     expect((await post(sessions[0]!, a)).status).toBe(202);
     const message = app.fakes.publisher.published[0]?.message.body as QueuedChatMessage;
     expect(message.quotaSlot).toBeUndefined();
+  });
+});
+
+describe('POST /api/chat with QUOTA_TOKENS_PER_DAY and no limit of turns', () => {
+  beforeEach(async () => {
+    appWith({ QUOTA_TOKENS_PER_DAY: '5000', QUOTA_TURN_TOKEN_ESTIMATE: '5000' });
+    await startSessions(2);
+  });
+
+  it("reserves the turn's estimate, refuses the next meanwhile, and settles once the turn ends and is recorded", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    expect((await post(sessions[0]!, a)).status).toBe(202);
+    const message = app.fakes.publisher.published[0]?.message.body as QueuedChatMessage;
+    // The lease is the turn's to give back, though no slot is limited.
+    expect(message.quotaSlot).toBe(true);
+    expect(state.reserved('user_001').tokens).toBe(5000);
+    const refused = await expectQuotaProblem(await post(sessions[1]!, b), 'tokens-per-day');
+    expect(refused).toMatchObject({ allowed: 5000, current: 5000, retryAfterSeconds: 2 });
+    expect(queuedIds()).toEqual([a]);
+
+    // The turn's end frees it but keeps the reservation until its usage is recorded; the worker's release after it
+    // drops it.
+    await releaseTurn(app.quota, message);
+    expect(state.reserved('user_001').tokens).toBe(5000);
+    await runQueuedTurn(
+      { orchestrations: app.fakes.orchestrations, sessions: app.chat.sessions, quota: app.quota },
+      message,
+      { maxToolRounds: 1, waitMs: 1_000 },
+      { log: () => undefined, warn: () => undefined },
+    );
+    expect(state.reserved('user_001').tokens).toBe(0);
+    expect((await post(sessions[1]!, b)).status).toBe(202);
   });
 });
 

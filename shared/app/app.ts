@@ -242,14 +242,15 @@ export function createApp(config: AppConfig, platform: Platform): App {
 
   // One object for the front door, the turn's end and the worker: each reads the limits as they are now; the daily
   // token and monthly dollar limits read the usage counters every recorded model call raises.
+  const quotas = database.container(QUOTAS_CONTAINER);
   const quota: QuotaServices & SearchQuota = {
     config: config.quota,
-    state: createCosmosQuotaState(database.container(QUOTAS_CONTAINER)),
+    state: createCosmosQuotaState(quotas),
     usage: usage.reader,
-    searches: {
-      perMinute: config.searchesPerMinute,
-      counter: createCosmosSearchCounter(database.container(QUOTAS_CONTAINER)),
-    },
+    searches: { perMinute: config.searchesPerMinute, counter: createCosmosSearchCounter(quotas) },
+    // A reservation's dollars: its tokens at the chat model's output price, the dearest it may be billed at.
+    priceTokens: (tokens) =>
+      usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });

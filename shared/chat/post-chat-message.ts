@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, NotReadyError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
-import { admitTurn, limitsTurns, type QuotaServices, type TurnAdmission } from '../quota/quota-gate.js';
+import {
+  admitTurn,
+  leasesTurns,
+  limitsTurns,
+  type QuotaServices,
+  type TurnAdmission,
+} from '../quota/quota-gate.js';
 import { newStreamTicket, type IssuedStreamTicket } from '../streaming/stream-tickets.js';
 import { parseInput } from '../validation.js';
 import type { FoundTurn } from '../conversation/active-path.js';
@@ -106,9 +112,8 @@ async function admitNewTurn(
   if (quota === undefined || !limitsTurns(quota.config, caller))
     return { holdsSlot: false, undo: () => Promise.resolve() };
   const accepted = await services.posted.find(caller.userId, turn.sessionId, turn.chatMessageId);
-  // The first post took the slot, if the limit was on: the re-post's message names it the same way.
-  if (accepted !== undefined)
-    return { holdsSlot: quota.config.concurrentTurns > 0, undo: () => Promise.resolve() };
+  // The first post took the lease, if a limit was on: the re-post's message names it the same way.
+  if (accepted !== undefined) return { holdsSlot: leasesTurns(quota.config), undo: () => Promise.resolve() };
   return admitTurn(quota, caller, turn);
 }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { cleanDisplayText } from '../plain-text.js';
 import { AppError, NotReadyError, ValidationError } from '../errors.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
-import { admitKnowledgeBytes, type QuotaServices } from '../quota/quota-gate.js';
+import { admitUpload, type QuotaServices } from '../quota/quota-gate.js';
 import {
   DOCUMENT_EXTENSIONS,
   DOCUMENT_MEDIA_TYPES,
@@ -37,8 +37,11 @@ export interface UploadServices {
   uploads: KnowledgeUploads;
   publisher: MessagePublisher;
   settings: Pick<KnowledgeConfig, 'maxDocumentBytes' | 'sharedLibrary'>;
-  /** QUOTA_KNOWLEDGE_BYTES: new content is refused (429) past the bytes the user may keep. */
-  quota?: Pick<QuotaServices, 'config'>;
+  /**
+   * New content reserves its bytes (QUOTA_KNOWLEDGE_BYTES) and its ingestion's tokens (QUOTA_TOKENS_PER_DAY,
+   * QUOTA_COST_PER_MONTH) before anything of it is stored, or is refused (429).
+   */
+  quota?: QuotaServices;
   now?: () => Date;
 }
 
@@ -104,38 +107,64 @@ export async function uploadDocument(
       return result;
     }
     // Only content new to the library adds bytes: an upload again of a stored document is never refused.
-    if (services.quota !== undefined)
-      await admitKnowledgeBytes(services.quota, caller, upload.content.byteLength, () =>
-        ownedBytes(services.documents, caller.userId),
+    const admission = services.quota
+      ? await admitUpload(services.quota, caller, { documentId, bytes: upload.content.byteLength }, () =>
+          ownedBytes(services.documents, caller.userId),
+        )
+      : undefined;
+    let created: KnowledgeDocument | undefined;
+    try {
+      created = await storeNew(
+        services,
+        caller,
+        upload,
+        { format, mediaType, title, now },
+        { library, documentId, contentHash, firstAttempt },
       );
-    const parts = await services.uploads.put(documentId, firstAttempt, upload.content);
-    const at = now();
-    const document: KnowledgeDocument = {
-      id: documentId,
-      kind: 'knowledge-document',
-      library,
-      documentId,
-      ownerId: caller.userId,
-      title: title.text,
-      titleGiven: title.given,
-      ...(upload.fileName !== undefined ? { fileName: upload.fileName } : {}),
-      format,
-      mediaType,
-      contentHash,
-      bytes: upload.content.byteLength,
-      parts,
-      status: 'queued',
-      attempt: firstAttempt,
-      createdAt: at,
-      updatedAt: at,
-    };
-    // Another upload of the same content may have created it meanwhile: then it is answered as an upload again.
-    if ((await services.documents.create(document)) === 'exists') continue;
+    } finally {
+      // Stored, its bytes are counted with the documents; not stored, nothing of it stays reserved.
+      await admission?.release(created !== undefined);
+    }
+    if (created === undefined) continue;
     // A crash right here leaves the record queued without a message: the client's retry of the upload sends it.
-    await queueIngestion(services.publisher, document);
-    return { status: 202, document: documentView(document, caller.userId) };
+    await queueIngestion(services.publisher, created);
+    return { status: 202, document: documentView(created, caller.userId) };
   }
   throw new NotReadyError('The document is being changed by another request; upload it again.', 1);
+}
+
+/** Stores new content and its record; undefined when another upload of it created the record meanwhile. */
+async function storeNew(
+  services: UploadServices,
+  caller: LibraryCaller,
+  upload: DocumentUpload,
+  prepared: Omit<Prepared, 'upload'>,
+  stored: { library: string; documentId: string; contentHash: string; firstAttempt: number },
+): Promise<KnowledgeDocument | undefined> {
+  const { format, mediaType, title, now } = prepared;
+  const { library, documentId, contentHash, firstAttempt } = stored;
+  const parts = await services.uploads.put(documentId, firstAttempt, upload.content);
+  const at = now();
+  const document: KnowledgeDocument = {
+    id: documentId,
+    kind: 'knowledge-document',
+    library,
+    documentId,
+    ownerId: caller.userId,
+    title: title.text,
+    titleGiven: title.given,
+    ...(upload.fileName !== undefined ? { fileName: upload.fileName } : {}),
+    format,
+    mediaType,
+    contentHash,
+    bytes: upload.content.byteLength,
+    parts,
+    status: 'queued',
+    attempt: firstAttempt,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return (await services.documents.create(document)) === 'exists' ? undefined : document;
 }
 
 interface Prepared {
@@ -200,9 +229,9 @@ async function uploadAgain(
   }
 }
 
-/** The bytes of the documents the user uploaded (private and shared), those being deleted aside. */
-async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promise<number> {
-  let total = 0;
+/** The bytes of each document the user uploaded (private and shared), those being deleted aside, by id. */
+async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promise<Map<string, number>> {
+  const owned = new Map<string, number>();
   for (const library of [privateLibrary(userId), SHARED_LIBRARY]) {
     let continuationToken: string | undefined;
     do {
@@ -211,11 +240,11 @@ async function ownedBytes(documents: KnowledgeDocuments, userId: string): Promis
         limit: OWNED_BYTES_PAGE,
         ...(continuationToken === undefined ? {} : { continuationToken }),
       });
-      for (const document of page.documents) total += document.bytes;
+      for (const document of page.documents) owned.set(document.documentId, document.bytes);
       continuationToken = page.continuationToken;
     } while (continuationToken !== undefined);
   }
-  return total;
+  return owned;
 }
 
 const OWNED_BYTES_PAGE = 100;

@@ -31,11 +31,22 @@ export const quotaContainers: readonly ContainerSpec[] = [
 /** The id of a user's one document of turn leases. */
 export const TURN_LEASES_ID = 'turn-leases';
 
-/** A turn's slot: held from its acceptance until it ends, or until `expiresAt` if its end is never seen. */
+/**
+ * A turn's slot and what it reserved of the spend limits: held from its acceptance until it ends, or until
+ * `expiresAt` if its end is never seen. An upload's lease holds no slot, only its bytes and its ingestion's tokens.
+ */
 export const turnLeaseSchema = z.object({
-  /** `{sessionId}/{chatMessageId}`. */
+  /** `{sessionId}/{chatMessageId}`, or `upload:{documentId}`. */
   turn: z.string().min(1),
   expiresAt: z.iso.datetime(),
+  /** False: the lease holds no QUOTA_CONCURRENT_TURNS slot (an upload, or a turn that ended). Absent: it does. */
+  slot: z.boolean().optional(),
+  /** Reserved against QUOTA_TOKENS_PER_DAY, QUOTA_COST_PER_MONTH and QUOTA_KNOWLEDGE_BYTES until settled. */
+  tokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
+  bytes: z.number().int().nonnegative().optional(),
+  /** Its work ended: the reservation stays until the real usage is recorded, or `expiresAt` (soon) passes. */
+  settling: z.literal(true).optional(),
 });
 
 export type TurnLease = z.infer<typeof turnLeaseSchema>;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryQuotaState } from '../../test/support/in-memory-quota.js';
 import { QuotaExceededError } from '../errors.js';
-import { admitKnowledgeBytes, admitTurn, isExempt, releaseTurn, type QuotaServices } from './quota-gate.js';
+import { admitTurn, admitUpload, isExempt, releaseTurn, type QuotaServices } from './quota-gate.js';
 import { quotaConfig, quotaSettings, type QuotaConfig } from './settings.js';
 import { readSettings, SettingProblems, settingsOf } from '../settings/setting.js';
 import type { UsageReader } from './usage-reader.js';
@@ -180,17 +180,102 @@ describe('tokens per day and cost per month', () => {
   });
 });
 
-describe('knowledge bytes', () => {
-  it('admits an upload that fits, refuses one that does not, and reads nothing when off', async () => {
+describe('reserve, then settle', () => {
+  it("ten turns at once under the day's tokens: only as many as their estimates fit are admitted", async () => {
+    const { services, state } = gate({ QUOTA_TOKENS_PER_DAY: '2000', QUOTA_TURN_TOKEN_ESTIMATE: '700' });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, n) => admitTurn(services, alice, turn(n))),
+    );
+    // 700 + 700 + the 600 left: the third reserves only what remains, the fourth finds nothing left.
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    expect(state.reserved(alice.userId, AT).tokens).toBe(2000);
+    const refused = await refusal(admitTurn(services, alice, turn(11)));
+    expect(refused).toMatchObject({ limit: 'tokens-per-day', allowed: 2000, current: 2000 });
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(2);
+    expect(refused.message).toContain('QUOTA_TOKENS_PER_DAY');
+  });
+
+  it('a turn that ended keeps its reservation until its usage is recorded; the next release drops it', async () => {
+    const { services, state, usage } = gate({
+      QUOTA_TOKENS_PER_DAY: '1000',
+      QUOTA_TURN_TOKEN_ESTIMATE: '1000',
+    });
+    const admission = await admitTurn(services, alice, turn(1));
+    expect(admission.holdsSlot).toBe(true);
+    await refusal(admitTurn(services, alice, turn(2)));
+    // The turn's end: its usage is not recorded yet, so its reservation still counts.
+    await releaseTurn(services, { userId: alice.userId, ...turn(1), quotaSlot: true });
+    await refusal(admitTurn(services, alice, turn(2)));
+    // The worker's release once the turn is over and recorded.
+    usage.tokens = 400;
+    await releaseTurn(services, { userId: alice.userId, ...turn(1), quotaSlot: true });
+    await admitTurn(services, alice, turn(2));
+    expect(state.reserved(alice.userId, AT).tokens).toBe(600);
+  });
+
+  it("a crashed turn's reservation expires with its lease", async () => {
+    const { services } = gate({ QUOTA_TOKENS_PER_DAY: '1000', QUOTA_TURN_LEASE_SECONDS: '60' });
+    await admitTurn(services, alice, turn(1));
+    await refusal(admitTurn(services, alice, turn(2)));
+    const later: QuotaServices = { ...services, now: () => new Date(AT.getTime() + 61_000) };
+    await admitTurn(later, alice, turn(2));
+  });
+
+  it('reserves the estimate priced against the month; a refused admission changes nothing', async () => {
+    const { services, state } = gate({ QUOTA_COST_PER_MONTH: '1', QUOTA_TURN_TOKEN_ESTIMATE: '1000' });
+    const priced: QuotaServices = { ...services, priceTokens: (tokens) => tokens * 0.0004 };
+    await admitTurn(priced, alice, turn(1));
+    await admitTurn(priced, alice, turn(2));
+    expect(state.reserved(alice.userId, AT).costUsd).toBeCloseTo(0.8);
+    await admitTurn(priced, alice, turn(3));
+    const refused = await refusal(admitTurn(priced, alice, turn(4)));
+    expect(refused).toMatchObject({ limit: 'cost-per-month', allowed: 1 });
+    expect(state.running(alice.userId, AT)).toEqual([]);
+  });
+});
+
+describe('uploads', () => {
+  const upload = (n: number, bytes: number) => ({ documentId: `doc-${n}`, bytes });
+
+  it('reserve their bytes: parallel uploads never hold more than the limit together', async () => {
+    const { services, state } = gate({ QUOTA_KNOWLEDGE_BYTES: '1000' });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, n) =>
+        admitUpload(services, alice, upload(n, 300), () => Promise.resolve(new Map())),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    const refused = await refusal(
+      admitUpload(services, alice, upload(11, 300), () => Promise.resolve(new Map())),
+    );
+    expect(refused).toMatchObject({ limit: 'knowledge-bytes', allowed: 1000, current: 900 });
+    // An upload that failed to store gives its bytes back.
+    const admitted = outcomes.find((outcome) => outcome.status === 'fulfilled')!;
+    await admitted.value.release(false);
+    expect(state.reserved(alice.userId, AT).bytes).toBe(600);
+  });
+
+  it('count a document stored while its upload still holds its lease once, not twice', async () => {
     const { services } = gate({ QUOTA_KNOWLEDGE_BYTES: '1000' });
-    await admitKnowledgeBytes(services, alice, 400, () => Promise.resolve(600));
-    const refused = await refusal(admitKnowledgeBytes(services, alice, 401, () => Promise.resolve(600)));
-    expect(refused).toMatchObject({ limit: 'knowledge-bytes', allowed: 1000, current: 600 });
+    const stored = new Map<string, number>();
+    await admitUpload(services, alice, upload(1, 600), () => Promise.resolve(stored));
+    stored.set('doc-1', 600);
+    await admitUpload(services, alice, upload(2, 400), () => Promise.resolve(stored));
+    const refused = await refusal(admitUpload(services, alice, upload(3, 1), () => Promise.resolve(stored)));
+    expect(refused).toMatchObject({ limit: 'knowledge-bytes', current: 1000 });
+  });
+
+  it("are refused once the day's tokens are spent, and read nothing when every limit is off", async () => {
+    const { services, usage } = gate({ QUOTA_TOKENS_PER_DAY: '1000' });
+    usage.tokens = 1000;
+    expect(
+      (await refusal(admitUpload(services, alice, upload(1, 10), () => Promise.resolve(new Map())))).limit,
+    ).toBe('tokens-per-day');
 
     let read = false;
-    await admitKnowledgeBytes(gate({}).services, alice, 10 ** 9, () => {
+    await admitUpload(gate({}).services, alice, upload(2, 10 ** 9), () => {
       read = true;
-      return Promise.resolve(0);
+      return Promise.resolve(new Map());
     });
     expect(read).toBe(false);
   });
@@ -210,7 +295,9 @@ describe('exemptions', () => {
     expect(isExempt(services.config, operator)).toBe(true);
     for (const caller of [{ userId: 'user_003' }, operator])
       for (const n of [1, 2, 3]) await admitTurn(services, caller, turn(n));
-    await admitKnowledgeBytes(services, operator, 100, () => Promise.resolve(100));
+    await admitUpload(services, operator, { documentId: 'd', bytes: 100 }, () =>
+      Promise.resolve(new Map([['other', 100]])),
+    );
     expect(usage.asked).toEqual([]);
     expect(
       (await refusal(admitTurn(services, { userId: 'user_002', groups: ['readers'] }, turn(4)))).limit,

@@ -1,10 +1,10 @@
-// Where quotas are enforced: a turn is admitted at the front door (spend so far, messages this minute, turns
-// running) or refused with a QuotaExceededError naming the limit; its slot is released when it ends. Uploads to
-// the knowledge base are checked against the bytes the user keeps there.
+// Where quotas are enforced: a turn is admitted at the front door (messages this minute, turns running, spend used
+// and reserved) or refused with a QuotaExceededError naming the limit; its lease is released when it ends. Uploads
+// reserve their bytes and their ingestion's tokens the same way.
 import { QuotaExceededError } from '../errors.js';
 import { QUOTA_LIMITS, type QuotaLimit } from './contracts.js';
-import { turnKey, type QuotaState } from './quota-state.js';
-import type { QuotaConfig } from './settings.js';
+import { turnKey, type QuotaState, type Reservation } from './quota-state.js';
+import { DEFAULT_TURN_TOKEN_ESTIMATE, type QuotaConfig } from './settings.js';
 import type { UsageReader } from './usage-reader.js';
 
 /** Who is asking: their user id and the groups their identity names (QUOTA_EXEMPT may name either). */
@@ -17,12 +17,17 @@ export interface QuotaServices {
   config: QuotaConfig;
   state: QuotaState;
   usage: UsageReader;
+  /** US dollars of so many tokens at the chat model's price (what a reservation holds of QUOTA_COST_PER_MONTH). */
+  priceTokens?: (tokens: number) => number;
   now?: () => Date;
 }
 
 /** What admitting a turn took: undone when the request then fails, so a refused or failed post changes nothing. */
 export interface TurnAdmission {
-  /** The turn holds a QUOTA_CONCURRENT_TURNS slot: whatever ends it gives the slot back, whatever the limit is then. */
+  /**
+   * The turn holds a lease (a QUOTA_CONCURRENT_TURNS slot, a reservation of tokens and cost): whatever ends it gives
+   * the lease back, whatever the limits are then.
+   */
   holdsSlot: boolean;
   undo(): Promise<void>;
 }
@@ -34,6 +39,13 @@ export const TURN_SLOT_RETRY_SECONDS = 2;
 /** A full knowledge base frees room only when the user deletes documents: a retry soon would fail the same way. */
 export const KNOWLEDGE_RETRY_SECONDS = 3_600;
 const MINUTE_SECONDS = 60;
+/**
+ * How long a turn's reservation outlives its end when its usage is not seen recorded (the chat worker's release after
+ * the turn drops it): long enough for the record's write, short enough not to hold the user back.
+ */
+export const SETTLE_SECONDS = 120;
+/** An ingestion's tokens are estimated from its bytes (embeddings read about four bytes of text per token). */
+const BYTES_PER_TOKEN = 4;
 
 export function isExempt(config: QuotaConfig, caller: QuotaCaller): boolean {
   if (config.exempt.users.includes(caller.userId)) return true;
@@ -49,9 +61,19 @@ export function limitsTurns(config: QuotaConfig, caller: QuotaCaller): boolean {
   );
 }
 
+/** Whether a turn holds a lease: for its slot, or for what it reserves of the day's tokens and the month's spend. */
+export function leasesTurns(config: QuotaConfig): boolean {
+  return config.concurrentTurns > 0 || spendLimited(config);
+}
+
+function spendLimited(config: QuotaConfig): boolean {
+  return config.tokensPerDay > 0 || config.costPerMonthUsd > 0;
+}
+
 /**
- * Admits a new turn or throws QuotaExceededError. Spend is read first (it changes nothing); then the message is
- * counted and the slot taken, and whichever of those a refusal of the other left behind is taken back.
+ * Admits a new turn or throws QuotaExceededError. The message is counted, then one write of the user's lease
+ * document takes the slot and reserves the turn's estimate against what is used and reserved; a refusal of the
+ * lease takes the count back.
  */
 export async function admitTurn(
   services: QuotaServices,
@@ -61,7 +83,6 @@ export async function admitTurn(
   const { config, state } = services;
   if (!limitsTurns(config, caller)) return NOTHING_TAKEN;
   const now = services.now?.() ?? new Date();
-  await checkSpend(services, caller.userId, now);
 
   const window = { start: minuteStart(now), seconds: MINUTE_SECONDS };
   if (config.messagesPerMinute > 0) {
@@ -79,9 +100,9 @@ export async function admitTurn(
     config.messagesPerMinute > 0 ? state.uncountMessage(caller.userId, window.start) : Promise.resolve();
 
   const key = turnKey(turn);
-  // A slot this admission did not take (the same message posted twice at once) is not its to give back.
-  let tookSlot = false;
-  if (config.concurrentTurns > 0) {
+  // A lease this admission did not take (the same message posted twice at once) is not its to give back.
+  let tookLease = false;
+  if (leasesTurns(config)) {
     let slot;
     try {
       slot = await state.takeTurnSlot({
@@ -90,6 +111,13 @@ export async function admitTurn(
         max: config.concurrentTurns,
         leaseSeconds: config.leaseSeconds,
         now,
+        ...spendReservation(
+          services,
+          caller.userId,
+          now,
+          config.turnTokenEstimate ?? DEFAULT_TURN_TOKEN_ESTIMATE,
+          0,
+        ),
       });
     } catch (error) {
       await uncount();
@@ -105,77 +133,171 @@ export async function admitTurn(
         Math.min(TURN_SLOT_RETRY_SECONDS, secondsUntil(now, slot.nextExpiry)),
       );
     }
-    tookSlot = slot.alreadyHeld !== true;
+    tookLease = slot.alreadyHeld !== true;
   }
   return {
-    holdsSlot: config.concurrentTurns > 0,
+    holdsSlot: leasesTurns(config),
     undo: async () => {
-      await Promise.all([tookSlot ? state.releaseTurnSlot(caller.userId, key) : undefined, uncount()]);
+      await Promise.all([tookLease ? state.releaseTurnSlot(caller.userId, key) : undefined, uncount()]);
     },
   };
 }
 
 /**
- * Frees the slot of a turn that ended (whichever way), or whose message will start no turn: the slot its admission
- * took (`quotaSlot`), whatever the limit is now, or any it may hold while the limit is on. With the limit off, a turn
- * admitted without a slot reads nothing.
+ * Frees the slot of a turn that ended (whichever way), or whose message will start no turn: the lease its admission
+ * took (`quotaSlot`), whatever the limits are now, or any it may hold while a limit is on. Its reservation settles:
+ * kept while the turn's usage is being recorded, dropped by the next release (the chat worker's, once the turn is
+ * over and recorded) or SETTLE_SECONDS later. With the limits off, a turn admitted without a lease reads nothing.
  */
 export async function releaseTurn(
   services: Pick<QuotaServices, 'config' | 'state'>,
   turn: { userId: string; sessionId: string; chatMessageId: string; quotaSlot?: boolean | undefined },
 ): Promise<void> {
-  if (turn.quotaSlot !== true && services.config.concurrentTurns === 0) return;
-  await services.state.releaseTurnSlot(turn.userId, turnKey(turn));
+  if (turn.quotaSlot !== true && !leasesTurns(services.config)) return;
+  await services.state.releaseTurnSlot(turn.userId, turnKey(turn), SETTLE_SECONDS);
+}
+
+/** What an admitted upload holds until its document is stored (or its upload fails). */
+export interface UploadAdmission {
+  /** `stored`: its bytes are counted in the documents now; its ingestion's tokens stay reserved a while. */
+  release(stored: boolean): Promise<void>;
 }
 
 /**
- * Refuses an upload of `addedBytes` that would take the bytes the user keeps in the knowledge base past the limit.
- * `storedBytes` is read only when a limit applies.
+ * Admits an upload of new content, or throws QuotaExceededError: one write of the user's lease document reserves its
+ * bytes against QUOTA_KNOWLEDGE_BYTES (the bytes kept, read after the leases, and the other uploads' reservations)
+ * and its ingestion's estimated tokens against the spend limits, before anything of it is stored.
  */
-export async function admitKnowledgeBytes(
-  services: Pick<QuotaServices, 'config'>,
+export async function admitUpload(
+  services: QuotaServices,
   caller: QuotaCaller,
+  upload: { documentId: string; bytes: number },
+  storedBytes: () => Promise<ReadonlyMap<string, number>>,
+): Promise<UploadAdmission> {
+  const { config, state } = services;
+  const nothing: UploadAdmission = { release: () => Promise.resolve() };
+  if ((config.knowledgeBytes === 0 && !spendLimited(config)) || isExempt(config, caller)) return nothing;
+  const now = services.now?.() ?? new Date();
+  const key = uploadKey(upload.documentId);
+  const tokens = Math.ceil(upload.bytes / BYTES_PER_TOKEN);
+  const spend = spendReservation(services, caller.userId, now, tokens, upload.bytes);
+  const taken = await state.takeTurnSlot({
+    userId: caller.userId,
+    turn: key,
+    max: 0,
+    leaseSeconds: config.leaseSeconds,
+    now,
+    reserve: spend.reserve,
+    check: async (open, leases) => {
+      if (config.knowledgeBytes > 0) await checkBytes(config, upload.bytes, leases, storedBytes);
+      await spend.check(open);
+    },
+  });
+  // The same content uploaded twice at once: the other upload holds the reservation and stores the document.
+  if (taken.taken && taken.alreadyHeld === true) return nothing;
+  return {
+    release: (stored) => state.releaseTurnSlot(caller.userId, key, stored ? config.leaseSeconds : undefined),
+  };
+}
+
+function uploadKey(documentId: string): string {
+  return `upload:${documentId}`;
+}
+
+async function checkBytes(
+  config: QuotaConfig,
   addedBytes: number,
-  storedBytes: () => Promise<number>,
+  leases: readonly { turn: string; bytes: number }[],
+  storedBytes: () => Promise<ReadonlyMap<string, number>>,
 ): Promise<void> {
-  const { knowledgeBytes } = services.config;
-  if (knowledgeBytes === 0 || isExempt(services.config, caller)) return;
   const stored = await storedBytes();
-  if (stored + addedBytes <= knowledgeBytes) return;
+  // An upload whose document is stored and listed already is counted there, not twice.
+  const reserved = leases
+    .filter((lease) => !stored.has(lease.turn.replace(/^upload:/, '')))
+    .reduce((sum, lease) => sum + lease.bytes, 0);
+  const held = [...stored.values()].reduce((sum, bytes) => sum + bytes, reserved);
+  if (held + addedBytes <= config.knowledgeBytes) return;
   throw refusal(
     'knowledge-bytes',
-    `Your knowledge base holds ${stored} bytes of documents; this one (${addedBytes} bytes) would take it past ` +
-      `${knowledgeBytes}: delete documents you no longer need, then upload it again.`,
-    knowledgeBytes,
-    stored,
+    `Your knowledge base holds ${held} bytes of documents (uploads under way included); this one (${addedBytes} ` +
+      `bytes) would take it past ${config.knowledgeBytes}: delete documents you no longer need, then upload it again.`,
+    config.knowledgeBytes,
+    held,
     KNOWLEDGE_RETRY_SECONDS,
   );
 }
 
-/** Tokens today and spend this month, read at once; a limit reached refuses until its period ends. */
-async function checkSpend(services: QuotaServices, userId: string, now: Date): Promise<void> {
+/**
+ * The reservation a lease holds against the day's tokens and the month's spend, and the check it must pass: admitted
+ * while what is used and reserved stays below each limit, reserving the estimate or what is left of the limit, if
+ * less (so a limit below the estimate still admits one turn at a time).
+ */
+function spendReservation(
+  services: QuotaServices,
+  userId: string,
+  now: Date,
+  estimateTokens: number,
+  bytes: number,
+): { reserve: Reservation; check: (open: Reservation) => Promise<void> } {
   const { tokensPerDay, costPerMonthUsd } = services.config;
-  const [tokens, cost] = await Promise.all([
-    tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
-    costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
-  ]);
-  if (tokensPerDay > 0 && tokens >= tokensPerDay)
+  const reserve: Reservation = { tokens: 0, costUsd: 0, bytes };
+  if (!spendLimited(services.config)) return { reserve, check: () => Promise.resolve() };
+  const estimateUsd = services.priceTokens?.(estimateTokens) ?? 0;
+  return {
+    reserve,
+    check: async (open) => {
+      const [tokens, cost] = await Promise.all([
+        tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
+        costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
+      ]);
+      checkSpend(services.config, now, { tokens, cost }, open);
+      // The lease written after the check holds what it reserved.
+      reserve.tokens = tokensPerDay > 0 ? Math.min(estimateTokens, tokensPerDay - tokens - open.tokens) : 0;
+      reserve.costUsd =
+        costPerMonthUsd > 0 ? Math.min(estimateUsd, costPerMonthUsd - cost - open.costUsd) : 0;
+    },
+  };
+}
+
+/** Refuses while tokens today or spend this month, with what turns under way reserve, reach their limit. */
+function checkSpend(
+  config: QuotaConfig,
+  now: Date,
+  used: { tokens: number; cost: number },
+  open: Reservation,
+): void {
+  const { tokensPerDay, costPerMonthUsd } = config;
+  // Reservations settle as their turns end: a limit reached only with them is worth a retry soon.
+  const retry = (usedUp: boolean, periodEnd: Date) =>
+    usedUp ? secondsUntil(now, periodEnd) : Math.min(TURN_SLOT_RETRY_SECONDS, secondsUntil(now, periodEnd));
+  const tokens = used.tokens + open.tokens;
+  if (tokensPerDay > 0 && tokens >= tokensPerDay) {
+    const usedUp = used.tokens >= tokensPerDay;
     throw refusal(
       'tokens-per-day',
-      `You used ${tokens} tokens today (UTC), the most allowed per day: chat again after midnight UTC.`,
+      usedUp
+        ? `You used ${used.tokens} tokens today (UTC), the most allowed per day: chat again after midnight UTC.`
+        : `You used ${used.tokens} tokens today (UTC) and your answers under way hold the rest of the ` +
+            `${tokensPerDay} allowed: send this once one has ended.`,
       tokensPerDay,
-      tokens,
-      secondsUntil(now, nextUtcDay(now)),
+      usedUp ? used.tokens : tokens,
+      retry(usedUp, nextUtcDay(now)),
     );
-  if (costPerMonthUsd > 0 && cost >= costPerMonthUsd)
+  }
+  if (costPerMonthUsd > 0 && used.cost + open.costUsd >= costPerMonthUsd) {
+    const usedUp = used.cost >= costPerMonthUsd;
     throw refusal(
       'cost-per-month',
-      `You spent $${cost.toFixed(2)} this month (UTC), the most allowed ($${costPerMonthUsd.toFixed(2)}): ` +
-        'chat again next month.',
+      usedUp
+        ? `You spent $${used.cost.toFixed(2)} this month (UTC), the most allowed ($${costPerMonthUsd.toFixed(2)}): ` +
+            'chat again next month.'
+        : `You spent $${used.cost.toFixed(2)} this month (UTC) and your answers under way hold the rest of the ` +
+            `$${costPerMonthUsd.toFixed(2)} allowed: send this once one has ended.`,
       costPerMonthUsd,
-      cost,
-      secondsUntil(now, nextUtcMonth(now)),
+      usedUp ? used.cost : Math.round((used.cost + open.costUsd) * 1e6) / 1e6,
+      retry(usedUp, nextUtcMonth(now)),
     );
+  }
 }
 
 function refusal(

@@ -7,13 +7,29 @@ export type TurnSlotOutcome =
   /** `running`: the turns holding a slot; `nextExpiry`: when the first of their leases runs out. */
   | { taken: false; running: number; nextExpiry: Date };
 
+/** What a lease holds back of the spend limits until it is settled. */
+export interface Reservation {
+  tokens: number;
+  costUsd: number;
+  bytes: number;
+}
+
 export interface TurnSlotRequest {
   userId: string;
   /** `{sessionId}/{chatMessageId}`: taking it again while it is held takes nothing more. */
   turn: string;
+  /** Most unexpired leases holding a slot; 0: this lease takes no slot and none is counted. */
   max: number;
   leaseSeconds: number;
   now: Date;
+  /** Held in the same write as the slot, until the lease is settled or expires. */
+  reserve?: Reservation;
+  /**
+   * Called with what the user's other unexpired leases reserve, after they are read and before the write (so usage
+   * read inside it counts each settled turn in one or the other); throws to refuse the lease. `leases` names each
+   * unexpired lease with the bytes it holds.
+   */
+  check?: (open: Reservation, leases: readonly { turn: string; bytes: number }[]) => Promise<void>;
 }
 
 export type MessageCountOutcome = { counted: true } | { counted: false; count: number };
@@ -21,8 +37,12 @@ export type MessageCountOutcome = { counted: true } | { counted: false; count: n
 export interface QuotaState {
   /** A slot for the turn if fewer than `max` unexpired leases are held (the turn's own counts as taken). */
   takeTurnSlot(request: TurnSlotRequest): Promise<TurnSlotOutcome>;
-  /** Frees the turn's slot; nothing when it holds none. */
-  releaseTurnSlot(userId: string, turn: string): Promise<void>;
+  /**
+   * Frees the turn's slot; nothing when it holds none. With `settleSeconds`, a lease that reserved tokens or cost
+   * keeps them (its work ended, its usage is being recorded) for at most that long, and a release of a lease
+   * already settling drops it. Without, the lease is dropped.
+   */
+  releaseTurnSlot(userId: string, turn: string, settleSeconds?: number): Promise<void>;
   /** Counts one message in the window starting at `windowStart` if fewer than `max` are counted there. */
   countMessage(
     userId: string,

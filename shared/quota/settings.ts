@@ -3,6 +3,8 @@
 import { defineSettings, intSetting, textSetting, type SettingValues } from '../settings/setting.js';
 
 const tuning = { kind: 'default' } as const;
+/** A full prompt (CHAT_PROMPT_TOKEN_BUDGET) and a full answer (CHAT_MAX_OUTPUT_TOKENS), as they are by default. */
+export const DEFAULT_TURN_TOKEN_ESTIMATE = 20_000;
 const off = '0 = no limit.';
 
 export const quotaSettings = defineSettings({
@@ -49,6 +51,17 @@ export const quotaSettings = defineSettings({
       'claim), comma-separated.',
     azure: tuning,
   }),
+  QUOTA_TURN_TOKEN_ESTIMATE: intSetting({
+    default: DEFAULT_TURN_TOKEN_ESTIMATE,
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    help:
+      "Tokens a turn reserves of QUOTA_TOKENS_PER_DAY (and, at the chat model's output price, of " +
+      'QUOTA_COST_PER_MONTH) from its acceptance until its usage is recorded, so turns running at once cannot ' +
+      'overrun the limits together; the default covers a full prompt (CHAT_PROMPT_TOKEN_BUDGET) and a full answer ' +
+      '(CHAT_MAX_OUTPUT_TOKENS). Only what is left of a limit is reserved when less.',
+    azure: tuning,
+  }),
   QUOTA_TURN_LEASE_SECONDS: intSetting({
     default: 900,
     min: 60,
@@ -69,6 +82,8 @@ export interface QuotaConfig {
   knowledgeBytes: number;
   exempt: { users: string[]; groups: string[] };
   leaseSeconds: number;
+  /** Tokens a turn reserves against the spend limits until it settles (QUOTA_TURN_TOKEN_ESTIMATE when absent). */
+  turnTokenEstimate?: number;
 }
 
 export function quotaConfig(values: SettingValues<typeof quotaSettings>): QuotaConfig {
@@ -88,5 +103,6 @@ export function quotaConfig(values: SettingValues<typeof quotaSettings>): QuotaC
         .map((entry) => entry.slice('group:'.length)),
     },
     leaseSeconds: values.QUOTA_TURN_LEASE_SECONDS,
+    turnTokenEstimate: values.QUOTA_TURN_TOKEN_ESTIMATE,
   };
 }

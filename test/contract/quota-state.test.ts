@@ -12,8 +12,13 @@ import {
 } from '../../local/cosmos/local-cosmos.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { createCosmosQuotaState } from '../../shared/quota/adapters/cosmos-quota-state.js';
-import { QUOTAS_CONTAINER } from '../../shared/quota/contracts.js';
-import type { QuotaState } from '../../shared/quota/quota-state.js';
+import {
+  QUOTAS_CONTAINER,
+  TURN_LEASES_ID,
+  turnLeasesDocumentSchema,
+  type TurnLease,
+} from '../../shared/quota/contracts.js';
+import type { QuotaState, Reservation } from '../../shared/quota/quota-state.js';
 
 let local: LocalCosmos;
 const clients: CosmosClient[] = [];
@@ -34,6 +39,13 @@ afterAll(async () => {
   for (const client of clients) client.dispose();
   await local?.stop();
 });
+
+/** The user's lease document as stored, read behind the adapter. */
+async function leases(userId: string): Promise<TurnLease[]> {
+  const container = clients[0]!.database(COSMOS_DATABASE).container(QUOTAS_CONTAINER);
+  const { resource } = await container.item(TURN_LEASES_ID, userId).read();
+  return resource === undefined ? [] : turnLeasesDocumentSchema.parse(resource).leases;
+}
 
 const user = () => `user_${randomUUID().slice(0, 8)}`;
 const NOW = new Date('2026-11-26T10:15:20.000Z');
@@ -92,6 +104,66 @@ describe('turn slots', () => {
     expect(await one.takeTurnSlot({ userId: b, turn: 's/m', max: 1, leaseSeconds: 900, now: NOW })).toEqual({
       taken: true,
     });
+  });
+});
+
+describe('reservations', () => {
+  const reserve = (tokens: number) => ({ tokens, costUsd: 0, bytes: 0 });
+  /** Admits while what is used and reserved stays within `limit` (the gate's rule for a whole estimate). */
+  const within = (limit: number, used: () => number, tokens: number) => (open: Reservation) =>
+    used() + open.tokens + tokens > limit ? Promise.reject(new Error('over')) : Promise.resolve();
+
+  it('ten parallel reservations from two instances: only what fits the limit is held', async () => {
+    const userId = user();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, n) =>
+        (n % 2 === 0 ? one : two).takeTurnSlot({
+          userId,
+          turn: `s${n}/m${n}`,
+          max: 0,
+          leaseSeconds: 900,
+          now: NOW,
+          reserve: reserve(700),
+          check: within(2_000, () => 0, 700),
+        }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(8);
+    // Taken without a limit of turns, the leases hold no slot.
+    const read = await leases(userId);
+    expect(read.map((lease) => lease.tokens)).toEqual([700, 700]);
+    expect(read.every((lease) => lease.slot === false)).toBe(true);
+  });
+
+  it("a turn's end keeps its reservation settling, the next release drops it; a crashed turn's expires", async () => {
+    const userId = user();
+    // The release settles on the real clock: so do these takes.
+    const start = new Date();
+    const take = (turn: string, now = start) =>
+      one.takeTurnSlot({
+        userId,
+        turn,
+        max: 2,
+        leaseSeconds: 60,
+        now,
+        reserve: reserve(1_000),
+        check: within(1_000, () => 0, 1_000),
+      });
+    expect(await take('a/1')).toEqual({ taken: true });
+    await expect(take('b/2')).rejects.toThrow('over');
+
+    await two.releaseTurnSlot(userId, 'a/1', 120);
+    const [settling] = await leases(userId);
+    expect(settling).toMatchObject({ turn: 'a/1', tokens: 1_000, slot: false, settling: true });
+    await expect(take('b/2')).rejects.toThrow('over');
+    await two.releaseTurnSlot(userId, 'a/1', 120);
+    expect(await leases(userId)).toEqual([]);
+
+    // b/2's instance dies: nobody releases it, and its lease runs out.
+    expect(await take('b/2')).toEqual({ taken: true });
+    await expect(take('c/3')).rejects.toThrow('over');
+    expect(await take('c/3', new Date(start.getTime() + 61_000))).toEqual({ taken: true });
   });
 });
 

@@ -11,7 +11,12 @@ import type { UsageReader } from '../../shared/quota/usage-reader.js';
 import { asUser, callEndpoint } from '../support/call-endpoint.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
-import { QUOTAS_CONTAINER, TURN_LEASES_ID, turnLeasesDocumentSchema } from '../../shared/quota/contracts.js';
+import {
+  QUOTAS_CONTAINER,
+  TURN_LEASES_ID,
+  turnLeasesDocumentSchema,
+  type TurnLease,
+} from '../../shared/quota/contracts.js';
 
 /** Turns slow enough (a first token after 3 s) that ten posts all arrive while the first ones still run. */
 const PACE = { OFFLINE_MODEL_TTFT_MS: '3000', OFFLINE_MODEL_TOKENS_PER_SECOND: '200' };
@@ -88,13 +93,18 @@ async function sessions(chat: ChatClient, count: number): Promise<string[]> {
   return Promise.all(Array.from({ length: count }, () => chat.startSession()));
 }
 
-/** The turns whose slot the user's lease document still holds, read behind the app. */
-async function heldSlots(userId: string): Promise<string[]> {
+/** The user's leases as their document holds them, read behind the app. */
+async function leasesOf(userId: string): Promise<TurnLease[]> {
   const container = runtime.clients.database.container(QUOTAS_CONTAINER);
   const { resource } = await container.item(TURN_LEASES_ID, userId).read();
-  return resource === undefined
-    ? []
-    : turnLeasesDocumentSchema.parse(resource).leases.map((lease) => lease.turn);
+  return resource === undefined ? [] : turnLeasesDocumentSchema.parse(resource).leases;
+}
+
+/** The turns whose slot the user's lease document still holds. */
+async function heldSlots(userId: string): Promise<string[]> {
+  return (await leasesOf(userId))
+    .filter((lease) => lease.slot !== false && lease.settling !== true)
+    .map((lease) => lease.turn);
 }
 
 /** Waits for the turns to end as their client sees it: by then their slots are free (a turn frees it before its end). */
@@ -245,6 +255,129 @@ describe('QUOTA_TOKENS_PER_DAY', () => {
   }, 60_000);
 });
 
+describe('reservations under a burst', () => {
+  it('ten parallel long answers under QUOTA_TOKENS_PER_DAY: only what the estimates fit is admitted', async () => {
+    const userId = 'user_001';
+    // The day counts from here: what Alice's earlier turns used (once their background work is recorded) is set aside.
+    const real = runtime.app.quota.usage;
+    const today = () => real.tokensOnDay(userId, new Date());
+    let before = await today();
+    for (let quiet = false, wait = 0; !quiet && wait < 30; wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const now = await today();
+      quiet = now === before;
+      before = now;
+    }
+    runtime.app.quota.usage = {
+      tokensOnDay: async (who, at) => (await real.tokensOnDay(who, at)) - (who === userId ? before : 0),
+      costInMonth: (who, at) => real.costInMonth(who, at),
+    };
+    try {
+      await burst(userId);
+    } finally {
+      runtime.app.quota.usage = real;
+    }
+  }, 120_000);
+
+  async function burst(userId: string) {
+    useLimits({ tokensPerDay: 2_000, turnTokenEstimate: 1_000 });
+    const { chat, live } = await client(userId);
+    const ids = await sessions(chat, 10);
+    const posts = await Promise.all(
+      ids.map((sessionId) => post(chat, sessionId, randomUUID(), 'reply with 1000 words')),
+    );
+    const accepted = posts.filter(({ response }) => response.status === 202);
+    const refused = posts.filter(({ response }) => response.status !== 202);
+    // Two estimates of 1,000 tokens fill the day's 2,000: the other eight are refused and keep nothing.
+    expect(accepted).toHaveLength(2);
+    for (const { response, sessionId, chatMessageId } of refused) {
+      const problem = await quotaProblem(response, 'tokens-per-day');
+      expect(problem).toMatchObject({ allowed: 2_000, current: 2_000 });
+      expect(problem.detail).toContain('QUOTA_TOKENS_PER_DAY');
+      await expectNothingOf(userId, sessionId, chatMessageId);
+    }
+    expect((await leasesOf(userId)).map((lease) => lease.tokens)).toEqual([1_000, 1_000]);
+
+    // Their usage recorded, the reservations are gone: at least what the two turns reported was spent (their
+    // background work adds to it).
+    const ends = await Promise.all(
+      accepted.map(({ chatMessageId }) => live.waitForTerminal(chatMessageId, TURN_TIMEOUT_MS)),
+    );
+    const reported = ends
+      .map((events) => events.find((event) => event.type === 'message-end'))
+      .reduce((sum, end) => sum + (end?.type === 'message-end' ? (end.usage?.totalTokens ?? 0) : 0), 0);
+    await expect.poll(() => leasesOf(userId), { timeout: 20_000 }).toEqual([]);
+    const spent = await runtime.app.quota.usage.tokensOnDay(userId, new Date());
+    expect(spent).toBeGreaterThanOrEqual(reported);
+    // Over the limit now (each answer overran its estimate): the next message is refused until midnight.
+    expect(spent).toBeGreaterThan(2_000);
+    const [next] = await sessions(chat, 1);
+    const problem = await quotaProblem((await post(chat, next!)).response, 'tokens-per-day');
+    expect(problem.retryAfterSeconds).toBeGreaterThan(2);
+  }
+});
+
+describe('uploads and the spend limits', () => {
+  const uploadAs = (userId: string, text: string) =>
+    fetch(`${runtime.url}/api/knowledge/documents`, {
+      method: 'POST',
+      headers: { 'x-ms-client-principal-id': userId, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fileName: 'notes.md',
+        contentType: 'text/markdown',
+        contentBase64: Buffer.from(text).toString('base64'),
+      }),
+    });
+  const stored = async (userId: string) =>
+    (
+      await expectStatus<{ documents: { bytes: number }[] }>(
+        await fetch(`${runtime.url}/api/knowledge/documents`, {
+          headers: { 'x-ms-client-principal-id': userId },
+        }),
+        200,
+      )
+    ).documents.map((document) => document.bytes);
+
+  // Alice keeps no documents in the other scenarios.
+  const userId = 'user_001';
+
+  it("an upload with the day's tokens spent is 429 and stores nothing", async () => {
+    useLimits({ tokensPerDay: 1_000 });
+    const real = runtime.app.quota.usage;
+    runtime.app.quota.usage = {
+      tokensOnDay: (who) => Promise.resolve(who === userId ? 1_000 : 0),
+      costInMonth: () => Promise.resolve(0),
+    };
+    try {
+      const problem = await quotaProblem(await uploadAs(userId, '# Spent\n\nsome text'), 'tokens-per-day');
+      expect(problem).toMatchObject({ allowed: 1_000, current: 1_000 });
+      expect(await stored(userId)).toEqual([]);
+    } finally {
+      runtime.app.quota.usage = real;
+    }
+  }, 60_000);
+
+  it('ten parallel 50,000-byte uploads under 200,000 bytes store at most the limit', async () => {
+    useLimits({ knowledgeBytes: 200_000 });
+    const texts = Array.from({ length: 10 }, (_, n) => {
+      const head = `# Document ${n}\n\n`;
+      return head + 'x'.repeat(50_000 - head.length);
+    });
+    const responses = await Promise.all(texts.map((text) => uploadAs(userId, text)));
+    const statuses = responses.map((response) => response.status);
+    // Four fit: a document stored while its upload still holds its lease is counted once.
+    const accepted = statuses.filter((status) => status === 202).length;
+    expect(accepted).toBe(4);
+    for (const response of responses.filter(({ status }) => status !== 202))
+      await quotaProblem(response, 'knowledge-bytes');
+    const bytes = await stored(userId);
+    expect(bytes).toHaveLength(accepted);
+    expect(bytes.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(200_000);
+    // Stored, the documents count their bytes: the uploads hold none of them any more.
+    expect((await leasesOf(userId)).some((lease) => (lease.bytes ?? 0) > 0)).toBe(false);
+  }, 60_000);
+});
+
 describe('QUOTA_KNOWLEDGE_BYTES', () => {
   const upload = (text: string) =>
     fetch(`${runtime.url}/api/knowledge/documents`, {
@@ -313,6 +446,12 @@ describe('QUOTA_EXEMPT', () => {
       });
     expect((await asBob(bobSessions[0]!, ['quota-free'])).status).toBe(202);
     expect((await asBob(bobSessions[1]!, ['quota-free'])).status).toBe(202);
-    await quotaProblem(await asBob(bobSessions[1]!, ['readers']), 'messages-per-minute');
+    // Without it, his messages count: within the minute's one, whatever he sent before, the next is refused.
+    const [counted, refused] = [
+      await asBob(bobSessions[1]!, ['readers']),
+      await asBob(bobSessions[1]!, ['readers']),
+    ];
+    expect([202, 429]).toContain(counted.status);
+    await quotaProblem(refused, 'messages-per-minute');
   }, 60_000);
 });

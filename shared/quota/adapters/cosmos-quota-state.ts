@@ -14,7 +14,7 @@ import {
   type TurnLease,
   type TurnLeasesDocument,
 } from '../contracts.js';
-import type { QuotaState } from '../quota-state.js';
+import type { QuotaState, Reservation } from '../quota-state.js';
 
 /**
  * Writes tried before giving up on a user's lease document. Each conflict means another request of the same user
@@ -47,21 +47,33 @@ export function createCosmosQuotaState(container: Container): QuotaState {
   }
 
   return {
-    async takeTurnSlot({ userId, turn, max, leaseSeconds, now }) {
+    async takeTurnSlot({ userId, turn, max, leaseSeconds, now, reserve, check }) {
       for (let attempt = 0; attempt < LEASE_WRITE_ATTEMPTS; attempt += 1) {
         const read = await readLeases(userId);
         const live = (read?.resource.leases ?? []).filter(
           (lease) => Date.parse(lease.expiresAt) > now.getTime(),
         );
         if (live.some((lease) => lease.turn === turn)) return { taken: true, alreadyHeld: true };
-        if (live.length >= max)
+        const slots = live.filter(holdsSlot);
+        if (max > 0 && slots.length >= max)
           return {
             taken: false,
-            running: live.length,
-            nextExpiry: new Date(Math.min(...live.map((lease) => Date.parse(lease.expiresAt)))),
+            running: slots.length,
+            nextExpiry: new Date(Math.min(...slots.map((lease) => Date.parse(lease.expiresAt)))),
           };
+        // Read after the leases: a turn settled meanwhile changed the document, so this write then conflicts.
+        await check?.(
+          reservedBy(live),
+          live.map((lease) => ({ turn: lease.turn, bytes: lease.bytes ?? 0 })),
+        );
         const expiresAt = new Date(now.getTime() + leaseSeconds * 1000);
-        const leases = [...live, { turn, expiresAt: expiresAt.toISOString() }];
+        const lease: TurnLease = {
+          turn,
+          expiresAt: expiresAt.toISOString(),
+          ...(max > 0 ? {} : { slot: false }),
+          ...reservationFields(reserve),
+        };
+        const leases = [...live, lease];
         if ((await writeLeases(userId, leases, ttlFor(leases, now), read?.etag)) === 'done')
           return { taken: true };
         await backOff(attempt);
@@ -69,13 +81,17 @@ export function createCosmosQuotaState(container: Container): QuotaState {
       throw contended();
     },
 
-    async releaseTurnSlot(userId, turn) {
+    async releaseTurnSlot(userId, turn, settleSeconds) {
       for (let attempt = 0; attempt < LEASE_WRITE_ATTEMPTS; attempt += 1) {
         const read = await readLeases(userId);
-        if (read === undefined || !read.resource.leases.some((lease) => lease.turn === turn)) return;
+        const held = read?.resource.leases.find((lease) => lease.turn === turn);
+        if (read === undefined || held === undefined) return;
+        const now = new Date();
         // Expired leases are left to the next take, which prunes them on its own clock.
-        const leases = read.resource.leases.filter((lease) => lease.turn !== turn);
-        if ((await writeLeases(userId, leases, ttlFor(leases, new Date()), read.etag)) === 'done') return;
+        const others = read.resource.leases.filter((lease) => lease.turn !== turn);
+        const settling = settleSeconds !== undefined ? settlingOf(held, now, settleSeconds) : undefined;
+        const leases = settling ? [...others, settling] : others;
+        if ((await writeLeases(userId, leases, ttlFor(leases, now), read.etag)) === 'done') return;
         await backOff(attempt);
       }
       throw contended();
@@ -129,6 +145,43 @@ export function createCosmosQuotaState(container: Container): QuotaState {
       );
     },
   };
+}
+
+/** A slot is held by every lease but an upload's and a settling one (leases written before `slot` hold one). */
+function holdsSlot(lease: TurnLease): boolean {
+  return lease.slot !== false && lease.settling !== true;
+}
+
+/** What the leases reserve of the spend limits, added up. */
+function reservedBy(leases: readonly TurnLease[]): Reservation {
+  return leases.reduce(
+    (sum, lease) => ({
+      tokens: sum.tokens + (lease.tokens ?? 0),
+      costUsd: sum.costUsd + (lease.costUsd ?? 0),
+      bytes: sum.bytes + (lease.bytes ?? 0),
+    }),
+    { tokens: 0, costUsd: 0, bytes: 0 },
+  );
+}
+
+function reservationFields(reserve: Reservation | undefined): Partial<TurnLease> {
+  if (reserve === undefined) return {};
+  return {
+    ...(reserve.tokens > 0 ? { tokens: reserve.tokens } : {}),
+    ...(reserve.costUsd > 0 ? { costUsd: reserve.costUsd } : {}),
+    ...(reserve.bytes > 0 ? { bytes: reserve.bytes } : {}),
+  };
+}
+
+/**
+ * A lease whose work ended keeps the tokens and cost it reserved, and no slot, until its usage is recorded (the next
+ * release drops it) or `settleSeconds` pass; its bytes are stored by then, and counted there. Undefined: dropped.
+ */
+function settlingOf(lease: TurnLease, now: Date, settleSeconds: number): TurnLease | undefined {
+  if (lease.settling === true || ((lease.tokens ?? 0) === 0 && (lease.costUsd ?? 0) === 0)) return undefined;
+  const { bytes: _bytes, ...kept } = lease;
+  const until = Math.min(Date.parse(lease.expiresAt), now.getTime() + settleSeconds * 1000);
+  return { ...kept, slot: false, settling: true, expiresAt: new Date(until).toISOString() };
 }
 
 /** The document lives as long as its longest lease, and a little more. */
