@@ -50,8 +50,10 @@ const ELAPSED = `(() => {
 })()`;
 
 async function browserTurn(page: Page, text: string): Promise<number> {
-  await page.evaluate(ARM_TIMER);
+  // The chat view is a chunk of its own: the composer is there once it has loaded.
   const input = page.locator('#composer-input');
+  await input.waitFor({ timeout: 120_000 });
+  await page.evaluate(ARM_TIMER);
   await input.fill(text);
   await input.press('Enter');
   // Polled from here (the page's CSP refuses the string functions waitForFunction would evaluate); the figure is
