@@ -286,6 +286,23 @@ describe('GET /api/history/conversations/{sessionId}', () => {
     expect(oldest.continuationToken).toBeUndefined();
   });
 
+  it("returns an answer's reasoning and a turn's use_memory false mark, stored or still in working memory", async () => {
+    const seeded = await seed('user_001', [['one', 'uno']], { persisted: 0 });
+    const reasoning = { text: 'Translate it.', durationMs: 3_000 };
+    const marked: HistoryMessage[] = [
+      { ...seeded.messages[0]!, useMemory: false },
+      { ...seeded.messages[1]!, useMemory: false, reasoning },
+    ];
+    app.fakes.workingMemory.messages = structuredClone(marked);
+    const before = await (await get(seeded.sessionId)).json<{ messages: HistoryMessage[] }>();
+    expect(before.messages).toEqual(marked);
+
+    await app.fakes.longTermMessages.put(marked.map((m) => stored('user_001', seeded.sessionId, m)));
+    app.fakes.workingMemory.messages = [];
+    const after = await (await get(seeded.sessionId)).json<{ messages: HistoryMessage[] }>();
+    expect(after.messages).toEqual(marked);
+  });
+
   it('shows messages the history worker has not stored yet, each once (read-your-writes)', async () => {
     const seeded = await seed(
       'user_001',

@@ -332,7 +332,9 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
 
   function extrasOf(message: ChatUIMessage): MessageExtras {
     const failure = message.id === lastUserId ? liveFailure : undefined;
-    const seconds = thoughtSeconds.get(message.id);
+    // Measured here while it streamed, else as history kept it.
+    const kept = message.metadata?.reasoningMs;
+    const seconds = thoughtSeconds.get(message.id) ?? (kept === undefined ? undefined : kept / 1000);
     return {
       ...(failure === undefined ? {} : { failure }),
       ...(seconds === undefined ? {} : { thoughtSeconds: seconds }),
