@@ -88,7 +88,12 @@ describe('conversation history with the offline model', () => {
       200,
     );
     const listed = list.conversations.find((c) => c.sessionId === sessionId);
-    expect(listed).toMatchObject({ sessionId, messageCount: 6, titleSource: expect.any(String) });
+    expect(listed).toMatchObject({
+      sessionId,
+      messageCount: 6,
+      visibleMessageCount: 6,
+      titleSource: expect.any(String),
+    });
     expect(answers[2]!.startsWith(listed!.preview.replace(/…$/, ''))).toBe(true);
     expect(listed?.title.length).toBeGreaterThan(0);
 
