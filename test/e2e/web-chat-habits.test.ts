@@ -171,12 +171,22 @@ describeBrowser('the chat view’s habits', () => {
     thinking.release();
     await expect.poll(() => answer.textContent(), { timeout: UI_TIMEOUT }).toContain('Done thinking.');
     await idle(page);
-    // Read back from history (which keeps no reasoning yet), the answer keeps what the page saw.
+    // Read back from history once it ended, the answer keeps its reasoning and its time.
     await expect
       .poll(() => answer.locator('summary').first().textContent(), { timeout: UI_TIMEOUT })
       .toMatch(/^Thought for \d+ s$/);
     await page.waitForTimeout(3_000);
     expect(await answer.locator('summary').first().textContent()).toMatch(/^Thought for \d+ s$/);
+    // The sidebar counts the conversation's two messages, once its turn has ended.
+    await expect
+      .poll(() => page.locator('.panel-meta', { hasText: /· 2 messages$/ }).count(), { timeout: UI_TIMEOUT })
+      .toBe(1);
+    // A page opened afresh has only history to show it from: the reasoning and its time are there.
+    await page.reload();
+    await expect
+      .poll(() => answers(page).locator('summary').first().textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/^Thought for \d+ s$/);
+    expect(await answers(page).locator('details').first().textContent()).toContain('Let me think about it.');
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 
