@@ -190,6 +190,23 @@ describeBrowser('the chat view’s habits', () => {
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 
+  it('keeps the "Not remembered" mark of a message sent with "Don’t remember this" on a reloaded page', async () => {
+    const { page, consoleErrors } = await web.open();
+    await page.getByRole('checkbox', { name: 'Don’t remember this' }).check();
+    await send(page, 'Forget me');
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('You said: Forget me');
+    await idle(page);
+    const question = page.getByRole('article', { name: 'Your message' });
+    await expect.poll(() => question.textContent(), { timeout: UI_TIMEOUT }).toContain('Not remembered');
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('article', { name: 'Your message' }).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('Not remembered');
+    expect(consoleErrors).toEqual([]);
+  }, 180_000);
+
   it('starts from a starter, copies the answer, titles the tab, and opens a new chat with Ctrl+Shift+O', async () => {
     const { page, context, consoleErrors } = await web.open();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: web.url });
