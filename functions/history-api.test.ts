@@ -174,6 +174,7 @@ function summary(seeded: Seeded, title: string, titleSource = 'first-message'): 
     createdAt: seeded.messages[0]!.timestamp,
     lastActivity: last.timestamp,
     messageCount: seeded.messages.length,
+    visibleMessageCount: seeded.messages.length,
     preview: last.content,
   };
 }
@@ -284,6 +285,23 @@ describe('GET /api/history/conversations/{sessionId}', () => {
     ).json<{ messages: HistoryMessage[]; continuationToken?: string }>();
     expect(oldest.messages).toEqual([expected[0]]);
     expect(oldest.continuationToken).toBeUndefined();
+  });
+
+  it("returns an answer's reasoning and a turn's use_memory false mark, stored or still in working memory", async () => {
+    const seeded = await seed('user_001', [['one', 'uno']], { persisted: 0 });
+    const reasoning = { text: 'Translate it.', durationMs: 3_000 };
+    const marked: HistoryMessage[] = [
+      { ...seeded.messages[0]!, useMemory: false },
+      { ...seeded.messages[1]!, useMemory: false, reasoning },
+    ];
+    app.fakes.workingMemory.messages = structuredClone(marked);
+    const before = await (await get(seeded.sessionId)).json<{ messages: HistoryMessage[] }>();
+    expect(before.messages).toEqual(marked);
+
+    await app.fakes.longTermMessages.put(marked.map((m) => stored('user_001', seeded.sessionId, m)));
+    app.fakes.workingMemory.messages = [];
+    const after = await (await get(seeded.sessionId)).json<{ messages: HistoryMessage[] }>();
+    expect(after.messages).toEqual(marked);
   });
 
   it('shows messages the history worker has not stored yet, each once (read-your-writes)', async () => {
@@ -756,6 +774,10 @@ describe('branches in the conversation API', () => {
     const pending = await shown();
     expect(questions(pending)).toEqual(['A', 'B edited']);
     expect(pending.path).toEqual({ leafChatMessageId: e, branchId: e });
+    // Ten messages on three branches; the path shown holds four of them, as the list says too.
+    expect(pending).toMatchObject({ messageCount: 10, visibleMessageCount: 4 });
+    const listed = await (await list()).json<{ conversations: ConversationSummary[] }>();
+    expect(listed.conversations[0]).toMatchObject({ sessionId, messageCount: 10, visibleMessageCount: 4 });
     const group = { index: 1, count: 2, chatMessageIds: [b, e] };
     expect(pending.messages.map((m) => m.alternatives)).toEqual([undefined, undefined, group, group]);
     await persistAll();
@@ -764,6 +786,7 @@ describe('branches in the conversation API', () => {
     // A third alternative joins the same group, in the order they were made.
     await commit(f, 'B edited', { replaces: e, origin: 'regenerate' });
     const third = await shown();
+    expect(third.visibleMessageCount).toBe(4);
     expect(third.messages[2]?.alternatives).toEqual({ index: 2, count: 3, chatMessageIds: [b, e, f] });
     expect(third.messages[2]?.branch).toMatchObject({
       parentChatMessageId: a,
@@ -787,6 +810,8 @@ describe('branches in the conversation API', () => {
     const main = await (await switchTo(b)).json<ConversationWithMessages>();
     expect(questions(main)).toEqual(['A', 'B', 'C']);
     expect(main.path).toEqual({ leafChatMessageId: c, branchId: 'main' });
+    // A switch changes what is shown, so what is counted: all six messages of the main line.
+    expect(main).toMatchObject({ messageCount: 10, visibleMessageCount: 6 });
     expect(main.messages[4]?.alternatives).toEqual({ index: 0, count: 2, chatMessageIds: [c, d] });
     expect(await shown()).toEqual(main);
     expect((await app.fakes.headers.get(USER, sessionId))?.preview).toBe('re: C');

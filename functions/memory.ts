@@ -1,10 +1,10 @@
 // The memory worker's trigger: each `message-completed` event on the `memory` subscription (sessions on, so a
-// conversation's turns are consolidated in order) is checked against its contract and handed to consolidateTurn,
+// conversation's turns are consolidated in order) is checked against its contract and handed to rememberTurn,
 // with how often Service Bus has delivered it (the use-case gives a failing model a few deliveries, not all).
 import type { InvocationContext } from '@azure/functions';
 import { getApp } from '../shared/app/app.js';
 import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
-import { consolidateTurn } from '../shared/memory/consolidate-turn.js';
+import { rememberTurn } from '../shared/memory/remember-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
 import { withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
@@ -19,7 +19,7 @@ export async function memoryWorker(message: unknown, context: InvocationContext)
   // The summary, its embedding and the profile changes are counted to the turn in a record of their own, once however
   // often it is delivered.
   await withUsage({ userId, sessionId, turnId, job: 'memory', ownRecord: true, log: context }, () =>
-    consolidateTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
+    rememberTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
   );
 }
 

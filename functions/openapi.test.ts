@@ -156,6 +156,12 @@ describe('GET /api/openapi.json', () => {
     expect(
       Object.keys(responseOf('/api/stream/{sessionId}/{chatMessageId}', 'get', '200')?.content ?? {}),
     ).toEqual(['text/event-stream']);
+    // A conversation's messages carry the answer's reasoning and the turn's use_memory mark.
+    const conversation = JSON.stringify(
+      responseOf('/api/history/conversations/{sessionId}', 'get', '200')?.content?.['application/json']
+        ?.schema,
+    );
+    for (const field of ['"reasoning"', '"durationMs"', '"useMemory"']) expect(conversation).toContain(field);
     // The health probe's 503 is its report, not a problem.
     expect(Object.keys(responseOf('/api/health', 'get', '503')?.content ?? {})).toEqual(['application/json']);
     expect(responseOf('/api/chat/{sessionId}/{chatMessageId}/cancel', 'post', '200')).toMatchObject({

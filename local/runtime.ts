@@ -40,7 +40,7 @@ import {
   type LocalServiceBusOptions,
   type MessageSource,
 } from './service-bus/local-service-bus.js';
-import { parseLocalRuntimeSettings } from './settings.js';
+import { parseLocalRuntimeSettings, type LocalRuntimeSettings } from './settings.js';
 import { startTelemetry } from '../shared/telemetry/setup.js';
 import { LocalWebPubSub } from './web-pubsub/local-web-pubsub.js';
 
@@ -225,6 +225,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
             return 'local orchestration driver running';
           },
         },
+        // Whether the local services answer as late as Azure's would, since every measure taken here depends on it.
+        {
+          name: 'localLatency',
+          check: () => Promise.resolve(latencyLabel(azureLatency)),
+        },
       ],
       close: () => Promise.resolve(),
     };
@@ -304,6 +309,14 @@ function localSettings(
     });
   }
   return merged;
+}
+
+/** What LOCAL_AZURE_LATENCY makes of the local services, as the start banner and the health report say it. */
+export function latencyLabel(azureLatency: LocalRuntimeSettings['azureLatency']): string {
+  return azureLatency === undefined
+    ? 'LOCAL_AZURE_LATENCY=off: the local services answer at once'
+    : `LOCAL_AZURE_LATENCY=azure: the local services answer as late as Azure's (seed ${azureLatency.seed}, ` +
+        `task hub ${azureLatency.taskHub})`;
 }
 
 /** Every queue and topic subscription the app declares. */

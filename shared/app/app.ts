@@ -32,7 +32,8 @@ import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
-import type { MemoryWorkerServices } from '../memory/consolidate-turn.js';
+import { createWebPubSubMemoryNotices } from '../memory/adapters/web-pubsub-memory-notices.js';
+import type { RememberServices } from '../memory/remember-turn.js';
 import type { ConversationSummaries } from '../memory/conversation-summaries.js';
 import type { ProfileFacts } from '../memory/profile-facts.js';
 import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
@@ -108,7 +109,7 @@ export interface HistoryServices {
 
 export interface MemoryServices {
   /** What the memory worker consolidates a finished turn with (the invocation gives its logger). */
-  worker: MemoryWorkerServices;
+  worker: RememberServices;
   /** One summary per past conversation, with its embedding: what conversation search ranks. */
   summaries: ConversationSummaries;
   /** The user's profile, one item per fact, and the record of what each turn changed in it. */
@@ -338,6 +339,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         ),
         llm,
         sessions: stores.sessions,
+        notices: createWebPubSubMemoryNotices(webPubSub),
       },
       summaries: memory.summaries,
       facts: memory.facts,

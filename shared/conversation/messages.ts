@@ -14,6 +14,9 @@ export const turnRefSchema = z.object({
 /** Which turn: the user, the session and the message it answers. */
 export type TurnRef = z.infer<typeof turnRefSchema>;
 
+/** The most reasoning summary text a message keeps (its start: summaries state their plan first). */
+export const MAX_KEPT_REASONING = 8_000;
+
 export const turnFailureSchema = z.object({ code: z.string(), message: z.string() });
 /** What a client is told when a turn fails; the details stay in the logs. */
 export type TurnFailure = z.infer<typeof turnFailureSchema>;
@@ -58,6 +61,13 @@ export const conversationMessageSchema = z.object({
   finishReason: z.string().optional(),
   /** Assistant only: the tokens the turn's model calls used, as its `message-end` event reports them. */
   usage: llmUsageSchema.optional(),
+  /**
+   * Assistant only: the summary of the model's reasoning the turn streamed (every round's, at most
+   * MAX_KEPT_REASONING characters, its start kept), and how long the model reasoned, when it was measured.
+   */
+  reasoning: z.object({ text: z.string(), durationMs: z.number().int().nonnegative().optional() }).optional(),
+  /** Both messages of a turn posted with use_memory false: the turn neither read nor wrote long-term memory. */
+  useMemory: z.literal(false).optional(),
   /** User only: the turn failed; the user's message is kept. */
   failure: turnFailureSchema.optional(),
   /**

@@ -282,7 +282,10 @@ export const conversationSummarySchema = z.object({
   titleSource: titleSourceSchema,
   createdAt: z.string(),
   lastActivity: z.string(),
+  /** Every message of the conversation, on every branch. */
   messageCount: z.number().int().nonnegative(),
+  /** The messages of the branch path it shows (what a reader sees): messageCount less the other branches'. */
+  visibleMessageCount: z.number().int().nonnegative(),
   preview: z.string(),
   /** What the conversation's model calls cost so far (its turns and their background work), in US dollars. */
   cost: z.object({ usd: z.number() }).optional(),

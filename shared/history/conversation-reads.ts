@@ -46,7 +46,32 @@ export function notFound(sessionId: string): NotFoundError {
 
 export function toSummary(header: ConversationHeader): ConversationSummary {
   const { sessionId, title, titleSource, createdAt, lastActivity, messageCount, preview } = header;
-  return { sessionId, title, titleSource, createdAt, lastActivity, messageCount, preview };
+  const visibleMessageCount = visibleMessages(header);
+  return {
+    sessionId,
+    title,
+    titleSource,
+    createdAt,
+    lastActivity,
+    messageCount,
+    visibleMessageCount,
+    preview,
+  };
+}
+
+/**
+ * The messages of the path the header shows, from that path as every commit and switch keeps it: its ordinals up
+ * to the leaf's last, less its gaps (the other branches'). A conversation with no path is one line: all of them.
+ */
+export function visibleMessages(header: Pick<ConversationHeader, 'messageCount' | 'path'>): number {
+  const { path } = header;
+  if (path === undefined) return header.messageCount;
+  const end = path.lastOrdinal + 1;
+  const skipped = path.branch.gaps.reduce(
+    (sum, gap) => sum + Math.max(0, Math.min(gap.to, end) - Math.min(gap.from, end)),
+    0,
+  );
+  return Math.min(header.messageCount, end - skipped);
 }
 
 /**

@@ -14,6 +14,7 @@ const conversation: ExportableConversation = {
   createdAt: '2026-11-22T10:00:00.000Z',
   lastActivity: '2026-11-22T10:01:05.000Z',
   messageCount: 4,
+  visibleMessageCount: 4,
   preview: 'It failed.',
   messages: [
     {

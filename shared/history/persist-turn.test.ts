@@ -116,6 +116,23 @@ describe('persistTurn', () => {
     expect(await header()).toMatchObject({ persistedCount: 1, tokens: { total: 0 }, textTokens: 8 });
   });
 
+  it("keeps the answer's reasoning and the turn's use_memory false mark on its items", async () => {
+    const event = turn(0);
+    const reasoning = { text: 'Add one and nothing.', durationMs: 2_400 };
+    event.useMemory = false;
+    event.messages = event.messages.map((message) => ({
+      ...message,
+      useMemory: false as const,
+      ...(message.role === 'assistant' ? { reasoning } : {}),
+    }));
+    await persistTurn(services, event, log);
+
+    expect(stored()).toEqual([
+      expect.objectContaining({ role: 'user', useMemory: false }),
+      expect.objectContaining({ role: 'assistant', useMemory: false, reasoning }),
+    ]);
+  });
+
   it("keeps the opening turn's system prompt beside the messages, once, and never as a numbered message", async () => {
     const prompt = {
       content: 'You are helpful.\n\n## Their interests\n- Sailing.',

@@ -11,7 +11,15 @@ import type { MessageCompleted } from '../conversation/message-completed.js';
 import { ValidationError } from '../errors.js';
 import { createLlmGateway } from '../llm/adapters/openai-gateway.js';
 import { LlmError, type CompleteJsonRequest, type LlmGateway, type LlmReply } from '../llm/llm-gateway.js';
-import { consolidationId, type ProfileFact, type SummaryContent } from './contracts.js';
+import {
+  consolidationId,
+  memoryChangedSchema,
+  type MemoryChanged,
+  type ProfileFact,
+  type SummaryContent,
+} from './contracts.js';
+import type { MemoryNotices } from './memory-notices.js';
+import { rememberTurn } from './remember-turn.js';
 import { forgetFact } from './forget-memories.js';
 import { FACT_WRITE_ATTEMPTS } from './profile-facts.js';
 import {
@@ -1051,5 +1059,43 @@ describe('consolidateTurn on the real wire', () => {
       (r) => r.response_format?.json_schema?.name === CONVERSATION_SUMMARY_FORMAT,
     );
     expect(JSON.stringify(summaryRequest?.messages)).not.toContain('Profile page');
+  });
+});
+
+describe('rememberTurn', () => {
+  class RecordingNotices implements MemoryNotices {
+    readonly sent: { userId: string; notice: MemoryChanged }[] = [];
+    failure: Error | undefined;
+    memoryChanged(userId: string, notice: MemoryChanged): Promise<void> {
+      if (this.failure) return Promise.reject(this.failure);
+      this.sent.push({ userId, notice });
+      return Promise.resolve();
+    }
+  }
+
+  it("tells the user's pages once that a turn changed memory, and nothing for a redelivery or a skipped turn", async () => {
+    const notices = new RecordingNotices();
+    const remembering = { ...services, notices };
+    await rememberTurn(remembering, turn(0, 'I like tea'), log);
+    expect(notices.sent).toEqual([
+      {
+        userId,
+        notice: { type: 'memory-changed', sessionId, chatMessageId: chatId(0), summary: true, profile: true },
+      },
+    ]);
+    expect(memoryChangedSchema.parse(notices.sent[0]?.notice)).toEqual(notices.sent[0]?.notice);
+
+    await rememberTurn(remembering, turn(0, 'I like tea'), log);
+    await rememberTurn(remembering, turn(1, 'secret', { useMemory: false }), log);
+    expect(notices.sent).toHaveLength(1);
+  });
+
+  it('keeps what it remembered when the notice cannot be sent, and says so', async () => {
+    const notices = new RecordingNotices();
+    notices.failure = new Error('Web PubSub is down');
+    const outcome = await rememberTurn({ ...services, notices }, turn(0, 'I like tea'), log);
+    expect(outcome).toEqual({ status: 'consolidated', summary: 'written', profile: 'applied' });
+    expect((await facts.list(userId)).map((fact) => fact.statement)).toEqual(['The user likes tea.']);
+    expect(log.warnings.join('\n')).toContain('Web PubSub is down');
   });
 });

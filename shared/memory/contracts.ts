@@ -313,3 +313,15 @@ export const searchConversationHistoryArgsSchema = z.object({
   limit: searchLimitSchema.default(DEFAULT_SEARCH_LIMIT),
 });
 export const SEARCH_CONVERSATION_HISTORY_TOOL = 'search_conversation_history';
+
+/** What the memory worker tells a user's open pages (a Web PubSub message to the user) once a turn changed memory. */
+export const memoryChangedSchema = z.object({
+  type: z.literal('memory-changed'),
+  /** The conversation whose turn changed it. */
+  sessionId: z.string(),
+  chatMessageId: z.string(),
+  /** What changed: the conversation's summary, the profile's facts. */
+  summary: z.boolean(),
+  profile: z.boolean(),
+});
+export type MemoryChanged = z.infer<typeof memoryChangedSchema>;

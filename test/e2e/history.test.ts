@@ -88,7 +88,12 @@ describe('conversation history with the offline model', () => {
       200,
     );
     const listed = list.conversations.find((c) => c.sessionId === sessionId);
-    expect(listed).toMatchObject({ sessionId, messageCount: 6, titleSource: expect.any(String) });
+    expect(listed).toMatchObject({
+      sessionId,
+      messageCount: 6,
+      visibleMessageCount: 6,
+      titleSource: expect.any(String),
+    });
     expect(answers[2]!.startsWith(listed!.preview.replace(/…$/, ''))).toBe(true);
     expect(listed?.title.length).toBeGreaterThan(0);
 
@@ -191,6 +196,46 @@ describe('conversation history with the offline model', () => {
       gate = undefined;
     }
     await settle(runtime);
+  });
+
+  it("keeps an answer's reasoning and a turn's use_memory false in history, stored and read back", async () => {
+    const call = api(runtime, alice);
+    const sessionId = await alice.startSession();
+    const id = randomUUID();
+    await expectStatus(
+      await alice.post({
+        sessionId,
+        chatMessageId: id,
+        text: 'Think about a name for my cat',
+        use_memory: false,
+      }),
+      202,
+    );
+    const events = await aliceLive.waitForTerminal(id);
+    expect(events.at(-1)?.type).toBe('message-end');
+    const streamed = events.flatMap((e) => (e.type === 'reasoning-delta' ? [e.delta] : [])).join('');
+    expect(streamed).not.toBe('');
+    await settle(runtime);
+
+    const conversation = await expectStatus<ConversationWithMessages>(
+      await call(`history/conversations/${sessionId}`),
+      200,
+    );
+    const [question, answer] = conversation.messages;
+    expect(question).toMatchObject({ role: 'user', useMemory: false });
+    expect(answer).toMatchObject({ role: 'assistant', useMemory: false, reasoning: { text: streamed } });
+    expect(answer?.reasoning?.durationMs).toBeGreaterThanOrEqual(0);
+    // Read from the long-term items, not only from working memory.
+    const { resources } = await runtime.clients.database
+      .container(CONVERSATION_MESSAGES_CONTAINER)
+      .items.query({
+        query: 'SELECT c.role, c.reasoning, c.useMemory FROM c WHERE c.sessionId = @s',
+        parameters: [{ name: '@s', value: sessionId }],
+      })
+      .fetchAll();
+    expect(resources).toEqual(
+      expect.arrayContaining([{ role: 'assistant', reasoning: answer?.reasoning, useMemory: false }]),
+    );
   });
 
   it('keeps one copy of each message however often message-completed is delivered, and dead-letters a poisoned one', async () => {

@@ -225,6 +225,21 @@ describe('long-term memory with a scripted model', () => {
     // The tool result the model was given says "the user loves spiders" (the assistant's earlier words).
     expect(recall.chat.at(-1)?.messages.at(-1)?.content).toContain('the user loves spiders');
 
+    // The user's open page was told each time a turn changed memory, with what changed.
+    expect(
+      await live.waitForMessage(
+        (data) =>
+          (data as { type?: string }).type === 'memory-changed' &&
+          (data as { chatMessageId?: string }).chatMessageId === first.chatMessageId,
+      ),
+    ).toEqual({
+      type: 'memory-changed',
+      sessionId: conversation1,
+      chatMessageId: first.chatMessageId,
+      summary: true,
+      profile: true,
+    });
+
     const learned = await facts();
     const statements = learned.map((fact) => fact.statement).sort();
     expect(statements).toEqual([

@@ -126,7 +126,9 @@ describe('chat turns on Redis', () => {
       await redis.start();
     }
     expect(failed.events.map((event) => event.type)).toContain('error');
-    expect(failed.events.at(-1)).toMatchObject({ type: 'error' });
+    // The error names the store that failed, not the model, which was never asked.
+    expect(failed.events.at(-1)).toMatchObject({ type: 'error', code: 'hot_store_unavailable' });
+    expect(failed.events.at(-1)).toHaveProperty('message', expect.stringContaining('hot store'));
     // A WebSocket client gets the whole failed stream live too, its message-start included: no gap to wait on.
     expect(await live.waitForTerminal(failed.chatMessageId, 30_000)).toEqual(failed.events);
     // No model call was made for it: the turn could not read its working memory.

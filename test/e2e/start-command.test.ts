@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatClient } from '../support/chat-client.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const startEntry = join(root, 'dist/local/start.js');
@@ -54,6 +55,36 @@ async function waitForOutput(started: Run, pattern: RegExp, timeoutMs = 60_000):
   }
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Reads the turn's SSE stream until its answer has begun (its first content event), then lets it go. */
+async function firstContent(client: ChatClient, sessionId: string, chatMessageId: string): Promise<void> {
+  const response = await client.openStream(sessionId, chatMessageId);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('"type":"content"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before any answer text:\n${text}`);
+    text += decoder.decode(value as Uint8Array | undefined, { stream: true });
+  }
+  await reader.cancel();
+}
+
 describe('the compiled entry points', () => {
   let cwd: string;
   // A full tsc build: minutes on a machine shared with other work, so its hook has a budget of its own.
@@ -90,6 +121,53 @@ describe('the compiled entry points', () => {
       started.child.kill('SIGKILL');
     }
   });
+
+  it('names Azure-like latency in its banner and health, and on Ctrl+C mid-answer stops, frees the port and resumes the turn', async () => {
+    const port = await freePort();
+    // A slow model, so the answer is still being written when Ctrl+C comes.
+    const env = {
+      PORT: String(port),
+      LOCAL_DATA_DIR: join(cwd, 'latency-data'),
+      LOCAL_AZURE_LATENCY: 'azure',
+      OFFLINE_MODEL_TOKENS_PER_SECOND: '4',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    const client = new ChatClient(base, 'user_001');
+    const first = run(cwd, env);
+    let sessionId: string;
+    let chatMessageId: string;
+    try {
+      await waitForOutput(first, /Latency: LOCAL_AZURE_LATENCY=azure/);
+      const health = (await (await fetch(`${base}/api/health`)).json()) as {
+        dependencies: Record<string, { detail?: string }>;
+      };
+      expect(health.dependencies['localLatency']?.detail).toMatch(
+        /^LOCAL_AZURE_LATENCY=azure: .*task hub azure-storage\)/,
+      );
+
+      sessionId = await client.startSession();
+      chatMessageId = await client.send(sessionId, 'Tell me a long story about a lighthouse keeper');
+      await firstContent(client, sessionId, chatMessageId);
+      first.child.kill('SIGINT');
+      expect(await first.exited).toBe(0);
+      expect(first.stderr()).toMatch(/SIGINT: stopping the local runtime/);
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+    // The port is free at once: a new runtime takes it, and the turn ends there, streamed to its end once.
+    expect(await portIsFree(port)).toBe(true);
+    const second = run(cwd, { ...env, LOCAL_AZURE_LATENCY: 'off', OFFLINE_MODEL_TOKENS_PER_SECOND: '0' });
+    try {
+      await waitForOutput(second, /listening on/);
+      expect(second.stdout()).not.toMatch(/Latency:/);
+      const frames = await client.stream(sessionId, chatMessageId, { timeoutMs: 60_000 });
+      expect(frames.at(-1)?.data.type).toBe('message-end');
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      second.child.kill('SIGKILL');
+    }
+  }, 180_000);
 
   it('starts with local.settings.sample.json copied as local.settings.json, as it is', async () => {
     await copyFile(join(root, 'local.settings.sample.json'), join(cwd, 'local.settings.json'));

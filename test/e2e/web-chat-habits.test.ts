@@ -171,12 +171,39 @@ describeBrowser('the chat view’s habits', () => {
     thinking.release();
     await expect.poll(() => answer.textContent(), { timeout: UI_TIMEOUT }).toContain('Done thinking.');
     await idle(page);
-    // Read back from history (which keeps no reasoning yet), the answer keeps what the page saw.
+    // Read back from history once it ended, the answer keeps its reasoning and its time.
     await expect
       .poll(() => answer.locator('summary').first().textContent(), { timeout: UI_TIMEOUT })
       .toMatch(/^Thought for \d+ s$/);
     await page.waitForTimeout(3_000);
     expect(await answer.locator('summary').first().textContent()).toMatch(/^Thought for \d+ s$/);
+    // The sidebar counts the open conversation's two messages, once its turn has ended.
+    await expect
+      .poll(() => page.locator('[aria-current="page"] .panel-meta').textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/ · 2 messages$/);
+    // A page opened afresh has only history to show it from: the reasoning and its time are there.
+    await page.reload();
+    await expect
+      .poll(() => answers(page).locator('summary').first().textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/^Thought for \d+ s$/);
+    expect(await answers(page).locator('details').first().textContent()).toContain('Let me think about it.');
+    expect(consoleErrors).toEqual([]);
+  }, 180_000);
+
+  it('keeps the "Not remembered" mark of a message sent with "Don’t remember this" on a reloaded page', async () => {
+    const { page, consoleErrors } = await web.open();
+    await page.getByRole('checkbox', { name: 'Don’t remember this' }).check();
+    await send(page, 'Forget me');
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('You said: Forget me');
+    await idle(page);
+    const question = page.getByRole('article', { name: 'Your message' });
+    await expect.poll(() => question.textContent(), { timeout: UI_TIMEOUT }).toContain('Not remembered');
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('article', { name: 'Your message' }).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('Not remembered');
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 

@@ -118,6 +118,8 @@ export const roundRecordSchema = z.object({
   round: z.number().int().nonnegative(),
   content: z.string(),
   reasoning: z.string(),
+  /** How long the model reasoned in this call (ms), when it streamed reasoning. */
+  reasoningMs: z.number().int().nonnegative().optional(),
   toolCalls: z.array(toolCallSchema),
   finishReason: z.string(),
   usage: llmUsageSchema.optional(),

@@ -4,6 +4,7 @@ import type * as df from 'durable-functions';
 import { describe, expect, it } from 'vitest';
 import { chatTurnOrchestrator, llmStepInputOf } from './chat-turn-orchestration.js';
 import { TURN_ACTIVITIES, type ChatTurnInput, type LlmStepOutput } from '../contracts/activities.js';
+import { TurnStepError } from './turn-failure.js';
 
 interface Scheduled {
   name: string;
@@ -78,7 +79,8 @@ describe('the chatTurn orchestration', () => {
     for (const activity of activities) expect(activity.input).toMatchObject({ useMemory: false });
 
     const failed = drive({ ...queued, useMemory: false }, ({ name }) => {
-      if (name === TURN_ACTIVITIES.llmStep) throw new Error('the model is down');
+      if (name === TURN_ACTIVITIES.llmStep)
+        throw new TurnStepError('llm_unavailable', new Error('the model is down'));
       return undefined;
     });
     expect(failed.map((a) => a.name)).toEqual(['llmStep', 'failTurn']);
@@ -113,7 +115,8 @@ describe('the chatTurn orchestration', () => {
 
     // A later round that fails ends the turn as an llmStep failure, as it would have without the worker's round.
     const failed = drive({ ...queued, firstRound }, ({ name }) => {
-      if (name === TURN_ACTIVITIES.llmStep) throw new Error('the model is down');
+      if (name === TURN_ACTIVITIES.llmStep)
+        throw new TurnStepError('llm_unavailable', new Error('the model is down'));
       return { isError: false };
     });
     expect(failed.map((a) => a.name)).toEqual(['runTool', 'runTool', 'llmStep', 'failTurn']);

@@ -12,8 +12,9 @@ import {
   type RunToolInput,
 } from '../contracts/activities.js';
 import { memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
-import type { TurnFailure, TurnRef } from '../../conversation/messages.js';
+import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
+import { turnFailureOf } from './turn-failure.js';
 
 // Activities retry transient failures (a dependency blip, a broken model stream: the round is streamed anew).
 const retry = (() => {
@@ -82,7 +83,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       ...turn,
       userText: input.text,
       postedAt: input.postedAt,
-      failure: failureOf(stage ?? 'llmStep'),
+      failure: turnFailureOf(error),
       ...memory,
       ...quotaSlotFlag(input),
       ...forkOf(input),
@@ -120,17 +121,4 @@ function turnOf(input: ChatTurnInput): TurnRef {
 /** An edit's or a regenerate's fork, for the steps that place the turn in the conversation's tree. */
 function forkOf(input: ChatTurnInput): { fork?: TurnFork } {
   return input.fork ? { fork: input.fork } : {};
-}
-
-/** What the client is told; the details stay in the logs. */
-function failureOf(stage: 'llmStep' | 'runTool'): TurnFailure {
-  if (stage === 'llmStep')
-    return {
-      code: 'llm_unavailable',
-      message: 'The model did not answer. Your message is kept; send it again later.',
-    };
-  return {
-    code: 'turn_failed',
-    message: 'The answer could not be completed. Your message is kept; send it again later.',
-  };
 }

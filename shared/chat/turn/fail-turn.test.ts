@@ -16,6 +16,11 @@ import type { MessageCompleted } from '../../conversation/message-completed.js';
 import { answerText } from '../../streaming/turn-transcript.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';
+import { stepCause, TURN_FAILURES } from './turn-failure.js';
+
+const unmarked = (error: unknown) => {
+  throw stepCause(error);
+};
 
 let t: TurnFixture;
 
@@ -72,7 +77,7 @@ describe('failTurn', () => {
 
     it('send the message-start a failed first round stored, so the live stream ends with no gap', async () => {
       t.memory.load = down;
-      await expect(llmStep(t.services(), round0)).rejects.toBeInstanceOf(DependencyError);
+      await expect(llmStep(t.services(), round0).catch(unmarked)).rejects.toBeInstanceOf(DependencyError);
       t.turns.get = down;
       await failTurn(t.services(), failInput);
       const stored = t.storedEvents();
@@ -83,6 +88,22 @@ describe('failTurn', () => {
       const seqs = t.events.sent.map((event) => event.seq);
       expect([...new Set(seqs)]).toEqual([1, 2]);
       expect(seqs).toEqual([1, 1, 2]);
+    });
+
+    it('name the hot store in an error its step could not place, and keep a placed class as it is', async () => {
+      t.memory.load = down;
+      t.turns.get = down;
+      await failTurn(t.services(), { ...failInput, failure: TURN_FAILURES.turn_failed });
+      expect(t.storedEvents().at(-1)).toMatchObject({
+        type: 'error',
+        ...TURN_FAILURES.hot_store_unavailable,
+      });
+
+      t = new TurnFixture();
+      t.memory.load = down;
+      t.turns.get = down;
+      await failTurn(t.services(), { ...failInput, failure: TURN_FAILURES.storage_unavailable });
+      expect(t.storedEvents().at(-1)).toMatchObject({ type: 'error', code: 'storage_unavailable' });
     });
 
     it("number the kept message after the header's count and keep it on the header's branch path", async () => {

@@ -5,6 +5,7 @@ import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { DependencyError } from '../../errors.js';
 import type { FailTurnInput } from '../contracts/activities.js';
 import { conversationDeleted } from './step-guards.js';
+import { TURN_FAILURES } from './turn-failure.js';
 import { decideFailure, type FailureStep } from './tool-decision.js';
 import { runTurnStep, type StepStart } from './turn-runner.js';
 import { now, type FailPorts } from './turn-services.js';
@@ -58,9 +59,14 @@ async function readFailure(services: FailPorts, input: FailTurnInput): Promise<S
       : deleted
         ? { userId: input.userId, sessionId: input.sessionId, messages: [], messageCount: 0 }
         : await unplacedMemory(services, input);
+  // A failure its step could not place (an activity that never ran it) is named after the store found down.
+  const failure =
+    hotStoreDown && input.failure.code === 'turn_failed'
+      ? TURN_FAILURES.hot_store_unavailable
+      : input.failure;
   return {
     state: {
-      input,
+      input: { ...input, failure },
       memory,
       events,
       turn: turnRead === UNREACHABLE ? undefined : turnRead,

@@ -184,7 +184,9 @@ describe('llmStep', () => {
     await t.events.append([
       { ...ref, seq: 1, type: 'message-start', userMessageId: 'x_user', assistantMessageId: 'x_assistant' },
     ]);
-    await expect(llmStep(t.services(), round0)).rejects.toBeInstanceOf(EventSeqTakenError);
+    await expect(llmStep(t.services(), round0)).rejects.toMatchObject({
+      cause: expect.any(EventSeqTakenError),
+    });
   });
 
   it('ask for a text answer, and run no tools, once the tool rounds are used up', async () => {

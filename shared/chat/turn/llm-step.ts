@@ -4,6 +4,7 @@
 import type { LlmStepInput, LlmStepOutput } from '../contracts/activities.js';
 import { readRound } from './round-state.js';
 import { decideRound } from './turn-decision.js';
+import { markingFailures } from './turn-failure.js';
 import { DELETED, runTurnStep, type TurnPorts } from './turn-runner.js';
 
 /**
@@ -11,7 +12,10 @@ import { DELETED, runTurnStep, type TurnPorts } from './turn-runner.js';
  * for the orchestration to run, or commits the turn and ends its stream. Safe to run again at any point.
  */
 export async function llmStep(services: TurnPorts, input: LlmStepInput): Promise<LlmStepOutput> {
-  const output = await runTurnStep(services, input, () => readRound(services, input), decideRound);
+  // What fails is marked with its class (model, storage, hot store, quota) for the turn's error event.
+  const output = await markingFailures(() =>
+    runTurnStep(services, input, () => readRound(services, input), decideRound),
+  );
   if (output === DELETED)
     return { outcome: 'deleted', nextSeq: input.firstSeq, toolCalls: [], finishReason: 'deleted' };
   if (output === undefined)

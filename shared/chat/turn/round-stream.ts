@@ -1,6 +1,7 @@
 // Streaming one model round into the turn's event log: the model's deltas as events (stored before any client is
 // sent them), and the abort of a turn stopped while the model streams.
-import type { ChatMessage, LlmReply } from '../../llm/llm-gateway.js';
+import type { ChatMessage } from '../../llm/llm-gateway.js';
+import type { RoundReply } from './turn-effects.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
 import { memoryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
@@ -42,8 +43,19 @@ export async function streamRound(
   input: TurnRef & { useMemory?: boolean | undefined },
   stream: TurnStream,
   { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
-): Promise<LlmReply> {
+): Promise<RoundReply> {
   let reasoningOpen = false;
+  const clock = () => (services.now?.() ?? new Date()).getTime();
+  // How long the model reasoned: from each summary part's first text to its end (or the answer's first text).
+  let reasoningMs: number | undefined;
+  let reasoningFrom = 0;
+  const reasoningEnds = () => {
+    if (reasoningOpen) {
+      stream.emit({ type: 'reasoning-end' });
+      reasoningMs = (reasoningMs ?? 0) + Math.max(0, clock() - reasoningFrom);
+    }
+    reasoningOpen = false;
+  };
   const stop = services.cancellation.watch(
     input,
     (error) =>
@@ -61,21 +73,20 @@ export async function streamRound(
       },
       (delta) => {
         if (delta.type === 'reasoning') {
+          if (!reasoningOpen) reasoningFrom = clock();
           reasoningOpen = true;
           stream.emit({ type: 'reasoning-delta', delta: delta.text });
         } else if (delta.type === 'reasoning-end') {
           // The Responses API closes each summary part: one `reasoning-end` per part.
-          if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
-          reasoningOpen = false;
+          reasoningEnds();
         } else if (delta.type === 'content') {
-          if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
-          reasoningOpen = false;
+          reasoningEnds();
           stream.emit({ type: 'content', delta: delta.text });
         }
       },
     );
-    if (reasoningOpen) stream.emit({ type: 'reasoning-end' });
-    return reply;
+    reasoningEnds();
+    return reasoningMs === undefined ? reply : { ...reply, reasoningMs: Math.round(reasoningMs) };
   } catch (error) {
     // Stored now, the partial text is what the retried round voids (or what a failed turn keeps).
     await stream.close().catch(() => undefined);

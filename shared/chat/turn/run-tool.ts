@@ -3,11 +3,14 @@
 import type { RunToolInput, RunToolOutput } from '../contracts/activities.js';
 import { conversationDeleted, stopRequested } from './step-guards.js';
 import { decideTool, type ToolStep } from './tool-decision.js';
+import { markingFailures } from './turn-failure.js';
 import { DELETED, runTurnStep, type StepStart } from './turn-runner.js';
 import type { ToolPorts } from './turn-services.js';
 
 export async function runTool(services: ToolPorts, input: RunToolInput): Promise<RunToolOutput> {
-  const ran = await runTurnStep(services, input, () => readTool(services, input), decideTool);
+  const ran = await markingFailures(() =>
+    runTurnStep(services, input, () => readTool(services, input), decideTool),
+  );
   // The orchestration's next round finds the conversation deleted too, and ends the turn.
   if (ran === DELETED) return { isError: true };
   if (ran === undefined)

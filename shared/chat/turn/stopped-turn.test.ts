@@ -266,7 +266,7 @@ describe('a stopped turn', () => {
       }
       return Promise.resolve();
     });
-    await expect(runTurn(services)).rejects.toBeInstanceOf(Died);
+    await expect(runTurn(services)).rejects.toMatchObject({ cause: expect.any(Died) });
     const shown = answerText(stored());
     expect(shown).toBe('Let me add them.The sum of');
     await app.chat.cancellations.request(ref, AT);

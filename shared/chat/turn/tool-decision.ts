@@ -12,6 +12,7 @@ import type { ToolCall } from '../../llm/llm-gateway.js';
 import type { StoredTurn } from '../turn-state-store.js';
 import { userMessage } from './turn-decision.js';
 import type { Decision, Happening, TurnEffect, TurnEnd } from './turn-effects.js';
+import { memoryFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
 
 /** The result of a tool call its turn was stopped before it ran. */
@@ -159,7 +160,9 @@ export function decideFailure(step: FailureStep, happened: Happening): Decision<
 /** The user's message with its failure, and what its client was shown (or only the sources it was shown). */
 function failedMessages(step: FailureStep): ConversationMessage[] {
   const { input, events } = step;
-  const messages: ConversationMessage[] = [{ ...userMessage(input), failure: input.failure }];
+  const messages: ConversationMessage[] = [
+    { ...userMessage(input), ...memoryFlag(input), failure: input.failure },
+  ];
   const shown = answerText(events);
   const sources = shownSources(events);
   if (shown !== '' || sources.length > 0)
@@ -171,6 +174,7 @@ function failedMessages(step: FailureStep): ConversationMessage[] {
       timestamp: step.at,
       finishReason: 'error',
       ...(sources.length > 0 ? { sources } : {}),
+      ...memoryFlag(input),
     });
   return messages;
 }

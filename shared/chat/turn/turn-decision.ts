@@ -16,7 +16,9 @@ import type { RoundRecord, ToolResultRecord, TurnRecord } from '../contracts/doc
 import type { StoredTurn } from '../turn-state-store.js';
 import { promptOf, type PromptState } from './turn-prompt.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
-import type { Decision, Happening, TurnEffect, TurnEnd } from './turn-effects.js';
+import type { Decision, Happening, RoundReply, TurnEffect, TurnEnd } from './turn-effects.js';
+import { keptReasoning } from './turn-reasoning.js';
+import { memoryFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
 
 /** What a model round read at its start, and what it has done since. */
@@ -43,7 +45,7 @@ export interface RoundStep extends PromptState {
    */
   preparedLong?: boolean;
   record?: TurnRecord;
-  reply?: LlmReply;
+  reply?: RoundReply;
   answer?: { message: ConversationMessage; model: string | undefined };
   end?: TurnEnd;
 }
@@ -165,7 +167,7 @@ function stoppedRound(stored: readonly ChatEvent[]): { reply: LlmReply; effects:
 }
 
 /** The model's reply: its tool calls recorded for the orchestration to run, or the answer committed. */
-function roundReplied(step: RoundStep, replied: LlmReply, at: string): RoundDecision {
+function roundReplied(step: RoundStep, replied: RoundReply, at: string): RoundDecision {
   const { input } = step;
   const record = recordOf(step);
   // Stopped while it streamed: the text so far is the answer, and tool calls it was making are not run.
@@ -200,6 +202,8 @@ function roundReplied(step: RoundStep, replied: LlmReply, at: string): RoundDeci
     ...(usage ? { usage } : {}),
     ...toolCallsField(record, step.toolResults),
     ...(sources.length > 0 ? { sources } : {}),
+    ...keptReasoning(record.rounds, reply),
+    ...memoryFlag(input),
   };
   return {
     state: {
@@ -211,7 +215,12 @@ function roundReplied(step: RoundStep, replied: LlmReply, at: string): RoundDeci
     // The last coalesced text is still held: it goes out with `message-end` in one stored batch.
     effects: [
       { kind: 'settle' },
-      { kind: 'commit', messages: [userMessage(record), message], memory: step.memory, record },
+      {
+        kind: 'commit',
+        messages: [{ ...userMessage(record), ...memoryFlag(input) }, message],
+        memory: step.memory,
+        record,
+      },
     ],
   };
 }
@@ -241,6 +250,7 @@ function roundClosed(step: RoundStep, nextSeq: number): RoundDecision {
       round: input.round,
       content: reply.content,
       reasoning: reply.reasoning,
+      ...(reply.reasoningMs !== undefined ? { reasoningMs: reply.reasoningMs } : {}),
       toolCalls: reply.toolCalls,
       finishReason: reply.finishReason,
       ...(reply.usage ? { usage: reply.usage } : {}),

@@ -9,6 +9,9 @@ import type { LlmStepInput } from '../contracts/activities.js';
 import type { RoundRecord, ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import type { PromptDigest } from '../prompt.js';
 
+/** A model call's reply, with how long the model reasoned before it answered (measured as it streamed). */
+export type RoundReply = LlmReply & { reasoningMs?: number };
+
 /** How a turn ended, as its one log line tells it. */
 export interface TurnEnd {
   finishReason: string;
@@ -67,7 +70,7 @@ export type TurnEffect<O> =
 export type Happening =
   | { kind: 'read' }
   | { kind: 'prepared'; record: TurnRecord; memory: WorkingMemory }
-  | { kind: 'replied'; reply: LlmReply; at: string }
+  | { kind: 'replied'; reply: RoundReply; at: string }
   | { kind: 'closed'; nextSeq: number }
   | { kind: 'recorded'; round: RoundRecord }
   | { kind: 'committed'; memory: WorkingMemory }

@@ -252,7 +252,7 @@ describe('the place of a turn', () => {
           ...round0,
           message: { ...round0.message!, fork: { replaces: 'zz', origin: 'edit' } },
         }),
-      ).rejects.toBeInstanceOf(NotReadyError);
+      ).rejects.toMatchObject({ cause: expect.any(NotReadyError) });
       expect(t.model.requests).toHaveLength(0);
     });
   });

@@ -56,7 +56,7 @@ export type StreamPorts = Pick<TurnServices, 'events' | 'sink' | 'settings' | 'l
 export type PlacePorts = Pick<TurnServices, 'workingMemory' | 'log'>;
 
 /** What one model call streams with: the model, the tools it is offered, the stop it watches. */
-export type ModelPorts = StreamPorts & Pick<TurnServices, 'llm' | 'tools' | 'cancellation'>;
+export type ModelPorts = StreamPorts & Pick<TurnServices, 'llm' | 'tools' | 'cancellation' | 'now'>;
 
 /** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
 export type ToolPorts = GuardServices &

@@ -14,6 +14,7 @@ import { EmptyState } from './EmptyState';
 import { MessageView } from './MessageView';
 import type { MessageExtras } from './MessageView';
 import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
+import { turnEnded } from './turn-ends';
 import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
 import { useStickToBottom } from './use-stick-to-bottom';
@@ -131,6 +132,9 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     onFinish: ({ message, isError }) => {
       // The stored conversation is the truth: it brings the turn's alternatives and what a crash replaced.
       if (!isError) void reloadRef.current(turnOf(message));
+      // The header was updated before the stream ended, with or without an answer: the list counts the turn.
+      const sessionId = session.current();
+      if (sessionId !== undefined) turnEnded(sessionId);
     },
   });
   const { messages, setMessages, status, error } = chat;
@@ -332,7 +336,9 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
 
   function extrasOf(message: ChatUIMessage): MessageExtras {
     const failure = message.id === lastUserId ? liveFailure : undefined;
-    const seconds = thoughtSeconds.get(message.id);
+    // Measured here while it streamed, else as history kept it.
+    const kept = message.metadata?.reasoningMs;
+    const seconds = thoughtSeconds.get(message.id) ?? (kept === undefined ? undefined : kept / 1000);
     return {
       ...(failure === undefined ? {} : { failure }),
       ...(seconds === undefined ? {} : { thoughtSeconds: seconds }),

@@ -54,7 +54,44 @@ describe('a conversation reloaded from history', () => {
     expect(streamed).toBeDefined();
     expect(part).toEqual(streamed);
   });
+
+  it('shows the reasoning with its time before the answer, and the "Not remembered" mark', () => {
+    const [question, answer] = fromHistory([
+      {
+        messageId: 'm_user',
+        chatMessageId: 'm',
+        role: 'user',
+        content: 'Think first',
+        timestamp: '2026-11-22T10:00:00.000Z',
+        useMemory: false,
+      },
+      {
+        messageId: 'm_assistant',
+        chatMessageId: 'm',
+        role: 'assistant',
+        content: 'Done.',
+        timestamp: '2026-11-22T10:00:04.000Z',
+        reasoning: { text: 'Plan it.', durationMs: 3_400 },
+        useMemory: false,
+      },
+    ]);
+    expect(question?.metadata?.useMemory).toBe(false);
+    expect(answer?.parts[0]).toEqual({ type: 'reasoning', text: 'Plan it.', state: 'done' });
+    expect(answer?.metadata?.reasoningMs).toBe(3_400);
+    const [plain] = fromHistory([answerOf('m')]);
+    expect(plain?.parts.map((p) => p.type)).toEqual(['text']);
+  });
 });
+
+function answerOf(chatMessageId: string) {
+  return {
+    messageId: `${chatMessageId}_assistant`,
+    chatMessageId,
+    role: 'assistant' as const,
+    content: 'Plain.',
+    timestamp: '2026-11-22T10:00:00.000Z',
+  };
+}
 
 describe('a source chip', () => {
   it('names the document once', () => {

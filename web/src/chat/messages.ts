@@ -21,6 +21,8 @@ export interface ChatMetadata extends UiMessageMetadata {
   useMemory?: boolean;
   alternatives?: TurnAlternatives;
   failure?: { code?: string; message?: string };
+  /** Answers read back from history: how long the model reasoned, as the server measured it. */
+  reasoningMs?: number;
 }
 
 export type ChatUIMessage = UIMessage<ChatMetadata>;
@@ -48,6 +50,10 @@ export interface HistoryMessage {
   failure?: { code?: string; message?: string };
   sources?: StoredSource[];
   alternatives?: TurnAlternatives;
+  /** Answers: the summary of the model's reasoning, and how long it reasoned when measured. */
+  reasoning?: { text: string; durationMs?: number };
+  /** Both messages of a turn posted with use_memory false. */
+  useMemory?: false;
 }
 
 export interface StoredConversation {
@@ -76,6 +82,7 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
     if (message.alternatives !== undefined) metadata.alternatives = message.alternatives;
     if (message.role === 'user') {
       if (message.failure !== undefined) metadata.failure = message.failure;
+      if (message.useMemory === false) metadata.useMemory = false;
       return {
         id: message.chatMessageId,
         role: 'user',
@@ -86,6 +93,10 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
     if (message.finishReason !== undefined) metadata.finishReason = message.finishReason;
     if (message.usage !== undefined) metadata['usage'] = message.usage;
     const parts: ChatUIMessage['parts'] = [];
+    if (message.reasoning !== undefined) {
+      parts.push({ type: 'reasoning', text: message.reasoning.text, state: 'done' });
+      if (message.reasoning.durationMs !== undefined) metadata.reasoningMs = message.reasoning.durationMs;
+    }
     for (const call of message.toolCalls ?? [])
       parts.push(
         call.isError
@@ -140,8 +151,8 @@ export function citationLabel(title: string, citation: string | undefined): stri
 }
 
 /**
- * Stored messages, with what the page saw that history does not keep yet: the reasoning of an answer (so "Thought
- * for N s" stays once the answer ends and the conversation is read back), and a message's "Not remembered" mark.
+ * Stored messages, with what the page saw that a message stored before history kept them lacks: the reasoning of an
+ * answer (so "Thought for N s" stays once the answer ends), and a message's "Not remembered" mark.
  */
 export function keepShown(stored: ChatUIMessage[], shown: readonly ChatUIMessage[]): ChatUIMessage[] {
   const byId = new Map(shown.map((message) => [message.id, message]));

@@ -6,7 +6,8 @@ import type { FormEvent, ReactNode } from 'react';
 import { describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import type { ConversationPage, ConversationSummary } from './api-types';
-import { shortDate } from './api-types';
+import { messagesLabel, shortDate } from './api-types';
+import { onTurnEnded } from '../chat/turn-ends';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
 import { groupByDate } from './date-groups';
@@ -79,6 +80,10 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
     return () => window.clearTimeout(timer);
   }, [query]);
 
+  // Asked again after each turn that ended here: its conversation's count and preview changed.
+  const [turnsEnded, setTurnsEnded] = useState(0);
+  useEffect(() => onTurnEnded(() => setTurnsEnded((count) => count + 1)), []);
+
   // A new chat shows up (and a conversation's title settles) when the active conversation changes. An answer
   // to an older search, or for another user, is dropped.
   useEffect(() => {
@@ -110,7 +115,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
       live = false;
       window.clearTimeout(timer);
     };
-  }, [fetchPage, activeSessionId, search]);
+  }, [fetchPage, activeSessionId, search, turnsEnded]);
 
   const rename = async (sessionId: string, title: string) => {
     try {
@@ -168,7 +173,9 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
             <span className="conversation-title line-clamp-2 text-sm [overflow-wrap:anywhere]">
               {conversation.title}
             </span>
-            <span className="panel-meta">{shortDate(conversation.lastActivity)}</span>
+            <span className="panel-meta">
+              {shortDate(conversation.lastActivity)} · {messagesLabel(conversation.visibleMessageCount)}
+            </span>
           </button>
           {/* Shown on hover or focus where there is a pointer that hovers; always on a touch screen. */}
           <div className="absolute top-1 right-1 flex gap-0.5 [@media(hover:hover)]:opacity-0 [@media(hover:hover)]:group-focus-within:opacity-100 [@media(hover:hover)]:group-hover:opacity-100">

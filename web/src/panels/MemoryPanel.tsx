@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client';
 import type { ConversationSummary, FactSource, MemoriesPage, MemorySummary, ProfileFact } from './api-types';
 import { shortDate } from './api-types';
 import { ConfirmDialog } from './ConfirmDialog';
+import { onMemoryChanged } from '../transport/memory-changes';
 import type { ConfirmRequest } from './ConfirmDialog';
 
 const SUMMARY_PAGE = 20;
@@ -35,6 +36,8 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
   const memoriesPath = `/api/memory/users/${encodeURIComponent(api.userId)}/memories`;
 
   const [reloads, setReloads] = useState(0);
+  // The memory worker says when a turn changed memory: the panel shows it without "Refresh memory".
+  useEffect(() => onMemoryChanged(() => setReloads((count) => count + 1)), []);
 
   const fetchPage = useCallback(
     (token: string | undefined) => {

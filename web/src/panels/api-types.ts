@@ -6,6 +6,8 @@ export interface ConversationSummary {
   createdAt: string;
   lastActivity: string;
   messageCount: number;
+  /** The messages of the branch it shows: what the sidebar counts. */
+  visibleMessageCount: number;
   preview: string;
 }
 
@@ -74,4 +76,9 @@ export function shortDate(iso: string, now = new Date()): string {
   return sameDay
     ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
     : date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** "1 message", "N messages": a conversation's count as the sidebar shows it. */
+export function messagesLabel(count: number): string {
+  return count === 1 ? '1 message' : `${count} messages`;
 }

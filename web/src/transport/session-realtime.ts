@@ -3,6 +3,7 @@
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import type { ChatEvent } from '../../../shared/streaming/contracts.js';
 import type { ApiClient } from '../api/client';
+import { receiveServerMessage } from './memory-changes';
 
 export interface TurnListener {
   onEvents(events: ChatEvent[]): void;
@@ -27,6 +28,8 @@ export class SessionRealtime {
       for (const [chatMessageId, events] of byTurn)
         for (const listener of this.listeners.get(chatMessageId) ?? []) listener.onEvents(events);
     });
+    // Messages to the user (not to the session's group): the memory worker's notices.
+    client.on('server-message', (e) => void receiveServerMessage(e.message.data));
     client.on('connected', () => {
       this.connected = true;
     });
