@@ -1,7 +1,8 @@
 // Entry point of the Azure Functions host (package.json "main"): checks the settings, provides the app, then
 // registers every definition of the table.
 import { app } from '@azure/functions';
-import { createApp, createAzureCredential, provideApp } from '../shared/app/app.js';
+import { createApp, provideApp } from '../shared/app/app.js';
+import { createAzureCredential } from '../shared/app/azure-credential.js';
 import { createAzurePlatform } from '../shared/app/azure-platform.js';
 import { loadConfig } from '../shared/app/config.js';
 import { startTelemetry } from '../shared/telemetry/setup.js';

@@ -3,7 +3,7 @@
 // comes from a Platform. Triggers get use-case services from here, never an SDK client.
 import type { Agent } from 'node:https';
 import type { InvocationContext } from '@azure/functions';
-import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import type { TokenCredential } from '@azure/identity';
 import { createChatStores } from '../chat/adapters/chat-adapters.js';
 import type { PostedMessageStore } from '../conversation/posted-message-store.js';
 import type { SessionStore } from '../conversation/session-store.js';
@@ -368,17 +368,6 @@ export function createApp(config: AppConfig, platform: Platform): App {
       await platform.close();
     },
   };
-}
-
-/**
- * The app's Azure credential: its user-assigned managed identity when AZURE_CLIENT_ID is set; otherwise the
- * default chain, which locally is the developer's `az login` (or VS Code / azd sign-in). Nothing is fetched
- * until a token is first needed.
- */
-export function createAzureCredential(config: AppConfig): TokenCredential {
-  return new DefaultAzureCredential(
-    config.managedIdentityClientId ? { managedIdentityClientId: config.managedIdentityClientId } : {},
-  );
 }
 
 // One app per process, created on first use (never at import time).

@@ -7,7 +7,8 @@ import { USER_MESSAGES_QUEUE } from '../chat/contracts/queue.js';
 import { healthCache } from '../health.js';
 import { createDurableFunctionsClient } from '../durable/adapters/durable-functions-client.js';
 import { createServiceBusPublisher } from '../messaging/adapters/service-bus-publisher.js';
-import { createAzureCredential, type Platform } from './app.js';
+import type { Platform } from './app.js';
+import { createAzureCredential } from './azure-credential.js';
 import type { AppConfig } from './config.js';
 
 export function createAzurePlatform(config: AppConfig): Platform {
