@@ -72,8 +72,6 @@ export const embeddingRequest = z.looseObject({
   dimensions: z.number().int().min(1).max(4096).optional(),
 });
 
-export type EmbeddingRequest = z.infer<typeof embeddingRequest>;
-
 /** The text of a message, whether its content is a string or an array of parts. */
 export function messageText(message: ChatRequestMessage): string {
   const content = message.content;

@@ -162,13 +162,9 @@ export type UsageCounter = z.infer<typeof usageCounterSchema>;
 /** A turn's cost, beside its usage in `message-end`; `priced` is false when the table has no price for the model. */
 export const llmCostSchema = z.object({ usd: z.number(), model: z.string(), priced: z.boolean() });
 
-/** A cost as the history API shows it beside tokens. */
-export const costFieldSchema = z.object({ usd: z.number() });
-
 // --- The usage API ----------------------------------------------------------------------------------------------
 
 export const USAGE_GROUPINGS = ['day', 'conversation', 'model'] as const;
-export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 /** The longest range one request may cover, in days (both ends counted). */
 export const MAX_USAGE_RANGE_DAYS = 366;

@@ -2,7 +2,7 @@
 // Where the screen is too narrow for them, the sidebar and the panel become drawers opened from the header.
 import { BookOpen, Menu, Moon, SquarePen, Sun } from 'lucide-react';
 import { Tooltip } from 'radix-ui';
-import { createContext, lazy, Suspense, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { createApiClient } from './api/client';
 import type { ApiClient } from './api/client';
@@ -37,13 +37,6 @@ export interface ShellState {
   readonly onNew: () => void;
   /** The open conversation's title, once known (the tab's title follows it). */
   readonly onTitle: (title: string | undefined) => void;
-}
-
-const ShellContext = createContext<ShellState | undefined>(undefined);
-
-/** The shell's state for the sidebar and panels (undefined while nobody is signed in). */
-export function useShell(): ShellState | undefined {
-  return useContext(ShellContext);
 }
 
 // Nobody until the sign-in control has read how this deployment identifies users (a dev user only in dev mode).
@@ -151,7 +144,7 @@ function Shell(): ReactNode {
   const nextTheme = theme === 'dark' ? 'light' : 'dark';
 
   return (
-    <ShellContext.Provider value={shell}>
+    <>
       <div className="flex h-full min-w-0 flex-col">
         <header className="flex min-w-0 items-center gap-1 border-b border-line bg-soft px-2 py-1.5 sm:gap-2 sm:px-3">
           {sidebarColumn ? null : (
@@ -225,6 +218,6 @@ function Shell(): ReactNode {
           )}
         </div>
       </div>
-    </ShellContext.Provider>
+    </>
   );
 }
