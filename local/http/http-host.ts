@@ -139,6 +139,9 @@ export class HttpHost {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.socket?.setNoDelay(true);
+    // Listened for from the start: a client can go away while its function still runs, before any byte is sent.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     // Every service behind this port reads the request's URL: one that cannot be parsed is the client's error.
     const url = requestUrl(req);
     if (url === undefined) {
@@ -242,6 +245,7 @@ export class HttpHost {
       res,
       result instanceof HttpResponse ? result : new HttpResponse(result ?? { status: 204 }),
       cors,
+      gone.signal,
     );
   }
 }
@@ -255,11 +259,15 @@ function requestUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
-/** Writes a response; `extraHeaders` (CORS) are added to the function's own. */
+/**
+ * Writes a response; `extraHeaders` (CORS) are added to the function's own. `gone` is aborted when the client's
+ * connection closes, which cancels a streamed body at once (even when it closed before the function answered).
+ */
 async function send(
   res: ServerResponse,
   response: HttpResponse | ConstructorParameters<typeof HttpResponse>[0],
   extraHeaders: Record<string, string> = {},
+  gone?: AbortSignal,
 ) {
   const normalized = response instanceof HttpResponse ? response : new HttpResponse(response);
   res.statusCode = normalized.status;
@@ -272,22 +280,33 @@ async function send(
     res.end();
     return;
   }
-  res.flushHeaders();
   const reader = (body as ReadableStream<Uint8Array>).getReader();
-  // A client that goes away cancels the body, so a streaming handler can stop producing.
+  // A client that goes away cancels the body, so a streaming handler stops producing and frees what it holds.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (gone?.aborted === true || res.destroyed) {
+    cancel();
+    res.end();
+    return;
+  }
   const onClose = () => {
-    if (!res.writableFinished) void reader.cancel().catch(() => undefined);
+    if (!res.writableFinished) cancel();
   };
   res.once('close', onClose);
+  gone?.addEventListener('abort', onClose);
+  res.flushHeaders();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (res.destroyed) break;
+      if (res.destroyed) {
+        cancel();
+        break;
+      }
       res.write(value);
     }
   } finally {
     res.off('close', onClose);
+    gone?.removeEventListener('abort', onClose);
     res.end();
   }
 }
