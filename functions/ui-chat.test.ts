@@ -165,4 +165,36 @@ describe('GET /api/ui/chat/{id}/stream', () => {
     await expectProblem(await resume('user_002', CHAT_ID), 404);
     await expectProblem(await resume('user_001', randomUUID()), 404);
   });
+
+  it('counts a resume of a running turn under STREAMS_PER_USER: one more is 429 until one ends', async () => {
+    app = createTestApp({ settings: { STREAMS_PER_USER: '2' } });
+    await app.fakes.sessions.claim('user_001', CHAT_ID);
+    const running = randomUUID();
+    await app.fakes.posted.claim({
+      userId: 'user_001',
+      sessionId: CHAT_ID,
+      chatMessageId: running,
+      textSha256: '0'.repeat(64),
+      postedAt: new Date().toISOString(),
+    });
+    await storeTurn(CHAT_ID, running, {
+      type: 'message-start',
+      userMessageId: `${running}_user`,
+      assistantMessageId: `${running}_assistant`,
+    });
+    const held = [await resume('user_001', CHAT_ID), await resume('user_001', CHAT_ID)];
+    expect(held.map((reply) => reply.status)).toEqual([200, 200]);
+    expect(app.streaming.openStreams.count('user_001')).toBe(2);
+
+    const refused = await resume('user_001', CHAT_ID);
+    expect(await expectProblem(refused, 429)).toMatchObject({ limit: 'streams-per-user', allowed: 2 });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // A client that goes away gives its place back: the next resume is served.
+    await held[0]!.body!.cancel();
+    const again = await resume('user_001', CHAT_ID);
+    expect(again.status).toBe(200);
+    for (const reply of [held[1]!, again]) await reply.body!.cancel();
+    expect(app.streaming.openStreams.count('user_001')).toBe(0);
+  });
 });

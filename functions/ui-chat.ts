@@ -54,6 +54,7 @@ export const resumeUiChatEndpoint = endpoint({
     200: 'text/event-stream, as POST /api/ui/chat answers',
     204: 'no turn of the session is running (also for a 16-character chat id not used yet)',
     404: "another user's session, or a UUID no session of the caller has",
+    429: 'STREAMS_PER_USER streams of the caller already open in this instance (limit, retry-after)',
   },
   params: z.object({ id: sessionIdSchema }),
   async handle({ app, caller, params, context }) {
@@ -74,6 +75,7 @@ function services(app: App): UiChatServices {
     turnEvents: app.streaming.turnEvents,
     feed: app.streaming.feed,
     idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
+    openStreams: app.streaming.openStreams,
   };
 }
 

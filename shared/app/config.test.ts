@@ -98,11 +98,11 @@ describe('loadConfig', () => {
       flushMaxChars: 256,
       sseIdleTimeoutMs: 120000,
       sseStartTimeoutMs: 30000,
-      streamsPerUser: 0,
+      streamsPerUser: 20,
       ticketTtlSeconds: 900,
     });
     expect(config.searchesPerMinute).toBe(0);
-    expect(loadConfig({ ...azure, STREAMS_PER_USER: '20' }).streaming.streamsPerUser).toBe(20);
+    expect(loadConfig({ ...azure, STREAMS_PER_USER: '0' }).streaming.streamsPerUser).toBe(0);
     expect(problemsOf({ ...azure, SSE_START_TIMEOUT_MS: '10', QUOTA_SEARCHES_PER_MINUTE: '-1' })).toEqual([
       'SSE_START_TIMEOUT_MS',
       'QUOTA_SEARCHES_PER_MINUTE',

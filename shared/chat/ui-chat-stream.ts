@@ -1,5 +1,6 @@
 // A turn as the AI SDK's UI message stream over SSE: what is stored is replayed without the events a discard voided,
 // then the live relay follows with the same converter (a discard arriving live becomes reset-step), then [DONE].
+import type { OpenStreams } from '../streaming/open-streams.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { relayTurnEvents } from '../streaming/turn-event-relay.js';
@@ -31,12 +32,14 @@ const DONE = 'data: [DONE]\n\n';
 
 /**
  * The turn's UI message stream from its start. A client that goes away only ends its relay: the turn runs on
- * in its own worker, whoever reads it.
+ * in its own worker, whoever reads it. With `openStreams`, a relay takes one of the user's places (429 over the
+ * cap) and gives it back when it ends, whichever way.
  */
 export async function openUiTurnStream(
   services: UiTurnStreamServices,
   turn: { userId: string; sessionId: string; chatMessageId: string },
   onError: (error: unknown) => void,
+  openStreams?: OpenStreams,
 ): Promise<ReadableStream<Uint8Array>> {
   const { userId, sessionId, chatMessageId } = turn;
   const stored = await services.turnEvents.read(sessionId, chatMessageId, 0);
@@ -44,6 +47,7 @@ export async function openUiTurnStream(
   const replayed = chunkFrames(keptEvents(stored).flatMap((event) => chunker.push(event)));
   const lastSeq = stored.at(-1)?.seq ?? 0;
   if (chunker.finished) return textStream(replayed + DONE);
+  const release = openStreams?.take(userId);
   const live = relayTurnEvents({
     userId,
     sessionId,
@@ -53,6 +57,7 @@ export async function openUiTurnStream(
     feed: services.feed,
     idleTimeoutMs: services.idleTimeoutMs,
     onError,
+    ...(release === undefined ? {} : { onEnd: release }),
     frame: (event) => chunkFrames(chunker.push(event)) + (chunker.finished ? DONE : ''),
   });
   return prepend(encoder.encode(replayed), live);

@@ -6,13 +6,18 @@ import type { Caller } from '../identity/caller.js';
 import { isAiSdkId } from '../ids.js';
 import type { PostedMessageStore } from '../conversation/posted-message-store.js';
 import { isTerminalEvent } from '../streaming/contracts.js';
+import type { OpenStreams } from '../streaming/open-streams.js';
 import { postChatMessage, type PostChatMessageServices } from './post-chat-message.js';
 import { regenerateTurn } from './regenerate-turn.js';
 import type { UiChatTurn } from './ui-chat-request.js';
 import { openUiTurnStream, type UiTurnStreamServices } from './ui-chat-stream.js';
 
 export type UiChatServices = PostChatMessageServices &
-  UiTurnStreamServices & { posted: Pick<PostedMessageStore, 'latest'> };
+  UiTurnStreamServices & {
+    posted: Pick<PostedMessageStore, 'latest'>;
+    /** The streams open in this instance: a resume over the user's cap is refused (429). */
+    openStreams: OpenStreams;
+  };
 
 /** How many of a session's newest posted messages a resume looks through for the one still running. */
 const RESUME_LOOKBACK = 5;
@@ -54,7 +59,8 @@ export async function resumeUiChat(
   }
   const running = await runningTurn(services, caller.userId, sessionId);
   if (running === undefined) return 'idle';
-  return openUiTurnStream(services, { userId: caller.userId, sessionId, chatMessageId: running }, onError);
+  const turn = { userId: caller.userId, sessionId, chatMessageId: running };
+  return openUiTurnStream(services, turn, onError, services.openStreams);
 }
 
 /**

@@ -30,10 +30,10 @@ export const streamingSettings = defineSettings({
     azure: tuning,
   }),
   STREAMS_PER_USER: intSetting({
-    default: 0,
+    default: 20,
     help:
-      'SSE streams (GET /api/stream) one user may hold open at once, per app instance; one more is refused with ' +
-      '429 until one ends. 0 = no cap (the default: a stream the page gives up is not yet counted out at once).',
+      "SSE streams (GET /api/stream and useChat's resume) one user may hold open at once, per app instance; one " +
+      'more is refused with 429 until one ends. 0 = no cap.',
     azure: tuning,
   }),
   STREAM_TICKET_TTL_SECONDS: intSetting({
