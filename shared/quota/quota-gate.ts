@@ -246,11 +246,8 @@ function spendReservation(
   return {
     reserve,
     check: async (open) => {
-      const [tokens, cost] = await Promise.all([
-        tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
-        costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
-      ]);
-      checkSpend(services.config, now, { tokens, cost }, open);
+      const { tokens, cost } = await usedSpend(services, userId, now);
+      checkSpend(services.config, now, { tokens, cost }, open, 'chat');
       // The lease written after the check holds what it reserved.
       reserve.tokens = tokensPerDay > 0 ? Math.min(estimateTokens, tokensPerDay - tokens - open.tokens) : 0;
       reserve.costUsd =
@@ -259,13 +256,48 @@ function spendReservation(
   };
 }
 
+/**
+ * Admits work that reserves nothing of its own (a search embeds a query of a few hundred tokens, recorded as it
+ * ends), or throws QuotaExceededError: refused by the same rule as a turn, while what is used and what turns and
+ * uploads under way reserve reach the day's tokens or the month's spend. One read of the leases, none written.
+ */
+export async function refuseWhenSpent(services: QuotaServices, userId: string, now: Date): Promise<void> {
+  if (!spendLimited(services.config)) return;
+  const [used, open] = await Promise.all([
+    usedSpend(services, userId, now),
+    services.state.openReservations(userId, now),
+  ]);
+  checkSpend(services.config, now, used, open, 'search');
+}
+
+async function usedSpend(
+  services: QuotaServices,
+  userId: string,
+  now: Date,
+): Promise<{ tokens: number; cost: number }> {
+  const { tokensPerDay, costPerMonthUsd } = services.config;
+  const [tokens, cost] = await Promise.all([
+    tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
+    costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
+  ]);
+  return { tokens, cost };
+}
+
+/** What a refusal asks the user to do, by what was refused: `[after the period, once a reservation settles]`. */
+const ASK_AGAIN = {
+  chat: ['chat again', 'send this'],
+  search: ['search again', 'search again'],
+} as const;
+
 /** Refuses while tokens today or spend this month, with what turns under way reserve, reach their limit. */
 function checkSpend(
   config: QuotaConfig,
   now: Date,
   used: { tokens: number; cost: number },
   open: Reservation,
+  refused: keyof typeof ASK_AGAIN,
 ): void {
+  const [later, soon] = ASK_AGAIN[refused];
   const { tokensPerDay, costPerMonthUsd } = config;
   // Reservations settle as their turns end: a limit reached only with them is worth a retry soon.
   const retry = (usedUp: boolean, periodEnd: Date) =>
@@ -276,9 +308,9 @@ function checkSpend(
     throw refusal(
       'tokens-per-day',
       usedUp
-        ? `You used ${used.tokens} tokens today (UTC), the most allowed per day: chat again after midnight UTC.`
+        ? `You used ${used.tokens} tokens today (UTC), the most allowed per day: ${later} after midnight UTC.`
         : `You used ${used.tokens} tokens today (UTC) and your answers under way hold the rest of the ` +
-            `${tokensPerDay} allowed: send this once one has ended.`,
+            `${tokensPerDay} allowed: ${soon} once one has ended.`,
       tokensPerDay,
       usedUp ? used.tokens : tokens,
       retry(usedUp, nextUtcDay(now)),
@@ -290,9 +322,9 @@ function checkSpend(
       'cost-per-month',
       usedUp
         ? `You spent $${used.cost.toFixed(2)} this month (UTC), the most allowed ($${costPerMonthUsd.toFixed(2)}): ` +
-            'chat again next month.'
+            `${later} next month.`
         : `You spent $${used.cost.toFixed(2)} this month (UTC) and your answers under way hold the rest of the ` +
-            `$${costPerMonthUsd.toFixed(2)} allowed: send this once one has ended.`,
+            `$${costPerMonthUsd.toFixed(2)} allowed: ${soon} once one has ended.`,
       costPerMonthUsd,
       usedUp ? used.cost : Math.round((used.cost + open.costUsd) * 1e6) / 1e6,
       retry(usedUp, nextUtcMonth(now)),

@@ -43,6 +43,8 @@ export interface QuotaState {
    * already settling drops it. Without, the lease is dropped.
    */
   releaseTurnSlot(userId: string, turn: string, settleSeconds?: number): Promise<void>;
+  /** What the user's leases unexpired at `now` reserve, added up (one read; nothing is written). */
+  openReservations(userId: string, now: Date): Promise<Reservation>;
   /** Counts one message in the window starting at `windowStart` if fewer than `max` are counted there. */
   countMessage(
     userId: string,

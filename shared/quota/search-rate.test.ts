@@ -10,6 +10,7 @@ import { admitSearch, type SearchQuota } from './search-rate.js';
 import { quotaConfig, quotaSettings } from './settings.js';
 
 const AT = new Date('2026-11-26T10:15:20.000Z');
+const reserveNothing = { tokens: 0, costUsd: 0, bytes: 0 };
 
 function gate(env: Record<string, string>, used: { tokens?: number; cost?: number }, perMinute = 0) {
   const problems = new SettingProblems(settingsOf(quotaSettings));
@@ -54,6 +55,35 @@ describe('admitSearch', () => {
     const error = await refusal(admitSearch(services, { userId: 'user_001' }));
     expect(error).toMatchObject({ limit: 'cost-per-month', allowed: 5, current: 5.2 });
     expect(error.message).toMatch(/\$5\.20 this month/);
+  });
+
+  it('refuses while the reservations of turns under way hold the rest of the day, and admits once they settle', async () => {
+    const { services } = gate({ QUOTA_TOKENS_PER_DAY: '1000' }, { tokens: 400 });
+    const state = services.state as MemoryQuotaState;
+    const lease = { userId: 'user_001', max: 0, leaseSeconds: 900, now: AT };
+    const reserve = (tokens: number) => ({ tokens, costUsd: 0, bytes: 0 });
+    await state.takeTurnSlot({ ...lease, turn: 's/1', reserve: reserve(300) });
+    await expect(admitSearch(services, { userId: 'user_001' })).resolves.toBeUndefined();
+
+    await state.takeTurnSlot({ ...lease, turn: 's/2', reserve: reserve(300) });
+    const error = await refusal(admitSearch(services, { userId: 'user_001' }));
+    // Used 400 and reserved 600: a reservation settles as its turn ends, so the retry is soon, not at midnight.
+    expect(error).toMatchObject({ limit: 'tokens-per-day', allowed: 1000, current: 1000 });
+    expect(error.retryAfterSeconds).toBeLessThanOrEqual(2);
+    expect(error.message).toMatch(/answers under way hold the rest .*: search again once one has ended/);
+    // Another user's reservations are not this one's.
+    await expect(admitSearch(services, { userId: 'user_002' })).resolves.toBeUndefined();
+
+    await state.releaseTurnSlot('user_001', 's/2');
+    await expect(admitSearch(services, { userId: 'user_001' })).resolves.toBeUndefined();
+  });
+
+  it('reads no lease when no spend limit is set', async () => {
+    const { services } = gate({}, {}, 0);
+    let leaseReads = 0;
+    services.state.openReservations = () => ((leaseReads += 1), Promise.resolve(reserveNothing));
+    await admitSearch(services, { userId: 'user_001' });
+    expect(leaseReads).toBe(0);
   });
 
   it('counts searches per UTC minute and refuses one more, until the minute ends', async () => {

@@ -1,10 +1,15 @@
 // Searches a user may make per minute (QUOTA_SEARCHES_PER_MINUTE): each search embeds its query, so a search is
-// admitted like a message, on the day's and month's spend and a per-minute counter shared by every instance.
+// admitted as a turn is, on the day's and month's spend with what is reserved, and a per-minute counter.
 import { z } from 'zod';
 import { QuotaExceededError } from '../errors.js';
 import { defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
-import { QUOTA_LIMITS } from './contracts.js';
-import { isExempt, minuteStart, type QuotaCaller, type QuotaServices } from './quota-gate.js';
+import {
+  isExempt,
+  minuteStart,
+  refuseWhenSpent,
+  type QuotaCaller,
+  type QuotaServices,
+} from './quota-gate.js';
 
 export const searchRateSettings = defineSettings({
   QUOTA_SEARCHES_PER_MINUTE: intSetting({
@@ -52,8 +57,9 @@ export function searchWindowId(windowStart: Date): string {
 }
 
 /**
- * Admits one search or throws QuotaExceededError (429): the day's tokens or the month's cost already spent, or
- * QUOTA_SEARCHES_PER_MINUTE searches this minute. Nothing is read for an exempt caller.
+ * Admits one search or throws QuotaExceededError (429): the day's tokens or the month's cost spent or held by the
+ * reservations of turns and uploads under way, or QUOTA_SEARCHES_PER_MINUTE searches this minute. Nothing is read
+ * for an exempt caller.
  */
 export async function admitSearch(services: QuotaServices & SearchQuota, caller: QuotaCaller): Promise<void> {
   if (isExempt(services.config, caller)) return;
@@ -73,40 +79,6 @@ export async function admitSearch(services: QuotaServices & SearchQuota, caller:
     counted.count,
     retryAfter,
   );
-}
-
-/**
- * A search embeds a query of at most a few hundred tokens: it is refused once the day's tokens or the month's
- * dollars are spent, as a new turn is, and reserves nothing (what it uses is recorded as it ends).
- */
-async function refuseWhenSpent(services: QuotaServices, userId: string, now: Date): Promise<void> {
-  const { tokensPerDay, costPerMonthUsd } = services.config;
-  const [tokens, cost] = await Promise.all([
-    tokensPerDay > 0 ? services.usage.tokensOnDay(userId, now) : 0,
-    costPerMonthUsd > 0 ? services.usage.costInMonth(userId, now) : 0,
-  ]);
-  if (tokensPerDay > 0 && tokens >= tokensPerDay) {
-    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    throw new QuotaExceededError(
-      `You used ${tokens} tokens today (UTC), the most allowed per day: search again after midnight UTC. ` +
-        `(${QUOTA_LIMITS['tokens-per-day']})`,
-      'tokens-per-day',
-      tokensPerDay,
-      tokens,
-      secondsUntil(now, midnight),
-    );
-  }
-  if (costPerMonthUsd > 0 && cost >= costPerMonthUsd) {
-    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-    throw new QuotaExceededError(
-      `You spent $${cost.toFixed(2)} this month (UTC), the most allowed ($${costPerMonthUsd.toFixed(2)}): ` +
-        `search again next month. (${QUOTA_LIMITS['cost-per-month']})`,
-      'cost-per-month',
-      costPerMonthUsd,
-      cost,
-      secondsUntil(now, nextMonth),
-    );
-  }
 }
 
 /** Whole seconds until `later`, at least 1 (a retry-after of 0 invites a hot loop). */

@@ -167,6 +167,29 @@ describe('reservations', () => {
   });
 });
 
+describe('open reservations', () => {
+  it('adds up what the unexpired leases reserve, as another instance reads them', async () => {
+    const userId = user();
+    const take = (turn: string, tokens: number, costUsd: number, leaseSeconds: number) =>
+      one.takeTurnSlot({
+        userId,
+        turn,
+        max: 0,
+        leaseSeconds,
+        now: NOW,
+        reserve: { tokens, costUsd, bytes: 0 },
+      });
+    expect(await two.openReservations(userId, NOW)).toEqual({ tokens: 0, costUsd: 0, bytes: 0 });
+    await take('a/1', 700, 0.01, 900);
+    await take('b/2', 300, 0.02, 60);
+    expect(await two.openReservations(userId, NOW)).toEqual({ tokens: 1_000, costUsd: 0.03, bytes: 0 });
+    // b/2's lease has run out a minute later: it holds nothing any more.
+    const later = new Date(NOW.getTime() + 61_000);
+    expect(await two.openReservations(userId, later)).toEqual({ tokens: 700, costUsd: 0.01, bytes: 0 });
+    expect(await two.openReservations(user(), NOW)).toEqual({ tokens: 0, costUsd: 0, bytes: 0 });
+  });
+});
+
 describe('message counters', () => {
   it('ten parallel messages from two instances: exactly three counted in the window; the next window is new', async () => {
     const userId = user();

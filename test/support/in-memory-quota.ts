@@ -76,6 +76,10 @@ export class MemoryQuotaState implements QuotaState {
     return Promise.resolve();
   }
 
+  openReservations(userId: string, now: Date): Promise<Reservation> {
+    return Promise.resolve(this.reserved(userId, now));
+  }
+
   countMessage(userId: string, window: { start: Date }, max: number): Promise<MessageCountOutcome> {
     const key = `${userId}@${window.start.toISOString()}`;
     const count = this.windows.get(key) ?? 0;

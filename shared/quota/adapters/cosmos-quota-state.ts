@@ -97,6 +97,13 @@ export function createCosmosQuotaState(container: Container): QuotaState {
       throw contended();
     },
 
+    async openReservations(userId, now) {
+      const read = await readLeases(userId);
+      return reservedBy(
+        (read?.resource.leases ?? []).filter((lease) => Date.parse(lease.expiresAt) > now.getTime()),
+      );
+    },
+
     async countMessage(userId, window, max) {
       const id = messageWindowId(window.start);
       for (let attempt = 0; attempt < LEASE_WRITE_ATTEMPTS; attempt += 1) {
