@@ -1,20 +1,27 @@
 // The Cosmos DB adapter of QuotaState (container `quotas`, partition userId): the turn leases are one document
-// per user written on the version read (If-Match), the message counter a conditional patch (incr while below max).
+// per user written on the version read (If-Match), the message counter a window counter (cosmos-window-counter.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Container } from '@azure/cosmos';
 import { DependencyError } from '../../errors.js';
 import { readItem } from '../../cosmos/adapters/cosmos-items.js';
-import { conditionNumber, patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
+import { patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
 import {
   messageWindowDocumentSchema,
   messageWindowId,
   TURN_LEASES_ID,
   turnLeasesDocumentSchema,
-  type MessageWindowDocument,
   type TurnLease,
   type TurnLeasesDocument,
 } from '../contracts.js';
 import type { QuotaState, Reservation } from '../quota-state.js';
+import { countInWindow } from './cosmos-window-counter.js';
+
+const MESSAGES = {
+  id: messageWindowId,
+  kind: 'quota-message-window',
+  schema: messageWindowDocumentSchema,
+  what: 'the message counter',
+} as const;
 
 /**
  * Writes tried before giving up on a user's lease document. Each conflict means another request of the same user
@@ -104,42 +111,7 @@ export function createCosmosQuotaState(container: Container): QuotaState {
       );
     },
 
-    async countMessage(userId, window, max) {
-      const id = messageWindowId(window.start);
-      for (let attempt = 0; attempt < LEASE_WRITE_ATTEMPTS; attempt += 1) {
-        const patched = await patchItem(
-          container,
-          id,
-          userId,
-          [{ op: 'incr', path: '/count', value: 1 }],
-          `FROM c WHERE c.count < ${conditionNumber(max)}`,
-          'the message counter',
-        );
-        if (patched === 'patched') return { counted: true };
-        if (patched === 'unmet') {
-          const read = await readItem(
-            container,
-            id,
-            userId,
-            'the message counter',
-            messageWindowDocumentSchema,
-          );
-          return { counted: false, count: read?.resource.count ?? max };
-        }
-        // The window's first message creates its counter; a create that loses the race patches the winner's.
-        const document: MessageWindowDocument = {
-          id,
-          kind: 'quota-message-window',
-          userId,
-          windowStart: window.start.toISOString(),
-          count: 1,
-          ttl: window.seconds * 2,
-        };
-        const created = await writeOnVersion(container, document, userId, undefined, 'the message counter');
-        if (created !== 'conflict') return { counted: true };
-      }
-      throw contended();
-    },
+    countMessage: (userId, window, max) => countInWindow(container, MESSAGES, userId, window, max),
 
     async uncountMessage(userId, windowStart) {
       await patchItem(
