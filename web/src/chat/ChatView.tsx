@@ -11,6 +11,7 @@ import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
+import { preloadMarkdown } from './LazyMarkdown';
 import { MessageView } from './MessageView';
 import type { MessageExtras } from './MessageView';
 import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
@@ -203,6 +204,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     setLiveFailure(undefined);
     resumeAttempts.current = 0;
     jumpToLatest();
+    void preloadMarkdown();
     void chat.sendMessage({ text, metadata: useMemory ? {} : { useMemory: false } });
     focusComposer();
   };
@@ -243,6 +245,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     const index = messages.findIndex((candidate) => candidate.id === message.id);
     setMessages(messages.slice(0, Math.max(0, index)));
     jumpToLatest();
+    void preloadMarkdown();
     const metadata = message.metadata?.useMemory === false ? { useMemory: false } : {};
     void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message) } });
     focusComposer();
@@ -254,6 +257,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       setActionError(undefined);
       setLiveFailure(undefined);
       jumpToLatest();
+      void preloadMarkdown();
       void chat.regenerate({ messageId: message.id });
       focusComposer();
     },

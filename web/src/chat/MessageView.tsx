@@ -2,13 +2,12 @@
 // ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
 // regenerate, the alternatives of the turn).
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
-import { lazy, Suspense, useState } from 'react';
+import { useState } from 'react';
 import type { ReactNode } from 'react';
 import { CopyButton } from './CopyButton';
+import { LazyMarkdown } from './LazyMarkdown';
 import { citationLabel, messageText, sourceDetails } from './messages';
 import type { ChatUIMessage } from './messages';
-
-const Markdown = lazy(() => import('./Markdown'));
 
 export interface MessageActions {
   busy: boolean;
@@ -228,14 +227,7 @@ function AssistantMessage(props: {
               </details>
             );
           case 'text':
-            return (
-              <Suspense
-                key={key}
-                fallback={<div className="message-body whitespace-pre-wrap">{part.text}</div>}
-              >
-                <Markdown text={part.text} streaming={props.streaming} />
-              </Suspense>
-            );
+            return <LazyMarkdown key={key} text={part.text} streaming={props.streaming} />;
           default:
             return null;
         }
