@@ -1,6 +1,5 @@
 // Stages the web client for its Static Web App in dist/web-azure/: built against the function app's URL, with a
-// staticwebapp.config.json giving the headers the local runtime gives (CSP, caching, a shared page's noindex) and the
-// client-route fallback.
+// staticwebapp.config.json giving the local runtime's headers (CSP, caching, noindex) and the client-route fallback.
 // azd runs it after provisioning (azure.yaml's `up` workflow); by hand: npx tsx scripts/stage-web-app.ts [--out dir]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
