@@ -239,6 +239,42 @@ describeBrowser('the chat view’s habits', () => {
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 
+  it('rates an answer with a thumb, keeps the rating on a reloaded page, and takes it back', async () => {
+    const { page, consoleErrors } = await web.open();
+    await send(page, 'Rate me');
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('You said: Rate me');
+    await idle(page);
+    const thumb = (name: string) => answers(page).getByRole('button', { name });
+    // The page shows a rating at once; the reloads below wait for history's answer first.
+    const press = async (name: string) => {
+      const stored = page.waitForResponse((response) => response.url().endsWith('/feedback'));
+      await thumb(name).click();
+      expect((await stored).status()).toBe(200);
+    };
+    await press('Good answer');
+    await expect
+      .poll(() => thumb('Good answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    // What the page shows is what history kept: after a reload, and changed to the other thumb.
+    await page.reload();
+    await expect
+      .poll(() => thumb('Good answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    await press('Bad answer');
+    await page.reload();
+    await expect
+      .poll(() => thumb('Bad answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    expect(await thumb('Good answer').getAttribute('aria-pressed')).toBe('false');
+    await press('Bad answer');
+    await page.reload();
+    await thumb('Bad answer').waitFor({ timeout: UI_TIMEOUT });
+    expect(await thumb('Bad answer').getAttribute('aria-pressed')).toBe('false');
+    expect(consoleErrors).toEqual([]);
+  }, 180_000);
+
   it('starts from a starter, copies the answer, titles the tab, and opens a new chat with Ctrl+Shift+O', async () => {
     const { page, context, consoleErrors } = await web.open();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: web.url });

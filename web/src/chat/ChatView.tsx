@@ -6,6 +6,7 @@ import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api/client';
+import { rateAnswer } from './answer-feedback';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
@@ -260,6 +261,26 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       void preloadMarkdown();
       void chat.regenerate({ messageId: message.id });
       focusComposer();
+    },
+    onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
+      const sessionId = session.current();
+      if (sessionId === undefined) return;
+      setActionError(undefined);
+      const show = (feedback: 'up' | 'down' | undefined) =>
+        setMessages((shown) =>
+          shown.map((candidate) => {
+            if (candidate.id !== message.id) return candidate;
+            const { feedback: _previous, ...metadata } = candidate.metadata ?? {};
+            return { ...candidate, metadata: feedback === undefined ? metadata : { ...metadata, feedback } };
+          }),
+        );
+      const before = message.metadata?.feedback;
+      // Shown at once; put back as it was if history refuses it.
+      show(rating ?? undefined);
+      rateAnswer(api, sessionId, turnOf(message), rating).then(show, (rateError: unknown) => {
+        show(before);
+        setActionError(rateError);
+      });
     },
     onEdit: replace,
     onRetry: (message: ChatUIMessage) => replace(message, messageText(message)),

@@ -4,7 +4,9 @@
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import { useState } from 'react';
 import type { ReactNode } from 'react';
+import type { Rating } from './answer-feedback';
 import { CopyButton } from './CopyButton';
+import { FeedbackButtons } from './FeedbackButtons';
 import { LazyMarkdown } from './LazyMarkdown';
 import { citationLabel, messageText, sourceDetails } from './messages';
 import type { ChatUIMessage } from './messages';
@@ -16,6 +18,8 @@ export interface MessageActions {
   /** Sends a failed turn's message again. */
   onRetry(message: ChatUIMessage): void;
   onSwitch(chatMessageId: string): void;
+  /** Rates an answer, or with null takes the rating back. */
+  onRate(message: ChatUIMessage, rating: Rating | null): void;
 }
 
 /** What the page knows of a message beyond its parts: how long its reasoning took, and why its turn failed. */
@@ -289,6 +293,11 @@ function AssistantMessage(props: {
             </nav>
           )}
           {text === '' ? null : <CopyButton text={text} label="Copy answer" />}
+          <FeedbackButtons
+            rating={message.metadata?.feedback}
+            disabled={actions.busy}
+            onRate={(rating) => actions.onRate(message, rating)}
+          />
           <button
             type="button"
             className="btn btn-quiet btn-icon size-8"

@@ -23,6 +23,8 @@ export interface ChatMetadata extends UiMessageMetadata {
   failure?: { code?: string; message?: string };
   /** Answers read back from history: how long the model reasoned, as the server measured it. */
   reasoningMs?: number;
+  /** Answers: the owner's thumbs up or down. */
+  feedback?: 'up' | 'down';
 }
 
 export type ChatUIMessage = UIMessage<ChatMetadata>;
@@ -54,6 +56,8 @@ export interface HistoryMessage {
   reasoning?: { text: string; durationMs?: number };
   /** Both messages of a turn posted with use_memory false. */
   useMemory?: false;
+  /** Answers: the owner's rating. */
+  feedback?: { rating: 'up' | 'down'; at: string };
 }
 
 export interface StoredConversation {
@@ -91,6 +95,7 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
       };
     }
     if (message.finishReason !== undefined) metadata.finishReason = message.finishReason;
+    if (message.feedback !== undefined) metadata.feedback = message.feedback.rating;
     if (message.usage !== undefined) metadata['usage'] = message.usage;
     const parts: ChatUIMessage['parts'] = [];
     if (message.reasoning !== undefined) {
