@@ -13,6 +13,7 @@ import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { preloadMarkdown } from './LazyMarkdown';
+import type { CitedDocument } from './SourceChips';
 import { MessageView } from './MessageView';
 import type { MessageExtras } from './MessageView';
 import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
@@ -262,6 +263,13 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       void chat.regenerate({ messageId: message.id });
       focusComposer();
     },
+    readDocument: (documentId: string) =>
+      api
+        .json<{ document: CitedDocument }>(
+          'GET',
+          `/api/knowledge/documents/${encodeURIComponent(documentId)}`,
+        )
+        .then((reply) => reply.document),
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;

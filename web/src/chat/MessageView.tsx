@@ -7,8 +7,10 @@ import type { ReactNode } from 'react';
 import type { Rating } from './answer-feedback';
 import { CopyButton } from './CopyButton';
 import { FeedbackButtons } from './FeedbackButtons';
+import { SourceChips } from './SourceChips';
+import type { ReadDocument } from './SourceChips';
 import { LazyMarkdown } from './LazyMarkdown';
-import { citationLabel, messageText, sourceDetails } from './messages';
+import { messageText } from './messages';
 import type { ChatUIMessage } from './messages';
 
 export interface MessageActions {
@@ -18,6 +20,8 @@ export interface MessageActions {
   /** Sends a failed turn's message again. */
   onRetry(message: ChatUIMessage): void;
   onSwitch(chatMessageId: string): void;
+  /** What the knowledge base knows of a cited document. */
+  readDocument: ReadDocument;
   /** Rates an answer, or with null takes the rating back. */
   onRate(message: ChatUIMessage, rating: Rating | null): void;
 }
@@ -236,28 +240,7 @@ function AssistantMessage(props: {
             return null;
         }
       })}
-      {sources.length > 0 && (
-        <ol className="m-0 mt-2 flex list-none flex-wrap gap-1.5 p-0 text-sm" aria-label="Sources">
-          {sources.map((source, index) => {
-            const details = sourceDetails(source);
-            return (
-              <li key={source.sourceId} className="max-w-full">
-                <details className="rounded-2xl border border-line bg-soft open:rounded-lg">
-                  <summary className="cursor-pointer list-none px-2.5 py-0.5 [overflow-wrap:anywhere]">
-                    <span className="mr-1 font-semibold text-accent">{index + 1}</span>
-                    {citationLabel(source.title ?? '', details.citation)}
-                  </summary>
-                  {details.excerpt !== undefined && (
-                    <blockquote className="muted m-0 border-t border-line px-2.5 py-1.5 text-xs">
-                      {details.excerpt}
-                    </blockquote>
-                  )}
-                </details>
-              </li>
-            );
-          })}
-        </ol>
-      )}
+      {sources.length > 0 && <SourceChips sources={sources} readDocument={actions.readDocument} />}
       {finishReason === 'cancelled' && <p className="muted my-1 text-sm">Stopped</p>}
       {!props.streaming && (
         <div className={actionRow}>

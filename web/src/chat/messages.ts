@@ -136,10 +136,15 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
 }
 
 /** A source's citation and excerpt, as the chunk mapper puts them in its provider metadata. */
-export function sourceDetails(part: { providerMetadata?: unknown }): { citation?: string; excerpt?: string } {
+export function sourceDetails(part: { providerMetadata?: unknown }): {
+  documentId?: string;
+  citation?: string;
+  excerpt?: string;
+} {
   const metadata = part.providerMetadata as Record<string, Record<string, unknown> | undefined> | undefined;
   const details = metadata?.[SOURCE_METADATA_KEY];
   return {
+    ...(typeof details?.['documentId'] === 'string' ? { documentId: details['documentId'] } : {}),
     ...(typeof details?.['citation'] === 'string' ? { citation: details['citation'] } : {}),
     ...(typeof details?.['excerpt'] === 'string' ? { excerpt: details['excerpt'] } : {}),
   };
