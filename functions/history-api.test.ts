@@ -32,6 +32,7 @@ import {
   getConversationEndpoint,
   historyStatsEndpoint,
   listConversationsEndpoint,
+  rateAnswerEndpoint,
   renameConversationEndpoint,
   switchBranchEndpoint,
 } from './history-api.js';
@@ -462,6 +463,66 @@ describe('PUT /api/history/conversations/{sessionId}/title', () => {
     await expectProblem(await rename(sessionId, { title: 'Mine now' }, 'user_002'), 404, 'not_found');
     await expectProblem(await rename(randomUUID(), { title: 'Nobody' }), 404, 'not_found');
     expect((await app.fakes.headers.get('user_001', sessionId))?.title).toBe('q');
+  });
+});
+
+describe('PUT /api/history/conversations/{sessionId}/turns/{chatMessageId}/feedback', () => {
+  const rate = (sessionId: string, chatMessageId: string, json: unknown, user = 'user_001') =>
+    call(
+      rateAnswerEndpoint,
+      `/api/history/conversations/${sessionId}/turns/${chatMessageId}/feedback`,
+      { sessionId, chatMessageId },
+      user,
+      { method: 'PUT', json },
+    );
+  const answerOf = async (sessionId: string) =>
+    (await (await get(sessionId)).json<ConversationWithMessages>()).messages.find(
+      (message) => message.role === 'assistant',
+    );
+
+  it('keeps the rating with the answer in history, changes it, and takes it back', async () => {
+    const seeded = await seed('user_001', [['q', 'a']]);
+    const turn = seeded.messages[0]!.chatMessageId;
+    const up = await rate(seeded.sessionId, turn, { rating: 'up' });
+    expect(up.status).toBe(200);
+    const reply = await up.json<{ chatMessageId: string; feedback: { rating: string; at: string } }>();
+    expect(reply).toMatchObject({ chatMessageId: turn, feedback: { rating: 'up' } });
+    expect(Number.isNaN(Date.parse(reply.feedback.at))).toBe(false);
+    expect((await answerOf(seeded.sessionId))?.feedback).toEqual(reply.feedback);
+
+    await rate(seeded.sessionId, turn, { rating: 'down' });
+    expect((await answerOf(seeded.sessionId))?.feedback?.rating).toBe('down');
+    expect(await (await rate(seeded.sessionId, turn, { rating: null })).json()).toEqual({
+      chatMessageId: turn,
+      feedback: null,
+    });
+    expect((await answerOf(seeded.sessionId))?.feedback).toBeUndefined();
+  });
+
+  it("refuses bad input (400), another user's or an unknown turn (404), and an answer not stored yet (409)", async () => {
+    const seeded = await seed('user_001', [['q', 'a']]);
+    const turn = seeded.messages[0]!.chatMessageId;
+    for (const json of [{ rating: 'meh' }, {}, { rating: 1 }, 'up'])
+      await expectProblem(await rate(seeded.sessionId, turn, json), 400, 'validation_failed');
+    await expectProblem(await rate(seeded.sessionId, '../x', { rating: 'up' }), 400, 'validation_failed');
+    await expectProblem(await rate(seeded.sessionId, turn, { rating: 'up' }, 'user_002'), 404, 'not_found');
+    await expectProblem(await rate(seeded.sessionId, randomUUID(), { rating: 'up' }), 404, 'not_found');
+    await expectProblem(await rate(randomUUID(), turn, { rating: 'up' }), 404, 'not_found');
+    expect((await answerOf(seeded.sessionId))?.feedback).toBeUndefined();
+
+    // A turn whose answer is committed in working memory but not stored by the history worker yet.
+    const pending = await seed('user_001', [['q', 'a']], { persisted: 1 });
+    app.fakes.workingMemory.messages = structuredClone(pending.messages);
+    const notReady = await rate(pending.sessionId, pending.messages[0]!.chatMessageId, { rating: 'up' });
+    await expectProblem(notReady, 409, 'not_ready');
+    expect(notReady.headers.get('retry-after')).toBe('1');
+    // Its question stored and no answer anywhere: a turn that failed has nothing to rate.
+    app.fakes.workingMemory.messages = [];
+    await expectProblem(
+      await rate(pending.sessionId, pending.messages[0]!.chatMessageId, { rating: 'up' }),
+      400,
+      'validation_failed',
+    );
   });
 });
 

@@ -1,13 +1,15 @@
 // The History API: a user's conversations, one conversation along its active branch, switching branch,
-// renaming, exporting and deleting it, and the user's totals.
+// renaming, exporting and deleting it, rating an answer, and the user's totals.
 import { z } from 'zod';
-import { sessionIdSchema, userIdSchema } from '../shared/ids.js';
+import { chatMessageIdSchema, sessionIdSchema, userIdSchema } from '../shared/ids.js';
 import {
   branchBodySchema,
   conversationExportSchema,
   conversationPageSchema,
   conversationSummarySchema,
   conversationWithMessagesSchema,
+  feedbackBodySchema,
+  feedbackReplySchema,
   historyStatsSchema,
   titleBodySchema,
 } from '../shared/history/contracts.js';
@@ -22,6 +24,7 @@ import {
 } from '../shared/history/history-queries.js';
 import { historyStats } from '../shared/history/history-stats.js';
 import { listConversations } from '../shared/history/list-conversations.js';
+import { rateAnswer } from '../shared/history/rate-answer.js';
 import { renameConversation } from '../shared/history/rename-conversation.js';
 import { switchBranch } from '../shared/history/switch-branch.js';
 import type { FunctionDefinition } from './definition.js';
@@ -113,6 +116,37 @@ export const renameConversationEndpoint = endpoint({
   },
 });
 
+export const rateAnswerEndpoint = endpoint({
+  name: 'rateAnswer',
+  route: 'history/conversations/{sessionId}/turns/{chatMessageId}/feedback',
+  methods: ['PUT'],
+  summary:
+    "Rates the turn's answer {rating: 'up' | 'down'}, or takes the rating back {rating: null}; history returns it as the message's `feedback`.",
+  auth: 'caller',
+  responses: {
+    200: '{chatMessageId, feedback: {rating, at} | null}',
+    400: 'a rating other than up, down or null, or a turn with no answer',
+    404: "an unknown conversation or turn, or another user's",
+    409: 'the answer is being stored (with retry-after)',
+  },
+  replies: { 200: feedbackReplySchema },
+  params: sessionParamsSchema.extend({ chatMessageId: chatMessageIdSchema }),
+  body: { schema: feedbackBodySchema, maxBytes: 1024, what: 'feedback' },
+  async handle({ app, caller, params, body }) {
+    return {
+      status: 200,
+      body: await rateAnswer(
+        app.history,
+        caller.userId,
+        params.sessionId,
+        params.chatMessageId,
+        body.rating,
+        new Date(),
+      ),
+    };
+  },
+});
+
 export const deleteConversationEndpoint = endpoint({
   name: 'deleteConversation',
   route: 'history/conversations/{sessionId}',
@@ -191,6 +225,7 @@ export const historyApiFunctions: FunctionDefinition[] = [
   httpFunction(getConversationEndpoint),
   httpFunction(switchBranchEndpoint),
   httpFunction(renameConversationEndpoint),
+  httpFunction(rateAnswerEndpoint),
   httpFunction(deleteConversationEndpoint),
   httpFunction(exportConversationEndpoint),
   httpFunction(historyStatsEndpoint),

@@ -33,12 +33,21 @@ interface Shot {
   act(page: Page): Promise<boolean>;
 }
 
-/** Opens a drawer of the phone layout from its header button, if the client has it. */
-async function openRegion(page: Page, name: string): Promise<boolean> {
-  const tab = page.getByRole('banner').getByRole('button', { name, exact: true });
+/**
+ * Opens a drawer of the phone layout from its header button, if the client has it, once the drawer before it is
+ * closed (a drawer is modal: its overlay would take the click), and waits for what it lists.
+ */
+async function openRegion(page: Page, button: string, drawer: string, content: RegExp): Promise<boolean> {
+  // An open drawer hides the rest of the page from the accessibility tree, the header's buttons too.
+  if ((await page.getByRole('dialog').count()) > 0) await page.keyboard.press('Escape');
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  const tab = page.getByRole('banner').getByRole('button', { name: button, exact: true });
   if ((await tab.count()) === 0) return false;
   await tab.first().click();
-  await page.waitForTimeout(300);
+  const region = page.getByRole('dialog', { name: drawer });
+  await region.getByText(content).first().waitFor({ timeout: 60_000 });
+  // The drawer slides in: let it finish before the picture.
+  await page.waitForTimeout(400);
   return true;
 }
 
@@ -58,8 +67,16 @@ const SHOTS: Shot[] = [
       return true;
     },
   },
-  { name: 'conversations', only: 'phone', act: (page) => openRegion(page, 'Conversations') },
-  { name: 'memory-and-knowledge', only: 'phone', act: (page) => openRegion(page, 'Memory & knowledge') },
+  {
+    name: 'conversations',
+    only: 'phone',
+    act: (page) => openRegion(page, 'Conversations', 'Conversations', /Lisbon/),
+  },
+  {
+    name: 'memory-and-knowledge',
+    only: 'phone',
+    act: (page) => openRegion(page, 'Memory & knowledge', 'Memory and knowledge', /Lisbon/),
+  },
 ];
 
 /** One earlier conversation, so the sidebar and the memory have something to show. */

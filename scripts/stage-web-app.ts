@@ -1,5 +1,5 @@
 // Stages the web client for its Static Web App in dist/web-azure/: built against the function app's URL, with a
-// staticwebapp.config.json giving the headers the local runtime gives (CSP, caching) and the client-route fallback.
+// staticwebapp.config.json giving the local runtime's headers (CSP, caching, noindex) and the client-route fallback.
 // azd runs it after provisioning (azure.yaml's `up` workflow); by hand: npx tsx scripts/stage-web-app.ts [--out dir]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -43,8 +43,9 @@ export function hostingTargets(env: NodeJS.ProcessEnv): WebHostingTargets {
 
 /**
  * Static Web Apps' configuration: every response carries the CSP (the page may reach the API, Web PubSub over its
- * WebSocket and the sign-in service, nothing else), the page is revalidated and the hashed assets are immutable, and a client route
- * answers with the page while a missing asset stays a 404.
+ * WebSocket and the sign-in service, nothing else), the page is revalidated and the hashed assets are immutable, a
+ * client route answers with the page while a missing asset stays a 404, and a shared conversation's page
+ * (/s/{shareId}) is kept out of search engines.
  */
 export function staticWebAppConfig(targets: WebHostingTargets): Record<string, unknown> {
   const webPubSub = new URL(targets.webPubSubEndpoint);
@@ -55,6 +56,7 @@ export function staticWebAppConfig(targets: WebHostingTargets): Record<string, u
         route: '/assets/*',
         headers: { 'cache-control': 'public, max-age=31536000, immutable' },
       },
+      { route: '/s/*', rewrite: '/index.html', headers: { 'x-robots-tag': 'noindex, nofollow' } },
     ],
     globalHeaders: {
       'content-security-policy': contentSecurityPolicy(
@@ -80,7 +82,9 @@ export async function stageWebApp(
   const previous = process.env.VITE_API_BASE_URL;
   process.env.VITE_API_BASE_URL = targets.apiUrl;
   try {
-    await buildWebClient(root, { outDir });
+    // The Static Web App serves its assets at the root only, so the page asks for them there: a page opened at a
+    // deep route (/s/{shareId}) would otherwise ask for /s/assets/x.js and receive the page instead.
+    await buildWebClient(root, { outDir, base: '/' });
   } finally {
     if (previous === undefined) delete process.env.VITE_API_BASE_URL;
     else process.env.VITE_API_BASE_URL = previous;

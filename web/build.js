@@ -52,7 +52,8 @@ export function webBuildStaleness(root) {
 
 /**
  * Runs Vite's build with web/vite.config.ts, then records the files it bundled (outside node_modules). With
- * `outDir` it builds elsewhere (a deployment) and records nothing: dist/web stays the local build.
+ * `outDir` it builds elsewhere (a deployment) and records nothing: dist/web stays the local build. `base` replaces
+ * the relative asset URLs (a host that serves the page at deep routes but its assets only at the root).
  */
 export async function buildWebClient(root, options = {}) {
   const { build } = await import('vite');
@@ -67,6 +68,7 @@ export async function buildWebClient(root, options = {}) {
       mode: 'production',
       logLevel: 'warn',
       ...(options.outDir === undefined ? {} : { build: { outDir: options.outDir, emptyOutDir: true } }),
+      ...(options.base === undefined ? {} : { base: options.base }),
     });
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;

@@ -5,6 +5,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, createStaticSite } from './static-site.js';
 
@@ -29,6 +30,24 @@ function get(
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () =>
         resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A raw request's body as bytes (a gzipped one is not text). */
+function getBytes(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}/`, { path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }),
       );
     });
     req.on('error', reject);
@@ -136,6 +155,25 @@ describe('the static site', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toBe('application/problem+json');
     expect((JSON.parse(missing.body) as { code: string }).code).toBe('not_found');
+  });
+
+  it('sends text gzipped to a browser that accepts it, and as it is to one that does not', async () => {
+    const script = '/assets/index-Ab12_x9Z.js';
+    const plain = await get(script);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe('document.title = "ran";');
+    expect(plain.headers.vary).toBe('accept-encoding');
+    for (const accepted of ['gzip, deflate, br, zstd', 'br;q=1, gzip;q=0.8']) {
+      const packed = await getBytes(script, { 'accept-encoding': accepted });
+      expect(packed.headers['content-encoding'], accepted).toBe('gzip');
+      expect(Number(packed.headers['content-length'])).toBe(packed.body.length);
+      expect(gunzipSync(packed.body).toString('utf8')).toBe('document.title = "ran";');
+    }
+    for (const refused of ['br', 'gzip;q=0', 'identity'])
+      expect(
+        (await get(script, 'GET', { 'accept-encoding': refused })).headers['content-encoding'],
+        refused,
+      ).toBe(undefined);
   });
 
   it('answers HEAD without a body', async () => {

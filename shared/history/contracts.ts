@@ -123,6 +123,14 @@ export const conversationHeaderSchema = z.object({
 });
 export type ConversationHeader = z.infer<typeof conversationHeaderSchema>;
 
+/** The owner's rating of an answer (thumbs up or down), kept on the answer's stored message. */
+export const answerFeedbackSchema = z.object({
+  rating: z.enum(['up', 'down']),
+  /** ISO 8601: when the owner rated it. */
+  at: z.string(),
+});
+export type AnswerFeedback = z.infer<typeof answerFeedbackSchema>;
+
 /**
  * A message kept long-term (container `conversation-messages`, partition [userId, sessionId], id = messageId).
  * `ordinal` is its place in the conversation (0, 1, 2, ...), given when working memory committed it.
@@ -133,6 +141,8 @@ export const storedMessageSchema = conversationMessageSchema.extend({
   userId: userIdSchema,
   sessionId: z.string(),
   ordinal: z.number().int().nonnegative(),
+  /** Assistant only: the owner's rating, the one field set after the item is written. */
+  feedback: answerFeedbackSchema.optional(),
 });
 export type StoredMessage = z.infer<typeof storedMessageSchema>;
 
@@ -146,7 +156,9 @@ export function toStoredMessage(
 }
 
 /** The message a long-term item holds, the item's own keys dropped. */
-export function fromStoredMessage(item: StoredMessage): ConversationMessage & { ordinal: number } {
+export function fromStoredMessage(
+  item: StoredMessage,
+): ConversationMessage & { ordinal: number; feedback?: AnswerFeedback | undefined } {
   const { id: _id, kind: _kind, userId: _userId, sessionId: _sessionId, ...message } = item;
   return message;
 }
@@ -317,6 +329,7 @@ export type TurnAlternatives = z.infer<typeof turnAlternativesSchema>;
  */
 export const historyMessageSchema = conversationMessageSchema.extend({
   ordinal: z.number().int().nonnegative(),
+  feedback: answerFeedbackSchema.optional(),
   alternatives: turnAlternativesSchema.optional(),
 });
 export type HistoryMessage = z.infer<typeof historyMessageSchema>;
@@ -363,3 +376,15 @@ export const titleBodySchema = z.object(
   },
   { error: 'the body must be a JSON object' },
 );
+
+/** PUT /api/history/conversations/{sessionId}/turns/{chatMessageId}/feedback: null takes the rating back. */
+export const feedbackBodySchema = z.object(
+  { rating: z.enum(['up', 'down']).nullable() },
+  { error: 'the body must be a JSON object' },
+);
+
+export const feedbackReplySchema = z.object({
+  chatMessageId: z.string(),
+  feedback: answerFeedbackSchema.nullable(),
+});
+export type FeedbackReply = z.infer<typeof feedbackReplySchema>;

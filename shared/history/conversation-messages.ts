@@ -3,7 +3,7 @@
 // prompt (not numbered). Adapter: adapters/cosmos-conversation-messages.ts.
 import type { OrdinalGap } from '../conversation/branches.js';
 import type { SystemPrompt } from '../conversation/messages.js';
-import type { StoredMessage } from './contracts.js';
+import type { AnswerFeedback, StoredMessage } from './contracts.js';
 
 export interface MessagePageOptions {
   /** `asc`: ordinals above `after` (from the start when absent); `desc`: ordinals below `before` (from the end). */
@@ -30,6 +30,13 @@ export interface ConversationMessages {
   /** One page of the conversation's messages, in the order asked for. */
   page(userId: string, sessionId: string, options: MessagePageOptions): Promise<StoredMessage[]>;
   get(userId: string, sessionId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /** Sets (or, with undefined, removes) a stored message's feedback; 'missing' when there is no such message. */
+  setFeedback(
+    userId: string,
+    sessionId: string,
+    messageId: string,
+    feedback: AnswerFeedback | undefined,
+  ): Promise<'set' | 'missing'>;
   /**
    * The stored turns whose branch says they are alternatives in one of `groups` (their `alternativeOf`), one per
    * turn, oldest first: what a page's branch points offer. Bounded by the alternatives the groups have.

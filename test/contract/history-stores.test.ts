@@ -474,6 +474,26 @@ describe('Cosmos DB conversation messages', () => {
     expect(await sorted('paris', 1)).toHaveLength(1);
   });
 
+  it("sets, changes and removes an answer's feedback, and touches nothing else of the message", async () => {
+    const stored = [message('mu-fb', 'ms-fb', 0, 'question'), message('mu-fb', 'ms-fb', 1, 'answer')];
+    await stores.messages.put(stored);
+    const up = { rating: 'up' as const, at: at(5) };
+    expect(await stores.messages.setFeedback('mu-fb', 'ms-fb', 'turn-0_assistant', up)).toBe('set');
+    expect(await stores.messages.get('mu-fb', 'ms-fb', 'turn-0_assistant')).toEqual({
+      ...stored[1],
+      feedback: up,
+    });
+    const down = { rating: 'down' as const, at: at(6) };
+    expect(await stores.messages.setFeedback('mu-fb', 'ms-fb', 'turn-0_assistant', down)).toBe('set');
+    const [, answer] = await stores.messages.page('mu-fb', 'ms-fb', { order: 'asc', limit: 10 });
+    expect(answer?.feedback).toEqual(down);
+    expect(await stores.messages.setFeedback('mu-fb', 'ms-fb', 'turn-0_assistant', undefined)).toBe('set');
+    expect(await stores.messages.get('mu-fb', 'ms-fb', 'turn-0_assistant')).toEqual(stored[1]);
+    // Another user's partition, or a message that is not there.
+    expect(await stores.messages.setFeedback('mu-fb-2', 'ms-fb', 'turn-0_assistant', up)).toBe('missing');
+    expect(await stores.messages.setFeedback('mu-fb', 'ms-fb', 'turn-9_assistant', up)).toBe('missing');
+  });
+
   it('keeps the system prompt beside the messages: written once, never paged, searched or read as a message', async () => {
     const prompt = {
       content: 'You are helpful. The user loves sailing and deploy functions.',

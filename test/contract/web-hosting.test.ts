@@ -51,6 +51,15 @@ describe('the Static Web App configuration', () => {
     expect(config.navigationFallback.exclude).toContain('/assets/*');
   });
 
+  it("answers a shared conversation's address with the page, marked for no search engine", () => {
+    const shared = config.routes.find((route) => route.route === '/s/*') as
+      { rewrite?: string; headers: Record<string, string> } | undefined;
+    expect(shared?.rewrite).toBe('/index.html');
+    expect(shared?.headers['x-robots-tag']).toMatch(/\bnoindex\b/);
+    // Only the shared page: the chat itself is not marked.
+    expect(config.globalHeaders['x-robots-tag']).toBeUndefined();
+  });
+
   it("reads azd's outputs, and says what to run when one is missing or not an https origin", () => {
     expect(
       hostingTargets({
@@ -91,7 +100,9 @@ describe('staging the web client', () => {
       outDir,
     );
     const page = await readFile(path.join(outDir, 'index.html'), 'utf8');
-    expect(page).toMatch(/<script type="module"[^>]* src="\.\/assets\/[^"]+\.js"/);
+    // Assets from the root: the page opened at /s/{shareId} asks for /assets/x.js, which the host serves.
+    expect(page).toMatch(/<script type="module"[^>]* src="\/assets\/[^"]+\.js"/);
+    expect(page).not.toMatch(/(?:src|href)="\.\//);
     // The page calls the function app, not its own origin.
     const scripts = await readdir(path.join(outDir, 'assets'));
     const bundle = (

@@ -23,6 +23,13 @@ interface ScrollState {
   fromBottom: number;
 }
 
+/** The log as the wheel test drives it: an element that receives a wheel event, then scrolls. */
+interface WheelTarget {
+  scrollTop: number;
+  dispatchEvent(event: unknown): boolean;
+  ownerDocument: { defaultView: { WheelEvent: new (type: string, init: object) => unknown } };
+}
+
 function userText(request: ChatCompletionRequest): string {
   return request.messages.findLast((message) => message.role === 'user')?.content ?? '';
 }
@@ -95,14 +102,19 @@ describeBrowser('the chat view’s habits', () => {
       })) as Promise<ScrollState>;
   const focusedId = (page: Page) => page.evaluate('document.activeElement?.id');
 
-  // Skipped, a known defect: since the history and memory-notice changes, the log sometimes snaps back to the bottom
-  // right after the reader scrolls up during a held answer (seen in full runs and alone); the cause is not found yet.
-  it.skip(
+  // The Markdown renderer is a chunk of its own: here it arrives only once the reader has scrolled up (as on a slow
+  // network or a busy machine), so the swap from the plain text to the rendered answer happens under the reader.
+  it(
     'follows a long answer at the bottom, keeps the place of a reader who scrolls up, and jumps back',
     { timeout: 180_000 },
     async () => {
       long = released();
       const { page, consoleErrors } = await web.open({ viewport: { width: 1280, height: 700 } });
+      const renderer = released();
+      await page.route('**/assets/Markdown-*.js', async (route) => {
+        await renderer.promise;
+        await route.continue();
+      });
       await send(page, `Tell me a lot ${LONG}`);
       const answer = answers(page);
       await expect
@@ -116,14 +128,22 @@ describeBrowser('the chat view’s habits', () => {
 
       // The reader turns the wheel up and the log scrolls 800 px: both as the page receives them, in that order (a
       // synthetic wheel through the mouse can be dropped by a busy headless Chromium before it scrolls anything).
-      await page
-        .getByRole('log', { name: 'Messages' })
-        .evaluate(
-          "(element) => { element.dispatchEvent(new WheelEvent('wheel', { deltaY: -800, bubbles: true })); element.scrollTop -= 800; }",
+      await page.getByRole('log', { name: 'Messages' }).evaluate((element: WheelTarget) => {
+        element.dispatchEvent(
+          new element.ownerDocument.defaultView.WheelEvent('wheel', { deltaY: -800, bubbles: true }),
         );
+        element.scrollTop -= 800;
+      });
       await expect.poll(async () => (await scrollState(page)).fromBottom).toBeGreaterThan(400);
       const reading = (await scrollState(page)).top;
       await page.getByRole('button', { name: 'Jump to latest' }).waitFor({ timeout: UI_TIMEOUT });
+
+      // The renderer lays the answer out as the plain text was: the reader's place does not move.
+      renderer.release();
+      await expect
+        .poll(() => answer.locator('[data-markdown-pending]').count(), { timeout: UI_TIMEOUT })
+        .toBe(0);
+      expect(Math.abs((await scrollState(page)).top - reading)).toBeLessThanOrEqual(2);
 
       long.release();
       await expect.poll(() => answer.textContent(), { timeout: UI_TIMEOUT }).toContain(`Line ${LINES} of`);
@@ -216,6 +236,42 @@ describeBrowser('the chat view’s habits', () => {
     await expect
       .poll(() => page.getByRole('article', { name: 'Your message' }).textContent(), { timeout: UI_TIMEOUT })
       .toContain('Not remembered');
+    expect(consoleErrors).toEqual([]);
+  }, 180_000);
+
+  it('rates an answer with a thumb, keeps the rating on a reloaded page, and takes it back', async () => {
+    const { page, consoleErrors } = await web.open();
+    await send(page, 'Rate me');
+    await expect
+      .poll(() => answers(page).textContent(), { timeout: UI_TIMEOUT })
+      .toContain('You said: Rate me');
+    await idle(page);
+    const thumb = (name: string) => answers(page).getByRole('button', { name });
+    // The page shows a rating at once; the reloads below wait for history's answer first.
+    const press = async (name: string) => {
+      const stored = page.waitForResponse((response) => response.url().endsWith('/feedback'));
+      await thumb(name).click();
+      expect((await stored).status()).toBe(200);
+    };
+    await press('Good answer');
+    await expect
+      .poll(() => thumb('Good answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    // What the page shows is what history kept: after a reload, and changed to the other thumb.
+    await page.reload();
+    await expect
+      .poll(() => thumb('Good answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    await press('Bad answer');
+    await page.reload();
+    await expect
+      .poll(() => thumb('Bad answer').getAttribute('aria-pressed'), { timeout: UI_TIMEOUT })
+      .toBe('true');
+    expect(await thumb('Good answer').getAttribute('aria-pressed')).toBe('false');
+    await press('Bad answer');
+    await page.reload();
+    await thumb('Bad answer').waitFor({ timeout: UI_TIMEOUT });
+    expect(await thumb('Bad answer').getAttribute('aria-pressed')).toBe('false');
     expect(consoleErrors).toEqual([]);
   }, 180_000);
 

@@ -1,14 +1,10 @@
 // The web client's layout at phone and tablet widths (320, 390, 768 px): no view scrolls sideways, the header's
 // actions are on screen, the message box takes the width, and the sidebar and panels open as drawers.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import { settle } from '../support/local-runtime.js';
+import { seedViews, walkViews } from '../support/web-views.js';
 
-const HANDBOOK = fileURLToPath(new URL('../../samples/handbook.md', import.meta.url));
 const UI_TIMEOUT = 30_000;
 const WIDTHS = [320, 390, 768] as const;
 /** A message with nothing to break a line at, and a long address: the usual causes of a page wider than the screen. */
@@ -29,20 +25,7 @@ describeBrowser('the web client on narrow screens', () => {
   const web = useWebRuntime();
 
   it('has no horizontal overflow on any view at 320, 390 and 768 px, and keeps its actions on screen', async () => {
-    const client = new ChatClient(web.url, 'user_002');
-    const sessionId = await client.startSession();
-    await client.stream(sessionId, await client.send(sessionId, LONG), { timeoutMs: 60_000 });
-    const form = new FormData();
-    form.append('file', new Blob([readFileSync(HANDBOOK)], { type: 'text/markdown' }), 'handbook.md');
-    await expectStatus(
-      await fetch(`${web.url}/api/knowledge/documents`, {
-        method: 'POST',
-        headers: client.headers(),
-        body: form,
-      }),
-      202,
-    );
-    await settle(web.runtime);
+    await seedViews(web, 'user_002', LONG);
 
     const overflowing: string[] = [];
     for (const width of WIDTHS) {
@@ -69,28 +52,8 @@ describeBrowser('the web client on narrow screens', () => {
       const composer = await page.getByRole('textbox', { name: 'Message' }).boundingBox();
       expect(composer!.width).toBeGreaterThan(width * 0.75);
 
-      // The sidebar is a drawer: it opens from the header and closes once a conversation is opened.
-      await header.getByRole('button', { name: 'Conversations', exact: true }).click();
-      const drawer = page.getByRole('dialog', { name: 'Conversations' });
-      await drawer.getByRole('button', { name: /^Unbreakable/ }).waitFor({ timeout: UI_TIMEOUT });
-      await check('conversations');
-      await drawer.getByRole('button', { name: /^Unbreakable/ }).click();
-      await expect.poll(() => drawer.count()).toBe(0);
-      await page.getByRole('article', { name: 'Answer' }).waitFor({ timeout: UI_TIMEOUT });
-      await check('a conversation with a long message');
-
-      await header.getByRole('button', { name: 'Memory & knowledge', exact: true }).click();
-      const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
-      await panels.getByText('The user loves sailing.').waitFor({ timeout: UI_TIMEOUT });
-      await check('memory');
-      await panels.getByRole('tab', { name: 'Knowledge' }).click();
-      await panels.getByText('Ready').waitFor({ timeout: UI_TIMEOUT });
-      await check('knowledge');
-      await panels.getByRole('button', { name: 'Delete handbook' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Delete this document?' });
-      await dialog.waitFor({ timeout: UI_TIMEOUT });
-      await check('confirmation');
-      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      // The sidebar and the panels are drawers, opened from the header.
+      await walkViews(page, { drawers: true, conversation: /^Unbreakable/ }, check);
       expect(consoleErrors).toEqual([]);
     }
     expect(overflowing).toEqual([]);

@@ -4,13 +4,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import { settle } from '../support/local-runtime.js';
+import { seedViews, walkViews } from '../support/web-views.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
-const HANDBOOK = fileURLToPath(new URL('../../samples/handbook.md', import.meta.url));
-const UI_TIMEOUT = 30_000;
 
 const LAYOUTS = [
   { name: 'desktop', viewport: { width: 1280, height: 800 } },
@@ -49,20 +46,7 @@ describeBrowser('accessibility of the web client', () => {
 
   it('has no serious or critical axe violation on any main view, at desktop and phone width, light and dark', async () => {
     // Something in every view: a conversation, a fact and its summary, a document.
-    const client = new ChatClient(web.url, 'user_002');
-    const sessionId = await client.startSession();
-    await client.stream(sessionId, await client.send(sessionId, 'I love sailing.'), { timeoutMs: 60_000 });
-    const form = new FormData();
-    form.append('file', new Blob([readFileSync(HANDBOOK)], { type: 'text/markdown' }), 'handbook.md');
-    await expectStatus(
-      await fetch(`${web.url}/api/knowledge/documents`, {
-        method: 'POST',
-        headers: client.headers(),
-        body: form,
-      }),
-      202,
-    );
-    await settle(web.runtime);
+    await seedViews(web, 'user_002', 'I love sailing.');
 
     const found: string[] = [];
     for (const layout of LAYOUTS) {
@@ -75,29 +59,14 @@ describeBrowser('accessibility of the web client', () => {
         });
         const page = opened.page;
         expect(await page.evaluate('document.documentElement.dataset.theme')).toBe(scheme);
-        const phone = layout.name === 'phone';
         // On a phone the conversations and the panels are drawers, opened from the header.
-        const region = (name: string) => page.getByRole('banner').getByRole('button', { name, exact: true });
-        const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
-
-        if (phone) await region('Conversations').click();
-        await page.getByRole('button', { name: /^I love sailing/ }).waitFor({ timeout: UI_TIMEOUT });
-        found.push(...(await seriousViolations(page, `${label}, conversations`)));
-
-        await page.getByRole('button', { name: /^I love sailing/ }).click();
-        found.push(...(await seriousViolations(page, `${label}, chat`)));
-
-        if (phone) await region('Memory & knowledge').click();
-        await panels.getByText('The user loves sailing.').waitFor({ timeout: UI_TIMEOUT });
-        found.push(...(await seriousViolations(page, `${label}, memory`)));
-
-        await panels.getByRole('tab', { name: 'Knowledge' }).click();
-        await panels.getByText('Ready').waitFor({ timeout: UI_TIMEOUT });
-        found.push(...(await seriousViolations(page, `${label}, knowledge`)));
-
-        await panels.getByRole('button', { name: 'Delete handbook' }).click();
-        await page.getByRole('dialog', { name: 'Delete this document?' }).waitFor({ timeout: UI_TIMEOUT });
-        found.push(...(await seriousViolations(page, `${label}, confirmation`)));
+        await walkViews(
+          page,
+          { drawers: layout.name === 'phone', conversation: /^I love sailing/ },
+          async (view) => {
+            found.push(...(await seriousViolations(page, `${label}, ${view}`)));
+          },
+        );
         await opened.close();
       }
     }

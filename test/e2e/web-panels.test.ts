@@ -179,6 +179,12 @@ describeBrowser('the web client panels', () => {
       // The new chat joins the sidebar as the open conversation once its first answer is committed.
       const started = sidebar(page).getByRole('button', { name: /^What does the handbook say/ });
       await expect.poll(() => started.getAttribute('aria-current'), { timeout: UI_TIMEOUT }).toBe('page');
+      // A chip opens on the cited passage and on its document, as the knowledge base knows it.
+      const chip = sources.getByRole('listitem').first();
+      await chip.locator('summary').click();
+      await expect
+        .poll(() => chip.textContent(), { timeout: UI_TIMEOUT })
+        .toMatch(/From handbook\.md · (?:\d+ pages?|shared library)/);
 
       await document.getByRole('button', { name: /^Delete / }).click();
       await page
@@ -186,6 +192,14 @@ describeBrowser('the web client panels', () => {
         .getByRole('button', { name: 'Delete' })
         .click();
       await expect.poll(() => document.count(), { timeout: UI_TIMEOUT }).toBe(0);
+      // Opened again on a reloaded page, the chip still shows the passage, and says its document is gone.
+      await page.reload();
+      const kept = sources.getByRole('listitem').first();
+      await kept.locator('summary').click();
+      await expect
+        .poll(() => kept.textContent(), { timeout: UI_TIMEOUT })
+        .toContain('The document is no longer in the knowledge base.');
+      expect(await kept.locator('blockquote').textContent()).not.toBe('');
       const listed = await expectStatus<{ documents: unknown[] }>(
         await fetch(`${web.url}/api/knowledge/documents?library=shared`, {
           headers: new ChatClient(web.url, 'user_003').headers(),

@@ -9,6 +9,7 @@ import {
   type DigestCheckpoint,
   type ExchangeEntry,
   type SessionDigest,
+  type AnswerFeedback,
   type StoredMessage,
   type TitleSource,
 } from '../../shared/history/contracts.js';
@@ -166,6 +167,14 @@ export class MemoryConversationMessages implements ConversationMessages {
   get(userId: string, sessionId: string, messageId: string) {
     const message = this.items.get(key(userId, sessionId))?.get(messageId);
     return Promise.resolve(message ? structuredClone(message) : undefined);
+  }
+
+  setFeedback(userId: string, sessionId: string, messageId: string, feedback: AnswerFeedback | undefined) {
+    const message = this.items.get(key(userId, sessionId))?.get(messageId);
+    if (message === undefined) return Promise.resolve('missing' as const);
+    if (feedback === undefined) delete message.feedback;
+    else message.feedback = structuredClone(feedback);
+    return Promise.resolve('set' as const);
   }
 
   alternatives(userId: string, sessionId: string, groups: readonly string[]) {

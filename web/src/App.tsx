@@ -18,6 +18,18 @@ import { IconButton } from './ui/IconButton';
 import { useMediaQuery } from './ui/use-media-query';
 
 type Drawn = 'conversations' | 'panels' | undefined;
+
+/** A side region of the shell: where it goes, what its drawer and header button say, and what it holds. */
+interface SideRegion {
+  side: 'left' | 'right';
+  title: string;
+  buttonLabel: string;
+  icon: ReactNode;
+  /** Shown as a column beside the chat (the screen is wide enough), rather than as a drawer. */
+  column: boolean;
+  columnClass: string;
+  content: ReactNode;
+}
 /** From this width the sidebar is a column beside the chat, and from the next one the panels are too. */
 const SIDEBAR_COLUMN = '(min-width: 900px)';
 const PANELS_COLUMN = '(min-width: 1200px)';
@@ -142,19 +154,61 @@ function Shell(): ReactNode {
       </aside>
     );
   const nextTheme = theme === 'dark' ? 'light' : 'dark';
+  // The two side regions: a column where the screen is wide enough, else a drawer opened from a header button.
+  const regions: Record<Exclude<Drawn, undefined>, SideRegion> = {
+    conversations: {
+      side: 'left',
+      title: 'Conversations',
+      buttonLabel: 'Conversations',
+      icon: <Menu size={20} aria-hidden />,
+      column: sidebarColumn,
+      columnClass: 'w-64 border-r',
+      content: sidebar,
+    },
+    panels: {
+      side: 'right',
+      title: 'Memory and knowledge',
+      buttonLabel: 'Memory & knowledge',
+      icon: <BookOpen size={18} aria-hidden />,
+      column: panelsColumn,
+      columnClass: 'w-80 border-l',
+      content: panels,
+    },
+  };
+  const drawerButton = (which: Exclude<Drawn, undefined>): ReactNode => {
+    const region = regions[which];
+    return region.column ? null : (
+      <IconButton
+        label={region.buttonLabel}
+        icon={region.icon}
+        aria-expanded={drawn === which}
+        onClick={() => setDrawn(which)}
+      />
+    );
+  };
+  const placed = (which: Exclude<Drawn, undefined>): ReactNode => {
+    const region = regions[which];
+    return region.column ? (
+      <div className={`shrink-0 overflow-y-auto border-line bg-soft p-3 ${region.columnClass}`}>
+        {region.content}
+      </div>
+    ) : (
+      <Drawer
+        side={region.side}
+        title={region.title}
+        open={drawn === which}
+        onOpenChange={(open) => setDrawn(open ? which : undefined)}
+      >
+        {region.content}
+      </Drawer>
+    );
+  };
 
   return (
     <>
       <div className="flex h-full min-w-0 flex-col">
         <header className="flex min-w-0 items-center gap-1 border-b border-line bg-soft px-2 py-1.5 sm:gap-2 sm:px-3">
-          {sidebarColumn ? null : (
-            <IconButton
-              label="Conversations"
-              icon={<Menu size={20} aria-hidden />}
-              aria-expanded={drawn === 'conversations'}
-              onClick={() => setDrawn('conversations')}
-            />
-          )}
+          {drawerButton('conversations')}
           <h1 className="m-0 min-w-0 flex-1 truncate text-base font-semibold sm:text-lg">Memory chat</h1>
           <div className="flex min-w-0 shrink items-center gap-1 sm:gap-2">
             <SignIn apiBase={API_BASE} />
@@ -167,29 +221,11 @@ function Shell(): ReactNode {
               icon={theme === 'dark' ? <Sun size={18} aria-hidden /> : <Moon size={18} aria-hidden />}
               onClick={toggle}
             />
-            {panelsColumn ? null : (
-              <IconButton
-                label="Memory & knowledge"
-                icon={<BookOpen size={18} aria-hidden />}
-                aria-expanded={drawn === 'panels'}
-                onClick={() => setDrawn('panels')}
-              />
-            )}
+            {drawerButton('panels')}
           </div>
         </header>
         <div className="flex min-h-0 min-w-0 flex-1">
-          {sidebarColumn ? (
-            <div className="w-64 shrink-0 overflow-y-auto border-r border-line bg-soft p-3">{sidebar}</div>
-          ) : (
-            <Drawer
-              side="left"
-              title="Conversations"
-              open={drawn === 'conversations'}
-              onOpenChange={(open) => setDrawn(open ? 'conversations' : undefined)}
-            >
-              {sidebar}
-            </Drawer>
-          )}
+          {placed('conversations')}
           <main className="flex min-h-0 min-w-0 flex-1 flex-col">
             {api === undefined ? (
               <p className="muted p-4">Sign in to chat.</p>
@@ -204,18 +240,7 @@ function Shell(): ReactNode {
               </Suspense>
             )}
           </main>
-          {panelsColumn ? (
-            <div className="w-80 shrink-0 overflow-y-auto border-l border-line bg-soft p-3">{panels}</div>
-          ) : (
-            <Drawer
-              side="right"
-              title="Memory and knowledge"
-              open={drawn === 'panels'}
-              onOpenChange={(open) => setDrawn(open ? 'panels' : undefined)}
-            >
-              {panels}
-            </Drawer>
-          )}
+          {placed('panels')}
         </div>
       </div>
     </>

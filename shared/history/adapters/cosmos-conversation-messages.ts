@@ -24,6 +24,7 @@ import type { ConversationMessages } from '../conversation-messages.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../../search/full-text.js';
 import { mapBounded } from '../../bounded-parallel.js';
 import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
+import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 
 /** Writes or deletes in flight at once for one call: enough to hide round trips, few enough to spare the RUs. */
 const PARALLEL_WRITES = 20;
@@ -90,6 +91,23 @@ export function createCosmosConversationMessages(
       // The partition also holds the exchange entries and the digest: only a message is one.
       if (read?.resource.kind !== 'message') return undefined;
       return parseStored(storedMessageSchema, read.resource, 'a message');
+    },
+
+    async setFeedback(userId, sessionId, messageId, feedback) {
+      // The one field of a message that changes after it is stored: patched alone, so nothing else is rewritten.
+      const outcome = await patchItem(
+        container,
+        messageId,
+        [userId, sessionId],
+        [
+          feedback === undefined
+            ? { op: 'remove', path: '/feedback' }
+            : { op: 'set', path: '/feedback', value: feedback },
+        ],
+        undefined,
+        "an answer's feedback",
+      );
+      return outcome === 'patched' ? 'set' : 'missing';
     },
 
     async alternatives(userId, sessionId, groups) {

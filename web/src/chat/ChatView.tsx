@@ -6,11 +6,14 @@ import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api/client';
+import { rateAnswer } from './answer-feedback';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
+import { preloadMarkdown } from './LazyMarkdown';
+import type { CitedDocument } from './SourceChips';
 import { MessageView } from './MessageView';
 import type { MessageExtras } from './MessageView';
 import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
@@ -203,6 +206,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     setLiveFailure(undefined);
     resumeAttempts.current = 0;
     jumpToLatest();
+    void preloadMarkdown();
     void chat.sendMessage({ text, metadata: useMemory ? {} : { useMemory: false } });
     focusComposer();
   };
@@ -243,6 +247,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     const index = messages.findIndex((candidate) => candidate.id === message.id);
     setMessages(messages.slice(0, Math.max(0, index)));
     jumpToLatest();
+    void preloadMarkdown();
     const metadata = message.metadata?.useMemory === false ? { useMemory: false } : {};
     void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message) } });
     focusComposer();
@@ -254,8 +259,36 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       setActionError(undefined);
       setLiveFailure(undefined);
       jumpToLatest();
+      void preloadMarkdown();
       void chat.regenerate({ messageId: message.id });
       focusComposer();
+    },
+    readDocument: (documentId: string) =>
+      api
+        .json<{ document: CitedDocument }>(
+          'GET',
+          `/api/knowledge/documents/${encodeURIComponent(documentId)}`,
+        )
+        .then((reply) => reply.document),
+    onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
+      const sessionId = session.current();
+      if (sessionId === undefined) return;
+      setActionError(undefined);
+      const show = (feedback: 'up' | 'down' | undefined) =>
+        setMessages((shown) =>
+          shown.map((candidate) => {
+            if (candidate.id !== message.id) return candidate;
+            const { feedback: _previous, ...metadata } = candidate.metadata ?? {};
+            return { ...candidate, metadata: feedback === undefined ? metadata : { ...metadata, feedback } };
+          }),
+        );
+      const before = message.metadata?.feedback;
+      // Shown at once; put back as it was if history refuses it.
+      show(rating ?? undefined);
+      rateAnswer(api, sessionId, turnOf(message), rating).then(show, (rateError: unknown) => {
+        show(before);
+        setActionError(rateError);
+      });
     },
     onEdit: replace,
     onRetry: (message: ChatUIMessage) => replace(message, messageText(message)),

@@ -2,13 +2,16 @@
 // ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
 // regenerate, the alternatives of the turn).
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
-import { lazy, Suspense, useState } from 'react';
+import { useState } from 'react';
 import type { ReactNode } from 'react';
+import type { Rating } from './answer-feedback';
 import { CopyButton } from './CopyButton';
-import { citationLabel, messageText, sourceDetails } from './messages';
+import { FeedbackButtons } from './FeedbackButtons';
+import { SourceChips } from './SourceChips';
+import type { ReadDocument } from './SourceChips';
+import { LazyMarkdown } from './LazyMarkdown';
+import { messageText } from './messages';
 import type { ChatUIMessage } from './messages';
-
-const Markdown = lazy(() => import('./Markdown'));
 
 export interface MessageActions {
   busy: boolean;
@@ -17,6 +20,10 @@ export interface MessageActions {
   /** Sends a failed turn's message again. */
   onRetry(message: ChatUIMessage): void;
   onSwitch(chatMessageId: string): void;
+  /** What the knowledge base knows of a cited document. */
+  readDocument: ReadDocument;
+  /** Rates an answer, or with null takes the rating back. */
+  onRate(message: ChatUIMessage, rating: Rating | null): void;
 }
 
 /** What the page knows of a message beyond its parts: how long its reasoning took, and why its turn failed. */
@@ -228,40 +235,12 @@ function AssistantMessage(props: {
               </details>
             );
           case 'text':
-            return (
-              <Suspense
-                key={key}
-                fallback={<div className="message-body whitespace-pre-wrap">{part.text}</div>}
-              >
-                <Markdown text={part.text} streaming={props.streaming} />
-              </Suspense>
-            );
+            return <LazyMarkdown key={key} text={part.text} streaming={props.streaming} />;
           default:
             return null;
         }
       })}
-      {sources.length > 0 && (
-        <ol className="m-0 mt-2 flex list-none flex-wrap gap-1.5 p-0 text-sm" aria-label="Sources">
-          {sources.map((source, index) => {
-            const details = sourceDetails(source);
-            return (
-              <li key={source.sourceId} className="max-w-full">
-                <details className="rounded-2xl border border-line bg-soft open:rounded-lg">
-                  <summary className="cursor-pointer list-none px-2.5 py-0.5 [overflow-wrap:anywhere]">
-                    <span className="mr-1 font-semibold text-accent">{index + 1}</span>
-                    {citationLabel(source.title ?? '', details.citation)}
-                  </summary>
-                  {details.excerpt !== undefined && (
-                    <blockquote className="muted m-0 border-t border-line px-2.5 py-1.5 text-xs">
-                      {details.excerpt}
-                    </blockquote>
-                  )}
-                </details>
-              </li>
-            );
-          })}
-        </ol>
-      )}
+      {sources.length > 0 && <SourceChips sources={sources} readDocument={actions.readDocument} />}
       {finishReason === 'cancelled' && <p className="muted my-1 text-sm">Stopped</p>}
       {!props.streaming && (
         <div className={actionRow}>
@@ -297,6 +276,11 @@ function AssistantMessage(props: {
             </nav>
           )}
           {text === '' ? null : <CopyButton text={text} label="Copy answer" />}
+          <FeedbackButtons
+            rating={message.metadata?.feedback}
+            disabled={actions.busy}
+            onRate={(rating) => actions.onRate(message, rating)}
+          />
           <button
             type="button"
             className="btn btn-quiet btn-icon size-8"

@@ -23,6 +23,8 @@ export interface ChatMetadata extends UiMessageMetadata {
   failure?: { code?: string; message?: string };
   /** Answers read back from history: how long the model reasoned, as the server measured it. */
   reasoningMs?: number;
+  /** Answers: the owner's thumbs up or down. */
+  feedback?: 'up' | 'down';
 }
 
 export type ChatUIMessage = UIMessage<ChatMetadata>;
@@ -54,6 +56,8 @@ export interface HistoryMessage {
   reasoning?: { text: string; durationMs?: number };
   /** Both messages of a turn posted with use_memory false. */
   useMemory?: false;
+  /** Answers: the owner's rating. */
+  feedback?: { rating: 'up' | 'down'; at: string };
 }
 
 export interface StoredConversation {
@@ -91,6 +95,7 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
       };
     }
     if (message.finishReason !== undefined) metadata.finishReason = message.finishReason;
+    if (message.feedback !== undefined) metadata.feedback = message.feedback.rating;
     if (message.usage !== undefined) metadata['usage'] = message.usage;
     const parts: ChatUIMessage['parts'] = [];
     if (message.reasoning !== undefined) {
@@ -131,10 +136,15 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
 }
 
 /** A source's citation and excerpt, as the chunk mapper puts them in its provider metadata. */
-export function sourceDetails(part: { providerMetadata?: unknown }): { citation?: string; excerpt?: string } {
+export function sourceDetails(part: { providerMetadata?: unknown }): {
+  documentId?: string;
+  citation?: string;
+  excerpt?: string;
+} {
   const metadata = part.providerMetadata as Record<string, Record<string, unknown> | undefined> | undefined;
   const details = metadata?.[SOURCE_METADATA_KEY];
   return {
+    ...(typeof details?.['documentId'] === 'string' ? { documentId: details['documentId'] } : {}),
     ...(typeof details?.['citation'] === 'string' ? { citation: details['citation'] } : {}),
     ...(typeof details?.['excerpt'] === 'string' ? { excerpt: details['excerpt'] } : {}),
   };

@@ -6,6 +6,22 @@ import type { RefObject } from 'react';
 /** Closer to the bottom than this (pixels), the reader counts as at the bottom. */
 const NEAR_BOTTOM_PX = 32;
 
+/** Where the log scrolled to (`distance` is from its bottom), whether it goes on following the newest text. */
+export function followsAfterScroll(scroll: {
+  sticking: boolean;
+  top: number;
+  lastTop: number;
+  distance: number;
+}): boolean {
+  const movedUp = scroll.top < scroll.lastTop - 1;
+  // Content that shrank (an answer re-laid out) pulls the scroll position up to the new end: the reader did not
+  // move, so whether the log follows stays as it was. Coming back down to the end is what starts it again.
+  if (movedUp && scroll.distance <= 1) return scroll.sticking;
+  // Moving up means reading: stop following at once, even within the margin.
+  if (movedUp) return false;
+  return scroll.distance <= NEAR_BOTTOM_PX || scroll.sticking;
+}
+
 /** `logRef` goes on the scrolling log, `contentRef` on the element inside it that grows. */
 export function useStickToBottom(): {
   logRef: RefObject<HTMLDivElement | null>;
@@ -32,9 +48,12 @@ export function useStickToBottom(): {
     let lastTop = element.scrollTop;
     const onScroll = (): void => {
       const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
-      // Moving up means reading: stop following at once, even within the margin.
-      if (element.scrollTop < lastTop - 1) stick.current = false;
-      if (distance <= NEAR_BOTTOM_PX) stick.current = true;
+      stick.current = followsAfterScroll({
+        sticking: stick.current,
+        top: element.scrollTop,
+        lastTop,
+        distance,
+      });
       lastTop = element.scrollTop;
       setAtBottom(stick.current);
     };

@@ -1,0 +1,71 @@
+// The web client's main views, walked the way a user reaches them (conversations, a conversation, memory,
+// knowledge, a confirmation), with something in each: what the layout and the accessibility tests both check.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { WebRuntimeFixture } from './browser.js';
+import { ChatClient, expectStatus } from './chat-client.js';
+import { settle } from './local-runtime.js';
+
+const HANDBOOK = fileURLToPath(new URL('../../samples/handbook.md', import.meta.url));
+const UI_TIMEOUT = 30_000;
+
+export type WebView = 'conversations' | 'conversation' | 'memory' | 'knowledge' | 'confirmation';
+
+/**
+ * Gives `userId` something in every view: a conversation that opens with `message` (the offline model learns
+ * "The user loves sailing." from a message that says so) and the handbook, ready in the knowledge base.
+ */
+export async function seedViews(web: WebRuntimeFixture, userId: string, message: string): Promise<void> {
+  const client = new ChatClient(web.url, userId);
+  const sessionId = await client.startSession();
+  await client.stream(sessionId, await client.send(sessionId, message), { timeoutMs: 60_000 });
+  const form = new FormData();
+  form.append('file', new Blob([readFileSync(HANDBOOK)], { type: 'text/markdown' }), 'handbook.md');
+  await expectStatus(
+    await fetch(`${web.url}/api/knowledge/documents`, {
+      method: 'POST',
+      headers: client.headers(),
+      body: form,
+    }),
+    202,
+  );
+  await settle(web.runtime);
+}
+
+/**
+ * Walks the views of a page opened on the seeded user, calling `visit` in each. With `drawers`, the sidebar and the
+ * panels are opened from the header (a narrow screen); the conversations drawer closes once one is opened.
+ */
+export async function walkViews(
+  page: Page,
+  options: { drawers: boolean; conversation: RegExp },
+  visit: (view: WebView) => Promise<void>,
+): Promise<void> {
+  const header = page.getByRole('banner');
+  const open = (name: string) => header.getByRole('button', { name, exact: true }).click();
+  const conversation = page.getByRole('button', { name: options.conversation });
+
+  if (options.drawers) await open('Conversations');
+  await conversation.waitFor({ timeout: UI_TIMEOUT });
+  await visit('conversations');
+  await conversation.click();
+  if (options.drawers)
+    await expect.poll(() => page.getByRole('dialog', { name: 'Conversations' }).count()).toBe(0);
+  await page.getByRole('article', { name: 'Answer' }).waitFor({ timeout: UI_TIMEOUT });
+  await visit('conversation');
+
+  if (options.drawers) await open('Memory & knowledge');
+  const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
+  await panels.getByText('The user loves sailing.').waitFor({ timeout: UI_TIMEOUT });
+  await visit('memory');
+  await panels.getByRole('tab', { name: 'Knowledge' }).click();
+  await panels.getByText('Ready').waitFor({ timeout: UI_TIMEOUT });
+  await visit('knowledge');
+  await panels.getByRole('button', { name: 'Delete handbook' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete this document?' });
+  await dialog.waitFor({ timeout: UI_TIMEOUT });
+  await visit('confirmation');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+}
