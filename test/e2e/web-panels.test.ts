@@ -1,6 +1,9 @@
 // The web client's panels in real Chromium against the local runtime and its offline model: the conversations
-// sidebar (open, rename, delete, search), the memory panel (a fact from another conversation, its source,
+// sidebar (open, rename, download, delete, search), the memory panel (a fact from another conversation, its source,
 // forgetting it) and the knowledge panel (an upload that reaches ready, a quota's 429, delete).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
@@ -93,6 +96,20 @@ describeBrowser('the web client panels', () => {
         200,
       );
       expect(renamed.title).toBe('Lisbon itinerary');
+
+      // Download saves the conversation as the Markdown the History API exports, under its title.
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: UI_TIMEOUT }),
+        sidebar(page).getByRole('button', { name: 'Download Lisbon itinerary' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/\.md$/);
+      const folder = await mkdtemp(join(tmpdir(), 'export-'));
+      const savedAt = join(folder, download.suggestedFilename());
+      await download.saveAs(savedAt);
+      const saved = await readFile(savedAt);
+      await rm(folder, { recursive: true, force: true });
+      expect(saved.toString('utf8')).toContain('Planning a trip to Lisbon in spring');
+      expect(saved.toString('utf8')).toContain('Lisbon itinerary');
 
       // Cancelling the confirmation keeps the conversation; confirming deletes it everywhere.
       const remove = sidebar(page).getByRole('button', { name: 'Delete Fixing my bicycle brakes' });

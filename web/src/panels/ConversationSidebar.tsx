@@ -1,6 +1,6 @@
 // The conversations sidebar: the caller's conversations newest first in date groups, a page at a time, searchable;
-// open one, rename it, delete it (after a confirmation), or start a new chat.
-import { Pencil, Plus, Trash2 } from 'lucide-react';
+// open one, rename it, download it as Markdown, delete it (after a confirmation), or start a new chat.
+import { Download, Pencil, Plus, Trash2 } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FormEvent, ReactNode } from 'react';
 import { describeError } from '../api/client';
@@ -11,6 +11,7 @@ import { onTurnEnded } from '../chat/turn-ends';
 import { ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
 import { groupByDate } from './date-groups';
+import { downloadConversation } from './download-conversation';
 
 const PAGE_SIZE = 20;
 /** Typing pauses this long before a search is sent, so a word is one request, not one per letter. */
@@ -165,7 +166,7 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
         <>
           <button
             type="button"
-            className="flex w-full min-w-0 flex-col items-start rounded-lg px-2 py-1.5 pr-16 text-left aria-[current=page]:font-semibold aria-[current=page]:shadow-[inset_3px_0_0_var(--accent)]"
+            className="flex w-full min-w-0 flex-col items-start rounded-lg px-2 py-1.5 pr-24 text-left aria-[current=page]:font-semibold aria-[current=page]:shadow-[inset_3px_0_0_var(--accent)]"
             id={`conversation-${conversation.sessionId}`}
             aria-current={conversation.sessionId === activeSessionId ? 'page' : undefined}
             onClick={() => onOpen(conversation.sessionId)}
@@ -187,6 +188,20 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
               onClick={() => setRenaming(conversation.sessionId)}
             >
               <Pencil size={14} aria-hidden />
+            </button>
+            <button
+              type="button"
+              className="btn btn-quiet btn-icon size-7"
+              aria-label={`Download ${conversation.title}`}
+              title="Download as Markdown"
+              onClick={() =>
+                void downloadConversation(api, conversation.sessionId).then(
+                  () => setError(undefined),
+                  (failure: unknown) => setError(describeError(failure)),
+                )
+              }
+            >
+              <Download size={14} aria-hidden />
             </button>
             <button
               type="button"
