@@ -258,6 +258,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
+  const mcp = composeMcp(config, database);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -285,6 +286,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           },
           { captureContent: config.telemetry.captureContent },
         ),
+        userTools: mcp.turnTools,
         publisher,
         headers: history.headers,
         sessions: stores.sessions,
@@ -362,7 +364,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },
-    mcp: composeMcp(config, database),
+    mcp,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

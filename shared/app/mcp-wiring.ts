@@ -7,14 +7,18 @@ import { createSdkMcpConnector } from '../mcp/adapters/sdk-mcp-connector.js';
 import { MCP_SERVERS_CONTAINER } from '../mcp/contracts.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
 import { createSecretBox } from '../mcp/secret-box.js';
+import { McpTurnTools } from '../mcp/turn-tools.js';
 import type { AppConfig } from './config.js';
+
+/** A user's servers are read once per turn in a process, and again after this long (or a change made here). */
+const SERVERS_KEPT_MS = 15_000;
 
 export function composeMcp(
   config: Pick<AppConfig, 'env' | 'mcp'>,
   database: Database,
   lookup?: AddressLookup,
-): McpServices {
-  return {
+): McpServices & { turnTools: McpTurnTools } {
+  const services: McpServices = {
     store: createCosmosMcpServerStore(database.container(MCP_SERVERS_CONTAINER)),
     connector: createSdkMcpConnector(
       { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts },
@@ -24,4 +28,6 @@ export function composeMcp(
     config: config.mcp,
     operatorTools: new Map(),
   };
+  const turnTools = new McpTurnTools(services, { cacheMs: SERVERS_KEPT_MS });
+  return { ...services, onChange: (userId) => turnTools.forget(userId), turnTools };
 }

@@ -24,6 +24,8 @@ export interface McpServices {
   config: McpConfig;
   /** Tool lists of the operator's servers, kept in this process (they have no item of their own). */
   operatorTools: Map<string, McpToolList>;
+  /** Told when a user's servers change, so what this process keeps of them goes. */
+  onChange?: (userId: string) => void;
   now?: () => Date;
 }
 
@@ -128,6 +130,7 @@ export async function createMcpServer(
     updatedAt: now,
   };
   await services.store.create(server);
+  services.onChange?.(caller.userId);
   return viewOfServer(server);
 }
 
@@ -190,6 +193,7 @@ export async function updateMcpServer(
     ...(toolList === undefined || moved || change.headers !== undefined ? {} : { toolList }),
   };
   await services.store.replace(updated);
+  services.onChange?.(caller.userId);
   return viewOfServer(updated);
 }
 
@@ -200,6 +204,7 @@ export async function deleteMcpServer(
 ): Promise<void> {
   await ownServer(services, caller, serverId);
   if (!(await services.store.remove(caller.userId, serverId))) throw notFound();
+  services.onChange?.(caller.userId);
 }
 
 /** What a stored server is reached with: its header values opened (only here, just before use). */
