@@ -39,7 +39,12 @@ async function bodyOf(
 }
 
 /** A body that errors once it passes `maxBytes`, so a huge answer is never held whole. */
-function capped(body: IncomingMessage, maxBytes: number, host: string): ReadableStream<Uint8Array> {
+function capped(
+  body: IncomingMessage,
+  maxBytes: number,
+  host: string,
+  onRefusal: ((error: OutboundRefusedError) => void) | undefined,
+): ReadableStream<Uint8Array> {
   let seen = 0;
   const source = Readable.toWeb(body) as ReadableStream<Uint8Array>;
   return source.pipeThrough(
@@ -48,11 +53,11 @@ function capped(body: IncomingMessage, maxBytes: number, host: string): Readable
         seen += chunk.byteLength;
         if (seen > maxBytes) {
           body.destroy();
-          controller.error(
-            new OutboundRefusedError(
-              `${host} sent more than ${Math.round(maxBytes / 1024)} KiB in one answer`,
-            ),
+          const error = new OutboundRefusedError(
+            `${host} sent more than ${Math.round(maxBytes / 1024)} KiB in one answer`,
           );
+          onRefusal?.(error);
+          controller.error(error);
           return;
         }
         controller.enqueue(chunk);
@@ -62,7 +67,11 @@ function capped(body: IncomingMessage, maxBytes: number, host: string): Readable
 }
 
 export function guardedFetch(
-  policy: OutboundPolicy & { maxResponseBytes: number },
+  policy: OutboundPolicy & {
+    maxResponseBytes: number;
+    /** Told of a refusal the caller may not see (one inside a body, which the client may swallow). */
+    onRefusal?: (error: OutboundRefusedError) => void;
+  },
   lookup: AddressLookup = systemLookup,
 ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
@@ -116,7 +125,7 @@ export function guardedFetch(
     }
     const nullBody = status === 204 || status === 205 || status === 304 || init?.method === 'HEAD';
     if (nullBody) response.resume();
-    return new Response(nullBody ? null : capped(response, policy.maxResponseBytes, host), {
+    return new Response(nullBody ? null : capped(response, policy.maxResponseBytes, host, policy.onRefusal), {
       status,
       statusText: response.statusMessage ?? '',
       headers,

@@ -99,8 +99,6 @@ export function resultText(result: CallToolResult, maxChars: number): { text: st
 }
 
 export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLookup): McpConnector {
-  const fetch = guardedFetch({ ...policy, maxResponseBytes: MAX_RESPONSE_BYTES }, lookup);
-
   /** Runs `use` on a connected client, closing it after; falls back to SSE when Streamable HTTP is not there. */
   async function withClient<T>(
     target: McpTarget,
@@ -108,7 +106,25 @@ export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLo
     signal: AbortSignal | undefined,
     use: (client: Client, deadline: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+    // A refusal inside a body (an answer past the cap) ends the use at once, and is what the caller is told.
+    let refusal: OutboundRefusedError | undefined;
+    const refused = new AbortController();
+    const fetch = guardedFetch(
+      {
+        ...policy,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        onRefusal: (error) => {
+          refusal = error;
+          refused.abort(error);
+        },
+      },
+      lookup,
+    );
+    const deadline = AbortSignal.any([
+      AbortSignal.timeout(timeoutMs),
+      refused.signal,
+      ...(signal ? [signal] : []),
+    ]);
     const secrets = Object.values(target.headers);
     const attempt = async (kind: McpTarget['transport']) => {
       const client = new Client({ name: 'chat-backend', version: '1.0.0' });
@@ -130,11 +146,10 @@ export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLo
         return await attempt('sse');
       }
     } catch (error) {
-      throw readable(
-        deadline.aborted && !(error instanceof OutboundRefusedError) ? new Error('timed out') : error,
-        target,
-        secrets,
-      );
+      const cause =
+        refusal ??
+        (deadline.aborted && !(error instanceof OutboundRefusedError) ? new Error('timed out') : error);
+      throw readable(cause, target, secrets);
     }
   }
 
