@@ -102,7 +102,12 @@ describe('MCP servers', () => {
           offered: true,
           modelName: 'mcp__weather__get_weather',
         }),
-        expect.objectContaining({ name: 'delete_repo', readOnly: false, offered: false }),
+        expect.objectContaining({
+          name: 'delete_repo',
+          readOnly: false,
+          needsApproval: true,
+          offered: false,
+        }),
       ]),
     );
     expect(mcp.requests.slice(before).some((r) => r.headers.authorization === SECRET)).toBe(true);
@@ -112,6 +117,34 @@ describe('MCP servers', () => {
       params: { serverId: view.id },
     });
     expect(mcp.requests.length).toBe(after);
+  });
+
+  it('does not offer a tool that would need approval, since no turn can wait for one yet', async () => {
+    const testApp = app();
+    const view = await (await add(testApp, 'user_001', { name: 'weather', url: mcp.url })).json<View>();
+    const tools = async () => {
+      const reply = await callEndpoint(mcpServerToolsEndpoint, testApp, {
+        headers: asUser('user_001'),
+        params: { serverId: view.id },
+      });
+      return (await reply.json<{ tools: { name: string; offered: boolean }[] }>()).tools
+        .filter((tool) => tool.offered)
+        .map((tool) => tool.name)
+        .sort();
+    };
+    expect(await tools()).toEqual(['get_weather']);
+    await callEndpoint(updateMcpServerEndpoint, testApp, {
+      headers: asUser('user_001'),
+      params: { serverId: view.id },
+      json: { approval: 'never' },
+    });
+    expect(await tools()).toEqual(['delete_repo', 'get_weather']);
+    await callEndpoint(updateMcpServerEndpoint, testApp, {
+      headers: asUser('user_001'),
+      params: { serverId: view.id },
+      json: { approval: 'always' },
+    });
+    expect(await tools()).toEqual([]);
   });
 
   it("answers another user's server as none: 404 for read, change, removal and tools", async () => {

@@ -121,10 +121,11 @@ export const mcpServerToolsEndpoint = endpoint({
   methods: ['GET'],
   summary:
     'The tools the server lists (kept for MCP_TOOLS_CACHE_SECONDS, then listed again): each with its input schema, ' +
-    'whether it is read-only, whether your filters offer it and the name the model knows it by.',
+    'whether it is read-only, whether the approval policy asks your yes before each call (such a tool is not ' +
+    'offered: turns cannot wait for a yes yet), whether it is offered and the name the model knows it by.',
   auth: 'caller',
   responses: {
-    200: '{serverId, tools: [{name, description, inputSchema, readOnly, offered, modelName}], listed, fetchedAt, expiresAt}',
+    200: '{serverId, tools: [{name, description, inputSchema, readOnly, needsApproval, offered, modelName}], listed, fetchedAt, expiresAt}',
     404: "no such server, or another user's",
     502: 'the server could not be reached, refused the request, or is at an address this service does not connect to',
   },

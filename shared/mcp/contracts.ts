@@ -183,8 +183,11 @@ export const mcpServerToolsSchema = z.object({
   serverId: z.string(),
   tools: z.array(
     mcpToolSchema.extend({
-      /** The name the model knows it by; absent for a tool the server's filters leave out. */
+      /** The name the model knows it by; absent for a tool that is not offered. */
       modelName: z.string().optional(),
+      /** The server's approval policy asks the user's yes before each call. */
+      needsApproval: z.boolean(),
+      /** Offered to the model: the filters let it through and it needs no approval (not offered until that exists). */
       offered: z.boolean(),
     }),
   ),

@@ -15,6 +15,7 @@ import type { McpConnector, McpTarget } from './mcp-connector.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { SecretBox } from './secret-box.js';
 import type { McpConfig, OperatorMcpServer } from './settings.js';
+import { needsApproval } from './approval-policy.js';
 import { isOffered, modelToolNames } from './tool-names.js';
 
 export interface McpServices {
@@ -248,6 +249,7 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
   if (list === undefined) throw new Error('A tool list was neither cached nor listed.');
   const name = 'own' in found ? found.own.name : found.operator.name;
   const filter = 'own' in found ? found.own.tools : found.operator.tools;
+  const policy = 'own' in found ? found.own.approval : found.operator.approval;
   const names = modelToolNames(
     name,
     list.tools.map((tool) => tool.name),
@@ -255,9 +257,15 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
   return {
     serverId,
     tools: list.tools.map((tool) => {
-      const offered = isOffered(filter, tool.name);
+      const approval = needsApproval(policy, tool);
+      const offered = isOffered(filter, tool.name) && !approval;
       const modelName = names.get(tool.name);
-      return { ...tool, offered, ...(offered && modelName !== undefined ? { modelName } : {}) };
+      return {
+        ...tool,
+        needsApproval: approval,
+        offered,
+        ...(offered && modelName !== undefined ? { modelName } : {}),
+      };
     }),
     listed: list.listed,
     fetchedAt: list.fetchedAt,

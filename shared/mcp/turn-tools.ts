@@ -6,6 +6,7 @@ import { ensureError } from '../errors.js';
 import type { McpServerDocument, McpTool, McpToolList } from './contracts.js';
 import type { McpTarget } from './mcp-connector.js';
 import { operatorServersFor, targetOfServer, type McpServices } from './mcp-servers.js';
+import { needsApproval } from './approval-policy.js';
 import { isOffered, MCP_TOOL_PREFIX, modelToolNames } from './tool-names.js';
 
 /** A tool the turn offers: where it lives and what the model calls it. */
@@ -138,6 +139,7 @@ export class McpTurnTools implements UserToolSource {
         id: server.id,
         name: server.name,
         filter: server.tools,
+        approval: server.approval,
         own: false,
         kept: undefined,
         target: (): McpTarget => ({ url: server.url, transport: server.transport, headers: server.headers }),
@@ -146,6 +148,7 @@ export class McpTurnTools implements UserToolSource {
         id: server.id,
         name: server.name,
         filter: server.tools,
+        approval: server.approval,
         own: true,
         kept: server.toolList,
         target: () => targetOfServer(this.services, server),
@@ -157,7 +160,10 @@ export class McpTurnTools implements UserToolSource {
       ),
     );
     return sources.flatMap((source, index) => {
-      const tools = (lists[index]?.tools ?? []).filter((tool) => isOffered(source.filter, tool.name));
+      // A call that would need the user's yes is not offered: this service cannot wait for one yet.
+      const tools = (lists[index]?.tools ?? []).filter(
+        (tool) => isOffered(source.filter, tool.name) && !needsApproval(source.approval, tool),
+      );
       const names = modelToolNames(
         source.name,
         tools.map((tool) => tool.name),

@@ -105,7 +105,12 @@ function suite(
 }
 
 async function add(s: Suite, name: string, url: string) {
-  await createMcpServer(s.services, { userId: USER }, { name, url, headers: { Authorization: SECRET } });
+  // No approval asked: these tools are not read-only, and a tool that needs a yes is not offered.
+  await createMcpServer(
+    s.services,
+    { userId: USER },
+    { name, url, headers: { Authorization: SECRET }, approval: 'never' },
+  );
 }
 
 async function call(s: Suite, name: string, args = '{}') {
