@@ -3,6 +3,8 @@
 import type { ToolCall, ToolSpec } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import { ensureError } from '../errors.js';
+import { genAiSpanName, toolAttributes } from '../telemetry/gen-ai.js';
+import { SpanStatusCode, withSpan } from '../telemetry/spans.js';
 import type { McpServerDocument, McpTool, McpToolList } from './contracts.js';
 import type { McpTarget } from './mcp-connector.js';
 import { operatorServersFor, targetOfServer, type McpServices } from './mcp-servers.js';
@@ -191,7 +193,26 @@ export class McpTurnTools implements UserToolSource {
     return kept;
   }
 
-  async execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome> {
+  /**
+   * One `execute_tool mcp` span per call (a user's tool names are not a small set, so they are an attribute): the
+   * tool's name and the outcome, never its arguments, its result or a header value.
+   */
+  execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome> {
+    return withSpan(
+      genAiSpanName('execute_tool', 'mcp'),
+      { attributes: toolAttributes({ name: call.name, callId: call.id }) },
+      async (span) => {
+        const outcome = await this.#execute(call, context);
+        if (outcome.isError) {
+          span.setAttribute('error.type', 'tool_error');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return outcome;
+      },
+    );
+  }
+
+  async #execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome> {
     const failure = (message: string): McpToolOutcome => ({
       result: JSON.stringify({ error: message }),
       isError: true,
