@@ -1,7 +1,6 @@
-// Hostile MCP servers against the turn's MCP tools, with the SDK's real client and real servers on loopback: a tool
-// that hangs, one that answers 50 MB, one whose result tells the model to call another tool, a server listing 5,000
-// tools, a redirect to the metadata address, and a name resolving to it. Each ends in a readable tool error (or a
-// bounded offer), no header value leaks, and the next call to a sound server still works.
+// Hostile MCP servers against the turn's MCP tools (the SDK's real client, real servers on loopback): a hanging tool,
+// a 50 MB result, a prompt-injecting result, 5,000 tools, a redirect to and a name resolving to the metadata address.
+// Each ends in a readable tool error or a bounded offer, no header value leaks, and a sound server still answers.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
