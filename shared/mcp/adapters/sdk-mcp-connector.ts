@@ -57,6 +57,12 @@ function readable(error: unknown, target: McpTarget, secrets: readonly string[])
   return new McpCallError(message.slice(0, 500), { cause });
 }
 
+/** The server answered the Streamable HTTP POST with 404 or 405: it serves the older HTTP+SSE transport only. */
+function noStreamableEndpoint(error: unknown): boolean {
+  const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined;
+  return status === 404 || status === 405;
+}
+
 function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max);
 }
@@ -142,7 +148,7 @@ export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLo
       } catch (error) {
         // Servers of the older protocol answer a POST to their SSE endpoint with 404 or 405.
         if (deadline.aborted || error instanceof OutboundRefusedError) throw error;
-        if (!/\b(404|405)\b/.test(ensureError(error).message)) throw error;
+        if (!noStreamableEndpoint(error)) throw error;
         return await attempt('sse');
       }
     } catch (error) {
