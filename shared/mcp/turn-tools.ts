@@ -180,7 +180,14 @@ export class McpTurnTools implements UserToolSource {
   }
 
   async specs(userId: string, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]> {
-    const all = (await this.offered(userId, log)).map(specOf);
+    let all: ToolSpec[];
+    try {
+      all = (await this.offered(userId, log)).map(specOf);
+    } catch (error) {
+      // The user's servers could not be read: the turn goes on with the built-in tools.
+      log?.warn(`MCP tools left out of the turn: ${ensureError(error).message}`);
+      return [];
+    }
     const { kept, left } = withinBudget(all, {
       tools: this.services.config.toolsPerTurn,
       tokens: this.services.config.toolSchemaTokens,
