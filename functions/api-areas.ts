@@ -85,6 +85,16 @@ A model the table has no price for counts its tokens at 0 dollars. A turn's \`me
 same per-user authorisation as REST. The README shows how to point an MCP client at it.`,
   },
   {
+    title: 'MCP servers',
+    routePrefixes: ['mcp-servers'],
+    note: `MCP servers whose tools the model may call in the caller's turns (Streamable HTTP, or HTTP+SSE for a server
+that has only that; stdio cannot run on Functions): the caller's own, and the operator's (\`MCP_SERVERS\`, read-only).
+A server's \`name\` (1–32 of a–z, 0–9, \`_\`, \`-\`) is unique per user and names its tools for the model
+(\`mcp__{name}__{tool}\`); an \`id\` is \`mcp-\` and 16 hex digits (the operator's: \`mcp-op-{name}\`). Header values
+(API keys) are sealed with AES-256-GCM and never returned, logged or traced: answers show \`headerNames\` only.
+Another user's server is the same 404 as none. See [mcp-servers.md](mcp-servers.md).`,
+  },
+  {
     title: 'Web client',
     routePrefixes: ['client-config'],
     note: "What the browser client reads before it signs its user in (the README's `Signing in to the web client` says how each mode does).",

@@ -9,6 +9,7 @@ import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
 import { knowledgeFunctions } from './knowledge.js';
 import { mcpFunctions } from './mcp.js';
+import { mcpServerFunctions } from './mcp-servers.js';
 import { openApiFunctions } from './openapi.js';
 import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
@@ -33,6 +34,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...knowledgeFunctions,
   ...usageFunctions,
   ...mcpFunctions,
+  ...mcpServerFunctions,
   ...clientConfigFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),

@@ -236,6 +236,10 @@ param alertFailedTurnPercent int = 10
 @description('US dollars of model spend in one UTC day above which an alert fires (azd: DAILY_SPEND_ALERT_USD); the app prices each model call with LLM_PRICES.')
 param dailySpendAlertUsd int = 50
 
+@secure()
+@description('The key that seals the header values of users\' MCP servers: 32 random bytes in base64 (azd env set MCP_SECRETS_KEY "$(openssl rand -base64 32)"), kept in Key Vault. Empty: users cannot add servers with headers. Changing it makes stored header values unreadable.')
+param mcpSecretsKey string = ''
+
 // What each profile chooses for the switches left empty; production is what this template deployed before profiles.
 var profiles = {
   trial: {
@@ -296,6 +300,7 @@ var names = {
   webApp: 'stapp-${resourceToken}'
   functionApp: 'func-${resourceToken}'
   plan: 'plan-${resourceToken}'
+  keyVault: 'kv-${resourceToken}'
 }
 var tags = {
   'azd-env-name': environmentName
@@ -356,6 +361,20 @@ module storage './modules/storage.bicep' = {
     deploymentContainerName: 'app-package-${resourceToken}'
     principalId: identity.outputs.principalId
     identityName: names.identity
+  }
+}
+
+module keyVault './modules/key-vault.bicep' = {
+  name: 'key-vault'
+  scope: rg
+  params: {
+    name: names.keyVault
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+    identityName: names.identity
+    mcpSecretsKey: mcpSecretsKey
+    keepMcpSecretsKey: !empty(mcpSecretsKey)
   }
 }
 
@@ -494,6 +513,7 @@ module functionApp './modules/function-app.bicep' = {
     authMode: authMode
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
+    mcpSealingReference: keyVault.outputs.mcpSealingReference
   }
   // Named above rather than read from its outputs (see `names`), so the order is stated.
   dependsOn: [

@@ -23,6 +23,7 @@ import { LocalDurableDriver } from './durable/local-durable-driver.js';
 import { createAzureLatencyModel, type AzureLatencyModel } from './latency/azure-latency.js';
 import { sortFunctions } from './functions-host.js';
 import { lockDataFolder } from './persistence/data-folder-lock.js';
+import { localSecretsKey } from './persistence/local-secrets-key.js';
 import { readHostSettings } from './host-json.js';
 import { HttpHost } from './http/http-host.js';
 import { createStaticSite } from './http/static-site.js';
@@ -149,7 +150,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     http.mount(webPubSub);
     cleanups.push(() => webPubSub.close());
 
-    const config = loadConfig(localSettings(options.settings, { url, cosmos, webPubSub }));
+    // Users' MCP header values are sealed with a key kept beside the data, unless the user gave one.
+    const mcpSecretsKey =
+      options.settings.MCP_SECRETS_KEY?.trim() || (await localSecretsKey(dataFile('mcp-secrets.key')));
+    const config = loadConfig({
+      ...localSettings(options.settings, { url, cosmos, webPubSub }),
+      MCP_SECRETS_KEY: mcpSecretsKey,
+    });
     const entra = clientConfig(config.auth).entra;
     if (entra !== undefined) signInOrigins = [new URL(entra.authority).origin];
     // OTEL_EXPORTER_OTLP_ENDPOINT exports the local runtime's traces and metrics too; stopped (and flushed) last.

@@ -42,7 +42,7 @@ export const SHARED_ROOT = 'shared/*.ts';
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
   ['chat'],
-  ['tools', 'sharing'],
+  ['tools', 'sharing', 'mcp'],
   ['history'],
   ['memory'],
   ['streaming'],

@@ -57,6 +57,8 @@ const LEGIT: Record<IdKind, string[]> = {
   documentId: ['0123456789abcdef0123456789abcdef'],
   // 128 random bits in base64url, as a share is given, and the extremes of the form.
   shareId: [randomBytes(16).toString('base64url'), 'AAAAAAAAAAAAAAAAAAAAAA', '-_-_-_-_-_-_-_-_-_-_-w'],
+  // A user's server (random) and an operator's (its name).
+  mcpServerId: [`mcp-${randomBytes(8).toString('hex')}`, 'mcp-op-github', 'mcp-op-jira_cloud-2'],
 };
 
 describe('id formats', () => {

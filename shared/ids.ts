@@ -64,6 +64,15 @@ export const ID_FORMATS = {
     forms: [{ pattern: '[A-Za-z0-9_-]{21}[AQgw]' }],
     message: 'must be a shareId as POST .../shares gives it: 22 base64url characters',
   },
+  /**
+   * An MCP server: a user's is `mcp-` and 16 random hex digits (made by the server); an operator's (MCP_SERVERS) is
+   * `mcp-op-` and its name.
+   */
+  mcpServerId: {
+    forms: [{ pattern: 'mcp-[0-9a-f]{16}' }, { pattern: 'mcp-op-[a-z0-9][a-z0-9_-]{0,31}' }],
+    message:
+      'must be an MCP server id as GET /api/mcp-servers lists it (mcp- and 16 hex digits, or mcp-op-{name})',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;
@@ -125,3 +134,4 @@ export const chatMessageIdSchema = idSchema('chatMessageId');
 export const factIdSchema = idSchema('factId');
 export const documentIdSchema = idSchema('documentId');
 export const shareIdSchema = idSchema('shareId');
+export const mcpServerIdSchema = idSchema('mcpServerId');

@@ -78,6 +78,9 @@ param authMode string
 param authTenantId string = tenant().tenantId
 param authAllowedAudiences array = []
 
+@description('MCP_SECRETS_KEY as a Key Vault reference (resolved with the managed identity); empty when none is kept.')
+param mcpSealingReference string = ''
+
 var definitions = loadJsonContent('../generated/definitions.json')
 var appServiceAuthentication = authMode == 'app-service'
 // Never empty, whatever the parameters: shared/config.ts refuses AUTH_MODE=entra without an audience.
@@ -128,6 +131,8 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Key Vault references (MCP_SECRETS_KEY) resolve as the user-assigned identity, not a system one.
+    keyVaultReferenceIdentity: identityId
     functionAppConfig: {
       deployment: {
         storage: {
@@ -288,6 +293,11 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
           value: 'ClientId=${identityClientId};Authorization=AAD'
+        }
+        {
+          // Seals users' MCP header values; the value lives in Key Vault, never in the app's configuration.
+          name: 'MCP_SECRETS_KEY'
+          value: mcpSealingReference
         }
         {
           // The app's spans carry the function app's name, as the host's do: one role in the application map.

@@ -30,6 +30,7 @@ import type { KnowledgeUploads } from '../knowledge/knowledge-uploads.js';
 import { searchKnowledge, type KnowledgeSearchServices } from '../knowledge/search-knowledge.js';
 import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
+import type { McpServices } from '../mcp/mcp-servers.js';
 import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import { createWebPubSubMemoryNotices } from '../memory/adapters/web-pubsub-memory-notices.js';
@@ -62,6 +63,7 @@ import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
 import { composeUsageAccounting } from './usage-accounting.js';
 import { composeEraser } from './conversation-eraser.js';
+import { composeMcp } from './mcp-wiring.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -161,6 +163,8 @@ export interface App {
   usage: UsageServices;
   /** Shared snapshots and each owner's links. */
   sharing: { shares: ShareStore };
+  /** Users' and the operator's MCP servers, and the client that reaches them. */
+  mcp: McpServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -254,6 +258,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
+  const mcp = composeMcp(config, database);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -281,6 +286,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           },
           { captureContent: config.telemetry.captureContent },
         ),
+        userTools: mcp.turnTools,
         publisher,
         headers: history.headers,
         sessions: stores.sessions,
@@ -358,6 +364,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },
+    mcp,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

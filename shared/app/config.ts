@@ -6,6 +6,7 @@ import { redisConfig, redisSettings, type RedisConfig } from '../conversation/re
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
+import { mcpConfig, mcpSettings, type McpConfig } from '../mcp/settings.js';
 import {
   readSettings,
   settingsOf,
@@ -55,6 +56,8 @@ export interface AppConfig {
   searchesPerMinute: number;
   /** Whether conversations may be shared by link, and where the shared page lives. */
   sharing: SharingConfig;
+  /** The operator's MCP servers, the key that seals users' header values, and the limits of MCP tools. */
+  mcp: McpConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -74,6 +77,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   searchRateSettings,
   usageSettings,
   sharingSettings,
+  mcpSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -99,6 +103,7 @@ export function loadConfig(env: Environment): AppConfig {
   const searchRate = readSettings(searchRateSettings, env, problems);
   const usage = readSettings(usageSettings, env, problems);
   const sharing = readSettings(sharingSettings, env, problems);
+  const mcp = readSettings(mcpSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -177,6 +182,7 @@ export function loadConfig(env: Environment): AppConfig {
     quota: quotaConfig(quota),
     searchesPerMinute: searchesPerMinute(searchRate),
     sharing: sharingConfig(sharing),
+    mcp: mcpConfig(mcp),
   };
 }
 

@@ -3,6 +3,7 @@
 import { chatContainers } from '../chat/contracts/documents.js';
 import { historyContainers } from '../history/contracts.js';
 import { knowledgeContainers } from '../knowledge/contracts.js';
+import { mcpContainers } from '../mcp/contracts.js';
 import { memoryContainers } from '../memory/contracts.js';
 import { quotaContainers } from '../quota/contracts.js';
 import { sharingContainers } from '../sharing/contracts.js';
@@ -21,4 +22,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...quotaContainers,
   ...usageContainers,
   ...sharingContainers,
+  ...mcpContainers,
 ];

@@ -78,6 +78,10 @@ import {
 import { MemoryConversationSummaries, MemoryProfileFacts } from './in-memory-memory.js';
 import { MemoryQuotaState } from './in-memory-quota.js';
 import { MemoryShareStore } from './in-memory-shares.js';
+import { MemoryMcpServerStore } from './in-memory-mcp.js';
+import { createSdkMcpConnector } from '../../shared/mcp/adapters/sdk-mcp-connector.js';
+import type { AddressLookup } from '../../shared/mcp/adapters/guarded-fetch.js';
+import { createSecretBox } from '../../shared/mcp/secret-box.js';
 import { revokingShares } from '../../shared/sharing/share-links.js';
 
 export class MemorySessions implements SessionStore {
@@ -567,6 +571,8 @@ export interface TestApp extends App {
     knowledgeUploads: MemoryKnowledgeUploads;
     /** Each model call's record and the counters per day, month and conversation. */
     usage: MemoryUsageLedger;
+    /** Users' MCP servers. */
+    mcpServers: MemoryMcpServerStore;
   };
 }
 
@@ -594,6 +600,8 @@ export function createTestApp(
     llm?: LlmGateway;
     /** Records the model calls made in a usage scope in `fakes.usage`, as the app does. */
     accounted?: boolean;
+    /** How MCP servers' host names resolve (default: the system's resolver). */
+    mcpLookup?: AddressLookup;
   } = {},
 ): TestApp {
   const config = testConfig(options.settings);
@@ -624,6 +632,7 @@ export function createTestApp(
     knowledgeUploads: new MemoryKnowledgeUploads(),
     usage: new MemoryUsageLedger(),
     shares: new MemoryShareStore(),
+    mcpServers: new MemoryMcpServerStore(),
   };
   const history = {
     headers: fakes.headers,
@@ -741,6 +750,16 @@ export function createTestApp(
     },
     usage: { ledger: fakes.usage, reader: usageReader, prices: config.usage.prices },
     sharing: { shares: fakes.shares },
+    mcp: {
+      store: fakes.mcpServers,
+      connector: createSdkMcpConnector(
+        { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts },
+        options.mcpLookup,
+      ),
+      box: createSecretBox(config.mcp.secretsKey),
+      config: config.mcp,
+      operatorTools: new Map(),
+    },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

@@ -63,10 +63,13 @@ export async function streamRound(
     checkedAt === undefined ? {} : { checkedAt },
   );
   try {
+    // The user's MCP tools come after the built-in ones (their names cannot clash: they start with mcp__).
+    const userTools =
+      services.userTools === undefined ? [] : await services.userTools.specs(input.userId, services.log);
     const reply = await services.llm.streamChat(
       {
         messages,
-        tools: services.tools.specs(memoryFlag(input)),
+        tools: [...services.tools.specs(memoryFlag(input)), ...userTools],
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
         signal: stop.signal,

@@ -181,7 +181,9 @@ class EffectRun {
         return { kind: 'recorded', round: await turns.addRound(effect.record, effect.round) };
       }
       case 'run-tool': {
-        const { tools } = need(services, effect.kind, 'tools');
+        const { tools, userTools } = need(services, effect.kind, 'tools');
+        if (userTools?.owns(effect.call.name) === true)
+          return { kind: 'ran', outcome: await userTools.execute(effect.call, { userId: ref.userId }) };
         const outcome = await tools.execute(effect.call, {
           userId: ref.userId,
           sessionId: ref.sessionId,

@@ -11,6 +11,7 @@ import type { CoalescingOptions } from '../../streaming/delta-coalescer.js';
 import type { TurnEventSink } from '../../streaming/turn-event-sink.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
+import type { UserToolSource } from '../../mcp/turn-tools.js';
 import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
@@ -24,6 +25,8 @@ export interface TurnServices extends GuardServices {
   sink: TurnEventSink;
   llm: LlmGateway;
   tools: ToolRegistry;
+  /** The tools of the user's own and the operator's MCP servers, offered beside the built-in ones. */
+  userTools?: UserToolSource;
   publisher: MessagePublisher;
   /** Conversation headers: each commit keeps its conversation's live fields. */
   headers: Pick<ConversationHeaders, 'get' | 'touch' | 'delete'>;
@@ -56,12 +59,13 @@ export type StreamPorts = Pick<TurnServices, 'events' | 'sink' | 'settings' | 'l
 export type PlacePorts = Pick<TurnServices, 'workingMemory' | 'log'>;
 
 /** What one model call streams with: the model, the tools it is offered, the stop it watches. */
-export type ModelPorts = StreamPorts & Pick<TurnServices, 'llm' | 'tools' | 'cancellation' | 'now'>;
+export type ModelPorts = StreamPorts &
+  Pick<TurnServices, 'llm' | 'tools' | 'userTools' | 'cancellation' | 'now'>;
 
 /** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
 export type ToolPorts = GuardServices &
   StreamPorts &
-  Pick<TurnServices, 'turns' | 'tools' | 'cancellation' | 'now' | 'pricing'>;
+  Pick<TurnServices, 'turns' | 'tools' | 'userTools' | 'cancellation' | 'now' | 'pricing'>;
 
 /** What a failTurn step runs on: the guard, its stream, working memory and the record, the header, the end. */
 export type FailPorts = GuardServices &

@@ -1,0 +1,146 @@
+// MCP servers a user adds (and the operator's, listed beside them): add, list, read, change, remove, and the tools
+// a server lists. Owner-only: another user's server is the same 404 as none; header values never come back.
+import { z } from 'zod';
+import { mcpServerIdSchema } from '../shared/ids.js';
+import {
+  createMcpServerBodySchema,
+  mcpServerListSchema,
+  mcpServerToolsSchema,
+  mcpServerViewSchema,
+  updateMcpServerBodySchema,
+} from '../shared/mcp/contracts.js';
+import {
+  createMcpServer,
+  deleteMcpServer,
+  getMcpServer,
+  listMcpServers,
+  mcpServerTools,
+  updateMcpServer,
+} from '../shared/mcp/mcp-servers.js';
+import type { FunctionDefinition } from './definition.js';
+import { endpoint, httpFunction } from './endpoint.js';
+
+const serverParams = z.object({ serverId: mcpServerIdSchema });
+const NO_STORE = { 'cache-control': 'no-store' } as const;
+const BODY_BYTES = 48 * 1024;
+
+export const createMcpServerEndpoint = endpoint({
+  name: 'createMcpServer',
+  route: 'mcp-servers',
+  methods: ['POST'],
+  summary:
+    'Adds an MCP server {name, url, transport?, headers?, tools?: {allow?, deny?}, approval?, enabled?}: its tools ' +
+    'are offered to the model in your turns. Header values (API keys) are kept sealed and never shown again.',
+  auth: 'caller',
+  responses: {
+    201: 'the server, with its header names only',
+    409: 'you already have a server of that name',
+    503: 'this service has no key to seal header values (MCP_SECRETS_KEY)',
+  },
+  replies: { 201: mcpServerViewSchema },
+  body: { schema: createMcpServerBodySchema, maxBytes: BODY_BYTES, what: 'MCP server' },
+  async handle({ app, caller, body }) {
+    return { status: 201, body: await createMcpServer(app.mcp, caller, body), headers: NO_STORE };
+  },
+});
+
+export const listMcpServersEndpoint = endpoint({
+  name: 'listMcpServers',
+  route: 'mcp-servers',
+  methods: ['GET'],
+  summary: "The operator's MCP servers you may use (owner: operator), then yours (owner: user).",
+  auth: 'caller',
+  responses: { 200: '{servers: [{id, name, url, transport, headerNames, tools, approval, enabled, owner}]}' },
+  replies: { 200: mcpServerListSchema },
+  async handle({ app, caller }) {
+    return { status: 200, body: { servers: await listMcpServers(app.mcp, caller) }, headers: NO_STORE };
+  },
+});
+
+export const getMcpServerEndpoint = endpoint({
+  name: 'getMcpServer',
+  route: 'mcp-servers/{serverId}',
+  methods: ['GET'],
+  summary: 'One MCP server: yours, or one of the operator you may use.',
+  auth: 'caller',
+  responses: { 200: 'the server', 404: "no such server, or another user's (the same answer)" },
+  replies: { 200: mcpServerViewSchema },
+  params: serverParams,
+  async handle({ app, caller, params }) {
+    return { status: 200, body: await getMcpServer(app.mcp, caller, params.serverId), headers: NO_STORE };
+  },
+});
+
+export const updateMcpServerEndpoint = endpoint({
+  name: 'updateMcpServer',
+  route: 'mcp-servers/{serverId}',
+  methods: ['PATCH'],
+  summary:
+    'Changes one of your MCP servers: each field given replaces the stored one (`headers` replaces them all; null ' +
+    'removes them). A new url, transport or headers drops the cached tool list.',
+  auth: 'caller',
+  responses: {
+    200: 'the server as it is now',
+    403: "an operator's server (read-only)",
+    404: "no such server, or another user's",
+    409: 'you already have a server of that name',
+  },
+  replies: { 200: mcpServerViewSchema },
+  params: serverParams,
+  body: { schema: updateMcpServerBodySchema, maxBytes: BODY_BYTES, what: 'MCP server change' },
+  async handle({ app, caller, params, body }) {
+    return {
+      status: 200,
+      body: await updateMcpServer(app.mcp, caller, params.serverId, body),
+      headers: NO_STORE,
+    };
+  },
+});
+
+export const deleteMcpServerEndpoint = endpoint({
+  name: 'deleteMcpServer',
+  route: 'mcp-servers/{serverId}',
+  methods: ['DELETE'],
+  summary: 'Removes one of your MCP servers: its tools are not offered from the next turn on.',
+  auth: 'caller',
+  responses: {
+    204: 'removed',
+    403: "an operator's server (read-only)",
+    404: "no such server, or another user's",
+  },
+  params: serverParams,
+  async handle({ app, caller, params }) {
+    await deleteMcpServer(app.mcp, caller, params.serverId);
+    return { status: 204 };
+  },
+});
+
+export const mcpServerToolsEndpoint = endpoint({
+  name: 'mcpServerTools',
+  route: 'mcp-servers/{serverId}/tools',
+  methods: ['GET'],
+  summary:
+    'The tools the server lists (kept for MCP_TOOLS_CACHE_SECONDS, then listed again): each with its input schema, ' +
+    'whether it is read-only, whether the approval policy asks your yes before each call (such a tool is not ' +
+    'offered: turns cannot wait for a yes yet), whether it is offered and the name the model knows it by.',
+  auth: 'caller',
+  responses: {
+    200: '{serverId, tools: [{name, description, inputSchema, readOnly, needsApproval, offered, modelName}], listed, fetchedAt, expiresAt}',
+    404: "no such server, or another user's",
+    502: 'the server could not be reached, refused the request, or is at an address this service does not connect to',
+  },
+  replies: { 200: mcpServerToolsSchema },
+  params: serverParams,
+  async handle({ app, caller, params }) {
+    return { status: 200, body: await mcpServerTools(app.mcp, caller, params.serverId), headers: NO_STORE };
+  },
+});
+
+export const mcpServerFunctions: FunctionDefinition[] = [
+  httpFunction(createMcpServerEndpoint),
+  httpFunction(listMcpServersEndpoint),
+  httpFunction(getMcpServerEndpoint),
+  httpFunction(updateMcpServerEndpoint),
+  httpFunction(deleteMcpServerEndpoint),
+  httpFunction(mcpServerToolsEndpoint),
+];

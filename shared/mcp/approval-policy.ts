@@ -1,0 +1,14 @@
+// Whether a call of an MCP tool needs its user's yes first: `always`, `never`, or `unless-read-only` (a tool its
+// server marks readOnlyHint runs at once). Until a turn can wait for that yes, such tools are not offered at all.
+import type { ApprovalPolicy, McpTool } from './contracts.js';
+
+export function needsApproval(policy: ApprovalPolicy, tool: Pick<McpTool, 'readOnly'>): boolean {
+  switch (policy) {
+    case 'always':
+      return true;
+    case 'never':
+      return false;
+    case 'unless-read-only':
+      return !tool.readOnly;
+  }
+}

@@ -1,0 +1,112 @@
+// A user's MCP server end to end over the local runtime: added over HTTP, its tool offered to the model in the
+// user's turn as mcp__{server}__{tool}, called on a real MCP server (Streamable HTTP on loopback), and the answer
+// made of its result; another user neither sees the server nor reaches its tool.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
+import { planReply } from '../../local/offline-model/reply-rules.js';
+import { productVocabulary } from '../../local/offline-model-vocabulary.js';
+import type { LocalRuntime } from '../../local/runtime.js';
+import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
+import { startTestRuntime } from '../support/local-runtime.js';
+import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
+import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
+
+const TOOL = 'mcp__weather__get_weather';
+const API_KEY = 'Bearer wx-secret-4f9d2a7c';
+
+describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () => {
+  let mcp: TestMcpServer;
+  let model: ScriptedModel;
+  let runtime: LocalRuntime;
+  let alice: ChatClient;
+  let bob: ChatClient;
+  let aliceLive: RealtimeListener;
+  let bobLive: RealtimeListener;
+  const weatherCalls: string[] = [];
+
+  beforeAll(async () => {
+    mcp = await startTestMcpServer((server) => {
+      server.registerTool(
+        'get_weather',
+        {
+          description: 'The weather in a city.',
+          inputSchema: z.object({ city: z.string() }),
+          annotations: { readOnlyHint: true },
+        },
+        ({ city }) => {
+          weatherCalls.push(city);
+          return { content: [{ type: 'text', text: `Sunny and 24 °C in ${city}` }] };
+        },
+      );
+    });
+    model = await startScriptedModel((request) => {
+      if (request.stream !== true)
+        return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
+      const last = request.messages.at(-1);
+      if (last?.role === 'tool') return { content: `The server says: ${String(last.content)}` };
+      // The model asks for the tool whether or not it was offered: the turn must still refuse it to another user.
+      return { toolCalls: [{ name: TOOL, arguments: '{"city":"Lisbon"}' }] };
+    });
+    runtime = await startTestRuntime({ settings: model.settings });
+    alice = new ChatClient(runtime.url, 'user_001');
+    bob = new ChatClient(runtime.url, 'user_002');
+    aliceLive = await alice.listen();
+    bobLive = await bob.listen();
+  });
+  afterAll(async () => {
+    aliceLive?.stop();
+    bobLive?.stop();
+    await runtime?.stop();
+    await model?.close();
+    await mcp?.stop();
+  });
+
+  function toolEvents(events: readonly ChatEvent[]) {
+    return events.filter((event) => event.type === 'tool-call' || event.type === 'tool-result');
+  }
+
+  it("offers the server's tool, calls it, and answers with its result; another user gets neither", async () => {
+    const added = await expectStatus<{ id: string }>(
+      await fetch(`${runtime.url}/api/mcp-servers`, {
+        method: 'POST',
+        headers: { ...alice.headers(), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'weather', url: mcp.url, headers: { Authorization: API_KEY } }),
+      }),
+      201,
+    );
+
+    const sessionId = await alice.startSession();
+    const chatMessageId = await alice.send(sessionId, 'What is the weather in Lisbon?');
+    const events = await aliceLive.waitForTerminal(chatMessageId);
+    expect(events.at(-1)?.type).toBe('message-end');
+    expect(toolEvents(events)).toEqual([
+      expect.objectContaining({ type: 'tool-call', name: TOOL }),
+      expect.objectContaining({ type: 'tool-result', isError: false }),
+    ]);
+    const text = events.flatMap((event) => (event.type === 'content' ? [event.delta] : [])).join('');
+    expect(text).toBe('The server says: Sunny and 24 °C in Lisbon');
+    expect(weatherCalls).toEqual(['Lisbon']);
+    const offered = model.requests.find((request) => request.stream === true)?.tools ?? [];
+    expect(offered.map((tool) => tool.function.name)).toContain(TOOL);
+    expect(mcp.requests.some((request) => request.headers.authorization === API_KEY)).toBe(true);
+    expect(JSON.stringify(events)).not.toContain('wx-secret');
+
+    // Another user: the server is the same 404 as none, its tool is not offered, and calling it anyway fails.
+    const other = await fetch(`${runtime.url}/api/mcp-servers/${added.id}`, { headers: bob.headers() });
+    expect(other.status).toBe(404);
+    const requestsBefore = model.requests.length;
+    const bobSession = await bob.startSession();
+    const bobMessage = await bob.send(bobSession, 'What is the weather in Lisbon?');
+    const bobEvents = await bobLive.waitForTerminal(bobMessage);
+    const bobOffered =
+      model.requests.slice(requestsBefore).find((request) => request.stream === true)?.tools ?? [];
+    expect(bobOffered.map((tool) => tool.function.name)).not.toContain(TOOL);
+    expect(toolEvents(bobEvents)).toEqual([
+      expect.objectContaining({ type: 'tool-call', name: TOOL }),
+      expect.objectContaining({ type: 'tool-result', isError: true }),
+    ]);
+    expect(weatherCalls).toEqual(['Lisbon']);
+  });
+});
