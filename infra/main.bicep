@@ -237,7 +237,7 @@ param alertFailedTurnPercent int = 10
 param dailySpendAlertUsd int = 50
 
 @secure()
-@description('The key that seals the header values of users\' MCP servers: 32 random bytes in base64 (azd env set MCP_SECRETS_KEY "$(openssl rand -base64 32)"), kept in Key Vault. Empty: users cannot add servers with headers. Changing it makes stored header values unreadable.')
+@description('The key that seals the header values of users\' MCP servers: 32 random bytes in base64 (azd: MCP_SECRETS_KEY, made by the preprovision hook when unset), kept in Key Vault. Empty: users cannot add servers with headers. Changing it makes stored header values unreadable.')
 param mcpSecretsKey string = ''
 
 // What each profile chooses for the switches left empty; production is what this template deployed before profiles.

@@ -1,5 +1,7 @@
 // azd's preprovision hook: when AUTH_CLIENT_ID is unset, finds this environment's app registration by name or
-// creates it with the Azure CLI, and keeps its client id in the azd environment. Without the CLI, azd asks for it.
+// creates it with the Azure CLI, and keeps its client id in the azd environment (without the CLI, azd asks for it);
+// when MCP_SECRETS_KEY is unset, makes one, so users can add MCP servers with API keys from the first deployment.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -50,7 +52,35 @@ export function ensureRegistration(
   };
 }
 
+/**
+ * The key that seals MCP servers' header values (32 random bytes, base64): the one already set, else a new one kept
+ * in the azd environment, from which provisioning puts it in Key Vault. A new key is made only when none is set:
+ * replacing one would make every stored header value unreadable.
+ */
+export function ensureMcpSecretsKey(
+  env: NodeJS.ProcessEnv,
+  run: (command: readonly string[]) => CommandResult = runCommand,
+  random: (size: number) => Buffer = randomBytes,
+): { created: boolean; message: string } {
+  if ((env.MCP_SECRETS_KEY ?? '').trim() !== '')
+    return { created: false, message: 'Using the MCP secrets key already set.' };
+  const saved = run(['azd', 'env', 'set', 'MCP_SECRETS_KEY', random(32).toString('base64')]);
+  if (saved.status !== 0)
+    return {
+      created: false,
+      message:
+        `Could not save a new MCP_SECRETS_KEY (${saved.stderr.trim() || 'azd failed'}): users cannot add MCP ` +
+        'servers with headers until one is set (`azd env set MCP_SECRETS_KEY "$(openssl rand -base64 32)"`).',
+    };
+  return {
+    created: true,
+    message: 'Made an MCP secrets key (MCP_SECRETS_KEY), kept in Key Vault on provisioning.',
+  };
+}
+
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { clientId, message } = ensureRegistration(process.env);
   (clientId === undefined ? console.warn : console.log)(message);
+  const key = ensureMcpSecretsKey(process.env);
+  console.log(key.message);
 }

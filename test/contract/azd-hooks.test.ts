@@ -16,7 +16,7 @@ import {
 import type { CommandResult } from '../../scripts/azd-hooks/command.js';
 import { healthUrl, waitForHealth } from '../../scripts/azd-hooks/postdeploy.js';
 import { configureSignIn, signInTargets } from '../../scripts/azd-hooks/postprovision.js';
-import { ensureRegistration } from '../../scripts/azd-hooks/preprovision.js';
+import { ensureMcpSecretsKey, ensureRegistration } from '../../scripts/azd-hooks/preprovision.js';
 import { readAzdProject } from '../support/azd-project.js';
 
 const clientId = '3f1c2b9e-8a45-4c7d-9e21-6b0f4d2a7c55';
@@ -207,6 +207,29 @@ describe('the preprovision hook', () => {
     const next = scripted([clientId]);
     expect(ensureRegistration({ AZURE_ENV_NAME: 'trial' }, next.run).message).toMatch(/^Found/);
     expect(next.calls.some((call) => call.includes('create'))).toBe(false);
+  });
+
+  it('makes an MCP secrets key of 32 random bytes when none is set, and never replaces one', () => {
+    const fresh = scripted([]);
+    const made = ensureMcpSecretsKey({}, fresh.run, (size) => Buffer.alloc(size, 7));
+    expect(made.created).toBe(true);
+    expect(fresh.calls).toEqual([
+      ['azd', 'env', 'set', 'MCP_SECRETS_KEY', Buffer.alloc(32, 7).toString('base64')],
+    ]);
+    expect(Buffer.from(fresh.calls[0]![4]!, 'base64')).toHaveLength(32);
+    // The message names the setting, never the key.
+    expect(made.message).not.toContain(fresh.calls[0]![4]!);
+
+    const kept = scripted([]);
+    expect(ensureMcpSecretsKey({ MCP_SECRETS_KEY: 'c2VjcmV0' }, kept.run).created).toBe(false);
+    expect(kept.calls).toEqual([]);
+  });
+
+  it('says how to set the key by hand when azd cannot save it', () => {
+    const failing = () => ({ status: 1, stdout: '', stderr: 'no environment selected' });
+    const result = ensureMcpSecretsKey({}, failing);
+    expect(result.created).toBe(false);
+    expect(result.message).toMatch(/no environment selected.*azd env set MCP_SECRETS_KEY/s);
   });
 });
 
