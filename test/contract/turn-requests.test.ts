@@ -16,12 +16,12 @@ import {
 
 /**
  * Upper bounds of the turn's requests (the third turn of a conversation, default settings), as measured: the POST's
- * batch (the posted message), the reads of the round (working memory, the stop mark, the digest, the tombstone),
- * `message-start` and the first `content` stored; then `message-end` stored, working memory committed and the
- * conversation's header touched. A request more on this path fails the test. TURN_REQUESTS=1 prints them.
+ * batch (the posted message), the round's reads (working memory, which carries the stop and delete marks, and the
+ * digest), `message-start` and the first `content` stored; then `message-end` stored, working memory committed and
+ * the conversation's header touched. A request more on this path fails the test. TURN_REQUESTS=1 prints them.
  */
-const BEFORE_FIRST_CONTENT = 7;
-const TO_MESSAGE_END = 10;
+const BEFORE_FIRST_CONTENT = 5;
+const TO_MESSAGE_END = 8;
 
 let runtime: LocalRuntime;
 let model: ScriptedModel;

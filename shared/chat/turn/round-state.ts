@@ -1,5 +1,6 @@
 // Where a model round starts from, read once at the start of the step (in parallel): working memory, the digest,
-// the turn's record, what an earlier attempt stored, the stop mark and the tombstone. Round 0 opens the stream here.
+// the turn's record, what an earlier attempt stored; the stop and the tombstone as marked in working memory, else read
+// apart. Round 0 opens the stream here.
 import type { ChatEvent, ChatEventBody } from '../../streaming/contracts.js';
 import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
 import type { TurnRef } from '../../conversation/messages.js';
@@ -14,12 +15,13 @@ import { now, type TurnServices } from './turn-services.js';
 export async function readRound(services: TurnServices, input: LlmStepInput): Promise<StepStart<RoundStep>> {
   // When the stop and the tombstone were read: the watch of the model stream reads them again an interval later.
   const checkedAt = Date.now();
-  const [state, stopped, deleted] = await Promise.all([
-    readRoundState(services, input),
-    stopRequested(services, input),
-    conversationDeleted(services, input),
-  ]);
+  const state = await readRoundState(services, input);
   const { sent, ...read } = state;
+  // Working memory as stored carries the stops and the delete marked beside their records; without it, they are read.
+  const marks = read.memory.marks;
+  const [stopped, deleted] = marks
+    ? [marks.stopped.includes(input.chatMessageId), marks.deletingAt !== undefined]
+    : await Promise.all([stopRequested(services, input), conversationDeleted(services, input)]);
   return {
     state: { ...read, input, stopped, deleted, checkedAt, at: now(services) },
     firstSeq: read.nextSeq,
