@@ -6,13 +6,21 @@ import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.j
 import type { TurnRef } from '../../conversation/messages.js';
 import type { LlmStepInput } from '../contracts/activities.js';
 import type { PromptDigest } from '../prompt.js';
-import { conversationDeleted, stopRequested } from './step-guards.js';
+import { conversationDeleted, stopRequested, type GuardServices } from './step-guards.js';
 import type { RoundStep } from './turn-decision.js';
 import type { StepStart } from './turn-runner.js';
-import { now, type TurnServices } from './turn-services.js';
+import { now, type StreamPorts, type TurnServices } from './turn-services.js';
+
+/** What a round reads its start from: working memory, the digest, the turn's record and events, and the guards. */
+export type RoundReadPorts = GuardServices &
+  StreamPorts &
+  Pick<TurnServices, 'workingMemory' | 'sessionMemory' | 'turns' | 'now'>;
 
 /** The round's starting state, with the stop mark and the tombstone read beside it. */
-export async function readRound(services: TurnServices, input: LlmStepInput): Promise<StepStart<RoundStep>> {
+export async function readRound(
+  services: RoundReadPorts,
+  input: LlmStepInput,
+): Promise<StepStart<RoundStep>> {
   // When the stop and the tombstone were read: the watch of the model stream reads them again an interval later.
   const checkedAt = Date.now();
   const state = await readRoundState(services, input);
@@ -41,7 +49,7 @@ type RoundRead = Pick<
  * The step's starting state, read in parallel: working memory, the digest, the turn record and what is already
  * stored. What an earlier attempt stored may never have been sent (it died between the two): it is sent again.
  */
-async function readRoundState(services: TurnServices, input: LlmStepInput): Promise<RoundRead> {
+async function readRoundState(services: RoundReadPorts, input: LlmStepInput): Promise<RoundRead> {
   const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
   const digestRead = readDigest(services, input);
   if (input.round === 0 && input.firstSeq === 1) {
@@ -114,7 +122,7 @@ async function readRoundState(services: TurnServices, input: LlmStepInput): Prom
  * The digest for the prompt, read beside the round's other reads. A digest that cannot be read leaves the prompt
  * without it (the recent history alone, as before any summary), rather than failing the turn.
  */
-function readDigest(services: TurnServices, ref: TurnRef): Promise<PromptDigest | undefined> {
+function readDigest(services: RoundReadPorts, ref: TurnRef): Promise<PromptDigest | undefined> {
   return services.sessionMemory.getDigest(ref.userId, ref.sessionId).then(
     (stored) => stored?.digest,
     (error: unknown) => {
@@ -132,7 +140,7 @@ function stamp(ref: TurnRef, seq: number, body: ChatEventBody): ChatEvent {
 }
 
 /** Live delivery of events already stored; a failure is logged (clients recover them from the log). */
-function sendLive(services: TurnServices, ref: TurnRef, events: ChatEvent[]): Promise<void> {
+function sendLive(services: RoundReadPorts, ref: TurnRef, events: ChatEvent[]): Promise<void> {
   return services.sink
     .send({ userId: ref.userId, sessionId: ref.sessionId }, events)
     .catch((error: unknown) =>
