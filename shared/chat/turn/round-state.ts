@@ -1,9 +1,12 @@
-// Where a model round starts from, read once at the start of the step (in parallel): working memory, the digest,
-// the turn's record, what an earlier attempt stored; the stop and the tombstone as marked in working memory, else read
-// apart. Round 0 opens the stream here.
+// Where a model round starts from, read once at the start of the step: working memory (with the stop and delete marks),
+// the digest unless working memory shows there is none yet, the turn's record and what an earlier attempt stored.
 import type { ChatEvent, ChatEventBody } from '../../streaming/contracts.js';
 import { assistantMessageId, userMessageId } from '../../conversation/turn-ids.js';
+import { MAIN_BRANCH } from '../../conversation/branches.js';
 import type { TurnRef } from '../../conversation/messages.js';
+import { messageTokens } from '../../conversation/tokens.js';
+import type { WorkingMemory } from '../../conversation/working-memory-store.js';
+import { foldIsDue } from '../../history/digest.js';
 import type { LlmStepInput } from '../contracts/activities.js';
 import type { PromptDigest } from '../prompt.js';
 import { conversationDeleted, stopRequested, type GuardServices } from './step-guards.js';
@@ -51,7 +54,12 @@ type RoundRead = Pick<
  */
 async function readRoundState(services: RoundReadPorts, input: LlmStepInput): Promise<RoundRead> {
   const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
-  const digestRead = readDigest(services, input);
+  // Read once working memory shows there may be one (a load that fails fails the step through memoryRead).
+  const digestRead = memoryRead.then(
+    (memory) =>
+      noDigestYet(memory, services.settings.promptTokenBudget) ? undefined : readDigest(services, input),
+    () => undefined,
+  );
   if (input.round === 0 && input.firstSeq === 1) {
     // The first round opens the stream. Whether its `message-start` was stored already tells whether an earlier
     // attempt ran: only then is anything more to be read.
@@ -116,6 +124,20 @@ async function readRoundState(services: RoundReadPorts, input: LlmStepInput): Pr
     toolResults,
     nextSeq: Math.max(input.firstSeq, (stored.at(-1)?.seq ?? 0) + 1),
   };
+}
+
+/**
+ * Whether working memory shows that the conversation can have no digest yet: it holds every message the conversation
+ * had, on a path that never moved, and they come to well under half the prompt budget, where the history worker
+ * first folds turns into a digest (with a margin of two over the estimate, which the worker counts its own way).
+ */
+export function noDigestYet(memory: WorkingMemory, promptTokenBudget: number): boolean {
+  const branch = memory.path?.branch;
+  if (branch !== undefined && (branch.branchId !== MAIN_BRANCH || branch.gaps.length > 0)) return false;
+  if ((memory.offPath?.length ?? 0) > 0) return false;
+  if (memory.messages.length !== memory.messageCount) return false;
+  const tokens = memory.messages.reduce((sum, message) => sum + messageTokens(message), 0);
+  return !foldIsDue(2 * tokens, promptTokenBudget);
 }
 
 /**
