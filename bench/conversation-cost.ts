@@ -84,7 +84,7 @@ export async function measureTurnCost(target: Target) {
       durableReplays: after.durable.replays,
       durableActivities: after.durable.activities,
       cpuMs: cpuMsPer(before.cpu, after.cpu, 1),
-      price: turnPrice(turnBill(after)),
+      price: turnPrice(turnBill(after.stats)),
       billed: { serviceBus: after.serviceBus, taskHub: after.taskHub },
     };
     every.push(cost);

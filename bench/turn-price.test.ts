@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { noTaskHubEvents } from '../local/durable/task-hub-events.js';
+import { readLocalStats } from '../local/local-stats.js';
 import {
   PRICES,
   idlePollingPerHour,
@@ -9,29 +10,50 @@ import {
   turnPrice,
 } from './turn-price.js';
 
-/** One turn as the local services would count it: a start, two activities, a few messages and deliveries. */
+/**
+ * One turn as the local services count it (a start, two activities, a few messages and deliveries), read as
+ * GET /local/stats answers it: the bench bills what the endpoint shows.
+ */
 function usage() {
-  return {
-    cosmos: {
-      requests: 10,
-      requestBytes: 0,
-      responseBytes: 0,
-      byOperation: {},
-      byContainer: {},
-      requestUnits: 40,
+  return readLocalStats(
+    {
+      cosmos: {
+        stats: () => ({
+          requests: 10,
+          requestBytes: 0,
+          responseBytes: 0,
+          byOperation: {},
+          byContainer: {},
+          requestUnits: 40,
+        }),
+      },
+      serviceBus: {
+        stats: () => ({
+          sends: 3,
+          sessionAccepts: 3,
+          receives: 6,
+          completes: 3,
+          abandons: 0,
+          deadLetters: 0,
+        }),
+      },
+      webPubSub: {
+        stats: () => ({ connections: 1, restCalls: 5, deliveredMessages: 5, deliveredMessageUnits: 6 }),
+      },
+      taskHub: {
+        stats: () => ({
+          ...noTaskHubEvents(),
+          orchestrationStarts: 1,
+          episodes: 3,
+          messages: 3,
+          activities: 2,
+          activityResults: 2,
+          completions: 1,
+        }),
+      },
     },
-    serviceBus: { sends: 3, sessionAccepts: 3, receives: 6, completes: 3, abandons: 0, deadLetters: 0 },
-    webPubSub: { restCalls: 5, sends: 5, sendBytes: 900, deliveredMessages: 5, deliveredMessageUnits: 6 },
-    taskHub: {
-      ...noTaskHubEvents(),
-      orchestrationStarts: 1,
-      episodes: 3,
-      messages: 3,
-      activities: 2,
-      activityResults: 2,
-      completions: 1,
-    },
-  };
+    new Date(0),
+  );
 }
 
 describe('turnBill', () => {

@@ -2,7 +2,7 @@
 // Service Bus operations, Web PubSub messages, task-hub work) turned into billed units and USD per 1,000 turns,
 // and the task hub's idle polling per hour. Prices are pay-as-you-go USD: check your region before relying on them.
 import { readHostSettings } from '../local/host-json.js';
-import type { RuntimeUsage } from './runtime-process.js';
+import type { LocalStats } from '../local/local-stats.js';
 
 /** A price from the environment (to put in your region's figure) or its default. */
 function price(name: string, fallback: number): number {
@@ -86,9 +86,9 @@ export interface TurnPrice extends TurnBill {
   };
 }
 
-/** What one turn's counters (reset before it) come to. */
+/** What one turn's counters (reset before it), as GET /local/stats answers them, come to. */
 export function turnBill(
-  usage: Pick<RuntimeUsage, 'cosmos' | 'serviceBus' | 'webPubSub' | 'taskHub'>,
+  usage: Pick<LocalStats, 'cosmos' | 'serviceBus' | 'webPubSub' | 'taskHub'>,
 ): TurnBill {
   const bus = usage.serviceBus;
   const hub = usage.taskHub;
@@ -102,15 +102,13 @@ export function turnBill(
     hub.eventsRaised * per.eventRaised[kind];
   return {
     cosmosRequestUnits: usage.cosmos.requestUnits,
-    serviceBusOperations:
-      bus.sends + bus.sessionAccepts + bus.receives + bus.completes + bus.abandons + bus.deadLetters,
-    webPubSubMessages: usage.webPubSub.deliveredMessages,
-    webPubSubMessageUnits: usage.webPubSub.deliveredMessageUnits,
+    serviceBusOperations: bus.operations,
+    webPubSubMessages: usage.webPubSub.messages,
+    webPubSubMessageUnits: usage.webPubSub.messageUnits,
     storageQueueTransactions: transactions('queue'),
     storageTableTransactions: transactions('table'),
-    // The scheduler's billing page: a start is one action, an activity two (scheduling it, processing its
-    // result), a timer that completes or an external event one each.
-    schedulerActions: hub.orchestrationStarts + 2 * hub.activities + hub.timersFired + hub.eventsRaised,
+    // The scheduler's billing page (a start one action, an activity two, a timer or an event one), as counted there.
+    schedulerActions: hub.operations,
   };
 }
 

@@ -4,7 +4,12 @@
 import type { HotStore } from '../conversation/hot-store.js';
 import { ConflictError, ForbiddenError } from '../errors.js';
 import { movePath, placeTurn } from '../conversation/active-path.js';
-import { hotConversationDocumentSchema, type HotConversationDocument } from './contracts/documents.js';
+import {
+  hotConversationDocumentSchema,
+  turnCancellationDocumentId,
+  turnCancellationDocumentSchema,
+  type HotConversationDocument,
+} from './contracts/documents.js';
 import { fromHotEntry, toHotValue } from './hot-documents.js';
 import {
   findCommittedTurn,
@@ -52,7 +57,9 @@ export function createHotWorkingMemory(options: {
     const document = toHotDocument(state.memory);
     const written = await hot.write(sessionId, sessionId, toHotValue(document), { kind: 'absent' });
     // A conflict: another writer created the entry first, and theirs is at least as new: read it.
-    return written.kind === 'conflict' ? load(userId, sessionId) : toWorkingMemory(document, written.version);
+    if (written.kind === 'conflict') return load(userId, sessionId);
+    const completed = await completeMarks(hot, document, written.version);
+    return completed ?? toWorkingMemory(document, written.version);
   }
 
   /** The caller's copy, when it was stored, stands in for the first read (a missing one may have been rebuilt). */
@@ -96,7 +103,11 @@ export function createHotWorkingMemory(options: {
             }
           : { kind: 'absent' },
       );
-      if (written.kind === 'written') return toWorkingMemory(document, written.version);
+      if (written.kind === 'written')
+        return (
+          (state.kind === 'missing' ? await completeMarks(hot, document, written.version) : undefined) ??
+          toWorkingMemory(document, written.version)
+        );
     }
     throw new ConflictError(
       `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,
@@ -154,6 +165,14 @@ function toWorkingMemory(
     ...(document.systemPrompt ? { systemPrompt: document.systemPrompt } : {}),
     ...(document.path ? { path: document.path } : {}),
     ...(document.offPath ? { offPath: [...document.offPath] } : {}),
+    ...(document.marksComplete
+      ? {
+          marks: {
+            stopped: [...(document.stopped ?? [])],
+            ...(document.deletingAt === undefined ? {} : { deletingAt: document.deletingAt }),
+          },
+        }
+      : {}),
   };
 }
 
@@ -175,5 +194,92 @@ function toHotDocument(memory: WorkingMemory): HotConversationDocument {
     ...(memory.systemPrompt ? { systemPrompt: memory.systemPrompt } : {}),
     ...(memory.path ? { path: memory.path } : {}),
     ...(memory.offPath && memory.offPath.length > 0 ? { offPath: memory.offPath } : {}),
+    ...(memory.marks && memory.marks.stopped.length > 0 ? { stopped: [...memory.marks.stopped] } : {}),
+    ...(memory.marks?.deletingAt === undefined ? {} : { deletingAt: memory.marks.deletingAt }),
+    ...(memory.marks ? { marksComplete: true as const } : {}),
   };
+}
+
+/** How many stopped turns the document remembers: a stop older than that was for a turn long over. */
+const STOPS_KEPT = 16;
+
+/**
+ * Right after the entry was made: marks the stops recorded before (a stop recorded later finds the entry and marks
+ * itself), then says the marks are complete. Until then a round reads the stop records. Returns working memory as
+ * this leaves it, or undefined when it could not tell (the entry gone, or changing all the while).
+ */
+async function completeMarks(
+  hot: HotStore,
+  created: HotConversationDocument,
+  version: string,
+): Promise<(WorkingMemory & { version: string }) | undefined> {
+  const { sessionId, userId } = created;
+  const recorded = (await hot.list(sessionId, turnCancellationDocumentId(''))).flatMap((entry) => {
+    const stop = fromHotEntry(turnCancellationDocumentSchema, sessionId, entry, "a turn's cancellation");
+    return stop.userId === userId ? [stop.chatMessageId] : [];
+  });
+  let current: { document: HotConversationDocument; version: string } | undefined = {
+    document: created,
+    version,
+  };
+  for (let attempt = 0; current !== undefined && attempt <= MAX_RETRIES; attempt += 1) {
+    const { document } = current;
+    if (document.userId !== userId) return undefined;
+    if (document.marksComplete === true) return toWorkingMemory(document, current.version);
+    const stopped = [...(document.stopped ?? [])];
+    for (const id of recorded) if (!stopped.includes(id)) stopped.push(id);
+    const complete: HotConversationDocument = {
+      ...document,
+      ...(stopped.length > 0 ? { stopped: stopped.slice(-STOPS_KEPT) } : {}),
+      marksComplete: true,
+    };
+    const written = await hot.write(sessionId, sessionId, toHotValue(complete), {
+      kind: 'version',
+      version: current.version,
+      previous: toHotValue(document),
+    });
+    if (written.kind === 'written') return toWorkingMemory(complete, written.version);
+    const entry = await hot.read(sessionId, sessionId);
+    current =
+      entry === undefined
+        ? undefined
+        : {
+            document: fromHotEntry(hotConversationDocumentSchema, sessionId, entry, 'working memory'),
+            version: entry.version,
+          };
+  }
+  return undefined;
+}
+
+/**
+ * Marks a stop of one of its turns, or the start of its delete, in the conversation's working memory (written over
+ * the version read, read again on a conflict), beside the record the caller wrote first. No entry (nothing stored,
+ * or it expired) or another user's: nothing to mark, and a round that finds no entry reads the records instead.
+ */
+export async function markWorkingMemory(
+  hot: HotStore,
+  ref: { userId: string; sessionId: string },
+  mark: { stopped: string } | { deletingAt: string },
+): Promise<void> {
+  for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
+    const entry = await hot.read(ref.sessionId, ref.sessionId);
+    if (entry === undefined) return;
+    const document = fromHotEntry(hotConversationDocumentSchema, ref.sessionId, entry, 'working memory');
+    if (document.userId !== ref.userId) return;
+    const stopped = document.stopped ?? [];
+    if ('stopped' in mark ? stopped.includes(mark.stopped) : document.deletingAt !== undefined) return;
+    const marked: HotConversationDocument =
+      'stopped' in mark
+        ? { ...document, stopped: [...stopped, mark.stopped].slice(-STOPS_KEPT) }
+        : { ...document, deletingAt: mark.deletingAt };
+    const written = await hot.write(ref.sessionId, ref.sessionId, toHotValue(marked), {
+      kind: 'version',
+      version: entry.version,
+      previous: entry.value,
+    });
+    if (written.kind === 'written') return;
+  }
+  throw new ConflictError(
+    `The conversation ${ref.sessionId} kept changing while a stop or a delete was marked.`,
+  );
 }

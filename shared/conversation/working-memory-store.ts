@@ -26,6 +26,17 @@ export interface WorkingMemory {
   path?: ActivePath;
   /** Recent messages of other branches the history worker may not have stored yet (contracts.ts `offPath`). */
   offPath?: ConversationMessage[];
+  /**
+   * The stops and the delete marked in the stored document beside their own records (the turns stopped lately, and
+   * whether the conversation's delete began), so a round reads them with working memory. Only when read from a
+   * stored document: absent when nothing was stored (a new or rebuilt conversation), and the records are read instead.
+   */
+  marks?: WorkingMemoryMarks;
+}
+
+export interface WorkingMemoryMarks {
+  stopped: readonly string[];
+  deletingAt?: string;
 }
 
 export interface AppendOptions {

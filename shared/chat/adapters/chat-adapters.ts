@@ -7,7 +7,7 @@ import { SESSIONS_CONTAINER } from '../contracts/documents.js';
 import { hotWindowBytes } from '../../conversation/hot-window.js';
 import { createHotTurnCancellations } from '../hot-turn-cancellations.js';
 import { createHotTurnState } from '../hot-turn-state.js';
-import { createHotWorkingMemory } from '../hot-working-memory.js';
+import { createHotWorkingMemory, markWorkingMemory } from '../hot-working-memory.js';
 import type { PostedMessageStore } from '../../conversation/posted-message-store.js';
 import type { SessionStore } from '../../conversation/session-store.js';
 import type { TurnCancellations } from '../cancellation/turn-cancellations.js';
@@ -31,7 +31,7 @@ export function createChatStores(
 ): ChatStores {
   const { hot } = options;
   return {
-    sessions: createCosmosSessionStore(database.container(SESSIONS_CONTAINER)),
+    sessions: markingDeletes(createCosmosSessionStore(database.container(SESSIONS_CONTAINER)), hot),
     workingMemory: createHotWorkingMemory({
       hot,
       history: options.history,
@@ -40,5 +40,21 @@ export function createChatStores(
     turns: createHotTurnState(hot),
     posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),
     cancellations: createHotTurnCancellations(hot),
+  };
+}
+
+/**
+ * The session store, whose tombstone (the start of a delete) is also marked in the conversation's working memory once
+ * it stands, where a model round reads it with that document instead of apart.
+ */
+function markingDeletes(sessions: SessionStore, hot: HotStore): SessionStore {
+  return {
+    ...sessions,
+    async markDeleting(userId, sessionId) {
+      const marked = await sessions.markDeleting(userId, sessionId);
+      if (marked)
+        await markWorkingMemory(hot, { userId, sessionId }, { deletingAt: new Date().toISOString() });
+      return marked;
+    },
   };
 }

@@ -110,6 +110,18 @@ export const hotConversationDocumentSchema = z.object({
    * the History API takes them from here meanwhile. Absent until the path first moved.
    */
   offPath: z.array(conversationMessageSchema).optional(),
+  /**
+   * The turns of the conversation its owner stopped lately (their chatMessageIds, newest last, a bounded list), marked
+   * here beside their stop records so a model round reads them with working memory instead of apart.
+   */
+  stopped: z.array(z.string()).optional(),
+  /** When the conversation's delete began (its tombstone's time), marked here beside the tombstone for the same reason. */
+  deletingAt: z.string().optional(),
+  /**
+   * Set once the stops recorded before the entry was made were marked in it: from then on a stop is marked as it is
+   * recorded, and the marks can be read instead of the records. Absent (a new entry, or one older than the marks).
+   */
+  marksComplete: z.literal(true).optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 

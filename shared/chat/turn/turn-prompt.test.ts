@@ -17,6 +17,8 @@ import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../../memory/contract
 import { BASIC_SYSTEM_PROMPT } from '../prompt.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';
+import { noDigestYet } from './round-state.js';
+import { MAIN_BRANCH } from '../../conversation/branches.js';
 
 let t: TurnFixture;
 
@@ -50,6 +52,7 @@ describe('the prompt of a round', () => {
   });
 
   it('give the model the digest and leave out the history it summarises, in every round', async () => {
+    // A conversation with a digest is one whose older turns left working memory: its window starts past them.
     t.memory.messages = [
       {
         messageId: 'a_user',
@@ -57,7 +60,7 @@ describe('the prompt of a round', () => {
         role: 'user',
         content: 'old question',
         timestamp: 't',
-        ordinal: 0,
+        ordinal: 20,
       },
       {
         messageId: 'a_assistant',
@@ -65,7 +68,7 @@ describe('the prompt of a round', () => {
         role: 'assistant',
         content: 'old answer',
         timestamp: 't',
-        ordinal: 1,
+        ordinal: 21,
       },
       {
         messageId: 'b_user',
@@ -73,7 +76,7 @@ describe('the prompt of a round', () => {
         role: 'user',
         content: 'recent question',
         timestamp: 't',
-        ordinal: 2,
+        ordinal: 22,
       },
       {
         messageId: 'b_assistant',
@@ -81,14 +84,14 @@ describe('the prompt of a round', () => {
         role: 'assistant',
         content: 'recent answer',
         timestamp: 't',
-        ordinal: 3,
+        ordinal: 23,
       },
     ];
     const digest: SessionDigest = {
       summary: 'Earlier the user asked an old question.',
-      summarizedThrough: 2,
+      summarizedThrough: 22,
       recentExchanges: [
-        { exchangeId: 'a', ordinal: 0, line: 'old question, old answer', tags: ['old'], at: 't' },
+        { exchangeId: 'a', ordinal: 20, line: 'old question, old answer', tags: ['old'], at: 't' },
       ],
       summarizedTokens: 0,
       updatedAt: 't',
@@ -272,13 +275,70 @@ describe('the prompt of a round', () => {
   it('answer without the digest when it cannot be read', async () => {
     t.model = new ScriptedModel([answerReply]);
     t.sessionMemory.getDigest = () => Promise.reject(new Error('the store is down'));
+    // A conversation that may have a digest: its older turns left working memory.
+    t.memory.messages = [
+      {
+        messageId: 'z_user',
+        chatMessageId: 'z',
+        role: 'user',
+        content: 'late question',
+        timestamp: 't',
+        ordinal: 40,
+      },
+      {
+        messageId: 'z_assistant',
+        chatMessageId: 'z',
+        role: 'assistant',
+        content: 'late answer',
+        timestamp: 't',
+        ordinal: 41,
+      },
+    ];
     const warnings: unknown[] = [];
     const step = await llmStep(
       { ...t.services(), log: { warn: (...args: unknown[]) => void warnings.push(args) } },
       round0,
     );
     expect(step.outcome).toBe('answered');
-    expect(t.model.requests[0]?.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    // No digest message: the system prompt, then the history and the message.
+    expect(t.model.requests[0]?.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('whether a round reads the digest', () => {
+  const message = (ordinal: number, content: string) => ({
+    messageId: `m${ordinal}`,
+    chatMessageId: `c${Math.floor(ordinal / 2)}`,
+    role: ordinal % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content,
+    timestamp: 't',
+    ordinal,
+  });
+  const memory = (messages: ReturnType<typeof message>[], messageCount = messages.length) => ({
+    userId: input.userId,
+    sessionId: input.sessionId,
+    messages,
+    messageCount,
+  });
+
+  it('skips it only while working memory holds the whole conversation, short and on one path', () => {
+    expect(noDigestYet(memory([]), 1_000)).toBe(true);
+    expect(noDigestYet(memory([message(0, 'hi'), message(1, 'hello')]), 1_000)).toBe(true);
+    // Older messages left the window, a path moved, or the text nears half the budget: it is read.
+    expect(noDigestYet(memory([message(4, 'hi'), message(5, 'hello')], 6), 1_000)).toBe(false);
+    expect(noDigestYet({ ...memory([message(0, 'hi')]), offPath: [message(1, 'other')] }, 1_000)).toBe(false);
+    const path = (branchId: string) => ({
+      leafChatMessageId: 'c0',
+      branch: { parentChatMessageId: null, branchId, gaps: [] },
+      lastOrdinal: 1,
+    });
+    expect(
+      noDigestYet({ ...memory([message(0, 'hi'), message(1, 'ok')]), path: path(MAIN_BRANCH) }, 1_000),
+    ).toBe(true);
+    expect(noDigestYet({ ...memory([message(0, 'hi'), message(1, 'ok')]), path: path('c7') }, 1_000)).toBe(
+      false,
+    );
+    expect(noDigestYet(memory([message(0, 'x'.repeat(900)), message(1, 'ok')]), 1_000)).toBe(false);
   });
 });
