@@ -226,7 +226,7 @@ describe('the preprovision hook', () => {
   });
 
   it('says how to set the key by hand when azd cannot save it', () => {
-    const failing = () => ({ status: 1, stdout: '', stderr: 'no environment selected' });
+    const failing = () => ({ status: 1, stdout: '', stderr: 'no environment selected', missing: false });
     const result = ensureMcpSecretsKey({}, failing);
     expect(result.created).toBe(false);
     expect(result.message).toMatch(/no environment selected.*azd env set MCP_SECRETS_KEY/s);
