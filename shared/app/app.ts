@@ -57,6 +57,7 @@ import { createChatTools } from '../tools/index.js';
 import type { PriceTable } from '../usage/prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { CounterUsageReader } from '../usage/usage-reader.js';
+import { spendGatedLlm } from '../usage/spend-gated-llm.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
@@ -254,6 +255,9 @@ export function createApp(config: AppConfig, platform: Platform): App {
       usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
+  // The background workers' model calls are checked against the same spend limits as the turns that caused them.
+  const backgroundLlm = spendGatedLlm(llm, quota);
+
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -313,7 +317,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         headers: history.headers,
         messages: history.messages,
         sessionMemory: history.sessionMemory,
-        llm,
+        llm: backgroundLlm,
         workingMemory: stores.workingMemory,
         sessions: stores.sessions,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
@@ -337,7 +341,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             'chat.memory.kind': 'profile',
           },
         ),
-        llm,
+        llm: backgroundLlm,
         sessions: stores.sessions,
         notices: createWebPubSubMemoryNotices(webPubSub),
       },
