@@ -89,11 +89,12 @@ describe('the spend-gated gateway', () => {
   it("calls nothing once the day's tokens are used up, with a refusal that is not retryable", async () => {
     const { usage, model, llm } = setUp({ QUOTA_TOKENS_PER_DAY: '2000' });
     usage.tokens = 2_000;
-    for (const call of [
+    const calls: (() => Promise<unknown>)[] = [
       () => llm.completeJson({ messages: [], schema: z.object({}), name: 'exchange_index' }),
       () => llm.embed(['a summary']),
       () => llm.streamChat({ messages: [] }),
-    ]) {
+    ];
+    for (const call of calls) {
       const error = await refusedBy(withUsage(job, call));
       expect(error.retryable).toBe(false);
       expect(error.refusal).toMatchObject({ limit: 'tokens-per-day', allowed: 2_000, current: 2_000 });
