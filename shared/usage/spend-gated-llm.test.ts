@@ -118,6 +118,14 @@ describe('the spend-gated gateway', () => {
     expect(model.calls).toEqual(['embed']);
   });
 
+  it('lets the calls of a user QUOTA_EXEMPT names through, reading nothing', async () => {
+    const { usage, model, llm } = setUp({ QUOTA_TOKENS_PER_DAY: '2000', QUOTA_EXEMPT: 'user_001' });
+    usage.tokens = 5_000;
+    await withUsage(job, () => ask(llm));
+    expect(model.calls).toHaveLength(3);
+    expect(usage.reads).toBe(0);
+  });
+
   it('reads nothing with the spend limits off, nor outside a job', async () => {
     const off = setUp({ QUOTA_CONCURRENT_TURNS: '2' });
     await withUsage(job, () => ask(off.llm));

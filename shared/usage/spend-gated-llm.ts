@@ -3,7 +3,7 @@
 // not made once they are reached; the job then falls back or defers as its part says.
 import { QuotaExceededError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
-import { refuseWhenSpent, type QuotaServices } from '../quota/quota-gate.js';
+import { isExempt, refuseWhenSpent, type QuotaServices } from '../quota/quota-gate.js';
 import { currentUsageScope } from './usage-scope.js';
 
 /** A model call a background job did not make: its user's tokens today or spend this month are used up. */
@@ -20,12 +20,14 @@ export class SpendRefusedError extends LlmError {
 /**
  * Wraps the gateway the history and memory workers call: inside a usage scope (the worker's job for a user), every
  * chat, JSON and embedding call is refused with SpendRefusedError while the user's spend is used up. The quota's
- * limits and readers are read at each call, as the front door reads them. Outside a scope nothing is checked.
+ * limits and readers are read at each call, as the front door reads them. Outside a scope nothing is checked, nor
+ * for a user QUOTA_EXEMPT names.
  */
 export function spendGatedLlm(llm: LlmGateway, quota: QuotaServices): LlmGateway {
   const gate = async (): Promise<void> => {
     const scope = currentUsageScope();
-    if (scope === undefined) return;
+    // A job knows its user's id, not the groups their identity named at the turn: QUOTA_EXEMPT's users are exempt here.
+    if (scope === undefined || isExempt(quota.config, { userId: scope.attribution.userId })) return;
     try {
       await refuseWhenSpent(quota, scope.attribution.userId, quota.now?.() ?? new Date(), 'background');
     } catch (error) {
