@@ -40,10 +40,7 @@ import type { ProfileFacts } from '../memory/profile-facts.js';
 import { searchConversations, type ConversationSearchServices } from '../memory/search-conversations.js';
 import type { MessagePublisher } from '../messaging/message-publisher.js';
 import { tracePublisher } from '../messaging/traced-publisher.js';
-import { createCosmosQuotaState } from '../quota/adapters/cosmos-quota-state.js';
-import { QUOTAS_CONTAINER } from '../quota/contracts.js';
 import type { QuotaServices } from '../quota/quota-gate.js';
-import { createCosmosSearchCounter } from '../quota/adapters/cosmos-search-counter.js';
 import type { SearchQuota } from '../quota/search-rate.js';
 import type { ShareStore } from '../sharing/share-store.js';
 import { createStreamingAdapters } from '../streaming/adapters/streaming-adapters.js';
@@ -58,12 +55,14 @@ import { createChatTools } from '../tools/index.js';
 import type { PriceTable } from '../usage/prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { CounterUsageReader } from '../usage/usage-reader.js';
+import { spendGatedLlm } from '../usage/spend-gated-llm.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
 import { composeUsageAccounting } from './usage-accounting.js';
 import { composeEraser } from './conversation-eraser.js';
 import { composeMcp } from './mcp-wiring.js';
+import { composeQuota } from './quota-wiring.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -245,20 +244,10 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
-  // One object for the front door, the turn's end and the worker: each reads the limits as they are now; the daily
-  // token and monthly dollar limits read the usage counters every recorded model call raises.
-  const quotas = database.container(QUOTAS_CONTAINER);
-  const quota: QuotaServices & SearchQuota = {
-    config: config.quota,
-    state: createCosmosQuotaState(quotas),
-    usage: usage.reader,
-    searches: { perMinute: config.searchesPerMinute, counter: createCosmosSearchCounter(quotas) },
-    // A reservation's dollars: its tokens at the chat model's output price, the dearest it may be billed at.
-    priceTokens: (tokens) =>
-      usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
-  };
-
+  const quota = composeQuota(config, database, usage);
   const mcp = composeMcp(config, database);
+  // The background workers' model calls are checked against the same spend limits as the turns that caused them.
+  const backgroundLlm = spendGatedLlm(llm, quota);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -319,7 +308,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         headers: history.headers,
         messages: history.messages,
         sessionMemory: history.sessionMemory,
-        llm,
+        llm: backgroundLlm,
         workingMemory: stores.workingMemory,
         sessions: stores.sessions,
         settings: { promptTokenBudget: config.chat.promptTokenBudget },
@@ -343,7 +332,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             'chat.memory.kind': 'profile',
           },
         ),
-        llm,
+        llm: backgroundLlm,
         sessions: stores.sessions,
         notices: createWebPubSubMemoryNotices(webPubSub),
       },

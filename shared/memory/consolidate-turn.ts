@@ -7,6 +7,7 @@ import type { SessionStore } from '../conversation/session-store.js';
 import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
+import { SpendRefusedError } from '../usage/spend-gated-llm.js';
 import { applyRecord } from './apply-changes.js';
 import {
   consolidationId,
@@ -198,8 +199,10 @@ function modelPolicy(label: string, delivery: Delivery, log: Log): ModelCall {
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       if (error.retryable && delivery.deliveryCount < MODEL_DELIVERIES) throw error;
-      const why = error.retryable ? `after ${delivery.deliveryCount} deliveries` : 'for good';
-      log.warn(`Memory: ${label} is left out of ${part}: the model failed ${why}. ${error.message}`);
+      const when = error.retryable ? `after ${delivery.deliveryCount} deliveries` : 'for good';
+      const why =
+        error instanceof SpendRefusedError ? "its user's spend is used up" : `the model failed ${when}`;
+      log.warn(`Memory: ${label} is left out of ${part}: ${why}. ${error.message}`);
       return undefined;
     }
   };

@@ -259,15 +259,21 @@ function spendReservation(
 /**
  * Admits work that reserves nothing of its own (a search embeds a query of a few hundred tokens, recorded as it
  * ends), or throws QuotaExceededError: refused by the same rule as a turn, while what is used and what turns and
- * uploads under way reserve reach the day's tokens or the month's spend. One read of the leases, none written.
+ * uploads under way reserve reach the day's tokens or the month's spend. One read of the leases, none written. A
+ * background job's model call (`background`) is checked by the same rule.
  */
-export async function refuseWhenSpent(services: QuotaServices, userId: string, now: Date): Promise<void> {
+export async function refuseWhenSpent(
+  services: QuotaServices,
+  userId: string,
+  now: Date,
+  refused: 'search' | 'background' = 'search',
+): Promise<void> {
   if (!spendLimited(services.config)) return;
   const [used, open] = await Promise.all([
     usedSpend(services, userId, now),
     services.state.openReservations(userId, now),
   ]);
-  checkSpend(services.config, now, used, open, 'search');
+  checkSpend(services.config, now, used, open, refused);
 }
 
 async function usedSpend(
@@ -287,6 +293,7 @@ async function usedSpend(
 const ASK_AGAIN = {
   chat: ['chat again', 'send this'],
   search: ['search again', 'search again'],
+  background: ['background work (titles, summaries, memory) resumes', 'background work resumes'],
 } as const;
 
 /** Refuses while tokens today or spend this month, with what turns under way reserve, reach their limit. */

@@ -315,8 +315,62 @@ describe('reservations under a burst', () => {
     const [next] = await sessions(chat, 1);
     const problem = await quotaProblem((await post(chat, next!)).response, 'tokens-per-day');
     expect(problem.retryAfterSeconds).toBeGreaterThan(2);
+
+    // The turns' background work (index line and title, summary and its embedding, profile changes) ends without
+    // calling the model: the limit, reserved at admission, was reached before any of it began, so the day's tokens
+    // are the two answers' alone. Each conversation keeps the title its first message gave it.
+    await backgroundDone(userId, accepted);
+    const background = await backgroundTokens(userId, accepted);
+    expect(background).toEqual({ history: 0, memory: 0 });
+    expect(await runtime.app.quota.usage.tokensOnDay(userId, new Date())).toBe(spent);
+    for (const { sessionId } of accepted) {
+      const header = await runtime.app.history.headers.get(userId, sessionId);
+      expect(header).toMatchObject({ title: 'reply with 1000 words', titleSource: 'first-message' });
+    }
   }
 });
+
+/** Waits until the history and memory workers have each finished with every one of these turns. */
+async function backgroundDone(
+  userId: string,
+  turns: readonly { sessionId: string; chatMessageId: string }[],
+): Promise<void> {
+  const { history, memory } = runtime.app;
+  await expect
+    .poll(
+      async () => {
+        const done = await Promise.all(
+          turns.map(async ({ sessionId, chatMessageId }) => {
+            const [header, consolidation] = await Promise.all([
+              history.headers.get(userId, sessionId),
+              memory.facts.consolidationStart(userId, sessionId, chatMessageId),
+            ]);
+            return (header?.persistedCount ?? 0) > 0 && consolidation.record !== undefined;
+          }),
+        );
+        return done.every(Boolean);
+      },
+      { timeout: 30_000, interval: 250 },
+    )
+    .toBe(true);
+}
+
+/** The tokens recorded today for these turns' background jobs, by worker. */
+async function backgroundTokens(
+  userId: string,
+  turns: readonly { chatMessageId: string }[],
+): Promise<{ history: number; memory: number }> {
+  const day = new Date().toISOString().slice(0, 10);
+  const ids = new Set(turns.map(({ chatMessageId }) => chatMessageId));
+  const records = await runtime.app.usage.ledger.records(userId, day, day);
+  const tokens = { history: 0, memory: 0 };
+  for (const record of records) {
+    if (record.type !== 'usage' || record.turnId === undefined || !ids.has(record.turnId)) continue;
+    for (const job of ['history', 'memory'] as const)
+      for (const part of record.jobs[job] ?? []) tokens[job] += part.inputTokens + part.outputTokens;
+  }
+  return tokens;
+}
 
 describe('uploads and the spend limits', () => {
   const uploadAs = (userId: string, text: string) =>
