@@ -57,6 +57,8 @@ const LEGIT: Record<IdKind, string[]> = {
   documentId: ['0123456789abcdef0123456789abcdef'],
   // 128 random bits in base64url, as a share is given, and the extremes of the form.
   shareId: [randomBytes(16).toString('base64url'), 'AAAAAAAAAAAAAAAAAAAAAA', '-_-_-_-_-_-_-_-_-_-_-w'],
+  // 128 random bits in hex, as POST /api/attachments gives them.
+  attachmentId: [`att-${randomBytes(16).toString('hex')}`],
 };
 
 describe('id formats', () => {

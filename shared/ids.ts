@@ -64,6 +64,11 @@ export const ID_FORMATS = {
     forms: [{ pattern: '[A-Za-z0-9_-]{21}[AQgw]' }],
     message: 'must be a shareId as POST .../shares gives it: 22 base64url characters',
   },
+  /** A file attached to a message: `att-` and 128 random bits in hex. Made by the server only. */
+  attachmentId: {
+    forms: [{ pattern: 'att-[0-9a-f]{32}' }],
+    message: 'must be an attachmentId as POST /api/attachments gives it: att- and 32 hex characters',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;
