@@ -192,7 +192,7 @@ export const layeringRules: IForbiddenRuleType[] = [
       path: '^shared/',
       pathNot:
         `(${CONTRACT_MODULES}|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|` +
-        '^shared/ids\\.ts$|^shared/plain-text\\.ts$)',
+        '^shared/ids\\.ts$|^shared/message-attachments\\.ts$|^shared/plain-text\\.ts$)',
     },
   },
   {

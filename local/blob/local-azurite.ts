@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 /** Azurite's one account and its published key (the same in every copy of the emulator). */
 const ACCOUNT = 'devstoreaccount1';
 const ACCOUNT_KEY =
-  'Eby8vdM02xNOcqFlqUwJPLlmEFlzCX0Q53Kgs6A+0cDh1sVq2k+5FMs3g5F4lF93d2N/0D5EuQUNIxs0QyXzgg==';
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 export interface LocalBlobOptions {
   host?: string;

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../errors.js';
 import { sharpImages } from './adapters/sharp-images.js';
-import type { AttachmentStore, StoredAttachment } from './attachment-store.js';
+import { MemoryAttachments } from '../../test/support/in-memory-attachments.js';
 import { attachToMessage } from './attach-to-message.js';
 import { AttachmentRefusedError } from './errors.js';
 import { attachmentConfig, attachmentSettings } from './settings.js';
@@ -24,44 +24,12 @@ function config(env: Record<string, string> = {}) {
   return attachmentConfig(values);
 }
 
-function memoryStore(): AttachmentStore & {
-  files: Map<string, { attachment: StoredAttachment; bytes: Uint8Array }>;
-} {
-  const files = new Map<string, { attachment: StoredAttachment; bytes: Uint8Array }>();
-  const key = (userId: string, id: string) => `${userId}/${id}`;
-  return {
-    files,
-    put: (userId, attachment, bytes) =>
-      Promise.resolve(void files.set(key(userId, attachment.id), { attachment, bytes })),
-    find: (userId, id) => Promise.resolve(files.get(key(userId, id))?.attachment),
-    read: (userId, id) => {
-      const file = files.get(key(userId, id));
-      return Promise.resolve(file && { attachment: file.attachment, bytes: Buffer.from(file.bytes) });
-    },
-    link: (userId, ids, sessionId) => {
-      for (const id of ids) {
-        const file = files.get(key(userId, id));
-        if (file) file.attachment = { ...file.attachment, sessionId };
-      }
-      return Promise.resolve();
-    },
-    usedBytes: (userId) =>
-      Promise.resolve(
-        [...files.entries()]
-          .filter(([k]) => k.startsWith(`${userId}/`))
-          .reduce((n, [, f]) => n + f.bytes.length, 0),
-      ),
-    deleteConversation: () => Promise.resolve(0),
-    deleteUser: () => Promise.resolve(0),
-  };
-}
-
 const never: ImageEncoder = {
   reencode: () => Promise.reject(new Error('the image was decoded')),
 };
 
 function services(env: Record<string, string> = {}, images: ImageEncoder = sharpImages) {
-  const store = memoryStore();
+  const store = new MemoryAttachments();
   const quota = { exempt: { users: [], groups: [] } } as unknown as AttachmentServices['quota'];
   return { store, images, config: config(env), quota } satisfies AttachmentServices;
 }

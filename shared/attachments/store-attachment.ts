@@ -8,6 +8,7 @@ import { isImageAttachment } from '../message-attachments.js';
 import { isExempt } from '../quota/quota-gate.js';
 import type { QuotaConfig } from '../quota/settings.js';
 import type { AttachmentStore, StoredAttachment } from './attachment-store.js';
+import type { IncomingFile } from './contracts.js';
 import { AttachmentRefusedError } from './errors.js';
 import type { AttachmentConfig } from './settings.js';
 import { sniffType } from './sniff.js';
@@ -25,14 +26,6 @@ export interface AttachmentServices {
   images: ImageEncoder;
   config: AttachmentConfig;
   quota: QuotaConfig;
-}
-
-/** A file as a client sent it. */
-export interface IncomingFile {
-  name: string;
-  /** The client's word on the type: used only to tell text formats apart. */
-  declaredType?: string | undefined;
-  bytes: Uint8Array;
 }
 
 export function newAttachmentId(): string {

@@ -63,9 +63,11 @@ export async function streamRound(
     checkedAt === undefined ? {} : { checkedAt },
   );
   try {
+    // The files' bytes are read for this call only: the turn's record keeps their ids.
+    const sent = services.attachments ? await services.attachments(input.userId, messages) : messages;
     const reply = await services.llm.streamChat(
       {
-        messages,
+        messages: sent,
         tools: services.tools.specs(memoryFlag(input)),
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,

@@ -1,7 +1,7 @@
 // What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { SessionMemory } from '../../history/session-memory.js';
-import type { LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
+import type { ChatMessage, LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
 import type { LlmCost } from '../../usage/prices.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileFacts } from '../../memory/profile-facts.js';
@@ -23,6 +23,8 @@ export interface TurnServices extends GuardServices {
   events: TurnEventStore;
   sink: TurnEventSink;
   llm: LlmGateway;
+  /** Reads the files of a prompt's messages in at the call (absent: messages go as they are). */
+  attachments?: (userId: string, messages: readonly ChatMessage[]) => Promise<ChatMessage[]>;
   tools: ToolRegistry;
   publisher: MessagePublisher;
   /** Conversation headers: each commit keeps its conversation's live fields. */
@@ -56,7 +58,8 @@ export type StreamPorts = Pick<TurnServices, 'events' | 'sink' | 'settings' | 'l
 export type PlacePorts = Pick<TurnServices, 'workingMemory' | 'log'>;
 
 /** What one model call streams with: the model, the tools it is offered, the stop it watches. */
-export type ModelPorts = StreamPorts & Pick<TurnServices, 'llm' | 'tools' | 'cancellation' | 'now'>;
+export type ModelPorts = StreamPorts &
+  Pick<TurnServices, 'llm' | 'attachments' | 'tools' | 'cancellation' | 'now'>;
 
 /** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
 export type ToolPorts = GuardServices &
