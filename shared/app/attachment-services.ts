@@ -60,6 +60,7 @@ const offStore: AttachmentStore = {
   read: () => Promise.resolve(undefined),
   link: () => Promise.resolve(),
   usedBytes: () => Promise.resolve(0),
+  delete: () => Promise.resolve(),
   deleteConversation: () => Promise.resolve(0),
   deleteUser: () => Promise.resolve(0),
 };

@@ -23,6 +23,8 @@ export interface AttachmentStore {
   link(userId: string, attachmentIds: readonly string[], sessionId: string): Promise<void>;
   /** Bytes the user keeps in attachments. */
   usedBytes(userId: string): Promise<number>;
+  /** Deletes the user's attachments by id (an unknown id is skipped). */
+  delete(userId: string, attachmentIds: readonly string[]): Promise<void>;
   /** Deletes the attachments of a conversation; how many were deleted. */
   deleteConversation(userId: string, sessionId: string): Promise<number>;
   /** Deletes every attachment of a user; how many were deleted. */

@@ -43,7 +43,7 @@ export interface PostChatMessageServices {
   /** The caller's quotas: a new message is admitted by them or refused (429) before anything is recorded. */
   quota?: QuotaServices;
   /** Where the attachments a message names are found (absent: a message carries none). */
-  attachments?: Pick<AttachmentServices, 'store' | 'config'>;
+  attachments?: AttachmentServices;
   now?: () => Date;
 }
 

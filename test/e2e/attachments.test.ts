@@ -162,6 +162,50 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     await problem(await read(alice, stored.attachmentId), 404);
   });
 
+  it('takes an image in a useChat file part, and the model receives exactly the stored bytes', async () => {
+    const png = await sharp({ create: { width: 32, height: 32, channels: 4, background: '#fc0a' } })
+      .png()
+      .toBuffer();
+    const chatId = 'UiChat0000000001';
+    const response = await fetch(`${runtime.url}/api/ui/chat`, {
+      method: 'POST',
+      headers: alice.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({
+        id: chatId,
+        trigger: 'submit-message',
+        messages: [
+          {
+            id: 'UiMsg00000000001',
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'What colour is this?' },
+              {
+                type: 'file',
+                mediaType: 'image/png',
+                filename: 'swatch.png',
+                url: `data:image/png;base64,${png.toString('base64')}`,
+              },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('[DONE]');
+    await settle(runtime);
+    const conversation = await expectStatus<{ messages: { role: string; attachments?: { id: string }[] }[] }>(
+      await fetch(`${runtime.url}/api/history/conversations/${chatId}`, { headers: alice.headers() }),
+      200,
+    );
+    const attached = conversation.messages.find((message) => message.role === 'user')?.attachments ?? [];
+    expect(attached).toHaveLength(1);
+    const stored = Buffer.from(await (await read(alice, attached[0]?.id ?? '')).arrayBuffer());
+    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    expect(sent === undefined ? [] : imageUrlsOf(sent)).toEqual([
+      `data:image/png;base64,${stored.toString('base64')}`,
+    ]);
+  });
+
   it('refuses a .png holding HTML, a 30,000 × 30,000 PNG and an 11th image, storing nothing of them', async () => {
     const before = await blobNames();
     const html = await problem(

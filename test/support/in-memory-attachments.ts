@@ -30,6 +30,11 @@ export class MemoryAttachments implements AttachmentStore {
     return Promise.resolve(this.of(userId).reduce((sum, [, file]) => sum + file.bytes.length, 0));
   }
 
+  delete(userId: string, attachmentIds: readonly string[]): Promise<void> {
+    for (const id of attachmentIds) this.files.delete(key(userId, id));
+    return Promise.resolve();
+  }
+
   deleteConversation(userId: string, sessionId: string): Promise<number> {
     const gone = this.of(userId).filter(([, file]) => file.attachment.sessionId === sessionId);
     for (const [name] of gone) this.files.delete(name);

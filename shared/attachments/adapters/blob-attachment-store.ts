@@ -93,6 +93,13 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
       for await (const item of userBlobs(userId)) total += item.properties.contentLength ?? 0;
       return total;
     },
+    async delete(userId, attachmentIds) {
+      await Promise.all(
+        attachmentIds.map((id) =>
+          blob(userId, id).delete({ deleteSnapshots: 'include' }).catch(ignoreNotFound),
+        ),
+      );
+    },
     async deleteConversation(userId, sessionId) {
       let deleted = 0;
       for await (const item of userBlobs(userId)) {
