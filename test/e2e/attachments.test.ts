@@ -143,6 +143,20 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
       },
     ]);
 
+    // A regenerated answer sees the same image, as the same bytes (the prompt's prefix stays the same).
+    const again = randomUUID();
+    await expectStatus(
+      await fetch(`${runtime.url}/api/chat/${sessionId}/${chatMessageId}/regenerate`, {
+        method: 'POST',
+        headers: alice.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ chatMessageId: again }),
+      }),
+      202,
+    );
+    expect((await alice.stream(sessionId, again)).map((frame) => frame.event)).toContain('message-end');
+    const resent = model.requests.filter((request) => request.stream === true).at(-1);
+    expect(resent === undefined ? [] : imageUrlsOf(resent)).toEqual(urls);
+
     // Deleting the conversation deletes its blob; another conversation's stay.
     const kept = await expectStatus<Uploaded>(
       await upload(alice, 'notes.txt', 'text/plain', Buffer.from('hi')),
