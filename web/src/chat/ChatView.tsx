@@ -9,6 +9,7 @@ import { ApiError, describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
+import { fileParts } from './attachments';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { MessageView } from './MessageView';
@@ -198,12 +199,16 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
   }, []);
 
-  const send = (text: string, useMemory: boolean): void => {
+  const send = (text: string, useMemory: boolean, files: File[] = []): void => {
     setActionError(undefined);
     setLiveFailure(undefined);
     resumeAttempts.current = 0;
     jumpToLatest();
-    void chat.sendMessage({ text, metadata: useMemory ? {} : { useMemory: false } });
+    const metadata = useMemory ? {} : { useMemory: false };
+    void fileParts(files).then(
+      (parts) => chat.sendMessage({ text, metadata, ...(parts.length > 0 ? { files: parts } : {}) }),
+      (error: unknown) => setActionError(error instanceof Error ? error.message : String(error)),
+    );
     focusComposer();
   };
 
