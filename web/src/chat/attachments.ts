@@ -1,6 +1,7 @@
 // Files picked, dropped or pasted into the composer: kept to what a message may carry, and turned into useChat file
 // parts (data: URLs) when the message is sent; the server checks them again and stores them.
 import type { FileUIPart } from 'ai';
+import type { ApiClient } from '../api/client';
 
 /** What a message may carry (the server's ATTACHMENTS_MAX_PER_MESSAGE default). */
 export const MAX_FILES = 10;
@@ -41,4 +42,23 @@ export function fileParts(files: readonly File[]): Promise<FileUIPart[]> {
         }),
     ),
   );
+}
+
+/** Uploads a message's file parts (POST /api/attachments) and gives their ids, for POST /api/chat's attachments. */
+export async function uploadFileParts(
+  api: ApiClient,
+  parts: readonly { type: string; url?: string; mediaType?: string; filename?: string }[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const part of parts) {
+    if (part.type !== 'file' || part.url === undefined) continue;
+    const comma = part.url.indexOf(',');
+    const uploaded = await api.json<{ attachmentId: string }>('POST', '/api/attachments', {
+      name: part.filename ?? 'file',
+      ...(part.mediaType === undefined ? {} : { mediaType: part.mediaType }),
+      contentBase64: part.url.slice(comma + 1),
+    });
+    ids.push(uploaded.attachmentId);
+  }
+  return ids;
 }
