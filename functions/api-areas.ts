@@ -60,6 +60,16 @@ conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, 
 and \`date\`.`,
   },
   {
+    title: 'Attachments',
+    routePrefixes: ['attachments'],
+    note: `Files for a message: upload one (\`POST /api/attachments\`), then name its \`attachmentId\` in \`attachments\` of
+\`POST /api/chat\`; a \`useChat\` file part (a \`data:\` URL) is stored the same way. The type is read from the bytes
+(\`ATTACHMENTS_TYPES\`: PNG, JPEG, WebP, GIF, PDF and text by default); an image is refused past \`ATTACHMENTS_MAX_PIXELS\`
+(read from its header, before decoding), then re-encoded without its metadata (EXIF, GPS) and scaled to
+\`ATTACHMENTS_MAX_IMAGE_EDGE\`. A message carries at most \`ATTACHMENTS_MAX_PER_MESSAGE\` (10) files. An attachment is
+its owner's only: anyone else gets 404. Each refusal's \`code\` names its rule. Details: [attachments.md](attachments.md).`,
+  },
+  {
     title: 'Knowledge base',
     routePrefixes: ['knowledge'],
     note: `Documents are private to their uploader, or in the shared library for the users and groups

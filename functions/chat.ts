@@ -92,6 +92,7 @@ export function frontDoor(app: App): PostChatMessageServices {
     workingMemory: app.chat.turn.workingMemory,
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
     quota: app.quota,
+    attachments: app.attachments,
   };
 }
 

@@ -1,5 +1,6 @@
 // The one table of function definitions, read by the Functions host registration (index.ts) and by the
 // local runtime. A new area adds its file's definitions here.
+import { attachmentFunctions } from './attachments.js';
 import { chatTurnFunctions } from './chat-turn.js';
 import { chatFunctions } from './chat.js';
 import { clientConfigFunctions } from './client-config.js';
@@ -32,6 +33,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...memoryFunctions,
   ...memoryApiFunctions,
   ...knowledgeFunctions,
+  ...attachmentFunctions,
   ...usageFunctions,
   ...mcpFunctions,
   ...mcpServerFunctions,

@@ -1,7 +1,9 @@
 // The AI SDK's UI message stream protocol, beside our own: POST /api/ui/chat takes DefaultChatTransport's body and
 // answers the turn as SSE chunks; GET /api/ui/chat/{id}/stream is useChat's resume (204 when no turn runs).
 import { z } from 'zod';
+import { attachmentBodyLimit } from '../shared/attachments/contracts.js';
 import { chatBodyMaxBytes } from '../shared/chat/contracts/http.js';
+import { HOST_REQUEST_BODY_BYTES } from '../shared/knowledge/settings.js';
 import { postUiChat, resumeUiChat, type UiChatServices } from '../shared/chat/ui-chat.js';
 import {
   UI_CHAT_BODY_MAX_BYTES,
@@ -31,7 +33,13 @@ export const postUiChatEndpoint = endpoint({
   },
   body: {
     schema: (app) => uiChatRequestSchema(app.config.chat.maxTextChars),
-    maxBytes: (app) => Math.max(UI_CHAT_BODY_MAX_BYTES, chatBodyMaxBytes(app.config.chat.maxTextChars)),
+    // Room for a message's files as data: URLs (base64), up to the host's own limit.
+    maxBytes: (app) =>
+      Math.max(
+        UI_CHAT_BODY_MAX_BYTES,
+        chatBodyMaxBytes(app.config.chat.maxTextChars),
+        Math.min(HOST_REQUEST_BODY_BYTES, attachmentBodyLimit(app.config.attachments.maxMessageBytes)),
+      ),
     what: 'useChat request',
   },
   async handle({ app, caller, body, context }) {

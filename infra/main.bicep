@@ -359,6 +359,7 @@ module storage './modules/storage.bicep' = {
     location: location
     tags: tags
     deploymentContainerName: 'app-package-${resourceToken}'
+    attachmentOrigins: union(corsAllowedOrigins, [webApp.outputs.uri])
     principalId: identity.outputs.principalId
     identityName: names.identity
   }
@@ -491,6 +492,8 @@ module functionApp './modules/function-app.bicep' = {
     identityClientId: identity.outputs.clientId
     storageAccountName: names.storage
     deploymentContainerName: storage.outputs.deploymentContainerName
+    attachmentsBlobEndpoint: storage.outputs.blobEndpoint
+    attachmentsContainerName: storage.outputs.attachmentsContainerName
     applicationInsightsName: names.applicationInsights
     cosmosEndpoint: cosmos.outputs.endpoint
     serviceBusFullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace

@@ -19,6 +19,7 @@ import {
   startLocalCosmos,
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
+import { startLocalBlob, type LocalBlob } from './blob/local-azurite.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
 import { createAzureLatencyModel, type AzureLatencyModel } from './latency/azure-latency.js';
 import { sortFunctions } from './functions-host.js';
@@ -78,6 +79,8 @@ export interface LocalRuntime {
   durable: LocalDurableDriver;
   webPubSub: LocalWebPubSub;
   cosmos: LocalCosmos;
+  /** The local Blob Storage (Azurite) that keeps attachments. */
+  blob: LocalBlob;
   /**
    * The real SDK clients, pointed at the local services, for tests, benchmarks and tools that look behind the
    * app (the app itself reaches its data only through its ports).
@@ -134,13 +137,23 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       const lock = await lockDataFolder(options.dataDir);
       cleanups.push(() => lock.release());
     }
+    // Azurite starts in its own process while the Cosmos DB server starts here; a failure stops both.
+    const blobStarting = startLocalBlob({ host, dataDir: dataFile('blob') });
     const cosmos = await startLocalCosmos({
       dataFile: dataFile('cosmos.json'),
       host,
       thread: cosmosThread,
       ...(latency === undefined ? {} : { latency: latency.options }),
+    }).catch(async (error: unknown) => {
+      await blobStarting.then(
+        (started) => started.stop(),
+        () => undefined,
+      );
+      throw error;
     });
     cleanups.push(() => cosmos.stop());
+    const blob = await blobStarting;
+    cleanups.push(() => blob.stop());
 
     const webPubSub = new LocalWebPubSub({
       accessKey: randomBytes(32).toString('base64'),
@@ -154,7 +167,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const mcpSecretsKey =
       options.settings.MCP_SECRETS_KEY?.trim() || (await localSecretsKey(dataFile('mcp-secrets.key')));
     const config = loadConfig({
-      ...localSettings(options.settings, { url, cosmos, webPubSub }),
+      ...localSettings(options.settings, { url, cosmos, webPubSub, blob }),
       MCP_SECRETS_KEY: mcpSecretsKey,
     });
     const entra = clientConfig(config.auth).entra;
@@ -278,6 +291,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       durable,
       webPubSub,
       cosmos,
+      blob,
       clients,
       stats,
       flushTelemetry: () => telemetry.flush(),
@@ -295,7 +309,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
  */
 function localSettings(
   settings: Readonly<Record<string, string | undefined>>,
-  local: { url: string; cosmos: LocalCosmos; webPubSub: LocalWebPubSub },
+  local: { url: string; cosmos: LocalCosmos; webPubSub: LocalWebPubSub; blob: LocalBlob },
 ): Record<string, string | undefined> {
   const merged: Record<string, string | undefined> = {
     ...settings,
@@ -304,6 +318,8 @@ function localSettings(
     COSMOS_KEY: local.cosmos.key,
     WEBPUBSUB_CONNECTION_STRING: local.webPubSub.connectionString(local.url),
     WEBPUBSUB_ENDPOINT: undefined,
+    ATTACHMENTS_BLOB_ENDPOINT: local.blob.endpoint,
+    ATTACHMENTS_STORAGE_CONNECTION_STRING: local.blob.connectionString,
     ServiceBusConnection__fullyQualifiedNamespace: undefined,
   };
   // Blank counts as unset, as everywhere in settings: a copied local.settings.sample.json leaves it empty.

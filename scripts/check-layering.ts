@@ -16,7 +16,9 @@ const PLATFORM_SDKS = [
   '@azure/web-pubsub-client',
   '@azure/identity',
   '@azure/functions',
+  '@azure/storage-blob',
   'openai',
+  'sharp',
 ];
 const sdkPath = (names: readonly string[]) => `^node_modules/(${names.map(escape).join('|')})/`;
 
@@ -46,7 +48,7 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['history'],
   ['memory'],
   ['streaming'],
-  ['knowledge'],
+  ['knowledge', 'attachments'],
   ['usage'],
   ['conversation'],
   ['quota'],
@@ -190,7 +192,7 @@ export const layeringRules: IForbiddenRuleType[] = [
       path: '^shared/',
       pathNot:
         `(${CONTRACT_MODULES}|^shared/cosmos/container-spec\\.ts$|^shared/llm/llm-gateway\\.ts$|^shared/errors\\.ts$|` +
-        '^shared/ids\\.ts$|^shared/plain-text\\.ts$)',
+        '^shared/ids\\.ts$|^shared/message-attachments\\.ts$|^shared/plain-text\\.ts$)',
     },
   },
   {

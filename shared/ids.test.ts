@@ -59,6 +59,8 @@ const LEGIT: Record<IdKind, string[]> = {
   shareId: [randomBytes(16).toString('base64url'), 'AAAAAAAAAAAAAAAAAAAAAA', '-_-_-_-_-_-_-_-_-_-_-w'],
   // A user's server (random) and an operator's (its name).
   mcpServerId: [`mcp-${randomBytes(8).toString('hex')}`, 'mcp-op-github', 'mcp-op-jira_cloud-2'],
+  // 128 random bits in hex, as POST /api/attachments gives them.
+  attachmentId: [`att-${randomBytes(16).toString('hex')}`],
 };
 
 describe('id formats', () => {

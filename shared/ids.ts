@@ -73,6 +73,11 @@ export const ID_FORMATS = {
     message:
       'must be an MCP server id as GET /api/mcp-servers lists it (mcp- and 16 hex digits, or mcp-op-{name})',
   },
+  /** A file attached to a message: `att-` and 128 random bits in hex. Made by the server only. */
+  attachmentId: {
+    forms: [{ pattern: 'att-[0-9a-f]{32}' }],
+    message: 'must be an attachmentId as POST /api/attachments gives it: att- and 32 hex characters',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;

@@ -14,6 +14,10 @@ param identityClientId string
 
 param storageAccountName string
 param deploymentContainerName string
+
+@description('Blob endpoint and container of the files attached to messages.')
+param attachmentsBlobEndpoint string
+param attachmentsContainerName string
 param applicationInsightsName string
 param cosmosEndpoint string
 param serviceBusFullyQualifiedNamespace string
@@ -233,6 +237,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'WEBPUBSUB_HUB'
           value: definitions.webPubSub.hub
+        }
+        {
+          name: 'ATTACHMENTS_BLOB_ENDPOINT'
+          value: attachmentsBlobEndpoint
+        }
+        {
+          name: 'ATTACHMENTS_CONTAINER'
+          value: attachmentsContainerName
         }
         {
           name: 'HOT_STORE'

@@ -7,6 +7,12 @@ param tags object
 @description('Blob container the Flex Consumption app is deployed from.')
 param deploymentContainerName string
 
+@description('Blob container that keeps the files attached to messages.')
+param attachmentsContainerName string = 'attachments'
+
+@description('Origins of the page, allowed to upload attachments straight to Blob Storage (CORS).')
+param attachmentOrigins array = []
+
 @description('Principal id of the managed identity the function app runs as.')
 param principalId string
 
@@ -55,6 +61,30 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
 resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
   parent: storage
   name: 'default'
+  properties: {
+    // The page uploads large attachments straight to their blob with a short-lived write-only URL.
+    cors: {
+      corsRules: empty(attachmentOrigins)
+        ? []
+        : [
+            {
+              allowedOrigins: attachmentOrigins
+              allowedMethods: ['PUT', 'OPTIONS']
+              allowedHeaders: ['content-type', 'x-ms-blob-type', 'x-ms-version', 'x-ms-client-request-id']
+              exposedHeaders: ['etag', 'x-ms-request-id']
+              maxAgeInSeconds: 3600
+            }
+          ]
+    }
+  }
+}
+
+resource attachmentsContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: attachmentsContainerName
+  properties: {
+    publicAccess: 'None'
+  }
 }
 
 resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
@@ -79,3 +109,4 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
 output name string = storage.name
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
 output deploymentContainerName string = deploymentContainer.name
+output attachmentsContainerName string = attachmentsContainer.name

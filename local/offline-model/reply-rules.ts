@@ -1,5 +1,6 @@
 // The offline model's "intelligence": a handful of fixed, documented rules that turn a chat request into
 // a reply plan (reasoning, text, tool calls). Pure; the same request always gets the same plan.
+import { describeImages } from './image-parts.js';
 import { memoryFormatValue } from './memory-formats.js';
 import {
   messageText,
@@ -70,6 +71,10 @@ export function planReply(request: ChatCompletionRequest, vocabulary: OfflineMod
       return answer('', `I will call ${calls.map((c) => c.name).join(' and ')}.`, calls);
     }
   }
+
+  // Images: their type, size and digest, so whoever sent them sees exactly what arrived.
+  const images = last?.role === 'user' ? describeImages(last.content) : undefined;
+  if (images !== undefined) return answer(images, 'I will describe the images I received.');
 
   const wordCount = /\breply with (\d+) words?\b/i.exec(question);
   if (wordCount?.[1] !== undefined) {

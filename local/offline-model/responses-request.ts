@@ -1,5 +1,6 @@
 // The Responses API request bodies the offline model accepts (what the openai SDK sends), translated into the
 // Chat Completions request its reply rules read. Unknown fields are accepted and ignored.
+import { imageUrls } from './image-parts.js';
 import { z } from 'zod';
 import type { ChatCompletionRequest, ChatRequestMessage } from './request-schema.js';
 
@@ -107,7 +108,8 @@ export function toChatCompletionRequest(request: ResponsesRequest): ChatCompleti
     } else {
       messages.push({
         role: item.role === 'developer' ? 'system' : item.role,
-        content: textOf(item.content),
+        // Image parts are kept (as Chat Completions' image_url), for the rules that read them.
+        content: imageUrls(item.content).length > 0 ? chatParts(item.content) : textOf(item.content),
       });
     }
   }
@@ -151,6 +153,16 @@ export function toChatCompletionRequest(request: ResponsesRequest): ChatCompleti
         : {}),
     ...(request.max_output_tokens != null ? { max_completion_tokens: request.max_output_tokens } : {}),
   };
+}
+
+/** A Responses message's parts as Chat Completions' text and image_url parts. */
+function chatParts(value: z.infer<typeof content>): ChatRequestMessage['content'] {
+  if (typeof value === 'string') return value;
+  return value.map((part) =>
+    part.type === 'input_image'
+      ? { type: 'image_url', image_url: { url: imageUrls([part])[0] ?? '' } }
+      : { type: 'text', text: part.text ?? '' },
+  );
 }
 
 function textOf(value: z.infer<typeof content>): string {

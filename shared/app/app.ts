@@ -63,6 +63,8 @@ import { composeUsageAccounting } from './usage-accounting.js';
 import { composeEraser } from './conversation-eraser.js';
 import { composeMcp } from './mcp-wiring.js';
 import { composeQuota } from './quota-wiring.js';
+import { composeAttachments, turnAttachments } from './attachment-services.js';
+import type { AttachmentServices } from '../attachments/store-attachment.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -154,6 +156,8 @@ export interface App {
   history: HistoryServices;
   memory: MemoryServices;
   knowledge: KnowledgeServices;
+  /** Files attached to messages: their store (Blob), checks and limits. */
+  attachments: AttachmentServices;
   /**
    * Per-user quotas, their state shared by every instance in Cosmos DB. `usage` reads what users spent (tokens,
    * dollars) for the daily and monthly limits; `searches` counts searches per minute.
@@ -225,7 +229,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   // What a deleted conversation leaves outside history: its turns' data, its spend's ties, its share links.
-  const { eraser, shares } = composeEraser(database, hot, usage);
+  const attachments = composeAttachments(config, platform.credential);
+  const { eraser, shares } = composeEraser(database, hot, usage, attachments.store);
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
   const search: ConversationSearchServices = {
@@ -264,6 +269,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: traceEventStore(streaming.turnEvents),
         sink: traceEventSink(streaming.sink),
         llm,
+        attachments: turnAttachments(attachments, reader),
         tools: createChatTools(
           {
             messages: history.messages,
@@ -350,6 +356,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       settings: config.knowledge,
       search: knowledgeSearch,
     },
+    attachments,
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },

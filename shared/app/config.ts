@@ -4,6 +4,7 @@ import { chatConfig, chatSettings, type ChatConfig } from '../chat/settings.js';
 import { hotStoreConfig, hotStoreSettings, type HotStoreConfig } from '../conversation/settings.js';
 import { redisConfig, redisSettings, type RedisConfig } from '../conversation/redis-settings.js';
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
+import { attachmentConfig, attachmentSettings, type AttachmentConfig } from '../attachments/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
 import { mcpConfig, mcpSettings, type McpConfig } from '../mcp/settings.js';
@@ -42,6 +43,7 @@ export interface AppConfig {
   redis: RedisConfig;
   streaming: StreamingConfig;
   knowledge: KnowledgeConfig;
+  attachments: AttachmentConfig;
   /** What earns a search hit its place (knowledge and conversation search). */
   search: Relevance;
   /** The price table, and whether model calls are recorded. */
@@ -71,6 +73,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   redisSettings,
   streamingSettings,
   knowledgeSettings,
+  attachmentSettings,
   searchSettings,
   telemetrySettings,
   quotaSettings,
@@ -91,6 +94,7 @@ export function loadConfig(env: Environment): AppConfig {
   const redis = readSettings(redisSettings, env, problems);
   const streaming = readSettings(streamingSettings, env, problems);
   const knowledge = readSettings(knowledgeSettings, env, problems);
+  const attachments = readSettings(attachmentSettings, env, problems);
   const search = readSettings(searchSettings, env, problems);
   const telemetry = readSettings(telemetrySettings, env, problems);
   // The Functions host's Application Insights connection, which the app's own telemetry shares.
@@ -175,6 +179,7 @@ export function loadConfig(env: Environment): AppConfig {
     redis: redisConfig(redis, platform.AZURE_CLIENT_ID),
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
+    attachments: attachmentConfig(attachments),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
     usage: usageConfig(usage),
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },

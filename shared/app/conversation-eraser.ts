@@ -1,5 +1,5 @@
 // What deleting a conversation erases outside history's own containers, composed once: its turns' data and posted
-// records, its spend's ties to it (kept in the user's totals), and every share link made of it.
+// records, its spend's ties to it (kept in the user's totals), every share link made of it, and its attachments.
 import type { Database } from '@azure/cosmos';
 import { SESSIONS_CONTAINER } from '../chat/contracts/documents.js';
 import type { HotStore } from '../conversation/hot-store.js';
@@ -11,11 +11,14 @@ import { revokingShares } from '../sharing/share-links.js';
 import type { ShareStore } from '../sharing/share-store.js';
 import { TURN_EVENTS_CONTAINER } from '../streaming/contracts.js';
 import type { UsageAccounting } from './usage-accounting.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
+import { erasingAttachments } from './attachment-services.js';
 
 export function composeEraser(
   database: Database,
   hot: HotStore,
   usage: Pick<UsageAccounting, 'detaching'>,
+  attachments: AttachmentStore,
 ): { eraser: ConversationEraser; shares: ShareStore } {
   const shares = createCosmosShareStore({
     shares: database.container(SHARES_CONTAINER),
@@ -26,5 +29,8 @@ export function composeEraser(
     turnEvents: database.container(TURN_EVENTS_CONTAINER),
     sessions: database.container(SESSIONS_CONTAINER),
   });
-  return { eraser: revokingShares(usage.detaching(turnData), shares), shares };
+  return {
+    eraser: erasingAttachments(revokingShares(usage.detaching(turnData), shares), attachments),
+    shares,
+  };
 }

@@ -28,6 +28,9 @@ import type { SessionStore } from '../conversation/session-store.js';
 import type { PostedMessage, PostedMessageStore } from '../conversation/posted-message-store.js';
 import { requireSession } from '../conversation/require-session.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
+import { attachToMessage } from '../attachments/attach-to-message.js';
+import type { AttachmentServices } from '../attachments/store-attachment.js';
+import type { MessageAttachment } from '../message-attachments.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
@@ -39,6 +42,8 @@ export interface PostChatMessageServices {
   ticketTtlSeconds: number;
   /** The caller's quotas: a new message is admitted by them or refused (429) before anything is recorded. */
   quota?: QuotaServices;
+  /** Where the attachments a message names are found (absent: a message carries none). */
+  attachments?: AttachmentServices;
   now?: () => Date;
 }
 
@@ -49,6 +54,7 @@ export interface TurnToPost {
   text: string;
   useMemory: boolean;
   fork?: TurnFork;
+  attachments?: MessageAttachment[];
 }
 
 export interface PostedChatMessage {
@@ -71,13 +77,27 @@ export async function postChatMessage(
     await requireSession(services.sessions, caller, request.sessionId);
     await requireReplaceable(services, caller, request.sessionId, fork.replaces);
   }
+  const attachments = await attachmentsOf(services, caller, request.sessionId, request.attachments);
   return postTurn(services, caller, {
     sessionId: request.sessionId,
     chatMessageId: request.chatMessageId,
     text: request.text,
     useMemory: request.useMemory,
     ...(fork ? { fork } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
   });
+}
+
+/** The attachments a message names, checked (the caller's, within a message's limits) and tied to its session. */
+export async function attachmentsOf(
+  services: Pick<PostChatMessageServices, 'attachments'>,
+  caller: Caller,
+  sessionId: string,
+  ids: readonly string[] | undefined,
+): Promise<MessageAttachment[]> {
+  if (ids === undefined || ids.length === 0) return [];
+  if (services.attachments === undefined) throw new NotFoundError('This app keeps no attachments.');
+  return attachToMessage(services.attachments, caller.userId, sessionId, ids);
 }
 
 /**
@@ -164,6 +184,7 @@ async function recordAndQueue(
       ...memoryFlag(turn),
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
+      ...(turn.attachments ? { attachments: turn.attachments } : {}),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );

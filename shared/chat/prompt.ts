@@ -1,6 +1,7 @@
 // Prompt building for a chat turn in three layers: the system prompt, the conversation's memory beyond the prompt
 // (its rolling summary and the index lines of earlier exchanges), and the recent conversation with the new user
 // message, trimmed to a token budget by dropping the oldest whole turns first. Pure.
+import type { MessageAttachment } from '../message-attachments.js';
 import { PROMPT_EXCHANGE_LINES, type SessionDigest } from '../history/contracts.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import { messageTokens } from '../conversation/tokens.js';
@@ -26,6 +27,8 @@ export interface PromptInput {
   /** The conversation so far, oldest first. */
   history: readonly ConversationMessage[];
   userText: string;
+  /** The files the user's message carries. */
+  userAttachments?: readonly MessageAttachment[] | undefined;
   tokenBudget: number;
   /**
    * The memory beyond the prompt: its summary and exchange lines become a second system message, and history
@@ -56,7 +59,11 @@ interface Turn {
 export function buildPrompt(input: PromptInput): BuiltPrompt {
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
   const memory = digestMessage(input.digest);
-  const user: ChatMessage = { role: 'user', content: input.userText };
+  const user: ChatMessage = {
+    role: 'user',
+    content: input.userText,
+    ...(input.userAttachments?.length ? { attachments: [...input.userAttachments] } : {}),
+  };
   const turns = groupTurns(unsummarized(input.history, input.digest));
   const fixed = [system, ...(memory ? [memory] : [])];
 
@@ -137,7 +144,10 @@ function groupTurns(history: readonly ConversationMessage[]): Turn[] {
   for (const stored of history) {
     // Earlier tool traffic is not replayed; an assistant message without text adds nothing to the context.
     if (stored.role === 'assistant' && stored.content === '') continue;
-    const message: ChatMessage = { role: stored.role, content: stored.content };
+    const message: ChatMessage =
+      stored.role === 'user' && stored.attachments?.length
+        ? { role: 'user', content: stored.content, attachments: stored.attachments }
+        : { role: stored.role, content: stored.content };
     const current = turns.at(-1);
     if (stored.role === 'user' || current === undefined) {
       turns.push({

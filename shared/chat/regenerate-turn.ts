@@ -38,5 +38,7 @@ export async function regenerateTurn(
     text: question.content,
     useMemory: posted?.useMemory !== false,
     fork: { replaces: target.chatMessageId, origin: 'regenerate' },
+    // The new answer sees the files the question carried.
+    ...(question.attachments?.length ? { attachments: question.attachments } : {}),
   });
 }

@@ -88,12 +88,43 @@ describe("a useChat request's turn", () => {
       'messages.0.role',
     );
     expect(issues({ id: chatId, messages: [user('y'.repeat(101))] })[0]?.[0]).toBe('messages.0.parts');
+    // A file part holds its bytes: a URL the server would have to fetch is refused, naming the part.
     expect(
       issues({
         id: chatId,
-        messages: [{ ...user('x'), parts: [{ type: 'file', url: 'data:,x', mediaType: 'text/plain' }] }],
+        messages: [
+          {
+            ...user('x'),
+            parts: [
+              { type: 'text', text: 'x' },
+              { type: 'file', url: 'https://example.com/a.png', mediaType: 'image/png' },
+            ],
+          },
+        ],
       })[0],
-    ).toEqual(['messages.0.parts', expect.stringMatching(/files in messages are not supported/)]);
+    ).toEqual(['messages.0.parts.1.url', expect.stringMatching(/must be a data: URL/)]);
+    const withFile = schema.parse({
+      id: chatId,
+      messages: [
+        {
+          ...user('x'),
+          parts: [
+            { type: 'text', text: 'read this' },
+            {
+              type: 'file',
+              url: 'data:text/csv;base64,YSxiCjEsMgo=',
+              mediaType: 'text/csv',
+              filename: 'n.csv',
+            },
+          ],
+        },
+      ],
+    });
+    expect(withFile).toMatchObject({
+      kind: 'send',
+      text: 'read this',
+      files: [{ name: 'n.csv', declaredType: 'text/csv', bytes: Buffer.from('a,b\n1,2\n') }],
+    });
     expect(issues({ id: 'x', messages: [user('x')] })[0]?.[0]).toBe('id');
   });
 });

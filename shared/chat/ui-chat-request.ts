@@ -1,5 +1,6 @@
 // The body of POST /api/ui/chat, as the AI SDK's DefaultChatTransport sends it ({id, messages, trigger, messageId}),
 // and the turn it asks for: only the last message is read, since the conversation lives on the server.
+import type { IncomingFile } from '../attachments/contracts.js';
 import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 
@@ -16,6 +17,8 @@ export type UiChatTurn =
       editOf?: string;
       /** useChat edited the message in place, keeping its id: the new turn's id is derived from the id and the text. */
       inPlace: boolean;
+      /** The message's file parts, their bytes decoded from their data: URLs. */
+      files?: IncomingFile[];
     }
   | {
       kind: 'regenerate';
@@ -32,6 +35,10 @@ const turnOptionsShape = { use_memory: flag, useMemory: flag, editOf: chatMessag
 const partSchema = z.looseObject({
   type: z.string({ error: 'must be a string' }).max(100),
   text: z.string({ error: 'must be a string' }).optional(),
+  /** File parts: the file as a data: URL, its type and name. */
+  url: z.string({ error: 'must be a string' }).optional(),
+  mediaType: z.string({ error: 'must be a string' }).max(100).optional(),
+  filename: z.string({ error: 'must be a string' }).max(1000).optional(),
 });
 
 function lastMessageSchema(maxTextChars: number) {
@@ -42,20 +49,47 @@ function lastMessageSchema(maxTextChars: number) {
       parts: z
         .array(partSchema, { error: 'must be an array of parts' })
         .max(1000)
+        .transform((parts, context) => {
+          const files = parts.flatMap((part, index) =>
+            part.type === 'file' ? [fileOf(part, index, context)] : [],
+          );
+          const text = parts.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+          return { text, files: files.filter((file) => file !== undefined) };
+        })
+        .refine((message) => message.text.trim() !== '', 'must hold some text')
         .refine(
-          (parts) => parts.every((part) => part.type !== 'file'),
-          'must hold text only: files in messages are not supported (upload documents to the knowledge base)',
-        )
-        .transform((parts) => parts.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join(''))
-        .refine((text) => text.trim() !== '', 'must hold some text')
-        .refine(
-          (text) => text.length <= maxTextChars,
+          (message) => message.text.length <= maxTextChars,
           `must hold at most ${maxTextChars} characters of text`,
         ),
       metadata: z.looseObject(turnOptionsShape, { error: 'must be an object' }).optional(),
     },
     { error: 'must be a UI message {id, role, parts}' },
   );
+}
+
+/** A file part `{type: 'file', mediaType, url: 'data:…;base64,…', filename?}`, decoded; a URL elsewhere is refused. */
+function fileOf(
+  part: z.infer<typeof partSchema>,
+  index: number,
+  context: z.RefinementCtx,
+): IncomingFile | undefined {
+  const url = typeof part.url === 'string' ? part.url : '';
+  const match = /^data:([^;,]*)(;[^,]*)?,(.*)$/s.exec(url);
+  if (match === null) {
+    context.addIssue({
+      code: 'custom',
+      path: [index, 'url'],
+      message: "must be a data: URL holding the file (the server fetches no URL): useChat's file parts are",
+    });
+    return undefined;
+  }
+  const base64 = (match[2] ?? '').includes(';base64');
+  const data = match[3] ?? '';
+  const bytes = base64 ? Buffer.from(data, 'base64') : Buffer.from(decodeURIComponent(data), 'utf8');
+  const declared = typeof part.mediaType === 'string' ? part.mediaType : match[1];
+  const name =
+    typeof part.filename === 'string' && part.filename.trim() !== '' ? part.filename.trim() : 'file';
+  return { name: name.slice(0, 255), declaredType: declared, bytes };
 }
 
 /** A message id the client names: an answer's (`{chatMessageId}_assistant`), a user message's, or a turn's own id. */
@@ -140,7 +174,8 @@ export function uiChatRequestSchema(maxTextChars: number) {
         kind: 'send',
         sessionId: body.id,
         messageId: message.id,
-        text: message.parts,
+        text: message.parts.text,
+        ...(message.parts.files.length > 0 ? { files: message.parts.files } : {}),
         useMemory: useMemories[0] ?? true,
         inPlace,
         ...(editOf === undefined ? {} : { editOf }),

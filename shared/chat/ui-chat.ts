@@ -7,6 +7,7 @@ import { isAiSdkId } from '../ids.js';
 import type { PostedMessageStore } from '../conversation/posted-message-store.js';
 import { isTerminalEvent } from '../streaming/contracts.js';
 import type { OpenStreams } from '../streaming/open-streams.js';
+import { storeMessageFiles } from '../attachments/message-files.js';
 import { postChatMessage, type PostChatMessageServices } from './post-chat-message.js';
 import { regenerateTurn } from './regenerate-turn.js';
 import type { UiChatTurn } from './ui-chat-request.js';
@@ -104,8 +105,15 @@ async function postToSession(
   const session =
     own ?? (isAiSdkId(turn.sessionId) ? await sessions.claim(caller.userId, turn.sessionId) : undefined);
   if (session === undefined) throw sessionNotFound(turn.sessionId);
+  // File parts are stored as uploads are, then named like uploads; a refused post takes them back.
+  const files = turn.files ?? [];
+  const attachments =
+    files.length === 0 || services.attachments === undefined
+      ? []
+      : await storeMessageFiles(services.attachments, caller, files);
   try {
     return await postChatMessage(services, caller, {
+      ...(attachments.length > 0 ? { attachments } : {}),
       sessionId: session.sessionId,
       chatMessageId: turn.inPlace ? editedTurnId(turn.sessionId, turn.messageId, turn.text) : turn.messageId,
       text: turn.text,
@@ -113,6 +121,7 @@ async function postToSession(
       ...(turn.editOf === undefined ? {} : { editOf: turn.editOf }),
     });
   } catch (error) {
+    if (attachments.length > 0) await services.attachments?.store.delete(caller.userId, attachments);
     // Only a session this post made, and only while nothing was posted to it (a racing post of the same user may
     // have been admitted meanwhile).
     if (

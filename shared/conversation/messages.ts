@@ -1,5 +1,6 @@
 // The message model of a conversation: a message as working memory, long-term history and prompt building keep
 // it, the system prompt kept apart from it, and the reference to a turn every area passes around.
+import { messageAttachmentSchema } from '../message-attachments.js';
 import { z } from 'zod';
 import { userIdSchema } from '../ids.js';
 import { llmUsageSchema } from '../llm/llm-gateway.js';
@@ -70,6 +71,8 @@ export const conversationMessageSchema = z.object({
   useMemory: z.literal(false).optional(),
   /** User only: the turn failed; the user's message is kept. */
   failure: turnFailureSchema.optional(),
+  /** User only: the files the message carried. */
+  attachments: z.array(messageAttachmentSchema).optional(),
   /**
    * Assistant only: the knowledge-base chunks the turn's tools found (deduplicated, in the order found, at most
    * MAX_TURN_SOURCES), as its `sources` event streamed them; absent when there were none.

@@ -170,6 +170,31 @@ describe('renderMarkdownExport', () => {
     ).toMatch(/## System prompt · [^\n]+\n\nThe basic prompt:\n/);
   });
 
+  it("lists a message's attachments by name, type, size and id, never a URL", () => {
+    const first = conversation.messages[0]!;
+    const attached = {
+      ...conversation,
+      messages: [
+        {
+          ...first,
+          attachments: [
+            {
+              id: `att-${'0'.repeat(32)}`,
+              name: 'chart.png',
+              mediaType: 'image/png',
+              size: 1234,
+              width: 64,
+              height: 48,
+            },
+          ],
+        },
+      ],
+    };
+    expect(renderMarkdownExport(attached)).toContain(
+      `**Attachments:**\n\n- chart.png (image/png, 1234 bytes, 64×48): \`att-${'0'.repeat(32)}\``,
+    );
+  });
+
   it('gives an untitled, empty conversation a heading of its own', () => {
     expect(renderMarkdownExport({ ...conversation, title: '  ', messages: [] })).toMatch(
       /^# Conversation\n\n.*- Messages: 0\n$/s,

@@ -42,6 +42,16 @@ export function renderMarkdownExport(conversation: ExportableConversation): stri
   for (const message of conversation.messages) {
     lines.push('', `## ${message.role === 'user' ? 'User' : 'Assistant'} · ${message.timestamp}`);
     if (message.content !== '') lines.push('', message.content.trimEnd());
+    if (message.attachments !== undefined && message.attachments.length > 0)
+      lines.push(
+        '',
+        '**Attachments:**',
+        '',
+        ...message.attachments.map(
+          (file) =>
+            `- ${oneLine(file.name)} (${file.mediaType}, ${file.size} bytes${file.width === undefined ? '' : `, ${file.width}×${file.height}`}): \`${file.id}\``,
+        ),
+      );
     if (message.sources !== undefined && message.sources.length > 0)
       lines.push(
         '',

@@ -1,6 +1,7 @@
 // The LLM port: the messages, tools and replies a chat turn speaks, the gateway interface, and LlmError.
 // Shapes follow the Chat Completions vocabulary so they map one-to-one onto every OpenAI-compatible API. The
 // message, tool call and usage schemas are also what turn records store (shared/chat/contracts/documents.ts).
+import { messageAttachmentSchema } from '../message-attachments.js';
 import { z } from 'zod';
 import { DependencyError } from '../errors.js';
 
@@ -10,7 +11,14 @@ export type ToolCall = z.infer<typeof toolCallSchema>;
 
 export const chatMessageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({
+    role: z.literal('user'),
+    content: z.string(),
+    /** Files the message carries: the gateway's reader puts their content in the request at the call. */
+    attachments: z.array(messageAttachmentSchema).optional(),
+    /** Images read for this call (base64), sent after the text; never stored. */
+    images: z.array(z.object({ mediaType: z.string(), data: z.string() })).optional(),
+  }),
   z.object({
     role: z.literal('assistant'),
     content: z.string(),

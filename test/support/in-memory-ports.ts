@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../../shared/app/config.js';
+import { sharpImages } from '../../shared/attachments/adapters/sharp-images.js';
+import { MemoryAttachments } from './in-memory-attachments.js';
 import {
   foundTurn,
   pathOf,
@@ -633,6 +635,7 @@ export function createTestApp(
     usage: new MemoryUsageLedger(),
     shares: new MemoryShareStore(),
     mcpServers: new MemoryMcpServerStore(),
+    attachments: new MemoryAttachments(),
   };
   const history = {
     headers: fakes.headers,
@@ -666,6 +669,12 @@ export function createTestApp(
   return {
     config,
     identity: createIdentityResolver(config.auth),
+    attachments: {
+      store: fakes.attachments,
+      images: sharpImages,
+      config: config.attachments,
+      quota: config.quota,
+    },
     chat: {
       sessions: fakes.sessions,
       posted: fakes.posted,

@@ -1,5 +1,6 @@
 // The chatTurn orchestration's contracts: its name, its activities' names, and the inputs and outputs each passes
 // (ids and small deltas, never transcripts, so orchestration history stays small).
+import { messageAttachmentSchema } from '../../message-attachments.js';
 import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
@@ -30,7 +31,14 @@ export const llmStepInputSchema = turnRefSchema.extend({
   /** False once maxToolRounds rounds of tools ran: the model is asked for a text answer. */
   toolsAllowed: z.boolean(),
   /** Round 0 only. */
-  message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
+  message: z
+    .object({
+      text: z.string(),
+      postedAt: z.string(),
+      fork: turnForkSchema.optional(),
+      attachments: z.array(messageAttachmentSchema).optional(),
+    })
+    .optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */

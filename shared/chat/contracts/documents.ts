@@ -1,5 +1,6 @@
 // Chat's stored documents: the sessions container (sessions, their tombstones, posted-message records) and the
 // hot container (working memory, turn records, tool results, cancellations), with the containers' specs.
+import { messageAttachmentSchema } from '../../message-attachments.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ContainerSpec } from '../../cosmos/container-spec.js';
@@ -153,6 +154,8 @@ export type HistoryRange = z.infer<typeof historyRangeSchema>;
  */
 export const turnRecordSchema = turnRefSchema.extend({
   userText: z.string(),
+  /** The files the user's message carries. */
+  attachments: z.array(messageAttachmentSchema).optional(),
   postedAt: z.string(),
   /** The history the prompt was built from; null when the conversation had none. */
   history: historyRangeSchema.nullable(),

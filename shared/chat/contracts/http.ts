@@ -1,6 +1,7 @@
 // Chat's HTTP contracts: the bodies and parameters of POST /api/session/start, /api/chat, .../cancel and
 // .../regenerate, and what they answer.
 import { z } from 'zod';
+import { attachmentIdSchema } from '../../message-attachments.js';
 import { chatMessageIdSchema, sessionIdSchema } from '../../ids.js';
 
 /** /api/chat/{sessionId}/{chatMessageId}/cancel and .../regenerate. */
@@ -34,6 +35,8 @@ export interface ChatRequest {
   useMemory: boolean;
   /** Replaces this earlier user message of the session: the conversation branches there (TurnFork, origin edit). */
   editOf?: string;
+  /** Ids of the caller's attachments (POST /api/attachments) the message carries. */
+  attachments?: string[];
 }
 
 /** `question` is accepted as another name for `text`. */
@@ -53,6 +56,10 @@ export function chatRequestSchema(maxTextChars: number) {
         use_memory: z.boolean({ error: 'must be true or false' }).optional(),
         useMemory: z.boolean({ error: 'must be true or false' }).optional(),
         editOf: chatMessageIdSchema.optional(),
+        attachments: z
+          .array(attachmentIdSchema, { error: 'must be an array of attachmentIds' })
+          .max(50)
+          .optional(),
       },
       { error: 'the body must be a JSON object' },
     )
@@ -85,6 +92,7 @@ export function chatRequestSchema(maxTextChars: number) {
       userId: body.userId,
       useMemory: body.use_memory ?? body.useMemory ?? true,
       ...(body.editOf !== undefined ? { editOf: body.editOf } : {}),
+      ...(body.attachments?.length ? { attachments: body.attachments } : {}),
     }));
 }
 

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema, userIdSchema } from '../../ids.js';
 import { turnForkSchema } from '../../conversation/branches.js';
+import { messageAttachmentSchema } from '../../message-attachments.js';
 
 /** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
 export const USER_MESSAGES_QUEUE = 'user-messages';
@@ -21,6 +22,8 @@ export const queuedChatMessageSchema = z.object({
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot from its admission: whatever ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
+  /** The files the message carries, as stored (the model reads their bytes at the turn). */
+  attachments: z.array(messageAttachmentSchema).optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 

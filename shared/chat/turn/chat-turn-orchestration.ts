@@ -107,7 +107,16 @@ export function llmStepInputOf(
     round,
     firstSeq: at.firstSeq,
     toolsAllowed: at.toolRounds < input.maxToolRounds,
-    ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
+    ...(round === 0
+      ? {
+          message: {
+            text: input.text,
+            postedAt: input.postedAt,
+            ...forkOf(input),
+            ...(input.attachments ? { attachments: input.attachments } : {}),
+          },
+        }
+      : {}),
     ...memoryFlag(input),
     ...quotaSlotFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),

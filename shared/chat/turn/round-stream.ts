@@ -66,9 +66,11 @@ export async function streamRound(
     // The user's MCP tools come after the built-in ones (their names cannot clash: they start with mcp__).
     const userTools =
       services.userTools === undefined ? [] : await services.userTools.specs(input.userId, services.log);
+    // The files' bytes are read for this call only: the turn's record keeps their ids.
+    const sent = services.attachments ? await services.attachments(input.userId, messages) : messages;
     const reply = await services.llm.streamChat(
       {
-        messages,
+        messages: sent,
         tools: [...services.tools.specs(memoryFlag(input)), ...userTools],
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,

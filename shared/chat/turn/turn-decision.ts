@@ -353,13 +353,14 @@ export function toolsOutcome(round: RoundRecord): LlmStepOutput {
 
 /** The user's message of a turn, as committed. */
 export function userMessage(
-  turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'postedAt'>,
+  turn: Pick<TurnRecord, 'chatMessageId' | 'userText' | 'postedAt' | 'attachments'>,
 ): ConversationMessage {
   return {
     messageId: userMessageId(turn.chatMessageId),
     chatMessageId: turn.chatMessageId,
     role: 'user',
     content: turn.userText,
+    ...(turn.attachments?.length ? { attachments: turn.attachments } : {}),
     timestamp: turn.postedAt,
   };
 }

@@ -33,6 +33,7 @@ export function promptOf(
     history: historyInRange(state.memory.messages, record.history),
     ...(digest ? { digest } : {}),
     userText: record.userText,
+    userAttachments: record.attachments,
     // The range was chosen to fit the budget when the turn began; the same messages are sent again.
     tokenBudget: Number.POSITIVE_INFINITY,
   });

@@ -42,6 +42,7 @@ export async function newTurnRecord(
     sessionId: input.sessionId,
     chatMessageId: input.chatMessageId,
     userText: input.message.text,
+    ...(input.message.attachments?.length ? { attachments: input.message.attachments } : {}),
     postedAt: input.message.postedAt,
     history: range,
     rounds: [],

@@ -1,7 +1,7 @@
 // What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { SessionMemory } from '../../history/session-memory.js';
-import type { LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
+import type { ChatMessage, LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
 import type { LlmCost } from '../../usage/prices.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileFacts } from '../../memory/profile-facts.js';
@@ -24,6 +24,8 @@ export interface TurnServices extends GuardServices {
   events: TurnEventStore;
   sink: TurnEventSink;
   llm: LlmGateway;
+  /** Reads the files of a prompt's messages in at the call (absent: messages go as they are). */
+  attachments?: (userId: string, messages: readonly ChatMessage[]) => Promise<ChatMessage[]>;
   tools: ToolRegistry;
   /** The tools of the user's own and the operator's MCP servers, offered beside the built-in ones. */
   userTools?: UserToolSource;
@@ -60,7 +62,7 @@ export type PlacePorts = Pick<TurnServices, 'workingMemory' | 'log'>;
 
 /** What one model call streams with: the model, the tools it is offered, the stop it watches. */
 export type ModelPorts = StreamPorts &
-  Pick<TurnServices, 'llm' | 'tools' | 'userTools' | 'cancellation' | 'now'>;
+  Pick<TurnServices, 'llm' | 'attachments' | 'tools' | 'userTools' | 'cancellation' | 'now'>;
 
 /** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
 export type ToolPorts = GuardServices &

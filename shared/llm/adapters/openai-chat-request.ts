@@ -10,8 +10,20 @@ export function toWireMessages(messages: readonly ChatMessage[]): WireMessage[] 
   return messages.map((message): WireMessage => {
     switch (message.role) {
       case 'system':
-      case 'user':
         return { role: message.role, content: message.content };
+      case 'user':
+        if (!message.images?.length) return { role: 'user', content: message.content };
+        // Images as data URLs: nothing has to be reachable by the model, and the bytes are the same every turn.
+        return {
+          role: 'user',
+          content: [
+            { type: 'text', text: message.content },
+            ...message.images.map((image) => ({
+              type: 'image_url' as const,
+              image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+            })),
+          ],
+        };
       case 'tool':
         return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
       case 'assistant': {

@@ -30,7 +30,21 @@ export function toResponsesInput(messages: readonly ChatMessage[]): {
         input.push({ role: 'developer', content: message.content });
         break;
       case 'user':
-        input.push({ role: 'user', content: message.content });
+        input.push(
+          message.images?.length
+            ? {
+                role: 'user',
+                content: [
+                  { type: 'input_text', text: message.content },
+                  ...message.images.map((image) => ({
+                    type: 'input_image' as const,
+                    image_url: `data:${image.mediaType};base64,${image.data}`,
+                    detail: 'auto' as const,
+                  })),
+                ],
+              }
+            : { role: 'user', content: message.content },
+        );
         break;
       case 'assistant':
         if (message.content !== '') input.push({ role: 'assistant', content: message.content });

@@ -10,6 +10,7 @@ import { rateAnswer } from './answer-feedback';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
+import { fileParts } from './attachments';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { preloadMarkdown } from './LazyMarkdown';
@@ -201,13 +202,17 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
   }, []);
 
-  const send = (text: string, useMemory: boolean): void => {
+  const send = (text: string, useMemory: boolean, files: File[] = []): void => {
     setActionError(undefined);
     setLiveFailure(undefined);
     resumeAttempts.current = 0;
     jumpToLatest();
     void preloadMarkdown();
-    void chat.sendMessage({ text, metadata: useMemory ? {} : { useMemory: false } });
+    const metadata = useMemory ? {} : { useMemory: false };
+    void fileParts(files).then(
+      (parts) => chat.sendMessage({ text, metadata, ...(parts.length > 0 ? { files: parts } : {}) }),
+      (error: unknown) => setActionError(error instanceof Error ? error.message : String(error)),
+    );
     focusComposer();
   };
 

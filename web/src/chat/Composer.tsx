@@ -1,8 +1,10 @@
 // The composer: a message box that grows with its text, Enter sends, Shift+Enter starts a new line, and a switch
-// keeps one message out of memory; while an answer streams, Stop (or Escape) ends it.
-import { ArrowUp, Square } from 'lucide-react';
-import { useLayoutEffect, useState } from 'react';
+// keeps one message out of memory, files attach by button, drop or paste; while an answer streams, Stop ends it.
+import { ArrowUp, Paperclip, Square } from 'lucide-react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
+import { AttachmentPreviews } from './AttachmentPreviews';
+import { ACCEPTED, addFiles, MAX_FILES } from './attachments';
 
 /** The box grows up to this many pixels, then scrolls. */
 const MAX_HEIGHT_PX = 200;
@@ -15,11 +17,20 @@ export function Composer({
 }: {
   inputRef: RefObject<HTMLTextAreaElement | null>;
   busy: boolean;
-  onSend: (text: string, useMemory: boolean) => void;
+  onSend: (text: string, useMemory: boolean, files: File[]) => void;
   onStop: () => void;
 }): ReactNode {
   const [text, setText] = useState('');
   const [remember, setRemember] = useState(true);
+  const [files, setFiles] = useState<File[]>([]);
+  const [notice, setNotice] = useState<string | undefined>();
+  const picker = useRef<HTMLInputElement>(null);
+  const attach = (added: readonly File[]): void => {
+    if (added.length === 0) return;
+    const next = addFiles(files, added);
+    setFiles(next.files);
+    setNotice(next.refused > 0 ? `A message carries at most ${MAX_FILES} files.` : undefined);
+  };
   useLayoutEffect(() => {
     const box = inputRef.current;
     if (box === null) return;
@@ -28,9 +39,11 @@ export function Composer({
   }, [text, inputRef]);
   const submit = (): void => {
     if (busy || text.trim() === '') return;
-    onSend(text, remember);
+    onSend(text, remember, files);
     setText('');
     setRemember(true);
+    setFiles([]);
+    setNotice(undefined);
   };
   return (
     <form
@@ -40,8 +53,25 @@ export function Composer({
         event.preventDefault();
         submit();
       }}
+      onDragOver={(event) => {
+        if (event.dataTransfer.types.includes('Files')) event.preventDefault();
+      }}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        attach([...event.dataTransfer.files]);
+      }}
     >
       <div className="rounded-2xl border border-line bg-raised p-2 shadow-sm focus-within:border-accent focus-within:ring-2 focus-within:ring-accent/40">
+        <AttachmentPreviews
+          files={files}
+          onRemove={(index) => setFiles(files.filter((_, at) => at !== index))}
+        />
+        {notice === undefined ? null : (
+          <p className="m-0 px-1.5 text-xs text-muted-foreground" role="status">
+            {notice}
+          </p>
+        )}
         <label className="sr-only" htmlFor="composer-input">
           Message
         </label>
@@ -53,6 +83,11 @@ export function Composer({
           rows={1}
           className="block w-full resize-none border-0 bg-transparent px-1.5 py-1 focus-visible:outline-none"
           onChange={(event) => setText(event.target.value)}
+          onPaste={(event) => {
+            if (event.clipboardData.files.length === 0) return;
+            event.preventDefault();
+            attach([...event.clipboardData.files]);
+          }}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
               event.preventDefault();
@@ -61,7 +96,29 @@ export function Composer({
           }}
         />
         <div className="mt-1 flex items-center justify-between gap-2">
-          <label className="flex items-center gap-1.5 text-sm text-muted-foreground">
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            accept={ACCEPTED}
+            className="sr-only"
+            tabIndex={-1}
+            aria-hidden
+            onChange={(event) => {
+              attach([...(event.target.files ?? [])]);
+              event.target.value = '';
+            }}
+          />
+          <button
+            type="button"
+            className="btn btn-quiet btn-icon size-8"
+            aria-label="Attach files"
+            title="Attach files"
+            onClick={() => picker.current?.click()}
+          >
+            <Paperclip size={16} aria-hidden />
+          </button>
+          <label className="mr-auto flex items-center gap-1.5 text-sm text-muted-foreground">
             <input
               type="checkbox"
               checked={!remember}

@@ -1,6 +1,7 @@
 // One message of the chat: a user's text (copy, edit, and retry when its turn failed), or an answer's reasoning
 // ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
 // regenerate, the alternatives of the turn).
+import { MessageFiles } from './AttachmentPreviews';
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import { useState } from 'react';
 import type { ReactNode } from 'react';
@@ -118,6 +119,7 @@ function UserMessage(props: {
       className="group flex max-w-[min(40rem,90%)] flex-col items-end self-end"
       aria-label="Your message"
     >
+      <MessageFiles parts={message.parts} />
       <div className="rounded-2xl bg-bubble px-3.5 py-2 whitespace-pre-wrap [overflow-wrap:anywhere]">
         {text}
       </div>

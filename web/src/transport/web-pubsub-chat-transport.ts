@@ -6,6 +6,7 @@ import type { ChatTransport, UIMessageChunk } from 'ai';
 import type { ChatEvent } from '../../../shared/streaming/contracts.js';
 import { UiMessageChunker } from '../../../shared/streaming/ui-message-chunks.js';
 import type { ApiClient } from '../api/client';
+import { uploadFileParts } from '../chat/attachments';
 import { assistantMessageId, messageText, turnOf } from '../chat/messages';
 import type { ChatMetadata, ChatUIMessage } from '../chat/messages';
 import { SessionRealtime } from './session-realtime';
@@ -159,14 +160,18 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
     const chatMessageId = message.id;
     return {
       chatMessageId,
-      post: () =>
-        this.api.json('POST', '/api/chat', {
+      post: async () => {
+        // Its files are stored first; the message names them.
+        const attachments = await uploadFileParts(this.api, message.parts);
+        return this.api.json('POST', '/api/chat', {
           sessionId,
           chatMessageId,
           text: messageText(message),
           ...(metadata.useMemory === false ? { use_memory: false } : {}),
           ...(body.editOf === undefined ? {} : { editOf: body.editOf }),
-        }),
+          ...(attachments.length > 0 ? { attachments } : {}),
+        });
+      },
     };
   }
 

@@ -1,0 +1,156 @@
+// Attachments in Azure Blob Storage: one block blob per file at `{user}/{attachmentId}`, where `{user}` is a hash
+// of the user id; what a message keeps of it rides in the blob's metadata. The same code talks to Azurite locally.
+import { createHash } from 'node:crypto';
+import type { TokenCredential } from '@azure/identity';
+import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
+import type { AttachmentStore, StoredAttachment } from '../attachment-store.js';
+
+export interface BlobAttachmentOptions {
+  endpoint: string;
+  container: string;
+  /** Local runtime only (Azurite's account key); in Azure the credential signs in. */
+  connectionString?: string | undefined;
+}
+
+/** The container client, with the key locally and the app's identity in Azure. */
+export function createAttachmentContainer(
+  options: BlobAttachmentOptions,
+  credential: TokenCredential,
+): ContainerClient {
+  const service =
+    options.connectionString === undefined
+      ? new BlobServiceClient(options.endpoint, credential)
+      : BlobServiceClient.fromConnectionString(options.connectionString);
+  return service.getContainerClient(options.container);
+}
+
+/** The user's folder: a hash, so a user id never shapes a blob name. */
+export function userPrefix(userId: string): string {
+  return `${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 32)}/`;
+}
+
+export function createBlobAttachmentStore(container: ContainerClient): AttachmentStore {
+  let created: Promise<unknown> | undefined;
+  // The container is made once per process, on the first write (infra makes it in Azure; Azurite starts empty).
+  const ensureContainer = () =>
+    (created ??= container.createIfNotExists().catch((error: unknown) => {
+      created = undefined;
+      throw error;
+    }));
+  const blob = (userId: string, id: string) => container.getBlockBlobClient(`${userPrefix(userId)}${id}`);
+
+  async function* userBlobs(userId: string) {
+    await ensureContainer();
+    yield* container.listBlobsFlat({ prefix: userPrefix(userId), includeMetadata: true });
+  }
+
+  return {
+    async put(userId, attachment, bytes) {
+      await ensureContainer();
+      await blob(userId, attachment.id).uploadData(bytes, {
+        blobHTTPHeaders: { blobContentType: attachment.mediaType },
+        metadata: toMetadata(attachment),
+        // A new id each time: an existing blob is never overwritten.
+        conditions: { ifNoneMatch: '*' },
+      });
+    },
+    async find(userId, attachmentId) {
+      try {
+        const properties = await blob(userId, attachmentId).getProperties();
+        return fromMetadata(attachmentId, properties.metadata ?? {}, properties.contentLength ?? 0);
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    async read(userId, attachmentId) {
+      try {
+        const client = blob(userId, attachmentId);
+        const properties = await client.getProperties();
+        const attachment = fromMetadata(
+          attachmentId,
+          properties.metadata ?? {},
+          properties.contentLength ?? 0,
+        );
+        return { attachment, bytes: await client.downloadToBuffer() };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    async link(userId, attachmentIds, sessionId) {
+      await Promise.all(
+        attachmentIds.map(async (id) => {
+          const client = blob(userId, id);
+          const properties = await client.getProperties();
+          const metadata = { ...(properties.metadata ?? {}), sessionid: sessionId };
+          await client.setMetadata(metadata, { conditions: { ifMatch: properties.etag ?? '*' } });
+        }),
+      );
+    },
+    async usedBytes(userId) {
+      let total = 0;
+      for await (const item of userBlobs(userId)) total += item.properties.contentLength ?? 0;
+      return total;
+    },
+    async delete(userId, attachmentIds) {
+      await Promise.all(
+        attachmentIds.map((id) =>
+          blob(userId, id).delete({ deleteSnapshots: 'include' }).catch(ignoreNotFound),
+        ),
+      );
+    },
+    async deleteConversation(userId, sessionId) {
+      let deleted = 0;
+      for await (const item of userBlobs(userId)) {
+        if (item.metadata?.sessionid !== sessionId) continue;
+        await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+        deleted++;
+      }
+      return deleted;
+    },
+    async deleteUser(userId) {
+      let deleted = 0;
+      for await (const item of userBlobs(userId)) {
+        await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+        deleted++;
+      }
+      return deleted;
+    },
+  };
+}
+
+/** Blob metadata is ASCII: the file's name is kept percent-encoded. */
+function toMetadata(attachment: StoredAttachment): Record<string, string> {
+  return {
+    name: encodeURIComponent(attachment.name),
+    mediatype: attachment.mediaType,
+    sha256: attachment.sha256,
+    ...(attachment.width === undefined ? {} : { width: String(attachment.width) }),
+    ...(attachment.height === undefined ? {} : { height: String(attachment.height) }),
+    ...(attachment.sessionId === undefined ? {} : { sessionid: attachment.sessionId }),
+  };
+}
+
+function fromMetadata(id: string, metadata: Record<string, string>, size: number): StoredAttachment {
+  const width = metadata.width === undefined ? undefined : Number(metadata.width);
+  const height = metadata.height === undefined ? undefined : Number(metadata.height);
+  return {
+    id,
+    name: decodeURIComponent(metadata.name ?? id),
+    mediaType: metadata.mediatype ?? 'application/octet-stream',
+    size,
+    sha256: metadata.sha256 ?? '',
+    ...(width === undefined ? {} : { width }),
+    ...(height === undefined ? {} : { height }),
+    ...(metadata.sessionid === undefined ? {} : { sessionId: metadata.sessionid }),
+  };
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof RestError && error.statusCode === 404;
+}
+
+function ignoreNotFound(error: unknown): void {
+  if (!isNotFound(error)) throw error;
+}

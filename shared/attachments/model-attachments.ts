@@ -1,0 +1,96 @@
+// The files of a round's prompt, read from the store at the call: an image of the last ATTACHMENTS_IMAGE_TURNS
+// user messages goes to the model as its bytes (base64, the same every turn, so the prompt's prefix stays
+// cacheable); an older one as a short caption; a text or PDF file as its text, within ATTACHMENTS_TEXT_TOKENS.
+import type { ChatMessage } from '../llm/llm-gateway.js';
+import { isImageAttachment, type MessageAttachment } from '../message-attachments.js';
+import type { AttachmentStore } from './attachment-store.js';
+import type { AttachmentConfig } from './settings.js';
+
+/** About four characters of text a token, as the prompt's own estimates count. */
+const CHARS_PER_TOKEN = 4;
+
+export interface AttachmentReading {
+  store: Pick<AttachmentStore, 'read'>;
+  config: Pick<AttachmentConfig, 'imageTurns' | 'textTokens'>;
+  /** A PDF's text, read by the workers that read knowledge documents (their limits apply). */
+  readPdf?: (bytes: Uint8Array, owner: string) => Promise<string>;
+}
+
+/** The messages with their files read in; messages without files are returned as they are (the same objects). */
+export async function withAttachments(
+  reading: AttachmentReading,
+  userId: string,
+  messages: readonly ChatMessage[],
+): Promise<ChatMessage[]> {
+  if (!messages.some((message) => message.role === 'user' && message.attachments?.length))
+    return [...messages];
+  const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
+  const recent = new Set(userIndexes.slice(-reading.config.imageTurns));
+  return Promise.all(
+    messages.map(async (message, index) => {
+      if (message.role !== 'user' || !message.attachments?.length) return message;
+      return readMessage(reading, userId, message.content, message.attachments, recent.has(index));
+    }),
+  );
+}
+
+async function readMessage(
+  reading: AttachmentReading,
+  userId: string,
+  content: string,
+  attachments: readonly MessageAttachment[],
+  showImages: boolean,
+): Promise<ChatMessage> {
+  const images: { mediaType: string; data: string }[] = [];
+  const notes: string[] = [];
+  let budget = reading.config.textTokens * CHARS_PER_TOKEN;
+  for (const attachment of attachments) {
+    if (isImageAttachment(attachment) && !showImages) {
+      notes.push(`[Image ${label(attachment)} was attached here; it is no longer shown.]`);
+      continue;
+    }
+    const found = await reading.store.read(userId, attachment.id);
+    if (found === undefined) {
+      notes.push(`[${label(attachment)} was attached here; it has since been deleted.]`);
+      continue;
+    }
+    if (isImageAttachment(attachment)) {
+      images.push({ mediaType: found.attachment.mediaType, data: found.bytes.toString('base64') });
+      continue;
+    }
+    const text = await textOf(reading, attachment, found.bytes, userId);
+    const kept = text.slice(0, Math.max(0, budget));
+    budget -= kept.length;
+    const cut = kept.length < text.length ? '\n[The rest of this file was cut to fit the prompt.]' : '';
+    notes.push(
+      `<attachment name="${attachment.name.replace(/"/g, "'")}" type="${attachment.mediaType}">\n${kept}${cut}\n</attachment>`,
+    );
+  }
+  return {
+    role: 'user',
+    content: notes.length === 0 ? content : `${content}\n\n${notes.join('\n\n')}`,
+    ...(images.length > 0 ? { images } : {}),
+  };
+}
+
+async function textOf(
+  reading: AttachmentReading,
+  attachment: MessageAttachment,
+  bytes: Buffer,
+  owner: string,
+): Promise<string> {
+  if (attachment.mediaType === 'application/pdf') {
+    if (reading.readPdf === undefined) return '[This PDF could not be read here.]';
+    try {
+      return await reading.readPdf(bytes, owner);
+    } catch (error) {
+      return `[This PDF could not be read: ${error instanceof Error ? error.message : String(error)}]`;
+    }
+  }
+  return bytes.toString('utf8');
+}
+
+function label(attachment: MessageAttachment): string {
+  const size = attachment.width === undefined ? '' : `, ${attachment.width}×${attachment.height}`;
+  return `'${attachment.name}' (${attachment.mediaType}${size})`;
+}

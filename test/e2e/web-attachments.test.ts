@@ -1,0 +1,58 @@
+// The composer in Chromium: an image dropped on it shows as a preview, goes with the message, reaches the model as
+// an image part, and shows as a thumbnail in the sent message.
+import sharp from 'sharp';
+import { expect, it } from 'vitest';
+import { describeBrowser, useWebRuntime } from '../support/browser.js';
+import type { ChatCompletionRequest } from '../support/scripted-model.js';
+
+/** How many image parts the request's last user message has. */
+function imagesIn(request: ChatCompletionRequest): number {
+  const content: unknown = request.messages.findLast((message) => message.role === 'user')?.content;
+  return Array.isArray(content)
+    ? content.filter((part: { type?: string }) => part.type === 'image_url').length
+    : 0;
+}
+
+/** What the test reads of the page's globals (the test's tsconfig has no DOM types). */
+interface DropGlobals {
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
+}
+
+describeBrowser('attachments in the composer', () => {
+  const web = useWebRuntime({
+    script: (request) => ({ content: `I see ${imagesIn(request)} image(s).` }),
+  });
+
+  it('takes a dropped image, sends it, and shows it as a thumbnail in the message', async () => {
+    const { page, consoleErrors } = await web.open();
+    const png = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#09c' } })
+      .png()
+      .toBuffer();
+    const dropped = await page.evaluateHandle((base64) => {
+      const globals = globalThis as unknown as DropGlobals;
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const transfer = new globals.DataTransfer();
+      transfer.items.add(new globals.File([bytes], 'swatch.png', { type: 'image/png' }));
+      return transfer;
+    }, png.toString('base64'));
+    await page.getByRole('form', { name: 'Send a message' }).dispatchEvent('drop', { dataTransfer: dropped });
+
+    const previews = page.getByRole('list', { name: 'Files to send' });
+    await expect
+      .poll(() => previews.getByRole('img', { name: 'swatch.png' }).count(), { timeout: 60_000 })
+      .toBe(1);
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('What colour is this?');
+    await composer.press('Enter');
+
+    const answer = page.getByRole('article', { name: 'Answer' });
+    await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toContain('I see 1 image(s).');
+    const mine = page.getByRole('article', { name: 'Your message' });
+    expect(await mine.getByRole('img', { name: 'swatch.png' }).count()).toBe(1);
+    expect(await previews.count()).toBe(0);
+    const streamed = web.model?.requests.filter((request) => request.stream === true).at(-1);
+    expect(streamed === undefined ? 0 : imagesIn(streamed)).toBe(1);
+    expect(consoleErrors).toEqual([]);
+  });
+});
