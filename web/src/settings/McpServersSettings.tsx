@@ -64,11 +64,16 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
 
   const setEnabled = async (server: McpServerView, enabled: boolean) => {
     setError(undefined);
+    // The box follows the click at once; a refusal puts it back.
+    const show = (shown: McpServerView) =>
+      setServers((previous) => previous?.map((item) => (item.id === shown.id ? shown : item)));
+    show({ ...server, enabled });
     try {
       const changed = await mcpServersApi.setEnabled(api, server.id, enabled);
-      setServers((previous) => previous?.map((item) => (item.id === changed.id ? changed : item)));
+      show(changed);
       setStatus(`${changed.name} ${changed.enabled ? 'enabled' : 'disabled'}.`);
     } catch (failure) {
+      show(server);
       setError(describeError(failure));
     }
   };
