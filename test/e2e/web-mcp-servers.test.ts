@@ -1,7 +1,6 @@
-// The MCP servers settings in real Chromium against the local runtime and a real MCP server on loopback: a user
-// adds a server from the page (a header value never shown back), tests it and sees which tools are offered, sees
-// refusals in the service's words, disables and removes it; the operator's server is read-only; another user's
-// page does not list it.
+// The MCP servers settings in real Chromium, against the local runtime and a real MCP server on loopback: add from
+// the page (a header value never shown back), test, refusals, disable, remove; the operator's server is read-only,
+// and another user's page does not list a user's server.
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
