@@ -100,6 +100,8 @@ describeBrowser('the MCP servers settings', () => {
       const weather = serverItem(dialog, 'weather');
       await weather.waitFor({ timeout: UI_TIMEOUT });
       expect(await weather.textContent()).toContain('Headers: Authorization (values hidden)');
+      expect(await weather.textContent()).toContain('Approval: asked unless the tool is read-only');
+      expect(await wiki.textContent()).toContain('Approval: never asked');
       // The value is neither on the page nor left in the form once sent.
       await expect.poll(() => page.content()).not.toContain('wx-secret');
       expect(await dialog.getByLabel('Header 1 value').count()).toBe(0);

@@ -11,6 +11,13 @@ import { headersOf, mcpServersApi } from './mcp-servers-api';
 import type { McpServerTools, McpServerView, NewMcpServer } from './mcp-servers-api';
 import { McpToolList } from './McpToolList';
 
+/** What a server's approval policy asks, in the user's words. */
+const APPROVAL_LABELS: Record<McpServerView['approval'], string> = {
+  always: 'asked before every call',
+  never: 'never asked',
+  'unless-read-only': 'asked unless the tool is read-only',
+};
+
 type Tested =
   { state: 'loading' } | { state: 'loaded'; tools: McpServerTools } | { state: 'failed'; detail: string };
 
@@ -119,6 +126,7 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
           {mine && !server.enabled ? <span className="muted text-xs">disabled</span> : null}
         </div>
         <div className="panel-meta">{server.url}</div>
+        <div className="panel-meta">Approval: {APPROVAL_LABELS[server.approval]}</div>
         {server.headerNames.length === 0 ? null : (
           <div className="panel-meta">Headers: {server.headerNames.join(', ')} (values hidden)</div>
         )}
