@@ -17,6 +17,7 @@ import { parseInput } from '../validation.js';
 import type { FoundTurn } from '../conversation/active-path.js';
 import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
 import {
+  groupsFlag,
   memoryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
@@ -185,6 +186,7 @@ async function recordAndQueue(
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...groupsFlag(caller),
     } satisfies QueuedChatMessage,
     'queued chat message',
   );

@@ -195,3 +195,4 @@ export const mcpServerToolsSchema = z.object({
   fetchedAt: z.string(),
   expiresAt: z.string(),
 });
+export type McpServerTools = z.infer<typeof mcpServerToolsSchema>;

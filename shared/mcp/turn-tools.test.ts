@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../llm/llm-gateway.js';
 import { createTestApp } from '../../test/support/in-memory-ports.js';
+import type { McpConnector } from './mcp-connector.js';
+import type { OperatorMcpServer } from './settings.js';
 import { McpTurnTools, specTokens, withinBudget } from './turn-tools.js';
 
 const spec = (name: string, descriptionChars: number): ToolSpec => ({
@@ -34,7 +36,61 @@ describe("a turn's MCP tools", () => {
       { cacheMs: 0 },
     );
     const warnings: string[] = [];
-    expect(await tools.specs('user_001', { warn: (message: string) => warnings.push(message) })).toEqual([]);
+    expect(
+      await tools.specs({ userId: 'user_001' }, { warn: (message: string) => warnings.push(message) }),
+    ).toEqual([]);
     expect(warnings).toEqual(['MCP tools left out of the turn: Cosmos DB failed reading MCP servers.']);
+  });
+
+  it("offers an operator's server given to a group only to a turn whose caller is in it, and calls it only then", async () => {
+    const app = createTestApp();
+    const wiki: OperatorMcpServer = {
+      id: 'mcp-op-wiki',
+      name: 'wiki',
+      url: 'http://127.0.0.1:9/mcp',
+      transport: 'streamable-http',
+      headers: {},
+      tools: {},
+      approval: 'never',
+      audience: { everyone: false, users: [], groups: ['g-writers'] },
+    };
+    const called: string[] = [];
+    const connector: McpConnector = {
+      listTools: () =>
+        Promise.resolve({
+          tools: [{ name: 'search', inputSchema: { type: 'object' }, readOnly: true }],
+          listed: 1,
+        }),
+      callTool: (_target, name) => {
+        called.push(name);
+        return Promise.resolve({ text: 'found', isError: false, truncated: false });
+      },
+    };
+    const tools = new McpTurnTools(
+      {
+        ...app.mcp,
+        connector,
+        operatorTools: new Map(),
+        config: { ...app.mcp.config, operatorServers: [wiki] },
+      },
+      { cacheMs: 0 },
+    );
+    const names = async (who: { userId: string; groups?: string[] }) =>
+      (await tools.specs(who)).map((one) => one.name);
+
+    expect(await names({ userId: 'user_001', groups: ['g-readers', 'g-writers'] })).toEqual([
+      'mcp__wiki__search',
+    ]);
+    expect(await names({ userId: 'user_002', groups: ['g-readers'] })).toEqual([]);
+    expect(await names({ userId: 'user_002' })).toEqual([]);
+
+    const call = { id: 'call_1', name: 'mcp__wiki__search', arguments: '{}' };
+    expect(await tools.execute(call, { userId: 'user_002' })).toMatchObject({ isError: true });
+    expect(called).toEqual([]);
+    expect(await tools.execute(call, { userId: 'user_001', groups: ['g-writers'] })).toEqual({
+      result: 'found',
+      isError: false,
+    });
+    expect(called).toEqual(['search']);
   });
 });

@@ -7,7 +7,12 @@ import { genAiSpanName, toolAttributes } from '../telemetry/gen-ai.js';
 import { SpanStatusCode, withSpan } from '../telemetry/spans.js';
 import type { McpServerDocument, McpTool, McpToolList } from './contracts.js';
 import type { McpTarget } from './mcp-connector.js';
-import { operatorServersFor, targetOfServer, type McpServices } from './mcp-servers.js';
+import {
+  operatorServersFor,
+  targetOfServer,
+  type McpAudienceMember,
+  type McpServices,
+} from './mcp-servers.js';
 import { needsApproval } from './approval-policy.js';
 import { isOffered, MCP_TOOL_PREFIX, modelToolNames } from './tool-names.js';
 
@@ -25,13 +30,18 @@ export interface McpToolOutcome {
   isError: boolean;
 }
 
-/** The port the turn uses: the specs a user's turn offers, and the call of one of them. */
+/**
+ * The port the turn uses: the specs a user's turn offers, and the call of one of them. `who` is the caller as the
+ * turn carries them: their user id and the groups their identity named (the operator's servers' audiences).
+ */
 export interface UserToolSource {
   /** `log` is told which tools the budget left out. */
-  specs(userId: string, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]>;
+  specs(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]>;
   owns(name: string): boolean;
-  execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome>;
+  execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome>;
 }
+
+export type McpCallContext = McpAudienceMember & { signal?: AbortSignal };
 
 /** A rough count of the prompt tokens a tool's spec takes (4 characters a token, as the prompt budget counts). */
 export function specTokens(spec: ToolSpec): number {
@@ -134,10 +144,11 @@ export class McpTurnTools implements UserToolSource {
   }
 
   /** Every tool the user's turn may call, before the budget. */
-  async offered(userId: string, log?: Pick<Logger, 'warn'>): Promise<OfferedMcpTool[]> {
+  async offered(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<OfferedMcpTool[]> {
+    const { userId } = who;
     const own = (await this.#servers(userId)).filter((server) => server.enabled);
     const sources = [
-      ...operatorServersFor(this.services.config, { userId }).map((server) => ({
+      ...operatorServersFor(this.services.config, who).map((server) => ({
         id: server.id,
         name: server.name,
         filter: server.tools,
@@ -179,10 +190,10 @@ export class McpTurnTools implements UserToolSource {
     });
   }
 
-  async specs(userId: string, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]> {
+  async specs(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]> {
     let all: ToolSpec[];
     try {
-      all = (await this.offered(userId, log)).map(specOf);
+      all = (await this.offered(who, log)).map(specOf);
     } catch (error) {
       // The user's servers could not be read: the turn goes on with the built-in tools.
       log?.warn(`MCP tools left out of the turn: ${ensureError(error).message}`);
@@ -204,7 +215,7 @@ export class McpTurnTools implements UserToolSource {
    * One `execute_tool mcp` span per call (a user's tool names are not a small set, so they are an attribute): the
    * tool's name and the outcome, never its arguments, its result or a header value.
    */
-  execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome> {
+  execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome> {
     return withSpan(
       genAiSpanName('execute_tool', 'mcp'),
       { attributes: toolAttributes({ name: call.name, callId: call.id }) },
@@ -219,14 +230,15 @@ export class McpTurnTools implements UserToolSource {
     );
   }
 
-  async #execute(call: ToolCall, context: { userId: string; signal?: AbortSignal }): Promise<McpToolOutcome> {
+  async #execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome> {
     const failure = (message: string): McpToolOutcome => ({
       result: JSON.stringify({ error: message }),
       isError: true,
     });
     let offered: OfferedMcpTool | undefined;
     try {
-      offered = (await this.offered(context.userId)).find((tool) => tool.modelName === call.name);
+      const who = { userId: context.userId, ...(context.groups ? { groups: context.groups } : {}) };
+      offered = (await this.offered(who)).find((tool) => tool.modelName === call.name);
     } catch (error) {
       return failure(`Tool ${call.name} could not be found: ${ensureError(error).message}`);
     }

@@ -1,6 +1,7 @@
-// A user's MCP server end to end over the local runtime: added over HTTP, its tool offered to the model in the
-// user's turn as mcp__{server}__{tool}, called on a real MCP server (Streamable HTTP on loopback), and the answer
-// made of its result; another user neither sees the server nor reaches its tool.
+// A user's MCP server end to end over the local runtime: added over HTTP, its tool offered in the user's turn as
+// mcp__{server}__{tool}, called on a real MCP server on loopback, the answer made of its result; another user
+// neither sees nor reaches it; an operator's server given to a group is offered to a caller whose identity names it.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
@@ -15,6 +16,8 @@ import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-serv
 
 const TOOL = 'mcp__weather__get_weather';
 const API_KEY = 'Bearer wx-secret-4f9d2a7c';
+/** The operator's server for the group g-forecast: the same MCP server under another name. */
+const GROUP_TOOL = 'mcp__forecast__get_weather';
 
 describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () => {
   let mcp: TestMcpServer;
@@ -24,6 +27,8 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
   let bob: ChatClient;
   let aliceLive: RealtimeListener;
   let bobLive: RealtimeListener;
+  let carol: ChatClient;
+  let carolLive: RealtimeListener;
   const weatherCalls: string[] = [];
 
   beforeAll(async () => {
@@ -47,17 +52,30 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `The server says: ${String(last.content)}` };
       // The model asks for the tool whether or not it was offered: the turn must still refuse it to another user.
-      return { toolCalls: [{ name: TOOL, arguments: '{"city":"Lisbon"}' }] };
+      // Where the group's server is offered, it asks for that one.
+      const offered = (request.tools ?? []).map((tool) => tool.function.name);
+      const name = offered.includes(GROUP_TOOL) ? GROUP_TOOL : TOOL;
+      return { toolCalls: [{ name, arguments: '{"city":"Lisbon"}' }] };
     });
-    runtime = await startTestRuntime({ settings: model.settings });
+    runtime = await startTestRuntime({
+      settings: {
+        ...model.settings,
+        MCP_SERVERS: JSON.stringify([
+          { name: 'forecast', url: mcp.url, approval: 'never', for: ['group:g-forecast'] },
+        ]),
+      },
+    });
     alice = new ChatClient(runtime.url, 'user_001');
     bob = new ChatClient(runtime.url, 'user_002');
     aliceLive = await alice.listen();
     bobLive = await bob.listen();
+    carol = new ChatClient(runtime.url, 'user_003');
+    carolLive = await carol.listen();
   });
   afterAll(async () => {
     aliceLive?.stop();
     bobLive?.stop();
+    carolLive?.stop();
     await runtime?.stop();
     await model?.close();
     await mcp?.stop();
@@ -108,5 +126,51 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
       expect.objectContaining({ type: 'tool-result', isError: true }),
     ]);
     expect(weatherCalls).toEqual(['Lisbon']);
+  });
+
+  it("offers an operator's server given to a group to a caller whose identity names the group, and only then", async () => {
+    // An App Service principal whose groups claim names the group (the dev identity reads it as Azure's would).
+    const principal = (groups: string[]) =>
+      Buffer.from(
+        JSON.stringify({ auth_typ: 'aad', claims: groups.map((group) => ({ typ: 'groups', val: group })) }),
+      ).toString('base64');
+    const ask = async (groups: string[]) => {
+      const sessionId = await carol.startSession();
+      const chatMessageId = randomUUID();
+      const requestsBefore = model.requests.length;
+      await expectStatus(
+        await fetch(`${runtime.url}/api/chat`, {
+          method: 'POST',
+          headers: carol.headers({
+            'content-type': 'application/json',
+            'x-ms-client-principal': principal(groups),
+          }),
+          body: JSON.stringify({ sessionId, chatMessageId, text: 'What is the weather in Lisbon?' }),
+        }),
+        202,
+      );
+      const events = await carolLive.waitForTerminal(chatMessageId);
+      const offered =
+        model.requests.slice(requestsBefore).find((request) => request.stream === true)?.tools ?? [];
+      return { events, offered: offered.map((tool) => tool.function.name) };
+    };
+
+    const before = weatherCalls.length;
+    const member = await ask(['g-readers', 'g-forecast']);
+    expect(member.offered).toContain(GROUP_TOOL);
+    expect(toolEvents(member.events)).toEqual([
+      expect.objectContaining({ type: 'tool-call', name: GROUP_TOOL }),
+      expect.objectContaining({ type: 'tool-result', isError: false }),
+    ]);
+    expect(weatherCalls.slice(before)).toEqual(['Lisbon']);
+
+    // The same user without the group in their identity: not offered, and not reachable by name either.
+    const outsider = await ask(['g-readers']);
+    expect(outsider.offered).not.toContain(GROUP_TOOL);
+    expect(toolEvents(outsider.events)).toEqual([
+      expect.objectContaining({ type: 'tool-call', name: TOOL }),
+      expect.objectContaining({ type: 'tool-result', isError: true }),
+    ]);
+    expect(weatherCalls.slice(before)).toEqual(['Lisbon']);
   });
 });

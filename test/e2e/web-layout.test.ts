@@ -1,5 +1,6 @@
-// The web client's layout at phone and tablet widths (320, 390, 768 px): no view scrolls sideways, the header's
-// actions are on screen, the message box takes the width, and the sidebar and panels open as drawers.
+// The web client's layout at phone and tablet widths (320, 390, 768 px): no view (settings included) scrolls
+// sideways, the header's actions are on screen, the message box takes the width, and the sidebar and panels open
+// as drawers.
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
@@ -43,7 +44,13 @@ describeBrowser('the web client on narrow screens', () => {
       await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: UI_TIMEOUT });
       await check('new chat');
       // The header's actions are inside the screen, and the message box takes most of its width.
-      for (const name of ['Conversations', 'New chat', 'Switch to dark theme', 'Memory & knowledge']) {
+      for (const name of [
+        'Conversations',
+        'New chat',
+        'Switch to dark theme',
+        'Settings',
+        'Memory & knowledge',
+      ]) {
         const box = await header.getByRole('button', { name, exact: true }).boundingBox();
         expect(box, `${name} at ${width} px`).not.toBeNull();
         expect(box!.x).toBeGreaterThanOrEqual(0);

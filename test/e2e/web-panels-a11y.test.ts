@@ -1,5 +1,5 @@
-// axe-core on each main view of the web client (chat, conversations, memory, knowledge, a confirmation) at desktop
-// and phone width, light and dark: no serious or critical violation. axe itself is injected into the page.
+// axe-core on each main view of the web client (chat, conversations, memory, knowledge, a confirmation, settings)
+// at desktop and phone width, light and dark: no serious or critical violation. axe is injected into the page.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -45,7 +45,7 @@ describeBrowser('accessibility of the web client', () => {
   const web = useWebRuntime();
 
   it('has no serious or critical axe violation on any main view, at desktop and phone width, light and dark', async () => {
-    // Something in every view: a conversation, a fact and its summary, a document.
+    // Something in every view: a conversation, a fact and its summary, a document, an MCP server.
     await seedViews(web, 'user_002', 'I love sailing.');
 
     const found: string[] = [];

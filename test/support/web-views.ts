@@ -1,21 +1,24 @@
 // The web client's main views, walked the way a user reaches them (conversations, a conversation, memory,
-// knowledge, a confirmation), with something in each: what the layout and the accessibility tests both check.
+// knowledge, a confirmation, settings), with something in each: what the layout and the accessibility tests check.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
+import { z } from 'zod';
 import type { WebRuntimeFixture } from './browser.js';
 import { ChatClient, expectStatus } from './chat-client.js';
 import { settle } from './local-runtime.js';
+import { startTestMcpServer } from './test-mcp-server.js';
 
 const HANDBOOK = fileURLToPath(new URL('../../samples/handbook.md', import.meta.url));
 const UI_TIMEOUT = 30_000;
 
-export type WebView = 'conversations' | 'conversation' | 'memory' | 'knowledge' | 'confirmation';
+export type WebView = 'conversations' | 'conversation' | 'memory' | 'knowledge' | 'confirmation' | 'settings';
 
 /**
  * Gives `userId` something in every view: a conversation that opens with `message` (the offline model learns
- * "The user loves sailing." from a message that says so) and the handbook, ready in the knowledge base.
+ * "The user loves sailing." from a message that says so), the handbook, ready in the knowledge base, and an MCP
+ * server on loopback (stopped when the test ends) with a tool offered and one that needs approval.
  */
 export async function seedViews(web: WebRuntimeFixture, userId: string, message: string): Promise<void> {
   const client = new ChatClient(web.url, userId);
@@ -32,6 +35,26 @@ export async function seedViews(web: WebRuntimeFixture, userId: string, message:
     202,
   );
   await settle(web.runtime);
+  const mcp = await startTestMcpServer((server) => {
+    const input = { inputSchema: z.object({ city: z.string() }) };
+    server.registerTool(
+      'get_weather',
+      { description: 'The weather in a city.', ...input, annotations: { readOnlyHint: true } },
+      () => ({ content: [{ type: 'text', text: 'Sunny' }] }),
+    );
+    server.registerTool('book_trip', { description: 'Books a trip to a city.', ...input }, () => ({
+      content: [{ type: 'text', text: 'Booked' }],
+    }));
+  });
+  onTestFinished(() => mcp.stop());
+  await expectStatus(
+    await fetch(`${web.url}/api/mcp-servers`, {
+      method: 'POST',
+      headers: { ...client.headers(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'travel', url: mcp.url, headers: { 'X-Api-Key': 'k-1' } }),
+    }),
+    201,
+  );
 }
 
 /**
@@ -68,4 +91,17 @@ export async function walkViews(
   await dialog.waitFor({ timeout: UI_TIMEOUT });
   await visit('confirmation');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect.poll(() => dialog.count()).toBe(0);
+
+  // Settings, from the header (a drawer left open would cover it), with the seeded server's tools listed.
+  if (options.drawers) {
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog', { name: 'Memory and knowledge' }).count()).toBe(0);
+  }
+  await open('Settings');
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await settings.getByRole('button', { name: 'Test travel' }).click();
+  await settings.getByRole('list', { name: 'Tools of travel' }).waitFor({ timeout: UI_TIMEOUT });
+  await visit('settings');
+  await settings.getByRole('button', { name: 'Close settings' }).click();
 }

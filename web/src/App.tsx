@@ -11,6 +11,7 @@ import { SignIn } from './auth/SignIn';
 import { ChatLoading } from './chat/ChatLoading';
 import { ConversationSidebar } from './panels/ConversationSidebar';
 import { SidePanels } from './panels/SidePanels';
+import { SettingsDialog } from './settings/SettingsDialog';
 import { ShareButton } from './share/ShareButton';
 import { useTheme } from './theme';
 import { Drawer } from './ui/Drawer';
@@ -221,6 +222,7 @@ function Shell(): ReactNode {
               icon={theme === 'dark' ? <Sun size={18} aria-hidden /> : <Moon size={18} aria-hidden />}
               onClick={toggle}
             />
+            {shell === undefined ? null : <SettingsDialog api={shell.api} />}
             {drawerButton('panels')}
           </div>
         </header>

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
 import { turnTelemetrySchema } from '../../telemetry/contracts.js';
-import { queuedChatMessageSchema } from './queue.js';
+import { callerGroupsSchema, queuedChatMessageSchema } from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
 export const CANCELLED_FINISH_REASON = 'cancelled';
@@ -43,6 +43,8 @@ export const llmStepInputSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
+  /** The caller's groups: which of the operator's MCP servers the round offers. */
+  groups: callerGroupsSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type LlmStepInput = z.infer<typeof llmStepInputSchema>;
@@ -79,6 +81,8 @@ export const runToolInputSchema = turnRefSchema.extend({
   seq: z.number().int().positive(),
   /** False: memory tools refuse (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The caller's groups: which of the operator's MCP servers' tools the call may reach. */
+  groups: callerGroupsSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type RunToolInput = z.infer<typeof runToolInputSchema>;

@@ -8,6 +8,12 @@ import { messageAttachmentSchema } from '../../message-attachments.js';
 /** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
 export const USER_MESSAGES_QUEUE = 'user-messages';
 
+/**
+ * The caller's Entra ID groups, as their identity named them when they posted: the operator's MCP servers given to a
+ * `group:<id>` are offered in the turn by them. Bounded like a token's `groups` claim.
+ */
+export const callerGroupsSchema = z.array(z.string().min(1).max(128)).min(1).max(200);
+
 /** The body of a `user-messages` message: validated when the front door publishes it and when the worker takes it. */
 export const queuedChatMessageSchema = z.object({
   userId: userIdSchema,
@@ -24,6 +30,8 @@ export const queuedChatMessageSchema = z.object({
   quotaSlot: z.literal(true).optional(),
   /** The files the message carries, as stored (the model reads their bytes at the turn). */
   attachments: z.array(messageAttachmentSchema).optional(),
+  /** The caller's groups (absent when their identity names none). */
+  groups: callerGroupsSchema.optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
@@ -38,6 +46,11 @@ export function memoryFlag(input: { useMemory?: boolean | undefined }): { useMem
 /** `quotaSlot: true` for a turn admitted with a slot; nothing otherwise (the usual shape). */
 export function quotaSlotFlag(input: { quotaSlot?: boolean | undefined }): { quotaSlot?: true } {
   return input.quotaSlot === true ? { quotaSlot: true } : {};
+}
+
+/** `groups` when the identity named any; nothing otherwise (the usual shape). */
+export function groupsFlag(input: { groups?: readonly string[] | undefined }): { groups?: string[] } {
+  return input.groups === undefined || input.groups.length === 0 ? {} : { groups: [...input.groups] };
 }
 
 /** The `user-messages` message id: Service Bus duplicate detection is per queue, so it names the session. */

@@ -11,7 +11,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 import { turnFailureOf } from './turn-failure.js';
@@ -70,6 +70,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
             index: call.index,
             seq: firstToolSeq + position,
             ...memory,
+            ...groupsFlag(input),
             ...telemetry,
           } satisfies RunToolInput),
         ),
@@ -119,6 +120,7 @@ export function llmStepInputOf(
       : {}),
     ...memoryFlag(input),
     ...quotaSlotFlag(input),
+    ...groupsFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),
   };
 }

@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../../llm/llm-gateway.js';
 import type { RoundReply } from './turn-effects.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
-import { memoryFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { ModelPorts, StreamPorts } from './turn-services.js';
 
@@ -40,7 +40,7 @@ export interface RoundCall {
  */
 export async function streamRound(
   services: ModelPorts,
-  input: TurnRef & { useMemory?: boolean | undefined },
+  input: TurnRef & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
   stream: TurnStream,
   { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
 ): Promise<RoundReply> {
@@ -65,7 +65,9 @@ export async function streamRound(
   try {
     // The user's MCP tools come after the built-in ones (their names cannot clash: they start with mcp__).
     const userTools =
-      services.userTools === undefined ? [] : await services.userTools.specs(input.userId, services.log);
+      services.userTools === undefined
+        ? []
+        : await services.userTools.specs({ userId: input.userId, ...groupsFlag(input) }, services.log);
     // The files' bytes are read for this call only: the turn's record keeps their ids.
     const sent = services.attachments ? await services.attachments(input.userId, messages) : messages;
     const reply = await services.llm.streamChat(

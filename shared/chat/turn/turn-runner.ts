@@ -2,7 +2,7 @@
 // back to the decision; the turn's log line and announcement wait until the step is known kept (its conversation stands).
 import type { ChatEvent } from '../../streaming/contracts.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
-import { memoryFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { headerTouch } from '../header-touch.js';
@@ -33,7 +33,11 @@ type RunnerPorts = GuardServices &
   };
 
 /** What every step's input names: its turn, whether it may use memory, whether it holds a quota slot. */
-export type StepRef = TurnRef & { useMemory?: boolean | undefined; quotaSlot?: boolean | undefined };
+export type StepRef = TurnRef & {
+  useMemory?: boolean | undefined;
+  quotaSlot?: boolean | undefined;
+  groups?: readonly string[] | undefined;
+};
 
 /** What a step read: the state its decisions start from, the seq its stream starts at, a send it began already. */
 export interface StepStart<S> {
@@ -183,7 +187,10 @@ class EffectRun {
       case 'run-tool': {
         const { tools, userTools } = need(services, effect.kind, 'tools');
         if (userTools?.owns(effect.call.name) === true)
-          return { kind: 'ran', outcome: await userTools.execute(effect.call, { userId: ref.userId }) };
+          return {
+            kind: 'ran',
+            outcome: await userTools.execute(effect.call, { userId: ref.userId, ...groupsFlag(ref) }),
+          };
         const outcome = await tools.execute(effect.call, {
           userId: ref.userId,
           sessionId: ref.sessionId,

@@ -1,0 +1,71 @@
+// The tools a server lists, as "Test" loads them: each with whether the model is offered it (and by which name),
+// or why not. Tools that need the user's approval are not offered yet, and the view says so plainly.
+import type { ReactNode } from 'react';
+import type { McpServerTools } from './mcp-servers-api';
+
+type Tool = McpServerTools['tools'][number];
+
+function statusOf(tool: Tool): { label: string; detail: string | undefined; offered: boolean } {
+  if (tool.offered)
+    return {
+      label: 'Offered',
+      detail: tool.modelName === undefined ? undefined : `as ${tool.modelName}`,
+      offered: true,
+    };
+  if (tool.needsApproval) return { label: 'Needs approval', detail: 'not offered yet', offered: false };
+  return { label: 'Not offered', detail: "left out by the server's tool filter", offered: false };
+}
+
+export function McpToolList(props: { serverName: string; tools: McpServerTools }): ReactNode {
+  const { tools } = props.tools;
+  const held = tools.filter((tool) => tool.needsApproval).length;
+  return (
+    <div className="flex flex-col gap-1.5 text-sm">
+      <p className="m-0">
+        {tools.length === 0
+          ? 'The server lists no tools.'
+          : `${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}, ${tools.filter((tool) => tool.offered).length} offered to the model.`}
+        {props.tools.listed > tools.length
+          ? ` The server listed ${props.tools.listed}; only these are kept.`
+          : ''}
+      </p>
+      {held === 0 ? null : (
+        <p className="m-0 rounded-lg border border-line bg-soft px-2 py-1">
+          Tools that need your approval before each call are not offered to the model yet: approvals are not
+          available yet.
+        </p>
+      )}
+      {tools.length === 0 ? null : (
+        <ul className="m-0 flex list-none flex-col gap-1 p-0" aria-label={`Tools of ${props.serverName}`}>
+          {tools.map((tool) => {
+            const status = statusOf(tool);
+            return (
+              <li
+                key={tool.name}
+                className="rounded-md border border-line px-2 py-1 [overflow-wrap:anywhere]"
+              >
+                <div className="flex flex-wrap items-baseline gap-x-2">
+                  <span className="font-mono font-semibold">{tool.name}</span>
+                  <span
+                    className={`rounded-full border px-2 text-xs ${status.offered ? 'border-accent text-accent' : 'border-line'}`}
+                  >
+                    {status.label}
+                  </span>
+                  {status.detail === undefined ? null : (
+                    <span className={`muted text-xs ${status.offered ? 'font-mono' : ''}`}>
+                      {status.detail}
+                    </span>
+                  )}
+                  {tool.readOnly ? <span className="muted text-xs">read-only</span> : null}
+                </div>
+                {tool.description === undefined || tool.description === '' ? null : (
+                  <p className="muted m-0 text-xs">{tool.description}</p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
