@@ -17,6 +17,14 @@ session, so two users or two sessions using the same id never meet. \`question\`
 the conversation branches there (see the README's "Stop, regenerate, edit: branches").`,
   },
   {
+    title: 'Models',
+    routePrefixes: ['models'],
+    note: `The chat models of the catalogue (\`LLM_MODELS\`; unset: the one chat model of the LLM connection), each with who
+may use it. A conversation's model is chosen at \`POST /api/session/start\` (\`model\`) and kept with it; \`POST /api/chat\`,
+\`POST /api/ui/chat\` and regenerate may name another for one answer, which records the model that answered. A model
+the caller may not use, or one the catalogue does not list, is a 403 naming it.`,
+  },
+  {
     title: 'Streaming',
     routePrefixes: ['realtime', 'stream'],
     note: 'The events themselves, and how to resume, are in [streaming.md](streaming.md).',

@@ -9,6 +9,7 @@ import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
 import { knowledgeFunctions } from './knowledge.js';
 import { mcpFunctions } from './mcp.js';
+import { modelFunctions } from './models.js';
 import { openApiFunctions } from './openapi.js';
 import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
@@ -22,6 +23,7 @@ import { usageFunctions } from './usage.js';
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
   ...chatFunctions,
+  ...modelFunctions,
   ...streamFunctions,
   ...uiChatFunctions,
   ...chatTurnFunctions,

@@ -6,6 +6,9 @@ import { redisConfig, redisSettings, type RedisConfig } from '../conversation/re
 import { authConfig, identitySettings, type AuthConfig } from '../identity/settings.js';
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
+import type { ModelCatalogue } from '../models/model-catalogue.js';
+import type { PriceTable } from '../usage/prices.js';
+import { modelCatalogue, modelSettings } from '../models/settings.js';
 import {
   readSettings,
   settingsOf,
@@ -33,6 +36,8 @@ export interface AppConfig {
   serviceBus: { fullyQualifiedNamespace: string | undefined };
   webPubSub: { hub: string; endpoint: string | undefined; connectionString: string | undefined };
   llm: LlmConfig;
+  /** The chat models conversations may choose (LLM_MODELS); the first is the default. */
+  models: ModelCatalogue;
   auth: AuthConfig;
   chat: ChatConfig;
   /** Which adapter holds working memory and running turns. */
@@ -63,6 +68,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   platformSettings,
   identitySettings,
   llmSettings,
+  modelSettings,
   chatSettings,
   hotStoreSettings,
   redisSettings,
@@ -82,6 +88,7 @@ export function loadConfig(env: Environment): AppConfig {
   const platform = readSettings(platformSettings, env, problems);
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
+  const modelValues = readSettings(modelSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
   const hotStore = readSettings(hotStoreSettings, env, problems);
   const redis = readSettings(redisSettings, env, problems);
@@ -148,6 +155,8 @@ export function loadConfig(env: Environment): AppConfig {
   problems.throwIfAny();
   if (llmChoice === undefined || auth === undefined)
     throw new Error('A settings rule returned no value without reporting a problem.');
+  const models = modelCatalogue(modelValues, chatModelOf(llmChoice));
+  const usageValues = usageConfig(usage);
 
   return {
     env: appEnv,
@@ -164,6 +173,7 @@ export function loadConfig(env: Environment): AppConfig {
       connectionString: platform.WEBPUBSUB_CONNECTION_STRING,
     },
     llm: llmChoice,
+    models,
     auth,
     chat: chatConfig(chat),
     hotStore: hotStoreConfig(hotStore),
@@ -171,13 +181,24 @@ export function loadConfig(env: Environment): AppConfig {
     streaming: streamingConfig(streaming),
     knowledge: knowledgeConfig(knowledge),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
-    usage: usageConfig(usage),
+    usage: { ...usageValues, prices: withCataloguePrices(usageValues.prices, models) },
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
     quota: quotaConfig(quota),
     searchesPerMinute: searchesPerMinute(searchRate),
     sharing: sharingConfig(sharing),
   };
+}
+
+/** The price table with the catalogue's prices: a catalogue entry's price is its model's. */
+function withCataloguePrices(table: PriceTable, catalogue: ModelCatalogue): PriceTable {
+  const priced = catalogue.models.flatMap((entry) => (entry.price ? [[entry.id, entry.price] as const] : []));
+  return { ...table, ...Object.fromEntries(priced) };
+}
+
+/** The name the chat model goes by: the Azure deployment's, or the model's at an OpenAI-compatible endpoint. */
+function chatModelOf(llm: LlmConfig): string {
+  return llm.connection.kind === 'azure-openai' ? llm.connection.chatDeployment : llm.connection.chatModel;
 }
 
 /** The name the embedding model goes by: the Azure deployment's, or the model's at an OpenAI-compatible endpoint. */

@@ -98,6 +98,10 @@ export async function consolidateTurn(
     log.log(`Memory: ${label} was sent with use_memory false; it leaves no trace in memory.`);
     return { status: 'skipped', reason: 'memory-off' };
   }
+  if (event.memoryMode === 'read') {
+    log.log(`Memory: ${label} was sent with memory "read"; nothing is learned from it.`);
+    return { status: 'skipped', reason: 'memory-off' };
+  }
   const turn = readTurn(event, label);
 
   const model = modelPolicy(label, delivery, log);

@@ -14,6 +14,7 @@ import {
   type SessionClaimDocument,
 } from '../contracts/documents.js';
 import type { ChatSession, SessionStore } from '../../conversation/session-store.js';
+import { shapeFields } from '../../conversation/conversation-shape.js';
 
 export function createCosmosSessionStore(
   container: Container,
@@ -22,8 +23,13 @@ export function createCosmosSessionStore(
   const read = (userId: string, sessionId: string) =>
     readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
   return {
-    async create(userId) {
-      const session: ChatSession = { sessionId: newSessionId(), userId, createdAt: now().toISOString() };
+    async create(userId, shape = {}) {
+      const session: ChatSession = {
+        sessionId: newSessionId(),
+        userId,
+        createdAt: now().toISOString(),
+        ...shapeFields(shape),
+      };
       try {
         await container.items.create({ id: session.sessionId, ...session });
       } catch (error) {
@@ -111,7 +117,8 @@ export function createCosmosSessionStore(
 }
 
 function sessionOf(resource: ChatSession): ChatSession {
-  return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
+  const { sessionId, userId, createdAt, model, memory, assistant, projectId, temporary } = resource;
+  return { sessionId, userId, createdAt, ...shapeFields({ model, memory, assistant, projectId, temporary }) };
 }
 
 /** Who holds a client-chosen id: the caller when the claim's create wins (or the caller won it before). */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
 import { turnTelemetrySchema } from '../../telemetry/contracts.js';
+import { modelIdSchema } from '../../ids.js';
 import { queuedChatMessageSchema } from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
@@ -33,6 +34,10 @@ export const llmStepInputSchema = turnRefSchema.extend({
   message: z.object({ text: z.string(), postedAt: z.string(), fork: turnForkSchema.optional() }).optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** `read`: memory is read, nothing is learned from the turn. */
+  memoryMode: z.literal('read').optional(),
+  /** The catalogue's model each round calls. Absent: the default. */
+  model: modelIdSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
   telemetry: turnTelemetrySchema.optional(),
@@ -84,6 +89,7 @@ export const failTurnInputSchema = turnRefSchema.extend({
   postedAt: z.string(),
   failure: turnFailureSchema,
   useMemory: z.boolean().optional(),
+  memoryMode: z.literal('read').optional(),
   /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot, which its failure frees. */

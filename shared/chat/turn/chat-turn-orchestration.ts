@@ -11,7 +11,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
+import { memoryFlag, modelFlag, quotaSlotFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 import { turnFailureOf } from './turn-failure.js';
@@ -109,6 +109,7 @@ export function llmStepInputOf(
     toolsAllowed: at.toolRounds < input.maxToolRounds,
     ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
     ...memoryFlag(input),
+    ...modelFlag(input),
     ...quotaSlotFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),
   };

@@ -32,8 +32,13 @@ type RunnerPorts = GuardServices &
     cancellation: GuardServices['cancellation'] & Partial<TurnServices['cancellation']>;
   };
 
-/** What every step's input names: its turn, whether it may use memory, whether it holds a quota slot. */
-export type StepRef = TurnRef & { useMemory?: boolean | undefined; quotaSlot?: boolean | undefined };
+/** What every step's input names: its turn, its memory mode, its model, whether it holds a quota slot. */
+export type StepRef = TurnRef & {
+  useMemory?: boolean | undefined;
+  memoryMode?: 'read' | undefined;
+  model?: string | undefined;
+  quotaSlot?: boolean | undefined;
+};
 
 /** What a step read: the state its decisions start from, the seq its stream starts at, a send it began already. */
 export interface StepStart<S> {
