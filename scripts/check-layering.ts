@@ -43,7 +43,7 @@ export const SHARED_ROOT = 'shared/*.ts';
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
   ['chat'],
-  ['tools', 'sharing'],
+  ['tools', 'sharing', 'assistants', 'projects'],
   ['history'],
   ['memory'],
   ['streaming'],

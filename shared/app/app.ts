@@ -62,6 +62,7 @@ import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
 import { composeUsageAccounting } from './usage-accounting.js';
 import { composeEraser } from './conversation-eraser.js';
+import { composeWorkspace, conversationInstructions, type WorkspaceServices } from './workspace.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -161,6 +162,8 @@ export interface App {
   usage: UsageServices;
   /** Shared snapshots and each owner's links. */
   sharing: { shares: ShareStore };
+  /** Assistants and projects, which shape conversations. */
+  workspace: WorkspaceServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -254,6 +257,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       usage.pricing({ promptTokens: 0, completionTokens: tokens, totalTokens: tokens }, undefined).usd,
   };
 
+  const workspace = composeWorkspace(database, config);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -299,6 +303,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           profileTimeoutMs: config.chat.profileTimeoutMs,
         },
         pricing: usage.pricing,
+        instructions: conversationInstructions(workspace),
       },
     },
     streaming: {
@@ -358,6 +363,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },
+    workspace,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

@@ -9,6 +9,7 @@ import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
 import type { ModelCatalogue } from '../models/model-catalogue.js';
 import type { PriceTable } from '../usage/prices.js';
 import { modelCatalogue, modelSettings } from '../models/settings.js';
+import { assistantSettings, publishPolicy, type PublishPolicy } from '../assistants/settings.js';
 import {
   readSettings,
   settingsOf,
@@ -38,6 +39,8 @@ export interface AppConfig {
   llm: LlmConfig;
   /** The chat models conversations may choose (LLM_MODELS); the first is the default. */
   models: ModelCatalogue;
+  /** Who may make an assistant public. */
+  assistants: { publishers: PublishPolicy };
   auth: AuthConfig;
   chat: ChatConfig;
   /** Which adapter holds working memory and running turns. */
@@ -69,6 +72,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   identitySettings,
   llmSettings,
   modelSettings,
+  assistantSettings,
   chatSettings,
   hotStoreSettings,
   redisSettings,
@@ -89,6 +93,7 @@ export function loadConfig(env: Environment): AppConfig {
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
   const modelValues = readSettings(modelSettings, env, problems);
+  const assistantValues = readSettings(assistantSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
   const hotStore = readSettings(hotStoreSettings, env, problems);
   const redis = readSettings(redisSettings, env, problems);
@@ -174,6 +179,7 @@ export function loadConfig(env: Environment): AppConfig {
     },
     llm: llmChoice,
     models,
+    assistants: { publishers: publishPolicy(assistantValues) },
     auth,
     chat: chatConfig(chat),
     hotStore: hotStoreConfig(hotStore),

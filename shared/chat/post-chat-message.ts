@@ -18,6 +18,7 @@ import type { FoundTurn } from '../conversation/active-path.js';
 import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
 import {
   memoryFlag,
+  shapeFlags,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
@@ -179,6 +180,7 @@ async function recordAndQueue(
       // Only when off or read: absent means readwrite, so a usual message keeps the shape it always had.
       ...memoryFields(shaped.memory),
       ...(shaped.model !== undefined ? { model: shaped.model } : {}),
+      ...(claim.session === undefined ? {} : shapeFlags(claim.session)),
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
     } satisfies QueuedChatMessage,

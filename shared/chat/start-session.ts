@@ -2,7 +2,7 @@
 // caller may use), memory mode, assistant and project (the caller's own or a published assistant), temporary.
 import type { Caller } from '../identity/caller.js';
 import type { ConversationShape } from '../conversation/conversation-shape.js';
-import type { MemoryMode } from '../conversation/memory-mode.js';
+import { DEFAULT_MEMORY_MODE, narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
 import type { ChatSession, SessionStore } from '../conversation/session-store.js';
 import { chooseModel, type ModelCatalogue } from '../models/model-catalogue.js';
 
@@ -32,15 +32,16 @@ export async function startSession(
   const resolved = services.resolve === undefined ? {} : await services.resolve(caller, request);
   const model = chooseModel(services.models, caller, request.model, resolved.model);
   const temporary = request.temporary === true;
+  // The narrowest of what the request asks and what the assistant allows; a temporary chat's memory is off.
+  const memory = temporary
+    ? 'off'
+    : narrowerMemoryMode(request.memory ?? DEFAULT_MEMORY_MODE, resolved.memory ?? DEFAULT_MEMORY_MODE);
   const shape: ConversationShape = {
     ...resolved,
     // Written even when it is the default: the conversation keeps its model when the catalogue's default changes.
     model,
-    ...(temporary
-      ? { temporary: true, memory: 'off' }
-      : request.memory !== undefined
-        ? { memory: request.memory }
-        : {}),
+    ...(memory !== DEFAULT_MEMORY_MODE ? { memory } : { memory: undefined }),
+    ...(temporary ? { temporary: true } : {}),
   };
   return services.sessions.create(caller.userId, shape);
 }

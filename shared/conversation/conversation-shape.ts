@@ -36,3 +36,19 @@ export function shapeFields(shape: ConversationShape): ConversationShape {
 export function conversationMemoryMode(shape: ConversationShape): MemoryMode {
   return shape.temporary === true ? 'off' : (shape.memory ?? 'readwrite');
 }
+
+/**
+ * Reads what a conversation's assistant and project tell the model: the instructions to open it with, or undefined
+ * when neither has any (or the assistant or project is gone).
+ */
+export type ConversationInstructions = (
+  userId: string,
+  shape: { assistant?: AssistantRef | undefined; projectId?: string | undefined },
+) => Promise<string | undefined>;
+
+/** The system prompt with a conversation's instructions after it, each under its own heading. */
+export function withInstructions(base: string, instructions: string | undefined): string {
+  return instructions === undefined || instructions.trim() === ''
+    ? base
+    : `${base}\n\n${instructions.trim()}`;
+}

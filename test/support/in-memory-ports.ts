@@ -1,6 +1,7 @@
 // Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
+import { MemoryAssistants, MemoryProjects } from './in-memory-workspace.js';
 import { shapeFields, type ConversationShape } from '../../shared/conversation/conversation-shape.js';
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
 import { MemoryUsageLedger } from './memory-usage-ledger.js';
@@ -749,6 +750,14 @@ export function createTestApp(
     },
     usage: { ledger: fakes.usage, reader: usageReader, prices: config.usage.prices },
     sharing: { shares: fakes.shares },
+    workspace: {
+      assistants: {
+        store: new MemoryAssistants(),
+        models: config.models,
+        publishers: config.assistants.publishers,
+      },
+      projects: { store: new MemoryProjects() },
+    },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],
     close: () => Promise.resolve(),

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
 import { turnTelemetrySchema } from '../../telemetry/contracts.js';
-import { modelIdSchema } from '../../ids.js';
+import { modelIdSchema, projectIdSchema } from '../../ids.js';
+import { assistantRefSchema } from '../../conversation/conversation-shape.js';
 import { queuedChatMessageSchema } from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
@@ -38,6 +39,9 @@ export const llmStepInputSchema = turnRefSchema.extend({
   memoryMode: z.literal('read').optional(),
   /** The catalogue's model each round calls. Absent: the default. */
   model: modelIdSchema.optional(),
+  /** Round 0 of a conversation's first turn renders their instructions into its system prompt. */
+  assistant: assistantRefSchema.optional(),
+  projectId: projectIdSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
   telemetry: turnTelemetrySchema.optional(),

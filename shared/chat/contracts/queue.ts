@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema, userIdSchema } from '../../ids.js';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { memoryFields, memoryModeOf, type MemoryFields } from '../../conversation/memory-mode.js';
-import { modelIdSchema } from '../../ids.js';
+import { modelIdSchema, projectIdSchema } from '../../ids.js';
+import { assistantRefSchema, type AssistantRef } from '../../conversation/conversation-shape.js';
 
 /** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
 export const USER_MESSAGES_QUEUE = 'user-messages';
@@ -23,6 +24,10 @@ export const queuedChatMessageSchema = z.object({
   memoryMode: z.literal('read').optional(),
   /** The catalogue's model the turn calls (the conversation's, or the message's own choice). Absent: the default. */
   model: modelIdSchema.optional(),
+  /** The assistant (and its version) the conversation was started with: its instructions open the conversation. */
+  assistant: assistantRefSchema.optional(),
+  /** The project the conversation is filed in: its instructions open the conversation. */
+  projectId: projectIdSchema.optional(),
   /** Set when the message replaces an earlier turn (an edit or a regenerate): the conversation branches there. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot from its admission: whatever ends it frees the slot. */
@@ -39,6 +44,17 @@ export function memoryFlag(input: {
   memoryMode?: 'read' | undefined;
 }): MemoryFields {
   return memoryFields(memoryModeOf(input));
+}
+
+/** The conversation's assistant and project, when it has them; nothing otherwise. */
+export function shapeFlags(input: { assistant?: AssistantRef | undefined; projectId?: string | undefined }): {
+  assistant?: AssistantRef;
+  projectId?: string;
+} {
+  return {
+    ...(input.assistant === undefined ? {} : { assistant: input.assistant }),
+    ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
+  };
 }
 
 /** `model` when the turn names one; nothing otherwise (the catalogue's default). */

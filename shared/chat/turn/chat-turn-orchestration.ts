@@ -11,7 +11,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { memoryFlag, modelFlag, quotaSlotFlag } from '../contracts/queue.js';
+import { memoryFlag, modelFlag, quotaSlotFlag, shapeFlags } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 import { turnFailureOf } from './turn-failure.js';
@@ -107,7 +107,9 @@ export function llmStepInputOf(
     round,
     firstSeq: at.firstSeq,
     toolsAllowed: at.toolRounds < input.maxToolRounds,
-    ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
+    ...(round === 0
+      ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) }, ...shapeFlags(input) }
+      : {}),
     ...memoryFlag(input),
     ...modelFlag(input),
     ...quotaSlotFlag(input),
