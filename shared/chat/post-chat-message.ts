@@ -19,6 +19,7 @@ import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
 import {
   memoryFlag,
   shapeFlags,
+  temporaryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
@@ -180,7 +181,9 @@ async function recordAndQueue(
       // Only when off or read: absent means readwrite, so a usual message keeps the shape it always had.
       ...memoryFields(shaped.memory),
       ...(shaped.model !== undefined ? { model: shaped.model } : {}),
-      ...(claim.session === undefined ? {} : shapeFlags(claim.session)),
+      ...(claim.session === undefined
+        ? {}
+        : { ...shapeFlags(claim.session), ...temporaryFlag(claim.session) }),
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
     } satisfies QueuedChatMessage,

@@ -8,6 +8,7 @@ import {
   newSessionId,
   SESSION_CLAIM_DOCUMENT_ID,
   SESSION_TOMBSTONE_TTL_SECONDS,
+  TEMPORARY_CHAT_TTL_SECONDS,
   sessionClaimDocumentSchema,
   sessionClaimPartitionKey,
   sessionDocumentSchema,
@@ -31,7 +32,9 @@ export function createCosmosSessionStore(
         ...shapeFields(shape),
       };
       try {
-        await container.items.create({ id: session.sessionId, ...session });
+        // A temporary chat's session expires with its working memory.
+        const ttl = session.temporary === true ? { ttl: TEMPORARY_CHAT_TTL_SECONDS } : {};
+        await container.items.create({ id: session.sessionId, ...session, ...ttl });
       } catch (error) {
         throw cosmosFailure('creating the session', error);
       }

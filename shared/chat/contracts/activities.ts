@@ -42,6 +42,8 @@ export const llmStepInputSchema = turnRefSchema.extend({
   /** Round 0 of a conversation's first turn renders their instructions into its system prompt. */
   assistant: assistantRefSchema.optional(),
   projectId: projectIdSchema.optional(),
+  /** A temporary chat's turn: its commit gives the conversation no header (in no list, search or history). */
+  temporary: z.literal(true).optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
   telemetry: turnTelemetrySchema.optional(),
@@ -94,6 +96,7 @@ export const failTurnInputSchema = turnRefSchema.extend({
   failure: turnFailureSchema,
   useMemory: z.boolean().optional(),
   memoryMode: z.literal('read').optional(),
+  temporary: z.literal(true).optional(),
   /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot, which its failure frees. */

@@ -28,6 +28,8 @@ export const queuedChatMessageSchema = z.object({
   assistant: assistantRefSchema.optional(),
   /** The project the conversation is filed in: its instructions open the conversation. */
   projectId: projectIdSchema.optional(),
+  /** A temporary chat: no header (in no list or search, so history keeps nothing of it) and memory off. */
+  temporary: z.literal(true).optional(),
   /** Set when the message replaces an earlier turn (an edit or a regenerate): the conversation branches there. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot from its admission: whatever ends it frees the slot. */
@@ -55,6 +57,11 @@ export function shapeFlags(input: { assistant?: AssistantRef | undefined; projec
     ...(input.assistant === undefined ? {} : { assistant: input.assistant }),
     ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
   };
+}
+
+/** `temporary: true` for a temporary chat's turn; nothing otherwise. */
+export function temporaryFlag(input: { temporary?: boolean | undefined }): { temporary?: true } {
+  return input.temporary === true ? { temporary: true } : {};
 }
 
 /** `model` when the turn names one; nothing otherwise (the catalogue's default). */

@@ -11,7 +11,7 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { memoryFlag, modelFlag, quotaSlotFlag, shapeFlags } from '../contracts/queue.js';
+import { memoryFlag, modelFlag, quotaSlotFlag, shapeFlags, temporaryFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 import { turnFailureOf } from './turn-failure.js';
@@ -85,6 +85,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       postedAt: input.postedAt,
       failure: turnFailureOf(error),
       ...memory,
+      ...temporaryFlag(input),
       ...quotaSlotFlag(input),
       ...forkOf(input),
       ...telemetry,
@@ -112,6 +113,7 @@ export function llmStepInputOf(
       : {}),
     ...memoryFlag(input),
     ...modelFlag(input),
+    ...temporaryFlag(input),
     ...quotaSlotFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),
   };

@@ -37,6 +37,7 @@ export type StepRef = TurnRef & {
   useMemory?: boolean | undefined;
   memoryMode?: 'read' | undefined;
   model?: string | undefined;
+  temporary?: boolean | undefined;
   quotaSlot?: boolean | undefined;
 };
 
@@ -214,7 +215,9 @@ class EffectRun {
         };
       }
       case 'touch-header':
-        await touchHeader(need(services, effect.kind, 'headers'), ref, effect.memory);
+        // A temporary chat has no header: it is in no list or search, and history keeps nothing of it.
+        if (ref.temporary !== true)
+          await touchHeader(need(services, effect.kind, 'headers'), ref, effect.memory);
         return undefined;
       case 'free-slot':
         await freeQuotaSlot(services, ref);
