@@ -104,6 +104,24 @@ describe('the model catalogue', () => {
     expect(modelsAsked(other)).toEqual([SCRIPTED_MODEL]);
   }, 60_000);
 
+  it('takes the model of a useChat message from its body', async () => {
+    const text = `ui ${randomUUID()}`;
+    const aiSdkId = () => randomUUID().replaceAll('-', '').slice(0, 16);
+    const response = await fetch(`${runtime.url}/api/ui/chat`, {
+      method: 'POST',
+      headers: alice.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({
+        id: aiSdkId(),
+        trigger: 'submit-message',
+        messages: [{ id: aiSdkId(), role: 'user', parts: [{ type: 'text', text }] }],
+        model: DEEP,
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"type":"finish"');
+    expect(modelsAsked(text)).toEqual([DEEP]);
+  }, 60_000);
+
   it('regenerates with another model, and the alternative records which model answered', async () => {
     const { sessionId } = (await (await start(alice, {})).json()) as { sessionId: string };
     const text = `regenerate ${randomUUID()}`;
