@@ -14,6 +14,9 @@ import {
   listProjects,
   updateProject,
 } from '../shared/projects/projects.js';
+import { z } from 'zod';
+import { projectIdSchema, sessionIdSchema } from '../shared/ids.js';
+import { fileConversation } from '../shared/projects/file-conversation.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -95,10 +98,41 @@ export const deleteProjectEndpoint = endpoint({
   },
 });
 
+const fileConversationBodySchema = z.object(
+  { projectId: projectIdSchema.nullable() },
+  { error: 'the body must be a JSON object: {"projectId": "<id>"} or {"projectId": null}' },
+);
+
+export const fileConversationEndpoint = endpoint({
+  name: 'fileConversation',
+  route: 'history/conversations/{sessionId}/project',
+  methods: ['PUT'],
+  summary:
+    'Files one of the caller’s conversations in one of their projects ({projectId}), or in none ({projectId: null}); the list then shows it under ?projectId=.',
+  auth: 'caller',
+  responses: {
+    200: '{sessionId, projectId}',
+    404: "an unknown conversation or project, or another user's (the same answer)",
+    409: 'a temporary chat, which is kept in no project',
+  },
+  replies: { 200: z.object({ sessionId: z.string(), projectId: z.string().nullable() }) },
+  params: z.object({ sessionId: sessionIdSchema }),
+  body: { schema: fileConversationBodySchema, maxBytes: 1024, what: 'project choice' },
+  async handle({ app, caller, params, body }) {
+    const services = { ...app.workspace.projects, sessions: app.chat.sessions, headers: app.history.headers };
+    return {
+      status: 200,
+      body: await fileConversation(services, caller, params.sessionId, body.projectId),
+    };
+  },
+});
+
 export const projectFunctions: FunctionDefinition[] = [
   createProjectEndpoint,
   listProjectsEndpoint,
   getProjectEndpoint,
   updateProjectEndpoint,
   deleteProjectEndpoint,
-].map((declared) => httpFunction(declared));
+]
+  .map((declared) => httpFunction(declared))
+  .concat(httpFunction(fileConversationEndpoint));

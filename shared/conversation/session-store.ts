@@ -28,6 +28,8 @@ export interface SessionStore {
    * the caller's (their next claim makes it again). Harmless when there is none.
    */
   release(userId: string, sessionId: string): Promise<void>;
+  /** Files the caller's live session in a project, or in none (null); false when there is no such session. */
+  setProject(userId: string, sessionId: string, projectId: string | null): Promise<boolean>;
   /** Who claimed this client-chosen id (one point read, nothing made); undefined while no one has. */
   claimant(sessionId: string): Promise<string | undefined>;
   /**

@@ -107,6 +107,37 @@ describe('assistants and projects', () => {
     const text = `soil ${randomUUID()}`;
     await turn(sessionId, text);
     expect(systemPromptFor(text)).toContain('Answers are about roses.');
+
+    // Filed at its start, listed under the project; another conversation moved in later, and out again.
+    const listedIn = async (projectId: string) => {
+      const page = await json<{ conversations: { sessionId: string }[] }>(
+        await call(alice, 'GET', `history/users/user_001/conversations?projectId=${projectId}`),
+        200,
+      );
+      return page.conversations.map((conversation) => conversation.sessionId);
+    };
+    expect(await listedIn(project.projectId)).toEqual([sessionId]);
+    const other = await json<{ sessionId: string }>(await call(alice, 'POST', 'session/start', {}), 201);
+    await turn(other.sessionId, `loose ${randomUUID()}`);
+    expect(await listedIn(project.projectId)).toEqual([sessionId]);
+    const moved = `history/conversations/${other.sessionId}/project`;
+    expect(await json(await call(alice, 'PUT', moved, { projectId: project.projectId }), 200)).toEqual({
+      sessionId: other.sessionId,
+      projectId: project.projectId,
+    });
+    expect((await listedIn(project.projectId)).sort()).toEqual([sessionId, other.sessionId].sort());
+    await json(await call(alice, 'PUT', moved, { projectId: null }), 200);
+    expect(await listedIn(project.projectId)).toEqual([sessionId]);
+    // Another user can neither move alice's conversation nor file theirs in alice's project.
+    expect((await call(bob, 'PUT', moved, { projectId: project.projectId })).status).toBe(404);
+    const bobs = await json<{ sessionId: string }>(await call(bob, 'POST', 'session/start', {}), 201);
+    expect(
+      (
+        await call(bob, 'PUT', `history/conversations/${bobs.sessionId}/project`, {
+          projectId: project.projectId,
+        })
+      ).status,
+    ).toBe(404);
   }, 60_000);
 
   it('lets another user reach none of them, and only publishers make an assistant public', async () => {

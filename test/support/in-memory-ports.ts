@@ -98,6 +98,14 @@ export class MemorySessions implements SessionStore {
     this.sessions.push(session);
     return Promise.resolve(session);
   }
+  setProject(userId: string, sessionId: string, projectId: string | null) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    const session = this.sessions[index];
+    if (session === undefined || this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(false);
+    const { projectId: _old, ...rest } = session;
+    this.sessions[index] = projectId === null ? rest : { ...rest, projectId };
+    return Promise.resolve(true);
+  }
   /** Sessions whose conversation is being deleted, or was (`${userId}/${sessionId}`): their tombstones. */
   readonly deleting = new Set<string>();
   /** Of those, the ones whose delete finished. */

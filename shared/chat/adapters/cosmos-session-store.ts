@@ -61,6 +61,34 @@ export function createCosmosSessionStore(
         : sessionOf(made.resource);
     },
 
+    async setProject(userId, sessionId, projectId) {
+      const live = 'FROM c WHERE NOT IS_DEFINED(c.deletingAt)';
+      const what = "a session's project";
+      if (projectId !== null) {
+        const set = await patchItem(
+          container,
+          sessionId,
+          userId,
+          [{ op: 'set', path: '/projectId', value: projectId }],
+          live,
+          what,
+        );
+        return set === 'patched';
+      }
+      const session = await read(userId, sessionId);
+      if (session === undefined || session.resource.deletingAt !== undefined) return false;
+      if (session.resource.projectId === undefined) return true;
+      const removed = await patchItem(
+        container,
+        sessionId,
+        userId,
+        [{ op: 'remove', path: '/projectId' }],
+        live,
+        what,
+      );
+      return removed === 'patched';
+    },
+
     async release(userId, sessionId) {
       // The claim document stays: claims are never deleted, so a racing claim's 409 is always followed by a hit.
       await deleteItem(container, sessionId, userId, 'the session');

@@ -108,9 +108,9 @@ export function llmStepInputOf(
     round,
     firstSeq: at.firstSeq,
     toolsAllowed: at.toolRounds < input.maxToolRounds,
-    ...(round === 0
-      ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) }, ...shapeFlags(input) }
-      : {}),
+    ...(round === 0 ? { message: { text: input.text, postedAt: input.postedAt, ...forkOf(input) } } : {}),
+    // Round 0 renders their instructions; the round that commits files a new conversation's header in the project.
+    ...shapeFlags(input),
     ...memoryFlag(input),
     ...modelFlag(input),
     ...temporaryFlag(input),

@@ -38,6 +38,7 @@ export type StepRef = TurnRef & {
   memoryMode?: 'read' | undefined;
   model?: string | undefined;
   temporary?: boolean | undefined;
+  projectId?: string | undefined;
   quotaSlot?: boolean | undefined;
 };
 
@@ -256,11 +257,15 @@ class EffectRun {
 /** Keeps the conversation's header live after a commit, from working memory as the commit left it. */
 async function touchHeader(
   services: Pick<TurnServices, 'headers'>,
-  ref: TurnRef,
+  ref: StepRef,
   memory: WorkingMemory,
 ): Promise<void> {
   const touch = headerTouch(ref, memory);
-  if (touch !== undefined) await services.headers.touch(touch);
+  // A conversation started in a project has its header filed there when the header is made.
+  if (touch !== undefined)
+    await services.headers.touch(
+      ref.projectId === undefined ? touch : { ...touch, projectId: ref.projectId },
+    );
 }
 
 /** The step's ports, with those an effect needs checked present. */
