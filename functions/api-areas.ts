@@ -17,6 +17,29 @@ session, so two users or two sessions using the same id never meet. \`question\`
 the conversation branches there (see the README's "Stop, regenerate, edit: branches").`,
   },
   {
+    title: 'Models',
+    routePrefixes: ['models'],
+    note: `The chat models of the catalogue (\`LLM_MODELS\`; unset: the one chat model of the LLM connection), each with who
+may use it. A conversation's model is chosen at \`POST /api/session/start\` (\`model\`) and kept with it; \`POST /api/chat\`,
+\`POST /api/ui/chat\` and regenerate may name another for one answer, which records the model that answered. A model
+the caller may not use, or one the catalogue does not list, is a 403 naming it.`,
+  },
+  {
+    title: 'Assistants',
+    routePrefixes: ['assistants'],
+    note: `An assistant bundles instructions, a model, built-in tools, knowledge, a memory choice (\`user\`: the user's shared
+memory; \`assistant\`: its own; \`none\`) and conversation starters. It is private to its owner, or public when
+\`ASSISTANTS_PUBLISHERS\` names the owner. Every edit is a new version; a conversation started with an assistant
+(\`POST /api/session/start {assistantId}\`) records its id and version, so an edit never changes what an earlier
+conversation was told. Another user's private assistant is the same 404 as an unknown one.`,
+  },
+  {
+    title: 'Projects',
+    routePrefixes: ['projects'],
+    note: `A project holds a name, instructions and knowledge for the conversations filed in it
+(\`POST /api/session/start {projectId}\`). Projects are their owner's only: another user's is the same 404 as an unknown one.`,
+  },
+  {
     title: 'Streaming',
     routePrefixes: ['realtime', 'stream'],
     note: 'The events themselves, and how to resume, are in [streaming.md](streaming.md).',

@@ -135,6 +135,8 @@ describe('POST /api/chat', () => {
             chatMessageId: chatMessageId.toLowerCase(),
             text: 'hello',
             postedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+            // The catalogue's model the conversation runs on (the default: the one configured model).
+            model: 'offline',
           },
         },
       },
@@ -331,6 +333,7 @@ describe('POST /api/chat: idempotency per session', () => {
           chatMessageId,
           text: 'hello',
           postedAt: '2026-11-22T09:00:00.000Z',
+          model: 'offline',
         },
       },
     ]);
@@ -419,6 +422,7 @@ describe('edit and regenerate at the front door', () => {
         text: 'What is 2 + 2?',
         postedAt: expect.any(String) as unknown,
         useMemory: false,
+        model: 'offline',
         fork: { replaces: answered, origin: 'regenerate' },
       },
     ]);

@@ -20,6 +20,7 @@ import {
 } from '../shared/chat/post-chat-message.js';
 import { regenerateTurn } from '../shared/chat/regenerate-turn.js';
 import { startSession } from '../shared/chat/start-session.js';
+import { sessionStarter } from '../shared/app/conversation-shaping.js';
 import { chatSessionSchema } from '../shared/conversation/session-store.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
@@ -28,13 +29,18 @@ export const startSessionEndpoint = endpoint({
   name: 'startSession',
   route: 'session/start',
   methods: ['POST'],
-  summary: 'A new chat session owned by the caller (201).',
+  summary:
+    'A new chat session owned by the caller (201), shaped by {model?, memory?, assistantId?, projectId?, temporary?}.',
   auth: 'caller',
-  responses: { 201: 'the session: {sessionId, userId, createdAt}' },
+  responses: {
+    201: 'the session: {sessionId, userId, createdAt, model, memory?, assistant?, projectId?, temporary?}',
+    403: 'a model, assistant or project the caller may not use (named)',
+    404: "an unknown assistant or project, or another user's",
+  },
   replies: { 201: chatSessionSchema },
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
-  async handle({ app, caller }) {
-    return { status: 201, body: await startSession(app.chat.sessions, caller) };
+  async handle({ app, caller, body }) {
+    return { status: 201, body: await startSession(sessionStarter(app), caller, body ?? {}) };
   },
 });
 
@@ -79,7 +85,7 @@ export const regenerateEndpoint = endpoint({
   params: turnParamsSchema,
   body: { schema: regenerateBodySchema, maxBytes: 4 * 1024, what: 'regenerate request' },
   async handle({ app, caller, params, body }) {
-    return queued(await regenerateTurn(frontDoor(app), caller, params, body.chatMessageId));
+    return queued(await regenerateTurn(frontDoor(app), caller, params, body.chatMessageId, body.model));
   },
 });
 
@@ -93,6 +99,7 @@ export function frontDoor(app: App): PostChatMessageServices {
     ticketTtlSeconds: app.config.streaming.ticketTtlSeconds,
     quota: app.quota,
     attachments: app.attachments,
+    models: app.config.models,
   };
 }
 

@@ -9,8 +9,11 @@ import { healthFunctions } from './health.js';
 import { historyFunctions } from './history.js';
 import { historyApiFunctions } from './history-api.js';
 import { knowledgeFunctions } from './knowledge.js';
+import { assistantFunctions } from './assistants.js';
 import { mcpFunctions } from './mcp.js';
 import { mcpServerFunctions } from './mcp-servers.js';
+import { projectFunctions } from './projects.js';
+import { modelFunctions } from './models.js';
 import { openApiFunctions } from './openapi.js';
 import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
@@ -24,6 +27,9 @@ import { usageFunctions } from './usage.js';
 export const functionDefinitions: readonly FunctionDefinition[] = [
   ...healthFunctions,
   ...chatFunctions,
+  ...modelFunctions,
+  ...assistantFunctions,
+  ...projectFunctions,
   ...streamFunctions,
   ...uiChatFunctions,
   ...chatTurnFunctions,

@@ -31,7 +31,8 @@ const SDK_ALLOWED = '(^shared/app/|^shared/http/|/adapters/|\\.test\\.ts$)';
  */
 const CONTRACT_MODULES =
   '(^shared/[^/]+/contracts\\.ts$|^shared/[^/]+/contracts/[^/]+\\.ts$|' +
-  '^shared/conversation/(branches|messages|message-completed|sources|turn-ids|session-store|posted-message-store)\\.ts$)';
+  '^shared/conversation/(branches|messages|message-completed|sources|turn-ids|session-store|posted-message-store|' +
+  'memory-mode|conversation-shape)\\.ts$)';
 
 /** shared/'s own files (errors, ids, logger, validation, ...), on the bottom floor of the matrix. */
 export const SHARED_ROOT = 'shared/*.ts';
@@ -44,7 +45,7 @@ export const SHARED_ROOT = 'shared/*.ts';
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
   ['chat'],
-  ['tools', 'sharing', 'mcp'],
+  ['tools', 'sharing', 'mcp', 'assistants', 'projects'],
   ['history'],
   ['memory'],
   ['streaming'],
@@ -52,7 +53,7 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['usage'],
   ['conversation'],
   ['quota'],
-  ['http'],
+  ['http', 'models'],
   ['identity', 'cosmos', 'llm', 'messaging', 'durable'],
   ['search'],
   // Tracing and metrics helpers: low, so every area may instrument itself.

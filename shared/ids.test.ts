@@ -36,6 +36,9 @@ const HOSTILE = [
 ];
 
 const LEGIT: Record<IdKind, string[]> = {
+  modelId: ['gpt-5.4-mini', 'llama3:8b', 'scripted-model'],
+  assistantId: ['asst-0123456789abcdef0123456789abcdef'],
+  projectId: ['proj-0123456789abcdef0123456789abcdef'],
   userId: [
     'user_001',
     'user_003',

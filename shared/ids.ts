@@ -78,6 +78,21 @@ export const ID_FORMATS = {
     forms: [{ pattern: 'att-[0-9a-f]{32}' }],
     message: 'must be an attachmentId as POST /api/attachments gives it: att- and 32 hex characters',
   },
+  /** A chat model of the catalogue: an Azure OpenAI deployment's name, or a model's (Ollama's `llama3:8b`). */
+  modelId: {
+    forms: [{ pattern: '[A-Za-z0-9][A-Za-z0-9._:-]{0,99}' }],
+    message: "must be a model id that GET /api/models lists (letters, digits, '.', '_', ':', '-')",
+  },
+  /** An assistant: `asst-` and 32 hex digits, made by the server (POST /api/assistants). */
+  assistantId: {
+    forms: [{ pattern: 'asst-[0-9a-f]{32}' }],
+    message: 'must be an assistantId as POST /api/assistants gives it: asst- and 32 lowercase hex digits',
+  },
+  /** A project: `proj-` and 32 hex digits, made by the server (POST /api/projects). */
+  projectId: {
+    forms: [{ pattern: 'proj-[0-9a-f]{32}' }],
+    message: 'must be a projectId as POST /api/projects gives it: proj- and 32 lowercase hex digits',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;
@@ -140,3 +155,6 @@ export const factIdSchema = idSchema('factId');
 export const documentIdSchema = idSchema('documentId');
 export const shareIdSchema = idSchema('shareId');
 export const mcpServerIdSchema = idSchema('mcpServerId');
+export const modelIdSchema = idSchema('modelId');
+export const assistantIdSchema = idSchema('assistantId');
+export const projectIdSchema = idSchema('projectId');

@@ -65,6 +65,7 @@ import { composeMcp } from './mcp-wiring.js';
 import { composeQuota } from './quota-wiring.js';
 import { composeAttachments, turnAttachments } from './attachment-services.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
+import { composeWorkspace, conversationInstructions, type WorkspaceServices } from './workspace.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
 export interface ChatServices {
@@ -168,6 +169,8 @@ export interface App {
   sharing: { shares: ShareStore };
   /** Users' and the operator's MCP servers, and the client that reaches them. */
   mcp: McpServices;
+  /** Assistants and projects, which shape conversations. */
+  workspace: WorkspaceServices;
   /** The durable client for this invocation (in Azure it is bound to the function's durableClient input). */
   orchestrations(context: InvocationContext): OrchestrationClient;
   healthChecks(context: InvocationContext): HealthCheck[];
@@ -253,6 +256,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const mcp = composeMcp(config, database);
   // The background workers' model calls are checked against the same spend limits as the turns that caused them.
   const backgroundLlm = spendGatedLlm(llm, quota);
+  const workspace = composeWorkspace(database, config);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
@@ -300,6 +304,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           profileTimeoutMs: config.chat.profileTimeoutMs,
         },
         pricing: usage.pricing,
+        instructions: conversationInstructions(workspace),
       },
     },
     streaming: {
@@ -361,6 +366,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },
     mcp,
+    workspace,
     orchestrations: (context) => platform.orchestrations(context),
     healthChecks: (context) => [...ownChecks, ...platform.healthChecks(context)],
     close: async () => {

@@ -8,6 +8,10 @@ import { attachmentConfig, attachmentSettings, type AttachmentConfig } from '../
 import { knowledgeConfig, knowledgeSettings, type KnowledgeConfig } from '../knowledge/settings.js';
 import { llmConfig, llmSettings, type LlmConfig } from '../llm/settings.js';
 import { mcpConfig, mcpSettings, type McpConfig } from '../mcp/settings.js';
+import type { ModelCatalogue } from '../models/model-catalogue.js';
+import type { PriceTable } from '../usage/prices.js';
+import { modelCatalogue, modelSettings } from '../models/settings.js';
+import { assistantSettings, publishPolicy, type PublishPolicy } from '../assistants/settings.js';
 import {
   readSettings,
   settingsOf,
@@ -35,6 +39,10 @@ export interface AppConfig {
   serviceBus: { fullyQualifiedNamespace: string | undefined };
   webPubSub: { hub: string; endpoint: string | undefined; connectionString: string | undefined };
   llm: LlmConfig;
+  /** The chat models conversations may choose (LLM_MODELS); the first is the default. */
+  models: ModelCatalogue;
+  /** Who may make an assistant public. */
+  assistants: { publishers: PublishPolicy };
   auth: AuthConfig;
   chat: ChatConfig;
   /** Which adapter holds working memory and running turns. */
@@ -68,6 +76,8 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   platformSettings,
   identitySettings,
   llmSettings,
+  modelSettings,
+  assistantSettings,
   chatSettings,
   hotStoreSettings,
   redisSettings,
@@ -89,6 +99,8 @@ export function loadConfig(env: Environment): AppConfig {
   const platform = readSettings(platformSettings, env, problems);
   const identity = readSettings(identitySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
+  const modelValues = readSettings(modelSettings, env, problems);
+  const assistantValues = readSettings(assistantSettings, env, problems);
   const chat = readSettings(chatSettings, env, problems);
   const hotStore = readSettings(hotStoreSettings, env, problems);
   const redis = readSettings(redisSettings, env, problems);
@@ -157,6 +169,8 @@ export function loadConfig(env: Environment): AppConfig {
   problems.throwIfAny();
   if (llmChoice === undefined || auth === undefined)
     throw new Error('A settings rule returned no value without reporting a problem.');
+  const models = modelCatalogue(modelValues, chatModelOf(llmChoice));
+  const usageValues = usageConfig(usage);
 
   return {
     env: appEnv,
@@ -173,6 +187,8 @@ export function loadConfig(env: Environment): AppConfig {
       connectionString: platform.WEBPUBSUB_CONNECTION_STRING,
     },
     llm: llmChoice,
+    models,
+    assistants: { publishers: publishPolicy(assistantValues) },
     auth,
     chat: chatConfig(chat),
     hotStore: hotStoreConfig(hotStore),
@@ -181,7 +197,7 @@ export function loadConfig(env: Environment): AppConfig {
     knowledge: knowledgeConfig(knowledge),
     attachments: attachmentConfig(attachments),
     search: searchRelevance(search, embeddingModelOf(llmChoice)),
-    usage: usageConfig(usage),
+    usage: { ...usageValues, prices: withCataloguePrices(usageValues.prices, models) },
     health: { cacheMs: platform.HEALTH_CACHE_SECONDS * 1000 },
     telemetry: telemetryConfig(telemetry, insights.APPLICATIONINSIGHTS_CONNECTION_STRING),
     quota: quotaConfig(quota),
@@ -189,6 +205,17 @@ export function loadConfig(env: Environment): AppConfig {
     sharing: sharingConfig(sharing),
     mcp: mcpConfig(mcp),
   };
+}
+
+/** The price table with the catalogue's prices: a catalogue entry's price is its model's. */
+function withCataloguePrices(table: PriceTable, catalogue: ModelCatalogue): PriceTable {
+  const priced = catalogue.models.flatMap((entry) => (entry.price ? [[entry.id, entry.price] as const] : []));
+  return { ...table, ...Object.fromEntries(priced) };
+}
+
+/** The name the chat model goes by: the Azure deployment's, or the model's at an OpenAI-compatible endpoint. */
+function chatModelOf(llm: LlmConfig): string {
+  return llm.connection.kind === 'azure-openai' ? llm.connection.chatDeployment : llm.connection.chatModel;
 }
 
 /** The name the embedding model goes by: the Azure deployment's, or the model's at an OpenAI-compatible endpoint. */

@@ -9,6 +9,8 @@ import { quotaContainers } from '../quota/contracts.js';
 import { sharingContainers } from '../sharing/contracts.js';
 import { streamingContainers } from '../streaming/contracts.js';
 import { usageContainers } from '../usage/contracts.js';
+import { assistantsContainers } from '../assistants/contracts.js';
+import { projectsContainers } from '../projects/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
@@ -23,4 +25,6 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...usageContainers,
   ...sharingContainers,
   ...mcpContainers,
+  ...assistantsContainers,
+  ...projectsContainers,
 ];

@@ -19,6 +19,8 @@ import { MAX_PATH_GAPS, type TurnFork } from '../conversation/branches.js';
 import {
   groupsFlag,
   memoryFlag,
+  shapeFlags,
+  temporaryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
   USER_MESSAGES_QUEUE,
@@ -32,6 +34,10 @@ import type { WorkingMemoryStore } from '../conversation/working-memory-store.js
 import { attachToMessage } from '../attachments/attach-to-message.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
 import type { MessageAttachment } from '../message-attachments.js';
+import { conversationMemoryMode } from '../conversation/conversation-shape.js';
+import { memoryFields, narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
+import type { ChatSession } from '../conversation/session-store.js';
+import { chooseModel, type ModelCatalogue } from '../models/model-catalogue.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
@@ -45,6 +51,8 @@ export interface PostChatMessageServices {
   quota?: QuotaServices;
   /** Where the attachments a message names are found (absent: a message carries none). */
   attachments?: AttachmentServices;
+  /** The models a turn may name; absent: turns run on the connection's model. */
+  models?: ModelCatalogue;
   now?: () => Date;
 }
 
@@ -54,6 +62,10 @@ export interface TurnToPost {
   chatMessageId: string;
   text: string;
   useMemory: boolean;
+  /** The memory mode asked for (over useMemory); absent: the conversation's, or off when useMemory is false. */
+  memory?: MemoryMode | undefined;
+  /** The model asked for; absent: the conversation's. */
+  model?: string | undefined;
   fork?: TurnFork;
   attachments?: MessageAttachment[];
 }
@@ -84,6 +96,8 @@ export async function postChatMessage(
     chatMessageId: request.chatMessageId,
     text: request.text,
     useMemory: request.useMemory,
+    memory: request.memory,
+    model: request.model,
     ...(fork ? { fork } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
   });
@@ -110,6 +124,9 @@ export async function postTurn(
   caller: Caller,
   turn: TurnToPost,
 ): Promise<PostedChatMessage> {
+  // A model the caller may not use is refused before anything is recorded.
+  if (turn.model !== undefined && services.models !== undefined)
+    chooseModel(services.models, caller, turn.model);
   const admission = await admitNewTurn(services, caller, turn);
   try {
     return await recordAndQueue(services, caller, turn, admission.holdsSlot);
@@ -168,6 +185,7 @@ async function recordAndQueue(
         : `No session '${turn.sessionId}' for this user: start one with POST /api/session/start.`,
     );
   const accepted = claim.posted;
+  const shaped = turnShape(services, caller, turn, claim.session);
   if (accepted.textSha256 !== textSha256 || !sameFork(accepted.fork, turn.fork))
     throw new ConflictError(
       `chatMessageId '${turn.chatMessageId}' was already posted in this session with a different ${accepted.textSha256 !== textSha256 ? 'text' : 'edit or regenerate target'}: ` +
@@ -181,8 +199,12 @@ async function recordAndQueue(
       chatMessageId: turn.chatMessageId,
       text: turn.text,
       postedAt: accepted.postedAt,
-      // Only when off: absent means on, so a message posted without the flag keeps the shape it always had.
-      ...memoryFlag(turn),
+      // Only when off or read: absent means readwrite, so a usual message keeps the shape it always had.
+      ...memoryFields(shaped.memory),
+      ...(shaped.model !== undefined ? { model: shaped.model } : {}),
+      ...(claim.session === undefined
+        ? {}
+        : { ...shapeFlags(claim.session), ...temporaryFlag(claim.session) }),
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
@@ -232,6 +254,27 @@ export async function requireReplaceable(
     `Message '${chatMessageId}' is still being answered: replace it once its answer has ended (message-end or error).`,
     2,
   );
+}
+
+/**
+ * The turn's memory mode and model: the message's own choice within what its conversation allows (a temporary or
+ * memory-off conversation stays off), else the conversation's. A model the session names that the catalogue no
+ * longer lists falls back to the default.
+ */
+function turnShape(
+  services: PostChatMessageServices,
+  caller: Caller,
+  turn: TurnToPost,
+  session: ChatSession | undefined,
+): { memory: MemoryMode; model: string | undefined } {
+  const allowed = session === undefined ? 'readwrite' : conversationMemoryMode(session);
+  const asked = turn.memory ?? (turn.useMemory ? allowed : 'off');
+  const memory = narrowerMemoryMode(asked, allowed);
+  const catalogue = services.models;
+  if (catalogue === undefined) return { memory, model: turn.model };
+  const kept = session?.model;
+  const listed = kept !== undefined && catalogue.models.some((entry) => entry.id === kept);
+  return { memory, model: chooseModel(catalogue, caller, turn.model, listed ? kept : undefined) };
 }
 
 function sameFork(a: TurnFork | undefined, b: TurnFork | undefined): boolean {

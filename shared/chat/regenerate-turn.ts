@@ -16,6 +16,8 @@ export async function regenerateTurn(
   caller: Caller,
   target: { sessionId: string; chatMessageId: string },
   newChatMessageId: string,
+  /** Another model of the catalogue for the new answer; absent: the conversation's. */
+  model?: string,
 ): Promise<PostedChatMessage> {
   if (newChatMessageId === target.chatMessageId)
     throw new ValidationError(
@@ -37,6 +39,7 @@ export async function regenerateTurn(
     chatMessageId: newChatMessageId,
     text: question.content,
     useMemory: posted?.useMemory !== false,
+    model,
     fork: { replaces: target.chatMessageId, origin: 'regenerate' },
     // The new answer sees the files the question carried.
     ...(question.attachments?.length ? { attachments: question.attachments } : {}),

@@ -3,6 +3,8 @@
 import type { IncomingFile } from '../attachments/contracts.js';
 import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
+import { memoryModeSchema, type MemoryMode } from '../conversation/memory-mode.js';
+import { modelIdSchema } from '../ids.js';
 
 /** What a useChat body asks for: a new message (or an edit), or a new answer to an earlier one. */
 export type UiChatTurn =
@@ -13,6 +15,10 @@ export type UiChatTurn =
       messageId: string;
       text: string;
       useMemory: boolean;
+      /** The memory mode asked for (over use_memory), when given. */
+      memory?: MemoryMode;
+      /** The catalogue's model asked for, when given. */
+      model?: string;
       /** An edit: the user message it replaces. */
       editOf?: string;
       /** useChat edited the message in place, keeping its id: the new turn's id is derived from the id and the text. */
@@ -25,12 +31,20 @@ export type UiChatTurn =
       sessionId: string;
       /** The turn whose answer is made anew. */
       chatMessageId: string;
+      /** Another model of the catalogue for the new answer, when given. */
+      model?: string;
     };
 
 const flag = z.boolean({ error: 'must be true or false' }).optional();
 
 /** The options a client may send in the body (`body` of useChat) or in the last message's `metadata`. */
-const turnOptionsShape = { use_memory: flag, useMemory: flag, editOf: chatMessageIdSchema.optional() };
+const turnOptionsShape = {
+  use_memory: flag,
+  useMemory: flag,
+  memory: memoryModeSchema.optional(),
+  model: modelIdSchema.optional(),
+  editOf: chatMessageIdSchema.optional(),
+};
 
 const partSchema = z.looseObject({
   type: z.string({ error: 'must be a string' }).max(100),
@@ -151,7 +165,12 @@ export function uiChatRequestSchema(maxTextChars: number) {
         return z.NEVER;
       }
       if (body.trigger === 'regenerate-message')
-        return { kind: 'regenerate', sessionId: body.id, chatMessageId: body.messageId ?? message.id };
+        return {
+          kind: 'regenerate',
+          sessionId: body.id,
+          chatMessageId: body.messageId ?? message.id,
+          ...(options.model === undefined ? {} : { model: options.model }),
+        };
       const inPlace = body.messageId !== undefined && body.messageId === message.id;
       if (body.messageId !== undefined && !inPlace) {
         context.addIssue({
@@ -177,6 +196,12 @@ export function uiChatRequestSchema(maxTextChars: number) {
         text: message.parts.text,
         ...(message.parts.files.length > 0 ? { files: message.parts.files } : {}),
         useMemory: useMemories[0] ?? true,
+        ...(options.memory !== undefined
+          ? { memory: options.memory }
+          : useMemories[0] === false
+            ? { memory: 'off' as const }
+            : {}),
+        ...(options.model === undefined ? {} : { model: options.model }),
         inPlace,
         ...(editOf === undefined ? {} : { editOf }),
       };
@@ -187,13 +212,16 @@ export function uiChatRequestSchema(maxTextChars: number) {
 function definedOnly(body: {
   use_memory?: boolean | undefined;
   useMemory?: boolean | undefined;
+  memory?: MemoryMode | undefined;
+  model?: string | undefined;
   editOf?: string | undefined;
 }) {
+  const { use_memory, useMemory, memory, model, editOf } = body;
   return Object.fromEntries(
-    Object.entries({ use_memory: body.use_memory, useMemory: body.useMemory, editOf: body.editOf }).filter(
+    Object.entries({ use_memory, useMemory, memory, model, editOf }).filter(
       ([, value]) => value !== undefined,
     ),
-  ) as { use_memory?: boolean; useMemory?: boolean; editOf?: string };
+  ) as { use_memory?: boolean; useMemory?: boolean; memory?: MemoryMode; model?: string; editOf?: string };
 }
 
 /**

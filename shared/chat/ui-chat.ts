@@ -33,7 +33,7 @@ export async function postUiChat(
   const posted =
     turn.kind === 'regenerate'
       ? // A new alternative each time: a regenerate names no new id, and two presses ask for two answers.
-        await regenerateTurn(services, caller, turn, randomUUID())
+        await regenerateTurn(services, caller, turn, randomUUID(), turn.model)
       : await postToSession(services, caller, turn);
   const { message } = posted;
   return openUiTurnStream(
@@ -118,6 +118,8 @@ async function postToSession(
       chatMessageId: turn.inPlace ? editedTurnId(turn.sessionId, turn.messageId, turn.text) : turn.messageId,
       text: turn.text,
       useMemory: turn.useMemory,
+      ...(turn.memory === undefined ? {} : { memory: turn.memory }),
+      ...(turn.model === undefined ? {} : { model: turn.model }),
       ...(turn.editOf === undefined ? {} : { editOf: turn.editOf }),
     });
   } catch (error) {

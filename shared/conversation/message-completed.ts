@@ -31,6 +31,8 @@ export const messageCompletedSchema = turnRefSchema.extend({
   complete: z.boolean(),
   /** False: the turn was posted with use_memory false; the memory worker leaves it out. Absent means true. */
   useMemory: z.boolean().optional(),
+  /** `read`: the turn read memory but may not add to it; the memory worker leaves it out. */
+  memoryMode: z.literal('read').optional(),
   /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */
   systemPrompt: systemPromptSchema.optional(),
 });

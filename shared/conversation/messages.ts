@@ -67,6 +67,8 @@ export const conversationMessageSchema = z.object({
    * MAX_KEPT_REASONING characters, its start kept), and how long the model reasoned, when it was measured.
    */
   reasoning: z.object({ text: z.string(), durationMs: z.number().int().nonnegative().optional() }).optional(),
+  /** Assistant only: the catalogue's model the turn called (absent on turns made before the catalogue). */
+  model: z.string().optional(),
   /** Both messages of a turn posted with use_memory false: the turn neither read nor wrote long-term memory. */
   useMemory: z.literal(false).optional(),
   /** User only: the turn failed; the user's message is kept. */

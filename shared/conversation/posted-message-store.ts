@@ -1,6 +1,7 @@
 // The port of posted messages: one record per message the front door accepted, keyed by session and
 // chatMessageId, so a re-post is recognised (same text: the same message again) or refused (different text).
 // Adapter: chat/adapters/cosmos-posted-message-store.ts, in the `sessions` container beside the session.
+import type { ChatSession } from './session-store.js';
 import { z } from 'zod';
 import { userIdSchema } from '../ids.js';
 import { turnForkSchema } from './branches.js';
@@ -31,7 +32,9 @@ export type PostedMessage = z.infer<typeof postedMessageSchema>;
  * was written); or the caller's session being deleted, or deleted (nothing of the message is kept either).
  */
 export type PostedClaim =
-  { kind: 'recorded'; posted: PostedMessage } | { kind: 'no-session' } | { kind: 'session-deleted' };
+  | { kind: 'recorded'; posted: PostedMessage; session?: ChatSession }
+  | { kind: 'no-session' }
+  | { kind: 'session-deleted' };
 
 /** A stream ticket kept with the message it streams: its hash only, and when it expires (ISO 8601). */
 export interface PostedStreamTicket {

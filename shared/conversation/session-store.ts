@@ -3,18 +3,20 @@
 // stays as the conversation's tombstone, which writers read. Adapter: chat/adapters/cosmos-session-store.ts.
 import { z } from 'zod';
 import { userIdSchema } from '../ids.js';
+import { conversationShapeShape, type ConversationShape } from './conversation-shape.js';
 
 /** A session as stored and as POST /api/session/start answers it (201). */
 export const chatSessionSchema = z.object({
   sessionId: z.string(),
   userId: userIdSchema,
   createdAt: z.iso.datetime(),
+  ...conversationShapeShape,
 });
 export type ChatSession = z.infer<typeof chatSessionSchema>;
 
 export interface SessionStore {
-  /** A new session of the caller, under a new random id. */
-  create(userId: string): Promise<ChatSession>;
+  /** A new session of the caller, under a new random id, shaped as chosen (model, assistant, project, ...). */
+  create(userId: string, shape?: ConversationShape): Promise<ChatSession>;
   /**
    * The caller's session under an id the client chose (an AI SDK id, a form the server never makes), made now when
    * no user ever held that id. Undefined when another user holds or held it, or the caller's conversation under
@@ -26,6 +28,8 @@ export interface SessionStore {
    * the caller's (their next claim makes it again). Harmless when there is none.
    */
   release(userId: string, sessionId: string): Promise<void>;
+  /** Files the caller's live session in a project, or in none (null); false when there is no such session. */
+  setProject(userId: string, sessionId: string, projectId: string | null): Promise<boolean>;
   /** Who claimed this client-chosen id (one point read, nothing made); undefined while no one has. */
   claimant(sessionId: string): Promise<string | undefined>;
   /**

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { displayTextSchema } from '../plain-text.js';
 import { activePathSchema, ordinalGapSchema } from '../conversation/branches.js';
-import { chatMessageIdSchema, userIdSchema } from '../ids.js';
+import { chatMessageIdSchema, userIdSchema, projectIdSchema } from '../ids.js';
 import {
   conversationMessageSchema,
   systemPromptSchema,
@@ -94,6 +94,8 @@ export const conversationHeaderSchema = z.object({
   kind: z.literal('conversation'),
   userId: userIdSchema,
   sessionId: z.string(),
+  /** The project the conversation is filed in, if any. */
+  projectId: projectIdSchema.optional(),
   title: z.string(),
   titleSource: titleSourceSchema,
   createdAt: z.string(),

@@ -24,6 +24,8 @@ export interface HeaderTouch {
   path?: ConversationPath;
   /** The committed turn forked (an edit or a regenerate): the header says so from now on. */
   branched?: boolean;
+  /** The project the conversation was started in: a header created now is filed there. */
+  projectId?: string;
 }
 
 export interface PersistedTurn {
@@ -42,6 +44,8 @@ export interface HeaderListOptions {
   continuationToken?: string;
   /** Only conversations whose title matches (full-text: every word of q), or whose session is in `sessionIds`. */
   match?: { q: string; sessionIds: readonly string[] };
+  /** Only the conversations filed in this project. */
+  projectId?: string;
 }
 
 export interface ConversationHeaders {
@@ -88,6 +92,8 @@ export interface ConversationHeaders {
   ): Promise<{ headers: ConversationHeader[]; continuationToken?: string }>;
   /** Totals over the caller's conversations. */
   totals(userId: string): Promise<{ conversations: number; messages: number; tokens: TokenTotals }>;
+  /** Files the conversation in a project, or in none (null); false when it has no header. */
+  setProject(userId: string, sessionId: string, projectId: string | null): Promise<boolean>;
   /** Removes the header; false when there was none. */
   delete(userId: string, sessionId: string): Promise<boolean>;
 }
@@ -97,6 +103,7 @@ export function newConversationHeader(touch: HeaderTouch): ConversationHeader {
   return {
     id: touch.sessionId,
     kind: 'conversation',
+    ...(touch.projectId !== undefined ? { projectId: touch.projectId } : {}),
     userId: touch.userId,
     sessionId: touch.sessionId,
     title: firstMessageTitle(touch.firstUserText),

@@ -1,5 +1,6 @@
 // The History API's query strings, as zod schemas the endpoints parse at the edge: page sizes, continuation
 // tokens, the search text, the order of messages and the export format.
+import { projectIdSchema } from '../ids.js';
 import { z } from 'zod';
 import { pageLimitSchema } from '../validation.js';
 import {
@@ -16,6 +17,8 @@ const MAX_QUERY_CHARS = 200;
 const BAD_TOKEN = 'is not a token this API gave: pass back the continuationToken of the previous page';
 
 export const listConversationsQuerySchema = z.object({
+  /** Only the conversations filed in this project. */
+  projectId: projectIdSchema.optional(),
   limit: pageLimitSchema(MAX_CONVERSATION_PAGE, DEFAULT_CONVERSATION_PAGE),
   continuationToken: z.string().min(1, BAD_TOKEN).max(4096, BAD_TOKEN).optional(),
   q: z

@@ -23,6 +23,7 @@ export async function listConversations(
     limit: query.limit,
     ...(query.continuationToken === undefined ? {} : { continuationToken: query.continuationToken }),
     ...(match === undefined ? {} : { match }),
+    ...(query.projectId === undefined ? {} : { projectId: query.projectId }),
   });
   // The page's costs in one query of their usage counters, whatever the history's length.
   const counters = services.usage

@@ -81,6 +81,8 @@ export interface StreamChatRequest {
   toolChoice?: 'auto' | 'none' | 'required';
   signal?: AbortSignal;
   maxTokens?: number;
+  /** The chat model (deployment) to call, of the catalogue; absent: the connection's own. */
+  model?: string;
 }
 
 export interface CompleteJsonRequest<T> {

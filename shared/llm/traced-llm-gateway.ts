@@ -44,12 +44,12 @@ export function traceLlmGateway(
   return {
     streamChat: (request, onDelta) =>
       withSpan(
-        genAiSpanName('chat', chatModel),
+        genAiSpanName('chat', request.model ?? chatModel),
         {
           kind: SpanKind.CLIENT,
           attributes: modelRequestAttributes({
             ...chatCall,
-            model: chatModel,
+            model: request.model ?? chatModel,
             stream: true,
             conversationId: activeConversation(),
             maxTokens: request.maxTokens,

@@ -95,8 +95,9 @@ export async function consolidateTurn(
     log.log(`Memory: ${label} failed; there is nothing to remember.`);
     return { status: 'skipped', reason: 'failed-turn' };
   }
-  if (event.useMemory === false) {
-    log.log(`Memory: ${label} was sent with use_memory false; it leaves no trace in memory.`);
+  if (event.useMemory === false || event.memoryMode === 'read') {
+    const mode = event.useMemory === false ? 'use_memory false' : 'memory "read"';
+    log.log(`Memory: ${label} was sent with ${mode}; nothing is learned from it.`);
     return { status: 'skipped', reason: 'memory-off' };
   }
   const turn = readTurn(event, label);

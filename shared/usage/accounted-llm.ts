@@ -26,7 +26,7 @@ export function accountedLlm(llm: LlmGateway, recorder: UsageRecorder, models: C
       const scope = currentUsageScope();
       if (scope && reply.usage) {
         const kind = scope.attribution.kind ?? 'turn';
-        recorder.tally(scope, kind, reply.model ?? models.chat, reply.usage);
+        recorder.tally(scope, kind, reply.model ?? request.model ?? models.chat, reply.usage);
       }
       return reply;
     },

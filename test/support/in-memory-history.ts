@@ -91,6 +91,14 @@ export class MemoryConversationHeaders implements ConversationHeaders {
     return Promise.resolve('set' as const);
   }
 
+  setProject(userId: string, sessionId: string, projectId: string | null) {
+    const header = this.headers.get(key(userId, sessionId));
+    if (header === undefined) return Promise.resolve(false);
+    const { projectId: _old, ...rest } = header;
+    this.headers.set(key(userId, sessionId), projectId === null ? rest : { ...rest, projectId });
+    return Promise.resolve(true);
+  }
+
   list(userId: string, options: HeaderListOptions) {
     let offset = 0;
     if (options.continuationToken !== undefined) {
@@ -105,6 +113,7 @@ export class MemoryConversationHeaders implements ConversationHeaders {
           matchesAll(header.title, options.match.q) ||
           options.match.sessionIds.includes(header.sessionId),
       )
+      .filter((header) => options.projectId === undefined || header.projectId === options.projectId)
       .sort((a, b) => b.lastActivity.localeCompare(a.lastActivity) || b.sessionId.localeCompare(a.sessionId));
     const headers = all.slice(offset, offset + options.limit).map((header) => structuredClone(header));
     const next = offset + options.limit;

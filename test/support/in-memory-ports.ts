@@ -1,6 +1,8 @@
 // Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
+import { MemoryAssistants, MemoryProjects } from './in-memory-workspace.js';
+import { shapeFields, type ConversationShape } from '../../shared/conversation/conversation-shape.js';
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
 import { MemoryUsageLedger } from './memory-usage-ledger.js';
 import { MemorySearchCounter } from './in-memory-search-counter.js';
@@ -89,11 +91,26 @@ import { revokingShares } from '../../shared/sharing/share-links.js';
 export class MemorySessions implements SessionStore {
   readonly sessions: ChatSession[] = [];
   constructor(private readonly now: () => Date = () => new Date('2026-11-22T10:00:00.000Z')) {}
-  /** `sessionId` lets a test name the session it creates; the product's store always makes a new one. */
-  create(userId: string, sessionId?: string) {
-    const session = { sessionId: sessionId ?? randomUUID(), userId, createdAt: this.now().toISOString() };
+  /** A `sessionId` lets a test name the session it creates; the product's store always makes a new one. */
+  create(userId: string, shapeOrId?: ConversationShape | string) {
+    const sessionId = typeof shapeOrId === 'string' ? shapeOrId : undefined;
+    const shape = typeof shapeOrId === 'object' ? shapeFields(shapeOrId) : {};
+    const session: ChatSession = {
+      sessionId: sessionId ?? randomUUID(),
+      userId,
+      createdAt: this.now().toISOString(),
+      ...shape,
+    };
     this.sessions.push(session);
     return Promise.resolve(session);
+  }
+  setProject(userId: string, sessionId: string, projectId: string | null) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    const session = this.sessions[index];
+    if (session === undefined || this.deleting.has(`${userId}/${sessionId}`)) return Promise.resolve(false);
+    const { projectId: _old, ...rest } = session;
+    this.sessions[index] = projectId === null ? rest : { ...rest, projectId };
+    return Promise.resolve(true);
   }
   /** Sessions whose conversation is being deleted, or was (`${userId}/${sessionId}`): their tombstones. */
   readonly deleting = new Set<string>();
@@ -768,6 +785,14 @@ export function createTestApp(
       box: createSecretBox(config.mcp.secretsKey),
       config: config.mcp,
       operatorTools: new Map(),
+    },
+    workspace: {
+      assistants: {
+        store: new MemoryAssistants(),
+        models: config.models,
+        publishers: config.assistants.publishers,
+      },
+      projects: { store: new MemoryProjects() },
     },
     orchestrations: () => fakes.orchestrations,
     healthChecks: () => options.healthChecks ?? [],

@@ -62,7 +62,8 @@ export function createCosmosPostedMessageStore(container: Container): PostedMess
       if (read?.statusCode === 404) return { kind: 'no-session' };
       if (read?.statusCode === 200 && created?.statusCode === 201) {
         const session = parseStored(sessionDocumentSchema, read.resourceBody, 'the session');
-        if (!isDeleting(session)) return { kind: 'recorded', posted: message };
+        // The session comes back with the record: what shapes the turn (model, memory, assistant) costs no read.
+        if (!isDeleting(session)) return { kind: 'recorded', posted: message, session };
         // Marked since: the delete may have purged before this record landed, so it is taken back here.
         await deleteItem(container, id, userId, 'a posted message');
         return { kind: 'session-deleted' };
@@ -144,7 +145,7 @@ async function repost(
   // Records are never deleted while their session lives, so a 409 is followed by a hit.
   if (stored === undefined)
     throw cosmosFailure('reading the posted message', new Error(`${id} vanished after a conflict`));
-  return { kind: 'recorded', posted: toPostedMessage(stored.resource) };
+  return { kind: 'recorded', posted: toPostedMessage(stored.resource), session: session.resource };
 }
 
 /** Adds a re-post's ticket, or keeps only it once the record holds MAX_STREAM_TICKETS (or none, written before). */

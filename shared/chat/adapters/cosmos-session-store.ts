@@ -8,12 +8,14 @@ import {
   newSessionId,
   SESSION_CLAIM_DOCUMENT_ID,
   SESSION_TOMBSTONE_TTL_SECONDS,
+  TEMPORARY_CHAT_TTL_SECONDS,
   sessionClaimDocumentSchema,
   sessionClaimPartitionKey,
   sessionDocumentSchema,
   type SessionClaimDocument,
 } from '../contracts/documents.js';
 import type { ChatSession, SessionStore } from '../../conversation/session-store.js';
+import { shapeFields } from '../../conversation/conversation-shape.js';
 
 export function createCosmosSessionStore(
   container: Container,
@@ -22,10 +24,17 @@ export function createCosmosSessionStore(
   const read = (userId: string, sessionId: string) =>
     readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
   return {
-    async create(userId) {
-      const session: ChatSession = { sessionId: newSessionId(), userId, createdAt: now().toISOString() };
+    async create(userId, shape = {}) {
+      const session: ChatSession = {
+        sessionId: newSessionId(),
+        userId,
+        createdAt: now().toISOString(),
+        ...shapeFields(shape),
+      };
       try {
-        await container.items.create({ id: session.sessionId, ...session });
+        // A temporary chat's session expires with its working memory.
+        const ttl = session.temporary === true ? { ttl: TEMPORARY_CHAT_TTL_SECONDS } : {};
+        await container.items.create({ id: session.sessionId, ...session, ...ttl });
       } catch (error) {
         throw cosmosFailure('creating the session', error);
       }
@@ -50,6 +59,34 @@ export function createCosmosSessionStore(
       return made === undefined || made.resource.deletingAt !== undefined
         ? undefined
         : sessionOf(made.resource);
+    },
+
+    async setProject(userId, sessionId, projectId) {
+      const live = 'FROM c WHERE NOT IS_DEFINED(c.deletingAt)';
+      const what = "a session's project";
+      if (projectId !== null) {
+        const set = await patchItem(
+          container,
+          sessionId,
+          userId,
+          [{ op: 'set', path: '/projectId', value: projectId }],
+          live,
+          what,
+        );
+        return set === 'patched';
+      }
+      const session = await read(userId, sessionId);
+      if (session === undefined || session.resource.deletingAt !== undefined) return false;
+      if (session.resource.projectId === undefined) return true;
+      const removed = await patchItem(
+        container,
+        sessionId,
+        userId,
+        [{ op: 'remove', path: '/projectId' }],
+        live,
+        what,
+      );
+      return removed === 'patched';
     },
 
     async release(userId, sessionId) {
@@ -111,7 +148,8 @@ export function createCosmosSessionStore(
 }
 
 function sessionOf(resource: ChatSession): ChatSession {
-  return { sessionId: resource.sessionId, userId: resource.userId, createdAt: resource.createdAt };
+  const { sessionId, userId, createdAt, model, memory, assistant, projectId, temporary } = resource;
+  return { sessionId, userId, createdAt, ...shapeFields({ model, memory, assistant, projectId, temporary }) };
 }
 
 /** Who holds a client-chosen id: the caller when the claim's create wins (or the caller won it before). */

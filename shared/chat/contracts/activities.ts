@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js';
 import { turnTelemetrySchema } from '../../telemetry/contracts.js';
+import { modelIdSchema, projectIdSchema } from '../../ids.js';
+import { assistantRefSchema } from '../../conversation/conversation-shape.js';
 import { callerGroupsSchema, queuedChatMessageSchema } from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
@@ -41,6 +43,15 @@ export const llmStepInputSchema = turnRefSchema.extend({
     .optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** `read`: memory is read, nothing is learned from the turn. */
+  memoryMode: z.literal('read').optional(),
+  /** The catalogue's model each round calls. Absent: the default. */
+  model: modelIdSchema.optional(),
+  /** Round 0 of a conversation's first turn renders their instructions into its system prompt. */
+  assistant: assistantRefSchema.optional(),
+  projectId: projectIdSchema.optional(),
+  /** A temporary chat's turn: its commit gives the conversation no header (in no list, search or history). */
+  temporary: z.literal(true).optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot: the step that ends it frees the slot. */
   quotaSlot: z.literal(true).optional(),
   /** The caller's groups: which of the operator's MCP servers the round offers. */
@@ -96,6 +107,8 @@ export const failTurnInputSchema = turnRefSchema.extend({
   postedAt: z.string(),
   failure: turnFailureSchema,
   useMemory: z.boolean().optional(),
+  memoryMode: z.literal('read').optional(),
+  temporary: z.literal(true).optional(),
   /** The turn's fork (an edit or a regenerate): its failed message is kept on the branch it began. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot, which its failure frees. */

@@ -29,6 +29,12 @@ export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
  */
 export const SESSION_TOMBSTONE_TTL_SECONDS = 8 * 24 * 60 * 60;
 
+/**
+ * How long a temporary chat's session lives: as long as its working memory in the hot store, the only place its
+ * messages are kept (it has no header, so history keeps nothing of it).
+ */
+export const TEMPORARY_CHAT_TTL_SECONDS = 24 * 60 * 60;
+
 /** 24 h, the hot store's time to live (the hot cache keeps active conversations for a day). */
 export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;
 

@@ -2,21 +2,42 @@
 // .../regenerate, and what they answer.
 import { z } from 'zod';
 import { attachmentIdSchema } from '../../message-attachments.js';
-import { chatMessageIdSchema, sessionIdSchema } from '../../ids.js';
+import {
+  assistantIdSchema,
+  chatMessageIdSchema,
+  modelIdSchema,
+  projectIdSchema,
+  sessionIdSchema,
+} from '../../ids.js';
+import { memoryModeSchema, type MemoryMode } from '../../conversation/memory-mode.js';
 
 /** /api/chat/{sessionId}/{chatMessageId}/cancel and .../regenerate. */
 export const turnParamsSchema = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
 
 /** The body of POST .../{chatMessageId}/regenerate: the new turn's id. */
 export const regenerateBodySchema = z.object(
-  { chatMessageId: chatMessageIdSchema, userId: z.string({ error: 'must be a string' }).max(128).optional() },
+  {
+    chatMessageId: chatMessageIdSchema,
+    userId: z.string({ error: 'must be a string' }).max(128).optional(),
+    model: modelIdSchema.optional(),
+  },
   { error: 'the body must be a JSON object' },
 );
 
-/** POST /api/session/start: a client may name its user (it must be the caller); the body may also be empty. */
+/**
+ * POST /api/session/start: a client may name its user (it must be the caller), the model, the memory mode, an
+ * assistant, a project, and whether the chat is temporary; the body may also be empty.
+ */
 export const startSessionBodySchema = z
   .object(
-    { userId: z.string({ error: 'must be a string' }).max(128).optional() },
+    {
+      userId: z.string({ error: 'must be a string' }).max(128).optional(),
+      model: modelIdSchema.optional(),
+      memory: memoryModeSchema.optional(),
+      assistantId: assistantIdSchema.optional(),
+      projectId: projectIdSchema.optional(),
+      temporary: z.boolean({ error: 'must be true or false' }).optional(),
+    },
     { error: 'the body must be a JSON object' },
   )
   .optional();
@@ -33,6 +54,13 @@ export interface ChatRequest {
    * long-term memory (no profile in its prompt, no conversation search, nothing consolidated from it).
    */
   useMemory: boolean;
+  /**
+   * `memory`: what the turn does with long-term memory (off, read, readwrite); absent: as `use_memory` says when
+   * it is given, else the conversation's mode.
+   */
+  memory?: MemoryMode;
+  /** The catalogue's model this message is answered by; absent: the conversation's. */
+  model?: string;
   /** Replaces this earlier user message of the session: the conversation branches there (TurnFork, origin edit). */
   editOf?: string;
   /** Ids of the caller's attachments (POST /api/attachments) the message carries. */
@@ -55,6 +83,8 @@ export function chatRequestSchema(maxTextChars: number) {
         userId: z.string({ error: 'must be a string' }).max(128).optional(),
         use_memory: z.boolean({ error: 'must be true or false' }).optional(),
         useMemory: z.boolean({ error: 'must be true or false' }).optional(),
+        memory: memoryModeSchema.optional(),
+        model: modelIdSchema.optional(),
         editOf: chatMessageIdSchema.optional(),
         attachments: z
           .array(attachmentIdSchema, { error: 'must be an array of attachmentIds' })
@@ -91,9 +121,20 @@ export function chatRequestSchema(maxTextChars: number) {
       text: body.text ?? body.question ?? '',
       userId: body.userId,
       useMemory: body.use_memory ?? body.useMemory ?? true,
+      ...memoryChoice(body.memory ?? legacyMemoryMode(body.use_memory ?? body.useMemory)),
+      ...(body.model !== undefined ? { model: body.model } : {}),
       ...(body.editOf !== undefined ? { editOf: body.editOf } : {}),
       ...(body.attachments?.length ? { attachments: body.attachments } : {}),
     }));
+}
+
+/** `use_memory` given: off or readwrite; not given: nothing (the conversation's mode). */
+export function legacyMemoryMode(useMemory: boolean | undefined): MemoryMode | undefined {
+  return useMemory === undefined ? undefined : useMemory ? 'readwrite' : 'off';
+}
+
+function memoryChoice(memory: MemoryMode | undefined): { memory?: MemoryMode } {
+  return memory === undefined ? {} : { memory };
 }
 
 /** POST /api/chat's 202 body: the message is queued and its events stream at `stream`. */

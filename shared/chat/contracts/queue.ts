@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema, userIdSchema } from '../../ids.js';
 import { turnForkSchema } from '../../conversation/branches.js';
 import { messageAttachmentSchema } from '../../message-attachments.js';
+import { memoryFields, memoryModeOf, type MemoryFields } from '../../conversation/memory-mode.js';
+import { modelIdSchema, projectIdSchema } from '../../ids.js';
+import { assistantRefSchema, type AssistantRef } from '../../conversation/conversation-shape.js';
 
 /** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
 export const USER_MESSAGES_QUEUE = 'user-messages';
@@ -24,6 +27,16 @@ export const queuedChatMessageSchema = z.object({
   postedAt: z.iso.datetime(),
   /** False: the turn neither reads nor writes long-term memory (ChatRequest.useMemory). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** `read`: the turn reads long-term memory but adds nothing to it. Absent: as useMemory says. */
+  memoryMode: z.literal('read').optional(),
+  /** The catalogue's model the turn calls (the conversation's, or the message's own choice). Absent: the default. */
+  model: modelIdSchema.optional(),
+  /** The assistant (and its version) the conversation was started with: its instructions open the conversation. */
+  assistant: assistantRefSchema.optional(),
+  /** The project the conversation is filed in: its instructions open the conversation. */
+  projectId: projectIdSchema.optional(),
+  /** A temporary chat: no header (in no list or search, so history keeps nothing of it) and memory off. */
+  temporary: z.literal(true).optional(),
   /** Set when the message replaces an earlier turn (an edit or a regenerate): the conversation branches there. */
   fork: turnForkSchema.optional(),
   /** The turn holds a QUOTA_CONCURRENT_TURNS slot from its admission: whatever ends it frees the slot. */
@@ -36,11 +49,35 @@ export const queuedChatMessageSchema = z.object({
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
 /**
- * `useMemory: false` when the turn was posted with use_memory false; nothing otherwise (absent means true), so the
- * messages and inputs of the usual turn keep the shape they always had.
+ * The turn's memory mode as its messages and inputs carry it: `useMemory: false` when off, `memoryMode: 'read'` when
+ * read only, nothing otherwise, so the messages and inputs of the usual turn keep the shape they always had.
  */
-export function memoryFlag(input: { useMemory?: boolean | undefined }): { useMemory?: false } {
-  return input.useMemory === false ? { useMemory: false } : {};
+export function memoryFlag(input: {
+  useMemory?: boolean | undefined;
+  memoryMode?: 'read' | undefined;
+}): MemoryFields {
+  return memoryFields(memoryModeOf(input));
+}
+
+/** The conversation's assistant and project, when it has them; nothing otherwise. */
+export function shapeFlags(input: { assistant?: AssistantRef | undefined; projectId?: string | undefined }): {
+  assistant?: AssistantRef;
+  projectId?: string;
+} {
+  return {
+    ...(input.assistant === undefined ? {} : { assistant: input.assistant }),
+    ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
+  };
+}
+
+/** `temporary: true` for a temporary chat's turn; nothing otherwise. */
+export function temporaryFlag(input: { temporary?: boolean | undefined }): { temporary?: true } {
+  return input.temporary === true ? { temporary: true } : {};
+}
+
+/** `model` when the turn names one; nothing otherwise (the catalogue's default). */
+export function modelFlag(input: { model?: string | undefined }): { model?: string } {
+  return input.model === undefined ? {} : { model: input.model };
 }
 
 /** `quotaSlot: true` for a turn admitted with a slot; nothing otherwise (the usual shape). */

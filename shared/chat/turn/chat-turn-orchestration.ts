@@ -11,7 +11,14 @@ import {
   type LlmStepOutput,
   type RunToolInput,
 } from '../contracts/activities.js';
-import { groupsFlag, memoryFlag, quotaSlotFlag } from '../contracts/queue.js';
+import {
+  groupsFlag,
+  memoryFlag,
+  modelFlag,
+  quotaSlotFlag,
+  shapeFlags,
+  temporaryFlag,
+} from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { TurnFork } from '../../conversation/branches.js';
 import { turnFailureOf } from './turn-failure.js';
@@ -86,6 +93,7 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       postedAt: input.postedAt,
       failure: turnFailureOf(error),
       ...memory,
+      ...temporaryFlag(input),
       ...quotaSlotFlag(input),
       ...forkOf(input),
       ...telemetry,
@@ -118,7 +126,11 @@ export function llmStepInputOf(
           },
         }
       : {}),
+    // Round 0 renders their instructions; the round that commits files a new conversation's header in the project.
+    ...shapeFlags(input),
     ...memoryFlag(input),
+    ...modelFlag(input),
+    ...temporaryFlag(input),
     ...quotaSlotFlag(input),
     ...groupsFlag(input),
     ...(input.telemetry ? { telemetry: input.telemetry } : {}),

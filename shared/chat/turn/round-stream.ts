@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../../llm/llm-gateway.js';
 import type { RoundReply } from './turn-effects.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
-import { groupsFlag, memoryFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag, modelFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { ModelPorts, StreamPorts } from './turn-services.js';
 
@@ -40,7 +40,11 @@ export interface RoundCall {
  */
 export async function streamRound(
   services: ModelPorts,
-  input: TurnRef & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
+  input: TurnRef & {
+    useMemory?: boolean | undefined;
+    groups?: readonly string[] | undefined;
+    model?: string | undefined;
+  },
   stream: TurnStream,
   { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
 ): Promise<RoundReply> {
@@ -77,6 +81,7 @@ export async function streamRound(
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
         signal: stop.signal,
+        ...modelFlag(input),
       },
       (delta) => {
         if (delta.type === 'reasoning') {

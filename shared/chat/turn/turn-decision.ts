@@ -18,7 +18,7 @@ import { promptOf, type PromptState } from './turn-prompt.js';
 import { sourcesGrewIn, turnSources } from './turn-sources.js';
 import type { Decision, Happening, RoundReply, TurnEffect, TurnEnd } from './turn-effects.js';
 import { keptReasoning } from './turn-reasoning.js';
-import { memoryFlag } from '../contracts/queue.js';
+import { memoryFlag, modelFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
 
 /** What a model round read at its start, and what it has done since. */
@@ -204,6 +204,8 @@ function roundReplied(step: RoundStep, replied: RoundReply, at: string): RoundDe
     ...(sources.length > 0 ? { sources } : {}),
     ...keptReasoning(record.rounds, reply),
     ...memoryFlag(input),
+    // Which of the catalogue's models answered: a regenerate with another model shows on its alternative.
+    ...modelFlag(input),
   };
   return {
     state: {

@@ -5,6 +5,7 @@ import type { ChatMessage } from '../../llm/llm-gateway.js';
 import { conversationSystemPrompt, fetchProfileWithin } from '../../memory/personalised-prompt.js';
 import type { LlmStepInput } from '../contracts/activities.js';
 import type { SystemPrompt } from '../../conversation/messages.js';
+import { withInstructions } from '../../conversation/conversation-shape.js';
 import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import type { TurnBranch } from '../../conversation/branches.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from '../prompt.js';
@@ -70,23 +71,22 @@ export function systemPromptText(memory: WorkingMemory, record: Pick<TurnRecord,
  * posted with use_memory false. Undefined for a conversation that has begun: its prompt is the stored one.
  */
 export async function newConversationPrompt(
-  services: Pick<TurnServices, 'profile' | 'settings' | 'log' | 'now'>,
+  services: Pick<TurnServices, 'profile' | 'settings' | 'log' | 'now' | 'instructions'>,
   input: LlmStepInput,
   memory: WorkingMemory,
 ): Promise<SystemPrompt | undefined> {
   const isNew =
     memory.messages.length === 0 && memory.messageCount === 0 && memory.systemPrompt === undefined;
   if (!isNew) return undefined;
-  const facts =
+  const shaped = input.assistant !== undefined || input.projectId !== undefined;
+  const [facts, instructions] = await Promise.all([
     input.useMemory === false
       ? undefined
-      : await fetchProfileWithin(
-          services.profile,
-          input.userId,
-          services.settings.profileTimeoutMs,
-          services.log,
-        );
-  return conversationSystemPrompt(BASIC_SYSTEM_PROMPT, facts, now(services));
+      : fetchProfileWithin(services.profile, input.userId, services.settings.profileTimeoutMs, services.log),
+    // Read only for a conversation started with an assistant or in a project, once: the prompt is then kept.
+    shaped && services.instructions ? services.instructions(input.userId, input) : undefined,
+  ]);
+  return conversationSystemPrompt(withInstructions(BASIC_SYSTEM_PROMPT, instructions), facts, now(services));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { PlacePorts, TurnServices } from './turn-services.js';
  * and which history of its path fits the budget. A fork may move working memory to its path (`state.memory`).
  */
 export async function newTurnRecord(
-  services: PlacePorts & Pick<TurnServices, 'profile' | 'settings' | 'now'>,
+  services: PlacePorts & Pick<TurnServices, 'profile' | 'settings' | 'now' | 'instructions'>,
   input: LlmStepInput,
   state: PromptState,
 ): Promise<TurnRecord> {

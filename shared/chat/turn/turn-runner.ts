@@ -32,9 +32,13 @@ type RunnerPorts = GuardServices &
     cancellation: GuardServices['cancellation'] & Partial<TurnServices['cancellation']>;
   };
 
-/** What every step's input names: its turn, whether it may use memory, whether it holds a quota slot. */
+/** What every step's input names: its turn, its memory mode, its model, whether it holds a quota slot, its groups. */
 export type StepRef = TurnRef & {
   useMemory?: boolean | undefined;
+  memoryMode?: 'read' | undefined;
+  model?: string | undefined;
+  temporary?: boolean | undefined;
+  projectId?: string | undefined;
   quotaSlot?: boolean | undefined;
   groups?: readonly string[] | undefined;
 };
@@ -218,7 +222,9 @@ class EffectRun {
         };
       }
       case 'touch-header':
-        await touchHeader(need(services, effect.kind, 'headers'), ref, effect.memory);
+        // A temporary chat has no header: it is in no list or search, and history keeps nothing of it.
+        if (ref.temporary !== true)
+          await touchHeader(need(services, effect.kind, 'headers'), ref, effect.memory);
         return undefined;
       case 'free-slot':
         await freeQuotaSlot(services, ref);
@@ -257,11 +263,15 @@ class EffectRun {
 /** Keeps the conversation's header live after a commit, from working memory as the commit left it. */
 async function touchHeader(
   services: Pick<TurnServices, 'headers'>,
-  ref: TurnRef,
+  ref: StepRef,
   memory: WorkingMemory,
 ): Promise<void> {
   const touch = headerTouch(ref, memory);
-  if (touch !== undefined) await services.headers.touch(touch);
+  // A conversation started in a project has its header filed there when the header is made.
+  if (touch !== undefined)
+    await services.headers.touch(
+      ref.projectId === undefined ? touch : { ...touch, projectId: ref.projectId },
+    );
 }
 
 /** The step's ports, with those an effect needs checked present. */

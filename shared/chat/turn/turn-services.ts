@@ -1,4 +1,5 @@
 // What the turn's steps run on: the ports they read and write, their settings, the clock and the logger.
+import type { ConversationInstructions } from '../../conversation/conversation-shape.js';
 import type { ConversationHeaders } from '../../history/conversation-headers.js';
 import type { SessionMemory } from '../../history/session-memory.js';
 import type { ChatMessage, LlmGateway, LlmUsage } from '../../llm/llm-gateway.js';
@@ -45,6 +46,11 @@ export interface TurnServices extends GuardServices {
     /** How long a new conversation's first round waits for the profile (MEMORY_PROFILE_TIMEOUT_MS). */
     profileTimeoutMs: number;
   };
+  /**
+   * The instructions of a conversation's assistant (at the version it started with) and project, which its first
+   * round renders into the system prompt; absent: none are read.
+   */
+  instructions?: ConversationInstructions;
   /** Where a turn's QUOTA_CONCURRENT_TURNS slot is freed as it ends. */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
   /** Prices a turn's usage for its `message-end` (the model that answered, else the configured one). */

@@ -104,9 +104,34 @@ export function createCosmosConversationHeaders(
       return patched === 'patched' ? 'set' : patched === 'unmet' ? 'moved' : 'missing';
     },
 
+    async setProject(userId, sessionId, projectId) {
+      const what = "a conversation's project";
+      if (projectId !== null)
+        return (
+          (await patchItem(
+            container,
+            sessionId,
+            userId,
+            [{ op: 'set', path: '/projectId', value: projectId }],
+            undefined,
+            what,
+          )) !== 'missing'
+        );
+      // Removing a property that is not there fails: only a filed conversation is patched.
+      const patched = await patchItem(
+        container,
+        sessionId,
+        userId,
+        [{ op: 'remove', path: '/projectId' }],
+        'FROM c WHERE IS_DEFINED(c.projectId)',
+        what,
+      );
+      return patched !== 'missing';
+    },
+
     async list(userId, listOptions) {
-      const key = listKey([userId, listOptions.match?.q ?? null]);
-      const query = listQuery(listOptions.match, options.fullText);
+      const key = listKey([userId, listOptions.match?.q ?? null, listOptions.projectId ?? null]);
+      const query = inProject(listQuery(listOptions.match, options.fullText), listOptions.projectId);
       if (query === undefined) return { headers: [] };
       const keep = (header: ConversationHeader) =>
         options.fullText === 'cosmos' ||
@@ -158,6 +183,15 @@ const totalsRowSchema = z.object({
   completion: z.number().optional(),
   total: z.number().optional(),
 });
+
+/** The query narrowed to the conversations filed in a project (before its ORDER BY). */
+function inProject(query: SqlQuerySpec | undefined, projectId: string | undefined): SqlQuerySpec | undefined {
+  if (query === undefined || projectId === undefined) return query;
+  return {
+    query: query.query.replace(' ORDER BY ', ' AND c.projectId = @projectId ORDER BY '),
+    parameters: [...(query.parameters ?? []), { name: '@projectId', value: projectId }],
+  };
+}
 
 function parseHeaders(resources: unknown[]): ConversationHeader[] {
   return parseStored(z.array(conversationHeaderSchema), resources, 'conversation headers');

@@ -36,10 +36,12 @@ export function streamChat(
   request: StreamChatRequest,
   onDelta?: (delta: LlmDelta) => void,
 ): Promise<LlmReply> {
-  const responses = endpoint.responsesClient;
+  // A turn may name another model of the catalogue: another deployment behind the same endpoint.
+  const target = request.model === undefined ? endpoint : { ...endpoint, chatModel: request.model };
+  const responses = target.responsesClient;
   return responses
-    ? streamResponse(endpoint, responses, request, onDelta)
-    : streamCompletion(endpoint, request, onDelta);
+    ? streamResponse(target, responses, request, onDelta)
+    : streamCompletion(target, request, onDelta);
 }
 
 function streamCompletion(

@@ -1,0 +1,54 @@
+// What shapes a conversation beyond its messages, chosen at its start and kept on its session: the model, the
+// memory mode, the assistant (by id and version, so an edit never rewrites what it was told), the project, and
+// whether it is temporary.
+import { z } from 'zod';
+import { assistantIdSchema, projectIdSchema } from '../ids.js';
+import { modelIdSchema } from '../ids.js';
+import { memoryModeSchema, type MemoryMode } from './memory-mode.js';
+
+export const assistantRefSchema = z.object({
+  assistantId: assistantIdSchema,
+  version: z.number().int().positive(),
+});
+export type AssistantRef = z.infer<typeof assistantRefSchema>;
+
+export const conversationShapeShape = {
+  /** The catalogue's model the conversation runs on; absent: the catalogue's default. */
+  model: modelIdSchema.optional(),
+  /** What its turns do with long-term memory; absent: readwrite. A temporary conversation's is off. */
+  memory: memoryModeSchema.optional(),
+  /** The assistant it was started with, at the version it had then. */
+  assistant: assistantRefSchema.optional(),
+  /** The project it is filed in. */
+  projectId: projectIdSchema.optional(),
+  /** Temporary: memory off, in no list or search, deleted after CHAT_TEMPORARY_TTL_SECONDS. */
+  temporary: z.literal(true).optional(),
+};
+export const conversationShapeSchema = z.object(conversationShapeShape);
+export type ConversationShape = z.infer<typeof conversationShapeSchema>;
+
+/** The shape's fields that are set (a session document keeps only those). */
+export function shapeFields(shape: ConversationShape): ConversationShape {
+  return Object.fromEntries(Object.entries(shape).filter(([, value]) => value !== undefined));
+}
+
+/** The memory mode the conversation allows its turns: off when temporary. */
+export function conversationMemoryMode(shape: ConversationShape): MemoryMode {
+  return shape.temporary === true ? 'off' : (shape.memory ?? 'readwrite');
+}
+
+/**
+ * Reads what a conversation's assistant and project tell the model: the instructions to open it with, or undefined
+ * when neither has any (or the assistant or project is gone).
+ */
+export type ConversationInstructions = (
+  userId: string,
+  shape: { assistant?: AssistantRef | undefined; projectId?: string | undefined },
+) => Promise<string | undefined>;
+
+/** The system prompt with a conversation's instructions after it, each under its own heading. */
+export function withInstructions(base: string, instructions: string | undefined): string {
+  return instructions === undefined || instructions.trim() === ''
+    ? base
+    : `${base}\n\n${instructions.trim()}`;
+}
