@@ -1,13 +1,16 @@
 // api.http is runnable as it is: every HTTP function has a request there, none names a missing route, and
-// played top to bottom against the local runtime every request answers as it expects.
+// played top to bottom against the local runtime (and an MCP server of the test's own) every request answers as it
+// expects.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { HttpFunctionDefinition } from '../../functions/definition.js';
 import { functionDefinitions } from '../../functions/table.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { startTestRuntime } from '../support/local-runtime.js';
+import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
 
 interface FileRequest {
   name: string | undefined;
@@ -76,11 +79,21 @@ describe('api.http', () => {
 
   describe('played against the local runtime', () => {
     let runtime: LocalRuntime;
+    // The MCP server the file's {{mcpServerUrl}} names: a real one on loopback, with the tool its requests list.
+    let mcpServer: TestMcpServer;
     beforeAll(async () => {
+      mcpServer = await startTestMcpServer((server) => {
+        server.registerTool(
+          'get_weather',
+          { description: 'The weather in a city.', inputSchema: z.object({ city: z.string() }) },
+          ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}.` }] }),
+        );
+      });
       runtime = await startTestRuntime();
     });
     afterAll(async () => {
       await runtime?.stop();
+      await mcpServer?.stop();
     });
 
     it('answers every request with success, in order', async () => {
@@ -89,6 +102,7 @@ describe('api.http', () => {
         value.replace(/\{\{([^}]+)\}\}/g, (_all, expression: string) => {
           if (expression === 'baseUrl') return runtime.url;
           if (expression === '$guid') return randomUUID();
+          if (expression === 'mcpServerUrl') return mcpServer.url;
           const fileVariable = variables.get(expression);
           if (fileVariable !== undefined) return fileVariable;
           const [requestName, , , ...path] = expression.split('.');
