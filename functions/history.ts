@@ -5,7 +5,7 @@ import { getApp } from '../shared/app/app.js';
 import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { HISTORY_SUBSCRIPTION } from '../shared/history/contracts.js';
 import { persistTurn } from '../shared/history/persist-turn.js';
-import { withUsage } from '../shared/usage/usage-scope.js';
+import { groupsOf, withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 
@@ -16,8 +16,9 @@ export async function historyWorker(message: unknown, context: InvocationContext
   const { userId, sessionId, chatMessageId: turnId } = event;
   // The exchange's index, title and summary are counted to the turn in a record of their own, once however often the
   // event is delivered.
-  await withUsage({ userId, sessionId, turnId, job: 'history', ownRecord: true, log: context }, () =>
-    persistTurn(history.worker, event, context),
+  await withUsage(
+    { userId, ...groupsOf(event), sessionId, turnId, job: 'history', ownRecord: true, log: context },
+    () => persistTurn(history.worker, event, context),
   );
 }
 

@@ -6,7 +6,7 @@ import { getApp } from '../shared/app/app.js';
 import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../shared/conversation/message-completed.js';
 import { rememberTurn } from '../shared/memory/remember-turn.js';
 import { MEMORY_SUBSCRIPTION } from '../shared/memory/contracts.js';
-import { withUsage } from '../shared/usage/usage-scope.js';
+import { groupsOf, withUsage } from '../shared/usage/usage-scope.js';
 import { parseInput } from '../shared/validation.js';
 import type { FunctionDefinition } from './definition.js';
 import { deliveryCount } from './service-bus-delivery.js';
@@ -18,8 +18,9 @@ export async function memoryWorker(message: unknown, context: InvocationContext)
   const { userId, sessionId, chatMessageId: turnId } = event;
   // The summary, its embedding and the profile changes are counted to the turn in a record of their own, once however
   // often it is delivered.
-  await withUsage({ userId, sessionId, turnId, job: 'memory', ownRecord: true, log: context }, () =>
-    rememberTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
+  await withUsage(
+    { userId, ...groupsOf(event), sessionId, turnId, job: 'memory', ownRecord: true, log: context },
+    () => rememberTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
   );
 }
 

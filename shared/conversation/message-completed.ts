@@ -33,6 +33,8 @@ export const messageCompletedSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** `read`: the turn read memory but may not add to it; the memory worker leaves it out. */
   memoryMode: z.literal('read').optional(),
+  /** The caller's groups as their identity named them at the turn (absent: none): QUOTA_EXEMPT's `group:` entries. */
+  groups: z.array(z.string().min(1).max(128)).min(1).max(200).optional(),
   /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */
   systemPrompt: systemPromptSchema.optional(),
 });

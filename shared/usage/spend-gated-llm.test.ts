@@ -126,6 +126,17 @@ describe('the spend-gated gateway', () => {
     expect(usage.reads).toBe(0);
   });
 
+  it("lets through the calls of a job whose turn's identity named a QUOTA_EXEMPT group, and no other", async () => {
+    const { usage, model, llm } = setUp({ QUOTA_TOKENS_PER_DAY: '2000', QUOTA_EXEMPT: 'group:g-staff' });
+    usage.tokens = 5_000;
+    await withUsage({ ...job, groups: ['g-other', 'g-staff'] }, () => ask(llm));
+    expect(model.calls).toHaveLength(3);
+    await expect(withUsage({ ...job, groups: ['g-other'] }, () => ask(llm))).rejects.toBeInstanceOf(
+      SpendRefusedError,
+    );
+    expect(model.calls).toHaveLength(3);
+  });
+
   it('reads nothing with the spend limits off, nor outside a job', async () => {
     const off = setUp({ QUOTA_CONCURRENT_TURNS: '2' });
     await withUsage(job, () => ask(off.llm));

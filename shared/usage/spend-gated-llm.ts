@@ -21,13 +21,15 @@ export class SpendRefusedError extends LlmError {
  * Wraps the gateway the history and memory workers call: inside a usage scope (the worker's job for a user), every
  * chat, JSON and embedding call is refused with SpendRefusedError while the user's spend is used up. The quota's
  * limits and readers are read at each call, as the front door reads them. Outside a scope nothing is checked, nor
- * for a user QUOTA_EXEMPT names.
+ * for a user QUOTA_EXEMPT names (by id, or by a group the turn's identity named).
  */
 export function spendGatedLlm(llm: LlmGateway, quota: QuotaServices): LlmGateway {
   const gate = async (): Promise<void> => {
     const scope = currentUsageScope();
-    // A job knows its user's id, not the groups their identity named at the turn: QUOTA_EXEMPT's users are exempt here.
-    if (scope === undefined || isExempt(quota.config, { userId: scope.attribution.userId })) return;
+    // A job knows its user's id and the groups their identity named at the turn, as the front door did.
+    const { userId, groups } = scope?.attribution ?? { userId: '' };
+    if (scope === undefined || isExempt(quota.config, { userId, ...(groups ? { groups: [...groups] } : {}) }))
+      return;
     try {
       await refuseWhenSpent(quota, scope.attribution.userId, quota.now?.() ?? new Date(), 'background');
     } catch (error) {

@@ -8,6 +8,8 @@ import type { UsageKind } from './contracts.js';
 
 export interface UsageAttribution {
   userId: string;
+  /** The groups the user's identity named (a background job's, from its turn): who QUOTA_EXEMPT exempts. */
+  groups?: readonly string[];
   sessionId?: string;
   /** The turn (its chatMessageId) the work serves. */
   turnId?: string;
@@ -27,6 +29,11 @@ export interface UsageAttribution {
   library?: string;
   /** The invocation's logger: the `llm-usage` lines of the job's record, or the line saying it was counted before. */
   log?: Pick<Logger, 'log'>;
+}
+
+/** The attribution's groups of an event that may name them (spread into a UsageAttribution). */
+export function groupsOf(event: { groups?: readonly string[] | undefined }): { groups?: readonly string[] } {
+  return event.groups === undefined ? {} : { groups: event.groups };
 }
 
 /** One model call of a job, as the gateway saw it. */

@@ -8,7 +8,7 @@ import {
   type MessageCompleted,
 } from '../../conversation/message-completed.js';
 import type { ConversationMessage } from '../../conversation/messages.js';
-import { completedBody } from './message-completed.js';
+import { announce, completedBody } from './message-completed.js';
 
 describe('completedBody', () => {
   const head = { ...ref, outcome: 'completed' as const, completedAt: '2026-11-21T10:00:05.000Z' };
@@ -62,5 +62,27 @@ describe('completedBody', () => {
     expect(size(withoutSources)).toBeLessThanOrEqual(MESSAGE_COMPLETED_MAX_BYTES);
     expect(assistantOf(withoutSources)).not.toHaveProperty('sources');
     expect(assistantOf(withoutSources)?.content).toBe('The answer.');
+  });
+
+  it("names the caller's groups, so the workers exempt whom the front door exempted", async () => {
+    const published: unknown[] = [];
+    const publisher = {
+      publish: (_topic: string, message: { body: unknown }) => {
+        published.push(message.body);
+        return Promise.resolve();
+      },
+    };
+    const user: ConversationMessage = {
+      messageId: `${input.chatMessageId}_user`,
+      chatMessageId: input.chatMessageId,
+      role: 'user',
+      content: 'Hello',
+      timestamp: head.completedAt,
+    };
+    const stored = { messages: [{ ...user, ordinal: 0 }], offPath: [] };
+    const services = { publisher } as unknown as Parameters<typeof announce>[0];
+    await announce(services, { ...ref, groups: ['g-staff'] }, 'completed', head.completedAt, stored);
+    await announce(services, ref, 'completed', head.completedAt, stored);
+    expect(published.map((body) => (body as MessageCompleted).groups)).toEqual([['g-staff'], undefined]);
   });
 });

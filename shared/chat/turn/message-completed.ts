@@ -8,7 +8,7 @@ import {
   messageCompletedSchema,
   type MessageCompleted,
 } from '../../conversation/message-completed.js';
-import { memoryFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag } from '../contracts/queue.js';
 import type { ConversationMessage, TurnRef } from '../../conversation/messages.js';
 import { opensConversation } from '../header-touch.js';
 import { turnMessagesIn } from '../../conversation/active-path.js';
@@ -23,7 +23,7 @@ import type { TurnServices } from './turn-services.js';
  */
 export async function announce(
   services: Pick<TurnServices, 'publisher'>,
-  input: TurnRef & { useMemory?: boolean | undefined },
+  input: TurnRef & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
@@ -39,7 +39,14 @@ export async function announce(
   const body = parseInput(
     messageCompletedSchema,
     completedBody(
-      { ...ref, outcome, completedAt, ...memoryFlag(input), ...(systemPrompt ? { systemPrompt } : {}) },
+      {
+        ...ref,
+        outcome,
+        completedAt,
+        ...memoryFlag(input),
+        ...groupsFlag(input),
+        ...(systemPrompt ? { systemPrompt } : {}),
+      },
       turn,
     ),
     'message-completed body',
