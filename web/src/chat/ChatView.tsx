@@ -23,6 +23,9 @@ import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
+import { ChatOptions, sessionStartOf } from '../workspace/ChatOptions';
+import type { ChatChoices } from '../workspace/ChatOptions';
+import type { SessionStart } from '../workspace/workspace-api';
 
 /** The chat's session: known from the start for an open conversation, started on the first send otherwise. */
 class SessionHolder {
@@ -32,13 +35,24 @@ class SessionHolder {
     private readonly onStarted: (sessionId: string) => void,
   ) {}
 
+  /** What the session is started with (a model, an assistant, a project, temporary), if it is not yet. */
+  private startBody: SessionStart = {};
+
+  startWith(body: SessionStart): void {
+    this.startBody = body;
+  }
+
   current(): string | undefined {
     return this.id;
   }
 
   async ensure(): Promise<string> {
     if (this.id !== undefined) return this.id;
-    const { sessionId } = await this.api.json<{ sessionId: string }>('POST', '/api/session/start', {});
+    const { sessionId } = await this.api.json<{ sessionId: string }>(
+      'POST',
+      '/api/session/start',
+      this.startBody,
+    );
     this.id = sessionId;
     this.onStarted(sessionId);
     return sessionId;
@@ -50,6 +64,8 @@ export interface ChatViewProps {
   /** The conversation to show; undefined for a new one, started on the first send. */
   readonly sessionId: string | undefined;
   readonly onSessionStarted: (sessionId: string) => void;
+  /** The project a new chat is started in (the sidebar's project filter). */
+  readonly projectId?: string | undefined;
 }
 
 const PAGE = 100;
@@ -108,7 +124,13 @@ export function ChatView(props: ChatViewProps): ReactNode {
 function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): ReactNode {
   const { api, onSessionStarted } = props;
   // Mutable on purpose: a new chat learns its session id on its first send, without a re-render.
+  const [choices, setChoices] = useState<ChatChoices>({ temporary: false });
   const [session] = useState(() => new SessionHolder(api, props.sessionId, onSessionStarted));
+  // Read when the first send starts the session, not when the chat was shown.
+  useEffect(
+    () => session.startWith(sessionStartOf(choices, props.projectId)),
+    [session, choices, props.projectId],
+  );
   const [chatId] = useState(() => props.sessionId ?? crypto.randomUUID());
   const [actionError, setActionError] = useState<unknown>(undefined);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -202,6 +224,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
   }, []);
 
+  const modelBody = (): { model?: string } => (choices.model === undefined ? {} : { model: choices.model });
   const send = (text: string, useMemory: boolean, files: File[] = []): void => {
     setActionError(undefined);
     setLiveFailure(undefined);
@@ -210,7 +233,11 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     void preloadMarkdown();
     const metadata = useMemory ? {} : { useMemory: false };
     void fileParts(files).then(
-      (parts) => chat.sendMessage({ text, metadata, ...(parts.length > 0 ? { files: parts } : {}) }),
+      (parts) =>
+        chat.sendMessage(
+          { text, metadata, ...(parts.length > 0 ? { files: parts } : {}) },
+          { body: modelBody() },
+        ),
       (error: unknown) => setActionError(error instanceof Error ? error.message : String(error)),
     );
     focusComposer();
@@ -254,7 +281,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     jumpToLatest();
     void preloadMarkdown();
     const metadata = message.metadata?.useMemory === false ? { useMemory: false } : {};
-    void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message) } });
+    void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message), ...modelBody() } });
     focusComposer();
   };
 
@@ -330,7 +357,13 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
             ref={contentRef}
             className="mx-auto flex min-h-full w-full max-w-3xl flex-col gap-4 p-3 sm:p-4"
           >
-            {messages.length === 0 && <EmptyState disabled={busy} onStart={(text) => send(text, true)} />}
+            {messages.length === 0 && (
+              <EmptyState
+                disabled={busy}
+                onStart={(text) => send(text, true)}
+                {...(choices.assistant === undefined ? {} : { assistant: choices.assistant })}
+              />
+            )}
             {messages.map((message, index) => (
               <MessageView
                 key={message.id}
@@ -368,6 +401,12 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           The connection dropped; reconnecting…
         </p>
       )}
+      <ChatOptions
+        api={api}
+        isNew={messages.length === 0 && session.current() === undefined}
+        choices={choices}
+        onChange={setChoices}
+      />
       <Composer inputRef={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
     </section>
   );

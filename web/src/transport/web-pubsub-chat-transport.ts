@@ -46,6 +46,8 @@ type ReconnectOptions = Parameters<ChatTransport<ChatUIMessage>['reconnectToStre
 export interface ChatSendBody {
   /** The chatMessageId of the user message this one replaces: the conversation branches there. */
   editOf?: string;
+  /** The catalogue model this one answer goes to; absent: the conversation's model. */
+  model?: string;
 }
 
 export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
@@ -169,6 +171,7 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
           text: messageText(message),
           ...(metadata.useMemory === false ? { use_memory: false } : {}),
           ...(body.editOf === undefined ? {} : { editOf: body.editOf }),
+          ...(body.model === undefined ? {} : { model: body.model }),
           ...(attachments.length > 0 ? { attachments } : {}),
         });
       },
