@@ -25,39 +25,7 @@ import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
 import { ChatOptions, sessionStartOf } from '../workspace/ChatOptions';
 import type { ChatChoices } from '../workspace/ChatOptions';
-import type { SessionStart } from '../workspace/workspace-api';
-
-/** The chat's session: known from the start for an open conversation, started on the first send otherwise. */
-class SessionHolder {
-  constructor(
-    private readonly api: ApiClient,
-    private id: string | undefined,
-    private readonly onStarted: (sessionId: string) => void,
-  ) {}
-
-  /** What the session is started with (a model, an assistant, a project, temporary), if it is not yet. */
-  private startBody: SessionStart = {};
-
-  startWith(body: SessionStart): void {
-    this.startBody = body;
-  }
-
-  current(): string | undefined {
-    return this.id;
-  }
-
-  async ensure(): Promise<string> {
-    if (this.id !== undefined) return this.id;
-    const { sessionId } = await this.api.json<{ sessionId: string }>(
-      'POST',
-      '/api/session/start',
-      this.startBody,
-    );
-    this.id = sessionId;
-    this.onStarted(sessionId);
-    return sessionId;
-  }
-}
+import { SessionHolder } from './session-holder';
 
 export interface ChatViewProps {
   readonly api: ApiClient;
