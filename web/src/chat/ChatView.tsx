@@ -23,8 +23,9 @@ import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
-import { ChatOptions, sessionStartOf } from '../workspace/ChatOptions';
-import type { ChatChoices } from '../workspace/ChatOptions';
+import { ChatOptions } from '../workspace/ChatOptions';
+import { sessionStartOf } from '../workspace/chat-choices';
+import type { ChatChoices } from '../workspace/chat-choices';
 import { SessionHolder } from './session-holder';
 
 export interface ChatViewProps {

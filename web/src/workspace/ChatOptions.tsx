@@ -4,14 +4,8 @@ import { useEffect, useId, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { ApiClient } from '../api/client';
 import { listAssistants, listModels } from './workspace-api';
-import type { AssistantView, ModelChoice, SessionStart } from './workspace-api';
-
-/** What the user chose for the chat: undefined fields are the conversation's (or the catalogue's) own. */
-export interface ChatChoices {
-  model?: string;
-  assistant?: AssistantView;
-  temporary: boolean;
-}
+import type { AssistantView, ModelChoice } from './workspace-api';
+import type { ChatChoices } from './chat-choices';
 
 export function ChatOptions(props: {
   api: ApiClient;
@@ -114,14 +108,4 @@ export function ChatOptions(props: {
       )}
     </div>
   );
-}
-
-/** The body of POST /api/session/start for these choices. */
-export function sessionStartOf(choices: ChatChoices, projectId: string | undefined): SessionStart {
-  return {
-    ...(choices.model === undefined ? {} : { model: choices.model }),
-    ...(choices.assistant === undefined ? {} : { assistantId: choices.assistant.assistantId }),
-    ...(choices.temporary ? { temporary: true } : {}),
-    ...(projectId === undefined || choices.temporary ? {} : { projectId }),
-  };
 }
