@@ -1,6 +1,6 @@
 // The workspace choices in real Chromium on a scripted model with a two-model catalogue: the model picked for a new
-// chat and for a later message is the one called, an assistant's starter opens the chat and its instructions reach
-// the model, and a conversation filed in a project is listed under that project's filter.
+// chat, a later message and a regenerate is the one called, an assistant's starter opens the chat and its
+// instructions reach the model, and a conversation filed in a project is listed under that project's filter.
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
@@ -26,6 +26,13 @@ describeBrowser('the workspace choices in the web client', () => {
     web.model?.requests
       .filter((request) => request.stream === true)
       .find((request) => request.messages.findLast((message) => message.role === 'user')?.content === text);
+
+  /** The models of the streamed chat requests whose newest user message is `text`, in order. */
+  const modelsAsked = (text: string) =>
+    web.model?.requests
+      .filter((request) => request.stream === true)
+      .filter((request) => request.messages.findLast((message) => message.role === 'user')?.content === text)
+      .map((request) => request.model);
 
   const answers = (page: Page) => page.getByRole('article', { name: 'Answer' });
   const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Conversations' });
@@ -72,6 +79,12 @@ describeBrowser('the workspace choices in the web client', () => {
         .poll(() => answers(page).nth(1).textContent(), { timeout: UI_TIMEOUT })
         .toContain(`answered by ${SCRIPTED_MODEL}`);
       expect(requestFor('And the map?')?.model).toBe(SCRIPTED_MODEL);
+
+      // A regenerate goes to the model still picked, not to the conversation's own (Deep).
+      await answers(page).nth(1).getByRole('button', { name: 'Regenerate' }).click();
+      await expect.poll(() => modelsAsked('And the map?')?.length, { timeout: UI_TIMEOUT }).toBe(2);
+      expect(modelsAsked('And the map?')).toEqual([SCRIPTED_MODEL, SCRIPTED_MODEL]);
+      await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: UI_TIMEOUT });
 
       // A project made from the sidebar is its filter; the conversation filed in it is listed there.
       const sessionId = new URL(page.url()).searchParams.get('session');

@@ -261,7 +261,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       setLiveFailure(undefined);
       jumpToLatest();
       void preloadMarkdown();
-      void chat.regenerate({ messageId: message.id });
+      void chat.regenerate({ messageId: message.id, body: modelBody() });
       focusComposer();
     },
     readDocument: (documentId: string) =>

@@ -154,7 +154,8 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
       if (earlier === undefined) throw new Error('There is no answer to regenerate.');
       const chatMessageId = crypto.randomUUID();
       const path = `/api/chat/${sessionId}/${encodeURIComponent(earlier)}/regenerate`;
-      return { chatMessageId, post: () => this.api.json('POST', path, { chatMessageId }) };
+      const model = body.model === undefined ? {} : { model: body.model };
+      return { chatMessageId, post: () => this.api.json('POST', path, { chatMessageId, ...model }) };
     }
     const message = options.messages.at(-1);
     if (message === undefined || message.role !== 'user') throw new Error('There is no message to send.');
