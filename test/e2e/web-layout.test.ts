@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import { seedViews, walkViews } from '../support/web-views.js';
+import { seedViews, VIEW_SETTINGS, walkViews } from '../support/web-views.js';
 
 const UI_TIMEOUT = 30_000;
 const WIDTHS = [320, 390, 768] as const;
@@ -23,7 +23,7 @@ function extent(page: Page): Promise<Extent> {
 }
 
 describeBrowser('the web client on narrow screens', () => {
-  const web = useWebRuntime();
+  const web = useWebRuntime({ settings: VIEW_SETTINGS });
 
   it('has no horizontal overflow on any view at 320, 390 and 768 px, and keeps its actions on screen', async () => {
     await seedViews(web, 'user_002', LONG);

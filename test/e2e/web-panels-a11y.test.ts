@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import { seedViews, walkViews } from '../support/web-views.js';
+import { seedViews, VIEW_SETTINGS, walkViews } from '../support/web-views.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 
@@ -42,7 +42,7 @@ async function seriousViolations(page: Page, view: string): Promise<string[]> {
 }
 
 describeBrowser('accessibility of the web client', () => {
-  const web = useWebRuntime();
+  const web = useWebRuntime({ settings: VIEW_SETTINGS });
 
   it('has no serious or critical axe violation on any main view, at desktop and phone width, light and dark', async () => {
     // Something in every view: a conversation, a fact and its summary, a document, an MCP server.

@@ -15,6 +15,7 @@ import { SettingsDialog } from './settings/SettingsDialog';
 import { ShareButton } from './share/ShareButton';
 import { useTheme } from './theme';
 import { Drawer } from './ui/Drawer';
+import { ProjectsBar } from './workspace/ProjectsBar';
 import { IconButton } from './ui/IconButton';
 import { useMediaQuery } from './ui/use-media-query';
 
@@ -83,6 +84,8 @@ function Shell(): ReactNode {
     if (url.href !== window.location.href) window.history.replaceState(null, '', url);
   }, [activeSessionId, userId]);
   const [title, setTitle] = useState<string | undefined>(undefined);
+  // The sidebar's project filter; a new chat started while it is set is filed in that project.
+  const [projectId, setProjectId] = useState<string | undefined>(undefined);
   // Another user signing in (another dev user picked) starts from a new chat: the open one is not theirs.
   const [shownUser, setShownUser] = useState(userId);
   if (userId !== shownUser) {
@@ -90,6 +93,7 @@ function Shell(): ReactNode {
     if (shownUser !== undefined) {
       setActiveSessionId(undefined);
       setTitle(undefined);
+      setProjectId(undefined);
     }
   }
   useEffect(() => {
@@ -134,7 +138,15 @@ function Shell(): ReactNode {
   const sidebar =
     shell === undefined ? null : (
       <aside aria-label="Conversations" className="h-full">
+        <ProjectsBar
+          key={shell.api.userId}
+          api={shell.api}
+          projectId={projectId}
+          onProjectId={setProjectId}
+          activeSessionId={shell.activeSessionId}
+        />
         <ConversationSidebar
+          projectId={projectId}
           api={shell.api}
           activeSessionId={shell.activeSessionId}
           onOpen={onOpen}
@@ -238,6 +250,7 @@ function Shell(): ReactNode {
                   api={api}
                   sessionId={activeSessionId}
                   onSessionStarted={setActiveSessionId}
+                  projectId={projectId}
                 />
               </Suspense>
             )}

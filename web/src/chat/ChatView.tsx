@@ -23,33 +23,18 @@ import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
-
-/** The chat's session: known from the start for an open conversation, started on the first send otherwise. */
-class SessionHolder {
-  constructor(
-    private readonly api: ApiClient,
-    private id: string | undefined,
-    private readonly onStarted: (sessionId: string) => void,
-  ) {}
-
-  current(): string | undefined {
-    return this.id;
-  }
-
-  async ensure(): Promise<string> {
-    if (this.id !== undefined) return this.id;
-    const { sessionId } = await this.api.json<{ sessionId: string }>('POST', '/api/session/start', {});
-    this.id = sessionId;
-    this.onStarted(sessionId);
-    return sessionId;
-  }
-}
+import { ChatOptions } from '../workspace/ChatOptions';
+import { sessionStartOf } from '../workspace/chat-choices';
+import type { ChatChoices } from '../workspace/chat-choices';
+import { SessionHolder } from './session-holder';
 
 export interface ChatViewProps {
   readonly api: ApiClient;
   /** The conversation to show; undefined for a new one, started on the first send. */
   readonly sessionId: string | undefined;
   readonly onSessionStarted: (sessionId: string) => void;
+  /** The project a new chat is started in (the sidebar's project filter). */
+  readonly projectId?: string | undefined;
 }
 
 const PAGE = 100;
@@ -108,7 +93,13 @@ export function ChatView(props: ChatViewProps): ReactNode {
 function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): ReactNode {
   const { api, onSessionStarted } = props;
   // Mutable on purpose: a new chat learns its session id on its first send, without a re-render.
+  const [choices, setChoices] = useState<ChatChoices>({ temporary: false });
   const [session] = useState(() => new SessionHolder(api, props.sessionId, onSessionStarted));
+  // Read when the first send starts the session, not when the chat was shown.
+  useEffect(
+    () => session.startWith(sessionStartOf(choices, props.projectId)),
+    [session, choices, props.projectId],
+  );
   const [chatId] = useState(() => props.sessionId ?? crypto.randomUUID());
   const [actionError, setActionError] = useState<unknown>(undefined);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -202,6 +193,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
   }, []);
 
+  const modelBody = (): { model?: string } => (choices.model === undefined ? {} : { model: choices.model });
   const send = (text: string, useMemory: boolean, files: File[] = []): void => {
     setActionError(undefined);
     setLiveFailure(undefined);
@@ -210,7 +202,11 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     void preloadMarkdown();
     const metadata = useMemory ? {} : { useMemory: false };
     void fileParts(files).then(
-      (parts) => chat.sendMessage({ text, metadata, ...(parts.length > 0 ? { files: parts } : {}) }),
+      (parts) =>
+        chat.sendMessage(
+          { text, metadata, ...(parts.length > 0 ? { files: parts } : {}) },
+          { body: modelBody() },
+        ),
       (error: unknown) => setActionError(error instanceof Error ? error.message : String(error)),
     );
     focusComposer();
@@ -254,7 +250,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     jumpToLatest();
     void preloadMarkdown();
     const metadata = message.metadata?.useMemory === false ? { useMemory: false } : {};
-    void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message) } });
+    void chat.sendMessage({ text, metadata }, { body: { editOf: turnOf(message), ...modelBody() } });
     focusComposer();
   };
 
@@ -265,7 +261,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
       setLiveFailure(undefined);
       jumpToLatest();
       void preloadMarkdown();
-      void chat.regenerate({ messageId: message.id });
+      void chat.regenerate({ messageId: message.id, body: modelBody() });
       focusComposer();
     },
     readDocument: (documentId: string) =>
@@ -330,7 +326,13 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
             ref={contentRef}
             className="mx-auto flex min-h-full w-full max-w-3xl flex-col gap-4 p-3 sm:p-4"
           >
-            {messages.length === 0 && <EmptyState disabled={busy} onStart={(text) => send(text, true)} />}
+            {messages.length === 0 && (
+              <EmptyState
+                disabled={busy}
+                onStart={(text) => send(text, true)}
+                {...(choices.assistant === undefined ? {} : { assistant: choices.assistant })}
+              />
+            )}
             {messages.map((message, index) => (
               <MessageView
                 key={message.id}
@@ -368,6 +370,12 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           The connection dropped; reconnecting…
         </p>
       )}
+      <ChatOptions
+        api={api}
+        isNew={messages.length === 0 && session.current() === undefined}
+        choices={choices}
+        onChange={setChoices}
+      />
       <Composer inputRef={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
     </section>
   );

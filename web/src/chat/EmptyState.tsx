@@ -1,6 +1,8 @@
-// What a new chat shows before its first message: a greeting and a few starters that send a first message.
-import { Brain, FileText, Lightbulb, Map } from 'lucide-react';
+// What a new chat shows before its first message: a greeting and a few starters that send a first message, the
+// chosen assistant's own starters when it has some.
+import { Brain, FileText, Lightbulb, Map, MessageSquare } from 'lucide-react';
 import type { ReactNode } from 'react';
+import type { AssistantView } from '../workspace/workspace-api';
 
 const STARTERS = [
   { icon: Brain, text: 'What do you remember about me?' },
@@ -9,13 +11,26 @@ const STARTERS = [
   { icon: Map, text: 'Help me plan a weekend in Lisbon.' },
 ] as const;
 
-export function EmptyState(props: { onStart: (text: string) => void; disabled: boolean }): ReactNode {
+export function EmptyState(props: {
+  onStart: (text: string) => void;
+  disabled: boolean;
+  assistant?: AssistantView;
+}): ReactNode {
+  const { assistant } = props;
+  const starters =
+    assistant === undefined || assistant.starters.length === 0
+      ? STARTERS
+      : assistant.starters.map((text) => ({ icon: MessageSquare, text }));
   return (
     <div className="m-auto flex w-full max-w-2xl flex-col items-center gap-4 px-2 py-8 text-center">
-      <h2 className="m-0 text-2xl font-semibold">How can I help?</h2>
-      <p className="muted m-0">Ask anything. The assistant remembers what matters.</p>
+      <h2 className="m-0 text-2xl font-semibold">{assistant?.name ?? 'How can I help?'}</h2>
+      <p className="muted m-0">
+        {assistant === undefined
+          ? 'Ask anything. The assistant remembers what matters.'
+          : assistant.description || 'Ask anything.'}
+      </p>
       <ul className="m-0 grid w-full list-none grid-cols-1 gap-2 p-0 sm:grid-cols-2" aria-label="Starters">
-        {STARTERS.map(({ icon: Icon, text }) => (
+        {starters.map(({ icon: Icon, text }) => (
           <li key={text}>
             <button
               type="button"

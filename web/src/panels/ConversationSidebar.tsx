@@ -25,10 +25,12 @@ export interface ConversationSidebarProps {
   onNew: () => void;
   /** Told the open conversation's title whenever the list knows it (the tab's title follows it). */
   onTitle?: (title: string | undefined) => void;
+  /** Lists only this project's conversations. */
+  projectId?: string | undefined;
 }
 
 export function ConversationSidebar(props: ConversationSidebarProps): ReactNode {
-  const { api, activeSessionId, onOpen, onNew, onTitle } = props;
+  const { api, activeSessionId, onOpen, onNew, onTitle, projectId } = props;
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState('');
   const [items, setItems] = useState<ConversationSummary[]>([]);
@@ -57,10 +59,11 @@ export function ConversationSidebar(props: ConversationSidebarProps): ReactNode 
     (token: string | undefined) => {
       const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
       if (search !== '') params.set('q', search);
+      if (projectId !== undefined) params.set('projectId', projectId);
       if (token !== undefined) params.set('continuationToken', token);
       return api.json<ConversationPage>('GET', `${listPath}?${params.toString()}`);
     },
-    [api, listPath, search],
+    [api, listPath, search, projectId],
   );
 
   const loadMore = async (token: string) => {

@@ -10,6 +10,9 @@ import { IconButton } from '../ui/IconButton';
 const McpServersSettings = lazy(() =>
   import('./McpServersSettings').then((module) => ({ default: module.McpServersSettings })),
 );
+const AssistantsSettings = lazy(() =>
+  import('../workspace/AssistantsSettings').then((module) => ({ default: module.AssistantsSettings })),
+);
 
 export function SettingsDialog(props: { api: ApiClient }): ReactNode {
   const [open, setOpen] = useState(false);
@@ -36,7 +39,10 @@ export function SettingsDialog(props: { api: ApiClient }): ReactNode {
           </div>
           <div className="min-h-0 flex-1 overflow-y-auto p-4">
             <Suspense fallback={<p className="muted m-0">Loading…</p>}>
-              <McpServersSettings key={props.api.userId} api={props.api} />
+              <div className="flex flex-col gap-6">
+                <AssistantsSettings key={`assistants:${props.api.userId}`} api={props.api} />
+                <McpServersSettings key={props.api.userId} api={props.api} />
+              </div>
             </Suspense>
           </div>
         </Dialog.Content>

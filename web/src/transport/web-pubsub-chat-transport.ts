@@ -46,6 +46,8 @@ type ReconnectOptions = Parameters<ChatTransport<ChatUIMessage>['reconnectToStre
 export interface ChatSendBody {
   /** The chatMessageId of the user message this one replaces: the conversation branches there. */
   editOf?: string;
+  /** The catalogue model this one answer goes to; absent: the conversation's model. */
+  model?: string;
 }
 
 export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
@@ -152,7 +154,8 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
       if (earlier === undefined) throw new Error('There is no answer to regenerate.');
       const chatMessageId = crypto.randomUUID();
       const path = `/api/chat/${sessionId}/${encodeURIComponent(earlier)}/regenerate`;
-      return { chatMessageId, post: () => this.api.json('POST', path, { chatMessageId }) };
+      const model = body.model === undefined ? {} : { model: body.model };
+      return { chatMessageId, post: () => this.api.json('POST', path, { chatMessageId, ...model }) };
     }
     const message = options.messages.at(-1);
     if (message === undefined || message.role !== 'user') throw new Error('There is no message to send.');
@@ -169,6 +172,7 @@ export class WebPubSubChatTransport implements ChatTransport<ChatUIMessage> {
           text: messageText(message),
           ...(metadata.useMemory === false ? { use_memory: false } : {}),
           ...(body.editOf === undefined ? {} : { editOf: body.editOf }),
+          ...(body.model === undefined ? {} : { model: body.model }),
           ...(attachments.length > 0 ? { attachments } : {}),
         });
       },
