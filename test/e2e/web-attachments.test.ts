@@ -1,5 +1,5 @@
 // The composer in Chromium: an image dropped on it shows as a preview, goes with the message, reaches the model as
-// an image part, and shows as a thumbnail in the sent message.
+// an image part, and shows as a thumbnail in the sent message, and again when the conversation is read back.
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
@@ -53,6 +53,22 @@ describeBrowser('attachments in the composer', () => {
     expect(await previews.count()).toBe(0);
     const streamed = web.model?.requests.filter((request) => request.stream === true).at(-1);
     expect(streamed === undefined ? 0 : imagesIn(streamed)).toBe(1);
+
+    // Read back from history, the image is fetched with the caller's token and shown from a blob: URL.
+    await page.reload();
+    const reloaded = page
+      .getByRole('article', { name: 'Your message' })
+      .getByRole('img', { name: 'swatch.png' });
+    await expect.poll(() => reloaded.count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => reloaded.getAttribute('src'), { timeout: 60_000 }).toMatch(/^blob:/);
+    await expect
+      .poll(() => reloaded.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth), {
+        timeout: 60_000,
+      })
+      .toBe(24);
+    await page.getByRole('button', { name: 'Open swatch.png' }).click();
+    const dialog = page.getByRole('dialog', { name: 'swatch.png' });
+    expect(await dialog.getByRole('img', { name: 'swatch.png' }).count()).toBe(1);
     expect(consoleErrors).toEqual([]);
-  });
+  }, 300_000);
 });

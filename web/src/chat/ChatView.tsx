@@ -10,7 +10,7 @@ import { rateAnswer } from './answer-feedback';
 import type { ApiClient } from '../api/client';
 import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
 import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
-import { fileParts } from './attachments';
+import { fileParts, readAttachment } from './attachments';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { preloadMarkdown } from './LazyMarkdown';
@@ -258,6 +258,8 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     focusComposer();
   };
 
+  // Kept stable, so a shown image is read once rather than at each render.
+  const readStored = useCallback((attachmentId: string) => readAttachment(api, attachmentId), [api]);
   const actions = {
     busy,
     onRegenerate: (message: ChatUIMessage) => {
@@ -275,6 +277,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           `/api/knowledge/documents/${encodeURIComponent(documentId)}`,
         )
         .then((reply) => reply.document),
+    readAttachment: readStored,
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;

@@ -19,6 +19,24 @@ export function addFiles(
   return { files: [...current, ...added.slice(0, room)], refused: Math.max(0, added.length - room) };
 }
 
+const ATTACHMENT_PATH = '/api/attachments/';
+
+/** A stored file's path, the url of its file part when read back from history. */
+export function attachmentUrl(attachmentId: string): string {
+  return `${ATTACHMENT_PATH}${encodeURIComponent(attachmentId)}`;
+}
+
+/** The stored file a part's url names, or undefined for a data: or blob: URL the page holds itself. */
+export function attachmentIdOf(url: string): string | undefined {
+  return url.startsWith(ATTACHMENT_PATH) ? decodeURIComponent(url.slice(ATTACHMENT_PATH.length)) : undefined;
+}
+
+/** A stored file's bytes, read with the caller's token (GET /api/attachments/{id}: the owner only). */
+export async function readAttachment(api: ApiClient, attachmentId: string): Promise<Blob> {
+  const response = await api.fetch(attachmentUrl(attachmentId));
+  return response.blob();
+}
+
 export function isImage(file: { type: string }): boolean {
   return file.type.startsWith('image/');
 }
@@ -44,7 +62,7 @@ export function fileParts(files: readonly File[]): Promise<FileUIPart[]> {
   );
 }
 
-/** Uploads a message's file parts (POST /api/attachments) and gives their ids, for POST /api/chat's attachments. */
+/** Uploads a message's new file parts (POST /api/attachments) and gives all their ids, for POST /api/chat's attachments. */
 export async function uploadFileParts(
   api: ApiClient,
   parts: readonly { type: string; url?: string; mediaType?: string; filename?: string }[],
@@ -52,6 +70,12 @@ export async function uploadFileParts(
   const ids: string[] = [];
   for (const part of parts) {
     if (part.type !== 'file' || part.url === undefined) continue;
+    // A file read back from history is stored already: the message names it again.
+    const stored = attachmentIdOf(part.url);
+    if (stored !== undefined) {
+      ids.push(stored);
+      continue;
+    }
     const comma = part.url.indexOf(',');
     const uploaded = await api.json<{ attachmentId: string }>('POST', '/api/attachments', {
       name: part.filename ?? 'file',
