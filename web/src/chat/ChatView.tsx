@@ -21,6 +21,7 @@ import { fromHistory, keepShown, messageText, turnOf, withPending } from './mess
 import { turnEnded } from './turn-ends';
 import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
+import { useAttachmentRules } from './use-attachment-rules';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
 
@@ -259,6 +260,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   };
 
   // Kept stable, so a shown image is read once rather than at each render.
+  const attachmentRules = useAttachmentRules(api);
   const readStored = useCallback((attachmentId: string) => readAttachment(api, attachmentId), [api]);
   const actions = {
     busy,
@@ -371,7 +373,13 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           The connection dropped; reconnecting…
         </p>
       )}
-      <Composer inputRef={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
+      <Composer
+        inputRef={composerRef}
+        busy={busy}
+        rules={attachmentRules}
+        onSend={send}
+        onStop={() => void stop()}
+      />
     </section>
   );
 
