@@ -84,7 +84,7 @@ and \`date\`.`,
   },
   {
     title: 'Attachments',
-    routePrefixes: ['attachments'],
+    routePrefixes: ['attachments', 'attachment-rules'],
     note: `Files for a message: upload one (\`POST /api/attachments\`), then name its \`attachmentId\` in \`attachments\` of
 \`POST /api/chat\`; a \`useChat\` file part (a \`data:\` URL) is stored the same way. The type is read from the bytes
 (\`ATTACHMENTS_TYPES\`: PNG, JPEG, WebP, GIF, PDF and text by default); an image is refused past \`ATTACHMENTS_MAX_PIXELS\`

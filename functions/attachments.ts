@@ -1,5 +1,5 @@
-// Files attached to messages: upload one (checked and stored whole, or refused with the rule it breaks), and read
-// one back, for its owner only.
+// Files attached to messages: the rules an upload meets, upload one (checked and stored whole, or refused with the
+// rule it breaks), and read one back, for its owner only.
 import { z } from 'zod';
 import {
   attachmentAnswerSchema,
@@ -7,6 +7,7 @@ import {
   attachmentParamsSchema,
   attachmentUploadSchema,
 } from '../shared/attachments/contracts.js';
+import { attachmentRules, attachmentRulesSchema } from '../shared/attachments/rules.js';
 import { storeAttachment } from '../shared/attachments/store-attachment.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { formFile } from '../shared/http/upload-body.js';
@@ -91,7 +92,27 @@ export const getAttachmentEndpoint = endpoint({
   },
 });
 
+export const attachmentRulesEndpoint = endpoint({
+  name: 'attachmentRules',
+  route: 'attachment-rules',
+  methods: ['GET'],
+  summary:
+    'The checks an upload meets here (types, sizes, files a message may carry, whether images reach the model), so a client can refuse a file when it is picked. The server checks every file again.',
+  auth: 'caller',
+  responses: { 200: '{enabled, types, maxFileBytes, maxPerMessage, maxMessageBytes, maxPixels, vision}' },
+  replies: { 200: attachmentRulesSchema },
+  handle({ app }) {
+    return Promise.resolve({
+      status: 200,
+      body: attachmentRules(app.config.attachments),
+      // The same until the deployment's settings change.
+      headers: { 'cache-control': 'private, max-age=300' },
+    });
+  },
+});
+
 export const attachmentFunctions: FunctionDefinition[] = [
+  httpFunction(attachmentRulesEndpoint),
   httpFunction(uploadAttachmentEndpoint),
   httpFunction(getAttachmentEndpoint),
 ];

@@ -12,16 +12,21 @@ export const getUsageEndpoint = endpoint({
   route: 'usage/users/{userId}',
   methods: ['GET'],
   summary:
-    "The caller's tokens and US dollars over ?from=&to= (UTC days, both included; default this month so far, at most 366 days), ?groupBy=day|conversation|model (default day): the chat's rounds (`turns`) and the background work (`background`, and `backgroundByKind`) apart.",
+    "The caller's tokens and US dollars over ?from=&to= (UTC days, both included; default this month so far, at most 366 days), ?groupBy=day|conversation|model (default day): the chat's rounds (`turns`) and the background work (`background`, and `backgroundByKind`) apart, and `storage`: the bytes the caller keeps in attachments now, against QUOTA_ATTACHMENT_BYTES.",
   auth: 'caller',
   responses: {
-    200: '{userId, from, to, groupBy, currency, turns, background, total, backgroundByKind, groups}',
+    200: '{userId, from, to, groupBy, currency, turns, background, total, backgroundByKind, groups, storage}',
   },
   replies: { 200: usageReportSchema },
   params: z.object({ userId: userIdSchema }),
   query: usageQuerySchema,
   async handle({ app, caller, query }) {
-    return { status: 200, body: await usageReport(app.usage.ledger, caller.userId, query) };
+    const [report, attachmentBytes] = await Promise.all([
+      usageReport(app.usage.ledger, caller.userId, query),
+      app.attachments.store.usedBytes(caller.userId),
+    ]);
+    const storage = { attachmentBytes, attachmentQuotaBytes: app.attachments.config.quotaBytes };
+    return { status: 200, body: { ...report, storage } };
   },
 });
 

@@ -232,7 +232,8 @@ export function createApp(config: AppConfig, platform: Platform): App {
     isDeleted: (ref) => stores.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   // What a deleted conversation leaves outside history: its turns' data, its spend's ties, its share links.
-  const attachments = composeAttachments(config, platform.credential);
+  const quota = composeQuota(config, database, usage);
+  const attachments = composeAttachments(config, platform.credential, quota.state);
   const { eraser, shares } = composeEraser(database, hot, usage, attachments.store);
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
@@ -252,7 +253,6 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // Workers start with the first document, not with the app.
   const reader = createDocumentReader(config.knowledge.reading);
 
-  const quota = composeQuota(config, database, usage);
   const mcp = composeMcp(config, database);
   // The background workers' model calls are checked against the same spend limits as the turns that caused them.
   const backgroundLlm = spendGatedLlm(llm, quota);

@@ -1,5 +1,5 @@
 // Attachments composed once: the Blob container (the app's identity in Azure, Azurite's key locally), the image
-// encoder, and the limits; and deleting a conversation deletes its files.
+// encoder, the limits and the quota's shared leases; and deleting a conversation deletes its files.
 import type { TokenCredential } from '@azure/identity';
 import {
   createAttachmentContainer,
@@ -12,9 +12,14 @@ import type { ChatMessage } from '../llm/llm-gateway.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
 import type { DocumentReader } from '../knowledge/extract-pool.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
+import type { QuotaState } from '../quota/quota-state.js';
 import type { AppConfig } from './config.js';
 
-export function composeAttachments(config: AppConfig, credential: TokenCredential): AttachmentServices {
+export function composeAttachments(
+  config: AppConfig,
+  credential: TokenCredential,
+  leases: QuotaState,
+): AttachmentServices {
   const blob = config.attachments.blob;
   return {
     store:
@@ -22,6 +27,7 @@ export function composeAttachments(config: AppConfig, credential: TokenCredentia
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,
+    leases,
   };
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../errors.js';
 import { sharpImages } from './adapters/sharp-images.js';
 import { MemoryAttachments } from '../../test/support/in-memory-attachments.js';
+import { MemoryQuotaState } from '../../test/support/in-memory-quota.js';
 import { attachToMessage } from './attach-to-message.js';
 import { AttachmentRefusedError } from './errors.js';
 import { attachmentConfig, attachmentSettings } from './settings.js';
@@ -120,6 +121,29 @@ describe('a file on its way in', () => {
     expect(metadata.exif).toBeUndefined();
     expect(Buffer.from(bytes).includes('PhoneMaker')).toBe(false);
     expect(stored).toMatchObject({ mediaType: 'image/jpeg', width: 150, height: 100, size: bytes.length });
+  });
+
+  it('lets only one of two parallel uploads pass the quota, and frees the reservation once a file is stored', async () => {
+    const leases = new MemoryQuotaState();
+    const base = services({ QUOTA_ATTACHMENT_BYTES: '15' });
+    const quota = {
+      ...base,
+      quota: { ...base.quota, leaseSeconds: 60 },
+      leases,
+    } satisfies AttachmentServices;
+    const upload = (name: string) =>
+      storeAttachment(quota, caller, { name, bytes: Buffer.from(name.slice(0, 1).repeat(10)) });
+    const outcomes = await Promise.allSettled(
+      [upload('a.txt'), upload('b.txt')].map((p) => p.then(() => 'ok')),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+    expect(refused?.reason).toBeInstanceOf(QuotaExceededError);
+    expect(quota.store.files.size).toBe(1);
+    // The stored file is counted by the store, no longer by a reservation: a file that fits is taken.
+    expect(leases.leases.get(caller.userId) ?? []).toEqual([]);
+    await storeAttachment(quota, caller, { name: 'c.txt', bytes: Buffer.from('c'.repeat(4)) });
+    expect(quota.store.files.size).toBe(2);
   });
 
   it('refuses a file past the size limit, and one past the quota', async () => {

@@ -6,6 +6,7 @@ import { QuotaExceededError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { isImageAttachment } from '../message-attachments.js';
 import { isExempt } from '../quota/quota-gate.js';
+import type { QuotaState } from '../quota/quota-state.js';
 import type { QuotaConfig } from '../quota/settings.js';
 import type { AttachmentStore, StoredAttachment } from './attachment-store.js';
 import type { IncomingFile } from './contracts.js';
@@ -26,6 +27,11 @@ export interface AttachmentServices {
   images: ImageEncoder;
   config: AttachmentConfig;
   quota: QuotaConfig;
+  /**
+   * The leases every instance shares: an upload reserves its bytes there before it is stored, so two at once cannot
+   * both pass QUOTA_ATTACHMENT_BYTES. Without it the check reads what is stored only.
+   */
+  leases?: Pick<QuotaState, 'takeTurnSlot' | 'releaseTurnSlot'>;
 }
 
 export function newAttachmentId(): string {
@@ -38,16 +44,22 @@ export async function storeAttachment(
   file: IncomingFile,
 ): Promise<StoredAttachment> {
   const prepared = await prepareAttachment(services, file);
-  await checkQuota(services, caller, prepared.bytes.length);
+  const id = newAttachmentId();
+  const release = await reserveQuota(services, caller, id, prepared.bytes.length);
   const attachment: StoredAttachment = {
-    id: newAttachmentId(),
+    id,
     name: file.name,
     mediaType: prepared.mediaType,
     size: prepared.bytes.length,
     sha256: createHash('sha256').update(prepared.bytes).digest('hex'),
     ...(prepared.width === undefined ? {} : { width: prepared.width, height: prepared.height }),
   };
-  await services.store.put(caller.userId, attachment, prepared.bytes);
+  try {
+    await services.store.put(caller.userId, attachment, prepared.bytes);
+  } finally {
+    // Stored, its bytes are counted by the store; refused, they were never kept.
+    await release();
+  }
   return attachment;
 }
 
@@ -102,21 +114,52 @@ export async function prepareAttachment(
   }
 }
 
-/** QUOTA_ATTACHMENT_BYTES: what the user keeps, plus this file. */
-async function checkQuota(
+const LEASE_PREFIX = 'attachment:';
+
+/**
+ * QUOTA_ATTACHMENT_BYTES: what the user keeps, the uploads under way and this file. One write of the user's lease
+ * document reserves the file's bytes (as knowledge uploads do), so a parallel upload counts them; the reservation is
+ * dropped once the file is stored. Gives the release.
+ */
+async function reserveQuota(
   services: AttachmentServices,
   caller: Pick<Caller, 'userId' | 'groups'>,
+  attachmentId: string,
   bytes: number,
-): Promise<void> {
+): Promise<() => Promise<void>> {
   const allowed = services.config.quotaBytes;
-  if (allowed === 0 || isExempt(services.quota, caller)) return;
-  const used = await services.store.usedBytes(caller.userId);
-  if (used + bytes > allowed)
-    throw new QuotaExceededError(
-      `This file would take your attachments to ${used + bytes} bytes: you may keep ${allowed} (QUOTA_ATTACHMENT_BYTES). Delete conversations with files to make room.`,
-      'attachmentBytes',
-      allowed,
-      used,
-      3600,
-    );
+  const nothing = () => Promise.resolve();
+  if (allowed === 0 || isExempt(services.quota, caller)) return nothing;
+  const check = async (reserved: number) => {
+    const used = (await services.store.usedBytes(caller.userId)) + reserved;
+    if (used + bytes > allowed)
+      throw new QuotaExceededError(
+        `This file would take your attachments to ${used + bytes} bytes (uploads under way included): you may keep ${allowed} (QUOTA_ATTACHMENT_BYTES). Delete conversations with files to make room.`,
+        'attachmentBytes',
+        allowed,
+        used,
+        3600,
+      );
+  };
+  const { leases } = services;
+  if (leases === undefined) {
+    await check(0);
+    return nothing;
+  }
+  const turn = `${LEASE_PREFIX}${attachmentId}`;
+  await leases.takeTurnSlot({
+    userId: caller.userId,
+    turn,
+    max: 0,
+    leaseSeconds: services.quota.leaseSeconds,
+    now: new Date(),
+    reserve: { tokens: 0, costUsd: 0, bytes },
+    check: (_open, held) =>
+      check(
+        held
+          .filter((lease) => lease.turn.startsWith(LEASE_PREFIX))
+          .reduce((sum, lease) => sum + lease.bytes, 0),
+      ),
+  });
+  return () => leases.releaseTurnSlot(caller.userId, turn);
 }

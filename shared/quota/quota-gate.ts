@@ -211,9 +211,10 @@ async function checkBytes(
   storedBytes: () => Promise<ReadonlyMap<string, number>>,
 ): Promise<void> {
   const stored = await storedBytes();
-  // An upload whose document is stored and listed already is counted there, not twice.
+  // An upload whose document is stored and listed already is counted there, not twice; an attachment's upload
+  // reserves against its own limit.
   const reserved = leases
-    .filter((lease) => !stored.has(lease.turn.replace(/^upload:/, '')))
+    .filter((lease) => lease.turn.startsWith('upload:') && !stored.has(lease.turn.replace(/^upload:/, '')))
     .reduce((sum, lease) => sum + lease.bytes, 0);
   const held = [...stored.values()].reduce((sum, bytes) => sum + bytes, reserved);
   if (held + addedBytes <= config.knowledgeBytes) return;

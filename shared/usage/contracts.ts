@@ -213,5 +213,7 @@ export const usageReportSchema = z.object({
   /** Background spend by kind (title, summary, ...), over the whole range. */
   backgroundByKind: z.record(z.string(), usageFiguresSchema),
   groups: z.array(usageGroupSchema),
+  /** What the caller keeps now (not over the range): attachments' bytes, and QUOTA_ATTACHMENT_BYTES (0: none). */
+  storage: z.object({ attachmentBytes: z.number(), attachmentQuotaBytes: z.number() }).optional(),
 });
 export type UsageReport = z.infer<typeof usageReportSchema>;

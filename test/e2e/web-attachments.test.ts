@@ -1,5 +1,6 @@
 // The composer in Chromium: an image dropped on it shows as a preview, goes with the message, reaches the model as
-// an image part, and shows as a thumbnail in the sent message.
+// an image part, and shows as a thumbnail in the sent message, and again when the conversation is read back; a
+// file the server would refuse is refused when it is dropped.
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
@@ -53,6 +54,43 @@ describeBrowser('attachments in the composer', () => {
     expect(await previews.count()).toBe(0);
     const streamed = web.model?.requests.filter((request) => request.stream === true).at(-1);
     expect(streamed === undefined ? 0 : imagesIn(streamed)).toBe(1);
+
+    // Read back from history, the image is fetched with the caller's token and shown from a blob: URL.
+    await page.reload();
+    const reloaded = page
+      .getByRole('article', { name: 'Your message' })
+      .getByRole('img', { name: 'swatch.png' });
+    await expect.poll(() => reloaded.count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => reloaded.getAttribute('src'), { timeout: 60_000 }).toMatch(/^blob:/);
+    await expect
+      .poll(() => reloaded.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth), {
+        timeout: 60_000,
+      })
+      .toBe(24);
+    await page.getByRole('button', { name: 'Open swatch.png' }).click();
+    const dialog = page.getByRole('dialog', { name: 'swatch.png' });
+    expect(await dialog.getByRole('img', { name: 'swatch.png' }).count()).toBe(1);
     expect(consoleErrors).toEqual([]);
-  });
+  }, 300_000);
+
+  it('refuses a file the server would refuse when it is dropped, saying why, and keeps the others', async () => {
+    const { page, consoleErrors } = await web.open();
+    const dropped = await page.evaluateHandle(() => {
+      const globals = globalThis as unknown as DropGlobals;
+      const transfer = new globals.DataTransfer();
+      transfer.items.add(new globals.File(['PK'], 'archive.zip', { type: 'application/zip' }));
+      transfer.items.add(new globals.File(['# Notes'], 'notes.md', { type: 'text/markdown' }));
+      return transfer;
+    });
+    await page.getByRole('form', { name: 'Send a message' }).dispatchEvent('drop', { dataTransfer: dropped });
+
+    const refused = page.getByRole('list', { name: 'Files not attached' });
+    await expect.poll(() => refused.textContent(), { timeout: 60_000 }).toContain('archive.zip');
+    expect(await refused.textContent()).toContain('application/zip is not taken here');
+    expect(await page.getByRole('list', { name: 'Files to send' }).textContent()).toContain('notes.md');
+    expect(await page.getByRole('list', { name: 'Files to send' }).textContent()).not.toContain(
+      'archive.zip',
+    );
+    expect(consoleErrors).toEqual([]);
+  }, 120_000);
 });

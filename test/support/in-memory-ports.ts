@@ -683,6 +683,7 @@ export function createTestApp(
     isDeleted: (ref) => fakes.sessions.isDeleted(ref.userId, ref.sessionId),
   });
   const usageReader = new CounterUsageReader(fakes.usage);
+  const quotaState = new MemoryQuotaState();
   return {
     config,
     identity: createIdentityResolver(config.auth),
@@ -691,6 +692,7 @@ export function createTestApp(
       images: sharpImages,
       config: config.attachments,
       quota: config.quota,
+      leases: quotaState,
     },
     chat: {
       sessions: fakes.sessions,
@@ -770,7 +772,7 @@ export function createTestApp(
     },
     quota: {
       config: config.quota,
-      state: new MemoryQuotaState(),
+      state: quotaState,
       usage: usageReader,
       searches: { perMinute: config.searchesPerMinute, counter: new MemorySearchCounter() },
     },

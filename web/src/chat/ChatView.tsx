@@ -5,27 +5,24 @@ import { useChat } from '@ai-sdk/react';
 import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
-import { ApiError, describeError } from '../api/client';
+import { ApiError, describeError, type ApiClient } from '../api/client';
 import { rateAnswer } from './answer-feedback';
-import type { ApiClient } from '../api/client';
-import { WebPubSubChatTransport } from '../transport/web-pubsub-chat-transport';
-import type { TurnFailure } from '../transport/web-pubsub-chat-transport';
-import { fileParts } from './attachments';
+import { WebPubSubChatTransport, type TurnFailure } from '../transport/web-pubsub-chat-transport';
+import { fileParts, readAttachment } from './attachments';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { preloadMarkdown } from './LazyMarkdown';
 import type { CitedDocument } from './SourceChips';
-import { MessageView } from './MessageView';
-import type { MessageExtras } from './MessageView';
+import { MessageView, type MessageExtras } from './MessageView';
 import { fromHistory, keepShown, messageText, turnOf, withPending } from './messages';
 import { turnEnded } from './turn-ends';
 import type { ChatUIMessage, StoredConversation } from './messages';
 import { forgetPending, pendingQuestion, rememberPending } from './pending-question';
+import { useAttachmentRules } from './use-attachment-rules';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
 import { ChatOptions } from '../workspace/ChatOptions';
-import { sessionStartOf } from '../workspace/chat-choices';
-import type { ChatChoices } from '../workspace/chat-choices';
+import { sessionStartOf, type ChatChoices } from '../workspace/chat-choices';
 import { SessionHolder } from './session-holder';
 
 export interface ChatViewProps {
@@ -254,6 +251,9 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     focusComposer();
   };
 
+  // Kept stable, so a shown image is read once rather than at each render.
+  const attachmentRules = useAttachmentRules(api);
+  const readStored = useCallback((attachmentId: string) => readAttachment(api, attachmentId), [api]);
   const actions = {
     busy,
     onRegenerate: (message: ChatUIMessage) => {
@@ -271,6 +271,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
           `/api/knowledge/documents/${encodeURIComponent(documentId)}`,
         )
         .then((reply) => reply.document),
+    readAttachment: readStored,
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;
@@ -376,7 +377,13 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
         choices={choices}
         onChange={setChoices}
       />
-      <Composer inputRef={composerRef} busy={busy} onSend={send} onStop={() => void stop()} />
+      <Composer
+        inputRef={composerRef}
+        busy={busy}
+        rules={attachmentRules}
+        onSend={send}
+        onStop={() => void stop()}
+      />
     </section>
   );
 

@@ -4,7 +4,8 @@ import { ArrowUp, Paperclip, Square } from 'lucide-react';
 import { useLayoutEffect, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { AttachmentPreviews } from './AttachmentPreviews';
-import { ACCEPTED, addFiles, MAX_FILES } from './attachments';
+import { ACCEPTED, addFiles } from './attachments';
+import type { AttachmentRules } from './attachments';
 
 /** The box grows up to this many pixels, then scrolls. */
 const MAX_HEIGHT_PX = 200;
@@ -12,24 +13,27 @@ const MAX_HEIGHT_PX = 200;
 export function Composer({
   inputRef,
   busy,
+  rules,
   onSend,
   onStop,
 }: {
   inputRef: RefObject<HTMLTextAreaElement | null>;
   busy: boolean;
+  /** What the server takes: a file that breaks a rule is refused when it is picked, saying which. */
+  rules: AttachmentRules;
   onSend: (text: string, useMemory: boolean, files: File[]) => void;
   onStop: () => void;
 }): ReactNode {
   const [text, setText] = useState('');
   const [remember, setRemember] = useState(true);
   const [files, setFiles] = useState<File[]>([]);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [refused, setRefused] = useState<string[]>([]);
   const picker = useRef<HTMLInputElement>(null);
   const attach = (added: readonly File[]): void => {
     if (added.length === 0) return;
-    const next = addFiles(files, added);
+    const next = addFiles(files, added, rules);
     setFiles(next.files);
-    setNotice(next.refused > 0 ? `A message carries at most ${MAX_FILES} files.` : undefined);
+    setRefused(next.refused);
   };
   useLayoutEffect(() => {
     const box = inputRef.current;
@@ -43,7 +47,7 @@ export function Composer({
     setText('');
     setRemember(true);
     setFiles([]);
-    setNotice(undefined);
+    setRefused([]);
   };
   return (
     <form
@@ -67,11 +71,15 @@ export function Composer({
           files={files}
           onRemove={(index) => setFiles(files.filter((_, at) => at !== index))}
         />
-        {notice === undefined ? null : (
-          <p className="m-0 px-1.5 text-xs text-muted-foreground" role="status">
-            {notice}
-          </p>
-        )}
+        <div role="status">
+          {refused.length === 0 ? null : (
+            <ul className="m-0 list-none px-1.5 text-xs text-danger" aria-label="Files not attached">
+              {refused.map((why) => (
+                <li key={why}>Not attached: {why}</li>
+              ))}
+            </ul>
+          )}
+        </div>
         <label className="sr-only" htmlFor="composer-input">
           Message
         </label>

@@ -2,6 +2,7 @@
 // ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
 // regenerate, the alternatives of the turn).
 import { MessageFiles } from './AttachmentPreviews';
+import type { ReadAttachment } from './AttachmentPreviews';
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import { useState } from 'react';
 import type { ReactNode } from 'react';
@@ -23,6 +24,8 @@ export interface MessageActions {
   onSwitch(chatMessageId: string): void;
   /** What the knowledge base knows of a cited document. */
   readDocument: ReadDocument;
+  /** A stored file's bytes, for the files of a message read back from history. */
+  readAttachment: ReadAttachment;
   /** Rates an answer, or with null takes the rating back. */
   onRate(message: ChatUIMessage, rating: Rating | null): void;
 }
@@ -119,7 +122,7 @@ function UserMessage(props: {
       className="group flex max-w-[min(40rem,90%)] flex-col items-end self-end"
       aria-label="Your message"
     >
-      <MessageFiles parts={message.parts} />
+      <MessageFiles parts={message.parts} readAttachment={actions.readAttachment} />
       <div className="rounded-2xl bg-bubble px-3.5 py-2 whitespace-pre-wrap [overflow-wrap:anywhere]">
         {text}
       </div>

@@ -1,22 +1,107 @@
 // Files picked, dropped or pasted into the composer: kept to what a message may carry, and turned into useChat file
 // parts (data: URLs) when the message is sent; the server checks them again and stores them.
 import type { FileUIPart } from 'ai';
+import type { AttachmentRules } from '../../../shared/attachments/rules.js';
 import type { ApiClient } from '../api/client';
 
-/** What a message may carry (the server's ATTACHMENTS_MAX_PER_MESSAGE default). */
-export const MAX_FILES = 10;
+/** The checks an upload meets, as GET /api/attachment-rules tells them (the server's own type, in its contract). */
+export type { AttachmentRules } from '../../../shared/attachments/rules.js';
+
+/** What the composer assumes until the server has said: the server's defaults. */
+export const DEFAULT_RULES: AttachmentRules = {
+  enabled: true,
+  types: [
+    'image/png',
+    'image/jpeg',
+    'image/webp',
+    'image/gif',
+    'application/pdf',
+    'text/plain',
+    'text/markdown',
+    'text/csv',
+    'application/json',
+  ],
+  maxFileBytes: 20 * 1024 * 1024,
+  maxPerMessage: 10,
+  maxMessageBytes: 50 * 1024 * 1024,
+  maxPixels: 40_000_000,
+  vision: true,
+};
 
 /** What the attach button offers; the server reads the type from the bytes whatever this says. */
 export const ACCEPTED =
   'image/png,image/jpeg,image/webp,image/gif,application/pdf,text/plain,text/markdown,text/csv,application/json,.md,.txt,.csv,.json';
 
-/** The files with the new ones added, at most MAX_FILES; `refused` says how many were left out. */
+/** Names of text files a browser may give no type, or a wrong one (a .ts file is video/mp2t to it). */
+const TEXT_NAME =
+  /\.(txt|md|markdown|csv|tsv|json|jsonl|log|ini|toml|ya?ml|xml|html?|css|s?[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|sql|r|lua|pl)$/i;
+const TEXT_TYPE = /^text\/|json|xml|javascript|typescript|yaml|x-sh|sql/;
+
+/** Why the server would refuse this file's type, or undefined when it would take it (as far as the page can tell). */
+function typeRefusal(file: { name: string; type: string }, rules: AttachmentRules): string | undefined {
+  const type = file.type.toLowerCase();
+  if (type.startsWith('image/')) {
+    if (!rules.types.includes(type)) return `${type} images are not taken here`;
+    return rules.vision ? undefined : 'the model here does not see images';
+  }
+  if (rules.types.includes(type)) return undefined;
+  // The server sniffs text from the bytes, and its text types cover source code of any name.
+  const text = rules.types.some((allowed) => allowed.startsWith('text/'));
+  if (text && (type === '' || TEXT_TYPE.test(type) || TEXT_NAME.test(file.name))) return undefined;
+  return `${type === '' ? 'this kind of file' : type} is not taken here (${rules.types.join(', ')})`;
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/**
+ * The files with the new ones added when the server's rules would take them; `refused` says, for each one left out,
+ * which rule it breaks. The server checks again (the pixels of an image only it reads).
+ */
 export function addFiles(
   current: readonly File[],
   added: readonly File[],
-): { files: File[]; refused: number } {
-  const room = Math.max(0, MAX_FILES - current.length);
-  return { files: [...current, ...added.slice(0, room)], refused: Math.max(0, added.length - room) };
+  rules: AttachmentRules = DEFAULT_RULES,
+): { files: File[]; refused: string[] } {
+  const files = [...current];
+  const refused: string[] = [];
+  let bytes = current.reduce((sum, file) => sum + file.size, 0);
+  for (const file of added) {
+    const why = !rules.enabled
+      ? 'files cannot be attached here (no storage is set up)'
+      : (typeRefusal(file, rules) ??
+        (file.size > rules.maxFileBytes
+          ? `it is ${megabytes(file.size)}: a file may be at most ${megabytes(rules.maxFileBytes)}`
+          : files.length >= rules.maxPerMessage
+            ? `a message carries at most ${rules.maxPerMessage} files`
+            : bytes + file.size > rules.maxMessageBytes
+              ? `a message's files may come to at most ${megabytes(rules.maxMessageBytes)}`
+              : undefined));
+    if (why === undefined) {
+      files.push(file);
+      bytes += file.size;
+    } else refused.push(`${file.name}: ${why}.`);
+  }
+  return { files, refused };
+}
+
+const ATTACHMENT_PATH = '/api/attachments/';
+
+/** A stored file's path, the url of its file part when read back from history. */
+export function attachmentUrl(attachmentId: string): string {
+  return `${ATTACHMENT_PATH}${encodeURIComponent(attachmentId)}`;
+}
+
+/** The stored file a part's url names, or undefined for a data: or blob: URL the page holds itself. */
+export function attachmentIdOf(url: string): string | undefined {
+  return url.startsWith(ATTACHMENT_PATH) ? decodeURIComponent(url.slice(ATTACHMENT_PATH.length)) : undefined;
+}
+
+/** A stored file's bytes, read with the caller's token (GET /api/attachments/{id}: the owner only). */
+export async function readAttachment(api: ApiClient, attachmentId: string): Promise<Blob> {
+  const response = await api.fetch(attachmentUrl(attachmentId));
+  return response.blob();
 }
 
 export function isImage(file: { type: string }): boolean {
@@ -44,7 +129,7 @@ export function fileParts(files: readonly File[]): Promise<FileUIPart[]> {
   );
 }
 
-/** Uploads a message's file parts (POST /api/attachments) and gives their ids, for POST /api/chat's attachments. */
+/** Uploads a message's new file parts (POST /api/attachments) and gives all their ids, for POST /api/chat's attachments. */
 export async function uploadFileParts(
   api: ApiClient,
   parts: readonly { type: string; url?: string; mediaType?: string; filename?: string }[],
@@ -52,6 +137,12 @@ export async function uploadFileParts(
   const ids: string[] = [];
   for (const part of parts) {
     if (part.type !== 'file' || part.url === undefined) continue;
+    // A file read back from history is stored already: the message names it again.
+    const stored = attachmentIdOf(part.url);
+    if (stored !== undefined) {
+      ids.push(stored);
+      continue;
+    }
     const comma = part.url.indexOf(',');
     const uploaded = await api.json<{ attachmentId: string }>('POST', '/api/attachments', {
       name: part.filename ?? 'file',

@@ -11,6 +11,7 @@ import {
   type ChatUIMessage,
   type StoredSource,
 } from './messages';
+import { attachmentIdOf } from './attachments';
 
 const source: StoredSource = {
   chunkId: 'k1',
@@ -53,6 +54,29 @@ describe('a conversation reloaded from history', () => {
 
     expect(streamed).toBeDefined();
     expect(part).toEqual(streamed);
+  });
+
+  it("turns a user message's stored files into file parts that name them, never a signed URL", () => {
+    const [question] = fromHistory([
+      {
+        messageId: 'm_user',
+        chatMessageId: 'm',
+        role: 'user',
+        content: 'What is this?',
+        timestamp: '2026-11-22T10:00:00.000Z',
+        attachments: [
+          { id: 'att_1', name: 'chart.png', mediaType: 'image/png', size: 2_048, width: 64, height: 48 },
+          { id: 'att 2', name: 'notes.md', mediaType: 'text/markdown', size: 12 },
+        ],
+      },
+    ]);
+    const files = question?.parts.filter((part) => part.type === 'file') ?? [];
+    expect(files).toEqual([
+      { type: 'file', mediaType: 'image/png', filename: 'chart.png', url: '/api/attachments/att_1' },
+      { type: 'file', mediaType: 'text/markdown', filename: 'notes.md', url: '/api/attachments/att%202' },
+    ]);
+    expect(files.map((part) => attachmentIdOf(part.url))).toEqual(['att_1', 'att 2']);
+    expect(question?.parts.at(-1)).toEqual({ type: 'text', text: 'What is this?' });
   });
 
   it('shows the reasoning with its time before the answer, and the "Not remembered" mark', () => {

@@ -4,6 +4,7 @@
 import type { UIMessage } from 'ai';
 import type { UiMessageMetadata } from '../../../shared/streaming/ui-message-chunks.js';
 import type { KnowledgeSource } from '../../../shared/conversation/sources.js';
+import { attachmentUrl } from './attachments';
 import {
   parsedJson,
   SOURCE_METADATA_KEY,
@@ -40,6 +41,16 @@ export interface StoredToolCall {
 /** A source kept on a stored answer, as the stream's `sources` event carried it. */
 export type StoredSource = KnowledgeSource;
 
+/** A file a stored user message carries, as history names it (never a URL: the page reads it with its token). */
+export interface StoredAttachment {
+  id: string;
+  name: string;
+  mediaType: string;
+  size: number;
+  width?: number;
+  height?: number;
+}
+
 export interface HistoryMessage {
   messageId: string;
   chatMessageId: string;
@@ -58,6 +69,8 @@ export interface HistoryMessage {
   useMemory?: false;
   /** Answers: the owner's rating. */
   feedback?: { rating: 'up' | 'down'; at: string };
+  /** User messages: the files they carried. */
+  attachments?: StoredAttachment[];
 }
 
 export interface StoredConversation {
@@ -91,7 +104,15 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
         id: message.chatMessageId,
         role: 'user',
         metadata,
-        parts: [{ type: 'text', text: message.content }],
+        parts: [
+          ...(message.attachments ?? []).map((file): ChatUIMessage['parts'][number] => ({
+            type: 'file',
+            mediaType: file.mediaType,
+            filename: file.name,
+            url: attachmentUrl(file.id),
+          })),
+          { type: 'text', text: message.content },
+        ],
       };
     }
     if (message.finishReason !== undefined) metadata.finishReason = message.finishReason;
