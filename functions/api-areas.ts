@@ -80,7 +80,9 @@ conversation, is the same 404. \`SHARING=off\` turns every sharing route off (40
 conversation takes its summary and the facts that came only from it (facts also said elsewhere lose its sources),
 and is at once: a forgotten memory is gone from search and from the next prompt. A search result has the
 conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, \`similarity\`, \`sessionId\`, \`title\`
-and \`date\`.`,
+and \`date\`. The export is NDJSON, one line per fact (\`type: "fact"\`) and per summary (\`type: "summary"\`), each with
+its \`scope\`; the import takes that file's active facts (its summaries and past facts are counted in \`skipped\`) or
+\`{statements}\`, and merges them as a turn's would be: a fact already held is \`unchanged\`, never duplicated.`,
   },
   {
     title: 'Attachments',

@@ -18,6 +18,7 @@ import { openApiFunctions } from './openapi.js';
 import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
+import { memoryTransferFunctions } from './memory-transfer.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
@@ -38,6 +39,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...shareFunctions,
   ...memoryFunctions,
   ...memoryApiFunctions,
+  ...memoryTransferFunctions,
   ...knowledgeFunctions,
   ...attachmentFunctions,
   ...usageFunctions,
