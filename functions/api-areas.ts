@@ -130,6 +130,15 @@ A server's \`name\` (1–32 of a–z, 0–9, \`_\`, \`-\`) is unique per user an
 Another user's server is the same 404 as none. See [mcp-servers.md](mcp-servers.md).`,
   },
   {
+    title: 'Your data',
+    routePrefixes: ['account'],
+    note: `Erasing all of a user's data runs each conversation's own delete first (its tombstone stops a running turn's
+workers from writing anything back), then memory, knowledge documents and chunks, attachments, and a sweep of every
+container for items that name the user (MCP servers, assistants, projects, usage records, quota counters). Only the
+conversations' tombstones (a session id, the user id, when it was deleted) stay, until they expire. See
+[your-data.md](your-data.md).`,
+  },
+  {
     title: 'Web client',
     routePrefixes: ['client-config'],
     note: "What the browser client reads before it signs its user in (the README's `Signing in to the web client` says how each mode does).",
