@@ -80,7 +80,9 @@ conversation, is the same 404. \`SHARING=off\` turns every sharing route off (40
 conversation takes its summary and the facts that came only from it (facts also said elsewhere lose its sources),
 and is at once: a forgotten memory is gone from search and from the next prompt. A search result has the
 conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, \`similarity\`, \`sessionId\`, \`title\`
-and \`date\`.`,
+and \`date\`. The export is NDJSON, one line per fact (\`type: "fact"\`) and per summary (\`type: "summary"\`), each with
+its \`scope\`; the import takes that file's active facts (its summaries and past facts are counted in \`skipped\`) or
+\`{statements}\`, and merges them as a turn's would be: a fact already held is \`unchanged\`, never duplicated.`,
   },
   {
     title: 'Attachments',
@@ -126,6 +128,15 @@ A server's \`name\` (1–32 of a–z, 0–9, \`_\`, \`-\`) is unique per user an
 (\`mcp__{name}__{tool}\`); an \`id\` is \`mcp-\` and 16 hex digits (the operator's: \`mcp-op-{name}\`). Header values
 (API keys) are sealed with AES-256-GCM and never returned, logged or traced: answers show \`headerNames\` only.
 Another user's server is the same 404 as none. See [mcp-servers.md](mcp-servers.md).`,
+  },
+  {
+    title: 'Your data',
+    routePrefixes: ['account'],
+    note: `Erasing all of a user's data runs each conversation's own delete first (its tombstone stops a running turn's
+workers from writing anything back), then memory, knowledge documents and chunks, attachments, and a sweep of every
+container for items that name the user (MCP servers, assistants, projects, usage records, quota counters). Only the
+conversations' tombstones (a session id, the user id, when it was deleted) stay, until they expire. See
+[your-data.md](your-data.md).`,
   },
   {
     title: 'Web client',

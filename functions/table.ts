@@ -1,5 +1,6 @@
 // The one table of function definitions, read by the Functions host registration (index.ts) and by the
 // local runtime. A new area adds its file's definitions here.
+import { accountFunctions } from './account.js';
 import { attachmentFunctions } from './attachments.js';
 import { chatTurnFunctions } from './chat-turn.js';
 import { chatFunctions } from './chat.js';
@@ -18,6 +19,7 @@ import { openApiFunctions } from './openapi.js';
 import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
+import { memoryTransferFunctions } from './memory-transfer.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
@@ -38,12 +40,14 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...shareFunctions,
   ...memoryFunctions,
   ...memoryApiFunctions,
+  ...memoryTransferFunctions,
   ...knowledgeFunctions,
   ...attachmentFunctions,
   ...usageFunctions,
   ...mcpFunctions,
   ...mcpServerFunctions,
   ...clientConfigFunctions,
+  ...accountFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),
 ].map(traceFunction);

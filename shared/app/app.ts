@@ -32,6 +32,7 @@ import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
 import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
+import type { AccountServices } from './user-eraser.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import { createWebPubSubMemoryNotices } from '../memory/adapters/web-pubsub-memory-notices.js';
 import type { RememberServices } from '../memory/remember-turn.js';
@@ -156,6 +157,7 @@ export interface App {
   streaming: StreamingServices;
   history: HistoryServices;
   memory: MemoryServices;
+  account: AccountServices;
   knowledge: KnowledgeServices;
   /** Files attached to messages: their store (Blob), checks and limits. */
   attachments: AttachmentServices;
@@ -339,9 +341,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
           memory.facts,
           ['put', 'createConsolidation', 'markApplied', 'setChanges'],
           'memory.write',
-          {
-            'chat.memory.kind': 'profile',
-          },
+          { 'chat.memory.kind': 'profile' },
         ),
         llm: backgroundLlm,
         sessions: stores.sessions,
@@ -362,6 +362,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       search: knowledgeSearch,
     },
     attachments,
+    account: { database },
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },

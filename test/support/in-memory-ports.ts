@@ -687,6 +687,12 @@ export function createTestApp(
   return {
     config,
     identity: createIdentityResolver(config.auth),
+    // Erasing a user sweeps the Cosmos DB containers: the local runtime's tests cover it, not these fakes.
+    account: {
+      get database(): never {
+        throw new Error('Erasing a user needs Cosmos DB: run it on the local runtime.');
+      },
+    },
     attachments: {
       store: fakes.attachments,
       images: sharpImages,
