@@ -43,6 +43,8 @@ const CONNECTIONS: Record<string, { service: string; roles: string[] }> = {
       '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
     ],
   },
+  // Attachments: blobs in the same account, read and written as the identity (Storage Blob Data Owner).
+  ATTACHMENTS_BLOB_ENDPOINT: { service: 'Storage', roles: ['b7e6dc6d-f1e8-4753-8033-0f276bb0955b'] },
   ServiceBusConnection__fullyQualifiedNamespace: {
     service: 'Service Bus',
     roles: ['090c5cfd-751d-490a-894a-3ce6f1109419'],

@@ -46,7 +46,12 @@ describe('Cosmos DB posted-message store', () => {
   /** A new session of the user, as POST /api/session/start makes it. */
   const sessionOf = async (userId: string) =>
     (await createCosmosSessionStore(sessionsContainer()).create(userId)).sessionId;
-  const recorded = (posted: PostedMessage) => ({ kind: 'recorded', posted });
+  // A claim gives back the caller's session it read in the same batch (the conversation's model and shape).
+  const recorded = (posted: PostedMessage) => ({
+    kind: 'recorded',
+    posted,
+    session: expect.objectContaining({ sessionId: posted.sessionId, userId: posted.userId }),
+  });
 
   it("keeps the first claim of a session's chatMessageId, and gives it back to every later claim", async () => {
     const store = createCosmosPostedMessageStore(sessionsContainer());
@@ -187,7 +192,7 @@ describe('Cosmos DB stream-ticket store', () => {
     const reposts = [];
     for (let i = 0; i < 8; i += 1) {
       const ticket = newStreamTicket('user_001', { ttlSeconds: 900, now });
-      expect(await posted.claim(message, ticket)).toEqual({ kind: 'recorded', posted: message });
+      expect(await posted.claim(message, ticket)).toMatchObject({ kind: 'recorded', posted: message });
       reposts.push(ticket);
     }
     const valid = async (t: { ticket: string }) =>
