@@ -21,6 +21,7 @@ import { forgetPending, pendingQuestion, rememberPending } from './pending-quest
 import { useAttachmentRules } from './use-attachment-rules';
 import { useStickToBottom } from './use-stick-to-bottom';
 import { useThoughtTime } from './use-thought-time';
+import { useInitialFocus } from './use-initial-focus';
 import { ChatOptions } from '../workspace/ChatOptions';
 import { sessionStartOf, type ChatChoices } from '../workspace/chat-choices';
 import { SessionHolder } from './session-holder';
@@ -185,10 +186,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
   }, [status, error, chat, reload, session, lastFailed]);
 
   const focusComposer = (): void => composerRef.current?.focus();
-  // Focus starts in the composer where a keyboard is likely (a phone would pop its keyboard over the chat).
-  useEffect(() => {
-    if (window.matchMedia('(pointer: fine)').matches) composerRef.current?.focus();
-  }, []);
+  useInitialFocus(composerRef);
 
   const modelBody = (): { model?: string } => (choices.model === undefined ? {} : { model: choices.model });
   const send = (text: string, useMemory: boolean, files: File[] = []): void => {
