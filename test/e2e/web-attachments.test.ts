@@ -50,7 +50,10 @@ describeBrowser('attachments in the composer', () => {
     const answer = page.getByRole('article', { name: 'Answer' });
     await expect.poll(() => answer.textContent(), { timeout: 120_000 }).toContain('I see 1 image(s).');
     const mine = page.getByRole('article', { name: 'Your message' });
-    expect(await mine.getByRole('img', { name: 'swatch.png' }).count()).toBe(1);
+    // Once the turn ends the page may show the message as history stores it, its image read back with the token.
+    await expect
+      .poll(() => mine.getByRole('img', { name: 'swatch.png' }).count(), { timeout: 60_000 })
+      .toBe(1);
     expect(await previews.count()).toBe(0);
     const streamed = web.model?.requests.filter((request) => request.stream === true).at(-1);
     expect(streamed === undefined ? 0 : imagesIn(streamed)).toBe(1);
