@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   defineSettings,
   intSetting,
+  parseJsonSetting,
   textSetting,
   type SettingRow,
   type SettingValues,
@@ -50,30 +51,19 @@ const serversSchema: z.ZodType<OperatorMcpServer[], string | undefined> = z
   .optional()
   .transform((text, context) => {
     if (text === undefined) return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      context.addIssue({ code: 'custom', message: `must be JSON, e.g. ${EXAMPLE}` });
-      return z.NEVER;
-    }
-    const parsed = z.array(operatorServerSchema).max(50).safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      context.addIssue({
-        code: 'custom',
-        message: `is not a list of MCP servers${where}: ${issue?.message ?? 'invalid'} (e.g. ${EXAMPLE})`,
-      });
-      return z.NEVER;
-    }
-    const names = parsed.data.map((server) => server.name);
+    const servers = parseJsonSetting(text, z.array(operatorServerSchema).max(50), context, {
+      what: 'a list of MCP servers',
+      hint: `e.g. ${EXAMPLE}`,
+      example: EXAMPLE,
+    });
+    if (servers === undefined) return z.NEVER;
+    const names = servers.map((server) => server.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice !== undefined) {
       context.addIssue({ code: 'custom', message: `names the server "${twice}" twice` });
       return z.NEVER;
     }
-    return parsed.data.map((server) => {
+    return servers.map((server) => {
       const audience = server.for ?? ['*'];
       return {
         id: `mcp-op-${server.name}`,

@@ -2,7 +2,7 @@
 // model the LLM connection names.
 import { z } from 'zod';
 import type { SettingRow } from '../settings/setting.js';
-import { defineSettings, type SettingValues } from '../settings/setting.js';
+import { defineSettings, parseJsonSetting, type SettingValues } from '../settings/setting.js';
 import {
   catalogueOf,
   catalogueSchema,
@@ -20,30 +20,19 @@ const modelsSchema: z.ZodType<CatalogueEntry[] | undefined, string | undefined> 
   .optional()
   .transform((text, context) => {
     if (text === undefined || text.trim() === '') return undefined;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      context.addIssue({ code: 'custom', message: `must be JSON, e.g. ${EXAMPLE}` });
-      return z.NEVER;
-    }
-    const parsed = catalogueSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      context.addIssue({
-        code: 'custom',
-        message: `is not a model catalogue${where}: ${issue?.message ?? 'invalid'} (a list of models, e.g. ${EXAMPLE})`,
-      });
-      return z.NEVER;
-    }
-    const ids = parsed.data.map((entry) => entry.id);
+    const entries = parseJsonSetting(text, catalogueSchema, context, {
+      what: 'a model catalogue',
+      hint: `a list of models, e.g. ${EXAMPLE}`,
+      example: EXAMPLE,
+    });
+    if (entries === undefined) return z.NEVER;
+    const ids = entries.map((entry) => entry.id);
     const twice = ids.find((id, index) => ids.indexOf(id) !== index);
     if (twice !== undefined) {
       context.addIssue({ code: 'custom', message: `lists model '${twice}' twice` });
       return z.NEVER;
     }
-    return parsed.data;
+    return entries;
   });
 
 const modelsRow: SettingRow<CatalogueEntry[] | undefined> = {

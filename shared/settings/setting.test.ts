@@ -1,10 +1,12 @@
 // Setting rows: each constructor parses text the way its help says, blank is unset, defaults apply, and every
 // problem is collected and reported with the setting's help.
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import {
   choiceSetting,
   defineSettings,
   intSetting,
+  parseJsonSetting,
   readSettings,
   settingsOf,
   SettingProblems,
@@ -83,5 +85,26 @@ describe('setting rows', () => {
     const [name, , limit] = settingsOf(rows);
     expect(name).toMatchObject({ name: 'NAME', sample: 'chat', defaultText: 'chat', applies: 'app' });
     expect(limit).toMatchObject({ name: 'LIMIT', sample: '8', defaultText: '8' });
+  });
+});
+
+describe('parseJsonSetting', () => {
+  const schema = z.string().transform((text, context) =>
+    parseJsonSetting(text, z.array(z.object({ id: z.string() })), context, {
+      what: 'a list of things',
+      hint: 'e.g. [{"id":"a"}]',
+      example: '[{"id":"a"}]',
+    }),
+  );
+
+  it('gives the parsed value of valid JSON', () => {
+    expect(schema.parse('[{"id":"a"}]')).toEqual([{ id: 'a' }]);
+  });
+
+  it('says when the text is not JSON, and where the JSON is not of the schema', () => {
+    expect(schema.safeParse('[{').error?.issues[0]?.message).toBe('must be JSON, e.g. [{"id":"a"}]');
+    expect(schema.safeParse('[{"id":1}]').error?.issues[0]?.message).toMatch(
+      /^is not a list of things at 0\.id: .+ \(e\.g\. \[\{"id":"a"\}\]\)$/,
+    );
   });
 });

@@ -226,3 +226,32 @@ export function readSettings<G extends SettingGroup>(
   }
   return values as SettingValues<G>;
 }
+
+/**
+ * A setting whose value is JSON of `schema`, read inside a zod transform: the parsed value, or `undefined` with one
+ * issue (the transform then returns `z.NEVER`) saying the text is not JSON, or which part of it is not `what` (the first problem's path and message, then
+ * `hint`, such as the expected shape and an example).
+ */
+export function parseJsonSetting<T>(
+  text: string,
+  schema: z.ZodType<T>,
+  context: z.RefinementCtx,
+  described: { what: string; hint: string; example: string },
+): T | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    context.addIssue({ code: 'custom', message: `must be JSON, e.g. ${described.example}` });
+    return undefined;
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  context.addIssue({
+    code: 'custom',
+    message: `is not ${described.what}${where}: ${issue?.message ?? 'invalid'} (${described.hint})`,
+  });
+  return undefined;
+}

@@ -1,7 +1,13 @@
 // Settings of cost accounting: the price table (LLM_PRICES) and whether model calls are recorded at all
 // (USAGE_ACCOUNTING, off only to measure what accounting adds).
 import { z } from 'zod';
-import { choiceSetting, defineSettings, type SettingRow, type SettingValues } from '../settings/setting.js';
+import {
+  choiceSetting,
+  defineSettings,
+  parseJsonSetting,
+  type SettingRow,
+  type SettingValues,
+} from '../settings/setting.js';
 import { DEFAULT_PRICES, priceTableSchema, type PriceTable } from './prices.js';
 
 const EXAMPLE = '{"my-model":{"input":0.5,"cachedInput":0.05,"output":2,"reasoning":2}}';
@@ -12,26 +18,15 @@ const pricesSchema: z.ZodType<PriceTable, string | undefined> = z
   .optional()
   .transform((text, context) => {
     if (text === undefined) return DEFAULT_PRICES;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      context.addIssue({ code: 'custom', message: `must be JSON, e.g. ${EXAMPLE}` });
-      return z.NEVER;
-    }
-    const parsed = priceTableSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      context.addIssue({
-        code: 'custom',
-        message:
-          `is not a price table${where}: ${issue?.message ?? 'invalid'} (per model: US dollars per million ` +
-          `"input", "cachedInput", "output" and "reasoning" tokens, numbers ≥ 0; e.g. ${EXAMPLE})`,
-      });
-      return z.NEVER;
-    }
-    return { ...DEFAULT_PRICES, ...parsed.data };
+    const prices = parseJsonSetting(text, priceTableSchema, context, {
+      what: 'a price table',
+      hint:
+        'per model: US dollars per million "input", "cachedInput", "output" and "reasoning" tokens, numbers ≥ 0; ' +
+        `e.g. ${EXAMPLE}`,
+      example: EXAMPLE,
+    });
+    if (prices === undefined) return z.NEVER;
+    return { ...DEFAULT_PRICES, ...prices };
   });
 
 const pricesRow: SettingRow<PriceTable> = {
