@@ -51,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
           .end(error instanceof Error ? error.message : String(error)),
     );
   });
+  broker.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => broker.listen(0, '127.0.0.1', resolve));
   project.provide('browserBroker', `http://127.0.0.1:${(broker.address() as AddressInfo).port}`);
 

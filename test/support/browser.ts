@@ -29,7 +29,8 @@ export function describeBrowser(name: string, body: () => void): void {
 }
 
 async function askBroker<T>(path: string): Promise<T> {
-  const response = await fetch(`${inject('browserBroker')}${path}`);
+  // A fresh connection per question: a reused keep-alive socket can be closed by the broker just as it is reused.
+  const response = await fetch(`${inject('browserBroker')}${path}`, { headers: { connection: 'close' } });
   if (!response.ok) throw new Error(`the browser broker could not serve ${path}: ${await response.text()}`);
   return (await response.json()) as T;
 }
