@@ -223,7 +223,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const hot = hotStore.store;
   const stores = createChatStores(database, {
     hot,
-    promptTokenBudget: config.chat.promptTokenBudget,
+    chat: config.chat,
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
