@@ -19,11 +19,8 @@ import {
 } from '../shared/chat/post-chat-message.js';
 import { regenerateTurn } from '../shared/chat/regenerate-turn.js';
 import { startSession } from '../shared/chat/start-session.js';
-import {
-  expireTemporaryChat,
-  scheduleTemporaryChatExpiry,
-  temporaryChatExpiryOrchestrator,
-} from '../shared/chat/temporary-chat-expiry.js';
+import { expireTemporaryChat, scheduleTemporaryChatExpiry } from '../shared/chat/temporary-chat-expiry.js';
+import { temporaryChatExpiryOrchestrator } from '../shared/chat/temporary-chat-orchestration.js';
 import {
   EXPIRE_TEMPORARY_CHAT_ACTIVITY,
   TEMPORARY_CHAT_EXPIRY_ORCHESTRATION,

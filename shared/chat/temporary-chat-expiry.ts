@@ -1,22 +1,14 @@
-// A temporary chat's end: a job started with the chat sleeps on a durable timer until TEMPORARY_CHAT_TTL has passed,
-// then deletes the chat everywhere as a delete of the conversation does (working memory, turns, events, attachments).
-import * as df from 'durable-functions';
+// A temporary chat's end: a job started with the chat (temporary-chat-orchestration.ts) waits until TEMPORARY_CHAT_TTL
+// has passed, then deletes the chat everywhere as a delete of the conversation does (turns, events, attachments).
 import type { ChatSession } from '../conversation/session-store.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import { NotFoundError } from '../errors.js';
 import { deleteConversation, type DeleteConversationServices } from '../history/delete-conversation.js';
 import {
-  EXPIRE_TEMPORARY_CHAT_ACTIVITY,
   TEMPORARY_CHAT_EXPIRY_ORCHESTRATION,
   temporaryChatInstanceId,
   type TemporaryChatExpiryInput,
 } from './contracts/activities.js';
-
-const retry = (() => {
-  const options = new df.RetryOptions(5_000, 5);
-  options.backoffCoefficient = 2;
-  return options;
-})();
 
 /** Starts the chat's expiry job (nothing for a chat that is not temporary). */
 export async function scheduleTemporaryChatExpiry(
@@ -34,15 +26,6 @@ export async function scheduleTemporaryChatExpiry(
     instanceId: temporaryChatInstanceId(session.sessionId),
     input,
   });
-}
-
-export function* temporaryChatExpiryOrchestrator(
-  context: df.OrchestrationContext,
-): Generator<df.Task, string, unknown> {
-  const input = context.df.getInput<TemporaryChatExpiryInput>();
-  yield context.df.createTimer(new Date(input.expiresAt));
-  const outcome = yield context.df.callActivityWithRetry(EXPIRE_TEMPORARY_CHAT_ACTIVITY, retry, input);
-  return String(outcome);
 }
 
 /** Deletes the chat; 'gone' when its owner deleted it (or erased their data) before its time was up. */
