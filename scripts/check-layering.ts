@@ -45,7 +45,7 @@ export const SHARED_ROOT = 'shared/*.ts';
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
   ['chat'],
-  ['tools', 'sharing', 'mcp', 'assistants', 'projects'],
+  ['tools', 'sharing', 'mcp', 'assistants', 'projects', 'account'],
   ['history'],
   ['memory'],
   ['streaming'],

@@ -65,6 +65,7 @@ const offStore: AttachmentStore = {
   find: () => Promise.resolve(undefined),
   read: () => Promise.resolve(undefined),
   link: () => Promise.resolve(),
+  list: () => Promise.resolve([]),
   usedBytes: () => Promise.resolve(0),
   delete: () => Promise.resolve(),
   deleteConversation: () => Promise.resolve(0),

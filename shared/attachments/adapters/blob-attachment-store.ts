@@ -17,11 +17,17 @@ export function createAttachmentContainer(
   options: BlobAttachmentOptions,
   credential: TokenCredential,
 ): ContainerClient {
-  const service =
-    options.connectionString === undefined
-      ? new BlobServiceClient(options.endpoint, credential)
-      : BlobServiceClient.fromConnectionString(options.connectionString);
-  return service.getContainerClient(options.container);
+  return createBlobService(options, credential).getContainerClient(options.container);
+}
+
+/** The Blob service client the container's comes from (a user delegation key is asked of it). */
+export function createBlobService(
+  options: BlobAttachmentOptions,
+  credential: TokenCredential,
+): BlobServiceClient {
+  return options.connectionString === undefined
+    ? new BlobServiceClient(options.endpoint, credential)
+    : BlobServiceClient.fromConnectionString(options.connectionString);
 }
 
 /** The user's folder: a hash, so a user id never shapes a blob name. */
@@ -87,6 +93,14 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
           await client.setMetadata(metadata, { conditions: { ifMatch: properties.etag ?? '*' } });
         }),
       );
+    },
+    async list(userId) {
+      const found: StoredAttachment[] = [];
+      for await (const item of userBlobs(userId)) {
+        const id = item.name.slice(userPrefix(userId).length);
+        found.push(fromMetadata(id, item.metadata ?? {}, item.properties.contentLength ?? 0));
+      }
+      return found;
     },
     async usedBytes(userId) {
       let total = 0;
