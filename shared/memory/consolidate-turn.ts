@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { SessionStore } from '../conversation/session-store.js';
+import { inScopes, scopeField, USER_SCOPE, type MemoryScope } from '../conversation/memory-scope.js';
 import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
@@ -75,6 +76,8 @@ interface Turn {
   completedAt: string;
   /** Its place in the conversation's tree. */
   path: TurnPath;
+  /** Where what it teaches is kept. */
+  scope: MemoryScope;
 }
 
 /** The summary part's outcome, and the summary as it stands after the turn (kept in the turn's record). */
@@ -183,6 +186,7 @@ function readTurn(event: MessageCompleted, label: string): Turn {
       gaps: branch?.gaps ?? [],
       firstOrdinal: Math.min(...event.messages.map((message) => message.ordinal)),
     },
+    scope: event.memoryScope ?? USER_SCOPE,
   };
 }
 
@@ -258,6 +262,7 @@ async function updateSummary(
       kind: 'conversation-summary',
       userId,
       sessionId,
+      ...scopeField(turn.scope),
       ...content,
       // The conversation's date, as search shows it: when its latest summarised turn ended.
       timestamp: turn.completedAt,
@@ -331,7 +336,9 @@ async function consolidateProfile(
       log.log(`Memory: ${turn.label} is left out of the profile: its branch is not the one the user kept.`);
       return 'left-out';
     }
-    const { active } = start;
+    // The turn decides against the facts of the scope it writes to only: a project's conversation neither restates
+    // nor replaces what the user's shared memory (or another project's) holds.
+    const active = start.active.filter((fact) => inScopes(fact, [turn.scope]));
     const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );
@@ -352,6 +359,7 @@ async function consolidateProfile(
       userId,
       sessionId,
       chatMessageId,
+      ...scopeField(turn.scope),
       source: turn.source,
       changes: merged.changes,
       createdAt: nowIso(services),

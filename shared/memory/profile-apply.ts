@@ -2,6 +2,7 @@
 // documents however often it is applied, so a redelivered turn changes nothing more.
 import type { FactSource, ProfileCategory, ProfileChange, ProfileFact } from './contracts.js';
 import { earlier, hasSource, withSource } from './fact-provenance.js';
+import { scopeField, type MemoryScope } from '../conversation/memory-scope.js';
 
 export interface ApplyContext {
   userId: string;
@@ -9,6 +10,8 @@ export interface ApplyContext {
   source: FactSource;
   /** When the change was decided (its consolidation record's createdAt): the documents' createdAt/updatedAt. */
   decidedAt: string;
+  /** Where the facts it creates live (its record's scope); absent, the user's shared memory. */
+  scope?: MemoryScope | undefined;
 }
 
 /** The facts a change reads before it is applied (the ones it may write). */
@@ -92,6 +95,7 @@ function newFact(
     id,
     kind: 'fact',
     userId: context.userId,
+    ...(context.scope === undefined ? {} : scopeField(context.scope)),
     category: what.category,
     statement: what.statement,
     status: 'active',
