@@ -1,7 +1,6 @@
 // The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory,
 // the conversation's summary with its embedding and the user's profile facts, idempotently and along the path the
 // user keeps through the conversation's branches (memory-path.ts).
-import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { SessionStore } from '../conversation/session-store.js';
 import { inScopes, scopeField, USER_SCOPE, type MemoryScope } from '../conversation/memory-scope.js';
@@ -10,6 +9,7 @@ import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import { SpendRefusedError } from '../usage/spend-gated-llm.js';
 import { applyRecord } from './apply-changes.js';
+import { newFactId } from './profile-apply.js';
 import {
   consolidationId,
   type ConsolidationRecord,
@@ -51,6 +51,8 @@ export interface Delivery {
  * event to the dead-letter queue, nor holds up the conversation's later turns (the subscription has sessions).
  */
 export const MODEL_DELIVERIES = 3;
+
+export { newFactId };
 
 /** Conditional summary writes tried before giving up (the event is then redelivered). */
 const SUMMARY_ATTEMPTS = 3;
@@ -390,15 +392,6 @@ function reportDropped(dropped: readonly DroppedChange[], label: string, log: Lo
   // A full profile is worth a warning; the other guards are the merge doing its job.
   if (dropped.some((d) => d.reason === 'profile-full')) log.warn(message);
   else log.log(message);
-}
-
-/**
- * A new fact's id, chosen when the change is decided: the same for the same turn and position, unique across turns
- * (64 bits of a hash of the turn's keys).
- */
-export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
-  const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
-  return `fact-${hash.slice(0, 16)}`;
 }
 
 function nowIso(services: Pick<MemoryWorkerServices, 'now'>): string {
