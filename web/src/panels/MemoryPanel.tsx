@@ -234,10 +234,10 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
                 >
                   {titles.get(summary.sessionId) ?? 'Open the conversation'}
                 </a>{' '}
-                · <time dateTime={summary.timestamp}>{shortDate(summary.timestamp)}</time> ·{' '}
-                {scopeLabel(summary.scope, scopeOptions)}
+                · <time dateTime={summary.timestamp}>{shortDate(summary.timestamp)}</time>
               </p>
               <p className="m-0 mb-1">{summary.summary}</p>
+              <p className="panel-meta mb-1">Lives in: {scopeLabel(summary.scope, scopeOptions)}</p>
               {summary.themes.length === 0 ? null : (
                 <p className="panel-meta">Themes: {summary.themes.join(', ')}</p>
               )}
