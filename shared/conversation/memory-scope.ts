@@ -18,8 +18,7 @@ export function isMemoryScope(value: string): value is MemoryScope {
 export const memoryScopeSchema = z
   .string({ error: 'must be a string' })
   .max(64, 'must be at most 64 characters')
-  .refine(isMemoryScope, 'must be "user", "assistant:<assistantId>" or "project:<projectId>"')
-  .transform((value) => value as MemoryScope);
+  .refine(isMemoryScope, 'must be "user", "assistant:<assistantId>" or "project:<projectId>"');
 
 /** The scope an item carries: absent (written before memory had scopes) is the user's shared memory. */
 export function scopeOf(item: { scope?: string | undefined }): MemoryScope {
