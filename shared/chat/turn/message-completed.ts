@@ -24,8 +24,7 @@ import { writeScope, type ScopedShape } from '../../conversation/memory-scope.js
  */
 export async function announce(
   services: Pick<TurnServices, 'publisher'>,
-  input: TurnRef &
-    ScopedShape & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
+  input: TurnRef & ScopedShape & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
