@@ -92,6 +92,9 @@ export const runToolInputSchema = turnRefSchema.extend({
   seq: z.number().int().positive(),
   /** False: memory tools refuse (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The conversation's assistant and project: the memory scopes its memory tools read. */
+  assistant: assistantRefSchema.optional(),
+  projectId: projectIdSchema.optional(),
   /** The caller's groups: which of the operator's MCP servers' tools the call may reach. */
   groups: callerGroupsSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),

@@ -6,6 +6,7 @@ import { conversationSystemPrompt, fetchProfileWithin } from '../../memory/perso
 import type { LlmStepInput } from '../contracts/activities.js';
 import type { SystemPrompt } from '../../conversation/messages.js';
 import { withInstructions } from '../../conversation/conversation-shape.js';
+import { readScopes } from '../../conversation/memory-scope.js';
 import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import type { TurnBranch } from '../../conversation/branches.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from '../prompt.js';
@@ -85,7 +86,14 @@ export async function newConversationPrompt(
   const [facts, instructions] = await Promise.all([
     input.useMemory === false
       ? undefined
-      : fetchProfileWithin(services.profile, input.userId, services.settings.profileTimeoutMs, services.log),
+      : fetchProfileWithin(
+          services.profile,
+          input.userId,
+          services.settings.profileTimeoutMs,
+          services.log,
+          // The user's shared memory, and its assistant's own and its project's: one query all the same.
+          readScopes(input),
+        ),
     // Read only for a conversation started with an assistant or in a project, once: the prompt is then kept.
     shaped && services.instructions ? services.instructions(input.userId, input) : undefined,
   ]);
