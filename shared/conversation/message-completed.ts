@@ -1,6 +1,7 @@
 // The `message-completed` contract: how a finished turn is announced on Service Bus to the areas that consume it
 // (history and memory), with the turn's messages as committed.
 import { z } from 'zod';
+import { llmUsageSchema } from '../llm/llm-gateway.js';
 import { conversationMessageSchema, systemPromptSchema, turnRefSchema } from './messages.js';
 
 /** Topic on which a finished turn is announced; each consumer (history, memory) has its own subscription. */
@@ -16,6 +17,26 @@ export function completedMessageId(sessionId: string, chatMessageId: string): st
  * excerpts, then their sources (`complete: false`): a Service Bus Standard message holds 256 KB with its headers.
  */
 export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
+
+/**
+ * The model calls of the turn's step that announced it, not recorded by the step: the history worker records them
+ * with its own, in one write, under `job` (so an announcement delivered again counts them once).
+ */
+export const carriedUsageSchema = z.object({
+  job: z.string().min(1).max(100),
+  calls: z
+    .array(
+      z.object({
+        /** A usage kind (`turn`, `title`, ...), as the usage area names them. */
+        kind: z.string().min(1).max(40),
+        model: z.string().min(1).max(256),
+        usage: llmUsageSchema,
+      }),
+    )
+    .min(1)
+    .max(200),
+});
+export type CarriedUsage = z.infer<typeof carriedUsageSchema>;
 
 /**
  * The body of a `message-completed` message: which turn ended, how, and its messages as committed (the user's,
@@ -37,5 +58,7 @@ export const messageCompletedSchema = turnRefSchema.extend({
   groups: z.array(z.string().min(1).max(128)).min(1).max(200).optional(),
   /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */
   systemPrompt: systemPromptSchema.optional(),
+  /** The announcing step's model calls, left to the history worker to record (absent: the step recorded them). */
+  usage: carriedUsageSchema.optional(),
 });
 export type MessageCompleted = z.infer<typeof messageCompletedSchema>;

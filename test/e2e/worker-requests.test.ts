@@ -95,9 +95,10 @@ describe("a turn's background requests", () => {
     ];
     for (const [n, turn] of [first, ...later].entries()) {
       const label = `turn ${n + 1}: ${JSON.stringify(turn.by)}`;
-      // One batch per job: the history worker's, the memory worker's, and the turn's own record, which is written as
-      // its round ends and may land here. A job's record and its counters (its month's, with the day's tokens, and
-      // its conversation's) are one batch; the first of a conversation also creates its counter in a retry.
+      // One batch per worker, both into the turn's one record: the history worker's also holds the turn's round,
+      // handed on by its announcement. A record and its counters (its month's, with the day's tokens, and its
+      // conversation's) are one batch; the first of a conversation also creates its counter in a retry, and the
+      // second worker to write folds into the record the first created in a retry.
       expect(sum(turn.by, 'usage '), label).toBeLessThanOrEqual(n === 0 ? 5 : 3);
       // The conversation's tombstone: once per worker, after its writes.
       expect(turn.by['sessions item.read'] ?? 0, label).toBeLessThanOrEqual(2);
