@@ -52,6 +52,8 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
   return {
     async list(userId, options = {}) {
       const statuses = options.statuses;
+      // The active ones alone (a new conversation's prompt, the memory panel): their copy, by a point read.
+      if (statuses?.length === 1 && statuses[0] === 'active') return sortOldestFirst(await copy.read(userId));
       const query: SqlQuerySpec = {
         query:
           statuses === undefined
