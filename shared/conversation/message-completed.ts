@@ -18,23 +18,25 @@ export function completedMessageId(sessionId: string, chatMessageId: string): st
  */
 export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
 
+/** Calls a step hands on at most; one that made more records them itself. */
+export const CARRIED_CALLS_MAX = 200;
+
 /**
  * The model calls of the turn's step that announced it, not recorded by the step: the history worker records them
  * with its own, in one write, under `job` (so an announcement delivered again counts them once).
  */
 export const carriedUsageSchema = z.object({
-  job: z.string().min(1).max(100),
+  job: z.string().max(1_000),
   calls: z
     .array(
       z.object({
         /** A usage kind (`turn`, `title`, ...), as the usage area names them. */
-        kind: z.string().min(1).max(40),
-        model: z.string().min(1).max(256),
+        kind: z.string().max(1_000),
+        model: z.string().max(1_000),
         usage: llmUsageSchema,
       }),
     )
-    .min(1)
-    .max(200),
+    .max(CARRIED_CALLS_MAX),
 });
 export type CarriedUsage = z.infer<typeof carriedUsageSchema>;
 

@@ -2,7 +2,7 @@
 // ingestion) sets its attribution around its work; every call the gateway makes inside it is tallied, and recorded
 // once, all together, as the job ends.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CarriedUsage } from '../conversation/message-completed.js';
+import { CARRIED_CALLS_MAX, type CarriedUsage } from '../conversation/message-completed.js';
 import type { LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { UsageKind } from './contracts.js';
@@ -83,11 +83,9 @@ export class UsageScope {
    */
   async handOver(deliver: (carried: CarriedUsage | undefined) => Promise<void>): Promise<void> {
     const calls = this.#calls;
-    const carried =
-      calls.length === 0
-        ? undefined
-        : { job: this.attribution.job, calls: calls.map((call) => ({ ...call })) };
-    await deliver(carried);
+    // More than an announcement carries (never seen: a step makes a few): they stay this job's to write.
+    if (calls.length === 0 || calls.length > CARRIED_CALLS_MAX) return deliver(undefined);
+    await deliver({ job: this.attribution.job, calls: calls.map((call) => ({ ...call })) });
     this.#calls = this.#calls.slice(calls.length);
   }
 
