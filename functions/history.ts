@@ -12,13 +12,22 @@ import type { FunctionDefinition } from './definition.js';
 export async function historyWorker(message: unknown, context: InvocationContext): Promise<void> {
   // A malformed event throws: it is redelivered and then dead-lettered with the reason, never dropped.
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
-  const { history } = await getApp();
+  const { history, usage } = await getApp();
   const { userId, sessionId, chatMessageId: turnId } = event;
-  // The exchange's index, title and summary are counted to the turn in a record of their own, once however often the
-  // event is delivered.
+  // The exchange's index, title and summary are folded into the turn's record, with the calls the turn's step handed
+  // on in the event, in one write: each job once however often the event is delivered.
   await withUsage(
-    { userId, ...groupsOf(event), sessionId, turnId, job: 'history', ownRecord: true, log: context },
+    {
+      userId,
+      ...groupsOf(event),
+      sessionId,
+      turnId,
+      job: 'history',
+      ...(event.usage ? { carried: event.usage } : {}),
+      log: context,
+    },
     () => persistTurn(history.worker, event, context),
+    usage.recorder,
   );
 }
 

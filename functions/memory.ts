@@ -16,10 +16,10 @@ export async function memoryWorker(message: unknown, context: InvocationContext)
   const event = parseInput(messageCompletedSchema, message, 'message-completed event');
   const { memory } = await getApp();
   const { userId, sessionId, chatMessageId: turnId } = event;
-  // The summary, its embedding and the profile changes are counted to the turn in a record of their own, once however
-  // often it is delivered.
+  // The summary, its embedding and the profile changes are folded into the turn's record (which the history worker,
+  // with fewer calls to make, has usually stored by then), once however often the event is delivered.
   await withUsage(
-    { userId, ...groupsOf(event), sessionId, turnId, job: 'memory', ownRecord: true, log: context },
+    { userId, ...groupsOf(event), sessionId, turnId, job: 'memory', late: true, log: context },
     () => rememberTurn(memory.worker, event, context, { deliveryCount: deliveryCount(context) }),
   );
 }

@@ -53,14 +53,12 @@ import { traceMethods } from '../telemetry/spans.js';
 import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { createChatTools } from '../tools/index.js';
-import type { PriceTable } from '../usage/prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
-import type { CounterUsageReader } from '../usage/usage-reader.js';
 import { spendGatedLlm } from '../usage/spend-gated-llm.js';
 import type { AppConfig } from './config.js';
 import { appHealthChecks } from './health-checks.js';
 import { hotStoreOpener } from './hot-store-opener.js';
-import { composeUsageAccounting } from './usage-accounting.js';
+import { composeUsageAccounting, usageServices, type UsageServices } from './usage-accounting.js';
 import { composeEraser } from './conversation-eraser.js';
 import { composeMcp } from './mcp-wiring.js';
 import { composeQuota } from './quota-wiring.js';
@@ -139,14 +137,6 @@ export interface KnowledgeServices {
   settings: KnowledgeConfig;
   /** What knowledge search runs on, composed once for the REST API and the chat's tool. */
   search: KnowledgeSearchServices;
-}
-
-export interface UsageServices {
-  /** Each model call's record and the user's counters per day, month and conversation. */
-  ledger: UsageLedger;
-  /** The day's tokens and the month's cost, for quotas. */
-  reader: CounterUsageReader;
-  prices: PriceTable;
 }
 
 /** Everything a trigger may call: per-area services over ports, the caller's identity, and health. */
@@ -364,7 +354,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
     attachments,
     account: composeAccount(config, platform.credential, database),
     quota,
-    usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
+    usage: usageServices(usage, config.usage.prices),
     sharing: { shares },
     mcp,
     workspace,

@@ -1,6 +1,7 @@
 // The `message-completed` contract: how a finished turn is announced on Service Bus to the areas that consume it
 // (history and memory), with the turn's messages as committed.
 import { z } from 'zod';
+import { llmUsageSchema } from '../llm/llm-gateway.js';
 import { conversationMessageSchema, systemPromptSchema, turnRefSchema } from './messages.js';
 import { memoryScopeSchema } from './memory-scope.js';
 
@@ -17,6 +18,28 @@ export function completedMessageId(sessionId: string, chatMessageId: string): st
  * excerpts, then their sources (`complete: false`): a Service Bus Standard message holds 256 KB with its headers.
  */
 export const MESSAGE_COMPLETED_MAX_BYTES = 192 * 1024;
+
+/** Calls a step hands on at most; one that made more records them itself. */
+export const CARRIED_CALLS_MAX = 200;
+
+/**
+ * The model calls of the turn's step that announced it, not recorded by the step: the history worker records them
+ * with its own, in one write, under `job` (so an announcement delivered again counts them once).
+ */
+export const carriedUsageSchema = z.object({
+  job: z.string().max(1_000),
+  calls: z
+    .array(
+      z.object({
+        /** A usage kind (`turn`, `title`, ...), as the usage area names them. */
+        kind: z.string().max(1_000),
+        model: z.string().max(1_000),
+        usage: llmUsageSchema,
+      }),
+    )
+    .max(CARRIED_CALLS_MAX),
+});
+export type CarriedUsage = z.infer<typeof carriedUsageSchema>;
 
 /**
  * The body of a `message-completed` message: which turn ended, how, and its messages as committed (the user's,
@@ -43,5 +66,7 @@ export const messageCompletedSchema = turnRefSchema.extend({
   groups: z.array(z.string().min(1).max(128)).min(1).max(200).optional(),
   /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */
   systemPrompt: systemPromptSchema.optional(),
+  /** The announcing step's model calls, left to the history worker to record (absent: the step recorded them). */
+  usage: carriedUsageSchema.optional(),
 });
 export type MessageCompleted = z.infer<typeof messageCompletedSchema>;

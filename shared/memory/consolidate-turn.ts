@@ -23,6 +23,7 @@ import { proposeProfileChanges, summariseConversation } from './memory-llm.js';
 import {
   followPath,
   followsPath,
+  mayBeConsolidated,
   onFollowedPath,
   snapshotOf,
   summaryBase,
@@ -131,6 +132,7 @@ export async function consolidateTurn(
     summaryRun,
     consolidateProfile(services, event, turn, model, log, {
       onPath: !replayed || onFollowedPath(stored.summary, turn.path.firstOrdinal),
+      record: mayBeConsolidated(stored?.summary, event, turn.lastOrdinal, delivery),
       summaryAfter: summaryRun.then(
         (result) => result.after,
         () => undefined,
@@ -304,10 +306,9 @@ async function startingSummary(
 
 /**
  * The turn's profile changes: decided once (one model call over the user's words and the active facts, then the
- * merge's guards) and recorded before anything is applied, so a redelivery applies the recorded changes, never new
- * ones; each change is applied idempotently; the record is marked applied last, with the summary after the turn. A
- * turn the model gives no changes for still gets its record (without changes): it keeps the summary after it for a
- * branch that starts there. An older turn replayed late that is not on the path memory follows changes nothing.
+ * merge's guards) and recorded before anything is applied, so a redelivery applies the recorded ones, never new ones;
+ * each is applied idempotently; the record is marked applied last, with the summary after the turn. A turn with no
+ * changes still gets its record (for a branch that starts there). A late replay off the followed path changes nothing.
  */
 async function consolidateProfile(
   services: MemoryWorkerServices,
@@ -315,10 +316,10 @@ async function consolidateProfile(
   turn: Turn,
   model: ModelCall,
   log: Log,
-  options: { onPath: boolean; summaryAfter: Promise<SummarySnapshot | undefined> },
+  options: { onPath: boolean; record: boolean; summaryAfter: Promise<SummarySnapshot | undefined> },
 ): Promise<ProfileOutcome> {
   const { userId, sessionId, chatMessageId } = event;
-  const start = await services.facts.consolidationStart(userId, sessionId, chatMessageId);
+  const start = await services.facts.consolidationStart(userId, sessionId, chatMessageId, options);
   let record = start.record;
   if (record?.appliedAt !== undefined || record?.withdrawnAt !== undefined) {
     // Applied by a run whose summary failed: the summary after the turn is kept now that there is one.
@@ -379,6 +380,7 @@ async function consolidateProfile(
       if (record.appliedAt !== undefined && record.withdrawnAt === undefined && record.changes.length === 0)
         return outcome;
     }
+    if (record.withdrawnAt !== undefined) return 'already-applied'; // another run's, withdrawn since: it stays so
   }
   await applyRecord(services.facts, record);
   await services.facts.markApplied(userId, record.id, nowIso(services), await options.summaryAfter);

@@ -127,3 +127,21 @@ export function snapshotOf(summary: ConversationSummaryDocument): SummarySnapsho
   const { summary: text, themes, persons, places, user_sentiment, exchanges } = summary;
   return { summary: text, themes, persons, places, user_sentiment, exchanges };
 }
+
+/**
+ * Whether a turn's consolidation record may exist, so its consolidation looks for it: on a delivery after the first,
+ * or when the summary has the turn already (a replay). A first delivery has none; should it meet one anyway (a
+ * replay from the dead-letter queue), the record stored first wins when the new one is written.
+ */
+export function mayBeConsolidated(
+  summary: Pick<ConversationSummaryDocument, 'coveredThrough' | 'chatMessageId'> | undefined,
+  turn: Pick<TurnRef, 'chatMessageId'>,
+  lastOrdinal: number,
+  delivery: { deliveryCount: number },
+): boolean {
+  if (delivery.deliveryCount > 1) return true;
+  return (
+    summary !== undefined &&
+    (summary.coveredThrough >= lastOrdinal || summary.chatMessageId === turn.chatMessageId)
+  );
+}

@@ -75,13 +75,14 @@ export interface ProfileFacts {
     chatMessageId: string,
   ): Promise<ConsolidationRecord | undefined>;
   /**
-   * What a turn's consolidation starts from, in one request: the turn's record, if one was written, and the user's
-   * active facts, oldest first.
+   * What a turn's consolidation starts from, by point reads: the user's active facts, oldest first, and the turn's
+   * record, if one was written (not looked for with `record: false`, for a turn consolidated for the first time).
    */
   consolidationStart(
     userId: string,
     sessionId: string,
     chatMessageId: string,
+    options?: { record?: boolean },
   ): Promise<{ record: ConsolidationRecord | undefined; active: ProfileFact[] }>;
   /** Writes the record unless one exists; returns the one stored (the earlier one wins). */
   createConsolidation(record: ConsolidationRecord): Promise<ConsolidationRecord>;

@@ -91,10 +91,10 @@ const turn = (n: number) =>
     at,
     answer: { content: `answer ${n}`, finishReason: 'stop', toolCalls: [] },
   });
-/** The worker's job for a turn, as its trigger runs it: inside the turn's usage scope. */
-const consolidate = (n: number) =>
-  withUsage({ userId, sessionId, turnId: chatId(n), job: 'memory', ownRecord: true }, () =>
-    consolidateTurn(services, turn(n), log),
+/** The worker's job for a turn, as its trigger runs it: inside the turn's usage scope, on its nth delivery. */
+const consolidate = (n: number, deliveryCount = 1) =>
+  withUsage({ userId, sessionId, turnId: chatId(n), job: 'memory' }, () =>
+    consolidateTurn(services, turn(n), log, { deliveryCount }),
   );
 
 describe('the memory worker with the month spent', () => {
@@ -106,8 +106,8 @@ describe('the memory worker with the month spent', () => {
       profile: 'left-out',
     });
     // Delivered again: the turn's profile decision (no changes) is recorded, and the summary is refused again.
-    for (let delivery = 0; delivery < 2; delivery++)
-      expect(await consolidate(0)).toEqual({
+    for (let delivery = 2; delivery <= 3; delivery++)
+      expect(await consolidate(0, delivery)).toEqual({
         status: 'consolidated',
         summary: 'left-out',
         profile: 'already-applied',

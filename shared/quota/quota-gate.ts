@@ -66,7 +66,8 @@ export function leasesTurns(config: QuotaConfig): boolean {
   return config.concurrentTurns > 0 || spendLimited(config);
 }
 
-function spendLimited(config: QuotaConfig): boolean {
+/** Whether turns reserve tokens or spend while they run (QUOTA_TOKENS_PER_DAY or QUOTA_COST_PER_MONTH is on). */
+export function spendLimited(config: QuotaConfig): boolean {
   return config.tokensPerDay > 0 || config.costPerMonthUsd > 0;
 }
 

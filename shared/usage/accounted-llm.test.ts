@@ -133,4 +133,35 @@ describe('the accounted gateway', () => {
     const parts = [...ledger.calls.values()].flatMap((record) => record.jobs.history ?? []);
     expect(parts.map((part) => [part.kind, part.calls])).toEqual([['summary', 3]]);
   });
+
+  it("writes a turn's handed calls with the worker's own in one record, and counts each job once", async () => {
+    const { ledger, llm } = setUp();
+    const recorder = new UsageRecorder(ledger, { m: { input: 1, output: 10 } });
+    const carried = { job: 'round:0', calls: [{ kind: 'turn', model: 'm', usage }] };
+    const lines: string[] = [];
+    const log = { log: (line: string) => lines.push(line) };
+    const history = (calls: boolean) =>
+      withUsage(
+        { ...job, carried, log },
+        async () => {
+          if (calls) await llm.completeJson(json('exchange_index'));
+        },
+        recorder,
+      );
+    // A worker that makes no call of its own still writes the calls handed to it.
+    await history(false);
+    expect(Object.keys([...ledger.calls.values()][0]!.jobs)).toEqual(['round:0']);
+    const month = () => ledger.counter('user_001', 'month', new Date().toISOString().slice(0, 7));
+    expect((await month())?.turns.calls).toBe(1);
+    // Delivered again with a call of its own: the round is in the record already, the worker's job is counted alone.
+    await history(true);
+    expect(Object.keys([...ledger.calls.values()][0]!.jobs).sort()).toEqual(['history', 'round:0']);
+    expect((await month())?.turns.calls).toBe(1);
+    expect((await month())?.background.calls).toBe(1);
+    expect(lines.filter((line) => line.startsWith('llm-usage-repeat '))).toHaveLength(1);
+    // And again: nothing more.
+    await history(true);
+    expect((await month())?.background.calls).toBe(1);
+    expect((await month())?.turns.calls).toBe(1);
+  });
 });

@@ -14,7 +14,7 @@ export const usageContainers: readonly ContainerSpec[] = [
     partitionKeyPaths: ['/userId'],
     defaultTtlSeconds: -1,
     purpose:
-      "What the model calls cost: one record per turn and per background job (tokens and US dollars by kind and model; kept 400 days) and the user's counters per month (with each day's tokens) and per conversation, raised in the same batch as each job's record.",
+      "What the model calls cost: one record per turn, its steps' and its background jobs' calls folded in, and per job of no turn (tokens and US dollars by kind and model; kept 400 days) and the user's counters per month (with each day's tokens) and per conversation, raised in the same batch as each job's record.",
   },
 ];
 

@@ -3,12 +3,14 @@ import type { CounterType, UsageCounter, UsageFigures, UsageRecord } from './con
 
 export interface UsageLedger {
   /**
-   * Stores a job's record (its one job's calls), or folds the job into the record of that id stored already (another
-   * job of the same turn), and adds the job's calls to the user's counters of its day, its month and its
-   * conversation, once and all together: false (and nothing added) when the stored record holds the job already. A
-   * record of a conversation detached before (deleted) is stored and counted without it.
+   * Stores a job's record (its calls, and any another job handed it, each job under its name), or folds its jobs
+   * into the record of that id stored already (another job of the same turn), and adds their calls to the user's
+   * counters of its day, its month and its conversation, once and all together: false (and nothing added) when the
+   * stored record holds one of its jobs already. A record of a conversation detached before (deleted) is stored and
+   * counted without it. `first` is the write tried first: `fold` for a job that usually ends after another job of
+   * the turn stored its record (a wrong guess costs one more request).
    */
-  record(record: UsageRecord): Promise<boolean>;
+  record(record: UsageRecord, first?: 'create' | 'fold'): Promise<boolean>;
   /** One counter; undefined before its first call. */
   counter(userId: string, type: CounterType, key: string): Promise<UsageCounter | undefined>;
   /** The conversation counters of these sessions (one request). */

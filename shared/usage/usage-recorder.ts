@@ -3,8 +3,15 @@
 // the `chat.llm.cost` metric and one `llm-usage` log line per kind and model.
 import { createHash } from 'node:crypto';
 import { metrics, type Counter } from '@opentelemetry/api';
+import type { CarriedUsage } from '../conversation/message-completed.js';
 import type { LlmUsage } from '../llm/llm-gateway.js';
-import { USAGE_RECORD_TTL_SECONDS, type UsageKind, type UsagePart, type UsageRecord } from './contracts.js';
+import {
+  USAGE_KINDS,
+  USAGE_RECORD_TTL_SECONDS,
+  type UsageKind,
+  type UsagePart,
+  type UsageRecord,
+} from './contracts.js';
 import { callTokens, costOf, roundUsd, type PriceTable } from './prices.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { TalliedCall, UsageAttribution, UsageScope, UsageWriter } from './usage-scope.js';
@@ -28,11 +35,14 @@ export class UsageRecorder implements UsageWriter {
     scope.tally(this, { kind, model, usage });
   }
 
-  /** Records the job's calls; a job recorded before (it ran again) is not counted again. */
+  /**
+   * Records the job's calls, and those another job handed it, in one write; a job recorded before (it ran again) is
+   * not counted again.
+   */
   async write(scope: UsageScope): Promise<void> {
     const { attribution } = scope;
     const at = this.now().toISOString();
-    const parts = partsOfCalls(this.prices, scope.calls);
+    const jobs = jobsOf(this.prices, attribution.job, scope.calls, attribution.carried);
     // The id is the turn's or the job's whatever the answer: a job run again after the delete still finds its record.
     // A job that ends after its conversation's delete is recorded without it: the ledger finds the conversation
     // detached.
@@ -45,19 +55,20 @@ export class UsageRecorder implements UsageWriter {
       ...(attribution.library !== undefined ? { library: attribution.library } : {}),
       day: at.slice(0, 10),
       at,
-      jobs: { [attribution.job]: parts },
+      jobs,
       ttl: USAGE_RECORD_TTL_SECONDS,
     };
-    if (!(await this.ledger.record(record))) {
+    const counted = await this.#recordOnce(record, attribution.late === true ? 'fold' : 'create');
+    for (const job of Object.keys(jobs).filter((name) => !counted.includes(name))) {
       // A job run again is counted once; said aloud, so a job id that repeats by mistake cannot hide calls unseen.
       const log = attribution.log ?? console;
+      const calls = (jobs[job] ?? []).reduce((sum, part) => sum + part.calls, 0);
       log.log(
-        `llm-usage-repeat ${JSON.stringify({ userId: record.userId, job: attribution.job, record: record.id, calls: scope.calls.length })}` +
+        `llm-usage-repeat ${JSON.stringify({ userId: record.userId, job, record: record.id, calls })}` +
           ': this job was recorded before, so its calls are not counted again.',
       );
-      return;
     }
-    for (const part of parts) {
+    for (const part of counted.flatMap((job) => jobs[job] ?? [])) {
       this.#cost.add(part.costUsd, { 'gen_ai.request.model': part.model, 'chat.usage.kind': part.kind });
       const { kind, model, calls, priced: _priced, ...figures } = part;
       attribution.log?.log(
@@ -74,6 +85,40 @@ export class UsageRecorder implements UsageWriter {
       );
     }
   }
+
+  /**
+   * Every job of the record in one write; when that finds one of them recorded before (a turn's step that handed its
+   * calls on, then ran again and recorded them itself), each on its own. The jobs counted now.
+   */
+  async #recordOnce(record: UsageRecord, first: 'create' | 'fold'): Promise<string[]> {
+    const names = Object.keys(record.jobs);
+    if (await this.ledger.record(record, first)) return names;
+    if (names.length === 1) return [];
+    const counted: string[] = [];
+    for (const name of names)
+      if (await this.ledger.record({ ...record, jobs: { [name]: record.jobs[name] ?? [] } }, 'fold'))
+        counted.push(name);
+    return counted;
+  }
+}
+
+/** The record's jobs: the job's own calls and those handed to it, each under its job's name (empty ones left out). */
+export function jobsOf(
+  prices: PriceTable,
+  job: string,
+  calls: readonly TalliedCall[],
+  carried: CarriedUsage | undefined,
+): Record<string, UsagePart[]> {
+  const jobs: Record<string, UsagePart[]> = {};
+  if (carried !== undefined) jobs[carried.job] = partsOfCalls(prices, carried.calls.map(talliedCall));
+  if (calls.length > 0) jobs[job] = partsOfCalls(prices, calls);
+  return jobs;
+}
+
+/** A carried call as the gateway tallied it; a kind this build does not know is counted as the chat's own. */
+function talliedCall(call: CarriedUsage['calls'][number]): TalliedCall {
+  const kind = USAGE_KINDS.find((known) => known === call.kind) ?? 'turn';
+  return { kind, model: call.model, usage: call.usage };
 }
 
 /** A job's calls by kind and model (in the order each pair first came), priced. Pure. */

@@ -2,6 +2,7 @@
 // ingestion) sets its attribution around its work; every call the gateway makes inside it is tallied, and recorded
 // once, all together, as the job ends.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { CARRIED_CALLS_MAX, type CarriedUsage } from '../conversation/message-completed.js';
 import type { LlmUsage } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import type { UsageKind } from './contracts.js';
@@ -19,10 +20,20 @@ export interface UsageAttribution {
    */
   job: string;
   /**
-   * The job's calls get a record of their own (a background worker's run for a turn). Without it, the jobs of a turn
-   * (its rounds, tool calls and failure step) are folded into the turn's one record.
+   * The job's calls get a record of their own (a search, a memory import). Without it, the jobs of a turn (its rounds,
+   * tool calls and failure step, and the history and memory workers' runs for it) are folded into the turn's one record.
    */
   ownRecord?: boolean;
+  /**
+   * Calls another job made and left to this one (a turn's, carried by its announcement to the history worker):
+   * written in the same record and batch as this job's own, each under its job's name.
+   */
+  carried?: CarriedUsage;
+  /**
+   * The job usually ends after another job of the turn stored the turn's record (the memory worker's, after the
+   * history worker's): its write tries folding into it first.
+   */
+  late?: boolean;
   /** Every call of the job is of this kind (knowledge ingestion), instead of what each call says it is. */
   kind?: UsageKind;
   /** The knowledge library the job worked for (an ingestion into the shared library is counted to its uploader). */
@@ -50,7 +61,7 @@ export interface UsageWriter {
 
 /** A job's attribution and the calls it has made so far. */
 export class UsageScope {
-  readonly #calls: TalliedCall[] = [];
+  #calls: TalliedCall[] = [];
   #writer: UsageWriter | undefined;
 
   constructor(readonly attribution: UsageAttribution) {}
@@ -66,9 +77,23 @@ export class UsageScope {
     return this.#calls;
   }
 
-  /** Writes the job's record, if it made any call; a failure throws, so the job is run again (and counts once). */
-  async settle(): Promise<void> {
-    if (this.#writer !== undefined && this.#calls.length > 0) await this.#writer.write(this);
+  /**
+   * Hands the calls made so far to the job that `deliver` tells (with this job's name, so they count once whoever
+   * records them): once it resolves they are no longer this job's to write. A failure keeps them here.
+   */
+  async handOver(deliver: (carried: CarriedUsage | undefined) => Promise<void>): Promise<void> {
+    const calls = this.#calls;
+    // More than an announcement carries (never seen: a step makes a few): they stay this job's to write.
+    if (calls.length === 0 || calls.length > CARRIED_CALLS_MAX) return deliver(undefined);
+    await deliver({ job: this.attribution.job, calls: calls.map((call) => ({ ...call })) });
+    this.#calls = this.#calls.slice(calls.length);
+  }
+
+  /** Writes the job's record, if it made or was handed any call; a failure throws, so the job runs again. */
+  async settle(writer?: UsageWriter): Promise<void> {
+    const to = this.#writer ?? writer;
+    if (to !== undefined && (this.#calls.length > 0 || this.attribution.carried !== undefined))
+      await to.write(this);
   }
 }
 
@@ -77,18 +102,22 @@ const scopes = new AsyncLocalStorage<UsageScope>();
 /**
  * Runs `work` with its model calls counted to `attribution`. A turn's message-end does not wait for the record: it
  * is written after the work, and the job ends once it is stored. The calls of a job that failed were paid for too:
- * they are recorded before the failure goes on.
+ * they are recorded before the failure goes on. `writer` writes calls handed to the job when it makes none itself.
  */
-export async function withUsage<T>(attribution: UsageAttribution, work: () => Promise<T>): Promise<T> {
+export async function withUsage<T>(
+  attribution: UsageAttribution,
+  work: () => Promise<T>,
+  writer?: UsageWriter,
+): Promise<T> {
   const scope = new UsageScope(attribution);
   let result: T;
   try {
     result = await scopes.run(scope, work);
   } catch (error) {
-    await scope.settle().catch(() => undefined);
+    await scope.settle(writer).catch(() => undefined);
     throw error;
   }
-  await scope.settle();
+  await scope.settle(writer);
   return result;
 }
 

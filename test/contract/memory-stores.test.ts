@@ -390,7 +390,7 @@ describe('Cosmos DB profile facts', () => {
     expect(await stores.facts.fromSession('pu-s', 's-9')).toEqual([]);
   });
 
-  it("reads a turn's consolidation start in one query: its record, if any, and the active facts oldest first", async () => {
+  it("reads a turn's consolidation start by point reads: its record, if any, and the active facts oldest first", async () => {
     await storeFacts(
       stores.facts,
       factOf('pu-start', 'f-b', { createdAt: at(2) }),
@@ -402,7 +402,7 @@ describe('Cosmos DB profile facts', () => {
     local.resetStats();
     const before = await stores.facts.consolidationStart('pu-start', 's-1', 'm-1');
     expect(local.stats().byContainer).toEqual({
-      [`${PROFILE_FACTS_CONTAINER} item.query`]: expect.objectContaining({ requests: 2 }),
+      [`${PROFILE_FACTS_CONTAINER} item.read`]: expect.objectContaining({ requests: 2 }),
     });
     expect(before.record).toBeUndefined();
     expect(before.active.map((fact) => fact.id)).toEqual(['f-a', 'f-b']);
@@ -411,6 +411,64 @@ describe('Cosmos DB profile facts', () => {
     );
     const after = await stores.facts.consolidationStart('pu-start', 's-1', 'm-1');
     expect(after).toEqual({ record, active: before.active });
+    // A turn consolidated for the first time: one point read, of the active facts alone.
+    local.resetStats();
+    expect(await stores.facts.consolidationStart('pu-start', 's-1', 'm-1', { record: false })).toEqual({
+      record: undefined,
+      active: before.active,
+    });
+    expect(local.stats().requests).toBe(1);
+  });
+
+  it('keeps the active facts read in one point read in step with every fact write, and makes it for an older profile', async () => {
+    const active = async (userId: string) =>
+      (await stores.facts.consolidationStart(userId, 's-1', 'm-1', { record: false })).active.map(
+        (fact) => `${fact.id}:${fact.statement}`,
+      );
+    // A profile stored before the copy existed: its facts are items alone. The first read queries them and makes
+    // the copy; later ones read it.
+    const container = database.container(PROFILE_FACTS_CONTAINER);
+    for (const fact of [factOf('pu-copy', 'f-1'), factOf('pu-copy', 'f-2', { status: 'retracted' })])
+      await container.items.create(fact);
+    local.resetStats();
+    expect(await active('pu-copy')).toEqual(['f-1:Statement f-1']);
+    expect(local.stats().byContainer).toMatchObject({
+      [`${PROFILE_FACTS_CONTAINER} item.query`]: expect.anything(),
+    });
+    local.resetStats();
+    expect(await active('pu-copy')).toEqual(['f-1:Statement f-1']);
+    expect(local.stats().byContainer).toEqual({
+      [`${PROFILE_FACTS_CONTAINER} item.read`]: expect.objectContaining({ requests: 1 }),
+    });
+
+    // Written, changed, made inactive, deleted: the copy follows each write (one request each), and a write that
+    // loses to another changes neither.
+    local.resetStats();
+    expect(await stores.facts.put(factOf('pu-copy', 'f-3', { createdAt: at(3) }), undefined)).toBe('written');
+    expect(local.stats().requests).toBe(1);
+    expect(await stores.facts.put(factOf('pu-copy', 'f-3', { statement: 'Twice' }), undefined)).toBe(
+      'conflict',
+    );
+    const stored = await stores.facts.get('pu-copy', 'f-1');
+    expect(await stores.facts.put({ ...stored!.fact, statement: 'Changed' }, stored!.version)).toBe(
+      'written',
+    );
+    expect(await stores.facts.put({ ...stored!.fact, statement: 'Stale' }, stored!.version)).toBe('conflict');
+    expect(await active('pu-copy')).toEqual(['f-1:Changed', 'f-3:Statement f-3']);
+    const changed = await stores.facts.get('pu-copy', 'f-1');
+    expect(await stores.facts.put({ ...changed!.fact, status: 'retracted' }, changed!.version)).toBe(
+      'written',
+    );
+    expect(await stores.facts.delete('pu-copy', 'f-3')).toBe(true);
+    expect(await stores.facts.delete('pu-copy', 'f-3')).toBe(false);
+    expect(await active('pu-copy')).toEqual([]);
+    expect((await stores.facts.list('pu-copy')).map((fact) => fact.id)).toEqual(['f-1', 'f-2']);
+
+    // A user's first fact makes the copy with its write.
+    expect(await stores.facts.put(factOf('pu-copy-new', 'f-1'), undefined)).toBe('written');
+    local.resetStats();
+    expect(await active('pu-copy-new')).toEqual(['f-1:Statement f-1']);
+    expect(local.stats().requests).toBe(1);
   });
 
   it('creates a consolidation record once: a second create returns the first', async () => {
@@ -565,7 +623,8 @@ describe('Cosmos DB profile facts', () => {
     expect(await stores.facts.getConsolidation('pu-d', 's-2', 'm-3')).toBeDefined();
     expect(await stores.facts.getConsolidation('pu-e', 's-1', 'm-1')).toBeDefined();
 
-    expect(await stores.facts.deleteAll('pu-d')).toBe(2); // the fact and the other session's record
+    // The fact, the other session's record, and the copy of the active facts.
+    expect(await stores.facts.deleteAll('pu-d')).toBe(3);
     expect(await stores.facts.list('pu-d')).toEqual([]);
     expect(await stores.facts.getConsolidation('pu-d', 's-2', 'm-3')).toBeUndefined();
     expect(await stores.facts.getConsolidation('pu-e', 's-1', 'm-1')).toBeDefined();

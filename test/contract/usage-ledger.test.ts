@@ -165,6 +165,31 @@ describe('the usage ledger in Cosmos DB', () => {
     });
   });
 
+  it("writes a turn's round handed to a worker together with the worker's own job, each job counted once", async () => {
+    const ledger = createCosmosUsageLedger(container);
+    const userId = newUser();
+    await ledger.record(call(userId, 's1', 8)); // the conversation's counter exists
+    const round = call(userId, 's1', 0, 'round:0');
+    const history = call(userId, 's1', 0, 'history');
+    const handed: UsageRecord = { ...round, jobs: { ...round.jobs, ...history.jobs } };
+    // The memory worker, usually later, folds first; before the record exists it creates it instead.
+    local.resetStats();
+    expect(await ledger.record(call(userId, 's1', 0, 'memory'), 'fold')).toBe(true);
+    expect(local.stats().requests).toBe(2);
+    local.resetStats();
+    expect(await ledger.record(handed)).toBe(true);
+    // Created by the memory worker first: the history worker's create finds it and folds both jobs in.
+    expect(local.stats().requests).toBe(2);
+    // The event delivered again, or the round recorded by its step run again: nothing is counted twice.
+    expect(await ledger.record(structuredClone(handed), 'fold')).toBe(false);
+    expect(await ledger.record(structuredClone(round), 'fold')).toBe(false);
+    const records = (await ledger.records(userId, DAY, DAY)).filter((record) => record.turnId === 'turn-0');
+    expect(records.map((record) => Object.keys(record.jobs).sort())).toEqual([
+      ['history', 'memory', 'round:0'],
+    ]);
+    expect((await ledger.counter(userId, 'conversation', 's1'))?.turns.calls).toBe(4);
+  });
+
   it("gives a month counted before its days their tokens from then on, and the daily quota the day's before", async () => {
     const ledger = createCosmosUsageLedger(container);
     const reader = new CounterUsageReader(ledger);

@@ -91,11 +91,12 @@ describe('memory export and import', () => {
     return page.facts;
   }
 
+  /** The user's facts and records (beside them, the copy of the active facts is not counted). */
   async function storedItems(userId: string): Promise<number> {
     const { resources } = await runtime.clients.database
       .container(PROFILE_FACTS_CONTAINER)
       .items.query<number>({
-        query: 'SELECT VALUE COUNT(1) FROM c WHERE c.userId = @userId',
+        query: "SELECT VALUE COUNT(1) FROM c WHERE c.userId = @userId AND c.kind != 'active-facts'",
         parameters: [{ name: '@userId', value: userId }],
       })
       .fetchAll();

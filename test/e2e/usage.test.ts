@@ -148,12 +148,12 @@ describe('what model calls cost', () => {
     expect(report.groups).toEqual([
       { key: sessionId, turns: report.turns, background: report.background, total: report.total },
     ]);
-    // One record for the turn and one for each worker's run for it, each call of theirs in it by kind and model.
+    // One record for the turn: its round's calls (handed to the history worker by its announcement) and each
+    // worker's run for it, each call of theirs in it by kind and model.
     const records = await runtime.app.usage.ledger.records('user_001', report.from, report.to);
-    const jobs = records
-      .filter((record) => record.turnId === chatMessageId)
-      .map((record) => Object.keys(record.jobs).join(','));
-    expect(jobs.sort()).toEqual(['history', 'memory', 'round:0']);
+    const ofTurn = records.filter((record) => record.turnId === chatMessageId);
+    expect(ofTurn).toHaveLength(1);
+    expect(Object.keys(ofTurn[0]!.jobs).sort()).toEqual(['history', 'memory', 'round:0']);
     expect(report.total.costUsd).toBeCloseTo(report.turns.costUsd + report.background.costUsd, 12);
 
     // The same spend by day and by model, and in the conversation's summary and the user's stats.
@@ -208,22 +208,36 @@ describe('what model calls cost', () => {
     await runtime.serviceBus.publish(MESSAGE_COMPLETED_TOPIC, {
       messageId: `${completedMessageId(sessionId, chatMessageId)}.again`,
       sessionId,
-      body: completedExchange({
-        userId: 'user_001',
-        sessionId,
-        chatMessageId,
-        ordinal: 0,
-        question: QUESTION,
-        at: new Date().toISOString(),
-        answer: { content: ANSWER },
-      }),
+      body: {
+        ...completedExchange({
+          userId: 'user_001',
+          sessionId,
+          chatMessageId,
+          ordinal: 0,
+          question: QUESTION,
+          at: new Date().toISOString(),
+          answer: { content: ANSWER },
+        }),
+        // As the turn announced it: with its round's calls handed on.
+        usage: {
+          job: 'round:0',
+          calls: [
+            {
+              kind: 'turn',
+              model: SCRIPTED_MODEL,
+              usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+            },
+          ],
+        },
+      },
     });
     await settle(runtime);
-    // The memory worker's run for the turn, made again: its record holds the job already.
-    await withUsage(
-      { userId: 'user_001', sessionId, turnId: chatMessageId, job: 'memory', ownRecord: true },
-      () => runtime.app.memory.worker.llm.embed(['The user loves sailing.']),
-    );
+    // The memory worker's run for the turn, and the turn's round (a step run again records its calls itself), made
+    // again: the turn's record holds both jobs already.
+    for (const job of ['memory', 'round:0'])
+      await withUsage({ userId: 'user_001', sessionId, turnId: chatMessageId, job }, () =>
+        runtime.app.memory.worker.llm.embed(['The user loves sailing.']),
+      );
     const after = await expectStatus<UsageReport>(await usage('?groupBy=conversation'), 200);
     expect(after).toEqual(before);
   });

@@ -95,21 +95,23 @@ describe("a turn's background requests", () => {
     ];
     for (const [n, turn] of [first, ...later].entries()) {
       const label = `turn ${n + 1}: ${JSON.stringify(turn.by)}`;
-      // One batch per job: the history worker's, the memory worker's, and the turn's own record, which is written as
-      // its round ends and may land here. A job's record and its counters (its month's, with the day's tokens, and
-      // its conversation's) are one batch; the first of a conversation also creates its counter in a retry.
+      // One batch per worker, both into the turn's one record: the history worker's also holds the turn's round,
+      // handed on by its announcement. A record and its counters (its month's, with the day's tokens, and its
+      // conversation's) are one batch; the first of a conversation also creates its counter in a retry, and the
+      // second worker to write folds into the record the first created in a retry.
       expect(sum(turn.by, 'usage '), label).toBeLessThanOrEqual(n === 0 ? 5 : 3);
       // The conversation's tombstone: once per worker, after its writes.
       expect(turn.by['sessions item.read'] ?? 0, label).toBeLessThanOrEqual(2);
       // A turn's messages are one batch (the opening turn also keeps its system prompt beside them).
       expect(turn.by['conversation-messages item.create'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 1 : 0);
-      // The active profile facts and the turn's consolidation record: one query (and the query plan the SDK asks
-      // for beside every query, partition key or not).
-      expect(sum(turn.by, 'profile-facts item.query'), label).toBeLessThanOrEqual(2);
-      expect(turn.by['profile-facts item.read'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 1 : 0);
+      // The active profile facts: one point read of their copy, and no query (a query and its plan only for a user
+      // whose copy is made on their first turn). A first delivery does not look for the turn's record.
+      expect(sum(turn.by, 'profile-facts item.query'), label).toBeLessThanOrEqual(n === 0 ? 2 : 0);
+      expect(turn.by['profile-facts item.read'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 2 : 1);
       // The opening turn also reads each container's metadata once, creates the summary and its first fact; a
-      // later one may title the conversation.
-      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 24 : 15);
+      // later one may title the conversation. A user's first consolidation also makes the copy of their active
+      // facts (a read that finds none, the query, the copy's create).
+      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 25 : 14);
     }
   }, 120_000);
 });

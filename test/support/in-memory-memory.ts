@@ -195,9 +195,14 @@ export class MemoryProfileFacts implements ProfileFacts {
     return Promise.resolve(record ? structuredClone(record) : undefined);
   }
 
-  async consolidationStart(userId: string, sessionId: string, chatMessageId: string) {
+  async consolidationStart(
+    userId: string,
+    sessionId: string,
+    chatMessageId: string,
+    options: { record?: boolean } = {},
+  ) {
     const [record, active] = await Promise.all([
-      this.getConsolidation(userId, sessionId, chatMessageId),
+      options.record === false ? undefined : this.getConsolidation(userId, sessionId, chatMessageId),
       this.list(userId, { statuses: ['active'] }),
     ]);
     return { record, active };

@@ -1,4 +1,4 @@
-// The usage ledger in memory, for in-process tests: a record is kept by its id, each job folded into it once, and only
+// The usage ledger in memory, for in-process tests: a record is kept by its id, its jobs folded into it once, and only
 // that first write adds the job to the counters, as the Cosmos DB adapter does; a detached conversation's later calls
 // are recorded without it.
 import {
@@ -17,8 +17,9 @@ export class MemoryUsageLedger implements UsageLedger {
 
   record(job: UsageRecord): Promise<boolean> {
     const stored = this.calls.get(job.id);
-    const [name] = Object.keys(job.jobs);
-    if (stored !== undefined && name !== undefined && name in stored.jobs) return Promise.resolve(false);
+    // All the record's jobs or none, as one batch writes them.
+    if (stored !== undefined && Object.keys(job.jobs).some((name) => name in stored.jobs))
+      return Promise.resolve(false);
     const record = this.#detached.has(`${job.userId}/${job.sessionId}`) ? withoutConversation(job) : job;
     this.calls.set(
       record.id,

@@ -8,6 +8,8 @@ import {
   type MessageCompleted,
 } from '../../conversation/message-completed.js';
 import type { ConversationMessage } from '../../conversation/messages.js';
+import type { UsageScope, UsageWriter } from '../../usage/usage-scope.js';
+import { currentUsageScope, withUsage } from '../../usage/usage-scope.js';
 import { announce, completedBody } from './message-completed.js';
 
 describe('completedBody', () => {
@@ -84,5 +86,52 @@ describe('completedBody', () => {
     await announce(services, { ...ref, groups: ['g-staff'] }, 'completed', head.completedAt, stored);
     await announce(services, ref, 'completed', head.completedAt, stored);
     expect(published.map((body) => (body as MessageCompleted).groups)).toEqual([['g-staff'], undefined]);
+  });
+
+  it("hands the step's model calls on with the announcement, once it is published, and then writes none itself", async () => {
+    const stored = {
+      messages: [
+        {
+          messageId: `${input.chatMessageId}_user`,
+          chatMessageId: input.chatMessageId,
+          role: 'user' as const,
+          content: 'Hello',
+          timestamp: head.completedAt,
+          ordinal: 0,
+        },
+      ],
+      offPath: [],
+    };
+    const usage = { promptTokens: 12, completionTokens: 3, totalTokens: 15 };
+    const written: number[] = [];
+    const writer: UsageWriter = {
+      write: (scope: UsageScope) => {
+        written.push(scope.calls.length);
+        return Promise.resolve();
+      },
+    };
+    const step = async (publish: (body: unknown) => Promise<void>, handOver: boolean) => {
+      const services = { publisher: { publish: (_: string, m: { body: unknown }) => publish(m.body) } };
+      await withUsage({ ...ref, turnId: ref.chatMessageId, job: 'round:0' }, async () => {
+        currentUsageScope()!.tally(writer, { kind: 'turn', model: 'm', usage });
+        await announce(
+          services as unknown as Parameters<typeof announce>[0],
+          ref,
+          'completed',
+          head.completedAt,
+          stored,
+          handOver,
+        );
+      });
+    };
+    const bodies: MessageCompleted[] = [];
+    await step((body) => Promise.resolve(void bodies.push(body as MessageCompleted)), true);
+    expect(bodies[0]?.usage).toEqual({ job: 'round:0', calls: [{ kind: 'turn', model: 'm', usage }] });
+    expect(written).toEqual([]);
+    // A turn that reserved spend records its own calls; an announcement that failed leaves them to the step.
+    await step((body) => Promise.resolve(void bodies.push(body as MessageCompleted)), false);
+    expect(bodies[1]).not.toHaveProperty('usage');
+    await expect(step(() => Promise.reject(new Error('Service Bus is down')), true)).rejects.toThrow('down');
+    expect(written).toEqual([1, 1]);
   });
 });

@@ -6,6 +6,7 @@ import {
   MESSAGE_COMPLETED_MAX_BYTES,
   MESSAGE_COMPLETED_TOPIC,
   messageCompletedSchema,
+  type CarriedUsage,
   type MessageCompleted,
 } from '../../conversation/message-completed.js';
 import { groupsFlag, memoryFlag } from '../contracts/queue.js';
@@ -13,6 +14,7 @@ import type { ConversationMessage, TurnRef } from '../../conversation/messages.j
 import { opensConversation } from '../header-touch.js';
 import { turnMessagesIn } from '../../conversation/active-path.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
+import { currentUsageScope } from '../../usage/usage-scope.js';
 import type { TurnServices } from './turn-services.js';
 import { writeScope, type ScopedShape } from '../../conversation/memory-scope.js';
 
@@ -20,7 +22,9 @@ import { writeScope, type ScopedShape } from '../../conversation/memory-scope.js
  * Announces the turn with its committed messages (found in `stored`, working memory after the commit). The turn
  * that opened the conversation (its message has ordinal 0) carries the conversation's system prompt too, so
  * history keeps it as the conversation's first message; the prompt is taken from working memory, so a commit that
- * is announced again says the same.
+ * is announced again says the same. With `handOver`, the step's model calls so far travel with it, and the history
+ * worker records them with its own in one write (the step no longer writes them; a step run again that announces
+ * again is a duplicate dropped, and one that records them itself is counted once, under the same job).
  */
 export async function announce(
   services: Pick<TurnServices, 'publisher'>,
@@ -28,6 +32,20 @@ export async function announce(
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
+  handOver = false,
+): Promise<void> {
+  const scope = handOver ? currentUsageScope() : undefined;
+  if (scope === undefined) return publishCompleted(services, input, outcome, completedAt, stored, undefined);
+  await scope.handOver((usage) => publishCompleted(services, input, outcome, completedAt, stored, usage));
+}
+
+async function publishCompleted(
+  services: Pick<TurnServices, 'publisher'>,
+  input: TurnRef & ScopedShape & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
+  outcome: MessageCompleted['outcome'],
+  completedAt: string,
+  stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
+  usage: CarriedUsage | undefined,
 ): Promise<void> {
   const ref: TurnRef = {
     userId: input.userId,
@@ -49,6 +67,7 @@ export async function announce(
         // What the turn teaches stays in its project's or its assistant's own memory when it has one.
         ...(writeScope(input) === 'user' ? {} : { memoryScope: writeScope(input) }),
         ...(systemPrompt ? { systemPrompt } : {}),
+        ...(usage ? { usage } : {}),
       },
       turn,
     ),

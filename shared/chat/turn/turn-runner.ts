@@ -2,6 +2,7 @@
 // back to the decision; the turn's log line and announcement wait until the step is known kept (its conversation stands).
 import type { ChatEvent } from '../../streaming/contracts.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
+import { spendLimited } from '../../quota/quota-gate.js';
 import { groupsFlag, memoryFlag } from '../contracts/queue.js';
 import type { AssistantRef } from '../../conversation/conversation-shape.js';
 import { readScopes } from '../../conversation/memory-scope.js';
@@ -100,6 +101,8 @@ export async function runTurnStep<S, O>(
         effect.outcome,
         effect.completedAt,
         effect.memory,
+        // A turn that reserved tokens or spend keeps its reservation until its own record is written: it records it.
+        services.quota === undefined || !spendLimited(services.quota.config),
       );
   }
   return result.output;

@@ -1,18 +1,17 @@
 // The Cosmos DB adapter of ProfileFacts (container `profile-facts`, partition userId): fact items (kind 'fact', id =
-// factId) and consolidation records (kind 'consolidation', id = consolidationId(...)) side by side, so one user's
-// profile is one partition, read by single-partition queries and erased by one partition sweep.
+// factId), consolidation records (kind 'consolidation') and the active facts' copy (active-facts.ts) side by side,
+// so one user's profile is one partition, read by point reads and single-partition queries, erased by one sweep.
 import type { Container, PatchOperation, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
 import {
   cosmosFailure,
   cosmosStatus,
-  deleteItem,
   deletePartitionItems,
   deleteQueriedItems,
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
-import { patchItem, writeOnVersion } from '../../cosmos/adapters/cosmos-patch.js';
+import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { outsideGaps, withinGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 import {
   consolidationId,
@@ -22,7 +21,8 @@ import {
   type ProfileFact,
 } from '../contracts.js';
 import type { ConsolidationQuery, ProfileFacts } from '../profile-facts.js';
-import { USER_SCOPE } from '../../conversation/memory-scope.js';
+import { scopeOf, USER_SCOPE } from '../../conversation/memory-scope.js';
+import { activeFactsCopy } from './active-facts.js';
 
 /** Either kind of item the container holds, told apart by `kind`. */
 const profileItemSchema = z.discriminatedUnion('kind', [profileFactSchema, consolidationRecordSchema]);
@@ -38,8 +38,29 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       : undefined;
   }
 
+  const copy = activeFactsCopy(container, {
+    async activeFacts(userId) {
+      return queryItems(
+        container,
+        { query: "SELECT * FROM c WHERE c.kind = 'fact' AND c.status = 'active'" },
+        userId,
+        'the active profile facts',
+        profileFactSchema,
+      );
+    },
+  });
+
   return {
     async list(userId, options = {}) {
+      const { statuses, scopes } = options;
+      // The active ones alone (a new conversation's prompt, the memory panel): their copy, by a point read, then
+      // the scopes asked for.
+      if (statuses?.length === 1 && statuses[0] === 'active') {
+        const active = await copy.read(userId);
+        return sortOldestFirst(
+          scopes === undefined ? active : active.filter((fact) => scopes.includes(scopeOf(fact))),
+        );
+      }
       const conditions = ["c.kind = 'fact'"];
       const parameters: SqlParameter[] = [];
       if (options.statuses !== undefined) {
@@ -69,14 +90,13 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
     },
 
     async put(fact, version) {
-      const written = await writeOnVersion(container, fact, fact.userId, version, what);
-      return written === 'conflict' ? 'conflict' : 'written';
+      return (await copy.write(fact, version)) ? 'written' : 'conflict';
     },
 
     delete(userId, factId, version) {
       // A fact's id never names a consolidation record: deleting one by a fact id would undo a turn's idempotence.
       if (factId.startsWith('consolidation.')) return Promise.resolve(false);
-      return deleteItem(container, factId, userId, what, version);
+      return copy.remove(userId, factId, version);
     },
 
     async fromSession(userId, sessionId) {
@@ -94,24 +114,13 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       return readRecord(userId, consolidationId(sessionId, chatMessageId));
     },
 
-    async consolidationStart(userId, sessionId, chatMessageId) {
-      const recordId = consolidationId(sessionId, chatMessageId);
-      const items = await queryItems(
-        container,
-        {
-          query: "SELECT * FROM c WHERE (c.kind = 'fact' AND c.status = 'active') OR c.id = @recordId",
-          parameters: [{ name: '@recordId', value: recordId }],
-        },
-        userId,
-        "the active profile facts and the turn's consolidation record",
-        profileItemSchema,
-      );
-      const facts: ProfileFact[] = [];
-      let record: ConsolidationRecord | undefined;
-      for (const item of items)
-        if (item.kind === 'fact') facts.push(item);
-        else if (item.id === recordId) record = item;
-      return { record, active: sortOldestFirst(facts) };
+    async consolidationStart(userId, sessionId, chatMessageId, options = {}) {
+      // Point reads, no query: the active facts' copy and, when the turn may have been consolidated before, its record.
+      const [active, record] = await Promise.all([
+        copy.read(userId),
+        options.record === false ? undefined : readRecord(userId, consolidationId(sessionId, chatMessageId)),
+      ]);
+      return { record, active: sortOldestFirst(active) };
     },
 
     async createConsolidation(record) {

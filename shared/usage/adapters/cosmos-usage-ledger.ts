@@ -44,10 +44,10 @@ const storedRecordSchema = z.union([usageRecordSchema, callRecordSchema]);
 
 export function createCosmosUsageLedger(container: Container): UsageLedger {
   return {
-    async record(record) {
+    async record(record, first = 'create') {
       assertSafeIds(record);
       let stored = record;
-      let recordWrite: RecordWrite = 'create';
+      let recordWrite: RecordWrite = first;
       const writes = new Map<CounterType, CounterWrite>();
       for (let attempt = 0; attempt < RECORD_ATTEMPTS; attempt++) {
         const operations = recordOperations(stored, recordWrite, writes);

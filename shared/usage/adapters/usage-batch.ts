@@ -7,7 +7,6 @@ import {
   type CounterType,
   type UsageCounter,
   type UsageFigures,
-  type UsagePart,
   type UsageRecord,
 } from '../contracts.js';
 import { sidesOf } from '../usage-figures.js';
@@ -40,15 +39,15 @@ export type CounterWrite = 'patch' | 'create' | 'days';
 /**
  * The record and its counters in one transactional batch (the partition is the user's): all written, or none. The
  * record's write comes first: a job recorded before fails the batch (its create 409, or its fold's condition 412)
- * and counts nothing twice.
+ * and counts nothing twice. A record may hold several jobs (a turn's step's, handed to a worker, and the worker's).
  */
 export function recordOperations(
   record: UsageRecord,
   recordWrite: RecordWrite,
   writes: ReadonlyMap<CounterType, CounterWrite>,
 ): OperationInput[] {
-  const [job, parts] = soleJob(record);
-  const sides = sidesOf(parts);
+  const jobs = Object.entries(record.jobs);
+  const sides = sidesOf(jobs.flatMap(([, parts]) => parts));
   // Plain JSON: an optional field of the record is absent, never undefined.
   const operations: OperationInput[] = [
     recordWrite === 'create'
@@ -57,8 +56,12 @@ export function recordOperations(
           operationType: 'Patch',
           id: record.id,
           resourceBody: {
-            operations: [{ op: 'add', path: `/jobs/${pointerSegment(job)}`, value: parts as JSONObject[] }],
-            condition: `FROM c WHERE NOT IS_DEFINED(c.jobs[${JSON.stringify(job)}])`,
+            operations: jobs.map(([job, parts]): PatchOperation => ({
+              op: 'add',
+              path: `/jobs/${pointerSegment(job)}`,
+              value: parts,
+            })),
+            condition: `FROM c WHERE ${jobs.map(([job]) => `NOT IS_DEFINED(c.jobs[${JSON.stringify(job)}])`).join(' AND ')}`,
           },
         },
   ];
@@ -138,13 +141,6 @@ function dayTokens(sides: { turns: UsageFigures; background: UsageFigures }): nu
 export function withoutConversation(record: UsageRecord): UsageRecord {
   const { sessionId: _sessionId, turnId: _turnId, ...rest } = record;
   return rest;
-}
-
-/** The one job a record to write holds, and its calls. */
-function soleJob(record: UsageRecord): [string, UsagePart[]] {
-  const jobs = Object.entries(record.jobs);
-  if (jobs.length !== 1) throw new Error(`A usage record is written one job at a time, not ${jobs.length}.`);
-  return jobs[0]!;
 }
 
 /** A property name as one segment of a patch's JSON Pointer path. */
