@@ -273,7 +273,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             workingMemory: stores.workingMemory,
             searchConversations: (userId, query, limit, options) =>
               searchConversations(search, userId, query, limit, options),
-            searchKnowledge: (userId, query, limit) => searchKnowledge(knowledgeSearch, userId, query, limit),
+            searchKnowledge: (...args) => searchKnowledge(knowledgeSearch, ...args),
           },
           { captureContent: config.telemetry.captureContent },
         ),

@@ -29,7 +29,10 @@ export function composeWorkspace(database: Database, config: AppConfig): Workspa
   };
 }
 
-/** The instructions a conversation opens with: its assistant's (at its version), then its project's. */
+/**
+ * The instructions a conversation opens with (its assistant's at its version, then its project's) and the documents
+ * its knowledge search reads (both's).
+ */
 export function conversationInstructions(workspace: WorkspaceServices): ConversationInstructions {
   return async (userId, shape) => {
     const [assistant, project] = await Promise.all([
@@ -46,7 +49,13 @@ export function conversationInstructions(workspace: WorkspaceServices): Conversa
         ? `Instructions of the project "${project.name}":\n${project.instructions.trim()}`
         : undefined,
     ].filter((part) => part !== undefined);
-    return parts.length === 0 ? undefined : parts.join('\n\n');
+    const documentIds = [
+      ...new Set([...(assistant?.knowledge?.documentIds ?? []), ...(project?.knowledge?.documentIds ?? [])]),
+    ];
+    return {
+      instructions: parts.length === 0 ? undefined : parts.join('\n\n'),
+      documentIds: documentIds.length === 0 ? undefined : documentIds,
+    };
   };
 }
 

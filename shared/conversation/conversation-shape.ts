@@ -39,14 +39,19 @@ export function conversationMemoryMode(shape: ConversationShape): MemoryMode {
   return shape.temporary === true ? 'off' : (shape.memory ?? 'readwrite');
 }
 
-/**
- * Reads what a conversation's assistant and project tell the model: the instructions to open it with, or undefined
- * when neither has any (or the assistant or project is gone).
- */
+/** What a conversation's assistant and project give it: instructions to open with, and documents as knowledge. */
+export interface ConversationGuidance {
+  /** Undefined when neither has any (or the assistant or project is gone). */
+  instructions: string | undefined;
+  /** The union of the documents both name; undefined when neither names any. */
+  documentIds: string[] | undefined;
+}
+
+/** Reads what a conversation's assistant (at its version) and project give it. */
 export type ConversationInstructions = (
   userId: string,
   shape: { assistant?: AssistantRef | undefined; projectId?: string | undefined },
-) => Promise<string | undefined>;
+) => Promise<ConversationGuidance>;
 
 /** The system prompt with a conversation's instructions after it, each under its own heading. */
 export function withInstructions(base: string, instructions: string | undefined): string {

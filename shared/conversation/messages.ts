@@ -46,6 +46,8 @@ export const systemPromptSchema = z.object({
   createdAt: z.iso.datetime(),
   /** The project whose instructions it holds: a turn of a conversation filed elsewhere since renders its own. */
   projectId: z.string().optional(),
+  /** The documents its assistant and project name as knowledge: the conversation's knowledge search reads only these. */
+  documentIds: z.array(z.string()).optional(),
 });
 export type SystemPrompt = z.infer<typeof systemPromptSchema>;
 

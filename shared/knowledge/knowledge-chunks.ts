@@ -6,6 +6,11 @@ import type { ChunkView, KnowledgeChunk } from './contracts.js';
 export interface ChunkQuery {
   /** The libraries searched (a caller's private one and the shared one). */
   libraries: readonly string[];
+  /**
+   * The documents searched, when a conversation's assistant or project names its knowledge: only their chunks (and
+   * only in `libraries`, so a document of someone else is never searched). Absent: every document of the libraries.
+   */
+  documentIds?: readonly string[];
   /** The query's words, for the full-text rank. */
   text: string;
   /** The query's embedding, for the vector rank. */

@@ -21,12 +21,14 @@ export function searchKnowledge(
   userId: string,
   query: string,
   limit: number,
+  /** Only these documents (a conversation's assistant's and project's knowledge); absent: every one readable. */
+  documentIds?: readonly string[],
 ): Promise<KnowledgeSearchHit[]> {
   return withSpan(
     genAiSpanName('retrieval', KNOWLEDGE_CHUNKS),
     { kind: SpanKind.CLIENT, attributes: retrievalAttributes({ dataSource: KNOWLEDGE_CHUNKS, topK: limit }) },
     async (span) => {
-      const hits = await rankChunks(services, userId, query, limit);
+      const hits = await rankChunks(services, userId, query, limit, documentIds);
       span.setAttribute('chat.retrieval.results', hits.length);
       return hits;
     },
@@ -41,11 +43,13 @@ async function rankChunks(
   userId: string,
   query: string,
   limit: number,
+  documentIds: readonly string[] | undefined,
 ): Promise<KnowledgeSearchHit[]> {
   const [vector] = await services.llm.embed([query]);
   if (vector === undefined) throw new Error('The embeddings endpoint answered no vector for the query.');
   const matches = await services.chunks.search({
     libraries: searchableLibraries(userId),
+    ...(documentIds === undefined ? {} : { documentIds }),
     text: query,
     vector,
     limit,

@@ -37,7 +37,7 @@ const notes: KnowledgeSearchHit = {
   citation: 'Notes',
 };
 
-let asked: { userId: string; query: string; limit: number }[];
+let asked: { userId: string; query: string; limit: number; documentIds?: readonly string[] }[];
 let answer: KnowledgeSearchHit[];
 let registry: ToolRegistry;
 
@@ -46,8 +46,8 @@ beforeEach(() => {
   answer = [leave, notes];
   registry = new ToolRegistry([
     knowledgeSearchTool({
-      searchKnowledge: (userId, query, limit) => {
-        asked.push({ userId, query, limit });
+      searchKnowledge: (userId, query, limit, documentIds) => {
+        asked.push({ userId, query, limit, ...(documentIds === undefined ? {} : { documentIds }) });
         return Promise.resolve(answer);
       },
     }),
@@ -63,6 +63,18 @@ async function search(args: unknown, at: ToolContext = context) {
 }
 
 describe('search_knowledge_base', () => {
+  it("searches only the conversation's documents when its assistant or project names them", async () => {
+    const named = ['a'.repeat(32)];
+    answer = [];
+    const { value } = await search({ query: 'parental leave' }, { ...context, documentIds: named });
+    expect(asked).toEqual([{ userId: 'user_001', query: 'parental leave', limit: 5, documentIds: named }]);
+    expect(value).toEqual({
+      query: 'parental leave',
+      results: [],
+      note: "Nothing in this conversation's documents matches the search.",
+    });
+  });
+
   it("searches the caller's libraries with the default limit, and gives each passage with its citation", async () => {
     const { isError, value } = await search({ query: 'parental leave' });
     expect(isError).toBe(false);

@@ -19,7 +19,12 @@ export const MAX_KNOWLEDGE_TOOL_LIMIT = 10;
 
 export interface KnowledgeSearchDeps {
   /** The knowledge area's search use-case (shared/knowledge/search-knowledge.ts), bound to its services. */
-  searchKnowledge: (userId: string, query: string, limit: number) => Promise<KnowledgeSearchHit[]>;
+  searchKnowledge: (
+    userId: string,
+    query: string,
+    limit: number,
+    documentIds?: readonly string[],
+  ) => Promise<KnowledgeSearchHit[]>;
 }
 
 /** A hit as the model reads it: what to cite it by, where it is, its text, and how well it matched. */
@@ -37,7 +42,8 @@ export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
   return defineTool({
     name: SEARCH_KNOWLEDGE_BASE_TOOL,
     description:
-      "Searches the user's knowledge base (the documents they uploaded and the shared library) by meaning and " +
+      "Searches the user's knowledge base (the documents they uploaded and the shared library; in a conversation " +
+      'whose assistant or project names documents, only those) by meaning and ' +
       'words, and returns the best passages, each with its citation (the document title and its page or ' +
       'section), its text and a relevance score. Use it when the user asks about their documents, a handbook, ' +
       'a policy or anything such documents may answer. Answer from the passages only, and cite each passage ' +
@@ -57,13 +63,18 @@ export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
           `How many passages to return (1-${MAX_KNOWLEDGE_TOOL_LIMIT}; ${DEFAULT_KNOWLEDGE_SEARCH_LIMIT} when not given).`,
         ),
     }),
-    async run({ query, limit }, { userId }) {
-      const hits = await deps.searchKnowledge(userId, query, limit ?? DEFAULT_KNOWLEDGE_SEARCH_LIMIT);
-      if (hits.length === 0)
-        return cited(
-          { query, results: [], note: "Nothing in the user's knowledge base matches the search." },
-          [],
-        );
+    async run({ query, limit }, { userId, documentIds }) {
+      const hits = await deps.searchKnowledge(
+        userId,
+        query,
+        limit ?? DEFAULT_KNOWLEDGE_SEARCH_LIMIT,
+        documentIds,
+      );
+      if (hits.length === 0) {
+        const where =
+          documentIds === undefined ? "the user's knowledge base" : "this conversation's documents";
+        return cited({ query, results: [], note: `Nothing in ${where} matches the search.` }, []);
+      }
       const result = resultWithin(query, hits);
       // The turn keeps as sources only the passages the model read.
       return cited(result, hits.slice(0, result.results.length).map(sourceOf));

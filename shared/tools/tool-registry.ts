@@ -29,6 +29,8 @@ export interface ToolContext {
    * other branches' turns). Absent: the main line, every earlier turn.
    */
   branch?: Pick<TurnBranch, 'gaps'>;
+  /** The documents the conversation's assistant and project name: knowledge search reads only these. */
+  documentIds?: readonly string[];
 }
 
 export interface ToolDefinition<A = unknown> {

@@ -272,6 +272,29 @@ describe('knowledge search: Cosmos DB query and in-process ranking', () => {
     }
   });
 
+  it("agree when narrowed to named documents, and neither reads another user's", async () => {
+    const named = new Map(corpus().documents.map((document) => [document.title, document.documentId]));
+    const documentIds = ['The notes', 'The policies', 'The draft', 'The secret'].map(
+      (title) => named.get(title) ?? '',
+    );
+    const narrowed = (stores: KnowledgeStores) =>
+      stores.chunks.search({
+        libraries: searchableLibraries(USER),
+        documentIds,
+        text: 'expense reports receipts',
+        vector: hashedEmbedding('expense reports receipts', DIMENSIONS),
+        limit: 40,
+        relevance: EVERY_HIT,
+      });
+    const [fromCosmos, fromProcess] = await Promise.all([narrowed(cosmosRanked), narrowed(inProcess)]);
+    // The ready ones of the caller's named documents: not the draft (processing), not another user's secret.
+    expect(fromProcess).toHaveLength(6 + 16);
+    expect(new Set(fromProcess.map((match) => match.chunk.title))).toEqual(
+      new Set(['The notes', 'The policies']),
+    );
+    expect(fromCosmos.map((match) => match.chunk.id)).toEqual(fromProcess.map((match) => match.chunk.id));
+  });
+
   it('sends Cosmos DB a query the local engine alone cannot answer: the Azure path really ran', async () => {
     const stores = createKnowledgeStores(plainClient.database(DATABASE), { ranking: 'cosmos' });
     await expect(search(stores, 'expense', 3)).rejects.toBeInstanceOf(DependencyError);

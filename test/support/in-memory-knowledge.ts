@@ -138,7 +138,8 @@ export class MemoryKnowledgeChunks implements KnowledgeChunks {
     const candidates = [...this.stored.entries()].flatMap(([k, chunks]) => {
       const [library = '', documentId = ''] = k.split('\u0000');
       const ready = this.documents.document(library, documentId)?.status === 'ready';
-      return ready && query.libraries.includes(library) ? [...chunks.values()] : [];
+      const named = query.documentIds === undefined || query.documentIds.includes(documentId);
+      return ready && named && query.libraries.includes(library) ? [...chunks.values()] : [];
     });
     const ranked = rankQuery(
       candidates.map((chunk) => ({

@@ -178,6 +178,8 @@ export const turnRecordSchema = turnRefSchema.extend({
   systemPrompt: systemPromptSchema.optional(),
   /** False: the turn was posted with use_memory false. Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The documents the conversation's assistant and project name: its knowledge search reads only these. */
+  documentIds: z.array(z.string()).optional(),
   /** The turn's place in the conversation's tree, decided when the turn began. */
   branch: turnBranchSchema.optional(),
 });

@@ -42,7 +42,10 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     if (step.done) return toolResultSent({ ...step, result: step.done }, []);
     // A call of a stopped turn is not run, but it gets its result (and its event, whose seq is reserved).
     if (!step.stopped)
-      return { state: step, effects: [{ kind: 'run-tool', call, branch: step.turn?.branch }] };
+      return {
+        state: step,
+        effects: [{ kind: 'run-tool', call, branch: step.turn?.branch, documentIds: step.turn?.documentIds }],
+      };
     return toolRan(step, NOT_RUN);
   }
   if (happened.kind === 'ran') return toolRan(step, happened.outcome);

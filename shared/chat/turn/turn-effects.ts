@@ -42,7 +42,12 @@ export type TurnEffect<O> =
   /** Adds a round that asked for tools to the turn's record. Result: `recorded`. */
   | { kind: 'record-round'; record: TurnRecord; round: RoundRecord }
   /** Runs one tool call. Result: `ran`. */
-  | { kind: 'run-tool'; call: ToolCall; branch: TurnBranch | undefined }
+  | {
+      kind: 'run-tool';
+      call: ToolCall;
+      branch: TurnBranch | undefined;
+      documentIds?: readonly string[] | undefined;
+    }
   | { kind: 'store-tool-result'; result: ToolResultRecord }
   /**
    * Writes the turn's messages on the record's branch. Result: `committed`.

@@ -83,7 +83,7 @@ export async function newConversationPrompt(
   const refiled = memory.systemPrompt !== undefined && memory.systemPrompt.projectId !== input.projectId;
   if (!isNew && !refiled) return undefined;
   const shaped = input.assistant !== undefined || input.projectId !== undefined;
-  const [facts, instructions] = await Promise.all([
+  const [facts, guidance] = await Promise.all([
     input.useMemory === false
       ? undefined
       : fetchProfileWithin(
@@ -98,11 +98,15 @@ export async function newConversationPrompt(
     shaped && services.instructions ? services.instructions(input.userId, input) : undefined,
   ]);
   const prompt = conversationSystemPrompt(
-    withInstructions(BASIC_SYSTEM_PROMPT, instructions),
+    withInstructions(BASIC_SYSTEM_PROMPT, guidance?.instructions),
     facts,
     now(services),
   );
-  return input.projectId === undefined ? prompt : { ...prompt, projectId: input.projectId };
+  return {
+    ...prompt,
+    ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
+    ...(guidance?.documentIds === undefined ? {} : { documentIds: guidance.documentIds }),
+  };
 }
 
 /**

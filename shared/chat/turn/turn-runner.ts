@@ -210,6 +210,8 @@ class EffectRun {
           memoryScopes: readScopes(ref),
           // The past-answer tools answer from the turn's own path, never from other branches.
           ...(effect.branch ? { branch: effect.branch } : {}),
+          // Knowledge search reads only the documents the conversation's assistant and project name.
+          ...(effect.documentIds ? { documentIds: effect.documentIds } : {}),
         });
         return { kind: 'ran', outcome };
       }

@@ -3,11 +3,7 @@
 import type { Container } from '@azure/cosmos';
 import { z } from 'zod';
 import { mapBounded } from '../../bounded-parallel.js';
-import {
-  hybridSearchQuery,
-  scoreAtPosition,
-  type HybridSearchQuery,
-} from '../../cosmos/adapters/hybrid-search-query.js';
+import { scoreAtPosition } from '../../cosmos/adapters/hybrid-search-query.js';
 import {
   cosmosFailure,
   deleteQueriedItems,
@@ -16,7 +12,7 @@ import {
   queryPages,
 } from '../../cosmos/adapters/cosmos-items.js';
 import type { FullTextMode } from '../../search/full-text.js';
-import { admitted, candidatePool } from '../../search/relevance.js';
+import { admitted } from '../../search/relevance.js';
 import {
   rankQuery,
   searchTerms,
@@ -26,27 +22,13 @@ import {
   type TermCounts,
 } from '../../search/hybrid-ranking.js';
 import { knowledgeChunkSchema, type ChunkView, type DocumentStatus } from '../contracts.js';
+import { chunkSearchQuery, VIEW_PROJECTION } from './knowledge-chunk-query.js';
 import {
   chunkMatchText,
   type ChunkMatch,
   type ChunkQuery,
   type KnowledgeChunks,
 } from '../knowledge-chunks.js';
-
-/** The fields a chunk is shown with: every field but the embedding (never sent back). */
-const VIEW_FIELDS = [
-  'id',
-  'kind',
-  'library',
-  'documentId',
-  'title',
-  'index',
-  'text',
-  'headings',
-  'pages',
-  'tokens',
-] as const satisfies readonly (keyof ChunkView)[];
-const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
 
 const chunkViewSchema = knowledgeChunkSchema.omit({ embedding: true }) satisfies z.ZodType<ChunkView>;
 
@@ -84,9 +66,10 @@ export function createCosmosKnowledgeChunks(
     // The ready documents of each library with their versions, read every time: a document that is no longer
     // ready is no longer ranked, at once, without a query more. Only a document this process has not read at that
     // version has its chunks read (one single-partition query); the rest come from the cache.
-    const ready = (
-      await Promise.all(query.libraries.map((library) => readyDocuments(documents, library)))
-    ).flat();
+    const named = query.documentIds === undefined ? undefined : new Set(query.documentIds);
+    const ready = (await Promise.all(query.libraries.map((library) => readyDocuments(documents, library))))
+      .flat()
+      .filter((document) => named === undefined || named.has(document.documentId));
     const held = new Map<string, DocumentChunks>();
     const missing: ReadyDocument[] = [];
     for (const document of ready) {
@@ -203,48 +186,6 @@ function hiddenDocuments(documents: Container, library: string): Promise<string[
     'the knowledge documents',
     z.string(),
   );
-}
-
-/**
- * The hybrid query Cosmos DB answers, across the partitions of the caller's libraries, for the best candidatePool(limit)
- * chunks (those that earn their place are kept by the caller, as in process):
- *   SELECT TOP n <view fields>, VectorDistance(c.embedding, @vector) AS similarity FROM c
- *   WHERE ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)
- *   ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1, ...))
- * Built by ../../cosmos/adapters/hybrid-search-query.ts, as the summaries' query is (its syntax is explained there).
- *
- * Sent without a partition key, it runs across partitions. What @azure/cosmos 4.9 does with it (read in its source:
- * queryIterator.js, queryExecutionContext/hybridQueryExecutionContext.js):
- * - It sends the query to the gateway as it is, fetching the query plan alongside; a query the gateway cannot run
- *   alone (400 with additionalErrorInfo, as for any cross-partition ORDER BY) makes it run the plan instead.
- * - A plan with hybridSearchQueryInfo runs in a HybridQueryExecutionContext: the plan's global full-text statistics
- *   query over all the container's partition key ranges (effective-partition-key ranges: that the key is
- *   hierarchical, [library, documentId], changes nothing there), given the query's parameters, so the gateway's
- *   rewrite keeps the WHERE filter and BM25 counts the libraries' visible chunks, as in process; then one component
- *   query per rank over the plan's ranges, again with the parameters; then the fusion in the client (ranks shared
- *   by equal scores, Σ 1 / (60 + rank)) over the union of the components' top results, cut at TOP.
- * - A continuation token is refused for such queries; none is used (fetchAll).
- * Not verified against Azure here (the local server answers the whole query itself, test-only). A partition-key
- * prefix ([library]) would narrow a one-library search to its partitions, but a search reads two libraries.
- * The ready rule: chunks of documents that are not ready (HIDDEN_STATUSES) are excluded by id; the in-process path
- * ranks only ready documents' chunks instead. Both see the same chunks as long as no chunk outlives its document's
- * record: the delete removes the chunks before the record, and a worker that finds the record gone removes any
- * chunks it wrote. (A list of ready ids instead would hold every document of the shared library, unbounded.)
- */
-function chunkSearchQuery(query: ChunkQuery, hidden: readonly string[]): HybridSearchQuery {
-  return hybridSearchQuery({
-    projection: VIEW_PROJECTION,
-    vectorPath: 'c.embedding',
-    textPath: 'c.text',
-    where: 'ARRAY_CONTAINS(@libraries, c.library) AND NOT ARRAY_CONTAINS(@hidden, c.documentId)',
-    parameters: [
-      { name: '@libraries', value: [...query.libraries] },
-      { name: '@hidden', value: [...hidden] },
-    ],
-    text: query.text,
-    vector: query.vector,
-    limit: candidatePool(query.limit),
-  });
 }
 
 // --- Search in process ----------------------------------------------------------------------------------------
