@@ -1,7 +1,11 @@
 // The chat front door: start a session, post a message (or an edit) onto the `user-messages` queue with the
 // URL of its stream, regenerate an answer, stop a turn.
 import type { App } from '../shared/app/app.js';
+import { answerApproval } from '../shared/chat/approvals/answer-approval.js';
+import { approvalAnswerSchema } from '../shared/chat/contracts/activities.js';
 import {
+  approvalAnsweredSchema,
+  approvalParamsSchema,
   chatAcceptedSchema,
   chatBodyMaxBytes,
   chatRequestSchema,
@@ -145,9 +149,44 @@ export const cancelTurnEndpoint = endpoint({
   },
 });
 
+export const answerApprovalEndpoint = endpoint({
+  name: 'answerApproval',
+  route: 'chat/{sessionId}/{chatMessageId}/approvals/{approvalId}',
+  methods: ['POST'],
+  summary:
+    "Answers a tool call of the caller's turn that waits for their yes (its stream's tool-approval-request): " +
+    '{approved, reason?}. Approved, the tool runs; denied, the model is told why; either way the turn goes on.',
+  auth: 'caller',
+  responses: {
+    202: 'the answer is given to the turn, whose stream goes on',
+    404: "an unknown turn or approval, or another user's",
+    409: 'the approval was already answered, or timed out',
+  },
+  replies: { 202: approvalAnsweredSchema },
+  usesDurableClient: true,
+  params: approvalParamsSchema,
+  body: { schema: approvalAnswerSchema, maxBytes: 4_096, what: 'approval answer' },
+  async handle({ app, caller, params, body, context }) {
+    await answerApproval(
+      {
+        sessions: app.chat.sessions,
+        posted: app.chat.posted,
+        events: app.streaming.turnEvents,
+        turns: app.chat.turn.turns,
+        orchestrations: app.orchestrations(context),
+      },
+      caller,
+      params,
+      body,
+    );
+    return { status: 202, body: { approvalId: params.approvalId, approved: body.approved } };
+  },
+});
+
 export const chatFunctions: FunctionDefinition[] = [
   httpFunction(startSessionEndpoint),
   httpFunction(postChatEndpoint),
   httpFunction(regenerateEndpoint),
   httpFunction(cancelTurnEndpoint),
+  httpFunction(answerApprovalEndpoint),
 ];

@@ -1,6 +1,6 @@
-// A running turn's state over the hot store, in its session: the turn record (`turn.{chatMessageId}`), created with
-// its first round and grown by one round per model call that asked for tools, each a conditional write so a
-// concurrent retry adds nothing; and one entry per tool result (`turn.{chatMessageId}.round.{r}.tool.{i}`).
+// A running turn's state over the hot store, in its session: the turn record (`turn.{chatMessageId}`), grown by one
+// round per model call that asked for tools (conditional writes: a concurrent retry adds nothing); one entry per tool
+// result (`turn.{chatMessageId}.round.{r}.tool.{i}`) and per answer to an approval (`….approval.{id}`, made once).
 import type { HotStore } from '../conversation/hot-store.js';
 import { DependencyError } from '../errors.js';
 import {
@@ -100,6 +100,18 @@ export function createHotTurnState(hot: HotStore): TurnStateStore {
         ...result,
       };
       await hot.write(ref.sessionId, document.id, toHotValue(document), { kind: 'any' });
+    },
+
+    async recordApprovalAnswer(ref, approvalId, answer) {
+      const value = {
+        kind: 'approval-answer',
+        userId: ref.userId,
+        chatMessageId: ref.chatMessageId,
+        ...answer,
+      };
+      const key = `turn.${ref.chatMessageId}.approval.${approvalId}`;
+      const written = await hot.write(ref.sessionId, key, value, { kind: 'absent' });
+      return written.kind === 'written';
     },
   };
 }

@@ -18,4 +18,10 @@ export interface TurnStateStore {
   listToolResults(ref: TurnRef): Promise<ToolResultRecord[]>;
   getToolResult(ref: TurnRef, round: number, index: number): Promise<ToolResultRecord | undefined>;
   putToolResult(ref: TurnRef, result: ToolResultRecord): Promise<void>;
+  /** Records its user's answer to a call that waited for their yes: false when it had one already. */
+  recordApprovalAnswer(
+    ref: TurnRef,
+    approvalId: string,
+    answer: { approved: boolean; answeredAt: string },
+  ): Promise<boolean>;
 }

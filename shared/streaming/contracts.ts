@@ -30,6 +30,14 @@ const eventBodies = {
   'reasoning-end': {},
   content: { delta: z.string() },
   'tool-call': { round: z.number().int(), toolCallId: z.string(), name: z.string(), arguments: z.string() },
+  /** A tool call that waits for its user's yes (POST .../approvals/{approvalId}); the stream goes on once answered. */
+  'tool-approval-request': {
+    round: z.number().int(),
+    approvalId: z.string(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.string(),
+  },
   'tool-result': {
     round: z.number().int(),
     toolCallId: z.string(),
@@ -84,6 +92,7 @@ export const chatEventBodySchema = z.discriminatedUnion('type', [
   body('reasoning-end'),
   body('content'),
   body('tool-call'),
+  body('tool-approval-request'),
   body('tool-result'),
   body('sources'),
   body('discard'),
@@ -99,6 +108,7 @@ export const chatEventSchema = z.discriminatedUnion('type', [
   event('reasoning-end'),
   event('content'),
   event('tool-call'),
+  event('tool-approval-request'),
   event('tool-result'),
   event('sources'),
   event('discard'),

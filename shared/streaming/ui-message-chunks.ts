@@ -112,6 +112,7 @@ export class UiMessageChunker {
     if (
       this.stepRanTools &&
       event.type !== 'tool-result' &&
+      event.type !== 'tool-approval-request' &&
       event.type !== 'message-end' &&
       event.type !== 'error'
     ) {
@@ -150,6 +151,13 @@ export class UiMessageChunker {
           // Run by the server, named at run time: the client runs nothing and needs no tool types for them.
           dynamic: true,
           providerExecuted: true,
+        });
+        break;
+      case 'tool-approval-request':
+        chunks.push({
+          type: 'tool-approval-request',
+          approvalId: event.approvalId,
+          toolCallId: event.toolCallId,
         });
         break;
       case 'tool-result':

@@ -86,6 +86,18 @@ export const chatTurnInputSchema = queuedChatMessageSchema.extend({
 });
 export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 
+/** The user's answer to a tool call that waited for their yes, as the orchestration receives it. */
+export const approvalAnswerSchema = z.object({
+  approved: z.boolean(),
+  reason: z.string().max(1000).optional(),
+});
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/** The external event that carries the answer to one approval of a turn. */
+export function approvalEventName(approvalId: string): string {
+  return `approval:${approvalId}`;
+}
+
 export const runToolInputSchema = turnRefSchema.extend({
   round: z.number().int().nonnegative(),
   index: z.number().int().nonnegative(),
@@ -94,11 +106,17 @@ export const runToolInputSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** The caller's groups: which of the operator's MCP servers' tools the call may reach. */
   groups: callerGroupsSchema.optional(),
+  /** The user's answer to a call that waited for their yes (a denial, or a timeout, becomes its result). */
+  approval: approvalAnswerSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type RunToolInput = z.infer<typeof runToolInputSchema>;
 
-export const runToolOutputSchema = z.object({ isError: z.boolean() });
+/** A call that needs its user's yes was not run: it asked for it, and the orchestration waits for the answer. */
+export const runToolOutputSchema = z.object({
+  isError: z.boolean(),
+  approval: z.object({ approvalId: z.string(), timeoutSeconds: z.number().int().positive() }).optional(),
+});
 export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
 
 /** The turn could not be answered: keep the user's message and what was shown, and end the stream with `error`. */

@@ -3,7 +3,11 @@
 // in the hot store. A turn answered without tools is one activity, which prepares, streams and commits it.
 import * as df from 'durable-functions';
 import {
+  approvalAnswerSchema,
+  approvalEventName,
   llmStepOutputSchema,
+  runToolOutputSchema,
+  type ApprovalAnswer,
   TURN_ACTIVITIES,
   type ChatTurnInput,
   type FailTurnInput,
@@ -69,19 +73,46 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       // Each call owns one seq (its tool-result event), taken before they run.
       const firstToolSeq = seq;
       seq += step.toolCalls.length;
-      yield context.df.Task.all(
+      const toolInput = (index: number, toolSeq: number): RunToolInput => ({
+        ...turn,
+        round,
+        index,
+        seq: toolSeq,
+        ...memory,
+        ...groupsFlag(input),
+        ...telemetry,
+      });
+      const ran = (yield context.df.Task.all(
         step.toolCalls.map((call, position) =>
-          context.df.callActivityWithRetry(TURN_ACTIVITIES.runTool, retry, {
-            ...turn,
-            round,
-            index: call.index,
-            seq: firstToolSeq + position,
-            ...memory,
-            ...groupsFlag(input),
-            ...telemetry,
-          } satisfies RunToolInput),
+          context.df.callActivityWithRetry(
+            TURN_ACTIVITIES.runTool,
+            retry,
+            toolInput(call.index, firstToolSeq + position),
+          ),
         ),
-      );
+      )) as unknown[];
+      // Calls that need the user's yes asked for it (their reserved seq carried the request): the turn waits for
+      // each answer, or its timeout, then runs or denies the call, whose result takes the next seq.
+      const asked = ran.flatMap((output, position) => {
+        const { approval } = runToolOutputSchema.parse(output);
+        const call = step.toolCalls[position];
+        return approval && call ? [{ index: call.index, ...approval }] : [];
+      });
+      const askedAt = asked.length > 0 ? context.df.currentUtcDateTime.getTime() : 0;
+      for (const call of asked) {
+        const timer = context.df.createTimer(new Date(askedAt + call.timeoutSeconds * 1000));
+        const answer = context.df.waitForExternalEvent(approvalEventName(call.approvalId));
+        const first: unknown = yield context.df.Task.any([answer, timer]);
+        let approval: ApprovalAnswer;
+        if (first === answer) {
+          timer.cancel();
+          approval = approvalAnswerSchema.parse(answer.result);
+        } else approval = { approved: false, reason: 'no answer in time (timed out)' };
+        yield context.df.callActivityWithRetry(TURN_ACTIVITIES.runTool, retry, {
+          ...toolInput(call.index, seq++),
+          approval,
+        } satisfies RunToolInput);
+      }
       toolRounds++;
     }
   } catch (error) {
