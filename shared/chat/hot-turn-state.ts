@@ -1,6 +1,6 @@
-// A running turn's state over the hot store, in its session: the turn record (`turn.{chatMessageId}`), grown by one
-// round per model call that asked for tools (conditional writes: a concurrent retry adds nothing); one entry per tool
-// result (`turn.{chatMessageId}.round.{r}.tool.{i}`) and per answer to an approval (`….approval.{id}`, made once).
+// A running turn's state in its session's hot store: the turn record (`turn.{chatMessageId}`, one round per model call
+// that asked for tools, written on conditions), its tool results (`….round.{r}.tool.{i}`), its approvals' answers
+// (`….approval.{id}`, made once), and the session's turn waiting for its user's yes (`turn-parked`).
 import type { HotStore } from '../conversation/hot-store.js';
 import { DependencyError } from '../errors.js';
 import {
@@ -17,6 +17,8 @@ import { fromHotEntry, toHotValue } from './hot-documents.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 
 const MAX_CONFLICT_RETRIES = 5;
+/** The session's turn that waits (or waited last) for its user's yes. */
+const PARKED_KEY = 'turn-parked';
 
 const turnKey = (ref: TurnRef) => `turn.${ref.chatMessageId}`;
 const toolPrefix = (ref: TurnRef) => `turn.${ref.chatMessageId}.round.`;
@@ -112,6 +114,17 @@ export function createHotTurnState(hot: HotStore): TurnStateStore {
       const key = `turn.${ref.chatMessageId}.approval.${approvalId}`;
       const written = await hot.write(ref.sessionId, key, value, { kind: 'absent' });
       return written.kind === 'written';
+    },
+
+    async markParked(ref) {
+      const value = { kind: 'parked-turn', userId: ref.userId, chatMessageId: ref.chatMessageId };
+      await hot.write(ref.sessionId, PARKED_KEY, value, { kind: 'any' });
+    },
+
+    async parkedTurn(sessionId) {
+      const entry = await hot.read(sessionId, PARKED_KEY);
+      const chatMessageId = entry?.value.chatMessageId;
+      return typeof chatMessageId === 'string' ? chatMessageId : undefined;
     },
   };
 }

@@ -24,4 +24,8 @@ export interface TurnStateStore {
     approvalId: string,
     answer: { approved: boolean; answeredAt: string },
   ): Promise<boolean>;
+  /** Marks the turn as the session's one waiting for its user's yes (the session's next message denies it). */
+  markParked(ref: TurnRef): Promise<void>;
+  /** The session's turn marked last as waiting for its user's yes (it may have gone on, or ended, since). */
+  parkedTurn(sessionId: string): Promise<string | undefined>;
 }

@@ -296,6 +296,14 @@ export class MemoryTurns implements TurnStateStore {
     this.answers.add(key);
     return Promise.resolve(first);
   }
+  readonly parked = new Map<string, string>();
+  markParked(r: TurnRef) {
+    this.parked.set(r.sessionId, r.chatMessageId);
+    return Promise.resolve();
+  }
+  parkedTurn(sessionId: string) {
+    return Promise.resolve(this.parked.get(sessionId));
+  }
 }
 
 /**

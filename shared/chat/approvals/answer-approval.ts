@@ -6,7 +6,8 @@ import type { PostedMessageStore } from '../../conversation/posted-message-store
 import type { SessionStore } from '../../conversation/session-store.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { OrchestrationClient } from '../../durable/orchestration-client.js';
-import { isTerminalEvent } from '../../streaming/contracts.js';
+import type { TurnRef } from '../../conversation/messages.js';
+import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import { approvalEventName, type ApprovalAnswer } from '../contracts/activities.js';
 import type { TurnStateStore } from '../turn-state-store.js';
@@ -48,19 +49,59 @@ export async function answerApproval(
   );
   if (request?.type !== 'tool-approval-request')
     throw new NotFoundError(`Turn '${chatMessageId}' asked for no approval '${approvalId}'.`);
-  const settled =
-    events.some(isTerminalEvent) ||
-    events.some((event) => event.type === 'tool-result' && event.toolCallId === request.toolCallId);
-  if (settled) throw new ConflictError(`Approval '${approvalId}' was already answered (or timed out).`);
-  const first = await services.turns.recordApprovalAnswer(
-    { userId: caller.userId, sessionId, chatMessageId },
-    approvalId,
-    { approved: answer.approved, answeredAt: (services.now?.() ?? new Date()).toISOString() },
-  );
+  if (!pendingApprovals(events).includes(request))
+    throw new ConflictError(`Approval '${approvalId}' was already answered (or timed out).`);
+  const first = await give(services, { userId: caller.userId, sessionId, chatMessageId }, approvalId, answer);
   if (!first) throw new ConflictError(`Approval '${approvalId}' was already answered.`);
-  await services.orchestrations.raiseEvent(
-    turnInstanceId(sessionId, chatMessageId),
-    approvalEventName(approvalId),
-    answer,
+}
+
+/**
+ * The session's next message was posted while the turn waited for its user's yes: each approval still waiting is
+ * denied ("the user moved on"), so the turn ends before the new message is answered. An approval answered meanwhile
+ * keeps its answer.
+ */
+export async function denyPendingApprovals(
+  services: Pick<AnswerApprovalServices, 'events' | 'turns' | 'orchestrations' | 'now'>,
+  turn: TurnRef,
+  reason: string,
+): Promise<number> {
+  const events = await services.events.read(turn.sessionId, turn.chatMessageId, 0);
+  let denied = 0;
+  for (const request of pendingApprovals(events))
+    if (await give(services, turn, request.approvalId, { approved: false, reason })) denied++;
+  return denied;
+}
+
+type ApprovalRequest = Extract<ChatEvent, { type: 'tool-approval-request' }>;
+
+/** The turn's approval requests whose call has no result yet (none once the turn has ended). */
+function pendingApprovals(events: readonly ChatEvent[]): ApprovalRequest[] {
+  if (events.some(isTerminalEvent)) return [];
+  const answered = new Set(
+    events.flatMap((event) => (event.type === 'tool-result' ? [event.toolCallId] : [])),
   );
+  return events.filter(
+    (event): event is ApprovalRequest =>
+      event.type === 'tool-approval-request' && !answered.has(event.toolCallId),
+  );
+}
+
+/** Records the answer once, then raises it to the turn's orchestration; false when it had an answer already. */
+async function give(
+  services: Pick<AnswerApprovalServices, 'turns' | 'orchestrations' | 'now'>,
+  turn: TurnRef,
+  approvalId: string,
+  answer: ApprovalAnswer,
+): Promise<boolean> {
+  const first = await services.turns.recordApprovalAnswer(turn, approvalId, {
+    approved: answer.approved,
+    answeredAt: (services.now?.() ?? new Date()).toISOString(),
+  });
+  if (first)
+    await services.orchestrations.raiseEvent(
+      turnInstanceId(turn.sessionId, turn.chatMessageId),
+      approvalEventName(approvalId),
+      answer,
+    );
+  return first;
 }

@@ -18,6 +18,8 @@ export const TURN_ACTIVITIES = {
   llmStep: 'llmStep',
   runTool: 'runTool',
   fail: 'failTurn',
+  park: 'parkTurn',
+  resume: 'resumeTurn',
 } as const;
 
 /** Finish reason when the model still wanted tools after maxToolRounds rounds. */
@@ -118,6 +120,23 @@ export const runToolOutputSchema = z.object({
   approval: z.object({ approvalId: z.string(), timeoutSeconds: z.number().int().positive() }).optional(),
 });
 export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
+
+/**
+ * parkTurn (before a wait for the user's yes) and resumeTurn (after it): the turn gives its quota slot back while it
+ * waits, and takes one again before it goes on.
+ */
+export const parkTurnInputSchema = turnRefSchema.extend({
+  quotaSlot: z.literal(true).optional(),
+  telemetry: turnTelemetrySchema.optional(),
+});
+export type ParkTurnInput = z.infer<typeof parkTurnInputSchema>;
+
+/** resumeTurn's answer: no slot was free, ask again after `retryAfterSeconds`; absent, the turn holds its slot. */
+export const resumeTurnOutputSchema = z.object({ retryAfterSeconds: z.number().int().positive().optional() });
+export type ResumeTurnOutput = z.infer<typeof resumeTurnOutputSchema>;
+
+/** The orchestration's custom status while it waits for its user's yes: the chat worker lets its session go. */
+export const AWAITING_APPROVAL = 'awaiting-approval';
 
 /** The turn could not be answered: keep the user's message and what was shown, and end the stream with `error`. */
 export const failTurnInputSchema = turnRefSchema.extend({

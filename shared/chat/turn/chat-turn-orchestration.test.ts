@@ -35,6 +35,9 @@ function drive(
       isReplaying: false,
       currentUtcDateTime: new Date('2026-11-21T10:00:05.000Z'),
       getInput: () => input,
+      setCustomStatus: (status: unknown) => {
+        scheduled.push({ name: 'status', input: { status } });
+      },
       createTimer: (timer: Date) => ({ timer, cancel: () => undefined }) satisfies FakeTask,
       waitForExternalEvent: (event: string) => ({ event }) satisfies FakeTask,
       callActivityWithRetry: (name: string, _retry: unknown, activityInput: Record<string, unknown>) =>
@@ -54,7 +57,12 @@ function drive(
       if (event && 'event' in event) event.result = approvals[event.event];
       return event ?? task.any.find((each) => 'timer' in each);
     }
-    if (!('activity' in task)) throw new Error('Only an activity, all or any is yielded.');
+    // A timer yielded alone (waiting for a free quota slot) simply fires.
+    if ('timer' in task) {
+      scheduled.push({ name: 'timer', input: {} });
+      return undefined;
+    }
+    if (!('activity' in task)) throw new Error('Only an activity, all, any or a timer is yielded.');
     scheduled.push(task.activity);
     return answer(task.activity);
   };
@@ -177,14 +185,31 @@ describe('the chatTurn orchestration', () => {
       ['llmStep', undefined, 1],
       ['runTool', 0, 3],
       ['runTool', 1, 4],
+      ['parkTurn', undefined, undefined],
+      ['status', undefined, undefined],
+      ['status', undefined, undefined],
+      ['resumeTurn', undefined, undefined],
       ['runTool', 1, 5],
       ['llmStep', undefined, 6],
     ]);
-    expect(approved[3]?.input).toMatchObject({ approval: { approved: true } });
+    expect(approved[4]?.input).toEqual({ status: { status: 'awaiting-approval', approvalId: '0-1' } });
+    expect(approved[5]?.input).toEqual({ status: null });
+    expect(approved[7]?.input).toMatchObject({ approval: { approved: true } });
+
+    // No slot free on resuming: the turn waits on a timer and asks again, then runs the call.
+    let slotsAsked = 0;
+    const noSlotAtFirst = (activity: Scheduled): unknown =>
+      activity.name === TURN_ACTIVITIES.resume
+        ? slotsAsked++ === 0
+          ? { retryAfterSeconds: 2 }
+          : {}
+        : twoCalls(activity);
+    const waited = drive(queued, noSlotAtFirst, { 'approval:0-1': { approved: true } });
+    expect(waited.map((a) => a.name).slice(6, 10)).toEqual(['resumeTurn', 'timer', 'resumeTurn', 'runTool']);
 
     // No answer before the timer: the call is denied as timed out.
     const expired = drive(queued, twoCalls);
-    expect(expired[3]?.input).toMatchObject({
+    expect(expired[7]?.input).toMatchObject({
       approval: { approved: false, reason: expect.stringMatching(/timed out/) },
     });
   });

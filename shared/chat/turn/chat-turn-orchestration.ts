@@ -5,6 +5,9 @@ import * as df from 'durable-functions';
 import {
   approvalAnswerSchema,
   approvalEventName,
+  AWAITING_APPROVAL,
+  resumeTurnOutputSchema,
+  type ParkTurnInput,
   llmStepOutputSchema,
   runToolOutputSchema,
   type ApprovalAnswer,
@@ -98,16 +101,8 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         const call = step.toolCalls[position];
         return approval && call ? [{ index: call.index, ...approval }] : [];
       });
-      const askedAt = asked.length > 0 ? context.df.currentUtcDateTime.getTime() : 0;
       for (const call of asked) {
-        const timer = context.df.createTimer(new Date(askedAt + call.timeoutSeconds * 1000));
-        const answer = context.df.waitForExternalEvent(approvalEventName(call.approvalId));
-        const first: unknown = yield context.df.Task.any([answer, timer]);
-        let approval: ApprovalAnswer;
-        if (first === answer) {
-          timer.cancel();
-          approval = approvalAnswerSchema.parse(answer.result);
-        } else approval = { approved: false, reason: 'no answer in time (timed out)' };
+        const approval = yield* awaitApproval(context, input, call);
         yield context.df.callActivityWithRetry(TURN_ACTIVITIES.runTool, retry, {
           ...toolInput(call.index, seq++),
           approval,
@@ -131,6 +126,44 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     } satisfies FailTurnInput);
     return 'failed';
   }
+}
+
+/**
+ * Parks the turn until its user answers the call (or its timeout, a denial): its quota slot is given back and its
+ * custom status tells the chat worker to let the session go. Then it takes a slot again, waiting on a timer for one.
+ */
+function* awaitApproval(
+  context: df.OrchestrationContext,
+  input: ChatTurnInput,
+  call: { approvalId: string; timeoutSeconds: number },
+): Generator<df.Task, ApprovalAnswer, unknown> {
+  const park = { ...turnOf(input), ...quotaSlotFlag(input), ...telemetryOf(input) } satisfies ParkTurnInput;
+  yield context.df.callActivityWithRetry(TURN_ACTIVITIES.park, retry, park);
+  context.df.setCustomStatus({ status: AWAITING_APPROVAL, approvalId: call.approvalId });
+  const timer = context.df.createTimer(
+    new Date(context.df.currentUtcDateTime.getTime() + call.timeoutSeconds * 1000),
+  );
+  const answer = context.df.waitForExternalEvent(approvalEventName(call.approvalId));
+  const first: unknown = yield context.df.Task.any([answer, timer]);
+  let approval: ApprovalAnswer;
+  if (first === answer) {
+    timer.cancel();
+    approval = approvalAnswerSchema.parse(answer.result);
+  } else approval = { approved: false, reason: 'no answer in time (timed out)' };
+  context.df.setCustomStatus(null);
+  for (;;) {
+    const resumed = resumeTurnOutputSchema.parse(
+      yield context.df.callActivityWithRetry(TURN_ACTIVITIES.resume, retry, park),
+    );
+    if (resumed.retryAfterSeconds === undefined) return approval;
+    yield context.df.createTimer(
+      new Date(context.df.currentUtcDateTime.getTime() + resumed.retryAfterSeconds * 1000),
+    );
+  }
+}
+
+function telemetryOf(input: ChatTurnInput): Pick<ParkTurnInput, 'telemetry'> {
+  return input.telemetry ? { telemetry: input.telemetry } : {};
 }
 
 /**
