@@ -44,6 +44,8 @@ const eventBodies = {
     name: z.string(),
     result: z.string(),
     isError: z.boolean(),
+    /** The call needed its user's yes and did not get it (denied, timed out): it did not run. */
+    denied: z.literal(true).optional(),
   },
   /**
    * The turn's knowledge-base sources so far (deduplicated, in the order its tools found them), sent at the start

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DefaultChatTransport, generateId } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
@@ -11,7 +12,8 @@ import { planReply } from '../../local/offline-model/reply-rules.js';
 import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
-import { ChatClient } from '../support/chat-client.js';
+import { NodeChat, textOf, type UiChatMessage } from '../support/ai-sdk-chat.js';
+import { ChatClient, DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
 import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
@@ -29,6 +31,9 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
   let dataDir: string;
   const runtimes: LocalRuntime[] = [];
   const deleted: string[] = [];
+  /** A "slow" turn's model stream waits for this (it holds its quota slot meanwhile). */
+  let releaseSlow: () => void = () => undefined;
+  const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
 
   beforeAll(async () => {
     mcp = await startTestMcpServer((server) => {
@@ -47,6 +52,10 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `The tool said: ${String(last.content)}` };
       const offered = (request.tools ?? []).map((tool) => tool.function.name);
+      if (String(last?.content) === 'slow')
+        return { content: 'slow answer', hold: { afterChunks: 1, until: slowGate } };
+      if (!String(last?.content ?? '').startsWith('delete '))
+        return { content: `plain: ${String(last?.content)}` };
       if (!offered.includes(TOOL)) return { content: 'not offered' };
       const path = String(last?.content ?? '').replace(/^delete /, '');
       return { toolCalls: [{ name: TOOL, arguments: JSON.stringify({ path }) }] };
@@ -119,8 +128,17 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
 
     // Another user's answer: the same 404 as an unknown turn.
     expect((await answer(bob, turn, turn.request.approvalId, { approved: true })).status).toBe(404);
+    const live = await alice.listen(turn.sessionId);
+    const answeredAt = performance.now();
     expect((await answer(alice, turn, turn.request.approvalId, { approved: true })).status).toBe(202);
     expect((await answer(alice, turn, turn.request.approvalId, { approved: false })).status).toBe(409);
+    if (process.env['APPROVAL_LATENCY'] === '1') {
+      // The time from the user's yes to the first token of the answer that goes on (printed, not asserted).
+      const resumed = () => live.events(turn.chatMessageId).some((event) => event.type === 'content');
+      while (!resumed()) await new Promise((resolve) => setTimeout(resolve, 1));
+      console.warn(`approval → first token: ${(performance.now() - answeredAt).toFixed(1)} ms`);
+    }
+    live.stop();
 
     const events = await finalEvents(alice, turn);
     expect(events.at(-1)?.type).toBe('message-end');
@@ -140,6 +158,72 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
     expect(deleted).toEqual(['a.txt']);
   });
 
+  it("approves and denies through the AI SDK's Chat, whose answer goes on as the same message", async () => {
+    const runtime = runtimes.at(-1)!;
+    const chat = new NodeChat(
+      generateId(),
+      new DefaultChatTransport<UiChatMessage>({
+        api: `${runtime.url}/api/ui/chat`,
+        headers: { [DEV_IDENTITY_HEADER]: 'user_001' },
+      }),
+    );
+    const toolPart = () => chat.messages.at(-1)?.parts.find((part) => part.type === 'dynamic-tool');
+
+    await chat.sendMessage({ text: 'delete e.txt' });
+    const asking = chat.messages.at(-1);
+    expect(asking?.role).toBe('assistant');
+    expect(toolPart()).toMatchObject({
+      toolName: TOOL,
+      state: 'approval-requested',
+      input: { path: 'e.txt' },
+      approval: { id: expect.any(String) as string },
+    });
+    expect(chat.finishReasons).toEqual(['tool-calls']);
+    const first = toolPart();
+    if (first?.state !== 'approval-requested') throw new Error('no approval asked');
+    await chat.addToolApprovalResponse({ id: first.approval.id, approved: true });
+    await chat.sendMessage();
+    expect(chat.messages.at(-1)?.id).toBe(asking?.id);
+    expect(toolPart()).toMatchObject({ state: 'output-available', output: 'Deleted e.txt' });
+    expect(textOf(chat.messages.at(-1))).toBe('The tool said: Deleted e.txt');
+    expect(deleted).toContain('e.txt');
+
+    await chat.sendMessage({ text: 'delete f.txt' });
+    const second = toolPart();
+    if (second?.state !== 'approval-requested') throw new Error('no approval asked');
+    await chat.addToolApprovalResponse({ id: second.approval.id, approved: false, reason: 'not that one' });
+    await chat.sendMessage();
+    expect(toolPart()).toMatchObject({ state: 'output-denied' });
+    expect(textOf(chat.messages.at(-1))).toBe(
+      'The tool said: {"error":"The user denied this call: not that one"}',
+    );
+    expect(deleted).not.toContain('f.txt');
+    expect(chat.status).toBe('ready');
+  });
+
+  it('denies a waiting call when its session gets a new message, which is answered after it', async () => {
+    const runtime = runtimes.at(-1)!;
+    const alice = new ChatClient(runtime.url, 'user_001');
+    const turn = await askToDelete(alice, 'g.txt');
+    const next = await alice.send(turn.sessionId, 'never mind');
+    const [parked, answered] = await Promise.all([
+      finalEvents(alice, turn),
+      finalEvents(alice, { sessionId: turn.sessionId, chatMessageId: next }),
+    ]);
+    expect(answerOf(parked)).toBe(
+      'The tool said: {"error":"The user denied this call: the user moved on (sent another message)"}',
+    );
+    expect(answerOf(answered)).toBe('plain: never mind');
+    // The new message was answered after the waiting turn had its denial: the model saw them in that order.
+    const lastOf = (request: (typeof model.requests)[number]) => String(request.messages.at(-1)?.content);
+    const denialRound = model.requests.findIndex((request) => lastOf(request).includes('the user moved on'));
+    const nextRound = model.requests.findIndex((request) => lastOf(request) === 'never mind');
+    expect(denialRound).toBeGreaterThanOrEqual(0);
+    expect(denialRound).toBeLessThan(nextRound);
+    expect((await answer(alice, turn, turn.request.approvalId, { approved: true })).status).toBe(409);
+    expect(deleted).not.toContain('g.txt');
+  });
+
   it('takes an answer given after the runtime restarted while the call waited', async () => {
     const first = runtimes.at(-1)!;
     const turn = await askToDelete(new ChatClient(first.url, 'user_001'), 'c.txt');
@@ -151,7 +235,7 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
     expect((await answer(alice, turn, turn.request.approvalId, { approved: true })).status).toBe(202);
     const events = await finalEvents(alice, turn);
     expect(answerOf(events)).toBe('The tool said: Deleted c.txt');
-    expect(deleted).toEqual(['a.txt', 'c.txt']);
+    expect(deleted).toContain('c.txt');
   });
 
   it('denies a call nobody answered in time', async () => {
@@ -163,7 +247,25 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
     const turn = await askToDelete(alice, 'd.txt');
     const events = await finalEvents(alice, turn);
     expect(answerOf(events)).toMatch(/The user denied this call: .*timed out/);
-    expect(deleted).toEqual(['a.txt', 'c.txt']);
+    expect(deleted).not.toContain('d.txt');
     expect((await answer(alice, turn, turn.request.approvalId, { approved: true })).status).toBe(409);
+  });
+
+  it('gives its quota slot back while it waits, and takes one again, when free, to go on', async () => {
+    for (const previous of runtimes.splice(0)) await previous.stop();
+    const runtime = await start({ QUOTA_CONCURRENT_TURNS: '1' });
+    const alice = new ChatClient(runtime.url, 'user_001');
+    const turn = await askToDelete(alice, 'h.txt');
+    // One slot: another turn is admitted (not 429) only because the waiting one gave it back.
+    const other = await alice.startSession();
+    const slow = await alice.send(other, 'slow');
+    expect((await answer(alice, turn, turn.request.approvalId, { approved: true })).status).toBe(202);
+    // While the slow turn holds the slot, the approved call waits for it (it is asked for every 2 s).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(deleted).not.toContain('h.txt');
+    releaseSlow();
+    expect(answerOf(await finalEvents(alice, { sessionId: other, chatMessageId: slow }))).toBe('slow answer');
+    expect(answerOf(await finalEvents(alice, turn))).toBe('The tool said: Deleted h.txt');
+    expect(deleted).toContain('h.txt');
   });
 });

@@ -7,7 +7,7 @@ import type { SessionStore } from '../../conversation/session-store.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { OrchestrationClient } from '../../durable/orchestration-client.js';
 import type { TurnRef } from '../../conversation/messages.js';
-import { isTerminalEvent, type ChatEvent } from '../../streaming/contracts.js';
+import { pendingApprovals } from '../../streaming/pending-approvals.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import { approvalEventName, type ApprovalAnswer } from '../contracts/activities.js';
 import type { TurnStateStore } from '../turn-state-store.js';
@@ -70,20 +70,6 @@ export async function denyPendingApprovals(
   for (const request of pendingApprovals(events))
     if (await give(services, turn, request.approvalId, { approved: false, reason })) denied++;
   return denied;
-}
-
-type ApprovalRequest = Extract<ChatEvent, { type: 'tool-approval-request' }>;
-
-/** The turn's approval requests whose call has no result yet (none once the turn has ended). */
-function pendingApprovals(events: readonly ChatEvent[]): ApprovalRequest[] {
-  if (events.some(isTerminalEvent)) return [];
-  const answered = new Set(
-    events.flatMap((event) => (event.type === 'tool-result' ? [event.toolCallId] : [])),
-  );
-  return events.filter(
-    (event): event is ApprovalRequest =>
-      event.type === 'tool-approval-request' && !answered.has(event.toolCallId),
-  );
 }
 
 /** Records the answer once, then raises it to the turn's orchestration; false when it had an answer already. */

@@ -63,7 +63,7 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
   }
   throw new Error(`A tool call does not follow '${happened.kind}'.`);
 
-  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean }) {
+  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean; denied?: true }) {
     const result: ToolResultRecord = {
       round: input.round,
       index: input.index,
@@ -79,7 +79,11 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
 /** The result a denied (or unanswered) call gets: the model reads why it did not run. */
 function denied(reason: string | undefined) {
   const why = reason === undefined || reason.trim() === '' ? '' : `: ${reason.trim()}`;
-  return { result: JSON.stringify({ error: `The user denied this call${why}` }), isError: true };
+  return {
+    result: JSON.stringify({ error: `The user denied this call${why}` }),
+    isError: true,
+    denied: true as const,
+  };
 }
 
 /** The call waits for its user's yes: the request is stored and streamed (sent again, unchanged, on a rerun). */
@@ -124,6 +128,7 @@ function toolResultSent(
           name: result.name,
           result: result.result,
           isError: result.isError,
+          ...(result.denied ? { denied: true as const } : {}),
         },
       },
       { kind: 'close' },
