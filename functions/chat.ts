@@ -155,7 +155,8 @@ export const answerApprovalEndpoint = endpoint({
   methods: ['POST'],
   summary:
     "Answers a tool call of the caller's turn that waits for their yes (its stream's tool-approval-request): " +
-    '{approved, reason?}. Approved, the tool runs; denied, the model is told why; either way the turn goes on.',
+    '{approved, reason?, always?}. Approved, the tool runs (`always`: its calls run at once from now on, until revoked ' +
+    'under DELETE /api/mcp-servers/{id}/approvals); denied, the model is told why; either way the turn goes on.',
   auth: 'caller',
   responses: {
     202: 'the answer is given to the turn, whose stream goes on',
@@ -174,6 +175,7 @@ export const answerApprovalEndpoint = endpoint({
         events: app.streaming.turnEvents,
         turns: app.chat.turn.turns,
         orchestrations: app.orchestrations(context),
+        userTools: app.chat.turn.userTools,
       },
       caller,
       params,

@@ -42,6 +42,8 @@ export interface UserToolSource {
   owns(name: string): boolean;
   /** How long a call of this tool waits for the user's yes; undefined when it needs none (or is not offered). */
   approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined>;
+  /** Remembers the user's "always allow" for the tool the model calls `toolName` (its calls then run at once). */
+  alwaysAllow(toolName: string, who: McpAudienceMember): Promise<void>;
   execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome>;
 }
 
@@ -223,9 +225,21 @@ export class McpTurnTools implements UserToolSource {
 
   async approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined> {
     const offered = (await this.offered(who)).find((tool) => tool.modelName === call.name);
-    return offered?.needsApproval === true
-      ? { timeoutSeconds: this.services.config.approvalTimeoutSeconds }
-      : undefined;
+    if (offered?.needsApproval !== true) return undefined;
+    // The user said "always allow this tool": its calls run at once.
+    const granted = (await this.services.grants?.list(who.userId, offered.serverId)) ?? [];
+    if (granted.some((grant) => grant.tool === offered.tool.name)) return undefined;
+    return { timeoutSeconds: this.services.config.approvalTimeoutSeconds };
+  }
+
+  async alwaysAllow(toolName: string, who: McpAudienceMember): Promise<void> {
+    const offered = (await this.offered(who)).find((tool) => tool.modelName === toolName);
+    if (offered === undefined || this.services.grants === undefined) return;
+    await this.services.grants.grant(who.userId, {
+      serverId: offered.serverId,
+      tool: offered.tool.name,
+      grantedAt: (this.services.now?.() ?? new Date()).toISOString(),
+    });
   }
 
   /**

@@ -224,6 +224,53 @@ describe('MCP tool calls that wait for the user', { timeout: 120_000 }, () => {
     expect(deleted).not.toContain('g.txt');
   });
 
+  it('remembers "always allow" per user and server, lists it, and asks again once it is revoked', async () => {
+    const runtime = runtimes.at(-1) ?? (await start());
+    const alice = new ChatClient(runtime.url, 'user_001');
+    const bob = new ChatClient(runtime.url, 'user_002');
+    const api = (client: ChatClient, path: string, method = 'GET') =>
+      fetch(`${runtime.url}/api/mcp-servers${path}`, { method, headers: client.headers() });
+    const { servers } = (await (await api(alice, '')).json()) as { servers: { id: string; name: string }[] };
+    const serverId = servers.find((server) => server.name === 'files')!.id;
+    const toolOf = async () =>
+      (
+        (await (await api(alice, `/${serverId}/tools`)).json()) as { tools: Record<string, unknown>[] }
+      ).tools.find((tool) => tool['name'] === 'delete_file');
+    expect(await toolOf()).toMatchObject({ needsApproval: true, offered: true, modelName: TOOL });
+
+    const turn = await askToDelete(alice, 'k.txt');
+    expect(
+      (await answer(alice, turn, turn.request.approvalId, { approved: true, always: true })).status,
+    ).toBe(202);
+    expect(answerOf(await finalEvents(alice, turn))).toBe('The tool said: Deleted k.txt');
+    const listed = (await (await api(alice, `/${serverId}/approvals`)).json()) as { approvals: unknown[] };
+    expect(listed.approvals).toEqual([
+      { serverId, tool: 'delete_file', grantedAt: expect.any(String) as string },
+    ]);
+    expect(await toolOf()).toMatchObject({ needsApproval: false });
+    // Bob's calls of the same server still ask him.
+    const bobs = (await (await api(bob, `/${serverId}/approvals`)).json()) as { approvals: unknown[] };
+    expect(bobs.approvals).toEqual([]);
+
+    // Allowed: the next call runs without asking.
+    const sessionId = await alice.startSession();
+    const chatMessageId = await alice.send(sessionId, 'delete l.txt');
+    const events = await finalEvents(alice, { sessionId, chatMessageId });
+    expect(events.some((event) => event.type === 'tool-approval-request')).toBe(false);
+    expect(answerOf(events)).toBe('The tool said: Deleted l.txt');
+
+    // Revoked: it asks again.
+    expect((await api(alice, `/${serverId}/approvals?tool=delete_file`, 'DELETE')).status).toBe(204);
+    expect(await (await api(alice, `/${serverId}/approvals`)).json()).toEqual({
+      serverId,
+      approvals: [],
+    });
+    const again = await askToDelete(alice, 'm.txt');
+    expect((await answer(alice, again, again.request.approvalId, { approved: false })).status).toBe(202);
+    await finalEvents(alice, again);
+    expect(deleted).not.toContain('m.txt');
+  });
+
   it('takes an answer given after the runtime restarted while the call waited', async () => {
     const first = runtimes.at(-1)!;
     const turn = await askToDelete(new ChatClient(first.url, 'user_001'), 'c.txt');

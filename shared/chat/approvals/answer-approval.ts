@@ -7,6 +7,7 @@ import type { SessionStore } from '../../conversation/session-store.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { OrchestrationClient } from '../../durable/orchestration-client.js';
 import type { TurnRef } from '../../conversation/messages.js';
+import type { UserToolSource } from '../../mcp/turn-tools.js';
 import { pendingApprovals } from '../../streaming/pending-approvals.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import { approvalEventName, type ApprovalAnswer } from '../contracts/activities.js';
@@ -20,6 +21,8 @@ export interface AnswerApprovalServices {
   /** Where the answer is recorded, created once: a second answer finds it there. */
   turns: Pick<TurnStateStore, 'recordApprovalAnswer'>;
   orchestrations: Pick<OrchestrationClient, 'raiseEvent'>;
+  /** Where "always allow this tool" is remembered (absent: `always` is ignored). */
+  userTools?: Pick<UserToolSource, 'alwaysAllow'> | undefined;
   now?: () => Date;
 }
 
@@ -53,6 +56,8 @@ export async function answerApproval(
     throw new ConflictError(`Approval '${approvalId}' was already answered (or timed out).`);
   const first = await give(services, { userId: caller.userId, sessionId, chatMessageId }, approvalId, answer);
   if (!first) throw new ConflictError(`Approval '${approvalId}' was already answered.`);
+  if (answer.approved && answer.always === true)
+    await services.userTools?.alwaysAllow(request.toolName, caller);
 }
 
 /**

@@ -92,6 +92,8 @@ export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 export const approvalAnswerSchema = z.object({
   approved: z.boolean(),
   reason: z.string().max(1000).optional(),
+  /** With approved: "always allow this tool", remembered for the user and its server (listed and revocable there). */
+  always: z.boolean().optional(),
 });
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
 
