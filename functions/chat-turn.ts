@@ -10,11 +10,13 @@ import {
   CHAT_TURN_ORCHESTRATION,
   failTurnInputSchema,
   llmStepInputSchema,
+  parkTurnInputSchema,
   runToolInputSchema,
   TURN_ACTIVITIES,
   type LlmStepInput,
 } from '../shared/chat/contracts/activities.js';
 import { queuedChatMessageSchema, USER_MESSAGES_QUEUE } from '../shared/chat/contracts/queue.js';
+import { parkTurn, resumeTurn } from '../shared/chat/approvals/park-turn.js';
 import { runQueuedTurn } from '../shared/chat/turn/run-queued-turn.js';
 import { failTurn } from '../shared/chat/turn/fail-turn.js';
 import { llmStep } from '../shared/chat/turn/llm-step.js';
@@ -45,6 +47,8 @@ export async function chatWorker(message: unknown, context: InvocationContext): 
       orchestrations: app.orchestrations(context),
       sessions: chat.sessions,
       quota: app.quota,
+      turns: chat.turn.turns,
+      events: chat.turn.events,
       workingMemory: chat.turn.workingMemory,
       ...(firstRound ? { firstRound } : {}),
     },
@@ -105,4 +109,6 @@ export const chatTurnFunctions: FunctionDefinition[] = [
     (tool) => `tool:${tool.round}:${tool.index}`,
   ),
   activity(TURN_ACTIVITIES.fail, failTurnInputSchema, failTurn, () => 'fail'),
+  activity(TURN_ACTIVITIES.park, parkTurnInputSchema, parkTurn, () => 'park'),
+  activity(TURN_ACTIVITIES.resume, parkTurnInputSchema, resumeTurn, () => 'resume'),
 ];

@@ -1,6 +1,10 @@
 // The chat front door: start a session, post a message (or an edit) onto the `user-messages` queue with the
-// URL of its stream, regenerate an answer, stop a turn; and the job that ends a temporary chat after its time.
+// URL of its stream, regenerate an answer, stop a turn, answer a tool call's approval; and the job that ends a
+// temporary chat after its time.
+import { answerApproval } from '../shared/chat/approvals/answer-approval.js';
 import {
+  approvalAnsweredSchema,
+  approvalParamsSchema,
   chatAcceptedSchema,
   chatBodyMaxBytes,
   chatRequestSchema,
@@ -22,6 +26,7 @@ import { startSession } from '../shared/chat/start-session.js';
 import { expireTemporaryChat, scheduleTemporaryChatExpiry } from '../shared/chat/temporary-chat-expiry.js';
 import { temporaryChatExpiryOrchestrator } from '../shared/chat/temporary-chat-orchestration.js';
 import {
+  approvalAnswerSchema,
   EXPIRE_TEMPORARY_CHAT_ACTIVITY,
   TEMPORARY_CHAT_EXPIRY_ORCHESTRATION,
   temporaryChatExpiryInputSchema,
@@ -162,6 +167,42 @@ export const cancelTurnEndpoint = endpoint({
   },
 });
 
+export const answerApprovalEndpoint = endpoint({
+  name: 'answerApproval',
+  route: 'chat/{sessionId}/{chatMessageId}/approvals/{approvalId}',
+  methods: ['POST'],
+  summary:
+    "Answers a tool call of the caller's turn that waits for their yes (its stream's tool-approval-request): " +
+    '{approved, reason?, always?}. Approved, the tool runs (`always`: its calls run at once from now on, until revoked ' +
+    'under DELETE /api/mcp-servers/{id}/approvals); denied, the model is told why; either way the turn goes on.',
+  auth: 'caller',
+  responses: {
+    202: 'the answer is given to the turn, whose stream goes on',
+    404: "an unknown turn or approval, or another user's",
+    409: 'the approval was already answered, or timed out',
+  },
+  replies: { 202: approvalAnsweredSchema },
+  usesDurableClient: true,
+  params: approvalParamsSchema,
+  body: { schema: approvalAnswerSchema, maxBytes: 4_096, what: 'approval answer' },
+  async handle({ app, caller, params, body, context }) {
+    await answerApproval(
+      {
+        sessions: app.chat.sessions,
+        posted: app.chat.posted,
+        events: app.streaming.turnEvents,
+        turns: app.chat.turn.turns,
+        orchestrations: app.orchestrations(context),
+        userTools: app.chat.turn.userTools,
+      },
+      caller,
+      params,
+      body,
+    );
+    return { status: 202, body: { approvalId: params.approvalId, approved: body.approved } };
+  },
+});
+
 export const chatFunctions: FunctionDefinition[] = [
   httpFunction(startSessionEndpoint),
   httpFunction(postChatEndpoint),
@@ -192,4 +233,5 @@ export const chatFunctions: FunctionDefinition[] = [
       return outcome;
     },
   },
+  httpFunction(answerApprovalEndpoint),
 ];

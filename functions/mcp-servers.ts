@@ -14,9 +14,12 @@ import {
   deleteMcpServer,
   getMcpServer,
   listMcpServers,
+  listToolGrants,
   mcpServerTools,
+  revokeToolGrants,
   updateMcpServer,
 } from '../shared/mcp/mcp-servers.js';
+import { mcpToolGrantListSchema } from '../shared/mcp/tool-grants.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -121,8 +124,8 @@ export const mcpServerToolsEndpoint = endpoint({
   methods: ['GET'],
   summary:
     'The tools the server lists (kept for MCP_TOOLS_CACHE_SECONDS, then listed again): each with its input schema, ' +
-    'whether it is read-only, whether the approval policy asks your yes before each call (such a tool is not ' +
-    'offered: turns cannot wait for a yes yet), whether it is offered and the name the model knows it by.',
+    'whether it is read-only, whether a call waits for your yes first (the approval policy asks it and you did not ' +
+    'say "always allow"), whether it is offered and the name the model knows it by.',
   auth: 'caller',
   responses: {
     200: '{serverId, tools: [{name, description, inputSchema, readOnly, needsApproval, offered, modelName}], listed, fetchedAt, expiresAt}',
@@ -136,6 +139,42 @@ export const mcpServerToolsEndpoint = endpoint({
   },
 });
 
+export const listToolApprovalsEndpoint = endpoint({
+  name: 'listMcpToolApprovals',
+  route: 'mcp-servers/{serverId}/approvals',
+  methods: ['GET'],
+  summary:
+    'The tools of the server whose calls you said to "always allow" (an approval answered with always: true): ' +
+    'they run without asking.',
+  auth: 'caller',
+  responses: {
+    200: '{serverId, approvals: [{serverId, tool, grantedAt}]}',
+    404: "no such server, or another user's",
+  },
+  replies: { 200: mcpToolGrantListSchema },
+  params: serverParams,
+  async handle({ app, caller, params }) {
+    return { status: 200, body: await listToolGrants(app.mcp, caller, params.serverId), headers: NO_STORE };
+  },
+});
+
+export const revokeToolApprovalsEndpoint = endpoint({
+  name: 'revokeMcpToolApprovals',
+  route: 'mcp-servers/{serverId}/approvals',
+  methods: ['DELETE'],
+  summary:
+    'Forgets your "always allow" of one tool of the server (?tool=its name on the server) or of all of them: ' +
+    'their calls wait for your yes again.',
+  auth: 'caller',
+  responses: { 204: 'forgotten (also when there was none)', 404: "no such server, or another user's" },
+  params: serverParams,
+  query: z.object({ tool: z.string().min(1).max(200).optional() }),
+  async handle({ app, caller, params, query }) {
+    await revokeToolGrants(app.mcp, caller, params.serverId, query.tool);
+    return { status: 204 };
+  },
+});
+
 export const mcpServerFunctions: FunctionDefinition[] = [
   httpFunction(createMcpServerEndpoint),
   httpFunction(listMcpServersEndpoint),
@@ -143,4 +182,6 @@ export const mcpServerFunctions: FunctionDefinition[] = [
   httpFunction(updateMcpServerEndpoint),
   httpFunction(deleteMcpServerEndpoint),
   httpFunction(mcpServerToolsEndpoint),
+  httpFunction(listToolApprovalsEndpoint),
+  httpFunction(revokeToolApprovalsEndpoint),
 ];

@@ -22,13 +22,14 @@ export const postUiChatEndpoint = endpoint({
   route: 'ui/chat',
   methods: ['POST'],
   summary:
-    "A useChat app's message (DefaultChatTransport's body {id, messages, trigger, messageId}): queued as POST /api/chat queues it, answered as the AI SDK's UI message stream.",
+    "A useChat app's message (DefaultChatTransport's body {id, messages, trigger, messageId}): queued as POST /api/chat queues it, answered as the AI SDK's UI message stream. A last message that is the answer (`{chatMessageId}_assistant`) with tool parts in state approval-responded (addToolApprovalResponse) answers those approvals, and the same message goes on.",
   auth: 'caller',
+  usesDurableClient: true,
   replies: { 200: { content: { 'text/event-stream': uiMessageStreamSchema } } },
   responses: {
     200: 'text/event-stream with `x-vercel-ai-ui-message-stream: v1`: `data:` one UI message chunk as JSON per frame, then `data: [DONE]`',
     404: "the chat `id` is another user's session, or a UUID no session of the caller has (or the message regenerate names is unknown)",
-    409: 'the last message id was posted with another text, or the message to replace is not answered yet (with retry-after)',
+    409: 'the last message id was posted with another text, or the message to replace is not answered yet (with retry-after), or an approval the answer carries was already answered',
     429: 'a quota refuses a new message or answer (limit, allowed, current; retry-after): nothing was queued',
   },
   body: {
@@ -43,7 +44,8 @@ export const postUiChatEndpoint = endpoint({
     what: 'useChat request',
   },
   async handle({ app, caller, body, context }) {
-    const stream = await postUiChat(services(app), caller, body, (error) =>
+    const approvals = { turns: app.chat.turn.turns, orchestrations: app.orchestrations(context) };
+    const stream = await postUiChat({ ...services(app), approvals }, caller, body, (error) =>
       context.warn('UI message stream relay:', error),
     );
     return { status: 200, headers: { ...UI_MESSAGE_STREAM_HEADERS }, stream };

@@ -3,6 +3,7 @@
 import type { Database } from '@azure/cosmos';
 import { createCosmosMcpServerStore } from '../mcp/adapters/cosmos-mcp-server-store.js';
 import type { AddressLookup } from '../mcp/adapters/guarded-fetch.js';
+import { createCosmosMcpToolGrants } from '../mcp/adapters/cosmos-mcp-tool-grants.js';
 import { createSdkMcpConnector } from '../mcp/adapters/sdk-mcp-connector.js';
 import { MCP_SERVERS_CONTAINER } from '../mcp/contracts.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
@@ -27,6 +28,7 @@ export function composeMcp(
     box: createSecretBox(config.mcp.secretsKey),
     config: config.mcp,
     operatorTools: new Map(),
+    grants: createCosmosMcpToolGrants(database.container(MCP_SERVERS_CONTAINER)),
   };
   const turnTools = new McpTurnTools(services, { cacheMs: SERVERS_KEPT_MS });
   return { ...services, onChange: (userId) => turnTools.forget(userId), turnTools };

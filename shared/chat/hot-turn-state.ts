@@ -1,6 +1,6 @@
-// A running turn's state over the hot store, in its session: the turn record (`turn.{chatMessageId}`), created with
-// its first round and grown by one round per model call that asked for tools, each a conditional write so a
-// concurrent retry adds nothing; and one entry per tool result (`turn.{chatMessageId}.round.{r}.tool.{i}`).
+// A running turn's state in its session's hot store: the turn record (`turn.{chatMessageId}`, one round per model call
+// that asked for tools, written on conditions), its tool results (`….round.{r}.tool.{i}`), its approvals' answers
+// (`….approval.{id}`, made once), and the session's turn waiting for its user's yes (`turn-parked`).
 import type { HotStore } from '../conversation/hot-store.js';
 import { DependencyError } from '../errors.js';
 import {
@@ -17,6 +17,8 @@ import { fromHotEntry, toHotValue } from './hot-documents.js';
 import type { StoredTurn, TurnStateStore } from './turn-state-store.js';
 
 const MAX_CONFLICT_RETRIES = 5;
+/** The session's turn that waits (or waited last) for its user's yes. */
+const PARKED_KEY = 'turn-parked';
 
 const turnKey = (ref: TurnRef) => `turn.${ref.chatMessageId}`;
 const toolPrefix = (ref: TurnRef) => `turn.${ref.chatMessageId}.round.`;
@@ -100,6 +102,29 @@ export function createHotTurnState(hot: HotStore): TurnStateStore {
         ...result,
       };
       await hot.write(ref.sessionId, document.id, toHotValue(document), { kind: 'any' });
+    },
+
+    async recordApprovalAnswer(ref, approvalId, answer) {
+      const value = {
+        kind: 'approval-answer',
+        userId: ref.userId,
+        chatMessageId: ref.chatMessageId,
+        ...answer,
+      };
+      const key = `turn.${ref.chatMessageId}.approval.${approvalId}`;
+      const written = await hot.write(ref.sessionId, key, value, { kind: 'absent' });
+      return written.kind === 'written';
+    },
+
+    async markParked(ref) {
+      const value = { kind: 'parked-turn', userId: ref.userId, chatMessageId: ref.chatMessageId };
+      await hot.write(ref.sessionId, PARKED_KEY, value, { kind: 'any' });
+    },
+
+    async parkedTurn(sessionId) {
+      const entry = await hot.read(sessionId, PARKED_KEY);
+      const chatMessageId = entry?.value.chatMessageId;
+      return typeof chatMessageId === 'string' ? chatMessageId : undefined;
     },
   };
 }

@@ -18,4 +18,14 @@ export interface TurnStateStore {
   listToolResults(ref: TurnRef): Promise<ToolResultRecord[]>;
   getToolResult(ref: TurnRef, round: number, index: number): Promise<ToolResultRecord | undefined>;
   putToolResult(ref: TurnRef, result: ToolResultRecord): Promise<void>;
+  /** Records its user's answer to a call that waited for their yes: false when it had one already. */
+  recordApprovalAnswer(
+    ref: TurnRef,
+    approvalId: string,
+    answer: { approved: boolean; answeredAt: string },
+  ): Promise<boolean>;
+  /** Marks the turn as the session's one waiting for its user's yes (the session's next message denies it). */
+  markParked(ref: TurnRef): Promise<void>;
+  /** The session's turn marked last as waiting for its user's yes (it may have gone on, or ended, since). */
+  parkedTurn(sessionId: string): Promise<string | undefined>;
 }

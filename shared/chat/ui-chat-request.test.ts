@@ -127,4 +127,35 @@ describe("a useChat request's turn", () => {
     });
     expect(issues({ id: 'x', messages: [user('x')] })[0]?.[0]).toBe('id');
   });
+
+  it("is the answers to the approvals of addToolApprovalResponse's re-post, and nothing else of the message", () => {
+    const answer = {
+      id: '7c9e6679-7425-40de-944b-e07fc1f90ae7_assistant',
+      role: 'assistant',
+      parts: [
+        { type: 'step-start' },
+        {
+          type: 'dynamic-tool',
+          toolName: 'mcp__files__rm',
+          toolCallId: 'call_1',
+          state: 'approval-responded',
+          input: { path: 'a.txt', anything: 'the client says' },
+          approval: { id: '0-1', approved: false, reason: 'keep it' },
+        },
+        { type: 'dynamic-tool', state: 'output-available', approval: { id: '0-0', approved: true } },
+      ],
+    };
+    const body = { id: chatId, messages: [user('rm a.txt'), answer], messageId: answer.id };
+    expect(schema.parse({ ...body, trigger: 'submit-message' })).toEqual({
+      kind: 'approve',
+      sessionId: chatId,
+      chatMessageId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      answers: [{ approvalId: '0-1', approved: false, reason: 'keep it' }],
+    });
+    const unanswered = { ...answer, parts: [{ type: 'dynamic-tool', state: 'approval-requested' }] };
+    expect(schema.safeParse({ ...body, messages: [unanswered] }).success).toBe(false);
+    expect(schema.safeParse({ ...body, messages: [{ ...answer, id: 'Zx81qWe4Rt7yUi0o' }] }).success).toBe(
+      false,
+    );
+  });
 });

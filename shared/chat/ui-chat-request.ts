@@ -33,6 +33,13 @@ export type UiChatTurn =
       chatMessageId: string;
       /** Another model of the catalogue for the new answer, when given. */
       model?: string;
+    }
+  | {
+      /** useChat's addToolApprovalResponse: the answers to the approvals the turn's answer asked for. */
+      kind: 'approve';
+      sessionId: string;
+      chatMessageId: string;
+      answers: { approvalId: string; approved: boolean; reason?: string }[];
     };
 
 const flag = z.boolean({ error: 'must be true or false' }).optional();
@@ -121,6 +128,47 @@ const namedMessageSchema = z
     return z.NEVER;
   });
 
+/**
+ * The answer's message as useChat re-posts it after addToolApprovalResponse (`{chatMessageId}_assistant`): only the
+ * approvals its tool parts carry in state `approval-responded` are read (id, approved, reason), nothing else of it.
+ */
+const approvalMessageSchema = z.object(
+  {
+    id: namedMessageSchema,
+    role: z.literal('assistant'),
+    parts: z
+      .array(
+        z.looseObject({
+          state: z.string().max(100).optional(),
+          approval: z
+            .looseObject({
+              id: z.string().regex(/^\d{1,6}-\d{1,6}$/, 'must be an approval id from the stream'),
+              approved: z.boolean().optional(),
+              reason: z.string().max(1000).optional(),
+            })
+            .optional(),
+        }),
+        { error: 'must be an array of parts' },
+      )
+      .max(1000)
+      .transform((parts) =>
+        parts.flatMap(({ state, approval }) =>
+          state === 'approval-responded' && approval?.approved !== undefined
+            ? [
+                {
+                  approvalId: approval.id,
+                  approved: approval.approved,
+                  ...(approval.reason === undefined ? {} : { reason: approval.reason }),
+                },
+              ]
+            : [],
+        ),
+      )
+      .refine((answers) => answers.length > 0, "must hold a tool part in state 'approval-responded'"),
+  },
+  { error: 'must be a UI message {id, role, parts}' },
+);
+
 export function uiChatRequestSchema(maxTextChars: number) {
   const last = lastMessageSchema(maxTextChars);
   return z
@@ -143,6 +191,24 @@ export function uiChatRequestSchema(maxTextChars: number) {
     )
     .transform((body, context): UiChatTurn => {
       const index = body.messages.length - 1;
+      const lastMessage = body.messages[index] as { role?: unknown; id?: unknown } | undefined;
+      if (lastMessage?.role === 'assistant' && String(lastMessage.id).endsWith('_assistant')) {
+        const approvals = approvalMessageSchema.safeParse(body.messages[index]);
+        if (approvals.success)
+          return {
+            kind: 'approve',
+            sessionId: body.id,
+            chatMessageId: approvals.data.id,
+            answers: approvals.data.parts,
+          };
+        for (const issue of approvals.error.issues)
+          context.addIssue({
+            code: 'custom',
+            message: issue.message,
+            path: ['messages', index, ...issue.path],
+          });
+        return z.NEVER;
+      }
       const parsed = last.safeParse(body.messages[index]);
       if (!parsed.success) {
         for (const issue of parsed.error.issues)

@@ -5,6 +5,7 @@ import type { TurnEventStore } from '../streaming/turn-event-store.js';
 import type { UserEventFeed } from '../streaming/user-event-feed.js';
 import { relayTurnEvents } from '../streaming/turn-event-relay.js';
 import { keptEvents } from '../streaming/turn-transcript.js';
+import { pendingApprovals } from '../streaming/pending-approvals.js';
 import { UiMessageChunker, type UiMessageChunk } from '../streaming/ui-message-chunks.js';
 
 /** The response headers of a UI message stream (`x-vercel-ai-ui-message-stream: v1` tells the AI SDK its version). */
@@ -22,6 +23,12 @@ export interface UiTurnStreamServices {
   idleTimeoutMs: number;
 }
 
+/** A message that goes on after its user answered the approvals `answered`, the first requested at `afterSeq`. */
+export interface ContinuedMessage {
+  afterSeq: number;
+  answered: readonly string[];
+}
+
 const encoder = new TextEncoder();
 
 function chunkFrames(chunks: readonly UiMessageChunk[]): string {
@@ -31,21 +38,30 @@ function chunkFrames(chunks: readonly UiMessageChunk[]): string {
 const DONE = 'data: [DONE]\n\n';
 
 /**
- * The turn's UI message stream from its start. A client that goes away only ends its relay: the turn runs on
- * in its own worker, whoever reads it. With `openStreams`, a relay takes one of the user's places (429 over the
- * cap) and gives it back when it ends, whichever way.
+ * The turn's UI message stream from its start, or, `continued` after its user answered approvals, the same message
+ * going on from the first of their requests (its `start` names the same message). A turn that waits for its
+ * user's yes ends this stream with `finish` once its approval request is sent. A client that goes away only ends its
+ * relay: the turn runs on in its own worker, whoever reads it. With `openStreams`, a relay takes one of the user's
+ * places (429 over the cap) and gives it back when it ends, whichever way.
  */
 export async function openUiTurnStream(
   services: UiTurnStreamServices,
   turn: { userId: string; sessionId: string; chatMessageId: string },
   onError: (error: unknown) => void,
   openStreams?: OpenStreams,
+  continued?: ContinuedMessage,
 ): Promise<ReadableStream<Uint8Array>> {
+  const continueAfter = continued?.afterSeq ?? 0;
+  const answered = new Set(continued?.answered ?? []);
   const { userId, sessionId, chatMessageId } = turn;
   const stored = await services.turnEvents.read(sessionId, chatMessageId, 0);
   const chunker = new UiMessageChunker();
-  const replayed = chunkFrames(keptEvents(stored).flatMap((event) => chunker.push(event)));
-  const lastSeq = stored.at(-1)?.seq ?? 0;
+  const shown = keptEvents(stored).filter((event) => event.seq > continueAfter);
+  const chunks = shown.flatMap((event) => chunker.push(event));
+  if (pendingApprovals(stored).some((request) => !answered.has(request.approvalId)))
+    chunks.push(...chunker.pause());
+  const replayed = chunkFrames(chunks);
+  const lastSeq = Math.max(stored.at(-1)?.seq ?? 0, continueAfter);
   if (chunker.finished) return textStream(replayed + DONE);
   const release = openStreams?.take(userId);
   const live = relayTurnEvents({
@@ -58,7 +74,12 @@ export async function openUiTurnStream(
     idleTimeoutMs: services.idleTimeoutMs,
     onError,
     ...(release === undefined ? {} : { onEnd: release }),
-    frame: (event) => chunkFrames(chunker.push(event)) + (chunker.finished ? DONE : ''),
+    endsAfter: (event) => event.type === 'tool-approval-request',
+    frame: (event) => {
+      const framed = chunker.push(event);
+      if (event.type === 'tool-approval-request') framed.push(...chunker.pause());
+      return chunkFrames(framed) + (chunker.finished ? DONE : '');
+    },
   });
   return prepend(encoder.encode(replayed), live);
 }

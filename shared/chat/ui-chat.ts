@@ -10,14 +10,17 @@ import type { OpenStreams } from '../streaming/open-streams.js';
 import { storeMessageFiles } from '../attachments/message-files.js';
 import { postChatMessage, type PostChatMessageServices } from './post-chat-message.js';
 import { regenerateTurn } from './regenerate-turn.js';
+import { answerApproval, type AnswerApprovalServices } from './approvals/answer-approval.js';
 import type { UiChatTurn } from './ui-chat-request.js';
 import { openUiTurnStream, type UiTurnStreamServices } from './ui-chat-stream.js';
 
 export type UiChatServices = PostChatMessageServices &
   UiTurnStreamServices & {
-    posted: Pick<PostedMessageStore, 'latest'>;
+    posted: Pick<PostedMessageStore, 'latest' | 'find'>;
     /** The streams open in this instance: a resume over the user's cap is refused (429). */
     openStreams: OpenStreams;
+    /** Where addToolApprovalResponse's answers go (absent: such a re-post is refused). */
+    approvals?: Pick<AnswerApprovalServices, 'turns' | 'orchestrations'>;
   };
 
 /** How many of a session's newest posted messages a resume looks through for the one still running. */
@@ -30,6 +33,7 @@ export async function postUiChat(
   turn: UiChatTurn,
   onError: (error: unknown) => void,
 ): Promise<ReadableStream<Uint8Array>> {
+  if (turn.kind === 'approve') return continueAfterApprovals(services, caller, turn, onError);
   const posted =
     turn.kind === 'regenerate'
       ? // A new alternative each time: a regenerate names no new id, and two presses ask for two answers.
@@ -41,6 +45,37 @@ export async function postUiChat(
     { userId: caller.userId, sessionId: message.sessionId, chatMessageId: message.chatMessageId },
     onError,
   );
+}
+
+/**
+ * useChat's re-post after addToolApprovalResponse: each answer is given as POST .../approvals/{approvalId} gives it
+ * (the owner's only, once: a second answer is 409), then the same message goes on from the first request answered.
+ */
+async function continueAfterApprovals(
+  services: UiChatServices,
+  caller: Caller,
+  turn: Extract<UiChatTurn, { kind: 'approve' }>,
+  onError: (error: unknown) => void,
+): Promise<ReadableStream<Uint8Array>> {
+  if (services.approvals === undefined) throw new NotFoundError('No approvals are answered here.');
+  const approvals = { ...services.approvals, sessions: services.sessions, posted: services.posted };
+  const ref = { sessionId: turn.sessionId, chatMessageId: turn.chatMessageId };
+  for (const answer of turn.answers)
+    await answerApproval(
+      { ...approvals, events: services.turnEvents },
+      caller,
+      { ...ref, ...answer },
+      answer,
+    );
+  const events = await services.turnEvents.read(turn.sessionId, turn.chatMessageId, 0);
+  const answered = turn.answers.map((answer) => answer.approvalId);
+  const requested = events.flatMap((event) =>
+    event.type === 'tool-approval-request' && answered.includes(event.approvalId) ? [event.seq] : [],
+  );
+  return openUiTurnStream(services, { userId: caller.userId, ...ref }, onError, undefined, {
+    afterSeq: Math.min(...requested),
+    answered,
+  });
 }
 
 /**

@@ -185,9 +185,9 @@ export const mcpServerToolsSchema = z.object({
     mcpToolSchema.extend({
       /** The name the model knows it by; absent for a tool that is not offered. */
       modelName: z.string().optional(),
-      /** The server's approval policy asks the user's yes before each call. */
+      /** The server's approval policy asks the user's yes before each call (and they did not say "always allow"). */
       needsApproval: z.boolean(),
-      /** Offered to the model: the filters let it through and it needs no approval (not offered until that exists). */
+      /** Offered to the model: the server's filters let it through. */
       offered: z.boolean(),
     }),
   ),

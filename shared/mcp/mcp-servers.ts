@@ -12,6 +12,7 @@ import {
   type UpdateMcpServerBody,
 } from './contracts.js';
 import type { McpConnector, McpTarget } from './mcp-connector.js';
+import type { McpToolGrantStore } from './tool-grants.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { SecretBox } from './secret-box.js';
 import type { McpConfig, OperatorMcpServer } from './settings.js';
@@ -25,6 +26,8 @@ export interface McpServices {
   config: McpConfig;
   /** Tool lists of the operator's servers, kept in this process (they have no item of their own). */
   operatorTools: Map<string, McpToolList>;
+  /** The users' "always allow this tool" (absent: none is remembered). */
+  grants?: McpToolGrantStore;
   /** Told when a user's servers change, so what this process keeps of them goes. */
   onChange?: (userId: string) => void;
   now?: () => Date;
@@ -223,6 +226,23 @@ function fresh(list: McpToolList | undefined, now: Date): list is McpToolList {
   return list !== undefined && new Date(list.expiresAt).getTime() > now.getTime();
 }
 
+/** The caller's "always allow" of the server's tools (GET .../approvals); 404 for a server they cannot see. */
+export async function listToolGrants(services: McpServices, caller: McpAudienceMember, serverId: string) {
+  await findServer(services, caller, serverId);
+  return { serverId, approvals: (await services.grants?.list(caller.userId, serverId)) ?? [] };
+}
+
+/** Forgets the caller's "always allow" of one tool of the server, or of all of them (DELETE .../approvals). */
+export async function revokeToolGrants(
+  services: McpServices,
+  caller: McpAudienceMember,
+  serverId: string,
+  tool?: string,
+): Promise<number> {
+  await findServer(services, caller, serverId);
+  return (await services.grants?.revoke(caller.userId, serverId, tool)) ?? 0;
+}
+
 /** A server's tools: the cached list while it is fresh, else listed again (and cached). */
 export async function mcpServerTools(services: McpServices, caller: McpAudienceMember, serverId: string) {
   const found = await findServer(services, caller, serverId);
@@ -250,6 +270,7 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
   const name = 'own' in found ? found.own.name : found.operator.name;
   const filter = 'own' in found ? found.own.tools : found.operator.tools;
   const policy = 'own' in found ? found.own.approval : found.operator.approval;
+  const granted = new Set((await services.grants?.list(caller.userId, serverId))?.map((grant) => grant.tool));
   const names = modelToolNames(
     name,
     list.tools.map((tool) => tool.name),
@@ -257,8 +278,8 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
   return {
     serverId,
     tools: list.tools.map((tool) => {
-      const approval = needsApproval(policy, tool);
-      const offered = isOffered(filter, tool.name) && !approval;
+      const approval = needsApproval(policy, tool) && !granted.has(tool.name);
+      const offered = isOffered(filter, tool.name);
       const modelName = names.get(tool.name);
       return {
         ...tool,

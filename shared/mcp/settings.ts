@@ -149,6 +149,15 @@ export const mcpSettings = defineSettings({
       'input schemas); tools past it are left out (logged).',
     azure: { kind: 'default' },
   }),
+  MCP_APPROVAL_TIMEOUT_SECONDS: intSetting({
+    default: 86_400,
+    min: 1,
+    max: 2_592_000,
+    help:
+      "How long a turn waits for its user's yes to an MCP tool call that needs one; then the call is denied " +
+      '(timed out) and the model is told so.',
+    azure: { kind: 'default' },
+  }),
 });
 
 export interface McpConfig {
@@ -161,6 +170,7 @@ export interface McpConfig {
   toolsCacheMs: number;
   toolsPerTurn: number;
   toolSchemaTokens: number;
+  approvalTimeoutSeconds: number;
 }
 
 export function mcpConfig(values: SettingValues<typeof mcpSettings>): McpConfig {
@@ -176,5 +186,6 @@ export function mcpConfig(values: SettingValues<typeof mcpSettings>): McpConfig 
     toolsCacheMs: values.MCP_TOOLS_CACHE_SECONDS * 1000,
     toolsPerTurn: values.MCP_TOOLS_PER_TURN,
     toolSchemaTokens: values.MCP_TOOL_SCHEMA_TOKENS,
+    approvalTimeoutSeconds: values.MCP_APPROVAL_TIMEOUT_SECONDS,
   };
 }

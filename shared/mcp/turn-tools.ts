@@ -22,6 +22,8 @@ export interface OfferedMcpTool {
   serverId: string;
   serverName: string;
   tool: McpTool;
+  /** Its server's approval policy asks the user's yes before each call. */
+  needsApproval: boolean;
   target: () => McpTarget;
 }
 
@@ -38,6 +40,10 @@ export interface UserToolSource {
   /** `log` is told which tools the budget left out. */
   specs(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]>;
   owns(name: string): boolean;
+  /** How long a call of this tool waits for the user's yes; undefined when it needs none (or is not offered). */
+  approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined>;
+  /** Remembers the user's "always allow" for the tool the model calls `toolName` (its calls then run at once). */
+  alwaysAllow(toolName: string, who: McpAudienceMember): Promise<void>;
   execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome>;
 }
 
@@ -173,10 +179,7 @@ export class McpTurnTools implements UserToolSource {
       ),
     );
     return sources.flatMap((source, index) => {
-      // A call that would need the user's yes is not offered: this service cannot wait for one yet.
-      const tools = (lists[index]?.tools ?? []).filter(
-        (tool) => isOffered(source.filter, tool.name) && !needsApproval(source.approval, tool),
-      );
+      const tools = (lists[index]?.tools ?? []).filter((tool) => isOffered(source.filter, tool.name));
       const names = modelToolNames(
         source.name,
         tools.map((tool) => tool.name),
@@ -185,7 +188,16 @@ export class McpTurnTools implements UserToolSource {
         const modelName = names.get(tool.name);
         return modelName === undefined
           ? []
-          : [{ modelName, serverId: source.id, serverName: source.name, tool, target: source.target }];
+          : [
+              {
+                modelName,
+                serverId: source.id,
+                serverName: source.name,
+                tool,
+                needsApproval: needsApproval(source.approval, tool),
+                target: source.target,
+              },
+            ];
       });
     });
   }
@@ -209,6 +221,25 @@ export class McpTurnTools implements UserToolSource {
           `${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''}`,
       );
     return kept;
+  }
+
+  async approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined> {
+    const offered = (await this.offered(who)).find((tool) => tool.modelName === call.name);
+    if (offered?.needsApproval !== true) return undefined;
+    // The user said "always allow this tool": its calls run at once.
+    const granted = (await this.services.grants?.list(who.userId, offered.serverId)) ?? [];
+    if (granted.some((grant) => grant.tool === offered.tool.name)) return undefined;
+    return { timeoutSeconds: this.services.config.approvalTimeoutSeconds };
+  }
+
+  async alwaysAllow(toolName: string, who: McpAudienceMember): Promise<void> {
+    const offered = (await this.offered(who)).find((tool) => tool.modelName === toolName);
+    if (offered === undefined || this.services.grants === undefined) return;
+    await this.services.grants.grant(who.userId, {
+      serverId: offered.serverId,
+      tool: offered.tool.name,
+      grantedAt: (this.services.now?.() ?? new Date()).toISOString(),
+    });
   }
 
   /**

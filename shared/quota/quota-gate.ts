@@ -158,6 +158,28 @@ export async function releaseTurn(
   await services.state.releaseTurnSlot(turn.userId, turnKey(turn), SETTLE_SECONDS);
 }
 
+/**
+ * Takes the slot of a turn that gave it back while it waited for its user's yes: undefined once held, else how many
+ * seconds to wait before asking again (slots free as other turns end). A turn admitted without a lease takes none.
+ */
+export async function retakeTurnSlot(
+  services: Pick<QuotaServices, 'config' | 'state' | 'now'>,
+  turn: { userId: string; sessionId: string; chatMessageId: string; quotaSlot?: boolean | undefined },
+): Promise<number | undefined> {
+  const { config, state } = services;
+  if (turn.quotaSlot !== true || !leasesTurns(config)) return undefined;
+  const now = services.now?.() ?? new Date();
+  const slot = await state.takeTurnSlot({
+    userId: turn.userId,
+    turn: turnKey(turn),
+    max: config.concurrentTurns,
+    leaseSeconds: config.leaseSeconds,
+    now,
+  });
+  if (slot.taken) return undefined;
+  return Math.max(1, Math.min(TURN_SLOT_RETRY_SECONDS, secondsUntil(now, slot.nextExpiry)));
+}
+
 /** What an admitted upload holds until its document is stored (or its upload fails). */
 export interface UploadAdmission {
   /** `stored`: its bytes are counted in the documents now; its ingestion's tokens stay reserved a while. */

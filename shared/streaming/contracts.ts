@@ -30,12 +30,22 @@ const eventBodies = {
   'reasoning-end': {},
   content: { delta: z.string() },
   'tool-call': { round: z.number().int(), toolCallId: z.string(), name: z.string(), arguments: z.string() },
+  /** A tool call that waits for its user's yes (POST .../approvals/{approvalId}); the stream goes on once answered. */
+  'tool-approval-request': {
+    round: z.number().int(),
+    approvalId: z.string(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.string(),
+  },
   'tool-result': {
     round: z.number().int(),
     toolCallId: z.string(),
     name: z.string(),
     result: z.string(),
     isError: z.boolean(),
+    /** The call needed its user's yes and did not get it (denied, timed out): it did not run. */
+    denied: z.literal(true).optional(),
   },
   /**
    * The turn's knowledge-base sources so far (deduplicated, in the order its tools found them), sent at the start
@@ -84,6 +94,7 @@ export const chatEventBodySchema = z.discriminatedUnion('type', [
   body('reasoning-end'),
   body('content'),
   body('tool-call'),
+  body('tool-approval-request'),
   body('tool-result'),
   body('sources'),
   body('discard'),
@@ -99,6 +110,7 @@ export const chatEventSchema = z.discriminatedUnion('type', [
   event('reasoning-end'),
   event('content'),
   event('tool-call'),
+  event('tool-approval-request'),
   event('tool-result'),
   event('sources'),
   event('discard'),

@@ -35,6 +35,8 @@ export interface RelayOptions {
   /** Default 1000, sent first as `retry:`. */
   retryMs?: number;
   onError?: (error: unknown) => void;
+  /** An event after which the stream ends too, as after the terminal one (a turn that waits for its user). */
+  endsAfter?: (event: ChatEvent) => boolean;
   /** The SSE text of one event; by default its own frame (id, event name, data). Another protocol frames it its way. */
   frame?: (event: ChatEvent) => string;
 }
@@ -208,7 +210,7 @@ class TurnEventRelay {
     clearTimeout(this.startTimer);
     this.write((this.options.frame ?? formatSseEvent)(event));
     this.armIdleTimer();
-    if (isTerminalEvent(event)) this.finish();
+    if (isTerminalEvent(event) || this.options.endsAfter?.(event) === true) this.finish();
   }
 
   private scheduleGapLookup(): void {

@@ -327,4 +327,49 @@ describe('the UI message chunks of a turn', () => {
     expect(uiFinishReason('constructor')).toBe('other');
     expect(uiFinishReason('something new')).toBe('other');
   });
+
+  it('pause at an approval request with finish, and go on as the same message ending the tool denied', () => {
+    const asked = events(
+      { type: 'message-start', userMessageId: 'm_user', assistantMessageId: 'm_assistant' },
+      { type: 'tool-call', round: 0, toolCallId: 'c1', name: 'mcp__files__rm', arguments: '{"path":"a"}' },
+      {
+        type: 'tool-approval-request',
+        round: 0,
+        approvalId: '0-0',
+        toolCallId: 'c1',
+        toolName: 'mcp__files__rm',
+        input: '{"path":"a"}',
+      },
+      {
+        type: 'tool-result',
+        round: 0,
+        toolCallId: 'c1',
+        name: 'mcp__files__rm',
+        result: '{}',
+        isError: true,
+        denied: true,
+      },
+      { type: 'content', delta: 'Not deleted.' },
+      { type: 'message-end', finishReason: 'stop' },
+    );
+    const first = new UiMessageChunker();
+    const paused = [...asked.slice(0, 3).flatMap((event) => first.push(event)), ...first.pause()];
+    expect(paused.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'start-step',
+      'tool-input-available',
+      'tool-approval-request',
+      'finish-step',
+      'finish',
+    ]);
+    expect(paused[3]).toEqual({ type: 'tool-approval-request', approvalId: '0-0', toolCallId: 'c1' });
+    expect(first.finished).toBe(true);
+
+    const next = new UiMessageChunker();
+    const continued = asked.slice(3).flatMap((event) => next.push(event));
+    expect(continued[0]).toMatchObject({ type: 'start', messageId: 'm_assistant' });
+    expect(continued).toContainEqual({ type: 'tool-output-denied', toolCallId: 'c1' });
+    expect(continued.some((chunk) => chunk.type === 'tool-output-error')).toBe(false);
+    expect(continued.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+  });
 });

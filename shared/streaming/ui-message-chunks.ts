@@ -23,6 +23,9 @@ export interface UiMessageMetadata {
 
 export type UiMessageChunk = UIMessageChunk<UiMessageMetadata>;
 
+/** The finish reason in the metadata of a message's stream that ends because the turn waits for its user's yes. */
+export const AWAITING_APPROVAL_FINISH = 'awaiting-approval';
+
 /** The key of `providerMetadata` under which a source-document chunk carries our source's citation and excerpt. */
 export const SOURCE_METADATA_KEY = 'knowledge';
 
@@ -112,6 +115,7 @@ export class UiMessageChunker {
     if (
       this.stepRanTools &&
       event.type !== 'tool-result' &&
+      event.type !== 'tool-approval-request' &&
       event.type !== 'message-end' &&
       event.type !== 'error'
     ) {
@@ -152,24 +156,33 @@ export class UiMessageChunker {
           providerExecuted: true,
         });
         break;
+      case 'tool-approval-request':
+        chunks.push({
+          type: 'tool-approval-request',
+          approvalId: event.approvalId,
+          toolCallId: event.toolCallId,
+        });
+        break;
       case 'tool-result':
         this.stepRanTools = true;
         chunks.push(
-          event.isError
-            ? {
-                type: 'tool-output-error',
-                toolCallId: event.toolCallId,
-                errorText: event.result,
-                dynamic: true,
-                providerExecuted: true,
-              }
-            : {
-                type: 'tool-output-available',
-                toolCallId: event.toolCallId,
-                output: parsedJson(event.result),
-                dynamic: true,
-                providerExecuted: true,
-              },
+          event.denied === true
+            ? { type: 'tool-output-denied', toolCallId: event.toolCallId }
+            : event.isError
+              ? {
+                  type: 'tool-output-error',
+                  toolCallId: event.toolCallId,
+                  errorText: event.result,
+                  dynamic: true,
+                  providerExecuted: true,
+                }
+              : {
+                  type: 'tool-output-available',
+                  toolCallId: event.toolCallId,
+                  output: parsedJson(event.result),
+                  dynamic: true,
+                  providerExecuted: true,
+                },
         );
         break;
       case 'sources':
@@ -221,6 +234,24 @@ export class UiMessageChunker {
       title: source.title,
       providerMetadata: sourceMetadata(source),
     }));
+  }
+
+  /**
+   * The turn waits for its user's yes: this stream of its message ends here (`finish`, reason `tool-calls`), and the
+   * message goes on, under the same id, in the stream that follows the answer.
+   */
+  pause(): UiMessageChunk[] {
+    if (this.ended || !this.started) return [];
+    this.ended = true;
+    return [
+      ...this.closeParts(),
+      { type: 'finish-step' },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        messageMetadata: { finishReason: AWAITING_APPROVAL_FINISH },
+      },
+    ];
   }
 
   private end(event: Extract<ChatEvent, { type: 'message-end' }>): UiMessageChunk[] {

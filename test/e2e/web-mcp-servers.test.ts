@@ -106,7 +106,7 @@ describeBrowser('the MCP servers settings', () => {
       await expect.poll(() => page.content()).not.toContain('wx-secret');
       expect(await dialog.getByLabel('Header 1 value').count()).toBe(0);
 
-      // Test: the read-only tool is offered by its model name; the other needs approval and is not offered yet.
+      // Test: both tools are offered by their model names; the one not read-only needs approval.
       await dialog.getByRole('button', { name: 'Test weather' }).click();
       const tools = dialog.getByRole('list', { name: 'Tools of weather' });
       await tools.waitFor({ timeout: UI_TIMEOUT });
@@ -115,10 +115,10 @@ describeBrowser('the MCP servers settings', () => {
       expect(weatherTool).toContain('Offered');
       expect(weatherTool).toContain('as mcp__weather__get_weather');
       expect(alarmTool).toContain('set_alarm');
-      expect(alarmTool).toContain('Needs approval');
-      expect(alarmTool).toContain('not offered yet');
+      expect(alarmTool).toContain('Offered, needs approval');
+      expect(alarmTool).toContain('as mcp__weather__set_alarm');
       expect(await weather.textContent()).toContain(
-        'Tools that need your approval before each call are not offered to the model yet',
+        'A call of a tool that needs your approval waits for your Approve or Deny in the conversation.',
       );
       // The service reached the server with the header the page sent.
       expect(mcp.requests.some((request) => request.headers.authorization === API_KEY)).toBe(true);

@@ -289,6 +289,21 @@ export class MemoryTurns implements TurnStateStore {
     this.results.set(`${r.chatMessageId}/${result.round}/${result.index}`, result);
     return Promise.resolve();
   }
+  readonly answers = new Set<string>();
+  recordApprovalAnswer(r: TurnRef, approvalId: string) {
+    const key = `${r.chatMessageId}/${approvalId}`;
+    const first = !this.answers.has(key);
+    this.answers.add(key);
+    return Promise.resolve(first);
+  }
+  readonly parked = new Map<string, string>();
+  markParked(r: TurnRef) {
+    this.parked.set(r.sessionId, r.chatMessageId);
+    return Promise.resolve();
+  }
+  parkedTurn(sessionId: string) {
+    return Promise.resolve(this.parked.get(sessionId));
+  }
 }
 
 /**

@@ -18,6 +18,8 @@ export const TURN_ACTIVITIES = {
   llmStep: 'llmStep',
   runTool: 'runTool',
   fail: 'failTurn',
+  park: 'parkTurn',
+  resume: 'resumeTurn',
 } as const;
 
 /** Finish reason when the model still wanted tools after maxToolRounds rounds. */
@@ -86,6 +88,20 @@ export const chatTurnInputSchema = queuedChatMessageSchema.extend({
 });
 export type ChatTurnInput = z.infer<typeof chatTurnInputSchema>;
 
+/** The user's answer to a tool call that waited for their yes, as the orchestration receives it. */
+export const approvalAnswerSchema = z.object({
+  approved: z.boolean(),
+  reason: z.string().max(1000).optional(),
+  /** With approved: "always allow this tool", remembered for the user and its server (listed and revocable there). */
+  always: z.boolean().optional(),
+});
+export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
+
+/** The external event that carries the answer to one approval of a turn. */
+export function approvalEventName(approvalId: string): string {
+  return `approval:${approvalId}`;
+}
+
 export const runToolInputSchema = turnRefSchema.extend({
   round: z.number().int().nonnegative(),
   index: z.number().int().nonnegative(),
@@ -97,12 +113,35 @@ export const runToolInputSchema = turnRefSchema.extend({
   projectId: projectIdSchema.optional(),
   /** The caller's groups: which of the operator's MCP servers' tools the call may reach. */
   groups: callerGroupsSchema.optional(),
+  /** The user's answer to a call that waited for their yes (a denial, or a timeout, becomes its result). */
+  approval: approvalAnswerSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),
 });
 export type RunToolInput = z.infer<typeof runToolInputSchema>;
 
-export const runToolOutputSchema = z.object({ isError: z.boolean() });
+/** A call that needs its user's yes was not run: it asked for it, and the orchestration waits for the answer. */
+export const runToolOutputSchema = z.object({
+  isError: z.boolean(),
+  approval: z.object({ approvalId: z.string(), timeoutSeconds: z.number().int().positive() }).optional(),
+});
 export type RunToolOutput = z.infer<typeof runToolOutputSchema>;
+
+/**
+ * parkTurn (before a wait for the user's yes) and resumeTurn (after it): the turn gives its quota slot back while it
+ * waits, and takes one again before it goes on.
+ */
+export const parkTurnInputSchema = turnRefSchema.extend({
+  quotaSlot: z.literal(true).optional(),
+  telemetry: turnTelemetrySchema.optional(),
+});
+export type ParkTurnInput = z.infer<typeof parkTurnInputSchema>;
+
+/** resumeTurn's answer: no slot was free, ask again after `retryAfterSeconds`; absent, the turn holds its slot. */
+export const resumeTurnOutputSchema = z.object({ retryAfterSeconds: z.number().int().positive().optional() });
+export type ResumeTurnOutput = z.infer<typeof resumeTurnOutputSchema>;
+
+/** The orchestration's custom status while it waits for its user's yes: the chat worker lets its session go. */
+export const AWAITING_APPROVAL = 'awaiting-approval';
 
 /** The turn could not be answered: keep the user's message and what was shown, and end the stream with `error`. */
 export const failTurnInputSchema = turnRefSchema.extend({

@@ -196,6 +196,8 @@ export const toolResultRecordSchema = z.object({
   arguments: z.string(),
   result: z.string(),
   isError: z.boolean(),
+  /** The call needed its user's yes and did not get it (denied, timed out): it did not run. */
+  denied: z.literal(true).optional(),
   /** The knowledge-base chunks the call found (a `cited` result); absent when it found none. */
   sources: z.array(knowledgeSourceSchema).optional(),
 });

@@ -14,6 +14,11 @@ import { memoryModeSchema, type MemoryMode } from '../../conversation/memory-mod
 /** /api/chat/{sessionId}/{chatMessageId}/cancel and .../regenerate. */
 export const turnParamsSchema = z.object({ sessionId: sessionIdSchema, chatMessageId: chatMessageIdSchema });
 
+/** POST .../{chatMessageId}/approvals/{approvalId}: an approval is named by its call's round and index. */
+export const approvalParamsSchema = turnParamsSchema.extend({
+  approvalId: z.string().regex(/^\d{1,6}-\d{1,6}$/, 'an approval id from the stream, like 1-0'),
+});
+
 /** The body of POST .../{chatMessageId}/regenerate: the new turn's id. */
 export const regenerateBodySchema = z.object(
   {
@@ -153,6 +158,9 @@ export type ChatAccepted = z.infer<typeof chatAcceptedSchema>;
  * (its stream ends with `message-end`, finish reason `cancelled`, unless it ends on its own first); 200 `finished`
  * when it had already ended, with how (`error` for a failed turn; absent when its events are gone).
  */
+/** 202 to an approval's answer: the turn has it and goes on. */
+export const approvalAnsweredSchema = z.object({ approvalId: z.string(), approved: z.boolean() });
+
 export const turnCancellingSchema = z.object({
   sessionId: z.string(),
   chatMessageId: z.string(),

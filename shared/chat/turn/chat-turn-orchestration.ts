@@ -3,7 +3,14 @@
 // in the hot store. A turn answered without tools is one activity, which prepares, streams and commits it.
 import * as df from 'durable-functions';
 import {
+  approvalAnswerSchema,
+  approvalEventName,
+  AWAITING_APPROVAL,
+  resumeTurnOutputSchema,
+  type ParkTurnInput,
   llmStepOutputSchema,
+  runToolOutputSchema,
+  type ApprovalAnswer,
   TURN_ACTIVITIES,
   type ChatTurnInput,
   type FailTurnInput,
@@ -69,21 +76,40 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
       // Each call owns one seq (its tool-result event), taken before they run.
       const firstToolSeq = seq;
       seq += step.toolCalls.length;
-      yield context.df.Task.all(
+      const toolInput = (index: number, toolSeq: number): RunToolInput => ({
+        ...turn,
+        round,
+        index,
+        seq: toolSeq,
+        ...memory,
+        // The memory tools read the scopes of the conversation's assistant and project.
+        ...shapeFlags(input),
+        ...groupsFlag(input),
+        ...telemetry,
+      });
+      const ran = (yield context.df.Task.all(
         step.toolCalls.map((call, position) =>
-          context.df.callActivityWithRetry(TURN_ACTIVITIES.runTool, retry, {
-            ...turn,
-            round,
-            index: call.index,
-            seq: firstToolSeq + position,
-            ...memory,
-            // The memory tools read the scopes of the conversation's assistant and project.
-            ...shapeFlags(input),
-            ...groupsFlag(input),
-            ...telemetry,
-          } satisfies RunToolInput),
+          context.df.callActivityWithRetry(
+            TURN_ACTIVITIES.runTool,
+            retry,
+            toolInput(call.index, firstToolSeq + position),
+          ),
         ),
-      );
+      )) as unknown[];
+      // Calls that need the user's yes asked for it (their reserved seq carried the request): the turn waits for
+      // each answer, or its timeout, then runs or denies the call, whose result takes the next seq.
+      const asked = ran.flatMap((output, position) => {
+        const { approval } = runToolOutputSchema.parse(output);
+        const call = step.toolCalls[position];
+        return approval && call ? [{ index: call.index, ...approval }] : [];
+      });
+      for (const call of asked) {
+        const approval = yield* awaitApproval(context, input, call);
+        yield context.df.callActivityWithRetry(TURN_ACTIVITIES.runTool, retry, {
+          ...toolInput(call.index, seq++),
+          approval,
+        } satisfies RunToolInput);
+      }
       toolRounds++;
     }
   } catch (error) {
@@ -102,6 +128,44 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
     } satisfies FailTurnInput);
     return 'failed';
   }
+}
+
+/**
+ * Parks the turn until its user answers the call (or its timeout, a denial): its quota slot is given back and its
+ * custom status tells the chat worker to let the session go. Then it takes a slot again, waiting on a timer for one.
+ */
+function* awaitApproval(
+  context: df.OrchestrationContext,
+  input: ChatTurnInput,
+  call: { approvalId: string; timeoutSeconds: number },
+): Generator<df.Task, ApprovalAnswer, unknown> {
+  const park = { ...turnOf(input), ...quotaSlotFlag(input), ...telemetryOf(input) } satisfies ParkTurnInput;
+  yield context.df.callActivityWithRetry(TURN_ACTIVITIES.park, retry, park);
+  context.df.setCustomStatus({ status: AWAITING_APPROVAL, approvalId: call.approvalId });
+  const timer = context.df.createTimer(
+    new Date(context.df.currentUtcDateTime.getTime() + call.timeoutSeconds * 1000),
+  );
+  const answer = context.df.waitForExternalEvent(approvalEventName(call.approvalId));
+  const first: unknown = yield context.df.Task.any([answer, timer]);
+  let approval: ApprovalAnswer;
+  if (first === answer) {
+    timer.cancel();
+    approval = approvalAnswerSchema.parse(answer.result);
+  } else approval = { approved: false, reason: 'no answer in time (timed out)' };
+  context.df.setCustomStatus(null);
+  for (;;) {
+    const resumed = resumeTurnOutputSchema.parse(
+      yield context.df.callActivityWithRetry(TURN_ACTIVITIES.resume, retry, park),
+    );
+    if (resumed.retryAfterSeconds === undefined) return approval;
+    yield context.df.createTimer(
+      new Date(context.df.currentUtcDateTime.getTime() + resumed.retryAfterSeconds * 1000),
+    );
+  }
+}
+
+function telemetryOf(input: ChatTurnInput): Pick<ParkTurnInput, 'telemetry'> {
+  return input.telemetry ? { telemetry: input.telemetry } : {};
 }
 
 /**

@@ -1,11 +1,14 @@
 // The chat worker's use-case: run a queued message's first model round (or leave it to the chatTurn orchestration),
 // start the orchestration when the turn needs more, then hold the message (and with it the Service Bus session)
-// until the turn has finished, so the session's next message is answered after it and sees it.
+// until the turn has finished or waits for its user's yes, so the session's next message is answered after it.
 import {
   OrchestrationWaitTimeout,
   isFinishedStatus,
   type OrchestrationClient,
 } from '../../durable/orchestration-client.js';
+import type { TurnEventStore } from '../../streaming/turn-event-store.js';
+import type { TurnStateStore } from '../turn-state-store.js';
+import { moveOnFromParkedTurn, waitForEndOrPark } from './parked-turns.js';
 import { ConflictError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { releaseTurn, type QuotaServices } from '../../quota/quota-gate.js';
@@ -53,6 +56,12 @@ export interface QueuedTurnServices {
   workingMemory?: Pick<WorkingMemoryStore, 'findTurn'>;
   /** Frees the turn's QUOTA_CONCURRENT_TURNS slot once it has ended (or will never start). */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
+  /**
+   * Where the session's turn waiting for its user's yes is found, and its approvals denied when the session's next
+   * message comes (the user moved on). Absent: not looked for.
+   */
+  turns?: Pick<TurnStateStore, 'parkedTurn' | 'recordApprovalAnswer'>;
+  events?: Pick<TurnEventStore, 'read'>;
 }
 
 /**
@@ -79,14 +88,17 @@ async function runToEnd(
   options: RunQueuedTurnOptions,
   log: Pick<Logger, 'log' | 'warn'>,
 ): Promise<{ outcome: QueuedTurnOutcome; ended: boolean }> {
-  const { orchestrations, sessions, firstRound } = services;
+  const { orchestrations, sessions, firstRound, turns, events } = services;
   const instanceId = turnInstanceId(message.sessionId, message.chatMessageId);
   // Both reads at once: the session check adds no wait to the turn. The worker's own round 0 needs no session read:
   // its step reads the conversation's tombstone beside its other reads, and keeps nothing of a deleted one.
-  const [existing, session] = await Promise.all([
+  const [existing, session, parked] = await Promise.all([
     orchestrations.getStatus(instanceId),
     firstRound ? undefined : sessions.find(message.userId, message.sessionId),
+    turns?.parkedTurn(message.sessionId),
   ]);
+  if (turns !== undefined && events !== undefined)
+    await moveOnFromParkedTurn({ orchestrations, turns, events }, message, parked, options.waitMs, log);
   if (existing === undefined && session === undefined && !firstRound) {
     log.log(`Turn ${instanceId} not started: its conversation was deleted while the message waited.`);
     return { outcome: 'session-deleted', ended: true };
@@ -125,7 +137,11 @@ async function runToEnd(
     }
   }
   try {
-    await orchestrations.waitForCompletion(instanceId, options.waitMs);
+    // A turn waiting for its user's yes holds no session: the next message may come, and denies the wait.
+    if ((await waitForEndOrPark(orchestrations, instanceId, options.waitMs)) === 'parked') {
+      log.log(`Turn ${instanceId} waits for its user's approval: releasing its session.`);
+      return { outcome, ended: false };
+    }
   } catch (error) {
     if (!(error instanceof OrchestrationWaitTimeout)) throw error;
     // The turn goes on; only the ordering guarantee for the next message of the session is given up.

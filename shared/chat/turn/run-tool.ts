@@ -1,6 +1,7 @@
 // The runTool activity: one tool call of a round, run once (its result is stored, and a rerun sends the same
 // `tool-result` event); a call of a stopped turn is not run but gets its result all the same.
 import type { RunToolInput, RunToolOutput } from '../contracts/activities.js';
+import { groupsFlag } from '../contracts/queue.js';
 import { conversationDeleted, stopRequested } from './step-guards.js';
 import { decideTool, type ToolStep } from './tool-decision.js';
 import { markingFailures } from './turn-failure.js';
@@ -28,5 +29,10 @@ async function readTool(services: ToolPorts, input: RunToolInput): Promise<StepS
     stopRequested(services, input),
     conversationDeleted(services, input),
   ]);
-  return { state: { input, turn, call, done, stopped, deleted }, firstSeq: input.seq };
+  // Only a user's MCP tool may need their yes, asked once: a call that has its answer is not asked again.
+  const awaitsApproval =
+    done === undefined && input.approval === undefined && services.userTools?.owns(call.name) === true
+      ? await services.userTools.approval(call, { userId: input.userId, ...groupsFlag(input) })
+      : undefined;
+  return { state: { input, turn, call, done, stopped, deleted, awaitsApproval }, firstSeq: input.seq };
 }

@@ -30,7 +30,14 @@ export interface ToolStep {
   done: ToolResultRecord | undefined;
   stopped: boolean;
   deleted: boolean;
+  /** The call needs its user's yes, which it has not had yet: how long the turn waits for it. */
+  awaitsApproval?: { timeoutSeconds: number } | undefined;
   result?: ToolResultRecord;
+}
+
+/** The id of the approval a tool call asks for: unique in its turn, the same on every run of the step. */
+export function approvalIdOf(input: Pick<RunToolInput, 'round' | 'index'>): string {
+  return `${input.round}-${input.index}`;
 }
 
 /** The decisions of one tool call: run once, its `tool-result` event the same however often the step runs. */
@@ -41,19 +48,25 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     if (step.deleted) return { state: step, effects: [{ kind: 'deleted' }] };
     if (step.done) return toolResultSent({ ...step, result: step.done }, []);
     // A call of a stopped turn is not run, but it gets its result (and its event, whose seq is reserved).
-    if (!step.stopped)
-      return {
-        state: step,
-        effects: [{ kind: 'run-tool', call, branch: step.turn?.branch, documentIds: step.turn?.documentIds }],
-      };
-    return toolRan(step, NOT_RUN);
+    if (step.stopped) return toolRan(step, NOT_RUN);
+    if (input.approval?.approved === false) return toolRan(step, denied(input.approval.reason));
+    if (step.awaitsApproval) return approvalAsked(step);
+    return {
+      state: step,
+      effects: [{ kind: 'run-tool', call, branch: step.turn?.branch, documentIds: step.turn?.documentIds }],
+    };
   }
   if (happened.kind === 'ran') return toolRan(step, happened.outcome);
-  if (happened.kind === 'closed')
-    return { state: step, effects: [{ kind: 'output', output: { isError: step.result?.isError ?? true } }] };
+  if (happened.kind === 'closed') {
+    const output: RunToolOutput =
+      step.result === undefined && step.awaitsApproval
+        ? { isError: false, approval: { approvalId: approvalIdOf(input), ...step.awaitsApproval } }
+        : { isError: step.result?.isError ?? true };
+    return { state: step, effects: [{ kind: 'output', output }] };
+  }
   throw new Error(`A tool call does not follow '${happened.kind}'.`);
 
-  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean }) {
+  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean; denied?: true }) {
     const result: ToolResultRecord = {
       round: input.round,
       index: input.index,
@@ -64,6 +77,38 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     };
     return toolResultSent({ ...at, result }, [{ kind: 'store-tool-result', result }]);
   }
+}
+
+/** The result a denied (or unanswered) call gets: the model reads why it did not run. */
+function denied(reason: string | undefined) {
+  const why = reason === undefined || reason.trim() === '' ? '' : `: ${reason.trim()}`;
+  return {
+    result: JSON.stringify({ error: `The user denied this call${why}` }),
+    isError: true,
+    denied: true as const,
+  };
+}
+
+/** The call waits for its user's yes: the request is stored and streamed (sent again, unchanged, on a rerun). */
+function approvalAsked(step: ToolStep): Decision<ToolStep, RunToolOutput> {
+  const { input, call } = step;
+  return {
+    state: step,
+    effects: [
+      {
+        kind: 'emit',
+        event: {
+          type: 'tool-approval-request',
+          round: input.round,
+          approvalId: approvalIdOf(input),
+          toolCallId: call.id,
+          toolName: call.name,
+          input: call.arguments,
+        },
+      },
+      { kind: 'close' },
+    ],
+  };
 }
 
 function toolResultSent(
@@ -86,6 +131,7 @@ function toolResultSent(
           name: result.name,
           result: result.result,
           isError: result.isError,
+          ...(result.denied ? { denied: true as const } : {}),
         },
       },
       { kind: 'close' },

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } fro
 import type { ReactNode } from 'react';
 import { ApiError, describeError, type ApiClient } from '../api/client';
 import { rateAnswer } from './answer-feedback';
+import { approvalsOf } from './approvals';
 import { WebPubSubChatTransport, type TurnFailure } from '../transport/web-pubsub-chat-transport';
 import { fileParts, readAttachment } from './attachments';
 import { Composer } from './Composer';
@@ -270,6 +271,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
         )
         .then((reply) => reply.document),
     readAttachment: readStored,
+    answerApproval: approvalsOf(api, session),
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;

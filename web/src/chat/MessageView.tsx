@@ -1,6 +1,8 @@
 // One message of the chat: a user's text (copy, edit, and retry when its turn failed), or an answer's reasoning
 // ("Thought for N s") and tool calls (collapsed), its Markdown, its numbered sources, and its actions (copy,
 // regenerate, the alternatives of the turn).
+import { ApprovalCard } from './ApprovalCard';
+import type { AnswerApproval } from './approvals';
 import { MessageFiles } from './AttachmentPreviews';
 import type { ReadAttachment } from './AttachmentPreviews';
 import { ChevronLeft, ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
@@ -28,6 +30,8 @@ export interface MessageActions {
   readAttachment: ReadAttachment;
   /** Rates an answer, or with null takes the rating back. */
   onRate(message: ChatUIMessage, rating: Rating | null): void;
+  /** Answers a tool call of the message that waits for the user's yes. */
+  answerApproval: AnswerApproval;
 }
 
 /** What the page knows of a message beyond its parts: how long its reasoning took, and why its turn failed. */
@@ -204,7 +208,14 @@ function AssistantMessage(props: {
               />
             );
           case 'dynamic-tool':
-            return (
+            return part.state === 'approval-requested' ? (
+              <ApprovalCard
+                key={key}
+                toolName={part.toolName}
+                input={part.input}
+                onAnswer={(answer) => actions.answerApproval(message, part.approval.id, answer)}
+              />
+            ) : (
               <details
                 key={key}
                 className="tool-call my-2 rounded-lg border border-line bg-soft px-3 py-1 text-sm"

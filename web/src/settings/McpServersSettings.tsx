@@ -190,8 +190,8 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
         MCP servers
       </h2>
       <p className="muted m-0 text-sm">
-        The model can call the tools of these servers in your conversations. Tools that need your approval
-        before each call are not offered yet.
+        The model can call the tools of these servers in your conversations. A call of a tool that needs your
+        approval waits for your answer in the conversation.
       </p>
       <p className="sr-only" role="status">
         {status}

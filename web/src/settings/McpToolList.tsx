@@ -1,5 +1,5 @@
 // The tools a server lists, as "Test" loads them: each with whether the model is offered it (and by which name),
-// or why not. Tools that need the user's approval are not offered yet, and the view says so plainly.
+// or why not, and whether a call waits for the user's approval first.
 import type { ReactNode } from 'react';
 import type { McpServerTools } from './mcp-servers-api';
 
@@ -8,11 +8,10 @@ type Tool = McpServerTools['tools'][number];
 function statusOf(tool: Tool): { label: string; detail: string | undefined; offered: boolean } {
   if (tool.offered)
     return {
-      label: 'Offered',
+      label: tool.needsApproval ? 'Offered, needs approval' : 'Offered',
       detail: tool.modelName === undefined ? undefined : `as ${tool.modelName}`,
       offered: true,
     };
-  if (tool.needsApproval) return { label: 'Needs approval', detail: 'not offered yet', offered: false };
   return { label: 'Not offered', detail: "left out by the server's tool filter", offered: false };
 }
 
@@ -31,8 +30,7 @@ export function McpToolList(props: { serverName: string; tools: McpServerTools }
       </p>
       {held === 0 ? null : (
         <p className="m-0 rounded-lg border border-line bg-soft px-2 py-1">
-          Tools that need your approval before each call are not offered to the model yet: approvals are not
-          available yet.
+          A call of a tool that needs your approval waits for your Approve or Deny in the conversation.
         </p>
       )}
       {tools.length === 0 ? null : (

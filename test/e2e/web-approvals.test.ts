@@ -1,0 +1,99 @@
+// The approval card in Chromium: a tool call that waits for the user's yes shows its input with Approve, Deny and
+// Always allow; approved, the same answer goes on with the tool's result; the card is there too when the page is
+// opened again while the call still waits, and a denial from it reaches the model.
+import { z } from 'zod';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, openPage, startWebRuntime, useSharedBrowser } from '../support/browser.js';
+import type { OpenedPage, WebRuntime } from '../support/browser.js';
+import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
+
+const UI_TIMEOUT = 30_000;
+const TEST_TIMEOUT = 120_000;
+const TOOL = 'mcp__files__delete_file';
+
+describeBrowser('the approval card', () => {
+  useSharedBrowser();
+  let mcp: TestMcpServer;
+  let web: WebRuntime;
+  const pages: OpenedPage[] = [];
+  const deleted: string[] = [];
+
+  beforeAll(async () => {
+    mcp = await startTestMcpServer((server) => {
+      server.registerTool(
+        'delete_file',
+        { description: 'Deletes a file.', inputSchema: z.object({ path: z.string() }) },
+        ({ path }) => {
+          deleted.push(path);
+          return { content: [{ type: 'text', text: `Deleted ${path}` }] };
+        },
+      );
+    });
+    web = await startWebRuntime({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        if (request.stream !== true) return { content: 'A title' };
+        if (last?.role === 'tool') return { content: `The tool said: ${String(last.content)}` };
+        const path = String(last?.content ?? '').replace(/^delete /, '');
+        return { toolCalls: [{ name: TOOL, arguments: JSON.stringify({ path }) }] };
+      },
+      settings: { MCP_SERVERS: JSON.stringify([{ name: 'files', url: mcp.url, approval: 'always' }]) },
+    });
+  }, TEST_TIMEOUT);
+  afterAll(async () => {
+    for (const page of pages.splice(0)) await page.close().catch(() => undefined);
+    await web?.stop();
+    await mcp?.stop();
+  });
+
+  async function open(): Promise<OpenedPage> {
+    const opened = await openPage(web.url, { userId: 'user_001' });
+    pages.push(opened);
+    return opened;
+  }
+
+  it(
+    'approves a call from the card, and the answer goes on with its result',
+    async () => {
+      const { page } = await open();
+      const composer = page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('delete w.txt');
+      await composer.press('Enter');
+      const card = page.getByRole('region', { name: `Approval of ${TOOL}` });
+      await card.waitFor({ timeout: UI_TIMEOUT });
+      expect(await card.textContent()).toContain('"path": "w.txt"');
+      expect(deleted).not.toContain('w.txt');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await page.getByText('The tool said: Deleted w.txt').waitFor({ timeout: UI_TIMEOUT });
+      expect(deleted).toContain('w.txt');
+      expect(await page.getByRole('region', { name: `Approval of ${TOOL}` }).count()).toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'shows a waiting call again when the page is opened later, and denies it from there',
+    async () => {
+      const first = await open();
+      const composer = first.page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('delete x.txt');
+      await composer.press('Enter');
+      const card = first.page.getByRole('region', { name: `Approval of ${TOOL}` });
+      await card.waitFor({ timeout: UI_TIMEOUT });
+      const url = first.page.url();
+      await first.close();
+
+      // Another tab (another device alike) opens the conversation while the call still waits.
+      const later = await open();
+      await later.page.goto(url);
+      const again = later.page.getByRole('region', { name: `Approval of ${TOOL}` });
+      await again.waitFor({ timeout: UI_TIMEOUT });
+      await again.getByRole('button', { name: 'Deny' }).click();
+      await later.page
+        .getByText('The tool said: {"error":"The user denied this call"}')
+        .waitFor({ timeout: UI_TIMEOUT });
+      expect(deleted).not.toContain('x.txt');
+    },
+    TEST_TIMEOUT,
+  );
+});
