@@ -50,7 +50,7 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     return { state: step, effects: [{ kind: 'output', output: { isError: step.result?.isError ?? true } }] };
   throw new Error(`A tool call does not follow '${happened.kind}'.`);
 
-  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean }) {
+  function toolRan(at: ToolStep, outcome: Extract<Happening, { kind: 'ran' }>['outcome']) {
     const result: ToolResultRecord = {
       round: input.round,
       index: input.index,
@@ -83,6 +83,7 @@ function toolResultSent(
           name: result.name,
           result: result.result,
           isError: result.isError,
+          ...(result.connect === undefined ? {} : { connect: result.connect }),
         },
       },
       { kind: 'close' },
