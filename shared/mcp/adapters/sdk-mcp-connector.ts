@@ -49,11 +49,13 @@ function transportOf(
         fetch,
         requestInit,
         ...withAuth,
+        // A server that closes a response's SSE stream early (SEP-1699 polling) is asked again, after the `retry`
+        // it gave, with Last-Event-ID, for the result: twice at most, all within the call's deadline.
         reconnectionOptions: {
           maxReconnectionDelay: 1_000,
           initialReconnectionDelay: 200,
           reconnectionDelayGrowFactor: 2,
-          maxRetries: 0,
+          maxRetries: 2,
         },
       });
 }

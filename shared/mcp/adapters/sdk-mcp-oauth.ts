@@ -2,6 +2,8 @@
 // memory (the use-case seals and stores it), and the authorizer that starts and finishes the authorization code flow.
 import {
   auth,
+  extractWWWAuthenticateParams,
+  LATEST_PROTOCOL_VERSION,
   OAuthError,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -159,6 +161,46 @@ export function readableOAuthFailure(error: unknown, host: string): Error {
   });
 }
 
+/**
+ * The server's own challenge: an unauthenticated initialize, whose 401 names where its protected resource metadata
+ * is and the scope it wants (both may differ from what the well-known paths would give).
+ */
+async function challengeOf(
+  fetch: ReturnType<typeof guardedFetch>,
+  target: { url: string; headers: Record<string, string> },
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  try {
+    const response = await fetch(target.url, {
+      method: 'POST',
+      headers: {
+        ...target.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'chat-backend', version: '1.0.0' },
+        },
+      }),
+    });
+    await response.body?.cancel();
+    if (response.status !== 401) return {};
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    return {
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+      ...(scope === undefined ? {} : { scope }),
+    };
+  } catch {
+    // Discovery goes on from the well-known paths.
+    return {};
+  }
+}
+
 export function createSdkMcpAuthorizer(policy: OutboundPolicy, lookup?: AddressLookup): McpAuthorizer {
   const fetchFn = () => guardedFetch({ ...policy, maxResponseBytes: MAX_OAUTH_RESPONSE_BYTES }, lookup);
   return {
@@ -166,8 +208,15 @@ export function createSdkMcpAuthorizer(policy: OutboundPolicy, lookup?: AddressL
       const host = new URL(target.url).host;
       const provider = new GrantProvider(grant, { redirectUrl, interactive: true, host, state });
       try {
+        const fetch = fetchFn();
+        const challenge = await challengeOf(fetch, target);
         await withTimeout(
-          auth(provider, { serverUrl: target.url, fetchFn: fetchFn(), forceReauthorization: true }),
+          auth(provider, {
+            serverUrl: target.url,
+            fetchFn: fetch,
+            forceReauthorization: true,
+            ...challenge,
+          }),
           timeoutMs,
         );
       } catch (error) {
