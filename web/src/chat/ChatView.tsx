@@ -25,6 +25,7 @@ import { useInitialFocus } from './use-initial-focus';
 import { ChatOptions } from '../workspace/ChatOptions';
 import { sessionStartOf, type ChatChoices } from '../workspace/chat-choices';
 import { SessionHolder } from './session-holder';
+import { connectMcpServer } from '../settings/mcp-servers-api';
 
 export interface ChatViewProps {
   readonly api: ApiClient;
@@ -270,6 +271,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
         )
         .then((reply) => reply.document),
     readAttachment: readStored,
+    onConnect: (serverId: string) => void connectMcpServer(api, serverId).catch(setActionError),
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;
