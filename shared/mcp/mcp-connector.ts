@@ -9,7 +9,12 @@ export interface McpTarget {
   /** Opened header values: sent to the server, never logged. */
   headers: Record<string, string>;
   /** The user's OAuth grant for this server, opened; a refresh is handed to `save` before the use goes on. */
-  oauth?: { grant: McpOAuthGrant; save(grant: McpOAuthGrant): Promise<void> };
+  oauth?: {
+    grant: McpOAuthGrant;
+    save(grant: McpOAuthGrant): Promise<void>;
+    /** The server asked for a token this grant could not give: the user is to connect (again). */
+    required(): Promise<void>;
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   OAUTH_STATE_TTL_MS,
   openGrant,
   startMcpOAuth,
+  withGrant,
 } from './mcp-oauth.js';
 import { createMcpServer, getMcpServer, type McpServices } from './mcp-servers.js';
 import { createSecretBox } from './secret-box.js';
@@ -119,5 +120,28 @@ describe('connecting an MCP server with OAuth', () => {
     await expect(startMcpOAuth(mcp, { userId: 'user_002' }, serverId, ORIGIN)).rejects.toMatchObject({
       status: 404,
     });
+  });
+
+  it('keeps tokens another call refreshed while a second call found its own copy refused', async () => {
+    const { mcp, store, serverId, state } = await started();
+    await finishMcpOAuth(mcp, serverId, { state, code: 'code-1' }, ORIGIN);
+    const base = { url: 'https://n/mcp', transport: 'streamable-http' as const, headers: {} };
+    const first = await withGrant(mcp, 'user_001', serverId, base);
+    const second = await withGrant(mcp, 'user_001', serverId, base);
+    // The first refreshes; the second's refresh token was rotated away, so it drops its copy and asks to connect.
+    await first.oauth?.save({
+      ...first.oauth.grant,
+      tokens: { access_token: 'at-new', token_type: 'Bearer' },
+    });
+    const { tokens: _dropped, ...withoutTokens } = second.oauth?.grant ?? {};
+    await second.oauth?.save(withoutTokens);
+    await second.oauth?.required();
+    const held = (await store.getOAuth('user_001', serverId))?.grant;
+    expect(openGrant(mcp.box, held).tokens?.access_token).toBe('at-new');
+    expect((await getMcpServer(mcp, { userId: 'user_001' }, serverId)).authorization).toBe('connected');
+    // A call that found the newest tokens refused does drop them.
+    const third = await withGrant(mcp, 'user_001', serverId, base);
+    await third.oauth?.required();
+    expect((await getMcpServer(mcp, { userId: 'user_001' }, serverId)).authorization).toBe('required');
   });
 });

@@ -118,6 +118,9 @@ export async function withGrant(
   base: Omit<McpTarget, 'oauth'>,
 ): Promise<McpTarget> {
   const held = await services.store.getOAuth(userId, serverId);
+  // The tokens this use opened: if the stored ones differ when it ends, another call refreshed them meanwhile, and
+  // what this use did to its copy (a refresh of its own, or dropping tokens it found refused) does not replace them.
+  const opened = held?.grant.tokens?.data;
   return {
     ...base,
     oauth: {
@@ -125,13 +128,25 @@ export async function withGrant(
       save: async (grant) => {
         // A refresh keeps what else the item holds (an authorization under way, whether the server asked).
         const current = (await services.store.getOAuth(userId, serverId))?.grant;
+        const replaced = current?.tokens !== undefined && current.tokens.data !== opened;
+        let kept = grant;
+        if (replaced) {
+          const { tokens: fresh, tokensExpireAt: freshExpiry } = openGrant(services.box, current);
+          const { tokens: _mine, tokensExpireAt: _myExpiry, ...rest } = grant;
+          kept = {
+            ...rest,
+            ...(fresh === undefined ? {} : { tokens: fresh }),
+            ...(freshExpiry === undefined ? {} : { tokensExpireAt: freshExpiry }),
+          };
+        }
         await services.store.putOAuth(
-          sealedGrant(services, { userId, serverId }, grant, {
+          sealedGrant(services, { userId, serverId }, kept, {
             required: current?.required ?? held?.grant.required ?? false,
             ...(current?.pending === undefined ? {} : { pending: current.pending }),
           }),
         );
       },
+      required: () => markAuthorizationRequired(services, userId, serverId, { onlyIfTokens: opened }),
     },
   };
 }
@@ -141,8 +156,12 @@ export async function markAuthorizationRequired(
   services: McpServices,
   userId: string,
   serverId: string,
+  /** The sealed tokens a failed use had (none: undefined): tokens stored since (a refresh, a connect) are kept. */
+  options?: { onlyIfTokens: string | undefined },
 ): Promise<void> {
   const held = (await services.store.getOAuth(userId, serverId))?.grant;
+  if (options !== undefined && held?.tokens !== undefined && held.tokens.data !== options.onlyIfTokens)
+    return;
   const {
     tokens: _tokens,
     tokensExpireAt: _expiry,

@@ -13,7 +13,7 @@ import {
 import { McpAuthorizationRequiredError, type McpTarget } from './mcp-connector.js';
 import type { OperatorMcpServer } from './settings.js';
 import { operatorServersFor, type McpAudienceMember, type McpServices } from './mcp-services.js';
-import { authorizationOf, markAuthorizationRequired, withGrant } from './mcp-oauth.js';
+import { authorizationOf, withGrant } from './mcp-oauth.js';
 import { needsApproval } from './approval-policy.js';
 import { isOffered, modelToolNames } from './tool-names.js';
 
@@ -240,17 +240,11 @@ export function targetOfOperatorServer(
 }
 
 /** Runs a use of a server; when it asks the user to connect, that is noted (Connect shows) before the error goes on. */
-export async function noteAuthorization<T>(
-  services: McpServices,
-  userId: string,
-  serverId: string,
-  use: () => Promise<T>,
-): Promise<T> {
+export async function noteAuthorization<T>(target: McpTarget, use: () => Promise<T>): Promise<T> {
   try {
     return await use();
   } catch (error) {
-    if (error instanceof McpAuthorizationRequiredError)
-      await markAuthorizationRequired(services, userId, serverId);
+    if (error instanceof McpAuthorizationRequiredError) await target.oauth?.required();
     throw error;
   }
 }
@@ -270,7 +264,7 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
       'own' in found
         ? await targetOfServer(services, found.own)
         : await targetOfOperatorServer(services, caller.userId, found.operator);
-    const { tools, listed } = await noteAuthorization(services, caller.userId, serverId, () =>
+    const { tools, listed } = await noteAuthorization(target, () =>
       services.connector.listTools(target, { timeoutMs: services.config.toolTimeoutMs }),
     );
     list = {

@@ -129,7 +129,7 @@ export class McpTurnTools implements UserToolSource {
     if (operatorKept !== undefined) return operatorKept;
     try {
       const reached = await target();
-      const { tools, listed } = await noteAuthorization(this.services, key.userId, key.serverId, () =>
+      const { tools, listed } = await noteAuthorization(reached, () =>
         this.services.connector.listTools(reached, {
           timeoutMs: Math.min(this.services.config.toolTimeoutMs, 10_000),
         }),
@@ -263,7 +263,7 @@ export class McpTurnTools implements UserToolSource {
     const target = offered.target;
     try {
       const reached = await target();
-      const outcome = await noteAuthorization(this.services, context.userId, serverId, () =>
+      const outcome = await noteAuthorization(reached, () =>
         this.services.connector.callTool(reached, offered.tool.name, args as Record<string, unknown>, {
           timeoutMs: this.services.config.toolTimeoutMs,
           maxChars: this.services.config.toolOutputChars,
