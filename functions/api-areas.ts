@@ -132,6 +132,8 @@ that has only that; stdio cannot run on Functions): the caller's own, and the op
 A server's \`name\` (1–32 of a–z, 0–9, \`_\`, \`-\`) is unique per user and names its tools for the model
 (\`mcp__{name}__{tool}\`); an \`id\` is \`mcp-\` and 16 hex digits (the operator's: \`mcp-op-{name}\`). Header values
 (API keys) are sealed with AES-256-GCM and never returned, logged or traced: answers show \`headerNames\` only.
+A server that requires OAuth shows \`authorization: required\` until the caller connects through \`oauth/start\` and
+the callback, then \`connected\`; their tokens are sealed the same way, per user and server, and refreshed.
 Another user's server is the same 404 as none. See [mcp-servers.md](mcp-servers.md).`,
   },
   {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { mcpServerIdSchema } from '../shared/ids.js';
 import {
   createMcpServerBodySchema,
+  mcpOAuthStartSchema,
   mcpServerListSchema,
   mcpServerToolsSchema,
   mcpServerViewSchema,
@@ -20,6 +21,7 @@ import {
   updateMcpServer,
 } from '../shared/mcp/mcp-servers.js';
 import { mcpToolGrantListSchema } from '../shared/mcp/tool-grants.js';
+import { disconnectMcpOAuth, finishMcpOAuth, startMcpOAuth } from '../shared/mcp/mcp-oauth.js';
 import type { FunctionDefinition } from './definition.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
@@ -175,6 +177,91 @@ export const revokeToolApprovalsEndpoint = endpoint({
   },
 });
 
+export const startMcpOAuthEndpoint = endpoint({
+  name: 'startMcpOAuth',
+  route: 'mcp-servers/{serverId}/oauth/start',
+  methods: ['POST'],
+  summary:
+    'Starts connecting your account to an MCP server that asks for OAuth: discovery (protected resource and ' +
+    'authorization server metadata), client registration where the server offers it, then the authorization URL ' +
+    '(code flow with PKCE and the `resource` parameter) the page sends you to. The server sends you back to the ' +
+    'callback, which keeps your tokens sealed.',
+  auth: 'caller',
+  responses: {
+    200: '{authorizationUrl}',
+    404: "no such server, or another user's",
+    502: 'the server or its authorization server could not be reached, or refused',
+    503: 'this service has no key to seal tokens (MCP_SECRETS_KEY)',
+  },
+  replies: { 200: mcpOAuthStartSchema },
+  params: serverParams,
+  async handle({ app, caller, params, url }) {
+    return {
+      status: 200,
+      body: await startMcpOAuth(app.mcp, caller, params.serverId, new URL(url).origin),
+      headers: NO_STORE,
+    };
+  },
+});
+
+const callbackQuery = z.object({
+  state: z.string().max(2_048).optional(),
+  code: z.string().max(4_096).optional(),
+  iss: z.string().max(2_048).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2_048).optional(),
+});
+
+export const mcpOAuthCallbackEndpoint = endpoint({
+  name: 'mcpOAuthCallback',
+  route: 'mcp-servers/{serverId}/oauth/callback',
+  methods: ['GET'],
+  summary:
+    "Where an MCP server's authorization server sends the browser back: the state (bound to the user who started, " +
+    'the server and the PKCE verifier; single use; valid 10 minutes) is checked, the code exchanged for tokens, ' +
+    'and the browser sent on to the page with `?mcpOAuth=connected|failed&mcpServer={id}`.',
+  auth: 'anonymous',
+  responses: { 302: 'to the page, saying whether the account is connected' },
+  replies: {
+    302: { content: { 'text/plain': z.string().max(0).describe('no body: see the location header') } },
+  },
+  params: serverParams,
+  query: callbackQuery,
+  async handle({ app, params, query, url }) {
+    const outcome = await finishMcpOAuth(
+      app.mcp,
+      params.serverId,
+      {
+        ...(query.state === undefined ? {} : { state: query.state }),
+        ...(query.code === undefined ? {} : { code: query.code }),
+        ...(query.iss === undefined ? {} : { iss: query.iss }),
+        ...(query.error === undefined ? {} : { error: query.error }),
+      },
+      new URL(url).origin,
+    );
+    const page = new URLSearchParams({
+      mcpOAuth: outcome.ok ? 'connected' : 'failed',
+      mcpServer: params.serverId,
+      ...(outcome.ok ? {} : { reason: outcome.reason }),
+    });
+    return { status: 302, headers: { ...NO_STORE, location: `/?${page.toString()}` } };
+  },
+});
+
+export const disconnectMcpOAuthEndpoint = endpoint({
+  name: 'disconnectMcpOAuth',
+  route: 'mcp-servers/{serverId}/oauth',
+  methods: ['DELETE'],
+  summary: 'Forgets your OAuth tokens for an MCP server: its tools ask you to connect again.',
+  auth: 'caller',
+  responses: { 204: 'forgotten', 404: "no such server, or another user's" },
+  params: serverParams,
+  async handle({ app, caller, params }) {
+    await disconnectMcpOAuth(app.mcp, caller, params.serverId);
+    return { status: 204 };
+  },
+});
+
 export const mcpServerFunctions: FunctionDefinition[] = [
   httpFunction(createMcpServerEndpoint),
   httpFunction(listMcpServersEndpoint),
@@ -184,4 +271,7 @@ export const mcpServerFunctions: FunctionDefinition[] = [
   httpFunction(mcpServerToolsEndpoint),
   httpFunction(listToolApprovalsEndpoint),
   httpFunction(revokeToolApprovalsEndpoint),
+  httpFunction(startMcpOAuthEndpoint),
+  httpFunction(mcpOAuthCallbackEndpoint),
+  httpFunction(disconnectMcpOAuthEndpoint),
 ];

@@ -5,6 +5,7 @@ import { createCosmosMcpServerStore } from '../mcp/adapters/cosmos-mcp-server-st
 import type { AddressLookup } from '../mcp/adapters/guarded-fetch.js';
 import { createCosmosMcpToolGrants } from '../mcp/adapters/cosmos-mcp-tool-grants.js';
 import { createSdkMcpConnector } from '../mcp/adapters/sdk-mcp-connector.js';
+import { createSdkMcpAuthorizer } from '../mcp/adapters/sdk-mcp-oauth.js';
 import { MCP_SERVERS_CONTAINER } from '../mcp/contracts.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
 import { createSecretBox } from '../mcp/secret-box.js';
@@ -19,12 +20,11 @@ export function composeMcp(
   database: Database,
   lookup?: AddressLookup,
 ): McpServices & { turnTools: McpTurnTools } {
+  const policy = { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts };
   const services: McpServices = {
     store: createCosmosMcpServerStore(database.container(MCP_SERVERS_CONTAINER)),
-    connector: createSdkMcpConnector(
-      { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts },
-      lookup,
-    ),
+    connector: createSdkMcpConnector(policy, lookup),
+    authorizer: createSdkMcpAuthorizer(policy, lookup),
     box: createSecretBox(config.mcp.secretsKey),
     config: config.mcp,
     operatorTools: new Map(),

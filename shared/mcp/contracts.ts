@@ -172,6 +172,11 @@ export const mcpServerViewSchema = z.object({
   enabled: z.boolean(),
   /** `user`: the caller added it (they may change it); `operator`: MCP_SERVERS gives it (read-only). */
   owner: z.enum(['user', 'operator']),
+  /**
+   * The server asks for OAuth: `required` until the caller connects their account, then `connected` (their tokens
+   * are kept sealed and refreshed). Absent for a server that has not asked.
+   */
+  authorization: z.enum(['required', 'connected']).optional(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
 });
@@ -196,3 +201,43 @@ export const mcpServerToolsSchema = z.object({
   expiresAt: z.string(),
 });
 export type McpServerTools = z.infer<typeof mcpServerToolsSchema>;
+
+// --- OAuth ------------------------------------------------------------------------------------------------
+
+/**
+ * One user's OAuth grant for one server (theirs or the operator's), in their partition beside their servers: the
+ * client registration and tokens sealed (associated data: the user and the server), the discovery state in clear,
+ * and the authorization under way (its state's nonce and its PKCE verifier, sealed), single use and expiring.
+ */
+export const mcpOAuthDocumentSchema = z.object({
+  id: z.string(),
+  kind: z.literal('mcp-oauth'),
+  userId: z.string(),
+  serverId: z.string(),
+  /** The server answered a request without a token with 401: it needs the user to connect. */
+  required: z.boolean(),
+  /** The redirect URL the client registration holds (a new one needs a new registration). */
+  redirectUrl: z.string().optional(),
+  client: sealedValueSchema.optional(),
+  tokens: sealedValueSchema.optional(),
+  /** When the access token expires (from `expires_in`), so it is refreshed before use. */
+  tokensExpireAt: z.string().optional(),
+  discovery: z.record(z.string(), z.unknown()).optional(),
+  pending: z.object({ nonce: z.string(), verifier: sealedValueSchema, expiresAt: z.string() }).optional(),
+  updatedAt: z.string(),
+});
+export type McpOAuthDocument = z.infer<typeof mcpOAuthDocumentSchema>;
+
+/** The id of a user's grant for a server. */
+export function mcpOAuthDocumentId(serverId: string): string {
+  return `oauth-${serverId}`;
+}
+
+export const mcpOAuthStartSchema = z.object({
+  /** Where the page sends the user to consent; the authorization server sends them back to the callback. */
+  authorizationUrl: z.string(),
+});
+
+/** The page learns of a server to connect: a tool of it was called before the user connected their account. */
+export const mcpConnectNeedSchema = z.object({ serverId: z.string(), serverName: z.string() });
+export type McpConnectNeed = z.infer<typeof mcpConnectNeedSchema>;

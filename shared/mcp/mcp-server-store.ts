@@ -1,6 +1,6 @@
 // The port of users' MCP servers: one item per server in the user's partition, its tool list cached on it.
 // Adapter: adapters/cosmos-mcp-server-store.ts. Ids are checked against their closed format at the edge.
-import type { McpServerDocument, McpToolList } from './contracts.js';
+import type { McpOAuthDocument, McpServerDocument, McpToolList } from './contracts.js';
 
 export interface McpServerStore {
   /** Every server of the user (one single-partition query), oldest first. */
@@ -14,4 +14,11 @@ export interface McpServerStore {
   remove(userId: string, serverId: string): Promise<boolean>;
   /** Keeps the server's last tool list on its item; harmless when the server was removed meanwhile. */
   cacheTools(userId: string, serverId: string, toolList: McpToolList): Promise<void>;
+  /** Every OAuth grant of the user (one per server that asked for one). */
+  listOAuth(userId: string): Promise<McpOAuthDocument[]>;
+  /** The user's grant for a server, with its ETag. */
+  getOAuth(userId: string, serverId: string): Promise<{ grant: McpOAuthDocument; etag: string } | undefined>;
+  /** Writes the grant; with `ifMatch`, only over that version (false when another write came first). */
+  putOAuth(grant: McpOAuthDocument, ifMatch?: string): Promise<boolean>;
+  removeOAuth(userId: string, serverId: string): Promise<boolean>;
 }

@@ -1,7 +1,6 @@
 // Use-cases of MCP servers: a user adds, lists, changes and removes their own; the operator's (MCP_SERVERS) are
 // listed beside them, read-only. Another user's server is the same 404 as none; header values never come back.
 import { randomBytes } from 'node:crypto';
-import type { Caller } from '../identity/caller.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import {
   MCP_MAX_SERVERS_PER_USER,
@@ -11,46 +10,25 @@ import {
   type McpToolList,
   type UpdateMcpServerBody,
 } from './contracts.js';
-import type { McpConnector, McpTarget } from './mcp-connector.js';
-import type { McpToolGrantStore } from './tool-grants.js';
-import type { McpServerStore } from './mcp-server-store.js';
-import type { SecretBox } from './secret-box.js';
-import type { McpConfig, OperatorMcpServer } from './settings.js';
+import { McpAuthorizationRequiredError, type McpTarget } from './mcp-connector.js';
+import type { OperatorMcpServer } from './settings.js';
+import { operatorServersFor, type McpAudienceMember, type McpServices } from './mcp-services.js';
+import { authorizationOf, withGrant } from './mcp-oauth.js';
 import { needsApproval } from './approval-policy.js';
 import { isOffered, modelToolNames } from './tool-names.js';
 
-export interface McpServices {
-  store: McpServerStore;
-  connector: McpConnector;
-  box: SecretBox;
-  config: McpConfig;
-  /** Tool lists of the operator's servers, kept in this process (they have no item of their own). */
-  operatorTools: Map<string, McpToolList>;
-  /** The users' "always allow this tool" (absent: none is remembered). */
-  grants?: McpToolGrantStore;
-  /** Told when a user's servers change, so what this process keeps of them goes. */
-  onChange?: (userId: string) => void;
-  now?: () => Date;
-}
-
-/** Who an identity is, as far as the operator's servers' audiences go. */
-export type McpAudienceMember = Pick<Caller, 'userId' | 'groups'>;
-
-export function operatorServersFor(config: McpConfig, who: McpAudienceMember): OperatorMcpServer[] {
-  return config.operatorServers.filter(
-    ({ audience }) =>
-      audience.everyone ||
-      audience.users.includes(who.userId) ||
-      audience.groups.some((group) => who.groups?.includes(group) === true),
-  );
-}
+export { operatorServersFor, type McpAudienceMember, type McpServices } from './mcp-services.js';
 
 function notFound(): NotFoundError {
   return new NotFoundError('No such MCP server.');
 }
 
-export function viewOfServer(server: McpServerDocument): McpServerView {
+export function viewOfServer(
+  server: McpServerDocument,
+  authorization?: McpServerView['authorization'],
+): McpServerView {
   return {
+    ...(authorization === undefined ? {} : { authorization }),
     id: server.id,
     name: server.name,
     url: server.url,
@@ -65,8 +43,12 @@ export function viewOfServer(server: McpServerDocument): McpServerView {
   };
 }
 
-function viewOfOperatorServer(server: OperatorMcpServer): McpServerView {
+function viewOfOperatorServer(
+  server: OperatorMcpServer,
+  authorization?: McpServerView['authorization'],
+): McpServerView {
   return {
+    ...(authorization === undefined ? {} : { authorization }),
     id: server.id,
     name: server.name,
     url: server.url,
@@ -83,8 +65,17 @@ export async function listMcpServers(
   services: McpServices,
   caller: McpAudienceMember,
 ): Promise<McpServerView[]> {
-  const own = await services.store.list(caller.userId);
-  return [...operatorServersFor(services.config, caller).map(viewOfOperatorServer), ...own.map(viewOfServer)];
+  const [own, grants] = await Promise.all([
+    services.store.list(caller.userId),
+    services.store.listOAuth(caller.userId),
+  ]);
+  const status = (serverId: string) => authorizationOf(grants.find((grant) => grant.serverId === serverId));
+  return [
+    ...operatorServersFor(services.config, caller).map((server) =>
+      viewOfOperatorServer(server, status(server.id)),
+    ),
+    ...own.map((server) => viewOfServer(server, status(server.id))),
+  ];
 }
 
 function sealHeaders(services: McpServices, serverId: string, headers: Record<string, string> | undefined) {
@@ -167,7 +158,10 @@ export async function getMcpServer(
   serverId: string,
 ): Promise<McpServerView> {
   const found = await findServer(services, caller, serverId);
-  return 'own' in found ? viewOfServer(found.own) : viewOfOperatorServer(found.operator);
+  const authorization = authorizationOf((await services.store.getOAuth(caller.userId, serverId))?.grant);
+  return 'own' in found
+    ? viewOfServer(found.own, authorization)
+    : viewOfOperatorServer(found.operator, authorization);
 }
 
 export async function updateMcpServer(
@@ -197,8 +191,14 @@ export async function updateMcpServer(
     ...(toolList === undefined || moved || change.headers !== undefined ? {} : { toolList }),
   };
   await services.store.replace(updated);
+  // Tokens are for the resource they were issued for: a new address needs the user to connect again.
+  if (change.url !== undefined && change.url !== server.url)
+    await services.store.removeOAuth(caller.userId, server.id);
   services.onChange?.(caller.userId);
-  return viewOfServer(updated);
+  return viewOfServer(
+    updated,
+    authorizationOf((await services.store.getOAuth(caller.userId, server.id))?.grant),
+  );
 }
 
 export async function deleteMcpServer(
@@ -208,18 +208,45 @@ export async function deleteMcpServer(
 ): Promise<void> {
   await ownServer(services, caller, serverId);
   if (!(await services.store.remove(caller.userId, serverId))) throw notFound();
+  await services.store.removeOAuth(caller.userId, serverId);
   services.onChange?.(caller.userId);
 }
 
-/** What a stored server is reached with: its header values opened (only here, just before use). */
-export function targetOfServer(services: Pick<McpServices, 'box'>, server: McpServerDocument): McpTarget {
-  return {
+/**
+ * What a stored server is reached with for its user: its header values and their OAuth grant opened (only here,
+ * just before use).
+ */
+export function targetOfServer(services: McpServices, server: McpServerDocument): Promise<McpTarget> {
+  return withGrant(services, server.userId, server.id, {
     url: server.url,
     transport: server.transport,
     headers: Object.fromEntries(
       server.headers.map(({ name, value }) => [name, services.box.open(value, server.id)]),
     ),
-  };
+  });
+}
+
+/** An operator's server as one user reaches it: the operator's headers, the user's own OAuth grant. */
+export function targetOfOperatorServer(
+  services: McpServices,
+  userId: string,
+  server: OperatorMcpServer,
+): Promise<McpTarget> {
+  return withGrant(services, userId, server.id, {
+    url: server.url,
+    transport: server.transport,
+    headers: server.headers,
+  });
+}
+
+/** Runs a use of a server; when it asks the user to connect, that is noted (Connect shows) before the error goes on. */
+export async function noteAuthorization<T>(target: McpTarget, use: () => Promise<T>): Promise<T> {
+  try {
+    return await use();
+  } catch (error) {
+    if (error instanceof McpAuthorizationRequiredError) await target.oauth?.required();
+    throw error;
+  }
 }
 
 function fresh(list: McpToolList | undefined, now: Date): list is McpToolList {
@@ -252,11 +279,11 @@ export async function mcpServerTools(services: McpServices, caller: McpAudienceM
   if (!fresh(cached, now)) {
     const target =
       'own' in found
-        ? targetOfServer(services, found.own)
-        : { url: found.operator.url, transport: found.operator.transport, headers: found.operator.headers };
-    const { tools, listed } = await services.connector.listTools(target, {
-      timeoutMs: services.config.toolTimeoutMs,
-    });
+        ? await targetOfServer(services, found.own)
+        : await targetOfOperatorServer(services, caller.userId, found.operator);
+    const { tools, listed } = await noteAuthorization(target, () =>
+      services.connector.listTools(target, { timeoutMs: services.config.toolTimeoutMs }),
+    );
     list = {
       tools,
       listed,

@@ -6,9 +6,11 @@ import { ensureError } from '../errors.js';
 import { genAiSpanName, toolAttributes } from '../telemetry/gen-ai.js';
 import { SpanStatusCode, withSpan } from '../telemetry/spans.js';
 import type { McpServerDocument, McpTool, McpToolList } from './contracts.js';
-import type { McpTarget } from './mcp-connector.js';
+import { McpAuthorizationRequiredError, type McpTarget } from './mcp-connector.js';
 import {
+  noteAuthorization,
   operatorServersFor,
+  targetOfOperatorServer,
   targetOfServer,
   type McpAudienceMember,
   type McpServices,
@@ -24,12 +26,14 @@ export interface OfferedMcpTool {
   tool: McpTool;
   /** Its server's approval policy asks the user's yes before each call. */
   needsApproval: boolean;
-  target: () => McpTarget;
+  target: () => Promise<McpTarget>;
 }
 
 export interface McpToolOutcome {
   result: string;
   isError: boolean;
+  /** The server needs the user to connect their account (OAuth) first: the page offers a Connect button. */
+  connect?: { serverId: string; serverName: string };
 }
 
 /**
@@ -123,16 +127,19 @@ export class McpTurnTools implements UserToolSource {
   async #toolList(
     key: { userId: string; serverId: string; own: boolean },
     kept: McpToolList | undefined,
-    target: () => McpTarget,
+    target: () => Promise<McpTarget>,
     log: Pick<Logger, 'warn'> | undefined,
   ): Promise<McpToolList | undefined> {
     if (kept !== undefined) return kept;
     const operatorKept = key.own ? undefined : this.services.operatorTools.get(key.serverId);
     if (operatorKept !== undefined) return operatorKept;
     try {
-      const { tools, listed } = await this.services.connector.listTools(target(), {
-        timeoutMs: Math.min(this.services.config.toolTimeoutMs, 10_000),
-      });
+      const reached = await target();
+      const { tools, listed } = await noteAuthorization(reached, () =>
+        this.services.connector.listTools(reached, {
+          timeoutMs: Math.min(this.services.config.toolTimeoutMs, 10_000),
+        }),
+      );
       const now = new Date();
       const list = {
         tools,
@@ -161,7 +168,7 @@ export class McpTurnTools implements UserToolSource {
         approval: server.approval,
         own: false,
         kept: undefined,
-        target: (): McpTarget => ({ url: server.url, transport: server.transport, headers: server.headers }),
+        target: () => targetOfOperatorServer(this.services, userId, server),
       })),
       ...own.map((server) => ({
         id: server.id,
@@ -283,16 +290,16 @@ export class McpTurnTools implements UserToolSource {
     }
     if (typeof args !== 'object' || args === null || Array.isArray(args))
       return failure(`The arguments of ${call.name} must be a JSON object.`);
+    const { serverId, serverName } = offered;
+    const target = offered.target;
     try {
-      const outcome = await this.services.connector.callTool(
-        offered.target(),
-        offered.tool.name,
-        args as Record<string, unknown>,
-        {
+      const reached = await target();
+      const outcome = await noteAuthorization(reached, () =>
+        this.services.connector.callTool(reached, offered.tool.name, args as Record<string, unknown>, {
           timeoutMs: this.services.config.toolTimeoutMs,
           maxChars: this.services.config.toolOutputChars,
           ...(context.signal === undefined ? {} : { signal: context.signal }),
-        },
+        }),
       );
       const text = outcome.truncated
         ? `${outcome.text}\n[truncated at ${this.services.config.toolOutputChars} characters]`
@@ -301,6 +308,14 @@ export class McpTurnTools implements UserToolSource {
         ? failure(`Tool ${call.name} failed on its server: ${text}`)
         : { result: text, isError: false };
     } catch (error) {
+      if (error instanceof McpAuthorizationRequiredError)
+        return {
+          ...failure(
+            `Tool ${call.name} was not run: the MCP server "${serverName}" needs the user to connect their ` +
+              'account first. Tell them to press Connect (shown with this answer), then ask again.',
+          ),
+          connect: { serverId, serverName },
+        };
       return failure(`Tool ${call.name} failed: ${ensureError(error).message}`);
     }
   }

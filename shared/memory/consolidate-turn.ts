@@ -5,9 +5,9 @@ import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { SessionStore } from '../conversation/session-store.js';
 import { inScopes, scopeField, USER_SCOPE, type MemoryScope } from '../conversation/memory-scope.js';
 import { ensureError, ValidationError } from '../errors.js';
-import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
+import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
-import { SpendRefusedError } from '../usage/spend-gated-llm.js';
+import { modelPolicy, type Delivery, type ModelCall } from './model-policy.js';
 import { applyRecord } from './apply-changes.js';
 import { newFactId } from './profile-apply.js';
 import {
@@ -41,19 +41,8 @@ export interface MemoryWorkerServices {
   now?: () => Date;
 }
 
-/** How often Service Bus has delivered the event, this time included (1 when unknown). */
-export interface Delivery {
-  deliveryCount: number;
-}
-
-/**
- * Deliveries over which a model failure is retried before the turn is left out of that part of memory (with a
- * warning): an outage of a few minutes is ridden out, and a model that keeps failing on one turn never sends a valid
- * event to the dead-letter queue, nor holds up the conversation's later turns (the subscription has sessions).
- */
-export const MODEL_DELIVERIES = 3;
-
 export { newFactId };
+export { MODEL_DELIVERIES, type Delivery } from './model-policy.js';
 
 /** Conditional summary writes tried before giving up (the event is then redelivered). */
 const SUMMARY_ATTEMPTS = 3;
@@ -191,29 +180,6 @@ function readTurn(event: MessageCompleted, label: string): Turn {
       firstOrdinal: Math.min(...event.messages.map((message) => message.ordinal)),
     },
     scope: event.memoryScope ?? USER_SCOPE,
-  };
-}
-
-/**
- * Runs a model call under the retry policy: its answer, or undefined when the turn is to be left out of that part
- * (the model refused for good, or failed on MODEL_DELIVERIES deliveries); otherwise the error escapes so the event
- * is delivered again.
- */
-type ModelCall = <T>(part: string, call: () => Promise<T>) => Promise<T | undefined>;
-
-function modelPolicy(label: string, delivery: Delivery, log: Log): ModelCall {
-  return async (part, call) => {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof LlmError)) throw error;
-      if (error.retryable && delivery.deliveryCount < MODEL_DELIVERIES) throw error;
-      const when = error.retryable ? `after ${delivery.deliveryCount} deliveries` : 'for good';
-      const why =
-        error instanceof SpendRefusedError ? "its user's spend is used up" : `the model failed ${when}`;
-      log.warn(`Memory: ${label} is left out of ${part}: ${why}. ${error.message}`);
-      return undefined;
-    }
   };
 }
 

@@ -22,6 +22,10 @@ export const streamingContainers: readonly ContainerSpec[] = [
   },
 ];
 
+/** A tool's MCP server needs the user to connect their account (OAuth): the page shows a Connect button for it. */
+export const toolConnectNeedSchema = z.object({ serverId: z.string(), serverName: z.string() });
+export type ToolConnectNeed = z.infer<typeof toolConnectNeedSchema>;
+
 // --- Events -----------------------------------------------------------------------------------------------
 
 const eventBodies = {
@@ -46,6 +50,8 @@ const eventBodies = {
     isError: z.boolean(),
     /** The call needed its user's yes and did not get it (denied, timed out): it did not run. */
     denied: z.literal(true).optional(),
+    /** The call was not run: its MCP server needs the user to connect first. */
+    connect: toolConnectNeedSchema.optional(),
   },
   /**
    * The turn's knowledge-base sources so far (deduplicated, in the order its tools found them), sent at the start

@@ -373,3 +373,35 @@ describe('the UI message chunks of a turn', () => {
     expect(continued.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
   });
 });
+
+describe('a tool whose MCP server needs the user to connect', () => {
+  it('ends the tool with its error and adds a data-mcp-connect part the page turns into Connect', async () => {
+    const chunker = new UiMessageChunker();
+    const chunks = events(
+      { type: 'message-start', userMessageId: 'm_user', assistantMessageId: 'm_assistant' },
+      { type: 'tool-call', round: 0, toolCallId: 'c1', name: 'mcp__notes__get_note', arguments: '{}' },
+      {
+        type: 'tool-result',
+        round: 0,
+        toolCallId: 'c1',
+        name: 'mcp__notes__get_note',
+        result: '{"error":"connect first"}',
+        isError: true,
+        connect: { serverId: 'mcp-0123456789abcdef', serverName: 'notes' },
+      },
+      { type: 'content', delta: 'Please connect notes.' },
+      { type: 'message-end', finishReason: 'stop' },
+    ).flatMap((event) => chunker.push(event));
+    const message = await assembled(chunks);
+    expect(message.parts.map((part) => part.type)).toEqual([
+      'step-start',
+      'dynamic-tool',
+      'data-mcp-connect',
+      'step-start',
+      'text',
+    ]);
+    expect(message.parts.find((part) => part.type === 'data-mcp-connect')).toMatchObject({
+      data: { serverId: 'mcp-0123456789abcdef', serverName: 'notes' },
+    });
+  });
+});

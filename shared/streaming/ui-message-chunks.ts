@@ -184,6 +184,8 @@ export class UiMessageChunker {
                   providerExecuted: true,
                 },
         );
+        // The page turns it into a Connect button for the server (its own data part, outside the tool's output).
+        if (event.connect !== undefined) chunks.push({ type: 'data-mcp-connect', data: event.connect });
         break;
       case 'sources':
         chunks.push(...this.sourceChunks(event.sources));

@@ -84,6 +84,7 @@ import { MemoryQuotaState } from './in-memory-quota.js';
 import { MemoryShareStore } from './in-memory-shares.js';
 import { MemoryMcpServerStore } from './in-memory-mcp.js';
 import { createSdkMcpConnector } from '../../shared/mcp/adapters/sdk-mcp-connector.js';
+import { createSdkMcpAuthorizer } from '../../shared/mcp/adapters/sdk-mcp-oauth.js';
 import type { AddressLookup } from '../../shared/mcp/adapters/guarded-fetch.js';
 import { createSecretBox } from '../../shared/mcp/secret-box.js';
 import { revokingShares } from '../../shared/sharing/share-links.js';
@@ -809,6 +810,10 @@ export function createTestApp(
     mcp: {
       store: fakes.mcpServers,
       connector: createSdkMcpConnector(
+        { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts },
+        options.mcpLookup,
+      ),
+      authorizer: createSdkMcpAuthorizer(
         { allowLoopback: config.env === 'local', allowedHosts: config.mcp.allowedHosts },
         options.mcpLookup,
       ),

@@ -1,8 +1,24 @@
 // A real MCP server for tests, on loopback and a free port: the MCP TypeScript SDK's server over Streamable HTTP
-// (stateless), its tools given by the test, and the requests it received recorded (their headers included).
+// (stateless), its tools given by the test, the requests it received recorded (their headers included), and with
+// `oauth` a protected resource: the SDK's metadata documents and requireBearerAuth in front of it.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  getOAuthProtectedResourceMetadataUrl,
+  McpServer,
+  oauthMetadataResponse,
+  requireBearerAuth,
+  type AuthInfo,
+  type OAuthMetadata,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
+
+/** The authorization server a protected MCP server names, and how it checks a bearer token. */
+export interface TestMcpOAuth {
+  metadata: OAuthMetadata;
+  verifier: OAuthTokenVerifier;
+}
 
 export interface TestMcpServer {
   url: string;
@@ -20,6 +36,8 @@ export async function startTestMcpServer(
     intercept?: (
       request: IncomingMessage,
     ) => { status: number; headers?: Record<string, string> } | undefined;
+    /** Requires a bearer token the authorization server issued for this server (RFC 9728 discovery served). */
+    oauth?: TestMcpOAuth;
   } = {},
 ): Promise<TestMcpServer> {
   const path = options.path ?? '/mcp';
@@ -42,11 +60,7 @@ export async function startTestMcpServer(
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const url = `http://127.0.0.1${incoming.url ?? '/'}`;
-      if (!url.startsWith(`http://127.0.0.1${path}`)) {
-        outgoing.writeHead(404).end();
-        return;
-      }
+      const url = `${origin}${incoming.url ?? '/'}`;
       const headers = new Headers();
       for (const [name, value] of Object.entries(incoming.headers))
         if (typeof value === 'string') headers.set(name, value);
@@ -56,8 +70,7 @@ export async function startTestMcpServer(
         headers,
         ...(method === 'GET' || method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
       });
-      void handler
-        .fetch(request)
+      void serve(request)
         .then(async (response) => {
           outgoing.writeHead(response.status, Object.fromEntries(response.headers.entries()));
           if (response.body === null) return outgoing.end();
@@ -74,8 +87,37 @@ export async function startTestMcpServer(
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  const resource = new URL(`${origin}${path}`);
+  const oauth = options.oauth;
+  const gate =
+    oauth === undefined
+      ? undefined
+      : requireBearerAuth({
+          verifier: oauth.verifier,
+          resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
+          expectedResource: resource,
+        });
+  async function serve(request: Request): Promise<Response> {
+    if (oauth !== undefined) {
+      const metadata = oauthMetadataResponse(request, {
+        oauthMetadata: oauth.metadata,
+        resourceServerUrl: resource,
+        dangerouslyAllowInsecureIssuerUrl: true,
+      });
+      if (metadata !== undefined) return metadata;
+    }
+    if (!request.url.startsWith(resource.href)) return new Response(null, { status: 404 });
+    let authInfo: AuthInfo | undefined;
+    if (gate !== undefined) {
+      const checked = await gate(request);
+      if (checked instanceof Response) return checked;
+      authInfo = checked;
+    }
+    return handler.fetch(request, authInfo === undefined ? undefined : { authInfo });
+  }
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: resource.href,
     requests,
     stop: () =>
       new Promise((resolve) => {

@@ -11,6 +11,7 @@ import { conversationMessageSchema, systemPromptSchema, turnRefSchema } from '..
 import { postedMessageSchema } from '../../conversation/posted-message-store.js';
 import { chatSessionSchema } from '../../conversation/session-store.js';
 import { knowledgeSourceSchema } from '../../conversation/sources.js';
+import { toolConnectNeedSchema } from '../../streaming/contracts.js';
 
 /** A new session's id: made by the server (chat message ids are made by the client). */
 export function newSessionId(): string {
@@ -200,6 +201,8 @@ export const toolResultRecordSchema = z.object({
   denied: z.literal(true).optional(),
   /** The knowledge-base chunks the call found (a `cited` result); absent when it found none. */
   sources: z.array(knowledgeSourceSchema).optional(),
+  /** The call was not run: its MCP server needs the user to connect their account first. */
+  connect: toolConnectNeedSchema.optional(),
 });
 export type ToolResultRecord = z.infer<typeof toolResultRecordSchema>;
 

@@ -66,7 +66,7 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
   }
   throw new Error(`A tool call does not follow '${happened.kind}'.`);
 
-  function toolRan(at: ToolStep, outcome: { result: string; isError: boolean; denied?: true }) {
+  function toolRan(at: ToolStep, outcome: Extract<Happening, { kind: 'ran' }>['outcome']) {
     const result: ToolResultRecord = {
       round: input.round,
       index: input.index,
@@ -132,6 +132,7 @@ function toolResultSent(
           result: result.result,
           isError: result.isError,
           ...(result.denied ? { denied: true as const } : {}),
+          ...(result.connect === undefined ? {} : { connect: result.connect }),
         },
       },
       { kind: 'close' },

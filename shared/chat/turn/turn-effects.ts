@@ -1,7 +1,7 @@
 // What the turn's decisions speak of: the effects a step carries out (store and send events, call the model or a
 // tool, commit, free the slot, announce) and what happens as they run, which the next decision reads.
 import type { ChatMessage, LlmReply, LlmUsage, ToolCall } from '../../llm/llm-gateway.js';
-import type { ChatEvent, ChatEventBody } from '../../streaming/contracts.js';
+import type { ChatEvent, ChatEventBody, ToolConnectNeed } from '../../streaming/contracts.js';
 import type { ConversationMessage } from '../../conversation/messages.js';
 import type { TurnBranch, TurnFork } from '../../conversation/branches.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
@@ -79,7 +79,7 @@ export type Happening =
   | { kind: 'closed'; nextSeq: number }
   | { kind: 'recorded'; round: RoundRecord }
   | { kind: 'committed'; memory: WorkingMemory }
-  | { kind: 'ran'; outcome: { result: string; isError: boolean } };
+  | { kind: 'ran'; outcome: { result: string; isError: boolean; connect?: ToolConnectNeed } };
 
 export interface Decision<S, O> {
   state: S;

@@ -10,7 +10,7 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { guardedItem, UnsafeItemIdError } from '../../cosmos/adapters/guarded-item.js';
 import { isId } from '../../ids.js';
-import { mcpServerDocumentSchema } from '../contracts.js';
+import { mcpOAuthDocumentId, mcpOAuthDocumentSchema, mcpServerDocumentSchema } from '../contracts.js';
 import type { McpServerStore } from '../mcp-server-store.js';
 
 function checkedServerId(serverId: string): string {
@@ -71,6 +71,53 @@ export function createCosmosMcpServerStore(container: Container): McpServerStore
         if (cosmosStatus(error) === 404) return;
         throw cosmosFailure("keeping an MCP server's tools", error);
       }
+    },
+
+    listOAuth(userId) {
+      return queryItems(
+        container,
+        { query: "SELECT * FROM c WHERE c.kind = 'mcp-oauth'" },
+        userId,
+        'MCP OAuth grants',
+        mcpOAuthDocumentSchema,
+      );
+    },
+
+    async getOAuth(userId, serverId) {
+      const read = await readItem(
+        container,
+        mcpOAuthDocumentId(checkedServerId(serverId)),
+        userId,
+        'an MCP OAuth grant',
+        mcpOAuthDocumentSchema,
+      );
+      return read === undefined ? undefined : { grant: read.resource, etag: read.etag };
+    },
+
+    async putOAuth(grant, ifMatch) {
+      const id = mcpOAuthDocumentId(checkedServerId(grant.serverId));
+      try {
+        if (ifMatch === undefined) await container.items.upsert({ ...grant, id });
+        else
+          await guardedItem(container, id, grant.userId).replace(
+            { ...grant, id },
+            { accessCondition: { type: 'IfMatch', condition: ifMatch } },
+          );
+        return true;
+      } catch (error) {
+        if (ifMatch !== undefined && (cosmosStatus(error) === 412 || cosmosStatus(error) === 404))
+          return false;
+        throw cosmosFailure('storing an MCP OAuth grant', error);
+      }
+    },
+
+    removeOAuth(userId, serverId) {
+      return deleteItem(
+        container,
+        mcpOAuthDocumentId(checkedServerId(serverId)),
+        userId,
+        'an MCP OAuth grant',
+      );
     },
   };
 }

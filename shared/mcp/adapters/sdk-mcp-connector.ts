@@ -1,10 +1,13 @@
 // The MCP TypeScript SDK's client behind McpConnector: a fresh client per use over the guarded fetch, Streamable
 // HTTP first and the older HTTP+SSE transport when a server answers that it has no Streamable HTTP endpoint.
 import {
+  auth,
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
   type CallToolResult,
+  type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { ensureError } from '../../errors.js';
@@ -14,7 +17,13 @@ import {
   MCP_MAX_TOOL_SCHEMA_CHARS,
   type McpTool,
 } from '../contracts.js';
-import { McpCallError, type McpConnector, type McpTarget } from '../mcp-connector.js';
+import {
+  McpAuthorizationRequiredError,
+  McpCallError,
+  type McpConnector,
+  type McpTarget,
+} from '../mcp-connector.js';
+import { GrantProvider, needsRefresh, readableOAuthFailure } from './sdk-mcp-oauth.js';
 import { guardedFetch, OutboundRefusedError, type AddressLookup } from './guarded-fetch.js';
 import type { OutboundPolicy } from '../outbound-address.js';
 
@@ -25,28 +34,44 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 type Fetch = ReturnType<typeof guardedFetch>;
 
-function transportOf(target: McpTarget, kind: McpTarget['transport'], fetch: Fetch): Transport {
+function transportOf(
+  target: McpTarget,
+  kind: McpTarget['transport'],
+  fetch: Fetch,
+  authProvider: OAuthClientProvider | undefined,
+): Transport {
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: target.headers, redirect: 'error' };
+  const withAuth = authProvider === undefined ? {} : { authProvider };
   return kind === 'sse'
-    ? new SSEClientTransport(url, { fetch, requestInit })
+    ? new SSEClientTransport(url, { fetch, requestInit, ...withAuth })
     : new StreamableHTTPClientTransport(url, {
         fetch,
         requestInit,
+        ...withAuth,
+        // A server that closes a response's SSE stream early (SEP-1699 polling) is asked again, after the `retry`
+        // it gave, with Last-Event-ID, for the result: twice at most, all within the call's deadline.
         reconnectionOptions: {
           maxReconnectionDelay: 1_000,
           initialReconnectionDelay: 200,
           reconnectionDelayGrowFactor: 2,
-          maxRetries: 0,
+          maxRetries: 2,
         },
       });
 }
 
 /** What the model reads of an error: the refusal or failure itself, with the host, never a header value. */
-function readable(error: unknown, target: McpTarget, secrets: readonly string[]): McpCallError {
-  if (error instanceof McpCallError) return error;
+function readable(
+  error: unknown,
+  target: McpTarget,
+  secrets: readonly string[],
+): McpCallError | McpAuthorizationRequiredError {
+  if (error instanceof McpCallError || error instanceof McpAuthorizationRequiredError) return error;
   const cause = ensureError(error);
   const host = new URL(target.url).host;
+  // The server still answers 401 (no token, or one it no longer takes, and no refresh helped): the user connects.
+  if (target.oauth !== undefined && UnauthorizedError.isInstance(error))
+    return new McpAuthorizationRequiredError(host);
   let message =
     error instanceof OutboundRefusedError
       ? error.message
@@ -131,17 +156,42 @@ export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLo
       refused.signal,
       ...(signal ? [signal] : []),
     ]);
-    const secrets = Object.values(target.headers);
+    const host = new URL(target.url).host;
+    const provider =
+      target.oauth === undefined
+        ? undefined
+        : new GrantProvider(target.oauth.grant, {
+            // Headless: a refresh needs no redirect URL, and a request for consent throws instead of redirecting.
+            redirectUrl: target.oauth.grant.redirectUrl ?? 'https://localhost/no-redirect',
+            interactive: false,
+            host,
+          });
+    const secrets = [
+      ...Object.values(target.headers),
+      ...[provider?.grant.tokens?.access_token, provider?.grant.tokens?.refresh_token].filter(
+        (value): value is string => typeof value === 'string',
+      ),
+    ];
     const attempt = async (kind: McpTarget['transport']) => {
       const client = new Client({ name: 'chat-backend', version: '1.0.0' });
       try {
-        await client.connect(transportOf(target, kind, fetch), { signal: deadline, timeout: timeoutMs });
+        await client.connect(transportOf(target, kind, fetch, provider), {
+          signal: deadline,
+          timeout: timeoutMs,
+        });
         return await use(client, deadline);
       } finally {
         await client.close().catch(() => undefined);
       }
     };
     try {
+      // An access token about to expire is refreshed first, rather than spending a request on a 401.
+      if (provider !== undefined && needsRefresh(provider.grant, Date.now()))
+        try {
+          await auth(provider, { serverUrl: target.url, fetchFn: fetch });
+        } catch (error) {
+          throw readableOAuthFailure(error, host);
+        }
       if (target.transport === 'sse') return await attempt('sse');
       try {
         return await attempt('streamable-http');
@@ -156,6 +206,8 @@ export function createSdkMcpConnector(policy: OutboundPolicy, lookup?: AddressLo
         refusal ??
         (deadline.aborted && !(error instanceof OutboundRefusedError) ? new Error('timed out') : error);
       throw readable(cause, target, secrets);
+    } finally {
+      if (provider?.changed === true && target.oauth !== undefined) await target.oauth.save(provider.grant);
     }
   }
 

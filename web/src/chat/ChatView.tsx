@@ -26,6 +26,8 @@ import { useInitialFocus } from './use-initial-focus';
 import { ChatOptions } from '../workspace/ChatOptions';
 import { sessionStartOf, type ChatChoices } from '../workspace/chat-choices';
 import { SessionHolder } from './session-holder';
+import { loadConversation, PAGE } from './load-conversation';
+import { connectMcpServer } from '../settings/mcp-servers-api';
 
 export interface ChatViewProps {
   readonly api: ApiClient;
@@ -34,24 +36,6 @@ export interface ChatViewProps {
   readonly onSessionStarted: (sessionId: string) => void;
   /** The project a new chat is started in (the sidebar's project filter). */
   readonly projectId?: string | undefined;
-}
-
-const PAGE = 100;
-
-/** The conversation's newest messages along its shown branch, oldest first. */
-async function loadConversation(api: ApiClient, sessionId: string): Promise<StoredConversation> {
-  try {
-    const conversation = await api.json<StoredConversation>(
-      'GET',
-      `/api/history/conversations/${encodeURIComponent(sessionId)}?order=desc&limit=${PAGE}`,
-    );
-    return { ...conversation, messages: [...conversation.messages].reverse() };
-  } catch (error) {
-    // History knows a conversation once its first turn has ended: until then (a reload during the first
-    // answer) there is nothing stored to show, and resuming brings the running answer.
-    if (error instanceof ApiError && error.status === 404) return { sessionId, messages: [] };
-    throw error;
-  }
 }
 
 export function ChatView(props: ChatViewProps): ReactNode {
@@ -272,6 +256,7 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
         .then((reply) => reply.document),
     readAttachment: readStored,
     answerApproval: approvalsOf(api, session),
+    onConnect: (serverId: string) => void connectMcpServer(api, serverId).catch(setActionError),
     onRate: (message: ChatUIMessage, rating: 'up' | 'down' | null) => {
       const sessionId = session.current();
       if (sessionId === undefined) return;

@@ -32,6 +32,21 @@ export interface MessageActions {
   onRate(message: ChatUIMessage, rating: Rating | null): void;
   /** Answers a tool call of the message that waits for the user's yes. */
   answerApproval: AnswerApproval;
+  /** Sends the user to connect their account to an MCP server a tool of which needed it. */
+  onConnect(serverId: string): void;
+}
+
+/** A `data-mcp-connect` part: the turn called a tool of an MCP server the user has not connected yet. */
+function connectNeedOf(part: {
+  type: string;
+  data?: unknown;
+}): { serverId: string; serverName: string } | undefined {
+  if (part.type !== 'data-mcp-connect' || typeof part.data !== 'object' || part.data === null)
+    return undefined;
+  const { serverId, serverName } = part.data as Record<string, unknown>;
+  return typeof serverId === 'string' && typeof serverName === 'string'
+    ? { serverId, serverName }
+    : undefined;
 }
 
 /** What the page knows of a message beyond its parts: how long its reasoning took, and why its turn failed. */
@@ -252,8 +267,22 @@ function AssistantMessage(props: {
             );
           case 'text':
             return <LazyMarkdown key={key} text={part.text} streaming={props.streaming} />;
-          default:
-            return null;
+          default: {
+            const need = connectNeedOf(part);
+            return need === undefined ? null : (
+              <p key={key} className="my-2 flex flex-wrap items-center gap-2 text-sm" role="status">
+                <span>The MCP server {need.serverName} needs you to connect your account.</span>
+                <button
+                  type="button"
+                  className="btn btn-primary btn-small"
+                  aria-label={`Connect ${need.serverName}`}
+                  onClick={() => actions.onConnect(need.serverId)}
+                >
+                  Connect
+                </button>
+              </p>
+            );
+          }
         }
       })}
       {sources.length > 0 && <SourceChips sources={sources} readDocument={actions.readDocument} />}

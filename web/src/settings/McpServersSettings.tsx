@@ -7,8 +7,8 @@ import type { ApiClient } from '../api/client';
 import { ConfirmDialog } from '../panels/ConfirmDialog';
 import type { ConfirmRequest } from '../panels/ConfirmDialog';
 import { AddMcpServerForm } from './AddMcpServerForm';
-import { headersOf, mcpServersApi } from './mcp-servers-api';
-import type { McpServerTools, McpServerView, NewMcpServer } from './mcp-servers-api';
+import { connectMcpServer, headersOf, mcpServersApi, OAUTH_FAILURES } from './mcp-servers-api';
+import type { McpServerTools, McpServerView, NewMcpServer, OAuthReturn } from './mcp-servers-api';
 import { McpToolList } from './McpToolList';
 
 /** What a server's approval policy asks, in the user's words. */
@@ -21,11 +21,19 @@ const APPROVAL_LABELS: Record<McpServerView['approval'], string> = {
 type Tested =
   { state: 'loading' } | { state: 'loaded'; tools: McpServerTools } | { state: 'failed'; detail: string };
 
-export function McpServersSettings(props: { api: ApiClient }): ReactNode {
-  const { api } = props;
+export function McpServersSettings(props: {
+  api: ApiClient;
+  oauthReturn?: OAuthReturn | undefined;
+}): ReactNode {
+  const { api, oauthReturn } = props;
   const [servers, setServers] = useState<McpServerView[] | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(() =>
+    oauthReturn === undefined || oauthReturn.connected
+      ? undefined
+      : `The account was not connected: ${OAUTH_FAILURES[oauthReturn.reason ?? 'failed'] ?? oauthReturn.reason}.`,
+  );
   const [status, setStatus] = useState('');
+  const [notice] = useState(oauthReturn?.connected === true ? oauthReturn.serverId : undefined);
   const [busy, setBusy] = useState(false);
   const [tested, setTested] = useState<Record<string, Tested>>({});
   const [confirm, setConfirm] = useState<ConfirmRequest | undefined>(undefined);
@@ -98,6 +106,26 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
     }
   };
 
+  const connect = async (server: McpServerView) => {
+    setError(undefined);
+    try {
+      await connectMcpServer(api, server.id);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
+  const disconnect = async (server: McpServerView) => {
+    setError(undefined);
+    try {
+      await mcpServersApi.disconnect(api, server.id);
+      await reload();
+      setStatus(`${server.name} disconnected.`);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
   const test = async (server: McpServerView) => {
     setTested((previous) => ({ ...previous, [server.id]: { state: 'loading' } }));
     try {
@@ -109,6 +137,8 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
         ...previous,
         [server.id]: { state: 'failed', detail: describeError(failure) },
       }));
+      // The server asked for an account: its row now offers Connect.
+      void reload();
     }
   };
 
@@ -127,6 +157,16 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
         </div>
         <div className="panel-meta">{server.url}</div>
         <div className="panel-meta">Approval: {APPROVAL_LABELS[server.approval]}</div>
+        {server.authorization === undefined ? null : (
+          <div className="panel-meta">
+            {server.authorization === 'connected'
+              ? 'Your account is connected.'
+              : 'This server needs you to connect your account.'}
+            {notice === server.id && server.authorization === 'connected' ? (
+              <span role="status"> Connected just now.</span>
+            ) : null}
+          </div>
+        )}
         {server.headerNames.length === 0 ? null : (
           <div className="panel-meta">Headers: {server.headerNames.join(', ')} (values hidden)</div>
         )}
@@ -140,6 +180,25 @@ export function McpServersSettings(props: { api: ApiClient }): ReactNode {
           >
             Test
           </button>
+          {server.authorization === 'required' ? (
+            <button
+              type="button"
+              className="btn btn-primary btn-small"
+              aria-label={`Connect ${server.name}`}
+              onClick={() => void connect(server)}
+            >
+              Connect
+            </button>
+          ) : server.authorization === 'connected' ? (
+            <button
+              type="button"
+              className="btn btn-quiet btn-small"
+              aria-label={`Disconnect ${server.name}`}
+              onClick={() => void disconnect(server)}
+            >
+              Disconnect
+            </button>
+          ) : null}
           {mine ? (
             <>
               <label className="flex items-center gap-1 text-sm">

@@ -2,10 +2,11 @@
 // of its own, loaded when it is first opened.
 import { Settings, X } from 'lucide-react';
 import { Dialog } from 'radix-ui';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { ApiClient } from '../api/client';
 import { IconButton } from '../ui/IconButton';
+import { oauthReturnOf, type OAuthReturn } from './mcp-servers-api';
 
 const McpServersSettings = lazy(() =>
   import('./McpServersSettings').then((module) => ({ default: module.McpServersSettings })),
@@ -15,7 +16,15 @@ const AssistantsSettings = lazy(() =>
 );
 
 export function SettingsDialog(props: { api: ApiClient }): ReactNode {
-  const [open, setOpen] = useState(false);
+  // Back from an MCP server's consent: the dialog opens on the servers, saying how it went.
+  const [oauthReturn] = useState<OAuthReturn | undefined>(() => oauthReturnOf(window.location.search));
+  const [open, setOpen] = useState(oauthReturn !== undefined);
+  useEffect(() => {
+    if (oauthReturn === undefined) return;
+    const url = new URL(window.location.href);
+    for (const name of ['mcpOAuth', 'mcpServer', 'reason']) url.searchParams.delete(name);
+    window.history.replaceState(window.history.state, '', url.href);
+  }, [oauthReturn]);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       <IconButton
@@ -41,7 +50,7 @@ export function SettingsDialog(props: { api: ApiClient }): ReactNode {
             <Suspense fallback={<p className="muted m-0">Loading…</p>}>
               <div className="flex flex-col gap-6">
                 <AssistantsSettings key={`assistants:${props.api.userId}`} api={props.api} />
-                <McpServersSettings key={props.api.userId} api={props.api} />
+                <McpServersSettings key={props.api.userId} api={props.api} oauthReturn={oauthReturn} />
               </div>
             </Suspense>
           </div>

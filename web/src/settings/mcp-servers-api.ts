@@ -44,4 +44,37 @@ export const mcpServersApi = {
     api.json<McpServerView>('PATCH', serverPath(id), { enabled }),
   remove: (api: ApiClient, id: string) => api.json<undefined>('DELETE', serverPath(id)),
   tools: (api: ApiClient, id: string) => api.json<McpServerTools>('GET', `${serverPath(id)}/tools`),
+  startOAuth: (api: ApiClient, id: string) =>
+    api.json<{ authorizationUrl: string }>('POST', `${serverPath(id)}/oauth/start`),
+  disconnect: (api: ApiClient, id: string) => api.json<undefined>('DELETE', `${serverPath(id)}/oauth`),
+};
+
+/** Sends the browser to the server's consent; the callback brings it back to `/?mcpOAuth=...&mcpServer=...`. */
+export async function connectMcpServer(api: ApiClient, id: string): Promise<void> {
+  const { authorizationUrl } = await mcpServersApi.startOAuth(api, id);
+  window.location.assign(authorizationUrl);
+}
+
+/** What the callback's return to the page says, read from (and then taken off) the address bar. */
+export interface OAuthReturn {
+  serverId: string;
+  connected: boolean;
+  reason?: string;
+}
+
+export function oauthReturnOf(search: string): OAuthReturn | undefined {
+  const query = new URLSearchParams(search);
+  const outcome = query.get('mcpOAuth');
+  const serverId = query.get('mcpServer');
+  if (outcome === null || serverId === null) return undefined;
+  const reason = query.get('reason');
+  return { serverId, connected: outcome === 'connected', ...(reason === null ? {} : { reason }) };
+}
+
+/** The reasons the callback gives, in the user's words. */
+export const OAUTH_FAILURES: Record<string, string> = {
+  invalid_state: 'the answer did not match a connection you started (or was used already)',
+  expired: 'the connection took longer than 10 minutes: try again',
+  denied: 'the authorization server did not give access',
+  failed: 'the authorization server did not give a token',
 };
