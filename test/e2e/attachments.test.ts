@@ -3,7 +3,6 @@
 // naming its rule with nothing stored; EXIF GPS gone; the blobs gone with their conversation.
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { BlobServiceClient } from '@azure/storage-blob';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
@@ -78,9 +77,9 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
   const read = (client: ChatClient, id: string) =>
     fetch(`${runtime.url}/api/attachments/${id}`, { headers: client.headers() });
   const blobNames = async () => {
-    const container = BlobServiceClient.fromConnectionString(
-      runtime.blob.connectionString,
-    ).getContainerClient(runtime.config.attachments.blob?.container ?? '');
+    const container = runtime.blob
+      .serviceClient()
+      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
     const names: string[] = [];
     for await (const blob of container.listBlobsFlat()) names.push(blob.name);
     return names;
@@ -231,14 +230,18 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     expect(bomb.code).toBe('attachment_pixels');
     expect(await blobNames()).toEqual(before);
 
-    const dot = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
-      .png()
-      .toBuffer();
+    // Eleven different images: the same bytes sent again would be one file.
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++)
+    for (let i = 0; i < 11; i++) {
+      const dot = await sharp({
+        create: { width: 8, height: 8, channels: 3, background: { r: i, g: 0, b: 0 } },
+      })
+        .png()
+        .toBuffer();
       ids.push(
         (await expectStatus<Uploaded>(await upload(alice, `${i}.png`, 'image/png', dot), 201)).attachmentId,
       );
+    }
     const sessionId = await alice.startSession();
     const eleven = await problem(
       await alice.post({ sessionId, chatMessageId: randomUUID(), text: 'eleven', attachments: ids }),
