@@ -122,6 +122,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   // Known once the settings are read, after the host listens: the page is not served before then.
   let signInOrigins: readonly string[] = [];
+  let blobOrigins: readonly string[] = [];
   try {
     const http = new HttpHost({
       functions: functions.http,
@@ -129,7 +130,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logHandler: log,
       corsAllowedOrigins,
       allowedHosts,
-      site: createStaticSite({ root: webRoot, signInOrigins: () => signInOrigins }),
+      site: createStaticSite({
+        root: webRoot,
+        signInOrigins: () => signInOrigins,
+        connectOrigins: () => blobOrigins,
+      }),
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());
@@ -159,6 +164,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => blob.stop());
     // The page (here, or at an origin CORS lets call the API) uploads large files straight to the emulator.
     await blob.allowOrigins([url, `http://localhost:${address.port}`, ...corsAllowedOrigins]);
+    blobOrigins = [new URL(blob.endpoint).origin];
 
     const webPubSub = new LocalWebPubSub({
       accessKey: randomBytes(32).toString('base64'),
