@@ -110,7 +110,7 @@ describe('a file over the direct-upload size', () => {
     };
     const puts: { url: string; init: RequestInit | undefined }[] = [];
     const fetchImpl = (url: RequestInfo | URL, init?: RequestInit) => {
-      puts.push({ url: String(url), init });
+      puts.push({ url: typeof url === 'string' ? url : url instanceof URL ? url.href : url.url, init });
       return Promise.resolve(new Response(null, { status: 201 }));
     };
     const big = file('photo.jpg', 'image/jpeg', 2048);
