@@ -275,7 +275,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: traceEventStore(streaming.turnEvents),
         sink: traceEventSink(streaming.sink),
         llm,
-        attachments: turnAttachments(attachments, reader),
+        attachments: turnAttachments(attachments, reader, config.knowledge),
         tools: createChatTools(
           {
             messages: history.messages,

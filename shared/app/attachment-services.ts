@@ -14,7 +14,10 @@ import type { AttachmentStore } from '../attachments/attachment-store.js';
 import { withAttachments } from '../attachments/model-attachments.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
+import { paragraphChunker } from '../attachments/attachment-passages.js';
+import { chunkDocument } from '../knowledge/chunking.js';
 import type { DocumentReader } from '../knowledge/extract-pool.js';
+import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { QuotaState } from '../quota/quota-state.js';
 import type { AppConfig } from './config.js';
@@ -47,14 +50,27 @@ export function composeAttachments(
   };
 }
 
-/** How a turn reads its files in: a PDF by the workers that read knowledge documents, under their limits. */
+/**
+ * How a turn reads its files in: a PDF by the workers that read knowledge documents, under their limits; a file too
+ * long for the prompt cut by the knowledge base's chunker and searched.
+ */
 export function turnAttachments(
   attachments: AttachmentServices,
   reader: DocumentReader,
+  knowledge: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens'>,
 ): (userId: string, messages: readonly ChatMessage[]) => Promise<ChatMessage[]> {
   const reading = {
     store: attachments.store,
     config: attachments.config,
+    // A file too long for the prompt is cut as knowledge documents are, then searched.
+    chunk: (text: string) =>
+      chunkDocument(
+        {
+          pageCount: 1,
+          blocks: paragraphChunker(text).map((paragraph) => ({ kind: 'text' as const, text: paragraph })),
+        },
+        { targetTokens: knowledge.chunkTokens, overlapTokens: knowledge.chunkOverlapTokens },
+      ).map((chunk) => chunk.text),
     readPdf: async (bytes: Uint8Array, owner: string) => {
       const document = await reader.read({ format: 'pdf', content: bytes, owner });
       return document.blocks.map((block) => block.text).join('\n\n');

@@ -250,6 +250,43 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     expect(eleven.code).toBe('attachments_per_message');
   });
 
+  it('searches a text file too long for the prompt: the passage that answers reaches the model', async () => {
+    const paragraphs = Array.from(
+      { length: 1200 },
+      (_, i) => `Paragraph ${i}: the river ran past mill number ${i} on a mild and quiet morning.`,
+    );
+    paragraphs[600] = 'The vault code is 7319, kept by the night porter.';
+    const text = paragraphs.join('\n\n');
+    // Longer than ATTACHMENTS_TEXT_TOKENS lets into the prompt, its answer in the middle.
+    expect(text.length).toBeGreaterThan(runtime.config.attachments.textTokens * 4 * 1.5);
+    const stored = await expectStatus<Uploaded>(
+      await upload(alice, 'ledger.txt', 'text/plain', Buffer.from(text)),
+      201,
+    );
+    const sessionId = await alice.startSession();
+    const chatMessageId = randomUUID();
+    await expectStatus(
+      await alice.post({
+        sessionId,
+        chatMessageId,
+        text: 'What is the vault code?',
+        attachments: [stored.attachmentId],
+      }),
+      202,
+    );
+    expect((await alice.stream(sessionId, chatMessageId)).map((frame) => frame.event)).toContain(
+      'message-end',
+    );
+    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    const prompt = sent?.messages.findLast((message) => message.role === 'user')?.content;
+    expect(typeof prompt).toBe('string');
+    expect(prompt).toContain('The vault code is 7319');
+    expect(prompt).toContain('passages that best match the question');
+    // Not the whole file: what is kept stays within the budget.
+    expect((prompt as string).length).toBeLessThan(runtime.config.attachments.textTokens * 4 + 1_000);
+    await settle(runtime);
+  });
+
   it('strips EXIF, GPS included, from a stored JPEG', async () => {
     const photo = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#48c' } })
       .jpeg()
