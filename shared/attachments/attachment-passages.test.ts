@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { matchingPassages, paragraphChunker } from './attachment-passages.js';
 
-const filler = (i: number) => `Paragraph ${i}: the river ran past mill number ${i} on a mild and quiet morning.`;
+const filler = (i: number) =>
+  `Paragraph ${i}: the river ran past mill number ${i} on a mild and quiet morning.`;
 
 describe('passages of a file too long for the prompt', () => {
   const paragraphs = Array.from({ length: 200 }, (_, i) => filler(i));
