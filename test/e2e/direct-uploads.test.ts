@@ -206,6 +206,19 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     await problem(await json(alice, `attachments/${started.attachmentId}/complete`), 404);
   });
 
+  it("deletes an upload under way with all of its user's data", async () => {
+    const carol = new ChatClient(runtime.url, 'user_003');
+    const started = await start(carol, 'draft.txt', 'text/plain', 5);
+    expect((await put(started.uploadUrl, Buffer.from('draft'))).status).toBe(201);
+    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
+    const erased = await fetch(`${runtime.url}/api/account/users/user_003/data`, {
+      method: 'DELETE',
+      headers: carol.headers(),
+    });
+    expect(erased.status).toBe(204);
+    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(false);
+  });
+
   it('keeps the same bytes sent again once, and counts them once', async () => {
     const usage = async () =>
       (

@@ -143,6 +143,9 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
         await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
         deleted++;
       }
+      // Direct uploads under way too (blob-attachment-uploads.ts keeps them under pending/, by the same prefix).
+      for await (const item of container.listBlobsFlat({ prefix: `pending/${userPrefix(userId)}` }))
+        await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
       return deleted;
     },
   };
