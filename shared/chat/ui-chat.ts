@@ -107,10 +107,12 @@ async function postToSession(
   if (session === undefined) throw sessionNotFound(turn.sessionId);
   // File parts are stored as uploads are, then named like uploads; a refused post takes them back.
   const files = turn.files ?? [];
-  const { ids: attachments, stored } =
+  const { ids: sent, stored } =
     files.length === 0 || services.attachments === undefined
       ? { ids: [], stored: [] }
       : await storeMessageFiles(services.attachments, caller, files, session.sessionId);
+  // A part naming a stored file (uploaded directly, or read back from history) is attached as it is.
+  const attachments = [...(turn.attachmentIds ?? []), ...sent];
   try {
     return await postChatMessage(services, caller, {
       ...(attachments.length > 0 ? { attachments } : {}),

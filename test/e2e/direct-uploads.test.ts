@@ -146,6 +146,62 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     await settle(runtime);
   });
 
+  it('takes a directly uploaded file named in a useChat file part', async () => {
+    const text = Buffer.from('Meeting notes: the launch moves to Friday.');
+    const started = await start(alice, 'notes.txt', 'text/plain', text.length);
+    expect((await put(started.uploadUrl, text, 'text/plain')).status).toBe(201);
+    const stored = await expectStatus<Stored>(
+      await json(alice, `attachments/${started.attachmentId}/complete`),
+      201,
+    );
+    const chatId = 'UiDirect00000001';
+    const response = await json(alice, 'ui/chat', {
+      id: chatId,
+      trigger: 'submit-message',
+      messages: [
+        {
+          id: 'UiDirectMsg00001',
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'When is the launch?' },
+            {
+              type: 'file',
+              mediaType: 'text/plain',
+              filename: 'notes.txt',
+              url: `/api/attachments/${stored.attachmentId}`,
+            },
+          ],
+        },
+      ],
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.text()).toContain('[DONE]');
+    await settle(runtime);
+    const conversation = await expectStatus<{ messages: { role: string; attachments?: { id: string }[] }[] }>(
+      await fetch(`${runtime.url}/api/history/conversations/${chatId}`, { headers: alice.headers() }),
+      200,
+    );
+    expect(conversation.messages.find((message) => message.role === 'user')?.attachments).toEqual([
+      expect.objectContaining({ id: stored.attachmentId, name: 'notes.txt' }),
+    ]);
+    // Another user's id in a part is not theirs to attach.
+    const stolen = await json(bob, 'ui/chat', {
+      id: 'UiDirect00000002',
+      trigger: 'submit-message',
+      messages: [
+        {
+          id: 'UiDirectMsg00002',
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'mine now' },
+            { type: 'file', mediaType: 'text/plain', url: `/api/attachments/${stored.attachmentId}` },
+          ],
+        },
+      ],
+    });
+    expect(stolen.status).toBe(404);
+  });
+
   it('refuses a bad upload by the rule it breaks and deletes it', async () => {
     const html = Buffer.from('<!doctype html><script>alert(1)</script>');
     const started = await start(alice, 'cat.png', 'image/png', html.length);
