@@ -134,7 +134,11 @@ describe("a useChat request's turn", () => {
           ...user('x'),
           parts: [
             { type: 'text', text: 'and this' },
-            { type: 'file', url: '/api/attachments/att-0123456789abcdef0123456789abcdef', mediaType: 'image/png' },
+            {
+              type: 'file',
+              url: '/api/attachments/att-0123456789abcdef0123456789abcdef',
+              mediaType: 'image/png',
+            },
           ],
         },
       ],
