@@ -82,7 +82,12 @@ and is at once: a forgotten memory is gone from search and from the next prompt.
 conversation's summary, themes, persons, places, \`user_sentiment\`, \`score\`, \`similarity\`, \`sessionId\`, \`title\`
 and \`date\`. The export is NDJSON, one line per fact (\`type: "fact"\`) and per summary (\`type: "summary"\`), each with
 its \`scope\`; the import takes that file's active facts (its summaries and past facts are counted in \`skipped\`) or
-\`{statements}\`, and merges them as a turn's would be: a fact already held is \`unchanged\`, never duplicated.`,
+\`{statements}\`, and merges them as a turn's would be: a fact already held is \`unchanged\`, never duplicated.
+Every fact and summary has a \`scope\`: \`user\` (the shared memory every conversation reads),
+\`assistant:<assistantId>\` (an assistant that keeps its own memory) or \`project:<projectId>\`; \`?scope=\` reads
+one, and \`PATCH .../memories/{factId}\` \`{scope}\` moves a fact, only into the caller's own scopes (another
+user's project or private assistant is the same 404 as an unknown one). See
+[assistants-projects.md](assistants-projects.md#where-memory-lives).`,
   },
   {
     title: 'Attachments',

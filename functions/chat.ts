@@ -1,6 +1,5 @@
 // The chat front door: start a session, post a message (or an edit) onto the `user-messages` queue with the
-// URL of its stream, regenerate an answer, stop a turn.
-import type { App } from '../shared/app/app.js';
+// URL of its stream, regenerate an answer, stop a turn; and the job that ends a temporary chat after its time.
 import {
   chatAcceptedSchema,
   chatBodyMaxBytes,
@@ -20,6 +19,16 @@ import {
 } from '../shared/chat/post-chat-message.js';
 import { regenerateTurn } from '../shared/chat/regenerate-turn.js';
 import { startSession } from '../shared/chat/start-session.js';
+import { expireTemporaryChat, scheduleTemporaryChatExpiry } from '../shared/chat/temporary-chat-expiry.js';
+import { temporaryChatExpiryOrchestrator } from '../shared/chat/temporary-chat-orchestration.js';
+import {
+  EXPIRE_TEMPORARY_CHAT_ACTIVITY,
+  TEMPORARY_CHAT_EXPIRY_ORCHESTRATION,
+  temporaryChatExpiryInputSchema,
+} from '../shared/chat/contracts/activities.js';
+import type { InvocationContext } from '@azure/functions';
+import { getApp, type App } from '../shared/app/app.js';
+import { parseInput } from '../shared/validation.js';
 import { sessionStarter } from '../shared/app/conversation-shaping.js';
 import { chatSessionSchema } from '../shared/conversation/session-store.js';
 import type { FunctionDefinition } from './definition.js';
@@ -39,8 +48,16 @@ export const startSessionEndpoint = endpoint({
   },
   replies: { 201: chatSessionSchema },
   body: { schema: startSessionBodySchema, maxBytes: 4 * 1024, optional: true, what: 'session request' },
-  async handle({ app, caller, body }) {
-    return { status: 201, body: await startSession(sessionStarter(app), caller, body ?? {}) };
+  usesDurableClient: true,
+  async handle({ app, caller, body, context }) {
+    const session = await startSession(sessionStarter(app), caller, body ?? {});
+    // A temporary chat's job, which deletes it once TEMPORARY_CHAT_TTL has passed.
+    await scheduleTemporaryChatExpiry(
+      app.orchestrations(context),
+      session,
+      app.config.chat.temporaryChatTtlSeconds,
+    );
+    return { status: 201, body: session };
   },
 });
 
@@ -150,4 +167,29 @@ export const chatFunctions: FunctionDefinition[] = [
   httpFunction(postChatEndpoint),
   httpFunction(regenerateEndpoint),
   httpFunction(cancelTurnEndpoint),
+  {
+    kind: 'orchestration',
+    name: TEMPORARY_CHAT_EXPIRY_ORCHESTRATION,
+    handler: temporaryChatExpiryOrchestrator,
+  },
+  {
+    kind: 'activity',
+    name: EXPIRE_TEMPORARY_CHAT_ACTIVITY,
+    usesDurableClient: true,
+    async handler(value: unknown, context: InvocationContext) {
+      const input = parseInput(temporaryChatExpiryInputSchema, value, 'temporary chat expiry');
+      const app = await getApp();
+      const outcome = await expireTemporaryChat(
+        {
+          ...app.history,
+          memory: app.memory,
+          orchestrations: app.orchestrations(context),
+          stops: app.chat.cancellations,
+        },
+        input,
+      );
+      context.log(`Temporary chat ${input.sessionId} expired: ${outcome}.`);
+      return outcome;
+    },
+  },
 ];

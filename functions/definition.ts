@@ -59,6 +59,8 @@ export interface OrchestrationDefinition {
 export interface ActivityDefinition {
   kind: 'activity';
   name: string;
+  /** The activity calls `app.orchestrations(context)` (it purges other instances): bind a durable client input. */
+  usesDurableClient?: boolean;
   handler: df.ActivityHandler;
 }
 

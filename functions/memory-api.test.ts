@@ -147,7 +147,8 @@ async function expectProblem(reply: Reply, status: number, code: string) {
 /** The fact as the API shows it. */
 function view(fact: ProfileFact) {
   const { id, kind: _kind, userId: _userId, ...rest } = fact;
-  return { factId: id, ...rest };
+  // A fact without a scope is the user's shared memory, and the API says so.
+  return { factId: id, ...rest, scope: rest.scope ?? 'user' };
 }
 
 /** Everything user_001's memory holds, read straight from the fakes. */
@@ -168,9 +169,10 @@ describe('GET /api/memory/users/{userId}/memories', () => {
     const facts = await app.fakes.facts.list('user_001');
     expect(page).toEqual({
       facts: facts.map(view),
-      summaries: [COOKING, RUST, LISBON].map((id) =>
-        summaryView(app.fakes.summaries.documents.get(`user_001\u0000${id}`)!.document),
-      ),
+      summaries: [COOKING, RUST, LISBON].map((id) => ({
+        ...summaryView(app.fakes.summaries.documents.get(`user_001\u0000${id}`)!.document),
+        scope: 'user',
+      })),
     });
     expect(page.facts.map((f) => [f.factId, f.status])).toEqual([
       [TEA, 'superseded'],

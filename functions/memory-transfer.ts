@@ -14,6 +14,8 @@ import {
 } from '../shared/memory/memory-transfer.js';
 import { withUsage } from '../shared/usage/usage-scope.js';
 import type { FunctionDefinition } from './definition.js';
+import { memoryScopeAccess } from '../shared/app/workspace.js';
+import type { MemoryScope } from '../shared/conversation/memory-scope.js';
 import { endpoint, httpFunction } from './endpoint.js';
 
 const userParamsSchema = z.object({ userId: userIdSchema });
@@ -56,9 +58,13 @@ export const importMemoryEndpoint = endpoint({
   route: 'memory/users/{userId}/import',
   methods: ['POST'],
   summary:
-    "Merges memories into the caller's profile as a turn's would be, with provenance `import`: a multipart `file` in the export's NDJSON format (its active facts; no model call), or JSON {statements} (sorted into categories by the memory model, its usage counted). ?dryRun=true answers what would change and writes nothing; importing the same again changes nothing.",
+    "Merges memories into the caller's profile as a turn's would be, with provenance `import`: a multipart `file` in the export's NDJSON format (its active facts; no model call), or JSON {statements} (sorted into categories by the memory model, its usage counted). ?dryRun=true answers what would change and writes nothing; importing the same again changes nothing. Each fact line keeps its scope (a scope not the caller's is a 404); ?scope= says where statements go.",
   auth: 'caller',
-  responses: { 200: '{dryRun, changes, unchanged, skipped, dropped}', 413: 'over 1 MiB' },
+  responses: {
+    200: '{dryRun, changes, unchanged, skipped, dropped}',
+    404: "a scope that is not the caller's",
+    413: 'over 1 MiB',
+  },
   replies: { 200: memoryImportResultSchema },
   params: userParamsSchema,
   query: memoryImportQuerySchema,
@@ -70,11 +76,16 @@ export const importMemoryEndpoint = endpoint({
     formParts: importFormParts,
   },
   async handle({ app, caller, query, body, context }) {
-    const services = { ...app.memory, llm: app.memory.worker.llm };
+    const access = memoryScopeAccess(app.workspace);
+    const services = {
+      ...app.memory,
+      llm: app.memory.worker.llm,
+      access: (scope: MemoryScope) => access(caller, scope),
+    };
     // Each import is its own job: its model call (statements only) recorded under the caller once.
     const job = `memory-import:${randomUUID()}`;
     const result = await withUsage({ userId: caller.userId, job, ownRecord: true, log: context }, () =>
-      importMemory(services, caller.userId, body, { dryRun: query.dryRun }),
+      importMemory(services, caller.userId, body, { dryRun: query.dryRun, scope: query.scope }),
     );
     return { status: 200, body: result satisfies z.input<typeof memoryImportResultSchema> };
   },

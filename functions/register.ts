@@ -43,7 +43,7 @@ export function register(definition: FunctionDefinition): void {
       df.app.orchestration(definition.name, definition.handler);
       return;
     case 'activity':
-      df.app.activity(definition.name, { handler: definition.handler });
+      df.app.activity(definition.name, { handler: definition.handler, extraInputs });
       return;
     default:
       return unknownKind(definition);

@@ -109,6 +109,11 @@ param chatDeploymentName string = chatModelName
 @description('Chat deployment capacity, in thousands of tokens per minute.')
 param chatDeploymentCapacity int = 30
 
+// The model catalogue, deployed: each entry becomes a chat deployment named by its id, and the list the app's
+// LLM_MODELS (the first entry is the default model). Empty: the one chat model of the parameters above.
+@description('The chat models conversations may choose, as LLM_MODELS entries ({id, label?, capabilities?, contextWindow?, price?, allow?}) each with its deployment {model, version, sku? (GlobalStandard, DataZoneStandard or Standard; default GlobalStandard), capacity? (thousands of tokens per minute; default 10)}, e.g. [{"id":"gpt-5.4-mini","label":"Fast","deployment":{"model":"gpt-5.4-mini","version":"2026-03-17","capacity":30}}]. The id names the deployment. Empty: chatModelName alone, as chatDeploymentName.')
+param chatModels array = []
+
 @minLength(1)
 @description('Embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL).')
 param embeddingModelName string = 'text-embedding-3-small'
@@ -417,6 +422,26 @@ module webPubSub './modules/web-pubsub.bicep' = {
   }
 }
 
+// The sku and capacity an entry leaves out take the catalogue's own defaults (shared/models/model-catalogue.ts).
+var chatDeployments = empty(chatModels)
+  ? [
+      {
+        name: chatDeploymentName
+        model: chatModelName
+        version: chatModelVersion
+        sku: openAiChatDeploymentSku
+        capacity: chatDeploymentCapacity
+      }
+    ]
+  : map(chatModels, entry => {
+      name: entry.id
+      model: entry.deployment.model
+      version: entry.deployment.version
+      sku: entry.deployment.?sku ?? 'GlobalStandard'
+      capacity: entry.deployment.?capacity ?? 10
+    })
+var defaultChatDeployment = chatDeployments[0].name
+
 module openAi './modules/openai.bicep' = if (createOpenAi) {
   name: 'openai'
   scope: rg
@@ -424,12 +449,8 @@ module openAi './modules/openai.bicep' = if (createOpenAi) {
     name: names.openAi
     location: !empty(openAiLocation) ? openAiLocation : location
     tags: tags
-    chatDeploymentSkuName: openAiChatDeploymentSku
     embeddingDeploymentSkuName: openAiEmbeddingDeploymentSku
-    chatDeploymentName: chatDeploymentName
-    chatModelName: chatModelName
-    chatModelVersion: chatModelVersion
-    chatDeploymentCapacity: chatDeploymentCapacity
+    chatDeployments: chatDeployments
     embeddingDeploymentName: embeddingDeploymentName
     embeddingModelName: embeddingModelName
     embeddingModelVersion: embeddingModelVersion
@@ -502,7 +523,8 @@ module functionApp './modules/function-app.bicep' = {
     redisHostName: useRedis ? redis!.outputs.hostName : ''
     durableTaskSchedulerEndpoint: useScheduler ? durableTaskScheduler!.outputs.endpoint : ''
     azureOpenAiEndpoint: openAiEndpoint
-    chatDeploymentName: chatDeploymentName
+    chatDeploymentName: defaultChatDeployment
+    llmModels: empty(chatModels) ? '' : string(chatModels)
     embeddingDeploymentName: embeddingDeploymentName
     embeddingDimensions: embeddingDimensions
     llmMaxRetries: llmMaxRetries
@@ -606,6 +628,6 @@ output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
 // Read by scripts/stage-function-app.ts (azd hands a hook its environment) to write host.json's storageProvider.
 output DURABLE_TASK_BACKEND string = chosenDurableTaskBackend
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
-output AZURE_OPENAI_CHAT_DEPLOYMENT string = chatDeploymentName
+output AZURE_OPENAI_CHAT_DEPLOYMENT string = defaultChatDeployment
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
 output OPERATIONS_WORKBOOK_ID string = workbook.outputs.id

@@ -32,7 +32,7 @@ const SDK_ALLOWED = '(^shared/app/|^shared/http/|/adapters/|\\.test\\.ts$)';
 const CONTRACT_MODULES =
   '(^shared/[^/]+/contracts\\.ts$|^shared/[^/]+/contracts/[^/]+\\.ts$|' +
   '^shared/conversation/(branches|messages|message-completed|sources|turn-ids|session-store|posted-message-store|' +
-  'memory-mode|conversation-shape)\\.ts$)';
+  'memory-mode|memory-scope|conversation-shape)\\.ts$)';
 
 /** shared/'s own files (errors, ids, logger, validation, ...), on the bottom floor of the matrix. */
 export const SHARED_ROOT = 'shared/*.ts';
@@ -45,7 +45,7 @@ export const SHARED_ROOT = 'shared/*.ts';
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
   ['chat'],
-  ['tools', 'sharing', 'mcp', 'assistants', 'projects'],
+  ['tools', 'sharing', 'mcp', 'assistants', 'projects', 'account'],
   ['history'],
   ['memory'],
   ['streaming'],

@@ -37,6 +37,8 @@ param redisHostName string = ''
 param durableTaskSchedulerEndpoint string = ''
 param azureOpenAiEndpoint string
 param chatDeploymentName string
+@description('The model catalogue as JSON (LLM_MODELS); empty: the one chat model chatDeploymentName.')
+param llmModels string = ''
 param embeddingDeploymentName string
 
 @description('Length of the embedding vectors, as the Cosmos DB vector policies were created with it.')
@@ -265,6 +267,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AZURE_OPENAI_CHAT_DEPLOYMENT'
           value: chatDeploymentName
+        }
+        {
+          name: 'LLM_MODELS'
+          value: llmModels
         }
         {
           name: 'AZURE_OPENAI_EMBEDDING_DEPLOYMENT'

@@ -1,5 +1,5 @@
-// Azure OpenAI with a chat and an embedding deployment. Keys are off; the managed identity calls it as
-// Cognitive Services OpenAI User. main.bicep skips this module when an existing endpoint is given.
+// Azure OpenAI with the chat deployments of the model catalogue and an embedding deployment. Keys are off; the managed
+// identity calls it as Cognitive Services OpenAI User. main.bicep skips this module when an existing endpoint is given.
 param name string
 param location string
 param tags object
@@ -9,21 +9,11 @@ param tags object
   'DataZoneStandard'
   'Standard'
 ])
-param chatDeploymentSkuName string = 'GlobalStandard'
-
-@allowed([
-  'GlobalStandard'
-  'DataZoneStandard'
-  'Standard'
-])
 param embeddingDeploymentSkuName string = 'GlobalStandard'
 
-param chatDeploymentName string
-param chatModelName string
-param chatModelVersion string
-
-@description('Thousands of tokens per minute.')
-param chatDeploymentCapacity int
+@minLength(1)
+@description('The model catalogue\'s deployments, the default chat model first: each {name (the model id the app calls), model, version, sku (GlobalStandard, DataZoneStandard or Standard), capacity (thousands of tokens per minute)}.')
+param chatDeployments array
 
 param embeddingDeploymentName string
 param embeddingModelName string
@@ -56,21 +46,25 @@ resource account 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
   }
 }
 
-resource chatDeployment 'Microsoft.CognitiveServices/accounts/deployments@2024-10-01' = {
-  parent: account
-  name: chatDeploymentName
-  sku: {
-    name: chatDeploymentSkuName
-    capacity: chatDeploymentCapacity
-  }
-  properties: {
-    model: {
-      format: 'OpenAI'
-      name: chatModelName
-      version: chatModelVersion
+// One at a time: Azure OpenAI refuses a deployment operation while another runs on the account.
+@batchSize(1)
+resource chatModels 'Microsoft.CognitiveServices/accounts/deployments@2024-10-01' = [
+  for deployment in chatDeployments: {
+    parent: account
+    name: deployment.name
+    sku: {
+      name: deployment.sku
+      capacity: deployment.capacity
+    }
+    properties: {
+      model: {
+        format: 'OpenAI'
+        name: deployment.model
+        version: deployment.version
+      }
     }
   }
-}
+]
 
 resource embeddingDeployment 'Microsoft.CognitiveServices/accounts/deployments@2024-10-01' = {
   parent: account
@@ -88,7 +82,7 @@ resource embeddingDeployment 'Microsoft.CognitiveServices/accounts/deployments@2
   }
   // The account accepts one deployment operation at a time.
   dependsOn: [
-    chatDeployment
+    chatModels
   ]
 }
 
@@ -105,5 +99,5 @@ resource openAiUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
 
 output name string = account.name
 output endpoint string = account.properties.endpoint
-output chatDeploymentName string = chatDeployment.name
+output chatDeploymentNames array = [for (deployment, index) in chatDeployments: chatModels[index].name]
 output embeddingDeploymentName string = embeddingDeployment.name

@@ -110,6 +110,24 @@ describe('search functions', () => {
     ).toEqual([{ id: 'b' }]);
   });
 
+  it('filters with IS_DEFINED and a parenthesised OR, as a scope that may be absent is', () => {
+    const withoutKind = [...documents, { id: 'e', text: 'cat', v: [1, 0] }];
+    const sql =
+      'SELECT c.id FROM c WHERE (NOT IS_DEFINED(c.kind) OR ARRAY_CONTAINS(@kinds, c.kind)) ' +
+      'ORDER BY RANK FullTextScore(c.text, "cat")';
+    const run = (kinds: string[]) =>
+      runSearchQuery(sql, [{ name: '@kinds', value: kinds }], withoutKind).map((row) => row.id);
+    expect(run(['y'])).toEqual(['d', 'e']);
+    expect(run([])).toEqual(['e']);
+    expect(
+      runSearchQuery(
+        'SELECT c.id FROM c WHERE IS_DEFINED(c.kind) ORDER BY RANK FullTextScore(c.text, "cat")',
+        [],
+        withoutKind,
+      ).map((row) => row.id),
+    ).not.toContain('e');
+  });
+
   it('refuses what it does not understand', () => {
     const run = (sql: string) => () => runSearchQuery(sql, [], documents);
     expect(run('SELECT FullTextScore(c.text, "a") AS s FROM c')).toThrow(SearchQueryError);

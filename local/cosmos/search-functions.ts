@@ -61,7 +61,9 @@ export function runSearchQuery(
  * documents for which it is true). So `NOT ARRAY_CONTAINS(@ids, c.documentId)` drops a row without documentId.
  */
 function holds(condition: Condition, document: Document, valueOf: ValueOf): boolean {
+  if (condition.kind === 'any') return condition.conditions.some((each) => holds(each, document, valueOf));
   const value = valueAt(document, condition.path);
+  if (condition.kind === 'defined') return (value !== undefined) !== condition.negated;
   if (condition.kind === 'equals') return value === valueOf(condition.value);
   const array = valueOf(condition.array);
   if (!Array.isArray(array) || value === undefined) return false;

@@ -1,5 +1,5 @@
 // Test-only: the grammar of the search queries the local server answers itself (VectorDistance, FullTextScore,
-// RRF, ORDER BY RANK, TOP, ARRAY_CONTAINS), parsed into what search-functions.ts runs.
+// RRF, ORDER BY RANK, TOP, ARRAY_CONTAINS, IS_DEFINED, a parenthesised OR), parsed into what search-functions.ts runs.
 
 /** A query outside the grammar, or one whose parameters do not fit it: the server answers it with 400. */
 export class SearchQueryError extends Error {
@@ -21,7 +21,9 @@ export interface Order {
 }
 export type Condition =
   | { kind: 'equals'; path: string[]; value: Operand }
-  | { kind: 'contains'; array: Operand; path: string[]; negated: boolean };
+  | { kind: 'contains'; array: Operand; path: string[]; negated: boolean }
+  | { kind: 'defined'; path: string[]; negated: boolean }
+  | { kind: 'any'; conditions: Condition[] };
 interface Query {
   top: number | undefined;
   select: SelectItem[];
@@ -88,7 +90,20 @@ export class Parser {
   }
 
   private condition(alias: string): Condition {
+    if (this.acceptSymbol('(')) {
+      const conditions: Condition[] = [];
+      do conditions.push(this.condition(alias));
+      while (this.acceptKeyword('OR'));
+      this.symbol(')');
+      return { kind: 'any', conditions };
+    }
     const negated = this.acceptKeyword('NOT');
+    if (this.acceptKeyword('IS_DEFINED')) {
+      this.symbol('(');
+      const path = this.path(alias);
+      this.symbol(')');
+      return { kind: 'defined', path, negated };
+    }
     if (negated || this.peek()?.text.toUpperCase() === 'ARRAY_CONTAINS') {
       this.keyword('ARRAY_CONTAINS');
       this.symbol('(');

@@ -32,7 +32,7 @@ import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
 import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
-import type { AccountServices } from './user-eraser.js';
+import { composeAccount, type AccountServices } from './account-wiring.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import { createWebPubSubMemoryNotices } from '../memory/adapters/web-pubsub-memory-notices.js';
 import type { RememberServices } from '../memory/remember-turn.js';
@@ -223,7 +223,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const hot = hotStore.store;
   const stores = createChatStores(database, {
     hot,
-    promptTokenBudget: config.chat.promptTokenBudget,
+    chat: config.chat,
     history: { headers: history.headers, messages: history.messages },
   });
   const streaming = createStreamingAdapters(database, webPubSub);
@@ -362,7 +362,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       search: knowledgeSearch,
     },
     attachments,
-    account: { database },
+    account: composeAccount(config, platform, database),
     quota,
     usage: { ledger: usage.ledger, reader: usage.reader, prices: config.usage.prices },
     sharing: { shares },

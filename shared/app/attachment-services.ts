@@ -107,6 +107,7 @@ const offStore: AttachmentStore = {
   read: () => Promise.resolve(undefined),
   findSent: () => Promise.resolve(undefined),
   link: () => Promise.resolve(),
+  list: () => Promise.resolve([]),
   usedBytes: () => Promise.resolve(0),
   delete: () => Promise.resolve(),
   deleteConversation: () => Promise.resolve(0),

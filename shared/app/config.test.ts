@@ -92,6 +92,7 @@ describe('loadConfig', () => {
       firstRound: 'worker',
       cancelPollMs: 1000,
       profileTimeoutMs: 2000,
+      temporaryChatTtlSeconds: 86_400,
     });
     expect(config.streaming).toEqual({
       flushIntervalMs: 50,

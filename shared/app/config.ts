@@ -11,6 +11,7 @@ import { mcpConfig, mcpSettings, type McpConfig } from '../mcp/settings.js';
 import type { ModelCatalogue } from '../models/model-catalogue.js';
 import type { PriceTable } from '../usage/prices.js';
 import { modelCatalogue, modelSettings } from '../models/settings.js';
+import { accountConfig, accountSettings, type AccountConfig } from '../account/settings.js';
 import { assistantSettings, publishPolicy, type PublishPolicy } from '../assistants/settings.js';
 import {
   readSettings,
@@ -68,6 +69,8 @@ export interface AppConfig {
   sharing: SharingConfig;
   /** The operator's MCP servers, the key that seals users' header values, and the limits of MCP tools. */
   mcp: McpConfig;
+  /** Data archives' lifetime and links; what an erase does with usage records. */
+  account: AccountConfig;
 }
 
 /** Every setting the app and its host read, grouped by area, in the order local.settings.sample.json lists them. */
@@ -91,6 +94,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   usageSettings,
   sharingSettings,
   mcpSettings,
+  accountSettings,
 );
 
 /** Parses the settings from an environment (process.env in production). Throws ConfigError. */
@@ -120,6 +124,7 @@ export function loadConfig(env: Environment): AppConfig {
   const usage = readSettings(usageSettings, env, problems);
   const sharing = readSettings(sharingSettings, env, problems);
   const mcp = readSettings(mcpSettings, env, problems);
+  const account = readSettings(accountSettings, env, problems);
   // Rules across settings only make sense once every value parsed.
   problems.throwIfAny();
 
@@ -204,6 +209,7 @@ export function loadConfig(env: Environment): AppConfig {
     searchesPerMinute: searchesPerMinute(searchRate),
     sharing: sharingConfig(sharing),
     mcp: mcpConfig(mcp),
+    account: accountConfig(account),
   };
 }
 

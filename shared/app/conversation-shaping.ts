@@ -19,7 +19,12 @@ export function sessionStarter(app: App): StartSessionServices {
       ]);
       const shape: ConversationShape = {};
       if (assistant !== undefined) {
-        shape.assistant = { assistantId: assistant.assistantId, version: assistant.version };
+        shape.assistant = {
+          assistantId: assistant.assistantId,
+          version: assistant.version,
+          // Kept with the version it was read at: the conversation's memory stays where it started.
+          ...(assistant.memory === 'assistant' ? { ownMemory: true as const } : {}),
+        };
         if (assistant.model !== undefined) shape.model = assistant.model;
         // An assistant without memory keeps its conversations out of it.
         if (assistant.memory === 'none') shape.memory = 'off';

@@ -11,6 +11,7 @@ import { streamingContainers } from '../streaming/contracts.js';
 import { usageContainers } from '../usage/contracts.js';
 import { assistantsContainers } from '../assistants/contracts.js';
 import { projectsContainers } from '../projects/contracts.js';
+import { accountContainers } from '../account/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
@@ -27,4 +28,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...mcpContainers,
   ...assistantsContainers,
   ...projectsContainers,
+  ...accountContainers,
 ];

@@ -13,27 +13,35 @@ import { privateLibrary, SHARED_LIBRARY } from '../knowledge/contracts.js';
 import { deleteDocument, type DeleteServices } from '../knowledge/delete-document.js';
 import { forgetAll, type ForgetServices } from '../memory/forget-memories.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
+import { eraseExports, type ExportServices } from '../account/account-export.js';
+import { exportInstanceId } from '../account/contracts.js';
+import { isFinishedStatus, type OrchestrationClient } from '../durable/orchestration-client.js';
 import { cosmosContainers } from './cosmos-containers.js';
+import { anonymiseUsage } from './usage-anonymiser.js';
 
 /** Conversations deleted at once: each stops and purges its own turns in parallel already. */
 const CONVERSATION_PARALLELISM = 4;
 
-/** What erasing a user reaches beyond the areas' own use-cases: the database, swept container by container. */
-export interface AccountServices {
+export interface UserEraseServices {
+  /** What erasing a user reaches beyond the areas' own use-cases: the database, swept container by container. */
   database: Database;
-}
-
-export interface UserEraseServices extends AccountServices {
   conversations: DeleteConversationServices;
   memory: ForgetServices;
   knowledge: DeleteServices;
   attachments: Pick<AttachmentStore, 'deleteUser'>;
+  /** Data archives: their records, bytes, and the jobs that write and expire them. */
+  exports: Pick<ExportServices, 'archives' | 'records'> & { orchestrations: OrchestrationClient };
+  /** What becomes of usage records (ERASE_USAGE_RECORDS). */
+  usageRecords: 'delete' | 'keep-anonymised';
 }
 
 export interface ErasedUser {
   conversations: number;
   documents: number;
   attachments: number;
+  archives: number;
+  /** Usage records kept, anonymised (ERASE_USAGE_RECORDS=keep-anonymised). */
+  anonymised: number;
   /** Items the sweep found left in the containers (assistants, projects, MCP servers, usage, quotas, ...). */
   swept: number;
 }
@@ -61,8 +69,28 @@ export async function eraseUser(services: UserEraseServices, userId: string): Pr
     }
   }
   const attachments = await services.attachments.deleteUser(userId);
+  const archives = await eraseArchives(services.exports, userId);
+  const anonymised =
+    services.usageRecords === 'keep-anonymised' ? await anonymiseUsage(services.database, userId) : 0;
   const swept = await sweep(services.database, cosmosContainers, userId);
-  return { conversations: sessionIds.length, documents, attachments, swept };
+  return { conversations: sessionIds.length, documents, attachments, archives, anonymised, swept };
+}
+
+/** The archives' blobs, and their jobs (stopped and forgotten: their input names the user); the sweep takes the records. */
+async function eraseArchives(exports: UserEraseServices['exports'], userId: string): Promise<number> {
+  const { records, archives } = await eraseExports(exports, userId);
+  for (const record of records) {
+    const instanceId = exportInstanceId(record.id);
+    const status = await exports.orchestrations.getStatus(instanceId);
+    if (status === undefined) continue;
+    if (!isFinishedStatus(status.runtimeStatus))
+      await exports.orchestrations
+        .terminate(instanceId, 'The user erased their data.')
+        .catch(() => undefined);
+    // A job that has not settled yet is purged by a later erase; its next step finds no record and does nothing.
+    await exports.orchestrations.purge(instanceId).catch(() => false);
+  }
+  return archives;
 }
 
 /** The user's conversations: every session (live or being deleted) and every header. */

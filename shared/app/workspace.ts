@@ -8,6 +8,10 @@ import { PROJECTS_CONTAINER } from '../projects/contracts.js';
 import type { ProjectServices } from '../projects/projects.js';
 import type { ConversationInstructions } from '../conversation/conversation-shape.js';
 import type { AppConfig } from './config.js';
+import { getAssistant } from '../assistants/assistants.js';
+import { getProject } from '../projects/projects.js';
+import { scopeTarget } from '../conversation/memory-scope.js';
+import type { ScopeAccess } from '../memory/memory-scopes.js';
 
 export interface WorkspaceServices {
   assistants: AssistantServices;
@@ -43,5 +47,17 @@ export function conversationInstructions(workspace: WorkspaceServices): Conversa
         : undefined,
     ].filter((part) => part !== undefined);
     return parts.length === 0 ? undefined : parts.join('\n\n');
+  };
+}
+
+/**
+ * Whether a memory scope is the caller's to put memory in: their own project, an assistant they may use (their own or
+ * a published one, whose conversations with them keep its memory in their partition). Refused as not found otherwise.
+ */
+export function memoryScopeAccess(workspace: WorkspaceServices): ScopeAccess {
+  return async (caller, scope) => {
+    const target = scopeTarget(scope);
+    if (target.kind === 'assistant') await getAssistant(workspace.assistants, caller, target.assistantId);
+    else if (target.kind === 'project') await getProject(workspace.projects, caller, target.projectId);
   };
 }

@@ -29,6 +29,8 @@ export interface AttachmentStore {
   findSent(userId: string, sourceSha256: string, sessionId?: string): Promise<StoredAttachment | undefined>;
   /** Ties the user's attachments to the conversation a message of it carries them in. */
   link(userId: string, attachmentIds: readonly string[], sessionId: string): Promise<void>;
+  /** Every attachment of the user, without bytes (the data archive reads each in turn). */
+  list(userId: string): Promise<StoredAttachment[]>;
   /** Bytes the user keeps in attachments. */
   usedBytes(userId: string): Promise<number>;
   /** Deletes the user's attachments by id (an unknown id is skipped). */

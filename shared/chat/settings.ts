@@ -1,7 +1,8 @@
-// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, who runs its first
-// round, how long the worker holds a session, how often a streaming turn checks for a stop; and how long a new
-// conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS), though the profile is memory's.
+// Limits of a chat turn (CHAT_*): message size, tool rounds, prompt and output budgets, who runs its first round, how
+// long the worker holds a session, how often a streaming turn checks for a stop, how long a temporary chat lives;
+// and how long a new conversation's turn waits for the user's profile (MEMORY_PROFILE_TIMEOUT_MS).
 import { PROFILE_FETCH_BUDGET_MS } from '../memory/contracts.js';
+import { TEMPORARY_CHAT_TTL_SECONDS } from './contracts/documents.js';
 import { choiceSetting, defineSettings, intSetting, type SettingValues } from '../settings/setting.js';
 
 const tuning = { kind: 'default' } as const;
@@ -54,6 +55,16 @@ export const chatSettings = defineSettings({
       'read each time, only while the model streams); a stop taken by the instance running the turn acts at once.',
     azure: tuning,
   }),
+  TEMPORARY_CHAT_TTL: intSetting({
+    default: TEMPORARY_CHAT_TTL_SECONDS,
+    min: 1,
+    max: 30 * 24 * 60 * 60,
+    help:
+      'Seconds a temporary chat lives after it starts: then a job deletes it everywhere (its working memory, turns, ' +
+      "events and attachments' blobs) as a delete of the conversation does, and its session's own Cosmos DB ttl " +
+      'ends it even without the job. Past 24 h, working memory (the hot store) may expire first.',
+    azure: tuning,
+  }),
   MEMORY_PROFILE_TIMEOUT_MS: intSetting({
     default: PROFILE_FETCH_BUDGET_MS,
     min: 1,
@@ -77,6 +88,8 @@ export interface ChatConfig {
   cancelPollMs: number;
   /** The budget of a new conversation's profile read (ms). */
   profileTimeoutMs: number;
+  /** How long a temporary chat lives (seconds). */
+  temporaryChatTtlSeconds: number;
 }
 
 export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConfig {
@@ -89,5 +102,6 @@ export function chatConfig(values: SettingValues<typeof chatSettings>): ChatConf
     firstRound: values.CHAT_FIRST_ROUND,
     cancelPollMs: values.CHAT_CANCEL_POLL_MS,
     profileTimeoutMs: values.MEMORY_PROFILE_TIMEOUT_MS,
+    temporaryChatTtlSeconds: values.TEMPORARY_CHAT_TTL,
   };
 }

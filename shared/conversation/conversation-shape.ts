@@ -9,6 +9,8 @@ import { memoryModeSchema, type MemoryMode } from './memory-mode.js';
 export const assistantRefSchema = z.object({
   assistantId: assistantIdSchema,
   version: z.number().int().positive(),
+  /** The assistant keeps its own memory (its memory mode at that version): the conversation reads and writes it. */
+  ownMemory: z.literal(true).optional(),
 });
 export type AssistantRef = z.infer<typeof assistantRefSchema>;
 

@@ -2,6 +2,7 @@
 // (history and memory), with the turn's messages as committed.
 import { z } from 'zod';
 import { conversationMessageSchema, systemPromptSchema, turnRefSchema } from './messages.js';
+import { memoryScopeSchema } from './memory-scope.js';
 
 /** Topic on which a finished turn is announced; each consumer (history, memory) has its own subscription. */
 export const MESSAGE_COMPLETED_TOPIC = 'message-completed';
@@ -33,6 +34,11 @@ export const messageCompletedSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** `read`: the turn read memory but may not add to it; the memory worker leaves it out. */
   memoryMode: z.literal('read').optional(),
+  /**
+   * Where what the turn taught is kept: its project's memory, its assistant's own, or (absent) the user's shared
+   * memory (memory-scope.ts).
+   */
+  memoryScope: memoryScopeSchema.optional(),
   /** The caller's groups as their identity named them at the turn (absent: none): QUOTA_EXEMPT's `group:` entries. */
   groups: z.array(z.string().min(1).max(128)).min(1).max(200).optional(),
   /** On the turn that began the conversation: its system prompt, which history keeps as its first message. */

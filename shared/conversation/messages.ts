@@ -44,6 +44,8 @@ export const systemPromptSchema = z.object({
   personalised: z.boolean(),
   /** When the first turn rendered it. */
   createdAt: z.iso.datetime(),
+  /** The project whose instructions it holds: a turn of a conversation filed elsewhere since renders its own. */
+  projectId: z.string().optional(),
 });
 export type SystemPrompt = z.infer<typeof systemPromptSchema>;
 

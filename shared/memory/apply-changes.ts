@@ -14,7 +14,12 @@ import { withdrawChange } from './profile-withdraw.js';
  * in some order. The changes of one record touch distinct facts.
  */
 export async function applyRecord(facts: ProfileFacts, record: ConsolidationRecord): Promise<void> {
-  const context = { userId: record.userId, source: record.source, decidedAt: record.createdAt };
+  const context = {
+    userId: record.userId,
+    source: record.source,
+    decidedAt: record.createdAt,
+    scope: record.scope,
+  };
   await Promise.all(
     record.changes.map((change) =>
       onVersions(facts, record, change, 'applying', (stored) => ({

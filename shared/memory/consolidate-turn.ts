@@ -1,14 +1,15 @@
 // The memory worker's use-case: consolidates one finished turn (a `message-completed` event) into long-term memory,
 // the conversation's summary with its embedding and the user's profile facts, idempotently and along the path the
 // user keeps through the conversation's branches (memory-path.ts).
-import { createHash } from 'node:crypto';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { SessionStore } from '../conversation/session-store.js';
+import { inScopes, scopeField, USER_SCOPE, type MemoryScope } from '../conversation/memory-scope.js';
 import { ensureError, ValidationError } from '../errors.js';
 import { LlmError, type LlmGateway } from '../llm/llm-gateway.js';
 import type { Logger } from '../logger.js';
 import { SpendRefusedError } from '../usage/spend-gated-llm.js';
 import { applyRecord } from './apply-changes.js';
+import { newFactId } from './profile-apply.js';
 import {
   consolidationId,
   type ConsolidationRecord,
@@ -51,6 +52,8 @@ export interface Delivery {
  */
 export const MODEL_DELIVERIES = 3;
 
+export { newFactId };
+
 /** Conditional summary writes tried before giving up (the event is then redelivered). */
 const SUMMARY_ATTEMPTS = 3;
 
@@ -75,6 +78,8 @@ interface Turn {
   completedAt: string;
   /** Its place in the conversation's tree. */
   path: TurnPath;
+  /** Where what it teaches is kept. */
+  scope: MemoryScope;
 }
 
 /** The summary part's outcome, and the summary as it stands after the turn (kept in the turn's record). */
@@ -183,6 +188,7 @@ function readTurn(event: MessageCompleted, label: string): Turn {
       gaps: branch?.gaps ?? [],
       firstOrdinal: Math.min(...event.messages.map((message) => message.ordinal)),
     },
+    scope: event.memoryScope ?? USER_SCOPE,
   };
 }
 
@@ -258,6 +264,7 @@ async function updateSummary(
       kind: 'conversation-summary',
       userId,
       sessionId,
+      ...scopeField(turn.scope),
       ...content,
       // The conversation's date, as search shows it: when its latest summarised turn ended.
       timestamp: turn.completedAt,
@@ -331,7 +338,9 @@ async function consolidateProfile(
       log.log(`Memory: ${turn.label} is left out of the profile: its branch is not the one the user kept.`);
       return 'left-out';
     }
-    const { active } = start;
+    // The turn decides against the facts of the scope it writes to only: a project's conversation neither restates
+    // nor replaces what the user's shared memory (or another project's) holds.
+    const active = start.active.filter((fact) => inScopes(fact, [turn.scope]));
     const proposed = await model('the profile', () =>
       proposeProfileChanges(services.llm, { userText: turn.userText, activeFacts: active }),
     );
@@ -352,6 +361,7 @@ async function consolidateProfile(
       userId,
       sessionId,
       chatMessageId,
+      ...scopeField(turn.scope),
       source: turn.source,
       changes: merged.changes,
       createdAt: nowIso(services),
@@ -382,15 +392,6 @@ function reportDropped(dropped: readonly DroppedChange[], label: string, log: Lo
   // A full profile is worth a warning; the other guards are the merge doing its job.
   if (dropped.some((d) => d.reason === 'profile-full')) log.warn(message);
   else log.log(message);
-}
-
-/**
- * A new fact's id, chosen when the change is decided: the same for the same turn and position, unique across turns
- * (64 bits of a hash of the turn's keys).
- */
-export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
-  const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
-  return `fact-${hash.slice(0, 16)}`;
 }
 
 function nowIso(services: Pick<MemoryWorkerServices, 'now'>): string {

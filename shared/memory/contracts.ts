@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ordinalGapSchema } from '../conversation/branches.js';
 import { userIdSchema } from '../ids.js';
+import { memoryScopeSchema } from '../conversation/memory-scope.js';
 import { englishText, type ContainerSpec, type VectorEmbeddingSpec } from '../cosmos/container-spec.js';
 
 /**
@@ -111,6 +112,8 @@ export const profileFactSchema = z.object({
   kind: z.literal('fact'),
   userId: userIdSchema,
   category: profileCategorySchema,
+  /** Where it lives: an assistant's own memory or a project's; absent, the user's shared memory (memory-scope.ts). */
+  scope: memoryScopeSchema.optional(),
   /** The fact in one sentence about the user, e.g. "Prefers answers as bullet points." */
   statement: z.string().min(1).max(MAX_FACT_CHARS),
   status: factStatusSchema,
@@ -184,6 +187,8 @@ export const conversationSummaryDocumentSchema = summaryContentSchema.extend({
   kind: z.literal('conversation-summary'),
   userId: userIdSchema,
   sessionId: z.string(),
+  /** Where it lives, as its conversation's facts do; absent, the user's shared memory. */
+  scope: memoryScopeSchema.optional(),
   /** When the summary was last written. */
   timestamp: z.iso.datetime(),
   /** The embedding of `summary`, of the configured embedding model's length. */
@@ -209,6 +214,8 @@ export type ConversationSummaryDocument = z.infer<typeof conversationSummaryDocu
 /** A summary as the API, MCP and tools show it: no vector, no bookkeeping. */
 export const conversationSummaryViewSchema = summaryContentSchema.extend({
   sessionId: z.string(),
+  /** Where it lives: `user`, `assistant:<id>` or `project:<id>`. */
+  scope: memoryScopeSchema.optional(),
   timestamp: z.string(),
   createdAt: z.string(),
 });
@@ -231,6 +238,8 @@ export const consolidationRecordSchema = z.object({
   userId: userIdSchema,
   sessionId: z.string(),
   chatMessageId: z.string(),
+  /** The scope its new facts are written to (its turn's); absent, the user's shared memory. */
+  scope: memoryScopeSchema.optional(),
   /** The user's message the changes came from (its ordinal places the record on paths). */
   source: factSourceSchema,
   changes: z.array(profileChangeSchema),

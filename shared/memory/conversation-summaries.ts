@@ -3,6 +3,7 @@
 // adapters/cosmos-conversation-summaries.ts (nearest by vector, fused in process with BM25 over their words).
 import type { Relevance } from '../search/relevance.js';
 import type { ConversationSummaryDocument, ConversationSummaryView } from './contracts.js';
+import type { MemoryScope } from '../conversation/memory-scope.js';
 
 export interface StoredSummary {
   summary: ConversationSummaryDocument;
@@ -18,6 +19,8 @@ export interface SummaryQuery {
   limit: number;
   /** What earns a summary its place: a word of the query, or a similarity at or above the model's threshold. */
   relevance: Relevance;
+  /** Only the summaries of these scopes (absent: every scope). */
+  scopes?: readonly MemoryScope[];
 }
 
 export interface SummaryMatch {
@@ -42,8 +45,14 @@ export interface ConversationSummaries {
    * vector and full text), best first, at most `limit`: none when nothing matches.
    */
   search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]>;
-  /** The user's summaries, newest first, without vectors; the token is opaque and bound to the user. */
-  list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage>;
+  /**
+   * The user's summaries, newest first, without vectors (only those of `scope` when it is set); the token is opaque
+   * and bound to the user.
+   */
+  list(
+    userId: string,
+    options: { limit: number; continuationToken?: string; scope?: MemoryScope },
+  ): Promise<SummaryPage>;
   /** Removes one conversation's summary; false when there was none. */
   delete(userId: string, sessionId: string): Promise<boolean>;
   /** Removes all of the user's summaries; returns how many. */

@@ -25,6 +25,8 @@ import {
   type ForgottenConversation,
 } from './forget-memories.js';
 import type { ProfileFacts } from './profile-facts.js';
+import { scopeFilterSchema, scopesOf } from './memory-scopes.js';
+import { scopeOf, type MemoryScope } from '../conversation/memory-scope.js';
 
 export interface MemoryReadServices {
   summaries: ConversationSummaries;
@@ -41,6 +43,8 @@ export const memoriesQuerySchema = z.object({
   limit: pageLimitSchema(MAX_SUMMARY_PAGE, DEFAULT_SUMMARY_PAGE),
   continuationToken: z.string().min(1, BAD_TOKEN).max(4096, BAD_TOKEN).optional(),
   status: z.enum(['active', 'all'], { error: "must be 'active' or 'all'" }).default('all'),
+  /** Only the memory of one scope: `user`, `assistant:<id>` or `project:<id>`. */
+  scope: scopeFilterSchema,
 });
 export type MemoriesQuery = z.infer<typeof memoriesQuerySchema>;
 
@@ -72,6 +76,8 @@ export type { MemoriesPage, ProfileFactView } from './contracts.js';
 export interface ProfileEntry {
   factId: string;
   statement: string;
+  /** Where it lives: `user`, `assistant:<id>` or `project:<id>`. */
+  scope: MemoryScope;
   validFrom: string;
   /** How many messages stated it. */
   sources: number;
@@ -84,9 +90,10 @@ export interface UserProfile {
   facts?: ProfileFactView[];
 }
 
+/** A fact as shown, its scope always named (`user` for the shared memory, whatever the item keeps). */
 export function toFactView(fact: ProfileFact): ProfileFactView {
   const { id, kind: _kind, userId: _userId, ...rest } = fact;
-  return { factId: id, ...rest };
+  return { factId: id, ...rest, scope: scopeOf(fact) };
 }
 
 // --- Use-cases --------------------------------------------------------------------------------------------
@@ -96,16 +103,21 @@ export async function getMemories(
   userId: string,
   query: MemoriesQuery,
 ): Promise<MemoriesPage> {
+  const scopes = scopesOf(query.scope);
   const [facts, page] = await Promise.all([
-    services.facts.list(userId, query.status === 'active' ? { statuses: ['active'] } : {}),
+    services.facts.list(userId, {
+      ...(query.status === 'active' ? { statuses: ['active'] } : {}),
+      ...(scopes === undefined ? {} : { scopes }),
+    }),
     services.summaries.list(userId, {
       limit: query.limit,
+      ...(query.scope === undefined ? {} : { scope: query.scope }),
       ...(query.continuationToken === undefined ? {} : { continuationToken: query.continuationToken }),
     }),
   ]);
   return {
     facts: facts.map(toFactView),
-    summaries: page.summaries,
+    summaries: page.summaries.map((summary) => ({ ...summary, scope: scopeOf(summary) })),
     ...(page.continuationToken === undefined ? {} : { continuationToken: page.continuationToken }),
   };
 }
@@ -113,9 +125,13 @@ export async function getMemories(
 export async function getUserProfile(
   facts: ProfileFacts,
   userId: string,
-  options: { includeHistory?: boolean } = {},
+  options: { includeHistory?: boolean; scope?: MemoryScope | undefined } = {},
 ): Promise<UserProfile> {
-  const listed = await facts.list(userId, options.includeHistory ? {} : { statuses: ['active'] });
+  const scopes = scopesOf(options.scope);
+  const listed = await facts.list(userId, {
+    ...(options.includeHistory ? {} : { statuses: ['active'] }),
+    ...(scopes === undefined ? {} : { scopes }),
+  });
   const profile = {} as Record<ProfileCategory, ProfileEntry[]>;
   for (const category of PROFILE_CATEGORIES) profile[category] = [];
   for (const fact of listed)
@@ -123,6 +139,7 @@ export async function getUserProfile(
       profile[fact.category].push({
         factId: fact.id,
         statement: fact.statement,
+        scope: scopeOf(fact),
         validFrom: fact.validFrom,
         sources: fact.provenance.length,
       });

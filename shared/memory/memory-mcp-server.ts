@@ -9,6 +9,7 @@ import { SEARCH_CONVERSATION_HISTORY_TOOL, searchConversationHistoryArgsSchema }
 import type { ForgetServices } from './forget-memories.js';
 import { factIdSchema, forgetMemories, getUserProfile } from './memory-api.js';
 import { searchConversations, type ConversationSearchServices } from './search-conversations.js';
+import { scopeFilterSchema, scopesOf } from './memory-scopes.js';
 
 const GET_USER_PROFILE_TOOL = 'get_user_profile';
 const DELETE_MEMORY_TOOL = 'delete_memory';
@@ -22,7 +23,14 @@ export type SearchMeter = <T>(work: () => Promise<T>) => Promise<T>;
 /** What the server tells a client about itself. */
 const MEMORY_MCP_SERVER_INFO = { name: 'memory-chat-backend-memory', version: '1.0.0' };
 
+const scopeArgSchema = scopeFilterSchema.describe(
+  "Only the memory of one scope: 'user' (the user's shared memory), 'assistant:<assistantId>' (an assistant's own) or 'project:<projectId>'. Absent: every scope.",
+);
+
+const searchArgsSchema = searchConversationHistoryArgsSchema.extend({ scope: scopeArgSchema });
+
 const getUserProfileArgsSchema = z.object({
+  scope: scopeArgSchema,
   include_history: z
     .boolean()
     .default(false)
@@ -62,12 +70,14 @@ export function createMemoryMcpServer(
       title: 'Search past conversations',
       description:
         "Semantic search over the user's past conversations. Each result has the conversation's summary, themes, persons, places, the user's sentiment, a relevance score, its sessionId, title and date, so an answer can cite the conversation it came from.",
-      inputSchema: searchConversationHistoryArgsSchema,
+      inputSchema: searchArgsSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ search_query, limit }) =>
+    ({ search_query, limit, scope }) =>
       run(async () => ({
-        results: await meter(() => searchConversations(services.search, userId, search_query, limit)),
+        results: await meter(() =>
+          searchConversations(services.search, userId, search_query, limit, { scopes: scopesOf(scope) }),
+        ),
       })),
   );
 
@@ -80,8 +90,8 @@ export function createMemoryMcpServer(
       inputSchema: getUserProfileArgsSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ include_history }) =>
-      run(() => getUserProfile(services.facts, userId, { includeHistory: include_history })),
+    ({ include_history, scope }) =>
+      run(() => getUserProfile(services.facts, userId, { includeHistory: include_history, scope })),
   );
 
   server.registerTool(

@@ -18,6 +18,14 @@ import {
 } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
 import { toFactView } from './memory-api.js';
+import { scopeFilterSchema } from './memory-scopes.js';
+import {
+  inScopes,
+  memoryScopeSchema,
+  scopeOf,
+  USER_SCOPE,
+  type MemoryScope,
+} from '../conversation/memory-scope.js';
 import { proposeProfileChanges, type ProposedProfileChanges } from './memory-llm.js';
 import { applyChange, factIdsOf } from './profile-apply.js';
 import { FACT_WRITE_ATTEMPTS, type ProfileFacts } from './profile-facts.js';
@@ -30,8 +38,8 @@ export const MAX_IMPORT_BYTES = 1024 * 1024;
 /** Statements (or fact lines) one import may bring: the profile's own size. */
 export const MAX_IMPORT_FACTS = MAX_ACTIVE_FACTS;
 
-/** Where a memory lives; every fact and summary is the user's shared memory today. */
-const scopeSchema = z.literal('user');
+/** Where a memory lives (memory-scope.ts); a line without one is the user's shared memory. */
+const scopeSchema = memoryScopeSchema.default(USER_SCOPE);
 
 /** A fact line of the export (and of an import file). */
 export const exportedFactSchema = z.object({
@@ -59,6 +67,8 @@ export const memoryImportBodySchema = z
 export type MemoryImportBody = z.infer<typeof memoryImportBodySchema>;
 
 export const memoryImportQuerySchema = z.object({
+  /** Where plain statements go (fact lines name their own): the user's shared memory when absent. */
+  scope: scopeFilterSchema,
   dryRun: z
     .enum(['true', 'false'], { error: "must be 'true' or 'false'" })
     .default('false')
@@ -68,6 +78,7 @@ export const memoryImportQuerySchema = z.object({
 const importedChangeSchema = z.object({
   op: z.enum(['add', 'reaffirm', 'replace', 'retract']),
   factId: z.string(),
+  scope: memoryScopeSchema,
   category: profileCategorySchema.optional(),
   statement: z.string().optional(),
 });
@@ -90,6 +101,8 @@ export interface MemoryTransferServices {
   summaries: ConversationSummaries;
   /** The model that sorts plain statements into the profile's categories; not called for fact lines. */
   llm: LlmGateway;
+  /** Refuses a scope the caller may not put memory in (an assistant or project not theirs). */
+  access?: (scope: MemoryScope) => Promise<void>;
   now?: () => Date;
 }
 
@@ -102,7 +115,7 @@ export async function exportMemory(
 ): Promise<string> {
   const lines: string[] = [];
   for (const fact of await services.facts.list(userId))
-    lines.push(JSON.stringify({ type: 'fact', scope: 'user', ...toFactView(fact) }));
+    lines.push(JSON.stringify({ type: 'fact', ...toFactView(fact) }));
   let continuationToken: string | undefined;
   do {
     const page = await services.summaries.list(userId, {
@@ -110,7 +123,7 @@ export async function exportMemory(
       ...(continuationToken === undefined ? {} : { continuationToken }),
     });
     for (const summary of page.summaries)
-      lines.push(JSON.stringify({ type: 'summary', scope: 'user', ...summary }));
+      lines.push(JSON.stringify({ type: 'summary', ...summary, scope: scopeOf(summary) }));
     continuationToken = page.continuationToken;
   } while (continuationToken !== undefined);
   return lines.map((line) => `${line}\n`).join('');
@@ -157,56 +170,68 @@ export async function importMemory(
   services: MemoryTransferServices,
   userId: string,
   body: MemoryImportBody,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; scope?: MemoryScope | undefined },
 ): Promise<MemoryImportResult> {
   const now = (services.now?.() ?? new Date()).toISOString();
   const file = body.ndjson === undefined ? { facts: [], skipped: 0 } : parseImportFile(body.ndjson);
-  const active = await services.facts.list(userId, { statuses: ['active'] });
-  const userText = (body.statements ?? file.facts.map((fact) => fact.statement)).join('\n');
-  const proposed: ProposedProfileChanges =
-    body.statements === undefined
-      ? {
-          add: file.facts.map(({ category, statement }) => ({ category, statement, evidence: statement })),
-          reaffirm: [],
-          replace: [],
-          retract: [],
-        }
-      : await proposeProfileChanges(services.llm, { userText, activeFacts: active });
-  const merged = mergeProfileChanges({ active, userText, proposed, newFactId: (n) => `pending-${n}` });
-  const byId = new Map(active.map((fact) => [fact.id, fact] as const));
-  const validFrom = new Map(
-    file.facts.map((fact) => [contentKey(fact.category, fact.statement), fact.validFrom]),
-  );
-
-  const changes: MemoryImportResult['changes'] = [];
-  let unchanged = 0;
-  for (const decided of merged.changes) {
-    const change = withContentIds(decided);
-    const about = aboutOf(change, byId);
-    const source = importSource(about, validFrom.get(contentKey(about.category, about.statement)) ?? now);
-    const wrote = await applyImported(
-      services.facts,
-      change,
-      { userId, source, decidedAt: now },
-      options.dryRun,
-    );
-    if (wrote) changes.push(shownChange(change));
-    else unchanged += 1;
+  // Each scope is merged on its own, as its conversations' turns are; every scope is checked before anything is written.
+  const groups = new Map<MemoryScope, { statements?: string[]; facts: ExportedFact[] }>();
+  if (body.statements !== undefined)
+    groups.set(options.scope ?? USER_SCOPE, { statements: body.statements, facts: [] });
+  for (const fact of file.facts) {
+    const group = groups.get(fact.scope) ?? { facts: [] };
+    group.facts.push(fact);
+    groups.set(fact.scope, group);
   }
-  return {
+  for (const scope of groups.keys()) if (scope !== USER_SCOPE) await services.access?.(scope);
+  const allActive = await services.facts.list(userId, { statuses: ['active'] });
+  const result: MemoryImportResult = {
     dryRun: options.dryRun,
-    changes,
-    unchanged,
+    changes: [],
+    unchanged: 0,
     skipped: file.skipped,
-    dropped: merged.dropped.map(shown),
+    dropped: [],
   };
+  for (const [scope, group] of groups) {
+    const active = allActive.filter((fact) => inScopes(fact, [scope]));
+    const userText = (group.statements ?? group.facts.map((fact) => fact.statement)).join('\n');
+    const proposed: ProposedProfileChanges =
+      group.statements === undefined
+        ? {
+            add: group.facts.map(({ category, statement }) => ({ category, statement, evidence: statement })),
+            reaffirm: [],
+            replace: [],
+            retract: [],
+          }
+        : await proposeProfileChanges(services.llm, { userText, activeFacts: active });
+    const merged = mergeProfileChanges({ active, userText, proposed, newFactId: (n) => `pending-${n}` });
+    const byId = new Map(active.map((fact) => [fact.id, fact] as const));
+    const validFrom = new Map(
+      group.facts.map((fact) => [contentKey(fact.category, fact.statement), fact.validFrom]),
+    );
+    for (const decided of merged.changes) {
+      const change = withContentIds(decided, scope);
+      const about = aboutOf(change, byId);
+      const source = importSource(about, validFrom.get(contentKey(about.category, about.statement)) ?? now);
+      const wrote = await applyImported(
+        services.facts,
+        change,
+        { userId, source, decidedAt: now, scope },
+        options.dryRun,
+      );
+      if (wrote) result.changes.push({ ...shownChange(change), scope });
+      else result.unchanged += 1;
+    }
+    result.dropped.push(...merged.dropped.map(shown));
+  }
+  return result;
 }
 
 /** Reads what a change writes, decides the writes and makes them on the versions read; true when any was needed. */
 async function applyImported(
   facts: ProfileFacts,
   change: ProfileChange,
-  context: { userId: string; source: FactSource; decidedAt: string },
+  context: { userId: string; source: FactSource; decidedAt: string; scope: MemoryScope },
   dryRun: boolean,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < FACT_WRITE_ATTEMPTS; attempt++) {
@@ -226,11 +251,12 @@ async function applyImported(
   throw new Error('The profile kept changing while the import wrote it; try the import again.');
 }
 
-/** New facts take their id from their content, so importing them again finds them. */
-function withContentIds(change: ProfileChange): ProfileChange {
-  if (change.op === 'add') return { ...change, factId: contentFactId(change.category, change.statement) };
+/** New facts take their id from their content (and scope), so importing them again finds them. */
+function withContentIds(change: ProfileChange, scope: MemoryScope): ProfileChange {
+  if (change.op === 'add')
+    return { ...change, factId: contentFactId(change.category, change.statement, scope) };
   if (change.op === 'replace')
-    return { ...change, newFactId: contentFactId(change.category, change.statement) };
+    return { ...change, newFactId: contentFactId(change.category, change.statement, scope) };
   return change;
 }
 
@@ -250,8 +276,14 @@ function importSource(about: { category: ProfileCategory; statement: string }, a
   return { sessionId: IMPORT_SOURCE, chatMessageId, messageId: `${chatMessageId}_user`, at };
 }
 
-export function contentFactId(category: ProfileCategory, statement: string): string {
-  return `fact-${hash(`import\u0000${contentKey(category, statement)}`)}`;
+/** The same statement in two scopes is two facts; the shared memory's ids are those imports always had. */
+export function contentFactId(
+  category: ProfileCategory,
+  statement: string,
+  scope: MemoryScope = USER_SCOPE,
+): string {
+  const key = contentKey(category, statement);
+  return `fact-${hash(scope === USER_SCOPE ? `import\u0000${key}` : `import\u0000${scope}\u0000${key}`)}`;
 }
 
 function contentKey(category: ProfileCategory, statement: string): string {
@@ -261,7 +293,7 @@ function contentKey(category: ProfileCategory, statement: string): string {
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
-function shownChange(change: ProfileChange): MemoryImportResult['changes'][number] {
+function shownChange(change: ProfileChange): Omit<MemoryImportResult['changes'][number], 'scope'> {
   switch (change.op) {
     case 'add':
       return { op: 'add', factId: change.factId, category: change.category, statement: change.statement };

@@ -11,6 +11,7 @@ import {
 } from './contracts.js';
 import type { ProfileFacts } from './profile-facts.js';
 import { oneLine } from '../plain-text.js';
+import { inScopes, USER_SCOPE, type MemoryScope } from '../conversation/memory-scope.js';
 
 /** The heading each category gets in the prompt (the profile's attributes, said for the model). */
 export const PROFILE_HEADINGS: Readonly<Record<ProfileCategory, string>> = {
@@ -106,11 +107,13 @@ export async function fetchProfileWithin(
   userId: string,
   budgetMs: number,
   log: Pick<Logger, 'warn'> | undefined,
+  scopes: readonly MemoryScope[] = [USER_SCOPE],
 ): Promise<ProfileFact[] | undefined> {
   type Outcome = { facts: ProfileFact[] } | { error: unknown } | 'timeout';
-  // A port that throws instead of rejecting is a failure like any other.
+  // A port that throws instead of rejecting is a failure like any other. Every scope the conversation reads comes in
+  // the one query.
   const read: Promise<Outcome> = Promise.resolve()
-    .then(() => facts.list(userId, { statuses: ['active'] }))
+    .then(() => facts.list(userId, { statuses: ['active'], scopes }))
     .then(
       (found) => ({ facts: found }),
       (error: unknown) => ({ error }),
@@ -135,8 +138,9 @@ export async function fetchProfileWithin(
       );
       return undefined;
     }
-    // The port filters by status; the prompt must never carry a superseded or retracted fact whatever it does.
-    return outcome.facts.filter((fact) => fact.status === 'active');
+    // The port filters by status and scope; the prompt must never carry a superseded or retracted fact, nor one of
+    // another project or assistant, whatever it does.
+    return outcome.facts.filter((fact) => fact.status === 'active' && inScopes(fact, scopes));
   } finally {
     clearTimeout(timer);
   }

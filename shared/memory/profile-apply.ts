@@ -1,7 +1,9 @@
 // Applying a decided profile change, pure: the fact documents it writes, given the stored ones it reads; the same
 // documents however often it is applied, so a redelivered turn changes nothing more.
+import { createHash } from 'node:crypto';
 import type { FactSource, ProfileCategory, ProfileChange, ProfileFact } from './contracts.js';
 import { earlier, hasSource, withSource } from './fact-provenance.js';
+import { scopeField, type MemoryScope } from '../conversation/memory-scope.js';
 
 export interface ApplyContext {
   userId: string;
@@ -9,6 +11,17 @@ export interface ApplyContext {
   source: FactSource;
   /** When the change was decided (its consolidation record's createdAt): the documents' createdAt/updatedAt. */
   decidedAt: string;
+  /** Where the facts it creates live (its record's scope); absent, the user's shared memory. */
+  scope?: MemoryScope | undefined;
+}
+
+/**
+ * A new fact's id, chosen when the change is decided: the same for the same turn and position, unique across turns
+ * (64 bits of a hash of the turn's keys).
+ */
+export function newFactId(sessionId: string, chatMessageId: string, n: number): string {
+  const hash = createHash('sha256').update(`${sessionId}\u0000${chatMessageId}\u0000${n}`).digest('hex');
+  return `fact-${hash.slice(0, 16)}`;
 }
 
 /** The facts a change reads before it is applied (the ones it may write). */
@@ -92,6 +105,7 @@ function newFact(
     id,
     kind: 'fact',
     userId: context.userId,
+    ...(context.scope === undefined ? {} : scopeField(context.scope)),
     category: what.category,
     statement: what.statement,
     status: 'active',

@@ -2,6 +2,7 @@
 // per consolidated turn of the changes it made. Fact writes are conditioned on the version read, since two
 // conversations' turns and forgetting run at once. Adapter: adapters/cosmos-profile-facts.ts.
 import type { OrdinalGap } from '../conversation/branches.js';
+import type { MemoryScope } from '../conversation/memory-scope.js';
 import type {
   ConsolidationRecord,
   FactStatus,
@@ -46,8 +47,14 @@ export interface ConsolidationQuery {
 }
 
 export interface ProfileFacts {
-  /** The user's facts, oldest first; only those of the given statuses when `statuses` is set. */
-  list(userId: string, options?: { statuses?: readonly FactStatus[] }): Promise<ProfileFact[]>;
+  /**
+   * The user's facts, oldest first; only those of the given statuses when `statuses` is set, and of the given scopes
+   * when `scopes` is (one single-partition query whatever they are).
+   */
+  list(
+    userId: string,
+    options?: { statuses?: readonly FactStatus[]; scopes?: readonly MemoryScope[] },
+  ): Promise<ProfileFact[]>;
   get(userId: string, factId: string): Promise<StoredFact | undefined>;
   /**
    * Writes the fact if still at `version` (undefined: only if there is none yet); 'conflict' when another write

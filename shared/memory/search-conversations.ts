@@ -5,6 +5,7 @@ import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { Relevance } from '../search/relevance.js';
 import type { ConversationSearchHit } from './contracts.js';
 import type { ConversationSummaries } from './conversation-summaries.js';
+import type { MemoryScope } from '../conversation/memory-scope.js';
 import { genAiSpanName, retrievalAttributes } from '../telemetry/gen-ai.js';
 import { SpanKind, withSpan } from '../telemetry/spans.js';
 
@@ -33,7 +34,7 @@ export function searchConversations(
   userId: string,
   query: string,
   limit: number,
-  options: { excludeSessionId?: string } = {},
+  options: { excludeSessionId?: string; scopes?: readonly MemoryScope[] | undefined } = {},
 ): Promise<ConversationSearchHit[]> {
   return withSpan(
     genAiSpanName('retrieval', CONVERSATION_SUMMARIES),
@@ -57,7 +58,7 @@ async function rankConversations(
   userId: string,
   query: string,
   limit: number,
-  options: { excludeSessionId?: string },
+  options: { excludeSessionId?: string; scopes?: readonly MemoryScope[] | undefined },
 ): Promise<ConversationSearchHit[]> {
   const [vector] = await services.llm.embed([query]);
   if (vector === undefined) throw new Error('The embedding model returned no vector for the search query.');
@@ -68,6 +69,7 @@ async function rankConversations(
     vector,
     limit: excluded === undefined ? limit : limit + 1,
     relevance: services.relevance,
+    ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
   });
   const kept = matches.filter((match) => match.summary.sessionId !== excluded).slice(0, limit);
   const headers = await Promise.all(

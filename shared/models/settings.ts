@@ -43,7 +43,7 @@ const modelsRow: SettingRow<CatalogueEntry[] | undefined> = {
     'default. Empty: the one chat model of the LLM connection.',
   sample: '',
   applies: 'app',
-  azure: { kind: 'default' },
+  azure: { kind: 'bicep' },
   defaultText: undefined,
   schema: modelsSchema,
 };

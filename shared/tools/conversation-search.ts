@@ -10,6 +10,7 @@ import {
   type ConversationSearchHit,
 } from '../memory/contracts.js';
 import { defineTool, type ToolDefinition } from './tool-registry.js';
+import type { MemoryScope } from '../conversation/memory-scope.js';
 
 export interface ConversationSearchDeps {
   /** The memory area's search use-case (shared/memory/search-conversations.ts), bound to its services. */
@@ -17,7 +18,7 @@ export interface ConversationSearchDeps {
     userId: string,
     query: string,
     limit: number,
-    options: { excludeSessionId?: string },
+    options: { excludeSessionId?: string; scopes?: readonly MemoryScope[] },
   ) => Promise<ConversationSearchHit[]>;
 }
 
@@ -55,9 +56,11 @@ export function conversationSearchTool(deps: ConversationSearchDeps): ToolDefini
         .optional()
         .describe(`How many conversations to return (1-20; ${DEFAULT_SEARCH_LIMIT} when not given).`),
     }),
-    async run({ search_query, limit }, { userId, sessionId }) {
+    async run({ search_query, limit }, { userId, sessionId, memoryScopes }) {
       const hits = await deps.searchConversations(userId, search_query, limit ?? DEFAULT_SEARCH_LIMIT, {
         excludeSessionId: sessionId,
+        // Only the conversations whose memory the turn reads: its project's, its assistant's own, the user's.
+        ...(memoryScopes === undefined ? {} : { scopes: memoryScopes }),
       });
       return {
         search_query,

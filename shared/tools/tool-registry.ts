@@ -1,5 +1,6 @@
 // The tools a model may call during a chat turn: each is defined once with a zod schema for its arguments,
 // which gives both the JSON schema the model sees and the validation of what it sends.
+import type { MemoryScope } from '../conversation/memory-scope.js';
 import { z } from 'zod';
 
 import type { TurnBranch } from '../conversation/branches.js';
@@ -19,6 +20,8 @@ export interface ToolContext {
   chatMessageId: string;
   /** False: the turn was posted with use_memory false, and memory tools refuse. Absent means true. */
   useMemory?: boolean;
+  /** The memory scopes the turn reads (memory-scope.ts); absent: the user's shared memory only. */
+  memoryScopes?: readonly MemoryScope[];
   /** Aborted when the turn is cancelled or the tool runs out of time. */
   signal?: AbortSignal;
   /**

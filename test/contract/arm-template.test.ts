@@ -161,6 +161,32 @@ describe.skipIf(!compiler.ok)('the compiled ARM template of infra/main.bicep', (
     );
   });
 
+  it("deploys the model catalogue's chat deployments one at a time, then the embedding deployment", () => {
+    const openAi = module('openai').template;
+    const deployments = /^Microsoft\.CognitiveServices\/accounts\/deployments$/;
+    const found = openAi.resources.filter((r) => deployments.test(r.type));
+    expect(found.map((r) => Boolean(r.copy))).toEqual([true, false]);
+    expect(concurrentOperations(openAi, deployments)).toEqual([]);
+    // One list feeds both: the deployments Azure creates and the catalogue the app reads (LLM_MODELS).
+    const catalogue = expandVariables(module('openai').bindings.chatDeployments ?? '', main.variables);
+    expect(catalogue).toContain("parameters('chatModels')");
+    const appSetting = expandVariables(module('function-app').bindings.llmModels ?? '', main.variables);
+    expect(appSetting).toMatch(/string\(parameters\('chatModels'\)\)/);
+    const defaultModel = expandVariables(
+      module('function-app').bindings.chatDeploymentName ?? '',
+      main.variables,
+    );
+    expect(defaultModel).toContain("parameters('chatModels')");
+  });
+
+  it('would catch a parallel deployment loop', () => {
+    const openAi = structuredClone(module('openai').template);
+    for (const resource of openAi.resources) if (resource.copy) delete resource.copy.batchSize;
+    expect(
+      concurrentOperations(openAi, /^Microsoft\.CognitiveServices\/accounts\/deployments$/).join('\n'),
+    ).toMatch(/deploys its copies in parallel/);
+  });
+
   it('outputs what the sign-in hook reads: the client id, the auth mode and both service URIs', () => {
     for (const output of ['AUTH_CLIENT_ID', 'AUTH_MODE', 'SERVICE_WEB_URI', 'SERVICE_API_URI'])
       expect(main.outputs?.[output]?.type, output).toBe('string');

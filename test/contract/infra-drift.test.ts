@@ -542,10 +542,13 @@ describe('infra templates', () => {
     const deployments = resourceDeclarations(openAi).filter(
       (d) => d.type === 'Microsoft.CognitiveServices/accounts/deployments',
     );
-    expect(deployments.map((d) => /sku:\s*\{\s*name:\s*(\w+)/.exec(d.body)?.[1])).toEqual([
-      'chatDeploymentSkuName',
+    // The catalogue's chat deployments each take their entry's type; the embedding deployment its own parameter.
+    expect(deployments.map((d) => /sku:\s*\{\s*name:\s*([\w.]+)/.exec(d.body)?.[1])).toEqual([
+      'deployment.sku',
       'embeddingDeploymentSkuName',
     ]);
+    expect(main).toMatch(/sku: entry\.deployment\.\?sku \?\? 'GlobalStandard'/);
+    expect(main).toMatch(/sku: openAiChatDeploymentSku/);
   });
 
   it('output no key, secret, connection string or password', () => {

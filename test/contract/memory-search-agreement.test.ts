@@ -198,6 +198,44 @@ describe('hybrid search: Cosmos DB query and in-process ranking', () => {
     expect(fromCosmos.map((match) => match.summary.sessionId)).toEqual(['conv-07', 'conv-39']);
   });
 
+  it('keeps to the scopes asked for on both paths, a summary without a scope being the user’s', async () => {
+    const scoped = 'scoped-user';
+    const scopes = [
+      undefined,
+      'project:proj-0123456789abcdef0123456789abcdef',
+      'assistant:asst-0123456789abcdef0123456789abcdef',
+    ] as const;
+    for (const [i, document] of corpus().slice(0, 9).entries()) {
+      const scope = scopes[i % 3];
+      await inProcess.summaries.put(
+        { ...document, userId: scoped, ...(scope === undefined ? {} : { scope }) },
+        undefined,
+      );
+    }
+    for (const asked of [['user'], [scopes[1]], ['user', scopes[2]]] as const) {
+      const text = 'marathon Lisbon bread garden piano';
+      const query = {
+        text,
+        vector: hashedEmbedding(text, DIMENSIONS),
+        limit: 9,
+        relevance: EVERY_HIT,
+        scopes: [...asked],
+      };
+      const [fromCosmos, fromProcess] = await Promise.all([
+        cosmosRanked.summaries.search(scoped, query),
+        inProcess.summaries.search(scoped, query),
+      ]);
+      expect(fromProcess).toHaveLength(3 * asked.length);
+      expect(
+        fromProcess.every((match) => (asked as readonly string[]).includes(match.summary.scope ?? 'user')),
+      ).toBe(true);
+      expect(fromCosmos.map((match) => match.summary)).toEqual(fromProcess.map((match) => match.summary));
+    }
+    const page = await inProcess.summaries.list(scoped, { limit: 20, scope: scopes[1] });
+    expect(page.summaries.map((summary) => summary.scope)).toEqual([scopes[1], scopes[1], scopes[1]]);
+    await inProcess.summaries.deleteAll(scoped);
+  });
+
   it('sends Cosmos DB a query the local engine alone cannot answer: the Azure path really ran', async () => {
     const stores = createMemoryStores(plainClient.database(COSMOS_DATABASE), { ranking: 'cosmos' });
     await expect(

@@ -113,4 +113,31 @@ describe("the Cosmos DB requests of a turn's own path", () => {
     expect(beforeContent).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
     expect(toEnd).toBeLessThanOrEqual(TO_MESSAGE_END);
   }, 120_000);
+
+  it('stay within them in a project, with an assistant that keeps its own memory', async () => {
+    const created = async (path: string, body: object, key: string) => {
+      const response = await fetch(`${runtime.url}/api/${path}`, {
+        method: 'POST',
+        headers: client.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as Record<string, string>)[key] ?? '';
+    };
+    const projectId = await created('projects', { name: 'Counted' }, 'projectId');
+    const assistantId = await created('assistants', { name: 'Counted', memory: 'assistant' }, 'assistantId');
+    const sessionId = await created('session/start', { projectId, assistantId }, 'sessionId');
+    await listener.follow(sessionId);
+    // The first turn reads the scoped memory (the user's, the assistant's and the project's) for its prompt.
+    const first = await countedTurn(sessionId, 'The first message of the conversation.');
+    await countedTurn(sessionId, 'The second one.');
+    const third = await countedTurn(sessionId, 'And the third.');
+    if (process.env.TURN_REQUESTS === '1')
+      console.warn(
+        `scoped turns: first ${first.get('content')}/${first.get('message-end')}, ` +
+          `third ${third.get('content')}/${third.get('message-end')} (before content / to message-end)`,
+      );
+    expect(third.get('content')).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
+    expect(third.get('message-end')).toBeLessThanOrEqual(TO_MESSAGE_END);
+  }, 120_000);
 });

@@ -140,6 +140,51 @@ describe('assistants and projects', () => {
     ).toBe(404);
   }, 60_000);
 
+  it('gives a conversation moved into a project later that project’s instructions from its next turn', async () => {
+    const sea = await json<{ projectId: string }>(
+      await call(alice, 'POST', 'projects', { name: 'Sea', instructions: 'Answers are about tides.' }),
+      201,
+    );
+    const lake = await json<{ projectId: string }>(
+      await call(alice, 'POST', 'projects', { name: 'Lake', instructions: 'Answers are about reeds.' }),
+      201,
+    );
+    const { sessionId } = await json<{ sessionId: string }>(
+      await call(alice, 'POST', 'session/start', {}),
+      201,
+    );
+    const before = `before ${randomUUID()}`;
+    await turn(sessionId, before);
+    expect(systemPromptFor(before)).not.toContain('Instructions of the project');
+
+    const move = (projectId: string | null) =>
+      call(alice, 'PUT', `history/conversations/${sessionId}/project`, { projectId });
+    await json(await move(sea.projectId), 200);
+    const inSea = `in sea ${randomUUID()}`;
+    await turn(sessionId, inSea);
+    expect(systemPromptFor(inSea)).toContain('Instructions of the project "Sea":\nAnswers are about tides.');
+    // And the turn after, still: the conversation's earlier messages go with it.
+    const again = `again ${randomUUID()}`;
+    await turn(sessionId, again);
+    expect(systemPromptFor(again)).toContain('Answers are about tides.');
+    const sent = model.requests.find(
+      (request) =>
+        request.stream === true && request.messages.findLast((m) => m.role === 'user')?.content === again,
+    );
+    expect(sent?.messages.map((m) => m.content)).toEqual(expect.arrayContaining([before, inSea]));
+
+    // Moved on to another project, then out of any: the prompt follows.
+    await json(await move(lake.projectId), 200);
+    const inLake = `in lake ${randomUUID()}`;
+    await turn(sessionId, inLake);
+    expect(systemPromptFor(inLake)).toContain('Answers are about reeds.');
+    expect(systemPromptFor(inLake)).not.toContain('Answers are about tides.');
+    await json(await move(null), 200);
+    const out = `out ${randomUUID()}`;
+    await turn(sessionId, out);
+    expect(systemPromptFor(out)).not.toContain('Instructions of the project');
+  });
+
   it('lets another user reach none of them, and only publishers make an assistant public', async () => {
     const secret = await json<{ assistantId: string }>(
       await call(alice, 'POST', 'assistants', { name: 'Secret', instructions: 'x' }),

@@ -3,7 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { SESSIONS_CONTAINER, TEMPORARY_CHAT_TTL_SECONDS } from '../../shared/chat/contracts/documents.js';
+import {
+  SESSIONS_CONTAINER,
+  TEMPORARY_CHAT_TTL_SECONDS,
+  temporarySessionTtlSeconds,
+} from '../../shared/chat/contracts/documents.js';
 import { ChatClient } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
@@ -78,6 +82,6 @@ describe('temporary chats', () => {
       .container(SESSIONS_CONTAINER)
       .item(temporary.sessionId, 'user_001')
       .read<{ ttl?: number }>();
-    expect(resource?.ttl).toBe(TEMPORARY_CHAT_TTL_SECONDS);
+    expect(resource?.ttl).toBe(temporarySessionTtlSeconds(TEMPORARY_CHAT_TTL_SECONDS));
   }, 60_000);
 });

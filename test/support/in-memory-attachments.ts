@@ -36,6 +36,10 @@ export class MemoryAttachments implements AttachmentStore {
     return Promise.resolve();
   }
 
+  list(userId: string): Promise<StoredAttachment[]> {
+    return Promise.resolve(this.of(userId).map(([, file]) => file.attachment));
+  }
+
   usedBytes(userId: string): Promise<number> {
     return Promise.resolve(this.of(userId).reduce((sum, [, file]) => sum + file.bytes.length, 0));
   }

@@ -2,6 +2,7 @@
 // the semantics their Cosmos DB adapters have, for tests of use-cases in process. Search ranks by the product's
 // own in-process hybrid ranking, as the adapter does where Cosmos DB lacks VectorDistance and FullTextScore.
 import { inGaps } from '../../shared/conversation/branch-path.js';
+import { scopeOf, type MemoryScope } from '../../shared/conversation/memory-scope.js';
 import type {
   ConsolidationRecord,
   ConversationSummaryDocument,
@@ -30,6 +31,7 @@ const key = (userId: string, id: string) => `${userId}\u0000${id}`;
 export function summaryView(document: ConversationSummaryDocument): ConversationSummaryView {
   return {
     sessionId: document.sessionId,
+    ...(document.scope === undefined ? {} : { scope: document.scope }),
     summary: document.summary,
     themes: document.themes,
     persons: document.persons,
@@ -67,7 +69,8 @@ export class MemoryConversationSummaries implements ConversationSummaries {
   search(userId: string, query: SummaryQuery): Promise<SummaryMatch[]> {
     const mine = [...this.documents.values()]
       .map((stored) => stored.document)
-      .filter((document) => document.userId === userId);
+      .filter((document) => document.userId === userId)
+      .filter((document) => query.scopes === undefined || query.scopes.includes(scopeOf(document)));
     // As the adapter: the nearest by vector, fused with their full-text ranks, those that earn their place.
     const candidates = mine.map((document) => ({
       id: document.sessionId,
@@ -85,10 +88,14 @@ export class MemoryConversationSummaries implements ConversationSummaries {
     );
   }
 
-  list(userId: string, options: { limit: number; continuationToken?: string }): Promise<SummaryPage> {
+  list(
+    userId: string,
+    options: { limit: number; continuationToken?: string; scope?: MemoryScope },
+  ): Promise<SummaryPage> {
     const mine = [...this.documents.values()]
       .map((s) => s.document)
       .filter((document) => document.userId === userId)
+      .filter((document) => options.scope === undefined || scopeOf(document) === options.scope)
       .sort((a, b) => b.timestamp.localeCompare(a.timestamp) || a.sessionId.localeCompare(b.sessionId));
     let offset = 0;
     if (options.continuationToken !== undefined) {
@@ -129,9 +136,13 @@ export class MemoryProfileFacts implements ProfileFacts {
   private readonly versions = new Map<string, number>();
   private nextVersion = 1;
 
-  list(userId: string, options: { statuses?: readonly FactStatus[] } = {}): Promise<ProfileFact[]> {
+  list(
+    userId: string,
+    options: { statuses?: readonly FactStatus[]; scopes?: readonly MemoryScope[] } = {},
+  ): Promise<ProfileFact[]> {
     const facts = [...this.facts.entries()]
       .filter(([, fact]) => fact.userId === userId)
+      .filter(([, fact]) => options.scopes === undefined || options.scopes.includes(scopeOf(fact)))
       .filter(([, fact]) => options.statuses === undefined || options.statuses.includes(fact.status))
       .sort(
         ([ka, a], [kb, b]) =>

@@ -692,6 +692,13 @@ export function createTestApp(
       get database(): never {
         throw new Error('Erasing a user needs Cosmos DB: run it on the local runtime.');
       },
+      get exports(): never {
+        throw new Error('Data archives need Cosmos DB and Blob Storage: run them on the local runtime.');
+      },
+      get knowledgeText(): never {
+        throw new Error('Data archives need Cosmos DB and Blob Storage: run them on the local runtime.');
+      },
+      settings: config.account,
     },
     attachments: {
       store: fakes.attachments,

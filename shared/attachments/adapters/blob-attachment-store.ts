@@ -19,13 +19,21 @@ export function createAttachmentBlobClients(
   credential: TokenCredential,
   agent?: Agent,
 ): { service: BlobServiceClient; container: ContainerClient } {
-  const service =
-    options.connectionString !== undefined
-      ? BlobServiceClient.fromConnectionString(options.connectionString)
-      : agent === undefined
-        ? new BlobServiceClient(options.endpoint, credential)
-        : new BlobServiceClient(options.endpoint, trustingPipeline(credential, agent));
+  const service = createBlobService(options, credential, agent);
   return { service, container: service.getContainerClient(options.container) };
+}
+
+/** The Blob service client (a user delegation key is asked of it); `agent` trusts the local emulator's certificate. */
+export function createBlobService(
+  options: BlobAttachmentOptions,
+  credential: TokenCredential,
+  agent?: Agent,
+): BlobServiceClient {
+  if (options.connectionString !== undefined)
+    return BlobServiceClient.fromConnectionString(options.connectionString);
+  return agent === undefined
+    ? new BlobServiceClient(options.endpoint, credential)
+    : new BlobServiceClient(options.endpoint, trustingPipeline(credential, agent));
 }
 
 /** Every request through `agent`: the local emulator's certificate is trusted by it alone (the SDK takes no CA). */
@@ -115,6 +123,14 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
           await client.setMetadata(metadata, { conditions: { ifMatch: properties.etag ?? '*' } });
         }),
       );
+    },
+    async list(userId) {
+      const found: StoredAttachment[] = [];
+      for await (const item of userBlobs(userId)) {
+        const id = item.name.slice(userPrefix(userId).length);
+        found.push(fromMetadata(id, item.metadata ?? {}, item.properties.contentLength ?? 0));
+      }
+      return found;
     },
     async usedBytes(userId) {
       let total = 0;

@@ -13,6 +13,8 @@ import type { AttachmentUploads, UploadTicket } from '../attachment-uploads.js';
 import { ignoreNotFound, isNotFound, userPrefix } from './blob-attachment-store.js';
 
 const PENDING = 'pending/';
+/** `{user}/{attachmentId}`, as blob-attachment-store.ts names a file. */
+const ATTACHMENT_NAME = /^[0-9a-f]{32}\/att-[0-9a-f]{32}$/;
 /**
  * The signed version of the URLs: one both Azure and the local emulator (Azurite 3.35) sign alike. The SDK's own
  * default (2026-04-06) adds fields to the string to sign that the emulator does not know yet.
@@ -107,6 +109,8 @@ export function createBlobAttachmentUploads(
       for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
         const createdOn = item.properties.createdOn ?? item.properties.lastModified;
         const pending = item.name.startsWith(PENDING);
+        // Only attachments (under a user's prefix) and uploads: other things share the container (data archives).
+        if (!pending && !ATTACHMENT_NAME.test(item.name)) continue;
         if (pending ? createdOn >= uploadsBefore : createdOn >= unattachedBefore) continue;
         if (!pending && item.metadata?.sessionid !== undefined) continue;
         await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);

@@ -27,15 +27,26 @@ export interface ChatStores {
 
 export function createChatStores(
   database: Database,
-  options: { hot: HotStore; promptTokenBudget: number; history: LongTermHistory },
+  options: {
+    hot: HotStore;
+    chat: { promptTokenBudget: number; temporaryChatTtlSeconds: number };
+    history: LongTermHistory;
+  },
 ): ChatStores {
   const { hot } = options;
   return {
-    sessions: markingDeletes(createCosmosSessionStore(database.container(SESSIONS_CONTAINER)), hot),
+    sessions: markingDeletes(
+      createCosmosSessionStore(
+        database.container(SESSIONS_CONTAINER),
+        undefined,
+        options.chat.temporaryChatTtlSeconds,
+      ),
+      hot,
+    ),
     workingMemory: createHotWorkingMemory({
       hot,
       history: options.history,
-      windowBytes: hotWindowBytes(options.promptTokenBudget),
+      windowBytes: hotWindowBytes(options.chat.promptTokenBudget),
     }),
     turns: createHotTurnState(hot),
     posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),

@@ -9,6 +9,7 @@ import {
   SESSION_CLAIM_DOCUMENT_ID,
   SESSION_TOMBSTONE_TTL_SECONDS,
   TEMPORARY_CHAT_TTL_SECONDS,
+  temporarySessionTtlSeconds,
   sessionClaimDocumentSchema,
   sessionClaimPartitionKey,
   sessionDocumentSchema,
@@ -20,6 +21,7 @@ import { shapeFields } from '../../conversation/conversation-shape.js';
 export function createCosmosSessionStore(
   container: Container,
   now: () => Date = () => new Date(),
+  temporaryTtlSeconds = TEMPORARY_CHAT_TTL_SECONDS,
 ): SessionStore {
   const read = (userId: string, sessionId: string) =>
     readItem(container, sessionId, userId, 'the session', sessionDocumentSchema);
@@ -32,8 +34,9 @@ export function createCosmosSessionStore(
         ...shapeFields(shape),
       };
       try {
-        // A temporary chat's session expires with its working memory.
-        const ttl = session.temporary === true ? { ttl: TEMPORARY_CHAT_TTL_SECONDS } : {};
+        // A temporary chat's session expires by itself shortly after its expiry job deletes it everywhere.
+        const ttl =
+          session.temporary === true ? { ttl: temporarySessionTtlSeconds(temporaryTtlSeconds) } : {};
         await container.items.create({ id: session.sessionId, ...session, ...ttl });
       } catch (error) {
         throw cosmosFailure('creating the session', error);

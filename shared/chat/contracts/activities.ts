@@ -92,6 +92,9 @@ export const runToolInputSchema = turnRefSchema.extend({
   seq: z.number().int().positive(),
   /** False: memory tools refuse (use_memory false). Absent means true. */
   useMemory: z.boolean().optional(),
+  /** The conversation's assistant and project: the memory scopes its memory tools read. */
+  assistant: assistantRefSchema.optional(),
+  projectId: projectIdSchema.optional(),
   /** The caller's groups: which of the operator's MCP servers' tools the call may reach. */
   groups: callerGroupsSchema.optional(),
   telemetry: turnTelemetrySchema.optional(),
@@ -116,3 +119,19 @@ export const failTurnInputSchema = turnRefSchema.extend({
   telemetry: turnTelemetrySchema.optional(),
 });
 export type FailTurnInput = z.infer<typeof failTurnInputSchema>;
+
+/** A temporary chat's expiry job: it sleeps until the chat's time is up, then deletes it everywhere. */
+export const TEMPORARY_CHAT_EXPIRY_ORCHESTRATION = 'temporaryChatExpiry';
+export const EXPIRE_TEMPORARY_CHAT_ACTIVITY = 'expireTemporaryChat';
+
+export const temporaryChatExpiryInputSchema = z.object({
+  userId: z.string(),
+  sessionId: z.string(),
+  expiresAt: z.iso.datetime(),
+});
+export type TemporaryChatExpiryInput = z.infer<typeof temporaryChatExpiryInputSchema>;
+
+/** One job per temporary chat: starting it again for the same session is refused, not run twice. */
+export function temporaryChatInstanceId(sessionId: string): string {
+  return `temporary-chat-${sessionId}`;
+}

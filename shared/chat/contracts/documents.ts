@@ -30,10 +30,18 @@ export const HOT_CONVERSATIONS_CONTAINER = 'hot-conversations';
 export const SESSION_TOMBSTONE_TTL_SECONDS = 8 * 24 * 60 * 60;
 
 /**
- * How long a temporary chat's session lives: as long as its working memory in the hot store, the only place its
- * messages are kept (it has no header, so history keeps nothing of it).
+ * How long a temporary chat lives by default (TEMPORARY_CHAT_TTL): as long as its working memory in the hot store,
+ * the only place its messages are kept (it has no header, so history keeps nothing of it).
  */
 export const TEMPORARY_CHAT_TTL_SECONDS = 24 * 60 * 60;
+
+/**
+ * A temporary chat's session outlives its expiry job by this much (at most its own time to live again): the job
+ * finds the session to mark, and the session's ttl still ends it if the job never ran.
+ */
+export function temporarySessionTtlSeconds(ttlSeconds: number): number {
+  return ttlSeconds + Math.min(ttlSeconds, 60 * 60);
+}
 
 /** 24 h, the hot store's time to live (the hot cache keeps active conversations for a day). */
 export const HOT_STORE_TTL_SECONDS = 24 * 60 * 60;

@@ -77,6 +77,8 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
             index: call.index,
             seq: firstToolSeq + position,
             ...memory,
+            // The memory tools read the scopes of the conversation's assistant and project.
+            ...shapeFlags(input),
             ...groupsFlag(input),
             ...telemetry,
           } satisfies RunToolInput),

@@ -249,7 +249,13 @@ describe('llmStep', () => {
     expect(t.model.requests[0]?.tools?.map((tool) => tool.name)).toContain('search_conversation_history');
     await runTool(t.services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
     expect(t.searches).toEqual([
-      { userId: input.userId, query: 'boat', limit: 5, options: { excludeSessionId: input.sessionId } },
+      {
+        userId: input.userId,
+        query: 'boat',
+        limit: 5,
+        // A conversation without an assistant or project searches the user's shared memory only.
+        options: { excludeSessionId: input.sessionId, scopes: ['user'] },
+      },
     ]);
 
     // A use_memory false turn: not offered; a model that calls it anyway gets an error result.

@@ -14,6 +14,7 @@ import { opensConversation } from '../header-touch.js';
 import { turnMessagesIn } from '../../conversation/active-path.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import type { TurnServices } from './turn-services.js';
+import { writeScope, type ScopedShape } from '../../conversation/memory-scope.js';
 
 /**
  * Announces the turn with its committed messages (found in `stored`, working memory after the commit). The turn
@@ -23,7 +24,7 @@ import type { TurnServices } from './turn-services.js';
  */
 export async function announce(
   services: Pick<TurnServices, 'publisher'>,
-  input: TurnRef & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
+  input: TurnRef & ScopedShape & { useMemory?: boolean | undefined; groups?: readonly string[] | undefined },
   outcome: MessageCompleted['outcome'],
   completedAt: string,
   stored: Pick<WorkingMemory, 'messages' | 'offPath' | 'systemPrompt'>,
@@ -45,6 +46,8 @@ export async function announce(
         completedAt,
         ...memoryFlag(input),
         ...groupsFlag(input),
+        // What the turn teaches stays in its project's or its assistant's own memory when it has one.
+        ...(writeScope(input) === 'user' ? {} : { memoryScope: writeScope(input) }),
         ...(systemPrompt ? { systemPrompt } : {}),
       },
       turn,

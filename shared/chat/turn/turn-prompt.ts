@@ -6,6 +6,7 @@ import { conversationSystemPrompt, fetchProfileWithin } from '../../memory/perso
 import type { LlmStepInput } from '../contracts/activities.js';
 import type { SystemPrompt } from '../../conversation/messages.js';
 import { withInstructions } from '../../conversation/conversation-shape.js';
+import { readScopes } from '../../conversation/memory-scope.js';
 import type { ToolResultRecord, TurnRecord } from '../contracts/documents.js';
 import type { TurnBranch } from '../../conversation/branches.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, historyInRange, type PromptDigest } from '../prompt.js';
@@ -68,7 +69,9 @@ export function systemPromptText(memory: WorkingMemory, record: Pick<TurnRecord,
 /**
  * A new conversation's system prompt: personalised with the user's active facts, read within the budget (a slow
  * or failing profile costs the round at most the budget, and the basic prompt stands in); the basic one for a turn
- * posted with use_memory false. Undefined for a conversation that has begun: its prompt is the stored one.
+ * posted with use_memory false. Undefined for a conversation that has begun: its prompt is the stored one, unless
+ * the conversation was filed in another project (or in none) since that prompt was rendered: then the turn renders
+ * the prompt with its project's instructions now, and the stored one stays what the first turn was told.
  */
 export async function newConversationPrompt(
   services: Pick<TurnServices, 'profile' | 'settings' | 'log' | 'now' | 'instructions'>,
@@ -77,16 +80,29 @@ export async function newConversationPrompt(
 ): Promise<SystemPrompt | undefined> {
   const isNew =
     memory.messages.length === 0 && memory.messageCount === 0 && memory.systemPrompt === undefined;
-  if (!isNew) return undefined;
+  const refiled = memory.systemPrompt !== undefined && memory.systemPrompt.projectId !== input.projectId;
+  if (!isNew && !refiled) return undefined;
   const shaped = input.assistant !== undefined || input.projectId !== undefined;
   const [facts, instructions] = await Promise.all([
     input.useMemory === false
       ? undefined
-      : fetchProfileWithin(services.profile, input.userId, services.settings.profileTimeoutMs, services.log),
+      : fetchProfileWithin(
+          services.profile,
+          input.userId,
+          services.settings.profileTimeoutMs,
+          services.log,
+          // The user's shared memory, and its assistant's own and its project's: one query all the same.
+          readScopes(input),
+        ),
     // Read only for a conversation started with an assistant or in a project, once: the prompt is then kept.
     shaped && services.instructions ? services.instructions(input.userId, input) : undefined,
   ]);
-  return conversationSystemPrompt(withInstructions(BASIC_SYSTEM_PROMPT, instructions), facts, now(services));
+  const prompt = conversationSystemPrompt(
+    withInstructions(BASIC_SYSTEM_PROMPT, instructions),
+    facts,
+    now(services),
+  );
+  return input.projectId === undefined ? prompt : { ...prompt, projectId: input.projectId };
 }
 
 /**

@@ -3,6 +3,8 @@
 import type { ChatEvent } from '../../streaming/contracts.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
 import { groupsFlag, memoryFlag } from '../contracts/queue.js';
+import type { AssistantRef } from '../../conversation/conversation-shape.js';
+import { readScopes } from '../../conversation/memory-scope.js';
 import type { TurnRef } from '../../conversation/messages.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { headerTouch } from '../header-touch.js';
@@ -39,6 +41,8 @@ export type StepRef = TurnRef & {
   model?: string | undefined;
   temporary?: boolean | undefined;
   projectId?: string | undefined;
+  /** The conversation's assistant (a step that announces the turn tells where its memory is kept). */
+  assistant?: AssistantRef | undefined;
   quotaSlot?: boolean | undefined;
   groups?: readonly string[] | undefined;
 };
@@ -200,6 +204,7 @@ class EffectRun {
           sessionId: ref.sessionId,
           chatMessageId: ref.chatMessageId,
           ...memoryFlag(ref),
+          memoryScopes: readScopes(ref),
           // The past-answer tools answer from the turn's own path, never from other branches.
           ...(effect.branch ? { branch: effect.branch } : {}),
         });

@@ -1,8 +1,14 @@
 // The Cosmos DB adapter of ConversationSummaries (container `conversation-summaries`, partition userId, id =
 // sessionId): writes conditioned on the version read, a list behind an opaque token bound to the user, and search
 // by vector (in Cosmos DB, or in process) fused in process with full-text ranks.
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
+import {
+  inScopes,
+  memoryScopeSchema,
+  USER_SCOPE,
+  type MemoryScope,
+} from '../../conversation/memory-scope.js';
 import { mapBounded } from '../../bounded-parallel.js';
 import { nearestQuery } from '../../cosmos/adapters/hybrid-search-query.js';
 import {
@@ -47,6 +53,7 @@ const what = 'the conversation summary';
 /** The fields a summary is shown with: every field but the vector and the bookkeeping (never sent back). */
 const VIEW_FIELDS = [
   'sessionId',
+  'scope',
   'summary',
   'themes',
   'persons',
@@ -59,6 +66,7 @@ const VIEW_PROJECTION = VIEW_FIELDS.map((field) => `c.${field}`).join(', ');
 
 const summaryViewSchema = summaryContentSchema.extend({
   sessionId: z.string(),
+  scope: memoryScopeSchema.optional(),
   timestamp: z.iso.datetime(),
   createdAt: z.iso.datetime(),
 }) satisfies z.ZodType<ConversationSummaryView>;
@@ -105,7 +113,10 @@ export function createCosmosConversationSummaries(
       candidates.set(userId, candidate);
       known.set(candidate.id, candidate);
     }
-    return rankCandidates(nearest([...known.values()], query.vector, candidatePool(query.limit)), query).map(
+    const inQuery = [...known.values()].filter(
+      (candidate) => query.scopes === undefined || inScopes(candidate.view, query.scopes),
+    );
+    return rankCandidates(nearest(inQuery, query.vector, candidatePool(query.limit)), query).map(
       ({ candidate, score, similarity }) => ({ summary: structuredClone(candidate.view), score, similarity }),
     );
   }
@@ -163,17 +174,18 @@ export function createCosmosConversationSummaries(
     },
 
     async list(userId, listOptions) {
+      const scope = listOptions.scope === undefined ? undefined : scopeCondition([listOptions.scope]);
       const page = await readListPage(container, {
         query: {
-          query: `SELECT ${VIEW_PROJECTION} FROM c WHERE c.kind = @kind ORDER BY c.timestamp DESC`,
-          parameters: [{ name: '@kind', value: KIND }],
+          query: `SELECT ${VIEW_PROJECTION} FROM c WHERE c.kind = @kind${scope ? ` AND ${scope.sql}` : ''} ORDER BY c.timestamp DESC`,
+          parameters: [{ name: '@kind', value: KIND }, ...(scope?.parameters ?? [])],
         },
         partitionKey: userId,
         limit: listOptions.limit,
         ...(listOptions.continuationToken === undefined
           ? {}
           : { continuationToken: listOptions.continuationToken }),
-        list: listKey(['conversation-summaries', userId]),
+        list: listKey(['conversation-summaries', userId, ...(listOptions.scope ? [listOptions.scope] : [])]),
         parse: (resources) => parseStored(z.array(summaryViewSchema), resources, 'conversation summaries'),
         what: 'listing conversation summaries',
       });
@@ -209,11 +221,12 @@ const searchRowSchema = summaryViewSchema.extend({ similarity: z.number() });
  * are all candidates.
  */
 function summarySearchQuery(query: SummaryQuery): SqlQuerySpec {
+  const scope = query.scopes === undefined ? undefined : scopeCondition(query.scopes);
   return nearestQuery({
     projection: VIEW_PROJECTION,
     vectorPath: 'c.vector_embedding',
-    where: 'c.kind = @kind',
-    parameters: [{ name: '@kind', value: KIND }],
+    where: scope === undefined ? 'c.kind = @kind' : `c.kind = @kind AND ${scope.sql}`,
+    parameters: [{ name: '@kind', value: KIND }, ...(scope?.parameters ?? [])],
     vector: query.vector,
     limit: candidatePool(query.limit),
   });
@@ -288,7 +301,27 @@ function toCandidate(document: ConversationSummaryDocument & { _etag: string }):
 
 function toView(document: ConversationSummaryDocument): ConversationSummaryView {
   const { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt } = document;
-  return { sessionId, summary, themes, persons, places, user_sentiment, timestamp, createdAt };
+  return {
+    sessionId,
+    ...(document.scope === undefined ? {} : { scope: document.scope }),
+    summary,
+    themes,
+    persons,
+    places,
+    user_sentiment,
+    timestamp,
+    createdAt,
+  };
+}
+
+/** A summary in one of the scopes; one without a scope (written before scopes) is the user's shared memory. */
+function scopeCondition(scopes: readonly MemoryScope[]): { sql: string; parameters: SqlParameter[] } {
+  return {
+    sql: scopes.includes(USER_SCOPE)
+      ? '(NOT IS_DEFINED(c.scope) OR ARRAY_CONTAINS(@scopes, c.scope))'
+      : 'ARRAY_CONTAINS(@scopes, c.scope)',
+    parameters: [{ name: '@scopes', value: [...scopes] }],
+  };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type ProfileFact,
 } from '../contracts.js';
 import type { ConsolidationQuery, ProfileFacts } from '../profile-facts.js';
+import { USER_SCOPE } from '../../conversation/memory-scope.js';
 
 /** Either kind of item the container holds, told apart by `kind`. */
 const profileItemSchema = z.discriminatedUnion('kind', [profileFactSchema, consolidationRecordSchema]);
@@ -39,14 +40,22 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
 
   return {
     async list(userId, options = {}) {
-      const statuses = options.statuses;
-      const query: SqlQuerySpec = {
-        query:
-          statuses === undefined
-            ? "SELECT * FROM c WHERE c.kind = 'fact'"
-            : "SELECT * FROM c WHERE c.kind = 'fact' AND ARRAY_CONTAINS(@statuses, c.status)",
-        parameters: statuses === undefined ? [] : [{ name: '@statuses', value: [...statuses] }],
-      };
+      const conditions = ["c.kind = 'fact'"];
+      const parameters: SqlParameter[] = [];
+      if (options.statuses !== undefined) {
+        conditions.push('ARRAY_CONTAINS(@statuses, c.status)');
+        parameters.push({ name: '@statuses', value: [...options.statuses] });
+      }
+      if (options.scopes !== undefined) {
+        // A fact without a scope was written before memory had scopes: it is the user's shared memory.
+        conditions.push(
+          options.scopes.includes(USER_SCOPE)
+            ? '(NOT IS_DEFINED(c.scope) OR ARRAY_CONTAINS(@scopes, c.scope))'
+            : 'ARRAY_CONTAINS(@scopes, c.scope)',
+        );
+        parameters.push({ name: '@scopes', value: [...options.scopes] });
+      }
+      const query: SqlQuerySpec = { query: `SELECT * FROM c WHERE ${conditions.join(' AND ')}`, parameters };
       return sortOldestFirst(
         await queryItems(container, query, userId, 'the profile facts', profileFactSchema),
       );

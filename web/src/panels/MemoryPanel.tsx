@@ -1,5 +1,5 @@
 // What the assistant remembers about the user: each fact with the conversation it came from (title, a link to
-// open it, when), the conversations' summaries, and forgetting one fact, one conversation or everything.
+// open it, when) and where it lives (moved with a select), the conversations' summaries, and forgetting.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api/client';
@@ -9,6 +9,7 @@ import { shortDate } from './api-types';
 import { ConfirmDialog } from './ConfirmDialog';
 import { onMemoryChanged } from '../transport/memory-changes';
 import type { ConfirmRequest } from './ConfirmDialog';
+import { FactScopeSelect, scopeLabel, useScopeOptions } from './FactScopeSelect';
 
 const SUMMARY_PAGE = 20;
 /** What a source's title is while it is fetched, and once its conversation is found deleted. */
@@ -38,6 +39,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
   const [reloads, setReloads] = useState(0);
   // The memory worker says when a turn changed memory: the panel shows it without "Refresh memory".
   useEffect(() => onMemoryChanged(() => setReloads((count) => count + 1)), []);
+  const scopeOptions = useScopeOptions(api, reloads);
 
   const fetchPage = useCallback(
     (token: string | undefined) => {
@@ -126,6 +128,16 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
     }
   };
 
+  const move = async (fact: ProfileFact, scope: string, label: string) => {
+    try {
+      await api.json('PATCH', `${memoriesPath}/${encodeURIComponent(fact.factId)}`, { scope });
+      setStatus(`Moved to ${label}: ${fact.statement}`);
+      refresh();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
   const titleOf = (sessionId: string) => titles.get(sessionId) ?? 'a conversation';
 
   const forgetConversation = (sessionId: string) =>
@@ -168,6 +180,14 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
               <p className="m-0 mb-1">{fact.statement}</p>
               <p className="panel-meta mb-1 flex flex-wrap gap-x-2.5 gap-y-1">
                 <span className="font-semibold">{categoryLabel(fact.category)}</span>
+                <FactScopeSelect
+                  factId={fact.factId}
+                  statement={fact.statement}
+                  scope={fact.scope}
+                  options={scopeOptions}
+                  disabled={loading}
+                  onMove={(scope, label) => void move(fact, scope, label)}
+                />
                 {fact.provenance.slice(-3).map((source) => (
                   <SourceLink
                     key={`${source.sessionId}:${source.chatMessageId}`}
@@ -217,6 +237,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
                 · <time dateTime={summary.timestamp}>{shortDate(summary.timestamp)}</time>
               </p>
               <p className="m-0 mb-1">{summary.summary}</p>
+              <p className="panel-meta mb-1">Lives in: {scopeLabel(summary.scope, scopeOptions)}</p>
               {summary.themes.length === 0 ? null : (
                 <p className="panel-meta">Themes: {summary.themes.join(', ')}</p>
               )}

@@ -29,6 +29,8 @@ export interface ProfileFact {
   status: 'active' | 'superseded' | 'retracted';
   validFrom: string;
   provenance: FactSource[];
+  /** Where it lives: `user` (the shared memory), `assistant:<id>` or `project:<id>`. */
+  scope?: string;
 }
 
 export interface MemorySummary {
@@ -36,6 +38,7 @@ export interface MemorySummary {
   summary: string;
   themes: string[];
   timestamp: string;
+  scope?: string;
 }
 
 export interface MemoriesPage {
