@@ -244,6 +244,11 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
       }),
       201,
     );
+    // Something else that shares the container (a data archive) is not the sweep's.
+    const container = runtime.blob
+      .serviceClient()
+      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
+    await container.getBlockBlobClient('exports/other.tar.gz').uploadData(Buffer.from('archive'));
     // The timer runs as it would on its schedule: nothing is old enough yet.
     await runtime.runTimer('sweepAttachments');
     expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
@@ -257,6 +262,8 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     const after = await blobNames();
     expect(after.some((name) => name.includes(started.attachmentId))).toBe(false);
     expect(after.some((name) => name.endsWith(loose.attachmentId))).toBe(false);
+    expect(after).toContain('exports/other.tar.gz');
+    await container.deleteBlob('exports/other.tar.gz');
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((name) => attached.includes(name))).toBe(true);
     await problem(await json(alice, `attachments/${started.attachmentId}/complete`), 404);
