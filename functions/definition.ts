@@ -1,7 +1,7 @@
 // The shape of the one table of function definitions (functions/table.ts), which the Functions host registers
 // (functions/register.ts) and the local runtime mounts (local/functions-host.ts). A new trigger kind lands in
 // three exhaustive switches over `kind`: this union, register.ts and local/functions-host.ts.
-import type { HttpHandler, HttpMethod, InvocationContext } from '@azure/functions';
+import type { HttpHandler, HttpMethod, InvocationContext, Timer } from '@azure/functions';
 import type * as df from 'durable-functions';
 import type { App } from '../shared/app/app.js';
 import type { EndpointDeclaration } from '../shared/http/endpoint.js';
@@ -39,6 +39,17 @@ export interface ServiceBusFunctionDefinition {
   handler: (message: unknown, context: InvocationContext) => Promise<void>;
 }
 
+/** A timer trigger: the Functions host runs it on its schedule; the local runtime every `localIntervalMs`. */
+export interface TimerFunctionDefinition {
+  kind: 'timer';
+  name: string;
+  /** NCRONTAB, six fields with seconds first: `0 0 * * * *` is at the start of every hour. */
+  schedule: string;
+  /** How often the local runtime runs it (it reads no schedule). */
+  localIntervalMs: number;
+  handler: (timer: Timer, context: InvocationContext) => Promise<void>;
+}
+
 export interface OrchestrationDefinition {
   kind: 'orchestration';
   name: string;
@@ -54,4 +65,8 @@ export interface ActivityDefinition {
 }
 
 export type FunctionDefinition =
-  HttpFunctionDefinition | ServiceBusFunctionDefinition | OrchestrationDefinition | ActivityDefinition;
+  | HttpFunctionDefinition
+  | ServiceBusFunctionDefinition
+  | TimerFunctionDefinition
+  | OrchestrationDefinition
+  | ActivityDefinition;

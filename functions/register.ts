@@ -36,6 +36,9 @@ export function register(definition: FunctionDefinition): void {
       }
       return;
     }
+    case 'timer':
+      app.timer(definition.name, { schedule: definition.schedule, handler: definition.handler });
+      return;
     case 'orchestration':
       df.app.orchestration(definition.name, definition.handler);
       return;

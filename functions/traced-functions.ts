@@ -1,7 +1,7 @@
 // Each trigger of the table in a span: HTTP requests as server spans, Service Bus deliveries as consumer spans that
 // continue the sender's trace (the chat turn) or link to it (the workers after a turn), activities inside the turn's
 // trace from their input. Also the trigger-side metrics: queue wait, dead letters, turns by outcome and duration.
-import type { HttpHandler, HttpResponse, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { HttpHandler, HttpResponse, HttpResponseInit, InvocationContext, Timer } from '@azure/functions';
 import type { Context } from '@opentelemetry/api';
 import type * as df from 'durable-functions';
 import { TURN_ACTIVITIES } from '../shared/chat/contracts/activities.js';
@@ -33,6 +33,14 @@ export function traceFunction(definition: FunctionDefinition): FunctionDefinitio
       return { ...definition, handler: traceServiceBus(definition) };
     case 'activity':
       return { ...definition, handler: traceActivity(definition) };
+    case 'timer':
+      return {
+        ...definition,
+        handler: (timer: Timer, context: InvocationContext) =>
+          withSpan(`timer ${definition.name}`, { parent: fromHost(context, ROOT_CONTEXT) }, () =>
+            definition.handler(timer, context),
+          ),
+      };
     // The orchestrator replays: its activities' spans stand for it.
     case 'orchestration':
       return definition;

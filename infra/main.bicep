@@ -622,6 +622,8 @@ output COSMOS_DATABASE string = cosmos.outputs.databaseName
 output SERVICE_BUS_FULLY_QUALIFIED_NAMESPACE string = serviceBus.outputs.fullyQualifiedNamespace
 output WEBPUBSUB_ENDPOINT string = webPubSub.outputs.endpoint
 output WEBPUBSUB_HUB string = webPubSub.outputs.hub
+// The page uploads large attachments straight to it: its CSP names it.
+output ATTACHMENTS_BLOB_ENDPOINT string = storage.outputs.blobEndpoint
 output REDIS_HOST_NAME string = useRedis ? redis!.outputs.hostName : ''
 // Read by scripts/stage-function-app.ts (azd hands a hook its environment) to write host.json's storageProvider.
 output DURABLE_TASK_BACKEND string = chosenDurableTaskBackend

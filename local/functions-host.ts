@@ -1,16 +1,18 @@
 // How the local runtime hosts each kind of function definition, in place of the Functions host: HTTP
-// functions go to the HTTP host, Service Bus triggers to the in-process broker, orchestrations and activities
-// to the Durable driver.
+// functions go to the HTTP host, Service Bus triggers to the in-process broker, timers to an interval each,
+// orchestrations and activities to the Durable driver.
 import type * as df from 'durable-functions';
 import type {
   FunctionDefinition,
   HttpFunctionDefinition,
   ServiceBusFunctionDefinition,
+  TimerFunctionDefinition,
 } from '../functions/definition.js';
 
 export interface LocalFunctions {
   http: HttpFunctionDefinition[];
   serviceBus: ServiceBusFunctionDefinition[];
+  timers: TimerFunctionDefinition[];
   orchestrations: Map<string, df.OrchestrationHandler>;
   activities: Map<string, df.ActivityHandler>;
 }
@@ -19,6 +21,7 @@ export function sortFunctions(definitions: readonly FunctionDefinition[]): Local
   const sorted: LocalFunctions = {
     http: [],
     serviceBus: [],
+    timers: [],
     orchestrations: new Map(),
     activities: new Map(),
   };
@@ -29,6 +32,9 @@ export function sortFunctions(definitions: readonly FunctionDefinition[]): Local
         break;
       case 'serviceBus':
         sorted.serviceBus.push(definition);
+        break;
+      case 'timer':
+        sorted.timers.push(definition);
         break;
       case 'orchestration':
         sorted.orchestrations.set(definition.name, definition.handler);

@@ -20,6 +20,7 @@ import {
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
 import { startLocalBlob, type LocalBlob } from './blob/local-azurite.js';
+import { startLocalTimers } from './timers/timer-host.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
 import { createAzureLatencyModel, type AzureLatencyModel } from './latency/azure-latency.js';
 import { sortFunctions } from './functions-host.js';
@@ -86,6 +87,8 @@ export interface LocalRuntime {
    * app (the app itself reaches its data only through its ports).
    */
   clients: { database: Database; webPubSub: WebPubSubServiceClient };
+  /** Runs a timer function now, as its interval would (a test need not wait for it). */
+  runTimer(name: string): Promise<void>;
   /** What the local services have served since start, as GET /local/stats answers it. */
   stats(): LocalStats;
   /** Exports the telemetry buffered so far (nothing to do unless an exporter is configured). */
@@ -119,6 +122,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   // Known once the settings are read, after the host listens: the page is not served before then.
   let signInOrigins: readonly string[] = [];
+  let blobOrigins: readonly string[] = [];
   try {
     const http = new HttpHost({
       functions: functions.http,
@@ -126,7 +130,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logHandler: log,
       corsAllowedOrigins,
       allowedHosts,
-      site: createStaticSite({ root: webRoot, signInOrigins: () => signInOrigins }),
+      site: createStaticSite({
+        root: webRoot,
+        signInOrigins: () => signInOrigins,
+        connectOrigins: () => blobOrigins,
+      }),
     });
     const address = await http.listen(options.port, host);
     cleanups.push(() => http.close());
@@ -154,6 +162,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => cosmos.stop());
     const blob = await blobStarting;
     cleanups.push(() => blob.stop());
+    // The page (here, or at an origin CORS lets call the API) uploads large files straight to the emulator.
+    await blob.allowOrigins([url, `http://localhost:${address.port}`, ...corsAllowedOrigins]);
+    blobOrigins = [new URL(blob.endpoint).origin];
 
     const webPubSub = new LocalWebPubSub({
       accessKey: randomBytes(32).toString('base64'),
@@ -222,6 +233,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Used only when the configured LLM is Azure OpenAI without a key: the developer's `az login`.
       credential: createAzureCredential(config),
       cosmosAgent: cosmos.agent,
+      localBlob: { credential: blob.credential, agent: blob.agent },
       allowInsecureWebPubSub: true,
       fullTextSearch: 'in-process',
       publisher: serviceBus,
@@ -276,6 +288,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       });
       cleanups.push(detach);
     }
+    const timers = startLocalTimers(functions.timers, log);
+    cleanups.push(() => timers.stop());
     http.markReady();
     // Cleanups run last-in first-out: new requests are refused before anything behind them stops.
     cleanups.push(() => {
@@ -293,6 +307,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       cosmos,
       blob,
       clients,
+      runTimer: (name) => timers.run(name),
       stats,
       flushTelemetry: () => telemetry.flush(),
       stop: stopAll,
@@ -319,7 +334,7 @@ function localSettings(
     WEBPUBSUB_CONNECTION_STRING: local.webPubSub.connectionString(local.url),
     WEBPUBSUB_ENDPOINT: undefined,
     ATTACHMENTS_BLOB_ENDPOINT: local.blob.endpoint,
-    ATTACHMENTS_STORAGE_CONNECTION_STRING: local.blob.connectionString,
+    ATTACHMENTS_STORAGE_CONNECTION_STRING: undefined,
     ServiceBusConnection__fullyQualifiedNamespace: undefined,
   };
   // Blank counts as unset, as everywhere in settings: a copied local.settings.sample.json leaves it empty.

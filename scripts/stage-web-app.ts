@@ -17,6 +17,8 @@ export interface WebHostingTargets {
   webPubSubEndpoint: string;
   /** Microsoft Entra ID's sign-in origin: MSAL fetches tokens from it and renews them in a hidden frame. */
   signInOrigin: string;
+  /** The Blob service the page uploads large attachments straight to (azd's ATTACHMENTS_BLOB_ENDPOINT), if any. */
+  blobOrigin?: string;
 }
 
 /** The public cloud's; AZURE_AUTHORITY_HOST names a sovereign cloud's (e.g. https://login.microsoftonline.us). */
@@ -38,12 +40,13 @@ export function hostingTargets(env: NodeJS.ProcessEnv): WebHostingTargets {
     webPubSubEndpoint: read('WEBPUBSUB_ENDPOINT'),
     signInOrigin:
       env.AZURE_AUTHORITY_HOST === undefined ? DEFAULT_SIGN_IN_ORIGIN : read('AZURE_AUTHORITY_HOST'),
+    ...(env.ATTACHMENTS_BLOB_ENDPOINT?.trim() ? { blobOrigin: read('ATTACHMENTS_BLOB_ENDPOINT') } : {}),
   };
 }
 
 /**
  * Static Web Apps' configuration: every response carries the CSP (the page may reach the API, Web PubSub over its
- * WebSocket and the sign-in service, nothing else), the page is revalidated and the hashed assets are immutable, a
+ * WebSocket, the sign-in service and the Blob service its large uploads go to, nothing else), the page is revalidated and the hashed assets are immutable, a
  * client route answers with the page while a missing asset stays a 404, and a shared conversation's page
  * (/s/{shareId}) is kept out of search engines.
  */
@@ -60,7 +63,12 @@ export function staticWebAppConfig(targets: WebHostingTargets): Record<string, u
     ],
     globalHeaders: {
       'content-security-policy': contentSecurityPolicy(
-        [targets.apiUrl, `wss://${webPubSub.host}`, targets.signInOrigin],
+        [
+          targets.apiUrl,
+          `wss://${webPubSub.host}`,
+          targets.signInOrigin,
+          ...(targets.blobOrigin === undefined ? [] : [targets.blobOrigin]),
+        ],
         [targets.signInOrigin],
       ),
       'cache-control': 'no-cache',

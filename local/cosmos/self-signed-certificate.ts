@@ -1,5 +1,5 @@
-// Makes a fresh self-signed TLS certificate (ECDSA P-256) for the local Cosmos DB server at start-up, valid for
-// loopback names. The bundled one of @vercel/cosmosdb-server has no subjectAltName and expired in 2021.
+// Makes a fresh self-signed TLS certificate (ECDSA P-256) for a local server (Cosmos DB, Blob Storage) at start-up,
+// valid for loopback names. The bundled one of @vercel/cosmosdb-server has no subjectAltName and expired in 2021.
 // @peculiar/x509 needs a Reflect metadata polyfill loaded before it: keep these two imports in this order.
 import 'reflect-metadata';
 import {
@@ -24,6 +24,8 @@ export interface SelfSignedCertificate {
 interface SelfSignedCertificateOptions {
   /** Host names and IP addresses the certificate is valid for. */
   subjectAltNames: readonly string[];
+  /** Who the certificate names: `Local Cosmos DB` unless told. */
+  commonName?: string;
   /** Validity starts an hour before `now` to tolerate clock skew. */
   now?: Date;
   validityDays?: number;
@@ -55,7 +57,7 @@ export async function createSelfSignedCertificate(
   const certificate = await X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serial.toString('hex'),
-      name: 'CN=Local Cosmos DB',
+      name: `CN=${options.commonName ?? 'Local Cosmos DB'}`,
       notBefore: new Date(now.getTime() - 60 * 60 * 1000),
       notAfter: new Date(now.getTime() + validityDays * 24 * 60 * 60 * 1000),
       keys,

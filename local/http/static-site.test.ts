@@ -16,6 +16,7 @@ let folder: string;
 let server: Server;
 let base: string;
 let signInOrigins: string[] = [];
+let connectOrigins: string[] = [];
 
 /** A raw request: fetch would normalise `..` and percent-escapes away before they reach the server. */
 function get(
@@ -65,7 +66,11 @@ beforeAll(async () => {
   await writeFile(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(join(folder, 'secret.txt'), 'outside the root');
   await symlink(join(folder, 'secret.txt'), join(root, 'linked.txt'));
-  const site = createStaticSite({ root, signInOrigins: () => signInOrigins });
+  const site = createStaticSite({
+    root,
+    signInOrigins: () => signInOrigins,
+    connectOrigins: () => connectOrigins,
+  });
   server = createServer((req, res) => {
     void site.handleRequest(req, res).then((handled) => {
       if (!handled) res.writeHead(599).end('not handled');
@@ -107,6 +112,17 @@ describe('the static site', () => {
       signInOrigins = [];
     }
     expect((await get('/')).headers['content-security-policy']).toMatch(/frame-src 'self';/);
+  });
+
+  it('lets the page reach the local Blob Storage its large uploads go to, and not frame it', async () => {
+    connectOrigins = ['https://127.0.0.1:10443'];
+    try {
+      const csp = (await get('/')).headers['content-security-policy'] ?? '';
+      expect(csp).toMatch(/connect-src 'self' ws:\S+ wss:\S+ https:\/\/127\.0\.0\.1:10443(;|$)/);
+      expect(csp).toMatch(/frame-src 'self';/);
+    } finally {
+      connectOrigins = [];
+    }
   });
 
   it('copies into the CSP only a Host that is a plain host token, never one that carries CSP syntax', async () => {

@@ -47,6 +47,8 @@ export interface StaticSiteOptions {
    * them in a hidden frame. Read on every page, since the runtime knows its settings only once it listens.
    */
   signInOrigins?: () => readonly string[];
+  /** Other origins the page may call: the local Blob Storage its large uploads go to. */
+  connectOrigins?: () => readonly string[];
 }
 
 export interface StaticSite {
@@ -97,7 +99,8 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
   const root = resolve(options.root);
   const pageCsp = (host: string | undefined) => {
     const signIn = options.signInOrigins?.() ?? [];
-    return contentSecurityPolicy([...localConnectSources(host), ...signIn], signIn);
+    const others = options.connectOrigins?.() ?? [];
+    return contentSecurityPolicy([...localConnectSources(host), ...signIn, ...others], signIn);
   };
   return {
     async handleRequest(req, res) {

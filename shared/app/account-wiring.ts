@@ -12,6 +12,7 @@ import type { ExportServices } from '../account/account-export.js';
 import type { AccountConfig } from '../account/settings.js';
 import { createBlobService } from '../attachments/adapters/blob-attachment-store.js';
 import { KNOWLEDGE_CHUNKS_CONTAINER } from '../knowledge/contracts.js';
+import type { BlobPlatform } from './attachment-services.js';
 import type { AppConfig } from './config.js';
 
 export interface AccountServices {
@@ -25,9 +26,10 @@ export interface AccountServices {
 
 export function composeAccount(
   config: AppConfig,
-  credential: TokenCredential,
+  platform: BlobPlatform & { credential: TokenCredential },
   database: Database,
 ): AccountServices {
+  const local = platform.localBlob;
   const blob = config.attachments.blob;
   return {
     database,
@@ -37,7 +39,10 @@ export function composeAccount(
       archives:
         blob === undefined
           ? offArchives
-          : createBlobArchiveStore(createBlobService(blob, credential), blob.container),
+          : createBlobArchiveStore(
+              createBlobService(blob, local?.credential ?? platform.credential, local?.agent),
+              blob.container,
+            ),
       settings: { ttlHours: config.account.exportTtlHours, link: config.account.exportLink },
     },
     knowledgeText: createCosmosKnowledgeText(database.container(KNOWLEDGE_CHUNKS_CONTAINER)),

@@ -62,8 +62,8 @@ import { composeUsageAccounting, usageServices, type UsageServices } from './usa
 import { composeEraser } from './conversation-eraser.js';
 import { composeMcp } from './mcp-wiring.js';
 import { composeQuota } from './quota-wiring.js';
-import { composeAttachments, turnAttachments } from './attachment-services.js';
-import type { AttachmentServices } from '../attachments/store-attachment.js';
+import { composeAttachments, turnAttachments, type BlobPlatform } from './attachment-services.js';
+import type { DirectUploadServices } from '../attachments/direct-uploads.js';
 import { composeWorkspace, conversationInstructions, type WorkspaceServices } from './workspace.js';
 import { createCosmosClient, createLlm, createWebPubSubClient } from './service-clients.js';
 
@@ -150,7 +150,7 @@ export interface App {
   account: AccountServices;
   knowledge: KnowledgeServices;
   /** Files attached to messages: their store (Blob), checks and limits. */
-  attachments: AttachmentServices;
+  attachments: DirectUploadServices;
   /**
    * Per-user quotas, their state shared by every instance in Cosmos DB. `usage` reads what users spent (tokens,
    * dollars) for the daily and monthly limits; `searches` counts searches per minute.
@@ -170,7 +170,7 @@ export interface App {
 }
 
 /** What the hosting platform provides. */
-export interface Platform {
+export interface Platform extends BlobPlatform {
   /** The app's one Azure credential: its managed identity in Azure, the developer's `az login` locally. */
   credential: TokenCredential;
   publisher: MessagePublisher;
@@ -225,7 +225,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   });
   // What a deleted conversation leaves outside history: its turns' data, its spend's ties, its share links.
   const quota = composeQuota(config, database, usage);
-  const attachments = composeAttachments(config, platform.credential, quota.state);
+  const attachments = composeAttachments(config, platform, quota.state);
   const { eraser, shares } = composeEraser(database, hot, usage, attachments.store);
   // Hybrid search (RRF of VectorDistance and FullTextScore) runs in Cosmos DB in Azure; locally, in process.
   const memory = createMemoryStores(database, { ranking: platform.fullTextSearch ?? 'cosmos' });
@@ -265,7 +265,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: traceEventStore(streaming.turnEvents),
         sink: traceEventSink(streaming.sink),
         llm,
-        attachments: turnAttachments(attachments, reader),
+        attachments: turnAttachments(attachments, reader, config.knowledge),
         tools: createChatTools(
           {
             messages: history.messages,
@@ -352,7 +352,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
       search: knowledgeSearch,
     },
     attachments,
-    account: composeAccount(config, platform.credential, database),
+    account: composeAccount(config, platform, database),
     quota,
     usage: usageServices(usage, config.usage.prices),
     sharing: { shares },

@@ -1,29 +1,48 @@
-// Attachments composed once: the Blob container (the app's identity in Azure, Azurite's key locally), the image
-// encoder, the limits and the quota's shared leases; and deleting a conversation deletes its files.
+// Attachments composed once: the Blob container and direct uploads (the app's identity in Azure, the emulator's token
+// locally), the image encoder, the limits and the quota's shared leases; deleting a conversation deletes its files.
+import type { Agent } from 'node:https';
 import type { TokenCredential } from '@azure/identity';
 import {
-  createAttachmentContainer,
+  createAttachmentBlobClients,
   createBlobAttachmentStore,
 } from '../attachments/adapters/blob-attachment-store.js';
+import { createBlobAttachmentUploads } from '../attachments/adapters/blob-attachment-uploads.js';
+import type { AttachmentUploads } from '../attachments/attachment-uploads.js';
+import type { DirectUploadServices } from '../attachments/direct-uploads.js';
 import { sharpImages } from '../attachments/adapters/sharp-images.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import { withAttachments } from '../attachments/model-attachments.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
+import { paragraphChunker } from '../attachments/attachment-passages.js';
+import { chunkDocument } from '../knowledge/chunking.js';
 import type { DocumentReader } from '../knowledge/extract-pool.js';
+import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { QuotaState } from '../quota/quota-state.js';
 import type { AppConfig } from './config.js';
 
+/** What the platform gives for Blob Storage beside its credential. */
+export interface BlobPlatform {
+  /** Local runtime only: the emulator's token credential and an agent that trusts its certificate. */
+  localBlob?: { credential: TokenCredential; agent: Agent };
+}
+
 export function composeAttachments(
   config: AppConfig,
-  credential: TokenCredential,
+  platform: BlobPlatform & { credential: TokenCredential },
   leases: QuotaState,
-): AttachmentServices {
+): DirectUploadServices {
   const blob = config.attachments.blob;
+  const local = platform.localBlob;
+  const clients =
+    blob === undefined
+      ? undefined
+      : createAttachmentBlobClients(blob, local?.credential ?? platform.credential, local?.agent);
   return {
-    store:
-      blob === undefined ? offStore : createBlobAttachmentStore(createAttachmentContainer(blob, credential)),
+    store: clients === undefined ? offStore : createBlobAttachmentStore(clients.container),
+    uploads:
+      clients === undefined ? offUploads : createBlobAttachmentUploads(clients.service, clients.container),
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,
@@ -31,14 +50,27 @@ export function composeAttachments(
   };
 }
 
-/** How a turn reads its files in: a PDF by the workers that read knowledge documents, under their limits. */
+/**
+ * How a turn reads its files in: a PDF by the workers that read knowledge documents, under their limits; a file too
+ * long for the prompt cut by the knowledge base's chunker and searched.
+ */
 export function turnAttachments(
   attachments: AttachmentServices,
   reader: DocumentReader,
+  knowledge: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens'>,
 ): (userId: string, messages: readonly ChatMessage[]) => Promise<ChatMessage[]> {
   const reading = {
     store: attachments.store,
     config: attachments.config,
+    // A file too long for the prompt is cut as knowledge documents are, then searched.
+    chunk: (text: string) =>
+      chunkDocument(
+        {
+          pageCount: 1,
+          blocks: paragraphChunker(text).map((paragraph) => ({ kind: 'text' as const, text: paragraph })),
+        },
+        { targetTokens: knowledge.chunkTokens, overlapTokens: knowledge.chunkOverlapTokens },
+      ).map((chunk) => chunk.text),
     readPdf: async (bytes: Uint8Array, owner: string) => {
       const document = await reader.read({ format: 'pdf', content: bytes, owner });
       return document.blocks.map((block) => block.text).join('\n\n');
@@ -59,11 +91,21 @@ export function erasingAttachments(eraser: ConversationEraser, store: Attachment
   };
 }
 
+/** Attachments off: no upload begins (startUpload refuses first), and there is nothing to sweep. */
+const offUploads: AttachmentUploads = {
+  open: () => Promise.reject(new Error('Attachments are off: ATTACHMENTS_BLOB_ENDPOINT is not set.')),
+  find: () => Promise.resolve(undefined),
+  read: () => Promise.reject(new Error('Attachments are off: ATTACHMENTS_BLOB_ENDPOINT is not set.')),
+  drop: () => Promise.resolve(),
+  sweep: () => Promise.resolve({ uploads: 0, unattached: 0 }),
+};
+
 /** Attachments off (no Blob endpoint): nothing is kept, so nothing is found and nothing to delete. */
 const offStore: AttachmentStore = {
   put: () => Promise.reject(new Error('Attachments are off: ATTACHMENTS_BLOB_ENDPOINT is not set.')),
   find: () => Promise.resolve(undefined),
   read: () => Promise.resolve(undefined),
+  findSent: () => Promise.resolve(undefined),
   link: () => Promise.resolve(),
   list: () => Promise.resolve([]),
   usedBytes: () => Promise.resolve(0),

@@ -5,6 +5,8 @@ import type { MessageAttachment } from '../message-attachments.js';
 /** An attachment as stored: what a message keeps of it, its digest, and the conversation it was sent in. */
 export interface StoredAttachment extends MessageAttachment {
   sha256: string;
+  /** SHA-256 of the bytes as they were sent (before any re-encoding): the same file sent again is found by it. */
+  sourceSha256?: string;
   /** Set once a message carries it: deleting that conversation deletes the file. */
   sessionId?: string;
 }
@@ -19,6 +21,12 @@ export interface AttachmentStore {
     userId: string,
     attachmentId: string,
   ): Promise<{ attachment: StoredAttachment; bytes: Buffer } | undefined>;
+  /**
+   * The user's file stored from these bytes (by `sourceSha256`) that is free to be named again: tied to no
+   * conversation yet, or to `sessionId`. A file tied to another conversation is not shared, since deleting that
+   * conversation deletes it.
+   */
+  findSent(userId: string, sourceSha256: string, sessionId?: string): Promise<StoredAttachment | undefined>;
   /** Ties the user's attachments to the conversation a message of it carries them in. */
   link(userId: string, attachmentIds: readonly string[], sessionId: string): Promise<void>;
   /** Every attachment of the user, without bytes (the data archive reads each in turn). */

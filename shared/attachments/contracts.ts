@@ -46,3 +46,17 @@ export const attachmentAnswerSchema = messageAttachmentSchema.extend({
 });
 
 export const attachmentParamsSchema = z.object({ attachmentId: attachmentIdSchema });
+
+/** A direct upload's request: what the client says of the file it is about to write. */
+export const uploadRequestSchema = z.object({
+  filename: z.string({ error: 'must be a string' }).trim().min(1).max(255),
+  mediaType: z.string({ error: 'must be a string' }).max(100).optional(),
+  size: z.number({ error: 'must be a number' }).int().positive(),
+});
+
+export const uploadAnswerSchema = z.object({
+  attachmentId: attachmentIdSchema,
+  /** PUT the file here (header x-ms-blob-type: BlockBlob); it can create and write this one blob, nothing else. */
+  uploadUrl: z.string(),
+  expiresOn: z.string(),
+});

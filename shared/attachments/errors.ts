@@ -9,7 +9,8 @@ export type AttachmentRule =
   | 'attachments_per_message'
   | 'attachments_message_bytes'
   | 'model_without_vision'
-  | 'attachments_off';
+  | 'attachments_off'
+  | 'upload_incomplete';
 
 const STATUS: Record<AttachmentRule, number> = {
   attachment_type: 415,
@@ -20,6 +21,7 @@ const STATUS: Record<AttachmentRule, number> = {
   attachments_message_bytes: 413,
   model_without_vision: 400,
   attachments_off: 503,
+  upload_incomplete: 409,
 };
 
 export class AttachmentRefusedError extends AppError {

@@ -1,8 +1,9 @@
-// The files of a round's prompt, read from the store at the call: an image of the last ATTACHMENTS_IMAGE_TURNS
-// user messages goes to the model as its bytes (base64, the same every turn, so the prompt's prefix stays
-// cacheable); an older one as a short caption; a text or PDF file as its text, within ATTACHMENTS_TEXT_TOKENS.
+// The files of a round's prompt, read at the call: a recent image as its bytes (base64, the same every turn, so the
+// prefix stays cacheable), an older one as a caption; a text or PDF file as its text within ATTACHMENTS_TEXT_TOKENS,
+// or when longer, its passages that best match the latest question.
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import { isImageAttachment, type MessageAttachment } from '../message-attachments.js';
+import { matchingPassages, paragraphChunker, type Chunker } from './attachment-passages.js';
 import type { AttachmentStore } from './attachment-store.js';
 import type { AttachmentConfig } from './settings.js';
 
@@ -14,6 +15,8 @@ export interface AttachmentReading {
   config: Pick<AttachmentConfig, 'imageTurns' | 'textTokens'>;
   /** A PDF's text, read by the workers that read knowledge documents (their limits apply). */
   readPdf?: (bytes: Uint8Array, owner: string) => Promise<string>;
+  /** Cuts a file too long for the budget into passages to search (the knowledge base's chunker); paragraphs if not. */
+  chunk?: Chunker;
 }
 
 /** The messages with their files read in; messages without files are returned as they are (the same objects). */
@@ -26,10 +29,12 @@ export async function withAttachments(
     return [...messages];
   const userIndexes = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
   const recent = new Set(userIndexes.slice(-reading.config.imageTurns));
+  // A file too long for the prompt is searched for what the conversation asks now.
+  const question = messages[userIndexes.at(-1) ?? -1]?.content ?? '';
   return Promise.all(
     messages.map(async (message, index) => {
       if (message.role !== 'user' || !message.attachments?.length) return message;
-      return readMessage(reading, userId, message.content, message.attachments, recent.has(index));
+      return readMessage(reading, userId, message, recent.has(index), question);
     }),
   );
 }
@@ -37,9 +42,9 @@ export async function withAttachments(
 async function readMessage(
   reading: AttachmentReading,
   userId: string,
-  content: string,
-  attachments: readonly MessageAttachment[],
+  { content, attachments = [] }: { content: string; attachments?: readonly MessageAttachment[] | undefined },
   showImages: boolean,
+  question: string,
 ): Promise<ChatMessage> {
   const images: { mediaType: string; data: string }[] = [];
   const notes: string[] = [];
@@ -59,11 +64,10 @@ async function readMessage(
       continue;
     }
     const text = await textOf(reading, attachment, found.bytes, userId);
-    const kept = text.slice(0, Math.max(0, budget));
-    budget -= kept.length;
-    const cut = kept.length < text.length ? '\n[The rest of this file was cut to fit the prompt.]' : '';
+    const shown = fitted(text, Math.max(0, budget), question, reading.chunk ?? paragraphChunker);
+    budget -= shown.length;
     notes.push(
-      `<attachment name="${attachment.name.replace(/"/g, "'")}" type="${attachment.mediaType}">\n${kept}${cut}\n</attachment>`,
+      `<attachment name="${attachment.name.replace(/"/g, "'")}" type="${attachment.mediaType}">\n${shown}\n</attachment>`,
     );
   }
   return {
@@ -71,6 +75,18 @@ async function readMessage(
     content: notes.length === 0 ? content : `${content}\n\n${notes.join('\n\n')}`,
     ...(images.length > 0 ? { images } : {}),
   };
+}
+
+/** The whole text when it fits; else its passages that best match the question, or its start if none fits. */
+function fitted(text: string, budget: number, question: string, chunk: Chunker): string {
+  if (text.length <= budget) return text;
+  const found = matchingPassages(text, question, budget, chunk);
+  if (found.kept > 0)
+    return (
+      `[This file is longer than the prompt allows: these are the ${found.kept} of its ${found.of} passages that ` +
+      `best match the question.]\n${found.text}`
+    );
+  return `${text.slice(0, budget)}\n[The rest of this file was cut to fit the prompt.]`;
 }
 
 async function textOf(

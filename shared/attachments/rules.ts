@@ -9,6 +9,8 @@ export const attachmentRulesSchema = z.object({
   /** Media types a message may carry, as sniffed from the bytes; a text type also covers source code. */
   types: z.array(z.string()),
   maxFileBytes: z.number().int().positive(),
+  /** A larger file goes straight to Blob Storage: POST /api/attachments/uploads, a PUT, then /complete. */
+  directUploadBytes: z.number().int().positive(),
   maxPerMessage: z.number().int().positive(),
   maxMessageBytes: z.number().int().positive(),
   maxPixels: z.number().int().positive(),
@@ -22,6 +24,7 @@ export function attachmentRules(config: AttachmentConfig): AttachmentRules {
     enabled: config.blob !== undefined,
     types: [...config.types],
     maxFileBytes: config.maxFileBytes,
+    directUploadBytes: config.directUploadBytes,
     maxPerMessage: config.maxPerMessage,
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,

@@ -62,6 +62,31 @@ export const attachmentSettings = defineSettings({
     help: 'Largest file accepted, in bytes (413 past it). Azure OpenAI takes images of at most 20 MB.',
     azure: tuning,
   }),
+  ATTACHMENTS_DIRECT_UPLOAD_BYTES: intSetting({
+    default: 4 * 1024 * 1024,
+    min: 1,
+    max: 74 * 1024 * 1024,
+    help:
+      'Files larger than this go from the page straight to Blob Storage (POST /api/attachments/uploads, then ' +
+      '/complete) rather than through the API in one request.',
+    azure: tuning,
+  }),
+  ATTACHMENTS_UPLOAD_MINUTES: intSetting({
+    default: 10,
+    min: 1,
+    max: 7 * 24 * 60,
+    help:
+      'Minutes a direct upload URL (write-only, one blob) is valid; an upload not completed within twice this is ' +
+      'swept.',
+    azure: tuning,
+  }),
+  ATTACHMENTS_UNATTACHED_HOURS: intSetting({
+    default: 24,
+    min: 1,
+    max: 24 * 365,
+    help: 'Hours a stored file may wait to be attached to a message; past it the sweep deletes it.',
+    azure: tuning,
+  }),
   ATTACHMENTS_MAX_MESSAGE_BYTES: intSetting({
     default: 50 * 1024 * 1024,
     min: 1,
@@ -126,6 +151,9 @@ export interface AttachmentConfig {
   blob: { endpoint: string; connectionString: string | undefined; container: string } | undefined;
   types: readonly string[];
   maxFileBytes: number;
+  directUploadBytes: number;
+  uploadMinutes: number;
+  unattachedHours: number;
   maxMessageBytes: number;
   maxPerMessage: number;
   maxPixels: number;
@@ -151,6 +179,9 @@ export function attachmentConfig(values: SettingValues<typeof attachmentSettings
       .map((type) => type.trim().toLowerCase())
       .filter((type) => type !== ''),
     maxFileBytes: values.ATTACHMENTS_MAX_FILE_BYTES,
+    directUploadBytes: values.ATTACHMENTS_DIRECT_UPLOAD_BYTES,
+    uploadMinutes: values.ATTACHMENTS_UPLOAD_MINUTES,
+    unattachedHours: values.ATTACHMENTS_UNATTACHED_HOURS,
     maxMessageBytes: values.ATTACHMENTS_MAX_MESSAGE_BYTES,
     maxPerMessage: values.ATTACHMENTS_MAX_PER_MESSAGE,
     maxPixels: values.ATTACHMENTS_MAX_PIXELS,

@@ -56,8 +56,9 @@ function pngHeader(width: number, height: number): Buffer {
   ]);
 }
 
-const redPng = () =>
-  sharp({ create: { width: 40, height: 30, channels: 3, background: '#c00' } })
+/** A red PNG; a shade of it differs in its bytes (the same bytes sent again are one file). */
+const redPng = (shade = 0) =>
+  sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: shade, b: 0 } } })
     .png()
     .toBuffer();
 
@@ -165,7 +166,7 @@ describe('a file on its way in', () => {
     const s = services();
     const ids: string[] = [];
     for (let i = 0; i < 11; i++)
-      ids.push((await storeAttachment(s, caller, { name: `${i}.png`, bytes: await redPng() })).id);
+      ids.push((await storeAttachment(s, caller, { name: `${i}.png`, bytes: await redPng(i) })).id);
     const eleven = await rejection(attachToMessage(s, 'user_001', 'Zx81qWe4Rt7yUi0o', ids));
     expect((eleven as AttachmentRefusedError).code).toBe('attachments_per_message');
     const ten = await attachToMessage(s, 'user_001', 'Zx81qWe4Rt7yUi0o', ids.slice(0, 10));

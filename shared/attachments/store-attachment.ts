@@ -38,20 +38,35 @@ export function newAttachmentId(): string {
   return `att-${randomBytes(16).toString('hex')}`;
 }
 
+/** A file as stored, and whether it was kept already (the same bytes sent again reuse it, counted once). */
+export interface StoredFile extends StoredAttachment {
+  reused: boolean;
+}
+
 export async function storeAttachment(
   services: AttachmentServices,
   caller: Pick<Caller, 'userId' | 'groups'>,
   file: IncomingFile,
-): Promise<StoredAttachment> {
+  options: {
+    /** The id to store it under (a direct upload's); a new one otherwise. */
+    id?: string;
+    /** The conversation it is sent in, when known: a file already tied to it may be reused. */
+    sessionId?: string;
+  } = {},
+): Promise<StoredFile> {
+  const sourceSha256 = sha256(file.bytes);
+  const kept = await services.store.findSent(caller.userId, sourceSha256, options.sessionId);
+  if (kept !== undefined) return { ...kept, reused: true };
   const prepared = await prepareAttachment(services, file);
-  const id = newAttachmentId();
+  const id = options.id ?? newAttachmentId();
   const release = await reserveQuota(services, caller, id, prepared.bytes.length);
   const attachment: StoredAttachment = {
     id,
     name: file.name,
     mediaType: prepared.mediaType,
     size: prepared.bytes.length,
-    sha256: createHash('sha256').update(prepared.bytes).digest('hex'),
+    sha256: sha256(prepared.bytes),
+    sourceSha256,
     ...(prepared.width === undefined ? {} : { width: prepared.width, height: prepared.height }),
   };
   try {
@@ -60,8 +75,10 @@ export async function storeAttachment(
     // Stored, its bytes are counted by the store; refused, they were never kept.
     await release();
   }
-  return attachment;
+  return { ...attachment, reused: false };
 }
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The bytes to store and their type, or the rule the file breaks. */
 export async function prepareAttachment(

@@ -126,6 +126,25 @@ describe("a useChat request's turn", () => {
       files: [{ name: 'n.csv', declaredType: 'text/csv', bytes: Buffer.from('a,b\n1,2\n') }],
     });
     expect(issues({ id: 'x', messages: [user('x')] })[0]?.[0]).toBe('id');
+    // A part naming a stored file (a direct upload, or a file read back from history) is named, not decoded.
+    const named = schema.parse({
+      id: chatId,
+      messages: [
+        {
+          ...user('x'),
+          parts: [
+            { type: 'text', text: 'and this' },
+            {
+              type: 'file',
+              url: '/api/attachments/att-0123456789abcdef0123456789abcdef',
+              mediaType: 'image/png',
+            },
+          ],
+        },
+      ],
+    });
+    expect(named).toMatchObject({ kind: 'send', attachmentIds: ['att-0123456789abcdef0123456789abcdef'] });
+    expect(named).not.toHaveProperty('files');
   });
 
   it("is the answers to the approvals of addToolApprovalResponse's re-post, and nothing else of the message", () => {

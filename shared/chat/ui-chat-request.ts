@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { chatMessageIdSchema, sessionIdSchema } from '../ids.js';
 import { memoryModeSchema, type MemoryMode } from '../conversation/memory-mode.js';
 import { modelIdSchema } from '../ids.js';
+import { attachmentIdSchema } from '../message-attachments.js';
 
 /** What a useChat body asks for: a new message (or an edit), or a new answer to an earlier one. */
 export type UiChatTurn =
@@ -25,6 +26,8 @@ export type UiChatTurn =
       inPlace: boolean;
       /** The message's file parts, their bytes decoded from their data: URLs. */
       files?: IncomingFile[];
+      /** Its file parts that name a stored attachment (`/api/attachments/{id}`: uploaded directly, or from history). */
+      attachmentIds?: string[];
     }
   | {
       kind: 'regenerate';
@@ -71,11 +74,17 @@ function lastMessageSchema(maxTextChars: number) {
         .array(partSchema, { error: 'must be an array of parts' })
         .max(1000)
         .transform((parts, context) => {
+          const named = parts.flatMap((part) => {
+            const id = part.type === 'file' ? storedAttachmentOf(part.url) : undefined;
+            return id === undefined ? [] : [id];
+          });
           const files = parts.flatMap((part, index) =>
-            part.type === 'file' ? [fileOf(part, index, context)] : [],
+            part.type === 'file' && storedAttachmentOf(part.url) === undefined
+              ? [fileOf(part, index, context)]
+              : [],
           );
           const text = parts.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
-          return { text, files: files.filter((file) => file !== undefined) };
+          return { text, files: files.filter((file) => file !== undefined), attachmentIds: named };
         })
         .refine((message) => message.text.trim() !== '', 'must hold some text')
         .refine(
@@ -86,6 +95,14 @@ function lastMessageSchema(maxTextChars: number) {
     },
     { error: 'must be a UI message {id, role, parts}' },
   );
+}
+
+/** The attachment a file part's URL names (`/api/attachments/{id}`): one of the caller's, checked when attached. */
+function storedAttachmentOf(url: string | undefined): string | undefined {
+  const match = /^\/api\/attachments\/([^/?#]+)$/.exec(url ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const parsed = attachmentIdSchema.safeParse(decodeURIComponent(match[1]));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** A file part `{type: 'file', mediaType, url: 'data:…;base64,…', filename?}`, decoded; a URL elsewhere is refused. */
@@ -261,6 +278,7 @@ export function uiChatRequestSchema(maxTextChars: number) {
         messageId: message.id,
         text: message.parts.text,
         ...(message.parts.files.length > 0 ? { files: message.parts.files } : {}),
+        ...(message.parts.attachmentIds.length > 0 ? { attachmentIds: message.parts.attachmentIds } : {}),
         useMemory: useMemories[0] ?? true,
         ...(options.memory !== undefined
           ? { memory: options.memory }

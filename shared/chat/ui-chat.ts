@@ -142,10 +142,12 @@ async function postToSession(
   if (session === undefined) throw sessionNotFound(turn.sessionId);
   // File parts are stored as uploads are, then named like uploads; a refused post takes them back.
   const files = turn.files ?? [];
-  const attachments =
+  const { ids: sent, stored } =
     files.length === 0 || services.attachments === undefined
-      ? []
-      : await storeMessageFiles(services.attachments, caller, files);
+      ? { ids: [], stored: [] }
+      : await storeMessageFiles(services.attachments, caller, files, session.sessionId);
+  // A part naming a stored file (uploaded directly, or read back from history) is attached as it is.
+  const attachments = [...(turn.attachmentIds ?? []), ...sent];
   try {
     return await postChatMessage(services, caller, {
       ...(attachments.length > 0 ? { attachments } : {}),
@@ -158,7 +160,7 @@ async function postToSession(
       ...(turn.editOf === undefined ? {} : { editOf: turn.editOf }),
     });
   } catch (error) {
-    if (attachments.length > 0) await services.attachments?.store.delete(caller.userId, attachments);
+    if (stored.length > 0) await services.attachments?.store.delete(caller.userId, stored);
     // Only a session this post made, and only while nothing was posted to it (a racing post of the same user may
     // have been admitted meanwhile).
     if (

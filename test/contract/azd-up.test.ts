@@ -231,6 +231,7 @@ interface Binding {
   topicName?: string;
   subscriptionName?: string;
   isSessionsEnabled?: boolean;
+  schedule?: string;
 }
 interface Registration {
   name: string;
@@ -247,7 +248,8 @@ const byName = (a: Summary, b: Summary) => a.name.localeCompare(b.name);
 function summary(registration: Registration): Summary {
   const bindings = Object.values(registration.bindings);
   const trigger = bindings.find((binding) => /trigger$/i.test(binding.type))!;
-  const { type, route, methods, queueName, topicName, subscriptionName, isSessionsEnabled } = trigger;
+  const { type, route, methods, queueName, topicName, subscriptionName, isSessionsEnabled, schedule } =
+    trigger;
   return {
     name: registration.name,
     trigger: Object.fromEntries(
@@ -259,6 +261,7 @@ function summary(registration: Registration): Summary {
         topicName,
         subscriptionName,
         isSessionsEnabled,
+        schedule,
       }).filter(([, value]) => value !== undefined),
     ),
     durableClient: bindings.some((binding) => binding.type === 'durableClient'),
@@ -282,6 +285,12 @@ function declared(definition: (typeof functionDefinitions)[number]): Summary {
           ...definition.source,
           isSessionsEnabled: definition.isSessionsEnabled,
         },
+        durableClient,
+      };
+    case 'timer':
+      return {
+        name: definition.name,
+        trigger: { type: 'timerTrigger', schedule: definition.schedule },
         durableClient,
       };
     case 'orchestration':

@@ -40,6 +40,20 @@ describe('the Static Web App configuration', () => {
     expect(csp).toContain("frame-ancestors 'none'");
   });
 
+  it('lets the page upload large attachments straight to the Blob service azd provisioned', () => {
+    const blob = 'https://stabc123.blob.core.windows.net';
+    const withBlob = hostingTargets({
+      SERVICE_API_URI: targets.apiUrl,
+      WEBPUBSUB_ENDPOINT: targets.webPubSubEndpoint,
+      ATTACHMENTS_BLOB_ENDPOINT: `${blob}/`,
+    });
+    expect(withBlob.blobOrigin).toBe(blob);
+    const csp = (staticWebAppConfig(withBlob) as { globalHeaders: Record<string, string> }).globalHeaders[
+      'content-security-policy'
+    ];
+    expect(csp).toContain(`https://login.microsoftonline.com ${blob};`);
+  });
+
   it('revalidates the page, keeps hashed assets forever, and answers client routes with the page', () => {
     expect(config.globalHeaders['cache-control']).toBe('no-cache');
     expect(config.routes).toContainEqual({

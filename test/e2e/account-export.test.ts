@@ -5,7 +5,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BlobServiceClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { ExportView } from '../../shared/account/contracts.js';
@@ -75,7 +74,7 @@ describe('downloading all of a user’s data', { timeout: 180_000 }, () => {
     });
 
   async function archiveBlobs(): Promise<string[]> {
-    const service = BlobServiceClient.fromConnectionString(runtime.blob.connectionString);
+    const service = runtime.blob.serviceClient();
     const names: string[] = [];
     for await (const container of service.listContainers())
       for await (const blob of service

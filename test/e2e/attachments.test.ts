@@ -3,7 +3,6 @@
 // naming its rule with nothing stored; EXIF GPS gone; the blobs gone with their conversation.
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { BlobServiceClient } from '@azure/storage-blob';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
@@ -78,9 +77,9 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
   const read = (client: ChatClient, id: string) =>
     fetch(`${runtime.url}/api/attachments/${id}`, { headers: client.headers() });
   const blobNames = async () => {
-    const container = BlobServiceClient.fromConnectionString(
-      runtime.blob.connectionString,
-    ).getContainerClient(runtime.config.attachments.blob?.container ?? '');
+    const container = runtime.blob
+      .serviceClient()
+      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
     const names: string[] = [];
     for await (const blob of container.listBlobsFlat()) names.push(blob.name);
     return names;
@@ -231,20 +230,61 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     expect(bomb.code).toBe('attachment_pixels');
     expect(await blobNames()).toEqual(before);
 
-    const dot = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
-      .png()
-      .toBuffer();
+    // Eleven different images: the same bytes sent again would be one file.
     const ids: string[] = [];
-    for (let i = 0; i < 11; i++)
+    for (let i = 0; i < 11; i++) {
+      const dot = await sharp({
+        create: { width: 8, height: 8, channels: 3, background: { r: i, g: 0, b: 0 } },
+      })
+        .png()
+        .toBuffer();
       ids.push(
         (await expectStatus<Uploaded>(await upload(alice, `${i}.png`, 'image/png', dot), 201)).attachmentId,
       );
+    }
     const sessionId = await alice.startSession();
     const eleven = await problem(
       await alice.post({ sessionId, chatMessageId: randomUUID(), text: 'eleven', attachments: ids }),
       400,
     );
     expect(eleven.code).toBe('attachments_per_message');
+  });
+
+  it('searches a text file too long for the prompt: the passage that answers reaches the model', async () => {
+    const paragraphs = Array.from(
+      { length: 1200 },
+      (_, i) => `Paragraph ${i}: the river ran past mill number ${i} on a mild and quiet morning.`,
+    );
+    paragraphs[600] = 'The vault code is 7319, kept by the night porter.';
+    const text = paragraphs.join('\n\n');
+    // Longer than ATTACHMENTS_TEXT_TOKENS lets into the prompt, its answer in the middle.
+    expect(text.length).toBeGreaterThan(runtime.config.attachments.textTokens * 4 * 1.5);
+    const stored = await expectStatus<Uploaded>(
+      await upload(alice, 'ledger.txt', 'text/plain', Buffer.from(text)),
+      201,
+    );
+    const sessionId = await alice.startSession();
+    const chatMessageId = randomUUID();
+    await expectStatus(
+      await alice.post({
+        sessionId,
+        chatMessageId,
+        text: 'What is the vault code?',
+        attachments: [stored.attachmentId],
+      }),
+      202,
+    );
+    expect((await alice.stream(sessionId, chatMessageId)).map((frame) => frame.event)).toContain(
+      'message-end',
+    );
+    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    const prompt = sent?.messages.findLast((message) => message.role === 'user')?.content;
+    expect(typeof prompt).toBe('string');
+    expect(prompt).toContain('The vault code is 7319');
+    expect(prompt).toContain('passages that best match the question');
+    // Not the whole file: what is kept stays within the budget.
+    expect((prompt as string).length).toBeLessThan(runtime.config.attachments.textTokens * 4 + 1_000);
+    await settle(runtime);
   });
 
   it('strips EXIF, GPS included, from a stored JPEG', async () => {

@@ -2,7 +2,6 @@
 // an attachment, a knowledge document, an assistant and a project, and a turn still streaming, is erased so that no
 // container item and no blob names them afterwards, the running turn brings nothing back, and no one else is touched.
 import { createHash } from 'node:crypto';
-import { BlobServiceClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { cosmosContainers } from '../../shared/app/cosmos-containers.js';
@@ -94,7 +93,7 @@ describe('deleting all of a user’s data', { timeout: 180_000 }, () => {
   }
 
   async function blobNames(): Promise<string[]> {
-    const service = BlobServiceClient.fromConnectionString(runtime.blob.connectionString);
+    const service = runtime.blob.serviceClient();
     const names: string[] = [];
     for await (const container of service.listContainers())
       for await (const blob of service.getContainerClient(container.name).listBlobsFlat())

@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { App } from '../../shared/app/app.js';
 import { loadConfig, type AppConfig } from '../../shared/app/config.js';
 import { sharpImages } from '../../shared/attachments/adapters/sharp-images.js';
-import { MemoryAttachments } from './in-memory-attachments.js';
+import { MemoryAttachments, MemoryUploads } from './in-memory-attachments.js';
 import {
   foundTurn,
   pathOf,
@@ -718,6 +718,7 @@ export function createTestApp(
     },
     attachments: {
       store: fakes.attachments,
+      uploads: new MemoryUploads(),
       images: sharpImages,
       config: config.attachments,
       quota: config.quota,

@@ -2,32 +2,52 @@
 // of the user id; what a message keeps of it rides in the blob's metadata. The same code talks to Azurite locally.
 import { createHash } from 'node:crypto';
 import type { TokenCredential } from '@azure/identity';
-import { BlobServiceClient, RestError, type ContainerClient } from '@azure/storage-blob';
+import type { Agent } from 'node:https';
+import { BlobServiceClient, RestError, newPipeline, type ContainerClient } from '@azure/storage-blob';
 import type { AttachmentStore, StoredAttachment } from '../attachment-store.js';
 
 export interface BlobAttachmentOptions {
   endpoint: string;
   container: string;
-  /** Local runtime only (Azurite's account key); in Azure the credential signs in. */
+  /** An account key (an emulator of the user's own); in Azure and locally a token credential signs in. */
   connectionString?: string | undefined;
 }
 
-/** The container client, with the key locally and the app's identity in Azure. */
-export function createAttachmentContainer(
+/** The service and container clients, with the key locally and the app's identity in Azure. */
+export function createAttachmentBlobClients(
   options: BlobAttachmentOptions,
   credential: TokenCredential,
-): ContainerClient {
-  return createBlobService(options, credential).getContainerClient(options.container);
+  agent?: Agent,
+): { service: BlobServiceClient; container: ContainerClient } {
+  const service = createBlobService(options, credential, agent);
+  return { service, container: service.getContainerClient(options.container) };
 }
 
-/** The Blob service client the container's comes from (a user delegation key is asked of it). */
+/** The Blob service client (a user delegation key is asked of it); `agent` trusts the local emulator's certificate. */
 export function createBlobService(
   options: BlobAttachmentOptions,
   credential: TokenCredential,
+  agent?: Agent,
 ): BlobServiceClient {
-  return options.connectionString === undefined
+  if (options.connectionString !== undefined)
+    return BlobServiceClient.fromConnectionString(options.connectionString);
+  return agent === undefined
     ? new BlobServiceClient(options.endpoint, credential)
-    : BlobServiceClient.fromConnectionString(options.connectionString);
+    : new BlobServiceClient(options.endpoint, trustingPipeline(credential, agent));
+}
+
+/** Every request through `agent`: the local emulator's certificate is trusted by it alone (the SDK takes no CA). */
+function trustingPipeline(credential: TokenCredential, agent: Agent) {
+  const pipeline = newPipeline(credential);
+  pipeline.factories.push({
+    create: (next) => ({
+      sendRequest(request) {
+        request.agent = agent;
+        return next.sendRequest(request);
+      },
+    }),
+  });
+  return pipeline;
 }
 
 /** The user's folder: a hash, so a user id never shapes a blob name. */
@@ -84,6 +104,16 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
         throw error;
       }
     },
+    async findSent(userId, sourceSha256, sessionId) {
+      for await (const item of userBlobs(userId)) {
+        const metadata = item.metadata ?? {};
+        if (metadata.sourcesha256 !== sourceSha256) continue;
+        if (metadata.sessionid !== undefined && metadata.sessionid !== sessionId) continue;
+        const id = item.name.slice(userPrefix(userId).length);
+        return fromMetadata(id, metadata, item.properties.contentLength ?? 0);
+      }
+      return undefined;
+    },
     async link(userId, attachmentIds, sessionId) {
       await Promise.all(
         attachmentIds.map(async (id) => {
@@ -129,6 +159,9 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
         await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
         deleted++;
       }
+      // Direct uploads under way too (blob-attachment-uploads.ts keeps them under pending/, by the same prefix).
+      for await (const item of container.listBlobsFlat({ prefix: `pending/${userPrefix(userId)}` }))
+        await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
       return deleted;
     },
   };
@@ -140,6 +173,7 @@ function toMetadata(attachment: StoredAttachment): Record<string, string> {
     name: encodeURIComponent(attachment.name),
     mediatype: attachment.mediaType,
     sha256: attachment.sha256,
+    ...(attachment.sourceSha256 === undefined ? {} : { sourcesha256: attachment.sourceSha256 }),
     ...(attachment.width === undefined ? {} : { width: String(attachment.width) }),
     ...(attachment.height === undefined ? {} : { height: String(attachment.height) }),
     ...(attachment.sessionId === undefined ? {} : { sessionid: attachment.sessionId }),
@@ -155,16 +189,17 @@ function fromMetadata(id: string, metadata: Record<string, string>, size: number
     mediaType: metadata.mediatype ?? 'application/octet-stream',
     size,
     sha256: metadata.sha256 ?? '',
+    ...(metadata.sourcesha256 === undefined ? {} : { sourceSha256: metadata.sourcesha256 }),
     ...(width === undefined ? {} : { width }),
     ...(height === undefined ? {} : { height }),
     ...(metadata.sessionid === undefined ? {} : { sessionId: metadata.sessionid }),
   };
 }
 
-function isNotFound(error: unknown): boolean {
+export function isNotFound(error: unknown): boolean {
   return error instanceof RestError && error.statusCode === 404;
 }
 
-function ignoreNotFound(error: unknown): void {
+export function ignoreNotFound(error: unknown): void {
   if (!isNotFound(error)) throw error;
 }

@@ -9,7 +9,7 @@ import { ApiError, describeError, type ApiClient } from '../api/client';
 import { rateAnswer } from './answer-feedback';
 import { approvalsOf } from './approvals';
 import { WebPubSubChatTransport, type TurnFailure } from '../transport/web-pubsub-chat-transport';
-import { fileParts, readAttachment } from './attachments';
+import { messageFileParts, readAttachment } from './attachments';
 import { Composer } from './Composer';
 import { EmptyState } from './EmptyState';
 import { preloadMarkdown } from './LazyMarkdown';
@@ -181,7 +181,8 @@ function ChatSession(props: ChatViewProps & { initial: ChatUIMessage[] }): React
     jumpToLatest();
     void preloadMarkdown();
     const metadata = useMemory ? {} : { useMemory: false };
-    void fileParts(files).then(
+    // A file over the direct-upload size goes to Blob Storage first; the others travel in the message.
+    void messageFileParts(api, files, attachmentRules).then(
       (parts) =>
         chat.sendMessage(
           { text, metadata, ...(parts.length > 0 ? { files: parts } : {}) },

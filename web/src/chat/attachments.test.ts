@@ -2,7 +2,7 @@
 // and a message's files as POST /api/chat names them.
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../api/client';
-import { addFiles, attachmentIdOf, DEFAULT_RULES, uploadFileParts } from './attachments';
+import { addFiles, attachmentIdOf, DEFAULT_RULES, messageFileParts, uploadFileParts } from './attachments';
 import type { AttachmentRules } from './attachments';
 
 const file = (name: string, type = 'image/png', size = 1) => new File([new Uint8Array(size)], name, { type });
@@ -91,5 +91,63 @@ describe("a message's files as POST /api/chat names them", () => {
     expect(ids).toEqual(['old_1', 'new_1']);
     expect(posted).toEqual([{ name: 'hi.txt', mediaType: 'text/plain', contentBase64: 'aGk=' }]);
     expect(attachmentIdOf('data:text/plain;base64,aGk=')).toBeUndefined();
+  });
+});
+
+describe('a file over the direct-upload size', () => {
+  it('goes straight to Blob Storage with the write-only URL, then is completed and named by its id', async () => {
+    const calls: { method: string; path: string; body?: unknown }[] = [];
+    const api: ApiClient = {
+      userId: 'u',
+      fetch: () => Promise.reject(new Error('not called')),
+      json<T>(method: string, path: string, body?: unknown): Promise<T> {
+        calls.push({ method, path, ...(body === undefined ? {} : { body }) });
+        const answer = path.endsWith('/uploads')
+          ? { attachmentId: 'att-up', uploadUrl: 'https://blob.example/c/pending/u/att-up?sp=cw&sig=x' }
+          : { attachmentId: 'att-kept' };
+        return Promise.resolve(answer as T);
+      },
+    };
+    const puts: { url: string; init: RequestInit | undefined }[] = [];
+    const fetchImpl = (url: RequestInfo | URL, init?: RequestInit) => {
+      puts.push({ url: typeof url === 'string' ? url : url instanceof URL ? url.href : url.url, init });
+      return Promise.resolve(new Response(null, { status: 201 }));
+    };
+    const big = file('photo.jpg', 'image/jpeg', 2048);
+    const parts = await messageFileParts(api, [big], { directUploadBytes: 1024 }, fetchImpl);
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        path: '/api/attachments/uploads',
+        body: { filename: 'photo.jpg', mediaType: 'image/jpeg', size: 2048 },
+      },
+      { method: 'POST', path: '/api/attachments/att-up/complete' },
+    ]);
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.url).toBe('https://blob.example/c/pending/u/att-up?sp=cw&sig=x');
+    expect(puts[0]?.init?.method).toBe('PUT');
+    expect(puts[0]?.init?.headers).toEqual({ 'x-ms-blob-type': 'BlockBlob', 'content-type': 'image/jpeg' });
+    expect(puts[0]?.init?.body).toBe(big);
+    // The id /complete answers (the same bytes kept already give that file's).
+    expect(parts).toEqual([
+      { type: 'file', mediaType: 'image/jpeg', filename: 'photo.jpg', url: '/api/attachments/att-kept' },
+    ]);
+  });
+
+  it('says so when Blob Storage refuses the PUT, and completes nothing', async () => {
+    const paths: string[] = [];
+    const api: ApiClient = {
+      userId: 'u',
+      fetch: () => Promise.reject(new Error('not called')),
+      json<T>(_method: string, path: string): Promise<T> {
+        paths.push(path);
+        return Promise.resolve({ attachmentId: 'att-up', uploadUrl: 'https://blob.example/x' } as T);
+      },
+    };
+    const refused = () => Promise.resolve(new Response(null, { status: 403 }));
+    await expect(
+      messageFileParts(api, [file('big.png', 'image/png', 10)], { directUploadBytes: 1 }, refused),
+    ).rejects.toThrow("'big.png' could not be uploaded (403 from Blob Storage).");
+    expect(paths).toEqual(['/api/attachments/uploads']);
   });
 });

@@ -22,6 +22,7 @@ export const DEFAULT_RULES: AttachmentRules = {
     'application/json',
   ],
   maxFileBytes: 20 * 1024 * 1024,
+  directUploadBytes: 4 * 1024 * 1024,
   maxPerMessage: 10,
   maxMessageBytes: 50 * 1024 * 1024,
   maxPixels: 40_000_000,
@@ -127,6 +128,68 @@ export function fileParts(files: readonly File[]): Promise<FileUIPart[]> {
         }),
     ),
   );
+}
+
+/**
+ * The files as useChat file parts: each up to `directUploadBytes` as a data: URL, each larger one uploaded straight to
+ * Blob Storage first and named by its id, as a file read back from history is.
+ */
+export async function messageFileParts(
+  api: ApiClient,
+  files: readonly File[],
+  rules: Pick<AttachmentRules, 'directUploadBytes'>,
+  fetchImpl: typeof fetch = fetch,
+): Promise<FileUIPart[]> {
+  const small = await fileParts(files.filter((file) => file.size <= rules.directUploadBytes));
+  const parts: FileUIPart[] = [];
+  for (const file of files) {
+    if (file.size <= rules.directUploadBytes) {
+      const part = small.shift();
+      if (part !== undefined) parts.push(part);
+      continue;
+    }
+    const attachmentId = await uploadDirectly(api, file, fetchImpl);
+    parts.push({
+      type: 'file',
+      mediaType: file.type || 'application/octet-stream',
+      filename: file.name,
+      url: attachmentUrl(attachmentId),
+    });
+  }
+  return parts;
+}
+
+/**
+ * A direct upload: a write-only URL for one blob (POST /api/attachments/uploads), the file PUT there, then
+ * /complete, where the server checks it as any file. Gives the attachment's id (the same bytes kept already: that
+ * file's).
+ */
+export async function uploadDirectly(
+  api: ApiClient,
+  file: File,
+  fetchImpl: typeof fetch = fetch,
+): Promise<string> {
+  const started = await api.json<{ attachmentId: string; uploadUrl: string }>(
+    'POST',
+    '/api/attachments/uploads',
+    {
+      filename: file.name,
+      ...(file.type === '' ? {} : { mediaType: file.type }),
+      size: file.size,
+    },
+  );
+  // Straight to Blob Storage: the URL is the credential, so the API's own headers do not go.
+  const put = await fetchImpl(started.uploadUrl, {
+    method: 'PUT',
+    headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': file.type || 'application/octet-stream' },
+    body: file,
+  });
+  if (!put.ok) throw new Error(`'${file.name}' could not be uploaded (${put.status} from Blob Storage).`);
+  const done = await api.json<{ attachmentId: string }>(
+    'POST',
+    `/api/attachments/${encodeURIComponent(started.attachmentId)}/complete`,
+  );
+  return done.attachmentId;
 }
 
 /** Uploads a message's new file parts (POST /api/attachments) and gives all their ids, for POST /api/chat's attachments. */

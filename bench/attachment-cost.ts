@@ -1,0 +1,148 @@
+// What an image costs a turn on the local runtime: the time a 1 MB photo adds to a new conversation's first token
+// (turns with and without it, alternated), and the bytes kept per image (sent, and stored after re-encoding).
+// Prints figures and asserts nothing about speed.  npm run bench:attachments  (RUNS=12 by default)
+import { randomBytes, randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { createLogHandler } from '../local/log.js';
+import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import { ChatApi, TurnTrace } from './chat-clients.js';
+import { mean, percentiles, round } from './figures.js';
+
+const RUNS = Number(process.env.RUNS ?? 12);
+const TURN_TIMEOUT_MS = 60_000;
+
+/** Photo-like pixels: noise over a gradient compresses as little as a real photo does. */
+function photoPixels(width: number, height: number): Buffer {
+  const pixels = Buffer.alloc(width * height * 3);
+  const noise = randomBytes(pixels.length);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = ((i % (width * 3)) / 12 + (noise[i] ?? 0) / 3) & 0xff;
+  return pixels;
+}
+
+/** A photo as a JPEG: at 1600 × 1200 about 1 MB. */
+function photo(width = 1600, height = 1200): Promise<Buffer> {
+  return sharp(photoPixels(width, height), { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
+
+/** The same kind of picture kept losslessly. */
+function losslessPhoto(width = 1600, height = 1200): Promise<Buffer> {
+  return sharp(photoPixels(width, height), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+/** App Service authentication's headers for a signed-in user (AUTH_MODE=app-service), as the chat clients send. */
+const headers = (userId: string) => ({
+  'x-ms-client-principal-id': userId,
+  'x-ms-client-principal': Buffer.from(
+    JSON.stringify({ auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] }),
+  ).toString('base64'),
+});
+
+async function upload(runtime: LocalRuntime, userId: string, name: string, type: string, bytes: Buffer) {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  const response = await fetch(`${runtime.url}/api/attachments`, {
+    method: 'POST',
+    headers: headers(userId),
+    body: form,
+  });
+  if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { attachmentId: string; size: number };
+}
+
+/** One new conversation's first turn: ms from the POST to its first content event. */
+async function firstToken(runtime: LocalRuntime, api: ChatApi, userId: string, attachmentId?: string) {
+  const sessionId = await api.startSession(userId);
+  const chatMessageId = randomUUID();
+  const started = performance.now();
+  const response = await fetch(`${runtime.url}/api/chat`, {
+    method: 'POST',
+    headers: { ...headers(userId), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      sessionId,
+      chatMessageId,
+      text: 'What is in this picture?',
+      ...(attachmentId === undefined ? {} : { attachments: [attachmentId] }),
+    }),
+  });
+  if (response.status !== 202) throw new Error(`chat: ${response.status} ${await response.text()}`);
+  const trace = new TurnTrace();
+  await api.readStream(userId, new URL(`/api/stream/${sessionId}/${chatMessageId}`, runtime.url).href, trace);
+  await trace.finished(TURN_TIMEOUT_MS, chatMessageId);
+  if (trace.errors.length > 0 || trace.firstContentAt === undefined)
+    throw new Error(`turn failed: ${trace.errors.join('; ') || 'no content'}`);
+  return trace.firstContentAt - started;
+}
+
+async function main(): Promise<void> {
+  const runtime = await startLocalRuntime({
+    port: 0,
+    dataDir: undefined,
+    settings: {
+      AUTH_MODE: 'app-service',
+      OFFLINE_MODEL_TTFT_MS: '0',
+      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
+    },
+    logHandler: createLogHandler('error'),
+  });
+  try {
+    const api = new ChatApi(runtime.url);
+    const jpeg = await photo();
+    const userId = `bench-attach-${randomUUID().slice(0, 8)}`;
+    const uploads: number[] = [];
+    const storedJpeg: number[] = [];
+    const withImage: number[] = [];
+    const without: number[] = [];
+    // Warm both paths once (the encoder, the Blob client, the model's first call), then alternate.
+    await firstToken(runtime, api, userId);
+    await firstToken(
+      runtime,
+      api,
+      userId,
+      (await upload(runtime, userId, 'warm.jpg', 'image/jpeg', jpeg)).attachmentId,
+    );
+    for (let run = 0; run < RUNS; run++) {
+      // A fresh photo each run: the same bytes sent again would be the stored file, not a new upload.
+      const bytes = await photo();
+      const began = performance.now();
+      const stored = await upload(runtime, userId, `photo-${run}.jpg`, 'image/jpeg', bytes);
+      uploads.push(performance.now() - began);
+      storedJpeg.push(stored.size / bytes.length);
+      without.push(await firstToken(runtime, api, userId));
+      withImage.push(await firstToken(runtime, api, userId, stored.attachmentId));
+    }
+    // Bytes kept per image: a 1 MB photo, a phone's 12-megapixel photo (scaled to ATTACHMENTS_MAX_IMAGE_EDGE) and
+    // a lossless PNG of the 1 MB photo's size.
+    const samples: [string, string, Buffer][] = [
+      ['jpeg 1600x1200', 'image/jpeg', jpeg],
+      ['jpeg 4032x3024', 'image/jpeg', await photo(4032, 3024)],
+      ['png 1600x1200', 'image/png', await losslessPhoto()],
+    ];
+    const bytesPerImage: Record<string, { sent: number; stored: number }> = {};
+    for (const [label, type, bytes] of samples)
+      bytesPerImage[label] = {
+        sent: bytes.length,
+        stored: (await upload(runtime, userId, `${label}.img`, type, bytes)).size,
+      };
+    const figures = {
+      runs: RUNS,
+      firstTokenMs: { withoutImage: percentiles(without), withImage: percentiles(withImage) },
+      // Each run's pair (the same moment's load), then their median.
+      addedByImageMs: percentiles(withImage.map((ms, i) => ms - (without[i] ?? Number.NaN))).p50,
+      uploadMs: percentiles(uploads),
+      storedOverSentJpegMean: round(mean(storedJpeg), 3),
+      bytesPerImage,
+    };
+    console.log(JSON.stringify(figures, null, 2));
+  } finally {
+    await runtime.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  // A bench reports; it never fails a build.
+  console.error('bench:attachments could not finish:', error);
+});
