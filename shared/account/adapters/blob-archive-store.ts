@@ -10,6 +10,7 @@ import {
   type UserDelegationKey,
 } from '@azure/storage-blob';
 import { userPrefix } from '../../attachments/adapters/blob-attachment-store.js';
+import { SAS_VERSION } from '../../attachments/adapters/blob-attachment-uploads.js';
 import type { ArchiveStore } from '../archive-store.js';
 
 const ARCHIVES = 'exports/';
@@ -99,6 +100,7 @@ export function signedBlobUrl(
       startsOn: window.startsOn,
       expiresOn: window.expiresOn,
       protocol: SASProtocol.Https,
+      version: SAS_VERSION,
     },
     key,
     accountName,

@@ -19,7 +19,7 @@ const ATTACHMENT_NAME = /^[0-9a-f]{32}\/att-[0-9a-f]{32}$/;
  * The signed version of the URLs: one both Azure and the local emulator (Azurite 3.35) sign alike. The SDK's own
  * default (2026-04-06) adds fields to the string to sign that the emulator does not know yet.
  */
-const SAS_VERSION = '2025-07-05';
+export const SAS_VERSION = '2025-07-05';
 /** A delegation key is asked for a day and used while it has more than an hour left. */
 const KEY_LIFETIME_MS = 24 * 3_600_000;
 const KEY_MARGIN_MS = 3_600_000;
