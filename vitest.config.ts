@@ -1,5 +1,6 @@
-// Three projects: colocated unit tests, contract tests of adapters against the local services,
-// and end-to-end tests that drive the running local runtime.
+// Three projects `npm test` runs: colocated unit tests, contract tests of adapters against the local services, and
+// end-to-end tests that drive the running local runtime; a fourth, outside it (`npm run test:conformance`), runs
+// the official MCP conformance suite, which installs its own Node 22.
 import { defineConfig } from 'vitest/config';
 
 // No test may fail because the machine is busy: each project's limits are many times what its slowest test takes
@@ -41,6 +42,14 @@ export default defineConfig({
           globalSetup: ['test/support/browser-broker.ts'],
           testTimeout: 240_000,
           hookTimeout: 480_000,
+        },
+      },
+      {
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
         },
       },
     ],
