@@ -1,8 +1,10 @@
 // The approval card in Chromium: a tool call that waits for the user's yes shows its input with Approve, Deny and
 // Always allow; approved, the same answer goes on with the tool's result; the card is there too when the page is
-// opened again while the call still waits, and a denial from it reaches the model.
+// opened again while the call still waits, and a denial from it reaches the model; an "always allow" is listed in
+// the settings under its server and revoked from there.
 import { z } from 'zod';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, openPage, startWebRuntime, useSharedBrowser } from '../support/browser.js';
 import type { OpenedPage, WebRuntime } from '../support/browser.js';
 import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
@@ -93,6 +95,53 @@ describeBrowser('the approval card', () => {
         .getByText('The tool said: {"error":"The user denied this call"}')
         .waitFor({ timeout: UI_TIMEOUT });
       expect(deleted).not.toContain('x.txt');
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'lists an "always allow" in the settings under its server, and revokes it from there',
+    async () => {
+      const { page, consoleErrors } = await open();
+      const composer = page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('delete y.txt');
+      await composer.press('Enter');
+      const card = page.getByRole('region', { name: `Approval of ${TOOL}` });
+      await card.waitFor({ timeout: UI_TIMEOUT });
+      await card.getByRole('button', { name: 'Always allow this tool' }).click();
+      await page.getByText('The tool said: Deleted y.txt').waitFor({ timeout: UI_TIMEOUT });
+
+      const user = new ChatClient(web.url, 'user_001');
+      const { servers } = await expectStatus<{ servers: { id: string; name: string }[] }>(
+        await fetch(`${web.url}/api/mcp-servers`, { headers: user.headers() }),
+        200,
+      );
+      const files = servers.find((server) => server.name === 'files');
+      expect(files).toBeDefined();
+      const approvalsUrl = `${web.url}/api/mcp-servers/${encodeURIComponent(files?.id ?? '')}/approvals`;
+      const remembered = async () =>
+        (
+          await expectStatus<{ approvals: { tool: string }[] }>(
+            await fetch(approvalsUrl, { headers: user.headers() }),
+            200,
+          )
+        ).approvals.map((grant) => grant.tool);
+      expect(await remembered()).toEqual(['delete_file']);
+
+      await page.getByRole('banner').getByRole('button', { name: 'Settings', exact: true }).click();
+      const server = page
+        .getByRole('dialog', { name: 'Settings' })
+        .getByRole('listitem', { name: 'files', exact: true });
+      const allowed = server.getByRole('list', { name: 'Tools of files always allowed' });
+      await allowed.waitFor({ timeout: UI_TIMEOUT });
+      expect(await allowed.getByRole('listitem').allTextContents()).toEqual([
+        expect.stringContaining('delete_file'),
+      ]);
+
+      await allowed.getByRole('button', { name: 'Revoke always allow of delete_file' }).click();
+      await server.getByText('Always allowed: no tool.').waitFor({ timeout: UI_TIMEOUT });
+      expect(await remembered()).toEqual([]);
+      expect(consoleErrors).toEqual([]);
     },
     TEST_TIMEOUT,
   );

@@ -1,5 +1,6 @@
-// The MCP servers settings: the operator's servers (read-only) and the user's own, each with "Test" (its tools),
-// and for the user's own, enable/disable and remove; a form adds one. Each refusal shows the service's words.
+// The MCP servers settings: the operator's servers (read-only) and the user's own, each with "Test" (its tools) and
+// its "always allowed" tools; for the user's own, enable/disable and remove; a form adds one. Each refusal shows
+// the service's words.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { describeError } from '../api/client';
@@ -9,6 +10,7 @@ import type { ConfirmRequest } from '../panels/ConfirmDialog';
 import { AddMcpServerForm } from './AddMcpServerForm';
 import { connectMcpServer, headersOf, mcpServersApi, OAUTH_FAILURES } from './mcp-servers-api';
 import type { McpServerTools, McpServerView, NewMcpServer, OAuthReturn } from './mcp-servers-api';
+import { McpToolApprovals } from './McpToolApprovals';
 import { McpToolList } from './McpToolList';
 
 /** What a server's approval policy asks, in the user's words. */
@@ -170,6 +172,7 @@ export function McpServersSettings(props: {
         {server.headerNames.length === 0 ? null : (
           <div className="panel-meta">Headers: {server.headerNames.join(', ')} (values hidden)</div>
         )}
+        <McpToolApprovals api={api} server={server} onStatus={setStatus} onError={setError} />
         <div className="flex flex-wrap items-center gap-2">
           <button
             type="button"

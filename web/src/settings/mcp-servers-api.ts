@@ -1,9 +1,10 @@
 // The MCP servers endpoints as the settings view calls them, and the header rows of the add form turned into the
 // body's `headers` (a name given twice, or a value without a name, is refused before anything is sent).
 import type { McpServerTools, McpServerView } from '../../../shared/mcp/contracts.js';
+import type { McpToolGrant } from '../../../shared/mcp/tool-grants.js';
 import type { ApiClient } from '../api/client';
 
-export type { McpServerTools, McpServerView };
+export type { McpServerTools, McpServerView, McpToolGrant };
 
 export interface HeaderRow {
   name: string;
@@ -47,6 +48,16 @@ export const mcpServersApi = {
   startOAuth: (api: ApiClient, id: string) =>
     api.json<{ authorizationUrl: string }>('POST', `${serverPath(id)}/oauth/start`),
   disconnect: (api: ApiClient, id: string) => api.json<undefined>('DELETE', `${serverPath(id)}/oauth`),
+  approvals: (api: ApiClient, id: string) =>
+    api
+      .json<{ approvals: McpToolGrant[] }>('GET', `${serverPath(id)}/approvals`)
+      .then((answer) => answer.approvals),
+  /** Forgets the "always allow" of one tool (its name on the server), or of all of them. */
+  revokeApprovals: (api: ApiClient, id: string, tool?: string) =>
+    api.json<undefined>(
+      'DELETE',
+      `${serverPath(id)}/approvals${tool === undefined ? '' : `?tool=${encodeURIComponent(tool)}`}`,
+    ),
 };
 
 /** Sends the browser to the server's consent; the callback brings it back to `/?mcpOAuth=...&mcpServer=...`. */
