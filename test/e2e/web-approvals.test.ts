@@ -1,7 +1,5 @@
-// The approval card in Chromium: a tool call that waits for the user's yes shows its input with Approve, Deny and
-// Always allow; approved, the same answer goes on with the tool's result; the card is there too when the page is
-// opened again while the call still waits, and a denial from it reaches the model; an "always allow" is listed in
-// the settings under its server and revoked from there.
+// The approval card in Chromium: Approve, Deny and Always allow on a call that waits (also when the page is opened
+// again); an "always allow" is listed in the settings under its server and revoked from there.
 import { z } from 'zod';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
