@@ -1,15 +1,18 @@
-// The workspace choices in real Chromium on a scripted model with a two-model catalogue: the model picked for a new
-// chat, a later message and a regenerate is the one called, an assistant's starter opens the chat and its
-// instructions reach the model, and a conversation filed in a project is listed under that project's filter.
+// The workspace choices in real Chromium on a scripted model with two models: the picked model is the one called,
+// an assistant's starter opens the chat with its instructions, and a chat filed in a project is listed under that
+// project and what it teaches next lives in the project's memory.
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
 import { SCRIPTED_MODEL } from '../support/scripted-model.js';
+import { CONVERSATION_SUMMARY_FORMAT, PROFILE_CHANGES_FORMAT } from '../../shared/memory/memory-llm.js';
 
 const UI_TIMEOUT = 60_000;
 const TEST_TIMEOUT = 180_000;
 const DEEP = 'deep-model';
+const TEACH = 'I love sailing.';
+const FACT = 'The user loves sailing.';
 const CATALOGUE = JSON.stringify([
   { id: SCRIPTED_MODEL, label: 'Fast' },
   { id: DEEP, label: 'Deep' },
@@ -17,7 +20,24 @@ const CATALOGUE = JSON.stringify([
 
 describeBrowser('the workspace choices in the web client', () => {
   const web = useWebRuntime({
-    script: (request) => ({ content: `answered by ${request.model}` }),
+    script: (request) => {
+      const format = request.response_format?.json_schema?.name;
+      if (format === CONVERSATION_SUMMARY_FORMAT)
+        return {
+          content: JSON.stringify({
+            summary: 'A voyage.',
+            themes: [],
+            persons: [],
+            places: [],
+            user_sentiment: 'neutral',
+          }),
+        };
+      if (format !== PROFILE_CHANGES_FORMAT) return { content: `answered by ${request.model}` };
+      // The memory worker's profile call: the one message that says something about the user teaches one fact.
+      const taught = request.messages.some((message) => String(message.content).includes(TEACH));
+      const add = taught ? [{ category: 'interests', statement: FACT, evidence: TEACH }] : [];
+      return { content: JSON.stringify({ add, reaffirm: [], replace: [], retract: [] }) };
+    },
     settings: { LLM_MODELS: CATALOGUE },
   });
 
@@ -38,7 +58,7 @@ describeBrowser('the workspace choices in the web client', () => {
   const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Conversations' });
 
   it(
-    'calls the picked model, starts with an assistant and files the chat in a project',
+    'calls the picked model, starts with an assistant, files the chat in a project and remembers there',
     async () => {
       const client = new ChatClient(web.url, 'user_001');
       await expectStatus(
@@ -107,6 +127,26 @@ describeBrowser('the workspace choices in the web client', () => {
         .poll(() => sidebar(page).locator('[aria-current="page"]').count(), { timeout: UI_TIMEOUT })
         .toBe(1);
       await filter.selectOption({ label: 'All conversations' });
+
+      // What the filed chat teaches next lives in the project's memory, and the memory panel says so.
+      await composer.fill(TEACH);
+      await composer.press('Enter');
+      await expect
+        .poll(() => answers(page).nth(2).textContent(), { timeout: UI_TIMEOUT })
+        .toContain(`answered by ${SCRIPTED_MODEL}`);
+      const { projects } = await expectStatus<{ projects: { projectId: string; name: string }[] }>(
+        await fetch(`${web.url}/api/projects`, { headers: client.headers() }),
+        200,
+      );
+      const voyages = projects.find((project) => project.name === 'Voyages');
+      expect(voyages).toBeDefined();
+      const panels = page.getByRole('complementary', { name: 'Memory and knowledge' });
+      const where = panels.getByRole('combobox', { name: `Where "${FACT}" lives` });
+      await expect.poll(() => where.count(), { timeout: UI_TIMEOUT }).toBe(1);
+      await expect
+        .poll(() => where.inputValue(), { timeout: UI_TIMEOUT })
+        .toBe(`project:${voyages?.projectId ?? ''}`);
+      expect(await where.locator('option:checked').textContent()).toBe('Project: Voyages');
       expect(consoleErrors).toEqual([]);
     },
     TEST_TIMEOUT,
