@@ -30,6 +30,8 @@ export interface RoundCall {
   messages: ChatMessage[];
   toolsAllowed: boolean;
   watchFrom: number | undefined;
+  /** The built-in tools the conversation's assistant names; absent: all of them. */
+  tools?: readonly string[] | undefined;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function streamRound(
     model?: string | undefined;
   },
   stream: TurnStream,
-  { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
+  { messages, toolsAllowed, watchFrom: checkedAt, tools: named }: RoundCall,
 ): Promise<RoundReply> {
   let reasoningOpen = false;
   const clock = () => (services.now?.() ?? new Date()).getTime();
@@ -77,7 +79,10 @@ export async function streamRound(
     const reply = await services.llm.streamChat(
       {
         messages: sent,
-        tools: [...services.tools.specs(memoryFlag(input)), ...userTools],
+        tools: [
+          ...services.tools.specs({ ...memoryFlag(input), ...(named ? { only: named } : {}) }),
+          ...userTools,
+        ],
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
         signal: stop.signal,
