@@ -14,7 +14,7 @@ import { userMessage } from './turn-decision.js';
 import type { Decision, Happening, TurnEffect, TurnEnd } from './turn-effects.js';
 import { memoryFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
-import { MCP_TOOL_PREFIX } from '../../mcp/tool-names.js';
+import { MCP_SERVER_PREFIX, MCP_TOOL_PREFIX } from '../../mcp/tool-names.js';
 
 /** The result of a tool call its turn was stopped before it ran. */
 const NOT_RUN = {
@@ -56,7 +56,15 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     if (step.awaitsApproval) return approvalAsked(step);
     return {
       state: step,
-      effects: [{ kind: 'run-tool', call, branch: step.turn?.branch, documentIds: step.turn?.documentIds }],
+      effects: [
+        {
+          kind: 'run-tool',
+          call,
+          branch: step.turn?.branch,
+          documentIds: step.turn?.documentIds,
+          tools: step.turn?.tools,
+        },
+      ],
     };
   }
   if (happened.kind === 'ran') return toolRan(step, happened.outcome);
@@ -85,14 +93,15 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
 /** The result a denied (or unanswered) call gets: the model reads why it did not run. */
 /**
  * Whether the turn offered a tool of this name: any built-in one when its assistant names none, else those it names.
- * The user's MCP tools (`mcp__...`) are offered as they are.
+ * The user's MCP tools (`mcp__...`) are checked where they run, against the MCP servers the assistant names.
  */
 export function offered(tools: readonly string[] | undefined, name: string): boolean {
   return tools === undefined || name.startsWith(MCP_TOOL_PREFIX) || tools.includes(name);
 }
 
 function notOffered(name: string, tools: readonly string[] | undefined) {
-  const available = tools === undefined || tools.length === 0 ? 'none' : tools.join(', ');
+  const builtIn = (tools ?? []).filter((tool) => !tool.startsWith(MCP_SERVER_PREFIX));
+  const available = builtIn.length === 0 ? 'none' : builtIn.join(', ');
   return {
     result: JSON.stringify({
       error: `Not run: tool "${name}" is not offered in this conversation. Available built-in tools: ${available}.`,

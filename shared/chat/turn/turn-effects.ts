@@ -54,6 +54,8 @@ export type TurnEffect<O> =
       call: ToolCall;
       branch: TurnBranch | undefined;
       documentIds?: readonly string[] | undefined;
+      /** The tools the conversation's assistant names (its MCP servers among them); absent: all of them. */
+      tools?: readonly string[] | undefined;
     }
   | { kind: 'store-tool-result'; result: ToolResultRecord }
   /**
