@@ -3,11 +3,13 @@
 // tools leaves earlier conversations as they were.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { createChatTools, type ChatToolDeps } from '../../shared/tools/index.js';
 import { ChatClient } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
+import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
 
 const HEAVY = 60_000;
 /** Every built-in tool, as the registry defines them (the tools' dependencies are not used to list them). */
@@ -20,29 +22,49 @@ describe("an assistant's tools", () => {
   let model: ScriptedModel;
   let runtime: LocalRuntime;
   let alice: ChatClient;
+  /** Carol adds MCP servers (the others' conversations offer none). */
+  let carol: ChatClient;
+  let mcp: TestMcpServer;
+  const weatherCalls: string[] = [];
 
   beforeAll(async () => {
+    mcp = await startTestMcpServer((server) => {
+      server.registerTool(
+        'get_weather',
+        {
+          description: 'The weather in a city.',
+          inputSchema: z.object({ city: z.string() }),
+          annotations: { readOnlyHint: true },
+        },
+        ({ city }) => {
+          weatherCalls.push(city);
+          return { content: [{ type: 'text', text: `Sunny in ${city}` }] };
+        },
+      );
+    });
     model = await startScriptedModel((request) => {
       if (request.stream !== true) return { content: '{}' };
       if (request.messages.at(-1)?.role === 'tool') return { content: 'Done.' };
       // "call <tool>": the model calls that tool, whether it was offered or not.
       const asked = /^call (\S+)/.exec(request.messages.findLast((m) => m.role === 'user')?.content ?? '');
       return asked
-        ? { toolCalls: [{ name: asked[1] ?? '', arguments: '{"a":2,"b":3}' }] }
+        ? { toolCalls: [{ name: asked[1] ?? '', arguments: '{"a":2,"b":3,"city":"Lisbon"}' }] }
         : { content: 'Aye.' };
     });
     runtime = await startTestRuntime({ settings: model.settings });
     alice = new ChatClient(runtime.url, 'user_001');
+    carol = new ChatClient(runtime.url, 'user_003');
   }, HEAVY);
   afterAll(async () => {
     await runtime?.stop();
     await model?.close();
+    await mcp?.stop();
   });
 
-  const call = (method: string, path: string, body?: unknown) =>
+  const call = (method: string, path: string, body?: unknown, client = alice) =>
     fetch(`${runtime.url}/api/${path}`, {
       method,
-      headers: alice.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
+      headers: client.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
 
@@ -51,14 +73,14 @@ describe("an assistant's tools", () => {
     return (await response.json()) as T;
   }
 
-  const start = async (body: Record<string, unknown>) =>
-    (await json<{ sessionId: string }>(await call('POST', 'session/start', body), 201)).sessionId;
+  const start = async (body: Record<string, unknown>, client = alice) =>
+    (await json<{ sessionId: string }>(await call('POST', 'session/start', body, client), 201)).sessionId;
 
   /** Runs one turn; returns the requests the model streamed for it (its rounds), in order. */
-  async function turn(sessionId: string, text: string) {
+  async function turn(sessionId: string, text: string, client = alice) {
     const chatMessageId = randomUUID();
-    expect((await alice.post({ sessionId, chatMessageId, text })).status).toBe(202);
-    const frames = await alice.stream(sessionId, chatMessageId);
+    expect((await client.post({ sessionId, chatMessageId, text })).status).toBe(202);
+    const frames = await client.stream(sessionId, chatMessageId);
     expect(frames.at(-1)?.data.type).toBe('message-end');
     return model.requests.filter(
       (request) =>
@@ -140,6 +162,55 @@ describe("an assistant's tools", () => {
       expect(
         offered((await turn(await start({ assistantId: assistant.assistantId }), `hi ${randomUUID()}`))[0]),
       ).toEqual(BUILT_IN);
+    },
+    HEAVY,
+  );
+
+  it(
+    'offers the tools of only the MCP servers the assistant names, and refuses the others unrun',
+    async () => {
+      const add = async (name: string) =>
+        (await json<{ id: string }>(await call('POST', 'mcp-servers', { name, url: mcp.url }, carol), 201))
+          .id;
+      const weather = await add('weather');
+      await add('other');
+      const all = await turn(await start({}, carol), `hi ${randomUUID()}`, carol);
+      expect(offered(all[0])).toEqual(
+        [...BUILT_IN, 'mcp__other__get_weather', 'mcp__weather__get_weather'].sort(),
+      );
+
+      const named = await json<{ assistantId: string }>(
+        await call(
+          'POST',
+          'assistants',
+          { name: 'Forecaster', tools: ['add_numbers', `mcp:${weather}`] },
+          carol,
+        ),
+        201,
+      );
+      const sessionId = await start({ assistantId: named.assistantId }, carol);
+      const refused = await turn(sessionId, `call mcp__other__get_weather ${randomUUID()}`, carol);
+      expect(offered(refused[0])).toEqual(['add_numbers', 'mcp__weather__get_weather']);
+      expect(JSON.parse(refused[1]?.messages.at(-1)?.content ?? '{}')).toEqual({
+        error:
+          'Not run: tool "mcp__other__get_weather" is not offered in this conversation (its assistant names its MCP servers).',
+      });
+      expect(weatherCalls).toEqual([]);
+      const ran = await turn(sessionId, `call mcp__weather__get_weather ${randomUUID()}`, carol);
+      expect(ran[1]?.messages.at(-1)?.content).toBe('Sunny in Lisbon');
+      expect(weatherCalls).toEqual(['Lisbon']);
+
+      // Naming built-in tools only: no MCP tool at all.
+      const builtIn = await json<{ assistantId: string }>(
+        await call('POST', 'assistants', { name: 'Plain', tools: ['add_numbers'] }, carol),
+        201,
+      );
+      const [plain] = await turn(
+        await start({ assistantId: builtIn.assistantId }, carol),
+        `hi ${randomUUID()}`,
+        carol,
+      );
+      expect(offered(plain)).toEqual(['add_numbers']);
     },
     HEAVY,
   );
