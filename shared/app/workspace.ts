@@ -31,7 +31,7 @@ export function composeWorkspace(database: Database, config: AppConfig): Workspa
 
 /**
  * The instructions a conversation opens with (its assistant's at its version, then its project's) and the documents
- * its knowledge search reads (both's).
+ * its knowledge search reads (both's), and the built-in tools its assistant names.
  */
 export function conversationInstructions(workspace: WorkspaceServices): ConversationInstructions {
   return async (userId, shape) => {
@@ -55,6 +55,7 @@ export function conversationInstructions(workspace: WorkspaceServices): Conversa
     return {
       instructions: parts.length === 0 ? undefined : parts.join('\n\n'),
       documentIds: documentIds.length === 0 ? undefined : documentIds,
+      tools: assistant?.tools === undefined ? undefined : [...assistant.tools],
     };
   };
 }

@@ -32,7 +32,10 @@ export const assistantFieldsShape = {
   instructions: text(20_000).default(''),
   /** The catalogue's model its conversations start on; absent: the catalogue's default. */
   model: modelIdSchema.optional(),
-  /** Built-in tools it may call by name; absent: all of them. MCP servers join here once they can be added. */
+  /**
+   * Built-in tools it may call by name, and the user's MCP servers as `mcp:<serverId>` (naming none: no MCP tools);
+   * absent: all of them.
+   */
   tools: z.array(text(64)).max(32).optional(),
   /** Knowledge its conversations search: the private and shared libraries, or only some documents. */
   knowledge: z

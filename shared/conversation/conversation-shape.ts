@@ -45,6 +45,8 @@ export interface ConversationGuidance {
   instructions: string | undefined;
   /** The union of the documents both name; undefined when neither names any. */
   documentIds: string[] | undefined;
+  /** The built-in tools the assistant names at its version; undefined: all of them. */
+  tools: string[] | undefined;
 }
 
 /** Reads what a conversation's assistant (at its version) and project give it. */

@@ -48,6 +48,8 @@ export const systemPromptSchema = z.object({
   projectId: z.string().optional(),
   /** The documents its assistant and project name as knowledge: the conversation's knowledge search reads only these. */
   documentIds: z.array(z.string()).optional(),
+  /** The built-in tools its assistant names at its version: the conversation's turns offer only these. */
+  tools: z.array(z.string()).optional(),
 });
 export type SystemPrompt = z.infer<typeof systemPromptSchema>;
 

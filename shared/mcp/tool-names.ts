@@ -5,6 +5,15 @@ import type { ToolFilter } from './contracts.js';
 
 export const MODEL_TOOL_NAME_MAX = 64;
 export const MCP_TOOL_PREFIX = 'mcp__';
+/** How an assistant's tools name an MCP server: `mcp:<serverId>`. */
+export const MCP_SERVER_PREFIX = 'mcp:';
+
+/** The MCP servers a conversation's tool names name; undefined (all of the user's) when it names no tools at all. */
+export function namedServers(tools: readonly string[] | undefined): string[] | undefined {
+  return tools
+    ?.filter((name) => name.startsWith(MCP_SERVER_PREFIX))
+    .map((name) => name.slice(MCP_SERVER_PREFIX.length));
+}
 
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 6);

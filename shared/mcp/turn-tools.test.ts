@@ -93,4 +93,59 @@ describe("a turn's MCP tools", () => {
     });
     expect(called).toEqual(['search']);
   });
+
+  it('offers and calls only the servers a conversation names, when it names its tools', async () => {
+    const app = createTestApp();
+    const server = (name: string): OperatorMcpServer => ({
+      id: `mcp-op-${name}`,
+      name,
+      url: 'http://127.0.0.1:9/mcp',
+      transport: 'streamable-http',
+      headers: {},
+      tools: {},
+      approval: 'never',
+      audience: { everyone: true, users: [], groups: [] },
+    });
+    const called: string[] = [];
+    const connector: McpConnector = {
+      listTools: () =>
+        Promise.resolve({
+          tools: [{ name: 'search', inputSchema: { type: 'object' }, readOnly: true }],
+          listed: 1,
+        }),
+      callTool: (target, name) => {
+        called.push(`${target.url}#${name}`);
+        return Promise.resolve({ text: 'found', isError: false, truncated: false });
+      },
+    };
+    const tools = new McpTurnTools(
+      {
+        ...app.mcp,
+        connector,
+        operatorTools: new Map(),
+        config: { ...app.mcp.config, operatorServers: [server('wiki'), server('docs')] },
+      },
+      { cacheMs: 0 },
+    );
+    const names = async (servers?: string[]) =>
+      (await tools.specs({ userId: 'user_001', ...(servers ? { servers } : {}) })).map((one) => one.name);
+
+    expect(await names()).toEqual(['mcp__wiki__search', 'mcp__docs__search']);
+    expect(await names(['mcp-op-docs'])).toEqual(['mcp__docs__search']);
+    expect(await names([])).toEqual([]);
+
+    const wiki = { id: 'call_1', name: 'mcp__wiki__search', arguments: '{}' };
+    expect(await tools.execute(wiki, { userId: 'user_001', servers: ['mcp-op-docs'] })).toEqual({
+      result: JSON.stringify({
+        error:
+          'Not run: tool "mcp__wiki__search" is not offered in this conversation (its assistant names its MCP servers).',
+      }),
+      isError: true,
+    });
+    expect(called).toEqual([]);
+    expect(await tools.execute(wiki, { userId: 'user_001', servers: ['mcp-op-wiki'] })).toMatchObject({
+      isError: false,
+    });
+    expect(called).toHaveLength(1);
+  });
 });

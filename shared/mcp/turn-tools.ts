@@ -42,16 +42,19 @@ export interface McpToolOutcome {
  */
 export interface UserToolSource {
   /** `log` is told which tools the budget left out. */
-  specs(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]>;
+  specs(who: McpTurnCaller, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]>;
   owns(name: string): boolean;
   /** How long a call of this tool waits for the user's yes; undefined when it needs none (or is not offered). */
-  approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined>;
+  approval(call: ToolCall, who: McpTurnCaller): Promise<{ timeoutSeconds: number } | undefined>;
   /** Remembers the user's "always allow" for the tool the model calls `toolName` (its calls then run at once). */
   alwaysAllow(toolName: string, who: McpAudienceMember): Promise<void>;
   execute(call: ToolCall, context: McpCallContext): Promise<McpToolOutcome>;
 }
 
-export type McpCallContext = McpAudienceMember & { signal?: AbortSignal };
+/** A turn's caller, and the MCP servers its conversation's assistant names (absent: all of the caller's). */
+export type McpTurnCaller = McpAudienceMember & { servers?: readonly string[] | undefined };
+
+export type McpCallContext = McpTurnCaller & { signal?: AbortSignal };
 
 /** A rough count of the prompt tokens a tool's spec takes (4 characters a token, as the prompt budget counts). */
 export function specTokens(spec: ToolSpec): number {
@@ -157,10 +160,10 @@ export class McpTurnTools implements UserToolSource {
   }
 
   /** Every tool the user's turn may call, before the budget. */
-  async offered(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<OfferedMcpTool[]> {
+  async offered(who: McpTurnCaller, log?: Pick<Logger, 'warn'>): Promise<OfferedMcpTool[]> {
     const { userId } = who;
     const own = (await this.#servers(userId)).filter((server) => server.enabled);
-    const sources = [
+    const all = [
       ...operatorServersFor(this.services.config, who).map((server) => ({
         id: server.id,
         name: server.name,
@@ -180,6 +183,7 @@ export class McpTurnTools implements UserToolSource {
         target: () => targetOfServer(this.services, server),
       })),
     ];
+    const sources = all.filter((source) => who.servers === undefined || who.servers.includes(source.id));
     const lists = await Promise.all(
       sources.map((source) =>
         this.#toolList({ userId, serverId: source.id, own: source.own }, source.kept, source.target, log),
@@ -209,7 +213,7 @@ export class McpTurnTools implements UserToolSource {
     });
   }
 
-  async specs(who: McpAudienceMember, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]> {
+  async specs(who: McpTurnCaller, log?: Pick<Logger, 'warn'>): Promise<ToolSpec[]> {
     let all: ToolSpec[];
     try {
       all = (await this.offered(who, log)).map(specOf);
@@ -230,7 +234,7 @@ export class McpTurnTools implements UserToolSource {
     return kept;
   }
 
-  async approval(call: ToolCall, who: McpAudienceMember): Promise<{ timeoutSeconds: number } | undefined> {
+  async approval(call: ToolCall, who: McpTurnCaller): Promise<{ timeoutSeconds: number } | undefined> {
     const offered = (await this.offered(who)).find((tool) => tool.modelName === call.name);
     if (offered?.needsApproval !== true) return undefined;
     // The user said "always allow this tool": its calls run at once.
@@ -275,13 +279,21 @@ export class McpTurnTools implements UserToolSource {
     });
     let offered: OfferedMcpTool | undefined;
     try {
-      const who = { userId: context.userId, ...(context.groups ? { groups: context.groups } : {}) };
+      const who = {
+        userId: context.userId,
+        ...(context.groups ? { groups: context.groups } : {}),
+        ...(context.servers ? { servers: context.servers } : {}),
+      };
       offered = (await this.offered(who)).find((tool) => tool.modelName === call.name);
     } catch (error) {
       return failure(`Tool ${call.name} could not be found: ${ensureError(error).message}`);
     }
     if (offered === undefined)
-      return failure(`Unknown tool "${call.name}": no MCP server of this user offers it (any more).`);
+      return failure(
+        context.servers === undefined
+          ? `Unknown tool "${call.name}": no MCP server of this user offers it (any more).`
+          : `Not run: tool "${call.name}" is not offered in this conversation (its assistant names its MCP servers).`,
+      );
     let args: unknown;
     try {
       args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);

@@ -102,10 +102,14 @@ export class ToolRegistry {
     this.captureContent = options.captureContent === true;
   }
 
-  /** The tools offered to the model; without the memory tools when the turn may not use memory. */
-  specs(options: { useMemory?: boolean } = {}): ToolSpec[] {
+  /**
+   * The tools offered to the model; without the memory tools when the turn may not use memory, and only those
+   * `only` names when given (a conversation's assistant names its tools).
+   */
+  specs(options: { useMemory?: boolean; only?: readonly string[] } = {}): ToolSpec[] {
     return this.toolSpecs
       .filter(({ memory }) => !memory || options.useMemory !== false)
+      .filter(({ spec }) => options.only === undefined || options.only.includes(spec.name))
       .map(({ spec }) => ({ ...spec }));
   }
 

@@ -181,6 +181,8 @@ export const turnRecordSchema = turnRefSchema.extend({
   useMemory: z.boolean().optional(),
   /** The documents the conversation's assistant and project name: its knowledge search reads only these. */
   documentIds: z.array(z.string()).optional(),
+  /** The built-in tools the conversation's assistant names: the only ones the turn offers. Absent: all. */
+  tools: z.array(z.string()).optional(),
   /** The turn's place in the conversation's tree, decided when the turn began. */
   branch: turnBranchSchema.optional(),
 });

@@ -5,6 +5,7 @@ import type { RoundReply } from './turn-effects.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
 import { groupsFlag, memoryFlag, modelFlag } from '../contracts/queue.js';
 import type { TurnRef } from '../../conversation/messages.js';
+import { namedServers } from '../../mcp/tool-names.js';
 import type { ModelPorts, StreamPorts } from './turn-services.js';
 
 /** The turn's event stream from `firstSeq` on; `sendAfter` keeps live sends in seq order behind an earlier one. */
@@ -30,6 +31,8 @@ export interface RoundCall {
   messages: ChatMessage[];
   toolsAllowed: boolean;
   watchFrom: number | undefined;
+  /** The built-in tools the conversation's assistant names; absent: all of them. */
+  tools?: readonly string[] | undefined;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function streamRound(
     model?: string | undefined;
   },
   stream: TurnStream,
-  { messages, toolsAllowed, watchFrom: checkedAt }: RoundCall,
+  { messages, toolsAllowed, watchFrom: checkedAt, tools: named }: RoundCall,
 ): Promise<RoundReply> {
   let reasoningOpen = false;
   const clock = () => (services.now?.() ?? new Date()).getTime();
@@ -71,13 +74,19 @@ export async function streamRound(
     const userTools =
       services.userTools === undefined
         ? []
-        : await services.userTools.specs({ userId: input.userId, ...groupsFlag(input) }, services.log);
+        : await services.userTools.specs(
+            { userId: input.userId, ...groupsFlag(input), ...serversFlag(named) },
+            services.log,
+          );
     // The files' bytes are read for this call only: the turn's record keeps their ids.
     const sent = services.attachments ? await services.attachments(input.userId, messages) : messages;
     const reply = await services.llm.streamChat(
       {
         messages: sent,
-        tools: [...services.tools.specs(memoryFlag(input)), ...userTools],
+        tools: [
+          ...services.tools.specs({ ...memoryFlag(input), ...(named ? { only: named } : {}) }),
+          ...userTools,
+        ],
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,
         signal: stop.signal,
@@ -110,4 +119,10 @@ export async function streamRound(
   } finally {
     stop.close();
   }
+}
+
+/** The MCP servers a conversation's tools name, as the user's MCP tools take them; nothing when it names no tools. */
+export function serversFlag(tools: readonly string[] | undefined): { servers?: string[] } {
+  const servers = namedServers(tools);
+  return servers === undefined ? {} : { servers };
 }

@@ -2,6 +2,7 @@
 // `tool-result` event); a call of a stopped turn is not run but gets its result all the same.
 import type { RunToolInput, RunToolOutput } from '../contracts/activities.js';
 import { groupsFlag } from '../contracts/queue.js';
+import { serversFlag } from './round-stream.js';
 import { conversationDeleted, stopRequested } from './step-guards.js';
 import { decideTool, type ToolStep } from './tool-decision.js';
 import { markingFailures } from './turn-failure.js';
@@ -32,7 +33,11 @@ async function readTool(services: ToolPorts, input: RunToolInput): Promise<StepS
   // Only a user's MCP tool may need their yes, asked once: a call that has its answer is not asked again.
   const awaitsApproval =
     done === undefined && input.approval === undefined && services.userTools?.owns(call.name) === true
-      ? await services.userTools.approval(call, { userId: input.userId, ...groupsFlag(input) })
+      ? await services.userTools.approval(call, {
+          userId: input.userId,
+          ...groupsFlag(input),
+          ...serversFlag(turn?.tools),
+        })
       : undefined;
   return { state: { input, turn, call, done, stopped, deleted, awaitsApproval }, firstSeq: input.seq };
 }

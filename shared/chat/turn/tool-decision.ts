@@ -14,6 +14,7 @@ import { userMessage } from './turn-decision.js';
 import type { Decision, Happening, TurnEffect, TurnEnd } from './turn-effects.js';
 import { memoryFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
+import { MCP_SERVER_PREFIX, MCP_TOOL_PREFIX } from '../../mcp/tool-names.js';
 
 /** The result of a tool call its turn was stopped before it ran. */
 const NOT_RUN = {
@@ -49,11 +50,21 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
     if (step.done) return toolResultSent({ ...step, result: step.done }, []);
     // A call of a stopped turn is not run, but it gets its result (and its event, whose seq is reserved).
     if (step.stopped) return toolRan(step, NOT_RUN);
+    // A built-in tool the conversation's assistant does not name was not offered: the model made the call up.
+    if (!offered(step.turn?.tools, call.name)) return toolRan(step, notOffered(call.name, step.turn?.tools));
     if (input.approval?.approved === false) return toolRan(step, denied(input.approval.reason));
     if (step.awaitsApproval) return approvalAsked(step);
     return {
       state: step,
-      effects: [{ kind: 'run-tool', call, branch: step.turn?.branch, documentIds: step.turn?.documentIds }],
+      effects: [
+        {
+          kind: 'run-tool',
+          call,
+          branch: step.turn?.branch,
+          documentIds: step.turn?.documentIds,
+          tools: step.turn?.tools,
+        },
+      ],
     };
   }
   if (happened.kind === 'ran') return toolRan(step, happened.outcome);
@@ -80,6 +91,25 @@ export function decideTool(step: ToolStep, happened: Happening): Decision<ToolSt
 }
 
 /** The result a denied (or unanswered) call gets: the model reads why it did not run. */
+/**
+ * Whether the turn offered a tool of this name: any built-in one when its assistant names none, else those it names.
+ * The user's MCP tools (`mcp__...`) are checked where they run, against the MCP servers the assistant names.
+ */
+export function offered(tools: readonly string[] | undefined, name: string): boolean {
+  return tools === undefined || name.startsWith(MCP_TOOL_PREFIX) || tools.includes(name);
+}
+
+function notOffered(name: string, tools: readonly string[] | undefined) {
+  const builtIn = (tools ?? []).filter((tool) => !tool.startsWith(MCP_SERVER_PREFIX));
+  const available = builtIn.length === 0 ? 'none' : builtIn.join(', ');
+  return {
+    result: JSON.stringify({
+      error: `Not run: tool "${name}" is not offered in this conversation. Available built-in tools: ${available}.`,
+    }),
+    isError: true,
+  };
+}
+
 function denied(reason: string | undefined) {
   const why = reason === undefined || reason.trim() === '' ? '' : `: ${reason.trim()}`;
   return {

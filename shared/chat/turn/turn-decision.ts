@@ -136,6 +136,7 @@ function roundPrepared(step: RoundStep): RoundDecision {
     messages: promptOf(step, record, toolResults),
     toolsAllowed: input.toolsAllowed,
     watchFrom: step.preparedLong ? undefined : step.checkedAt,
+    ...(record.tools === undefined ? {} : { tools: record.tools }),
   });
   return { state: { ...step, record }, effects };
 }

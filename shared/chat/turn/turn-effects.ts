@@ -38,7 +38,14 @@ export type TurnEffect<O> =
   /** Moves working memory back to the turn's path (the user switched branches meanwhile). Result: `prepared`. */
   | { kind: 'show-path'; record: TurnRecord; parentChatMessageId: string; memory: WorkingMemory }
   /** Streams one model call into the stream (watching for a stop). Result: `replied`. */
-  | { kind: 'call-model'; messages: ChatMessage[]; toolsAllowed: boolean; watchFrom: number | undefined }
+  | {
+      kind: 'call-model';
+      messages: ChatMessage[];
+      toolsAllowed: boolean;
+      watchFrom: number | undefined;
+      /** The built-in tools the conversation's assistant names; absent: all of them. */
+      tools?: readonly string[] | undefined;
+    }
   /** Adds a round that asked for tools to the turn's record. Result: `recorded`. */
   | { kind: 'record-round'; record: TurnRecord; round: RoundRecord }
   /** Runs one tool call. Result: `ran`. */
@@ -47,6 +54,8 @@ export type TurnEffect<O> =
       call: ToolCall;
       branch: TurnBranch | undefined;
       documentIds?: readonly string[] | undefined;
+      /** The tools the conversation's assistant names (its MCP servers among them); absent: all of them. */
+      tools?: readonly string[] | undefined;
     }
   | { kind: 'store-tool-result'; result: ToolResultRecord }
   /**

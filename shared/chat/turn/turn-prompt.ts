@@ -106,6 +106,7 @@ export async function newConversationPrompt(
     ...prompt,
     ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
     ...(guidance?.documentIds === undefined ? {} : { documentIds: guidance.documentIds }),
+    ...(guidance?.tools === undefined ? {} : { tools: guidance.tools }),
   };
 }
 

@@ -23,8 +23,8 @@ export async function newTurnRecord(
   state.memory = placed.memory;
   const { branch } = placed;
   const systemPrompt = await newConversationPrompt(services, input, state.memory);
-  // The knowledge goes with the prompt it was read with: this turn's, else the conversation's stored one.
-  const { documentIds } = systemPrompt ?? state.memory.systemPrompt ?? {};
+  // The knowledge and the tools go with the prompt they were read with: this turn's, else the conversation's stored one.
+  const { documentIds, tools } = systemPrompt ?? state.memory.systemPrompt ?? {};
   // The window holds the active path, which is now the one the turn follows; a fork of the conversation's first
   // turn follows none, so nothing of it is history.
   const opensTree = branch.parentChatMessageId === null && branch.origin !== undefined;
@@ -50,6 +50,7 @@ export async function newTurnRecord(
     rounds: [],
     ...(systemPrompt ? { systemPrompt } : {}),
     ...(documentIds === undefined ? {} : { documentIds }),
+    ...(tools === undefined ? {} : { tools }),
     ...memoryFlag(input),
     branch,
   };

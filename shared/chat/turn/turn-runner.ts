@@ -10,7 +10,7 @@ import type { TurnRef } from '../../conversation/messages.js';
 import type { WorkingMemory } from '../../conversation/working-memory-store.js';
 import { headerTouch } from '../header-touch.js';
 import { announce } from './message-completed.js';
-import { openStream, streamRound } from './round-stream.js';
+import { openStream, serversFlag, streamRound } from './round-stream.js';
 import { DELETED, unlessDeleted } from './step-guards.js';
 import type { Decision, Happening, TurnEffect } from './turn-effects.js';
 import { freeQuotaSlot, logTurnEnd } from './turn-end.js';
@@ -200,7 +200,11 @@ class EffectRun {
         if (userTools?.owns(effect.call.name) === true)
           return {
             kind: 'ran',
-            outcome: await userTools.execute(effect.call, { userId: ref.userId, ...groupsFlag(ref) }),
+            outcome: await userTools.execute(effect.call, {
+              userId: ref.userId,
+              ...groupsFlag(ref),
+              ...serversFlag(effect.tools),
+            }),
           };
         const outcome = await tools.execute(effect.call, {
           userId: ref.userId,
