@@ -60,6 +60,12 @@ const LOCAL_CONTRACTS: Readonly<Record<string, readonly { module: string; why: s
       why: 'the trigger definitions the host mounts: the Functions host contract',
     },
   ],
+  'local/timers/': [
+    {
+      module: 'functions/definition.ts',
+      why: 'the timer definitions (schedule and handler) the timer host runs: the Functions host contract',
+    },
+  ],
 };
 
 interface SourceFile {
