@@ -286,6 +286,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         profile: memory.facts,
         cancellation: cancellations,
         quota,
+        approvalMarks: { sessions: stores.sessions, posted: stores.posted },
         settings: {
           promptTokenBudget: config.chat.promptTokenBudget,
           maxOutputTokens: config.chat.maxOutputTokens,

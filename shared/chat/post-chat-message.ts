@@ -20,6 +20,7 @@ import {
   groupsFlag,
   memoryFlag,
   shapeFlags,
+  parkFlag,
   temporaryFlag,
   queuedChatMessageSchema,
   queuedMessageId,
@@ -205,6 +206,7 @@ async function recordAndQueue(
       ...(claim.session === undefined
         ? {}
         : { ...shapeFlags(claim.session), ...temporaryFlag(claim.session) }),
+      ...parkFlag(claim.session),
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),

@@ -11,6 +11,11 @@ export const chatSessionSchema = z.object({
   userId: userIdSchema,
   createdAt: z.iso.datetime(),
   ...conversationShapeShape,
+  /**
+   * A turn of the session has waited for its user's yes: a message posted from then on has the chat worker look
+   * for a turn still parked (one read no other session pays).
+   */
+  approvals: z.literal(true).optional(),
 });
 export type ChatSession = z.infer<typeof chatSessionSchema>;
 
@@ -28,6 +33,8 @@ export interface SessionStore {
    * the caller's (their next claim makes it again). Harmless when there is none.
    */
   release(userId: string, sessionId: string): Promise<void>;
+  /** Marks the session as one where a turn waits (or waited) for its user's yes: see ChatSession.approvals. */
+  markApprovals(userId: string, sessionId: string): Promise<void>;
   /** Files the caller's live session in a project, or in none (null); false when there is no such session. */
   setProject(userId: string, sessionId: string, projectId: string | null): Promise<boolean>;
   /** Who claimed this client-chosen id (one point read, nothing made); undefined while no one has. */

@@ -16,16 +16,14 @@ import {
 
 /**
  * Upper bounds of the turn's requests (the third turn of a conversation, default settings), as measured: the POST's
- * batch (the posted message), the chat worker's look for a turn of the session parked on its user's yes (one point
- * read of the hot store), the round's one read (working memory, which carries the stop and delete marks and shows
+ * batch (the posted message), the round's one read (working memory, which carries the stop and delete marks and shows
  * that so short a conversation has no digest to read), `message-start` and the first `content` stored; then
- * `message-end` stored, working memory committed and the conversation's header touched (8), and one `content` batch
+ * `message-end` stored, working memory committed and the conversation's header touched (7), and one `content` batch
  * more when a busy machine lets the coalescer flush the rest of the answer in two. A request more fails the test.
- * The parked-turn read is one more than the turn had before approvals; folding it into a read the turn makes anyway
- * (the session the POST's batch reads) would bring the bounds back to 4 and 8. TURN_REQUESTS=1 prints them.
+ * TURN_REQUESTS=1 prints them.
  */
-const BEFORE_FIRST_CONTENT = 5;
-const TO_MESSAGE_END = 9;
+const BEFORE_FIRST_CONTENT = 4;
+const TO_MESSAGE_END = 8;
 
 let runtime: LocalRuntime;
 let model: ScriptedModel;

@@ -105,6 +105,13 @@ export class MemorySessions implements SessionStore {
     this.sessions.push(session);
     return Promise.resolve(session);
   }
+  markApprovals(userId: string, sessionId: string) {
+    const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
+    const session = this.sessions[index];
+    if (session !== undefined) this.sessions[index] = { ...session, approvals: true };
+    return Promise.resolve();
+  }
+
   setProject(userId: string, sessionId: string, projectId: string | null) {
     const index = this.sessions.findIndex((s) => s.userId === userId && s.sessionId === sessionId);
     const session = this.sessions[index];

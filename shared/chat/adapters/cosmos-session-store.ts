@@ -64,6 +64,18 @@ export function createCosmosSessionStore(
         : sessionOf(made.resource);
     },
 
+    async markApprovals(userId, sessionId) {
+      // A session deleted meanwhile is left alone: its turns keep nothing.
+      await patchItem(
+        container,
+        sessionId,
+        userId,
+        [{ op: 'set', path: '/approvals', value: true }],
+        'FROM c WHERE NOT IS_DEFINED(c.deletingAt)',
+        "a session's approvals mark",
+      );
+    },
+
     async setProject(userId, sessionId, projectId) {
       const live = 'FROM c WHERE NOT IS_DEFINED(c.deletingAt)';
       const what = "a session's project";
@@ -151,8 +163,15 @@ export function createCosmosSessionStore(
 }
 
 function sessionOf(resource: ChatSession): ChatSession {
-  const { sessionId, userId, createdAt, model, memory, assistant, projectId, temporary } = resource;
-  return { sessionId, userId, createdAt, ...shapeFields({ model, memory, assistant, projectId, temporary }) };
+  const { sessionId, userId, createdAt, model, memory, assistant, projectId, temporary, approvals } =
+    resource;
+  return {
+    sessionId,
+    userId,
+    createdAt,
+    ...shapeFields({ model, memory, assistant, projectId, temporary }),
+    ...(approvals ? { approvals } : {}),
+  };
 }
 
 /** Who holds a client-chosen id: the caller when the claim's create wins (or the caller won it before). */

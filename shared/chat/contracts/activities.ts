@@ -136,6 +136,13 @@ export const parkTurnInputSchema = turnRefSchema.extend({
 });
 export type ParkTurnInput = z.infer<typeof parkTurnInputSchema>;
 
+/** Why a wait for the user's yes was denied when a later message of the session came. */
+export const MOVED_ON_REASON = 'the user moved on (sent another message)';
+
+/** parkTurn's answer: `movedOn` when a later message of the session was posted first (the wait is denied at once). */
+export const parkTurnOutputSchema = z.object({ movedOn: z.literal(true).optional() });
+export type ParkTurnOutput = z.infer<typeof parkTurnOutputSchema>;
+
 /** resumeTurn's answer: no slot was free, ask again after `retryAfterSeconds`; absent, the turn holds its slot. */
 export const resumeTurnOutputSchema = z.object({ retryAfterSeconds: z.number().int().positive().optional() });
 export type ResumeTurnOutput = z.infer<typeof resumeTurnOutputSchema>;

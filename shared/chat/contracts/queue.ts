@@ -45,6 +45,11 @@ export const queuedChatMessageSchema = z.object({
   attachments: z.array(messageAttachmentSchema).optional(),
   /** The caller's groups (absent when their identity names none). */
   groups: callerGroupsSchema.optional(),
+  /**
+   * A turn of the session may be parked on its user's yes (the session is marked, or was not read): the chat worker
+   * looks for it before answering. Absent: no turn of the session has ever waited, and nothing is read.
+   */
+  mayPark: z.literal(true).optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 
@@ -68,6 +73,11 @@ export function shapeFlags(input: { assistant?: AssistantRef | undefined; projec
     ...(input.assistant === undefined ? {} : { assistant: input.assistant }),
     ...(input.projectId === undefined ? {} : { projectId: input.projectId }),
   };
+}
+
+/** `mayPark: true` when a turn of the session may wait for its user's yes (or the session was not read). */
+export function parkFlag(session: { approvals?: true | undefined } | undefined): { mayPark?: true } {
+  return session === undefined || session.approvals === true ? { mayPark: true } : {};
 }
 
 /** `temporary: true` for a temporary chat's turn; nothing otherwise. */

@@ -6,6 +6,8 @@ import {
   approvalAnswerSchema,
   approvalEventName,
   AWAITING_APPROVAL,
+  MOVED_ON_REASON,
+  parkTurnOutputSchema,
   resumeTurnOutputSchema,
   type ParkTurnInput,
   llmStepOutputSchema,
@@ -140,7 +142,11 @@ function* awaitApproval(
   call: { approvalId: string; timeoutSeconds: number },
 ): Generator<df.Task, ApprovalAnswer, unknown> {
   const park = { ...turnOf(input), ...quotaSlotFlag(input), ...telemetryOf(input) } satisfies ParkTurnInput;
-  yield context.df.callActivityWithRetry(TURN_ACTIVITIES.park, retry, park);
+  const parked = parkTurnOutputSchema.parse(
+    yield context.df.callActivityWithRetry(TURN_ACTIVITIES.park, retry, park),
+  );
+  // A message posted before the session's mark: its worker waits for this turn, which goes on denied, holding all.
+  if (parked.movedOn) return { approved: false, reason: MOVED_ON_REASON };
   context.df.setCustomStatus({ status: AWAITING_APPROVAL, approvalId: call.approvalId });
   const timer = context.df.createTimer(
     new Date(context.df.currentUtcDateTime.getTime() + call.timeoutSeconds * 1000),

@@ -9,7 +9,7 @@ import type { Logger } from '../../logger.js';
 import { turnInstanceId } from '../../conversation/turn-ids.js';
 import type { TurnEventStore } from '../../streaming/turn-event-store.js';
 import { denyPendingApprovals } from '../approvals/answer-approval.js';
-import { AWAITING_APPROVAL } from '../contracts/activities.js';
+import { AWAITING_APPROVAL, MOVED_ON_REASON } from '../contracts/activities.js';
 import type { QueuedChatMessage } from '../contracts/queue.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 
@@ -17,7 +17,7 @@ import type { TurnStateStore } from '../turn-state-store.js';
 export const PARK_POLL_MS = 500;
 
 /** What a turn posted after one that waited for its user's yes is told about it. */
-export const MOVED_ON_REASON = 'the user moved on (sent another message)';
+export { MOVED_ON_REASON };
 
 export interface ParkedTurnServices {
   orchestrations: OrchestrationClient;

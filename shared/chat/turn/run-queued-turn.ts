@@ -95,7 +95,8 @@ async function runToEnd(
   const [existing, session, parked] = await Promise.all([
     orchestrations.getStatus(instanceId),
     firstRound ? undefined : sessions.find(message.userId, message.sessionId),
-    turns?.parkedTurn(message.sessionId),
+    // Only in a session where a turn has waited for its user's yes: no other turn pays the read.
+    message.mayPark === true ? turns?.parkedTurn(message.sessionId) : undefined,
   ]);
   if (turns !== undefined && events !== undefined)
     await moveOnFromParkedTurn({ orchestrations, turns, events }, message, parked, options.waitMs, log);

@@ -17,6 +17,7 @@ import type { TurnCancelSignals } from '../cancellation/turn-cancel-signals.js';
 import type { TurnStateStore } from '../turn-state-store.js';
 import type { WorkingMemoryStore } from '../../conversation/working-memory-store.js';
 import type { GuardServices } from './step-guards.js';
+import type { ApprovalMarks } from '../approvals/park-turn.js';
 
 /** The guards' services (the tombstone, the eraser) and the rest of what the steps run on. */
 export interface TurnServices extends GuardServices {
@@ -53,6 +54,8 @@ export interface TurnServices extends GuardServices {
   instructions?: ConversationInstructions;
   /** Where a turn's QUOTA_CONCURRENT_TURNS slot is freed as it ends. */
   quota?: Pick<QuotaServices, 'config' | 'state'>;
+  /** Where a turn parking on its user's yes marks its session (absent: unmarked, as in tests of one step). */
+  approvalMarks?: ApprovalMarks;
   /** Prices a turn's usage for its `message-end` (the model that answered, else the configured one). */
   pricing?: (usage: LlmUsage, model: string | undefined) => LlmCost;
   now?: () => Date;
