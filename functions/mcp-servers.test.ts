@@ -119,7 +119,7 @@ describe('MCP servers', () => {
     expect(mcp.requests.length).toBe(after);
   });
 
-  it('does not offer a tool that would need approval, since no turn can wait for one yet', async () => {
+  it('offers every tool, and names the ones whose calls wait for the user, as the approval policy says', async () => {
     const testApp = app();
     const view = await (await add(testApp, 'user_001', { name: 'weather', url: mcp.url })).json<View>();
     const tools = async () => {
@@ -127,24 +127,37 @@ describe('MCP servers', () => {
         headers: asUser('user_001'),
         params: { serverId: view.id },
       });
-      return (await reply.json<{ tools: { name: string; offered: boolean }[] }>()).tools
-        .filter((tool) => tool.offered)
-        .map((tool) => tool.name)
-        .sort();
+      const listed = (
+        await reply.json<{ tools: { name: string; offered: boolean; needsApproval?: boolean }[] }>()
+      ).tools;
+      return {
+        offered: listed
+          .filter((tool) => tool.offered)
+          .map((tool) => tool.name)
+          .sort(),
+        needApproval: listed
+          .filter((tool) => tool.needsApproval === true)
+          .map((tool) => tool.name)
+          .sort(),
+      };
     };
-    expect(await tools()).toEqual(['get_weather']);
+    // By default only the tools the server does not mark read-only wait for a yes.
+    expect(await tools()).toEqual({ offered: ['delete_repo', 'get_weather'], needApproval: ['delete_repo'] });
     await callEndpoint(updateMcpServerEndpoint, testApp, {
       headers: asUser('user_001'),
       params: { serverId: view.id },
       json: { approval: 'never' },
     });
-    expect(await tools()).toEqual(['delete_repo', 'get_weather']);
+    expect(await tools()).toEqual({ offered: ['delete_repo', 'get_weather'], needApproval: [] });
     await callEndpoint(updateMcpServerEndpoint, testApp, {
       headers: asUser('user_001'),
       params: { serverId: view.id },
       json: { approval: 'always' },
     });
-    expect(await tools()).toEqual([]);
+    expect(await tools()).toEqual({
+      offered: ['delete_repo', 'get_weather'],
+      needApproval: ['delete_repo', 'get_weather'],
+    });
   });
 
   it("answers another user's server as none: 404 for read, change, removal and tools", async () => {

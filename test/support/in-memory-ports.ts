@@ -193,13 +193,15 @@ export class MemoryPostedMessages implements PostedMessageStore {
       return Promise.reject(error);
     }
     const { userId, sessionId, chatMessageId } = message;
+    let session: ChatSession | undefined;
     if (this.sessions !== undefined) {
-      const exists = this.sessions.sessions.some((s) => s.userId === userId && s.sessionId === sessionId);
-      if (!exists) return Promise.resolve({ kind: 'no-session' });
+      session = this.sessions.sessions.find((s) => s.userId === userId && s.sessionId === sessionId);
+      if (session === undefined) return Promise.resolve({ kind: 'no-session' });
       if (this.sessions.deleting.has(`${userId}/${sessionId}`))
         return Promise.resolve({ kind: 'session-deleted' });
     }
     const key = `${userId}/${sessionId}/${chatMessageId}`;
+    // The session comes back with the record, as the Cosmos DB adapter's batch (or its re-post's read) gives it.
     if (!this.records.has(key)) this.records.set(key, structuredClone(message));
     if (ticket !== undefined)
       this.tickets.grants.set(`${sessionId}/${ticket.sha256}`, {
@@ -211,6 +213,7 @@ export class MemoryPostedMessages implements PostedMessageStore {
     return Promise.resolve({
       kind: 'recorded',
       posted: structuredClone(this.records.get(key) as PostedMessage),
+      ...(session === undefined ? {} : { session: structuredClone(session) }),
     });
   }
   find(userId: string, sessionId: string, chatMessageId: string) {

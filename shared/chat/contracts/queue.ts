@@ -46,8 +46,8 @@ export const queuedChatMessageSchema = z.object({
   /** The caller's groups (absent when their identity names none). */
   groups: callerGroupsSchema.optional(),
   /**
-   * A turn of the session may be parked on its user's yes (the session is marked, or was not read): the chat worker
-   * looks for it before answering. Absent: no turn of the session has ever waited, and nothing is read.
+   * A turn of the session may be parked on its user's yes (the session is marked): the chat worker looks for it
+   * before answering. Absent: no turn of the session had waited when the message was posted, and nothing is read.
    */
   mayPark: z.literal(true).optional(),
 });
@@ -75,9 +75,9 @@ export function shapeFlags(input: { assistant?: AssistantRef | undefined; projec
   };
 }
 
-/** `mayPark: true` when a turn of the session may wait for its user's yes (or the session was not read). */
+/** `mayPark: true` when a turn of the session has waited for its user's yes; nothing otherwise. */
 export function parkFlag(session: { approvals?: true | undefined } | undefined): { mayPark?: true } {
-  return session === undefined || session.approvals === true ? { mayPark: true } : {};
+  return session?.approvals === true ? { mayPark: true } : {};
 }
 
 /** `temporary: true` for a temporary chat's turn; nothing otherwise. */
