@@ -7,11 +7,15 @@ import type { AttachmentStore } from './attachment-store.js';
 import { AttachmentRefusedError } from './errors.js';
 import type { AttachmentConfig } from './settings.js';
 
+/** Whether the model the turn runs on takes images, asked only when the message carries one. */
+export type ModelVision = () => Promise<{ model: string; sees: boolean }>;
+
 export async function attachToMessage(
   services: { store: AttachmentStore; config: AttachmentConfig },
   userId: string,
   sessionId: string,
   attachmentIds: readonly string[],
+  modelVision?: ModelVision,
 ): Promise<MessageAttachment[]> {
   const { config } = services;
   const ids = [...new Set(attachmentIds)];
@@ -38,11 +42,20 @@ export async function attachToMessage(
       'attachments_message_bytes',
       `This message's attachments are ${bytes} bytes: a message may carry at most ${config.maxMessageBytes} (ATTACHMENTS_MAX_MESSAGE_BYTES).`,
     );
-  if (!config.vision && attachments.some(isImageAttachment))
-    throw new AttachmentRefusedError(
-      'model_without_vision',
-      'The chat model does not take images (LLM_VISION=off): send the message without them.',
-    );
+  if (attachments.some(isImageAttachment)) {
+    // The catalogue's model, when LLM_MODELS lists them, says for itself; else LLM_VISION for the one model.
+    const vision = modelVision === undefined ? undefined : await modelVision();
+    if (vision !== undefined && !vision.sees)
+      throw new AttachmentRefusedError(
+        'model_without_vision',
+        `Model '${vision.model}' does not take images (its LLM_MODELS entry has no vision capability): choose a model that does, or send the message without them.`,
+      );
+    if (vision === undefined && !config.vision)
+      throw new AttachmentRefusedError(
+        'model_without_vision',
+        'The chat model does not take images (LLM_VISION=off): send the message without them.',
+      );
+  }
   await services.store.link(userId, ids, sessionId);
   return attachments;
 }

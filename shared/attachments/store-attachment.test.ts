@@ -179,4 +179,27 @@ describe('a file on its way in', () => {
     const refused = await rejection(attachToMessage(blind, 'user_001', 'Zx81qWe4Rt7yUi0o', [image.id]));
     expect((refused as AttachmentRefusedError).code).toBe('model_without_vision');
   });
+
+  it("asks the catalogue's model whether it takes images, only when the message carries one", async () => {
+    const s = services({ LLM_VISION: 'off' });
+    const image = await storeAttachment(s, caller, { name: 'x.png', bytes: await redPng() });
+    const text = await storeAttachment(s, caller, { name: 'notes.txt', bytes: Buffer.from('plain words') });
+    const asked: string[] = [];
+    const model = (id: string, sees: boolean) => () => {
+      asked.push(id);
+      return Promise.resolve({ model: id, sees });
+    };
+    // The listed model's own capability wins over LLM_VISION, either way.
+    const blind = await rejection(
+      attachToMessage(s, 'user_001', 'Zx81qWe4Rt7yUi0o', [image.id], model('fast', false)),
+    );
+    expect((blind as AttachmentRefusedError).code).toBe('model_without_vision');
+    expect((blind as Error).message).toContain("Model 'fast' does not take images");
+    expect(
+      await attachToMessage(s, 'user_001', 'Zx81qWe4Rt7yUi0o', [image.id], model('vision', true)),
+    ).toHaveLength(1);
+    // A message without an image never asks (no read of the conversation's model).
+    await attachToMessage(s, 'user_001', 'Zx81qWe4Rt7yUi0o', [text.id], model('text-only', false));
+    expect(asked).toEqual(['fast', 'vision']);
+  });
 });

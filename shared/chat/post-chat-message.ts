@@ -32,7 +32,7 @@ import type { SessionStore } from '../conversation/session-store.js';
 import type { PostedMessage, PostedMessageStore } from '../conversation/posted-message-store.js';
 import { requireSession } from '../conversation/require-session.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
-import { attachToMessage } from '../attachments/attach-to-message.js';
+import { attachToMessage, type ModelVision } from '../attachments/attach-to-message.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
 import type { MessageAttachment } from '../message-attachments.js';
 import { conversationMemoryMode } from '../conversation/conversation-shape.js';
@@ -91,7 +91,13 @@ export async function postChatMessage(
     await requireSession(services.sessions, caller, request.sessionId);
     await requireReplaceable(services, caller, request.sessionId, fork.replaces);
   }
-  const attachments = await attachmentsOf(services, caller, request.sessionId, request.attachments);
+  const attachments = await attachmentsOf(
+    services,
+    caller,
+    request.sessionId,
+    request.attachments,
+    request.model,
+  );
   return postTurn(services, caller, {
     sessionId: request.sessionId,
     chatMessageId: request.chatMessageId,
@@ -106,14 +112,28 @@ export async function postChatMessage(
 
 /** The attachments a message names, checked (the caller's, within a message's limits) and tied to its session. */
 export async function attachmentsOf(
-  services: Pick<PostChatMessageServices, 'attachments'>,
+  services: Pick<PostChatMessageServices, 'attachments' | 'models' | 'sessions'>,
   caller: Caller,
   sessionId: string,
   ids: readonly string[] | undefined,
+  model?: string,
 ): Promise<MessageAttachment[]> {
   if (ids === undefined || ids.length === 0) return [];
   if (services.attachments === undefined) throw new NotFoundError('This app keeps no attachments.');
-  return attachToMessage(services.attachments, caller.userId, sessionId, ids);
+  const catalogue = services.models;
+  // Only a message with an image, under a listed catalogue, reads the conversation's model (when it names none).
+  const vision: ModelVision | undefined =
+    catalogue?.listed === true
+      ? async () => {
+          const id =
+            model ??
+            (await services.sessions.find(caller.userId, sessionId))?.model ??
+            catalogue.defaultModel;
+          const entry = catalogue.models.find((candidate) => candidate.id === id);
+          return { model: id, sees: entry?.capabilities.vision === true };
+        }
+      : undefined;
+  return attachToMessage(services.attachments, caller.userId, sessionId, ids, vision);
 }
 
 /**

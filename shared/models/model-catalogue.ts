@@ -50,6 +50,8 @@ export const catalogueSchema = z.array(catalogueEntrySchema).min(1).max(50);
 export interface ModelCatalogue {
   models: readonly CatalogueEntry[];
   defaultModel: string;
+  /** Listed by LLM_MODELS (each entry's capabilities are its own); absent: the connection's one model. */
+  listed?: true;
 }
 
 /** A catalogue of one model, the chat model the connection names (what a deployment without LLM_MODELS runs). */
@@ -63,7 +65,7 @@ export function singleModelCatalogue(chatModel: string): ModelCatalogue {
 export function catalogueOf(entries: readonly CatalogueEntry[]): ModelCatalogue {
   const [first] = entries;
   if (first === undefined) throw new Error('A model catalogue needs at least one model.');
-  return { models: entries, defaultModel: first.id };
+  return { models: entries, defaultModel: first.id, listed: true };
 }
 
 /** Whether the caller may use this entry. */
