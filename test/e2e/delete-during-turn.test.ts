@@ -14,6 +14,7 @@ import { TURN_ACTIVITIES } from '../../shared/chat/contracts/activities.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { itemsOf, tombstoneOf } from '../support/conversation-items.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { lovesMemoryOutput } from '../support/loves-memory.js';
 import { completedExchange } from '../support/message-completed.js';
 import {
   startScriptedModel,
@@ -69,26 +70,7 @@ function gated(definition: FunctionDefinition): FunctionDefinition {
 const TOOL_QUESTION = 'Please add 2 and 3 with the tool. I love chess.';
 
 function structured(request: ChatCompletionRequest): object {
-  const name = request.response_format?.json_schema?.name;
-  const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
-  if (name === 'memory_profile_changes') {
-    const loves = /I love (\w+)\./.exec(String(input.userMessage));
-    const add = loves
-      ? [{ category: 'interests', statement: `The user loves ${loves[1]}.`, evidence: loves[0] }]
-      : [];
-    return { add, reaffirm: [], replace: [], retract: [] };
-  }
-  if (name === 'conversation_summary')
-    return {
-      summary: 'The user talked about what they love.',
-      themes: ['hobbies'],
-      persons: [],
-      places: [],
-      user_sentiment: 'positive',
-    };
-  if (name === 'exchange_index') return { line: 'What the user loves', tags: ['hobbies'], title: 'Hobbies' };
-  if (name === 'session_summary') return { summary: 'Earlier turns.' };
-  throw new Error(`unexpected structured request ${String(name)}`);
+  return lovesMemoryOutput(request, 'The user talked about what they love.');
 }
 
 function reply(request: ChatCompletionRequest): ScriptedReply {

@@ -7,6 +7,7 @@ import type { LocalRuntime } from '../../local/runtime.js';
 import { cosmosContainers } from '../../shared/app/cosmos-containers.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { lovesMemoryOutput } from '../support/loves-memory.js';
 import {
   startScriptedModel,
   type ChatCompletionRequest,
@@ -16,26 +17,7 @@ import {
 const HELD = 'Hold this answer, I love rowing.';
 
 function structured(request: ChatCompletionRequest): object {
-  const name = request.response_format?.json_schema?.name;
-  const input = JSON.parse(request.messages.at(-1)?.content ?? '{}') as Record<string, unknown>;
-  if (name === 'memory_profile_changes') {
-    const loves = /I love (\w+)/.exec(String(input.userMessage));
-    const add = loves
-      ? [{ category: 'interests', statement: `The user loves ${loves[1]}.`, evidence: loves[0] }]
-      : [];
-    return { add, reaffirm: [], replace: [], retract: [] };
-  }
-  if (name === 'conversation_summary')
-    return {
-      summary: 'The user said what they love.',
-      themes: ['hobbies'],
-      persons: [],
-      places: [],
-      user_sentiment: 'positive',
-    };
-  if (name === 'exchange_index') return { line: 'What the user loves', tags: ['hobbies'], title: 'Hobbies' };
-  if (name === 'session_summary') return { summary: 'Earlier turns.' };
-  throw new Error(`unexpected structured request ${String(name)}`);
+  return lovesMemoryOutput(request, 'The user said what they love.');
 }
 
 describe('deleting all of a user’s data', { timeout: 180_000 }, () => {
