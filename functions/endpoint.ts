@@ -26,6 +26,8 @@ export function httpFunction<P, Q, B, A extends EndpointAuth>(
     declaration: {
       summary: definition.summary,
       auth: definition.auth,
+      ...(definition.apiKeys === undefined ? {} : { apiKeys: definition.apiKeys }),
+      ...(definition.errors === undefined ? {} : { errors: definition.errors }),
       ...(definition.params === undefined ? {} : { params: definition.params }),
       ...(definition.query === undefined ? {} : { query: definition.query }),
       ...(definition.body === undefined ? {} : { body: definition.body }),

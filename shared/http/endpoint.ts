@@ -13,6 +13,7 @@ import { assertOwnUser, type Caller, type IdentityResolver } from '../identity/c
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { isJsonContentType, readJsonBody, UnsupportedMediaTypeError } from './json-body.js';
+import { toOpenAiErrorResponse } from './openai-error.js';
 import { toProblemResponse } from './problem.js';
 import { isMultipartForm, readMultipartForm } from './upload-body.js';
 
@@ -117,6 +118,13 @@ export interface EndpointDefinition<
   ticket?: TicketAuth<TApp, P>;
   /** The handler uses `app.orchestrations(context)`: the host must bind a durable client input. */
   usesDurableClient?: boolean;
+  /** A personal API key also identifies the caller here (auth 'caller'). */
+  apiKeys?: true;
+  /**
+   * The shape every error answers with: problem+json (the default), or OpenAI's `{error: {message, type, code,
+   * param}}` for the OpenAI-compatible routes, whose clients read only that.
+   */
+  errors?: 'problem' | 'openai';
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: BodySpec<TApp, B>;
@@ -137,7 +145,7 @@ export type EndpointReplies = Readonly<Record<number, z.ZodType | MediaReply>>;
 /** The parts of a definition that describe it to a client (docs/api.md and the OpenAPI document), without its handler. */
 export type EndpointDeclaration<TApp> = Pick<
   EndpointDefinition<TApp, unknown, unknown, unknown, EndpointAuth>,
-  'summary' | 'auth' | 'params' | 'query' | 'body' | 'responses' | 'replies'
+  'summary' | 'auth' | 'params' | 'query' | 'body' | 'responses' | 'replies' | 'apiKeys' | 'errors'
 > & {
   /** With auth 'caller-or-ticket': the query parameter that carries the ticket. */
   ticketParameter?: string;
@@ -173,7 +181,7 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
       let caller =
         definition.auth === 'anonymous' || ticket !== undefined
           ? undefined
-          : await app.identity.resolve(request.headers);
+          : await app.identity.resolve(request.headers, definition.apiKeys === true ? { apiKeys: true } : {});
       if (caller !== undefined) assertOwnUserInRequest(caller, request);
       const params = parsePart(definition.params, request.params, 'path');
       // A ticket is bound to what the path names, so it is redeemed once the path is parsed.
@@ -195,7 +203,9 @@ export function httpHandler<TApp extends EndpointApp, P, Q, B, A extends Endpoin
       });
       return toResponse(result);
     } catch (error) {
-      return toProblemResponse(error, context, request.url);
+      return definition.errors === 'openai'
+        ? toOpenAiErrorResponse(error, context)
+        : toProblemResponse(error, context, request.url);
     }
   };
 }

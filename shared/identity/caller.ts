@@ -15,9 +15,15 @@ export interface Caller {
   groups?: string[];
 }
 
+/** Which credentials a route takes beyond the deployment's sign-in. */
+export interface ResolveOptions {
+  /** The route also takes a personal API key (`Authorization: Bearer <key>`), which acts as its owner. */
+  apiKeys?: boolean;
+}
+
 export interface IdentityResolver {
   /** Throws UnauthenticatedError (401) saying what is missing or wrong. */
-  resolve(headers: Headers): Promise<Caller>;
+  resolve(headers: Headers, options?: ResolveOptions): Promise<Caller>;
 }
 
 export interface IdentityResolverOptions {
