@@ -7,6 +7,7 @@ import {
   createBlobAttachmentStore,
 } from '../attachments/adapters/blob-attachment-store.js';
 import { createBlobAttachmentUploads } from '../attachments/adapters/blob-attachment-uploads.js';
+import { createBlobSasSigner } from '../attachments/adapters/blob-sas-signer.js';
 import type { AttachmentUploads } from '../attachments/attachment-uploads.js';
 import type { DirectUploadServices } from '../attachments/direct-uploads.js';
 import { sharpImages } from '../attachments/adapters/sharp-images.js';
@@ -42,7 +43,9 @@ export function composeAttachments(
   return {
     store: clients === undefined ? offStore : createBlobAttachmentStore(clients.container),
     uploads:
-      clients === undefined ? offUploads : createBlobAttachmentUploads(clients.service, clients.container),
+      clients === undefined
+        ? offUploads
+        : createBlobAttachmentUploads(createBlobSasSigner(clients.service), clients.container),
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,
