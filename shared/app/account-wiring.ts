@@ -44,6 +44,7 @@ export function composeAccount(
           : archiveStore(
               createBlobService(blob, local?.credential ?? platform.credential, local?.agent),
               blob.container,
+              local?.publicEndpoint,
             ),
       settings: { ttlHours: config.account.exportTtlHours, link: config.account.exportLink },
     },
@@ -52,8 +53,15 @@ export function composeAccount(
 }
 
 /** Archives beside attachments, their download links signed with a user delegation key the store keeps. */
-function archiveStore(service: BlobServiceClient, container: string): ArchiveStore {
-  return createBlobArchiveStore(createBlobSasSigner(service), service.getContainerClient(container));
+function archiveStore(
+  service: BlobServiceClient,
+  container: string,
+  publicEndpoint: string | undefined,
+): ArchiveStore {
+  return createBlobArchiveStore(
+    createBlobSasSigner(service, { publicEndpoint }),
+    service.getContainerClient(container),
+  );
 }
 
 /** No Blob endpoint: archives cannot be written (the job fails and says why), and there are none to delete. */

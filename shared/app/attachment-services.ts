@@ -25,8 +25,11 @@ import type { AppConfig } from './config.js';
 
 /** What the platform gives for Blob Storage beside its credential. */
 export interface BlobPlatform {
-  /** Local runtime only: the emulator's token credential and an agent that trusts its certificate. */
-  localBlob?: { credential: TokenCredential; agent: Agent };
+  /**
+   * Local runtime only: the emulator's token credential, an agent that trusts its certificate, and where a browser
+   * reaches the account (the runtime's proxy to the emulator, on its own origin).
+   */
+  localBlob?: { credential: TokenCredential; agent: Agent; publicEndpoint?: string };
 }
 
 export function composeAttachments(
@@ -45,7 +48,10 @@ export function composeAttachments(
     uploads:
       clients === undefined
         ? offUploads
-        : createBlobAttachmentUploads(createBlobSasSigner(clients.service), clients.container),
+        : createBlobAttachmentUploads(
+            createBlobSasSigner(clients.service, { publicEndpoint: local?.publicEndpoint }),
+            clients.container,
+          ),
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,

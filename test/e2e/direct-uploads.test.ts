@@ -2,7 +2,7 @@
 // checks of /complete (a good image stored re-encoded; HTML named .png refused and deleted), CORS for the page, the
 // sweep of uploads never completed and of files never attached, and the same bytes sent again kept once.
 import { createHash, randomUUID } from 'node:crypto';
-import { request as httpsRequest, type Agent } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepAttachments } from '../../shared/attachments/direct-uploads.js';
@@ -23,16 +23,15 @@ interface Stored {
   sha256: string;
 }
 
-/** One HTTPS call to the emulator (its certificate is trusted by the agent only). */
+/** One call to a blob URL the API handed out: the runtime's own origin, plain HTTP, no certificate to trust. */
 function blobCall(
-  agent: Agent,
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: Uint8Array,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const call = httpsRequest(url, { method, agent, headers }, (response) => {
+    const call = httpRequest(url, { method, headers }, (response) => {
       response.resume();
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
     });
@@ -64,7 +63,7 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
   const start = async (client: ChatClient, filename: string, mediaType: string, size: number) =>
     expectStatus<Started>(await json(client, 'attachments/uploads', { filename, mediaType, size }), 201);
   const put = (url: string, bytes: Uint8Array, type = 'application/octet-stream') =>
-    blobCall(runtime.blob.agent, url, 'PUT', { 'x-ms-blob-type': 'BlockBlob', 'content-type': type }, bytes);
+    blobCall(url, 'PUT', { 'x-ms-blob-type': 'BlockBlob', 'content-type': type }, bytes);
   const blobNames = async () => {
     const container = runtime.blob
       .serviceClient()
@@ -90,7 +89,9 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     const started = await start(alice, 'trip.jpg', 'image/jpeg', photo.length);
     expect(started.attachmentId).toMatch(/^att-[0-9a-f]{32}$/);
     const url = new URL(started.uploadUrl);
-    expect(url.protocol).toBe('https:');
+    // On the runtime's own origin: its proxy forwards to the emulator, whose certificate no browser trusts.
+    expect(url.origin).toBe(runtime.url);
+    expect(url.pathname).toMatch(/^\/local\/blob\/devstoreaccount1\/attachments\/pending\//);
     expect(url.searchParams.get('sp')).toBe('cw');
     expect(url.searchParams.get('sr')).toBe('b');
     expect(url.searchParams.get('skoid')).not.toBeNull(); // signed with a user delegation key
@@ -102,7 +103,7 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     );
     expect((await put(started.uploadUrl, photo, 'image/jpeg')).status).toBe(201);
     // Write-only, one blob: no read back through it, no other blob written with it.
-    expect((await blobCall(runtime.blob.agent, started.uploadUrl, 'GET', {})).status).toBe(403);
+    expect((await blobCall(started.uploadUrl, 'GET', {})).status).toBe(403);
     const elsewhere = new URL(started.uploadUrl);
     elsewhere.pathname = elsewhere.pathname.replace(started.attachmentId, 'att-other');
     expect((await put(elsewhere.toString(), photo)).status).toBe(403);
@@ -220,10 +221,10 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     expect(big.code).toBe('attachment_too_large');
   });
 
-  it("lets the page's origin upload (CORS) and no other", async () => {
+  it("lets the page's origin upload (CORS) and no other, and only with the signed URL", async () => {
     const started = await start(alice, 'a.txt', 'text/plain', 1);
     const preflight = (origin: string) =>
-      blobCall(runtime.blob.agent, started.uploadUrl, 'OPTIONS', {
+      blobCall(started.uploadUrl, 'OPTIONS', {
         origin,
         'access-control-request-method': 'PUT',
         'access-control-request-headers': 'content-type,x-ms-blob-type',
@@ -232,6 +233,10 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     expect(page.status).toBe(200);
     expect(page.headers['access-control-allow-origin']).toBe(runtime.url);
     expect((await preflight('https://elsewhere.example')).status).toBe(403);
+    // The runtime forwards signed URLs only: nobody borrows its own access to the emulator.
+    const unsigned = new URL(started.uploadUrl);
+    unsigned.search = '';
+    expect((await put(unsigned.href, Buffer.from('x'))).status).toBe(403);
   });
 
   it('sweeps an upload never completed and a file never attached, and keeps attached ones', async () => {

@@ -16,6 +16,7 @@ function keySource(failFirst = false) {
   const asks: { startsOn: Date; expiresOn: Date }[] = [];
   const source: DelegationKeySource = {
     accountName: 'acct',
+    url: 'https://acct.blob.core.windows.net/',
     getUserDelegationKey(startsOn: Date, expiresOn: Date) {
       asks.push({ startsOn, expiresOn });
       if (failFirst && asks.length === 1) return Promise.reject(new Error('identity not ready'));
@@ -44,7 +45,7 @@ describe('createBlobSasSigner', () => {
   it('signs an HTTPS URL for one blob with the permissions and end asked, starting before now', async () => {
     const { source } = keySource();
     const now = new Date('2026-03-01T10:00:00Z');
-    const signer = createBlobSasSigner(source, () => now);
+    const signer = createBlobSasSigner(source, { now: () => now });
     const url = new URL(
       await signer.signedUrl(blob, { permissions: 'r', expiresOn: new Date(now.getTime() + HOUR) }),
     );
@@ -74,7 +75,7 @@ describe('createBlobSasSigner', () => {
   it('asks for one key for many URLs, and a new one before the key would end inside a URL', async () => {
     const { source, asks } = keySource();
     let now = new Date('2026-03-01T10:00:00Z');
-    const signer = createBlobSasSigner(source, () => now);
+    const signer = createBlobSasSigner(source, { now: () => now });
     const sign = () =>
       signer.signedUrl(blob, { permissions: 'r', expiresOn: new Date(now.getTime() + HOUR / 4) });
     await Promise.all([sign(), sign(), sign()]);
@@ -92,7 +93,7 @@ describe('createBlobSasSigner', () => {
   it('asks for a key long enough for a URL that outlives a day, and asks again after a failed ask', async () => {
     const { source, asks } = keySource(true);
     const now = new Date('2026-03-01T10:00:00Z');
-    const signer = createBlobSasSigner(source, () => now);
+    const signer = createBlobSasSigner(source, { now: () => now });
     const grant = { permissions: 'r', expiresOn: new Date(now.getTime() + 48 * HOUR) };
     await expect(signer.signedUrl(blob, grant)).rejects.toThrow('identity not ready');
     await signer.signedUrl(blob, grant);

@@ -41,13 +41,30 @@ export interface BlobSasSigner {
 /** The part of a service client the signer needs: its account, and the user delegation keys it asks for. */
 export interface DelegationKeySource {
   readonly accountName: string;
+  /** The account's endpoint, which every blob's URL starts with. */
+  readonly url: string;
   getUserDelegationKey(startsOn: Date, expiresOn: Date): Promise<UserDelegationKey>;
+}
+
+export interface SignerOptions {
+  now?: () => Date;
+  /**
+   * Where a client reaches the account, when not at the endpoint the app calls: the local runtime's own origin, whose
+   * proxy forwards to the emulator (a SAS binds the blob's path and the query, not the host). Absent: the endpoint.
+   */
+  publicEndpoint?: string | undefined;
 }
 
 export function createBlobSasSigner(
   service: DelegationKeySource,
-  now: () => Date = () => new Date(),
+  options: SignerOptions = {},
 ): BlobSasSigner {
+  const now = options.now ?? (() => new Date());
+  const endpoint = service.url.replace(/\/$/, '');
+  const publicUrl = (url: string) =>
+    options.publicEndpoint !== undefined && url.startsWith(`${endpoint}/`)
+      ? `${options.publicEndpoint.replace(/\/$/, '')}${url.slice(endpoint.length)}`
+      : url;
   // The key asked for (or being asked for), and the end it was asked with: URLs signed at once share one ask.
   let key: { asked: Promise<UserDelegationKey>; expiresOn: number } | undefined;
   // One key signs every URL of this process until near its end (asking for one is a round trip).
@@ -73,7 +90,7 @@ export function createBlobSasSigner(
       const at = now();
       const signing = await delegationKey(at, grant.expiresOn);
       const sas = signBlobSas(blob, grant, signing, service.accountName, at);
-      return `${blob.url}?${sas}`;
+      return `${publicUrl(blob.url)}?${sas}`;
     },
   };
 }
