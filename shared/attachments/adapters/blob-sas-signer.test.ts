@@ -100,4 +100,23 @@ describe('createBlobSasSigner', () => {
     expect(asks).toHaveLength(2);
     expect(asks[1]?.expiresOn.getTime()).toBeGreaterThanOrEqual(grant.expiresOn.getTime() + HOUR);
   });
+
+  it('hands out the URL on the public endpoint when one is given, signed for the same blob', async () => {
+    const now = new Date('2026-03-01T10:00:00Z');
+    const grant = { permissions: 'cw', expiresOn: new Date(now.getTime() + HOUR) };
+    const direct = new URL(
+      await createBlobSasSigner(keySource().source, { now: () => now }).signedUrl(blob, grant),
+    );
+    const proxied = new URL(
+      await createBlobSasSigner(keySource().source, {
+        now: () => now,
+        publicEndpoint: 'http://127.0.0.1:7071/local/blob/acct/',
+      }).signedUrl(blob, grant),
+    );
+    expect(`${proxied.origin}${proxied.pathname}`).toBe(
+      'http://127.0.0.1:7071/local/blob/acct/attachments/exports/x/abc.tar.gz',
+    );
+    // The same signature: it binds the blob and the query, and the emulator is called over HTTPS behind the proxy.
+    expect(proxied.search).toBe(direct.search);
+  });
 });
