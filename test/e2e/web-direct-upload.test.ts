@@ -5,19 +5,7 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import type { ChatCompletionRequest } from '../support/scripted-model.js';
-
-function imagesIn(request: ChatCompletionRequest): number {
-  const content: unknown = request.messages.findLast((message) => message.role === 'user')?.content;
-  return Array.isArray(content)
-    ? content.filter((part: { type?: string }) => part.type === 'image_url').length
-    : 0;
-}
-
-interface DropGlobals {
-  DataTransfer: new () => { items: { add(file: unknown): void } };
-  File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
-}
+import { dropFiles, imagesIn } from '../support/composer-files.js';
 
 describeBrowser('a large file from the composer', () => {
   const web = useWebRuntime({
@@ -36,14 +24,7 @@ describeBrowser('a large file from the composer', () => {
     page.on('request', (request) => {
       if (request.method() === 'PUT') uploads.push(new URL(request.url()).origin);
     });
-    const dropped = await page.evaluateHandle((base64) => {
-      const globals = globalThis as unknown as DropGlobals;
-      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-      const transfer = new globals.DataTransfer();
-      transfer.items.add(new globals.File([bytes], 'noise.png', { type: 'image/png' }));
-      return transfer;
-    }, png.toString('base64'));
-    await page.getByRole('form', { name: 'Send a message' }).dispatchEvent('drop', { dataTransfer: dropped });
+    await dropFiles(page, [{ name: 'noise.png', type: 'image/png', bytes: png }]);
     const composer = page.getByRole('textbox', { name: 'Message' });
     await composer.fill('What is this?');
     await composer.press('Enter');
