@@ -1,10 +1,11 @@
 // What an image costs a turn on the local runtime: the time a 1 MB photo adds to a new conversation's first token
-// (turns with and without it, alternated), and the bytes kept per image (sent, and stored after re-encoding).
+// (turns with and without it, alternated), and per image the bytes sent, the blobs stored and its prompt tokens.
 // Prints figures and asserts nothing about speed.  npm run bench:attachments  (RUNS=12 by default)
 import { randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import { imageTokens } from '../shared/conversation/tokens.js';
 import { ChatApi, TurnTrace } from './chat-clients.js';
 import { mean, percentiles, round } from './figures.js';
 
@@ -50,7 +51,22 @@ async function upload(runtime: LocalRuntime, userId: string, name: string, type:
     body: form,
   });
   if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
-  return (await response.json()) as { attachmentId: string; size: number };
+  return (await response.json()) as { attachmentId: string; size: number; width?: number; height?: number };
+}
+
+/** The blobs Blob Storage keeps of one attachment (every name that carries its id), and their bytes. */
+async function storedBlobs(runtime: LocalRuntime, attachmentId: string) {
+  const container = runtime.blob
+    .serviceClient()
+    .getContainerClient(runtime.config.attachments.blob?.container ?? '');
+  let blobs = 0;
+  let bytes = 0;
+  for await (const item of container.listBlobsFlat()) {
+    if (!item.name.includes(attachmentId)) continue;
+    blobs++;
+    bytes += item.properties.contentLength ?? 0;
+  }
+  return { blobs, bytes };
 }
 
 /** One new conversation's first turn: ms from the POST to its first content event. */
@@ -121,12 +137,23 @@ async function main(): Promise<void> {
       ['jpeg 4032x3024', 'image/jpeg', await photo(4032, 3024)],
       ['png 1600x1200', 'image/png', await losslessPhoto()],
     ];
-    const bytesPerImage: Record<string, { sent: number; stored: number }> = {};
-    for (const [label, type, bytes] of samples)
+    const bytesPerImage: Record<string, object> = {};
+    for (const [label, type, bytes] of samples) {
+      const stored = await upload(runtime, userId, `${label}.img`, type, bytes);
+      const kept = await storedBlobs(runtime, stored.attachmentId);
       bytesPerImage[label] = {
         sent: bytes.length,
-        stored: (await upload(runtime, userId, `${label}.img`, type, bytes)).size,
+        stored: stored.size,
+        blobs: kept.blobs,
+        blobBytes: kept.bytes,
+        storedOverSent: round(kept.bytes / bytes.length, 3),
+        storedSize: `${stored.width}x${stored.height}`,
+        promptTokens:
+          stored.width === undefined || stored.height === undefined
+            ? undefined
+            : imageTokens(stored.width, stored.height),
       };
+    }
     const figures = {
       runs: RUNS,
       firstTokenMs: { withoutImage: percentiles(without), withImage: percentiles(withImage) },

@@ -20,6 +20,7 @@ import {
   type LocalCosmos,
 } from './cosmos/local-cosmos.js';
 import { startLocalBlob, type LocalBlob } from './blob/local-azurite.js';
+import { createBlobProxy, LOCAL_BLOB_PATH } from './blob/blob-proxy.js';
 import { startLocalTimers } from './timers/timer-host.js';
 import { LocalDurableDriver } from './durable/local-durable-driver.js';
 import { createAzureLatencyModel, type AzureLatencyModel } from './latency/azure-latency.js';
@@ -122,7 +123,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   // Known once the settings are read, after the host listens: the page is not served before then.
   let signInOrigins: readonly string[] = [];
-  let blobOrigins: readonly string[] = [];
+  let ownOrigins: readonly string[] = [];
   try {
     const http = new HttpHost({
       functions: functions.http,
@@ -133,7 +134,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       site: createStaticSite({
         root: webRoot,
         signInOrigins: () => signInOrigins,
-        connectOrigins: () => blobOrigins,
+        connectOrigins: () => ownOrigins,
       }),
     });
     const address = await http.listen(options.port, host);
@@ -162,9 +163,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => cosmos.stop());
     const blob = await blobStarting;
     cleanups.push(() => blob.stop());
-    // The page (here, or at an origin CORS lets call the API) uploads large files straight to the emulator.
-    await blob.allowOrigins([url, `http://localhost:${address.port}`, ...corsAllowedOrigins]);
-    blobOrigins = [new URL(blob.endpoint).origin];
+    // A page uploads large files through the runtime's proxy to the emulator, on the runtime's own origin (the
+    // emulator's certificate is trusted by no browser); CORS answers a page here, or at an origin CORS lets call
+    // the API. The page's CSP names the runtime's other loopback name, in case the page was opened by it.
+    const local = [url, `http://localhost:${address.port}`];
+    await blob.allowOrigins([...local, ...corsAllowedOrigins]);
+    ownOrigins = local;
+    http.mount(createBlobProxy({ origin: new URL(blob.endpoint).origin, agent: blob.agent }));
+    const blobPublicEndpoint = `${url}${LOCAL_BLOB_PATH}${new URL(blob.endpoint).pathname}`;
 
     const webPubSub = new LocalWebPubSub({
       accessKey: randomBytes(32).toString('base64'),
@@ -233,7 +239,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Used only when the configured LLM is Azure OpenAI without a key: the developer's `az login`.
       credential: createAzureCredential(config),
       cosmosAgent: cosmos.agent,
-      localBlob: { credential: blob.credential, agent: blob.agent },
+      localBlob: { credential: blob.credential, agent: blob.agent, publicEndpoint: blobPublicEndpoint },
       allowInsecureWebPubSub: true,
       fullTextSearch: 'in-process',
       publisher: serviceBus,

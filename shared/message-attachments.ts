@@ -22,3 +22,22 @@ export type MessageAttachment = z.infer<typeof messageAttachmentSchema>;
 export function isImageAttachment(attachment: Pick<MessageAttachment, 'mediaType'>): boolean {
   return attachment.mediaType.startsWith('image/');
 }
+
+/** The characters of a file's text a prompt counts as one token when it fits files to their budget. */
+export const ATTACHMENT_CHARS_PER_TOKEN = 4;
+
+/** What stands for an image in a turn too old to show it again. */
+export function imageCaption(attachment: MessageAttachment): string {
+  return `[Image ${attachmentLabel(attachment)} was attached here; it is no longer shown.]`;
+}
+
+/** A text or PDF file as its text (or the part of it that fits) goes into the prompt. */
+export function inlinedFile(attachment: Pick<MessageAttachment, 'name' | 'mediaType'>, text: string): string {
+  return `<attachment name="${attachment.name.replace(/"/g, "'")}" type="${attachment.mediaType}">\n${text}\n</attachment>`;
+}
+
+/** A file as the prompt names it: its name, type and, for an image, its size in pixels. */
+export function attachmentLabel(attachment: MessageAttachment): string {
+  const size = attachment.width === undefined ? '' : `, ${attachment.width}×${attachment.height}`;
+  return `'${attachment.name}' (${attachment.mediaType}${size})`;
+}

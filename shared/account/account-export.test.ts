@@ -3,7 +3,6 @@ import { gunzipSync } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MemoryAttachments } from '../../test/support/in-memory-attachments.js';
-import { signedBlobUrl } from './adapters/blob-archive-store.js';
 import { writeExport, exportStatus, type ExportJobServices } from './account-export.js';
 import type { ArchiveSources } from './archive-contents.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -171,35 +170,5 @@ describe('writeExport', () => {
     );
     // Fifteen minutes, within the archive's own hour.
     expect(sas.download?.expiresAt).toBe('2026-03-01T10:15:00.000Z');
-  });
-});
-
-describe('signedBlobUrl', () => {
-  it('signs a read-only HTTPS link with a user delegation key', () => {
-    const url = new URL(
-      signedBlobUrl(
-        'https://acct.blob.core.windows.net/attachments/exports/x/abc.tar.gz',
-        'attachments',
-        'exports/x/abc.tar.gz',
-        {
-          signedObjectId: '00000000-0000-0000-0000-000000000001',
-          signedTenantId: '00000000-0000-0000-0000-000000000002',
-          signedStartsOn: new Date('2026-03-01T09:55:00Z'),
-          signedExpiresOn: new Date('2026-03-01T10:15:00Z'),
-          signedService: 'b',
-          signedVersion: '2025-01-05',
-          value: Buffer.alloc(32, 1).toString('base64'),
-        },
-        'acct',
-        { startsOn: new Date('2026-03-01T09:55:00Z'), expiresOn: new Date('2026-03-01T10:15:00Z') },
-      ),
-    );
-    const query = url.searchParams;
-    expect(query.get('sp')).toBe('r');
-    expect(query.get('sr')).toBe('b');
-    expect(query.get('spr')).toBe('https');
-    expect(query.get('skoid')).toBe('00000000-0000-0000-0000-000000000001');
-    expect(query.get('se')).toBe('2026-03-01T10:15:00Z');
-    expect(query.get('sig')).toMatch(/^[A-Za-z0-9+/]+=*$/);
   });
 });

@@ -7,6 +7,7 @@ import {
   createBlobAttachmentStore,
 } from '../attachments/adapters/blob-attachment-store.js';
 import { createBlobAttachmentUploads } from '../attachments/adapters/blob-attachment-uploads.js';
+import { createBlobSasSigner } from '../attachments/adapters/blob-sas-signer.js';
 import type { AttachmentUploads } from '../attachments/attachment-uploads.js';
 import type { DirectUploadServices } from '../attachments/direct-uploads.js';
 import { sharpImages } from '../attachments/adapters/sharp-images.js';
@@ -24,8 +25,11 @@ import type { AppConfig } from './config.js';
 
 /** What the platform gives for Blob Storage beside its credential. */
 export interface BlobPlatform {
-  /** Local runtime only: the emulator's token credential and an agent that trusts its certificate. */
-  localBlob?: { credential: TokenCredential; agent: Agent };
+  /**
+   * Local runtime only: the emulator's token credential, an agent that trusts its certificate, and where a browser
+   * reaches the account (the runtime's proxy to the emulator, on its own origin).
+   */
+  localBlob?: { credential: TokenCredential; agent: Agent; publicEndpoint?: string };
 }
 
 export function composeAttachments(
@@ -42,7 +46,12 @@ export function composeAttachments(
   return {
     store: clients === undefined ? offStore : createBlobAttachmentStore(clients.container),
     uploads:
-      clients === undefined ? offUploads : createBlobAttachmentUploads(clients.service, clients.container),
+      clients === undefined
+        ? offUploads
+        : createBlobAttachmentUploads(
+            createBlobSasSigner(clients.service, { publicEndpoint: local?.publicEndpoint }),
+            clients.container,
+          ),
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryAttachments } from '../../test/support/in-memory-attachments.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import type { MessageAttachment } from '../message-attachments.js';
+import { estimateTokens, imageTokens, messageTokens } from '../conversation/tokens.js';
 import { withAttachments } from './model-attachments.js';
 
 const image = (n: number): MessageAttachment => ({
@@ -62,5 +63,44 @@ describe('a prompt with files', () => {
     expect(message?.content).toBe(
       `read\n\n<attachment name="n.md" type="text/markdown">\n${'x'.repeat(20)}\n[The rest of this file was cut to fit the prompt.]\n</attachment>`,
     );
+  });
+});
+
+describe("a prompt's estimate of its files", () => {
+  it('never falls short of the message the model gets: images by pixels or caption, text within its budget', async () => {
+    const photo: MessageAttachment = { ...image(3), width: 1600, height: 1200 };
+    const text = (n: number, bytes: number): MessageAttachment => ({
+      id: `att-${String(n).padStart(32, '7')}`,
+      name: `${n}.txt`,
+      mediaType: 'text/plain',
+      size: bytes,
+    });
+    const short = text(1, 30);
+    const long = text(2, 900);
+    const store = await storeWith([
+      { attachment: photo, bytes: Buffer.from([1]) },
+      { attachment: short, bytes: Buffer.from('s'.repeat(30)) },
+      { attachment: long, bytes: Buffer.from('l'.repeat(900)) },
+    ]);
+    const config = { imageTurns: 1, textTokens: 50 };
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'old', attachments: [photo, short] },
+      { role: 'assistant', content: 'a' },
+      { role: 'user', content: 'new', attachments: [photo, long, short] },
+    ];
+    const read = await withAttachments({ store, config }, 'u', messages);
+    const sent = (message: ChatMessage) =>
+      estimateTokens(message.content) +
+      4 +
+      (message.role === 'user' ? (message.images?.length ?? 0) : 0) * imageTokens(1600, 1200);
+    const [oldSent, , newSent] = read.map(sent);
+    expect(messageTokens(messages[0]!, { imageShown: false, textTokens: 50 })).toBeGreaterThanOrEqual(
+      oldSent!,
+    );
+    expect(messageTokens(messages[2]!, { imageShown: true, textTokens: 50 })).toBeGreaterThanOrEqual(
+      newSent!,
+    );
+    // Close, too: the image is counted once, and the long file at its budget, not its size.
+    expect(messageTokens(messages[2]!, { imageShown: true, textTokens: 50 })).toBeLessThan(newSent! + 100);
   });
 });

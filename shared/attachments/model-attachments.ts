@@ -2,13 +2,17 @@
 // prefix stays cacheable), an older one as a caption; a text or PDF file as its text within ATTACHMENTS_TEXT_TOKENS,
 // or when longer, its passages that best match the latest question.
 import type { ChatMessage } from '../llm/llm-gateway.js';
-import { isImageAttachment, type MessageAttachment } from '../message-attachments.js';
+import {
+  ATTACHMENT_CHARS_PER_TOKEN,
+  attachmentLabel,
+  imageCaption,
+  inlinedFile,
+  isImageAttachment,
+  type MessageAttachment,
+} from '../message-attachments.js';
 import { matchingPassages, paragraphChunker, type Chunker } from './attachment-passages.js';
 import type { AttachmentStore } from './attachment-store.js';
 import type { AttachmentConfig } from './settings.js';
-
-/** About four characters of text a token, as the prompt's own estimates count. */
-const CHARS_PER_TOKEN = 4;
 
 export interface AttachmentReading {
   store: Pick<AttachmentStore, 'read'>;
@@ -48,15 +52,15 @@ async function readMessage(
 ): Promise<ChatMessage> {
   const images: { mediaType: string; data: string }[] = [];
   const notes: string[] = [];
-  let budget = reading.config.textTokens * CHARS_PER_TOKEN;
+  let budget = reading.config.textTokens * ATTACHMENT_CHARS_PER_TOKEN;
   for (const attachment of attachments) {
     if (isImageAttachment(attachment) && !showImages) {
-      notes.push(`[Image ${label(attachment)} was attached here; it is no longer shown.]`);
+      notes.push(imageCaption(attachment));
       continue;
     }
     const found = await reading.store.read(userId, attachment.id);
     if (found === undefined) {
-      notes.push(`[${label(attachment)} was attached here; it has since been deleted.]`);
+      notes.push(`[${attachmentLabel(attachment)} was attached here; it has since been deleted.]`);
       continue;
     }
     if (isImageAttachment(attachment)) {
@@ -66,9 +70,7 @@ async function readMessage(
     const text = await textOf(reading, attachment, found.bytes, userId);
     const shown = fitted(text, Math.max(0, budget), question, reading.chunk ?? paragraphChunker);
     budget -= shown.length;
-    notes.push(
-      `<attachment name="${attachment.name.replace(/"/g, "'")}" type="${attachment.mediaType}">\n${shown}\n</attachment>`,
-    );
+    notes.push(inlinedFile(attachment, shown));
   }
   return {
     role: 'user',
@@ -104,9 +106,4 @@ async function textOf(
     }
   }
   return bytes.toString('utf8');
-}
-
-function label(attachment: MessageAttachment): string {
-  const size = attachment.width === undefined ? '' : `, ${attachment.width}×${attachment.height}`;
-  return `'${attachment.name}' (${attachment.mediaType}${size})`;
 }

@@ -1,6 +1,7 @@
 // Settings of attachments (ATTACHMENTS_*): where the files are kept (a Blob container), which types and how much a
 // message may carry, the pixel bound checked before an image is decoded, how long images stay in the prompt, and
 // whether the chat model sees images at all.
+import { DEFAULT_ATTACHMENT_TEXT_TOKENS, DEFAULT_IMAGE_TURNS } from '../conversation/tokens.js';
 import {
   choiceSetting,
   defineSettings,
@@ -118,7 +119,7 @@ export const attachmentSettings = defineSettings({
     azure: tuning,
   }),
   ATTACHMENTS_IMAGE_TURNS: intSetting({
-    default: 4,
+    default: DEFAULT_IMAGE_TURNS,
     min: 1,
     max: 1_000,
     help:
@@ -127,7 +128,7 @@ export const attachmentSettings = defineSettings({
     azure: tuning,
   }),
   ATTACHMENTS_TEXT_TOKENS: intSetting({
-    default: 8_000,
+    default: DEFAULT_ATTACHMENT_TEXT_TOKENS,
     min: 100,
     max: 1_000_000,
     help: "Estimated tokens of a message's text attachments put into the prompt; the rest is cut, and the prompt says so.",

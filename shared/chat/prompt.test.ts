@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { assistantMessageId, userMessageId } from '../conversation/turn-ids.js';
 import type { ConversationMessage } from '../conversation/messages.js';
 import { BASIC_SYSTEM_PROMPT, buildPrompt, digestMessage, type PromptDigest } from './prompt.js';
-import { estimateTokens } from '../conversation/tokens.js';
+import { estimateTokens, imageTokens, messageTokens } from '../conversation/tokens.js';
+import type { MessageAttachment } from '../message-attachments.js';
 
 function user(chatMessageId: string, content: string): ConversationMessage {
   return {
@@ -307,5 +308,71 @@ describe('buildPrompt with the conversation digest', () => {
     expect(content).not.toContain('- x9: ');
     expect(content).toContain('- x10: line 10 []');
     expect(content).toContain('- x29: line 29 []');
+  });
+});
+
+describe('buildPrompt with files', () => {
+  const photo: MessageAttachment = {
+    id: `att-${'9'.repeat(32)}`,
+    name: 'p.jpg',
+    mediaType: 'image/jpeg',
+    size: 200_000,
+    width: 2000,
+    height: 1500,
+  };
+  const withPhoto = (chatMessageId: string, content: string): ConversationMessage => ({
+    ...user(chatMessageId, content),
+    attachments: [photo],
+  });
+  const turns: ConversationMessage[] = [
+    withPhoto('c1', 'old photo'),
+    assistant('c1', 'a1'),
+    withPhoto('c2', 'recent photo'),
+    assistant('c2', 'a2'),
+  ];
+  const rules = { imageTurns: 2, textTokens: 1_000 };
+
+  it('counts a recent image by its tiles and an older one by the caption that stands for it', () => {
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history: turns,
+      userText: 'new',
+      userAttachments: [photo],
+      tokenBudget: 100_000,
+      attachments: rules,
+    });
+    const oldCost = messageTokens(turns[0]!, { imageShown: false, textTokens: 1_000 });
+    expect(oldCost).toBeLessThan(cost('old photo') + 100);
+    expect(built.estimatedTokens).toBe(
+      cost('sys') +
+        oldCost +
+        cost('a1') +
+        cost('recent photo') +
+        cost('a2') +
+        cost('new') +
+        2 * imageTokens(2000, 1500),
+    );
+  });
+
+  it('drops the oldest turns when the images of the window do not fit', () => {
+    const text = cost('sys') + cost('new') + cost('recent photo') + cost('a2');
+    const built = buildPrompt({
+      systemPrompt: 'sys',
+      history: turns,
+      userText: 'new',
+      userAttachments: [photo],
+      tokenBudget: text + 2 * imageTokens(2000, 1500),
+      attachments: rules,
+    });
+    expect(built.includedMessages).toBe(2);
+    expect(built.droppedMessages).toBe(2);
+  });
+
+  it('shows the images of the newest four user messages when the settings are not given', () => {
+    const many = [1, 2, 3, 4].flatMap((n) => [withPhoto(`c${n}`, 'q'), assistant(`c${n}`, 'a')]);
+    const built = buildPrompt({ systemPrompt: 's', history: many, userText: 'n', tokenBudget: 100_000 });
+    const captioned = messageTokens(many[0]!, { imageShown: false, textTokens: 1 });
+    const textOnly = cost('s') + cost('n') + 3 * (cost('q') + cost('a')) + cost('a');
+    expect(built.estimatedTokens).toBe(textOnly + captioned + 3 * imageTokens(2000, 1500));
   });
 });

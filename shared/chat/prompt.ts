@@ -4,7 +4,11 @@
 import type { MessageAttachment } from '../message-attachments.js';
 import { PROMPT_EXCHANGE_LINES, type SessionDigest } from '../history/contracts.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
-import { messageTokens } from '../conversation/tokens.js';
+import {
+  DEFAULT_ATTACHMENT_TEXT_TOKENS,
+  DEFAULT_IMAGE_TURNS,
+  messageTokens,
+} from '../conversation/tokens.js';
 
 import type { ConversationMessage } from '../conversation/messages.js';
 import type { HistoryRange } from './contracts/documents.js';
@@ -35,6 +39,11 @@ export interface PromptInput {
    * messages it already summarises (ordinal below summarizedThrough) are left out.
    */
   digest?: PromptDigest;
+  /**
+   * How files reach the model (the attachment settings): images of the newest `imageTurns` user messages are
+   * shown, older ones become a caption; `textTokens` bounds a message's text files. Absent: the defaults.
+   */
+  attachments?: { imageTurns: number; textTokens: number };
 }
 
 export interface BuiltPrompt {
@@ -64,10 +73,17 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     content: input.userText,
     ...(input.userAttachments?.length ? { attachments: [...input.userAttachments] } : {}),
   };
-  const turns = groupTurns(unsummarized(input.history, input.digest));
+  const rules = input.attachments ?? {
+    imageTurns: DEFAULT_IMAGE_TURNS,
+    textTokens: DEFAULT_ATTACHMENT_TEXT_TOKENS,
+  };
+  const turns = groupTurns(unsummarized(input.history, input.digest), rules);
   const fixed = [system, ...(memory ? [memory] : [])];
 
-  let tokens = sum([...fixed, user].map(messageTokens)) + sum(turns.map((turn) => turn.tokens));
+  let tokens =
+    sum(fixed.map((message) => messageTokens(message))) +
+    messageTokens(user, { imageShown: true, textTokens: rules.textTokens }) +
+    sum(turns.map((turn) => turn.tokens));
   let firstKept = 0;
   while (tokens > input.tokenBudget && firstKept < turns.length) {
     tokens -= turns[firstKept]!.tokens;
@@ -138,10 +154,19 @@ function unsummarized(
   );
 }
 
-/** Splits the history into turns: a user message with the assistant reply that follows it. */
-function groupTurns(history: readonly ConversationMessage[]): Turn[] {
+/**
+ * Splits the history into turns: a user message with the assistant reply that follows it, each counted as the model
+ * gets it (the new message is the newest user message, so the history's last imageTurns - 1 show their images).
+ */
+function groupTurns(
+  history: readonly ConversationMessage[],
+  rules: { imageTurns: number; textTokens: number },
+): Turn[] {
   const turns: Turn[] = [];
+  let usersAfter = history.filter((message) => message.role === 'user').length;
   for (const stored of history) {
+    if (stored.role === 'user') usersAfter -= 1;
+    const counting = { imageShown: usersAfter + 1 < rules.imageTurns, textTokens: rules.textTokens };
     // Earlier tool traffic is not replayed; an assistant message without text adds nothing to the context.
     if (stored.role === 'assistant' && stored.content === '') continue;
     const message: ChatMessage =
@@ -152,13 +177,13 @@ function groupTurns(history: readonly ConversationMessage[]): Turn[] {
     if (stored.role === 'user' || current === undefined) {
       turns.push({
         messages: [message],
-        tokens: messageTokens(message),
+        tokens: messageTokens(message, counting),
         fromMessageId: stored.messageId,
         toMessageId: stored.messageId,
       });
     } else {
       current.messages.push(message);
-      current.tokens += messageTokens(message);
+      current.tokens += messageTokens(message, counting);
       current.toMessageId = stored.messageId;
     }
   }

@@ -1,26 +1,19 @@
 // Attachments end to end over Azurite: an image uploaded, read back by its owner only, sent with a message and
 // received by a scripted model (over the real Chat Completions wire) as exactly the stored bytes; each refusal
 // naming its rule with nothing stored; EXIF GPS gone; the blobs gone with their conversation.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../local/runtime.js';
-import { ChatClient, expectStatus } from '../support/chat-client.js';
-import { settle, startTestRuntime } from '../support/local-runtime.js';
-import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
-
-interface Uploaded {
-  attachmentId: string;
-  name: string;
-  mediaType: string;
-  size: number;
-  width?: number;
-  height?: number;
-  sha256: string;
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+import { describe, expect, it } from 'vitest';
+import { expectStatus, type ChatClient } from '../support/chat-client.js';
+import {
+  expectProblem,
+  imageUrlsOf,
+  sha256,
+  useAttachmentRuntime,
+  type StoredAttachment,
+} from '../support/attachment-runtime.js';
+import { settle } from '../support/local-runtime.js';
 
 /** A PNG whose header claims width × height, with almost no data: decoding it would take gigabytes. */
 function claimedPng(width: number, height: number): Buffer {
@@ -41,76 +34,46 @@ function claimedPng(width: number, height: number): Buffer {
   ]);
 }
 
-/** The data URLs of the image parts in a recorded request's last user message. */
-function imageUrlsOf(request: { messages: { role: string; content?: unknown }[] }): string[] {
-  const content = request.messages.findLast((message) => message.role === 'user')?.content;
-  if (!Array.isArray(content)) return [];
-  return (content as { type: string; image_url?: { url: string } }[]).flatMap((part) =>
-    part.type === 'image_url' && part.image_url ? [part.image_url.url] : [],
-  );
-}
-
 describe('attachments over Azurite', { timeout: 120_000 }, () => {
-  let model: ScriptedModel;
-  let runtime: LocalRuntime;
-  let alice: ChatClient;
-  let bob: ChatClient;
-
-  beforeAll(async () => {
-    model = await startScriptedModel((request) => ({
+  const env = useAttachmentRuntime({
+    script: (request) => ({
       content: request.stream === true ? `I see ${imageUrlsOf(request).length} image(s).` : '{}',
-    }));
-    runtime = await startTestRuntime({ settings: model.settings });
-    alice = new ChatClient(runtime.url, 'user_001');
-    bob = new ChatClient(runtime.url, 'user_002');
-  }, 120_000);
-  afterAll(async () => {
-    await runtime?.stop();
-    await model?.close();
+    }),
   });
 
   const upload = async (client: ChatClient, name: string, type: string, bytes: Uint8Array) => {
     const form = new FormData();
     form.append('file', new Blob([bytes], { type }), name);
-    return fetch(`${runtime.url}/api/attachments`, { method: 'POST', headers: client.headers(), body: form });
+    return fetch(`${env.runtime.url}/api/attachments`, {
+      method: 'POST',
+      headers: client.headers(),
+      body: form,
+    });
   };
-  const read = (client: ChatClient, id: string) =>
-    fetch(`${runtime.url}/api/attachments/${id}`, { headers: client.headers() });
-  const blobNames = async () => {
-    const container = runtime.blob
-      .serviceClient()
-      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
-    const names: string[] = [];
-    for await (const blob of container.listBlobsFlat()) names.push(blob.name);
-    return names;
-  };
-  const problem = async (response: Response, status: number) => {
-    expect(response.status, await response.clone().text()).toBe(status);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    return (await response.json()) as { code: string; detail: string };
-  };
-
   it("sends an uploaded image to the model as exactly its stored bytes; another user's read is a 404", async () => {
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0a6' } })
       .png()
       .toBuffer();
-    const stored = await expectStatus<Uploaded>(await upload(alice, 'chart.png', 'image/png', png), 201);
+    const stored = await expectStatus<StoredAttachment>(
+      await upload(env.alice, 'chart.png', 'image/png', png),
+      201,
+    );
     expect(stored).toMatchObject({ name: 'chart.png', mediaType: 'image/png', width: 64, height: 48 });
     expect(stored.attachmentId).toMatch(/^att-[0-9a-f]{32}$/);
 
-    const own = await read(alice, stored.attachmentId);
+    const own = await env.read(env.alice, stored.attachmentId);
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toBe('image/png');
     expect(own.headers.get('x-content-type-options')).toBe('nosniff');
     const bytes = new Uint8Array(await own.arrayBuffer());
     expect(bytes.length).toBe(stored.size);
     expect(sha256(bytes)).toBe(stored.sha256);
-    await problem(await read(bob, stored.attachmentId), 404);
+    await expectProblem(await env.read(env.bob, stored.attachmentId), 404);
 
-    const sessionId = await alice.startSession();
+    const sessionId = await env.alice.startSession();
     const chatMessageId = randomUUID();
     await expectStatus(
-      await alice.post({
+      await env.alice.post({
         sessionId,
         chatMessageId,
         text: 'What is in this chart?',
@@ -118,17 +81,19 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
       }),
       202,
     );
-    const frames = await alice.stream(sessionId, chatMessageId);
+    const frames = await env.alice.stream(sessionId, chatMessageId);
     expect(frames.map((frame) => frame.event)).toContain('message-end');
-    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    const sent = env.model.requests.filter((request) => request.stream === true).at(-1);
     const urls = sent === undefined ? [] : imageUrlsOf(sent);
     expect(urls).toHaveLength(1);
     expect(urls[0]).toBe(`data:image/png;base64,${Buffer.from(bytes).toString('base64')}`);
 
     // History keeps what the message carried (never a URL), and the next turn sends the same bytes again.
-    await settle(runtime);
+    await settle(env.runtime);
     const conversation = await expectStatus<{ messages: { role: string; attachments?: unknown[] }[] }>(
-      await fetch(`${runtime.url}/api/history/conversations/${sessionId}`, { headers: alice.headers() }),
+      await fetch(`${env.runtime.url}/api/history/conversations/${sessionId}`, {
+        headers: env.alice.headers(),
+      }),
       200,
     );
     expect(conversation.messages.find((message) => message.role === 'user')?.attachments).toEqual([
@@ -145,34 +110,34 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     // A regenerated answer sees the same image, as the same bytes (the prompt's prefix stays the same).
     const again = randomUUID();
     await expectStatus(
-      await fetch(`${runtime.url}/api/chat/${sessionId}/${chatMessageId}/regenerate`, {
+      await fetch(`${env.runtime.url}/api/chat/${sessionId}/${chatMessageId}/regenerate`, {
         method: 'POST',
-        headers: alice.headers({ 'content-type': 'application/json' }),
+        headers: env.alice.headers({ 'content-type': 'application/json' }),
         body: JSON.stringify({ chatMessageId: again }),
       }),
       202,
     );
-    expect((await alice.stream(sessionId, again)).map((frame) => frame.event)).toContain('message-end');
-    const resent = model.requests.filter((request) => request.stream === true).at(-1);
+    expect((await env.alice.stream(sessionId, again)).map((frame) => frame.event)).toContain('message-end');
+    const resent = env.model.requests.filter((request) => request.stream === true).at(-1);
     expect(resent === undefined ? [] : imageUrlsOf(resent)).toEqual(urls);
 
     // Deleting the conversation deletes its blob; another conversation's stay.
-    const kept = await expectStatus<Uploaded>(
-      await upload(alice, 'notes.txt', 'text/plain', Buffer.from('hi')),
+    const kept = await expectStatus<StoredAttachment>(
+      await upload(env.alice, 'notes.txt', 'text/plain', Buffer.from('hi')),
       201,
     );
-    const before = await blobNames();
+    const before = await env.blobNames();
     expect(before.some((name) => name.endsWith(stored.attachmentId))).toBe(true);
-    const deleted = await fetch(`${runtime.url}/api/history/conversations/${sessionId}`, {
+    const deleted = await fetch(`${env.runtime.url}/api/history/conversations/${sessionId}`, {
       method: 'DELETE',
-      headers: alice.headers(),
+      headers: env.alice.headers(),
     });
     expect(deleted.status).toBe(204);
-    await settle(runtime);
-    const after = await blobNames();
+    await settle(env.runtime);
+    const after = await env.blobNames();
     expect(after.some((name) => name.endsWith(stored.attachmentId))).toBe(false);
     expect(after.some((name) => name.endsWith(kept.attachmentId))).toBe(true);
-    await problem(await read(alice, stored.attachmentId), 404);
+    await expectProblem(await env.read(env.alice, stored.attachmentId), 404);
   });
 
   it('takes an image in a useChat file part, and the model receives exactly the stored bytes', async () => {
@@ -180,9 +145,9 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
       .png()
       .toBuffer();
     const chatId = 'UiChat0000000001';
-    const response = await fetch(`${runtime.url}/api/ui/chat`, {
+    const response = await fetch(`${env.runtime.url}/api/ui/chat`, {
       method: 'POST',
-      headers: alice.headers({ 'content-type': 'application/json' }),
+      headers: env.alice.headers({ 'content-type': 'application/json' }),
       body: JSON.stringify({
         id: chatId,
         trigger: 'submit-message',
@@ -205,30 +170,38 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('[DONE]');
-    await settle(runtime);
+    await settle(env.runtime);
     const conversation = await expectStatus<{ messages: { role: string; attachments?: { id: string }[] }[] }>(
-      await fetch(`${runtime.url}/api/history/conversations/${chatId}`, { headers: alice.headers() }),
+      await fetch(`${env.runtime.url}/api/history/conversations/${chatId}`, { headers: env.alice.headers() }),
       200,
     );
     const attached = conversation.messages.find((message) => message.role === 'user')?.attachments ?? [];
     expect(attached).toHaveLength(1);
-    const stored = Buffer.from(await (await read(alice, attached[0]?.id ?? '')).arrayBuffer());
-    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    const stored = Buffer.from(await (await env.read(env.alice, attached[0]?.id ?? '')).arrayBuffer());
+    const sent = env.model.requests.filter((request) => request.stream === true).at(-1);
     expect(sent === undefined ? [] : imageUrlsOf(sent)).toEqual([
       `data:image/png;base64,${stored.toString('base64')}`,
     ]);
   });
 
   it('refuses a .png holding HTML, a 30,000 × 30,000 PNG and an 11th image, storing nothing of them', async () => {
-    const before = await blobNames();
-    const html = await problem(
-      await upload(alice, 'cat.png', 'image/png', Buffer.from('<!doctype html><script>alert(1)</script>')),
+    const before = await env.blobNames();
+    const html = await expectProblem(
+      await upload(
+        env.alice,
+        'cat.png',
+        'image/png',
+        Buffer.from('<!doctype html><script>alert(1)</script>'),
+      ),
       415,
     );
     expect(html.code).toBe('attachment_type');
-    const bomb = await problem(await upload(alice, 'bomb.png', 'image/png', claimedPng(30_000, 30_000)), 413);
+    const bomb = await expectProblem(
+      await upload(env.alice, 'bomb.png', 'image/png', claimedPng(30_000, 30_000)),
+      413,
+    );
     expect(bomb.code).toBe('attachment_pixels');
-    expect(await blobNames()).toEqual(before);
+    expect(await env.blobNames()).toEqual(before);
 
     // Eleven different images: the same bytes sent again would be one file.
     const ids: string[] = [];
@@ -239,12 +212,13 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
         .png()
         .toBuffer();
       ids.push(
-        (await expectStatus<Uploaded>(await upload(alice, `${i}.png`, 'image/png', dot), 201)).attachmentId,
+        (await expectStatus<StoredAttachment>(await upload(env.alice, `${i}.png`, 'image/png', dot), 201))
+          .attachmentId,
       );
     }
-    const sessionId = await alice.startSession();
-    const eleven = await problem(
-      await alice.post({ sessionId, chatMessageId: randomUUID(), text: 'eleven', attachments: ids }),
+    const sessionId = await env.alice.startSession();
+    const eleven = await expectProblem(
+      await env.alice.post({ sessionId, chatMessageId: randomUUID(), text: 'eleven', attachments: ids }),
       400,
     );
     expect(eleven.code).toBe('attachments_per_message');
@@ -258,15 +232,15 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
     paragraphs[600] = 'The vault code is 7319, kept by the night porter.';
     const text = paragraphs.join('\n\n');
     // Longer than ATTACHMENTS_TEXT_TOKENS lets into the prompt, its answer in the middle.
-    expect(text.length).toBeGreaterThan(runtime.config.attachments.textTokens * 4 * 1.5);
-    const stored = await expectStatus<Uploaded>(
-      await upload(alice, 'ledger.txt', 'text/plain', Buffer.from(text)),
+    expect(text.length).toBeGreaterThan(env.runtime.config.attachments.textTokens * 4 * 1.5);
+    const stored = await expectStatus<StoredAttachment>(
+      await upload(env.alice, 'ledger.txt', 'text/plain', Buffer.from(text)),
       201,
     );
-    const sessionId = await alice.startSession();
+    const sessionId = await env.alice.startSession();
     const chatMessageId = randomUUID();
     await expectStatus(
-      await alice.post({
+      await env.alice.post({
         sessionId,
         chatMessageId,
         text: 'What is the vault code?',
@@ -274,17 +248,17 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
       }),
       202,
     );
-    expect((await alice.stream(sessionId, chatMessageId)).map((frame) => frame.event)).toContain(
+    expect((await env.alice.stream(sessionId, chatMessageId)).map((frame) => frame.event)).toContain(
       'message-end',
     );
-    const sent = model.requests.filter((request) => request.stream === true).at(-1);
+    const sent = env.model.requests.filter((request) => request.stream === true).at(-1);
     const prompt = sent?.messages.findLast((message) => message.role === 'user')?.content;
     expect(typeof prompt).toBe('string');
     expect(prompt).toContain('The vault code is 7319');
     expect(prompt).toContain('passages that best match the question');
     // Not the whole file: what is kept stays within the budget.
-    expect((prompt as string).length).toBeLessThan(runtime.config.attachments.textTokens * 4 + 1_000);
-    await settle(runtime);
+    expect((prompt as string).length).toBeLessThan(env.runtime.config.attachments.textTokens * 4 + 1_000);
+    await settle(env.runtime);
   });
 
   it('strips EXIF, GPS included, from a stored JPEG', async () => {
@@ -296,8 +270,11 @@ describe('attachments over Azurite', { timeout: 120_000 }, () => {
       })
       .toBuffer();
     expect((await sharp(photo).metadata()).exif).toBeDefined();
-    const stored = await expectStatus<Uploaded>(await upload(alice, 'trip.jpg', 'image/jpeg', photo), 201);
-    const bytes = Buffer.from(await (await read(alice, stored.attachmentId)).arrayBuffer());
+    const stored = await expectStatus<StoredAttachment>(
+      await upload(env.alice, 'trip.jpg', 'image/jpeg', photo),
+      201,
+    );
+    const bytes = Buffer.from(await (await env.read(env.alice, stored.attachmentId)).arrayBuffer());
     expect((await sharp(bytes).metadata()).exif).toBeUndefined();
     expect(bytes.includes('PhoneMaker')).toBe(false);
     expect(bytes.includes('GPS')).toBe(false);

@@ -1,38 +1,35 @@
 // Direct uploads end to end over Azurite (HTTPS, OAuth): a write-only URL for one blob, the PUT from the client, the
 // checks of /complete (a good image stored re-encoded; HTML named .png refused and deleted), CORS for the page, the
 // sweep of uploads never completed and of files never attached, and the same bytes sent again kept once.
-import { createHash, randomUUID } from 'node:crypto';
-import { request as httpsRequest, type Agent } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sweepAttachments } from '../../shared/attachments/direct-uploads.js';
-import type { LocalRuntime } from '../../local/runtime.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
-import { settle, startTestRuntime } from '../support/local-runtime.js';
+import {
+  expectProblem,
+  sha256,
+  useAttachmentRuntime,
+  type StoredAttachment,
+} from '../support/attachment-runtime.js';
+import { settle } from '../support/local-runtime.js';
 
 interface Started {
   attachmentId: string;
   uploadUrl: string;
   expiresOn: string;
 }
-interface Stored {
-  attachmentId: string;
-  name: string;
-  mediaType: string;
-  size: number;
-  sha256: string;
-}
 
-/** One HTTPS call to the emulator (its certificate is trusted by the agent only). */
+/** One call to a blob URL the API handed out: the runtime's own origin, plain HTTP, no certificate to trust. */
 function blobCall(
-  agent: Agent,
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: Uint8Array,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const call = httpsRequest(url, { method, agent, headers }, (response) => {
+    const call = httpRequest(url, { method, headers }, (response) => {
       response.resume();
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
     });
@@ -42,21 +39,10 @@ function blobCall(
 }
 
 describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
-  let runtime: LocalRuntime;
-  let alice: ChatClient;
-  let bob: ChatClient;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-    alice = new ChatClient(runtime.url, 'user_001');
-    bob = new ChatClient(runtime.url, 'user_002');
-  }, 120_000);
-  afterAll(async () => {
-    await runtime?.stop();
-  });
+  const env = useAttachmentRuntime();
 
   const json = (client: ChatClient, path: string, body?: unknown) =>
-    fetch(`${runtime.url}/api/${path}`, {
+    fetch(`${env.runtime.url}/api/${path}`, {
       method: 'POST',
       headers: client.headers({ 'content-type': 'application/json' }),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -64,21 +50,7 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
   const start = async (client: ChatClient, filename: string, mediaType: string, size: number) =>
     expectStatus<Started>(await json(client, 'attachments/uploads', { filename, mediaType, size }), 201);
   const put = (url: string, bytes: Uint8Array, type = 'application/octet-stream') =>
-    blobCall(runtime.blob.agent, url, 'PUT', { 'x-ms-blob-type': 'BlockBlob', 'content-type': type }, bytes);
-  const blobNames = async () => {
-    const container = runtime.blob
-      .serviceClient()
-      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
-    const names: string[] = [];
-    for await (const blob of container.listBlobsFlat()) names.push(blob.name);
-    return names;
-  };
-  const problem = async (response: Response, status: number) => {
-    expect(response.status, await response.clone().text()).toBe(status);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    return (await response.json()) as { code: string };
-  };
-
+    blobCall(url, 'PUT', { 'x-ms-blob-type': 'BlockBlob', 'content-type': type }, bytes);
   it('stores a photo uploaded straight to its blob, checked and re-encoded, its URL good for that blob only', async () => {
     const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#48c' } })
       .jpeg()
@@ -87,30 +59,32 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
         IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 24/1' },
       })
       .toBuffer();
-    const started = await start(alice, 'trip.jpg', 'image/jpeg', photo.length);
+    const started = await start(env.alice, 'trip.jpg', 'image/jpeg', photo.length);
     expect(started.attachmentId).toMatch(/^att-[0-9a-f]{32}$/);
     const url = new URL(started.uploadUrl);
-    expect(url.protocol).toBe('https:');
+    // On the runtime's own origin: its proxy forwards to the emulator, whose certificate no browser trusts.
+    expect(url.origin).toBe(env.runtime.url);
+    expect(url.pathname).toMatch(/^\/local\/blob\/devstoreaccount1\/attachments\/pending\//);
     expect(url.searchParams.get('sp')).toBe('cw');
     expect(url.searchParams.get('sr')).toBe('b');
     expect(url.searchParams.get('skoid')).not.toBeNull(); // signed with a user delegation key
     expect(new Date(started.expiresOn).getTime()).toBeGreaterThan(Date.now());
 
     // Nothing yet: completing is refused and nothing is stored.
-    expect((await problem(await json(alice, `attachments/${started.attachmentId}/complete`), 409)).code).toBe(
-      'upload_incomplete',
-    );
+    expect(
+      (await expectProblem(await json(env.alice, `attachments/${started.attachmentId}/complete`), 409)).code,
+    ).toBe('upload_incomplete');
     expect((await put(started.uploadUrl, photo, 'image/jpeg')).status).toBe(201);
     // Write-only, one blob: no read back through it, no other blob written with it.
-    expect((await blobCall(runtime.blob.agent, started.uploadUrl, 'GET', {})).status).toBe(403);
+    expect((await blobCall(started.uploadUrl, 'GET', {})).status).toBe(403);
     const elsewhere = new URL(started.uploadUrl);
     elsewhere.pathname = elsewhere.pathname.replace(started.attachmentId, 'att-other');
     expect((await put(elsewhere.toString(), photo)).status).toBe(403);
 
     // Another user cannot complete it; its owner can, and gets the checked file.
-    await problem(await json(bob, `attachments/${started.attachmentId}/complete`), 404);
-    const stored = await expectStatus<Stored>(
-      await json(alice, `attachments/${started.attachmentId}/complete`),
+    await expectProblem(await json(env.bob, `attachments/${started.attachmentId}/complete`), 404);
+    const stored = await expectStatus<StoredAttachment>(
+      await json(env.alice, `attachments/${started.attachmentId}/complete`),
       201,
     );
     expect(stored).toMatchObject({
@@ -118,24 +92,28 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
       name: 'trip.jpg',
       mediaType: 'image/jpeg',
     });
-    const read = await fetch(`${runtime.url}/api/attachments/${stored.attachmentId}`, {
-      headers: alice.headers(),
+    const read = await fetch(`${env.runtime.url}/api/attachments/${stored.attachmentId}`, {
+      headers: env.alice.headers(),
     });
     const bytes = Buffer.from(await read.arrayBuffer());
-    expect(createHash('sha256').update(bytes).digest('hex')).toBe(stored.sha256);
+    expect(sha256(bytes)).toBe(stored.sha256);
     expect((await sharp(bytes).metadata()).exif).toBeUndefined();
     expect(bytes.includes('GPS')).toBe(false);
     // The pending blob and its ticket are gone; completing again gives the same file.
-    expect((await blobNames()).filter((name) => name.startsWith('pending/'))).toEqual([]);
+    expect((await env.blobNames()).filter((name) => name.startsWith('pending/'))).toEqual([]);
     expect(
-      (await expectStatus<Stored>(await json(alice, `attachments/${started.attachmentId}/complete`), 200))
-        .attachmentId,
+      (
+        await expectStatus<StoredAttachment>(
+          await json(env.alice, `attachments/${started.attachmentId}/complete`),
+          200,
+        )
+      ).attachmentId,
     ).toBe(stored.attachmentId);
 
     // It can be sent with a message like any other file.
-    const sessionId = await alice.startSession();
+    const sessionId = await env.alice.startSession();
     await expectStatus(
-      await alice.post({
+      await env.alice.post({
         sessionId,
         chatMessageId: randomUUID(),
         text: 'Where?',
@@ -143,19 +121,19 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
       }),
       202,
     );
-    await settle(runtime);
+    await settle(env.runtime);
   });
 
   it('takes a directly uploaded file named in a useChat file part', async () => {
     const text = Buffer.from('Meeting notes: the launch moves to Friday.');
-    const started = await start(alice, 'notes.txt', 'text/plain', text.length);
+    const started = await start(env.alice, 'notes.txt', 'text/plain', text.length);
     expect((await put(started.uploadUrl, text, 'text/plain')).status).toBe(201);
-    const stored = await expectStatus<Stored>(
-      await json(alice, `attachments/${started.attachmentId}/complete`),
+    const stored = await expectStatus<StoredAttachment>(
+      await json(env.alice, `attachments/${started.attachmentId}/complete`),
       201,
     );
     const chatId = 'UiDirect00000001';
-    const response = await json(alice, 'ui/chat', {
+    const response = await json(env.alice, 'ui/chat', {
       id: chatId,
       trigger: 'submit-message',
       messages: [
@@ -176,16 +154,16 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
     });
     expect(response.status, await response.clone().text()).toBe(200);
     expect(await response.text()).toContain('[DONE]');
-    await settle(runtime);
+    await settle(env.runtime);
     const conversation = await expectStatus<{ messages: { role: string; attachments?: { id: string }[] }[] }>(
-      await fetch(`${runtime.url}/api/history/conversations/${chatId}`, { headers: alice.headers() }),
+      await fetch(`${env.runtime.url}/api/history/conversations/${chatId}`, { headers: env.alice.headers() }),
       200,
     );
     expect(conversation.messages.find((message) => message.role === 'user')?.attachments).toEqual([
       expect.objectContaining({ id: stored.attachmentId, name: 'notes.txt' }),
     ]);
     // Another user's id in a part is not theirs to attach.
-    const stolen = await json(bob, 'ui/chat', {
+    const stolen = await json(env.bob, 'ui/chat', {
       id: 'UiDirect00000002',
       trigger: 'submit-message',
       messages: [
@@ -204,89 +182,96 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
 
   it('refuses a bad upload by the rule it breaks and deletes it', async () => {
     const html = Buffer.from('<!doctype html><script>alert(1)</script>');
-    const started = await start(alice, 'cat.png', 'image/png', html.length);
+    const started = await start(env.alice, 'cat.png', 'image/png', html.length);
     expect((await put(started.uploadUrl, html, 'image/png')).status).toBe(201);
-    const refused = await problem(await json(alice, `attachments/${started.attachmentId}/complete`), 415);
+    const refused = await expectProblem(
+      await json(env.alice, `attachments/${started.attachmentId}/complete`),
+      415,
+    );
     expect(refused.code).toBe('attachment_type');
-    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(false);
+    expect((await env.blobNames()).some((name) => name.includes(started.attachmentId))).toBe(false);
 
-    const big = await problem(
-      await json(alice, 'attachments/uploads', {
+    const big = await expectProblem(
+      await json(env.alice, 'attachments/uploads', {
         filename: 'huge.bin',
-        size: runtime.config.attachments.maxFileBytes + 1,
+        size: env.runtime.config.attachments.maxFileBytes + 1,
       }),
       413,
     );
     expect(big.code).toBe('attachment_too_large');
   });
 
-  it("lets the page's origin upload (CORS) and no other", async () => {
-    const started = await start(alice, 'a.txt', 'text/plain', 1);
+  it("lets the page's origin upload (CORS) and no other, and only with the signed URL", async () => {
+    const started = await start(env.alice, 'a.txt', 'text/plain', 1);
     const preflight = (origin: string) =>
-      blobCall(runtime.blob.agent, started.uploadUrl, 'OPTIONS', {
+      blobCall(started.uploadUrl, 'OPTIONS', {
         origin,
         'access-control-request-method': 'PUT',
         'access-control-request-headers': 'content-type,x-ms-blob-type',
       });
-    const page = await preflight(runtime.url);
+    const page = await preflight(env.runtime.url);
     expect(page.status).toBe(200);
-    expect(page.headers['access-control-allow-origin']).toBe(runtime.url);
+    expect(page.headers['access-control-allow-origin']).toBe(env.runtime.url);
     expect((await preflight('https://elsewhere.example')).status).toBe(403);
+    // The runtime forwards signed URLs only: nobody borrows its own access to the emulator.
+    const unsigned = new URL(started.uploadUrl);
+    unsigned.search = '';
+    expect((await put(unsigned.href, Buffer.from('x'))).status).toBe(403);
   });
 
   it('sweeps an upload never completed and a file never attached, and keeps attached ones', async () => {
-    const started = await start(alice, 'late.txt', 'text/plain', 5);
+    const started = await start(env.alice, 'late.txt', 'text/plain', 5);
     expect((await put(started.uploadUrl, Buffer.from('late!'))).status).toBe(201);
-    const loose = await expectStatus<Stored>(
-      await json(alice, 'attachments', {
+    const loose = await expectStatus<StoredAttachment>(
+      await json(env.alice, 'attachments', {
         name: 'loose.txt',
         contentBase64: Buffer.from('loose').toString('base64'),
       }),
       201,
     );
     // Something else that shares the container (a data archive) is not the sweep's.
-    const container = runtime.blob
+    const container = env.runtime.blob
       .serviceClient()
-      .getContainerClient(runtime.config.attachments.blob?.container ?? '');
+      .getContainerClient(env.runtime.config.attachments.blob?.container ?? '');
     await container.getBlockBlobClient('exports/other.tar.gz').uploadData(Buffer.from('archive'));
     // The timer runs as it would on its schedule: nothing is old enough yet.
-    await runtime.runTimer('sweepAttachments');
-    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
+    await env.runtime.runTimer('sweepAttachments');
+    expect((await env.blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
 
     // A day later, everything not attached to a message is gone; what messages carry stays.
-    const attached = (await blobNames()).filter((name) => !name.startsWith('pending/'));
-    const later = new Date(Date.now() + (runtime.config.attachments.unattachedHours + 1) * 3_600_000);
-    const swept = await sweepAttachments(runtime.app.attachments, later);
+    const attached = (await env.blobNames()).filter((name) => !name.startsWith('pending/'));
+    const later = new Date(Date.now() + (env.runtime.config.attachments.unattachedHours + 1) * 3_600_000);
+    const swept = await sweepAttachments(env.runtime.app.attachments, later);
     expect(swept.uploads).toBeGreaterThanOrEqual(1);
     expect(swept.unattached).toBeGreaterThanOrEqual(1);
-    const after = await blobNames();
+    const after = await env.blobNames();
     expect(after.some((name) => name.includes(started.attachmentId))).toBe(false);
     expect(after.some((name) => name.endsWith(loose.attachmentId))).toBe(false);
     expect(after).toContain('exports/other.tar.gz');
     await container.deleteBlob('exports/other.tar.gz');
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((name) => attached.includes(name))).toBe(true);
-    await problem(await json(alice, `attachments/${started.attachmentId}/complete`), 404);
+    await expectProblem(await json(env.alice, `attachments/${started.attachmentId}/complete`), 404);
   });
 
   it("deletes an upload under way with all of its user's data", async () => {
-    const carol = new ChatClient(runtime.url, 'user_003');
+    const carol = new ChatClient(env.runtime.url, 'user_003');
     const started = await start(carol, 'draft.txt', 'text/plain', 5);
     expect((await put(started.uploadUrl, Buffer.from('draft'))).status).toBe(201);
-    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
-    const erased = await fetch(`${runtime.url}/api/account/users/user_003/data`, {
+    expect((await env.blobNames()).some((name) => name.includes(started.attachmentId))).toBe(true);
+    const erased = await fetch(`${env.runtime.url}/api/account/users/user_003/data`, {
       method: 'DELETE',
       headers: carol.headers(),
     });
     expect(erased.status).toBe(204);
-    expect((await blobNames()).some((name) => name.includes(started.attachmentId))).toBe(false);
+    expect((await env.blobNames()).some((name) => name.includes(started.attachmentId))).toBe(false);
   });
 
   it('keeps the same bytes sent again once, and counts them once', async () => {
     const usage = async () =>
       (
         await expectStatus<{ storage: { attachmentBytes: number } }>(
-          await fetch(`${runtime.url}/api/usage/users/user_002`, { headers: bob.headers() }),
+          await fetch(`${env.runtime.url}/api/usage/users/user_002`, { headers: env.bob.headers() }),
           200,
         )
       ).storage.attachmentBytes;
@@ -294,16 +279,16 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
       .png()
       .toBuffer();
     const body = { name: 'same.png', contentBase64: png.toString('base64') };
-    const first = await expectStatus<Stored>(await json(bob, 'attachments', body), 201);
+    const first = await expectStatus<StoredAttachment>(await json(env.bob, 'attachments', body), 201);
     const used = await usage();
     expect(used).toBe(first.size);
-    const second = await expectStatus<Stored>(await json(bob, 'attachments', body), 200);
+    const second = await expectStatus<StoredAttachment>(await json(env.bob, 'attachments', body), 200);
     expect(second.attachmentId).toBe(first.attachmentId);
     // Through a direct upload too.
-    const started = await start(bob, 'same.png', 'image/png', png.length);
+    const started = await start(env.bob, 'same.png', 'image/png', png.length);
     expect((await put(started.uploadUrl, png, 'image/png')).status).toBe(201);
-    const third = await expectStatus<Stored>(
-      await json(bob, `attachments/${started.attachmentId}/complete`),
+    const third = await expectStatus<StoredAttachment>(
+      await json(env.bob, `attachments/${started.attachmentId}/complete`),
       200,
     );
     expect(third.attachmentId).toBe(first.attachmentId);
@@ -311,9 +296,9 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
 
     // Once a conversation carries it, the same bytes sent for another one are a file of their own (deleting that
     // conversation deletes its files).
-    const sessionId = await bob.startSession();
+    const sessionId = await env.bob.startSession();
     await expectStatus(
-      await bob.post({
+      await env.bob.post({
         sessionId,
         chatMessageId: randomUUID(),
         text: 'look',
@@ -321,8 +306,8 @@ describe('direct uploads over Azurite', { timeout: 120_000 }, () => {
       }),
       202,
     );
-    await settle(runtime);
-    const fourth = await expectStatus<Stored>(await json(bob, 'attachments', body), 201);
+    await settle(env.runtime);
+    const fourth = await expectStatus<StoredAttachment>(await json(env.bob, 'attachments', body), 201);
     expect(fourth.attachmentId).not.toBe(first.attachmentId);
   });
 });

@@ -4,21 +4,7 @@
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { describeBrowser, useWebRuntime } from '../support/browser.js';
-import type { ChatCompletionRequest } from '../support/scripted-model.js';
-
-/** How many image parts the request's last user message has. */
-function imagesIn(request: ChatCompletionRequest): number {
-  const content: unknown = request.messages.findLast((message) => message.role === 'user')?.content;
-  return Array.isArray(content)
-    ? content.filter((part: { type?: string }) => part.type === 'image_url').length
-    : 0;
-}
-
-/** What the test reads of the page's globals (the test's tsconfig has no DOM types). */
-interface DropGlobals {
-  DataTransfer: new () => { items: { add(file: unknown): void } };
-  File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
-}
+import { dropFiles, imagesIn } from '../support/composer-files.js';
 
 describeBrowser('attachments in the composer', () => {
   const web = useWebRuntime({
@@ -30,14 +16,7 @@ describeBrowser('attachments in the composer', () => {
     const png = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#09c' } })
       .png()
       .toBuffer();
-    const dropped = await page.evaluateHandle((base64) => {
-      const globals = globalThis as unknown as DropGlobals;
-      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-      const transfer = new globals.DataTransfer();
-      transfer.items.add(new globals.File([bytes], 'swatch.png', { type: 'image/png' }));
-      return transfer;
-    }, png.toString('base64'));
-    await page.getByRole('form', { name: 'Send a message' }).dispatchEvent('drop', { dataTransfer: dropped });
+    await dropFiles(page, [{ name: 'swatch.png', type: 'image/png', bytes: png }]);
 
     const previews = page.getByRole('list', { name: 'Files to send' });
     await expect
@@ -78,14 +57,10 @@ describeBrowser('attachments in the composer', () => {
 
   it('refuses a file the server would refuse when it is dropped, saying why, and keeps the others', async () => {
     const { page, consoleErrors } = await web.open();
-    const dropped = await page.evaluateHandle(() => {
-      const globals = globalThis as unknown as DropGlobals;
-      const transfer = new globals.DataTransfer();
-      transfer.items.add(new globals.File(['PK'], 'archive.zip', { type: 'application/zip' }));
-      transfer.items.add(new globals.File(['# Notes'], 'notes.md', { type: 'text/markdown' }));
-      return transfer;
-    });
-    await page.getByRole('form', { name: 'Send a message' }).dispatchEvent('drop', { dataTransfer: dropped });
+    await dropFiles(page, [
+      { name: 'archive.zip', type: 'application/zip', bytes: Buffer.from('PK') },
+      { name: 'notes.md', type: 'text/markdown', bytes: Buffer.from('# Notes') },
+    ]);
 
     const refused = page.getByRole('list', { name: 'Files not attached' });
     await expect.poll(() => refused.textContent(), { timeout: 60_000 }).toContain('archive.zip');

@@ -119,8 +119,6 @@ export interface PageOptions {
   path?: string;
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
-  /** Trust any certificate: the local Blob Storage's is made fresh at each start, and no browser knows it. */
-  ignoreHTTPSErrors?: boolean;
 }
 
 export interface OpenedPage {
@@ -137,7 +135,6 @@ export async function openPage(url: string, options: PageOptions = {}): Promise<
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
-    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
   });
   const page = await context.newPage();
   const consoleErrors: string[] = [];

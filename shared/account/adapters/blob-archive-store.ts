@@ -1,29 +1,15 @@
 // Data archives in Blob Storage, beside attachments in the same container but under `exports/{user}/`, so they
 // count in no attachment quota; the same code talks to Azurite locally.
 import { Readable } from 'node:stream';
-import {
-  BlobSASPermissions,
-  generateBlobSASQueryParameters,
-  RestError,
-  SASProtocol,
-  type BlobServiceClient,
-  type UserDelegationKey,
-} from '@azure/storage-blob';
+import { RestError, type ContainerClient } from '@azure/storage-blob';
 import { userPrefix } from '../../attachments/adapters/blob-attachment-store.js';
-import { SAS_VERSION } from '../../attachments/adapters/blob-attachment-uploads.js';
+import type { BlobSasSigner } from '../../attachments/adapters/blob-sas-signer.js';
 import type { ArchiveStore } from '../archive-store.js';
 
 const ARCHIVES = 'exports/';
 const UPLOAD_BLOCK_BYTES = 4 * 1024 * 1024;
-/** A user delegation key is asked for with a little slack on its start, for clocks that differ. */
-const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
-export function createBlobArchiveStore(
-  service: BlobServiceClient,
-  containerName: string,
-  now: () => Date = () => new Date(),
-): ArchiveStore {
-  const container = service.getContainerClient(containerName);
+export function createBlobArchiveStore(signer: BlobSasSigner, container: ContainerClient): ArchiveStore {
   let created: Promise<unknown> | undefined;
   const ensureContainer = () =>
     (created ??= container.createIfNotExists().catch((error: unknown) => {
@@ -61,12 +47,11 @@ export function createBlobArchiveStore(
     },
     async signedUrl(userId, exportId, expiresOn) {
       const blob = container.getBlobClient(name(userId, exportId));
-      const startsOn = new Date(now().getTime() - CLOCK_SKEW_MS);
-      const key = await service.getUserDelegationKey(startsOn, expiresOn);
-      return signedBlobUrl(blob.url, container.containerName, blob.name, key, container.accountName, {
-        startsOn,
-        expiresOn,
-      });
+      // Read this one archive, nothing else.
+      return signer.signedUrl(
+        { url: blob.url, containerName: container.containerName, name: blob.name },
+        { permissions: 'r', expiresOn },
+      );
     },
     async delete(userId, exportId) {
       await container.deleteBlob(name(userId, exportId)).catch(ignoreNotFound);
@@ -81,31 +66,6 @@ export function createBlobArchiveStore(
       return deleted;
     },
   };
-}
-
-/** A read-only HTTPS URL to one blob, signed with a user delegation key (no account key involved). */
-export function signedBlobUrl(
-  blobUrl: string,
-  containerName: string,
-  blobName: string,
-  key: UserDelegationKey,
-  accountName: string,
-  window: { startsOn: Date; expiresOn: Date },
-): string {
-  const sas = generateBlobSASQueryParameters(
-    {
-      containerName,
-      blobName,
-      permissions: BlobSASPermissions.parse('r'),
-      startsOn: window.startsOn,
-      expiresOn: window.expiresOn,
-      protocol: SASProtocol.Https,
-      version: SAS_VERSION,
-    },
-    key,
-    accountName,
-  );
-  return `${blobUrl}?${sas.toString()}`;
 }
 
 function isNotFound(error: unknown): boolean {

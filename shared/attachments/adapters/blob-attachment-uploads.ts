@@ -1,49 +1,21 @@
 // Direct uploads in Blob Storage: the pending file at `pending/{user}/{id}`, written by the client through a user
 // delegation SAS for that one blob (create and write, minutes long), and its ticket beside it in a small blob's
 // metadata. The sweep walks the pending folder and the files no message carries.
-import {
-  BlobSASPermissions,
-  generateBlobSASQueryParameters,
-  SASProtocol,
-  type BlobServiceClient,
-  type ContainerClient,
-  type UserDelegationKey,
-} from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { AttachmentUploads, UploadTicket } from '../attachment-uploads.js';
 import { ignoreNotFound, isNotFound, userPrefix } from './blob-attachment-store.js';
+import type { BlobSasSigner } from './blob-sas-signer.js';
 
 const PENDING = 'pending/';
 /** `{user}/{attachmentId}`, as blob-attachment-store.ts names a file. */
 const ATTACHMENT_NAME = /^[0-9a-f]{32}\/att-[0-9a-f]{32}$/;
-/**
- * The signed version of the URLs: one both Azure and the local emulator (Azurite 3.35) sign alike. The SDK's own
- * default (2026-04-06) adds fields to the string to sign that the emulator does not know yet.
- */
-export const SAS_VERSION = '2025-07-05';
-/** A delegation key is asked for a day and used while it has more than an hour left. */
-const KEY_LIFETIME_MS = 24 * 3_600_000;
-const KEY_MARGIN_MS = 3_600_000;
-
 export function createBlobAttachmentUploads(
-  service: BlobServiceClient,
+  signer: BlobSasSigner,
   container: ContainerClient,
 ): AttachmentUploads {
   const pendingName = (userId: string, id: string) => `${PENDING}${userPrefix(userId)}${id}`;
   const ticketBlob = (userId: string, id: string) =>
     container.getBlockBlobClient(`${pendingName(userId, id)}.ticket`);
-  let key: Promise<UserDelegationKey> | undefined;
-  // One key signs every upload URL of this process until near its end (asking for one is a round trip).
-  const delegationKey = async (now: Date, until: Date) => {
-    const current = await key;
-    if (current === undefined || current.signedExpiresOn.getTime() - KEY_MARGIN_MS < until.getTime()) {
-      key = service.getUserDelegationKey(
-        new Date(now.getTime() - 5 * 60_000),
-        new Date(now.getTime() + KEY_LIFETIME_MS),
-      );
-      key.catch(() => (key = undefined));
-    }
-    return key as Promise<UserDelegationKey>;
-  };
   let created: Promise<unknown> | undefined;
   const ensureContainer = () =>
     (created ??= container.createIfNotExists().catch((error: unknown) => {
@@ -58,24 +30,12 @@ export function createBlobAttachmentUploads(
         metadata: toMetadata(ticket),
         conditions: { ifNoneMatch: '*' },
       });
-      const now = new Date();
-      const signing = await delegationKey(now, ticket.expiresOn);
-      const blobName = pendingName(userId, ticket.attachmentId);
-      const sas = generateBlobSASQueryParameters(
-        {
-          containerName: container.containerName,
-          blobName,
-          // Create and write this one blob: no read, no list, no delete, nothing else in the container.
-          permissions: BlobSASPermissions.parse('cw'),
-          startsOn: new Date(now.getTime() - 60_000),
-          expiresOn: ticket.expiresOn,
-          version: SAS_VERSION,
-          protocol: container.url.startsWith('https:') ? SASProtocol.Https : SASProtocol.HttpsAndHttp,
-        },
-        signing,
-        service.accountName,
+      const blob = container.getBlockBlobClient(pendingName(userId, ticket.attachmentId));
+      // Create and write this one blob: no read, no list, no delete, nothing else in the container.
+      return signer.signedUrl(
+        { url: blob.url, containerName: container.containerName, name: blob.name },
+        { permissions: 'cw', expiresOn: ticket.expiresOn },
       );
-      return `${container.getBlockBlobClient(blobName).url}?${sas.toString()}`;
     },
     async find(userId, attachmentId) {
       let ticket: UploadTicket;
