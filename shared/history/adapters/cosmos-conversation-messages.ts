@@ -46,18 +46,19 @@ export function createCosmosConversationMessages(
       const entry =
         exchange && messages[0] && exchangeDocument(messages[0].userId, messages[0].sessionId, exchange);
       if (await createAllAtOnce(container, messages, entry)) return messages.length;
-      const upserted = entry === undefined ? undefined : upsertExchange(container, entry);
-      const created = await mapBounded(messages, PARALLEL_WRITES, async (message) => {
-        try {
-          await container.items.create(storedMessageSchema.parse(message));
-          return 1;
-        } catch (error) {
-          // Already stored (a redelivered turn): an item is written once and never changes.
-          if (cosmosStatus(error) === 409) return 0;
-          throw cosmosFailure('storing a message of the conversation', error);
-        }
-      });
-      await upserted;
+      const [created] = await Promise.all([
+        mapBounded(messages, PARALLEL_WRITES, async (message) => {
+          try {
+            await container.items.create(storedMessageSchema.parse(message));
+            return 1;
+          } catch (error) {
+            // Already stored (a redelivered turn): an item is written once and never changes.
+            if (cosmosStatus(error) === 409) return 0;
+            throw cosmosFailure('storing a message of the conversation', error);
+          }
+        }),
+        entry === undefined ? undefined : upsertExchange(container, entry),
+      ]);
       return created.reduce((sum: number, one) => sum + one, 0);
     },
 
