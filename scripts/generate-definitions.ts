@@ -8,6 +8,7 @@ import { format, resolveConfig } from 'prettier';
 import { localRuntimeSettings } from '../local/settings.js';
 import { appSettings } from '../shared/app/config.js';
 import type { ContainerSpec } from '../shared/cosmos/container-spec.js';
+import { indexingPaths } from '../shared/cosmos/indexed-paths.js';
 import { COSMOS_DATABASE, cosmosContainers } from '../shared/app/cosmos-containers.js';
 import {
   DUPLICATE_DETECTION_WINDOW,
@@ -56,6 +57,8 @@ export interface CosmosContainerInfra {
   fullTextPaths: { path: string; language: string }[];
   /** One per full-text path: FullTextScore and FullTextContains use the index, not a scan. */
   fullTextIndexes: { path: string }[];
+  /** `/*` (everything), or only the paths a container's queries use when its spec names them (indexedPaths). */
+  includedPaths: { path: string }[];
   /** Vector paths leave the range index: indexing every number of an embedding would only cost RUs. */
   excludedPaths: { path: string }[];
 }
@@ -164,6 +167,7 @@ export function containerInfra(container: ContainerSpec): CosmosContainerInfra {
   const paths = [...container.partitionKeyPaths];
   if (paths.length < 1 || paths.length > 3) throw problem('a partition key has one to three paths');
   const vectorPaths = (container.vectorEmbeddings ?? []).map((v) => v.path);
+  const indexing = indexingPaths(container);
   for (const index of container.vectorIndexes ?? [])
     if (!vectorPaths.includes(index.path))
       throw problem(`vector index ${index.path} has no vector embedding`);
@@ -175,10 +179,8 @@ export function containerInfra(container: ContainerSpec): CosmosContainerInfra {
     vectorIndexes: (container.vectorIndexes ?? []).map((v) => ({ ...v })),
     fullTextPaths: (container.fullTextPaths ?? []).map((f) => ({ ...f })),
     fullTextIndexes: (container.fullTextPaths ?? []).map((f) => ({ path: f.path })),
-    excludedPaths: [
-      ...vectorPaths.map((path) => ({ path: `${path}/*` })),
-      ...(container.unindexedPaths ?? []).map((path) => ({ path: `${path}/?` })),
-    ],
+    includedPaths: indexing.included.map((path) => ({ path })),
+    excludedPaths: indexing.excluded.map((path) => ({ path })),
   };
 }
 

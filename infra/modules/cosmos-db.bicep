@@ -84,11 +84,7 @@ resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containe
         indexingPolicy: {
           indexingMode: 'consistent'
           automatic: true
-          includedPaths: [
-            {
-              path: '/*'
-            }
-          ]
+          includedPaths: container.includedPaths
           excludedPaths: concat(
             [
               {

@@ -7,6 +7,7 @@ import {
 } from '@azure/cosmos';
 
 import type { ContainerSpec } from '../../shared/cosmos/container-spec.js';
+import { indexingPaths } from '../../shared/cosmos/indexed-paths.js';
 
 /** A container's partition key differs from the definition's: it cannot change in place, so start-up stops. */
 export class PartitionKeyChangedError extends Error {
@@ -42,6 +43,7 @@ export async function provisionCosmos(
 
 function toCosmosDefinition(spec: ContainerSpec): CosmosContainerDefinition {
   const paths = [...spec.partitionKeyPaths];
+  const indexing = indexingPaths(spec);
   return {
     id: spec.id,
     partitionKey: {
@@ -49,5 +51,12 @@ function toCosmosDefinition(spec: ContainerSpec): CosmosContainerDefinition {
       ...(paths.length > 1 ? { kind: PartitionKeyKind.MultiHash, version: 2 } : {}),
     },
     ...(spec.defaultTtlSeconds === undefined ? {} : { defaultTtl: spec.defaultTtlSeconds }),
+    // The policy Azure's containers get (infra/), so what the local server is told matches what Azure indexes.
+    indexingPolicy: {
+      indexingMode: 'consistent',
+      automatic: true,
+      includedPaths: indexing.included.map((path) => ({ path })),
+      excludedPaths: indexing.excluded.map((path) => ({ path })),
+    },
   };
 }

@@ -130,6 +130,12 @@ async function documentsOf(knowledge: DeleteServices, library: string, userId: s
   return ids;
 }
 
+/** What the sweep asks each container for: the items that name the user, the tombstones kept. */
+export function sweepQuery(containerId: string): string {
+  const keep = containerId === SESSIONS_CONTAINER ? ' AND NOT IS_DEFINED(c.deletedAt)' : '';
+  return `SELECT * FROM c WHERE (c.userId = @userId OR c.ownerId = @userId)${keep}`;
+}
+
 /**
  * Removes every item left that names the user (`userId` or `ownerId`) in every container, but the conversations'
  * tombstones (a session with `deletedAt`), which writers read until they expire.
@@ -141,11 +147,10 @@ async function sweep(
 ): Promise<number> {
   let removed = 0;
   for (const spec of containers) {
-    const keep = spec.id === SESSIONS_CONTAINER ? ' AND NOT IS_DEFINED(c.deletedAt)' : '';
     const container = database.container(spec.id);
     const { resources } = await container.items
       .query<Record<string, unknown>>({
-        query: `SELECT * FROM c WHERE (c.userId = @userId OR c.ownerId = @userId)${keep}`,
+        query: sweepQuery(spec.id),
         parameters: [{ name: '@userId', value: userId }],
       })
       .fetchAll();

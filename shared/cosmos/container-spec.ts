@@ -41,6 +41,13 @@ export interface ContainerSpec {
   fullTextPaths?: readonly FullTextPathSpec[];
   /** Properties left out of the index (large values no query filters on, such as an upload's bytes). */
   unindexedPaths?: readonly string[];
+  /**
+   * The only properties indexed (scalar paths such as `/sessionId`), for a container read by point reads and a few
+   * fixed queries: a write then indexes these values instead of every property of what it holds (a conversation's
+   * window of messages, a turn's events), which is what an indexed property costs in request units. Every query
+   * on the container filters and sorts on these only. Absent: everything is indexed but `unindexedPaths`.
+   */
+  indexedPaths?: readonly string[];
   /** What the container holds, for readers of infra and the portal. */
   purpose: string;
 }

@@ -3,7 +3,7 @@
 // prompt (not numbered). Adapter: adapters/cosmos-conversation-messages.ts.
 import type { OrdinalGap } from '../conversation/branches.js';
 import type { SystemPrompt } from '../conversation/messages.js';
-import type { AnswerFeedback, StoredMessage } from './contracts.js';
+import type { AnswerFeedback, ExchangeEntry, StoredMessage } from './contracts.js';
 
 export interface MessagePageOptions {
   /** `asc`: ordinals above `after` (from the start when absent); `desc`: ordinals below `before` (from the end). */
@@ -25,8 +25,12 @@ export interface AlternativeTurn {
 }
 
 export interface ConversationMessages {
-  /** Stores the messages whose item does not exist yet (by id); the others are left as they are. Returns how many were new. */
-  put(messages: readonly StoredMessage[]): Promise<number>;
+  /**
+   * Stores the messages whose item does not exist yet (by id); the others are left as they are. Returns how many were
+   * new. `exchange`, the turn's index entry (all in one conversation), is written with them, as
+   * SessionMemory.putExchange writes it: a turn's items cost one request.
+   */
+  put(messages: readonly StoredMessage[], exchange?: ExchangeEntry): Promise<number>;
   /** One page of the conversation's messages, in the order asked for. */
   page(userId: string, sessionId: string, options: MessagePageOptions): Promise<StoredMessage[]>;
   get(userId: string, sessionId: string, messageId: string): Promise<StoredMessage | undefined>;

@@ -1,5 +1,5 @@
-// The history worker's index step: the exchange's one-line entry with its tags in session memory, and the model's
-// title for the conversation when one is due (the user's own title always kept), from one model call.
+// The history worker's index step: the exchange's one-line entry with its tags (stored with the turn's messages), and
+// the model's title for the conversation when one is due (the user's own title always kept), from one model call.
 import type { ConversationMessage } from '../conversation/messages.js';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { LlmGateway } from '../llm/llm-gateway.js';
@@ -23,15 +23,16 @@ type TurnMessage = ConversationMessage & { ordinal: number };
 
 /**
  * The exchange's index entry, and the model's title when one is due: one model call. A failed or invalid answer
- * does not stop persistence: the line falls back to the question, and the title stays (to be tried next turn).
+ * does not stop persistence: the line falls back to the question, and the title stays (to be tried next turn). The
+ * title is set here; the entry is the caller's to store (the history worker writes it with the turn's messages).
  */
 export async function indexTurn(
-  services: IndexServices,
+  services: Pick<IndexServices, 'headers' | 'llm'>,
   event: MessageCompleted,
   header: ConversationHeader,
   exchange: { user: TurnMessage; assistant: TurnMessage },
   log: Pick<Logger, 'log' | 'warn'>,
-): Promise<void> {
+): Promise<ExchangeEntry> {
   const { user, assistant } = exchange;
   const titleDue =
     header.titleSource === 'first-message' &&
@@ -57,12 +58,11 @@ export async function indexTurn(
     tags: index.tags,
     at: assistant.timestamp,
   };
-  const [, titled] = await Promise.all([
-    services.sessionMemory.putExchange(event.userId, event.sessionId, entry),
+  const titled =
     index.title === undefined
       ? undefined
-      : services.headers.setTitle(event.userId, event.sessionId, index.title, 'model'),
-  ]);
+      : await services.headers.setTitle(event.userId, event.sessionId, index.title, 'model');
   if (titled === 'kept')
     log.log(`History: session ${event.sessionId} keeps the title its user set; the model's is not used.`);
+  return entry;
 }

@@ -72,13 +72,16 @@ export async function persistTurn(
   };
 
   // Independent of each other: a fold never takes this turn (it reads only the turns stored before it), so it
-  // needs neither its items nor its index line.
+  // needs neither its items nor its index line. The items wait for the line, to be written with it in one request.
+  const stored = messages.map((message) => toStoredMessage(event.userId, event.sessionId, message));
   await Promise.all([
-    services.messages.put(messages.map((message) => toStoredMessage(event.userId, event.sessionId, message))),
+    (completed
+      ? indexTurn(services, event, header, { user, assistant }, log)
+      : Promise.resolve(undefined)
+    ).then((exchange) => services.messages.put(stored, exchange)),
     event.systemPrompt === undefined
       ? Promise.resolve()
       : services.messages.putSystemPrompt(userId, sessionId, event.systemPrompt),
-    completed ? indexTurn(services, event, header, { user, assistant }, log) : Promise.resolve(),
     updateDigest({ services, event, header, turn, at, log }),
   ]);
 

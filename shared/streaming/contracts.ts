@@ -17,6 +17,9 @@ export const streamingContainers: readonly ContainerSpec[] = [
     id: TURN_EVENTS_CONTAINER,
     partitionKeyPaths: ['/sessionId'],
     defaultTtlSeconds: 24 * 60 * 60,
+    // What its queries (the events of a turn after a seq, in order; an erased account's items) filter and sort on:
+    // the events themselves, the bulk of every write, are never looked into.
+    indexedPaths: ['/sessionId', '/chatMessageId', '/firstSeq', '/lastSeq', '/userId', '/ownerId'],
     purpose:
       'The streamed events of each turn, one document per event, so a client that joins late or reconnects gets the whole response; expires after 24 h.',
   },

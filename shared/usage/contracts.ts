@@ -13,6 +13,9 @@ export const usageContainers: readonly ContainerSpec[] = [
     id: USAGE_CONTAINER,
     partitionKeyPaths: ['/userId'],
     defaultTtlSeconds: -1,
+    // What its queries filter on (a kind of item, a day, a conversation, a counter's key; an erased account's items):
+    // the figures of a record's jobs and of the counters, which every job's batch writes, are never looked into.
+    indexedPaths: ['/userId', '/ownerId', '/type', '/day', '/sessionId', '/key'],
     purpose:
       "What the model calls cost: one record per turn, its steps' and its background jobs' calls folded in, and per job of no turn (tokens and US dollars by kind and model; kept 400 days) and the user's counters per month (with each day's tokens) and per conversation, raised in the same batch as each job's record.",
   },

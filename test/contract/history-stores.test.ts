@@ -361,6 +361,26 @@ describe('Cosmos DB conversation messages', () => {
     ]);
   });
 
+  it("writes a turn's exchange entry with its messages in one request, and again on a redelivery", async () => {
+    const turn = [message('xu-1', 'xs-1', 0), message('xu-1', 'xs-1', 1)];
+    const indexed = entry(0, 'Asked about batches', ['cosmos']);
+    local.resetStats();
+    expect(await stores.messages.put(turn, indexed)).toBe(2);
+    expect(local.stats().byOperation).toEqual({ 'item.batch': 1 });
+    expect(await stores.sessionMemory.getExchange('xu-1', 'xs-1', 'turn-0')).toEqual(indexed);
+    // Redelivered with another line (the model answered anew): the messages stay, the entry is the newer one.
+    const again = entry(0, 'Asked about transactional batches', ['cosmos', 'batch']);
+    expect(await stores.messages.put(turn, again)).toBe(0);
+    expect(await stores.sessionMemory.getExchange('xu-1', 'xs-1', 'turn-0')).toEqual(again);
+    // One message alone goes with its entry in the same batch.
+    const lone = [message('xu-1', 'xs-2', 0)];
+    local.resetStats();
+    expect(await stores.messages.put(lone, indexed)).toBe(1);
+    expect(local.stats().byOperation).toEqual({ 'item.batch': 1 });
+    expect(await stores.sessionMemory.getExchange('xu-1', 'xs-2', 'turn-0')).toEqual(indexed);
+    expect(await stores.messages.page('xu-1', 'xs-1', { order: 'asc', limit: 10 })).toEqual(turn);
+  });
+
   it("pages by ordinal either way, skips the conversation's other items, and never mixes users", async () => {
     const all = Array.from({ length: 25 }, (_, i) => message('mu-2', 'ms-2', i));
     await stores.messages.put(all);

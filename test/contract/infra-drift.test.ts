@@ -293,7 +293,12 @@ describe('infra/generated/definitions.json', () => {
       ).toEqual([
         ...entry.vectorEmbeddings.map((vector) => `${vector.path}/*`),
         ...(spec.unindexedPaths ?? []).map((path) => `${path}/?`),
+        ...(spec.indexedPaths === undefined ? [] : ['/*']),
       ]);
+      expect(
+        entry.includedPaths.map((included) => included.path),
+        spec.id,
+      ).toEqual(spec.indexedPaths?.map((path) => `${path}/?`) ?? ['/*']);
     }
     expect(committed.serviceBus.queues.map((q) => [q.name, q.requiresSession])).toEqual(
       serviceBusQueues.map((q) => [q.name, q.requiresSession]),
@@ -495,6 +500,7 @@ describe('infra templates', () => {
       /\bvectorIndexes:\s*container\.vectorIndexes\b/,
       /\bfullTextIndexes:\s*container\.fullTextIndexes\b/,
       /\bcontainer\.excludedPaths\b/,
+      /\bincludedPaths:\s*container\.includedPaths\b/,
       /\bvectorEmbeddingPolicy:\s*\{\s*vectorEmbeddings:\s*map\(container\.vectorEmbeddings,/,
       /\bdimensions:\s*embeddingDimensions\b/,
       /\bfullTextPolicy:\s*\{[^}]*\bfullTextPaths:\s*container\.fullTextPaths\b/,

@@ -102,8 +102,11 @@ describe("a turn's background requests", () => {
       expect(sum(turn.by, 'usage '), label).toBeLessThanOrEqual(n === 0 ? 5 : 3);
       // The conversation's tombstone: once per worker, after its writes.
       expect(turn.by['sessions item.read'] ?? 0, label).toBeLessThanOrEqual(2);
-      // A turn's messages are one batch (the opening turn also keeps its system prompt beside them).
+      // A turn's messages and its exchange's index entry are one batch (the opening turn also keeps its system prompt
+      // beside them).
       expect(turn.by['conversation-messages item.create'] ?? 0, label).toBeLessThanOrEqual(n === 0 ? 1 : 0);
+      expect(turn.by['conversation-messages item.upsert'] ?? 0, label).toBe(0);
+      expect(turn.by['conversation-messages item.batch'] ?? 0, label).toBe(1);
       // The active profile facts: one point read of their copy, and no query (a query and its plan only for a user
       // whose copy is made on their first turn). A first delivery does not look for the turn's record.
       expect(sum(turn.by, 'profile-facts item.query'), label).toBeLessThanOrEqual(n === 0 ? 2 : 0);
@@ -111,7 +114,7 @@ describe("a turn's background requests", () => {
       // The opening turn also reads each container's metadata once, creates the summary and its first fact; a
       // later one may title the conversation. A user's first consolidation also makes the copy of their active
       // facts (a read that finds none, the query, the copy's create).
-      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 25 : 14);
+      expect(turn.total, label).toBeLessThanOrEqual(n === 0 ? 24 : 13);
     }
   }, 120_000);
 });

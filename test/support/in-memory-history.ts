@@ -145,8 +145,18 @@ export class MemoryConversationMessages implements ConversationMessages {
   readonly systemPrompts = new Map<string, SystemPrompt>();
   /** Set by MemorySessionMemory when both share a conversation's partition, so deleteAll removes its items too. */
   onDeleteAll?: (userId: string, sessionId: string) => number;
+  /** Set by the same MemorySessionMemory: where an exchange's entry written with a turn's messages goes. */
+  onPutExchange?: (userId: string, sessionId: string, entry: ExchangeEntry) => Promise<void>;
 
-  put(messages: readonly StoredMessage[]) {
+  async put(messages: readonly StoredMessage[], exchange?: ExchangeEntry) {
+    const first = messages[0];
+    if (exchange !== undefined && first !== undefined) {
+      if (this.onPutExchange === undefined)
+        throw new Error(
+          'An exchange entry goes to the MemorySessionMemory built on these messages: build one.',
+        );
+      await this.onPutExchange(first.userId, first.sessionId, exchange);
+    }
     let added = 0;
     for (const message of messages) {
       const k = key(message.userId, message.sessionId);
@@ -156,7 +166,7 @@ export class MemoryConversationMessages implements ConversationMessages {
       conversation.set(message.id, structuredClone(message));
       added += 1;
     }
-    return Promise.resolve(added);
+    return added;
   }
 
   page(userId: string, sessionId: string, options: MessagePageOptions) {
@@ -246,6 +256,8 @@ export class MemorySessionMemory implements SessionMemory {
 
   /** Shares the conversation's partition with `messages`: its deleteAll removes entries and digest too. */
   constructor(messages?: MemoryConversationMessages) {
+    if (messages)
+      messages.onPutExchange = (userId, sessionId, entry) => this.putExchange(userId, sessionId, entry);
     if (messages)
       messages.onDeleteAll = (userId, sessionId) => {
         const k = key(userId, sessionId);

@@ -60,6 +60,10 @@ export const chatContainers: readonly ContainerSpec[] = [
     id: HOT_CONVERSATIONS_CONTAINER,
     partitionKeyPaths: ['/sessionId'],
     defaultTtlSeconds: HOT_STORE_TTL_SECONDS,
+    // Read by id, listed by an id prefix within a session (the id is always indexed), swept by user when an account
+    // is erased: the window of messages a turn rewrites is never queried, so indexing its every property would only
+    // make each commit dearer.
+    indexedPaths: ['/sessionId', '/userId', '/ownerId'],
     purpose:
       'Working memory of active conversations (the hot store) and the state of their running turns; expires 24 h after the last write.',
   },

@@ -33,7 +33,7 @@ type HotItem = Record<string, unknown>;
 
 const hotItemSchema = z.record(z.string(), z.unknown());
 
-const LIST_QUERY = 'SELECT * FROM c WHERE c.sessionId = @s AND STARTSWITH(c.id, @p)';
+export const LIST_QUERY = 'SELECT * FROM c WHERE c.sessionId = @s AND STARTSWITH(c.id, @p)';
 
 /** Cosmos DB applies at most this many operations in one patch. */
 const MAX_PATCH_OPERATIONS = 10;

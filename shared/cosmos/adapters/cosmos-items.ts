@@ -163,6 +163,9 @@ export async function deleteItem(
   }
 }
 
+/** The ids of every item of a partition: what a partition's delete queries. */
+export const PARTITION_IDS_QUERY = 'SELECT VALUE c.id FROM c';
+
 /**
  * Deletes every item of a partition (or, for a hierarchical key, of a prefix of it), a bounded number at a time;
  * returns how many it deleted (an item already gone, by a retried delete or its TTL, is not counted).
@@ -172,7 +175,7 @@ export function deletePartitionItems(
   partitionKey: PartitionKey,
   what: string,
 ): Promise<number> {
-  return deleteQueriedItems(container, { query: 'SELECT VALUE c.id FROM c' }, partitionKey, what);
+  return deleteQueriedItems(container, { query: PARTITION_IDS_QUERY }, partitionKey, what);
 }
 
 /** Deletes the items of one partition whose ids `idQuery` selects (`SELECT VALUE c.id ...`), as above. */

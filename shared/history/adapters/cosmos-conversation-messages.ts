@@ -14,6 +14,7 @@ import {
 } from '../../cosmos/adapters/cosmos-items.js';
 import { MAIN_BRANCH } from '../../conversation/branches.js';
 import {
+  type ExchangeDocument,
   SYSTEM_PROMPT_ID,
   storedMessageSchema,
   type StoredMessage,
@@ -21,6 +22,7 @@ import {
   type SystemPromptDocument,
 } from '../contracts.js';
 import type { ConversationMessages } from '../conversation-messages.js';
+import { exchangeDocument } from './cosmos-session-memory.js';
 import { fullTextMatches, queryStems, queryWords, type FullTextMode } from '../../search/full-text.js';
 import { mapBounded } from '../../bounded-parallel.js';
 import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
@@ -38,20 +40,25 @@ export function createCosmosConversationMessages(
   options: { fullText: FullTextMode },
 ): ConversationMessages {
   return {
-    async put(messages) {
-      // A turn's messages (one partition) in one transactional batch; a redelivered turn's fail it on their first
-      // create (409) and are written one by one below, each skipped where it is stored.
-      if (await createAllAtOnce(container, messages)) return messages.length;
-      const created = await mapBounded(messages, PARALLEL_WRITES, async (message) => {
-        try {
-          await container.items.create(storedMessageSchema.parse(message));
-          return 1;
-        } catch (error) {
-          // Already stored (a redelivered turn): an item is written once and never changes.
-          if (cosmosStatus(error) === 409) return 0;
-          throw cosmosFailure('storing a message of the conversation', error);
-        }
-      });
+    async put(messages, exchange) {
+      // A turn's messages (one partition) and its index entry in one transactional batch; a redelivered turn's fail
+      // it on their first create (409) and are written one by one below, each skipped where it is stored.
+      const entry =
+        exchange && messages[0] && exchangeDocument(messages[0].userId, messages[0].sessionId, exchange);
+      if (await createAllAtOnce(container, messages, entry)) return messages.length;
+      const [created] = await Promise.all([
+        mapBounded(messages, PARALLEL_WRITES, async (message) => {
+          try {
+            await container.items.create(storedMessageSchema.parse(message));
+            return 1;
+          } catch (error) {
+            // Already stored (a redelivered turn): an item is written once and never changes.
+            if (cosmosStatus(error) === 409) return 0;
+            throw cosmosFailure('storing a message of the conversation', error);
+          }
+        }),
+        entry === undefined ? undefined : upsertExchange(container, entry),
+      ]);
       return created.reduce((sum: number, one) => sum + one, 0);
     },
 
@@ -236,23 +243,44 @@ const matchedSessionSchema: z.ZodType<SearchRow> = z.string();
 /** Cosmos DB's limit on the operations of one transactional batch. */
 const MAX_BATCH = 100;
 
+/** The exchange's index entry on its own (a turn whose messages could not go in one batch). */
+async function upsertExchange(container: Container, entry: ExchangeDocument): Promise<void> {
+  try {
+    // Not `return=minimal`: the SDK's upsert, like its create, reads the item's id from the answer.
+    await container.items.upsert(entry);
+  } catch (error) {
+    throw cosmosFailure("storing an exchange's index entry", error);
+  }
+}
+
 /**
- * Creates the messages, all in one partition, with one transactional batch: true when all were created; false when
- * the batch does not apply (one message, several partitions, too many) or failed on one already stored (409).
+ * Creates the messages, all in one partition, and upserts the exchange's entry, with one transactional batch: true
+ * when all were written; false when the batch does not apply (one item, several partitions, too many) or failed on
+ * a message already stored (409).
  */
-async function createAllAtOnce(container: Container, messages: readonly StoredMessage[]): Promise<boolean> {
+async function createAllAtOnce(
+  container: Container,
+  messages: readonly StoredMessage[],
+  exchange: ExchangeDocument | undefined,
+): Promise<boolean> {
   const first = messages[0];
-  if (first === undefined || messages.length < 2 || messages.length > MAX_BATCH) return false;
+  const items = messages.length + (exchange === undefined ? 0 : 1);
+  if (first === undefined || items < 2 || items > MAX_BATCH) return false;
   if (messages.some((message) => message.userId !== first.userId || message.sessionId !== first.sessionId))
     return false;
   let response;
   try {
     response = await container.items.batch(
-      messages.map((message) => ({
-        operationType: 'Create' as const,
-        // Plain JSON once parsed: an optional field is absent, never undefined.
-        resourceBody: storedMessageSchema.parse(message) as unknown as JSONObject,
-      })),
+      [
+        ...messages.map((message) => ({
+          operationType: 'Create' as const,
+          // Plain JSON once parsed: an optional field is absent, never undefined.
+          resourceBody: storedMessageSchema.parse(message) as unknown as JSONObject,
+        })),
+        ...(exchange === undefined
+          ? []
+          : [{ operationType: 'Upsert' as const, resourceBody: exchange as unknown as JSONObject }]),
+      ],
       [first.userId, first.sessionId],
       { contentResponseOnWriteEnabled: false },
     );

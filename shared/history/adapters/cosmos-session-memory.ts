@@ -35,6 +35,17 @@ import { outsideGaps } from '../../cosmos/adapters/cosmos-gaps.js';
 /** Entries per page while looking for a topic: the lookup stops reading once it has `limit`. */
 const FIND_PAGE = 100;
 
+/** An exchange's index entry as its item (the messages adapter writes it with the turn's messages too). */
+export function exchangeDocument(userId: string, sessionId: string, entry: ExchangeEntry): ExchangeDocument {
+  return {
+    ...exchangeEntrySchema.parse(entry),
+    id: exchangeDocumentId(entry.exchangeId),
+    kind: 'exchange',
+    userId,
+    sessionId,
+  };
+}
+
 export function createCosmosSessionMemory(
   container: Container,
   options: { cachedSessions?: number } = {},
@@ -43,13 +54,7 @@ export function createCosmosSessionMemory(
 
   return {
     async putExchange(userId, sessionId, entry) {
-      const document: ExchangeDocument = {
-        ...exchangeEntrySchema.parse(entry),
-        id: exchangeDocumentId(entry.exchangeId),
-        kind: 'exchange',
-        userId,
-        sessionId,
-      };
+      const document = exchangeDocument(userId, sessionId, entry);
       try {
         // Not `return=minimal`: the SDK's upsert, like its create, reads the item's id from the answer.
         await container.items.upsert(document);

@@ -8,7 +8,7 @@ import { EventSeqTakenError, type TurnEventStore } from '../turn-event-store.js'
 
 // The partition key option already scopes the query to the session; the filter on it says so in the query
 // too, for servers that do not scope queries by the partition key option.
-const READ_QUERY =
+export const READ_QUERY =
   'SELECT c.events FROM c WHERE c.sessionId = @s AND c.chatMessageId = @m AND c.lastSeq > @after ORDER BY c.firstSeq';
 
 export function createCosmosTurnEventStore(container: Container): TurnEventStore {
