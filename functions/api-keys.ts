@@ -46,11 +46,12 @@ export const listApiKeysEndpoint = endpoint({
   summary:
     "The caller's personal API keys, newest first: name, prefix, when created, last used and expiring; never the key.",
   auth: 'caller',
-  responses: { 200: '{keys: [{id, name, prefix, createdAt, lastUsedAt, expiresAt}], maxKeys}' },
+  responses: { 200: '{keys: [{id, name, prefix, createdAt, lastUsedAt, expiresAt}], enabled, maxKeys}' },
   replies: { 200: apiKeyListSchema },
   async handle({ app, caller }) {
     const keys = await listApiKeys(app.apiKeys.services, caller);
-    return { status: 200, body: { keys, maxKeys: app.config.apiKeys.maxPerUser } };
+    const { enabled, maxPerUser } = app.config.apiKeys;
+    return { status: 200, body: { keys, enabled, maxKeys: maxPerUser } };
   },
 });
 

@@ -71,6 +71,8 @@ export const createdApiKeySchema = apiKeyInfoSchema.extend({
 
 export const apiKeyListSchema = z.object({
   keys: z.array(apiKeyInfoSchema),
+  /** Whether the operator lets users create keys (API_KEYS); keys are listed, and can be revoked, either way. */
+  enabled: z.boolean(),
   /** How many keys one user may hold. */
   maxKeys: z.number().int(),
 });
