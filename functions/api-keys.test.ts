@@ -2,6 +2,7 @@
 // Created once with the key, listed without it, revoked by their owner only, bounded per user, refused where a
 // route does not take keys, and refused when the operator has them off.
 import { describe, expect, it } from 'vitest';
+import { createApiKey } from '../shared/api-keys/api-keys.js';
 import { defineEndpoint } from '../shared/http/endpoint.js';
 import { asUser, callEndpoint } from '../test/support/call-endpoint.js';
 import { createTestApp, type TestApp } from '../test/support/in-memory-ports.js';
@@ -143,5 +144,32 @@ describe('POST/GET/DELETE /api/api-keys', () => {
     });
     expect(reply.status).toBe(401);
     expect(await reply.text()).toMatch(/takes a personal API key/);
+  });
+});
+
+describe('API keys beside Entra ID tokens', () => {
+  it('takes a key on a key route before any token check, and refuses it elsewhere', async () => {
+    const app = createTestApp({
+      settings: {
+        AUTH_MODE: 'entra',
+        AUTH_ENTRA_TENANT_ID: '11111111-1111-1111-1111-111111111111',
+        AUTH_ENTRA_AUDIENCE: '22222222-2222-2222-2222-222222222222',
+      },
+    });
+    const { key } = await createApiKey(
+      app.apiKeys.services,
+      { userId: '33333333-3333-3333-3333-333333333333', identityProvider: 'aad' },
+      { name: 'script' },
+    );
+    const reply = await callEndpoint(whoAmI, app, { headers: { authorization: `Bearer ${key}` } });
+    expect(await reply.json()).toEqual({
+      userId: '33333333-3333-3333-3333-333333333333',
+      identityProvider: 'api-key',
+    });
+    const refused = await callEndpoint(listApiKeysEndpoint, app, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toMatch(/accepted only by/);
   });
 });
