@@ -43,8 +43,6 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private readonly maxEntries: number;
   private tokens: number;
   private refilledAt: number;
-  /** Reads of the store this instance made, for tests and operators. */
-  reads = 0;
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -97,7 +95,6 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   }
 
   private async read(keyId: string): Promise<ApiKeyCredential | undefined> {
-    this.reads += 1;
     const credential = await this.store.credential(keyId);
     remember(this.checked, keyId, { credential, until: this.now() + this.options.cacheMs }, this.maxEntries);
     return credential;
