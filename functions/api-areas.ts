@@ -151,7 +151,7 @@ bounds how many a user holds. See [api-keys.md](api-keys.md).`,
     routePrefixes: ['account'],
     note: `Erasing all of a user's data runs each conversation's own delete first (its tombstone stops a running turn's
 workers from writing anything back), then memory, knowledge documents and chunks, attachments, and a sweep of every
-container for items that name the user (MCP servers, assistants, projects, usage records, quota counters). Only the
+container for items that name the user (MCP servers, API keys, assistants, projects, usage records, quota counters). Only the
 conversations' tombstones (a session id, the user id, when it was deleted) stay, until they expire. See
 [your-data.md](your-data.md).`,
   },
