@@ -3,7 +3,7 @@
 // 10,000 guesses cost bounded Cosmos DB reads while a real key keeps working; no log, span or answer shows a key.
 import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { mintApiKey } from '../../shared/api-keys/key-format.js';
 import { DEFAULT_LOOKUPS } from '../../shared/api-keys/key-verifier.js';
@@ -183,14 +183,20 @@ describe('personal API keys on the local runtime', () => {
 
   it('lists the keys without the key, and a key opens none of the other routes', async () => {
     const key = created[0] ?? '';
-    const list = await api('/api/api-keys', { userId: 'user_001' });
-    answers.push(list.text);
-    expect(list.status).toBe(200);
-    const { keys } = JSON.parse(list.text) as {
-      keys: { name: string; prefix: string; lastUsedAt: string | null }[];
-    };
-    expect(keys.map((entry) => entry.name)).toContain('Claude Desktop');
-    expect(keys.find((entry) => key.startsWith(entry.prefix))?.lastUsedAt).not.toBeNull();
+    // The last use is written beside the request that made it, not before its answer.
+    await vi.waitFor(
+      async () => {
+        const list = await api('/api/api-keys', { userId: 'user_001' });
+        answers.push(list.text);
+        expect(list.status).toBe(200);
+        const { keys } = JSON.parse(list.text) as {
+          keys: { name: string; prefix: string; lastUsedAt: string | null }[];
+        };
+        expect(keys.map((entry) => entry.name)).toContain('Claude Desktop');
+        expect(keys.find((entry) => key.startsWith(entry.prefix))?.lastUsedAt).not.toBeNull();
+      },
+      { timeout: 10_000 },
+    );
     for (const path of [
       '/api/api-keys',
       '/api/history/users/user_001/conversations',
