@@ -34,7 +34,7 @@ export const deleteUserDataEndpoint = endpoint({
   route: 'account/users/{userId}/data',
   methods: ['DELETE'],
   summary:
-    'Erases everything of the caller: each conversation as its own delete does (a running turn writes nothing back), long-term memory, knowledge documents and their chunks, attachments, data archives, MCP servers, assistants, projects, shares and quota counters; usage records as ERASE_USAGE_RECORDS says. Idempotent: again, it finds nothing.',
+    'Erases everything of the caller: each conversation as its own delete does (a running turn writes nothing back), long-term memory, knowledge documents and their chunks, attachments, data archives, MCP servers, API keys, assistants, projects, shares and quota counters; usage records as ERASE_USAGE_RECORDS says. Idempotent: again, it finds nothing.',
   auth: 'caller',
   responses: { 204: 'erased' },
   usesDurableClient: true,

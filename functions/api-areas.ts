@@ -137,11 +137,21 @@ the callback, then \`connected\`; their tokens are sealed the same way, per user
 Another user's server is the same 404 as none. See [mcp-servers.md](mcp-servers.md).`,
   },
   {
+    title: 'API keys',
+    routePrefixes: ['api-keys'],
+    note: `Personal API keys let a program act as their owner on the OpenAI-compatible API (\`/api/v1/...\`) and MCP
+(\`/api/mcp\`), sent as \`Authorization: Bearer cmk_...\`; every other route refuses a key (401). A key is \`cmk_\`, a
+12-character id, a 32-character secret and a CRC32 checksum (54 characters in all), shown once, at its creation; it is
+stored only as a SHA-256 hash. A revoked key stops working within \`API_KEYS_CACHE_SECONDS\` (5) on every instance.
+\`API_KEYS\` turns keys on (on locally, off in Azure unless the operator sets it); \`API_KEYS_MAX_PER_USER\` (10)
+bounds how many a user holds. See [api-keys.md](api-keys.md).`,
+  },
+  {
     title: 'Your data',
     routePrefixes: ['account'],
     note: `Erasing all of a user's data runs each conversation's own delete first (its tombstone stops a running turn's
 workers from writing anything back), then memory, knowledge documents and chunks, attachments, and a sweep of every
-container for items that name the user (MCP servers, assistants, projects, usage records, quota counters). Only the
+container for items that name the user (MCP servers, API keys, assistants, projects, usage records, quota counters). Only the
 conversations' tombstones (a session id, the user id, when it was deleted) stay, until they expire. See
 [your-data.md](your-data.md).`,
   },

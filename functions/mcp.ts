@@ -52,10 +52,12 @@ const mcpFunction: HttpFunctionDefinition = {
     summary:
       "MCP's Streamable HTTP, stateless: JSON-RPC requests for the memory tools (search_conversation_history, get_user_profile, delete_memory), acting for the caller.",
     auth: 'caller',
+    apiKeys: true,
     responses: {
       200: 'the JSON-RPC answer (a tool error is a result with isError, not a status)',
       400: 'a body that is not a JSON-RPC message, or nested too deep',
-      401: 'no identity; in Entra ID mode with the WWW-Authenticate challenge that names the metadata',
+      401: 'no identity, or an API key that is malformed, revoked or expired; in Entra ID mode with the WWW-Authenticate challenge that names the metadata',
+      429: 'too many checks of unknown API keys on this instance just now (retry-after)',
       405: 'GET and DELETE: no sessions and no server-sent streams',
       413: `a body over ${MAX_MCP_REQUEST_BYTES / 1024} KiB`,
     },

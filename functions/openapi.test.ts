@@ -103,6 +103,13 @@ describe('GET /api/openapi.json', () => {
     expect(entra.paths['/api/chat']?.['post']?.security).toEqual([
       { caller: ['api://11111111-1111-1111-1111-111111111111/user_impersonation'] },
     ]);
+    // A route that takes personal API keys names the key's bearer scheme beside the sign-in; others do not.
+    expect(entra.paths['/api/mcp']?.['post']?.security).toEqual([
+      { caller: ['api://11111111-1111-1111-1111-111111111111/user_impersonation'] },
+      { apiKey: [] },
+    ]);
+    expect(entra.components.securitySchemes['apiKey']).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(JSON.stringify(entra.paths['/api/api-keys'])).not.toContain('"apiKey"');
   }, 60_000);
 
   it('answers errors as problem+json with the shared ProblemDetails schema', async () => {

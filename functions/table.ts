@@ -1,6 +1,7 @@
 // The one table of function definitions, read by the Functions host registration (index.ts) and by the
 // local runtime. A new area adds its file's definitions here.
 import { accountFunctions } from './account.js';
+import { apiKeyFunctions } from './api-keys.js';
 import { attachmentFunctions } from './attachments.js';
 import { chatTurnFunctions } from './chat-turn.js';
 import { chatFunctions } from './chat.js';
@@ -48,6 +49,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...mcpServerFunctions,
   ...clientConfigFunctions,
   ...accountFunctions,
+  ...apiKeyFunctions,
   // The API's own description reads this table when asked, so it lists itself too.
   ...openApiFunctions(() => functionDefinitions),
 ].map(traceFunction);

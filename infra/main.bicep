@@ -192,6 +192,21 @@ param hotStore string = 'cosmos'
 @description('Azure Managed Redis SKU when hotStore is redis (azd: REDIS_SKU); Balanced_B0 is the smallest.')
 param redisSku string = 'Balanced_B0'
 
+// Personal API keys: off unless the operator turns them on, because a key reaches the OpenAI-compatible API and MCP
+// without the sign-in (and so without its conditional access or MFA). On, App Service authentication leaves those
+// two routes to the app (excludedPaths), which checks the keys itself.
+@allowed([
+  'on'
+  'off'
+])
+@description('Whether users may create personal API keys for /api/v1 and /api/mcp (azd: API_KEYS): "off" (default) or "on".')
+param apiKeys string = 'off'
+
+@minValue(1)
+@maxValue(100)
+@description('How many unexpired personal API keys one user may hold (azd: API_KEYS_MAX_PER_USER).')
+param apiKeysMaxPerUser int = 10
+
 // The task hub's backend: Azure Storage queues polled by every instance (no fixed price, one storage transaction per
 // poll), or the Durable Task Scheduler, which pushes work items to the app (docs/architecture.md compares them).
 @allowed([
@@ -539,6 +554,8 @@ module functionApp './modules/function-app.bicep' = {
     authTenantId: !empty(authTenantId) ? authTenantId : tenant().tenantId
     authAllowedAudiences: authAllowedAudiences
     mcpSealingReference: keyVault.outputs.mcpSealingReference
+    apiKeys: apiKeys
+    apiKeysMaxPerUser: apiKeysMaxPerUser
   }
   // Named above rather than read from its outputs (see `names`), so the order is stated.
   dependsOn: [

@@ -53,7 +53,7 @@ export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['usage'],
   ['conversation'],
   ['quota'],
-  ['http', 'models'],
+  ['http', 'models', 'api-keys'],
   ['identity', 'cosmos', 'llm', 'messaging', 'durable'],
   ['search'],
   // Tracing and metrics helpers: low, so every area may instrument itself.

@@ -136,6 +136,11 @@ const AUTH: Record<EndpointAuth, string> = {
   'caller-or-ticket': 'caller or ticket',
 };
 
+/** The auth column: a route that also takes personal API keys says so. */
+function authLabel(declaration: DocumentedEndpoint['declaration']): string {
+  return declaration.apiKeys === true ? `${AUTH[declaration.auth]} or API key` : AUTH[declaration.auth];
+}
+
 const statuses = endpointStatuses<App>;
 const isSuccess = isSuccessStatus;
 
@@ -156,6 +161,11 @@ function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
     const kinds = body.multipart ? 'JSON or `multipart/form-data`' : 'JSON';
     lines.push(`Body: ${kinds}, at most ${bytes(body.maxBytes)}${body.optional ? ', optional' : ''}.`, '');
   }
+  if (declaration.apiKeys === true)
+    lines.push(
+      'Also takes a personal API key (`Authorization: Bearer cmk_...`, see [api-keys.md](api-keys.md)), acting as its owner.',
+      '',
+    );
   if (declaration.auth === 'caller-or-ticket')
     lines.push(
       "Opened with the caller's identity, or with the ticket in the `stream` URL `POST /api/chat` answers (no header needed).",
@@ -200,7 +210,7 @@ function areaTable(endpoints: DocumentedEndpoint[], app: App): string {
   for (const endpoint of endpoints) {
     const all = statuses(endpoint, app).map(([status]) => status);
     lines.push(
-      `| ${code(endpointTitle(endpoint))} | ${AUTH[endpoint.declaration.auth]} | ${cell(endpoint.declaration.summary)} | ${all.filter(isSuccess).join(', ')} | ${all.filter((s) => !isSuccess(s)).join(', ')} |`,
+      `| ${code(endpointTitle(endpoint))} | ${authLabel(endpoint.declaration)} | ${cell(endpoint.declaration.summary)} | ${all.filter(isSuccess).join(', ')} | ${all.filter((s) => !isSuccess(s)).join(', ')} |`,
     );
   }
   return lines.join('\n') + '\n';
@@ -219,7 +229,7 @@ export async function buildApiDocs(): Promise<string> {
     '',
     API_INTRO,
     '',
-    'Auth: **caller**, the caller identified by the platform (or a dev identity locally); **anyone**, no identity; **caller or ticket**, the caller or a stream ticket. Limits shown are the defaults of their settings.',
+    'Auth: **caller**, the caller identified by the platform (or a dev identity locally); **anyone**, no identity; **caller or ticket**, the caller or a stream ticket; **or API key**, also a personal API key. Limits shown are the defaults of their settings.',
     '',
   ];
   for (const area of API_AREAS) {

@@ -64,6 +64,8 @@ const LEGIT: Record<IdKind, string[]> = {
   mcpServerId: [`mcp-${randomBytes(8).toString('hex')}`, 'mcp-op-github', 'mcp-op-jira_cloud-2'],
   // 128 random bits in hex, as POST /api/attachments gives them.
   attachmentId: [`att-${randomBytes(16).toString('hex')}`],
+  // The id inside a personal API key, as the key's list shows it.
+  apiKeyId: ['0123456789ab', 'ZZZZZZZZZZZZ', 'aB3dE6gH9jK2'],
 };
 
 describe('id formats', () => {

@@ -93,6 +93,11 @@ export const ID_FORMATS = {
     forms: [{ pattern: 'proj-[0-9a-f]{32}' }],
     message: 'must be a projectId as POST /api/projects gives it: proj- and 32 lowercase hex digits',
   },
+  /** A personal API key's id: the 12 letters and digits after `cmk_` in the key, not secret (the key's list shows it). */
+  apiKeyId: {
+    forms: [{ pattern: '[0-9A-Za-z]{12}' }],
+    message: 'must be an API key id as GET /api/api-keys lists it: 12 letters and digits',
+  },
 } as const satisfies Record<string, IdFormat>;
 
 export type IdKind = keyof typeof ID_FORMATS;
@@ -158,3 +163,4 @@ export const mcpServerIdSchema = idSchema('mcpServerId');
 export const modelIdSchema = idSchema('modelId');
 export const assistantIdSchema = idSchema('assistantId');
 export const projectIdSchema = idSchema('projectId');
+export const apiKeyIdSchema = idSchema('apiKeyId');

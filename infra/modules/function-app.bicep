@@ -87,6 +87,18 @@ param authAllowedAudiences array = []
 @description('MCP_SECRETS_KEY as a Key Vault reference (resolved with the managed identity); empty when none is kept.')
 param mcpSealingReference string = ''
 
+@allowed([
+  'on'
+  'off'
+])
+@description('Personal API keys (API_KEYS): "on" also leaves the routes that take them to the app (excludedPaths).')
+param apiKeys string = 'off'
+
+@minValue(1)
+@maxValue(100)
+@description('How many unexpired personal API keys one user may hold (API_KEYS_MAX_PER_USER).')
+param apiKeysMaxPerUser int = 10
+
 var definitions = loadJsonContent('../generated/definitions.json')
 var appServiceAuthentication = authMode == 'app-service'
 // Never empty, whatever the parameters: shared/config.ts refuses AUTH_MODE=entra without an audience.
@@ -253,6 +265,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           value: hotStore
         }
         {
+          name: 'API_KEYS'
+          value: apiKeys
+        }
+        {
+          name: 'API_KEYS_MAX_PER_USER'
+          value: string(apiKeysMaxPerUser)
+        }
+        {
           name: 'REDIS_HOST_NAME'
           value: redisHostName
         }
@@ -329,7 +349,9 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
 
 // Easy Auth validates Entra ID tokens and passes the principal headers on, but lets anonymous requests through:
 // the app answers those itself with a 401 problem+json, and keeps its health probe public. Declared in both modes,
-// so that switching authMode to "entra" also turns App Service authentication off.
+// so that switching authMode to "entra" also turns App Service authentication off. With API keys on, the routes that
+// take them are left to the app: Easy Auth would refuse a key as a malformed token, and the app trusts no principal
+// headers there (shared/identity/identity-resolver.ts).
 resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: functionApp
   name: 'authsettingsV2'
@@ -340,6 +362,13 @@ resource authSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     globalValidation: {
       requireAuthentication: false
       unauthenticatedClientAction: 'AllowAnonymous'
+      // Every route that takes a key: functions/api-keys.ts lists them (API_KEY_PATHS), and a test compares.
+      excludedPaths: apiKeys == 'on'
+        ? [
+            '/api/v1/*'
+            '/api/mcp'
+          ]
+        : []
     }
     httpSettings: {
       requireHttps: true

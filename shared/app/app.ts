@@ -33,6 +33,7 @@ import type { LlmGateway } from '../llm/llm-gateway.js';
 import type { McpServices } from '../mcp/mcp-servers.js';
 import { traceLlmGateway } from '../llm/traced-llm-gateway.js';
 import { composeAccount, type AccountServices } from './account-wiring.js';
+import { composeApiKeys, type ApiKeyWiring } from './api-key-wiring.js';
 import { createMemoryStores } from '../memory/adapters/memory-adapters.js';
 import { createWebPubSubMemoryNotices } from '../memory/adapters/web-pubsub-memory-notices.js';
 import type { RememberServices } from '../memory/remember-turn.js';
@@ -143,6 +144,8 @@ export interface KnowledgeServices {
 export interface App {
   config: AppConfig;
   identity: IdentityResolver;
+  /** Personal API keys: their store and use-cases' services, and the verifier of presented keys. */
+  apiKeys: ApiKeyWiring;
   chat: ChatServices;
   streaming: StreamingServices;
   history: HistoryServices;
@@ -249,11 +252,13 @@ export function createApp(config: AppConfig, platform: Platform): App {
   // The background workers' model calls are checked against the same spend limits as the turns that caused them.
   const backgroundLlm = spendGatedLlm(llm, quota);
   const workspace = composeWorkspace(database, config);
+  const apiKeys = composeApiKeys(config, database);
   const ownChecks = appHealthChecks(config, { database, webPubSub, llm, hotStore: hotStore.checks });
 
   return {
     config,
-    identity: createIdentityResolver(config.auth),
+    identity: createIdentityResolver(config.auth, { apiKeys: apiKeys.verifier }),
+    apiKeys,
     chat: {
       sessions: stores.sessions,
       posted: stores.posted,

@@ -13,6 +13,7 @@ import type { PriceTable } from '../usage/prices.js';
 import { modelCatalogue, modelSettings } from '../models/settings.js';
 import { accountConfig, accountSettings, type AccountConfig } from '../account/settings.js';
 import { assistantSettings, publishPolicy, type PublishPolicy } from '../assistants/settings.js';
+import { apiKeySettings, apiKeysConfig, type ApiKeysConfig } from '../api-keys/settings.js';
 import {
   readSettings,
   settingsOf,
@@ -45,6 +46,8 @@ export interface AppConfig {
   /** Who may make an assistant public. */
   assistants: { publishers: PublishPolicy };
   auth: AuthConfig;
+  /** Whether users may hold personal API keys, how many, and how long an instance trusts one it checked. */
+  apiKeys: ApiKeysConfig;
   chat: ChatConfig;
   /** Which adapter holds working memory and running turns. */
   hotStore: HotStoreConfig;
@@ -78,6 +81,7 @@ export const appSettings: readonly Setting<unknown>[] = settingsOf(
   hostSettings,
   platformSettings,
   identitySettings,
+  apiKeySettings,
   llmSettings,
   modelSettings,
   assistantSettings,
@@ -102,6 +106,7 @@ export function loadConfig(env: Environment): AppConfig {
   const problems = new SettingProblems(appSettings);
   const platform = readSettings(platformSettings, env, problems);
   const identity = readSettings(identitySettings, env, problems);
+  const apiKeys = readSettings(apiKeySettings, env, problems);
   const llm = readSettings(llmSettings, env, problems);
   const modelValues = readSettings(modelSettings, env, problems);
   const assistantValues = readSettings(assistantSettings, env, problems);
@@ -195,6 +200,7 @@ export function loadConfig(env: Environment): AppConfig {
     models,
     assistants: { publishers: publishPolicy(assistantValues) },
     auth,
+    apiKeys: apiKeysConfig(apiKeys, appEnv),
     chat: chatConfig(chat),
     hotStore: hotStoreConfig(hotStore),
     redis: redisConfig(redis, platform.AZURE_CLIENT_ID),

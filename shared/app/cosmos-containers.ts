@@ -12,6 +12,7 @@ import { usageContainers } from '../usage/contracts.js';
 import { assistantsContainers } from '../assistants/contracts.js';
 import { projectsContainers } from '../projects/contracts.js';
 import { accountContainers } from '../account/contracts.js';
+import { apiKeysContainers } from '../api-keys/contracts.js';
 import type { ContainerSpec } from '../cosmos/container-spec.js';
 
 export const COSMOS_DATABASE = 'chat';
@@ -29,4 +30,5 @@ export const cosmosContainers: readonly ContainerSpec[] = [
   ...assistantsContainers,
   ...projectsContainers,
   ...accountContainers,
+  ...apiKeysContainers,
 ];

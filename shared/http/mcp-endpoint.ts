@@ -1,6 +1,6 @@
 // An MCP server's Streamable HTTP endpoint as a Functions HTTP handler, through the SDK's web-standard
 // handler (createMcpHandler). Stateless: a fresh server per request, made for the caller resolved as for the
-// JSON endpoints, so any instance serves any request.
+// JSON endpoints (a personal API key included), so any instance serves any request.
 import type { HttpHandler, HttpRequest, InvocationContext } from '@azure/functions';
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -41,7 +41,7 @@ export function mcpHttpHandler<TApp extends EndpointApp>(
       const app = await getApp();
       let caller: Caller;
       try {
-        caller = await app.identity.resolve(request.headers);
+        caller = await app.identity.resolve(request.headers, { apiKeys: true });
       } catch (error) {
         const metadataUrl = endpoint.resourceMetadataUrl(app, request.url);
         if (!(error instanceof UnauthenticatedError) || metadataUrl === undefined) throw error;

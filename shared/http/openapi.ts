@@ -129,7 +129,7 @@ function operation<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TApp, context: O
           },
         }),
     responses,
-    security: context.security.requirement(declaration.auth, declaration.ticketParameter),
+    security: context.security.requirement(declaration),
   };
 }
 
@@ -180,11 +180,14 @@ export function apiAreaOf<TApp>(endpoint: DeclaredEndpoint<TApp>, areas: readonl
 
 interface SecurityOf {
   schemes: Json;
-  requirement(auth: string, ticketParameter: string | undefined): Json[];
+  requirement(
+    declaration: Pick<DeclaredEndpoint<unknown>['declaration'], 'auth' | 'ticketParameter' | 'apiKeys'>,
+  ): Json[];
 }
 
 const CALLER_SCHEME = 'caller';
 const TICKET_SCHEME = 'streamTicket';
+const API_KEY_SCHEME = 'apiKey';
 
 /** The caller's scheme follows AUTH_MODE; a stream ticket is a scheme of its own, accepted where declared. */
 function securitySchemes<TApp>(auth: AuthConfig, endpoints: readonly DeclaredEndpoint<TApp>[]): SecurityOf {
@@ -198,12 +201,21 @@ function securitySchemes<TApp>(auth: AuthConfig, endpoints: readonly DeclaredEnd
       description:
         "The short-lived ticket in the `stream` URL POST /api/chat answers: it opens that turn's stream only, with no header (a browser's EventSource cannot send one).",
     };
+  if (endpoints.some((endpoint) => endpoint.declaration.apiKeys === true))
+    schemes[API_KEY_SCHEME] = {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'cmk_ + 50 letters and digits',
+      description:
+        'A personal API key (POST /api/api-keys), sent as `Authorization: Bearer cmk_...`: it acts as its owner, on these routes only, while the operator has API_KEYS on.',
+    };
   const scopes = auth.mode === 'entra' ? [delegatedScope(auth)] : [];
   return {
     schemes,
-    requirement(mode, ticketParameter) {
+    requirement({ auth: mode, ticketParameter, apiKeys }) {
       if (mode === 'anonymous') return [];
       const caller = { [CALLER_SCHEME]: scopes };
+      if (apiKeys === true) return [caller, { [API_KEY_SCHEME]: [] }];
       return mode === 'caller-or-ticket' && ticketParameter !== undefined
         ? [caller, { [TICKET_SCHEME]: [] }]
         : [caller];

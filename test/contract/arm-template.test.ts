@@ -2,6 +2,8 @@
 // setting the setting rows declare for Azure, every identity-based connection has its role for the app's identity,
 // and Cosmos DB's metadata operations (database, containers, role assignment) run one after another.
 import { describe, expect, it } from 'vitest';
+import { API_KEY_PATHS } from '../../functions/api-keys.js';
+import { functionDefinitions } from '../../functions/table.js';
 import { buildInfraDefinitions } from '../../scripts/generate-definitions.js';
 import {
   concurrentOperations,
@@ -185,6 +187,44 @@ describe.skipIf(!compiler.ok)('the compiled ARM template of infra/main.bicep', (
     expect(
       concurrentOperations(openAi, /^Microsoft\.CognitiveServices\/accounts\/deployments$/).join('\n'),
     ).toMatch(/deploys its copies in parallel/);
+  });
+
+  it('leaves every route that takes an API key to the app when keys are on, and none when off', () => {
+    const auth = functionApp.template.resources.find(
+      (resource) =>
+        resource.type === 'Microsoft.Web/sites/config' && String(resource.name).includes('authsettingsV2'),
+    );
+    const validation = (auth?.properties as { globalValidation?: { excludedPaths?: unknown } } | undefined)
+      ?.globalValidation;
+    const excluded = String(validation?.excludedPaths);
+    // The expression: on → the literal list, off → an empty one.
+    expect(excluded).toMatch(
+      /^\[if\(equals\(parameters\('apiKeys'\), 'on'\), createArray\((.*)\), createArray\(\)\)\]$/,
+    );
+    const listed = [...excluded.matchAll(/'(\/api\/[^']*)'/g)].map((match) => match[1]);
+    expect(listed.sort()).toEqual([...API_KEY_PATHS].sort());
+    // Every route that declares API keys falls under one of them ('/api/v1/*' covers what is below /api/v1/).
+    const keyRoutes = functionDefinitions.flatMap((definition) =>
+      definition.kind === 'http' && definition.declaration?.apiKeys === true
+        ? [`/api/${definition.route}`]
+        : [],
+    );
+    expect(keyRoutes).toContain('/api/mcp');
+    for (const route of keyRoutes)
+      expect(
+        API_KEY_PATHS.some((path) =>
+          path.endsWith('/*') ? route.startsWith(path.slice(0, -1)) : route === path,
+        ),
+        route,
+      ).toBe(true);
+    // The setting and its bound reach the app from the parameters.
+    const setting = (name: string) => appSettings.find((entry) => entry.name === name)?.value;
+    expect(setting('API_KEYS')).toBe("[parameters('apiKeys')]");
+    expect(setting('API_KEYS_MAX_PER_USER')).toBe("[string(parameters('apiKeysMaxPerUser'))]");
+    expect(functionApp.bindings['apiKeys']).toContain("parameters('apiKeys')");
+    expect((main.parameters?.['apiKeys'] as { defaultValue?: unknown } | undefined)?.defaultValue).toBe(
+      'off',
+    );
   });
 
   it('outputs what the sign-in hook reads: the client id, the auth mode and both service URIs', () => {

@@ -113,6 +113,7 @@ describe('deleting all of a user’s data', { timeout: 180_000 }, () => {
       await call(bob, 'POST', 'projects', { name: 'Bob’s', instructions: 'Bob only.' }),
       201,
     );
+    await expectStatus(await call(alice, 'POST', 'api-keys', { name: 'laptop' }), 201);
     await settle(runtime);
     const before = await expectStatus<{ facts: unknown[] }>(
       await call(alice, 'GET', 'memory/users/user_001/memories'),
@@ -141,6 +142,8 @@ describe('deleting all of a user’s data', { timeout: 180_000 }, () => {
     );
     expect([...containersBefore].sort()).toEqual(
       expect.arrayContaining([
+        'api-keys',
+        'user-api-keys',
         'assistants',
         'conversation-summaries',
         'knowledge-library-documents',

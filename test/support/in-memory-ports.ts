@@ -1,6 +1,8 @@
 // Hand-written in-memory implementations of the app's ports, for tests of use-cases and of HTTP handlers in
 // process, and createTestApp, which composes them into an App the way shared/app/app.ts composes the adapters.
 // Each keeps what it was given so a test can look at it.
+import { ApiKeyVerifier } from '../../shared/api-keys/key-verifier.js';
+import { MemoryApiKeyStore } from './in-memory-api-keys.js';
 import { MemoryAssistants, MemoryProjects } from './in-memory-workspace.js';
 import { shapeFields, type ConversationShape } from '../../shared/conversation/conversation-shape.js';
 import { CounterUsageReader } from '../../shared/usage/usage-reader.js';
@@ -710,9 +712,17 @@ export function createTestApp(
   });
   const usageReader = new CounterUsageReader(fakes.usage);
   const quotaState = new MemoryQuotaState();
+  const apiKeyStore = new MemoryApiKeyStore();
+  const apiKeyVerifier = config.apiKeys.enabled
+    ? new ApiKeyVerifier(apiKeyStore, { cacheMs: config.apiKeys.cacheMs })
+    : undefined;
   return {
     config,
-    identity: createIdentityResolver(config.auth),
+    identity: createIdentityResolver(config.auth, { apiKeys: apiKeyVerifier }),
+    apiKeys: {
+      services: { store: apiKeyStore, config: config.apiKeys, forget: (id) => apiKeyVerifier?.forget(id) },
+      verifier: apiKeyVerifier,
+    },
     // Erasing a user sweeps the Cosmos DB containers: the local runtime's tests cover it, not these fakes.
     account: {
       get database(): never {

@@ -1,6 +1,6 @@
 // Starts the local runtime in-process for tests: a free loopback port, the offline model at full speed,
 // and only critical logs (tests provoke failures on purpose); TEST_LOG_LEVEL=information shows more.
-import type { LogLevel } from '@azure/functions';
+import type { LogHandler, LogLevel } from '@azure/functions';
 import type { FunctionDefinition } from '../../functions/definition.js';
 import { createLogHandler } from '../../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
@@ -9,6 +9,8 @@ export interface TestRuntimeOptions {
   dataDir?: string;
   settings?: Record<string, string | undefined>;
   functions?: readonly FunctionDefinition[];
+  /** Receives every log line at every level (the console still gets the critical ones). */
+  capture?: LogHandler;
 }
 
 export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<LocalRuntime> {
@@ -34,10 +36,21 @@ export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<Loca
       ]),
       ...options.settings,
     },
-    logHandler: createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
+    logHandler: withCapture(
+      createLogHandler((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'critical'),
+      options.capture,
+    ),
     serviceBus: { redeliveryDelayMs: 5 },
     ...(options.functions === undefined ? {} : { functions: options.functions }),
   });
+}
+
+function withCapture(console: LogHandler, capture: LogHandler | undefined): LogHandler {
+  if (capture === undefined) return console;
+  return (level, ...args) => {
+    capture(level, ...args);
+    console(level, ...args);
+  };
 }
 
 function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {

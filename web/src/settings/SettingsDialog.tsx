@@ -11,6 +11,9 @@ import { oauthReturnOf, type OAuthReturn } from './mcp-servers-api';
 const McpServersSettings = lazy(() =>
   import('./McpServersSettings').then((module) => ({ default: module.McpServersSettings })),
 );
+const ApiKeysSettings = lazy(() =>
+  import('./ApiKeysSettings').then((module) => ({ default: module.ApiKeysSettings })),
+);
 const AssistantsSettings = lazy(() =>
   import('../workspace/AssistantsSettings').then((module) => ({ default: module.AssistantsSettings })),
 );
@@ -51,6 +54,7 @@ export function SettingsDialog(props: { api: ApiClient }): ReactNode {
               <div className="flex flex-col gap-6">
                 <AssistantsSettings key={`assistants:${props.api.userId}`} api={props.api} />
                 <McpServersSettings key={props.api.userId} api={props.api} oauthReturn={oauthReturn} />
+                <ApiKeysSettings key={`api-keys:${props.api.userId}`} api={props.api} />
               </div>
             </Suspense>
           </div>
