@@ -41,7 +41,7 @@ const SHOWN: AttachmentTokenRules = { imageShown: true, textTokens: DEFAULT_ATTA
  * bytes and usually about one token.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+  return Math.ceil(utf8Bytes(text) / 3);
 }
 
 /**
@@ -65,7 +65,7 @@ export function messageTokens(
   rules: AttachmentTokenRules = SHOWN,
 ): number {
   const files = attachmentCost(message.attachments ?? [], rules);
-  const textBytes = Buffer.byteLength(message.content, 'utf8') + files.textBytes;
+  const textBytes = utf8Bytes(message.content) + files.textBytes;
   return Math.ceil(textBytes / 3) + files.images + MESSAGE_OVERHEAD_TOKENS;
 }
 
@@ -84,7 +84,7 @@ function attachmentCost(
           attachment.width === undefined || attachment.height === undefined
             ? UNKNOWN_IMAGE_TOKENS
             : imageTokens(attachment.width, attachment.height);
-      else textBytes += Buffer.byteLength(`\n\n${imageCaption(attachment)}`, 'utf8');
+      else textBytes += utf8Bytes(`\n\n${imageCaption(attachment)}`);
       continue;
     }
     // A text file puts in at most its bytes (the budget counts characters: a byte each, as in English); a PDF's text
@@ -93,7 +93,27 @@ function attachmentCost(
     const shown = pdf ? budget : Math.min(attachment.size, budget);
     const cut = pdf || attachment.size > budget ? CUT_NOTE_BYTES : 0;
     budget -= shown;
-    textBytes += Buffer.byteLength(`\n\n${inlinedFile(attachment, '')}`, 'utf8') + shown + cut;
+    textBytes += utf8Bytes(`\n\n${inlinedFile(attachment, '')}`) + shown + cut;
   }
   return { images, textBytes };
+}
+
+/** UTF-8 length of a string without encoding it (the page shares this module, so no Buffer). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
+      // A surrogate pair is one code point of four bytes.
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
