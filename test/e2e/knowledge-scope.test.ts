@@ -131,6 +131,32 @@ describe("a conversation's knowledge follows its assistant and project", () => {
   );
 
   it(
+    'searches the project’s documents as they are now in a conversation begun before they changed',
+    async () => {
+      const project = await json<{ projectId: string }>(
+        await call(alice, 'POST', 'projects', { name: 'Later', knowledge: { documentIds: [id('Roses')] } }),
+        201,
+      );
+      const sessionId = await start({ projectId: project.projectId });
+      expect(await searchedTitles(sessionId)).toEqual(['Roses']);
+      const knowledge = (...titles: string[]) =>
+        call(alice, 'PATCH', `projects/${project.projectId}`, {
+          knowledge: { documentIds: titles.map(id) },
+        });
+      // A document added to the project after the conversation began is found by its next search.
+      await json(await knowledge('Roses', 'Tulips'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Roses', 'Tulips']);
+      // One taken out is not.
+      await json(await knowledge('Tulips'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Tulips']);
+      // Another user's document the project names later is never searched.
+      await json(await knowledge('Tulips', 'Cacti'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Tulips']);
+    },
+    HEAVY,
+  );
+
+  it(
     'searches the assistant’s documents, joined with its project’s',
     async () => {
       const assistant = await json<{ assistantId: string }>(
