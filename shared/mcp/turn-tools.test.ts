@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../llm/llm-gateway.js';
 import { createTestApp } from '../../test/support/in-memory-ports.js';
-import { connectNeedOf } from '../streaming/contracts.js';
+import { connectNeedOf } from '../streaming/tool-connect.js';
 import { McpAuthorizationRequiredError, type McpConnector } from './mcp-connector.js';
 import { createMcpServer } from './mcp-servers.js';
 import type { McpServices } from './mcp-services.js';

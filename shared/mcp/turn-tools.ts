@@ -17,7 +17,7 @@ import {
 } from './mcp-servers.js';
 import { needsApproval } from './approval-policy.js';
 import { isOffered, MCP_TOOL_PREFIX, modelToolNames } from './tool-names.js';
-import { connectNeededResult } from '../streaming/contracts.js';
+import { connectNeededResult } from '../streaming/tool-connect.js';
 
 /** A tool the turn offers: where it lives and what the model calls it. */
 export interface OfferedMcpTool {

@@ -26,27 +26,6 @@ export const streamingContainers: readonly ContainerSpec[] = [
 export const toolConnectNeedSchema = z.object({ serverId: z.string(), serverName: z.string() });
 export type ToolConnectNeed = z.infer<typeof toolConnectNeedSchema>;
 
-/**
- * The result a call that needs its server connected gives: the error the model reads, with the need beside it, so the
- * stored call (which keeps only its result) still says which server to connect when the page reads it back.
- */
-export function connectNeededResult(message: string, need: ToolConnectNeed): string {
-  return JSON.stringify({ error: message, connect: need });
-}
-
-/** The connect need a stored failed call's result names (connectNeededResult), if any. */
-export function connectNeedOf(result: string): ToolConnectNeed | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(result);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || !('connect' in value)) return undefined;
-  const need = toolConnectNeedSchema.safeParse(value.connect);
-  return need.success ? need.data : undefined;
-}
-
 // --- Events -----------------------------------------------------------------------------------------------
 
 const eventBodies = {
