@@ -241,4 +241,44 @@ describe("a turn's MCP tools", () => {
     expect(connectNeedOf(outcome.result)).toEqual({ serverId, serverName: 'crm' });
     expect(called).toEqual([]);
   });
+
+  it('lists a server again once its kept list is past its time, and keeps the earlier one while it cannot', async () => {
+    let tool = 'lookup';
+    let fail = false;
+    let listed = 0;
+    const { services, serverId } = await ownServer({
+      listTools: () => {
+        listed++;
+        return fail
+          ? Promise.reject(new Error('the server did not answer'))
+          : Promise.resolve({ tools: [{ name: tool, inputSchema: {}, readOnly: true }], listed: 1 });
+      },
+      callTool: () => Promise.reject(new Error('not called')),
+    });
+    let clock = new Date();
+    const tools = new McpTurnTools({ ...services, now: () => clock }, { cacheMs: 0 });
+    const warnings: string[] = [];
+    const names = async () =>
+      (await tools.specs({ userId: 'user_001' }, { warn: (message: string) => warnings.push(message) })).map(
+        (one) => one.name,
+      );
+    expect(await names()).toEqual(['mcp__crm__lookup']);
+    // Within MCP_TOOLS_CACHE_SECONDS the kept list serves.
+    clock = new Date(clock.getTime() + services.config.toolsCacheMs - 1_000);
+    tool = 'search';
+    expect(await names()).toEqual(['mcp__crm__lookup']);
+    expect(listed).toBe(1);
+    // Past it, the server is listed again.
+    clock = new Date(Date.now() + services.config.toolsCacheMs + 1_000);
+    expect(await names()).toEqual(['mcp__crm__search']);
+    expect(listed).toBe(2);
+    // A server that cannot list past that time keeps offering its earlier list, saying so.
+    clock = new Date(Date.now() + 2 * services.config.toolsCacheMs + 2_000);
+    fail = true;
+    expect(await names()).toEqual(['mcp__crm__search']);
+    expect(listed).toBe(3);
+    expect(warnings).toEqual([
+      `MCP server ${serverId} offers its earlier tool list: the server did not answer`,
+    ]);
+  });
 });

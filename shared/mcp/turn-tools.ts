@@ -154,8 +154,9 @@ export class McpTurnTools implements UserToolSource {
   }
 
   /**
-   * A server's tools: its kept list, or listed now (and kept) when it has none yet; one listing of a (user, server)
-   * at a time in this process, which every turn that needs it meanwhile waits for.
+   * A server's tools: its kept list while MCP_TOOLS_CACHE_SECONDS lasts, else listed now (and kept); one listing of a
+   * (user, server) at a time in this process, which every turn that needs it meanwhile waits for. A list past its
+   * time stands in while the server cannot list.
    */
   async #toolList(
     key: { userId: string; serverId: string; own: boolean },
@@ -163,9 +164,10 @@ export class McpTurnTools implements UserToolSource {
     target: () => Promise<McpTarget>,
     log: Pick<Logger, 'warn'> | undefined,
   ): Promise<ListedTools> {
-    if (kept !== undefined) return { kind: 'listed', list: kept };
-    const operatorKept = key.own ? undefined : this.services.operatorTools.get(key.serverId);
-    if (operatorKept !== undefined) return { kind: 'listed', list: operatorKept };
+    const held = key.own ? kept : (kept ?? this.services.operatorTools.get(key.serverId));
+    const now = this.services.now?.() ?? new Date();
+    if (held !== undefined && new Date(held.expiresAt).getTime() > now.getTime())
+      return { kind: 'listed', list: held };
     const flight = `${key.userId}\n${key.serverId}`;
     let listing = this.#listing.get(flight);
     if (listing === undefined) {
@@ -174,8 +176,12 @@ export class McpTurnTools implements UserToolSource {
     }
     const listed = await listing;
     if (listed.kind === 'failed')
-      log?.warn(`MCP server ${key.serverId} left out of the turn: ${listed.error.message}`);
-    return listed;
+      log?.warn(
+        held === undefined
+          ? `MCP server ${key.serverId} left out of the turn: ${listed.error.message}`
+          : `MCP server ${key.serverId} offers its earlier tool list: ${listed.error.message}`,
+      );
+    return listed.kind === 'listed' || held === undefined ? listed : { kind: 'listed', list: held };
   }
 
   async #listNow(
@@ -189,15 +195,19 @@ export class McpTurnTools implements UserToolSource {
           timeoutMs: Math.min(this.services.config.toolTimeoutMs, 10_000),
         }),
       );
-      const now = new Date();
+      const now = this.services.now?.() ?? new Date();
       const list = {
         tools,
         listed,
         fetchedAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + this.services.config.toolsCacheMs).toISOString(),
       };
-      if (key.own) await this.services.store.cacheTools(key.userId, key.serverId, list);
-      else this.services.operatorTools.set(key.serverId, list);
+      if (key.own) {
+        await this.services.store.cacheTools(key.userId, key.serverId, list);
+        // The servers this process holds for the user keep it too, so their next turn does not list again.
+        const held = this.#cache.get(key.userId)?.servers.find((server) => server.id === key.serverId);
+        if (held !== undefined) held.toolList = list;
+      } else this.services.operatorTools.set(key.serverId, list);
       return { kind: 'listed', list };
     } catch (error) {
       if (error instanceof McpAuthorizationRequiredError) return { kind: 'connect' };
