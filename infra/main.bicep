@@ -114,6 +114,10 @@ param chatDeploymentCapacity int = 30
 @description('The chat models conversations may choose, as LLM_MODELS entries ({id, label?, capabilities?, contextWindow?, price?, allow?}) each with its deployment {model, version, sku? (GlobalStandard, DataZoneStandard or Standard; default GlobalStandard), capacity? (thousands of tokens per minute; default 10)}, e.g. [{"id":"gpt-5.4-mini","label":"Fast","deployment":{"model":"gpt-5.4-mini","version":"2026-03-17","capacity":30}}]. The id names the deployment. Empty: chatModelName alone, as chatDeploymentName.')
 param chatModels array = []
 
+// azd passes its environment's values as text: `azd env set CHAT_MODELS '[...]'` gives the same list as JSON.
+@description('The chat models as JSON text (azd: CHAT_MODELS), the same entries as chatModels; given, it stands in place of chatModels. Empty: chatModels.')
+param chatModelsJson string = ''
+
 @minLength(1)
 @description('Embedding model (azd: AZURE_OPENAI_EMBEDDING_MODEL).')
 param embeddingModelName string = 'text-embedding-3-small'
@@ -437,8 +441,15 @@ module webPubSub './modules/web-pubsub.bicep' = {
   }
 }
 
+// The catalogue from either parameter: the JSON text azd passes, else the list a parameters file gives.
+var chatCatalogue = empty(chatModelsJson)
+  ? chatModels
+  : startsWith(trim(chatModelsJson), '[')
+      ? json(chatModelsJson)
+      : fail('chatModelsJson (CHAT_MODELS) must be a JSON list of chat models, e.g. [{"id":"gpt-5.4-mini","deployment":{"model":"gpt-5.4-mini","version":"2026-03-17"}}].')
+
 // The sku and capacity an entry leaves out take the catalogue's own defaults (shared/models/model-catalogue.ts).
-var chatDeployments = empty(chatModels)
+var chatDeployments = empty(chatCatalogue)
   ? [
       {
         name: chatDeploymentName
@@ -448,7 +459,7 @@ var chatDeployments = empty(chatModels)
         capacity: chatDeploymentCapacity
       }
     ]
-  : map(chatModels, entry => {
+  : map(chatCatalogue, entry => {
       name: entry.id
       model: entry.deployment.model
       version: entry.deployment.version
@@ -539,7 +550,7 @@ module functionApp './modules/function-app.bicep' = {
     durableTaskSchedulerEndpoint: useScheduler ? durableTaskScheduler!.outputs.endpoint : ''
     azureOpenAiEndpoint: openAiEndpoint
     chatDeploymentName: defaultChatDeployment
-    llmModels: empty(chatModels) ? '' : string(chatModels)
+    llmModels: empty(chatCatalogue) ? '' : string(chatCatalogue)
     embeddingDeploymentName: embeddingDeploymentName
     embeddingDimensions: embeddingDimensions
     llmMaxRetries: llmMaxRetries

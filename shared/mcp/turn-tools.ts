@@ -17,6 +17,7 @@ import {
 } from './mcp-servers.js';
 import { needsApproval } from './approval-policy.js';
 import { isOffered, MCP_TOOL_PREFIX, modelToolNames } from './tool-names.js';
+import { connectNeededResult } from '../streaming/tool-connect.js';
 
 /** A tool the turn offers: where it lives and what the model calls it. */
 export interface OfferedMcpTool {
@@ -27,7 +28,31 @@ export interface OfferedMcpTool {
   /** Its server's approval policy asks the user's yes before each call. */
   needsApproval: boolean;
   target: () => Promise<McpTarget>;
+  /** The stand-in of a server the user has not connected (CONNECT_TOOL): a call asks them to connect. */
+  connect?: true;
 }
+
+/**
+ * What a server the user must connect first (OAuth) and whose tools are not known yet offers in their tools' place:
+ * one tool whose call tells the user to connect, with the page's Connect button, so the server is not left out of
+ * the turn without a word.
+ */
+export const CONNECT_TOOL = 'connect_account';
+
+function connectTool(serverName: string): McpTool {
+  return {
+    name: CONNECT_TOOL,
+    description:
+      `The user has not connected their account to the MCP server "${serverName}" yet, so its tools are not ` +
+      'available. Call this when the user asks for something that server would do: it shows them a Connect button.',
+    inputSchema: { type: 'object', properties: {} },
+    readOnly: true,
+  };
+}
+
+/** A server's tools as the turn found them: listed (or kept), to be connected first, or out of reach. */
+type ListedTools =
+  { kind: 'listed'; list: McpToolList } | { kind: 'connect' } | { kind: 'failed'; error: Error };
 
 export interface McpToolOutcome {
   result: string;
@@ -101,6 +126,8 @@ interface CachedServers {
  */
 export class McpTurnTools implements UserToolSource {
   readonly #cache = new Map<string, CachedServers>();
+  /** Listings under way, by user and server: concurrent turns share one request to the server. */
+  readonly #listing = new Map<string, Promise<ListedTools>>();
 
   constructor(
     private readonly services: McpServices,
@@ -126,16 +153,41 @@ export class McpTurnTools implements UserToolSource {
     return servers;
   }
 
-  /** A server's tools: its kept list, or listed now (and kept) when it has none yet. */
+  /**
+   * A server's tools: its kept list while MCP_TOOLS_CACHE_SECONDS lasts, else listed now (and kept); one listing of a
+   * (user, server) at a time in this process, which every turn that needs it meanwhile waits for. A list past its
+   * time stands in while the server cannot list.
+   */
   async #toolList(
     key: { userId: string; serverId: string; own: boolean },
     kept: McpToolList | undefined,
     target: () => Promise<McpTarget>,
     log: Pick<Logger, 'warn'> | undefined,
-  ): Promise<McpToolList | undefined> {
-    if (kept !== undefined) return kept;
-    const operatorKept = key.own ? undefined : this.services.operatorTools.get(key.serverId);
-    if (operatorKept !== undefined) return operatorKept;
+  ): Promise<ListedTools> {
+    const held = key.own ? kept : (kept ?? this.services.operatorTools.get(key.serverId));
+    const now = this.services.now?.() ?? new Date();
+    if (held !== undefined && new Date(held.expiresAt).getTime() > now.getTime())
+      return { kind: 'listed', list: held };
+    const flight = `${key.userId}\n${key.serverId}`;
+    let listing = this.#listing.get(flight);
+    if (listing === undefined) {
+      listing = this.#listNow(key, target).finally(() => this.#listing.delete(flight));
+      this.#listing.set(flight, listing);
+    }
+    const listed = await listing;
+    if (listed.kind === 'failed')
+      log?.warn(
+        held === undefined
+          ? `MCP server ${key.serverId} left out of the turn: ${listed.error.message}`
+          : `MCP server ${key.serverId} offers its earlier tool list: ${listed.error.message}`,
+      );
+    return listed.kind === 'listed' || held === undefined ? listed : { kind: 'listed', list: held };
+  }
+
+  async #listNow(
+    key: { userId: string; serverId: string; own: boolean },
+    target: () => Promise<McpTarget>,
+  ): Promise<ListedTools> {
     try {
       const reached = await target();
       const { tools, listed } = await noteAuthorization(reached, () =>
@@ -143,19 +195,23 @@ export class McpTurnTools implements UserToolSource {
           timeoutMs: Math.min(this.services.config.toolTimeoutMs, 10_000),
         }),
       );
-      const now = new Date();
+      const now = this.services.now?.() ?? new Date();
       const list = {
         tools,
         listed,
         fetchedAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + this.services.config.toolsCacheMs).toISOString(),
       };
-      if (key.own) await this.services.store.cacheTools(key.userId, key.serverId, list);
-      else this.services.operatorTools.set(key.serverId, list);
-      return list;
+      if (key.own) {
+        await this.services.store.cacheTools(key.userId, key.serverId, list);
+        // The servers this process holds for the user keep it too, so their next turn does not list again.
+        const held = this.#cache.get(key.userId)?.servers.find((server) => server.id === key.serverId);
+        if (held !== undefined) held.toolList = list;
+      } else this.services.operatorTools.set(key.serverId, list);
+      return { kind: 'listed', list };
     } catch (error) {
-      log?.warn(`MCP server ${key.serverId} left out of the turn: ${ensureError(error).message}`);
-      return undefined;
+      if (error instanceof McpAuthorizationRequiredError) return { kind: 'connect' };
+      return { kind: 'failed', error: ensureError(error) };
     }
   }
 
@@ -190,7 +246,12 @@ export class McpTurnTools implements UserToolSource {
       ),
     );
     return sources.flatMap((source, index) => {
-      const tools = (lists[index]?.tools ?? []).filter((tool) => isOffered(source.filter, tool.name));
+      const listed = lists[index];
+      const connect = listed?.kind === 'connect';
+      const found = listed?.kind === 'listed' ? listed.list.tools : [];
+      const tools = connect
+        ? [connectTool(source.name)]
+        : found.filter((tool) => isOffered(source.filter, tool.name));
       const names = modelToolNames(
         source.name,
         tools.map((tool) => tool.name),
@@ -205,8 +266,9 @@ export class McpTurnTools implements UserToolSource {
                 serverId: source.id,
                 serverName: source.name,
                 tool,
-                needsApproval: needsApproval(source.approval, tool),
+                needsApproval: !connect && needsApproval(source.approval, tool),
                 target: source.target,
+                ...(connect ? { connect: true as const } : {}),
               },
             ];
       });
@@ -303,6 +365,14 @@ export class McpTurnTools implements UserToolSource {
     if (typeof args !== 'object' || args === null || Array.isArray(args))
       return failure(`The arguments of ${call.name} must be a JSON object.`);
     const { serverId, serverName } = offered;
+    const connectFirst = (): McpToolOutcome => {
+      const need = { serverId, serverName };
+      const message =
+        `Tool ${call.name} was not run: the MCP server "${serverName}" needs the user to connect their ` +
+        'account first. Tell them to press Connect (shown with this answer), then ask again.';
+      return { result: connectNeededResult(message, need), isError: true, connect: need };
+    };
+    if (offered.connect === true) return connectFirst();
     const target = offered.target;
     try {
       const reached = await target();
@@ -320,14 +390,7 @@ export class McpTurnTools implements UserToolSource {
         ? failure(`Tool ${call.name} failed on its server: ${text}`)
         : { result: text, isError: false };
     } catch (error) {
-      if (error instanceof McpAuthorizationRequiredError)
-        return {
-          ...failure(
-            `Tool ${call.name} was not run: the MCP server "${serverName}" needs the user to connect their ` +
-              'account first. Tell them to press Connect (shown with this answer), then ask again.',
-          ),
-          connect: { serverId, serverName },
-        };
+      if (error instanceof McpAuthorizationRequiredError) return connectFirst();
       return failure(`Tool ${call.name} failed: ${ensureError(error).message}`);
     }
   }

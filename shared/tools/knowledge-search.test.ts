@@ -75,6 +75,24 @@ describe('search_knowledge_base', () => {
     });
   });
 
+  it('searches the documents the conversation names as they are now, not those its prompt recorded', async () => {
+    const recorded = ['a'.repeat(32)];
+    const now = ['b'.repeat(32), 'c'.repeat(32)];
+    await search(
+      { query: 'parental leave' },
+      { ...context, documentIds: recorded, currentDocumentIds: () => Promise.resolve(now) },
+    );
+    // A project that names no document any more: the whole knowledge base, as in a conversation outside one.
+    await search(
+      { query: 'parental leave' },
+      { ...context, documentIds: recorded, currentDocumentIds: () => Promise.resolve(undefined) },
+    );
+    expect(asked).toEqual([
+      { userId: 'user_001', query: 'parental leave', limit: 5, documentIds: now },
+      { userId: 'user_001', query: 'parental leave', limit: 5 },
+    ]);
+  });
+
   it("searches the caller's libraries with the default limit, and gives each passage with its citation", async () => {
     const { isError, value } = await search({ query: 'parental leave' });
     expect(isError).toBe(false);

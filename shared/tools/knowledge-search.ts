@@ -63,7 +63,8 @@ export function knowledgeSearchTool(deps: KnowledgeSearchDeps): ToolDefinition {
           `How many passages to return (1-${MAX_KNOWLEDGE_TOOL_LIMIT}; ${DEFAULT_KNOWLEDGE_SEARCH_LIMIT} when not given).`,
         ),
     }),
-    async run({ query, limit }, { userId, documentIds }) {
+    async run({ query, limit }, { userId, documentIds: named, currentDocumentIds }) {
+      const documentIds = currentDocumentIds === undefined ? named : await currentDocumentIds();
       const hits = await deps.searchKnowledge(
         userId,
         query,

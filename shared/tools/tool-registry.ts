@@ -31,6 +31,11 @@ export interface ToolContext {
   branch?: Pick<TurnBranch, 'gaps'>;
   /** The documents the conversation's assistant and project name: knowledge search reads only these. */
   documentIds?: readonly string[];
+  /**
+   * Reads the documents its assistant and project name as they are now, in place of `documentIds` (a project's
+   * documents change after its conversations begin): given to a turn of a conversation filed in a project.
+   */
+  currentDocumentIds?: () => Promise<readonly string[] | undefined>;
 }
 
 export interface ToolDefinition<A = unknown> {

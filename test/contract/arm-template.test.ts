@@ -169,11 +169,15 @@ describe.skipIf(!compiler.ok)('the compiled ARM template of infra/main.bicep', (
     const found = openAi.resources.filter((r) => deployments.test(r.type));
     expect(found.map((r) => Boolean(r.copy))).toEqual([true, false]);
     expect(concurrentOperations(openAi, deployments)).toEqual([]);
-    // One list feeds both: the deployments Azure creates and the catalogue the app reads (LLM_MODELS).
+    // One list feeds both: the deployments Azure creates and the catalogue the app reads (LLM_MODELS). It is the
+    // JSON text azd passes (CHAT_MODELS) when given, else the list a parameters file gives.
+    const chosen =
+      /^"\[if\(empty\(parameters\('chatModelsJson'\)\), parameters\('chatModels'\), if\(startsWith\(trim\(parameters\('chatModelsJson'\)\), '\['\), json\(parameters\('chatModelsJson'\)\), fail\('chatModelsJson \(CHAT_MODELS\) must be a JSON list/;
+    expect(JSON.stringify(main.variables?.chatCatalogue)).toMatch(chosen);
     const catalogue = expandVariables(module('openai').bindings.chatDeployments ?? '', main.variables);
-    expect(catalogue).toContain("parameters('chatModels')");
+    expect(catalogue).toContain(`map(${JSON.stringify(main.variables?.chatCatalogue)}, lambda('entry'`);
     const appSetting = expandVariables(module('function-app').bindings.llmModels ?? '', main.variables);
-    expect(appSetting).toMatch(/string\(parameters\('chatModels'\)\)/);
+    expect(appSetting).toContain(`string(${JSON.stringify(main.variables?.chatCatalogue)})`);
     const defaultModel = expandVariables(
       module('function-app').bindings.chatDeploymentName ?? '',
       main.variables,

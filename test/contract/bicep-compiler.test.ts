@@ -155,6 +155,73 @@ describe.skipIf(!compiler.ok)('main.bicep evaluated by the compiler (bicep conso
       }),
     ).toBe('Standard_S1 2 durable-task-scheduler Dedicated -1 all');
   });
+
+  it('deploys and sets the catalogue azd gives as JSON text (CHAT_MODELS), else the list, else the one model', () => {
+    const main = readFileSync(path.join(repoRoot, 'infra', 'main.bicep'), 'utf8');
+    const start = main.indexOf('var chatCatalogue = ');
+    const end = main.indexOf('\n', main.indexOf('var defaultChatDeployment = '));
+    expect(start).toBeGreaterThan(0);
+    // Each declaration becomes one line, as the console reads it: the lines of an object or a list joined by commas.
+    const oneLine = (statement: string) =>
+      statement
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+        .reduce((joined, line) =>
+          /[[{(?:]$|=>$/.test(joined) || /^[\]})?:]/.test(line) ? `${joined} ${line}` : `${joined}, ${line}`,
+        );
+    const statements = main
+      .slice(start, end)
+      .split(/\n(?=var |\/\/)/)
+      .filter((statement) => statement.startsWith('var '))
+      .map(oneLine);
+    const resolve = (chatModelsJson: string, chatModels = '[]') => {
+      const input = [
+        // A parameter is known only at deployment: any() keeps the compiler from reading the text as it checks.
+        `var chatModelsJson = any('${chatModelsJson}')`,
+        `var chatModels = ${chatModels}`,
+        "var chatDeploymentName = 'chat'",
+        "var chatModelName = 'gpt-5.4-mini'",
+        "var chatModelVersion = '2026-03-17'",
+        "var openAiChatDeploymentSku = 'GlobalStandard'",
+        'var chatDeploymentCapacity = 30',
+        ...statements,
+        "string({ deployments: map(chatDeployments, d => '${d.name}:${d.model}@${d.version}/${d.sku}/${d.capacity}'), default: defaultChatDeployment, llmModels: empty(chatCatalogue) ? '' : string(chatCatalogue) })",
+        '',
+      ].join('\n');
+      const result = run(['console'], input);
+      const text = result.stdout.trim().replace(/^'|'$/g, '');
+      try {
+        // The console prints a Bicep string literal: its escapes undone, it is the JSON the template made.
+        const unescaped = text.replace(/\\(.)/g, (_escape, char: string) => char);
+        return JSON.parse(unescaped) as { deployments: string[]; default: string; llmModels: string };
+      } catch {
+        throw new Error(`the console did not answer JSON: ${result.stdout}${result.stderr}`);
+      }
+    };
+    const fromAzd =
+      '[{"id":"fast","label":"Fast","deployment":{"model":"gpt-5.4-mini","version":"2026-03-17","capacity":30}},' +
+      '{"id":"deep","deployment":{"model":"gpt-5","version":"2025-08-07","sku":"DataZoneStandard"}}]';
+    const azd = resolve(fromAzd);
+    expect(azd.deployments).toEqual([
+      'fast:gpt-5.4-mini@2026-03-17/GlobalStandard/30',
+      'deep:gpt-5@2025-08-07/DataZoneStandard/10',
+    ]);
+    expect(azd.default).toBe('fast');
+    expect(JSON.parse(azd.llmModels)).toEqual(JSON.parse(fromAzd));
+    // A parameters file's list, when azd gives none.
+    const listed = resolve('', "[{ id: 'listed', deployment: { model: 'gpt-5', version: '2025-08-07' } }]");
+    expect(listed.deployments).toEqual(['listed:gpt-5@2025-08-07/GlobalStandard/10']);
+    expect(JSON.parse(listed.llmModels)).toEqual([
+      { id: 'listed', deployment: { model: 'gpt-5', version: '2025-08-07' } },
+    ]);
+    // Neither: the one chat model, and no catalogue setting.
+    expect(resolve('')).toEqual({
+      deployments: ['chat:gpt-5.4-mini@2026-03-17/GlobalStandard/30'],
+      default: 'chat',
+      llmModels: '',
+    });
+  });
 });
 
 describe.skipIf(!compiler.ok)('infra/bicepconfig.json', () => {

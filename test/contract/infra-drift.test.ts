@@ -816,6 +816,31 @@ describe('infra modules', () => {
     expect(profile('production')).toMatch(/logAnalyticsDailyCapGb: '-1'/);
   });
 
+  it('take the model catalogue from azd as JSON text (CHAT_MODELS), the list parameter otherwise', () => {
+    const text = main();
+    const supplied = (
+      JSON.parse(read(path.join(infraDir, 'main.parameters.json'))) as {
+        parameters: Record<string, { value: string }>;
+      }
+    ).parameters;
+    // azd substitutes its environment's values as text: the catalogue reaches Bicep as a string it parses.
+    expect(supplied.chatModelsJson?.value).toBe('${CHAT_MODELS=}');
+    expect(supplied.chatModels).toBeUndefined();
+    expect(text).toMatch(/^param chatModelsJson string = ''$/m);
+    expect(text).toMatch(/^param chatModels array = \[\]$/m);
+    expect(text).toMatch(
+      /^var chatCatalogue = empty\(chatModelsJson\)\s*\? chatModels\s*: startsWith\(trim\(chatModelsJson\), '\['\)\s*\? json\(chatModelsJson\)\s*: fail\(/m,
+    );
+    // Every use of the catalogue goes through the one choice.
+    const code = text.split('\n').filter((line) => !/^\s*(@description|\/\/)/.test(line));
+    expect(code.filter((line) => /\bchatModels\b/.test(line)).map((line) => line.trim())).toEqual([
+      'param chatModels array = []',
+      '? chatModels',
+    ]);
+    expect(text).toMatch(/map\(chatCatalogue, entry =>/);
+    expect(text).toMatch(/llmModels: empty\(chatCatalogue\) \? '' : string\(chatCatalogue\)/);
+  });
+
   it('let the web client sign in: AUTH_MODE is entra unless app-service is chosen', () => {
     expect(main()).toMatch(/^param authMode string = 'entra'$/m);
     const supplied = read(path.join(infraDir, 'main.parameters.json'));

@@ -3,13 +3,13 @@
 // tools leaves earlier conversations as they were.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { createChatTools, type ChatToolDeps } from '../../shared/tools/index.js';
+import { callApi, json, roundsFor, runTurn, startConversation } from '../support/api-turns.js';
 import { ChatClient } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
-import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
+import { startWeatherMcpServer, type WeatherMcpServer } from '../support/weather-mcp-server.js';
 
 const HEAVY = 60_000;
 /** Every built-in tool, as the registry defines them (the tools' dependencies are not used to list them). */
@@ -24,24 +24,10 @@ describe("an assistant's tools", () => {
   let alice: ChatClient;
   /** Carol adds MCP servers (the others' conversations offer none). */
   let carol: ChatClient;
-  let mcp: TestMcpServer;
-  const weatherCalls: string[] = [];
+  let mcp: WeatherMcpServer;
 
   beforeAll(async () => {
-    mcp = await startTestMcpServer((server) => {
-      server.registerTool(
-        'get_weather',
-        {
-          description: 'The weather in a city.',
-          inputSchema: z.object({ city: z.string() }),
-          annotations: { readOnlyHint: true },
-        },
-        ({ city }) => {
-          weatherCalls.push(city);
-          return { content: [{ type: 'text', text: `Sunny in ${city}` }] };
-        },
-      );
-    });
+    mcp = await startWeatherMcpServer();
     model = await startScriptedModel((request) => {
       if (request.stream !== true) return { content: '{}' };
       if (request.messages.at(-1)?.role === 'tool') return { content: 'Done.' };
@@ -62,30 +48,13 @@ describe("an assistant's tools", () => {
   });
 
   const call = (method: string, path: string, body?: unknown, client = alice) =>
-    fetch(`${runtime.url}/api/${path}`, {
-      method,
-      headers: client.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  async function json<T>(response: Response, status: number): Promise<T> {
-    expect(response.status, await response.clone().text()).toBe(status);
-    return (await response.json()) as T;
-  }
-
-  const start = async (body: Record<string, unknown>, client = alice) =>
-    (await json<{ sessionId: string }>(await call('POST', 'session/start', body, client), 201)).sessionId;
+    callApi(runtime, client, method, path, body);
+  const start = (body: Record<string, unknown>, client = alice) => startConversation(runtime, client, body);
 
   /** Runs one turn; returns the requests the model streamed for it (its rounds), in order. */
   async function turn(sessionId: string, text: string, client = alice) {
-    const chatMessageId = randomUUID();
-    expect((await client.post({ sessionId, chatMessageId, text })).status).toBe(202);
-    const frames = await client.stream(sessionId, chatMessageId);
-    expect(frames.at(-1)?.data.type).toBe('message-end');
-    return model.requests.filter(
-      (request) =>
-        request.stream === true && request.messages.findLast((m) => m.role === 'user')?.content === text,
-    );
+    await runTurn(client, sessionId, text);
+    return roundsFor(model, text);
   }
 
   const offered = (request: { tools?: { function: { name: string } }[] } | undefined) =>
@@ -195,10 +164,10 @@ describe("an assistant's tools", () => {
         error:
           'Not run: tool "mcp__other__get_weather" is not offered in this conversation (its assistant names its MCP servers).',
       });
-      expect(weatherCalls).toEqual([]);
+      expect(mcp.weatherCalls).toEqual([]);
       const ran = await turn(sessionId, `call mcp__weather__get_weather ${randomUUID()}`, carol);
       expect(ran[1]?.messages.at(-1)?.content).toBe('Sunny in Lisbon');
-      expect(weatherCalls).toEqual(['Lisbon']);
+      expect(mcp.weatherCalls).toEqual(['Lisbon']);
 
       // Naming built-in tools only: no MCP tool at all.
       const builtIn = await json<{ assistantId: string }>(

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { callApi, json, roundsFor, runTurn, systemPromptFor as promptSent } from '../support/api-turns.js';
 import { ChatClient } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
@@ -25,30 +26,10 @@ describe('assistants and projects', () => {
   });
 
   const call = (client: ChatClient, method: string, path: string, body?: unknown) =>
-    fetch(`${runtime.url}/api/${path}`, {
-      method,
-      headers: client.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  async function json<T>(response: Response, status: number): Promise<T> {
-    expect(response.status, await response.clone().text()).toBe(status);
-    return (await response.json()) as T;
-  }
-
+    callApi(runtime, client, method, path, body);
   /** The system prompt the model was sent with the turn asking this text. */
-  const systemPromptFor = (text: string) =>
-    model.requests
-      .filter((request) => request.stream === true)
-      .find((request) => request.messages.findLast((message) => message.role === 'user')?.content === text)
-      ?.messages.find((message) => message.role === 'system')?.content;
-
-  async function turn(sessionId: string, text: string) {
-    const chatMessageId = randomUUID();
-    expect((await alice.post({ sessionId, chatMessageId, text })).status).toBe(202);
-    const frames = await alice.stream(sessionId, chatMessageId);
-    expect(frames.at(-1)?.data.type).toBe('message-end');
-  }
+  const systemPromptFor = (text: string) => promptSent(model, text);
+  const turn = (sessionId: string, text: string) => runTurn(alice, sessionId, text);
 
   it('sends the assistant’s instructions, and an edit leaves earlier conversations as they were', async () => {
     const created = await json<{ assistantId: string; version: number }>(
@@ -167,10 +148,7 @@ describe('assistants and projects', () => {
     const again = `again ${randomUUID()}`;
     await turn(sessionId, again);
     expect(systemPromptFor(again)).toContain('Answers are about tides.');
-    const sent = model.requests.find(
-      (request) =>
-        request.stream === true && request.messages.findLast((m) => m.role === 'user')?.content === again,
-    );
+    const [sent] = roundsFor(model, again);
     expect(sent?.messages.map((m) => m.content)).toEqual(expect.arrayContaining([before, inSea]));
 
     // Moved on to another project, then out of any: the prompt follows.

@@ -7,6 +7,7 @@ import type { ChatCompletionRequest as OfflineRequest } from '../../local/offlin
 import { planReply } from '../../local/offline-model/reply-rules.js';
 import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { callApi, json, startConversation } from '../support/api-turns.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
@@ -22,11 +23,7 @@ describe("a conversation's knowledge follows its assistant and project", () => {
   const documents = new Map<string, string>();
 
   const call = (client: ChatClient, method: string, path: string, body?: unknown) =>
-    fetch(`${runtime.url}/api/${path}`, {
-      method,
-      headers: client.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    callApi(runtime, client, method, path, body);
 
   async function upload(client: ChatClient, title: string, text: string): Promise<void> {
     const { document } = await expectStatus<{ document: { documentId: string } }>(
@@ -71,15 +68,7 @@ describe("a conversation's knowledge follows its assistant and project", () => {
     await model?.close();
   });
 
-  async function json<T>(response: Response, status: number): Promise<T> {
-    expect(response.status, await response.clone().text()).toBe(status);
-    return (await response.json()) as T;
-  }
-
-  async function start(body: Record<string, unknown>): Promise<string> {
-    return (await json<{ sessionId: string }>(await call(alice, 'POST', 'session/start', body), 201))
-      .sessionId;
-  }
+  const start = (body: Record<string, unknown>) => startConversation(runtime, alice, body);
 
   /**
    * Runs one turn (the model searches the knowledge base, then answers) and returns the titles of the passages the
@@ -126,6 +115,32 @@ describe("a conversation's knowledge follows its assistant and project", () => {
         200,
       );
       expect(await searchedTitles(loose)).toEqual(['Roses', 'Tulips']);
+    },
+    HEAVY,
+  );
+
+  it(
+    'searches the project’s documents as they are now in a conversation begun before they changed',
+    async () => {
+      const project = await json<{ projectId: string }>(
+        await call(alice, 'POST', 'projects', { name: 'Later', knowledge: { documentIds: [id('Roses')] } }),
+        201,
+      );
+      const sessionId = await start({ projectId: project.projectId });
+      expect(await searchedTitles(sessionId)).toEqual(['Roses']);
+      const knowledge = (...titles: string[]) =>
+        call(alice, 'PATCH', `projects/${project.projectId}`, {
+          knowledge: { documentIds: titles.map(id) },
+        });
+      // A document added to the project after the conversation began is found by its next search.
+      await json(await knowledge('Roses', 'Tulips'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Roses', 'Tulips']);
+      // One taken out is not.
+      await json(await knowledge('Tulips'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Tulips']);
+      // Another user's document the project names later is never searched.
+      await json(await knowledge('Tulips', 'Cacti'), 200);
+      expect(await searchedTitles(sessionId)).toEqual(['Tulips']);
     },
     HEAVY,
   );

@@ -15,6 +15,8 @@ import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-serv
 import { startTestOAuthServer, type TestOAuthServer } from '../support/test-oauth-server.js';
 
 const TOOL = 'mcp__notes__get_note';
+/** What a server offers in its tools' place before its user ever connected it. */
+const CONNECT = 'mcp__notes__connect_account';
 
 describe('an MCP server that requires OAuth', { timeout: 90_000 }, () => {
   let authServer: TestOAuthServer;
@@ -25,6 +27,7 @@ describe('an MCP server that requires OAuth', { timeout: 90_000 }, () => {
   let bob: ChatClient;
   let aliceLive: RealtimeListener;
   let serverId = '';
+  let bobServerId = '';
   const noteCalls: string[] = [];
 
   beforeAll(async () => {
@@ -51,6 +54,8 @@ describe('an MCP server that requires OAuth', { timeout: 90_000 }, () => {
         return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `The server says: ${String(last.content)}` };
+      const offered = request.tools?.map((tool) => tool.function.name) ?? [];
+      if (offered.includes(CONNECT)) return { toolCalls: [{ name: CONNECT, arguments: '{}' }] };
       return { toolCalls: [{ name: TOOL, arguments: '{"title":"shopping"}' }] };
     });
     runtime = await startTestRuntime({ settings: { ...model.settings } });
@@ -145,6 +150,7 @@ describe('an MCP server that requires OAuth', { timeout: 90_000 }, () => {
       await api(bob, '', { method: 'POST', body: JSON.stringify({ name: 'notes', url: mcp.url }) }),
       201,
     );
+    bobServerId = added.id;
     const seen = mcp.requests.length;
     const refused = await api(bob, `/${added.id}/tools`);
     expect(refused.status).toBe(409);
@@ -153,6 +159,33 @@ describe('an MCP server that requires OAuth', { timeout: 90_000 }, () => {
     expect(bobRequests.every((request) => request.headers.authorization === undefined)).toBe(true);
     // Alice's server is not Bob's to connect either.
     expect((await api(bob, `/${serverId}/oauth/start`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('tells a user who added the server but never connected it to connect, in the turn', async () => {
+    const bobLive = await bob.listen();
+    try {
+      const sessionId = await bob.startSession();
+      const chatMessageId = await bob.send(sessionId, 'What is on my list of notes?');
+      const events = await bobLive.waitForTerminal(chatMessageId);
+      expect(events.at(-1)?.type).toBe('message-end');
+      // The server is offered as the one tool that asks for a connection, not left out without a word.
+      const first = model.requests.find(
+        (request) =>
+          request.stream === true &&
+          request.messages.some((message) => message.content === 'What is on my list of notes?') &&
+          request.messages.at(-1)?.role === 'user',
+      );
+      expect(first?.tools?.map((tool) => tool.function.name)).toContain(CONNECT);
+      expect(first?.tools?.map((tool) => tool.function.name)).not.toContain(TOOL);
+      expect(events.find((event) => event.type === 'tool-result')).toMatchObject({
+        name: CONNECT,
+        isError: true,
+        connect: { serverId: bobServerId, serverName: 'notes' },
+      });
+      expect(answerOf(events)).toContain('needs the user to connect their account first');
+    } finally {
+      bobLive.stop();
+    }
   });
 
   it('refreshes an access token the server no longer takes', async () => {

@@ -3,16 +3,16 @@
 // neither sees nor reaches it; an operator's server given to a group is offered to a caller whose identity names it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
 import { planReply } from '../../local/offline-model/reply-rules.js';
 import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
+import { callApi } from '../support/api-turns.js';
 import { ChatClient, expectStatus, type RealtimeListener } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
-import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
+import { startWeatherMcpServer, type WeatherMcpServer } from '../support/weather-mcp-server.js';
 
 const TOOL = 'mcp__weather__get_weather';
 const API_KEY = 'Bearer wx-secret-4f9d2a7c';
@@ -20,7 +20,7 @@ const API_KEY = 'Bearer wx-secret-4f9d2a7c';
 const GROUP_TOOL = 'mcp__forecast__get_weather';
 
 describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () => {
-  let mcp: TestMcpServer;
+  let mcp: WeatherMcpServer;
   let model: ScriptedModel;
   let runtime: LocalRuntime;
   let alice: ChatClient;
@@ -29,23 +29,9 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
   let bobLive: RealtimeListener;
   let carol: ChatClient;
   let carolLive: RealtimeListener;
-  const weatherCalls: string[] = [];
 
   beforeAll(async () => {
-    mcp = await startTestMcpServer((server) => {
-      server.registerTool(
-        'get_weather',
-        {
-          description: 'The weather in a city.',
-          inputSchema: z.object({ city: z.string() }),
-          annotations: { readOnlyHint: true },
-        },
-        ({ city }) => {
-          weatherCalls.push(city);
-          return { content: [{ type: 'text', text: `Sunny and 24 °C in ${city}` }] };
-        },
-      );
-    });
+    mcp = await startWeatherMcpServer({ weather: (city) => `Sunny and 24 °C in ${city}` });
     model = await startScriptedModel((request) => {
       if (request.stream !== true)
         return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
@@ -87,10 +73,10 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
 
   it("offers the server's tool, calls it, and answers with its result; another user gets neither", async () => {
     const added = await expectStatus<{ id: string }>(
-      await fetch(`${runtime.url}/api/mcp-servers`, {
-        method: 'POST',
-        headers: { ...alice.headers(), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'weather', url: mcp.url, headers: { Authorization: API_KEY } }),
+      await callApi(runtime, alice, 'POST', 'mcp-servers', {
+        name: 'weather',
+        url: mcp.url,
+        headers: { Authorization: API_KEY },
       }),
       201,
     );
@@ -105,14 +91,14 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
     ]);
     const text = events.flatMap((event) => (event.type === 'content' ? [event.delta] : [])).join('');
     expect(text).toBe('The server says: Sunny and 24 °C in Lisbon');
-    expect(weatherCalls).toEqual(['Lisbon']);
+    expect(mcp.weatherCalls).toEqual(['Lisbon']);
     const offered = model.requests.find((request) => request.stream === true)?.tools ?? [];
     expect(offered.map((tool) => tool.function.name)).toContain(TOOL);
     expect(mcp.requests.some((request) => request.headers.authorization === API_KEY)).toBe(true);
     expect(JSON.stringify(events)).not.toContain('wx-secret');
 
     // Another user: the server is the same 404 as none, its tool is not offered, and calling it anyway fails.
-    const other = await fetch(`${runtime.url}/api/mcp-servers/${added.id}`, { headers: bob.headers() });
+    const other = await callApi(runtime, bob, 'GET', `mcp-servers/${added.id}`);
     expect(other.status).toBe(404);
     const requestsBefore = model.requests.length;
     const bobSession = await bob.startSession();
@@ -125,7 +111,7 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
       expect.objectContaining({ type: 'tool-call', name: TOOL }),
       expect.objectContaining({ type: 'tool-result', isError: true }),
     ]);
-    expect(weatherCalls).toEqual(['Lisbon']);
+    expect(mcp.weatherCalls).toEqual(['Lisbon']);
   });
 
   it("offers an operator's server given to a group to a caller whose identity names the group, and only then", async () => {
@@ -155,14 +141,14 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
       return { events, offered: offered.map((tool) => tool.function.name) };
     };
 
-    const before = weatherCalls.length;
+    const before = mcp.weatherCalls.length;
     const member = await ask(['g-readers', 'g-forecast']);
     expect(member.offered).toContain(GROUP_TOOL);
     expect(toolEvents(member.events)).toEqual([
       expect.objectContaining({ type: 'tool-call', name: GROUP_TOOL }),
       expect.objectContaining({ type: 'tool-result', isError: false }),
     ]);
-    expect(weatherCalls.slice(before)).toEqual(['Lisbon']);
+    expect(mcp.weatherCalls.slice(before)).toEqual(['Lisbon']);
 
     // The same user without the group in their identity: not offered, and not reachable by name either.
     const outsider = await ask(['g-readers']);
@@ -171,6 +157,6 @@ describe('tools of a user-added MCP server in a turn', { timeout: 60_000 }, () =
       expect.objectContaining({ type: 'tool-call', name: TOOL }),
       expect.objectContaining({ type: 'tool-result', isError: true }),
     ]);
-    expect(weatherCalls.slice(before)).toEqual(['Lisbon']);
+    expect(mcp.weatherCalls.slice(before)).toEqual(['Lisbon']);
   });
 });

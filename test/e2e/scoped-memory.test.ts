@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { callApi, json, runTurn, startConversation, systemPromptFor } from '../support/api-turns.js';
 import { ChatClient } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import {
@@ -75,35 +76,16 @@ describe('memory scoped to the user, an assistant or a project', () => {
   });
 
   const call = (client: ChatClient, method: string, path: string, body?: unknown) =>
-    fetch(`${runtime.url}/api/${path}`, {
-      method,
-      headers: client.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  async function json<T>(response: Response, status: number): Promise<T> {
-    expect(response.status, await response.clone().text()).toBe(status);
-    return (await response.json()) as T;
-  }
+    callApi(runtime, client, method, path, body);
 
   /** A new conversation shaped as asked, one turn in it, and the system prompt the model was sent. */
   async function converse(
     shape: { projectId?: string; assistantId?: string },
     text = `Hello ${randomUUID()}.`,
   ): Promise<string> {
-    const { sessionId } = await json<{ sessionId: string }>(
-      await call(alice, 'POST', 'session/start', shape),
-      201,
-    );
-    const chatMessageId = randomUUID();
-    expect((await alice.post({ sessionId, chatMessageId, text })).status).toBe(202);
-    const frames = await alice.stream(sessionId, chatMessageId);
-    expect(frames.at(-1)?.data.type).toBe('message-end');
+    await runTurn(alice, await startConversation(runtime, alice, shape), text);
     await settle(runtime);
-    const prompt = model.requests
-      .filter((request) => request.stream === true)
-      .find((request) => request.messages.findLast((message) => message.role === 'user')?.content === text)
-      ?.messages.find((message) => message.role === 'system')?.content;
+    const prompt = systemPromptFor(model, text);
     expect(prompt).toBeDefined();
     return prompt ?? '';
   }

@@ -1,8 +1,10 @@
 // Connecting an MCP server that requires OAuth from the page, in real Chromium: Connect in the settings goes
 // through the authorization server's consent and the callback back to the page, which opens the settings saying
-// the account is connected; the server's tools then list.
+// the account is connected; the server's tools then list. An answer that needed a connection shows Connect, also
+// once the page is reloaded.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
+import { callApi } from '../support/api-turns.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, openPage, startWebRuntime, useSharedBrowser } from '../support/browser.js';
 import type { OpenedPage, WebRuntime } from '../support/browser.js';
@@ -11,6 +13,8 @@ import { startTestOAuthServer, type TestOAuthServer } from '../support/test-oaut
 
 const UI_TIMEOUT = 30_000;
 const TEST_TIMEOUT = 120_000;
+/** What a server the user never connected offers in its tools' place. */
+const CONNECT_DIARY = 'mcp__diary__connect_account';
 
 describeBrowser('connecting an OAuth MCP server from the page', () => {
   useSharedBrowser();
@@ -35,7 +39,17 @@ describeBrowser('connecting an OAuth MCP server from the page', () => {
       },
       { oauth: { metadata: authServer.metadata, verifier: authServer } },
     );
-    web = await startWebRuntime();
+    web = await startWebRuntime({
+      // The model calls the never-connected server's stand-in when it is offered, and answers plainly otherwise.
+      script: (request) => {
+        if (request.stream !== true) return { content: 'A title' };
+        if (request.messages.at(-1)?.role === 'tool') return { content: 'Connect the diary first.' };
+        const offered = (request.tools ?? []).map((tool) => tool.function.name);
+        return offered.includes(CONNECT_DIARY)
+          ? { toolCalls: [{ name: CONNECT_DIARY, arguments: '{}' }] }
+          : { content: 'Nothing to call.' };
+      },
+    });
   }, TEST_TIMEOUT);
   afterAll(async () => {
     for (const page of pages.splice(0)) await page.close().catch(() => undefined);
@@ -91,6 +105,40 @@ describeBrowser('connecting an OAuth MCP server from the page', () => {
         200,
       );
       expect(view.authorization).toBe('connected');
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'shows Connect with an answer that needed a server never connected, and again when the page is reloaded',
+    async () => {
+      const alice = new ChatClient(web.url, 'user_001');
+      await expectStatus(
+        await callApi(web, alice, 'POST', 'mcp-servers', { name: 'diary', url: mcp.url }),
+        201,
+      );
+      const opened = await openPage(web.url, { userId: 'user_001' });
+      pages.push(opened);
+      const { page } = opened;
+      const composer = page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('What did I write in my diary?');
+      await composer.press('Enter');
+      const answer = page.getByRole('article', { name: 'Answer' });
+      await expect
+        .poll(() => answer.textContent(), { timeout: UI_TIMEOUT })
+        .toContain('Connect the diary first.');
+      const need = (at: typeof page) =>
+        at.getByRole('status').filter({ hasText: 'The MCP server diary needs you to connect your account.' });
+      await need(page).waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.getByRole('button', { name: 'Connect diary' }).count()).toBe(1);
+
+      // A page opened afresh has only history to show it from: the stored call still names the server to connect.
+      await page.reload();
+      await expect
+        .poll(() => page.getByRole('article', { name: 'Answer' }).textContent(), { timeout: UI_TIMEOUT })
+        .toContain('Connect the diary first.');
+      await need(page).waitFor({ timeout: UI_TIMEOUT });
+      expect(await page.getByRole('button', { name: 'Connect diary' }).count()).toBe(1);
     },
     TEST_TIMEOUT,
   );

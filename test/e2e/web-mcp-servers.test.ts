@@ -3,11 +3,12 @@
 // and another user's page does not list a user's server.
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { z } from 'zod';
+import { callApi } from '../support/api-turns.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { describeBrowser, openPage, startWebRuntime, useSharedBrowser } from '../support/browser.js';
 import type { OpenedPage, WebRuntime } from '../support/browser.js';
-import { startTestMcpServer, type TestMcpServer } from '../support/test-mcp-server.js';
+import type { TestMcpServer } from '../support/test-mcp-server.js';
+import { startWeatherMcpServer } from '../support/weather-mcp-server.js';
 
 const UI_TIMEOUT = 30_000;
 const TEST_TIMEOUT = 120_000;
@@ -27,22 +28,7 @@ describeBrowser('the MCP servers settings', () => {
   const pages: OpenedPage[] = [];
 
   beforeAll(async () => {
-    mcp = await startTestMcpServer((server) => {
-      server.registerTool(
-        'get_weather',
-        {
-          description: 'The weather in a city.',
-          inputSchema: z.object({ city: z.string() }),
-          annotations: { readOnlyHint: true },
-        },
-        ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}` }] }),
-      );
-      server.registerTool(
-        'set_alarm',
-        { description: 'Sets an alarm.', inputSchema: z.object({ at: z.string() }) },
-        ({ at }) => ({ content: [{ type: 'text', text: `Alarm at ${at}` }] }),
-      );
-    });
+    mcp = await startWeatherMcpServer({ alarm: true });
     web = await startWebRuntime({
       settings: { MCP_SERVERS: JSON.stringify([{ name: 'wiki', url: mcp.url, approval: 'never' }]) },
     });
@@ -145,7 +131,7 @@ describeBrowser('the MCP servers settings', () => {
         .poll(
           async () => {
             const { servers } = await expectStatus<{ servers: { name: string; enabled: boolean }[] }>(
-              await fetch(`${web.url}/api/mcp-servers`, { headers: user.headers() }),
+              await callApi(web, user, 'GET', 'mcp-servers'),
               200,
             );
             return servers.find((server) => server.name === 'weather')?.enabled;
@@ -160,7 +146,7 @@ describeBrowser('the MCP servers settings', () => {
       await confirm.getByRole('button', { name: 'Remove' }).click();
       await expect.poll(() => serverItem(dialog, 'weather').count(), { timeout: UI_TIMEOUT }).toBe(0);
       const { servers } = await expectStatus<{ servers: { name: string }[] }>(
-        await fetch(`${web.url}/api/mcp-servers`, { headers: user.headers() }),
+        await callApi(web, user, 'GET', 'mcp-servers'),
         200,
       );
       expect(servers.map((server) => server.name)).toEqual(['wiki', 'gone']);
@@ -174,11 +160,7 @@ describeBrowser('the MCP servers settings', () => {
     async () => {
       const owner = new ChatClient(web.url, 'user_002');
       await expectStatus(
-        await fetch(`${web.url}/api/mcp-servers`, {
-          method: 'POST',
-          headers: { ...owner.headers(), 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'private-notes', url: mcp.url }),
-        }),
+        await callApi(web, owner, 'POST', 'mcp-servers', { name: 'private-notes', url: mcp.url }),
         201,
       );
       const { dialog: ownerDialog } = await openSettings('user_002');

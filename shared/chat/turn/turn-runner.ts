@@ -3,7 +3,7 @@
 import type { ChatEvent } from '../../streaming/contracts.js';
 import type { TurnStream } from '../../streaming/turn-stream.js';
 import { spendLimited } from '../../quota/quota-gate.js';
-import { groupsFlag, memoryFlag } from '../contracts/queue.js';
+import { groupsFlag, memoryFlag, shapeFlags } from '../contracts/queue.js';
 import type { AssistantRef } from '../../conversation/conversation-shape.js';
 import { readScopes } from '../../conversation/memory-scope.js';
 import type { TurnRef } from '../../conversation/messages.js';
@@ -106,6 +106,22 @@ export async function runTurnStep<S, O>(
       );
   }
   return result.output;
+}
+
+/**
+ * A project's documents as they are when knowledge search runs (its two point reads only then): a document added to
+ * the project after the conversation began is searched, one taken out is not. Without a project, the documents the
+ * conversation's assistant named at its version stand, as its prompt recorded them.
+ */
+function currentDocuments(
+  services: RunnerPorts,
+  ref: StepRef,
+): { currentDocumentIds?: () => Promise<string[] | undefined> } {
+  const { instructions } = services;
+  if (ref.projectId === undefined || instructions === undefined) return {};
+  return {
+    currentDocumentIds: async () => (await instructions(ref.userId, shapeFlags(ref))).documentIds,
+  };
 }
 
 /** Effects that may run at once (they touch different stores and none waits for another): the rest one by one. */
@@ -216,6 +232,7 @@ class EffectRun {
           ...(effect.branch ? { branch: effect.branch } : {}),
           // Knowledge search reads only the documents the conversation's assistant and project name.
           ...(effect.documentIds ? { documentIds: effect.documentIds } : {}),
+          ...currentDocuments(services, ref),
         });
         return { kind: 'ran', outcome };
       }

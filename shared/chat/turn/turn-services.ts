@@ -76,7 +76,7 @@ export type ModelPorts = StreamPorts &
 /** What a runTool step runs on: the guard, its stream, the turn's record and results, the tools, the stop. */
 export type ToolPorts = GuardServices &
   StreamPorts &
-  Pick<TurnServices, 'turns' | 'tools' | 'userTools' | 'cancellation' | 'now' | 'pricing'>;
+  Pick<TurnServices, 'turns' | 'tools' | 'userTools' | 'cancellation' | 'now' | 'pricing' | 'instructions'>;
 
 /** What a failTurn step runs on: the guard, its stream, working memory and the record, the header, the end. */
 export type FailPorts = GuardServices &

@@ -1,15 +1,11 @@
 // The Cosmos DB adapter of ConversationSummaries (container `conversation-summaries`, partition userId, id =
 // sessionId): writes conditioned on the version read, a list behind an opaque token bound to the user, and search
 // by vector (in Cosmos DB, or in process) fused in process with full-text ranks.
-import type { Container, SqlParameter, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { z } from 'zod';
-import {
-  inScopes,
-  memoryScopeSchema,
-  USER_SCOPE,
-  type MemoryScope,
-} from '../../conversation/memory-scope.js';
+import { inScopes, memoryScopeSchema } from '../../conversation/memory-scope.js';
 import { mapBounded } from '../../bounded-parallel.js';
+import { scopeCondition } from './scope-condition.js';
 import { nearestQuery } from '../../cosmos/adapters/hybrid-search-query.js';
 import {
   deleteItem,
@@ -311,16 +307,6 @@ function toView(document: ConversationSummaryDocument): ConversationSummaryView 
     user_sentiment,
     timestamp,
     createdAt,
-  };
-}
-
-/** A summary in one of the scopes; one without a scope (written before scopes) is the user's shared memory. */
-function scopeCondition(scopes: readonly MemoryScope[]): { sql: string; parameters: SqlParameter[] } {
-  return {
-    sql: scopes.includes(USER_SCOPE)
-      ? '(NOT IS_DEFINED(c.scope) OR ARRAY_CONTAINS(@scopes, c.scope))'
-      : 'ARRAY_CONTAINS(@scopes, c.scope)',
-    parameters: [{ name: '@scopes', value: [...scopes] }],
   };
 }
 

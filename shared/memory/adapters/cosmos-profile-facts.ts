@@ -21,8 +21,9 @@ import {
   type ProfileFact,
 } from '../contracts.js';
 import type { ConsolidationQuery, ProfileFacts } from '../profile-facts.js';
-import { scopeOf, USER_SCOPE } from '../../conversation/memory-scope.js';
+import { inScopes } from '../../conversation/memory-scope.js';
 import { activeFactsCopy } from './active-facts.js';
+import { scopeCondition } from './scope-condition.js';
 
 /** Either kind of item the container holds, told apart by `kind`. */
 const profileItemSchema = z.discriminatedUnion('kind', [profileFactSchema, consolidationRecordSchema]);
@@ -58,7 +59,7 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
       if (statuses?.length === 1 && statuses[0] === 'active') {
         const active = await copy.read(userId);
         return sortOldestFirst(
-          scopes === undefined ? active : active.filter((fact) => scopes.includes(scopeOf(fact))),
+          scopes === undefined ? active : active.filter((fact) => inScopes(fact, scopes)),
         );
       }
       const conditions = ["c.kind = 'fact'"];
@@ -68,13 +69,10 @@ export function createCosmosProfileFacts(container: Container): ProfileFacts {
         parameters.push({ name: '@statuses', value: [...options.statuses] });
       }
       if (options.scopes !== undefined) {
-        // A fact without a scope was written before memory had scopes: it is the user's shared memory.
-        conditions.push(
-          options.scopes.includes(USER_SCOPE)
-            ? '(NOT IS_DEFINED(c.scope) OR ARRAY_CONTAINS(@scopes, c.scope))'
-            : 'ARRAY_CONTAINS(@scopes, c.scope)',
-        );
-        parameters.push({ name: '@scopes', value: [...options.scopes] });
+        // The same selection as the copy's filter above (inScopes), as SQL.
+        const scope = scopeCondition(options.scopes);
+        conditions.push(scope.sql);
+        parameters.push(...scope.parameters);
       }
       const query: SqlQuerySpec = { query: `SELECT * FROM c WHERE ${conditions.join(' AND ')}`, parameters };
       return sortOldestFirst(

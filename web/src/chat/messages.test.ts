@@ -12,6 +12,7 @@ import {
   type StoredSource,
 } from './messages';
 import { attachmentIdOf } from './attachments';
+import { connectNeededResult } from '../../../shared/streaming/tool-connect.js';
 
 const source: StoredSource = {
   chunkId: 'k1',
@@ -54,6 +55,56 @@ describe('a conversation reloaded from history', () => {
 
     expect(streamed).toBeDefined();
     expect(part).toEqual(streamed);
+  });
+
+  it('shows the Connect part of a stored call whose MCP server the user must connect, as the stream showed it', () => {
+    const connect = { serverId: 'mcp-0123456789abcdef', serverName: 'notes' };
+    const result = connectNeededResult('Tool mcp__notes__get_note was not run: connect first.', connect);
+    const bodies: ChatEventBody[] = [
+      { type: 'message-start', userMessageId: 'm_user', assistantMessageId: 'm_assistant' },
+      { type: 'tool-call', round: 0, toolCallId: 'c1', name: 'mcp__notes__get_note', arguments: '{}' },
+      {
+        type: 'tool-result',
+        round: 0,
+        toolCallId: 'c1',
+        name: 'mcp__notes__get_note',
+        result,
+        isError: true,
+        connect,
+      },
+      { type: 'content', delta: 'Connect the notes server first.' },
+      { type: 'message-end', finishReason: 'stop' },
+    ];
+    const events = bodies.map((body, i): ChatEvent => ({
+      ...body,
+      sessionId: 's',
+      chatMessageId: 'm',
+      seq: i + 1,
+    }));
+    const streamed = replayUiMessageChunks(events).filter((chunk) => chunk.type === 'data-mcp-connect');
+
+    const stored = { id: 'c1', name: 'mcp__notes__get_note', arguments: '{}', result, isError: true };
+    const [reloaded] = fromHistory([
+      {
+        messageId: 'm_assistant',
+        chatMessageId: 'm',
+        role: 'assistant',
+        content: 'Connect the notes server first.',
+        timestamp: '2026-11-22T10:00:00.000Z',
+        toolCalls: [stored, { ...stored, id: 'c2', result: JSON.stringify({ error: 'the server failed' }) }],
+      },
+    ]);
+    const parts = reloaded?.parts.filter((part) => part.type === 'data-mcp-connect');
+
+    expect(streamed).toEqual([{ type: 'data-mcp-connect', data: connect }]);
+    // Only the call that needed the connection gets one, right after its tool part.
+    expect(parts).toEqual(streamed);
+    expect(reloaded?.parts.map((part) => part.type)).toEqual([
+      'dynamic-tool',
+      'data-mcp-connect',
+      'dynamic-tool',
+      'text',
+    ]);
   });
 
   it("turns a user message's stored files into file parts that name them, never a signed URL", () => {

@@ -4,6 +4,7 @@
 import type { UIMessage } from 'ai';
 import type { UiMessageMetadata } from '../../../shared/streaming/ui-message-chunks.js';
 import type { KnowledgeSource } from '../../../shared/conversation/sources.js';
+import { connectNeedOf } from '../../../shared/streaming/tool-connect.js';
 import { attachmentUrl } from './attachments';
 import {
   parsedJson,
@@ -123,7 +124,7 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
       parts.push({ type: 'reasoning', text: message.reasoning.text, state: 'done' });
       if (message.reasoning.durationMs !== undefined) metadata.reasoningMs = message.reasoning.durationMs;
     }
-    for (const call of message.toolCalls ?? [])
+    for (const call of message.toolCalls ?? []) {
       parts.push(
         call.isError
           ? {
@@ -143,6 +144,10 @@ export function fromHistory(messages: readonly HistoryMessage[]): ChatUIMessage[
               output: parsedJson(call.result),
             },
       );
+      // A call whose MCP server the user must connect first shows its Connect button again, as the stream showed it.
+      const need = call.isError ? connectNeedOf(call.result) : undefined;
+      if (need !== undefined) parts.push({ type: 'data-mcp-connect', data: need });
+    }
     for (const source of message.sources ?? [])
       parts.push({
         type: 'source-document',
