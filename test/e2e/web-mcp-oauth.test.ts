@@ -1,7 +1,6 @@
-// Connecting an MCP server that requires OAuth from the page, in real Chromium: Connect in the settings goes
-// through the authorization server's consent and the callback back to the page, which opens the settings saying
-// the account is connected; the server's tools then list. An answer that needed a connection shows Connect, also
-// once the page is reloaded.
+// Connecting an MCP server that requires OAuth from the page, in real Chromium: consent and callback lead back to
+// settings saying the account is connected, and its tools list. An answer that needed a connection shows Connect,
+// also once the page is reloaded.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { callApi } from '../support/api-turns.js';
