@@ -47,6 +47,10 @@ const LOCAL_CONTRACTS: Readonly<Record<string, readonly { module: string; why: s
       module: 'shared/cosmos/container-spec.ts',
       why: 'the container definitions (partition keys, indexes, TTL) the account is provisioned with',
     },
+    {
+      module: 'shared/cosmos/indexed-paths.ts',
+      why: 'the indexing policy a container definition implies, provisioned as infra provisions it',
+    },
   ],
   'local/cosmos/search-functions.ts': [
     {
