@@ -97,6 +97,13 @@ describe('a long text file searched by its embeddings', { timeout: 120_000 }, ()
     expect(questionRequests(QUESTIONS[1] as string)).toHaveLength(1);
     await settle(env.runtime);
 
+    // Each embeddings request is recorded, as a knowledge search's is: under the user, as an embedding call.
+    const report = await expectStatus<{ backgroundByKind: Record<string, { calls: number }> }>(
+      await fetch(`${env.runtime.url}/api/usage/users/user_001`, { headers: env.alice.headers() }),
+      200,
+    );
+    expect(report.backgroundByKind.embedding?.calls).toBe(env.model.embeddingRequests.length);
+
     // Deleting the conversation deletes the file and its vectors.
     const deleted = await fetch(`${env.runtime.url}/api/history/conversations/${sessionId}`, {
       method: 'DELETE',
