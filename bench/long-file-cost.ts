@@ -1,6 +1,5 @@
-// What searching a long text file by its embeddings costs a turn on the local runtime (the offline model answering
-// at once): the first token of a conversation's first turn, which embeds the file's passages, and of its second,
-// which reads them back; the passages embedded and the bytes kept beside the file. Prints figures, asserts nothing.
+// What searching a long text file by its embeddings costs a turn (offline model): the first token of the turn that
+// embeds its passages and of the next, which reads them back, and the bytes kept. Prints figures, asserts nothing.
 // npx tsx bench/long-file-cost.ts  (RUNS=6, PARAGRAPHS=1200 by default)
 import { randomUUID } from 'node:crypto';
 import { createLogHandler } from '../local/log.js';
