@@ -270,7 +270,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
         events: traceEventStore(streaming.turnEvents),
         sink: traceEventSink(streaming.sink),
         llm,
-        attachments: turnAttachments(attachments, reader, config.knowledge),
+        attachments: turnAttachments(attachments, reader, config, llm),
         tools: createChatTools(
           {
             messages: history.messages,

@@ -7,21 +7,23 @@ import {
   createBlobAttachmentStore,
 } from '../attachments/adapters/blob-attachment-store.js';
 import { createBlobAttachmentUploads } from '../attachments/adapters/blob-attachment-uploads.js';
+import { createBlobPassageVectors } from '../attachments/adapters/blob-passage-vectors.js';
+import type { PassageVectorStore } from '../attachments/passage-vectors.js';
 import { createBlobSasSigner } from '../attachments/adapters/blob-sas-signer.js';
 import type { AttachmentUploads } from '../attachments/attachment-uploads.js';
 import type { DirectUploadServices } from '../attachments/direct-uploads.js';
 import { sharpImages } from '../attachments/adapters/sharp-images.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import { withAttachments } from '../attachments/model-attachments.js';
-import type { ChatMessage } from '../llm/llm-gateway.js';
+import type { ChatMessage, LlmGateway } from '../llm/llm-gateway.js';
 import type { AttachmentServices } from '../attachments/store-attachment.js';
 import { paragraphChunker } from '../attachments/attachment-passages.js';
 import { chunkDocument } from '../knowledge/chunking.js';
 import type { DocumentReader } from '../knowledge/extract-pool.js';
-import type { KnowledgeConfig } from '../knowledge/settings.js';
 import type { ConversationEraser } from '../history/conversation-eraser.js';
 import type { QuotaState } from '../quota/quota-state.js';
 import type { AppConfig } from './config.js';
+import { configuredModels } from './usage-accounting.js';
 
 /** What the platform gives for Blob Storage beside its credential. */
 export interface BlobPlatform {
@@ -36,7 +38,7 @@ export function composeAttachments(
   config: AppConfig,
   platform: BlobPlatform & { credential: TokenCredential },
   leases: QuotaState,
-): DirectUploadServices {
+): DirectUploadServices & { passageVectors: PassageVectorStore } {
   const blob = config.attachments.blob;
   const local = platform.localBlob;
   const clients =
@@ -52,6 +54,7 @@ export function composeAttachments(
             createBlobSasSigner(clients.service, { publicEndpoint: local?.publicEndpoint }),
             clients.container,
           ),
+    passageVectors: clients === undefined ? offVectors : createBlobPassageVectors(clients.container),
     images: sharpImages,
     config: config.attachments,
     quota: config.quota,
@@ -61,13 +64,15 @@ export function composeAttachments(
 
 /**
  * How a turn reads its files in: a PDF by the workers that read knowledge documents, under their limits; a file too
- * long for the prompt cut by the knowledge base's chunker and searched.
+ * long for the prompt cut by the knowledge base's chunker and searched by words and embeddings, as knowledge is.
  */
 export function turnAttachments(
-  attachments: AttachmentServices,
+  attachments: AttachmentServices & { passageVectors: PassageVectorStore },
   reader: DocumentReader,
-  knowledge: Pick<KnowledgeConfig, 'chunkTokens' | 'chunkOverlapTokens'>,
+  config: Pick<AppConfig, 'knowledge' | 'llm'>,
+  llm: Pick<LlmGateway, 'embed'>,
 ): (userId: string, messages: readonly ChatMessage[]) => Promise<ChatMessage[]> {
+  const { knowledge } = config;
   const reading = {
     store: attachments.store,
     config: attachments.config,
@@ -83,6 +88,16 @@ export function turnAttachments(
     readPdf: async (bytes: Uint8Array, owner: string) => {
       const document = await reader.read({ format: 'pdf', content: bytes, owner });
       return document.blocks.map((block) => block.text).join('\n\n');
+    },
+    // Within the knowledge base's limits: its batch per embeddings request, its most chunks per document. Inside a
+    // round, the calls are counted to the turn as a knowledge search's are.
+    embedding: {
+      llm,
+      vectors: attachments.passageVectors,
+      model: configuredModels(config.llm).embedding,
+      batch: knowledge.embeddingBatch,
+      maxPassages: knowledge.maxChunks,
+      log: console,
     },
   };
   return (userId, messages) => withAttachments(reading, userId, messages);
@@ -107,6 +122,12 @@ const offUploads: AttachmentUploads = {
   read: () => Promise.reject(new Error('Attachments are off: ATTACHMENTS_BLOB_ENDPOINT is not set.')),
   drop: () => Promise.resolve(),
   sweep: () => Promise.resolve({ uploads: 0, unattached: 0 }),
+};
+
+/** Attachments off: there are no files to make embeddings of. */
+const offVectors: PassageVectorStore = {
+  read: () => Promise.resolve(undefined),
+  write: () => Promise.resolve(),
 };
 
 /** Attachments off (no Blob endpoint): nothing is kept, so nothing is found and nothing to delete. */

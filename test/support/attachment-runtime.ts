@@ -5,7 +5,12 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { ChatClient } from './chat-client.js';
 import { startTestRuntime } from './local-runtime.js';
-import { startScriptedModel, type Script, type ScriptedModel } from './scripted-model.js';
+import {
+  startScriptedModel,
+  type Script,
+  type ScriptedEmbedding,
+  type ScriptedModel,
+} from './scripted-model.js';
 
 /** A stored file as the upload (or a direct upload's completion) answers it. */
 export interface StoredAttachment {
@@ -52,7 +57,9 @@ export interface AttachmentRuntime {
 }
 
 /** Registers a file's hooks: a runtime and its users before the tests, everything stopped after them. */
-export function useAttachmentRuntime(options: { script?: Script } = {}): AttachmentRuntime {
+export function useAttachmentRuntime(
+  options: { script?: Script; embed?: ScriptedEmbedding } = {},
+): AttachmentRuntime {
   let runtime: LocalRuntime | undefined;
   let model: ScriptedModel | undefined;
   let users: { alice: ChatClient; bob: ChatClient } | undefined;
@@ -61,7 +68,10 @@ export function useAttachmentRuntime(options: { script?: Script } = {}): Attachm
     return { runtime, ...users };
   };
   beforeAll(async () => {
-    model = options.script === undefined ? undefined : await startScriptedModel(options.script);
+    model =
+      options.script === undefined
+        ? undefined
+        : await startScriptedModel(options.script, options.embed ? { embed: options.embed } : {});
     runtime = await startTestRuntime(model === undefined ? {} : { settings: model.settings });
     users = { alice: new ChatClient(runtime.url, 'user_001'), bob: new ChatClient(runtime.url, 'user_002') };
   }, 120_000);

@@ -74,6 +74,8 @@ export interface ScriptedModel {
   requests: ChatCompletionRequest[];
   /** Every Responses API request body as it was sent, in arrival order (empty unless it speaks that API). */
   responsesRequests: ResponsesRequest[];
+  /** The inputs of every embeddings request, in arrival order. */
+  embeddingRequests: string[][];
   /** App settings that point the product at this model. */
   settings: Record<string, string>;
   close(): Promise<void>;
@@ -83,19 +85,28 @@ export interface ScriptedModel {
  * The length of the embeddings it answers with (hashed bag-of-words vectors, as the offline model's: texts that
  * share words are near), and the product's default LLM_EMBEDDING_DIMENSIONS.
  */
-const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
+export const SCRIPTED_EMBEDDING_DIMENSIONS = 1536;
 
 export const SCRIPTED_MODEL = 'scripted-model';
 
+/**
+ * The embedding of a text a test chooses (SCRIPTED_EMBEDDING_DIMENSIONS numbers); undefined: the hashed bag of
+ * words.
+ */
+export type ScriptedEmbedding = (text: string) => number[] | undefined;
+
 export async function startScriptedModel(
   script: Script,
-  options: { api?: LlmApi } = {},
+  options: { api?: LlmApi; embed?: ScriptedEmbedding } = {},
 ): Promise<ScriptedModel> {
   const api = options.api ?? 'chat-completions';
   const requests: ChatCompletionRequest[] = [];
   const responsesRequests: ResponsesRequest[] = [];
+  const embeddingRequests: string[][] = [];
+  const state: ServerState = { script, api, requests, responsesRequests, embeddingRequests };
+  if (options.embed !== undefined) state.embed = options.embed;
   const server = createServer((request, response) => {
-    handle(request, response, { script, api, requests, responsesRequests }).catch((error: unknown) => {
+    handle(request, response, state).catch((error: unknown) => {
       if (!response.headersSent) sendJson(response, 500, { error: { message: String(error) } });
       else response.destroy();
     });
@@ -107,6 +118,7 @@ export async function startScriptedModel(
     baseUrl,
     requests,
     responsesRequests,
+    embeddingRequests,
     settings: {
       LLM_PROVIDER: 'openai-compatible',
       LLM_API: api,
@@ -176,6 +188,8 @@ interface ServerState {
   api: LlmApi;
   requests: ChatCompletionRequest[];
   responsesRequests: ResponsesRequest[];
+  embeddingRequests: string[][];
+  embed?: ScriptedEmbedding;
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
@@ -188,10 +202,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, state:
       encoding_format?: string;
     };
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
+    state.embeddingRequests.push(texts);
     sendJson(response, 200, {
       object: 'list',
       data: texts.map((text, index) => {
-        const vector = hashedEmbedding(text, SCRIPTED_EMBEDDING_DIMENSIONS);
+        const vector = state.embed?.(text) ?? hashedEmbedding(text, SCRIPTED_EMBEDDING_DIMENSIONS);
         return {
           object: 'embedding',
           index,

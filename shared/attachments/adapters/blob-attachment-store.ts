@@ -1,5 +1,5 @@
-// Attachments in Azure Blob Storage: one block blob per file at `{user}/{attachmentId}`, where `{user}` is a hash
-// of the user id; what a message keeps of it rides in the blob's metadata. The same code talks to Azurite locally.
+// Attachments in Azure Blob Storage: one block blob per file at `{user}/{attachmentId}` (`{user}` a hash of the user
+// id), what a message keeps of it in the blob's metadata, and what is made from it (`{attachmentId}.{what}`) beside.
 import { createHash } from 'node:crypto';
 import type { TokenCredential } from '@azure/identity';
 import type { Agent } from 'node:https';
@@ -55,6 +55,18 @@ export function userPrefix(userId: string): string {
   return `${createHash('sha256').update(userId, 'utf8').digest('hex').slice(0, 32)}/`;
 }
 
+/** A blob made from the user's file (its passages' embeddings), named beside it: it goes when the file goes. */
+export function derivedBlobName(userId: string, attachmentId: string, suffix: string): string {
+  return `${userPrefix(userId)}${attachmentId}.${suffix}`;
+}
+
+/** The file a blob under the user's prefix was made from (itself, for a file); an attachment id holds no dot. */
+function fileIdOf(name: string, prefix: string): { id: string; derived: boolean } {
+  const rest = name.slice(prefix.length);
+  const dot = rest.indexOf('.');
+  return dot < 0 ? { id: rest, derived: false } : { id: rest.slice(0, dot), derived: true };
+}
+
 export function createBlobAttachmentStore(container: ContainerClient): AttachmentStore {
   let created: Promise<unknown> | undefined;
   // The container is made once per process, on the first write (infra makes it in Azure; Azurite starts empty).
@@ -68,6 +80,18 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
   async function* userBlobs(userId: string) {
     await ensureContainer();
     yield* container.listBlobsFlat({ prefix: userPrefix(userId), includeMetadata: true });
+  }
+
+  /** The user's files, without what was made from them. */
+  async function* fileBlobs(userId: string) {
+    for await (const item of userBlobs(userId))
+      if (!fileIdOf(item.name, userPrefix(userId)).derived) yield item;
+  }
+
+  /** Deletes what was made from the user's file. */
+  async function deleteDerived(userId: string, attachmentId: string) {
+    for await (const item of container.listBlobsFlat({ prefix: derivedBlobName(userId, attachmentId, '') }))
+      await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
   }
 
   return {
@@ -105,7 +129,7 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
       }
     },
     async findSent(userId, sourceSha256, sessionId) {
-      for await (const item of userBlobs(userId)) {
+      for await (const item of fileBlobs(userId)) {
         const metadata = item.metadata ?? {};
         if (metadata.sourcesha256 !== sourceSha256) continue;
         if (metadata.sessionid !== undefined && metadata.sessionid !== sessionId) continue;
@@ -126,7 +150,7 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
     },
     async list(userId) {
       const found: StoredAttachment[] = [];
-      for await (const item of userBlobs(userId)) {
+      for await (const item of fileBlobs(userId)) {
         const id = item.name.slice(userPrefix(userId).length);
         found.push(fromMetadata(id, item.metadata ?? {}, item.properties.contentLength ?? 0));
       }
@@ -134,30 +158,39 @@ export function createBlobAttachmentStore(container: ContainerClient): Attachmen
     },
     async usedBytes(userId) {
       let total = 0;
-      for await (const item of userBlobs(userId)) total += item.properties.contentLength ?? 0;
+      for await (const item of fileBlobs(userId)) total += item.properties.contentLength ?? 0;
       return total;
     },
     async delete(userId, attachmentIds) {
       await Promise.all(
-        attachmentIds.map((id) =>
-          blob(userId, id).delete({ deleteSnapshots: 'include' }).catch(ignoreNotFound),
-        ),
+        attachmentIds.map(async (id) => {
+          await blob(userId, id).delete({ deleteSnapshots: 'include' }).catch(ignoreNotFound);
+          await deleteDerived(userId, id);
+        }),
       );
     },
     async deleteConversation(userId, sessionId) {
-      let deleted = 0;
+      const files = new Set<string>();
+      const derived: { name: string; id: string; sessionId: string | undefined }[] = [];
       for await (const item of userBlobs(userId)) {
-        if (item.metadata?.sessionid !== sessionId) continue;
-        await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
-        deleted++;
+        const of = fileIdOf(item.name, userPrefix(userId));
+        if (of.derived) derived.push({ name: item.name, id: of.id, sessionId: item.metadata?.sessionid });
+        else if (item.metadata?.sessionid === sessionId) files.add(item.name);
       }
-      return deleted;
+      for (const name of files)
+        await container.deleteBlob(name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+      // What was made from them: by the file it was made from, or by the conversation it names.
+      for (const { name, id, sessionId: of } of derived)
+        if (of === sessionId || files.has(`${userPrefix(userId)}${id}`))
+          await container.deleteBlob(name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+      return files.size;
     },
     async deleteUser(userId) {
       let deleted = 0;
+      // Every blob under the prefix: the files and what was made from them.
       for await (const item of userBlobs(userId)) {
         await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
-        deleted++;
+        if (!fileIdOf(item.name, userPrefix(userId)).derived) deleted++;
       }
       // Direct uploads under way too (blob-attachment-uploads.ts keeps them under pending/, by the same prefix).
       for await (const item of container.listBlobsFlat({ prefix: `pending/${userPrefix(userId)}` }))

@@ -1,6 +1,6 @@
 // Direct uploads in Blob Storage: the pending file at `pending/{user}/{id}`, written by the client through a user
 // delegation SAS for that one blob (create and write, minutes long), and its ticket beside it in a small blob's
-// metadata. The sweep walks the pending folder and the files no message carries.
+// metadata. The sweep walks the pending folder, the files no message carries and what was made from a file now gone.
 import type { ContainerClient } from '@azure/storage-blob';
 import type { AttachmentUploads, UploadTicket } from '../attachment-uploads.js';
 import { ignoreNotFound, isNotFound, userPrefix } from './blob-attachment-store.js';
@@ -9,6 +9,8 @@ import type { BlobSasSigner } from './blob-sas-signer.js';
 const PENDING = 'pending/';
 /** `{user}/{attachmentId}`, as blob-attachment-store.ts names a file. */
 const ATTACHMENT_NAME = /^[0-9a-f]{32}\/att-[0-9a-f]{32}$/;
+/** `{user}/{attachmentId}.{what}`: made from that file (its passages' embeddings), named beside it. */
+const DERIVED_NAME = /^([0-9a-f]{32}\/att-[0-9a-f]{32})\./;
 export function createBlobAttachmentUploads(
   signer: BlobSasSigner,
   container: ContainerClient,
@@ -66,13 +68,25 @@ export function createBlobAttachmentUploads(
       await ensureContainer();
       let uploads = 0;
       let unattached = 0;
+      // Names are listed in order, so a file comes just before what was made from it.
+      let keptFile: string | undefined;
       for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
         const createdOn = item.properties.createdOn ?? item.properties.lastModified;
+        const madeFrom = DERIVED_NAME.exec(item.name)?.[1];
+        if (madeFrom !== undefined) {
+          // Made from a file that is gone (deleted while a turn was still reading it): as old as an unattached file.
+          if (madeFrom !== keptFile && createdOn < unattachedBefore)
+            await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+          continue;
+        }
         const pending = item.name.startsWith(PENDING);
         // Only attachments (under a user's prefix) and uploads: other things share the container (data archives).
         if (!pending && !ATTACHMENT_NAME.test(item.name)) continue;
-        if (pending ? createdOn >= uploadsBefore : createdOn >= unattachedBefore) continue;
-        if (!pending && item.metadata?.sessionid !== undefined) continue;
+        const young = pending ? createdOn >= uploadsBefore : createdOn >= unattachedBefore;
+        if (young || (!pending && item.metadata?.sessionid !== undefined)) {
+          if (!pending) keptFile = item.name;
+          continue;
+        }
         await container.deleteBlob(item.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
         if (!pending) unattached++;
         else if (item.name.endsWith('.ticket')) uploads++;
