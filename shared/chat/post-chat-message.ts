@@ -39,6 +39,7 @@ import { conversationMemoryMode } from '../conversation/conversation-shape.js';
 import { memoryFields, narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
 import type { ChatSession } from '../conversation/session-store.js';
 import { chooseModel, type ModelCatalogue } from '../models/model-catalogue.js';
+import type { ChatMessage } from '../llm/llm-gateway.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
@@ -69,6 +70,8 @@ export interface TurnToPost {
   model?: string | undefined;
   fork?: TurnFork;
   attachments?: MessageAttachment[];
+  /** The messages the model reads before this one, as an OpenAI-compatible client gave them. */
+  context?: ChatMessage[];
 }
 
 export interface PostedChatMessage {
@@ -230,6 +233,7 @@ async function recordAndQueue(
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.context ? { context: turn.context } : {}),
       ...groupsFlag(caller),
     } satisfies QueuedChatMessage,
     'queued chat message',

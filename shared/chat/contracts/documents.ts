@@ -12,6 +12,7 @@ import { postedMessageSchema } from '../../conversation/posted-message-store.js'
 import { chatSessionSchema } from '../../conversation/session-store.js';
 import { knowledgeSourceSchema } from '../../conversation/sources.js';
 import { toolConnectNeedSchema } from '../../streaming/contracts.js';
+import { turnContextSchema } from './queue.js';
 
 /** A new session's id: made by the server (chat message ids are made by the client). */
 export function newSessionId(): string {
@@ -185,6 +186,8 @@ export const turnRecordSchema = turnRefSchema.extend({
   tools: z.array(z.string()).optional(),
   /** The turn's place in the conversation's tree, decided when the turn began. */
   branch: turnBranchSchema.optional(),
+  /** The messages its client gave before the user's (the OpenAI-compatible API): every round's history. */
+  context: turnContextSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 

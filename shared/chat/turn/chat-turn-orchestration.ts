@@ -195,6 +195,7 @@ export function llmStepInputOf(
             postedAt: input.postedAt,
             ...forkOf(input),
             ...(input.attachments ? { attachments: input.attachments } : {}),
+            ...(input.context ? { context: input.context } : {}),
           },
         }
       : {}),
