@@ -20,6 +20,7 @@ import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { memoryTransferFunctions } from './memory-transfer.js';
+import { openAiFunctions } from './openai-api.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
@@ -34,6 +35,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...projectFunctions,
   ...streamFunctions,
   ...uiChatFunctions,
+  ...openAiFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,

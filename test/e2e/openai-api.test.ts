@@ -1,0 +1,181 @@
+// The official `openai` package against /api/v1 on the local runtime, with a scripted model behind the turn: the
+// model list, chat completions streamed and not, the request's context, conversations, idempotency and errors.
+import OpenAI from 'openai';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '../../local/runtime.js';
+import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
+import { startTestRuntime } from '../support/local-runtime.js';
+import {
+  startScriptedModel,
+  type ChatCompletionRequest,
+  type ScriptedModel,
+} from '../support/scripted-model.js';
+
+const lastUser = (request: ChatCompletionRequest) =>
+  request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+
+describe('the OpenAI-compatible API, read by the openai package', () => {
+  let runtime: LocalRuntime;
+  let model: ScriptedModel;
+
+  beforeAll(async () => {
+    model = await startScriptedModel((request) => ({ content: `Echo: ${lastUser(request)}` }));
+    runtime = await startTestRuntime({ settings: model.settings });
+  }, 60_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await model?.close();
+  }, 60_000);
+
+  const client = (userId = 'user_001', headers: Record<string, string> = {}) =>
+    new OpenAI({
+      baseURL: `${runtime.url}/api/v1`,
+      apiKey: 'not-used-by-dev-identities',
+      defaultHeaders: { [DEV_IDENTITY_HEADER]: userId, ...headers },
+      maxRetries: 0,
+    });
+  const defaultModel = () => runtime.app.config.models.defaultModel;
+  /** The chat requests the model received whose last user message is `text`. */
+  const requestsFor = (text: string) => model.requests.filter((request) => lastUser(request) === text);
+
+  it('lists the catalogue and the caller’s assistants as models', async () => {
+    const created = await fetch(`${runtime.url}/api/assistants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [DEV_IDENTITY_HEADER]: 'user_002' },
+      body: JSON.stringify({ name: 'Pirate', instructions: 'Talk like a pirate.' }),
+    });
+    expect(created.status).toBe(201);
+    const { assistantId } = (await created.json()) as { assistantId: string };
+    const ids: string[] = [];
+    for await (const entry of client('user_002').models.list()) ids.push(entry.id);
+    expect(ids[0]).toBe(defaultModel());
+    expect(ids).toContain(`assistant:${assistantId}`);
+    // Another user's private assistant is not theirs to see.
+    const others: string[] = [];
+    for await (const entry of client('user_003').models.list()) others.push(entry.id);
+    expect(others).not.toContain(`assistant:${assistantId}`);
+    const one = await client('user_002').models.retrieve(`assistant:${assistantId}`);
+    expect(one.owned_by).toBe('you');
+  }, 30_000);
+
+  it('answers a completion, with the request’s messages as the model’s context', async () => {
+    const text = `Which colour? ${randomUUID()}`;
+    const completion = await client().chat.completions.create({
+      model: defaultModel(),
+      messages: [
+        { role: 'system', content: 'You answer in one word.' },
+        { role: 'user', content: 'I like the sea.' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: text },
+      ],
+    });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0]?.message.content).toBe(`Echo: ${text}`);
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+    expect(completion.usage?.total_tokens).toBeGreaterThan(0);
+    const [sent] = requestsFor(text);
+    const roles = sent?.messages.map((message) => `${message.role}:${message.content ?? ''}`) ?? [];
+    // The turn's own system prompt first, then the messages as given.
+    expect(roles.slice(-4)).toEqual([
+      'system:You answer in one word.',
+      'user:I like the sea.',
+      'assistant:Noted.',
+      `user:${text}`,
+    ]);
+    expect(sent?.messages[0]?.role).toBe('system');
+  }, 30_000);
+
+  it('streams a completion as chunks, with the usage chunk when asked', async () => {
+    const text = `Stream this ${randomUUID()}`;
+    const stream = await client().chat.completions.create({
+      model: defaultModel(),
+      messages: [{ role: 'user', content: text }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let answer = '';
+    const finishes: string[] = [];
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      answer += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.choices[0]?.finish_reason) finishes.push(chunk.choices[0].finish_reason);
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(answer).toBe(`Echo: ${text}`);
+    expect(finishes).toEqual(['stop']);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('continues a conversation x-conversation-id names, which holds the context itself', async () => {
+    const conversationId = randomUUID().replaceAll('-', '').slice(0, 16);
+    const chat = client('user_001', { 'x-conversation-id': conversationId });
+    const first = `My name is Ada ${randomUUID()}`;
+    await chat.chat.completions.create({
+      model: defaultModel(),
+      messages: [{ role: 'user', content: first }],
+    });
+    const second = `What is my name? ${randomUUID()}`;
+    const answer = await chat.chat.completions.create({
+      model: defaultModel(),
+      // Earlier messages a client sends again are not the context here: the stored conversation is.
+      messages: [{ role: 'user', content: second }],
+    });
+    expect(answer.choices[0]?.message.content).toBe(`Echo: ${second}`);
+    const sent = requestsFor(second)[0]?.messages.map((message) => message.content) ?? [];
+    expect(sent).toContain(first);
+    expect(sent).toContain(`Echo: ${first}`);
+    // The conversation is the caller's, kept in their history.
+    const session = await runtime.app.chat.sessions.find('user_001', conversationId);
+    expect(session?.temporary).toBeUndefined();
+  }, 30_000);
+
+  it('answers a retried request with the same Idempotency-Key from the same turn', async () => {
+    const text = `Once only ${randomUUID()}`;
+    const key = randomUUID();
+    const ask = () =>
+      client('user_001', { 'idempotency-key': key }).chat.completions.create({
+        model: defaultModel(),
+        messages: [{ role: 'user', content: text }],
+      });
+    const first = await ask();
+    const again = await ask();
+    expect(again.id).toBe(first.id);
+    expect(again.choices[0]?.message.content).toBe(first.choices[0]?.message.content);
+    expect(requestsFor(text)).toHaveLength(1);
+  }, 30_000);
+
+  it('refuses in OpenAI’s shape: an unknown model, a bad body, no identity, a body too large', async () => {
+    const unknown = await client()
+      .chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+
+    const badBody = await client()
+      .chat.completions.create({ model: defaultModel(), messages: [] })
+      .catch((error: unknown) => error);
+    expect(badBody).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((badBody as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+
+    const anonymous = await new OpenAI({
+      baseURL: `${runtime.url}/api/v1`,
+      apiKey: 'x',
+      maxRetries: 0,
+    }).models
+      .list()
+      .catch((error: unknown) => error);
+    expect(anonymous).toBeInstanceOf(OpenAI.AuthenticationError);
+
+    const large = await client()
+      .chat.completions.create({
+        model: defaultModel(),
+        messages: [{ role: 'user', content: 'x'.repeat(200 * 1024) }],
+      })
+      .catch((error: unknown) => error);
+    expect(large).toBeInstanceOf(OpenAI.APIError);
+    expect((large as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
+    expect((large as InstanceType<typeof OpenAI.APIError>).type).toBe('invalid_request_error');
+  }, 30_000);
+});
