@@ -7,7 +7,6 @@ import { isAiSdkId } from '../ids.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { ConversationShape } from '../conversation/conversation-shape.js';
 import { narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
-import type { ChatSession } from '../conversation/session-store.js';
 import { chooseModel } from '../models/model-catalogue.js';
 import { postTurn, type PostChatMessageServices } from '../chat/post-chat-message.js';
 import { scheduleTemporaryChatExpiry } from '../chat/temporary-chat-expiry.js';
@@ -47,10 +46,10 @@ export async function postChatCompletion(
     ]);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
   const { text, context } = splitMessages(request.messages);
-  const { session, stateless } = await conversationFor(services, caller, headers, choice);
-  const chatMessageId = turnMessageId(session.sessionId, headers.idempotencyKey);
+  const { sessionId, stateless } = await conversationFor(services, caller, headers, choice);
+  const chatMessageId = turnMessageId(sessionId, headers.idempotencyKey);
   const { message } = await postTurn(services, caller, {
-    sessionId: session.sessionId,
+    sessionId,
     chatMessageId,
     text,
     useMemory: headers.memory !== 'off',
@@ -61,9 +60,9 @@ export async function postChatCompletion(
   });
   return {
     userId: caller.userId,
-    sessionId: session.sessionId,
+    sessionId,
     chatMessageId,
-    id: `chatcmpl-${session.sessionId}.${chatMessageId}`,
+    id: `chatcmpl-${sessionId}.${chatMessageId}`,
     model: request.model,
     created: Math.floor(Date.parse(message.postedAt) / 1000),
   };
@@ -79,20 +78,23 @@ async function conversationFor(
   caller: Caller,
   headers: OpenAiHeaders,
   choice: ModelChoice,
-): Promise<{ session: ChatSession; stateless: boolean }> {
+): Promise<{ sessionId: string; stateless: boolean }> {
   const { sessions } = services;
   const named = headers.conversationId;
   if (named !== undefined) {
-    const own = await sessions.find(caller.userId, named);
-    if (own !== undefined) return { session: own, stateless: false };
-    const claimed = isAiSdkId(named)
-      ? await sessions.claim(caller.userId, named, await shapeFor(services, caller, choice, undefined))
-      : undefined;
+    // A server-made id is read with the message's record by the front door (a missing one is its 404); a client-
+    // chosen one is claimed, which finds the caller's own session in the same read.
+    if (!isAiSdkId(named)) return { sessionId: named, stateless: false };
+    const claimed = await sessions.claim(
+      caller.userId,
+      named,
+      await shapeFor(services, caller, choice, undefined),
+    );
     if (claimed === undefined)
       throw new NotFoundError(
         `No conversation '${named}' for this user: x-conversation-id names one of your conversations, or a new id of 16 letters and digits to start one.`,
       );
-    return { session: claimed, stateless: false };
+    return { sessionId: claimed.sessionId, stateless: false };
   }
   const shape = await shapeFor(services, caller, choice, headers.memory);
   const key = headers.idempotencyKey;
@@ -109,7 +111,7 @@ async function conversationFor(
     // A retried request (the same key) finds the job its first attempt started.
     if (!(error instanceof ConflictError)) throw error;
   }
-  return { session, stateless: true };
+  return { sessionId: session.sessionId, stateless: true };
 }
 
 /**

@@ -2,6 +2,7 @@
 // choose a conversation and its memory, and the shapes answered (model list, completion, chunk).
 import { z } from 'zod';
 import { memoryModeSchema } from '../conversation/memory-mode.js';
+import { sessionIdSchema } from '../ids.js';
 
 /** A request body larger than this is refused (413): its messages travel with the turn on the queue. */
 export const OPENAI_BODY_MAX_BYTES = 160 * 1024;
@@ -62,7 +63,7 @@ export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 /** The headers that shape a request's conversation; absent ones leave it stateless with memory read. */
 export const openAiHeadersSchema = z
   .object({
-    'x-conversation-id': z.string().min(1).max(64).optional(),
+    'x-conversation-id': sessionIdSchema.optional(),
     'x-memory': memoryModeSchema.default('read'),
     'idempotency-key': z.string().min(1).max(255).optional(),
   })

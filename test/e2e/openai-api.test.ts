@@ -159,6 +159,15 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     expect(badBody).toBeInstanceOf(OpenAI.BadRequestError);
     expect((badBody as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
 
+    const strangers = await client('user_001', { 'x-conversation-id': randomUUID() })
+      .chat.completions.create({ model: defaultModel(), messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(strangers).toBeInstanceOf(OpenAI.NotFoundError);
+    const malformed = await client('user_001', { 'x-conversation-id': '../x' })
+      .chat.completions.create({ model: defaultModel(), messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect((malformed as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('x-conversation-id');
+
     const anonymous = await new OpenAI({
       baseURL: `${runtime.url}/api/v1`,
       apiKey: 'x',
