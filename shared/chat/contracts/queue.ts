@@ -21,6 +21,18 @@ export const callerGroupsSchema = z.array(z.string().min(1).max(128)).min(1).max
 /** A turn's given context: bounded so the message stays far below Service Bus's size limit. */
 export const turnContextSchema = z.array(chatMessageSchema).max(500);
 
+/** Tools the client runs itself (the OpenAI-compatible API): offered beside the turn's own, never run by it. */
+export const clientToolsSchema = z
+  .array(
+    z.object({
+      name: z.string().min(1).max(64),
+      description: z.string().max(4000),
+      parameters: z.record(z.string(), z.unknown()),
+    }),
+  )
+  .min(1)
+  .max(64);
+
 /** The body of a `user-messages` message: validated when the front door publishes it and when the worker takes it. */
 export const queuedChatMessageSchema = z.object({
   userId: userIdSchema,
@@ -59,6 +71,10 @@ export const queuedChatMessageSchema = z.object({
    * conversation has no history of its own): they stand in for the conversation's history in every round.
    */
   context: turnContextSchema.optional(),
+  /** What followed the user's message in that context: the model's calls of client tools and their results. */
+  followUp: turnContextSchema.optional(),
+  /** The client's own tools: a round that calls one ends the turn with finish reason `tool_calls`. */
+  clientTools: clientToolsSchema.optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 

@@ -59,7 +59,11 @@ describe('the prompt of a round', () => {
     const context = [
       { role: 'system' as const, content: 'Answer briefly.' },
       { role: 'user' as const, content: 'given question' },
-      { role: 'assistant' as const, content: '', tool_calls: [{ id: 'c1', name: 'lookup', arguments: '{}' }] },
+      {
+        role: 'assistant' as const,
+        content: '',
+        tool_calls: [{ id: 'c1', name: 'lookup', arguments: '{}' }],
+      },
       { role: 'tool' as const, tool_call_id: 'c1', content: 'given result' },
     ];
     const first = await llmStep(t.services(), { ...round0, message: { ...round0.message!, context } });

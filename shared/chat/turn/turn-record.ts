@@ -57,5 +57,7 @@ export async function newTurnRecord(
     ...memoryFlag(input),
     branch,
     ...(context === undefined ? {} : { context }),
+    ...(input.message.followUp === undefined ? {} : { followUp: input.message.followUp }),
+    ...(input.message.clientTools === undefined ? {} : { clientTools: input.message.clientTools }),
   };
 }
