@@ -116,6 +116,7 @@ export const chatCompletionsEndpoint = endpoint({
       model: posted.model,
       created: posted.created,
       includeUsage: body.stream_options?.include_usage === true,
+      clientTools: posted.clientTools,
     };
     const onError = (error: unknown) => context.warn('Chat completion relay:', error);
     if (body.stream === true)
@@ -156,6 +157,7 @@ function completionServices(app: App, context: InvocationContext): ChatCompletio
     feed: app.streaming.feed,
     idleTimeoutMs: app.config.streaming.sseIdleTimeoutMs,
     modelIds: modelIdServices(app),
+    builtInTool: (name) => app.chat.turn.tools.has(name),
     assistantShape: (caller, assistantId) =>
       starter.resolve?.(caller, { assistantId }) ?? Promise.resolve({}),
     orchestrations: app.orchestrations(context),

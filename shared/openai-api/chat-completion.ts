@@ -11,6 +11,7 @@ import { chooseModel } from '../models/model-catalogue.js';
 import { postTurn, type PostChatMessageServices } from '../chat/post-chat-message.js';
 import { scheduleTemporaryChatExpiry } from '../chat/temporary-chat-expiry.js';
 import { splitMessages } from './completion-messages.js';
+import { clientToolsOf } from './client-tools.js';
 import type { CompletionStreamServices, TurnToFollow } from './completion-stream.js';
 import type { ChatCompletionRequest, OpenAiHeaders } from './contracts.js';
 import { resolveModelId, type ModelChoice, type ModelIdServices } from './model-ids.js';
@@ -18,6 +19,8 @@ import { keyedSessionId, turnMessageId } from './request-ids.js';
 
 export interface ChatCompletionServices extends PostChatMessageServices, CompletionStreamServices {
   modelIds: ModelIdServices;
+  /** Whether the turn runs a built-in tool of this name (a client's tool may not take it). */
+  builtInTool: (name: string) => boolean;
   /** The shape an assistant gives a conversation (its instructions, model, memory), refused when not the caller's. */
   assistantShape: (caller: Caller, assistantId: string) => Promise<ConversationShape>;
   /** Where a temporary conversation's expiry job is started. */
@@ -27,6 +30,8 @@ export interface ChatCompletionServices extends PostChatMessageServices, Complet
 
 /** The turn a request posted, and what its answer names. */
 export interface PostedCompletion extends TurnToFollow {
+  /** The names of the client's tools: their calls are handed back. */
+  clientTools: string[];
   /** The completion's id: `chatcmpl-` and the turn's session and message. */
   id: string;
   /** The model id the request named, echoed in every answer. */
@@ -40,12 +45,14 @@ export async function postChatCompletion(
   request: ChatCompletionRequest,
   headers: OpenAiHeaders,
 ): Promise<PostedCompletion> {
-  if (request.tools !== undefined && request.tools.length > 0)
-    throw new ValidationError('Invalid chat completion request: tools of the client are not taken yet.', [
-      { path: 'tools', message: 'are not taken yet' },
-    ]);
+  const clientTools = clientToolsOf(request.tools, services.builtInTool);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
-  const { text, context } = splitMessages(request.messages);
+  const { text, context, followUp } = splitMessages(request.messages);
+  if (headers.conversationId !== undefined && followUp.length > 0)
+    throw new ValidationError(
+      'Invalid chat completion request: tool results continue a request without x-conversation-id, whose messages are the whole context; in a kept conversation, send the results as a user message.',
+      [{ path: 'messages', message: 'must end with a user message in a kept conversation' }],
+    );
   const { sessionId, stateless } = await conversationFor(services, caller, headers, choice);
   const chatMessageId = turnMessageId(sessionId, headers.idempotencyKey);
   const { message } = await postTurn(services, caller, {
@@ -57,6 +64,8 @@ export async function postChatCompletion(
     ...(choice.kind === 'model' ? { model: choice.model } : {}),
     // A stored conversation is its own context: only the newest message of the request is new to it.
     ...(stateless && context.length > 0 ? { context } : {}),
+    ...(followUp.length > 0 ? { followUp } : {}),
+    ...(clientTools === undefined ? {} : { clientTools }),
   });
   return {
     userId: caller.userId,
@@ -64,6 +73,7 @@ export async function postChatCompletion(
     chatMessageId,
     id: `chatcmpl-${sessionId}.${chatMessageId}`,
     model: request.model,
+    clientTools: clientTools?.map((tool) => tool.name) ?? [],
     created: Math.floor(Date.parse(message.postedAt) / 1000),
   };
 }

@@ -13,6 +13,8 @@ export interface CompletionMeta {
   /** Unix seconds. */
   created: number;
   includeUsage: boolean;
+  /** The client's tools: the turn's calls of these are handed back; its own calls are not shown. */
+  clientTools: readonly string[];
 }
 
 /** An error as OpenAI's stream and error bodies carry it. */
@@ -43,8 +45,15 @@ export function turnErrorBody(event: Extract<ChatEvent, { type: 'error' }>): Tur
   return { error: { message: event.message, type: openAiErrorType(500), code: event.code, param: null } };
 }
 
-/** The chunks (or the error body) one event of the turn is sent as; nothing for events a client does not see. */
-export function chunksOf(meta: CompletionMeta, event: ChatEvent): (ChatCompletionChunk | TurnErrorBody)[] {
+/**
+ * The chunks (or the error body) one event of the turn is sent as; nothing for events a client does not see.
+ * `handedBack` counts the client's tool calls sent so far (each chunk of one names its index).
+ */
+export function chunksOf(
+  meta: CompletionMeta,
+  event: ChatEvent,
+  handedBack = { calls: 0 },
+): (ChatCompletionChunk | TurnErrorBody)[] {
   const chunk = (
     delta: ChatCompletionChunk['choices'][number]['delta'],
     finishReason: string | null = null,
@@ -62,6 +71,11 @@ export function chunksOf(meta: CompletionMeta, event: ChatEvent): (ChatCompletio
       return [chunk({ content: event.delta })];
     case 'reasoning-delta':
       return [chunk({ reasoning_content: event.delta })];
+    case 'tool-call': {
+      if (!meta.clientTools.includes(event.name)) return [];
+      const index = handedBack.calls++;
+      return [chunk({ tool_calls: [{ index, ...wireToolCall(event) }] })];
+    }
     case 'message-end': {
       const end = chunk({}, wireFinishReason(event.finishReason));
       if (!meta.includeUsage || event.usage === undefined) return [end];
@@ -91,6 +105,10 @@ export function completionOf(meta: CompletionMeta, events: readonly ChatEvent[])
     kept.map((event) => (event.type === type ? event.delta : '')).join('');
   const end = kept.findLast((event) => event.type === 'message-end');
   const reasoning = text('reasoning-delta');
+  const content = text('content');
+  const calls = kept.flatMap((event) =>
+    event.type === 'tool-call' && meta.clientTools.includes(event.name) ? [wireToolCall(event)] : [],
+  );
   return {
     id: meta.id,
     object: 'chat.completion',
@@ -101,13 +119,22 @@ export function completionOf(meta: CompletionMeta, events: readonly ChatEvent[])
         index: 0,
         message: {
           role: 'assistant',
-          content: text('content'),
+          content: content === '' && calls.length > 0 ? null : content,
           ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
         },
         finish_reason: wireFinishReason(end?.type === 'message-end' ? end.finishReason : 'stop'),
         logprobs: null,
       },
     ],
     ...(end?.type === 'message-end' && end.usage !== undefined ? { usage: wireUsage(end.usage) } : {}),
+  };
+}
+
+function wireToolCall(event: Extract<ChatEvent, { type: 'tool-call' }>) {
+  return {
+    id: event.toolCallId,
+    type: 'function' as const,
+    function: { name: event.name, arguments: event.arguments },
   };
 }

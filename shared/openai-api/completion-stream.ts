@@ -77,11 +77,12 @@ export function completionChunkStream(
   meta: CompletionMeta,
   onError: (error: unknown) => void,
 ): ReadableStream<Uint8Array> {
+  const handedBack = { calls: 0 };
   return followTurn(
     services,
     turn,
     (event) => {
-      const frames = chunksOf(meta, event).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
+      const frames = chunksOf(meta, event, handedBack).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
       return frames.join('') + (event.type === 'message-end' ? 'data: [DONE]\n\n' : '');
     },
     onError,

@@ -20,7 +20,22 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
   let model: ScriptedModel;
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => ({ content: `Echo: ${lastUser(request)}` }));
+    model = await startScriptedModel((request) => {
+      const last = request.messages.at(-1);
+      const offered = (request.tools ?? []).map((tool) => tool.function.name);
+      if (last?.role === 'tool') return { content: `The weather: ${last.content ?? ''}` };
+      if (offered.includes('get_weather') && lastUser(request).startsWith('Weather'))
+        return {
+          toolCalls: [
+            // The turn's own tool runs inside the turn; the client's is handed back.
+            ...(lastUser(request).includes('and add')
+              ? [{ name: 'add_numbers', arguments: '{"a":2,"b":3}' }]
+              : []),
+            { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          ],
+        };
+      return { content: `Echo: ${lastUser(request)}` };
+    });
     runtime = await startTestRuntime({ settings: model.settings });
   }, 60_000);
 
@@ -146,6 +161,84 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     expect(requestsFor(text)).toHaveLength(1);
   }, 30_000);
 
+  const weatherTool: OpenAI.ChatCompletionTool = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The weather in a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  };
+
+  it('hands a call of the client’s tool back, and goes on from its result', async () => {
+    const question = `Weather in Paris, and add 2 and 3? ${randomUUID()}`;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'Use the tools.' },
+      { role: 'user', content: question },
+    ];
+    const first = await client().chat.completions.create({
+      model: defaultModel(),
+      messages,
+      tools: [weatherTool],
+    });
+    const choice = first.choices[0];
+    expect(choice?.finish_reason).toBe('tool_calls');
+    expect(choice?.message.content).toBeNull();
+    const calls = choice?.message.tool_calls ?? [];
+    expect(calls.map((call) => call.type === 'function' && call.function.name)).toEqual(['get_weather']);
+    const call = calls[0]!;
+    // The model was offered the client's tool beside the turn's own, and the turn ran its own call itself.
+    const asked = requestsFor(question);
+    expect(asked[0]?.tools?.map((tool) => tool.function.name)).toEqual(
+      expect.arrayContaining(['get_weather', 'add_numbers']),
+    );
+    expect(asked).toHaveLength(1);
+    const [sessionId, chatMessageId] = first.id.slice('chatcmpl-'.length).split('.');
+    const events = await runtime.app.streaming.turnEvents.read(sessionId!, chatMessageId!, 0);
+    const ran = events.flatMap((event) =>
+      event.type === 'tool-result' ? [`${event.name}: ${event.result}`] : [],
+    );
+    expect(ran).toEqual([expect.stringMatching(/^add_numbers: .*5/)]);
+
+    const answer = await client().chat.completions.create({
+      model: defaultModel(),
+      messages: [...messages, choice!.message, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
+      tools: [weatherTool],
+    });
+    expect(answer.choices[0]?.message.content).toBe('The weather: sunny');
+    expect(answer.choices[0]?.finish_reason).toBe('stop');
+    const continued = model.requests.find((request) => request.messages.at(-1)?.content === 'sunny');
+    expect(continued?.messages.slice(-4).map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(continued?.messages.at(-2)?.tool_calls?.[0]?.id).toBe(call.id);
+  }, 30_000);
+
+  it('streams the handed-back call as tool_calls chunks', async () => {
+    const stream = await client().chat.completions.create({
+      model: defaultModel(),
+      messages: [{ role: 'user', content: `Weather in Paris? ${randomUUID()}` }],
+      tools: [weatherTool],
+      stream: true,
+    });
+    const names: string[] = [];
+    let args = '';
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
+        if (call.function?.name) names.push(call.function.name);
+        args += call.function?.arguments ?? '';
+      }
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(names).toEqual(['get_weather']);
+    expect(JSON.parse(args)).toEqual({ city: 'Paris' });
+    expect(finish).toBe('tool_calls');
+  }, 30_000);
+
   it('refuses in OpenAI’s shape: an unknown model, a bad body, no identity, a body too large', async () => {
     const unknown = await client()
       .chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
@@ -158,6 +251,17 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
       .catch((error: unknown) => error);
     expect(badBody).toBeInstanceOf(OpenAI.BadRequestError);
     expect((badBody as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+
+    const clash = await client()
+      .chat.completions.create({
+        model: defaultModel(),
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'add_numbers' } }],
+      })
+      .catch((error: unknown) => error);
+    expect(clash).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((clash as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('tools');
+    expect((clash as Error).message).toContain('add_numbers');
 
     const strangers = await client('user_001', { 'x-conversation-id': randomUUID() })
       .chat.completions.create({ model: defaultModel(), messages: [{ role: 'user', content: 'hi' }] })
