@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { App } from '../shared/app/app.js';
 import { sessionStarter } from '../shared/app/conversation-shaping.js';
 import { AppError } from '../shared/errors.js';
+import type { EndpointResult } from '../shared/http/endpoint.js';
 import { postChatCompletion, type ChatCompletionServices } from '../shared/openai-api/chat-completion.js';
 import {
   awaitCompletion,
@@ -100,15 +101,7 @@ export const chatCompletionsEndpoint = endpoint({
     what: 'chat completion request',
   },
   async handle({ app, caller, body, headers, context }) {
-    const shape = parseInput(
-      openAiHeadersSchema,
-      {
-        'x-conversation-id': headers.get('x-conversation-id') ?? undefined,
-        'x-memory': headers.get('x-memory') ?? undefined,
-        'idempotency-key': headers.get('idempotency-key') ?? undefined,
-      },
-      'headers',
-    );
+    const shape = openAiHeaders(headers);
     const services = completionServices(app, context);
     const posted = await postChatCompletion(services, caller, body, shape);
     const meta = {
@@ -125,20 +118,38 @@ export const chatCompletionsEndpoint = endpoint({
         headers: { ...COMPLETION_STREAM_HEADERS },
         stream: completionChunkStream(services, posted, meta, onError),
       };
-    const outcome = awaitCompletion(services, posted, meta, onError);
-    const quick = await Promise.race([outcome, delay(PLAIN_ANSWER_WAIT_MS)]);
-    if (quick !== undefined) return plainAnswer(quick);
-    return {
-      status: 200,
-      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
-      stream: keptAliveJson(outcome, JSON_KEEP_ALIVE_MS),
-    };
+    return answerWhenEnded(awaitCompletion(services, posted, meta, onError));
   },
 });
 
-function plainAnswer(outcome: TurnOutcome) {
-  if (outcome.kind === 'completion') return { status: 200, body: outcome.body };
-  throw new AppError(outcome.body.error.code, outcome.body.error.message, 500);
+/** The shaping headers of an /api/v1 request, parsed (400 naming a bad one). */
+export function openAiHeaders(headers: Headers) {
+  return parseInput(
+    openAiHeadersSchema,
+    {
+      'x-conversation-id': headers.get('x-conversation-id') ?? undefined,
+      'x-memory': headers.get('x-memory') ?? undefined,
+      'idempotency-key': headers.get('idempotency-key') ?? undefined,
+    },
+    'headers',
+  );
+}
+
+/**
+ * A non-streamed answer: plain JSON with its own status when the turn ends soon, else 200 at once with the JSON
+ * after keep-alive spaces.
+ */
+export async function answerWhenEnded(outcome: Promise<TurnOutcome>): Promise<EndpointResult> {
+  const quick = await Promise.race([outcome, delay(PLAIN_ANSWER_WAIT_MS)]);
+  if (quick !== undefined) {
+    if (quick.kind === 'completion') return { status: 200, body: quick.body };
+    throw new AppError(quick.body.error.code, quick.body.error.message, 500);
+  }
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    stream: keptAliveJson(outcome, JSON_KEEP_ALIVE_MS),
+  };
 }
 
 function delay(ms: number): Promise<undefined> {
@@ -149,7 +160,7 @@ function modelIdServices(app: App) {
   return { models: app.config.models, assistants: app.workspace.assistants.store };
 }
 
-function completionServices(app: App, context: InvocationContext): ChatCompletionServices {
+export function completionServices(app: App, context: InvocationContext): ChatCompletionServices {
   const starter = sessionStarter(app);
   return {
     ...frontDoor(app),

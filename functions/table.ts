@@ -21,6 +21,7 @@ import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { memoryTransferFunctions } from './memory-transfer.js';
 import { openAiFunctions } from './openai-api.js';
+import { openAiResponseFunctions } from './openai-responses.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
@@ -36,6 +37,7 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...streamFunctions,
   ...uiChatFunctions,
   ...openAiFunctions,
+  ...openAiResponseFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,

@@ -5,6 +5,7 @@ import type { UiTurnStreamServices } from '../chat/ui-chat-stream.js';
 import { relayTurnEvents } from '../streaming/turn-event-relay.js';
 import { chunksOf, completionOf, type CompletionMeta, type TurnErrorBody } from './completion-chunks.js';
 import type { ChatCompletion } from './contracts.js';
+import type { ResponseObject } from './responses-contracts.js';
 
 export type CompletionStreamServices = UiTurnStreamServices;
 
@@ -91,7 +92,7 @@ export function completionChunkStream(
 
 /** What an ended turn answers without streaming: its completion, or its error. */
 export type TurnOutcome =
-  { kind: 'completion'; body: ChatCompletion } | { kind: 'error'; body: TurnErrorBody };
+  { kind: 'completion'; body: ChatCompletion | ResponseObject } | { kind: 'error'; body: TurnErrorBody };
 
 /** Waits for the turn's end, reading its events as the stream would, and gives its completion or error. */
 export async function awaitCompletion(
@@ -100,6 +101,18 @@ export async function awaitCompletion(
   meta: CompletionMeta,
   onError: (error: unknown) => void,
 ): Promise<TurnOutcome> {
+  const events = await awaitTurnEvents(services, turn, onError);
+  const failure = events.find((event) => event.type === 'error');
+  if (failure?.type === 'error') return { kind: 'error', body: chunksOf(meta, failure)[0] as TurnErrorBody };
+  return { kind: 'completion', body: completionOf(meta, events) };
+}
+
+/** The turn's events once it has ended, read as its stream would read them. */
+export async function awaitTurnEvents(
+  services: CompletionStreamServices,
+  turn: TurnToFollow,
+  onError: (error: unknown) => void,
+): Promise<ChatEvent[]> {
   const events: ChatEvent[] = [];
   const reader = followTurn(
     services,
@@ -111,9 +124,7 @@ export async function awaitCompletion(
     onError,
   ).getReader();
   while (!(await reader.read()).done);
-  const failure = events.find((event) => event.type === 'error');
-  if (failure?.type === 'error') return { kind: 'error', body: chunksOf(meta, failure)[0] as TurnErrorBody };
-  return { kind: 'completion', body: completionOf(meta, events) };
+  return events;
 }
 
 /**

@@ -1,0 +1,105 @@
+// The official `openai` package's Responses client against POST /api/v1/responses on the local runtime: a response,
+// its stream of events, and previous_response_id continuing its conversation.
+import OpenAI from 'openai';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '../../local/runtime.js';
+import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
+import { startTestRuntime } from '../support/local-runtime.js';
+import {
+  startScriptedModel,
+  type ChatCompletionRequest,
+  type ScriptedModel,
+} from '../support/scripted-model.js';
+
+const lastUser = (request: ChatCompletionRequest) =>
+  request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+
+describe('the Responses API, read by the openai package', () => {
+  let runtime: LocalRuntime;
+  let model: ScriptedModel;
+
+  beforeAll(async () => {
+    model = await startScriptedModel((request) => ({ content: `Echo: ${lastUser(request)}` }));
+    runtime = await startTestRuntime({ settings: model.settings });
+  }, 60_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await model?.close();
+  }, 60_000);
+
+  const client = (userId = 'user_001') =>
+    new OpenAI({
+      baseURL: `${runtime.url}/api/v1`,
+      apiKey: 'not-used-by-dev-identities',
+      defaultHeaders: { [DEV_IDENTITY_HEADER]: userId },
+      maxRetries: 0,
+    });
+  const defaultModel = () => runtime.app.config.models.defaultModel;
+  const requestFor = (text: string) => model.requests.find((request) => lastUser(request) === text);
+
+  it('answers a response, and continues its conversation from previous_response_id', async () => {
+    const first = `My name is Ada ${randomUUID()}`;
+    const response = await client().responses.create({
+      model: defaultModel(),
+      instructions: 'Be brief.',
+      input: first,
+    });
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe(`Echo: ${first}`);
+    expect(response.usage?.total_tokens).toBeGreaterThan(0);
+    expect(
+      requestFor(first)
+        ?.messages.slice(-2)
+        .map((m) => m.content),
+    ).toEqual(['Be brief.', first]);
+
+    const second = `What is my name? ${randomUUID()}`;
+    const next = await client().responses.create({
+      model: defaultModel(),
+      input: second,
+      previous_response_id: response.id,
+    });
+    expect(next.output_text).toBe(`Echo: ${second}`);
+    expect(next.previous_response_id).toBe(response.id);
+    const sent = requestFor(second)?.messages.map((m) => m.content) ?? [];
+    expect(sent).toContain(first);
+    expect(sent).toContain(`Echo: ${first}`);
+    // Another user cannot continue it.
+    const stranger = await client('user_002')
+      .responses.create({ model: defaultModel(), input: 'hi', previous_response_id: response.id })
+      .catch((error: unknown) => error);
+    expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
+  }, 30_000);
+
+  it('streams a response as its events', async () => {
+    const text = `Stream this ${randomUUID()}`;
+    const stream = await client().responses.create({ model: defaultModel(), input: text, stream: true });
+    const types: string[] = [];
+    let deltas = '';
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') deltas += event.delta;
+      if (event.type === 'response.completed') completed = event.response;
+    }
+    expect(deltas).toBe(`Echo: ${text}`);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    expect(completed?.status).toBe('completed');
+    const item = completed?.output[0];
+    expect(item?.type === 'message' && item.content[0]?.type === 'output_text' && item.content[0].text).toBe(
+      `Echo: ${text}`,
+    );
+  }, 30_000);
+
+  it('refuses a previous_response_id that is not one of its responses', async () => {
+    const unknown = await client()
+      .responses.create({ model: defaultModel(), input: 'hi', previous_response_id: 'resp_nothing' })
+      .catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
+  }, 30_000);
+});
