@@ -6,6 +6,8 @@ import type { Caller } from '../identity/caller.js';
 import { isAiSdkId } from '../ids.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
 import type { ConversationShape } from '../conversation/conversation-shape.js';
+import type { TurnFork } from '../conversation/branches.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import { narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
 import { chooseModel } from '../models/model-catalogue.js';
 import { postTurn, type PostChatMessageServices } from '../chat/post-chat-message.js';
@@ -26,6 +28,8 @@ export interface ChatCompletionServices extends PostChatMessageServices, Complet
   /** Where a temporary conversation's expiry job is started. */
   orchestrations: OrchestrationClient;
   temporaryTtlSeconds: number;
+  /** Where a response named by previous_response_id is found on its conversation's path. */
+  conversations: Pick<WorkingMemoryStore, 'load'>;
 }
 
 /** The turn a request posted, and what its answer names. */
@@ -44,6 +48,7 @@ export async function postChatCompletion(
   caller: Caller,
   request: ChatCompletionRequest,
   headers: OpenAiHeaders,
+  fork?: TurnFork,
 ): Promise<PostedCompletion> {
   const clientTools = clientToolsOf(request.tools, services.builtInTool);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
@@ -66,6 +71,7 @@ export async function postChatCompletion(
     ...(stateless && context.length > 0 ? { context } : {}),
     ...(followUp.length > 0 ? { followUp } : {}),
     ...(clientTools === undefined ? {} : { clientTools }),
+    ...(fork === undefined ? {} : { fork }),
   });
   return {
     userId: caller.userId,

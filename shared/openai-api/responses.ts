@@ -1,6 +1,7 @@
 // POST /api/v1/responses' use-case: the Responses API over the same turn as chat completions. A response id names
 // its turn (`resp_<sessionId>.<chatMessageId>`), so previous_response_id continues that conversation.
-import { AppError } from '../errors.js';
+import { AppError, ConflictError, ForbiddenError } from '../errors.js';
+import type { TurnFork } from '../conversation/branches.js';
 import type { Caller } from '../identity/caller.js';
 import { isId } from '../ids.js';
 import { postChatCompletion, type ChatCompletionServices, type PostedCompletion } from './chat-completion.js';
@@ -26,8 +27,8 @@ export function responseIdOf(turn: { sessionId: string; chatMessageId: string })
   return `resp_${turn.sessionId}.${turn.chatMessageId}`;
 }
 
-/** The session a response id names; anything that is not one of ours is not found. */
-export function sessionOfResponse(id: string): string {
+/** The turn a response id names; anything that is not one of ours is not found. */
+export function turnOfResponse(id: string): { sessionId: string; chatMessageId: string } {
   const [sessionId, chatMessageId, ...rest] = id.startsWith('resp_') ? id.slice(5).split('.') : [];
   if (
     sessionId === undefined ||
@@ -37,7 +38,37 @@ export function sessionOfResponse(id: string): string {
     !isId('chatMessageId', chatMessageId)
   )
     throw new PreviousResponseNotFoundError(id);
-  return sessionId;
+  return { sessionId, chatMessageId };
+}
+
+/**
+ * Where a turn that follows the named response goes: after the conversation's newest turn, nowhere special; after an
+ * older one on its current path, on a new branch there (the named turn's next turn is replaced, as an edit does).
+ */
+async function branchAfter(
+  services: Pick<ChatCompletionServices, 'conversations'>,
+  caller: Caller,
+  id: string,
+): Promise<TurnFork | undefined> {
+  const { sessionId, chatMessageId } = turnOfResponse(id);
+  let messages;
+  try {
+    ({ messages } = await services.conversations.load(caller.userId, sessionId));
+  } catch (error) {
+    if (error instanceof ForbiddenError) throw new PreviousResponseNotFoundError(id);
+    throw error;
+  }
+  // No conversation of the caller's: the front door answers 404 for it.
+  if (messages.length === 0) return undefined;
+  const answer = messages.findIndex(
+    (message) => message.chatMessageId === chatMessageId && message.role === 'assistant',
+  );
+  if (answer === -1)
+    throw new ConflictError(
+      `Response '${id}' is not on its conversation's current path among its recent turns: continue from a newer response.`,
+    );
+  const next = messages[answer + 1];
+  return next === undefined ? undefined : { replaces: next.chatMessageId, origin: 'edit' };
 }
 
 /**
@@ -85,7 +116,8 @@ export async function postResponse(
   headers: OpenAiHeaders,
 ): Promise<PostedResponse> {
   const previous = request.previous_response_id ?? undefined;
-  const conversationId = previous === undefined ? headers.conversationId : sessionOfResponse(previous);
+  const conversationId = previous === undefined ? headers.conversationId : turnOfResponse(previous).sessionId;
+  const fork = previous === undefined ? undefined : await branchAfter(services, caller, previous);
   const posted = await postChatCompletion(
     services,
     caller,
@@ -106,6 +138,7 @@ export async function postResponse(
           }),
     },
     { ...headers, conversationId },
+    fork,
   );
   return { ...posted, id: responseIdOf(posted), previousResponseId: previous ?? null };
 }

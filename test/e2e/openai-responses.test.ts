@@ -74,6 +74,32 @@ describe('the Responses API, read by the openai package', () => {
     expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
   }, 30_000);
 
+  it('follows the branch of an older response it is told to continue from', async () => {
+    const ask = (input: string, previous?: string) =>
+      client().responses.create({
+        model: defaultModel(),
+        input,
+        ...(previous === undefined ? {} : { previous_response_id: previous }),
+      });
+    const a = `First ${randomUUID()}`;
+    const b = `Second ${randomUUID()}`;
+    const c = `Instead ${randomUUID()}`;
+    const first = await ask(a);
+    const second = await ask(b, first.id);
+    const instead = await ask(c, first.id);
+    expect(instead.output_text).toBe(`Echo: ${c}`);
+    const sent = requestFor(c)?.messages.map((m) => m.content) ?? [];
+    expect(sent).toContain(a);
+    expect(sent).not.toContain(b);
+    // The new branch goes on from its own response; the old one is still there to go back to.
+    const after = `After ${randomUUID()}`;
+    await ask(after, instead.id);
+    const onBranch = requestFor(after)?.messages.map((m) => m.content) ?? [];
+    expect(onBranch).toEqual(expect.arrayContaining([a, c]));
+    expect(onBranch).not.toContain(b);
+    expect(second.id).not.toBe(instead.id);
+  }, 30_000);
+
   it('streams a response as its events', async () => {
     const text = `Stream this ${randomUUID()}`;
     const stream = await client().responses.create({ model: defaultModel(), input: text, stream: true });
