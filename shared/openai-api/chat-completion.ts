@@ -10,7 +10,9 @@ import type { TurnFork } from '../conversation/branches.js';
 import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import { narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
 import { chooseModel } from '../models/model-catalogue.js';
-import { postTurn, type PostChatMessageServices } from '../chat/post-chat-message.js';
+import { postTurn, requireReplaceable, type PostChatMessageServices } from '../chat/post-chat-message.js';
+import { CLIENT_TOOL_CALLS } from '../chat/turn/client-tools.js';
+import type { ChatMessage } from '../llm/llm-gateway.js';
 import { scheduleTemporaryChatExpiry } from '../chat/temporary-chat-expiry.js';
 import { splitMessages } from './completion-messages.js';
 import { clientToolsOf } from './client-tools.js';
@@ -43,33 +45,42 @@ export interface PostedCompletion extends TurnToFollow {
   created: number;
 }
 
+/** Where a request's turn goes in its kept conversation: on a branch, or in place of a turn that handed calls back. */
+export interface TurnPlace {
+  fork?: TurnFork | undefined;
+  /** The turn whose client tool calls the request's results answer (absent: found by the calls' ids). */
+  handedBack?: string | undefined;
+}
+
 export async function postChatCompletion(
   services: ChatCompletionServices,
   caller: Caller,
   request: ChatCompletionRequest,
   headers: OpenAiHeaders,
-  fork?: TurnFork,
+  place: TurnPlace = {},
 ): Promise<PostedCompletion> {
   const clientTools = clientToolsOf(request.tools, services.builtInTool);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
-  const { text, context, followUp } = splitMessages(request.messages);
-  if (headers.conversationId !== undefined && followUp.length > 0)
-    throw new ValidationError(
-      'Invalid chat completion request: tool results continue a request without x-conversation-id, whose messages are the whole context; in a kept conversation, send the results as a user message.',
-      [{ path: 'messages', message: 'must end with a user message in a kept conversation' }],
-    );
+  const split = splitMessages(request.messages);
+  const { context, followUp } = split;
   const { sessionId, stateless } = await conversationFor(services, caller, headers, choice);
+  // Tool results in a kept conversation: the turn that handed the calls back is answered anew with them.
+  const handedBack =
+    stateless || followUp.length === 0
+      ? undefined
+      : await handedBackTurn(services, caller, sessionId, followUp, place.handedBack);
+  const fork = handedBack?.fork ?? place.fork;
   const chatMessageId = turnMessageId(sessionId, headers.idempotencyKey);
   const { message } = await postTurn(services, caller, {
     sessionId,
     chatMessageId,
-    text,
+    text: handedBack?.text ?? split.text,
     useMemory: headers.memory !== 'off',
     memory: headers.memory,
     ...(choice.kind === 'model' ? { model: choice.model } : {}),
     // A stored conversation is its own context: only the newest message of the request is new to it.
     ...(stateless && context.length > 0 ? { context } : {}),
-    ...(followUp.length > 0 ? { followUp } : {}),
+    ...(followUp.length > 0 ? { followUp: handedBack?.followUp ?? followUp } : {}),
     ...(clientTools === undefined ? {} : { clientTools }),
     ...(fork === undefined ? {} : { fork }),
   });
@@ -148,4 +159,61 @@ async function shapeFor(
   if (temporaryMemory === undefined) return { ...resolved, model };
   const memory = narrowerMemoryMode(temporaryMemory, resolved.memory ?? 'readwrite');
   return { ...resolved, model, memory, temporary: true };
+}
+
+/**
+ * The turn of a kept conversation whose client tool calls a request's results answer: named, or the newest turn
+ * that handed back one of the calls the follow-up repeats (one read of working memory). The new turn replaces it as
+ * a regenerate does: its user message once on the path, the calls and results after it, then the new answer.
+ */
+async function handedBackTurn(
+  services: ChatCompletionServices,
+  caller: Caller,
+  sessionId: string,
+  followUp: readonly ChatMessage[],
+  named: string | undefined,
+): Promise<{ text: string; fork: TurnFork; followUp: ChatMessage[] }> {
+  const callIds = followUp.flatMap((message) =>
+    message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [],
+  );
+  const turnId =
+    named ??
+    (await services.conversations.load(caller.userId, sessionId)).messages.findLast(
+      (message) =>
+        message.role === 'assistant' &&
+        message.finishReason === CLIENT_TOOL_CALLS &&
+        message.toolCalls?.some((call) => callIds.includes(call.id)) === true,
+    )?.chatMessageId;
+  if (turnId === undefined)
+    throw new ValidationError(
+      'Invalid chat completion request: no recent answer of this conversation handed back the tool calls these results answer.',
+      [
+        {
+          path: 'messages',
+          message: "tool results must answer the tool calls of the conversation's last answer",
+        },
+      ],
+    );
+  const { turn } = await requireReplaceable(services, caller, sessionId, turnId);
+  const question = turn.messages.find((message) => message.role === 'user');
+  if (question === undefined) throw new Error(`Turn ${turnId} has no user message.`);
+  // Results alone (the Responses API's function_call_output items): the calls they answer come from the turn.
+  const answered = followUp.flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : []));
+  const stored = turn.messages.find((message) => message.role === 'assistant');
+  const calls = (stored?.toolCalls ?? []).filter((call) => answered.includes(call.id));
+  const asked: ChatMessage[] =
+    followUp[0]?.role === 'tool' && calls.length > 0
+      ? [
+          {
+            role: 'assistant',
+            content: stored?.content ?? '',
+            tool_calls: calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+          },
+        ]
+      : [];
+  return {
+    text: question.content,
+    fork: { replaces: turnId, origin: 'regenerate' },
+    followUp: [...asked, ...followUp],
+  };
 }

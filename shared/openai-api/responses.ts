@@ -117,13 +117,33 @@ export async function postResponse(
 ): Promise<PostedResponse> {
   const previous = request.previous_response_id ?? undefined;
   const conversationId = previous === undefined ? headers.conversationId : turnOfResponse(previous).sessionId;
-  const fork = previous === undefined ? undefined : await branchAfter(services, caller, previous);
+  // Function call outputs answer the named response's calls: its turn is answered anew with them.
+  const answersCalls =
+    typeof request.input !== 'string' &&
+    request.input.some((item) => 'type' in item && item.type === 'function_call_output');
+  const handedBack =
+    previous !== undefined && answersCalls ? turnOfResponse(previous).chatMessageId : undefined;
+  const fork =
+    previous === undefined || handedBack !== undefined
+      ? undefined
+      : await branchAfter(services, caller, previous);
+  const messages = inputMessages(request);
+  // Results alone carry no user message: the turn they answer gives it.
+  if (handedBack !== undefined && !messages.some((message) => message.role === 'user'))
+    messages.splice(
+      Math.max(
+        0,
+        messages.findIndex((message) => message.role !== 'system'),
+      ),
+      0,
+      { role: 'user', content: '(the message of the response named)' },
+    );
   const posted = await postChatCompletion(
     services,
     caller,
     {
       model: request.model,
-      messages: inputMessages(request),
+      messages,
       ...(request.tools === undefined
         ? {}
         : {
@@ -138,7 +158,7 @@ export async function postResponse(
           }),
     },
     { ...headers, conversationId },
-    fork,
+    { fork, handedBack },
   );
   return { ...posted, id: responseIdOf(posted), previousResponseId: previous ?? null };
 }

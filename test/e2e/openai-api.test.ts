@@ -217,6 +217,34 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     expect(continued?.messages.at(-2)?.tool_calls?.[0]?.id).toBe(call.id);
   }, 30_000);
 
+  it('goes on from tool results in a kept conversation, its user message once on the path', async () => {
+    const conversationId = randomUUID().replaceAll('-', '').slice(0, 16);
+    const chat = client('user_001', { 'x-conversation-id': conversationId });
+    const question = `Weather in Paris? ${randomUUID()}`;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question }];
+    const first = await chat.chat.completions.create({
+      model: defaultModel(),
+      messages,
+      tools: [weatherTool],
+    });
+    const asked = first.choices[0]!.message;
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const call = asked.tool_calls![0]!;
+    const answer = await chat.chat.completions.create({
+      model: defaultModel(),
+      messages: [...messages, asked, { role: 'tool', tool_call_id: call.id, content: 'rainy' }],
+      tools: [weatherTool],
+    });
+    expect(answer.choices[0]?.message.content).toBe('The weather: rainy');
+    const sent = model.requests.find((request) => request.messages.at(-1)?.content === 'rainy');
+    // The same prompt as the round that asked, then the call and its result.
+    expect(sent?.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(sent?.messages.filter((message) => message.content === question)).toHaveLength(1);
+    const memory = await runtime.app.chat.turn.workingMemory.load('user_001', conversationId);
+    expect(memory.messages.filter((message) => message.content === question)).toHaveLength(1);
+    expect(memory.messages.at(-1)?.content).toBe('The weather: rainy');
+  }, 30_000);
+
   it('streams the handed-back call as tool_calls chunks', async () => {
     const stream = await client().chat.completions.create({
       model: defaultModel(),

@@ -20,7 +20,13 @@ describe('the Responses API, read by the openai package', () => {
   let model: ScriptedModel;
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => ({ content: `Echo: ${lastUser(request)}` }));
+    model = await startScriptedModel((request) => {
+      const last = request.messages.at(-1);
+      if (last?.role === 'tool') return { content: `The weather: ${last.content ?? ''}` };
+      if ((request.tools ?? []).some((tool) => tool.function.name === 'get_weather'))
+        return { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }] };
+      return { content: `Echo: ${lastUser(request)}` };
+    });
     runtime = await startTestRuntime({ settings: model.settings });
   }, 60_000);
 
@@ -98,6 +104,37 @@ describe('the Responses API, read by the openai package', () => {
     expect(onBranch).toEqual(expect.arrayContaining([a, c]));
     expect(onBranch).not.toContain(b);
     expect(second.id).not.toBe(instead.id);
+  }, 30_000);
+
+  it('hands a function call back and goes on from its output and previous_response_id', async () => {
+    const tools: OpenAI.Responses.Tool[] = [
+      {
+        type: 'function',
+        name: 'get_weather',
+        parameters: { type: 'object', properties: {} },
+        strict: false,
+      },
+    ];
+    const question = `Weather in Oslo? ${randomUUID()}`;
+    const asked = await client().responses.create({ model: defaultModel(), input: question, tools });
+    const call = asked.output.find((item) => item.type === 'function_call');
+    expect(call?.type === 'function_call' && call.name).toBe('get_weather');
+    const answer = await client().responses.create({
+      model: defaultModel(),
+      previous_response_id: asked.id,
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: call?.type === 'function_call' ? call.call_id : '',
+          output: 'snow',
+        },
+      ],
+      tools,
+    });
+    expect(answer.output_text).toBe('The weather: snow');
+    const sent = model.requests.find((request) => request.messages.at(-1)?.content === 'snow');
+    expect(sent?.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(sent?.messages.at(-3)?.content).toBe(question);
   }, 30_000);
 
   it('streams a response as its events', async () => {
