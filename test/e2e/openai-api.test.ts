@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
 import { startTestRuntime } from '../support/local-runtime.js';
 import {
@@ -144,6 +145,23 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     // The conversation is the caller's, kept in their history.
     const session = await runtime.app.chat.sessions.find('user_001', conversationId);
     expect(session?.temporary).toBeUndefined();
+  }, 30_000);
+
+  it('reads memory by default, and not with x-memory: off', async () => {
+    const offered = async (headers: Record<string, string>) => {
+      const text = `Memory? ${randomUUID()}`;
+      await client('user_001', headers).chat.completions.create({
+        model: defaultModel(),
+        messages: [{ role: 'user', content: text }],
+      });
+      return requestsFor(text)[0]?.tools?.map((tool) => tool.function.name) ?? [];
+    };
+    expect(await offered({})).toContain(SEARCH_CONVERSATION_HISTORY_TOOL);
+    expect(await offered({ 'x-memory': 'off' })).not.toContain(SEARCH_CONVERSATION_HISTORY_TOOL);
+    const refused = await client('user_001', { 'x-memory': 'sometimes' })
+      .chat.completions.create({ model: defaultModel(), messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('x-memory');
   }, 30_000);
 
   it('answers a retried request with the same Idempotency-Key from the same turn', async () => {
