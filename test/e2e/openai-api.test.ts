@@ -285,6 +285,30 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     expect(finish).toBe('tool_calls');
   }, 30_000);
 
+  it('answers a quota’s refusal as OpenAI’s 429 with retry-after', async () => {
+    const base = runtime.app.quota.config;
+    // The window is the UTC clock minute: start well inside one, so both requests share it.
+    const second = new Date().getUTCSeconds();
+    if (second > 50) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+    runtime.app.quota.config = { ...base, messagesPerMinute: 1 };
+    try {
+      const ask = () =>
+        client('user_003').chat.completions.create({
+          model: defaultModel(),
+          messages: [{ role: 'user', content: `Counted ${randomUUID()}` }],
+        });
+      await ask();
+      const refused = await ask().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+      const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
+      expect(error.type).toBe('rate_limit_error');
+      expect(error.code).toBe('quota_exceeded');
+      expect(Number(error.headers?.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      runtime.app.quota.config = base;
+    }
+  }, 30_000);
+
   it('refuses in OpenAI’s shape: an unknown model, a bad body, no identity, a body too large', async () => {
     const unknown = await client()
       .chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })
