@@ -1,6 +1,6 @@
 // `npm run bench:openai`: time to the first token through POST /api/v1/chat/completions (streamed, read by the openai
-// package) beside POST /api/chat + its SSE stream, turn for turn in one session of one local runtime. Prints the
-// medians and their ratio; it asserts nothing about speed.
+// package) beside POST /api/chat + its SSE stream, turn for turn in one session of one local runtime (and stateless
+// requests beside them). Prints the medians and their ratio; it asserts nothing about speed.
 import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -61,17 +61,29 @@ async function main(): Promise<void> {
       defaultHeaders: { 'x-ms-client-principal-id': USER, 'x-conversation-id': sessionId },
       maxRetries: 0,
     });
+    // And stateless, as most OpenAI clients call: each request a new temporary conversation.
+    const stateless = new OpenAI({
+      baseURL: `${runtime.url}/api/v1`,
+      apiKey: 'not-used-by-dev-identities',
+      defaultHeaders: { 'x-ms-client-principal-id': USER },
+      maxRetries: 0,
+    });
     const model = runtime.app.config.models.defaultModel;
     const overSse: number[] = [];
     const overCompletions: number[] = [];
+    const overStateless: number[] = [];
     // A warm-up turn of each kind, not counted: the first pays for connections and compilation.
     await sseTurn(api, sessionId, 'Hello!');
     await completionTurn(client, model, 'Hello!');
+    await completionTurn(stateless, model, 'Hello!');
     for (let turn = 1; turn <= TURNS; turn += 1) {
       // Alternated, so both see the same machine load and the same growing conversation.
       overSse.push(await sseTurn(api, sessionId, `Question ${turn}: what is ${turn} + ${turn}?`));
       overCompletions.push(
         await completionTurn(client, model, `Question ${turn}: what is ${turn} * ${turn}?`),
+      );
+      overStateless.push(
+        await completionTurn(stateless, model, `Question ${turn}: what is ${turn} - ${turn}?`),
       );
     }
     const sseMedian = percentile(overSse, 50);
@@ -86,9 +98,11 @@ async function main(): Promise<void> {
     console.log(
       `  ${summary('POST /api/v1/chat/completions (stream) → first content chunk', overCompletions)}`,
     );
+    console.log(`  ${summary('the same, stateless (a new temporary conversation each)', overStateless)}`);
     console.log(
       `  added by /api/v1 at the median: ${round(completionsMedian - sseMedian)} ms ` +
-        `(ratio ${ratio(completionsMedian, sseMedian) ?? 'n/a'})`,
+        `(ratio ${ratio(completionsMedian, sseMedian) ?? 'n/a'}); stateless: ` +
+        `${round(percentile(overStateless, 50) - sseMedian)} ms (ratio ${ratio(percentile(overStateless, 50), sseMedian) ?? 'n/a'})`,
     );
   } finally {
     await runtime.stop();
