@@ -1,7 +1,7 @@
 // POST /api/v1/chat/completions' use-case: the request becomes a turn posted through the chat front door (quotas,
 // idempotency, the queue and the worker as every turn), in a new temporary conversation whose context is the
 // request's messages, or in the conversation x-conversation-id names; the answer is read from the turn's event log.
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, QuotaExceededError, ValidationError } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { isAiSdkId } from '../ids.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
@@ -71,7 +71,7 @@ export async function postChatCompletion(
       : await handedBackTurn(services, caller, sessionId, followUp, place.handedBack);
   const fork = handedBack?.fork ?? place.fork;
   const chatMessageId = turnMessageId(sessionId, headers.idempotencyKey);
-  const { message } = await postTurn(services, caller, {
+  const turn = {
     sessionId,
     chatMessageId,
     text: handedBack?.text ?? split.text,
@@ -83,6 +83,13 @@ export async function postChatCompletion(
     ...(followUp.length > 0 ? { followUp: handedBack?.followUp ?? followUp } : {}),
     ...(clientTools === undefined ? {} : { clientTools }),
     ...(fork === undefined ? {} : { fork }),
+  };
+  const { message } = await postTurn(services, caller, turn).catch(async (error: unknown) => {
+    // A stateless request the quotas refuse leaves no empty temporary conversation behind (its key's session is
+    // its own: nothing else was posted in it).
+    if (stateless && error instanceof QuotaExceededError)
+      await services.sessions.release(caller.userId, sessionId);
+    throw error;
   });
   return {
     userId: caller.userId,
