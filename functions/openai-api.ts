@@ -173,6 +173,7 @@ export function completionServices(app: App, context: InvocationContext): ChatCo
       starter.resolve?.(caller, { assistantId }) ?? Promise.resolve({}),
     orchestrations: app.orchestrations(context),
     temporaryTtlSeconds: app.config.chat.temporaryChatTtlSeconds,
+    maxTextChars: app.config.chat.maxTextChars,
     conversations: app.chat.turn.workingMemory,
   };
 }

@@ -30,6 +30,8 @@ export interface ChatCompletionServices extends PostChatMessageServices, Complet
   /** Where a temporary conversation's expiry job is started. */
   orchestrations: OrchestrationClient;
   temporaryTtlSeconds: number;
+  /** The longest text a message may have (CHAT_MAX_TEXT_CHARS), as POST /api/chat allows. */
+  maxTextChars: number;
   /** Where a response named by previous_response_id is found on its conversation's path. */
   conversations: Pick<WorkingMemoryStore, 'load'>;
 }
@@ -62,6 +64,16 @@ export async function postChatCompletion(
   const clientTools = clientToolsOf(request.tools, services.builtInTool);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
   const split = splitMessages(request.messages);
+  if (split.text.length > services.maxTextChars)
+    throw new ValidationError(
+      `Invalid chat completion request: the last user message has ${split.text.length} characters, more than the ${services.maxTextChars} a message may have (CHAT_MAX_TEXT_CHARS).`,
+      [
+        {
+          path: 'messages',
+          message: `the last user message may have at most ${services.maxTextChars} characters`,
+        },
+      ],
+    );
   const { context, followUp } = split;
   const { sessionId, stateless } = await conversationFor(services, caller, headers, choice);
   // Tool results in a kept conversation: the turn that handed the calls back is answered anew with them.

@@ -351,6 +351,15 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
       .catch((error: unknown) => error);
     expect(anonymous).toBeInstanceOf(OpenAI.AuthenticationError);
 
+    const long = await client()
+      .chat.completions.create({
+        model: defaultModel(),
+        messages: [{ role: 'user', content: 'x'.repeat(runtime.app.config.chat.maxTextChars + 1) }],
+      })
+      .catch((error: unknown) => error);
+    expect((long as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+    expect((long as Error).message).toContain('CHAT_MAX_TEXT_CHARS');
+
     const large = await client()
       .chat.completions.create({
         model: defaultModel(),
