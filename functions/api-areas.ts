@@ -53,6 +53,13 @@ and \`use_memory\` and \`editOf\` go in the body or the last message's \`metadat
 in [streaming.md](streaming.md#the-ai-sdks-ui-message-stream).`,
   },
   {
+    title: 'OpenAI-compatible API',
+    routePrefixes: ['v1'],
+    note: `For the \`openai\` SDKs and every tool built on them (\`baseURL: '<host>/api/v1'\`); see [openai-api.md](openai-api.md).
+Every error, the body reader's and the identity's included, answers in OpenAI's shape \`{error: {message, type, code, param}}\`.
+A model id is a catalogue model's, or \`assistant:<assistantId>\` for an assistant the caller can see.`,
+  },
+  {
     title: 'History',
     routePrefixes: ['history'],
     note: `Lists and conversations are paged: pass the answer's \`continuationToken\` back for the next page. A conversation

@@ -21,6 +21,8 @@ import { shareFunctions } from './shares.js';
 import { memoryApiFunctions } from './memory-api.js';
 import { memoryFunctions } from './memory.js';
 import { memoryTransferFunctions } from './memory-transfer.js';
+import { openAiFunctions } from './openai-api.js';
+import { openAiResponseFunctions } from './openai-responses.js';
 import { streamFunctions } from './stream.js';
 import { traceFunction } from './traced-functions.js';
 import { uiChatFunctions } from './ui-chat.js';
@@ -35,6 +37,8 @@ export const functionDefinitions: readonly FunctionDefinition[] = [
   ...projectFunctions,
   ...streamFunctions,
   ...uiChatFunctions,
+  ...openAiFunctions,
+  ...openAiResponseFunctions,
   ...chatTurnFunctions,
   ...historyFunctions,
   ...historyApiFunctions,

@@ -44,6 +44,7 @@ export const SHARED_ROOT = 'shared/*.ts';
  */
 export const AREA_FLOORS: readonly (readonly string[])[] = [
   ['app'],
+  ['openai-api'],
   ['chat'],
   ['tools', 'sharing', 'mcp', 'assistants', 'projects', 'account'],
   ['history'],

@@ -192,7 +192,12 @@ function endpointSection(endpoint: DocumentedEndpoint, app: App): string {
  */
 function replyText(endpoint: DocumentedEndpoint, status: number): string {
   const reply = endpoint.declaration.replies?.[status];
-  if (reply === undefined) return isSuccess(status) ? '' : 'problem+json';
+  if (reply === undefined)
+    return isSuccess(status)
+      ? ''
+      : endpoint.declaration.errors === 'openai'
+        ? 'OpenAI error'
+        : 'problem+json';
   return Object.entries(replyContent(reply))
     .map(([mediaType, schema]) => {
       const json = outputJsonSchema(schema);

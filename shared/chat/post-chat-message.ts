@@ -39,6 +39,7 @@ import { conversationMemoryMode } from '../conversation/conversation-shape.js';
 import { memoryFields, narrowerMemoryMode, type MemoryMode } from '../conversation/memory-mode.js';
 import type { ChatSession } from '../conversation/session-store.js';
 import { chooseModel, type ModelCatalogue } from '../models/model-catalogue.js';
+import type { ChatMessage, ToolSpec } from '../llm/llm-gateway.js';
 
 export interface PostChatMessageServices {
   sessions: SessionStore;
@@ -69,6 +70,11 @@ export interface TurnToPost {
   model?: string | undefined;
   fork?: TurnFork;
   attachments?: MessageAttachment[];
+  /** The messages the model reads before this one, as an OpenAI-compatible client gave them. */
+  context?: ChatMessage[];
+  /** What followed this one in that context (client tool calls and results), and the client's own tools. */
+  followUp?: ChatMessage[];
+  clientTools?: ToolSpec[];
 }
 
 export interface PostedChatMessage {
@@ -230,6 +236,9 @@ async function recordAndQueue(
       ...(turn.fork ? { fork: turn.fork } : {}),
       ...(holdsSlot ? { quotaSlot: true } : {}),
       ...(turn.attachments ? { attachments: turn.attachments } : {}),
+      ...(turn.context ? { context: turn.context } : {}),
+      ...(turn.followUp ? { followUp: turn.followUp } : {}),
+      ...(turn.clientTools ? { clientTools: turn.clientTools } : {}),
       ...groupsFlag(caller),
     } satisfies QueuedChatMessage,
     'queued chat message',

@@ -34,9 +34,12 @@ export function shapeFields(shape: ConversationShape): ConversationShape {
   return Object.fromEntries(Object.entries(shape).filter(([, value]) => value !== undefined));
 }
 
-/** The memory mode the conversation allows its turns: off when temporary. */
+/**
+ * The memory mode the conversation allows its turns: off when temporary, unless it was made with a mode of its own
+ * (the OpenAI-compatible API's temporary conversations read memory by default).
+ */
 export function conversationMemoryMode(shape: ConversationShape): MemoryMode {
-  return shape.temporary === true ? 'off' : (shape.memory ?? 'readwrite');
+  return shape.temporary === true ? (shape.memory ?? 'off') : (shape.memory ?? 'readwrite');
 }
 
 /** What a conversation's assistant and project give it: instructions to open with, and documents as knowledge. */

@@ -25,9 +25,10 @@ export interface SessionStore {
   /**
    * The caller's session under an id the client chose (an AI SDK id, a form the server never makes), made now when
    * no user ever held that id. Undefined when another user holds or held it, or the caller's conversation under
-   * it was deleted. Atomic: of racing claims of one new id, one user's wins and one session is made.
+   * it was deleted. Atomic: of racing claims of one new id, one user's wins and one session is made. A session made
+   * now takes `shape`; one made before keeps its own.
    */
-  claim(userId: string, sessionId: string): Promise<ChatSession | undefined>;
+  claim(userId: string, sessionId: string, shape?: ConversationShape): Promise<ChatSession | undefined>;
   /**
    * Takes back the session a claim just made when its first message was refused: the session goes, the id stays
    * the caller's (their next claim makes it again). Harmless when there is none.

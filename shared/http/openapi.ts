@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of the declared endpoints: paths, parameters, bodies and statuses read from their zod
 // schemas (z.toJSONSchema writes the dialect OpenAPI 3.1 uses), security per auth mode, problem+json errors.
+import { openAiErrorSchema } from './openai-error.js';
 import type { AuthConfig } from '../identity/settings.js';
 import {
   endpointStatuses,
@@ -78,6 +79,16 @@ interface OperationContext {
   security: SecurityOf;
 }
 
+/** An error's body: problem details, or OpenAI's error object on the routes that answer as OpenAI does. */
+function errorContent<TApp>(
+  declaration: DeclaredEndpoint<TApp>['declaration'],
+  context: OperationContext,
+): Json {
+  return declaration.errors === 'openai'
+    ? { 'application/json': { schema: context.hoist(outputJsonSchema(openAiErrorSchema), 'error') } }
+    : { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } };
+}
+
 function operation<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TApp, context: OperationContext): Json {
   const { declaration } = endpoint;
   const parameters = [
@@ -103,7 +114,7 @@ function operation<TApp>(endpoint: DeclaredEndpoint<TApp>, app: TApp, context: O
         ? { description: meaning, content: media }
         : isSuccessStatus(status)
           ? { description: meaning }
-          : { description: meaning, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+          : { description: meaning, content: errorContent(declaration, context) };
   }
   const content: Json = {};
   if (body !== undefined) {

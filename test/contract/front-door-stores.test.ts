@@ -170,6 +170,26 @@ describe('Cosmos DB posted-message store', () => {
   });
 });
 
+describe('Cosmos DB session store, a client-chosen id', () => {
+  it('makes the session with the shape its first claim gives, and keeps it for later claims', async () => {
+    const store = createCosmosSessionStore(database.container(SESSIONS_CONTAINER));
+    const id = randomUUID().replaceAll('-', '').slice(0, 16);
+    const shape = { model: 'gpt-test', memory: 'read' as const, temporary: true as const };
+    const made = await store.claim('user_001', id, shape);
+    expect(made).toMatchObject({ sessionId: id, userId: 'user_001', ...shape });
+    // A later claim (another shape) finds the session as it was made; another user gets none.
+    expect(await store.claim('user_001', id, { model: 'other' })).toMatchObject(shape);
+    expect(await store.find('user_001', id)).toMatchObject(shape);
+    expect(await store.claim('user_002', id, shape)).toBeUndefined();
+    // A temporary session expires by itself, as one POST /api/session/start makes.
+    const { resource } = await database
+      .container(SESSIONS_CONTAINER)
+      .item(id, 'user_001')
+      .read<{ ttl?: number }>();
+    expect(resource?.ttl).toBeGreaterThan(0);
+  });
+});
+
 describe('Cosmos DB stream-ticket store', () => {
   it("finds a ticket by its hash in its turn's record only, keeping no ticket and a bounded few", async () => {
     const container = database.container(SESSIONS_CONTAINER);

@@ -44,15 +44,22 @@ export function createCosmosSessionStore(
       return session;
     },
 
-    async claim(userId, sessionId) {
+    async claim(userId, sessionId, shape = {}) {
       const own = await read(userId, sessionId);
       if (own !== undefined)
         return own.resource.deletingAt === undefined ? sessionOf(own.resource) : undefined;
       const owner = await claimOwner(container, userId, sessionId, now);
       if (owner !== userId) return undefined;
-      const session: ChatSession = { sessionId, userId, createdAt: now().toISOString() };
+      const session: ChatSession = {
+        sessionId,
+        userId,
+        createdAt: now().toISOString(),
+        ...shapeFields(shape),
+      };
       try {
-        await container.items.create({ id: sessionId, ...session });
+        const ttl =
+          session.temporary === true ? { ttl: temporarySessionTtlSeconds(temporaryTtlSeconds) } : {};
+        await container.items.create({ id: sessionId, ...session, ...ttl });
         return session;
       } catch (error) {
         if (cosmosStatus(error) !== 409) throw cosmosFailure('creating the session', error);

@@ -7,7 +7,12 @@ import { turnFailureSchema, turnRefSchema } from '../../conversation/messages.js
 import { turnTelemetrySchema } from '../../telemetry/contracts.js';
 import { modelIdSchema, projectIdSchema } from '../../ids.js';
 import { assistantRefSchema } from '../../conversation/conversation-shape.js';
-import { callerGroupsSchema, queuedChatMessageSchema } from './queue.js';
+import {
+  callerGroupsSchema,
+  clientToolsSchema,
+  queuedChatMessageSchema,
+  turnContextSchema,
+} from './queue.js';
 
 /** Finish reason of a turn its owner stopped: the text generated until then is its answer. */
 export const CANCELLED_FINISH_REASON = 'cancelled';
@@ -41,6 +46,10 @@ export const llmStepInputSchema = turnRefSchema.extend({
       postedAt: z.string(),
       fork: turnForkSchema.optional(),
       attachments: z.array(messageAttachmentSchema).optional(),
+      /** The messages the client gave before this one (the OpenAI-compatible API): the turn's history. */
+      context: turnContextSchema.optional(),
+      followUp: turnContextSchema.optional(),
+      clientTools: clientToolsSchema.optional(),
     })
     .optional(),
   /** False: no profile in the prompt, no memory tools (use_memory false). Absent means true. */

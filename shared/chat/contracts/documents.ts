@@ -12,6 +12,7 @@ import { postedMessageSchema } from '../../conversation/posted-message-store.js'
 import { chatSessionSchema } from '../../conversation/session-store.js';
 import { knowledgeSourceSchema } from '../../conversation/sources.js';
 import { toolConnectNeedSchema } from '../../streaming/contracts.js';
+import { clientToolsSchema, turnContextSchema } from './queue.js';
 
 /** A new session's id: made by the server (chat message ids are made by the client). */
 export function newSessionId(): string {
@@ -189,6 +190,12 @@ export const turnRecordSchema = turnRefSchema.extend({
   tools: z.array(z.string()).optional(),
   /** The turn's place in the conversation's tree, decided when the turn began. */
   branch: turnBranchSchema.optional(),
+  /** The messages its client gave before the user's (the OpenAI-compatible API): every round's history. */
+  context: turnContextSchema.optional(),
+  /** What followed the user's message in that context (client tool calls and their results). */
+  followUp: turnContextSchema.optional(),
+  /** The client's own tools, offered in every round; a call of one ends the turn after its round. */
+  clientTools: clientToolsSchema.optional(),
 });
 export type TurnRecord = z.infer<typeof turnRecordSchema>;
 

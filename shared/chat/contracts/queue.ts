@@ -6,6 +6,7 @@ import { turnForkSchema } from '../../conversation/branches.js';
 import { messageAttachmentSchema } from '../../message-attachments.js';
 import { memoryFields, memoryModeOf, type MemoryFields } from '../../conversation/memory-mode.js';
 import { modelIdSchema, projectIdSchema } from '../../ids.js';
+import { chatMessageSchema } from '../../llm/llm-gateway.js';
 import { assistantRefSchema, type AssistantRef } from '../../conversation/conversation-shape.js';
 
 /** Queue that carries posted chat messages to the chat worker (sessions on: FIFO per chat session). */
@@ -16,6 +17,21 @@ export const USER_MESSAGES_QUEUE = 'user-messages';
  * `group:<id>` are offered in the turn by them. Bounded like a token's `groups` claim.
  */
 export const callerGroupsSchema = z.array(z.string().min(1).max(128)).min(1).max(200);
+
+/** A turn's given context: bounded so the message stays far below Service Bus's size limit. */
+export const turnContextSchema = z.array(chatMessageSchema).max(500);
+
+/** Tools the client runs itself (the OpenAI-compatible API): offered beside the turn's own, never run by it. */
+export const clientToolsSchema = z
+  .array(
+    z.object({
+      name: z.string().min(1).max(64),
+      description: z.string().max(4000),
+      parameters: z.record(z.string(), z.unknown()),
+    }),
+  )
+  .min(1)
+  .max(64);
 
 /** The body of a `user-messages` message: validated when the front door publishes it and when the worker takes it. */
 export const queuedChatMessageSchema = z.object({
@@ -50,6 +66,15 @@ export const queuedChatMessageSchema = z.object({
    * before answering. Absent: no turn of the session had waited when the message was posted, and nothing is read.
    */
   mayPark: z.literal(true).optional(),
+  /**
+   * The messages the model reads before this one, as a client of the OpenAI-compatible API gave them (its new
+   * conversation has no history of its own): they stand in for the conversation's history in every round.
+   */
+  context: turnContextSchema.optional(),
+  /** What followed the user's message in that context: the model's calls of client tools and their results. */
+  followUp: turnContextSchema.optional(),
+  /** The client's own tools: a round that calls one ends the turn with finish reason `tool_calls`. */
+  clientTools: clientToolsSchema.optional(),
 });
 export type QueuedChatMessage = z.infer<typeof queuedChatMessageSchema>;
 

@@ -89,15 +89,19 @@ export function* chatTurnOrchestrator(context: df.OrchestrationContext): Generat
         ...groupsFlag(input),
         ...telemetry,
       });
-      const ran = (yield context.df.Task.all(
-        step.toolCalls.map((call, position) =>
-          context.df.callActivityWithRetry(
-            TURN_ACTIVITIES.runTool,
-            retry,
-            toolInput(call.index, firstToolSeq + position),
-          ),
-        ),
-      )) as unknown[];
+      // A round whose every call is the client's runs none here (the next step hands them back).
+      const ran =
+        step.toolCalls.length === 0
+          ? []
+          : ((yield context.df.Task.all(
+              step.toolCalls.map((call, position) =>
+                context.df.callActivityWithRetry(
+                  TURN_ACTIVITIES.runTool,
+                  retry,
+                  toolInput(call.index, firstToolSeq + position),
+                ),
+              ),
+            )) as unknown[]);
       // Calls that need the user's yes asked for it (their reserved seq carried the request): the turn waits for
       // each answer, or its timeout, then runs or denies the call, whose result takes the next seq.
       const asked = ran.flatMap((output, position) => {
@@ -195,6 +199,9 @@ export function llmStepInputOf(
             postedAt: input.postedAt,
             ...forkOf(input),
             ...(input.attachments ? { attachments: input.attachments } : {}),
+            ...(input.context ? { context: input.context } : {}),
+            ...(input.followUp ? { followUp: input.followUp } : {}),
+            ...(input.clientTools ? { clientTools: input.clientTools } : {}),
           },
         }
       : {}),

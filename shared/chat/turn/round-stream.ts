@@ -1,6 +1,6 @@
 // Streaming one model round into the turn's event log: the model's deltas as events (stored before any client is
 // sent them), and the abort of a turn stopped while the model streams.
-import type { ChatMessage } from '../../llm/llm-gateway.js';
+import type { ChatMessage, ToolSpec } from '../../llm/llm-gateway.js';
 import type { RoundReply } from './turn-effects.js';
 import { TurnStream } from '../../streaming/turn-stream.js';
 import { groupsFlag, memoryFlag, modelFlag } from '../contracts/queue.js';
@@ -33,6 +33,8 @@ export interface RoundCall {
   watchFrom: number | undefined;
   /** The built-in tools the conversation's assistant names; absent: all of them. */
   tools?: readonly string[] | undefined;
+  /** The client's own tools (the OpenAI-compatible API), offered after the turn's. */
+  clientTools?: readonly ToolSpec[] | undefined;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function streamRound(
     model?: string | undefined;
   },
   stream: TurnStream,
-  { messages, toolsAllowed, watchFrom: checkedAt, tools: named }: RoundCall,
+  { messages, toolsAllowed, watchFrom: checkedAt, tools: named, clientTools = [] }: RoundCall,
 ): Promise<RoundReply> {
   let reasoningOpen = false;
   const clock = () => (services.now?.() ?? new Date()).getTime();
@@ -86,6 +88,7 @@ export async function streamRound(
         tools: [
           ...services.tools.specs({ ...memoryFlag(input), ...(named ? { only: named } : {}) }),
           ...userTools,
+          ...clientTools,
         ],
         toolChoice: toolsAllowed ? 'auto' : 'none',
         maxTokens: services.settings.maxOutputTokens,

@@ -20,6 +20,7 @@ import type { Decision, Happening, RoundReply, TurnEffect, TurnEnd } from './tur
 import { keptReasoning } from './turn-reasoning.js';
 import { memoryFlag, modelFlag } from '../contracts/queue.js';
 import { totalUsage } from './turn-usage.js';
+import { HAND_BACK, handsBack, toolsOutcome } from './client-tools.js';
 
 /** What a model round read at its start, and what it has done since. */
 export interface RoundStep extends PromptState {
@@ -62,7 +63,10 @@ export function decideRound(step: RoundStep, happened: Happening): RoundDecision
     case 'replied':
       return roundReplied(step, happened.reply, happened.at);
     case 'recorded':
-      return { state: step, effects: [{ kind: 'output', output: toolsOutcome(happened.round) }] };
+      return {
+        state: step,
+        effects: [{ kind: 'output', output: toolsOutcome(happened.round, recordOf(step)) }],
+      };
     case 'committed':
       return answerCommitted({ ...step, memory: happened.memory });
     case 'closed':
@@ -93,7 +97,7 @@ function roundOpened(step: RoundStep): RoundDecision {
   };
   const recorded = turn?.rounds.find((round) => round.round === input.round);
   if (recorded)
-    return { state: step, effects: [...resend, { kind: 'output', output: toolsOutcome(recorded) }] };
+    return { state: step, effects: [...resend, { kind: 'output', output: toolsOutcome(recorded, turn) }] };
   if (turn === undefined)
     return {
       state: step,
@@ -128,6 +132,15 @@ function roundPrepared(step: RoundStep): RoundDecision {
     const next = roundReplied({ ...step, record }, stopped.reply, step.at);
     return { state: next.state, effects: [...effects, ...stopped.effects, ...next.effects] };
   }
+  // The last round called the client's tools: the turn ends, handing the calls back, with no model call.
+  if (handsBack(record, input.round)) {
+    const next = roundReplied(
+      { ...step, record, input: { ...input, toolsAllowed: true } },
+      HAND_BACK,
+      step.at,
+    );
+    return { state: next.state, effects: [...effects, ...next.effects] };
+  }
   // What an earlier attempt of this round showed is voided before the round is streamed again.
   const voided = discardRange(stored);
   if (voided) effects.push({ kind: 'emit', event: { type: 'discard', ...voided } });
@@ -137,6 +150,7 @@ function roundPrepared(step: RoundStep): RoundDecision {
     toolsAllowed: input.toolsAllowed,
     watchFrom: step.preparedLong ? undefined : step.checkedAt,
     ...(record.tools === undefined ? {} : { tools: record.tools }),
+    ...(record.clientTools === undefined ? {} : { clientTools: record.clientTools }),
   });
   return { state: { ...step, record }, effects };
 }
@@ -342,16 +356,6 @@ function recordOf(step: RoundStep): TurnRecord {
   const record = step.record ?? step.turn;
   if (record === undefined) throw new Error(`Turn ${step.input.chatMessageId} has no record yet.`);
   return record;
-}
-
-/** The output of a round that asked for tools: which calls the orchestration runs next. */
-export function toolsOutcome(round: RoundRecord): LlmStepOutput {
-  return {
-    outcome: 'tools',
-    nextSeq: round.nextSeq,
-    toolCalls: round.toolCalls.map((call, index) => ({ index, name: call.name })),
-    finishReason: round.finishReason,
-  };
 }
 
 /** The user's message of a turn, as committed. */

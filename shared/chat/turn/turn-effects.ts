@@ -1,6 +1,6 @@
 // What the turn's decisions speak of: the effects a step carries out (store and send events, call the model or a
 // tool, commit, free the slot, announce) and what happens as they run, which the next decision reads.
-import type { ChatMessage, LlmReply, LlmUsage, ToolCall } from '../../llm/llm-gateway.js';
+import type { ChatMessage, LlmReply, LlmUsage, ToolCall, ToolSpec } from '../../llm/llm-gateway.js';
 import type { ChatEvent, ChatEventBody, ToolConnectNeed } from '../../streaming/contracts.js';
 import type { ConversationMessage } from '../../conversation/messages.js';
 import type { TurnBranch, TurnFork } from '../../conversation/branches.js';
@@ -45,6 +45,8 @@ export type TurnEffect<O> =
       watchFrom: number | undefined;
       /** The built-in tools the conversation's assistant names; absent: all of them. */
       tools?: readonly string[] | undefined;
+      /** The client's own tools, offered after the turn's. */
+      clientTools?: readonly ToolSpec[] | undefined;
     }
   /** Adds a round that asked for tools to the turn's record. Result: `recorded`. */
   | { kind: 'record-round'; record: TurnRecord; round: RoundRecord }

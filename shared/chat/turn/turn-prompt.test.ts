@@ -17,6 +17,7 @@ import { PROFILE_FETCH_BUDGET_MS, type ProfileFact } from '../../memory/contract
 import { BASIC_SYSTEM_PROMPT } from '../prompt.js';
 import { failTurn } from './fail-turn.js';
 import { llmStep } from './llm-step.js';
+import { runTool } from './run-tool.js';
 import { noDigestYet } from './round-state.js';
 import { MAIN_BRANCH } from '../../conversation/branches.js';
 
@@ -49,6 +50,32 @@ describe('the prompt of a round', () => {
       input.text,
     ]);
     expect(t.model.requests[1]?.messages.slice(0, 4)).toEqual(t.model.requests[0]?.messages);
+  });
+
+  it('give the model a context its client brought instead of the history, as given, in every round', async () => {
+    t.memory.messages = [
+      { messageId: 'a_user', chatMessageId: 'a', role: 'user', content: 'stored question', timestamp: 't' },
+    ];
+    const context = [
+      { role: 'system' as const, content: 'Answer briefly.' },
+      { role: 'user' as const, content: 'given question' },
+      {
+        role: 'assistant' as const,
+        content: '',
+        tool_calls: [{ id: 'c1', name: 'lookup', arguments: '{}' }],
+      },
+      { role: 'tool' as const, tool_call_id: 'c1', content: 'given result' },
+    ];
+    const first = await llmStep(t.services(), { ...round0, message: { ...round0.message!, context } });
+    expect(first.outcome).toBe('tools');
+    await runTool(t.services(), { ...ref, round: 0, index: 0, seq: first.nextSeq });
+    await llmStep(t.services(), { ...ref, round: 1, firstSeq: first.nextSeq + 1, toolsAllowed: true });
+    for (const request of t.model.requests) {
+      expect(request.messages[0]?.role).toBe('system');
+      expect(request.messages.slice(1, 6)).toEqual([...context, { role: 'user', content: input.text }]);
+      expect(request.messages.map((m) => m.content)).not.toContain('stored question');
+    }
+    expect(t.model.requests).toHaveLength(2);
   });
 
   it('give the model the digest and leave out the history it summarises, in every round', async () => {

@@ -40,6 +40,9 @@ export function promptOf(
     tokenBudget: Number.POSITIVE_INFINITY,
   });
   const messages = prompt.messages;
+  // A given context goes between the system prompt and the user's message, as the client gave it.
+  if (record.context !== undefined) messages.splice(messages.length - 1, 0, ...record.context);
+  if (record.followUp !== undefined) messages.push(...record.followUp);
   for (const round of [...record.rounds].sort((a, b) => a.round - b.round)) {
     messages.push({
       role: 'assistant',

@@ -28,9 +28,12 @@ export async function newTurnRecord(
   // The window holds the active path, which is now the one the turn follows; a fork of the conversation's first
   // turn follows none, so nothing of it is history.
   const opensTree = branch.parentChatMessageId === null && branch.origin !== undefined;
-  const history = opensTree
-    ? []
-    : state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
+  // A turn that brings its own context (the OpenAI-compatible API) reads that, never the conversation's history.
+  const context = input.message.context;
+  const history =
+    opensTree || context !== undefined
+      ? []
+      : state.memory.messages.filter((message) => message.chatMessageId !== input.chatMessageId);
   const digest = digestOnPath(state.digest, branch);
   const { history: range } = buildPrompt({
     systemPrompt: systemPromptText(state.memory, { systemPrompt }),
@@ -53,5 +56,8 @@ export async function newTurnRecord(
     ...(tools === undefined ? {} : { tools }),
     ...memoryFlag(input),
     branch,
+    ...(context === undefined ? {} : { context }),
+    ...(input.message.followUp === undefined ? {} : { followUp: input.message.followUp }),
+    ...(input.message.clientTools === undefined ? {} : { clientTools: input.message.clientTools }),
   };
 }
