@@ -300,6 +300,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
             flushMaxChars: config.streaming.flushMaxChars,
           },
           profileTimeoutMs: config.chat.profileTimeoutMs,
+          attachments: config.attachments,
         },
         pricing: usage.pricing,
         instructions: conversationInstructions(workspace),

@@ -41,6 +41,7 @@ export async function newTurnRecord(
     ...(digest ? { digest } : {}),
     userText: input.message.text,
     tokenBudget: services.settings.promptTokenBudget,
+    ...(services.settings.attachments === undefined ? {} : { attachments: services.settings.attachments }),
   });
   return {
     userId: input.userId,

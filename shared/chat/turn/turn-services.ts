@@ -46,6 +46,8 @@ export interface TurnServices extends GuardServices {
     coalescing: CoalescingOptions;
     /** How long a new conversation's first round waits for the profile (MEMORY_PROFILE_TIMEOUT_MS). */
     profileTimeoutMs: number;
+    /** How files reach the model (ATTACHMENTS_IMAGE_TURNS, ATTACHMENTS_TEXT_TOKENS), so the history window counts them so. */
+    attachments?: { imageTurns: number; textTokens: number };
   };
   /**
    * The instructions of a conversation's assistant (at the version it started with) and project, which its first
