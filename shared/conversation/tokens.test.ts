@@ -1,7 +1,7 @@
 // The token estimate every budget is counted in.
 import { describe, expect, it } from 'vitest';
 import { imageCaption, inlinedFile, type MessageAttachment } from '../message-attachments.js';
-import { estimateTokens, imageTokens, messageTokens, utf8Bytes } from './tokens.js';
+import { estimateTokens, imageTokens, messageTokens } from './tokens.js';
 
 describe('estimateTokens', () => {
   it('counts one token per 3 UTF-8 bytes, rounded up', () => {
@@ -85,22 +85,5 @@ describe('messageTokens with files', () => {
     expect(messageTokens({ content: 'abcd', attachments: [] }, rules)).toBe(
       messageTokens({ content: 'abcd' }),
     );
-  });
-});
-
-describe('utf8Bytes', () => {
-  it('counts as Node encodes', () => {
-    for (const text of [
-      '',
-      'plain',
-      'é',
-      '€ sign',
-      '日本語',
-      'emoji 😀 pair',
-      '\ud800 lone',
-      '\ud800é',
-      'end \ud83d',
-    ])
-      expect(utf8Bytes(text)).toBe(Buffer.byteLength(text, 'utf8'));
   });
 });

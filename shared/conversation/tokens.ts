@@ -7,6 +7,7 @@ import {
   isImageAttachment,
   type MessageAttachment,
 } from '../message-attachments.js';
+import { utf8Bytes } from '../utf8.js';
 
 /** What the API adds around each message (role, separators), in tokens. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -96,24 +97,4 @@ function attachmentCost(
     textBytes += utf8Bytes(`\n\n${inlinedFile(attachment, '')}`) + shown + cut;
   }
   return { images, textBytes };
-}
-
-/** UTF-8 length of a string without encoding it (the page shares this module, so no Buffer). */
-export function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
-      // A surrogate pair is one code point of four bytes.
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

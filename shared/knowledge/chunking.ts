@@ -5,6 +5,7 @@ import { estimateTokens } from '../conversation/tokens.js';
 import { shortened } from './citation.js';
 import { MAX_HEADING_CHARS, type ChunkDraft } from './contracts.js';
 import type { ExtractedDocument } from './document-text.js';
+import { utf8Bytes } from '../utf8.js';
 
 export interface ChunkOptions {
   /** Estimated tokens a chunk aims at and never exceeds (KNOWLEDGE_CHUNK_TOKENS). */
@@ -287,26 +288,4 @@ function splitCharacters(word: string, maxBytes: number): { text: string; bytes:
   }
   if (bytes > 0) parts.push({ text: word.slice(start), bytes });
   return parts;
-}
-
-/**
- * UTF-8 bytes of `text`, as Buffer.byteLength counts them (a lone surrogate becomes U+FFFD, 3 bytes); counted here
- * because a call into Buffer per sentence costs more than the sentence.
- */
-function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
