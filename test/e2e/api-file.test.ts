@@ -107,7 +107,11 @@ describe('api.http', () => {
           if (fileVariable !== undefined) return fileVariable;
           const [requestName, , , ...path] = expression.split('.');
           let found = responses.get(requestName!);
-          for (const key of path) found = (found as Record<string, unknown> | undefined)?.[key];
+          // A JSONPath as the clients read it: `$.data[0].id` is `data`, `0`, `id` from the body.
+          const keys = path
+            .filter((key) => key !== '$')
+            .flatMap((key) => key.split(/\[(\d+)\]/).filter(Boolean));
+          for (const key of keys) found = (found as Record<string, unknown> | undefined)?.[key];
           if (typeof found !== 'string')
             throw new Error(`api.http names {{${expression}}}, which is not there`);
           return found;
