@@ -4,30 +4,21 @@ import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
-import {
-  startScriptedModel,
-  type ChatCompletionRequest,
-  type ScriptedModel,
-} from '../support/scripted-model.js';
-
-const lastUser = (request: ChatCompletionRequest) =>
-  request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+import { devOpenAiClient, lastUser, startOpenAiRuntime } from '../support/openai-client.js';
+import type { ScriptedModel } from '../support/scripted-model.js';
 
 describe('the Responses API, read by the openai package', () => {
   let runtime: LocalRuntime;
   let model: ScriptedModel;
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => {
+    ({ runtime, model } = await startOpenAiRuntime((request) => {
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `The weather: ${last.content ?? ''}` };
       if ((request.tools ?? []).some((tool) => tool.function.name === 'get_weather'))
         return { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }] };
       return { content: `Echo: ${lastUser(request)}` };
-    });
-    runtime = await startTestRuntime({ settings: model.settings });
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -35,13 +26,7 @@ describe('the Responses API, read by the openai package', () => {
     await model?.close();
   }, 60_000);
 
-  const client = (userId = 'user_001') =>
-    new OpenAI({
-      baseURL: `${runtime.url}/api/v1`,
-      apiKey: 'not-used-by-dev-identities',
-      defaultHeaders: { [DEV_IDENTITY_HEADER]: userId },
-      maxRetries: 0,
-    });
+  const client = (userId = 'user_001') => devOpenAiClient(runtime, userId);
   const defaultModel = () => runtime.app.config.models.defaultModel;
   const requestFor = (text: string) => model.requests.find((request) => lastUser(request) === text);
 
