@@ -104,18 +104,24 @@ describe('the Responses API, read by the openai package', () => {
     const asked = await client().responses.create({ model: defaultModel(), input: question, tools });
     const call = asked.output.find((item) => item.type === 'function_call');
     expect(call?.type === 'function_call' && call.name).toBe('get_weather');
-    const answer = await client().responses.create({
-      model: defaultModel(),
-      previous_response_id: asked.id,
-      input: [
-        {
-          type: 'function_call_output',
-          call_id: call?.type === 'function_call' ? call.call_id : '',
-          output: 'snow',
-        },
-      ],
-      tools,
-    });
+    const answerCalls = (userId?: string) =>
+      client(userId).responses.create({
+        model: defaultModel(),
+        previous_response_id: asked.id,
+        input: [
+          {
+            type: 'function_call_output',
+            call_id: call?.type === 'function_call' ? call.call_id : '',
+            output: 'snow',
+          },
+        ],
+        tools,
+      });
+    // Another user's results for the calls find no response of theirs, as any stranger's previous_response_id.
+    const stranger = await answerCalls('user_002').catch((error: unknown) => error);
+    expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((stranger as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
+    const answer = await answerCalls();
     expect(answer.output_text).toBe('The weather: snow');
     const sent = model.requests.find((request) => request.messages.at(-1)?.content === 'snow');
     expect(sent?.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
