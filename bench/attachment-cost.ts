@@ -3,8 +3,8 @@
 // Prints figures and asserts nothing about speed.  npm run bench:attachments  (RUNS=12 by default)
 import { randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { createLogHandler } from '../local/log.js';
-import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import type { LocalRuntime } from '../local/runtime.js';
+import { startInstantRuntime } from './instant-runtime.js';
 import { imageTokens } from '../shared/conversation/tokens.js';
 import { ChatApi, TurnTrace } from './chat-clients.js';
 import { mean, percentiles, round } from './figures.js';
@@ -94,16 +94,7 @@ async function firstToken(runtime: LocalRuntime, api: ChatApi, userId: string, a
 }
 
 async function main(): Promise<void> {
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: undefined,
-    settings: {
-      AUTH_MODE: 'app-service',
-      OFFLINE_MODEL_TTFT_MS: '0',
-      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-    },
-    logHandler: createLogHandler('error'),
-  });
+  const runtime = await startInstantRuntime();
   try {
     const api = new ChatApi(runtime.url);
     const jpeg = await photo();

@@ -2,8 +2,8 @@
 // embeds its passages and of the next, which reads them back, and the bytes kept. Prints figures, asserts nothing.
 // npx tsx bench/long-file-cost.ts  (RUNS=6, PARAGRAPHS=1200 by default)
 import { randomUUID } from 'node:crypto';
-import { createLogHandler } from '../local/log.js';
-import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import type { LocalRuntime } from '../local/runtime.js';
+import { startInstantRuntime } from './instant-runtime.js';
 import { ChatApi, TurnTrace } from './chat-clients.js';
 import { percentiles } from './figures.js';
 
@@ -79,16 +79,7 @@ async function keptVectors(runtime: LocalRuntime, attachmentId: string) {
 }
 
 async function main(): Promise<void> {
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: undefined,
-    settings: {
-      AUTH_MODE: 'app-service',
-      OFFLINE_MODEL_TTFT_MS: '0',
-      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-    },
-    logHandler: createLogHandler('error'),
-  });
+  const runtime = await startInstantRuntime();
   try {
     const api = new ChatApi(runtime.url);
     const userId = `bench-long-${randomUUID().slice(0, 8)}`;
