@@ -63,6 +63,7 @@ describe('the Responses API, read by the openai package', () => {
       .responses.create({ model: defaultModel(), input: 'hi', previous_response_id: response.id })
       .catch((error: unknown) => error);
     expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((stranger as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
   }, 30_000);
 
   it('follows the branch of an older response it is told to continue from', async () => {
