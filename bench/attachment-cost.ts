@@ -3,14 +3,13 @@
 // Prints figures and asserts nothing about speed.  npm run bench:attachments  (RUNS=12 by default)
 import { randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { createLogHandler } from '../local/log.js';
-import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
+import type { LocalRuntime } from '../local/runtime.js';
+import { firstToken, startInstantRuntime, upload } from './instant-runtime.js';
 import { imageTokens } from '../shared/conversation/tokens.js';
-import { ChatApi, TurnTrace } from './chat-clients.js';
+import { ChatApi } from './chat-clients.js';
 import { mean, percentiles, round } from './figures.js';
 
 const RUNS = Number(process.env.RUNS ?? 12);
-const TURN_TIMEOUT_MS = 60_000;
 
 /** Photo-like pixels: noise over a gradient compresses as little as a real photo does. */
 function photoPixels(width: number, height: number): Buffer {
@@ -34,26 +33,6 @@ function losslessPhoto(width = 1600, height = 1200): Promise<Buffer> {
     .toBuffer();
 }
 
-/** App Service authentication's headers for a signed-in user (AUTH_MODE=app-service), as the chat clients send. */
-const headers = (userId: string) => ({
-  'x-ms-client-principal-id': userId,
-  'x-ms-client-principal': Buffer.from(
-    JSON.stringify({ auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] }),
-  ).toString('base64'),
-});
-
-async function upload(runtime: LocalRuntime, userId: string, name: string, type: string, bytes: Buffer) {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const response = await fetch(`${runtime.url}/api/attachments`, {
-    method: 'POST',
-    headers: headers(userId),
-    body: form,
-  });
-  if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
-  return (await response.json()) as { attachmentId: string; size: number; width?: number; height?: number };
-}
-
 /** The blobs Blob Storage keeps of one attachment (every name that carries its id), and their bytes. */
 async function storedBlobs(runtime: LocalRuntime, attachmentId: string) {
   const container = runtime.blob
@@ -69,41 +48,15 @@ async function storedBlobs(runtime: LocalRuntime, attachmentId: string) {
   return { blobs, bytes };
 }
 
-/** One new conversation's first turn: ms from the POST to its first content event. */
-async function firstToken(runtime: LocalRuntime, api: ChatApi, userId: string, attachmentId?: string) {
+/** One new conversation's first turn, with the attachment if one is given. */
+async function firstTurn(runtime: LocalRuntime, api: ChatApi, userId: string, attachmentId?: string) {
   const sessionId = await api.startSession(userId);
-  const chatMessageId = randomUUID();
-  const started = performance.now();
-  const response = await fetch(`${runtime.url}/api/chat`, {
-    method: 'POST',
-    headers: { ...headers(userId), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      sessionId,
-      chatMessageId,
-      text: 'What is in this picture?',
-      ...(attachmentId === undefined ? {} : { attachments: [attachmentId] }),
-    }),
-  });
-  if (response.status !== 202) throw new Error(`chat: ${response.status} ${await response.text()}`);
-  const trace = new TurnTrace();
-  await api.readStream(userId, new URL(`/api/stream/${sessionId}/${chatMessageId}`, runtime.url).href, trace);
-  await trace.finished(TURN_TIMEOUT_MS, chatMessageId);
-  if (trace.errors.length > 0 || trace.firstContentAt === undefined)
-    throw new Error(`turn failed: ${trace.errors.join('; ') || 'no content'}`);
-  return trace.firstContentAt - started;
+  const attachments = attachmentId === undefined ? [] : [attachmentId];
+  return firstToken(runtime, api, { userId, sessionId, text: 'What is in this picture?', attachments });
 }
 
 async function main(): Promise<void> {
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: undefined,
-    settings: {
-      AUTH_MODE: 'app-service',
-      OFFLINE_MODEL_TTFT_MS: '0',
-      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-    },
-    logHandler: createLogHandler('error'),
-  });
+  const runtime = await startInstantRuntime();
   try {
     const api = new ChatApi(runtime.url);
     const jpeg = await photo();
@@ -113,8 +66,8 @@ async function main(): Promise<void> {
     const withImage: number[] = [];
     const without: number[] = [];
     // Warm both paths once (the encoder, the Blob client, the model's first call), then alternate.
-    await firstToken(runtime, api, userId);
-    await firstToken(
+    await firstTurn(runtime, api, userId);
+    await firstTurn(
       runtime,
       api,
       userId,
@@ -127,8 +80,8 @@ async function main(): Promise<void> {
       const stored = await upload(runtime, userId, `photo-${run}.jpg`, 'image/jpeg', bytes);
       uploads.push(performance.now() - began);
       storedJpeg.push(stored.size / bytes.length);
-      without.push(await firstToken(runtime, api, userId));
-      withImage.push(await firstToken(runtime, api, userId, stored.attachmentId));
+      without.push(await firstTurn(runtime, api, userId));
+      withImage.push(await firstTurn(runtime, api, userId, stored.attachmentId));
     }
     // Bytes kept per image: a 1 MB photo, a phone's 12-megapixel photo (scaled to ATTACHMENTS_MAX_IMAGE_EDGE) and
     // a lossless PNG of the 1 MB photo's size.

@@ -1,6 +1,7 @@
 // The chat benchmark's clients, as a browser would use the API: HTTP calls as a signed-in user, a Web PubSub
 // client per session that records each turn's events with their arrival times, and SSE readers of one turn's
 // stream (the product's, and the direct baseline's).
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebPubSubClient } from '@azure/web-pubsub-client';
 import { createParser } from 'eventsource-parser';
@@ -230,6 +231,17 @@ export class ChatApi {
       trace.reconnects += 1;
       await sleep(RECONNECT_DELAY_MS);
     }
+  }
+
+  /** Posts a message and reads its SSE stream: the milliseconds from the post to the answer's first text. */
+  async firstContentMs(userId: string, sessionId: string, text: string): Promise<number> {
+    const trace = new TurnTrace();
+    const posted = performance.now();
+    const stream = await this.postChat(userId, sessionId, randomUUID(), text);
+    await this.readStream(userId, stream, trace);
+    if (trace.firstContentAt === undefined)
+      throw new Error(`the turn streamed no content: ${trace.errors.join('; ')}`);
+    return trace.firstContentAt - posted;
   }
 
   /** The direct baseline: one HTTP function that calls the model and streams its text back as SSE. */

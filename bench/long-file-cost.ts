@@ -2,22 +2,14 @@
 // embeds its passages and of the next, which reads them back, and the bytes kept. Prints figures, asserts nothing.
 // npx tsx bench/long-file-cost.ts  (RUNS=6, PARAGRAPHS=1200 by default)
 import { randomUUID } from 'node:crypto';
-import { createLogHandler } from '../local/log.js';
-import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
-import { ChatApi, TurnTrace } from './chat-clients.js';
+import type { LocalRuntime } from '../local/runtime.js';
+import { firstToken, startInstantRuntime, upload } from './instant-runtime.js';
+import { ChatApi } from './chat-clients.js';
 import { percentiles } from './figures.js';
 
 const RUNS = Number(process.env.RUNS ?? 6);
 const PARAGRAPHS = Number(process.env.PARAGRAPHS ?? 1200);
-const TURN_TIMEOUT_MS = 60_000;
-
-/** App Service authentication's headers for a signed-in user (AUTH_MODE=app-service), as the chat clients send. */
-const headers = (userId: string) => ({
-  'x-ms-client-principal-id': userId,
-  'x-ms-client-principal': Buffer.from(
-    JSON.stringify({ auth_typ: 'aad', claims: [{ typ: 'oid', val: userId }] }),
-  ).toString('base64'),
-});
+const QUESTION = 'What is the vault code?';
 
 /** A fresh long file each run (new bytes are a new file, embedded anew), its answer in the middle. */
 function longText(run: number): string {
@@ -27,42 +19,6 @@ function longText(run: number): string {
   );
   paragraphs[Math.floor(PARAGRAPHS / 2)] = 'The vault code is 7319, kept by the night porter.';
   return paragraphs.join('\n\n');
-}
-
-async function upload(runtime: LocalRuntime, userId: string, text: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([text], { type: 'text/plain' }), 'ledger.txt');
-  const response = await fetch(`${runtime.url}/api/attachments`, {
-    method: 'POST',
-    headers: headers(userId),
-    body: form,
-  });
-  if (!response.ok) throw new Error(`upload: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { attachmentId: string }).attachmentId;
-}
-
-/** One turn: ms from the POST to its first content event. */
-async function firstToken(
-  runtime: LocalRuntime,
-  api: ChatApi,
-  userId: string,
-  sessionId: string,
-  attachments: string[],
-): Promise<number> {
-  const chatMessageId = randomUUID();
-  const started = performance.now();
-  const response = await fetch(`${runtime.url}/api/chat`, {
-    method: 'POST',
-    headers: { ...headers(userId), 'content-type': 'application/json' },
-    body: JSON.stringify({ sessionId, chatMessageId, text: 'What is the vault code?', attachments }),
-  });
-  if (response.status !== 202) throw new Error(`chat: ${response.status} ${await response.text()}`);
-  const trace = new TurnTrace();
-  await api.readStream(userId, new URL(`/api/stream/${sessionId}/${chatMessageId}`, runtime.url).href, trace);
-  await trace.finished(TURN_TIMEOUT_MS, chatMessageId);
-  if (trace.errors.length > 0 || trace.firstContentAt === undefined)
-    throw new Error(`turn failed: ${trace.errors.join('; ') || 'no content'}`);
-  return trace.firstContentAt - started;
 }
 
 /** The kept embeddings of a file: how many passages, and the blob's bytes. */
@@ -79,16 +35,7 @@ async function keptVectors(runtime: LocalRuntime, attachmentId: string) {
 }
 
 async function main(): Promise<void> {
-  const runtime = await startLocalRuntime({
-    port: 0,
-    dataDir: undefined,
-    settings: {
-      AUTH_MODE: 'app-service',
-      OFFLINE_MODEL_TTFT_MS: '0',
-      OFFLINE_MODEL_TOKENS_PER_SECOND: '0',
-    },
-    logHandler: createLogHandler('error'),
-  });
+  const runtime = await startInstantRuntime();
   try {
     const api = new ChatApi(runtime.url);
     const userId = `bench-long-${randomUUID().slice(0, 8)}`;
@@ -100,10 +47,15 @@ async function main(): Promise<void> {
     for (let run = -1; run < RUNS; run++) {
       const text = longText(run);
       characters = text.length;
-      const attachmentId = await upload(runtime, userId, text);
+      const { attachmentId } = await upload(runtime, userId, 'ledger.txt', 'text/plain', Buffer.from(text));
       const sessionId = await api.startSession(userId);
-      const opening = await firstToken(runtime, api, userId, sessionId, [attachmentId]);
-      const next = await firstToken(runtime, api, userId, sessionId, []);
+      const opening = await firstToken(runtime, api, {
+        userId,
+        sessionId,
+        text: QUESTION,
+        attachments: [attachmentId],
+      });
+      const next = await firstToken(runtime, api, { userId, sessionId, text: QUESTION, attachments: [] });
       if (run < 0) continue;
       first.push(opening);
       second.push(next);

@@ -2,11 +2,10 @@
 // package) beside POST /api/chat + its SSE stream, turn for turn in one session of one local runtime (and stateless
 // requests beside them). Prints the medians and their ratio; it asserts nothing about speed.
 import OpenAI from 'openai';
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
-import { ChatApi, TurnTrace } from './chat-clients.js';
+import { ChatApi } from './chat-clients.js';
 import { percentile, ratio, round } from './figures.js';
 
 const TURNS = Number(process.env.TURNS ?? 20);
@@ -14,16 +13,6 @@ const TURNS = Number(process.env.TURNS ?? 20);
 const TTFT_MS = process.env.OFFLINE_MODEL_TTFT_MS ?? '200';
 const TOKENS_PER_SECOND = process.env.OFFLINE_MODEL_TOKENS_PER_SECOND ?? '60';
 const USER = 'user_001';
-
-async function sseTurn(api: ChatApi, sessionId: string, text: string): Promise<number> {
-  const trace = new TurnTrace();
-  const posted = performance.now();
-  const stream = await api.postChat(USER, sessionId, randomUUID(), text);
-  await api.readStream(USER, stream, trace);
-  if (trace.firstContentAt === undefined)
-    throw new Error(`the turn streamed no content: ${trace.errors.join('; ')}`);
-  return trace.firstContentAt - posted;
-}
 
 async function completionTurn(client: OpenAI, model: string, text: string): Promise<number> {
   const posted = performance.now();
@@ -73,12 +62,12 @@ async function main(): Promise<void> {
     const overCompletions: number[] = [];
     const overStateless: number[] = [];
     // A warm-up turn of each kind, not counted: the first pays for connections and compilation.
-    await sseTurn(api, sessionId, 'Hello!');
+    await api.firstContentMs(USER, sessionId, 'Hello!');
     await completionTurn(client, model, 'Hello!');
     await completionTurn(stateless, model, 'Hello!');
     for (let turn = 1; turn <= TURNS; turn += 1) {
       // Alternated, so both see the same machine load and the same growing conversation.
-      overSse.push(await sseTurn(api, sessionId, `Question ${turn}: what is ${turn} + ${turn}?`));
+      overSse.push(await api.firstContentMs(USER, sessionId, `Question ${turn}: what is ${turn} + ${turn}?`));
       overCompletions.push(
         await completionTurn(client, model, `Question ${turn}: what is ${turn} * ${turn}?`),
       );

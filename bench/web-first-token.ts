@@ -1,7 +1,6 @@
 // `npm run bench:web`: time from pressing Enter in the web client (Chromium) to the answer's first token painted,
 // beside the time from posting to the first token read by a plain SSE client, turn for turn in the same run against
 // one local runtime. Prints p50/p90 of each; it asserts nothing about speed.
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +9,7 @@ import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime } from '../local/runtime.js';
 import { ensureWebClient } from '../web/build.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium.js';
-import { ChatApi, TurnTrace } from './chat-clients.js';
+import { ChatApi } from './chat-clients.js';
 import { percentile, round } from './figures.js';
 
 const TURNS = Number(process.env.TURNS ?? 10);
@@ -69,16 +68,6 @@ async function browserTurn(page: Page, text: string): Promise<number> {
   return elapsed;
 }
 
-async function sseTurn(api: ChatApi, sessionId: string, text: string): Promise<number> {
-  const trace = new TurnTrace();
-  const posted = performance.now();
-  const stream = await api.postChat(USER, sessionId, randomUUID(), text);
-  await api.readStream(USER, stream, trace);
-  if (trace.firstContentAt === undefined)
-    throw new Error(`the turn streamed no content: ${trace.errors.join('; ')}`);
-  return trace.firstContentAt - posted;
-}
-
 function summary(name: string, values: number[]): string {
   return `${name}: p50 ${round(percentile(values, 50))} ms, p90 ${round(percentile(values, 90))} ms`;
 }
@@ -107,11 +96,11 @@ async function main(): Promise<void> {
     const overSse: number[] = [];
     // A warm-up turn of each kind, not counted: the first pays for connections and compilation.
     await browserTurn(page, 'Hello!');
-    await sseTurn(api, sessionId, 'Hello!');
+    await api.firstContentMs(USER, sessionId, 'Hello!');
     for (let turn = 1; turn <= TURNS; turn += 1) {
       // Alternated, so both see the same machine load.
       inBrowser.push(await browserTurn(page, `Question ${turn}: what is ${turn} + ${turn}?`));
-      overSse.push(await sseTurn(api, sessionId, `Question ${turn}: what is ${turn} + ${turn}?`));
+      overSse.push(await api.firstContentMs(USER, sessionId, `Question ${turn}: what is ${turn} + ${turn}?`));
     }
     console.log(
       `First token over ${TURNS} turns (offline model: first token after ${TTFT_MS} ms, ${TOKENS_PER_SECOND} tokens/s; ` +

@@ -1,7 +1,14 @@
 // POST /api/v1/chat/completions' use-case: the request becomes a turn posted through the chat front door (quotas,
 // idempotency, the queue and the worker as every turn), in a new temporary conversation whose context is the
 // request's messages, or in the conversation x-conversation-id names; the answer is read from the turn's event log.
-import { ConflictError, NotFoundError, QuotaExceededError, ValidationError } from '../errors.js';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  QuotaExceededError,
+  ValidationError,
+  type AppError,
+} from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { isAiSdkId } from '../ids.js';
 import type { OrchestrationClient } from '../durable/orchestration-client.js';
@@ -52,6 +59,8 @@ export interface TurnPlace {
   fork?: TurnFork | undefined;
   /** The turn whose client tool calls the request's results answer (absent: found by the calls' ids). */
   handedBack?: string | undefined;
+  /** What answers when the conversation is another user's (absent: x-conversation-id's 404). */
+  notFound?: (() => AppError) | undefined;
 }
 
 export async function postChatCompletion(
@@ -80,7 +89,13 @@ export async function postChatCompletion(
   const handedBack =
     stateless || followUp.length === 0
       ? undefined
-      : await handedBackTurn(services, caller, sessionId, followUp, place.handedBack);
+      : await handedBackTurn(services, caller, sessionId, followUp, place.handedBack).catch(
+          (error: unknown) => {
+            // Another user's conversation is not found, as the front door answers a post in it.
+            if (!(error instanceof ForbiddenError)) throw error;
+            throw place.notFound?.() ?? conversationNotFound(sessionId);
+          },
+        );
   const fork = handedBack?.fork ?? place.fork;
   const chatMessageId = turnMessageId(sessionId, headers.idempotencyKey);
   const turn = {
@@ -114,6 +129,12 @@ export async function postChatCompletion(
   };
 }
 
+function conversationNotFound(sessionId: string): NotFoundError {
+  return new NotFoundError(
+    `No conversation '${sessionId}' for this user: x-conversation-id names one of your conversations, or a new id of 16 letters and digits to start one.`,
+  );
+}
+
 /**
  * The conversation a request's turn goes in: the caller's own that x-conversation-id names (a new id of 16 letters
  * and digits starts one, kept like any conversation), else a new temporary one, under an id derived from the
@@ -136,10 +157,7 @@ async function conversationFor(
       named,
       await shapeFor(services, caller, choice, undefined),
     );
-    if (claimed === undefined)
-      throw new NotFoundError(
-        `No conversation '${named}' for this user: x-conversation-id names one of your conversations, or a new id of 16 letters and digits to start one.`,
-      );
+    if (claimed === undefined) throw conversationNotFound(named);
     return { sessionId: claimed.sessionId, stateless: false };
   }
   const shape = await shapeFor(services, caller, choice, headers.memory);

@@ -37,13 +37,37 @@ export const completionMessageSchema = z.discriminatedUnion('role', [
 ]);
 export type CompletionMessage = z.infer<typeof completionMessageSchema>;
 
+/** How deeply a tool's parameters (a JSON Schema) may nest: deeper is refused before anything serialises it. */
+export const TOOL_PARAMETERS_MAX_DEPTH = 64;
+
+/** Whether no object or array in the value lies deeper than `max` levels (walked without recursion). */
+function nestsWithin(value: unknown, max: number): boolean {
+  const pending: { item: unknown; depth: number }[] = [{ item: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.item !== 'object' || next.item === null) continue;
+    if (next.depth > max) return false;
+    for (const child of Object.values(next.item)) pending.push({ item: child, depth: next.depth + 1 });
+  }
+  return true;
+}
+
+/**
+ * A tool's parameters: any JSON object within the depth limit (the request's size bounds the rest). A deeper one
+ * would overflow the stack of every JSON.stringify the turn's message goes through.
+ */
+export const toolParametersSchema = z
+  .record(z.string(), z.unknown())
+  .refine((value) => nestsWithin(value, TOOL_PARAMETERS_MAX_DEPTH), {
+    message: `may nest at most ${TOOL_PARAMETERS_MAX_DEPTH} levels deep`,
+  });
+
 /** A tool the client runs itself: the model may call it, and the answer hands the call back. */
 export const clientToolSchema = z.object({
   type: z.literal('function'),
   function: z.object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
     description: z.string().max(4000).optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: toolParametersSchema.optional(),
     strict: z.boolean().nullable().optional(),
   }),
 });

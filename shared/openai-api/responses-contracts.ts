@@ -1,6 +1,7 @@
 // The Responses API's request and answer as OpenAI's clients speak them (the subset a turn serves): text input or
 // input items, instructions, function tools, previous_response_id; a response with message and function_call items.
 import { z } from 'zod';
+import { toolParametersSchema } from './contracts.js';
 
 const inputTextSchema = z.object({ type: z.enum(['input_text', 'output_text', 'text']), text: z.string() });
 
@@ -34,7 +35,7 @@ export const responseToolSchema = z.object({
   type: z.literal('function'),
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'),
   description: z.string().max(4000).nullable().optional(),
-  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  parameters: toolParametersSchema.nullable().optional(),
   strict: z.boolean().nullable().optional(),
 });
 

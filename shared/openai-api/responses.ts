@@ -158,7 +158,11 @@ export async function postResponse(
           }),
     },
     { ...headers, conversationId },
-    { fork, handedBack },
+    {
+      fork,
+      handedBack,
+      notFound: previous === undefined ? undefined : () => new PreviousResponseNotFoundError(previous),
+    },
   );
   return { ...posted, id: responseIdOf(posted), previousResponseId: previous ?? null };
 }

@@ -13,6 +13,7 @@ import { UnauthenticatedError } from '../../shared/errors.js';
 import { newFactId } from '../../shared/memory/consolidate-turn.js';
 import { factSource, onDay, profileFact, storeFacts, summaryDocument } from '../support/memory-fixtures.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
+import { listToolsWithKey } from '../support/mcp-with-key.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 
 const CACHE_SECONDS = 1;
@@ -95,28 +96,7 @@ async function toolText(client: Client, name: string, args: Record<string, unkno
 
 /** One JSON-RPC tools/list over plain HTTP, as a bare MCP client sends it. */
 function listTools(key: string) {
-  return fetch(`${runtime.url}/api/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/list',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'burst', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
+  return listToolsWithKey(runtime.url, key, 'burst');
 }
 
 /** A second composition over the same local stores, as a second Functions instance is. */

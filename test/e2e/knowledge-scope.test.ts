@@ -3,14 +3,12 @@
 // another user whatever a project names.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
-import { planReply } from '../../local/offline-model/reply-rules.js';
-import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { callApi, json, startConversation } from '../support/api-turns.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
-import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
+import { searchedTitlesIn, startSearchingModel, uploadDocument } from '../support/knowledge-search.js';
+import type { ScriptedModel } from '../support/scripted-model.js';
 
 const HEAVY = 120_000;
 
@@ -26,27 +24,13 @@ describe("a conversation's knowledge follows its assistant and project", () => {
     callApi(runtime, client, method, path, body);
 
   async function upload(client: ChatClient, title: string, text: string): Promise<void> {
-    const { document } = await expectStatus<{ document: { documentId: string } }>(
-      await call(client, 'POST', 'knowledge/documents', {
-        title,
-        fileName: `${title.toLowerCase()}.md`,
-        contentBase64: Buffer.from(`# ${title}\n\n${text}`).toString('base64'),
-      }),
-      202,
-    );
-    documents.set(title, document.documentId);
+    documents.set(title, await uploadDocument(runtime, client, title, text));
   }
 
   const id = (title: string) => documents.get(title) ?? '';
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => {
-      // The history and memory workers' structured output: the offline model's stand-in rules answer it.
-      if (request.stream !== true)
-        return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
-      if (request.messages.at(-1)?.role === 'tool') return { content: 'Found it.' };
-      return { toolCalls: [{ name: 'search_knowledge_base', arguments: '{"query":"garden flowers"}' }] };
-    });
+    model = await startSearchingModel();
     runtime = await startTestRuntime({ settings: model.settings });
     alice = new ChatClient(runtime.url, 'user_001');
     bob = new ChatClient(runtime.url, 'user_002');
@@ -80,16 +64,7 @@ describe("a conversation's knowledge follows its assistant and project", () => {
     expect((await alice.post({ sessionId, chatMessageId, text })).status).toBe(202);
     const frames = await alice.stream(sessionId, chatMessageId);
     expect(frames.at(-1)?.data.type).toBe('message-end');
-    const answered = model.requests.find(
-      (request) =>
-        request.stream === true &&
-        request.messages.at(-1)?.role === 'tool' &&
-        request.messages.findLast((message) => message.role === 'user')?.content === text,
-    );
-    const result = JSON.parse(answered?.messages.at(-1)?.content ?? 'null') as {
-      results: { title: string }[];
-    };
-    return [...new Set(result.results.map((passage) => passage.title))].sort();
+    return searchedTitlesIn(model, text);
   }
 
   it(

@@ -4,14 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatCompletionRequest as OfflineRequest } from '../../local/offline-model/request-schema.js';
-import { planReply } from '../../local/offline-model/reply-rules.js';
-import { productVocabulary } from '../../local/offline-model-vocabulary.js';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { callApi, json, startConversation } from '../support/api-turns.js';
 import { ChatClient, expectStatus } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
-import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
+import { searchedTitlesIn, startSearchingModel, uploadDocument } from '../support/knowledge-search.js';
+import type { ScriptedModel } from '../support/scripted-model.js';
 
 const HEAVY = 120_000;
 
@@ -22,26 +20,11 @@ describe('the OpenAI-compatible API with a personal API key', () => {
   let bob: ChatClient;
   const keys = new Map<string, string>();
 
-  async function upload(client: ChatClient, title: string, text: string): Promise<string> {
-    const { document } = await expectStatus<{ document: { documentId: string } }>(
-      await callApi(runtime, client, 'POST', 'knowledge/documents', {
-        title,
-        fileName: `${title.toLowerCase()}.md`,
-        contentBase64: Buffer.from(`# ${title}\n\n${text}`).toString('base64'),
-      }),
-      202,
-    );
-    return document.documentId;
-  }
+  const upload = (client: ChatClient, title: string, text: string) =>
+    uploadDocument(runtime, client, title, text);
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => {
-      // The history and memory workers' structured output: the offline model's stand-in rules answer it.
-      if (request.stream !== true)
-        return { content: planReply(request as unknown as OfflineRequest, productVocabulary).content };
-      if (request.messages.at(-1)?.role === 'tool') return { content: 'Found it.' };
-      return { toolCalls: [{ name: 'search_knowledge_base', arguments: '{"query":"garden flowers"}' }] };
-    });
+    model = await startSearchingModel();
     runtime = await startTestRuntime({ settings: model.settings });
     alice = new ChatClient(runtime.url, 'user_001');
     bob = new ChatClient(runtime.url, 'user_002');
@@ -90,16 +73,7 @@ describe('the OpenAI-compatible API with a personal API key', () => {
       messages: [{ role: 'user', content: text }],
     });
     expect(completion.choices[0]?.message.content).toBe('Found it.');
-    const answered = model.requests.find(
-      (request) =>
-        request.stream === true &&
-        request.messages.at(-1)?.role === 'tool' &&
-        request.messages.findLast((message) => message.role === 'user')?.content === text,
-    );
-    const result = JSON.parse(answered?.messages.at(-1)?.content ?? 'null') as {
-      results: { title: string }[];
-    };
-    return [...new Set(result.results.map((passage) => passage.title))].sort();
+    return searchedTitlesIn(model, text);
   }
 
   it(

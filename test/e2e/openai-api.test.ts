@@ -6,22 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { SEARCH_CONVERSATION_HISTORY_TOOL } from '../../shared/memory/contracts.js';
 import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
-import {
-  startScriptedModel,
-  type ChatCompletionRequest,
-  type ScriptedModel,
-} from '../support/scripted-model.js';
-
-const lastUser = (request: ChatCompletionRequest) =>
-  request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+import { devOpenAiClient, lastUser, startOpenAiRuntime } from '../support/openai-client.js';
+import type { ScriptedModel } from '../support/scripted-model.js';
 
 describe('the OpenAI-compatible API, read by the openai package', () => {
   let runtime: LocalRuntime;
   let model: ScriptedModel;
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => {
+    ({ runtime, model } = await startOpenAiRuntime((request) => {
       const last = request.messages.at(-1);
       const offered = (request.tools ?? []).map((tool) => tool.function.name);
       if (last?.role === 'tool') return { content: `The weather: ${last.content ?? ''}` };
@@ -36,8 +29,7 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
           ],
         };
       return { content: `Echo: ${lastUser(request)}` };
-    });
-    runtime = await startTestRuntime({ settings: model.settings });
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -46,12 +38,7 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
   }, 60_000);
 
   const client = (userId = 'user_001', headers: Record<string, string> = {}) =>
-    new OpenAI({
-      baseURL: `${runtime.url}/api/v1`,
-      apiKey: 'not-used-by-dev-identities',
-      defaultHeaders: { [DEV_IDENTITY_HEADER]: userId, ...headers },
-      maxRetries: 0,
-    });
+    devOpenAiClient(runtime, userId, headers);
   const defaultModel = () => runtime.app.config.models.defaultModel;
   /** The chat requests the model received whose last user message is `text`. */
   const requestsFor = (text: string) => model.requests.filter((request) => lastUser(request) === text);

@@ -4,30 +4,21 @@ import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { DEV_IDENTITY_HEADER } from '../support/chat-client.js';
-import { startTestRuntime } from '../support/local-runtime.js';
-import {
-  startScriptedModel,
-  type ChatCompletionRequest,
-  type ScriptedModel,
-} from '../support/scripted-model.js';
-
-const lastUser = (request: ChatCompletionRequest) =>
-  request.messages.findLast((message) => message.role === 'user')?.content ?? '';
+import { devOpenAiClient, lastUser, startOpenAiRuntime } from '../support/openai-client.js';
+import type { ScriptedModel } from '../support/scripted-model.js';
 
 describe('the Responses API, read by the openai package', () => {
   let runtime: LocalRuntime;
   let model: ScriptedModel;
 
   beforeAll(async () => {
-    model = await startScriptedModel((request) => {
+    ({ runtime, model } = await startOpenAiRuntime((request) => {
       const last = request.messages.at(-1);
       if (last?.role === 'tool') return { content: `The weather: ${last.content ?? ''}` };
       if ((request.tools ?? []).some((tool) => tool.function.name === 'get_weather'))
         return { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }] };
       return { content: `Echo: ${lastUser(request)}` };
-    });
-    runtime = await startTestRuntime({ settings: model.settings });
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -35,13 +26,7 @@ describe('the Responses API, read by the openai package', () => {
     await model?.close();
   }, 60_000);
 
-  const client = (userId = 'user_001') =>
-    new OpenAI({
-      baseURL: `${runtime.url}/api/v1`,
-      apiKey: 'not-used-by-dev-identities',
-      defaultHeaders: { [DEV_IDENTITY_HEADER]: userId },
-      maxRetries: 0,
-    });
+  const client = (userId = 'user_001') => devOpenAiClient(runtime, userId);
   const defaultModel = () => runtime.app.config.models.defaultModel;
   const requestFor = (text: string) => model.requests.find((request) => lastUser(request) === text);
 
@@ -78,6 +63,7 @@ describe('the Responses API, read by the openai package', () => {
       .responses.create({ model: defaultModel(), input: 'hi', previous_response_id: response.id })
       .catch((error: unknown) => error);
     expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((stranger as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
   }, 30_000);
 
   it('follows the branch of an older response it is told to continue from', async () => {
@@ -119,18 +105,24 @@ describe('the Responses API, read by the openai package', () => {
     const asked = await client().responses.create({ model: defaultModel(), input: question, tools });
     const call = asked.output.find((item) => item.type === 'function_call');
     expect(call?.type === 'function_call' && call.name).toBe('get_weather');
-    const answer = await client().responses.create({
-      model: defaultModel(),
-      previous_response_id: asked.id,
-      input: [
-        {
-          type: 'function_call_output',
-          call_id: call?.type === 'function_call' ? call.call_id : '',
-          output: 'snow',
-        },
-      ],
-      tools,
-    });
+    const answerCalls = (userId?: string) =>
+      client(userId).responses.create({
+        model: defaultModel(),
+        previous_response_id: asked.id,
+        input: [
+          {
+            type: 'function_call_output',
+            call_id: call?.type === 'function_call' ? call.call_id : '',
+            output: 'snow',
+          },
+        ],
+        tools,
+      });
+    // Another user's results for the calls find no response of theirs, as any stranger's previous_response_id.
+    const stranger = await answerCalls('user_002').catch((error: unknown) => error);
+    expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((stranger as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
+    const answer = await answerCalls();
     expect(answer.output_text).toBe('The weather: snow');
     const sent = model.requests.find((request) => request.messages.at(-1)?.content === 'snow');
     expect(sent?.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeBrowser, openPage, startWebRuntime, useSharedBrowser } from '../support/browser.js';
 import type { OpenedPage, WebRuntime } from '../support/browser.js';
+import { listToolsWithKey } from '../support/mcp-with-key.js';
 
 const UI_TIMEOUT = 30_000;
 const TEST_TIMEOUT = 120_000;
@@ -22,28 +23,7 @@ describeBrowser('the API keys settings', () => {
 
   /** MCP's tools/list with the key alone, as an MCP client sends it. */
   const useKey = (key: string) =>
-    fetch(`${web.url}/api/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/list',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/list',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'web-test', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    }).then((response) => response.status);
+    listToolsWithKey(web.url, key, 'web-test').then((response) => response.status);
 
   it(
     'creates a key shown once, lists it by its prefix, and revokes it',

@@ -2,7 +2,13 @@
 // (partition /userId: the owner's list). Every keyId is checked against its closed format before it reaches an
 // item's URL or a partition key; items of a key with an expiry carry a TTL that removes them a while after it.
 import type { Container } from '@azure/cosmos';
-import { cosmosFailure, deleteItem, queryItems, readItem } from '../../cosmos/adapters/cosmos-items.js';
+import {
+  createItem,
+  deleteItem,
+  expiryTtl,
+  queryItems,
+  readItem,
+} from '../../cosmos/adapters/cosmos-items.js';
 import { patchItem } from '../../cosmos/adapters/cosmos-patch.js';
 import { UnsafeItemIdError } from '../../cosmos/adapters/guarded-item.js';
 import { isId } from '../../ids.js';
@@ -28,27 +34,13 @@ function checkedKeyId(keyId: string): string {
   return keyId;
 }
 
-function ttlOf(expiresAt: string | null, now: number): { ttl: number } | undefined {
-  if (expiresAt === null) return undefined;
-  const seconds = Math.ceil((new Date(expiresAt).getTime() - now) / 1000) + EXPIRED_GRACE_SECONDS;
-  return { ttl: Math.max(1, seconds) };
-}
-
 export function createCosmosApiKeyStore(containers: ApiKeyContainers): ApiKeyStore {
-  const create = async (container: Container, item: object, what: string) => {
-    try {
-      await container.items.create(item);
-    } catch (error) {
-      throw cosmosFailure(`storing ${what}`, error);
-    }
-  };
-
   return {
     async create(entry: UserApiKey, credential: ApiKeyCredential) {
       checkedKeyId(entry.keyId);
-      const ttl = ttlOf(entry.expiresAt, Date.now());
-      await create(containers.owners, { ...entry, ...ttl }, 'an API key');
-      await create(containers.credentials, { ...credential, ...ttl }, "an API key's credential");
+      const ttl = expiryTtl(entry.expiresAt, EXPIRED_GRACE_SECONDS, Date.now());
+      await createItem(containers.owners, { ...entry, ...ttl }, 'an API key');
+      await createItem(containers.credentials, { ...credential, ...ttl }, "an API key's credential");
     },
 
     async credential(keyId) {

@@ -141,6 +141,29 @@ export async function* queryPages<T>(
   }
 }
 
+/** Creates an item; any failure (a 409 included) is the dependency's, named by `what`. */
+export async function createItem(container: Container, item: object, what: string): Promise<void> {
+  try {
+    await container.items.create(item);
+  } catch (error) {
+    throw cosmosFailure(`storing ${what}`, error);
+  }
+}
+
+/**
+ * The TTL of the items of something that expires at `expiresAt` (none without one): Cosmos DB removes them
+ * `graceSeconds` after it, never sooner than a second from `now`.
+ */
+export function expiryTtl(
+  expiresAt: string | null,
+  graceSeconds: number,
+  now: number,
+): { ttl: number } | undefined {
+  if (expiresAt === null) return undefined;
+  const seconds = Math.ceil((new Date(expiresAt).getTime() - now) / 1000) + graceSeconds;
+  return { ttl: Math.max(1, seconds) };
+}
+
 /**
  * Deletes an item; false when it was not there (a repeated delete is no failure) or, given the `etag` it was read
  * at (If-Match), when it has changed since (412): the caller reads again before deciding to delete.

@@ -3,9 +3,10 @@
 // an item's URL or a partition key; items of a share with an expiry carry a TTL that removes them after it.
 import type { Container } from '@azure/cosmos';
 import {
-  cosmosFailure,
+  createItem,
   deleteItem,
   deletePartitionItems,
+  expiryTtl,
   queryItems,
   readItem,
 } from '../../cosmos/adapters/cosmos-items.js';
@@ -37,35 +38,20 @@ function checkedShareId(shareId: string): string {
   return shareId;
 }
 
-/** Seconds until the share's items may go; undefined for a share without expiry. */
-function ttlOf(expiresAt: string | null, now: number): { ttl: number } | undefined {
-  if (expiresAt === null) return undefined;
-  const seconds = Math.ceil((new Date(expiresAt).getTime() - now) / 1000) + EXPIRED_GRACE_SECONDS;
-  return { ttl: Math.max(1, seconds) };
-}
-
 export function createCosmosShareStore(containers: ShareContainers): ShareStore {
-  const create = async (container: Container, item: object, what: string) => {
-    try {
-      await container.items.create(item);
-    } catch (error) {
-      throw cosmosFailure(`storing ${what}`, error);
-    }
-  };
-
   return {
     async create({ fields, chunks }) {
       const shareId = checkedShareId(fields.shareId);
-      const ttl = ttlOf(fields.expiresAt, Date.now());
+      const ttl = expiryTtl(fields.expiresAt, EXPIRED_GRACE_SECONDS, Date.now());
       const { messageCount: _count, includesToolCalls: _tools, ...linkFields } = fields;
       const link: ShareLink = { ...linkFields, id: shareId, kind: 'share-link' };
-      await create(containers.links, { ...link, ...ttl }, 'a share link');
+      await createItem(containers.links, { ...link, ...ttl }, 'a share link');
       for (const [index, messages] of chunks.entries()) {
         const chunk: ShareChunk = { id: shareChunkId(index), kind: 'share-chunk', shareId, index, messages };
-        await create(containers.shares, { ...chunk, ...ttl }, "a share's messages");
+        await createItem(containers.shares, { ...chunk, ...ttl }, "a share's messages");
       }
       const head: ShareHead = { ...fields, id: SHARE_HEAD_ID, kind: 'share', chunkCount: chunks.length };
-      await create(containers.shares, { ...head, ...ttl }, 'a share');
+      await createItem(containers.shares, { ...head, ...ttl }, 'a share');
     },
 
     async head(shareId) {

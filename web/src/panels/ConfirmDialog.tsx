@@ -69,3 +69,24 @@ export function ConfirmDialog(props: {
     </Dialog.Root>
   );
 }
+
+/** A small quiet button that asks before it acts: its label is also the dialog's button that confirms. */
+export function AskFirstButton(props: {
+  label: string;
+  /** What a screen reader announces: the label and what it acts on. */
+  ariaLabel: string;
+  ask: (request: ConfirmRequest) => void;
+  request: Omit<ConfirmRequest, 'confirmLabel'>;
+}): ReactNode {
+  const { label, ariaLabel, ask, request } = props;
+  return (
+    <button
+      type="button"
+      className="btn btn-quiet btn-small"
+      aria-label={ariaLabel}
+      onClick={() => ask({ ...request, confirmLabel: label })}
+    >
+      {label}
+    </button>
+  );
+}

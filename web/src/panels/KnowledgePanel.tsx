@@ -8,9 +8,10 @@ import type { ApiClient } from '../api/client';
 import { useIdentity } from '../auth/identity';
 import type { DocumentsPage, KnowledgeDocument, LibraryName } from './api-types';
 import { shortDate } from './api-types';
-import { ConfirmDialog } from './ConfirmDialog';
+import { AskFirstButton, ConfirmDialog } from './ConfirmDialog';
 import type { ConfirmRequest } from './ConfirmDialog';
 import { uploadDocument } from './upload';
+import { PanelNotices } from './PanelNotices';
 
 const PAGE_SIZE = 50;
 /** Polling while a document is indexed starts quick and slows down, so a long PDF costs few requests. */
@@ -187,14 +188,7 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
           </div>
         )}
       </div>
-      <p className="sr-only" role="status">
-        {status}
-      </p>
-      {error === undefined ? null : (
-        <p role="alert" className="alert">
-          {error}
-        </p>
-      )}
+      <PanelNotices status={status} error={error} />
       {documents.length === 0 ? (
         <p className="muted">
           {library === 'private' ? 'No documents yet.' : 'The shared library is empty.'}
@@ -221,21 +215,16 @@ export function KnowledgePanel(props: { api: ApiClient; apiBase?: string }): Rea
                 )}
               </div>
               {document.ownedByYou ? (
-                <button
-                  type="button"
-                  className="btn btn-quiet btn-small"
-                  aria-label={`Delete ${document.title}`}
-                  onClick={() =>
-                    setConfirm({
-                      title: 'Delete this document?',
-                      message: `"${document.title}" and its passages will be removed; answers will no longer cite it.`,
-                      confirmLabel: 'Delete',
-                      onConfirm: () => void remove(document),
-                    })
-                  }
-                >
-                  Delete
-                </button>
+                <AskFirstButton
+                  label="Delete"
+                  ariaLabel={`Delete ${document.title}`}
+                  ask={setConfirm}
+                  request={{
+                    title: 'Delete this document?',
+                    message: `"${document.title}" and its passages will be removed; answers will no longer cite it.`,
+                    onConfirm: () => void remove(document),
+                  }}
+                />
               ) : null}
             </li>
           ))}

@@ -6,10 +6,11 @@ import { ApiError, describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import type { ConversationSummary, FactSource, MemoriesPage, MemorySummary, ProfileFact } from './api-types';
 import { shortDate } from './api-types';
-import { ConfirmDialog } from './ConfirmDialog';
+import { AskFirstButton, ConfirmDialog } from './ConfirmDialog';
 import { onMemoryChanged } from '../transport/memory-changes';
 import type { ConfirmRequest } from './ConfirmDialog';
 import { FactScopeSelect, scopeLabel, useScopeOptions } from './FactScopeSelect';
+import { PanelNotices } from './PanelNotices';
 
 const SUMMARY_PAGE = 20;
 /** What a source's title is while it is fetched, and once its conversation is found deleted. */
@@ -160,14 +161,7 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
           Refresh memory
         </button>
       </div>
-      <p className="sr-only" role="status">
-        {status}
-      </p>
-      {error === undefined ? null : (
-        <p role="alert" className="alert">
-          {error}
-        </p>
-      )}
+      <PanelNotices status={status} error={error} />
       <h3 id="facts-heading">What I remember about you</h3>
       {facts.length === 0 ? (
         <p className="muted">
@@ -197,22 +191,17 @@ export function MemoryPanel(props: MemoryPanelProps): ReactNode {
                   />
                 ))}
               </p>
-              <button
-                type="button"
-                className="btn btn-quiet btn-small"
-                aria-label={`Forget: ${fact.statement}`}
-                onClick={() =>
-                  setConfirm({
-                    title: 'Forget this fact?',
-                    message: `"${fact.statement}" will no longer be used in your conversations.`,
-                    confirmLabel: 'Forget',
-                    onConfirm: () =>
-                      void forget(`?factId=${encodeURIComponent(fact.factId)}`, `Forgot: ${fact.statement}`),
-                  })
-                }
-              >
-                Forget
-              </button>
+              <AskFirstButton
+                label="Forget"
+                ariaLabel={`Forget: ${fact.statement}`}
+                ask={setConfirm}
+                request={{
+                  title: 'Forget this fact?',
+                  message: `"${fact.statement}" will no longer be used in your conversations.`,
+                  onConfirm: () =>
+                    void forget(`?factId=${encodeURIComponent(fact.factId)}`, `Forgot: ${fact.statement}`),
+                }}
+              />
             </li>
           ))}
         </ul>

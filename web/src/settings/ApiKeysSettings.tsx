@@ -6,10 +6,11 @@ import type { ReactNode } from 'react';
 import { describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { CopyButton } from '../chat/CopyButton';
-import { ConfirmDialog } from '../panels/ConfirmDialog';
+import { AskFirstButton, ConfirmDialog } from '../panels/ConfirmDialog';
 import type { ConfirmRequest } from '../panels/ConfirmDialog';
 import { apiKeysApi, expiryIn, keyState, shortDate } from './api-keys-api';
 import type { ApiKeyInfo, ApiKeyList } from './api-keys-api';
+import { PanelNotices } from '../panels/PanelNotices';
 
 const EXPIRY_CHOICES: { label: string; days: number | undefined }[] = [
   { label: 'In 30 days', days: 30 },
@@ -92,21 +93,16 @@ export function ApiKeysSettings(props: { api: ApiClient }): ReactNode {
         {shortDate(key.expiresAt, 'never')}
       </div>
       <div>
-        <button
-          type="button"
-          className="btn btn-quiet btn-small"
-          aria-label={`Revoke ${key.name}`}
-          onClick={() =>
-            setConfirm({
-              title: 'Revoke this API key?',
-              message: `Programs using "${key.name}" (${key.prefix}…) are refused within seconds. This cannot be undone.`,
-              confirmLabel: 'Revoke',
-              onConfirm: () => void revoke(key),
-            })
-          }
-        >
-          Revoke
-        </button>
+        <AskFirstButton
+          label="Revoke"
+          ariaLabel={`Revoke ${key.name}`}
+          ask={setConfirm}
+          request={{
+            title: 'Revoke this API key?',
+            message: `Programs using "${key.name}" (${key.prefix}…) are refused within seconds. This cannot be undone.`,
+            onConfirm: () => void revoke(key),
+          }}
+        />
       </div>
     </li>
   );
@@ -121,14 +117,7 @@ export function ApiKeysSettings(props: { api: ApiClient }): ReactNode {
         <code>/api/mcp</code>), for example Claude Desktop or Cursor with your memory. Send it as{' '}
         <code>Authorization: Bearer cmk_…</code>.
       </p>
-      <p className="sr-only" role="status">
-        {status}
-      </p>
-      {error === undefined ? null : (
-        <p role="alert" className="alert">
-          {error}
-        </p>
-      )}
+      <PanelNotices status={status} error={error} />
       {made === undefined ? null : (
         <div className="flex flex-col gap-2 rounded-lg border border-line p-3" aria-label="Your new key">
           <p className="m-0 text-sm font-semibold">

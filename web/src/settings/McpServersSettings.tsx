@@ -5,13 +5,14 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { describeError } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { ConfirmDialog } from '../panels/ConfirmDialog';
+import { AskFirstButton, ConfirmDialog } from '../panels/ConfirmDialog';
 import type { ConfirmRequest } from '../panels/ConfirmDialog';
 import { AddMcpServerForm } from './AddMcpServerForm';
 import { connectMcpServer, headersOf, mcpServersApi, OAUTH_FAILURES } from './mcp-servers-api';
 import type { McpServerTools, McpServerView, NewMcpServer, OAuthReturn } from './mcp-servers-api';
 import { McpToolApprovals } from './McpToolApprovals';
 import { McpToolList } from './McpToolList';
+import { PanelNotices } from '../panels/PanelNotices';
 
 /** What a server's approval policy asks, in the user's words. */
 const APPROVAL_LABELS: Record<McpServerView['approval'], string> = {
@@ -213,21 +214,16 @@ export function McpServersSettings(props: {
                 Enabled
                 <span className="sr-only"> ({server.name})</span>
               </label>
-              <button
-                type="button"
-                className="btn btn-quiet btn-small"
-                aria-label={`Remove ${server.name}`}
-                onClick={() =>
-                  setConfirm({
-                    title: 'Remove this MCP server?',
-                    message: `"${server.name}" and its sealed headers will be removed; its tools are not offered from the next turn on.`,
-                    confirmLabel: 'Remove',
-                    onConfirm: () => void remove(server),
-                  })
-                }
-              >
-                Remove
-              </button>
+              <AskFirstButton
+                label="Remove"
+                ariaLabel={`Remove ${server.name}`}
+                ask={setConfirm}
+                request={{
+                  title: 'Remove this MCP server?',
+                  message: `"${server.name}" and its sealed headers will be removed; its tools are not offered from the next turn on.`,
+                  onConfirm: () => void remove(server),
+                }}
+              />
             </>
           ) : null}
         </div>
@@ -255,14 +251,7 @@ export function McpServersSettings(props: {
         The model can call the tools of these servers in your conversations. A call of a tool that needs your
         approval waits for your answer in the conversation.
       </p>
-      <p className="sr-only" role="status">
-        {status}
-      </p>
-      {error === undefined ? null : (
-        <p role="alert" className="alert">
-          {error}
-        </p>
-      )}
+      <PanelNotices status={status} error={error} />
       {servers === undefined ? (
         <p className="muted m-0">Loading servers…</p>
       ) : (

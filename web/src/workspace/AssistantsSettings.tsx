@@ -10,6 +10,7 @@ import type { ConfirmRequest } from '../panels/ConfirmDialog';
 import { AssistantForm } from './AssistantForm';
 import { deleteAssistant, listAssistants, listModels, saveAssistant } from './workspace-api';
 import type { AssistantFields, AssistantView, ModelChoice } from './workspace-api';
+import { PanelNotices } from '../panels/PanelNotices';
 
 type Editing = { assistant: AssistantView | undefined } | undefined;
 
@@ -62,14 +63,7 @@ export function AssistantsSettings(props: { api: ApiClient }): ReactNode {
         An assistant starts a chat with its own instructions, model and conversation starters. Pick one over
         the message box of a new chat.
       </p>
-      <p className="sr-only" role="status">
-        {status}
-      </p>
-      {error === undefined ? null : (
-        <p role="alert" className="alert">
-          {error}
-        </p>
-      )}
+      <PanelNotices status={status} error={error} />
       {assistants === undefined ? (
         <p className="muted m-0">Loading…</p>
       ) : (
