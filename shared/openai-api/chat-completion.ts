@@ -21,7 +21,7 @@ import { postTurn, requireReplaceable, type PostChatMessageServices } from '../c
 import { CLIENT_TOOL_CALLS } from '../chat/turn/client-tools.js';
 import type { ChatMessage } from '../llm/llm-gateway.js';
 import { scheduleTemporaryChatExpiry } from '../chat/temporary-chat-expiry.js';
-import { splitMessages } from './completion-messages.js';
+import { assertResultsAnswerCalls, splitMessages } from './completion-messages.js';
 import { clientToolsOf } from './client-tools.js';
 import type { CompletionStreamServices, TurnToFollow } from './completion-stream.js';
 import type { ChatCompletionRequest, OpenAiHeaders } from './contracts.js';
@@ -73,6 +73,8 @@ export async function postChatCompletion(
   const clientTools = clientToolsOf(request.tools, services.builtInTool);
   const choice = await resolveModelId(services.modelIds, caller, request.model);
   const split = splitMessages(request.messages);
+  // A kept conversation's calls are its stored turn's, checked when that turn is found.
+  if (headers.conversationId === undefined) assertResultsAnswerCalls(request.messages);
   if (split.text.length > services.maxTextChars)
     throw new ValidationError(
       `Invalid chat completion request: the last user message has ${split.text.length} characters, more than the ${services.maxTextChars} a message may have (CHAT_MAX_TEXT_CHARS).`,

@@ -1,7 +1,7 @@
 // A request's messages as a turn takes them: the text, the context before it, and the tool round trip after it.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.js';
-import { splitMessages } from './completion-messages.js';
+import { assertResultsAnswerCalls, splitMessages } from './completion-messages.js';
 import { inputMessages, responseIdOf, turnOfResponse } from './responses.js';
 import { keyedSessionId, turnMessageId } from './request-ids.js';
 import { isId } from '../ids.js';
@@ -43,6 +43,27 @@ describe('the messages of a request', () => {
       ]),
     ).toThrow(/followed only by tool calls/);
     expect(() => splitMessages([{ role: 'user', content: ' ' }])).toThrow(/no text/);
+  });
+
+  it('refuses a tool result that answers no earlier call, or one answered already', () => {
+    const call = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [
+        { id: 'call_1', type: 'function' as const, function: { name: 'lookup', arguments: '{}' } },
+      ],
+    };
+    const result = { role: 'tool' as const, tool_call_id: 'call_1', content: 'found' };
+    expect(() => assertResultsAnswerCalls([{ role: 'user', content: 'hi' }, call, result])).not.toThrow();
+    expect(() =>
+      assertResultsAnswerCalls([
+        { role: 'user', content: 'hi' },
+        { ...result, tool_call_id: 'call_9' },
+      ]),
+    ).toThrow(/answers no call/);
+    expect(() => assertResultsAnswerCalls([{ role: 'user', content: 'hi' }, call, result, result])).toThrow(
+      /answers no call/,
+    );
   });
 
   it('reads Responses input items as the same messages', () => {

@@ -44,6 +44,23 @@ export function splitMessages(messages: readonly CompletionMessage[]): Completio
   };
 }
 
+/**
+ * Each `tool` message answers a call an earlier assistant message made and nothing answered yet, when the messages
+ * are the whole context (a stateless request): the model's provider refuses any other, which would fail the turn
+ * after it was queued instead of refusing the request.
+ */
+export function assertResultsAnswerCalls(messages: readonly CompletionMessage[]): void {
+  const open = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.tool_calls ?? []) open.add(call.id);
+    if (message.role !== 'tool') continue;
+    if (!open.delete(message.tool_call_id))
+      throw invalidMessages(
+        `the tool result for "${message.tool_call_id}" answers no call of an earlier assistant message (or answers one twice)`,
+      );
+  }
+}
+
 function invalidMessages(problem: string): ValidationError {
   return new ValidationError(`Invalid chat completion request: ${problem}.`, [
     { path: 'messages', message: problem },
