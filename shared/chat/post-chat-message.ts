@@ -75,6 +75,11 @@ export interface TurnToPost {
   /** What followed this one in that context (client tool calls and results), and the client's own tools. */
   followUp?: ChatMessage[];
   clientTools?: ToolSpec[];
+  /**
+   * What else a re-post must repeat to be the same message (an OpenAI-compatible request's messages, tools and
+   * model): hashed with the text, so the same id with another request is a 409, not the first request's answer.
+   */
+  fingerprint?: string;
 }
 
 export interface PostedChatMessage {
@@ -189,7 +194,9 @@ async function recordAndQueue(
   holdsSlot: boolean,
 ): Promise<PostedChatMessage> {
   const now = services.now?.() ?? new Date();
-  const textSha256 = createHash('sha256').update(turn.text, 'utf8').digest('hex');
+  const textSha256 = createHash('sha256')
+    .update(turn.fingerprint === undefined ? turn.text : `${turn.text}\u0000${turn.fingerprint}`, 'utf8')
+    .digest('hex');
   const ticket = newStreamTicket(caller.userId, { ttlSeconds: services.ticketTtlSeconds, now });
   // One request: the session's read, the record and the ticket's hash, in the session's partition.
   const claim = await services.posted.claim(

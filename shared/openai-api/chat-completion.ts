@@ -112,6 +112,8 @@ export async function postChatCompletion(
     ...(followUp.length > 0 ? { followUp: handedBack?.followUp ?? followUp } : {}),
     ...(clientTools === undefined ? {} : { clientTools }),
     ...(fork === undefined ? {} : { fork }),
+    // A retry under the same Idempotency-Key is the same turn only when it repeats the whole request.
+    ...(headers.idempotencyKey === undefined ? {} : { fingerprint: requestFingerprint(request) }),
   };
   const { message } = await postTurn(services, caller, turn).catch(async (error: unknown) => {
     // A stateless request the quotas refuse leaves no empty temporary conversation behind (its key's session is
@@ -129,6 +131,11 @@ export async function postChatCompletion(
     clientTools: clientTools?.map((tool) => tool.name) ?? [],
     created: Math.floor(Date.parse(message.postedAt) / 1000),
   };
+}
+
+/** The parts of a request beyond its last message that decide its answer: the messages, tools and model. */
+function requestFingerprint(request: ChatCompletionRequest): string {
+  return JSON.stringify([request.model, request.messages, request.tools ?? []]);
 }
 
 function conversationNotFound(sessionId: string): NotFoundError {

@@ -164,6 +164,18 @@ describe('the OpenAI-compatible API, read by the openai package', () => {
     expect(again.id).toBe(first.id);
     expect(again.choices[0]?.message.content).toBe(first.choices[0]?.message.content);
     expect(requestsFor(text)).toHaveLength(1);
+    // The same key with the same last message but another context is another request: refused, not replayed.
+    const other = await client('user_001', { 'idempotency-key': key })
+      .chat.completions.create({
+        model: defaultModel(),
+        messages: [
+          { role: 'system', content: 'Answer in French.' },
+          { role: 'user', content: text },
+        ],
+      })
+      .catch((error: unknown) => error);
+    expect(other).toBeInstanceOf(OpenAI.ConflictError);
+    expect(requestsFor(text)).toHaveLength(1);
   }, 30_000);
 
   const weatherTool: OpenAI.ChatCompletionTool = {
