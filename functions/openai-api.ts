@@ -83,7 +83,7 @@ export const chatCompletionsEndpoint = endpoint({
   responses: {
     200: 'a chat.completion (JSON; a long answer starts with spaces, which keep the connection alive), or with `stream: true` chat.completion.chunk frames and `data: [DONE]`',
     404: 'model_not_found (not a model or assistant the caller may use), or `x-conversation-id` names no conversation of the caller',
-    409: 'the Idempotency-Key was used with another last message',
+    409: 'the Idempotency-Key was used with another request (message, context, tools or model)',
     429: 'a quota refuses the turn (retry-after)',
     500: "the turn failed (the error's code and message), when not streamed",
   },
