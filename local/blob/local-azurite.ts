@@ -30,6 +30,8 @@ export interface LocalBlob {
   agent: Agent;
   /** The certificate, for a client (a browser in a test) that has to trust it. */
   certPem: string;
+  /** The emulator's process (it exits with this one, even when this one is killed). */
+  pid: number | undefined;
   /** A service client of the real SDK, signed in and trusting the emulator. */
   serviceClient(): BlobServiceClient;
   /** The origins that may call the Blob API from a page (the page's direct uploads). */
@@ -46,7 +48,8 @@ export async function startLocalBlob(options: LocalBlobOptions): Promise<LocalBl
   // Azurite reads its certificate and key from files: they live in a folder of their own, gone once it is up.
   const keys = await mkdtemp(join(tmpdir(), 'local-blob-'));
   const main = createRequire(import.meta.url).resolve('azurite/dist/src/blob/main.js');
-  const args = [main, '--blobHost', host, '--blobPort', '0', '--silent', '--skipApiVersionCheck', '--loose'];
+  const args = ['-e', exitingWithParent(main), '--', '--blobHost', host, '--blobPort', '0', '--silent'];
+  args.push('--skipApiVersionCheck', '--loose');
   args.push('--disableTelemetry', '--oauth', 'basic');
   args.push('--cert', join(keys, 'cert.pem'), '--key', join(keys, 'key.pem'));
   if (options.dataDir === undefined) args.push('--inMemoryPersistence');
@@ -59,7 +62,8 @@ export async function startLocalBlob(options: LocalBlobOptions): Promise<LocalBl
   try {
     await writeFile(join(keys, 'cert.pem'), certificate.certPem, { mode: 0o600 });
     await writeFile(join(keys, 'key.pem'), certificate.keyPem, { mode: 0o600 });
-    child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+    // Its stdin is a pipe only this process holds: it ends when this process does, however it ends.
+    child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv() });
     origin = await listening(child);
   } finally {
     await rm(keys, { recursive: true, force: true });
@@ -74,6 +78,7 @@ export async function startLocalBlob(options: LocalBlobOptions): Promise<LocalBl
     credential,
     agent,
     certPem: certificate.certPem,
+    pid: child.pid,
     serviceClient,
     async allowOrigins(origins) {
       const service = serviceClient();
@@ -99,6 +104,21 @@ export async function startLocalBlob(options: LocalBlobOptions): Promise<LocalBl
       return stopping;
     },
   };
+}
+
+/**
+ * The script that runs Azurite's entry as if it were started itself, and exits when its stdin ends: the runtime
+ * holds the other end, so a runtime that is killed (SIGKILL, a crash) leaves no emulator behind on its port.
+ */
+function exitingWithParent(main: string): string {
+  const entry = JSON.stringify(main);
+  return [
+    "process.stdin.on('end', () => process.exit(0));",
+    // Unreferenced: it must not keep Azurite up once a SIGTERM has closed its server.
+    'process.stdin.resume(); process.stdin.unref();',
+    `process.argv.splice(1, 0, ${entry});`,
+    `require(${entry});`,
+  ].join(' ');
 }
 
 /** A service client of the real SDK whose every request goes through `agent` (the SDK takes no CA of its own). */
