@@ -7,8 +7,7 @@ import azureFunctions from '@azure/functions';
 import { cancelTurnEndpoint } from '../functions/chat.js';
 import { createLogHandler } from '../local/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../local/runtime.js';
-import { createApp, type App } from '../shared/app/app.js';
-import { createAzureCredential } from '../shared/app/azure-credential.js';
+import type { App } from '../shared/app/app.js';
 import { CANCELLED_FINISH_REASON } from '../shared/chat/contracts/activities.js';
 import type { CancelSignalStats } from '../shared/chat/cancellation/turn-cancel-signals.js';
 import { httpHandler } from '../shared/http/endpoint.js';
@@ -16,6 +15,7 @@ import { isTerminalEvent } from '../shared/streaming/contracts.js';
 import { answerText } from '../shared/streaming/turn-transcript.js';
 import { ChatApi, SessionEvents, type TurnTrace } from './chat-clients.js';
 import { percentiles, round, type Percentiles } from './figures.js';
+import { secondInstance } from '../local/second-instance.js';
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const POLL_MS = process.env.CHAT_CANCEL_POLL_MS ?? '1000';
@@ -200,16 +200,7 @@ const runtime = await startLocalRuntime({
   logHandler: createLogHandler('error'),
 });
 // The other instance: its own composition (its own in-process signals) over the same Cosmos DB, broker and driver.
-const other = createApp(runtime.config, {
-  credential: createAzureCredential(runtime.config),
-  cosmosAgent: runtime.cosmos.agent,
-  allowInsecureWebPubSub: true,
-  fullTextSearch: 'in-process',
-  publisher: runtime.serviceBus,
-  orchestrations: () => runtime.durable,
-  healthChecks: () => [],
-  close: () => Promise.resolve(),
-});
+const other = secondInstance(runtime);
 const api = new ChatApi(runtime.url);
 try {
   const natural = await naturalRuns(runtime, api);

@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { mintApiKey } from '../../shared/api-keys/key-format.js';
 import { DEFAULT_LOOKUPS } from '../../shared/api-keys/key-verifier.js';
-import { createApp, type App } from '../../shared/app/app.js';
-import { createAzureCredential } from '../../shared/app/azure-credential.js';
 import { UnauthenticatedError } from '../../shared/errors.js';
 import { newFactId } from '../../shared/memory/consolidate-turn.js';
 import { factSource, onDay, profileFact, storeFacts, summaryDocument } from '../support/memory-fixtures.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { listToolsWithKey } from '../support/mcp-with-key.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { secondInstance } from '../../local/second-instance.js';
 
 const CACHE_SECONDS = 1;
 
@@ -99,20 +98,6 @@ function listTools(key: string) {
   return listToolsWithKey(runtime.url, key, 'burst');
 }
 
-/** A second composition over the same local stores, as a second Functions instance is. */
-function secondApp(): App {
-  return createApp(runtime.config, {
-    credential: createAzureCredential(runtime.config),
-    cosmosAgent: runtime.cosmos.agent,
-    allowInsecureWebPubSub: true,
-    fullTextSearch: 'in-process',
-    publisher: runtime.serviceBus,
-    orchestrations: () => runtime.durable,
-    healthChecks: () => [],
-    close: () => Promise.resolve(),
-  });
-}
-
 const keyHeaders = (key: string) => new Headers({ authorization: `Bearer ${key}` });
 const created: string[] = [];
 
@@ -191,7 +176,7 @@ describe('personal API keys on the local runtime', () => {
   it('refuses a revoked key on a second app of the same stores within API_KEYS_CACHE_SECONDS', async () => {
     const { key, id } = await createKey('user_001', { name: 'to revoke' });
     created.push(key);
-    const other = secondApp();
+    const other = secondInstance(runtime);
     try {
       // The second app checks the key and keeps it for the cache time.
       await expect(other.identity.resolve(keyHeaders(key), { apiKeys: true })).resolves.toMatchObject({

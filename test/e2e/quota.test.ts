@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postChatEndpoint } from '../../functions/chat.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { createApp, type App } from '../../shared/app/app.js';
-import { createAzureCredential } from '../../shared/app/azure-credential.js';
+import type { App } from '../../shared/app/app.js';
 import type { QuotaConfig } from '../../shared/quota/settings.js';
 import type { UsageReader } from '../../shared/quota/usage-reader.js';
 import { asUser, callEndpoint } from '../support/call-endpoint.js';
@@ -18,6 +17,7 @@ import {
   turnLeasesDocumentSchema,
   type TurnLease,
 } from '../../shared/quota/contracts.js';
+import { secondInstance } from '../../local/second-instance.js';
 
 /** Turns slow enough (a first token after 3 s) that ten posts all arrive while the first ones still run. */
 const PACE = { OFFLINE_MODEL_TTFT_MS: '3000', OFFLINE_MODEL_TOKENS_PER_SECOND: '200' };
@@ -149,16 +149,7 @@ describe('QUOTA_CONCURRENT_TURNS=3', () => {
 
   it('holds across two instances of the app sharing the same Cosmos DB', async () => {
     // A second composition over the same local services, as a second Functions instance is.
-    const other: App = createApp(runtime.config, {
-      credential: createAzureCredential(runtime.config),
-      cosmosAgent: runtime.cosmos.agent,
-      allowInsecureWebPubSub: true,
-      fullTextSearch: 'in-process',
-      publisher: runtime.serviceBus,
-      orchestrations: () => runtime.durable,
-      healthChecks: () => [],
-      close: () => Promise.resolve(),
-    });
+    const other: App = secondInstance(runtime);
     try {
       // Carol, exempt by the runtime's settings, is not here; Alice still has turns running.
       useLimits({ concurrentTurns: 3, exempt: { users: [], groups: [] } });

@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelTurnEndpoint } from '../../functions/chat.js';
 import type { LocalRuntime } from '../../local/runtime.js';
-import { createApp, type App } from '../../shared/app/app.js';
-import { createAzureCredential } from '../../shared/app/azure-credential.js';
+import type { App } from '../../shared/app/app.js';
 import { CANCELLED_FINISH_REASON } from '../../shared/chat/contracts/activities.js';
 import { isTerminalEvent, type ChatEvent } from '../../shared/streaming/contracts.js';
 import { answerText } from '../../shared/streaming/turn-transcript.js';
@@ -21,6 +20,7 @@ import {
 } from '../support/chat-client.js';
 import { settle, startTestRuntime } from '../support/local-runtime.js';
 import { turnInstanceId } from '../../shared/conversation/turn-ids.js';
+import { secondInstance } from '../../local/second-instance.js';
 
 /** An answer of this many words takes the offline model about 5 s at this pace: plenty of time to stop it. */
 const LONG_ANSWER = 'reply with 400 words';
@@ -235,16 +235,7 @@ describe('stopping a turn that runs on another instance', () => {
 
   beforeAll(async () => {
     runtime = await startTestRuntime({ settings: { ...PACE, CHAT_CANCEL_POLL_MS: '200' } });
-    other = createApp(runtime.config, {
-      credential: createAzureCredential(runtime.config),
-      cosmosAgent: runtime.cosmos.agent,
-      allowInsecureWebPubSub: true,
-      fullTextSearch: 'in-process',
-      publisher: runtime.serviceBus,
-      orchestrations: () => runtime.durable,
-      healthChecks: () => [],
-      close: () => Promise.resolve(),
-    });
+    other = secondInstance(runtime);
     alice = new ChatClient(runtime.url, 'user_001');
     aliceLive = await alice.listen();
   });
