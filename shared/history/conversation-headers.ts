@@ -36,6 +36,17 @@ export interface PersistedTurn {
   tokens: TokenTotals;
   /** The prompt-size estimate of the turn's text (digest.ts `turnTokens`), added to the header's once. */
   textTokens: number;
+  /**
+   * The header as the caller read it (`read`): the turn is recorded on that header only, not on one made again under
+   * its id after a delete removed it. Absent: on whichever header stands.
+   */
+  incarnation?: string;
+}
+
+/** A header as read, with what tells it from a header made again under the same id once a delete removed it. */
+export interface ReadHeader {
+  header: ConversationHeader;
+  incarnation: string;
 }
 
 export interface HeaderListOptions {
@@ -49,8 +60,10 @@ export interface HeaderListOptions {
 }
 
 export interface ConversationHeaders {
-  /** The caller's header; undefined when the caller has no conversation with that id. */
+  /** The caller's header; undefined when the caller has no conversation with that id, or it is being deleted. */
   get(userId: string, sessionId: string): Promise<ConversationHeader | undefined>;
+  /** As get, with the header's incarnation, which `recordPersisted` can be held to. */
+  read(userId: string, sessionId: string): Promise<ReadHeader | undefined>;
   /**
    * Keeps the header live after a commit: creates it (title from the first user message, cut to 80 characters at
    * a word) when missing, else moves lastActivity, messageCount and preview forward; a touch older than the
@@ -59,7 +72,10 @@ export interface ConversationHeaders {
   touch(touch: HeaderTouch): Promise<void>;
   /**
    * Records a turn as stored by the history worker, once: persistedCount, persistedAt, tokens and textTokens change
-   * only if persistedCount < upTo. 'missing' when the conversation has no header (it was deleted).
+   * only if persistedCount < upTo, the header is not marked by a delete, and it is the `incarnation` given. 'missing'
+   * when the conversation has no header (it was deleted); 'already-recorded' when a condition failed: the header
+   * counts the turn already, or is marked or made again by a delete (the caller that must tell these apart reads the
+   * conversation's tombstone).
    */
   recordPersisted(
     userId: string,
@@ -94,6 +110,12 @@ export interface ConversationHeaders {
   totals(userId: string): Promise<{ conversations: number; messages: number; tokens: TokenTotals }>;
   /** Files the conversation in a project, or in none (null); false when it has no header. */
   setProject(userId: string, sessionId: string, projectId: string | null): Promise<boolean>;
+  /**
+   * Marks the header as being deleted, before the delete purges anything: from then on it is missing to `get` and
+   * `read`, and `recordPersisted` leaves it as it is. No patch of the header removes the mark; the header's removal
+   * ends it. False when there is no header.
+   */
+  markDeleting(userId: string, sessionId: string): Promise<boolean>;
   /** Removes the header; false when there was none. */
   delete(userId: string, sessionId: string): Promise<boolean>;
 }

@@ -1,10 +1,14 @@
-// Deleting a conversation while its turn runs, over in-memory ports, landing at exact points: mid-stream, before the
-// first token, while a tool runs, at the commit, at the header's touch, and while the message is posted. Nothing of
-// it is left, nor after the steps and the workers run again on what was published.
+// Deleting a conversation while its turn or its history job runs, over in-memory ports, landing at exact points: mid-stream,
+// before the first token, while a tool runs, at the commit, at the header's touch, while the message is posted, and
+// about the history job's last write. Nothing of it is left, nor after the steps and the workers run again.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/in-memory-ports.js';
 import { SteppedModel, type ScriptedRound } from '../../test/support/stepped-model.js';
-import { MESSAGE_COMPLETED_TOPIC, messageCompletedSchema } from '../conversation/message-completed.js';
+import {
+  MESSAGE_COMPLETED_TOPIC,
+  messageCompletedSchema,
+  type MessageCompleted,
+} from '../conversation/message-completed.js';
 import type { LlmStepInput } from '../chat/contracts/activities.js';
 import type { TurnRef } from '../conversation/messages.js';
 import { postChatMessage, type PostChatMessageServices } from '../chat/post-chat-message.js';
@@ -15,7 +19,7 @@ import { NotFoundError } from '../errors.js';
 import type { LlmGateway, ToolCall } from '../llm/llm-gateway.js';
 import { consolidateTurn } from '../memory/consolidate-turn.js';
 import { deleteConversation } from './delete-conversation.js';
-import { persistTurn } from './persist-turn.js';
+import { persistTurn, type HistoryWorkerServices } from './persist-turn.js';
 
 const USER = 'user_001';
 const CHAT_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -260,6 +264,118 @@ describe('a conversation deleted while its turn runs', () => {
     await remove();
     await expect(remove()).rejects.toBeInstanceOf(NotFoundError);
     expect(await app.fakes.sessions.isDeleted(USER, ref.sessionId)).toBe(true);
+    expect(await leftOf()).toEqual(NOTHING);
+  });
+});
+
+describe("a conversation deleted while the history worker stores its turn: the header's record is its last check", () => {
+  type Recorded = Awaited<ReturnType<HistoryWorkerServices['headers']['recordPersisted']>>;
+
+  /** The turn answered and announced: its `message-completed` event, as the history worker receives it. */
+  async function announcedTurn(): Promise<MessageCompleted> {
+    await post();
+    expect(await runTurn(turnServices(new SteppedModel(answerOnly)))).toBe('answered');
+    const published = app.fakes.publisher.published.find((p) => p.entity === MESSAGE_COMPLETED_TOPIC);
+    return messageCompletedSchema.parse(published?.message.body);
+  }
+
+  /** The history worker with `around` run about its last write (the header's record); its tombstone reads counted. */
+  function worker(around: (record: () => Promise<Recorded>) => Promise<Recorded>) {
+    const { worker } = app.history;
+    const reads = { tombstone: 0 };
+    const headers = new Proxy(worker.headers, {
+      get: (target, property) => {
+        if (property === 'recordPersisted')
+          return (...args: Parameters<typeof target.recordPersisted>) =>
+            around(() => target.recordPersisted(...args));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const sessions = {
+      isDeleted: (userId: string, sessionId: string) => {
+        reads.tombstone += 1;
+        return worker.sessions.isDeleted(userId, sessionId);
+      },
+    };
+    return { services: { ...worker, headers, sessions }, reads };
+  }
+
+  /** The delete's first steps only: the session's mark, then the header's (the rest of it runs later). */
+  async function marks(): Promise<void> {
+    await app.fakes.sessions.markDeleting(USER, ref.sessionId);
+    await app.history.headers.markDeleting(USER, ref.sessionId);
+  }
+
+  /** The roles of the conversation's messages in long-term history, oldest first. */
+  const storedRoles = () =>
+    [...app.fakes.longTermMessages.items.values()]
+      .flatMap((conversation) => [...conversation.values()])
+      .filter((message) => message.sessionId === ref.sessionId)
+      .sort((a, b) => a.ordinal - b.ordinal)
+      .map((message) => message.role);
+
+  it('not deleted: the turn is stored and recorded, and no tombstone is read', async () => {
+    const event = await announcedTurn();
+    const { services, reads } = worker((record) => record());
+    expect(await persistTurn(services, event, silent)).toBe('persisted');
+    expect(storedRoles()).toEqual(['user', 'assistant']);
+    expect(await app.fakes.headers.get(USER, ref.sessionId)).toMatchObject({ persistedCount: 2 });
+    expect(reads.tombstone).toBe(0);
+  });
+
+  it('deleted between its writes and its record: the record finds no header, and the job takes its writes back', async () => {
+    const event = await announcedTurn();
+    const { services } = worker(async (record) => {
+      await remove();
+      return record();
+    });
+    expect(await persistTurn(services, event, silent)).toBe('conversation-deleted');
+    expect(await leftOf()).toEqual(NOTHING);
+  });
+
+  it('marked before its record and purged after: the record meets the mark, and nothing is left', async () => {
+    const event = await announcedTurn();
+    const { services, reads } = worker(async (record) => {
+      await marks();
+      const recorded = await record();
+      await remove();
+      return recorded;
+    });
+    expect(await persistTurn(services, event, silent)).toBe('conversation-deleted');
+    expect(reads.tombstone).toBe(1);
+    expect(await leftOf()).toEqual(NOTHING);
+  });
+
+  it("marked just after its record: the record lands, and the delete's purge takes the turn", async () => {
+    const event = await announcedTurn();
+    const { services, reads } = worker(async (record) => {
+      const recorded = await record();
+      await remove();
+      return recorded;
+    });
+    expect(await persistTurn(services, event, silent)).toBe('persisted');
+    expect(reads.tombstone).toBe(0);
+    expect(await leftOf()).toEqual(NOTHING);
+  });
+
+  it('a header made again by a late touch after the delete is not taken for the one read: all of it goes', async () => {
+    const event = await announcedTurn();
+    const { services, reads } = worker(async (record) => {
+      await remove();
+      await app.history.headers.touch({
+        userId: USER,
+        sessionId: ref.sessionId,
+        createdAt: POSTED_AT,
+        lastActivity: POSTED_AT,
+        messageCount: 2,
+        preview: 'Noted',
+        firstUserText: 'I love chess.',
+      });
+      return record();
+    });
+    expect(await persistTurn(services, event, silent)).toBe('conversation-deleted');
+    expect(reads.tombstone).toBe(1);
     expect(await leftOf()).toEqual(NOTHING);
   });
 });

@@ -64,12 +64,12 @@ export async function deleteConversation(
   userId: string,
   sessionId: string,
 ): Promise<DeletedConversation> {
-  const [header, marked] = await Promise.all([
-    services.headers.get(userId, sessionId),
-    services.sessions.markDeleting(userId, sessionId),
-  ]);
-  if (header === undefined && !marked)
-    throw new NotFoundError(`No conversation '${sessionId}' for this user.`);
+  // The session first, then its header (a marked header is always a conversation being deleted), both before anything
+  // is purged: the history worker's last write is conditional on the header's mark, which no other write of the
+  // header removes, so a turn it records without meeting the mark was stored before the purge below.
+  const marked = await services.sessions.markDeleting(userId, sessionId);
+  const headerMarked = await services.headers.markDeleting(userId, sessionId);
+  if (!headerMarked && !marked) throw new NotFoundError(`No conversation '${sessionId}' for this user.`);
   // From the mark on, no writer keeps anything of the conversation: a step of a running turn stops streaming (here
   // at once, elsewhere at its next poll) and writes nothing more, and whatever it wrote before is purged below.
   services.stops.stopSession(sessionId);

@@ -23,6 +23,11 @@ beforeEach(() => void ({ headers, messages, memory, model, sessions, services, l
 const stored = () => storedOf(world);
 const header = () => headerOf(world);
 const digest = () => digestOf(world);
+/** A delete's first steps: the session's mark, then the header's, before it purges anything. */
+const deleteBegins = async () => {
+  await sessions.markDeleting(userId, sessionId);
+  await headers.markDeleting(userId, sessionId);
+};
 
 describe('persistTurn', () => {
   it('stores each message as an item with its tool calls, the exchange entry, and records the turn', async () => {
@@ -171,16 +176,16 @@ describe('persistTurn', () => {
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
   });
 
-  it('keeps nothing of a conversation being deleted whose header is still there: the tombstone takes it back', async () => {
+  it('keeps nothing of a conversation being deleted whose header is still there: its mark tells', async () => {
     await sessions.create(userId, sessionId);
-    await sessions.markDeleting(userId, sessionId);
+    await deleteBegins();
     expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
     expect(stored()).toEqual([]);
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
     expect(await headers.get(userId, sessionId)).toBeUndefined();
   });
 
-  it("reads the conversation's tombstone once, after its writes", async () => {
+  it("reads the conversation's tombstone only when the header refuses its record, and after its writes", async () => {
     await sessions.create(userId, sessionId);
     const reads: boolean[] = [];
     const counted = {
@@ -195,14 +200,18 @@ describe('persistTurn', () => {
       },
     };
     expect(await persistTurn(counted, turn(0), log)).toBe('persisted');
+    expect(reads).toEqual([]);
+    // Its items lost after it was recorded: stored again, and the header, already past it, refuses the record.
+    await messages.deleteAll(userId, sessionId);
+    expect(await persistTurn(counted, turn(0), log)).toBe('persisted');
     expect(reads).toEqual([true]);
   });
 
-  it('takes back what it wrote, header included, when the delete marks the session while it runs', async () => {
+  it('takes back what it wrote, header included, when the delete marks the conversation while it runs', async () => {
     await sessions.create(userId, sessionId);
     model.answer = (name, input) => {
-      // Marked only: the delete has not reached the header yet, and a writer's header is what brings a list back.
-      void sessions.markDeleting(userId, sessionId);
+      // Marked only: the delete has not removed the header yet, and a writer's header is what brings a list back.
+      void deleteBegins();
       return goodAnswer(name, input);
     };
     expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');

@@ -16,7 +16,10 @@ import { wholeMessages } from './whole-messages.js';
 export interface HistoryWorkerServices extends IndexServices, DigestServices {
   /** Read only when the event's tool results were cut: the hot store may still hold them whole. */
   workingMemory: Pick<WorkingMemoryStore, 'load'>;
-  /** The conversation's tombstone: a turn of a conversation being deleted, or deleted, is not kept. */
+  /**
+   * The conversation's tombstone, read only when the header's record did not land: a turn of a conversation being
+   * deleted, or deleted, is not kept.
+   */
   sessions: Pick<SessionStore, 'isDeleted'>;
   now?: () => Date;
 }
@@ -44,13 +47,13 @@ export async function persistTurn(
   }
   const upTo = Math.max(...event.messages.map((message) => message.ordinal)) + 1;
 
-  // No header: the conversation was deleted. Its tombstone is read once, after the writes, where it matters: a delete
-  // that began before this job still removes what the job writes, either itself or through that read.
-  const header = await services.headers.get(userId, sessionId);
-  if (header === undefined) {
+  // No header: the conversation was deleted, or is being deleted (the delete marks it before it purges anything).
+  const read = await services.headers.read(userId, sessionId);
+  if (read === undefined) {
     log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
     return 'conversation-deleted';
   }
+  const { header } = read;
   // recordPersisted is the last step: a header past this turn means every step before it was done — unless this
   // is an older event replayed (from the dead-letter queue, say) after later turns: its last item tells.
   if (header.persistedCount >= upTo) {
@@ -85,15 +88,20 @@ export async function persistTurn(
     updateDigest({ services, event, header, turn, at, log }),
   ]);
 
+  // The last write, on the header read above and only while no delete marked it: recorded, it landed before the
+  // delete's mark, and every write above before it, so before the delete's purge, which removes them. Otherwise the
+  // conversation may be being deleted: the tombstone tells (read only then), and this job takes its writes back.
   const recorded = await services.headers.recordPersisted(userId, sessionId, {
     upTo,
     at,
     tokens: tokenTotals(assistant),
     textTokens: turn.tokens,
+    incarnation: read.incarnation,
   });
-  // Read after every write: a delete that marked the session before this read is seen here; one that marks it
-  // later purges these writes itself.
-  if (recorded === 'missing' || (await services.sessions.isDeleted(userId, sessionId))) {
+  const deleted =
+    recorded === 'missing' ||
+    (recorded === 'already-recorded' && (await services.sessions.isDeleted(userId, sessionId)));
+  if (deleted) {
     // Deleted while this ran: the delete may have passed before these writes landed.
     const [removed] = await Promise.all([
       services.messages.deleteAll(userId, sessionId),

@@ -159,6 +159,53 @@ describe('Cosmos DB conversation headers', () => {
     expect(await stores.headers.recordPersisted('hu-5', 'hs-gone', turn)).toBe('missing');
   });
 
+  it('records a turn only on the header read, never on one a delete marked or made again', async () => {
+    for (const headers of [stores.headers, new MemoryConversationHeaders()] as ConversationHeaders[]) {
+      const turn = (upTo: number) => ({
+        upTo,
+        at: at(upTo),
+        tokens: { prompt: 1, completion: 1, total: 2 },
+        textTokens: 3,
+      });
+      await headers.touch(touchOf('hu-6', 'hs-6', 6));
+      const first = await headers.read('hu-6', 'hs-6');
+      if (first === undefined) throw new Error('The header just made was not read.');
+      expect(first.header).toEqual(await headers.get('hu-6', 'hs-6'));
+      const { incarnation } = first;
+      expect(await headers.recordPersisted('hu-6', 'hs-6', { ...turn(2), incarnation })).toBe('recorded');
+
+      // Marked by a delete: missing to readers, refusing the record, and kept through the other writes.
+      expect(await headers.markDeleting('hu-6', 'hs-6')).toBe(true);
+      expect(await headers.get('hu-6', 'hs-6')).toBeUndefined();
+      expect(await headers.read('hu-6', 'hs-6')).toBeUndefined();
+      expect(await headers.recordPersisted('hu-6', 'hs-6', { ...turn(4), incarnation })).toBe(
+        'already-recorded',
+      );
+      await headers.touch(touchOf('hu-6', 'hs-6', 8));
+      expect(await headers.setTitle('hu-6', 'hs-6', 'A title', 'model')).toBe('set');
+      expect(await headers.setProject('hu-6', 'hs-6', `proj-${'a'.repeat(32)}`)).toBe(true);
+      expect(await headers.read('hu-6', 'hs-6')).toBeUndefined();
+      expect(await headers.recordPersisted('hu-6', 'hs-6', turn(4))).toBe('already-recorded');
+
+      // Removed, then made again by a late touch: another header, which a record held to the first refuses.
+      expect(await headers.delete('hu-6', 'hs-6')).toBe(true);
+      expect(await headers.markDeleting('hu-6', 'hs-6')).toBe(false);
+      await headers.touch(touchOf('hu-6', 'hs-6', 8));
+      const again = await headers.read('hu-6', 'hs-6');
+      if (again === undefined) throw new Error('The header made again was not read.');
+      expect(again.header).toMatchObject({ persistedCount: 0, messageCount: 8 });
+      expect(again.incarnation).not.toBe(incarnation);
+      expect(await headers.recordPersisted('hu-6', 'hs-6', { ...turn(4), incarnation })).toBe(
+        'already-recorded',
+      );
+      expect(
+        await headers.recordPersisted('hu-6', 'hs-6', { ...turn(4), incarnation: again.incarnation }),
+      ).toBe('recorded');
+      expect(await headers.get('hu-6', 'hs-6')).toMatchObject({ persistedCount: 4 });
+      await headers.delete('hu-6', 'hs-6');
+    }
+  });
+
   it('reads a header stored before textTokens existed as 0, and counts from there', async () => {
     await stores.headers.touch(touchOf('hu-old', 'hs-old', 2));
     const container = database.container(CONVERSATIONS_CONTAINER);

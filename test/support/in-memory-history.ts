@@ -31,10 +31,35 @@ const matchesAll = fullTextMatches;
 
 export class MemoryConversationHeaders implements ConversationHeaders {
   readonly headers = new Map<string, ConversationHeader>();
+  /** Headers a delete marked (the mark goes with the header's removal, as in Cosmos DB). */
+  readonly #deleting = new WeakSet<ConversationHeader>();
+  /** Each header object's incarnation: a header made again under the same key is a new object, so another. */
+  readonly #incarnations = new WeakMap<ConversationHeader, number>();
+  #made = 0;
+
+  #incarnation(header: ConversationHeader): number {
+    let made = this.#incarnations.get(header);
+    if (made === undefined) this.#incarnations.set(header, (made = ++this.#made));
+    return made;
+  }
 
   get(userId: string, sessionId: string) {
+    return this.read(userId, sessionId).then((read) => read?.header);
+  }
+
+  read(userId: string, sessionId: string) {
     const header = this.headers.get(key(userId, sessionId));
-    return Promise.resolve(header ? structuredClone(header) : undefined);
+    if (header === undefined || this.#deleting.has(header)) return Promise.resolve(undefined);
+    return Promise.resolve({
+      header: structuredClone(header),
+      incarnation: String(this.#incarnation(header)),
+    });
+  }
+
+  markDeleting(userId: string, sessionId: string) {
+    const header = this.headers.get(key(userId, sessionId));
+    if (header !== undefined) this.#deleting.add(header);
+    return Promise.resolve(header !== undefined);
   }
 
   touch(touch: HeaderTouch) {
@@ -70,7 +95,9 @@ export class MemoryConversationHeaders implements ConversationHeaders {
   recordPersisted(userId: string, sessionId: string, turn: PersistedTurn) {
     const header = this.headers.get(key(userId, sessionId));
     if (header === undefined) return Promise.resolve('missing' as const);
-    if (header.persistedCount >= turn.upTo) return Promise.resolve('already-recorded' as const);
+    const another = turn.incarnation !== undefined && turn.incarnation !== String(this.#incarnation(header));
+    if (header.persistedCount >= turn.upTo || this.#deleting.has(header) || another)
+      return Promise.resolve('already-recorded' as const);
     header.persistedCount = turn.upTo;
     header.persistedAt = turn.at;
     header.tokens = {
@@ -95,7 +122,11 @@ export class MemoryConversationHeaders implements ConversationHeaders {
     const header = this.headers.get(key(userId, sessionId));
     if (header === undefined) return Promise.resolve(false);
     const { projectId: _old, ...rest } = header;
-    this.headers.set(key(userId, sessionId), projectId === null ? rest : { ...rest, projectId });
+    // The same header patched: its incarnation and mark stay.
+    const filed = projectId === null ? rest : { ...rest, projectId };
+    this.#incarnations.set(filed, this.#incarnation(header));
+    if (this.#deleting.has(header)) this.#deleting.add(filed);
+    this.headers.set(key(userId, sessionId), filed);
     return Promise.resolve(true);
   }
 

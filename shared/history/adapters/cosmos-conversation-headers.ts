@@ -25,6 +25,21 @@ import { listKey, readListPage } from '../../cosmos/adapters/list-pages.js';
 /** The words of a search sent to Cosmos DB; more add cost and hardly narrow a title search. */
 const MAX_SEARCH_WORDS = 16;
 
+/**
+ * A header as stored: with the delete's mark, and its resource id (`_rid`), which Cosmos DB gives each item it
+ * creates: a header made again under the same id after a delete has another.
+ */
+const storedHeaderSchema = conversationHeaderSchema.extend({
+  deleting: z.string().optional(),
+  _rid: z.string(),
+});
+
+/** A resource id written into a condition (which takes no parameters): Cosmos DB's are base64. */
+function ridLiteral(rid: string): string {
+  if (!/^[A-Za-z0-9+/=]+$/.test(rid)) throw new Error(`Not a Cosmos DB resource id: '${rid}'.`);
+  return `'${rid}'`;
+}
+
 export function createCosmosConversationHeaders(
   container: Container,
   options: { fullText: FullTextMode },
@@ -45,11 +60,19 @@ export function createCosmosConversationHeaders(
     return patchItem(container, touch.sessionId, touch.userId, operations, condition, what);
   }
 
+  async function read(userId: string, sessionId: string) {
+    const stored = await readItem(container, sessionId, userId, what, storedHeaderSchema);
+    if (stored?.resource.userId !== userId || stored.resource.deleting !== undefined) return undefined;
+    const { deleting: _deleting, _rid, ...header } = stored.resource;
+    return { header, incarnation: _rid };
+  }
+
   return {
     async get(userId, sessionId) {
-      const read = await readItem(container, sessionId, userId, what, conversationHeaderSchema);
-      return read?.resource.userId === userId ? read.resource : undefined;
+      return (await read(userId, sessionId))?.header;
     },
+
+    read,
 
     async touch(touch) {
       // One round trip a commit: the first turn creates the header, every later one patches it (and creates it
@@ -76,8 +99,11 @@ export function createCosmosConversationHeaders(
         // Creates the field on a header stored before it existed (which reads it as 0).
         { op: 'incr', path: '/textTokens', value: turn.textTokens },
       ];
-      // The tokens are added once: a redelivered turn finds persistedCount already at its end.
-      const condition = `FROM c WHERE c.persistedCount < ${conditionNumber(turn.upTo)}`;
+      // The tokens are added once: a redelivered turn finds persistedCount already at its end. A header marked by a
+      // delete, or made again since the caller read it, is left as it is: the caller's turn is not to be recorded.
+      const clauses = [`c.persistedCount < ${conditionNumber(turn.upTo)}`, 'NOT IS_DEFINED(c.deleting)'];
+      if (turn.incarnation !== undefined) clauses.push(`c._rid = ${ridLiteral(turn.incarnation)}`);
+      const condition = `FROM c WHERE ${clauses.join(' AND ')}`;
       const patched = await patchItem(container, sessionId, userId, operations, condition, what);
       return patched === 'patched' ? 'recorded' : patched === 'unmet' ? 'already-recorded' : 'missing';
     },
@@ -168,6 +194,14 @@ export function createCosmosConversationHeaders(
         messages: sum('messages'),
         tokens: { prompt: sum('prompt'), completion: sum('completion'), total: sum('total') },
       };
+    },
+
+    async markDeleting(userId, sessionId) {
+      // A set, never removed by the other patches (they set their own fields): only the header's removal ends it.
+      const operations: PatchOperation[] = [
+        { op: 'set', path: '/deleting', value: new Date().toISOString() },
+      ];
+      return (await patchItem(container, sessionId, userId, operations, undefined, what)) !== 'missing';
     },
 
     delete(userId, sessionId) {
