@@ -85,9 +85,11 @@ export type ConversationPath = z.infer<typeof conversationPathSchema>;
  *   sets `lastActivity`, `messageCount` and `preview` (only forward: messageCount never decreases);
  * - the history worker: `persistedCount`, `persistedAt`, `tokens` and `textTokens` (added once per turn: the patch
  *   is conditioned on persistedCount being below the turn's end, and the subscription delivers a session's turns
- *   in order), and the model's title (never over a user's);
+ *   in order; and on the header being unmarked and the one the job read), and the model's title (never over a user's);
  * - PUT .../title sets `title` with `titleSource: 'user'`;
- * - PUT .../branch sets `path` and `preview` (the commit sets them too).
+ * - PUT .../branch sets `path` and `preview` (the commit sets them too);
+ * - DELETE of the conversation sets `deleting` before it purges anything (kept out of this schema: a marked header
+ *   is missing to a read of it), and no write removes it but the header's removal.
  */
 export const conversationHeaderSchema = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 // DELETE /api/history/conversations/{sessionId}: removes the conversation everywhere it lives, for good. The session's
-// mark comes first and outlives the delete as a tombstone that every writer reads (docs/architecture.md, "Deleting");
-// it becomes final last, so a DELETE that failed half-way is retried and resumes.
+// mark, then the header's, come before any purge; the session's outlives the delete as the tombstone writers check
+// (docs/architecture.md, "Deleting") and becomes final last, so a DELETE that failed half-way is retried and resumes.
 import { turnInstanceId } from '../conversation/turn-ids.js';
 import type { SessionStore } from '../conversation/session-store.js';
 import { mapBounded } from '../bounded-parallel.js';
