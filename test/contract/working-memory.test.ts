@@ -257,8 +257,13 @@ describe('Cosmos DB working memory', () => {
       createdAt: history[0]!.timestamp,
       lastActivity: history.at(-1)!.timestamp,
       messageCount: 220,
-      messages: inWindow(numbered(history)),
     });
+    // The window is longer than a tail: it went whole to a base, which the document names.
+    const named = (hot.resource as { base: { id: string; skip: number }; messages: unknown[] }).base;
+    expect(named.skip).toBe(0);
+    expect((hot.resource as { messages: unknown[] }).messages).toEqual([]);
+    const base = await database.container(HOT_CONVERSATIONS_CONTAINER).item(named.id, 'session-l').read();
+    expect(base.resource).toMatchObject({ userId: 'user-l', messages: inWindow(numbered(history)) });
 
     const next = turn('continued');
     const appended = await store.append('user-l', 'session-l', next);
@@ -497,10 +502,11 @@ describe('Cosmos DB working memory', () => {
         longTerm.page = page;
       });
       expect(moved.messages).toEqual(inWindow(numbered(history).slice(0, 200)));
-      // A page or two of long-term messages, from the leaf down; on the hot side, a read and the write.
+      // A page or two of long-term messages, from the leaf down; on the hot side, a read, the new window's base
+      // (the path moved: it does not follow from the old one) and the write.
       expect(pages.length).toBeLessThanOrEqual(2);
       expect(pages[0]).toMatchObject({ order: 'desc', before: 200 });
-      expect(local.stats().requests).toBeLessThanOrEqual(2);
+      expect(local.stats().requests).toBeLessThanOrEqual(3);
       // What left the window is stored long-term already: nothing is kept off the path.
       expect(moved.offPath ?? []).toEqual([]);
     });
