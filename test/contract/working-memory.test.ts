@@ -11,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { assistantMessageId, userMessageId } from '../../shared/conversation/turn-ids.js';
-import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { HOT_CONVERSATIONS_CONTAINER, HOT_STORE_TTL_SECONDS } from '../../shared/chat/contracts/documents.js';
 import { MAIN_BRANCH } from '../../shared/conversation/branches.js';
 import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { createHotWorkingMemory } from '../../shared/chat/hot-working-memory.js';
@@ -263,7 +263,12 @@ describe('Cosmos DB working memory', () => {
     expect(named.skip).toBe(0);
     expect((hot.resource as { messages: unknown[] }).messages).toEqual([]);
     const base = await database.container(HOT_CONVERSATIONS_CONTAINER).item(named.id, 'session-l').read();
-    expect(base.resource).toMatchObject({ userId: 'user-l', messages: inWindow(numbered(history)) });
+    // Kept longer than the documents naming it, which live the hot store's TTL after their last write.
+    expect(base.resource).toMatchObject({
+      userId: 'user-l',
+      messages: inWindow(numbered(history)),
+      ttl: HOT_STORE_TTL_SECONDS + 12 * 60 * 60,
+    });
 
     const next = turn('continued');
     const appended = await store.append('user-l', 'session-l', next);
