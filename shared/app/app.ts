@@ -216,6 +216,7 @@ export function createApp(config: AppConfig, platform: Platform): App {
   const hot = hotStore.store;
   const stores = createChatStores(database, {
     hot,
+    tailBytes: hotStore.workingMemoryTailBytes,
     chat: config.chat,
     history: { headers: history.headers, messages: history.messages },
   });

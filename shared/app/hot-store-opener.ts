@@ -3,6 +3,7 @@
 import type { Database } from '@azure/cosmos';
 import type { TokenCredential } from '@azure/identity';
 import { HOT_CONVERSATIONS_CONTAINER, HOT_STORE_TTL_SECONDS } from '../chat/contracts/documents.js';
+import { TAIL_BYTES } from '../chat/hot-working-memory.js';
 import { createCosmosHotStore } from '../conversation/adapters/cosmos-hot-store.js';
 import { createRedisHotStore } from '../conversation/adapters/redis-hot-store.js';
 import type { HotStore } from '../conversation/hot-store.js';
@@ -13,6 +14,12 @@ import type { AppConfig } from './config.js';
 /** The hot store HOT_STORE names, with its health check and how it closes (a Redis client holds a connection). */
 export interface OpenedHotStore {
   store: HotStore;
+  /**
+   * The most bytes of working memory's messages a turn rewrites before they go to a base (hot-working-memory.ts).
+   * Cosmos DB charges a write by the whole item's size; Redis splices in what changed, and would keep every base
+   * in the session's hash (it expires as a whole), so it keeps working memory in one entry.
+   */
+  workingMemoryTailBytes: number;
   checks: HealthCheck[];
   close(): Promise<void>;
 }
@@ -30,6 +37,7 @@ export function hotStoreOpener(
     case 'cosmos':
       return (database) => ({
         store: createCosmosHotStore(database.container(HOT_CONVERSATIONS_CONTAINER)),
+        workingMemoryTailBytes: TAIL_BYTES,
         checks: [],
         close: () => Promise.resolve(),
       });
@@ -47,7 +55,12 @@ export function hotStoreOpener(
           reconnectMaxDelayMs: config.redis.reconnectMaxDelayMs,
           log: console,
         });
-        return { store, checks: [{ name: 'redis', check: () => store.ping() }], close: () => store.close() };
+        return {
+          store,
+          workingMemoryTailBytes: Number.POSITIVE_INFINITY,
+          checks: [{ name: 'redis', check: () => store.ping() }],
+          close: () => store.close(),
+        };
       };
   }
 }

@@ -1,16 +1,26 @@
-// Working memory over the hot store: one entry per session (key = the session id), the active path's newest
-// messages within a byte budget, rebuilt from long-term history on a miss; appends and path moves are conditional
-// writes over the version read, read again and retried when another writer got there first.
-import type { HotStore } from '../conversation/hot-store.js';
+// Working memory over the hot store: per session, a document of the active path's newest messages within a byte
+// budget (the older of them in an immutable base it names, hot-window-documents.ts), rebuilt from long-term history on
+// a miss; appends and path moves are conditional writes over the version read, retried after another writer's.
+import type { HotStore, HotValue, HotWriteCondition } from '../conversation/hot-store.js';
 import { ConflictError, ForbiddenError } from '../errors.js';
 import { movePath, placeTurn } from '../conversation/active-path.js';
+import { fitHotWindow } from '../conversation/hot-window.js';
+import type { ConversationMessage } from '../conversation/messages.js';
 import {
+  HOT_STORE_TTL_SECONDS,
   hotConversationDocumentSchema,
   turnCancellationDocumentId,
   turnCancellationDocumentSchema,
   type HotConversationDocument,
 } from './contracts/documents.js';
 import { fromHotEntry, toHotValue } from './hot-documents.js';
+import {
+  placeWindow,
+  toHotDocument,
+  toWorkingMemory,
+  type CompactionPolicy,
+} from './hot-window-documents.js';
+import { newBaseId, readBase, WorkingMemoryBaseCache, writeBase } from './working-memory-bases.js';
 import {
   findCommittedTurn,
   readPathWindow,
@@ -26,10 +36,26 @@ import {
 /** Reloads and retries after a concurrent write took the entry first. */
 const MAX_RETRIES = 5;
 
-/** The entry as read (or as the caller loaded it), or, when there is none, what a new one starts from. */
+/**
+ * The most bytes of messages the tail keeps before they all go to a new base: a Cosmos DB write is charged by the
+ * size of the whole item, nearly flat up to 8 KB and then growing, and a new base costs one insert of the window.
+ */
+export const TAIL_BYTES = 8 * 1024;
+
+/** A base is written anew once older than this; it is kept this much longer than the hot store's TTL. */
+const MAX_BASE_AGE_SECONDS = 12 * 60 * 60;
+
+/** The stored entry as read (or as the caller loaded it), or, when there is none, what a new one starts from. */
 type HotState =
-  | { kind: 'stored'; memory: WorkingMemory & { version: string } }
-  | { kind: 'missing'; memory: WorkingMemory };
+  | { kind: 'stored'; memory: WorkingMemory & { version: string }; previous: HotValue }
+  /** `over`: an entry whose base is gone, rebuilt, and written over its version. */
+  | { kind: 'missing'; memory: WorkingMemory; over?: { version: string; previous: HotValue } };
+
+/** A document's window as read: its base's messages (from the cache, else one read) then its tail. */
+type Expand = (
+  document: HotConversationDocument,
+  version: string,
+) => Promise<(WorkingMemory & { version: string }) | undefined>;
 
 export function createHotWorkingMemory(options: {
   hot: HotStore;
@@ -37,8 +63,31 @@ export function createHotWorkingMemory(options: {
   history: LongTermHistory;
   /** The most bytes of messages the entry keeps (hot-window.ts). */
   windowBytes: number;
+  /** The most bytes of messages written since the last base (default TAIL_BYTES). */
+  tailBytes?: number;
+  /** The bases this process keeps (default: one cache of BASE_CACHE_BYTES for this store). */
+  bases?: WorkingMemoryBaseCache;
+  /** The hot store's TTL (default HOT_STORE_TTL_SECONDS): a base is kept longer. */
+  hotTtlSeconds?: number;
+  now?: () => number;
 }): WorkingMemoryStore {
   const { hot, history, windowBytes } = options;
+  const bases = options.bases ?? new WorkingMemoryBaseCache();
+  const policy: CompactionPolicy = {
+    tailBytes: options.tailBytes ?? TAIL_BYTES,
+    maxBaseAgeMs: MAX_BASE_AGE_SECONDS * 1000,
+    now: options.now ?? Date.now,
+    newBaseId,
+  };
+  // Named only by documents written while it is younger than its age bound, which live the TTL after that write.
+  const baseTtlSeconds = (options.hotTtlSeconds ?? HOT_STORE_TTL_SECONDS) + MAX_BASE_AGE_SECONDS;
+
+  const expand: Expand = async (document, version) => {
+    if (document.base === undefined) return toWorkingMemory(document, version, document.messages);
+    const base = await readBase(hot, bases, document, document.base.id);
+    if (base?.length !== document.base.count) return undefined;
+    return toWorkingMemory(document, version, [...base.slice(document.base.skip), ...document.messages]);
+  };
 
   /** The stored working memory, or else the newest messages of the long-term history; another user's → Forbidden. */
   async function readState(userId: string, sessionId: string): Promise<HotState> {
@@ -46,20 +95,61 @@ export function createHotWorkingMemory(options: {
     if (entry !== undefined) {
       const document = fromHotEntry(hotConversationDocumentSchema, sessionId, entry, 'working memory');
       if (document.userId !== userId) throw new ForbiddenError('This conversation belongs to another user.');
-      return { kind: 'stored', memory: toWorkingMemory(document, entry.version) };
+      const memory = await expand(document, entry.version);
+      if (memory !== undefined) return { kind: 'stored', memory, previous: entry.value };
+      // Its base is gone (erased, or outlived): rebuilt as on a miss, with the tail, over the version read.
+      const rebuilt = await rebuildWorkingMemory(history, userId, sessionId, windowBytes);
+      const { base: _gone, ...tailOnly } = document;
+      const { version: _version, ...kept } = toWorkingMemory(
+        tailOnly,
+        entry.version,
+        fitHotWindow(mergeByOrdinal(rebuilt.messages, document.messages), windowBytes),
+      );
+      return {
+        kind: 'missing',
+        memory: { ...kept, messageCount: Math.max(kept.messageCount, rebuilt.messageCount) },
+        over: { version: entry.version, previous: entry.value },
+      };
     }
     return { kind: 'missing', memory: await rebuildWorkingMemory(history, userId, sessionId, windowBytes) };
   }
 
+  /**
+   * Writes `next` over the state read: a new base first when the window needs one, then the document (conditional
+   * on the version read). Undefined when another writer got there first; a base written for this write then names
+   * nothing and expires with its TTL (as it does when the process stops between the two writes).
+   */
+  async function save(
+    state: HotState,
+    next: WorkingMemory,
+  ): Promise<(WorkingMemory & { version: string }) | undefined> {
+    const placed = placeWindow(state.kind === 'stored' ? state.memory : undefined, next, policy);
+    if (placed.base !== undefined) await writeBase(hot, bases, next, placed.base, baseTtlSeconds);
+    const document = toHotDocument(placed.memory);
+    // The value read travels with the version, so the store may send only the difference (the new messages).
+    const condition: HotWriteCondition =
+      state.kind === 'stored'
+        ? { kind: 'version', version: state.memory.version, previous: state.previous }
+        : state.over === undefined
+          ? { kind: 'absent' }
+          : { kind: 'version', ...state.over };
+    const written = await hot.write(next.sessionId, next.sessionId, toHotValue(document), condition);
+    if (written.kind === 'conflict') return undefined;
+    const memory = toWorkingMemory(document, written.version, placed.memory.messages);
+    if (state.kind === 'missing' && state.over === undefined)
+      return (await completeMarks(hot, { document, memory }, expand)) ?? memory;
+    return memory;
+  }
+
   async function load(userId: string, sessionId: string): Promise<WorkingMemory> {
-    const state = await readState(userId, sessionId);
-    if (state.kind === 'stored' || state.memory.messages.length === 0) return state.memory;
-    const document = toHotDocument(state.memory);
-    const written = await hot.write(sessionId, sessionId, toHotValue(document), { kind: 'absent' });
-    // A conflict: another writer created the entry first, and theirs is at least as new: read it.
-    if (written.kind === 'conflict') return load(userId, sessionId);
-    const completed = await completeMarks(hot, document, written.version);
-    return completed ?? toWorkingMemory(document, written.version);
+    for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
+      const state = await readState(userId, sessionId);
+      if (state.kind === 'stored' || state.memory.messages.length === 0) return state.memory;
+      // Undefined: another writer made or changed the entry first, and theirs is at least as new: read it.
+      const saved = await save(state, state.memory);
+      if (saved !== undefined) return saved;
+    }
+    throw new ConflictError(`The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while loading.`);
   }
 
   /** The caller's copy, when it was stored, stands in for the first read (a missing one may have been rebuilt). */
@@ -69,7 +159,11 @@ export function createHotWorkingMemory(options: {
     base: WorkingMemory | undefined,
   ): HotState | undefined {
     return base?.version !== undefined && base.userId === userId && base.sessionId === sessionId
-      ? { kind: 'stored', memory: { ...base, version: base.version } }
+      ? {
+          kind: 'stored',
+          memory: { ...base, version: base.version },
+          previous: toHotValue(toHotDocument(base)),
+        }
       : undefined;
   }
 
@@ -89,25 +183,8 @@ export function createHotWorkingMemory(options: {
       known = undefined;
       const next = await change(state.memory);
       if (next === undefined) return state.memory;
-      const document = toHotDocument(next);
-      // The value read travels with the version, so the store may send only the difference (the new messages).
-      const written = await hot.write(
-        sessionId,
-        sessionId,
-        toHotValue(document),
-        state.kind === 'stored'
-          ? {
-              kind: 'version',
-              version: state.memory.version,
-              previous: toHotValue(toHotDocument(state.memory)),
-            }
-          : { kind: 'absent' },
-      );
-      if (written.kind === 'written')
-        return (
-          (state.kind === 'missing' ? await completeMarks(hot, document, written.version) : undefined) ??
-          toWorkingMemory(document, written.version)
-        );
+      const saved = await save(state, next);
+      if (saved !== undefined) return saved;
     }
     throw new ConflictError(
       `The conversation ${sessionId} changed ${MAX_RETRIES + 1} times while saving; try again.`,
@@ -151,53 +228,14 @@ export function createHotWorkingMemory(options: {
   };
 }
 
-function toWorkingMemory(
-  document: HotConversationDocument,
-  version: string,
-): WorkingMemory & { version: string } {
-  return {
-    sessionId: document.sessionId,
-    userId: document.userId,
-    messages: [...document.messages],
-    messageCount: document.messageCount ?? document.messages.length,
-    createdAt: document.createdAt,
-    version,
-    ...(document.systemPrompt ? { systemPrompt: document.systemPrompt } : {}),
-    ...(document.path ? { path: document.path } : {}),
-    ...(document.offPath ? { offPath: [...document.offPath] } : {}),
-    ...(document.marksComplete
-      ? {
-          marks: {
-            stopped: [...(document.stopped ?? [])],
-            ...(document.deletingAt === undefined ? {} : { deletingAt: document.deletingAt }),
-          },
-        }
-      : {}),
-  };
-}
-
-/**
- * Dates come from the stored conversation or the messages themselves (no clock): created when the
- * conversation was (else with its first message), active at its last message.
- */
-function toHotDocument(memory: WorkingMemory): HotConversationDocument {
-  const first = memory.messages[0]?.timestamp ?? '';
-  const last = memory.messages.at(-1)?.timestamp ?? first;
-  return {
-    id: memory.sessionId,
-    sessionId: memory.sessionId,
-    userId: memory.userId,
-    messages: memory.messages,
-    createdAt: memory.createdAt ?? first,
-    lastActivity: last,
-    messageCount: memory.messageCount,
-    ...(memory.systemPrompt ? { systemPrompt: memory.systemPrompt } : {}),
-    ...(memory.path ? { path: memory.path } : {}),
-    ...(memory.offPath && memory.offPath.length > 0 ? { offPath: memory.offPath } : {}),
-    ...(memory.marks && memory.marks.stopped.length > 0 ? { stopped: [...memory.marks.stopped] } : {}),
-    ...(memory.marks?.deletingAt === undefined ? {} : { deletingAt: memory.marks.deletingAt }),
-    ...(memory.marks ? { marksComplete: true as const } : {}),
-  };
+/** Messages of both lists, each once (the later list's copy), in ordinal order. */
+function mergeByOrdinal(
+  older: readonly ConversationMessage[],
+  newer: readonly ConversationMessage[],
+): ConversationMessage[] {
+  const byId = new Map<string, ConversationMessage>();
+  for (const message of [...older, ...newer]) byId.set(message.messageId, message);
+  return [...byId.values()].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
 }
 
 /** How many stopped turns the document remembers: a stop older than that was for a turn long over. */
@@ -210,22 +248,27 @@ const STOPS_KEPT = 16;
  */
 async function completeMarks(
   hot: HotStore,
-  created: HotConversationDocument,
-  version: string,
+  created: { document: HotConversationDocument; memory: WorkingMemory & { version: string } },
+  expand: Expand,
 ): Promise<(WorkingMemory & { version: string }) | undefined> {
-  const { sessionId, userId } = created;
+  const { sessionId, userId } = created.document;
   const recorded = (await hot.list(sessionId, turnCancellationDocumentId(''))).flatMap((entry) => {
     const stop = fromHotEntry(turnCancellationDocumentSchema, sessionId, entry, "a turn's cancellation");
     return stop.userId === userId ? [stop.chatMessageId] : [];
   });
+  // The window's messages while the document is the one written here; one read again is expanded when it is done.
+  let messages: readonly ConversationMessage[] | undefined = created.memory.messages;
   let current: { document: HotConversationDocument; version: string } | undefined = {
-    document: created,
-    version,
+    document: created.document,
+    version: created.memory.version,
   };
   for (let attempt = 0; current !== undefined && attempt <= MAX_RETRIES; attempt += 1) {
     const { document } = current;
     if (document.userId !== userId) return undefined;
-    if (document.marksComplete === true) return toWorkingMemory(document, current.version);
+    if (document.marksComplete === true)
+      return messages === undefined
+        ? expand(document, current.version)
+        : toWorkingMemory(document, current.version, messages);
     const stopped = [...(document.stopped ?? [])];
     for (const id of recorded) if (!stopped.includes(id)) stopped.push(id);
     const complete: HotConversationDocument = {
@@ -238,8 +281,12 @@ async function completeMarks(
       version: current.version,
       previous: toHotValue(document),
     });
-    if (written.kind === 'written') return toWorkingMemory(complete, written.version);
+    if (written.kind === 'written')
+      return messages === undefined
+        ? expand(complete, written.version)
+        : toWorkingMemory(complete, written.version, messages);
     const entry = await hot.read(sessionId, sessionId);
+    messages = undefined;
     current =
       entry === undefined
         ? undefined

@@ -29,6 +29,16 @@ export type HotWriteCondition =
   /** Whatever the key holds. */
   | { kind: 'any' };
 
+/** How long an entry is kept, when it must outlive the store's TTL. */
+export interface HotWriteOptions {
+  /**
+   * Seconds the entry is kept at least after this write, when longer than the store's TTL. An adapter that expires a
+   * session's entries together, at the TTL after any of them was written, may ignore it for an entry that is never
+   * written again: the entries written after it (which outlive it otherwise) keep it.
+   */
+  ttlSeconds?: number;
+}
+
 /** The new version, or `conflict` when the condition did not hold (another writer got there first). */
 export type HotWriteResult = { kind: 'written'; version: string } | { kind: 'conflict' };
 
@@ -52,6 +62,7 @@ export interface HotStore {
     key: string,
     value: HotValue,
     condition: HotWriteCondition,
+    options?: HotWriteOptions,
   ): Promise<HotWriteResult>;
   /**
    * Removes every entry of the session (its conversation was deleted) and says how many there were; nothing to

@@ -32,6 +32,22 @@ export interface WorkingMemory {
    * stored document: absent when nothing was stored (a new or rebuilt conversation), and the records are read instead.
    */
   marks?: WorkingMemoryMarks;
+  /**
+   * How the store keeps the messages (opaque to callers): given back with the memory as a write's `base`, it lets
+   * the store write only what changed. Absent when the store keeps them all in one document.
+   */
+  layout?: WorkingMemoryLayout;
+}
+
+/**
+ * Working memory's older messages kept apart in an immutable document: its id, how many messages it holds, how many
+ * of its first ones have since left the window (the window starts at the next), and when it was written.
+ */
+export interface WorkingMemoryLayout {
+  baseId: string;
+  count: number;
+  skip: number;
+  createdAt: string;
 }
 
 export interface WorkingMemoryMarks {

@@ -22,6 +22,10 @@ import { COSMOS_DATABASE, cosmosContainers } from '../../shared/app/cosmos-conta
 import { createCosmosConversationEraser } from '../../shared/history/adapters/cosmos-conversation-eraser.js';
 import type { ConversationEraser } from '../../shared/history/conversation-eraser.js';
 import { TURN_EVENTS_CONTAINER } from '../../shared/streaming/contracts.js';
+import { createHotWorkingMemory } from '../../shared/chat/hot-working-memory.js';
+import { assistantMessageId, userMessageId } from '../../shared/conversation/turn-ids.js';
+import type { WorkingMemory } from '../../shared/conversation/working-memory-store.js';
+import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';
 
 let local: LocalCosmos;
 let client: CosmosClient;
@@ -122,6 +126,58 @@ describe('Cosmos DB conversation eraser', () => {
     expect(await eraser.eraseTurnData(mine.sessionId)).toBe(0);
     expect(await eraser.erasePosted('user_001', mine.sessionId)).toBe(0);
     expect(await eraser.postedMessageIds('user_001', mine.sessionId)).toEqual([]);
+  });
+});
+
+describe('Cosmos DB conversation eraser: working memory bases', () => {
+  it("leaves none of a deleted conversation's bases, and each names its user for an account's erase", async () => {
+    const hot = database.container(HOT_CONVERSATIONS_CONTAINER);
+    const workingMemory = createHotWorkingMemory({
+      hot: createCosmosHotStore(hot),
+      history: { headers: new MemoryConversationHeaders(), messages: new MemoryConversationMessages() },
+      windowBytes: 4_000,
+      tailBytes: 800,
+    });
+    const sessionId = randomUUID();
+    let memory: WorkingMemory | undefined;
+    for (let turn = 0; turn < 12; turn += 1) {
+      const chatMessageId = randomUUID();
+      const at = new Date(Date.UTC(2026, 10, 22, 10, turn)).toISOString();
+      memory = await workingMemory.append(
+        'user_003',
+        sessionId,
+        [
+          {
+            messageId: userMessageId(chatMessageId),
+            chatMessageId,
+            role: 'user',
+            content: `q${turn}`,
+            timestamp: at,
+          },
+          {
+            messageId: assistantMessageId(chatMessageId),
+            chatMessageId,
+            role: 'assistant',
+            content: `a${turn}`,
+            timestamp: at,
+            finishReason: 'stop',
+          },
+        ],
+        memory,
+      );
+    }
+    const bases = (await ids(hot, sessionId)).filter((id) => id.startsWith('wm-base.'));
+    expect(bases.length).toBeGreaterThan(1);
+    const { resources: named } = await hot.items
+      .query<string>({
+        query: 'SELECT VALUE c.id FROM c WHERE c.userId = @u',
+        parameters: [{ name: '@u', value: 'user_003' }],
+      })
+      .fetchAll();
+    expect(named).toEqual(expect.arrayContaining([sessionId, ...bases]));
+
+    expect(await eraser.eraseTurnData(sessionId)).toBe(1 + bases.length);
+    expect(await ids(hot, sessionId)).toEqual([]);
   });
 });
 

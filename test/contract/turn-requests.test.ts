@@ -3,6 +3,7 @@
 // until that event is out, so what ends with the model call (its accounting) never races it: counts, not times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
+import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
@@ -112,6 +113,34 @@ describe("the Cosmos DB requests of a turn's own path", () => {
     expect(toEnd).toBeDefined();
     expect(beforeContent).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
     expect(toEnd).toBeLessThanOrEqual(TO_MESSAGE_END);
+  }, 120_000);
+
+  it('read and write working memory once when it keeps its older messages in a base', async () => {
+    const sessionId = await client.startSession();
+    // Two messages that pass working memory's tail between them: the second's commit writes the window to a base.
+    const long = Array.from({ length: 800 }, (_, i) => `word${i}`).join(' ');
+    await countedTurn(sessionId, long);
+    await countedTurn(sessionId, long);
+    const hot = runtime.clients.database.container(HOT_CONVERSATIONS_CONTAINER);
+    const { resources: bases } = await hot.items
+      .query<string>("SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'wm-base.')", {
+        partitionKey: sessionId,
+      })
+      .fetchAll();
+    expect(bases).toHaveLength(1);
+    await countedTurn(sessionId, 'The third one.');
+    // The base comes from the process's cache: working memory costs the turn one read and one write, as in a
+    // short conversation (this one is long enough that its digest is read too, beside working memory).
+    await countedTurn(sessionId, 'And the fourth.');
+    const hotRequests = (at: ChatEvent['type']) =>
+      Object.entries(byContainerAt.get(at) ?? {})
+        .filter(([name]) => name.startsWith(`${HOT_CONVERSATIONS_CONTAINER} `))
+        .map(([name, { requests }]) => `${name}: ${requests}`);
+    expect(hotRequests('content')).toEqual([`${HOT_CONVERSATIONS_CONTAINER} item.read: 1`]);
+    expect(hotRequests('message-end').sort()).toEqual([
+      `${HOT_CONVERSATIONS_CONTAINER} item.patch: 1`,
+      `${HOT_CONVERSATIONS_CONTAINER} item.read: 1`,
+    ]);
   }, 120_000);
 
   it('stay within them in a project, with an assistant that keeps its own memory', async () => {

@@ -11,7 +11,7 @@ import {
   type LocalCosmos,
 } from '../../local/cosmos/local-cosmos.js';
 import { assistantMessageId, userMessageId } from '../../shared/conversation/turn-ids.js';
-import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { HOT_CONVERSATIONS_CONTAINER, HOT_STORE_TTL_SECONDS } from '../../shared/chat/contracts/documents.js';
 import { MAIN_BRANCH } from '../../shared/conversation/branches.js';
 import type { ConversationMessage } from '../../shared/conversation/messages.js';
 import { createHotWorkingMemory } from '../../shared/chat/hot-working-memory.js';
@@ -257,7 +257,17 @@ describe('Cosmos DB working memory', () => {
       createdAt: history[0]!.timestamp,
       lastActivity: history.at(-1)!.timestamp,
       messageCount: 220,
+    });
+    // The window is longer than a tail: it went whole to a base, which the document names.
+    const named = (hot.resource as { base: { id: string; skip: number }; messages: unknown[] }).base;
+    expect(named.skip).toBe(0);
+    expect((hot.resource as { messages: unknown[] }).messages).toEqual([]);
+    const base = await database.container(HOT_CONVERSATIONS_CONTAINER).item(named.id, 'session-l').read();
+    // Kept longer than the documents naming it, which live the hot store's TTL after their last write.
+    expect(base.resource).toMatchObject({
+      userId: 'user-l',
       messages: inWindow(numbered(history)),
+      ttl: HOT_STORE_TTL_SECONDS + 12 * 60 * 60,
     });
 
     const next = turn('continued');
@@ -497,10 +507,11 @@ describe('Cosmos DB working memory', () => {
         longTerm.page = page;
       });
       expect(moved.messages).toEqual(inWindow(numbered(history).slice(0, 200)));
-      // A page or two of long-term messages, from the leaf down; on the hot side, a read and the write.
+      // A page or two of long-term messages, from the leaf down; on the hot side, a read, the new window's base
+      // (the path moved: it does not follow from the old one) and the write.
       expect(pages.length).toBeLessThanOrEqual(2);
       expect(pages[0]).toMatchObject({ order: 'desc', before: 200 });
-      expect(local.stats().requests).toBeLessThanOrEqual(2);
+      expect(local.stats().requests).toBeLessThanOrEqual(3);
       // What left the window is stored long-term already: nothing is kept off the path.
       expect(moved.offPath ?? []).toEqual([]);
     });

@@ -1,5 +1,5 @@
 // Where a test reads what the product committed for its turns after a run: today the session's working memory
-// in the hot store (one entry per session, its `messages` with `{chatMessageId}_assistant` ids).
+// in the hot store (its entry's `messages` with `{chatMessageId}_assistant` ids, after those of the base it names).
 import type { Database } from '@azure/cosmos';
 import type { AppConfig } from '../../shared/app/config.js';
 import { SESSIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
@@ -13,12 +13,19 @@ export async function readCommittedAnswers(
   sessionId: string,
 ): Promise<Map<string, string[]>> {
   const answers = new Map<string, string[]>();
-  // Whichever adapter HOT_STORE names: the working memory's entry is keyed by the session's id.
-  const entry = await withRuntimeHotStore(runtime, (hot) => hot.read(sessionId, sessionId));
-  const { messages } = (entry?.value ?? {}) as {
-    messages?: { messageId?: string; role?: string; content?: string }[];
-  };
-  for (const message of messages ?? []) {
+  // Whichever adapter HOT_STORE names: the working memory's entry is keyed by the session's id, and the window's
+  // older messages are in the base it names, from its `skip`th on.
+  type Stored = { messages?: { messageId?: string; role?: string; content?: string }[] };
+  const { messages, base } = await withRuntimeHotStore(runtime, async (hot) => {
+    const entry = await hot.read(sessionId, sessionId);
+    const value = (entry?.value ?? {}) as Stored & { base?: { id: string; skip: number } };
+    const named = value.base && (await hot.read(sessionId, value.base.id));
+    return {
+      messages: value.messages,
+      base: ((named?.value ?? {}) as Stored).messages?.slice(value.base?.skip ?? 0),
+    };
+  });
+  for (const message of [...(base ?? []), ...(messages ?? [])]) {
     const turn = /^(.*)_assistant$/.exec(message.messageId ?? '')?.[1];
     if (turn === undefined || message.role !== 'assistant') continue;
     answers.set(turn, [...(answers.get(turn) ?? []), message.content ?? '']);

@@ -10,6 +10,7 @@ import {
   type HotStore,
   type HotValue,
   type HotWriteCondition,
+  type HotWriteOptions,
   type HotWriteResult,
 } from '../../shared/conversation/hot-store.js';
 import { HOT_STORE_TTL_SECONDS } from '../../shared/chat/contracts/documents.js';
@@ -59,6 +60,7 @@ export class MemoryHotStore implements HotStore {
     key: string,
     value: HotValue,
     condition: HotWriteCondition,
+    options: HotWriteOptions = {},
   ): Promise<HotWriteResult> {
     this.writes.push({ sessionId, key, condition: condition.kind });
     // Taken now: a caller that changes its object after the call changes nothing stored.
@@ -71,11 +73,17 @@ export class MemoryHotStore implements HotStore {
     const checked = json;
     return later(() => {
       if (checked instanceof Error) throw checked;
-      return this.#write(sessionId, key, checked, condition);
+      return this.#write(sessionId, key, checked, condition, options.ttlSeconds);
     });
   }
 
-  #write(sessionId: string, key: string, json: string, condition: HotWriteCondition): HotWriteResult {
+  #write(
+    sessionId: string,
+    key: string,
+    json: string,
+    condition: HotWriteCondition,
+    ttlSeconds: number | undefined,
+  ): HotWriteResult {
     const current = this.#live(sessionId, key);
     const holds =
       condition.kind === 'any' ||
@@ -89,7 +97,8 @@ export class MemoryHotStore implements HotStore {
       session = new Map<string, Stored>();
       this.#entries.set(sessionId, session);
     }
-    session.set(key, { json, version, expiresAtMs: this.#now() + this.#ttlMs });
+    const ttlMs = ttlSeconds === undefined ? this.#ttlMs : Math.max(this.#ttlMs, ttlSeconds * 1000);
+    session.set(key, { json, version, expiresAtMs: this.#now() + ttlMs });
     return { kind: 'written', version };
   }
 

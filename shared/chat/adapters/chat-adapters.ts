@@ -29,6 +29,8 @@ export function createChatStores(
   database: Database,
   options: {
     hot: HotStore;
+    /** How many bytes of messages working memory rewrites before they go to a base (the hot store's choice). */
+    tailBytes?: number;
     chat: { promptTokenBudget: number; temporaryChatTtlSeconds: number };
     history: LongTermHistory;
   },
@@ -47,6 +49,7 @@ export function createChatStores(
       hot,
       history: options.history,
       windowBytes: hotWindowBytes(options.chat.promptTokenBudget),
+      ...(options.tailBytes === undefined ? {} : { tailBytes: options.tailBytes }),
     }),
     turns: createHotTurnState(hot),
     posted: createCosmosPostedMessageStore(database.container(SESSIONS_CONTAINER)),

@@ -143,8 +143,42 @@ export const hotConversationDocumentSchema = z.object({
    * recorded, and the marks can be read instead of the records. Absent (a new entry, or one older than the marks).
    */
   marksComplete: z.literal(true).optional(),
+  /**
+   * The document holding the window's older messages (workingMemoryBaseDocumentSchema): the window is its messages
+   * from `skip` on, then `messages` (those since it was written). Absent: `messages` is the whole window.
+   */
+  base: z
+    .object({
+      id: z.string(),
+      /** Messages the base holds. */
+      count: z.number().int().nonnegative(),
+      /** Its first messages that have left the window since. */
+      skip: z.number().int().nonnegative(),
+      createdAt: z.iso.datetime(),
+    })
+    .optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
+
+/** The id of a working memory base in the hot container, in its session's partition. */
+export function workingMemoryBaseDocumentId(suffix: string): string {
+  return `wm-base.${suffix}`;
+}
+
+/**
+ * The older messages of a conversation's window, written once and never changed (so any process may keep a copy),
+ * named by the working memory document; kept longer than the hot store's TTL, so it outlives every document naming it.
+ */
+export const workingMemoryBaseDocumentSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  userId: userIdSchema,
+  kind: z.literal('working-memory-base'),
+  /** Oldest first. */
+  messages: z.array(conversationMessageSchema),
+  createdAt: z.iso.datetime(),
+});
+export type WorkingMemoryBaseDocument = z.infer<typeof workingMemoryBaseDocumentSchema>;
 
 /** One LLM call of a turn, as the turn record keeps it once the call asked for tools. */
 export const roundRecordSchema = z.object({

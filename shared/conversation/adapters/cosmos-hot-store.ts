@@ -26,6 +26,7 @@ import {
   type HotStore,
   type HotValue,
   type HotWriteCondition,
+  type HotWriteOptions,
   type HotWriteResult,
 } from '../hot-store.js';
 
@@ -52,10 +53,13 @@ export function createCosmosHotStore(
     key: string,
     value: HotValue,
     condition: HotWriteCondition,
+    writeOptions: HotWriteOptions = {},
   ): Promise<HotWriteResult> {
     // The value as stored (JSON leaves out undefined fields), held by no caller: what is sent, cached and diffed.
     const written = JSON.parse(checkHotWrite(key, value, maxBytes)) as HotValue;
-    const item: HotItem = { ...written, id: key, sessionId };
+    // An item's own `ttl` outlasts the container's default; the diff below never touches it (a reserved name).
+    const ttl = writeOptions.ttlSeconds === undefined ? {} : { ttl: writeOptions.ttlSeconds };
+    const item: HotItem = { ...written, id: key, sessionId, ...ttl };
     // The guard checks the id and the partition key of every write, a create's and an upsert's too.
     const stored = guardedItem(container, key, sessionId);
     try {

@@ -220,6 +220,7 @@ export function createRedisHotStore(options: RedisHotStoreOptions): RedisHotStor
       });
     },
 
+    // A write's own ttlSeconds is not needed here: every write restarts the expiry of the session's whole hash.
     write: async (sessionId, key, value, condition) => {
       const json = checkHotWrite(key, value, maxValueBytes);
       const version = newVersion();
