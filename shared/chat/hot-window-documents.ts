@@ -97,6 +97,7 @@ export function toWorkingMemory(
     ...(document.systemPrompt ? { systemPrompt: document.systemPrompt } : {}),
     ...(document.path ? { path: document.path } : {}),
     ...(document.offPath ? { offPath: [...document.offPath] } : {}),
+    ...(document.digestRevision === undefined ? {} : { digestRevision: document.digestRevision }),
     ...(document.marksComplete
       ? {
           marks: {
@@ -141,6 +142,7 @@ export function toHotDocument(memory: WorkingMemory): HotConversationDocument {
     ...(memory.marks && memory.marks.stopped.length > 0 ? { stopped: [...memory.marks.stopped] } : {}),
     ...(memory.marks?.deletingAt === undefined ? {} : { deletingAt: memory.marks.deletingAt }),
     ...(memory.marks ? { marksComplete: true as const } : {}),
+    ...(memory.digestRevision === undefined ? {} : { digestRevision: memory.digestRevision }),
     ...(layout === undefined
       ? {}
       : {

@@ -205,6 +205,10 @@ export function createHotWorkingMemory(options: {
       });
     },
 
+    announceDigest(userId, sessionId, revision) {
+      return markWorkingMemory(hot, { userId, sessionId }, { digestRevision: revision });
+    },
+
     async findTurn(userId, sessionId, chatMessageId, base) {
       const memory =
         baseState(userId, sessionId, base)?.memory ?? (await readState(userId, sessionId)).memory;
@@ -306,19 +310,15 @@ async function completeMarks(
 export async function markWorkingMemory(
   hot: HotStore,
   ref: { userId: string; sessionId: string },
-  mark: { stopped: string } | { deletingAt: string },
+  mark: { stopped: string } | { deletingAt: string } | { digestRevision: number },
 ): Promise<void> {
   for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
     const entry = await hot.read(ref.sessionId, ref.sessionId);
     if (entry === undefined) return;
     const document = fromHotEntry(hotConversationDocumentSchema, ref.sessionId, entry, 'working memory');
     if (document.userId !== ref.userId) return;
-    const stopped = document.stopped ?? [];
-    if ('stopped' in mark ? stopped.includes(mark.stopped) : document.deletingAt !== undefined) return;
-    const marked: HotConversationDocument =
-      'stopped' in mark
-        ? { ...document, stopped: [...stopped, mark.stopped].slice(-STOPS_KEPT) }
-        : { ...document, deletingAt: mark.deletingAt };
+    const marked = withMark(document, mark);
+    if (marked === undefined) return;
     const written = await hot.write(ref.sessionId, ref.sessionId, toHotValue(marked), {
       kind: 'version',
       version: entry.version,
@@ -327,6 +327,24 @@ export async function markWorkingMemory(
     if (written.kind === 'written') return;
   }
   throw new ConflictError(
-    `The conversation ${ref.sessionId} kept changing while a stop or a delete was marked.`,
+    `The conversation ${ref.sessionId} kept changing while a stop, a delete or a digest was marked.`,
   );
+}
+
+/** The document with the mark in it; undefined when it holds it already (or, for a digest, a newer revision). */
+function withMark(
+  document: HotConversationDocument,
+  mark: { stopped: string } | { deletingAt: string } | { digestRevision: number },
+): HotConversationDocument | undefined {
+  if ('stopped' in mark) {
+    const stopped = document.stopped ?? [];
+    return stopped.includes(mark.stopped)
+      ? undefined
+      : { ...document, stopped: [...stopped, mark.stopped].slice(-STOPS_KEPT) };
+  }
+  if ('deletingAt' in mark)
+    return document.deletingAt === undefined ? { ...document, deletingAt: mark.deletingAt } : undefined;
+  return (document.digestRevision ?? 0) >= mark.digestRevision
+    ? undefined
+    : { ...document, digestRevision: mark.digestRevision };
 }

@@ -37,6 +37,11 @@ export interface WorkingMemory {
    * the store write only what changed. Absent when the store keeps them all in one document.
    */
   layout?: WorkingMemoryLayout;
+  /**
+   * The newest revision of the conversation's digest the history worker began to write: a round holding that
+   * revision's digest needs no read of it. Absent until a digest is written, and in a rebuilt entry.
+   */
+  digestRevision?: number;
 }
 
 /**
@@ -111,4 +116,9 @@ export interface WorkingMemoryStore {
    * yet (the history worker is catching up).
    */
   showPath(userId: string, sessionId: string, leaf: PathLeaf, base?: WorkingMemory): Promise<WorkingMemory>;
+  /**
+   * Marks that the digest's `revision` is about to be written (kept when a newer one is marked already); nothing when
+   * there is no entry (a round then reads the digest anyway).
+   */
+  announceDigest(userId: string, sessionId: string, revision: number): Promise<void>;
 }

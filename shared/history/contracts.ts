@@ -223,6 +223,12 @@ export const sessionDigestSchema = z.object({
    * persisted. Digests stored before branches existed read as the main line, with none.
    */
   gaps: z.array(ordinalGapSchema).default([]),
+  /**
+   * Counts the digest's writes (each one more than the digest it replaced). The history worker marks the revision it
+   * is about to write in working memory first, so a turn that holds the digest of the revision marked there needs no
+   * read of it. Digests stored before it existed have none (and are always read).
+   */
+  revision: z.number().int().positive().optional(),
 });
 export type SessionDigest = z.infer<typeof sessionDigestSchema>;
 

@@ -14,8 +14,11 @@ import { updateDigest, type ThisTurn } from './update-digest.js';
 import { wholeMessages } from './whole-messages.js';
 
 export interface HistoryWorkerServices extends IndexServices, DigestServices {
-  /** Read only when the event's tool results were cut: the hot store may still hold them whole. */
-  workingMemory: Pick<WorkingMemoryStore, 'load'>;
+  /**
+   * Read only when the event's tool results were cut (the hot store may still hold them whole); told of each digest
+   * revision before it is written.
+   */
+  workingMemory: Pick<WorkingMemoryStore, 'load' | 'announceDigest'>;
   /**
    * The conversation's tombstone, read only when the header's record did not land: a turn of a conversation being
    * deleted, or deleted, is not kept.

@@ -35,8 +35,15 @@ export interface SessionMemory {
     sessionId: string,
     path: { before: number; skip: readonly OrdinalGap[]; limit: number },
   ): Promise<ExchangeEntry[]>;
-  /** The digest; cheap when unchanged since this process last read it (a conditional read). */
-  getDigest(userId: string, sessionId: string): Promise<StoredDigest | undefined>;
+  /**
+   * The digest; cheap when unchanged since this process last read it (a conditional read), and no read at all when
+   * the process holds the digest of `known.revision` (the revision working memory says was written last).
+   */
+  getDigest(
+    userId: string,
+    sessionId: string,
+    known?: { revision: number | undefined },
+  ): Promise<StoredDigest | undefined>;
   /**
    * Writes the digest if it is still at `version` (undefined: only if there is none yet); 'conflict' otherwise.
    */

@@ -61,6 +61,7 @@ describe('persistTurn', () => {
         recentExchanges: [expect.objectContaining({ exchangeId: chatId(0) }), expect.anything()],
         updatedAt: at,
         gaps: [],
+        revision: 1,
       });
       expect(after?.recentExchanges.map((e) => e.exchangeId)).toEqual([chatId(0), chatId(1)]);
       expect(after?.recentExchanges[0]?.line).toBe('line: question 0 qqqqqqqqq');
@@ -87,6 +88,8 @@ describe('persistTurn', () => {
 
       // 208 tokens a turn: the unfolded turns pass 500 at the third turn, then every second turn.
       expect(writes).toEqual([2, 4, 6, 8]);
+      // Each revision is marked in working memory before it is written, one more than the digest it replaces.
+      expect(world.digestSteps).toEqual([1, 2, 3, 4].flatMap((n) => [`marked ${n}`, `written ${n}`]));
       expect(summaries()).toBe(4);
       expect(await digest()).toMatchObject({ summarizedThrough: 16, summarizedTokens: 1664 });
       expect(await header()).toMatchObject({ textTokens: 2080 });

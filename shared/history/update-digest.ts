@@ -78,7 +78,16 @@ export async function updateDigest(update: DigestUpdate): Promise<void> {
     // does its fold again and writes both (a checkpoint already there stays, summarising the same messages).
     const checkpoint = checkpointOf(next, update.at);
     if (checkpoint) await services.sessionMemory.putCheckpoint(userId, sessionId, checkpoint);
-    const written = await services.sessionMemory.putDigest(userId, sessionId, next, stored?.version);
+    // The revision is marked in working memory before the digest is written, so a round never takes a digest it
+    // holds for the newest once a newer one may be stored; a job that dies between the two leaves rounds reading it.
+    const revision = (digest?.revision ?? 0) + 1;
+    await services.workingMemory?.announceDigest(userId, sessionId, revision);
+    const written = await services.sessionMemory.putDigest(
+      userId,
+      sessionId,
+      { ...next, revision },
+      stored?.version,
+    );
     if (written === 'written') return;
     if (attempt >= DIGEST_ATTEMPTS)
       throw new Error(

@@ -89,6 +89,8 @@ export interface HistoryWorker {
   hot: ConversationMessage[];
   /** Working memory's messages of other branches (offPath). */
   hotOffPath: ConversationMessage[];
+  /** What the worker did, in order: each digest revision marked in working memory, each digest written. */
+  digestSteps: string[];
 }
 
 /**
@@ -109,7 +111,14 @@ export function useHistoryWorker(): HistoryWorker {
       log: new SilentLog(),
       hot: [],
       hotOffPath: [],
+      digestSteps: [],
     });
+    const putDigest = world.memory.putDigest.bind(world.memory);
+    world.memory.putDigest = (async (...args: Parameters<typeof putDigest>) => {
+      const written = await putDigest(...args);
+      if (written === 'written') world.digestSteps.push(`written ${String(args[2].revision)}`);
+      return written;
+    }) as typeof putDigest;
     world.services = {
       headers,
       messages,
@@ -124,6 +133,10 @@ export function useHistoryWorker(): HistoryWorker {
             offPath: world.hotOffPath,
             messageCount: world.hot.length,
           }),
+        announceDigest: (_user, _session, revision) => {
+          world.digestSteps.push(`marked ${revision}`);
+          return Promise.resolve();
+        },
       },
       sessions: world.sessions,
       settings: { promptTokenBudget: 4_000 },

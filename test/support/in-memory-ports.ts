@@ -374,9 +374,18 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
   systemPrompt: SystemPrompt | undefined;
   /** The active path; undefined until a commit named one (then: the newest turn, as for an older document). */
   path: ActivePath | undefined;
+  /** The newest digest revision announced, as the hot store's entry keeps it. */
+  digestRevision: number | undefined;
   #version = 0;
   load(userId: string, sessionId: string) {
     return Promise.resolve(this.#memory(userId, sessionId));
+  }
+  announceDigest(_userId: string, _sessionId: string, revision: number) {
+    if ((this.digestRevision ?? 0) < revision) {
+      this.digestRevision = revision;
+      this.#version += 1;
+    }
+    return Promise.resolve();
   }
   append(
     userId: string,
@@ -430,6 +439,7 @@ export class MemoryWorkingMemory implements WorkingMemoryStore {
       ...(this.systemPrompt ? { systemPrompt: structuredClone(this.systemPrompt) } : {}),
       ...(leaf ? { path: structuredClone(leaf) } : {}),
       ...(offPath.length > 0 ? { offPath: structuredClone(offPath) } : {}),
+      ...(this.digestRevision === undefined ? {} : { digestRevision: this.digestRevision }),
     };
   }
 }

@@ -157,6 +157,12 @@ export const hotConversationDocumentSchema = z.object({
       createdAt: z.iso.datetime(),
     })
     .optional(),
+  /**
+   * The newest revision of the conversation's digest the history worker began to write (marked before it writes the
+   * digest): a round whose process holds that revision's digest uses it without reading it. Absent until a digest
+   * is written, and in an entry made again after it expired (the round then reads the digest).
+   */
+  digestRevision: z.number().int().positive().optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 

@@ -57,7 +57,9 @@ async function readRoundState(services: RoundReadPorts, input: LlmStepInput): Pr
   // Read once working memory shows there may be one (a load that fails fails the step through memoryRead).
   const digestRead = memoryRead.then(
     (memory) =>
-      noDigestYet(memory, services.settings.promptTokenBudget) ? undefined : readDigest(services, input),
+      noDigestYet(memory, services.settings.promptTokenBudget)
+        ? undefined
+        : readDigest(services, input, memory.digestRevision),
     () => undefined,
   );
   if (input.round === 0 && input.firstSeq === 1) {
@@ -144,8 +146,12 @@ export function noDigestYet(memory: WorkingMemory, promptTokenBudget: number): b
  * The digest for the prompt, read beside the round's other reads. A digest that cannot be read leaves the prompt
  * without it (the recent history alone, as before any summary), rather than failing the turn.
  */
-function readDigest(services: RoundReadPorts, ref: TurnRef): Promise<PromptDigest | undefined> {
-  return services.sessionMemory.getDigest(ref.userId, ref.sessionId).then(
+function readDigest(
+  services: RoundReadPorts,
+  ref: TurnRef,
+  revision: number | undefined,
+): Promise<PromptDigest | undefined> {
+  return services.sessionMemory.getDigest(ref.userId, ref.sessionId, { revision }).then(
     (stored) => stored?.digest,
     (error: unknown) => {
       services.log?.warn(

@@ -153,10 +153,15 @@ export function createCosmosSessionMemory(
       return { summary, summarizedThrough, lastOrdinal, gaps, createdAt };
     },
 
-    async getDigest(userId, sessionId) {
+    async getDigest(userId, sessionId, known) {
+      const key = digestKey(userId, sessionId);
+      // A digest's revision is marked in working memory before it is written: the one held, if it is that revision,
+      // is the newest (or one still being written, which a read could not give either).
+      const held = known?.revision === undefined ? undefined : digests.get(key);
+      if (held !== undefined && held.resource.revision === known?.revision) return toStoredDigest(held);
       const current = await readThroughCache(
         digests,
-        digestKey(userId, sessionId),
+        key,
         container,
         SESSION_DIGEST_ID,
         [userId, sessionId],
