@@ -1,6 +1,6 @@
 // Working memory's retry and rebuild policy over the hot store's in-memory twin: a miss rebuilt from long-term
 // history is written only if still absent, an append that keeps meeting newer versions gives up with a 409, and the
-// stops and the delete marked in the entry.
+// stops, the delete and the digest's revision marked in the entry.
 import { describe, expect, it } from 'vitest';
 import {
   MemoryConversationHeaders,
@@ -77,6 +77,20 @@ describe('working memory over the hot store', () => {
       stopped: ['t0', 't2'],
       deletingAt: '2026-11-26T10:00:03.000Z',
     });
+  });
+
+  it('says a new conversation has no digest, and keeps the newest digest revision marked', async () => {
+    const hot = new MemoryHotStore();
+    const memory = createHotWorkingMemory({ hot, history, windowBytes: 10_000 });
+    // No entry yet: nothing to mark (a round of an entry made later finds no header, so no digest).
+    await memory.announceDigest('user_001', 'session-5', 1);
+    const first = await memory.append('user_001', 'session-5', turn('t1'));
+    expect(first.digestRevision).toBe(0);
+    await memory.announceDigest('user_001', 'session-5', 2);
+    // An older revision marked late (a job that was redelivered) does not move it back; commits keep it.
+    await memory.announceDigest('user_001', 'session-5', 1);
+    await memory.append('user_001', 'session-5', turn('t2'));
+    expect((await memory.load('user_001', 'session-5')).digestRevision).toBe(2);
   });
 
   it('gives no marks for an entry whose marks were never said complete (the records are read then)', async () => {

@@ -82,13 +82,14 @@ const bytes = (messages: readonly ConversationMessage[]) =>
   messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
 
 describe('rebuildWorkingMemory', () => {
-  it('gives a conversation without a header as new, reading nothing more', async () => {
+  it('gives a conversation without a header as new, with no digest, reading nothing more', async () => {
     const ports = { headers: new MemoryConversationHeaders(), messages: new CountingMessages() };
     expect(await rebuildWorkingMemory(ports, USER, SESSION, 10_000)).toEqual({
       sessionId: SESSION,
       userId: USER,
       messages: [],
       messageCount: 0,
+      digestRevision: 0,
     });
     expect(ports.messages.pages).toEqual([]);
     expect(ports.messages.promptReads).toBe(0);

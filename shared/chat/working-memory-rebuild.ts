@@ -36,7 +36,9 @@ export async function rebuildWorkingMemory(
   pageSize = REBUILD_PAGE_MESSAGES,
 ): Promise<WorkingMemory> {
   const header = await history.headers.get(userId, sessionId);
-  if (header === undefined) return { sessionId, userId, messages: [], messageCount: 0 };
+  // No header, so no digest either (the history worker folds only under a header, and marks each digest revision
+  // in working memory before writing it): a round of this entry need not look for one.
+  if (header === undefined) return { sessionId, userId, messages: [], messageCount: 0, digestRevision: 0 };
   if (header.userId !== userId) throw new ForbiddenError('This conversation belongs to another user.');
   // Beside the pages, not after them: the rebuild costs no extra round trip.
   const systemPrompt = history.messages.getSystemPrompt(userId, sessionId);

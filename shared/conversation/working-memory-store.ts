@@ -39,7 +39,8 @@ export interface WorkingMemory {
   layout?: WorkingMemoryLayout;
   /**
    * The newest revision of the conversation's digest the history worker began to write: a round holding that
-   * revision's digest needs no read of it. Absent until a digest is written, and in a rebuilt entry.
+   * revision's digest needs no read of it; 0 when the conversation has none (its entry began with it). Absent when
+   * unknown (an entry rebuilt after it expired, or older than the mark): the round reads the digest.
    */
   digestRevision?: number;
 }

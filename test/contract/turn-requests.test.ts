@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '../../local/runtime.js';
 import { HOT_CONVERSATIONS_CONTAINER } from '../../shared/chat/contracts/documents.js';
+import { CONVERSATION_MESSAGES_CONTAINER, SESSION_DIGEST_ID } from '../../shared/history/contracts.js';
 import type { ChatEvent } from '../../shared/streaming/contracts.js';
 import type { TurnEventSink } from '../../shared/streaming/turn-event-sink.js';
 import { ChatClient, type RealtimeListener } from '../support/chat-client.js';
@@ -130,8 +131,10 @@ describe("the Cosmos DB requests of a turn's own path", () => {
     expect(bases).toHaveLength(1);
     await countedTurn(sessionId, 'The third one.');
     // The base comes from the process's cache: working memory costs the turn one read and one write, as in a
-    // short conversation (this one is long enough that its digest is read too, beside working memory).
-    await countedTurn(sessionId, 'And the fourth.');
+    // short conversation; and working memory says there is no digest to read, however long the text.
+    const fourth = await countedTurn(sessionId, 'And the fourth.');
+    expect(fourth.get('content')).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
+    expect(fourth.get('message-end')).toBeLessThanOrEqual(TO_MESSAGE_END);
     const hotRequests = (at: ChatEvent['type']) =>
       Object.entries(byContainerAt.get(at) ?? {})
         .filter(([name]) => name.startsWith(`${HOT_CONVERSATIONS_CONTAINER} `))
@@ -142,6 +145,27 @@ describe("the Cosmos DB requests of a turn's own path", () => {
       `${HOT_CONVERSATIONS_CONTAINER} item.read: 1`,
     ]);
   }, 120_000);
+
+  it('stay within them once the conversation has a digest, which the process holds', async () => {
+    const sessionId = await client.startSession();
+    // Past half the prompt budget of text (about 1,900 tokens a message): the history worker folds the oldest turns
+    // into the digest, marking its revision in working memory first.
+    const long = Array.from({ length: 800 }, (_, i) => `word${i}`).join(' ');
+    for (let turn = 0; turn < 6; turn++) await countedTurn(sessionId, long);
+    await settle(runtime);
+    const digest = await runtime.clients.database
+      .container(CONVERSATION_MESSAGES_CONTAINER)
+      .item(SESSION_DIGEST_ID, ['user_001', sessionId])
+      .read<{ revision?: number }>();
+    expect(digest.resource?.revision).toBeGreaterThanOrEqual(1);
+    const next = await countedTurn(sessionId, 'And a short one after the fold.');
+    const digestReads = Object.entries(byContainerAt.get('content') ?? {}).filter(([name]) =>
+      name.startsWith(`${CONVERSATION_MESSAGES_CONTAINER} `),
+    );
+    expect(digestReads).toEqual([]);
+    expect(next.get('content')).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
+    expect(next.get('message-end')).toBeLessThanOrEqual(TO_MESSAGE_END);
+  }, 180_000);
 
   it('stay within them in a project, with an assistant that keeps its own memory', async () => {
     const created = async (path: string, body: object, key: string) => {

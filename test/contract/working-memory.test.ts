@@ -164,12 +164,13 @@ function turn(text: string): [ConversationMessage, ConversationMessage] {
 }
 
 describe('Cosmos DB working memory', () => {
-  it('loads a new session as an empty conversation of the caller', async () => {
+  it('loads a new session as an empty conversation of the caller, with no digest', async () => {
     expect(await store.load('user-new', 'session-new')).toEqual({
       sessionId: 'session-new',
       userId: 'user-new',
       messages: [],
       messageCount: 0,
+      digestRevision: 0,
     });
   });
 

@@ -159,10 +159,11 @@ export const hotConversationDocumentSchema = z.object({
     .optional(),
   /**
    * The newest revision of the conversation's digest the history worker began to write (marked before it writes the
-   * digest): a round whose process holds that revision's digest uses it without reading it. Absent until a digest
-   * is written, and in an entry made again after it expired (the round then reads the digest).
+   * digest): a round whose process holds that revision's digest uses it without reading it; 0 in an entry made for a
+   * conversation with no header yet, so no digest (nothing to read). Absent in an entry made again after it expired,
+   * or older than the mark: the round reads the digest.
    */
-  digestRevision: z.number().int().positive().optional(),
+  digestRevision: z.number().int().nonnegative().optional(),
 });
 export type HotConversationDocument = z.infer<typeof hotConversationDocumentSchema>;
 

@@ -54,10 +54,11 @@ type RoundRead = Pick<
  */
 async function readRoundState(services: RoundReadPorts, input: LlmStepInput): Promise<RoundRead> {
   const memoryRead = services.workingMemory.load(input.userId, input.sessionId);
-  // Read once working memory shows there may be one (a load that fails fails the step through memoryRead).
+  // Read unless working memory shows there is none (marked 0, or too little text for one); a digest this process
+  // holds of the revision marked there costs no read either. A load that fails fails the step through memoryRead.
   const digestRead = memoryRead.then(
     (memory) =>
-      noDigestYet(memory, services.settings.promptTokenBudget)
+      memory.digestRevision === 0 || noDigestYet(memory, services.settings.promptTokenBudget)
         ? undefined
         : readDigest(services, input, memory.digestRevision),
     () => undefined,
