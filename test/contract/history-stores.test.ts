@@ -668,6 +668,29 @@ describe('Cosmos DB session memory', () => {
     expect(await sessionMemory.getDigest('su-4', 'ss-3')).toBeUndefined();
   });
 
+  it("gives a digest's revision back, and skips the read only for the revision this process holds", async () => {
+    const sessionMemory = stores.sessionMemory;
+    expect(await sessionMemory.putDigest('su-5', 'ss-5', { ...digest('one'), revision: 1 }, undefined)).toBe(
+      'written',
+    );
+    const first = await sessionMemory.getDigest('su-5', 'ss-5');
+    // The history worker counts revisions from the one it read: without it every digest would be revision 1.
+    expect(first?.digest.revision).toBe(1);
+
+    local.resetStats();
+    expect(await sessionMemory.getDigest('su-5', 'ss-5', { revision: 1 })).toEqual(first);
+    expect(local.stats()).toMatchObject({ requests: 0 });
+
+    // Another process writes revision 2: a round told of it reads it, though this process holds revision 1.
+    const elsewhere = createHistoryStores(database, { fullText: 'in-process' }).sessionMemory;
+    const theirs = await elsewhere.getDigest('su-5', 'ss-5');
+    expect(
+      await elsewhere.putDigest('su-5', 'ss-5', { ...digest('two'), revision: 2 }, theirs?.version),
+    ).toBe('written');
+    const latest = await sessionMemory.getDigest('su-5', 'ss-5', { revision: 2 });
+    expect(latest?.digest).toMatchObject({ summary: 'two', revision: 2 });
+  });
+
   it('reads a digest stored before summarizedTokens existed (with its list of unfolded turns) as 0', async () => {
     const { summarizedTokens, ...current } = digest('older');
     expect(summarizedTokens).toBeGreaterThan(0);

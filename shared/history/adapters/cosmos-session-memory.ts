@@ -203,7 +203,8 @@ function toEntry(document: ExchangeDocument): ExchangeEntry {
 }
 
 function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
-  const { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt, gaps } = item.resource;
+  const { summary, summarizedThrough, summarizedTokens, recentExchanges, updatedAt, gaps, revision } =
+    item.resource;
   const digest: SessionDigest = {
     summary,
     summarizedThrough,
@@ -211,6 +212,9 @@ function toStoredDigest(item: StoredItem<SessionDigestDocument>): StoredDigest {
     recentExchanges,
     updatedAt,
     gaps,
+    // The next write counts on from it; without it every digest would be revision 1, and a process holding an old
+    // one would take it for the newest.
+    ...(revision === undefined ? {} : { revision }),
   };
   // A copy: the caller may change what it was given without changing what this process remembers.
   return { digest: structuredClone(digest), version: item.etag };
