@@ -241,7 +241,27 @@ export function describeHotStoreContract(
       });
     });
 
-    // Last: an adapter may move a clock that the cases above had no need of.
+    // From here on an adapter may move a clock that the cases above had no need of.
+    it("keeps an entry written with a longer ttlSeconds past the store's TTL while its session is written", async () => {
+      const s = session();
+      // Written once and never again (as a working memory base is), then named by a later write of its session.
+      await written(
+        store.write(s, 'long', { n: 1 }, { kind: 'absent' }, { ttlSeconds: CONTRACT_TTL_SECONDS * 3 }),
+      );
+      await written(store.write(s, 'short', { n: 1 }, { kind: 'absent' }));
+      await opened.advance(CONTRACT_TTL_SECONDS * 0.6);
+      const short = await store.read(s, 'short');
+      if (short === undefined) throw new Error('expired too soon');
+      await written(store.write(s, 'short', { n: 2 }, { kind: 'version', version: short.version }));
+      await opened.advance(CONTRACT_TTL_SECONDS * 0.6);
+      // Past the store's TTL since it was written: kept, as long as the entry written after it.
+      expect((await store.read(s, 'long'))?.value).toEqual({ n: 1 });
+      expect((await store.read(s, 'short'))?.value).toEqual({ n: 2 });
+      await opened.advance(CONTRACT_TTL_SECONDS * 3);
+      expect(await store.read(s, 'long')).toBeUndefined();
+    });
+
+    // Last: it moves the clock past every lifetime above.
     it('forgets an entry not written for the TTL, and a write restarts it', async () => {
       const s = session();
       await written(store.write(s, 'short', { n: 1 }, { kind: 'absent' }));
