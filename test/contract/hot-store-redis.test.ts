@@ -9,6 +9,10 @@ import {
 import type { HotStore, HotValue } from '../../shared/conversation/hot-store.js';
 import { DependencyError, ValidationError } from '../../shared/errors.js';
 import { startRedisServer, type TestRedisServer } from '../support/redis-server.js';
+import { createHotWorkingMemory } from '../../shared/chat/hot-working-memory.js';
+import type { ConversationMessage } from '../../shared/conversation/messages.js';
+import { userMessageId } from '../../shared/conversation/turn-ids.js';
+import { MemoryConversationHeaders, MemoryConversationMessages } from '../support/in-memory-history.js';
 import { describeHotStoreContract } from './hot-store-contract.js';
 
 const open = (redis: TestRedisServer, ttlSeconds: number) =>
@@ -208,6 +212,29 @@ describe('Redis hot store, beyond the contract', () => {
     expect((await store.write(id, 'e', part, { kind: 'any' })).kind).toBe('written');
   });
 
+  it("carries the digest's revision marked by another process into working memory, in one entry", async () => {
+    const history = { headers: new MemoryConversationHeaders(), messages: new MemoryConversationMessages() };
+    const [here, there] = [open(redis, 60), open(redis, 60)];
+    try {
+      // As the app opens it on Redis: no tail bound, so no base beside the entry.
+      const memoryOf = (hot: HotStore) =>
+        createHotWorkingMemory({ hot, history, windowBytes: 64 * 1024, tailBytes: Number.POSITIVE_INFINITY });
+      const [round, worker] = [memoryOf(here), memoryOf(there)];
+      const id = session();
+      const appended = await round.append('u-1', id, [userMessage(id, 'x'.repeat(20 * 1024))]);
+      expect(appended).toMatchObject({ digestRevision: 0 });
+      // The history worker, in another process, marks the revision it is about to write.
+      await worker.announceDigest('u-1', id, 1);
+      const loaded = await round.load('u-1', id);
+      expect(loaded).toMatchObject({ digestRevision: 1, messages: appended.messages });
+      expect(loaded.layout).toBeUndefined();
+      expect((await here.list(id, '')).map((entry) => entry.key)).toEqual([id]);
+    } finally {
+      await here.close();
+      await there.close();
+    }
+  });
+
   it('fails at once with a DependencyError naming no key while Redis is down, and works again after', async () => {
     const id = session();
     await store.write(id, 'secret-key', { secret: 'value' }, { kind: 'any' });
@@ -237,4 +264,14 @@ async function writtenVersion(result: ReturnType<HotStore['write']>): Promise<st
   const settled = await result;
   if (settled.kind !== 'written') throw new Error(`expected a write, got ${settled.kind}`);
   return settled.version;
+}
+
+function userMessage(chatMessageId: string, content: string): ConversationMessage {
+  return {
+    messageId: userMessageId(chatMessageId),
+    chatMessageId,
+    role: 'user',
+    content,
+    timestamp: '2026-11-26T10:00:00.000Z',
+  };
 }
