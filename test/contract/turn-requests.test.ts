@@ -133,6 +133,11 @@ describe("the Cosmos DB requests of a turn's own path", () => {
     // The base comes from the process's cache: working memory costs the turn one read and one write, as in a
     // short conversation; and working memory says there is no digest to read, however long the text.
     const fourth = await countedTurn(sessionId, 'And the fourth.');
+    expect(
+      Object.keys(byContainerAt.get('content') ?? {}).filter((name) =>
+        name.startsWith(`${CONVERSATION_MESSAGES_CONTAINER} `),
+      ),
+    ).toEqual([]);
     expect(fourth.get('content')).toBeLessThanOrEqual(BEFORE_FIRST_CONTENT);
     expect(fourth.get('message-end')).toBeLessThanOrEqual(TO_MESSAGE_END);
     const hotRequests = (at: ChatEvent['type']) =>
@@ -149,15 +154,21 @@ describe("the Cosmos DB requests of a turn's own path", () => {
   it('stay within them once the conversation has a digest, which the process holds', async () => {
     const sessionId = await client.startSession();
     // Past half the prompt budget of text (about 1,900 tokens a message): the history worker folds the oldest turns
-    // into the digest, marking its revision in working memory first.
+    // into the digest, twice over eight turns, marking each revision in working memory first.
     const long = Array.from({ length: 800 }, (_, i) => `word${i}`).join(' ');
-    for (let turn = 0; turn < 6; turn++) await countedTurn(sessionId, long);
+    for (let turn = 0; turn < 8; turn++) await countedTurn(sessionId, long);
     await settle(runtime);
     const digest = await runtime.clients.database
       .container(CONVERSATION_MESSAGES_CONTAINER)
       .item(SESSION_DIGEST_ID, ['user_001', sessionId])
       .read<{ revision?: number }>();
-    expect(digest.resource?.revision).toBeGreaterThanOrEqual(1);
+    // Each write counts on from the digest it read, and working memory names the newest.
+    expect(digest.resource?.revision).toBe(2);
+    const { resource: hot } = await runtime.clients.database
+      .container(HOT_CONVERSATIONS_CONTAINER)
+      .item(sessionId, sessionId)
+      .read<{ digestRevision?: number }>();
+    expect(hot?.digestRevision).toBe(2);
     const next = await countedTurn(sessionId, 'And a short one after the fold.');
     const digestReads = Object.entries(byContainerAt.get('content') ?? {}).filter(([name]) =>
       name.startsWith(`${CONVERSATION_MESSAGES_CONTAINER} `),
