@@ -302,6 +302,9 @@ async function completeMarks(
   return undefined;
 }
 
+/** A mark working memory keeps beside a record: a turn's stop, the delete's start, or a digest's revision. */
+type WorkingMemoryMark = { stopped: string } | { deletingAt: string } | { digestRevision: number };
+
 /**
  * Marks a stop of one of its turns, or the start of its delete, in the conversation's working memory (written over
  * the version read, read again on a conflict), beside the record the caller wrote first. No entry (nothing stored,
@@ -310,7 +313,7 @@ async function completeMarks(
 export async function markWorkingMemory(
   hot: HotStore,
   ref: { userId: string; sessionId: string },
-  mark: { stopped: string } | { deletingAt: string } | { digestRevision: number },
+  mark: WorkingMemoryMark,
 ): Promise<void> {
   for (let attempt = 0; attempt <= MAX_RETRIES; attempt += 1) {
     const entry = await hot.read(ref.sessionId, ref.sessionId);
@@ -334,7 +337,7 @@ export async function markWorkingMemory(
 /** The document with the mark in it; undefined when it holds it already (or, for a digest, a newer revision). */
 function withMark(
   document: HotConversationDocument,
-  mark: { stopped: string } | { deletingAt: string } | { digestRevision: number },
+  mark: WorkingMemoryMark,
 ): HotConversationDocument | undefined {
   if ('stopped' in mark) {
     const stopped = document.stopped ?? [];
