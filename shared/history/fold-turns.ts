@@ -10,15 +10,12 @@ import type { ConversationMessages } from './conversation-messages.js';
 import { foldedDigest, groupTurns, turnsToFold, turnTokens, type StoredTurn } from './digest.js';
 import { foldSummary } from './history-llm.js';
 import type { SessionMemory } from './session-memory.js';
-import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 
 export interface DigestServices {
   messages: ConversationMessages;
   sessionMemory: SessionMemory;
   llm: LlmGateway;
   settings: { promptTokenBudget: number };
-  /** Where a digest's revision is marked before it is written (working memory, which each round reads). */
-  workingMemory?: Pick<WorkingMemoryStore, 'announceDigest'>;
 }
 
 /** Stored messages read per page while a fold looks for the turns to fold. */

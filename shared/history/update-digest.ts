@@ -4,6 +4,7 @@ import { sameGaps } from '../conversation/branch-path.js';
 import type { MessageCompleted } from '../conversation/message-completed.js';
 import type { OrdinalGap } from '../conversation/branches.js';
 import type { Logger } from '../logger.js';
+import type { WorkingMemoryStore } from '../conversation/working-memory-store.js';
 import {
   PROMPT_EXCHANGE_LINES,
   type ConversationHeader,
@@ -36,7 +37,11 @@ export interface ThisTurn {
 
 /** One digest update: the turn being persisted, the header read when it began, and its time. */
 export interface DigestUpdate {
-  services: DigestServices;
+  /**
+   * With working memory, where each digest revision is marked before it is written: a digest written unmarked would
+   * leave a process holding the previous one taking it for the newest.
+   */
+  services: DigestServices & { workingMemory: Pick<WorkingMemoryStore, 'announceDigest'> };
   event: MessageCompleted;
   header: ConversationHeader;
   turn: ThisTurn;
@@ -81,7 +86,7 @@ export async function updateDigest(update: DigestUpdate): Promise<void> {
     // The revision is marked in working memory before the digest is written, so a round never takes a digest it
     // holds for the newest once a newer one may be stored; a job that dies between the two leaves rounds reading it.
     const revision = (digest?.revision ?? 0) + 1;
-    await services.workingMemory?.announceDigest(userId, sessionId, revision);
+    await services.workingMemory.announceDigest(userId, sessionId, revision);
     const written = await services.sessionMemory.putDigest(
       userId,
       sessionId,
