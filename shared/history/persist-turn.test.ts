@@ -16,6 +16,7 @@ import {
   failNextRecord,
 } from '../../test/support/history-worker.js';
 import { persistTurn } from './persist-turn.js';
+import { toStoredMessage } from './contracts.js';
 
 const world = useHistoryWorker();
 let { headers, messages, memory, model, sessions, services, log } = world;
@@ -164,6 +165,18 @@ describe('persistTurn', () => {
     expect(messages.items.size + messages.systemPrompts.size).toBe(0);
     expect(memory.exchanges.size + memory.digests.size).toBe(0);
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('takes back what a delivery that died after the purge wrote, once the delete is done', async () => {
+    await sessions.create(userId, sessionId);
+    // The first delivery wrote the turn's items after the delete's purge, then died before its record; the delete
+    // then removed the header and finished.
+    await messages.put(turn(0).messages.map((message) => toStoredMessage(userId, sessionId, message)));
+    await deleteBegins();
+    await headers.delete(userId, sessionId);
+    expect(stored()).toHaveLength(2);
+    expect(await persistTurn(services, turn(0), log)).toBe('conversation-deleted');
+    expect(stored()).toEqual([]);
   });
 
   it('removes what it wrote when the conversation is deleted while it runs', async () => {

@@ -53,6 +53,10 @@ export async function persistTurn(
   // No header: the conversation was deleted, or is being deleted (the delete marks it before it purges anything).
   const read = await services.headers.read(userId, sessionId);
   if (read === undefined) {
+    // A delivery that wrote items after the delete's purge and died before its record left them to this one, the
+    // last that will come: taken back once the tombstone says so (a path only a deleted conversation takes).
+    if (await services.sessions.isDeleted(userId, sessionId))
+      await services.messages.deleteAll(userId, sessionId);
     log.log(`History: ${turnLabel} is not persisted: the conversation was deleted.`);
     return 'conversation-deleted';
   }
