@@ -5,10 +5,11 @@ export type DeliveryKind = 'foreground' | 'background';
 
 /**
  * In Azure the history and memory triggers scale out on their own and never share an event loop with the chat
- * queue's trigger; the one-process local runtime runs them all on one. While any queue delivery is under way, at
- * most `maxBackgroundWhileBusy` subscription deliveries (sessions held, for sessionful entities) are under way; the
- * others wait, in their entity's order, and start as soon as a running one ends or the queues fall quiet. Nothing
- * waits forever: once no queue delivery runs, subscriptions go back to their own concurrency.
+ * queue's trigger; the one-process local runtime runs them all on one. While any queue delivery is under way, a
+ * subscription delivery (a session held, for sessionful entities) starts only while fewer than
+ * `maxBackgroundWhileBusy` are under way; the others wait, in their entity's order, and start as soon as a running one
+ * ends or the queues fall quiet. Nothing waits forever: once no queue delivery runs, subscriptions go back to their
+ * own concurrency.
  */
 export class DeliveryGate {
   private foreground = 0;
