@@ -57,6 +57,8 @@ export const OFFLINE_MODEL_PATH = '/offline-model/v1';
  * length limit). Each endpoint's own limit is smaller (a document upload's is KNOWLEDGE_MAX_DOCUMENT_BYTES).
  */
 const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+/** History and memory deliveries under way at once while a chat-queue delivery runs (Azure scales them out). */
+const BACKGROUND_DELIVERIES_WHILE_TURNS_RUN = 2;
 
 export interface LocalRuntimeOptions {
   /** 0 picks a free port. */
@@ -217,6 +219,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     };
 
     const serviceBus = await LocalServiceBus.open({
+      // One event loop serves everything here: running turns go first, background jobs catch up (DeliveryGate).
+      maxBackgroundWhileBusy: BACKGROUND_DELIVERIES_WHILE_TURNS_RUN,
       ...options.serviceBus,
       latency,
       dataFile: dataFile('service-bus.json'),

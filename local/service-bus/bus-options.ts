@@ -14,6 +14,11 @@ export interface LocalServiceBusOptions {
   now?: () => number;
   /** Answers sends and hands out messages as late as Service Bus would (undefined: at once). */
   latency?: AzureLatencyModel | undefined;
+  /**
+   * While any queue delivery runs, topic-subscription deliveries (sessions, for sessionful subscriptions) start at
+   * most this many at once across the broker (undefined: each subscription at its own concurrency). See DeliveryGate.
+   */
+  maxBackgroundWhileBusy?: number | undefined;
 }
 
 export interface LocalServiceBusOpenOptions extends LocalServiceBusOptions {

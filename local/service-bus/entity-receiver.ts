@@ -6,6 +6,7 @@ import { ensureError } from '../../shared/errors.js';
 import type { AzureLatencyModel } from '../latency/azure-latency.js';
 import type { ReceivedMessage } from './trigger-invocation.js';
 import { toReceivedMessage, type DeliveryQueue, type StoredMessage } from './delivery-queue.js';
+import type { DeliveryGate, DeliveryKind } from './delivery-gate.js';
 
 export interface EntityReceiverSettings {
   maxDeliveryCount: number;
@@ -24,6 +25,8 @@ export interface EntityReceiverSettings {
   operations?: ServiceBusOperations;
   /** Hands each message out one service-bus.delivery draw after it is taken (undefined: at once). */
   latency?: AzureLatencyModel;
+  /** The broker's gate and this entity's kind: a background delivery starts only when the gate lets it. */
+  gate?: { gate: DeliveryGate; kind: DeliveryKind };
 }
 
 /**
@@ -70,20 +73,37 @@ export class EntityReceiver {
   pump(): void {
     if (this.stopped) return;
     if (this.queue.requiresSession) {
-      while (this.slotsInUse < this.settings.maxConcurrentSessions) {
+      while (this.slotsInUse < this.settings.maxConcurrentSessions && this.gateOpen()) {
         const sessionId = this.queue.lockNextSession();
         if (sessionId === undefined) return;
-        this.slotsInUse += 1;
+        this.occupySlot();
         this.track(this.receiveSession(sessionId));
       }
     } else {
-      while (this.slotsInUse < this.settings.maxConcurrentCalls) {
+      while (this.slotsInUse < this.settings.maxConcurrentCalls && this.gateOpen()) {
         const message = this.queue.takeNext();
         if (!message) return;
-        this.slotsInUse += 1;
+        this.occupySlot();
         this.track(this.receiveOne(message));
       }
     }
+  }
+
+  private gateOpen(): boolean {
+    const gated = this.settings.gate;
+    return gated === undefined || gated.gate.mayStart(gated.kind);
+  }
+
+  private occupySlot(): void {
+    this.slotsInUse += 1;
+    const gated = this.settings.gate;
+    gated?.gate.started(gated.kind);
+  }
+
+  private freeSlot(): void {
+    this.slotsInUse -= 1;
+    const gated = this.settings.gate;
+    gated?.gate.ended(gated.kind);
   }
 
   /** True while a handler runs or a failed message waits to be handed out again. */
@@ -128,7 +148,7 @@ export class EntityReceiver {
       }
     } finally {
       this.queue.unlockSession(sessionId);
-      this.slotsInUse -= 1;
+      this.freeSlot();
       this.pump();
     }
   }
@@ -138,7 +158,7 @@ export class EntityReceiver {
       await Promise.resolve();
       if ((await this.deliver(message)) === 'failed') this.redeliverLater(message);
     } finally {
-      this.slotsInUse -= 1;
+      this.freeSlot();
       this.pump();
     }
   }

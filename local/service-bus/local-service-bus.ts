@@ -27,6 +27,7 @@ import {
   type EntitySnapshot,
 } from './bus-snapshot.js';
 import { DeliveryQueue, type DeadLetteredMessage, type StoredMessage } from './delivery-queue.js';
+import { DeliveryGate } from './delivery-gate.js';
 import { DuplicateDetector } from './duplicate-detector.js';
 import {
   EntityReceiver,
@@ -61,6 +62,7 @@ export class LocalServiceBus implements MessagePublisher {
   private closed = false;
   private dataFile: BusDataFile | undefined;
   private readonly operations = noServiceBusOperations();
+  private readonly gate: DeliveryGate;
 
   constructor(options: LocalServiceBusOptions = {}) {
     this.maxDeliveryCount = wholeNumber(
@@ -76,6 +78,11 @@ export class LocalServiceBus implements MessagePublisher {
     this.redeliveryDelayMs = wholeNumber('redeliveryDelayMs', options.redeliveryDelayMs ?? 50, 0);
     this.now = options.now ?? Date.now;
     this.latency = options.latency;
+    this.gate = new DeliveryGate(
+      options.maxBackgroundWhileBusy === undefined
+        ? undefined
+        : wholeNumber('maxBackgroundWhileBusy', options.maxBackgroundWhileBusy, 1),
+    );
   }
 
   /**
@@ -229,6 +236,8 @@ export class LocalServiceBus implements MessagePublisher {
       );
     }
     const dataFile = this.dataFile;
+    // Topic subscriptions are background work: they yield to queue deliveries (DeliveryGate).
+    const kind = 'queueName' in source ? 'foreground' : 'background';
     const receiver = new EntityReceiver(store, handler, {
       maxDeliveryCount: this.maxDeliveryCount,
       redeliveryDelayMs: this.redeliveryDelayMs,
@@ -238,11 +247,14 @@ export class LocalServiceBus implements MessagePublisher {
       operations: this.operations,
       ...(dataFile === undefined ? {} : { recordDelivery: () => dataFile.commitInBackground() }),
       ...(this.latency === undefined ? {} : { latency: this.latency }),
+      gate: { gate: this.gate, kind },
     });
     this.receivers.set(store, receiver);
+    const stopWaking = kind === 'background' ? this.gate.onOpening(() => receiver.pump()) : undefined;
     receiver.pump();
     return () =>
       receiver.stop().then(() => {
+        stopWaking?.();
         if (this.receivers.get(store) === receiver) this.receivers.delete(store);
         this.checkIdle();
       });

@@ -43,15 +43,22 @@ export function toTriggerInvocation(
   options: TriggerInvocationOptions = {},
 ): { trigger: unknown; context: InvocationContext } {
   const bodyText = JSON.stringify(message.body ?? null);
+  // The worker decodes the body text the host passes: JSON when it parses, the raw string otherwise.
+  const trigger = tryJsonParse(bodyText);
   const context = new InvocationContextClass({
     invocationId: options.invocationId ?? randomUUID(),
     functionName,
     ...(options.logHandler === undefined ? {} : { logHandler: options.logHandler }),
-    triggerMetadata: toTriggerMetadata(message, bodyText, {
-      functionName,
-      utcNow: new Date((options.now ?? Date.now)()),
-      randGuid: (options.newGuid ?? randomUUID)(),
-    }),
+    triggerMetadata: toTriggerMetadata(
+      message,
+      bodyText,
+      {
+        functionName,
+        utcNow: new Date((options.now ?? Date.now)()),
+        randGuid: (options.newGuid ?? randomUUID)(),
+      },
+      trigger,
+    ),
     traceContext: { traceParent: newTraceParent(), traceState: '', attributes: {} },
     options: {
       trigger: options.trigger ?? { type: 'serviceBusTrigger', name: 'serviceBusTrigger', direction: 'in' },
@@ -59,8 +66,7 @@ export function toTriggerInvocation(
       extraOutputs: [],
     },
   });
-  // The worker decodes the body text the host passes: JSON when it parses, the raw string otherwise.
-  return { trigger: tryJsonParse(bodyText), context };
+  return { trigger, context };
 }
 
 /**
@@ -74,6 +80,8 @@ export function toTriggerMetadata(
   message: ReceivedMessage,
   bodyText: string,
   sys: { functionName: string; utcNow: Date; randGuid: string },
+  /** bodyText decoded already (the metadata copies what it takes of it). */
+  body: unknown = tryJsonParse(bodyText),
 ): TriggerMetadata {
   const bindingData = new CaseInsensitiveEntries();
   const properties = JSON.parse(JSON.stringify(message.applicationProperties)) as unknown;
@@ -100,7 +108,7 @@ export function toTriggerMetadata(
     ],
   ];
   for (const [key, value] of fields) bindingData.set(key, value);
-  for (const [key, value] of bodyBindingData(bodyText)) bindingData.set(key, value);
+  for (const [key, value] of bodyBindingData(body)) bindingData.set(key, value);
 
   const metadata: TriggerMetadata = {};
   for (const [key, value] of bindingData.entries()) {
@@ -110,8 +118,7 @@ export function toTriggerMetadata(
 }
 
 /** The host's ApplyBindingData: top-level properties of a JSON-object body, arrays and nulls left out. */
-function bodyBindingData(bodyText: string): [string, unknown][] {
-  const body = tryJsonParse(bodyText);
+function bodyBindingData(body: unknown): [string, unknown][] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const entries: [string, unknown][] = [];
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
@@ -130,7 +137,11 @@ function hostString(value: string | undefined): unknown {
   return value === undefined ? undefined : tryJsonParse(value);
 }
 
+/** What JSON text can start with, after its optional whitespace: anything else is returned as is without a throw. */
+const JSON_START = /^[\t\n\r ]*[{["\-0-9tfn]/;
+
 function tryJsonParse(text: string): unknown {
+  if (!JSON_START.test(text)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {
