@@ -39,14 +39,12 @@ export function placeWindow(
   if (layout !== undefined && policy.now() - Date.parse(layout.createdAt) < policy.maxBaseAgeMs) {
     const fromBase = current!.messages.slice(0, layout.count - layout.skip);
     const dropped = droppedFromFront(fromBase, next.messages);
-    if (dropped !== undefined) {
-      const kept = fromBase.length - dropped;
-      const tail = next.messages.slice(kept);
-      if (storedBytes(tail) <= policy.tailBytes)
-        return kept === 0
-          ? { memory: rest }
-          : { memory: { ...rest, layout: { ...layout, skip: layout.skip + dropped } } };
-    }
+    const kept = fromBase.length - dropped;
+    const tail = next.messages.slice(kept);
+    if (storedBytes(tail) <= policy.tailBytes)
+      return kept === 0
+        ? { memory: rest }
+        : { memory: { ...rest, layout: { ...layout, skip: layout.skip + dropped } } };
   }
   if (storedBytes(next.messages) <= policy.tailBytes) return { memory: rest };
   const base: NewBase = {
@@ -64,21 +62,21 @@ export function placeWindow(
 }
 
 /**
- * How many of `fromBase`'s first messages `next` leaves out when it starts with all the rest of them, the fewest
- * such; undefined when it does not (the path moved, or a message of the base changed).
+ * How many of `fromBase`'s first messages `next` leaves out: those before `next`'s first message, when `next` starts
+ * with all the rest of them unchanged; else all of them (the path moved, or a message of the base changed), and the
+ * tail must hold the whole window. Message ids are unique, so only that one place can be where `next` starts.
  */
 function droppedFromFront(
   fromBase: readonly ConversationMessage[],
   next: readonly ConversationMessage[],
-): number | undefined {
-  for (let dropped = 0; dropped <= fromBase.length; dropped += 1) {
-    const kept = fromBase.length - dropped;
-    if (kept > next.length) continue;
-    let same = true;
-    for (let i = 0; same && i < kept; i += 1) same = isDeepStrictEqual(fromBase[dropped + i], next[i]);
-    if (same) return dropped;
-  }
-  return undefined;
+): number {
+  const first = next[0];
+  const dropped = first === undefined ? -1 : fromBase.findIndex((m) => m.messageId === first.messageId);
+  const kept = fromBase.length - dropped;
+  if (dropped < 0 || kept > next.length) return fromBase.length;
+  for (let i = 0; i < kept; i += 1)
+    if (!isDeepStrictEqual(fromBase[dropped + i], next[i])) return fromBase.length;
+  return dropped;
 }
 
 /** The working memory a document holds, given the messages of its window (the base's kept ones, then the tail). */
